@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { printJson, boolFlag, stringFlag, UsageError, type Command } from '../args.ts';
+
+/** The benchmark suites, in the order they print. Each module exports `run(say)`. */
+const SUITES = ['gym', 'eval', 'model', 'train'] as const;
+
+interface BenchModule {
+  run(say: (line: string) => void): Promise<Record<string, number | string>>;
+}
+
+export const command: Command = {
+  name: 'bench',
+  summary: 'Measure speed and memory: env episodes/s, bootstrap time, model step time, sampling and rollout rates',
+  usage: 'tinyagent bench [--only gym,eval,model,train] [--json]',
+  flags: {
+    only: { type: 'string', description: `comma-separated suites among ${SUITES.join(', ')}`, default: 'all' },
+    json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
+  },
+  async run(args) {
+    const only = stringFlag(args, 'only');
+    const chosen = only === undefined ? [...SUITES] : only.split(',').map((name) => name.trim());
+    for (const name of chosen) {
+      if (!(SUITES as readonly string[]).includes(name)) throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
+    }
+    const json = boolFlag(args, 'json');
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    const figures: Record<string, Record<string, number | string>> = {};
+    for (const name of chosen) {
+      const path = fileURLToPath(new URL(`../../bench/${name}.ts`, import.meta.url));
+      if (!existsSync(path)) continue;
+      say(`== ${name}`);
+      const suite = (await import(path)) as BenchModule;
+      figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
+    }
+    if (json) printJson(figures);
+  },
+};
