@@ -1,0 +1,65 @@
+import { harnessHash, plainEnv, trainingHarness, type Harness } from './config.ts';
+import { runScripted, SCRIPTED_POLICIES, type ScriptedPolicy } from './policies.ts';
+import { makeTasks } from './tasks.ts';
+
+/**
+ * The harness canary (GYM.md section 8, chapter 17.9): every scripted policy on all 30 tasks
+ * under three harnesses whose pass rates are known in advance. A change to the gym that moves
+ * any of them is a change to every number the project reports.
+ */
+export const CANARY_HARNESSES = [
+  { env: 'train', reward: 'hidden' },
+  { env: 'plain', reward: 'hidden' },
+  { env: 'train', reward: 'public' },
+] as const;
+
+/** The pass rate each policy must show under each canary harness (`blind` is 0.2 in expectation). */
+export const CANARY_EXPECTED: Record<ScriptedPolicy, Record<string, number>> = {
+  oracle: { 'train/hidden': 1, 'plain/hidden': 1, 'train/public': 1 },
+  blind: { 'train/hidden': 0.2, 'plain/hidden': 0.2, 'train/public': 0.2 },
+  stacker: { 'train/hidden': 0.2, 'plain/hidden': 0.6, 'train/public': 0.2 },
+  gamer: { 'train/hidden': 0, 'plain/hidden': 0, 'train/public': 1 },
+};
+
+export interface CanaryRow {
+  policy: ScriptedPolicy;
+  env: 'train' | 'plain';
+  reward: 'hidden' | 'public';
+  episodes: number;
+  passes: number;
+  passRate: number;
+  expected: number;
+  harnessHash: string;
+}
+
+export interface CanaryReport {
+  results: CanaryRow[];
+  /** The full harness of each canary env, keyed `env/reward`. */
+  harnesses: Record<string, Harness & { hash: string }>;
+  seed: number;
+  episodesPerTask: number;
+}
+
+export function canaryHarness(env: 'train' | 'plain', reward: 'hidden' | 'public'): Harness {
+  return env === 'train' ? trainingHarness({ reward }) : plainEnv({ reward });
+}
+
+/** Runs the canary: 4 policies x 3 harnesses x 30 tasks x `episodesPerTask`. */
+export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; seed: number }): CanaryReport {
+  const tasks = makeTasks('all');
+  const results: CanaryRow[] = [];
+  const harnesses: CanaryReport['harnesses'] = {};
+  for (const { env, reward } of CANARY_HARNESSES) {
+    const harness = canaryHarness(env, reward);
+    const hash = harnessHash(harness);
+    harnesses[`${env}/${reward}`] = { ...harness, hash };
+    for (const policy of SCRIPTED_POLICIES) {
+      const run = runScripted(policy, harness, tasks, { episodesPerTask, seed });
+      results.push({
+        policy, env, reward, episodes: run.episodes, passes: run.passes, passRate: run.passRate,
+        expected: CANARY_EXPECTED[policy][`${env}/${reward}`] as number, harnessHash: hash,
+      });
+    }
+  }
+  return { results, harnesses, seed, episodesPerTask };
+}

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { BUG_TYPES } from './types.ts';
+
+/**
+ * The harness: everything except the weights that changes a pass rate, as one validated object.
+ *
+ * `harnessShape` is the zod shape of the harness fields; the training code builds its RLConfig
+ * as `z.object({ ...harnessShape, train: TrainSchema }).strict()`, so training and evaluation
+ * read the same fields and none can silently differ. Every field has a default and a
+ * description; unknown fields are errors (`.strict()`), because a misspelt field that is
+ * silently ignored is exactly the harness drift chapter 17.9 warns about.
+ *
+ * The defaults are the training harness (chapter 9 onward): one edit, renaming on over all 30
+ * names, hidden-test reward. `plainEnv()` is the plain `BugFixEnv` of chapter 15 (unlimited
+ * edits, no renaming).
+ */
+export const harnessShape = {
+  split: z.enum(['variant', 'type']).default('variant')
+    .describe("which held-out split: 'variant' holds out variants 4-5 of every type, 'type' holds out all six variants of heldOutType"),
+  heldOutType: z.enum(BUG_TYPES).default('zero')
+    .describe("the bug type held out under split 'type' (ignored under 'variant')"),
+  promptVersion: z.enum(['v1']).default('v1')
+    .describe('version of the transcript format (<task> header, <act> ... <obs> ... </obs> turns); bump it whenever the format changes'),
+  maxTurns: z.number().int().min(1).default(6)
+    .describe('actions per episode; read, edit, test, submit takes 4, so 6 leaves room for two mistakes'),
+  maxEdits: z.number().int().min(1).nullable().default(1)
+    .describe('edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible'),
+  contextTokens: z.number().int().min(24).default(128)
+    .describe('words the policy sees; the oldest non-header words are dropped first, the task header never'),
+  randomizeNames: z.boolean().default(true)
+    .describe('at reset, replace the function name in source, spec and tests by one drawn from renamePool'),
+  renamePool: z.enum(['all', 'train', 'heldout']).default('all')
+    .describe("names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)"),
+  temperature: z.number().min(0).default(1.0)
+    .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
+  reward: z.enum(['hidden', 'public']).default('hidden')
+    .describe('tests that decide the reward at submit; evaluation always scores hidden tests'),
+  success: z.enum(['submit_and_pass']).default('submit_and_pass')
+    .describe('what counts as success: the episode submitted and the reward tests pass'),
+  groupSize: z.number().int().min(1).default(8)
+    .describe('episodes per task per group (GRPO advantages are relative to the group)'),
+  testTimeoutMs: z.number().int().min(1).default(50)
+    .describe('wall-clock limit per test call in the sandbox; a call that exceeds it fails'),
+  maxActionTokens: z.number().int().min(2).default(3)
+    .describe('words an action may have, <end> included (edit OP <end> is 3)'),
+};
+
+export const HarnessSchema = z.object(harnessShape).strict();
+
+/** A parsed harness: every field present. */
+export type Harness = z.infer<typeof HarnessSchema>;
+/** What a caller may write: any subset of the fields. */
+export type HarnessInput = z.input<typeof HarnessSchema>;
+
+export const HARNESS_FIELDS = Object.keys(harnessShape) as Array<keyof Harness>;
+
+/** One line per problem, each naming the field: `config.maxTurns: Too small: expected number to be >=1`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], where: string): string {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    const prefix = [where, ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) lines.push(`${prefix}.${key}: unknown field`);
+    } else {
+      lines.push(`${prefix}: ${issue.message}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Validates a harness, filling defaults. Throws an Error whose message names every bad field
+ * (`config.maxEdits: Too small: expected number to be >=1`) and says where to look.
+ */
+export function parseHarness(input: unknown, where = 'config'): Harness {
+  const result = HarnessSchema.safeParse(input ?? {});
+  if (!result.success) {
+    throw new Error(`invalid harness:\n${formatIssues(result.error.issues, where)}\n(see docs/GYM.md, "Harness fields")`);
+  }
+  return result.data;
+}
+
+/** The harness fields of any object that has them (an RLConfig carries more). */
+export function pickHarness(config: Harness): Harness {
+  const picked: Record<string, unknown> = {};
+  for (const key of HARNESS_FIELDS) picked[key] = config[key];
+  return picked as Harness;
+}
+
+/** The training harness: one edit, renaming over all names, hidden-test reward. */
+export function trainingHarness(overrides: HarnessInput = {}): Harness {
+  return parseHarness({ maxEdits: 1, randomizeNames: true, renamePool: 'all', reward: 'hidden', ...overrides }, 'trainingHarness');
+}
+
+/** The plain `BugFixEnv`: unlimited edits, no renaming, hidden-test reward. */
+export function plainEnv(overrides: HarnessInput = {}): Harness {
+  return parseHarness({ maxEdits: null, randomizeNames: false, reward: 'hidden', ...overrides }, 'plainEnv');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * A stable 12-hex-digit id of the harness fields (key-sorted JSON, sha256), recorded next to
+ * every number so that two numbers from different harnesses are never compared by accident.
+ */
+export function harnessHash(harness: Harness): string {
+  return createHash('sha256').update(canonicalJson(pickHarness(harness))).digest('hex').slice(0, 12);
+}

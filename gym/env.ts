@@ -1,0 +1,393 @@
+import { Rng } from '../lib/rng.ts';
+import { parseHarness, pickHarness, type Harness } from './config.ts';
+import { applyOp } from './ops.ts';
+import { countPassed, runTests } from './sandbox.ts';
+import { findTask, makeTasks, NAME_POOL } from './tasks.ts';
+import { EDIT_OPS, type BugType, type EditOp, type Split, type Task } from './types.ts';
+import { renderWords, specWords, splitWords, type Tool } from './words.ts';
+
+export interface ToolCalls {
+  read: number;
+  edit: number;
+  test: number;
+  submit: number;
+  /** Actions that were not one of the four well-formed tool calls. */
+  malformed: number;
+}
+
+/** What analyses need about an episode; a fresh object at every reset and step. */
+export interface EpisodeInfo {
+  /** The task's own name, whatever it was renamed to. */
+  task: string;
+  taskId: number;
+  type: BugType;
+  variant: number;
+  split: Split;
+  /** The name the policy sees (the rename, or the task's own name when renaming is off). */
+  name: string;
+  /** Actions taken so far. */
+  turn: number;
+  toolCalls: ToolCalls;
+  firstEditOp: EditOp | null;
+  /** Edits that found a site and changed the source. */
+  editsApplied: number;
+  /** Edits beyond the budget: the turn is spent, the source unchanged. */
+  editsRefused: number;
+  /** Edits within the budget that found no site. */
+  editsNoSite: number;
+  submitted: boolean;
+  /** At episode end (also when truncated): all public tests pass on the final source; null before. */
+  publicPass: boolean | null;
+  /** At episode end: all hidden tests pass on the final source; null before. Evaluation scores this. */
+  hiddenPass: boolean | null;
+  /** Whether words were dropped from the observation at this step. */
+  contextTruncated: boolean;
+}
+
+export interface ResetResult {
+  observation: string[];
+  info: EpisodeInfo;
+}
+
+export interface StepResult {
+  observation: string[];
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: EpisodeInfo;
+}
+
+export interface ResetOptions {
+  /** Re-seeds the env's own random stream; without it the stream continues. */
+  seed?: number | string | undefined;
+  options?: {
+    /** Task name or id; drawn uniformly from the env's tasks when absent. */
+    task?: string | number | undefined;
+  } | undefined;
+}
+
+/** A task as the policy sees it under one name: precomputed once per (task, name). */
+interface TaskView {
+  name: string;
+  header: readonly string[];
+}
+
+const viewCache = new Map<string, TaskView>();
+
+function viewOf(task: Task, name: string): TaskView {
+  const key = `${task.source}\u0000${task.spec}\u0000${name}`;
+  let view = viewCache.get(key);
+  if (view === undefined) {
+    const rename = (word: string) => (word === task.name ? name : word);
+    const header = Object.freeze(['<task>', name, ':', ...specWords(task.spec).map(rename), '</task>']);
+    view = { name, header };
+    viewCache.set(key, view);
+  }
+  return view;
+}
+
+const renameCache = new Map<string, readonly string[]>();
+
+/**
+ * The words of `source` with the function name `from` replaced by `to`.
+ *
+ * The env keeps each episode's source under the task's own name, applies ops and runs tests on
+ * it, and renames only what the policy sees. Renaming is a one-to-one swap of one word that no
+ * op reads (ops key on `/`, `<`, `>`, `- 1`, `!`, `Math.min`, the braces and the parameters),
+ * so it commutes with every op, and a function's behaviour does not depend on its name; a test
+ * checks both. The payoff: the sandbox cache is shared by all 30 names of a task, so rollouts
+ * with renaming stay as fast as without.
+ */
+function renamedWords(source: string, from: string, to: string): readonly string[] {
+  if (from === to) return splitWords(source);
+  const key = `${to}\u0000${source}`;
+  let words = renameCache.get(key);
+  if (words === undefined) {
+    words = Object.freeze(splitWords(source).map((word) => (word === from ? to : word)));
+    if (renameCache.size > 100_000) renameCache.clear();
+    renameCache.set(key, words);
+  }
+  return words;
+}
+
+/** Names a task may be renamed to: the pool minus its own name. */
+function renamePools(): Record<Harness['renamePool'], readonly string[]> {
+  return {
+    all: NAME_POOL,
+    train: makeTasks('train').map((task) => task.name),
+    heldout: makeTasks('heldout').map((task) => task.name),
+  };
+}
+const POOLS = renamePools();
+
+/** The names `task` may be renamed to under `pool`. */
+export function renameCandidates(task: Task, pool: Harness['renamePool']): readonly string[] {
+  return POOLS[pool].filter((name) => name !== task.name);
+}
+
+interface EpisodeState {
+  task: Task;
+  view: TaskView;
+  /** The current source under the task's own name (see `renamedWords`). */
+  source: string;
+  /** Transcript words after the header, already cut to the context budget. */
+  body: string[];
+  info: EpisodeInfo;
+  editsUsed: number;
+  done: boolean;
+}
+
+const ERROR_OBSERVATION = ['error', 'bad', 'action'];
+
+/**
+ * BugFixEnv: repair one tiny buggy JavaScript function with word-level tool calls.
+ *
+ * Description: at reset a task is chosen (by option, else uniformly from the env's tasks) and,
+ * with `randomizeNames`, its function is renamed everywhere to a name drawn uniformly from the
+ * rename pool minus its own. The agent reads, edits with one of six ops, tests and submits.
+ *
+ * Actions: the words generated after `<act>`, ending with `<end>`, at most `maxActionTokens`:
+ * `read <end>`, `edit OP <end>` (OP one of `EDIT_OPS`), `test <end>`, `submit <end>`.
+ * Anything else is malformed: observation `error bad action`, and the turn is spent.
+ *
+ * Observations: the policy's whole context as words: `<task> NAME : spec words </task>`, then
+ * per turn `<act> action words <obs> observation words </obs>`, always ending with `<act>`.
+ * `read` shows the current source's words; `edit` shows `edited`, `no site` or `refused` (edit
+ * budget spent); `test` shows `tests K of N passed` (public tests); `submit` shows `submitted`.
+ * Beyond `contextTokens` words, the oldest words after the header are dropped.
+ *
+ * Rewards: 0 at every step except `submit`, which gives 1 iff the tests named by
+ * `harness.reward` ('hidden' or 'public') all pass on the current source.
+ *
+ * Episode end: `terminated` at submit; `truncated` when `maxTurns` actions pass without one
+ * (reward 0). At the end `info` holds `publicPass` and `hiddenPass` of the final source.
+ *
+ * Arguments: `makeEnv(harness, { tasks })`; the harness's budgets, renaming, reward source and
+ * test timeout apply; `tasks` defaults to all 30.
+ */
+export class BugFixEnv {
+  readonly harness: Harness;
+  readonly tasks: readonly Task[];
+  private rng = new Rng(0);
+  private state: EpisodeState | undefined;
+  private readonly candidates = new Map<number, readonly string[]>();
+
+  constructor(harness: Harness, tasks: readonly Task[]) {
+    if (tasks.length === 0) throw new Error('BugFixEnv: no tasks');
+    this.harness = harness;
+    this.tasks = tasks;
+  }
+
+  /** The source the episode holds now (after edits), under the episode's name: what `read` shows. */
+  get currentSource(): string {
+    const state = this.requireState();
+    return renderWords(renamedWords(state.source, state.task.name, state.view.name));
+  }
+
+  /** The task of the current episode. */
+  get currentTask(): Task {
+    return this.requireState().task;
+  }
+
+  reset({ seed, options }: ResetOptions = {}): ResetResult {
+    if (seed !== undefined) this.rng = new Rng(seed);
+    const task = options?.task !== undefined ? findTask(this.tasks, options.task) : this.rng.pick(this.tasks);
+    let name = task.name;
+    if (this.harness.randomizeNames) {
+      let pool = this.candidates.get(task.id);
+      if (pool === undefined) {
+        pool = renameCandidates(task, this.harness.renamePool);
+        this.candidates.set(task.id, pool);
+      }
+      if (pool.length > 0) name = this.rng.pick(pool);
+    }
+    const view = viewOf(task, name);
+    const info: EpisodeInfo = {
+      task: task.name, taskId: task.id, type: task.type, variant: task.variant, split: task.split, name,
+      turn: 0, toolCalls: { read: 0, edit: 0, test: 0, submit: 0, malformed: 0 }, firstEditOp: null,
+      editsApplied: 0, editsRefused: 0, editsNoSite: 0, submitted: false, publicPass: null, hiddenPass: null,
+      contextTruncated: false,
+    };
+    this.state = { task, view, source: task.source, body: ['<act>'], info, editsUsed: 0, done: false };
+    info.contextTruncated = this.cutToContext(this.state);
+    return { observation: this.observation(this.state), info: copyInfo(info) };
+  }
+
+  step(action: readonly string[]): StepResult {
+    const state = this.requireState();
+    if (state.done) throw new Error('BugFixEnv.step: the episode is over; call reset');
+    const { info } = state;
+    info.turn += 1;
+    let observation: readonly string[];
+    let reward = 0;
+    let terminated = false;
+    const tool = this.parse(action);
+    if (tool === undefined) {
+      info.toolCalls.malformed += 1;
+      observation = ERROR_OBSERVATION;
+    } else {
+      info.toolCalls[tool] += 1;
+      if (tool === 'read') {
+        observation = renamedWords(state.source, state.task.name, state.view.name);
+      } else if (tool === 'edit') {
+        observation = this.edit(state, action[1] as EditOp);
+      } else if (tool === 'test') {
+        const outcome = this.run(state, 'public');
+        observation = ['tests', String(countPassed(outcome)), 'of', String(outcome.length), 'passed'];
+      } else {
+        info.submitted = true;
+        terminated = true;
+        reward = this.allPass(state, this.harness.reward) ? 1 : 0;
+        observation = ['submitted'];
+      }
+    }
+    const truncated = !terminated && info.turn >= this.harness.maxTurns;
+    for (const word of action) state.body.push(word);
+    state.body.push('<obs>', ...observation, '</obs>', '<act>');
+    info.contextTruncated = this.cutToContext(state);
+    if (terminated || truncated) {
+      state.done = true;
+      info.publicPass = this.allPass(state, 'public');
+      info.hiddenPass = this.allPass(state, 'hidden');
+    }
+    return { observation: this.observation(state), reward, terminated, truncated, info: copyInfo(info) };
+  }
+
+  /** The tool of a well-formed action, or undefined. */
+  private parse(action: readonly string[]): Tool | undefined {
+    const length = action.length;
+    if (length < 2 || length > this.harness.maxActionTokens || action[length - 1] !== '<end>') return undefined;
+    const tool = action[0];
+    if (tool === 'read' || tool === 'test' || tool === 'submit') return length === 2 ? tool : undefined;
+    if (tool === 'edit' && length === 3 && (EDIT_OPS as readonly string[]).includes(action[1] as string)) return 'edit';
+    return undefined;
+  }
+
+  private edit(state: EpisodeState, op: EditOp): readonly string[] {
+    const { info } = state;
+    if (info.firstEditOp === null) info.firstEditOp = op;
+    // Every edit action counts against the budget, found site or not: with one edit, a
+    // wrong guess cannot be followed by a second one (chapter 17.9's stacker).
+    if (this.harness.maxEdits !== null && state.editsUsed >= this.harness.maxEdits) {
+      info.editsRefused += 1;
+      return ['refused'];
+    }
+    state.editsUsed += 1;
+    const result = applyOp(state.source, op, { publicTests: state.task.publicTests });
+    if (!result.applied) {
+      info.editsNoSite += 1;
+      return ['no', 'site'];
+    }
+    state.source = result.source;
+    info.editsApplied += 1;
+    return ['edited'];
+  }
+
+  private run(state: EpisodeState, which: 'public' | 'hidden') {
+    const tests = which === 'public' ? state.task.publicTests : state.task.hiddenTests;
+    return runTests(state.source, state.task.name, tests, { timeoutMs: this.harness.testTimeoutMs });
+  }
+
+  private allPass(state: EpisodeState, which: 'public' | 'hidden'): boolean {
+    return this.run(state, which).every(Boolean);
+  }
+
+  /** Drops the oldest body words beyond the budget; true when some were dropped. */
+  private cutToContext(state: EpisodeState): boolean {
+    const room = Math.max(1, this.harness.contextTokens - state.view.header.length);
+    if (state.body.length <= room) return false;
+    state.body.splice(0, state.body.length - room);
+    return true;
+  }
+
+  private observation(state: EpisodeState): string[] {
+    return [...state.view.header, ...state.body];
+  }
+
+  private requireState(): EpisodeState {
+    if (this.state === undefined) throw new Error('BugFixEnv: call reset before step');
+    return this.state;
+  }
+}
+
+function copyInfo(info: EpisodeInfo): EpisodeInfo {
+  return { ...info, toolCalls: { ...info.toolCalls } };
+}
+
+export interface MakeEnvOptions {
+  /** Tasks to draw episodes from; default all 30 (`makeTasks('all')`). */
+  tasks?: readonly Task[] | undefined;
+}
+
+/**
+ * Builds the env from a harness (or any config holding the harness fields, such as an
+ * RLConfig); the fields are validated again here so a hand-built object cannot slip through.
+ */
+export function makeEnv(harness: Harness, { tasks }: MakeEnvOptions = {}): BugFixEnv {
+  return new BugFixEnv(parseHarness(pickHarness(harness), 'harness'), tasks ?? makeTasks('all'));
+}
+
+/**
+ * Many envs in lockstep, so a batched policy is called once per step on every unfinished row.
+ *
+ * @example
+ *   const vec = makeVectorEnv(harness, 8);
+ *   vec.reset([1, 2, 3, 4, 5, 6, 7, 8]);
+ *   while (!vec.allDone) vec.step(policy(vec.activeRows().map((row) => vec.observations[row])));
+ */
+export class VectorEnv {
+  readonly envs: BugFixEnv[];
+  observations: string[][] = [];
+  infos: EpisodeInfo[] = [];
+  rewards: number[] = [];
+  done: boolean[] = [];
+
+  constructor(envs: BugFixEnv[]) {
+    this.envs = envs;
+  }
+
+  get size(): number {
+    return this.envs.length;
+  }
+
+  /** Resets every row; `options[row]` picks its task. */
+  reset(seeds: ReadonlyArray<number | string>, options?: ReadonlyArray<ResetOptions['options']>): ResetResult[] {
+    if (seeds.length !== this.envs.length) throw new Error(`VectorEnv.reset: ${seeds.length} seeds for ${this.envs.length} rows`);
+    const results = this.envs.map((env, row) => env.reset({ seed: seeds[row], options: options?.[row] }));
+    this.observations = results.map((result) => result.observation);
+    this.infos = results.map((result) => result.info);
+    this.rewards = results.map(() => 0);
+    this.done = results.map(() => false);
+    return results;
+  }
+
+  /** Rows whose episode is still running, in row order. */
+  activeRows(): number[] {
+    const rows: number[] = [];
+    for (let row = 0; row < this.done.length; row += 1) if (!this.done[row]) rows.push(row);
+    return rows;
+  }
+
+  get allDone(): boolean {
+    return this.done.every(Boolean);
+  }
+
+  /** One action per active row (aligned with `activeRows()`); returns their step results in that order. */
+  step(actions: ReadonlyArray<readonly string[]>): StepResult[] {
+    const rows = this.activeRows();
+    if (actions.length !== rows.length) throw new Error(`VectorEnv.step: ${actions.length} actions for ${rows.length} active rows`);
+    return rows.map((row, k) => {
+      const result = (this.envs[row] as BugFixEnv).step(actions[k] as readonly string[]);
+      this.observations[row] = result.observation;
+      this.infos[row] = result.info;
+      this.rewards[row] = result.reward;
+      this.done[row] = result.terminated || result.truncated;
+      return result;
+    });
+  }
+}
+
+export function makeVectorEnv(harness: Harness, size: number, options: MakeEnvOptions = {}): VectorEnv {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`makeVectorEnv: size must be a positive integer, got ${size}`);
+  return new VectorEnv(Array.from({ length: size }, () => makeEnv(harness, options)));
+}
