@@ -1,0 +1,85 @@
+import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
+import { taskRates, trialsOf, type CountsInput } from './counts.ts';
+import { checkLevel } from './validate.ts';
+
+/**
+ * Task-level (cluster) bootstrap interval of the mean pass rate: resample tasks, each taking its
+ * episodes along, i.e. `bootstrapCI` of the per-task rates c_j / n_j (chapter 17.3; Field &
+ * Welsh 2007 on the cluster bootstrap). Answers "how would it do on similar tasks?".
+ *
+ * @throws RangeError on bad counts or options (see taskRates, bootstrapCI).
+ * @example taskBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
+ */
+export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
+  return bootstrapCI(taskRates(counts), options);
+}
+
+/**
+ * Episode-level bootstrap interval: pools all M = sum n_j episodes and resamples M of them with
+ * replacement, ignoring which task each came from (the naive interval of chapter 17.3; answers
+ * only "how did it do on these tasks?", and too narrow even for that when tasks differ).
+ *
+ * Resampling M 0/1 episodes holding S successes gives a mean distributed exactly as
+ * Binomial(M, S/M) / M, so each replicate is one draw by inversion of that CDF (binary search
+ * in a table built once) instead of M draws: the same bootstrap distribution, M times cheaper.
+ * The estimate is the pooled share S/M (equal to the mean of task rates when all n_j agree).
+ *
+ * @throws RangeError on bad counts, reps < 1 or level outside (0, 1).
+ * @example episodeBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
+ */
+export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0.95, rng }: BootstrapOptions): BootstrapInterval {
+  taskRates(counts);
+  checkLevel(level);
+  if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`reps must be a positive integer, got ${reps}`);
+  let episodes = 0;
+  let successes = 0;
+  for (let j = 0; j < counts.successes.length; j++) {
+    episodes += trialsOf(counts.trials, j);
+    successes += counts.successes[j] as number;
+  }
+  const cdf = binomialCdfTable(episodes, successes / episodes);
+  const replicates = new Float64Array(reps);
+  for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
+  replicates.sort();
+  const alpha = 1 - level;
+  const at = (q: number) => {
+    const position = q * (reps - 1);
+    const below = Math.floor(position);
+    const above = Math.min(below + 1, reps - 1);
+    return (replicates[below] as number) + ((replicates[above] as number) - (replicates[below] as number)) * (position - below);
+  };
+  return { estimate: successes / episodes, low: at(alpha / 2), high: at(1 - alpha / 2), level, reps, method: 'percentile' };
+}
+
+/** CDF of Binomial(m, p) at 0..m, from the pmf recurrence in log space (stable for m in the thousands). */
+export function binomialCdfTable(m: number, p: number): Float64Array {
+  const cdf = new Float64Array(m + 1);
+  if (p <= 0) return cdf.fill(1);
+  if (p >= 1) {
+    cdf[m] = 1;
+    return cdf;
+  }
+  const logP = Math.log(p);
+  const logQ = Math.log1p(-p);
+  let logChoose = 0;
+  let total = 0;
+  for (let x = 0; x <= m; x++) {
+    if (x > 0) logChoose += Math.log((m - x + 1) / x);
+    total += Math.exp(logChoose + x * logP + (m - x) * logQ);
+    cdf[x] = total;
+  }
+  for (let x = 0; x <= m; x++) cdf[x] = (cdf[x] as number) / total;
+  return cdf;
+}
+
+/** Smallest x with cdf[x] > u (inversion sampling). */
+export function searchCdf(cdf: Float64Array, u: number): number {
+  let low = 0;
+  let high = cdf.length - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((cdf[middle] as number) > u) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}

@@ -1,0 +1,44 @@
+/**
+ * TinyAgent's evaluation statistics: pure functions on numbers (pass@k, intervals, bootstrap,
+ * clustered errors, power, winner's curse). Nothing here imports gym, agent, train or lib;
+ * random functions take a `RandomSource` in their options.
+ * Reading result files is I/O and lives in eval/io/.
+ */
+export type { RandomSource } from './randomSource.ts';
+
+// pass@k and accuracies (chapter 17.2, METRICS.md)
+export { passAtK } from './passAtK.ts';
+export { plugInPassAtK } from './plugInPassAtK.ts';
+export { allCorrectAtK } from './allCorrectAtK.ts';
+export { prefixPassAtK, prefixAllCorrectAtK, type Outcomes } from './prefix.ts';
+export { meanAccuracy, firstSampleAccuracy, type TaskCounts } from './accuracy.ts';
+export { exactPassAtK, type ExactRational } from './exactPassAtK.ts';
+
+// one-proportion intervals (chapter 17.3)
+export type { Interval, ProportionIntervalOptions } from './interval.ts';
+export { waldInterval } from './waldInterval.ts';
+export { wilsonInterval } from './wilsonInterval.ts';
+export { clopperPearsonInterval } from './clopperPearsonInterval.ts';
+export { jeffreysInterval } from './jeffreysInterval.ts';
+export { agrestiCoullInterval } from './agrestiCoullInterval.ts';
+export { proportionInterval, PROPORTION_METHODS, type ProportionMethod, type ProportionEstimate } from './proportionInterval.ts';
+
+// bootstrap (chapter 17.3, 17.4)
+export { bootstrapCI, bootstrapMeans, type BootstrapOptions, type BootstrapInterval } from './bootstrap.ts';
+export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
+export { pairedBootstrapDiff } from './pairedBootstrap.ts';
+export { taskRates, type CountsInput } from './counts.ts';
+
+// clustering, comparison, power, selection (chapter 17.3, 17.4, 17.8)
+export { clusteredStandardError, episodeStandardError, intraclassCorrelation, designEffect } from './clustered.ts';
+export { meanDifference, pairedStandardError, unpairedStandardError, pearsonCorrelation } from './paired.ts';
+export { requiredUnits, type RequiredUnits, type RequiredUnitsOptions, type PowerDesign } from './requiredUnits.ts';
+export { expectedMaxNormal, winnersCurseSimulation, type WinnersCurseOptions, type WinnersCurseResult } from './winnersCurse.ts';
+
+// descriptive helpers and random variates for simulations
+export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';
+export { normalQuantile, normalCdfStandard, twoSidedZ } from './normal.ts';
+export { sampleBinomial } from './random/sampleBinomial.ts';
+export { sampleBeta, sampleGamma, sampleStandardNormal } from './random/sampleBeta.ts';
+
+// ---- rollout-based evaluation (sampleCounts, rollouts) is exported below this line ----

@@ -1,0 +1,66 @@
+import { mean, sampleVariance } from './describe.ts';
+import { checkNonEmpty, checkSameLength } from './validate.ts';
+
+function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
+  checkNonEmpty(a, 'a');
+  checkSameLength(a, b);
+  const d = new Float64Array(a.length);
+  for (let j = 0; j < a.length; j++) d[j] = (b[j] as number) - (a[j] as number);
+  return d;
+}
+
+/**
+ * Mean per-unit difference d-bar = mean(b_j - a_j); positive means B is higher.
+ * @throws RangeError on empty or different-length inputs.
+ * @example meanDifference([0.5, 0.9], [0.6, 1.0]) // 0.1
+ */
+export function meanDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  return mean(differences(a, b));
+}
+
+/**
+ * Paired standard error sd(b_j - a_j) / sqrt(N): Var(d-bar) = (Var a + Var b - 2 Cov(a, b)) / N
+ * (chapter 17.4), the covariance term being what pairing keeps.
+ * @throws RangeError on empty or different-length inputs.
+ * @example pairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
+ */
+export function pairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const d = differences(a, b);
+  return Math.sqrt(sampleVariance(d) / d.length);
+}
+
+/**
+ * Unpaired (Welch) standard error of mean(b) - mean(a): sqrt(Var a / N_a + Var b / N_b), as if
+ * the two systems had run on independent task samples.
+ * @throws RangeError on an empty input.
+ * @example unpairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
+ */
+export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  checkNonEmpty(a, 'a');
+  checkNonEmpty(b, 'b');
+  return Math.sqrt(sampleVariance(a) / a.length + sampleVariance(b) / b.length);
+}
+
+/**
+ * Pearson correlation of paired values (per-task pass rates of two systems); NaN when either
+ * side has zero variance.
+ * @throws RangeError on empty or different-length inputs.
+ * @example pearsonCorrelation([1, 2, 3], [2, 4, 7]) // 0.9934
+ */
+export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  checkNonEmpty(a, 'a');
+  checkSameLength(a, b);
+  const meanA = mean(a);
+  const meanB = mean(b);
+  let covariance = 0;
+  let varianceA = 0;
+  let varianceB = 0;
+  for (let j = 0; j < a.length; j++) {
+    const da = (a[j] as number) - meanA;
+    const db = (b[j] as number) - meanB;
+    covariance += da * db;
+    varianceA += da * da;
+    varianceB += db * db;
+  }
+  return covariance / Math.sqrt(varianceA * varianceB);
+}

@@ -1,0 +1,50 @@
+import type { RandomSource } from '../randomSource.ts';
+
+/** A standard normal draw (Box-Muller). */
+export function sampleStandardNormal(rng: RandomSource): number {
+  let u = 0;
+  while (u === 0) u = rng.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+}
+
+/**
+ * A Gamma(shape, 1) draw by Marsaglia & Tsang (2000), "A simple method for generating gamma
+ * variables"; shape < 1 uses Gamma(shape + 1) * U^{1/shape} (their section 6).
+ *
+ * @throws RangeError if shape <= 0.
+ * @example sampleGamma(0.4, new Rng(1))
+ */
+export function sampleGamma(shape: number, rng: RandomSource): number {
+  if (!(shape > 0)) throw new RangeError(`shape must be > 0, got ${shape}`);
+  if (shape < 1) {
+    let u = 0;
+    while (u === 0) u = rng.next();
+    return sampleGamma(shape + 1, rng) * u ** (1 / shape);
+  }
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      x = sampleStandardNormal(rng);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const u = rng.next();
+    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+  }
+}
+
+/**
+ * A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
+ *
+ * @throws RangeError if a <= 0 or b <= 0.
+ * @example sampleBeta(0.4, 0.3, new Rng(1)) // a U-shaped task pass rate
+ */
+export function sampleBeta(a: number, b: number, rng: RandomSource): number {
+  if (!(a > 0) || !(b > 0)) throw new RangeError(`beta shapes must be > 0, got ${a}, ${b}`);
+  const x = sampleGamma(a, rng);
+  const y = sampleGamma(b, rng);
+  return x + y === 0 ? (rng.next() < a / (a + b) ? 1 : 0) : x / (x + y);
+}

@@ -1,0 +1,222 @@
+import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
+import type { ResultFile } from '../io/resultFile.ts';
+import { passAtK } from '../passAtK.ts';
+import { pairedStandardError } from '../paired.ts';
+import { prefixPassAtK } from '../prefix.ts';
+import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
+import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
+
+export type Explanation = 'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
+
+export interface Finding {
+  explanation: Explanation;
+  title: string;
+  /** true: the data supports it; false: ruled out; null: cannot tell from the data. */
+  supported: boolean | null;
+  evidence: string[];
+}
+
+export interface DiagnosisReport {
+  sources: string[];
+  /** pass@1 of the first source and pass@k of the second (or of the same batch). */
+  numbers: { passAt1: number; passAtK: number; k: number; inverted: boolean };
+  findings: Finding[];
+  checklist: Array<{ item: string; ok: boolean | null; detail: string }>;
+  conclusion: string;
+  multiTurn?: Record<string, MultiTurnReport>;
+}
+
+const successes = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
+const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Unbiased pass@k per task of the tasks that have at least k samples. */
+function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number> {
+  return new Map(tasks.filter(({ outcomes }) => outcomes.length >= k).map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]));
+}
+
+function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
+  return grouped.issues.map((issue) => `${label}: ${issue.kind}: ${issue.message}`);
+}
+
+/** Recomputes prefix and unbiased pass@1..n from one batch: both must be monotone. */
+function sameBatchEvidence(label: string, tasks: readonly TaskOutcomes[], reported: Record<string, number> | undefined): { evidence: string[]; mismatch: boolean } {
+  const n = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
+  const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
+  const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
+  const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
+  const evidence = [
+    `${label}: recomputed from the raw rows over ${tasks.length} tasks: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i] as number)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i] as number)}`).join(', ')} (monotone by construction)`,
+  ];
+  let mismatch = false;
+  for (const [key, value] of Object.entries(reported ?? {})) {
+    const k = Number(key);
+    if (k > n) {
+      evidence.push(`reported pass@${k} = ${percent(value)} but tasks have only ${n} samples: k > n cannot come from this batch`);
+      mismatch = true;
+      continue;
+    }
+    const recomputed = meanOf([...perTask(tasks, k).values()]);
+    const off = Math.abs(recomputed - value) > 0.005;
+    mismatch ||= off;
+    evidence.push(`reported pass@${k} = ${percent(value)} vs recomputed ${percent(recomputed)}${off ? '  <- MISMATCH: the aggregation or the task alignment that produced the report is wrong' : ' (agrees)'}`);
+  }
+  return { evidence, mismatch };
+}
+
+/** Rows of two batches that agree on every shared (task, sample) come from the same batch. */
+function sharedSamples(a: readonly TaskOutcomes[], b: readonly TaskOutcomes[]): { shared: number; agree: number } {
+  const byTask = new Map(b.map((task) => [task.task, task.outcomes]));
+  let shared = 0;
+  let agree = 0;
+  for (const { task, outcomes } of a) {
+    const other = byTask.get(task);
+    if (other === undefined) continue;
+    for (let i = 0; i < Math.min(outcomes.length, other.length); i++) {
+      shared++;
+      if (outcomes[i] === other[i]) agree++;
+    }
+  }
+  return { shared, agree };
+}
+
+/**
+ * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
+ * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
+ */
+export function diagnose(first: ResultFile, second: ResultFile | undefined, { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {}): DiagnosisReport {
+  const findings: Finding[] = [];
+  let groupA = groupOutcomes(first.rows);
+  let groupB: GroupedOutcomes;
+  let labels: [string, string] = [first.path, second?.path ?? first.path];
+  if (second !== undefined) groupB = groupOutcomes(second.rows);
+  else if (groupA.runs.length > 1) {
+    const [runA, runB] = groupA.runs as [string, string];
+    groupB = groupOutcomes(first.rows, { run: runB });
+    groupA = groupOutcomes(first.rows, { run: runA });
+    labels = [`${first.path} run ${runA}`, `${first.path} run ${runB}`];
+  } else groupB = groupA;
+  const oneBatch = groupB === groupA;
+  const nB = Math.min(...groupB.tasks.map(({ outcomes }) => outcomes.length));
+  const k = Math.min(requestedK ?? nB, nB);
+  const passAt1 = meanOf([...perTask(groupA.tasks, 1).values()]);
+  const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
+  const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
+
+  // 1. Same batch?
+  const dataIssues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
+  const namesA = groupA.tasks.map(({ task }) => task);
+  const namesB = groupB.tasks.map(({ task }) => task);
+  const onlyA = namesA.filter((name) => !namesB.includes(name));
+  const onlyB = namesB.filter((name) => !namesA.includes(name));
+  if (onlyA.length > 0) dataIssues.push(`tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`);
+  if (onlyB.length > 0) dataIssues.push(`tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`);
+  const { shared, agree } = oneBatch ? { shared: 0, agree: 0 } : sharedSamples(groupA.tasks, groupB.tasks);
+  const sameBatch = oneBatch || (shared > 0 && agree === shared);
+  if (!oneBatch) {
+    const misplaced = namesA.filter((name, i) => namesB[i] !== undefined && namesB[i] !== name).length;
+    if (misplaced > 0) {
+      const byIdA = perTask(groupA.tasks, 1);
+      const byIdB = perTask(groupB.tasks, k);
+      let impossible = 0;
+      namesA.forEach((name, i) => {
+        const other = namesB[i];
+        if (other !== undefined && (byIdA.get(name) ?? 0) > 0 && byIdB.get(other) === 0) impossible++;
+      });
+      dataIssues.push(`task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${impossible} task(s) would pass at k=1 and fail at k=${k})` : ''}`);
+    }
+  }
+  const batch = sameBatchEvidence(oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`, groupB.tasks, reported);
+  const sameBatchEvidenceLines = [
+    oneBatch ? 'one batch: pass@1 and pass@k come from the same samples' : shared > 0 ? `${agree} of ${shared} shared (task, sample) outcomes agree${sameBatch ? ': the same batch' : ': different samples, so not one batch'}` : 'no (task, sample) pairs in common',
+    ...batch.evidence,
+    ...dataIssues,
+  ];
+  findings.push({
+    explanation: 'same-batch',
+    title: '1. Same batch: an inversion is a bug in aggregation or alignment',
+    supported: sameBatch ? (numbers.inverted || batch.mismatch || dataIssues.length > 0 ? true : false) : dataIssues.length > 0 ? true : false,
+    evidence: sameBatchEvidenceLines,
+  });
+
+  // 2. Different runs?
+  if (!oneBatch && !sameBatch) {
+    const rates1 = perTask(groupA.tasks, 1);
+    const ratesK = perTask(groupB.tasks, k);
+    const common = [...rates1.keys()].filter((name) => ratesK.has(name));
+    const a1 = common.map((name) => rates1.get(name) as number);
+    const bk = common.map((name) => ratesK.get(name) as number);
+    const gap = meanOf(bk) - meanOf(a1);
+    const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : NaN;
+    const z = gap / runToRun;
+    const withinNoise = Number.isFinite(z) && Math.abs(z) < 2;
+    findings.push({
+      explanation: 'different-runs',
+      title: '2. Different runs: no containment, the inversion may be sampling error',
+      supported: numbers.inverted ? withinNoise : false,
+      evidence: [
+        `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
+        `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${Number.isFinite(z) ? z.toFixed(2) : 'n/a'} SE`,
+        withinNoise ? 'within 2 SE: two independent runs this size can invert by chance' : 'beyond 2 SE: sampling error alone is an unlikely explanation',
+      ],
+    });
+  }
+
+  // 3. Different harness?
+  const differences = oneBatch ? [] : harnessDifferences(first.harness, second?.harness ?? first.harness);
+  const recorded = oneBatch || (first.harness !== undefined && second?.harness !== undefined);
+  const generation = differences.filter(({ field }) => GENERATION_FIELD.test(field));
+  findings.push({
+    explanation: 'different-harness',
+    title: '3. Different harness: two decoding policies, not pass@1 vs pass@k of one',
+    supported: oneBatch ? false : !recorded ? null : generation.length > 0 || differences.length > 0,
+    evidence: oneBatch
+      ? ['one batch shares one harness']
+      : !recorded
+        ? [`harness not recorded for ${first.harness === undefined ? labels[0] : labels[1]}: record it (header line or FILE.harness.json) to rule this out`]
+        : differences.length === 0
+          ? ['the recorded harnesses agree field by field']
+          : differences.map(({ field, a, b }) => `${field}: ${formatHarnessValue(a)} vs ${formatHarnessValue(b)}${GENERATION_FIELD.test(field) ? '  <- changes the generation policy' : ''}`),
+  });
+
+  // 4. Multi-turn?
+  const multiTurn: Record<string, MultiTurnReport> = {};
+  if (groupA.multiTurn) multiTurn[labels[0]] = multiTurnReport(first.rows);
+  if (!oneBatch && groupB.multiTurn && second !== undefined) multiTurn[labels[1]] = multiTurnReport(second.rows);
+  const turnEvidence = Object.entries(multiTurn).flatMap(([label, view]) => [
+    `${label}: ${view.conversations} conversations; per-turn accuracy ${view.perTurn.map(({ turn, passed, stillGoing }) => `t${turn + 1} ${passed}/${stillGoing}`).join(', ')} (denominator: conversations still going at that turn)`,
+    `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${i + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater} conversation(s) were right at some turn and ended wrong)`,
+    `${label}: first failure at turn ${Object.entries(view.firstFailure).map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`).join(', ')}`,
+  ]);
+  findings.push({
+    explanation: 'multi-turn',
+    title: '4. Multi-turn: ten turns of one conversation are not ten attempts',
+    supported: turnEvidence.length > 0,
+    evidence: turnEvidence.length > 0 ? turnEvidence : ['no `turn` field: every sample is a fresh attempt'],
+  });
+
+  // 5. Before/after: the checklist for a regression claim.
+  const greedyField = (harness: Record<string, unknown> | undefined) => differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined && harness !== undefined;
+  const checklist = [
+    { item: 'recomputed from raw samples', ok: true, detail: 'every number above is recomputed from the rows' },
+    { item: 'same greedy / sampling setting for both', ok: oneBatch ? true : recorded ? greedyField(first.harness) : null, detail: recorded ? (generation.length === 0 ? 'no generation field differs' : `differs: ${generation.map(({ field }) => field).join(', ')}`) : 'harness not recorded' },
+    { item: 'paired by task id', ok: onlyA.length === 0 && onlyB.length === 0, detail: `${onlyA.length + onlyB.length} task(s) in only one result` },
+    { item: 'task-level intervals', ok: null, detail: 'run `tinyagent compare A B` for the paired difference with its task-level interval' },
+  ];
+  findings.push({
+    explanation: 'before-after',
+    title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
+    supported: null,
+    evidence: checklist.map(({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`),
+  });
+
+  const supported = findings.filter(({ supported: value, explanation }) => value === true && explanation !== 'before-after');
+  const conclusion = !numbers.inverted && supported.length === 0
+    ? `no inversion: pass@${k} ${percent(passAtKValue)} >= pass@1 ${percent(passAt1)}`
+    : supported.length === 0
+      ? 'inverted, and no explanation is supported by the data: record the harness of both results and rerun paired on the same tasks'
+      : `${numbers.inverted ? 'inverted' : 'not inverted, but'}: the data supports ${supported.map(({ title }) => title.split(':')[0]).join(' and ')}`;
+  const report: DiagnosisReport = { sources: oneBatch ? [labels[0]] : labels, numbers, findings, checklist, conclusion };
+  if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
+  return report;
+}
