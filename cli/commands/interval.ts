@@ -1,0 +1,25 @@
+import { PROPORTION_METHODS, proportionInterval } from '../../eval/index.ts';
+import { boolFlag, choiceFlag, intFlag, numberFlag, printJson, UsageError, type Command } from '../args.ts';
+
+export const command: Command = {
+  name: 'interval',
+  summary: 'Confidence interval for one proportion (Wilson, Wald, Clopper-Pearson, Jeffreys, Agresti-Coull)',
+  usage: 'tinyagent interval --successes C --trials N [--method wilson] [--level 0.95] [--json]',
+  flags: {
+    successes: { type: 'string', description: 'number of successes C' },
+    trials: { type: 'string', description: 'number of trials N' },
+    method: { type: 'string', description: PROPORTION_METHODS.join(' | '), default: 'wilson' },
+    level: { type: 'string', description: 'confidence level', default: '0.95' },
+    json: { type: 'boolean', description: 'print JSON' },
+  },
+  async run(args) {
+    if (args.flags.successes === undefined || args.flags.trials === undefined) throw new UsageError('--successes and --trials are required');
+    const trials = intFlag(args, 'trials', 0, { min: 1 });
+    const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
+    const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
+    const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });
+    const result = proportionInterval(successes, trials, { method, level });
+    if (boolFlag(args, 'json')) printJson(result);
+    else process.stdout.write(`${successes}/${trials} = ${result.estimate.toFixed(4)}, ${method} ${level * 100}% interval [${result.low.toFixed(4)}, ${result.high.toFixed(4)}]\n`);
+  },
+};
