@@ -63,3 +63,13 @@ export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; 
   }
   return { results, harnesses, seed, episodesPerTask };
 }
+
+/**
+ * Whether a canary row shows its expected pass rate: exactly for the deterministic policies,
+ * within four binomial standard errors of 0.2 for `blind` (a false alarm about once in 15,000).
+ */
+export function canaryRowOk(row: Pick<CanaryRow, 'policy' | 'passRate' | 'expected' | 'episodes'>): boolean {
+  if (row.policy !== 'blind') return row.passRate === row.expected;
+  const standardError = Math.sqrt((row.expected * (1 - row.expected)) / Math.max(1, row.episodes));
+  return Math.abs(row.passRate - row.expected) <= 4 * standardError + 1e-12;
+}

@@ -20,4 +20,4 @@ export {
   type EpisodeInfo, type ToolCalls, type ResetOptions, type ResetResult, type StepResult, type MakeEnvOptions,
 } from './env.ts';
 export { SCRIPTED_POLICIES, scriptedActions, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
-export { runCanary, canaryHarness, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';
+export { runCanary, canaryRowOk, canaryHarness, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';

@@ -1,0 +1,28 @@
+import { clearSandboxCache, runCanary } from '../gym/index.ts';
+
+/**
+ * Gym throughput: the canary workload (4 scripted policies x 3 harnesses x 30 tasks) through the
+ * full env, first with an empty sandbox cache, then warm. Target: >= 20,000 episodes/s warm on
+ * one core.
+ */
+export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
+  clearSandboxCache();
+  let started = performance.now();
+  const cold = runCanary({ episodesPerTask: 10, seed: 0 });
+  const coldSeconds = (performance.now() - started) / 1000;
+  const coldEpisodes = cold.results.reduce((sum, row) => sum + row.episodes, 0);
+  say(`gym canary workload, cold cache: ${coldEpisodes} episodes in ${coldSeconds.toFixed(2)} s (${Math.round(coldEpisodes / coldSeconds)} episodes/s)`);
+
+  const episodesPerTask = 100;
+  started = performance.now();
+  const warm = runCanary({ episodesPerTask, seed: 1 });
+  const warmSeconds = (performance.now() - started) / 1000;
+  const warmEpisodes = warm.results.reduce((sum, row) => sum + row.episodes, 0);
+  const episodesPerSecond = Math.round(warmEpisodes / warmSeconds);
+  say(`gym canary workload, warm cache: ${warmEpisodes} episodes in ${warmSeconds.toFixed(2)} s (${episodesPerSecond} episodes/s; target >= 20000)`);
+  return {
+    'gym/coldEpisodesPerSecond': Math.round(coldEpisodes / coldSeconds),
+    'gym/warmEpisodesPerSecond': episodesPerSecond,
+    'gym/warmEpisodes': warmEpisodes,
+  };
+}

@@ -1,0 +1,41 @@
+import { boolFlag, intFlag, printJson, type Command } from '../args.ts';
+import { canaryRowOk, runCanary } from '../../gym/index.ts';
+
+export const command: Command = {
+  name: 'canary',
+  summary: 'Run the scripted canary policies (oracle, blind, stacker, gamer) through the gym and check their known pass rates',
+  usage: 'tinyagent canary [--episodes N] [--seed S] [--json]',
+  flags: {
+    episodes: { type: 'string', description: 'episodes per task per policy and harness', default: '10' },
+    seed: { type: 'string', description: 'seed of the env and policy streams', default: '0' },
+    json: { type: 'boolean', description: 'print { results, harnesses, seed } as JSON on stdout' },
+  },
+  async run(args) {
+    const episodesPerTask = intFlag(args, 'episodes', 10, { min: 1, max: 100_000 });
+    const seed = intFlag(args, 'seed', 0);
+    const started = Date.now();
+    const report = runCanary({ episodesPerTask, seed });
+    const allOk = report.results.every(canaryRowOk);
+    if (boolFlag(args, 'json')) {
+      printJson({ ...report, results: report.results.map((row) => ({ ...row, ok: canaryRowOk(row) })), ok: allOk });
+      return allOk ? 0 : 1;
+    }
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    out(`Harness canary: 4 scripted policies on all 30 tasks, ${episodesPerTask} episodes per task each, seed ${seed}`);
+    out('  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)');
+    out('  reward = tests that decide the reward at submit; expected = the pass rate the gym is built to give');
+    out('');
+    const header = ['policy', 'env', 'reward', 'pass rate', 'expected', 'passes', 'harness', 'check'];
+    const rows = report.results.map((row) => [
+      row.policy, row.env, row.reward, row.passRate.toFixed(3), row.policy === 'blind' ? `~${row.expected.toFixed(1)}` : row.expected.toFixed(1),
+      `${row.passes}/${row.episodes}`, row.harnessHash, canaryRowOk(row) ? 'ok' : 'DRIFT',
+    ]);
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+    for (const row of [header, ...rows]) out(`  ${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')}`.trimEnd());
+    out('');
+    out(allOk
+      ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
+      : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".');
+    return allOk ? 0 : 1;
+  },
+};
