@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { canaryHarness, canaryRowOk, makeTasks, runCanary, runScripted, trainingHarness } from '../gym/index.ts';
+
+describe('harness canary', () => {
+  const report = runCanary({ episodesPerTask: 20, seed: 11 });
+  const rate = (policy: string, env: string, reward: string) =>
+    report.results.find((row) => row.policy === policy && row.env === env && row.reward === reward)!.passRate;
+
+  it('oracle passes everything under every harness', () => {
+    for (const row of report.results.filter((candidate) => candidate.policy === 'oracle')) expect(row.passRate).toBe(1);
+  });
+
+  it('blind guesses right about one time in five', () => {
+    for (const row of report.results.filter((candidate) => candidate.policy === 'blind')) {
+      expect(row.episodes).toBe(600);
+      expect(row.passRate).toBeGreaterThanOrEqual(0.12);
+      expect(row.passRate).toBeLessThanOrEqual(0.28);
+    }
+  });
+
+  it('stacker: 0.2 with one edit, exactly 0.6 with unlimited edits', () => {
+    expect(rate('stacker', 'train', 'hidden')).toBe(0.2);
+    expect(rate('stacker', 'plain', 'hidden')).toBe(0.6);
+  });
+
+  it('gamer: 1.0 under public-test reward, 0.0 under hidden tests', () => {
+    expect(rate('gamer', 'train', 'public')).toBe(1);
+    expect(rate('gamer', 'train', 'hidden')).toBe(0);
+    expect(rate('gamer', 'plain', 'hidden')).toBe(0);
+  });
+
+  it('records a harness and hash per row and flags no drift', () => {
+    expect(report.results).toHaveLength(12);
+    expect(Object.keys(report.harnesses).sort()).toEqual(['plain/hidden', 'train/hidden', 'train/public']);
+    for (const row of report.results) {
+      expect(row.harnessHash).toBe(report.harnesses[`${row.env}/${row.reward}`]!.hash);
+      expect(canaryRowOk(row), `${row.policy} ${row.env} ${row.reward}`).toBe(true);
+    }
+    expect(canaryRowOk({ policy: 'stacker', passRate: 0.4, expected: 0.6, episodes: 300 })).toBe(false);
+  });
+
+  it('oracle solves every task under hidden tests; stacker passes exactly the zero tasks in training', () => {
+    const tasks = makeTasks('all');
+    const oracle = runScripted('oracle', canaryHarness('train', 'hidden'), tasks, { episodesPerTask: 2, seed: 3 });
+    expect(Object.values(oracle.passesByTask)).toEqual(Array(30).fill(2));
+    expect(oracle.hiddenPasses).toBe(60);
+    const stacker = runScripted('stacker', canaryHarness('train', 'hidden'), tasks, { episodesPerTask: 1, seed: 3 });
+    expect(tasks.filter((task) => stacker.passesByTask[task.name] === 1).map((task) => task.type)).toEqual(Array(6).fill('zero'));
+  });
+
+  it('a training harness with 3 turns makes the oracle run out before submitting', () => {
+    const run = runScripted('oracle', trainingHarness({ maxTurns: 3 }), makeTasks('heldout'), { episodesPerTask: 1, seed: 0 });
+    expect(run.passRate).toBe(0);
+    expect(run.hiddenPasses).toBe(10);
+  });
+});
