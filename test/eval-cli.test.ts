@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../cli/main.ts';
+
+let out = '';
+let err = '';
+beforeEach(() => {
+  out = '';
+  err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('tinyagent statistics commands', () => {
+  it('metrics --json on the blog example', async () => {
+    expect(await main(['metrics', 'samples/blog-example.jsonl', '--k', '1,10', '--reps', '500', '--json'])).toBe(0);
+    const report = JSON.parse(out);
+    expect(report.tasks).toBe(4);
+    expect(report.meanAccuracy.estimate).toBeCloseTo(0.325, 12);
+    expect(report.firstSampleAccuracy.estimate).toBe(0.5);
+    expect(report.passAtK['10'].estimate).toBeCloseTo(0.75, 12);
+    expect(report.prefixPassAtK['10'].estimate).toBe(0.75);
+    expect(report.allCorrectAtK['10'].estimate).toBe(0.25);
+    expect(report.plugInPassAtK['10']).toBeLessThan(0.75);
+    expect(report.checks.length).toBeGreaterThan(0);
+  });
+
+  it('metrics: k > n is reported by the checks (exit 1); a malformed file names line and field (exit 1)', async () => {
+    expect(await main(['metrics', 'samples/blog-example.csv', '--k', '1,20', '--reps', '200'])).toBe(1);
+    expect(out).toMatch(/FAIL\] k=20 <= n/);
+    expect(await main(['metrics', 'test/fixtures-does-not-exist.jsonl'])).toBe(1);
+    expect(err).toMatch(/no such file/);
+  });
+
+  it('a duplicated row is an input error naming both lines', async () => {
+    expect(await main(['metrics', 'samples/diagnose/duplicated.jsonl'])).toBe(1);
+    expect(err).toMatch(/lines 37 and 39/);
+    expect(err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a bad flag is exit 2 with one line', async () => {
+    expect(await main(['interval', '--successes', '3', '--trials', '10', '--method', 'bogus'])).toBe(2);
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toMatch(/--method must be one of/);
+    err = '';
+    expect(await main(['metrics', 'samples/blog-example.jsonl', '--nope'])).toBe(2);
+    expect(err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('interval --json', async () => {
+    expect(await main(['interval', '--successes', '3', '--trials', '10', '--method', 'clopper-pearson', '--json'])).toBe(0);
+    // statsmodels proportion_confint(3, 10, method="beta")
+    expect(JSON.parse(out)).toMatchObject({ estimate: 0.3, low: expect.closeTo(0.0667395111777345, 9), high: expect.closeTo(0.6524528500599973, 9), method: 'clopper-pearson', level: 0.95 });
+  });
+
+  it('passk: JSON keyed by k; k > n is exit 2', async () => {
+    expect(await main(['passk', '--n', '2000', '--c', '5', '--k', '1,1000', '--json'])).toBe(0);
+    const values = JSON.parse(out);
+    expect(values['1000']).toBeCloseTo(0.9689062107418256, 12);
+    expect(await main(['passk', '--n', '10', '--c', '3', '--k', '1,100'])).toBe(2);
+    expect(err).toMatch(/--k 100 exceeds --n 10/);
+  });
+
+  it('power', async () => {
+    expect(await main(['power', '--sd', '0.2913', '--delta', '0.05', '--design', 'unpaired', '--json'])).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ units: 533, perGroup: true });
+  });
+
+  it('compare prints harness differences first, then the paired difference', async () => {
+    expect(await main(['compare', 'samples/diagnose/greedy-pass1.jsonl', 'samples/diagnose/sampled-pass10.jsonl', '--reps', '500'])).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(/^harness: 3 field\(s\) differ/);
+    expect(out).toMatch(/B - A = -0\.\d+, paired bootstrap 95% interval/);
+    expect(out).toMatch(/paired SE .* unpaired SE .* per-task correlation/);
+  });
+
+  it('diagnose --json names the supported explanation', async () => {
+    expect(await main(['diagnose', 'samples/diagnose/greedy-pass1.jsonl', 'samples/diagnose/sampled-pass10.jsonl', '--json'])).toBe(0);
+    const report = JSON.parse(out);
+    expect(report.numbers.inverted).toBe(true);
+    expect(report.conclusion).toMatch(/Different harness/);
+  });
+});
