@@ -1,0 +1,108 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+
+/**
+ * Chooses and starts the tfjs backend, once per process.
+ *
+ * Order for 'auto': `@tensorflow/tfjs-node` (native TensorFlow, backend name 'tensorflow') when it
+ * is installed and loads; otherwise the WebAssembly backend (SIMD, single-threaded under Node);
+ * otherwise the plain JavaScript 'cpu' backend, which is 15-30x slower than wasm on this model.
+ * `TINYAGENT_BACKEND` (auto | tensorflow | wasm | cpu) overrides an 'auto' or absent preference.
+ * An explicit choice that cannot start throws an error naming the backend and the reason.
+ */
+export type BackendPreference = 'auto' | 'tensorflow' | 'wasm' | 'cpu';
+
+const PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+
+let active: string | undefined;
+let starting: Promise<string> | undefined;
+let startingPreference: BackendPreference | undefined;
+
+/** The name of the backend `initBackend` started ('tensorflow', 'wasm' or 'cpu'), or undefined before. */
+export function activeBackend(): string | undefined {
+  return active;
+}
+
+/**
+ * Starts the backend and returns its name. Idempotent: later calls return the running backend
+ * (an explicit preference that differs from the running one is switched to, if it can start).
+ *
+ * @example
+ *   const name = await initBackend();            // 'wasm' on a machine without tfjs-node
+ *   await initBackend({ preference: 'cpu' });   // 'cpu'
+ */
+export async function initBackend({ preference = 'auto' }: { preference?: BackendPreference } = {}): Promise<string> {
+  const chosen = resolvePreference(preference);
+  if (active !== undefined && (chosen === 'auto' || chosen === active)) return active;
+  if (starting !== undefined && startingPreference === chosen) return starting;
+  startingPreference = chosen;
+  starting = start(chosen).finally(() => {
+    starting = undefined;
+    startingPreference = undefined;
+  });
+  return starting;
+}
+
+function resolvePreference(preference: BackendPreference): BackendPreference {
+  if (!PREFERENCES.includes(preference)) {
+    throw new Error(`initBackend: unknown backend '${String(preference)}' (have ${PREFERENCES.join(', ')})`);
+  }
+  if (preference !== 'auto') return preference;
+  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
+  if (fromEnv === undefined || fromEnv === '') return 'auto';
+  if (!(PREFERENCES as readonly string[]).includes(fromEnv)) {
+    throw new Error(`TINYAGENT_BACKEND='${fromEnv}' is not a backend (have ${PREFERENCES.join(', ')}); unset it to choose automatically`);
+  }
+  return fromEnv as BackendPreference;
+}
+
+async function start(chosen: BackendPreference): Promise<string> {
+  if (chosen === 'auto') {
+    for (const name of ['tensorflow', 'wasm', 'cpu'] as const) {
+      try {
+        return await startOne(name);
+      } catch {
+        // fall through to the next, slower backend
+      }
+    }
+    throw new Error('initBackend: no tfjs backend could start (tried tensorflow, wasm, cpu)');
+  }
+  return startOne(chosen);
+}
+
+async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
+  try {
+    if (name === 'tensorflow') await loadTfjsNode();
+    if (name === 'wasm') await registerWasm();
+    const ok = await tf.setBackend(name);
+    if (!ok || tf.getBackend() !== name) throw new Error(`tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`);
+    await tf.ready();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`);
+  }
+  active = name;
+  return name;
+}
+
+async function loadTfjsNode(): Promise<void> {
+  // A variable specifier keeps TypeScript and bundlers from requiring the optional package.
+  const specifier = '@tensorflow/tfjs-node';
+  await import(specifier);
+  if (tf.findBackendFactory('tensorflow') === null) {
+    throw new Error('@tensorflow/tfjs-node loaded but registered no \'tensorflow\' backend with this copy of @tensorflow/tfjs (version mismatch?)');
+  }
+}
+
+let wasmRegistered = false;
+
+async function registerWasm(): Promise<void> {
+  if (wasmRegistered) return;
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  // Node cannot start the threaded build; the SIMD one is found in the package's dist folder.
+  const require = createRequire(import.meta.url);
+  const distFolder = dirname(require.resolve('@tensorflow/tfjs-backend-wasm'));
+  wasm.setWasmPaths(`${distFolder}/`);
+  wasmRegistered = true;
+}

@@ -1,0 +1,190 @@
+import * as tf from '@tensorflow/tfjs';
+
+/**
+ * The transformer's differentiable building blocks, with gradients written by hand so that every
+ * heavy product runs on the wasm backend's fast kernels.
+ *
+ * Why: tfjs-backend-wasm sends only plain, untransposed, unbatched 2-D matMuls to XNNPack; a
+ * transposed or batched matMul falls to a scalar loop that is 5-10x slower. tfjs's default
+ * matMul gradient uses the transpose flags, so `dense` below states its gradient as explicit
+ * `tf.transpose` + plain 2-D products. Batched attention products go through
+ * `batchedProduct`, an XNNPack depthwise convolution (see its comment).
+ */
+
+type Saver = tf.GradSaveFunc;
+type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
+
+/** `x [N, in] · w [in, out] + b`, optionally ReLU'd, in one fused kernel; 2-D gradient products. */
+export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = false }: { relu?: boolean } = {}): tf.Tensor2D {
+  const op = tf.customGrad(((xIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
+    const y = tf.fused.matMul({ a: xIn, b: wIn, bias: bIn, activation: relu ? 'relu' : 'linear' });
+    save(relu ? [xIn, wIn, y] : [xIn, wIn]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [xs, ws, ys] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D?];
+        const dz = ys === undefined ? dy : (tf.mul(dy, tf.step(ys)) as tf.Tensor2D);
+        return [tf.matMul(dz, tf.transpose(ws)), weightGrad(xs, dz), tf.sum(dz, 0)];
+      },
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(x, w, b) as tf.Tensor2D;
+}
+
+/**
+ * dW = x^T · dy for x [N, in], dy [N, out], computed as (dy^T · x)^T: on wasm (XNNPack) this is
+ * 1.5-3x faster than x^T · dy for N = 6080 and in, out in {64, 192, 250, 320}, and 4-10x faster
+ * than matMul's transposeA flag (measured, bench/model.ts shapes).
+ */
+export function weightGrad(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
+  return tf.transpose(tf.matMul(tf.transpose(dy), x)) as tf.Tensor2D;
+}
+
+/**
+ * `oneHot [N, V] · table [V, C]`: an embedding lookup whose gradient is a plain 2-D product
+ * (the gradient of `tf.gather` needs a kernel wasm lacks). Only the table gets a gradient.
+ */
+export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
+  const vocab = table.shape[0];
+  const oneHot = tf.cast(tf.oneHot(ids, vocab), 'float32') as tf.Tensor2D; // [N, V]
+  const op = tf.customGrad(((tableIn: tf.Tensor2D, save: Saver) => {
+    save([oneHot]); // tensors not saved are gone by the time the gradient runs
+    return {
+      value: tf.matMul(oneHot, tableIn),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => tf.matMul(tf.transpose(saved[0] as tf.Tensor2D), dy),
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(table) as tf.Tensor2D;
+}
+
+/**
+ * LayerNorm over the last axis of `x [N, C]` (Ba et al. 2016), eps 1e-5, with the closed-form
+ * gradient: dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain.
+ */
+export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
+  const op = tf.customGrad(((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
+    const mean = tf.mean(xIn, -1, true);
+    const centred = tf.sub(xIn, mean);
+    const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centred), -1, true), 1e-5));
+    const xhat = tf.mul(centred, rstd);
+    save([xhat, rstd, gIn]);
+    return {
+      value: tf.add(tf.mul(xhat, gIn), bIn) as tf.Tensor2D,
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [xh, rs, g] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
+        const dxhat = tf.mul(dy, g);
+        const dx = tf.mul(rs, tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))));
+        return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
+      },
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(x, gain, bias) as tf.Tensor2D;
+}
+
+/**
+ * Many small products at once on XNNPack: out[i, n, p] = sum_k a[i, k, n] * b[k, n, p].
+ *
+ * This is a depthwise convolution: image a as [1, I, K, N] (N channels), filter b as
+ * [1, K, N, P] (a K-wide kernel, channel multiplier P), 'valid' padding, so the output is
+ * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]. Measured on wasm, 2-3x
+ * faster than tf.matMul on [N, I, K] x [N, K, P], which takes the scalar fallback.
+ */
+export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
+  const [rows, inner, count] = a.shape;
+  const cols = b.shape[2];
+  const image = tf.reshape(a, [1, rows, inner, count]) as tf.Tensor4D;
+  const filter = tf.reshape(b, [1, inner, count, cols]) as tf.Tensor4D;
+  return tf.reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
+}
+
+/** Additive causal masks [T, 1, T] (0 where key s <= query t, -1e9 after), one kept per T. */
+const causalMasks = new Map<number, tf.Tensor3D>();
+
+export function causalMask(length: number): tf.Tensor3D {
+  let mask = causalMasks.get(length);
+  if (mask === undefined || mask.isDisposed) {
+    const values = new Float32Array(length * length);
+    for (let t = 0; t < length; t++) for (let s = t + 1; s < length; s++) values[t * length + s] = -1e9;
+    mask = tf.keep(tf.tensor3d(values, [length, 1, length]));
+    causalMasks.set(length, mask);
+  }
+  return mask;
+}
+
+/** Releases the cached causal masks (for leak-checking tests). */
+export function disposeCausalMasks(): void {
+  for (const mask of causalMasks.values()) mask.dispose();
+  causalMasks.clear();
+}
+
+/**
+ * Causal multi-head self-attention with its input projection: h [B*T, C] -> [B*T, C],
+ * q|k|v = h · wqkv + bqkv (columns q|k|v, each head-major), then per (batch, head)
+ * softmax(q k^T / sqrt(dh) + causal mask) v. The output projection is a separate `dense`.
+ *
+ * 'depthwise' (for wasm) writes the forward and backward products as `batchedProduct`s with the
+ * attention matrices in a [t, n, s] layout (n = batch*head innermost), so softmax runs on the
+ * last axis; q, k and v come from three 2-D products on column slices of wqkv, because slicing
+ * the [B*T, 3C] activation is slow on wasm. 'matmul' is plain tfjs batched matMul with
+ * automatic gradients, for backends with a good batched matMul.
+ */
+export function causalSelfAttention(
+  h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D,
+  { batch, length, heads, mode }: { batch: number; length: number; heads: number; mode: 'depthwise' | 'matmul' },
+): tf.Tensor2D {
+  const width = h.shape[1];
+  const headSize = width / heads;
+  const scale = 1 / Math.sqrt(headSize);
+  const n = batch * heads;
+  const mask = causalMask(length);
+  if (mode === 'matmul') {
+    const qkv = dense(h, wqkv, bqkv);
+    const split = tf.transpose(tf.reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
+    const perHead = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [n, length, headSize]);
+    const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
+    const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), tf.reshape(mask, [1, length, length])); // [n, t, s]
+    const out = tf.matMul(tf.softmax(scores), v); // [n, t, dh]
+    return tf.reshape(tf.transpose(tf.reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [batch * length, width]);
+  }
+  // [B*T, C] rows (b, t), columns (h, e) -> the layouts below; names list the axes in order.
+  const layout = (x: tf.Tensor, perm: number[], shape: [number, number, number]) =>
+    tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), perm), shape) as tf.Tensor3D;
+  const toTEN = (x: tf.Tensor) => layout(x, [1, 3, 0, 2], [length, headSize, n]);
+  const toETN = (x: tf.Tensor) => layout(x, [3, 1, 0, 2], [headSize, length, n]);
+  const toENS = (x: tf.Tensor) => layout(x, [3, 0, 2, 1], [headSize, n, length]);
+  const toSNE = (x: tf.Tensor) => layout(x, [1, 0, 2, 3], [length, n, headSize]);
+  // [t, n, e] (or [s, n, e]) -> rows (b, t), columns (h, e); [e, n, s] likewise.
+  const fromTNE = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [batch * length, width]);
+  const fromENS = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [batch * length, width]);
+  const roleWeights = (w: tf.Tensor2D, b: tf.Tensor1D, role: number) =>
+    [tf.slice(w, [0, role * width], [width, width]), tf.slice(b, [role * width], [width])] as [tf.Tensor2D, tf.Tensor1D];
+
+  const op = tf.customGrad(((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
+    const [q, k, v] = [0, 1, 2].map((role) => {
+      const [w, b] = roleWeights(wIn, bIn, role);
+      return tf.fused.matMul({ a: hIn, b: w, bias: b });
+    }) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+    const qs = tf.mul(q, scale);
+    const probs = tf.softmax(tf.add(batchedProduct(toTEN(qs), toENS(k)), mask)) as tf.Tensor3D; // [t, n, s]
+    const out = batchedProduct(tf.transpose(probs, [0, 2, 1]) as tf.Tensor3D, toSNE(v)); // [t, n, e]
+    save([hIn, wIn, qs, k, v, probs]);
+    return {
+      value: fromTNE(out) as tf.Tensor2D,
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [hs, ws, qsSaved, ks, vs, p] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor3D];
+        const dProbs = batchedProduct(toTEN(dy), toENS(vs)); // [t, n, s]
+        const dV = batchedProduct(toETN(dy), p); // [e, n, s]
+        const dScores = tf.mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))) as tf.Tensor3D; // [t, n, s]
+        const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]) as tf.Tensor3D, toSNE(ks)); // [t, n, e], times scale below
+        const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
+        const dRoles = [tf.mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)] as tf.Tensor2D[]; // each [B*T, C]
+        const dH = tf.addN(dRoles.map((d, role) => tf.matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))));
+        // dW for all roles at once: (concat(dq, dk, dv)^T · h)^T, as in weightGrad.
+        const dW = tf.transpose(tf.matMul(tf.concat(dRoles.map((d) => tf.transpose(d)), 0), hs));
+        const dB = tf.concat(dRoles.map((d) => tf.sum(d, 0)), 0);
+        return [dH, dW, dB];
+      },
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(h, wqkv, bqkv) as tf.Tensor2D;
+}

@@ -1,0 +1,506 @@
+import * as tf from '@tensorflow/tfjs';
+import type { Rng } from '../lib/rng.ts';
+import { batchedProduct, causalSelfAttention, dense, embed, layerNorm } from './layers.ts';
+
+/** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
+const SESSION_DEPTHWISE_MIN_WIDTH = 4;
+
+/**
+ * The policy network: a small causal transformer, GPT-2 style (Radford et al. 2019; nanoGPT's
+ * model.py): learned token and absolute position embeddings, nLayers pre-LayerNorm blocks
+ * (x += attn(ln1(x)); x += mlp(ln2(x))), a final LayerNorm and a separate (untied) output head
+ * with a bias. The MLP uses ReLU rather than GELU: ReLU fuses into the matMul kernel on wasm and
+ * tfjs has no GELU op. Dropout is left out (RL fine-tuning of a 158k model does not need it, and
+ * it would make sampling and training disagree).
+ */
+export interface ModelConfig {
+  vocabSize: number;
+  contextLength: number;
+  dModel: number;
+  nHeads: number;
+  nLayers: number;
+  dFF: number;
+}
+
+/** The chapter's target size: about 158,000 parameters (GYM.md section 6). */
+export const TARGET_PARAMETERS = 158_000;
+
+/**
+ * Exact parameter count:
+ *   V*d (tokens) + ctx*d (positions)
+ *   + L * (2d ln1 + 3d^2+3d qkv + d^2+d proj + 2d ln2 + d*f+f fc1 + f*d+d fc2)
+ *   + 2d (final LayerNorm) + d*V + V (head).
+ */
+export function countParameters(cfg: ModelConfig): number {
+  const { vocabSize: v, contextLength: ctx, dModel: d, nLayers: layers, dFF: f } = cfg;
+  const perLayer = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * d + (d * f + f) + (f * d + d);
+  return v * d + ctx * d + layers * perLayer + 2 * d + d * v + v;
+}
+
+/**
+ * contextLength 128, dModel 64, 4 heads, 2 layers, and the multiple of 8 for dFF that brings the
+ * parameter count closest to 158,000 for this vocabulary (e.g. vocab 250 -> dFF 320, 157,050).
+ */
+export function defaultModelConfig(vocabSize: number): ModelConfig {
+  if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new RangeError(`defaultModelConfig: vocabSize must be an integer >= 2, got ${vocabSize}`);
+  const base = { vocabSize, contextLength: 128, dModel: 64, nHeads: 4, nLayers: 2 };
+  let best = { ...base, dFF: 8 };
+  for (let dFF = 8; dFF <= 8192; dFF += 8) {
+    const candidate = { ...base, dFF };
+    if (Math.abs(countParameters(candidate) - TARGET_PARAMETERS) < Math.abs(countParameters(best) - TARGET_PARAMETERS)) best = candidate;
+  }
+  return best;
+}
+
+/** Variable names and shapes in their fixed order (the checkpoint order). */
+export function variableSpecs(cfg: ModelConfig): Array<{ name: string; shape: number[] }> {
+  const { vocabSize: v, contextLength: ctx, dModel: d, nLayers, dFF: f } = cfg;
+  const specs: Array<{ name: string; shape: number[] }> = [
+    { name: 'wte', shape: [v, d] },
+    { name: 'wpe', shape: [ctx, d] },
+  ];
+  for (let layer = 0; layer < nLayers; layer++) {
+    const p = `h${layer}`;
+    specs.push(
+      { name: `${p}.ln1.gain`, shape: [d] },
+      { name: `${p}.ln1.bias`, shape: [d] },
+      { name: `${p}.attn.wqkv`, shape: [d, 3 * d] },
+      { name: `${p}.attn.bqkv`, shape: [3 * d] },
+      { name: `${p}.attn.wo`, shape: [d, d] },
+      { name: `${p}.attn.bo`, shape: [d] },
+      { name: `${p}.ln2.gain`, shape: [d] },
+      { name: `${p}.ln2.bias`, shape: [d] },
+      { name: `${p}.mlp.w1`, shape: [d, f] },
+      { name: `${p}.mlp.b1`, shape: [f] },
+      { name: `${p}.mlp.w2`, shape: [f, d] },
+      { name: `${p}.mlp.b2`, shape: [d] },
+    );
+  }
+  specs.push({ name: 'lnf.gain', shape: [d] }, { name: 'lnf.bias', shape: [d] }, { name: 'head.w', shape: [d, v] }, { name: 'head.b', shape: [v] });
+  return specs;
+}
+
+function validateConfig(cfg: ModelConfig): void {
+  for (const key of ['vocabSize', 'contextLength', 'dModel', 'nHeads', 'nLayers', 'dFF'] as const) {
+    if (!Number.isInteger(cfg[key]) || cfg[key] < 1) throw new RangeError(`ModelConfig.${key} must be a positive integer, got ${cfg[key]}`);
+  }
+  if (cfg.dModel % cfg.nHeads !== 0) throw new RangeError(`ModelConfig: dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+}
+
+let modelCounter = 0;
+
+interface Block {
+  ln1Gain: tf.Variable; ln1Bias: tf.Variable; wqkv: tf.Variable; bqkv: tf.Variable; wo: tf.Variable; bo: tf.Variable;
+  ln2Gain: tf.Variable; ln2Bias: tf.Variable; w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable;
+}
+
+/** Per-position log-probabilities of the next token and entropies of the next-token distribution. */
+export interface TokenStats {
+  logProbs: tf.Tensor2D; // [B, T-1]
+  entropy: tf.Tensor2D; // [B, T-1]
+}
+
+export class PolicyModel {
+  readonly config: ModelConfig;
+  /** How attention products run: depthwise-conv form on wasm, batched matMul elsewhere. */
+  attentionMode: 'depthwise' | 'matmul';
+  private readonly vars: tf.Variable[];
+  private readonly names: string[];
+  private readonly byName: Map<string, tf.Variable>;
+  private readonly blocks: Block[];
+
+  /** Use `createModel`; this takes ready values in `variableSpecs` order. */
+  constructor(cfg: ModelConfig, values: Float32Array[]) {
+    validateConfig(cfg);
+    this.config = { ...cfg };
+    const specs = variableSpecs(cfg);
+    if (values.length !== specs.length) throw new Error(`PolicyModel: expected ${specs.length} weight arrays, got ${values.length}`);
+    const id = modelCounter++;
+    this.names = specs.map((spec) => spec.name);
+    this.vars = specs.map((spec, i) => {
+      const value = values[i] as Float32Array;
+      const size = spec.shape.reduce((a, b) => a * b, 1);
+      if (value.length !== size) throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value.length}`);
+      return tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`);
+    });
+    this.byName = new Map(this.names.map((name, i) => [name, this.vars[i] as tf.Variable]));
+    this.blocks = [];
+    for (let layer = 0; layer < cfg.nLayers; layer++) {
+      const get = (suffix: string) => this.get(`h${layer}.${suffix}`);
+      this.blocks.push({
+        ln1Gain: get('ln1.gain'), ln1Bias: get('ln1.bias'), wqkv: get('attn.wqkv'), bqkv: get('attn.bqkv'), wo: get('attn.wo'), bo: get('attn.bo'),
+        ln2Gain: get('ln2.gain'), ln2Bias: get('ln2.bias'), w1: get('mlp.w1'), b1: get('mlp.b1'), w2: get('mlp.w2'), b2: get('mlp.b2'),
+      });
+    }
+    this.attentionMode = tf.getBackend() === 'wasm' ? 'depthwise' : 'matmul';
+  }
+
+  /** The trainable variables, in the fixed checkpoint order. */
+  variables(): tf.Variable[] {
+    return [...this.vars];
+  }
+
+  /** Stable names of `variables()`, same order ('wte', 'wpe', 'h0.ln1.gain', ...). */
+  variableNames(): string[] {
+    return [...this.names];
+  }
+
+  parameterCount(): number {
+    return this.vars.reduce((total, v) => total + v.size, 0);
+  }
+
+  dispose(): void {
+    for (const v of this.vars) v.dispose();
+  }
+
+  private get(name: string): tf.Variable {
+    const v = this.byName.get(name);
+    if (v === undefined) throw new Error(`PolicyModel: no variable '${name}'`);
+    return v;
+  }
+
+  /** Final hidden states [B*T, d] for int32 ids [B, T] (T <= contextLength). */
+  private hidden(ids: tf.Tensor2D): tf.Tensor2D {
+    const [batch, length] = ids.shape;
+    const { dModel: d, contextLength, nHeads } = this.config;
+    if (length > contextLength) throw new RangeError(`PolicyModel: sequence length ${length} exceeds contextLength ${contextLength}`);
+    const tokens = embed(tf.reshape(tf.cast(ids, 'int32'), [-1]) as tf.Tensor1D, this.get('wte') as tf.Tensor2D); // [B*T, d]
+    const positions = tf.slice(this.get('wpe'), [0, 0], [length, d]); // [T, d]
+    let x = tf.reshape(tf.add(tf.reshape(tokens, [batch, length, d]), positions), [batch * length, d]) as tf.Tensor2D;
+    for (const block of this.blocks) {
+      const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
+      const attended = causalSelfAttention(normed, block.wqkv as tf.Tensor2D, block.bqkv as tf.Tensor1D, { batch, length, heads: nHeads, mode: this.attentionMode }); // [B*T, d]
+      x = tf.add(x, dense(attended, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
+      const h = dense(layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D), block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D, { relu: true }); // [B*T, f]
+      x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
+    }
+    return layerNorm(x, this.get('lnf.gain') as tf.Tensor1D, this.get('lnf.bias') as tf.Tensor1D);
+  }
+
+  /** Logits [B, T, V] at every position of int32 ids [B, T]. */
+  logits(ids: tf.Tensor2D): tf.Tensor3D {
+    return tf.tidy(() => {
+      const [batch, length] = ids.shape;
+      const out = dense(this.hidden(ids), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D);
+      return tf.reshape(out, [batch, length, this.config.vocabSize]) as tf.Tensor3D;
+    });
+  }
+
+  /**
+   * out[b, t] = log p(ids[b, t+1] | ids[b, 0..t]) for int32 ids [B, T]; shape [B, T-1].
+   * Differentiable with respect to `variables()`.
+   */
+  tokenLogProbs(ids: tf.Tensor2D): tf.Tensor2D {
+    return tf.tidy(() => this.nextTokenLogSoftmax(ids, false).logProbs);
+  }
+
+  /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution. */
+  tokenStats(ids: tf.Tensor2D): TokenStats {
+    return tf.tidy(() => {
+      const { logProbs, entropy } = this.nextTokenLogSoftmax(ids, true);
+      return { logProbs, entropy: entropy as tf.Tensor2D };
+    });
+  }
+
+  private nextTokenLogSoftmax(ids: tf.Tensor2D, withEntropy: boolean): { logProbs: tf.Tensor2D; entropy?: tf.Tensor2D } {
+    const [batch, length] = ids.shape;
+    if (length < 2) throw new RangeError(`tokenLogProbs: need at least 2 tokens per row, got ${length}`);
+    const steps = length - 1;
+    const inputs = tf.slice(ids, [0, 0], [batch, steps]); // [B, T-1]
+    const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]) as tf.Tensor1D; // [B*(T-1)]
+    const logits = dense(this.hidden(inputs), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D); // [B*(T-1), V]
+    const logSoftmax = tf.logSoftmax(logits);
+    // One-hot multiply-sum instead of gather: its gradient runs on wasm.
+    const picked = tf.sum(tf.mul(logSoftmax, tf.oneHot(tf.cast(targets, 'int32'), this.config.vocabSize)), -1);
+    const logProbs = tf.reshape(picked, [batch, steps]) as tf.Tensor2D;
+    if (!withEntropy) return { logProbs };
+    const entropy = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), -1)), [batch, steps]) as tf.Tensor2D;
+    return { logProbs, entropy };
+  }
+
+  /** A key/value-cached sampling session over `batchSize` rows. */
+  startSession(batchSize: number): Session {
+    return new Session(this, batchSize);
+  }
+
+  /** @internal embedding tables and blocks for `Session`. */
+  parts(): { wte: tf.Variable; wpe: tf.Variable; blocks: readonly Block[]; lnfGain: tf.Variable; lnfBias: tf.Variable; headW: tf.Variable; headB: tf.Variable } {
+    return {
+      wte: this.get('wte'), wpe: this.get('wpe'), blocks: this.blocks,
+      lnfGain: this.get('lnf.gain'), lnfBias: this.get('lnf.bias'), headW: this.get('head.w'), headB: this.get('head.b'),
+    };
+  }
+}
+
+/**
+ * Builds a model with weights drawn from `rng`: every matrix ~ N(0, 0.02^2), except the two
+ * residual projections per block (attn.wo, mlp.w2) at 0.02 / sqrt(2 * nLayers) (GPT-2);
+ * biases 0, LayerNorm gains 1. Each variable draws from its own fork `rng.fork(name)`, so the
+ * values do not depend on the order of creation.
+ */
+export function createModel(cfg: ModelConfig, rng: Rng): PolicyModel {
+  validateConfig(cfg);
+  const values = variableSpecs(cfg).map(({ name, shape }) => {
+    const size = shape.reduce((a, b) => a * b, 1);
+    const value = new Float32Array(size);
+    if (name.endsWith('.gain')) value.fill(1);
+    else if (shape.length === 2) {
+      const std = name.endsWith('attn.wo') || name.endsWith('mlp.w2') ? 0.02 / Math.sqrt(2 * cfg.nLayers) : 0.02;
+      const stream = rng.fork(name);
+      for (let i = 0; i < size; i++) value[i] = stream.normal() * std;
+    }
+    return value;
+  });
+  return new PolicyModel(cfg, values);
+}
+
+/**
+ * Incremental decoding with a key/value cache for a batch of rows fed ragged chunks.
+ *
+ * Each feed appends a padded chunk of C = max chunk length slots to every row's cache. A
+ * validity mask marks the padding slots, and the slot order gives causality: a query attends to
+ * the valid slots of its own row at or before its own slot. Position embeddings use each row's
+ * true position (its count of tokens fed). When padding makes up more than half of the slots the
+ * cache is compacted (valid slots moved to the front of each row, order kept).
+ */
+export class Session {
+  readonly batchSize: number;
+  private readonly model: PolicyModel;
+  private readonly fed: number[];
+  /** valid[b][slot]: whether slot holds a real token of row b. */
+  private valid: boolean[][];
+  private slots = 0;
+  private keys: tf.Tensor4D[] = []; // per layer [B, H, S, dh]
+  private values: tf.Tensor4D[] = [];
+  private readonly lastLogits: Float32Array;
+  private disposed = false;
+
+  constructor(model: PolicyModel, batchSize: number) {
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`startSession: batchSize must be a positive integer, got ${batchSize}`);
+    this.model = model;
+    this.batchSize = batchSize;
+    this.fed = new Array<number>(batchSize).fill(0);
+    this.valid = Array.from({ length: batchSize }, () => []);
+    this.lastLogits = new Float32Array(batchSize * model.config.vocabSize);
+  }
+
+  /** Tokens fed so far to row b. */
+  tokensFed(row: number): number {
+    const count = this.fed[row];
+    if (count === undefined) throw new RangeError(`Session.tokensFed: row ${row} out of range [0, ${this.batchSize})`);
+    return count;
+  }
+
+  /**
+   * Appends chunks[b] to row b and returns logits [B*V] at each row's last fed token (rows with
+   * an empty chunk keep their previous logits; rows never fed have zeros). The array is a copy.
+   */
+  feed(chunks: readonly (readonly number[])[]): Float32Array {
+    if (this.disposed) throw new Error('Session.feed: session was disposed');
+    const { vocabSize, contextLength, nHeads, dModel } = this.model.config;
+    if (chunks.length !== this.batchSize) throw new RangeError(`Session.feed: expected ${this.batchSize} chunks, got ${chunks.length}`);
+    let width = 0;
+    chunks.forEach((chunk, b) => {
+      if ((this.fed[b] as number) + chunk.length > contextLength) {
+        throw new RangeError(`Session.feed: row ${b} would hold ${(this.fed[b] as number) + chunk.length} tokens, over contextLength ${contextLength}`);
+      }
+      for (const id of chunk) if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new RangeError(`Session.feed: token id ${id} in row ${b} is outside [0, ${vocabSize})`);
+      width = Math.max(width, chunk.length);
+    });
+    if (width === 0) return this.snapshot();
+    if (this.slots > 0 && this.slots + width > 2 * (Math.max(...this.fed) + width) + 16) this.compact();
+
+    const batch = this.batchSize;
+    const ids = new Int32Array(batch * width);
+    const positions = new Int32Array(batch * width);
+    const lastIndex: number[] = [];
+    const lastRows: number[] = [];
+    chunks.forEach((chunk, b) => {
+      chunk.forEach((id, j) => {
+        ids[b * width + j] = id;
+        positions[b * width + j] = (this.fed[b] as number) + j;
+      });
+      if (chunk.length > 0) {
+        lastRows.push(b);
+        lastIndex.push(b * width + chunk.length - 1);
+      }
+    });
+    // Additive mask: 0 where the key slot is valid and not after the query slot, -1e9 elsewhere.
+    // Laid out [B, 1, C, S+C] for the matMul form, [C, B, 1, S+C] for the depthwise form.
+    const total = this.slots + width;
+    const depthwise = width >= SESSION_DEPTHWISE_MIN_WIDTH && this.model.attentionMode === 'depthwise';
+    const mask = new Float32Array(batch * width * total);
+    chunks.forEach((chunk, b) => {
+      const rowValid = this.valid[b] as boolean[];
+      for (let j = 0; j < width; j++) {
+        const base = (depthwise ? j * batch + b : b * width + j) * total;
+        const querySlot = this.slots + j;
+        for (let s = 0; s < total; s++) {
+          const ok = s < this.slots ? rowValid[s] === true : s - this.slots < chunk.length;
+          if (!ok || s > querySlot) mask[base + s] = -1e9;
+        }
+      }
+    });
+
+    const parts = this.model.parts();
+    const headSize = dModel / nHeads;
+    const scale = 1 / Math.sqrt(headSize);
+    const n = batch * nHeads;
+    const oldKeys = this.keys;
+    const oldValues = this.values;
+    const result = tf.tidy(() => {
+      const maskTensor = depthwise ? tf.tensor4d(mask, [width, batch, 1, total]) : tf.tensor4d(mask, [batch, 1, width, total]);
+      let x = tf.add(tf.gather(parts.wte, tf.tensor1d(ids, 'int32')), tf.gather(parts.wpe, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D; // [B*C, d]
+      const newKeys: tf.Tensor4D[] = [];
+      const newValues: tf.Tensor4D[] = [];
+      parts.blocks.forEach((block, layer) => {
+        const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
+        // q, k, v from column slices of wqkv; each [B*C, d] -> [B, H, C, dh]
+        const [q, k, v] = [0, 1, 2].map((role) => {
+          const projected = tf.add(tf.matMul(normed, tf.slice(block.wqkv, [0, role * dModel], [dModel, dModel])), tf.slice(block.bqkv, [role * dModel], [dModel]));
+          return tf.transpose(tf.reshape(projected, [batch, width, nHeads, headSize]), [0, 2, 1, 3]) as tf.Tensor4D;
+        }) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+        const keys = this.slots === 0 ? k : (tf.concat([oldKeys[layer] as tf.Tensor4D, k], 2) as tf.Tensor4D); // [B, H, S+C, dh]
+        const values = this.slots === 0 ? v : (tf.concat([oldValues[layer] as tf.Tensor4D, v], 2) as tf.Tensor4D);
+        newKeys.push(keys);
+        newValues.push(values);
+        let merged: tf.Tensor2D;
+        if (depthwise) {
+          // The training path's batchedProduct form, n = (b, h): faster than batched matMul for wide chunks.
+          const qCEN = tf.reshape(tf.transpose(tf.mul(q, scale), [2, 3, 0, 1]), [width, headSize, n]) as tf.Tensor3D;
+          const kENS = tf.reshape(tf.transpose(keys, [3, 0, 1, 2]), [headSize, n, total]) as tf.Tensor3D;
+          const scores = tf.reshape(tf.add(tf.reshape(batchedProduct(qCEN, kENS), [width, batch, nHeads, total]), maskTensor), [width, n, total]);
+          const probsCSN = tf.transpose(tf.softmax(scores), [0, 2, 1]) as tf.Tensor3D;
+          const vSNE = tf.reshape(tf.transpose(values, [2, 0, 1, 3]), [total, n, headSize]) as tf.Tensor3D;
+          const out = tf.reshape(batchedProduct(probsCSN, vSNE), [width, batch, nHeads, headSize]); // [C, B, H, dh]
+          merged = tf.reshape(tf.transpose(out, [1, 0, 2, 3]), [batch * width, dModel]) as tf.Tensor2D;
+        } else {
+          const scores = tf.add(tf.matMul(tf.mul(q, scale), keys, false, true), maskTensor); // [B, H, C, S+C]
+          const attended = tf.matMul(tf.softmax(scores), values); // [B, H, C, dh]
+          merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [batch * width, dModel]) as tf.Tensor2D;
+        }
+        x = tf.add(x, dense(merged, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
+        const h = dense(layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D), block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D, { relu: true });
+        x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
+      });
+      const last = tf.gather(x, tf.tensor1d(lastIndex, 'int32')) as tf.Tensor2D; // [R, d]
+      const logits = dense(layerNorm(last, parts.lnfGain as tf.Tensor1D, parts.lnfBias as tf.Tensor1D), parts.headW as tf.Tensor2D, parts.headB as tf.Tensor1D);
+      return { logits, newKeys, newValues };
+    });
+    tf.dispose([...oldKeys, ...oldValues]);
+    this.keys = result.newKeys;
+    this.values = result.newValues;
+    const logits = result.logits.dataSync() as Float32Array;
+    result.logits.dispose();
+    lastRows.forEach((b, r) => this.lastLogits.set(logits.subarray(r * vocabSize, (r + 1) * vocabSize), b * vocabSize));
+    chunks.forEach((chunk, b) => {
+      const rowValid = this.valid[b] as boolean[];
+      for (let j = 0; j < width; j++) rowValid.push(j < chunk.length);
+      this.fed[b] = (this.fed[b] as number) + chunk.length;
+    });
+    this.slots = total;
+    return this.snapshot();
+  }
+
+  private snapshot(): Float32Array {
+    const copy = this.lastLogits.slice();
+    sessionLogits.set(copy, this.model.config.vocabSize);
+    return copy;
+  }
+
+  /** Moves each row's valid slots to the front (order kept), dropping the padding between them. */
+  private compact(): void {
+    const batch = this.batchSize;
+    const width = Math.max(...this.fed);
+    const index = new Int32Array(batch * width);
+    const valid: boolean[][] = [];
+    for (let b = 0; b < batch; b++) {
+      const rowValid = this.valid[b] as boolean[];
+      const kept: number[] = [];
+      rowValid.forEach((ok, s) => { if (ok) kept.push(s); });
+      for (let j = 0; j < width; j++) index[b * width + j] = b * this.slots + (kept[j] ?? 0);
+      valid.push(Array.from({ length: width }, (_, j) => j < kept.length));
+    }
+    const { nHeads, dModel } = this.model.config;
+    const headSize = dModel / nHeads;
+    const gatherSlots = (cache: tf.Tensor4D) => tf.tidy(() => {
+      const rows = tf.reshape(tf.transpose(cache, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
+      const picked = tf.gather(rows, tf.tensor1d(index, 'int32')); // [(b, s'), (h, e)]
+      return tf.transpose(tf.reshape(picked, [batch, width, nHeads, headSize]), [0, 2, 1, 3]) as tf.Tensor4D;
+    });
+    const keys = this.keys.map(gatherSlots);
+    const values = this.values.map(gatherSlots);
+    tf.dispose([...this.keys, ...this.values]);
+    this.keys = keys;
+    this.values = values;
+    this.valid = valid;
+    this.slots = width;
+  }
+
+  /** Releases every tensor the session holds. */
+  dispose(): void {
+    tf.dispose([...this.keys, ...this.values]);
+    this.keys = [];
+    this.values = [];
+    this.disposed = true;
+  }
+}
+
+/**
+ * Draws a token from row `row` of logits [B*V] at `temperature`; temperature 0 is argmax with
+ * ties going to the lowest id. Uses one `rng.next()` per call at temperature > 0.
+ */
+export function sampleToken(logits: Float32Array, vocabSize: number, row: number, temperature: number, rng: Rng): number {
+  const offset = rowOffset(logits, vocabSize, row);
+  if (!(temperature >= 0)) throw new RangeError(`sampleToken: temperature must be >= 0, got ${temperature}`);
+  let best = 0;
+  for (let i = 1; i < vocabSize; i++) if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  if (temperature === 0) return best;
+  const top = logits[offset + best] as number;
+  let total = 0;
+  const weights = new Float64Array(vocabSize);
+  for (let i = 0; i < vocabSize; i++) {
+    const w = Math.exp(((logits[offset + i] as number) - top) / temperature);
+    weights[i] = w;
+    total += w;
+  }
+  let u = rng.next() * total;
+  for (let i = 0; i < vocabSize; i++) {
+    u -= weights[i] as number;
+    if (u < 0) return i;
+  }
+  return best; // only reachable through rounding at the very top of the range
+}
+
+/**
+ * log softmax(logits[row] / temperature)[token], computed in float64. At temperature 0 the
+ * sampling distribution is the argmax (ties to the lowest id): 0 for that token, -Infinity else.
+ * The vocabulary size comes from `vocabSize`, else from the session that returned `logits`,
+ * else `logits` is taken as a single row.
+ */
+export function logSoftmaxAt(logits: Float32Array, row: number, temperature: number, token: number, vocabSize = logitsVocabSize(logits)): number {
+  const offset = rowOffset(logits, vocabSize, row);
+  if (!Number.isInteger(token) || token < 0 || token >= vocabSize) throw new RangeError(`logSoftmaxAt: token ${token} outside [0, ${vocabSize})`);
+  if (!(temperature >= 0)) throw new RangeError(`logSoftmaxAt: temperature must be >= 0, got ${temperature}`);
+  let best = 0;
+  for (let i = 1; i < vocabSize; i++) if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  if (temperature === 0) return token === best ? 0 : -Infinity;
+  const top = (logits[offset + best] as number) / temperature;
+  let total = 0;
+  for (let i = 0; i < vocabSize; i++) total += Math.exp((logits[offset + i] as number) / temperature - top);
+  return (logits[offset + token] as number) / temperature - top - Math.log(total);
+}
+
+/** Vocabulary sizes of the logits arrays that `Session.feed` returned. */
+const sessionLogits = new WeakMap<Float32Array, number>();
+
+function logitsVocabSize(logits: Float32Array): number {
+  return sessionLogits.get(logits) ?? logits.length;
+}
+
+function rowOffset(logits: Float32Array, vocabSize: number, row: number): number {
+  if (!Number.isInteger(row) || row < 0 || (row + 1) * vocabSize > logits.length) {
+    throw new RangeError(`row ${row} outside logits of ${logits.length / vocabSize} rows of ${vocabSize}`);
+  }
+  return row * vocabSize;
+}
