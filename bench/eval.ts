@@ -1,0 +1,32 @@
+import { episodeBootstrapCI, passAtK, taskBootstrapCI } from '../eval/index.ts';
+import { Rng } from '../lib/rng.ts';
+
+/**
+ * Speed of the evaluation statistics: a task-level bootstrap with 10,000 replicates over 500
+ * tasks (target: under a second), the episode-level bootstrap, and unbiased pass@k at n = 2000.
+ */
+export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
+  const rng = new Rng('bench/eval');
+  const tasks = 500;
+  const successes = Int32Array.from({ length: tasks }, () => rng.int(33));
+  const counts = { successes, trials: 32 };
+  taskBootstrapCI(counts, { reps: 200, rng }); // warm up the JIT
+
+  let started = performance.now();
+  const interval = taskBootstrapCI(counts, { reps: 10_000, rng });
+  const taskBootstrapSeconds = (performance.now() - started) / 1000;
+  say(`task-level bootstrap, 10,000 reps x 500 tasks: ${taskBootstrapSeconds.toFixed(3)} s  [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`);
+
+  started = performance.now();
+  episodeBootstrapCI(counts, { reps: 10_000, rng });
+  const episodeBootstrapSeconds = (performance.now() - started) / 1000;
+  say(`episode-level bootstrap, 10,000 reps x 16,000 episodes: ${episodeBootstrapSeconds.toFixed(3)} s`);
+
+  started = performance.now();
+  let sum = 0;
+  for (let c = 0; c <= 2000; c++) sum += passAtK(2000, c, 1000);
+  const passAtKMicroseconds = ((performance.now() - started) * 1000) / 2001;
+  say(`unbiased pass@1000 at n = 2000: ${passAtKMicroseconds.toFixed(2)} us per task (checksum ${sum.toFixed(3)})`);
+
+  return { taskBootstrapSeconds, episodeBootstrapSeconds, passAtKMicroseconds };
+}

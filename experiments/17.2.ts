@@ -1,0 +1,130 @@
+/**
+ * 17.2 pass@k and its unbiased estimator.
+ *
+ * Question: how far off is the plug-in estimate 1 - (1 - c/n)^k of pass@k, and does the
+ *   unbiased estimator 1 - C(n-c, k)/C(n, k) (Chen et al. 2021) hit the truth? Does its
+ *   product form agree with exact arithmetic where the binomial coefficients overflow?
+ * Command: npm run exp:17.2   (node --import tsx experiments/17.2.ts)
+ * Runtime: about a second (smoke: well under one).
+ * Output: results/17.2.json, results/17.2.md.
+ */
+import { exactPassAtK, passAtK, plugInPassAtK, sampleBinomial, sampleStandardDeviation } from '../eval/index.ts';
+import { Rng } from '../lib/rng.ts';
+import { isMain, markdownTable, ROOT, writeResults } from './common.ts';
+
+const N = 10; // samples per simulated eval
+const K = 5;
+const PASS_RATES = [0.1, 0.2, 0.3, 0.4, 0.5];
+
+/** E over c ~ Binomial(n, p) of f(c), exactly (to check the simulation against). */
+function binomialExpectation(n: number, p: number, f: (c: number) => number): number {
+  let sum = 0;
+  let choose = 1;
+  for (let c = 0; c <= n; c++) {
+    if (c > 0) choose = (choose * (n - c + 1)) / c;
+    sum += choose * p ** c * (1 - p) ** (n - c) * f(c);
+  }
+  return sum;
+}
+
+export interface PassRateRow {
+  p: number;
+  truth: number;
+  plugInMean: number;
+  plugInBias: number;
+  unbiasedMean: number;
+  unbiasedBias: number;
+  /** Monte Carlo standard error of the unbiased mean. */
+  monteCarloSE: number;
+  plugInBiasExact: number;
+}
+
+export interface ProductFormRow {
+  n: number;
+  c: number;
+  k: number;
+  productForm: number;
+  exact: string;
+  exactValue: number;
+  binomialDigits: number;
+}
+
+export async function main(opts: { seed?: number; smoke?: boolean; outDir?: string } = {}): Promise<{ monteCarlo: PassRateRow[]; productForm: ProductFormRow[] }> {
+  const { seed = 0, smoke = false, outDir = `${ROOT}results` } = opts;
+  const evals = smoke ? 2_000 : 100_000;
+  const rng = new Rng(seed).fork('17.2/monte-carlo');
+
+  // Monte Carlo: one task with true pass rate p, `evals` independent evals of N samples each.
+  const monteCarlo: PassRateRow[] = PASS_RATES.map((p) => {
+    const stream = rng.fork(p);
+    const plugIn = new Float64Array(evals);
+    const unbiased = new Float64Array(evals);
+    for (let e = 0; e < evals; e++) {
+      const c = sampleBinomial(N, p, stream);
+      plugIn[e] = plugInPassAtK(N, c, K);
+      unbiased[e] = passAtK(N, c, K);
+    }
+    const truth = 1 - (1 - p) ** K;
+    const plugInMean = plugIn.reduce((a, b) => a + b, 0) / evals;
+    const unbiasedMean = unbiased.reduce((a, b) => a + b, 0) / evals;
+    return {
+      p,
+      truth,
+      plugInMean,
+      plugInBias: plugInMean - truth,
+      unbiasedMean,
+      unbiasedBias: unbiasedMean - truth,
+      monteCarloSE: sampleStandardDeviation(unbiased) / Math.sqrt(evals),
+      plugInBiasExact: binomialExpectation(N, p, (c) => plugInPassAtK(N, c, K)) - truth,
+    };
+  });
+
+  // Product form vs exact rational arithmetic (BigInt).
+  const productForm: ProductFormRow[] = [
+    [10, 3, 5],
+    [2000, 5, 1000],
+    [200, 17, 100],
+    [10, 6, 5],
+  ].map(([n, c, k]) => {
+    const exact = exactPassAtK(n as number, c as number, k as number);
+    return {
+      n: n as number,
+      c: c as number,
+      k: k as number,
+      productForm: passAtK(n as number, c as number, k as number),
+      exact: exact.denominator.toString().length > 12 ? `${exact.numerator.toString().length}-digit / ${exact.denominator.toString().length}-digit fraction` : `${exact.numerator}/${exact.denominator}`,
+      exactValue: exact.value,
+      binomialDigits: binomialDigits(n as number, k as number),
+    };
+  });
+
+  const f4 = (value: number) => value.toFixed(4);
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(4)}`;
+  const markdown = [
+    `## Plug-in vs unbiased pass@${K}, n = ${N}, ${evals.toLocaleString('en-US')} simulated evals per p`,
+    '',
+    markdownTable(
+      ['p', 'true pass@5', 'plug-in mean', 'plug-in bias (ours)', 'plug-in bias (exact)', 'book', 'unbiased mean', 'unbiased bias (ours)', 'MC SE', 'book'],
+      monteCarlo.map((row) => [row.p, f4(row.truth), f4(row.plugInMean), signed(row.plugInBias), signed(row.plugInBiasExact), '-0.04 to -0.08', f4(row.unbiasedMean), signed(row.unbiasedBias), f4(row.monteCarloSE), 'within ~0.001']),
+    ),
+    '',
+    '## Product form vs exact arithmetic',
+    '',
+    markdownTable(
+      ['n', 'c', 'k', 'product form', 'exact (BigInt)', 'C(n, k) digits', 'book'],
+      productForm.map((row) => [row.n, row.c, row.k, f4(row.productForm), `${row.exact} = ${f4(row.exactValue)}`, row.binomialDigits, row.n === 10 && row.c === 3 ? '0.9167 (1 - 21/252)' : row.n === 2000 ? '0.9689 (about 1 - 2^-5)' : row.n - row.c < row.k ? 'exactly 1 (n - c < k)' : '']),
+    ),
+  ].join('\n');
+  writeResults(outDir, { section: '17.2', title: 'pass@k and its unbiased estimator', seed, smoke, config: { n: N, k: K, passRates: PASS_RATES, evals }, numbers: { monteCarlo, productForm }, markdown });
+  if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
+  return { monteCarlo, productForm };
+}
+
+/** Decimal digits of C(n, k), from log-gamma-free summation of logs. */
+function binomialDigits(n: number, k: number): number {
+  let log10 = 0;
+  for (let i = 1; i <= k; i++) log10 += Math.log10((n - k + i) / i);
+  return Math.floor(log10) + 1;
+}
+
+if (isMain(import.meta.url)) await main();
