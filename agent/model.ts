@@ -284,6 +284,11 @@ export class Session {
     this.lastLogits = new Float32Array(batchSize * model.config.vocabSize);
   }
 
+  /** Cache slots per row, padding included (diagnostic: compaction keeps it near the longest row). */
+  get slotCount(): number {
+    return this.slots;
+  }
+
   /** Tokens fed so far to row b. */
   tokensFed(row: number): number {
     const count = this.fed[row];
@@ -308,7 +313,7 @@ export class Session {
       width = Math.max(width, chunk.length);
     });
     if (width === 0) return this.snapshot();
-    if (this.slots > 0 && this.slots + width > 2 * (Math.max(...this.fed) + width) + 16) this.compact();
+    if (this.slots >= 16 && this.slots + width > 2 * (Math.max(...this.fed) + width)) this.compact();
 
     const batch = this.batchSize;
     const ids = new Int32Array(batch * width);
