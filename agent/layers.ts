@@ -41,20 +41,47 @@ export function weightGrad(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
 }
 
 /**
- * `oneHot [N, V] · table [V, C]`: an embedding lookup whose gradient is a plain 2-D product
- * (the gradient of `tf.gather` needs a kernel wasm lacks). Only the table gets a gradient.
+ * Embedding lookup `table[ids]` [N, C]: a gather forward, and as gradient the plain 2-D product
+ * oneHot(ids)^T · dy (the gradient of `tf.gather` needs a kernel wasm lacks). Only the table
+ * gets a gradient.
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const vocab = table.shape[0];
-  const oneHot = tf.cast(tf.oneHot(ids, vocab), 'float32') as tf.Tensor2D; // [N, V]
   const op = tf.customGrad(((tableIn: tf.Tensor2D, save: Saver) => {
-    save([oneHot]); // tensors not saved are gone by the time the gradient runs
+    save([ids]); // tensors not saved are gone by the time the gradient runs
     return {
-      value: tf.matMul(oneHot, tableIn),
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => tf.matMul(tf.transpose(saved[0] as tf.Tensor2D), dy),
+      value: tf.gather(tableIn, ids),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32') as tf.Tensor2D; // [N, V]
+        return tf.matMul(tf.transpose(oneHot), dy);
+      },
     };
   }) as unknown as CustomGradientFunc);
   return op(table) as tf.Tensor2D;
+}
+
+/**
+ * log softmax(logits)[target] per row: logits [N, V], int32 targets [N] -> [N]. One exp forward
+ * and none backward (d/dlogits = oneHot(target) - softmax), where tfjs's logSoftmax plus a
+ * one-hot pick costs two exps and a [N, V] log-softmax gradient.
+ */
+export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D {
+  const vocab = logits.shape[1];
+  const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
+    const shifted = tf.sub(logitsIn, tf.max(logitsIn, -1, true));
+    const exps = tf.exp(shifted);
+    const sums = tf.sum(exps, -1, true);
+    const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
+    save([tf.div(exps, sums), oneHot]);
+    return {
+      value: tf.sub(tf.sum(tf.mul(shifted, oneHot), -1), tf.log(tf.reshape(sums, [-1]))) as tf.Tensor1D,
+      gradFunc: (dy: tf.Tensor1D, saved: tf.Tensor[]) => {
+        const [probs, hot] = saved as [tf.Tensor2D, tf.Tensor2D];
+        return tf.mul(tf.sub(hot, probs), tf.reshape(dy, [-1, 1]));
+      },
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(logits) as tf.Tensor1D;
 }
 
 /**

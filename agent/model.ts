@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../lib/rng.ts';
-import { batchedProduct, causalSelfAttention, dense, embed, layerNorm } from './layers.ts';
+import { batchedProduct, causalSelfAttention, dense, embed, layerNorm, pickLogProbs } from './layers.ts';
 
 /** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
 const SESSION_DEPTHWISE_MIN_WIDTH = 4;
@@ -121,7 +121,8 @@ export class PolicyModel {
       const value = values[i] as Float32Array;
       const size = spec.shape.reduce((a, b) => a * b, 1);
       if (value.length !== size) throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value.length}`);
-      return tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`);
+      // tidy releases the initial tensor; the variable keeps the data.
+      return tf.tidy(() => tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`));
     });
     this.byName = new Map(this.names.map((name, i) => [name, this.vars[i] as tf.Variable]));
     this.blocks = [];
@@ -209,11 +210,11 @@ export class PolicyModel {
     const inputs = tf.slice(ids, [0, 0], [batch, steps]); // [B, T-1]
     const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]) as tf.Tensor1D; // [B*(T-1)]
     const logits = dense(this.hidden(inputs), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D); // [B*(T-1), V]
+    if (!withEntropy) return { logProbs: tf.reshape(pickLogProbs(logits, tf.cast(targets, 'int32')), [batch, steps]) };
     const logSoftmax = tf.logSoftmax(logits);
     // One-hot multiply-sum instead of gather: its gradient runs on wasm.
     const picked = tf.sum(tf.mul(logSoftmax, tf.oneHot(tf.cast(targets, 'int32'), this.config.vocabSize)), -1);
     const logProbs = tf.reshape(picked, [batch, steps]) as tf.Tensor2D;
-    if (!withEntropy) return { logProbs };
     const entropy = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), -1)), [batch, steps]) as tf.Tensor2D;
     return { logProbs, entropy };
   }

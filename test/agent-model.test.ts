@@ -239,6 +239,12 @@ describe('memory and determinism', () => {
     disposeCausalMasks();
   });
 
+  it('creating and disposing a model leaves no tensors behind', () => {
+    const before = tf.memory().numTensors;
+    createModel(small, new Rng('leak/model')).dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
   it('the same seed gives the same weights, and the same step gives the same result', () => {
     const a = createModel(small, new Rng(7));
     const b = createModel(small, new Rng(7));
