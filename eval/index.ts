@@ -41,4 +41,5 @@ export { normalQuantile, normalCdfStandard, twoSidedZ } from './normal.ts';
 export { sampleBinomial } from './random/sampleBinomial.ts';
 export { sampleBeta, sampleGamma, sampleStandardNormal } from './random/sampleBeta.ts';
 
-// ---- rollout-based evaluation (sampleCounts, rollouts) is exported below this line ----
+// Rollout-based evaluation (sampleCounts) has its own entry, eval/sampleCounts.ts, so that the
+// statistics load without TensorFlow.

@@ -26,8 +26,8 @@ export const harnessShape = {
     .describe('actions per episode; read, edit, test, submit takes 4, so 6 leaves room for two mistakes'),
   maxEdits: z.number().int().min(1).nullable().default(1)
     .describe('edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible'),
-  contextTokens: z.number().int().min(24).default(128)
-    .describe('words the policy sees; the oldest non-header words are dropped first, the task header never'),
+  contextTokens: z.number().int().min(24).default(124)
+    .describe('words the policy sees (the model reads 128: this plus an action of up to maxActionTokens must fit); the oldest non-header words are dropped first, the task header never'),
   randomizeNames: z.boolean().default(true)
     .describe('at reset, replace the function name in source, spec and tests by one drawn from renamePool'),
   renamePool: z.enum(['all', 'train', 'heldout']).default('all')

@@ -1,0 +1,106 @@
+import { existsSync } from 'node:fs';
+import { boolFlag, choiceFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { initBackend, loadAgent, type BackendPreference } from '../../agent/index.ts';
+import { harnessHash, makeTasks, parseHarness, type Harness } from '../../gym/index.ts';
+import { sampleCounts, writeResultFile } from '../../eval/sampleCounts.ts';
+import { Rng } from '../../lib/rng.ts';
+
+const BACKENDS: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+
+/** The harness flags shared by every command that evaluates a checkpoint. */
+export const harnessFlags = {
+  temperature: { type: 'string', description: 'sampling temperature (0 = greedy)', default: 'the harness value' },
+  'max-turns': { type: 'string', description: 'turn budget per episode', default: 'the harness value' },
+  'max-edits': { type: 'string', description: "edit budget per episode, or 'unlimited'", default: 'the harness value' },
+  rename: { type: 'string', description: 'randomize function names: on | off', default: 'the harness value' },
+  'rename-pool': { type: 'string', description: 'rename pool: all | train | heldout', default: 'the harness value' },
+  reward: { type: 'string', description: 'reward source: hidden | public (success is always scored on hidden tests)', default: 'the harness value' },
+} as const;
+
+/** The checkpoint's recorded harness with the command line's single-field changes applied. */
+export function harnessFromArgs(recorded: unknown, args: CommandArgs): Harness {
+  const overrides: Record<string, unknown> = {};
+  if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, { min: 0 });
+  if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, { min: 1 });
+  const maxEdits = stringFlag(args, 'max-edits');
+  if (maxEdits !== undefined) overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, { min: 1 });
+  if (args.flags.rename !== undefined) overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
+  if (args.flags['rename-pool'] !== undefined) overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
+  if (args.flags.reward !== undefined) overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
+  const base = typeof recorded === 'object' && recorded !== null ? recorded : {};
+  try {
+    return parseHarness({ ...base, ...overrides }, 'harness');
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+export const command: Command = {
+  name: 'eval',
+  summary: 'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
+  usage: 'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
+  flags: {
+    checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
+    episodes: { type: 'string', description: 'episodes per task', default: '32' },
+    split: { type: 'string', description: 'tasks: heldout | train | all (under the harness split)', default: 'heldout' },
+    seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0' },
+    ...harnessFlags,
+    out: { type: 'string', description: 'also write one row per episode (task, sample, passed) as JSONL for `tinyagent metrics`' },
+    backend: { type: 'string', description: `tfjs backend: ${BACKENDS.join(', ')}`, default: 'auto' },
+    json: { type: 'boolean', description: 'print JSON on stdout' },
+  },
+  async run(args) {
+    const dir = stringFlag(args, 'checkpoint');
+    if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
+    if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
+    const episodes = intFlag(args, 'episodes', 32, { min: 1 });
+    const split = choiceFlag(args, 'split', ['heldout', 'train', 'all'] as const, 'heldout');
+    const seed = intFlag(args, 'seed', 0, { min: 0 });
+    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKENDS, 'auto') });
+    let loaded;
+    try {
+      loaded = await loadAgent(dir);
+    } catch (error) {
+      throw new InputError((error as Error).message);
+    }
+    const harness = harnessFromArgs(loaded.manifest.harness, args);
+    const splitOptions = harness.split === 'type' ? { heldOutType: harness.heldOutType } : {};
+    const tasks = makeTasks(split, splitOptions);
+    const started = performance.now();
+    const result = sampleCounts(loaded.agent, tasks, episodes, harness, new Rng(seed));
+    const seconds = (performance.now() - started) / 1000;
+    loaded.agent.model.dispose();
+
+    const firstEdit: Record<string, number> = {};
+    for (const record of result.records) firstEdit[record.firstEditOp ?? '(none)'] = (firstEdit[record.firstEditOp ?? '(none)'] ?? 0) + 1;
+    const meanReadCalls = result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
+    const report = {
+      passAt1: result.passAt1,
+      perTask: result.perTask,
+      firstEdit,
+      meanReadCalls,
+      episodesPerTask: episodes,
+      split,
+      seed,
+      harness,
+      harnessHash: harnessHash(harness),
+      checkpoint: { path: dir, step: loaded.manifest.step ?? null, checksum: loaded.manifest.checksum },
+      backend,
+      seconds,
+    };
+    const out = stringFlag(args, 'out');
+    if (out !== undefined) {
+      writeResultFile(out, result.records.map((record, i) => ({ task: record.task, sample: i % episodes, passed: record.submitted && record.hiddenPass })), {
+        harness, harnessHash: report.harnessHash, checkpoint: report.checkpoint, seed, backend,
+      });
+    }
+    if (boolFlag(args, 'json')) {
+      printJson(report);
+      return;
+    }
+    process.stdout.write(`checkpoint ${dir} (step ${String(report.checkpoint.step)}), backend ${backend}, harness ${report.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
+    for (const count of result.perTask) process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}\n`);
+    process.stdout.write(`pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`);
+    process.stdout.write(`first edit: ${Object.entries(firstEdit).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n}`).join(', ')}\n`);
+  },
+};

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { harnessShape, harnessHash, trainingHarness, type Harness } from '../gym/index.ts';
+
+/**
+ * Training hyper-parameters. Together with the harness fields they form `RLConfig`, the one
+ * validated object that both training and evaluation take, so no field can silently differ.
+ * Every default here moves a reported number; docs/TRAINING.md explains each choice.
+ */
+export const trainShape = {
+  seed: z.number().int().min(0).default(0).describe('master seed: BC demos, init, every GRPO segment'),
+  bcSteps: z.number().int().min(0).default(150).describe('behaviour-cloning optimizer steps (the RL base agent)'),
+  bcBatchSize: z.number().int().min(1).default(64).describe('demonstration episodes per BC step'),
+  bcLearningRate: z.number().positive().default(3e-3).describe('Adam learning rate for behaviour cloning'),
+  steps: z.number().int().min(0).default(80).describe('GRPO steps in all'),
+  segmentSteps: z.number().int().min(1).default(10).describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
+  learningRate: z.number().positive().default(1e-3).describe('Adam learning rate for GRPO'),
+  clipEpsilon: z.number().positive().default(0.2).describe('PPO-style clip range of the probability ratio'),
+  klCoef: z.number().min(0).default(0).describe('weight of the k3 KL penalty to the reference (base) policy; 0 = no reference'),
+  scaleRewards: z.boolean().default(true).describe('divide group-relative advantages by the group std (false: mean-centre only)'),
+  updateEpochs: z.number().int().min(1).default(1).describe('optimizer passes over each step\'s rollouts'),
+  evalEvery: z.number().int().min(1).default(10).describe('GRPO steps between held-out evalPass measurements'),
+  evalEpisodesPerTask: z.number().int().min(1).default(4).describe('episodes per held-out task in evalPass'),
+};
+
+export const TrainSchema = z.object(trainShape).strict();
+export const RLConfigSchema = z.object({ ...harnessShape, ...trainShape }).strict();
+export type RLConfig = z.infer<typeof RLConfigSchema>;
+export type TrainFields = z.infer<typeof TrainSchema>;
+
+/** Parses an RLConfig; errors name every bad field as `where.field: problem`. */
+export function parseRLConfig(input: unknown, where = 'config'): RLConfig {
+  const result = RLConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? `${where}.${issue.path.join('.')}` : where;
+    return `${path}: ${issue.message}`;
+  });
+  throw new Error(`invalid ${where}: ${problems.join('; ')}`);
+}
+
+/** The default training run's config: the training harness plus the training defaults. */
+export function defaultRLConfig(overrides: Record<string, unknown> = {}): RLConfig {
+  return parseRLConfig({ ...trainingHarness(), ...overrides });
+}
+
+/** The harness part of an RLConfig (what an evaluation needs). */
+export function harnessOf(config: RLConfig): Harness {
+  const harness: Record<string, unknown> = {};
+  for (const key of Object.keys(harnessShape)) harness[key] = (config as Record<string, unknown>)[key];
+  return harness as Harness;
+}
+
+export { harnessHash };

@@ -1,0 +1,71 @@
+import * as tf from '@tensorflow/tfjs';
+import type { PolicyModel } from '../agent/index.ts';
+import { maskedSequenceMean } from './batch.ts';
+
+/**
+ * Group-relative advantages (GRPO, Shao et al. 2024, "DeepSeekMath", eq. 3; TRL's
+ * `GRPOTrainer`): A_i = (r_i - mean(r_group)) / (std(r_group) + 1e-4), with the unbiased
+ * (n - 1) std as torch.std computes it. `scaleRewards: false` keeps only the mean-centring
+ * (Dr. GRPO's variant). A group whose rewards are all equal gets advantage 0 everywhere.
+ * Throws when the rewards do not split into whole groups.
+ *
+ * @example groupAdvantages([1, 0, 0, 0], 4, { scaleRewards: false }) // [0.75, -0.25, -0.25, -0.25]
+ */
+export function groupAdvantages(rewards: readonly number[], groupSize: number, { scaleRewards }: { scaleRewards: boolean }): number[] {
+  if (groupSize < 1 || rewards.length % groupSize !== 0) throw new RangeError(`groupAdvantages: ${rewards.length} rewards do not split into groups of ${groupSize}`);
+  const advantages: number[] = [];
+  for (let start = 0; start < rewards.length; start += groupSize) {
+    const group = rewards.slice(start, start + groupSize);
+    const mean = group.reduce((sum, r) => sum + r, 0) / groupSize;
+    const variance = groupSize > 1 ? group.reduce((sum, r) => sum + (r - mean) ** 2, 0) / (groupSize - 1) : 0;
+    const scale = scaleRewards ? Math.sqrt(variance) + 1e-4 : 1;
+    for (const r of group) advantages.push((r - mean) / scale);
+  }
+  return advantages;
+}
+
+export interface GrpoInputs {
+  ids: tf.Tensor2D; // [B, T] token ids
+  targetMask: tf.Tensor2D; // [B, T-1] 1 on the policy's own tokens
+  oldLogProbs: tf.Tensor2D; // [B, T-1] log-probs when sampled
+  advantages: tf.Tensor1D; // [B]
+  refLogProbs?: tf.Tensor2D; // [B, T-1] reference policy, only when klCoef > 0
+}
+
+/**
+ * The clipped policy-gradient loss of GRPO, named as in TRL:
+ *   ratio = exp(perTokenLogps - oldPerTokenLogps)
+ *   perTokenLoss = -min(ratio * A, clip(ratio, 1 - eps, 1 + eps) * A) + beta * KL_k3
+ *   KL_k3 = exp(ref - logp) - (ref - logp) - 1   (Schulman's k3 estimator, always >= 0)
+ *   loss = mean over sequences of the masked mean over the policy's tokens.
+ * Only action tokens carry loss: observation tokens are masked out (targetMask 0).
+ */
+export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, klCoef }: { clipEpsilon: number; klCoef: number }): tf.Scalar {
+  return tf.tidy(() => {
+    const perTokenLogps = model.tokenLogProbs(inputs.ids); // [B, T-1]
+    const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldLogProbs));
+    const advantages = tf.expandDims(inputs.advantages, 1); // [B, 1]
+    const unclipped = tf.mul(ratio, advantages);
+    const clipped = tf.mul(tf.clipByValue(ratio, 1 - clipEpsilon, 1 + clipEpsilon), advantages);
+    let perTokenLoss: tf.Tensor = tf.neg(tf.minimum(unclipped, clipped));
+    if (klCoef > 0 && inputs.refLogProbs !== undefined) {
+      const delta = tf.sub(inputs.refLogProbs, perTokenLogps);
+      const kl = tf.sub(tf.sub(tf.exp(delta), delta), 1);
+      perTokenLoss = tf.add(perTokenLoss, tf.mul(kl, klCoef));
+    }
+    return maskedSequenceMean(perTokenLoss as tf.Tensor2D, inputs.targetMask);
+  });
+}
+
+/** Behaviour-cloning loss: the negative log-likelihood of the demonstrator's action tokens. */
+export function bcLoss(model: PolicyModel, ids: tf.Tensor2D, targetMask: tf.Tensor2D): tf.Scalar {
+  return tf.tidy(() => tf.neg(maskedSequenceMean(model.tokenLogProbs(ids), targetMask)));
+}
+
+/** Mean k3 KL (policy vs reference) over the policy's tokens, for the log. */
+export function meanKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D, targetMask: tf.Tensor2D): number {
+  return tf.tidy(() => {
+    const delta = tf.sub(refLogProbs, perTokenLogps);
+    return maskedSequenceMean(tf.sub(tf.sub(tf.exp(delta), delta), 1), targetMask).dataSync()[0]!;
+  });
+}
