@@ -10,10 +10,13 @@ import { renderWords, splitWords } from './words.ts';
  *   no `- 1` outside `off_by_one`, no `!` outside `negation`, no `Math.min` outside `min_max`).
  *   A wrong repair op therefore finds no site, which makes a uniform guess among the five repair
  *   ops pass with probability exactly 0.2 and makes stacking wrong ops harmless.
- * - Variety: the four training `compare` variants multiply (`*`), the four training `zero`
- *   variants do not, and the held-out `zero` task `speed` both multiplies and floor-divides.
- *   A policy that learns "`*` means fix_comparison" is right on every training task and wrong
- *   on `speed`: that is the narrowing chapter 17.7 measures.
+ * - Variety: two of the four training `compare` variants multiply (`*`), no training `zero`
+ *   variant does, and the held-out `zero` task `speed` both multiplies and floor-divides. A
+ *   policy that leans on "`*` goes with fix_comparison" is right on half the compare tasks and
+ *   wrong on `speed`: the narrowing chapter 17.7 measures. Surface features (`+`, `.length`,
+ *   `Math.`) are spread across types, so that only the bug's own site is a reliable cue; with
+ *   all four training compare variants multiplying, the trained policy learned `*` instead of
+ *   `<` and failed both held-out compare tasks (held-out pass@1 0.51 at step 80).
  * - Tests: public tests (2-3) include at least one the buggy source fails; hidden tests are the
  *   public ones plus inputs that are not public and on which the buggy source is wrong, so a
  *   patch that only special-cases the public inputs fails them. Public arguments and results are
@@ -62,12 +65,12 @@ const DEFINITIONS: TaskDefinition[] = [
   { name: 'big_area', type: 'compare', source: 'function big_area(w, h) { return w * h > 100; }',
     spec: 'true for areas of at least one hundred',
     publicTests: [t([20, 5], true), t([3, 3], false)], extraHiddenTests: [t([10, 10], true), t([50, 2], true), t([9, 11], false)] },
-  { name: 'passing', type: 'compare', source: 'function passing(score, weight) { return score * weight > 60; }',
-    spec: 'true when the weighted score reaches sixty',
-    publicTests: [t([30, 2], true), t([10, 2], false)], extraHiddenTests: [t([20, 3], true), t([15, 4], true), t([5, 5], false)] },
-  { name: 'enough', type: 'compare', source: 'function enough(boxes, per, need) { return boxes * per > need; }',
-    spec: 'true if the boxes hold everything needed',
-    publicTests: [t([3, 4, 12], true), t([2, 4, 12], false)], extraHiddenTests: [t([2, 5, 10], true), t([1, 1, 2], false), t([4, 4, 16], true)] },
+  { name: 'passing', type: 'compare', source: 'function passing(score, bonus) { return score + bonus > 60; }',
+    spec: 'true when score plus bonus reaches sixty',
+    publicTests: [t([50, 10], true), t([20, 5], false)], extraHiddenTests: [t([30, 30], true), t([61, 0], true), t([59, 0], false)] },
+  { name: 'fits', type: 'compare', source: 'function fits(text, limit) { return text.length < limit; }',
+    spec: 'true when the text has at most limit letters',
+    publicTests: [t(['abc', 3], true), t(['hello', 2], false)], extraHiddenTests: [t(['ab', 2], true), t(['', 0], true), t(['abcd', 3], false)] },
   { name: 'under_cap', type: 'compare', source: 'function under_cap(total, item, cap) { return total + item < cap; }',
     spec: 'true if adding the item stays within the cap',
     publicTests: [t([3, 4, 7], true), t([5, 5, 20], true)], extraHiddenTests: [t([10, 10, 20], true), t([9, 9, 10], false)] },
@@ -125,9 +128,9 @@ const DEFINITIONS: TaskDefinition[] = [
   { name: 'floor_price', type: 'min_max', source: 'function floor_price(price, minimum) { return Math.min(price, minimum); }',
     spec: 'the price , raised to the minimum if lower',
     publicTests: [t([10, 5], 10), t([2, 5], 5)], extraHiddenTests: [t([8, 3], 8), t([1, 4], 4)] },
-  { name: 'best_score', type: 'min_max', source: 'function best_score(a, b, c) { return Math.min(a, b, c); }',
-    spec: 'the highest of three scores',
-    publicTests: [t([1, 2, 3], 3), t([5, 5, 5], 5)], extraHiddenTests: [t([9, 4, 1], 9), t([2, 8, 3], 8)] },
+  { name: 'padded_len', type: 'min_max', source: 'function padded_len(s, n) { return Math.min(s.length, n); }',
+    spec: 'length of the text , but at least n',
+    publicTests: [t(['abcd', 2], 4), t(['ab', 2], 2)], extraHiddenTests: [t(['a', 3], 3), t(['hello', 1], 5)] },
   { name: 'longest', type: 'min_max', source: 'function longest(s, w) { return Math.min(s.length, w.length); }',
     spec: 'length of the longer of two words',
     publicTests: [t(['ab', 'abc'], 3), t(['x', 'y'], 1)], extraHiddenTests: [t(['hello', 'hi'], 5), t(['', 'abc'], 3)] },
