@@ -1,13 +1,16 @@
 import { makeEnv, type EpisodeInfo, type Harness, type Task } from '../gym/index.ts';
-import type { Rng } from '../lib/rng.ts';
+import { Rng } from '../lib/rng.ts';
 import { logSoftmaxAt, sampleToken, type PolicyModel, type Session } from './model.ts';
 import type { Tokenizer } from './tokenizer.ts';
 
-/** One episode to play: which task, the env's reset seed, and its own token-sampling stream. */
+/**
+ * One episode to play: which task, the env's reset seed, and the key of its own token-sampling
+ * stream (`new Rng(samplingKey)`). Plain data, so an episode plays the same in a worker thread.
+ */
 export interface EpisodeSpec {
   task: string;
   envSeed: number;
-  rng: Rng;
+  samplingKey: string;
 }
 
 /** What one episode did, with everything training and the analyses of chapter 17 need. */
@@ -41,6 +44,7 @@ export interface Agent {
 
 interface Row {
   spec: EpisodeSpec;
+  rng: Rng;
   env: ReturnType<typeof makeEnv>;
   /** The model's current context: tokens fed or waiting to be fed. */
   context: number[];
@@ -78,6 +82,7 @@ export function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Tas
     const context = tokenizer.encode(observation);
     return {
       spec,
+      rng: new Rng(spec.samplingKey),
       env,
       context,
       actionWords: [],
@@ -100,7 +105,7 @@ export function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Tas
       let restart = false;
       rows.forEach((row, b) => {
         if (row.done) return;
-        const token = sampleToken(logits, vocabSize, b, temperature, row.spec.rng);
+        const token = sampleToken(logits, vocabSize, b, temperature, row.rng);
         row.context.push(token);
         row.actionWords.push(token);
         if (row.recording) {
@@ -163,6 +168,11 @@ export function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Tas
   }
 }
 
+/** The episode of `task` whose env seed and sampling stream both derive from `stream`. */
+export function episodeSpec(task: string, stream: Rng): EpisodeSpec {
+  return { task, envSeed: stream.fork('env').uint32(), samplingKey: stream.fork('tokens').key };
+}
+
 /**
  * `episodes` episodes of each task, each with its own env seed and sampling stream forked from
  * `rng` by task name and episode index. Two policies given the same `rng` see the same renames
@@ -172,8 +182,7 @@ export function episodeSpecs(tasks: readonly Task[], episodes: number, rng: Rng)
   const specs: EpisodeSpec[] = [];
   for (const task of tasks) {
     for (let i = 0; i < episodes; i += 1) {
-      const stream = rng.fork(`${task.name}/${i}`);
-      specs.push({ task: task.name, envSeed: stream.uint32(), rng: stream });
+      specs.push(episodeSpec(task.name, rng.fork(`${task.name}/${i}`)));
     }
   }
   return specs;

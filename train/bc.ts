@@ -1,9 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { EDIT_OPS, makeEnv, type Harness, type Task } from '../gym/index.ts';
-import type { PolicyModel, Tokenizer } from '../agent/index.ts';
+import type { Agent, Tokenizer } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { batchTensors, padBatch, type Transcript } from './batch.ts';
-import { bcLoss } from './grpo.ts';
+import { padBatch, type Transcript } from './batch.ts';
+import type { LossJob } from './jobs.ts';
+import { optimizerStep } from './optimize.ts';
+import type { TwinWorker } from './twin.ts';
 
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
@@ -37,10 +39,7 @@ export function demoTranscripts(harness: Harness, tasks: readonly Task[], count:
 }
 
 /** One behaviour-cloning step on a batch of demonstrations; returns the loss. */
-export function bcStep(model: PolicyModel, optimizer: tf.Optimizer, transcripts: readonly Transcript[], padId: number): number {
-  return tf.tidy(() => {
-    const { ids, targetMask } = batchTensors(padBatch(transcripts, padId));
-    const cost = optimizer.minimize(() => bcLoss(model, ids, targetMask), true, model.variables());
-    return cost!.dataSync()[0]!;
-  });
+export async function bcStep(agent: Agent, optimizer: tf.Optimizer, transcripts: readonly Transcript[], { maxGradNorm, twin }: { maxGradNorm: number; twin?: TwinWorker | undefined }): Promise<number> {
+  const job: LossJob = { kind: 'bc', batch: padBatch(transcripts, agent.tokenizer.padId), clipEpsilon: 0, klCoef: 0 };
+  return (await optimizerStep(agent, optimizer, job, { maxGradNorm, twin })).loss;
 }

@@ -8,7 +8,7 @@ import { harnessShape, harnessHash, trainingHarness, type Harness } from '../gym
  */
 export const trainShape = {
   seed: z.number().int().min(0).default(0).describe('master seed: BC demos, init, every GRPO segment'),
-  bcSteps: z.number().int().min(0).default(150).describe('behaviour-cloning optimizer steps (the RL base agent)'),
+  bcSteps: z.number().int().min(0).default(80).describe('behaviour-cloning optimizer steps (the RL base agent)'),
   bcBatchSize: z.number().int().min(1).default(64).describe('demonstration episodes per BC step'),
   bcLearningRate: z.number().positive().default(3e-3).describe('Adam learning rate for behaviour cloning'),
   steps: z.number().int().min(0).default(80).describe('GRPO steps in all'),
@@ -16,8 +16,11 @@ export const trainShape = {
   learningRate: z.number().positive().default(1e-3).describe('Adam learning rate for GRPO'),
   clipEpsilon: z.number().positive().default(0.2).describe('PPO-style clip range of the probability ratio'),
   klCoef: z.number().min(0).default(0).describe('weight of the k3 KL penalty to the reference (base) policy; 0 = no reference'),
+  entropyCoef: z.number().min(0).default(0).describe('weight of an entropy bonus on the policy\'s action tokens (PPO\'s c2); 0 = none'),
   scaleRewards: z.boolean().default(true).describe('divide group-relative advantages by the group std (false: mean-centre only)'),
-  updateEpochs: z.number().int().min(1).default(1).describe('optimizer passes over each step\'s rollouts'),
+  updateEpochs: z.number().int().min(1).default(4).describe('optimizer passes over each step\'s rollouts'),
+  maxGradNorm: z.number().positive().default(1).describe('clip the gradient to this global L2 norm before each Adam step'),
+  parallel: z.boolean().default(true).describe('play rollouts and compute gradients on two threads (both cores); changes numbers only by float rounding'),
   evalEvery: z.number().int().min(1).default(10).describe('GRPO steps between held-out evalPass measurements'),
   evalEpisodesPerTask: z.number().int().min(1).default(4).describe('episodes per held-out task in evalPass'),
 };

@@ -37,12 +37,14 @@ export interface GrpoInputs {
  *   ratio = exp(perTokenLogps - oldPerTokenLogps)
  *   perTokenLoss = -min(ratio * A, clip(ratio, 1 - eps, 1 + eps) * A) + beta * KL_k3
  *   KL_k3 = exp(ref - logp) - (ref - logp) - 1   (Schulman's k3 estimator, always >= 0)
+ *   optionally - entropyCoef * H[pi(. | context)] at each action token (PPO's entropy bonus)
  *   loss = mean over sequences of the masked mean over the policy's tokens.
  * Only action tokens carry loss: observation tokens are masked out (targetMask 0).
  */
-export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, klCoef }: { clipEpsilon: number; klCoef: number }): tf.Scalar {
+export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, klCoef, entropyCoef = 0 }: { clipEpsilon: number; klCoef: number; entropyCoef?: number }): tf.Scalar {
   return tf.tidy(() => {
-    const perTokenLogps = model.tokenLogProbs(inputs.ids); // [B, T-1]
+    const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids) : undefined;
+    const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids); // [B, T-1]
     const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldLogProbs));
     const advantages = tf.expandDims(inputs.advantages, 1); // [B, 1]
     const unclipped = tf.mul(ratio, advantages);
@@ -53,6 +55,9 @@ export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, 
       const kl = tf.sub(tf.sub(tf.exp(delta), delta), 1);
       perTokenLoss = tf.add(perTokenLoss, tf.mul(kl, klCoef));
     }
+    // Entropy bonus (PPO's c2 * S[pi], Schulman et al. 2017, eq. 9): keeps every edit op in play
+    // so that a type whose op the policy has stopped sampling can still be rediscovered.
+    if (stats !== undefined) perTokenLoss = tf.sub(perTokenLoss, tf.mul(stats.entropy, entropyCoef));
     return maskedSequenceMean(perTokenLoss as tf.Tensor2D, inputs.targetMask);
   });
 }

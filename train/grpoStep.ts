@@ -1,9 +1,13 @@
-import * as tf from '@tensorflow/tfjs';
+import type * as tf from '@tensorflow/tfjs';
+import * as tfjs from '@tensorflow/tfjs';
 import type { Harness, Task } from '../gym/index.ts';
-import { rollout, type Agent, type EpisodeRecord, type EpisodeSpec } from '../agent/index.ts';
+import { episodeSpec, rollout, type Agent, type EpisodeRecord, type EpisodeSpec } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, padBatch } from './batch.ts';
-import { groupAdvantages, grpoLoss, meanKl } from './grpo.ts';
+import { groupAdvantages, meanKl } from './grpo.ts';
+import type { LossJob } from './jobs.ts';
+import { optimizerStep } from './optimize.ts';
+import type { TwinWorker } from './twin.ts';
 import type { RLConfig } from './config.ts';
 
 export interface StepStats {
@@ -11,6 +15,7 @@ export interface StepStats {
   zeroAdvantageGroups: number;
   loss: number;
   kl: number;
+  gradNorm: number;
   firstEditEntropy: number;
   rolloutSeconds: number;
   updateSeconds: number;
@@ -28,21 +33,23 @@ export function firstEditEntropy(records: readonly EpisodeRecord[]): number {
   return entropy;
 }
 
+/** Plays the specs on one thread, or split with the twin worker. */
+export function playEpisodes(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], temperature: number, twin?: TwinWorker): Promise<EpisodeRecord[]> {
+  return twin !== undefined ? twin.rollout(agent, harness, tasks, specs, temperature) : Promise.resolve(rollout(agent, harness, tasks, specs, { temperature }));
+}
+
 /**
  * One GRPO step: a group of `groupSize` episodes per training task at the harness temperature,
- * group-relative advantages, then `updateEpochs` Adam steps on the clipped loss over the policy's
- * own tokens. Returns what the run log records.
+ * group-relative advantages, then `updateEpochs` clipped Adam steps on the clipped loss over the
+ * policy's own tokens (groups whose rewards are all equal carry no gradient and are left out).
  */
-export function grpoStep(agent: Agent, optimizer: tf.Optimizer, config: RLConfig, harness: Harness, trainTasks: readonly Task[], rng: Rng, reference?: Agent): StepStats {
+export async function grpoStep(
+  agent: Agent, optimizer: tf.Optimizer, config: RLConfig, harness: Harness, trainTasks: readonly Task[], rng: Rng,
+  { reference, twin }: { reference?: Agent | undefined; twin?: TwinWorker | undefined } = {},
+): Promise<StepStats> {
   const rolloutStart = performance.now();
-  const specs: EpisodeSpec[] = [];
-  for (const task of trainTasks) {
-    for (let g = 0; g < config.groupSize; g += 1) {
-      const stream = rng.fork(`${task.name}/${g}`);
-      specs.push({ task: task.name, envSeed: stream.uint32(), rng: stream });
-    }
-  }
-  const records = rollout(agent, harness, trainTasks, specs, { temperature: config.temperature });
+  const specs = trainTasks.flatMap((task) => Array.from({ length: config.groupSize }, (_, g) => episodeSpec(task.name, rng.fork(`${task.name}/${g}`))));
+  const records = await playEpisodes(agent, harness, trainTasks, specs, config.temperature, twin);
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
 
   const rewards = records.map((record) => record.reward);
@@ -55,22 +62,26 @@ export function grpoStep(agent: Agent, optimizer: tf.Optimizer, config: RLConfig
   const updateStart = performance.now();
   let loss = 0;
   let kl = 0;
-  // Groups with zero advantage carry no policy gradient (and no KL when klCoef is 0): skip them.
+  let gradNorm = 0;
   const useful = records.map((_, i) => i).filter((i) => advantages[i] !== 0 || config.klCoef > 0);
   if (useful.length > 0) {
     const batch = padBatch(useful.map((i) => records[i]!), agent.tokenizer.padId);
+    const refLogProbs = reference !== undefined && config.klCoef > 0
+      ? tfjs.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
+      : undefined;
+    const job: LossJob = {
+      kind: 'grpo', batch, advantages: Float32Array.from(useful.map((i) => advantages[i]!)), clipEpsilon: config.clipEpsilon, klCoef: config.klCoef, entropyCoef: config.entropyCoef,
+      ...(refLogProbs !== undefined ? { refLogProbs } : {}),
+    };
     for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
-      const stats = tf.tidy(() => {
+      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin }));
+    }
+    if (refLogProbs !== undefined) {
+      kl = tfjs.tidy(() => {
         const tensors = batchTensors(batch);
-        const advantageTensor = tf.tensor1d(useful.map((i) => advantages[i]!));
-        const refLogProbs = reference !== undefined && config.klCoef > 0 ? reference.model.tokenLogProbs(tensors.ids) : undefined;
-        const inputs = { ...tensors, advantages: advantageTensor, ...(refLogProbs !== undefined ? { refLogProbs } : {}) };
-        const cost = optimizer.minimize(() => grpoLoss(agent.model, inputs, config), true, agent.model.variables());
-        const klValue = refLogProbs !== undefined ? meanKl(agent.model.tokenLogProbs(tensors.ids), refLogProbs, tensors.targetMask) : 0;
-        return { loss: cost!.dataSync()[0]!, kl: klValue };
+        const ref = tfjs.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
+        return meanKl(agent.model.tokenLogProbs(tensors.ids), ref, tensors.targetMask);
       });
-      loss = stats.loss;
-      kl = stats.kl;
     }
   }
   return {
@@ -78,6 +89,7 @@ export function grpoStep(agent: Agent, optimizer: tf.Optimizer, config: RLConfig
     zeroAdvantageGroups: zeroGroups / (advantages.length / config.groupSize),
     loss,
     kl,
+    gradNorm,
     firstEditEntropy: firstEditEntropy(records),
     rolloutSeconds,
     updateSeconds: (performance.now() - updateStart) / 1000,

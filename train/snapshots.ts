@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { makeTasks, type Task } from '../gym/index.ts';
 import {
-  activeBackend, buildTokenizer, createModel, defaultModelConfig, episodeSpecs, loadAgent, rollout, saveCheckpoint, type Agent,
+  activeBackend, buildTokenizer, createModel, defaultModelConfig, episodeSpecs, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
@@ -11,7 +11,8 @@ import type { RunLog } from '../lib/log.ts';
 import { progressBar } from '../lib/progress.ts';
 import { harnessHash, harnessOf, type RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
-import { grpoStep } from './grpoStep.ts';
+import { grpoStep, playEpisodes } from './grpoStep.ts';
+import { TwinWorker } from './twin.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -34,8 +35,8 @@ export function snapshotDir(runDir: string, step: number): string {
 }
 
 /** Held-out pass rate from `episodes` episodes per task (hidden tests, harness temperature). */
-export function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng): number {
-  const records = rollout(agent, harnessOf(config), heldOut, episodeSpecs(heldOut, episodes, rng));
+export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, twin?: TwinWorker): Promise<number> {
+  const records = await playEpisodes(agent, harnessOf(config), heldOut, episodeSpecs(heldOut, episodes, rng), config.temperature, twin);
   return records.filter((record) => record.submitted && record.hiddenPass).length / records.length;
 }
 
@@ -77,82 +78,91 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
 
   // Step 0: behaviour cloning, or the saved base agent.
   let resumedFrom: number | null = null;
-  let agent = await tryLoad(snapshotDir(runDir, 0));
-  if (agent !== undefined) {
-    resumedFrom = 0;
-  } else {
-    const bcStart = performance.now();
-    const tokenizer = buildTokenizer(makeTasks('all'));
-    const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'));
-    agent = { model, tokenizer };
-    log.say(`backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words`);
-    const optimizer = tf.train.adam(config.bcLearningRate);
-    const demoRng = rng.fork('bc');
-    const bar = progressBar('bc', config.bcSteps);
-    let loss = NaN;
-    for (let step = 1; step <= config.bcSteps; step += 1) {
-      loss = bcStep(model, optimizer, demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer), tokenizer.padId);
-      if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
-      bar.tick(step, `loss ${loss.toFixed(3)}`);
-    }
-    bar.done();
-    optimizer.dispose();
-    seconds.bc = (performance.now() - bcStart) / 1000;
-    const evalStart = performance.now();
-    const pass = evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork('eval/0'));
-    seconds.evals += (performance.now() - evalStart) / 1000;
-    await saveCheckpoint(snapshotDir(runDir, 0), model, { ...manifestExtra(0), tokenizer: tokenizer.words, evalPass: pass });
-    log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
-    log.say(`step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`);
-  }
-
-  const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0)) : undefined;
   const snapshots = [snapshotDir(runDir, 0)];
   const evalHistory: TrainSummary['evalPass'] = [];
-  const segments = Math.ceil(config.steps / config.segmentSteps);
-  for (let segment = 1; segment <= segments; segment += 1) {
-    const endStep = Math.min(segment * config.segmentSteps, config.steps);
-    const dir = snapshotDir(runDir, endStep);
-    const saved = await tryLoad(dir);
-    if (saved !== undefined) {
-      agent.model.dispose();
-      agent = saved;
-      resumedFrom = endStep;
-      snapshots.push(dir);
-      continue;
-    }
-    const segmentRng = rng.fork(`segment-${segment}`);
-    const optimizer = tf.train.adam(config.learningRate);
-    const startStep = (segment - 1) * config.segmentSteps;
-    const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
-    let last = { meanReward: 0, zeroAdvantageGroups: 0, loss: 0, kl: 0, firstEditEntropy: 0 };
-    for (let step = startStep + 1; step <= endStep; step += 1) {
-      const stats = grpoStep(agent, optimizer, config, harness, train, segmentRng.fork(`step-${step}`), reference);
-      seconds.rollouts += stats.rolloutSeconds;
-      seconds.updates += stats.updateSeconds;
-      last = stats;
-      const fields: Record<string, number> = {
-        step, 'charts/meanReward': stats.meanReward, 'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
-        'losses/policy': stats.loss, 'losses/kl': stats.kl, 'charts/firstEditEntropy': stats.firstEditEntropy,
-      };
-      if (step % config.evalEvery === 0) {
-        const evalStart = performance.now();
-        fields['charts/evalPass'] = evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork(`eval/${step}`));
-        seconds.evals += (performance.now() - evalStart) / 1000;
-        evalHistory.push({ step, evalPass: fields['charts/evalPass'] });
+  let twin: TwinWorker | undefined;
+  let agent = await tryLoad(snapshotDir(runDir, 0));
+  try {
+    if (agent !== undefined) {
+      resumedFrom = 0;
+    } else {
+      const bcStart = performance.now();
+      const tokenizer = buildTokenizer(makeTasks('all'));
+      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'));
+      agent = { model, tokenizer };
+      log.say(`backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`);
+      if (config.parallel) twin = await TwinWorker.start(agent, backend);
+      const optimizer = tf.train.adam(config.bcLearningRate);
+      const demoRng = rng.fork('bc');
+      const bar = progressBar('bc', config.bcSteps);
+      let loss = NaN;
+      for (let step = 1; step <= config.bcSteps; step += 1) {
+        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer);
+        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, twin });
+        if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
+        bar.tick(step, `loss ${loss.toFixed(3)}`);
       }
-      log.record('grpo/step', fields);
-      bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
+      bar.done();
+      optimizer.dispose();
+      seconds.bc = (performance.now() - bcStart) / 1000;
+      const evalStart = performance.now();
+      const pass = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork('eval/0'), twin);
+      seconds.evals += (performance.now() - evalStart) / 1000;
+      saveCheckpoint(snapshotDir(runDir, 0), model, { ...manifestExtra(0), tokenizer: tokenizer.words, evalPass: pass });
+      log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
+      log.say(`step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`);
     }
-    bar.done();
-    optimizer.dispose();
-    const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
-    await saveCheckpoint(dir, agent.model, { ...manifestExtra(endStep), tokenizer: agent.tokenizer.words, evalPass: pass });
-    snapshots.push(dir);
-    log.say(
-      `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
-        `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,
-    );
+    const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0)) : undefined;
+    const segments = Math.ceil(config.steps / config.segmentSteps);
+    for (let segment = 1; segment <= segments; segment += 1) {
+      const endStep = Math.min(segment * config.segmentSteps, config.steps);
+      const dir = snapshotDir(runDir, endStep);
+      const saved = await tryLoad(dir);
+      if (saved !== undefined) {
+        agent.model.dispose();
+        agent = saved;
+        resumedFrom = endStep;
+        snapshots.push(dir);
+        continue;
+      }
+      if (config.parallel && twin === undefined) twin = await TwinWorker.start(agent, backend);
+      else if (twin !== undefined) await twin.syncWeights(agent);
+      const segmentRng = rng.fork(`segment-${segment}`);
+      const optimizer = tf.train.adam(config.learningRate);
+      const startStep = (segment - 1) * config.segmentSteps;
+      const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
+      let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
+      for (let step = startStep + 1; step <= endStep; step += 1) {
+        const stats = await grpoStep(agent, optimizer, config, harness, train, segmentRng.fork(`step-${step}`), { reference, twin });
+        seconds.rollouts += stats.rolloutSeconds;
+        seconds.updates += stats.updateSeconds;
+        last = stats;
+        const fields: Record<string, number> = {
+          step, 'charts/meanReward': stats.meanReward, 'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
+          'losses/policy': stats.loss, 'losses/kl': stats.kl, 'losses/gradNorm': stats.gradNorm, 'charts/firstEditEntropy': stats.firstEditEntropy,
+        };
+        if (step % config.evalEvery === 0) {
+          const evalStart = performance.now();
+          fields['charts/evalPass'] = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork(`eval/${step}`), twin);
+          seconds.evals += (performance.now() - evalStart) / 1000;
+          evalHistory.push({ step, evalPass: fields['charts/evalPass'] });
+        }
+        log.record('grpo/step', fields);
+        bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
+      }
+      bar.done();
+      optimizer.dispose();
+      const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
+      saveCheckpoint(dir, agent.model, { ...manifestExtra(endStep), tokenizer: agent.tokenizer.words, evalPass: pass });
+      snapshots.push(dir);
+      log.say(
+        `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
+          `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,
+      );
+    }
+    reference?.model.dispose();
+  } finally {
+    await twin?.close();
   }
   seconds.total = (performance.now() - started) / 1000;
   const summary: TrainSummary = {
@@ -161,6 +171,5 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
   writeJsonAtomic(join(runDir, 'summary.json'), summary);
   log.record('run/done', { ...summary });
   agent.model.dispose();
-  reference?.model.dispose();
   return summary;
 }

@@ -35,7 +35,7 @@ export const command: Command = {
     seed: { type: 'string', description: 'master seed of the run', default: '0' },
     name: { type: 'string', description: 'run name: checkpoints go to runs/<name>', default: 'default, or seedS with --seed S' },
     steps: { type: 'string', description: 'GRPO steps', default: '80' },
-    'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '150' },
+    'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80' },
     config: { type: 'string', description: 'JSON file of RLConfig fields (see docs/TRAINING.md)' },
     'runs-dir': { type: 'string', description: 'folder that holds the runs', default: 'runs' },
     backend: { type: 'string', description: `tfjs backend: ${BACKENDS.join(', ')} (env TINYAGENT_BACKEND)`, default: 'auto' },
@@ -46,7 +46,7 @@ export const command: Command = {
     const overrides: Record<string, unknown> = {};
     if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, { min: 0 });
     if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, { min: 0 });
-    if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 150, { min: 0 });
+    if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, { min: 0 });
     const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed${overrides.seed}` : 'default');
     if (!/^[\w.-]+$/.test(name)) throw new UsageError(`--name must be letters, digits, '.', '-' or '_', got '${name}'`);
     const config = configFromArgs(stringFlag(args, 'config'), overrides);

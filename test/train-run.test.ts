@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { makeTasks } from '../gym/index.ts';
+import { buildTokenizer, checkpointChecksum, createModel, defaultModelConfig, initBackend, rollout, episodeSpecs, type Agent } from '../agent/index.ts';
+import { batchTensors, defaultRLConfig, demoTranscripts, grpoStep, harnessOf, padBatch, trainSnapshots, bcLoss } from '../train/index.ts';
+import { openRunLog } from '../lib/log.ts';
+import { Rng } from '../lib/rng.ts';
+
+const tiny = { bcSteps: 2, bcBatchSize: 4, steps: 2, segmentSteps: 1, groupSize: 2, evalEpisodesPerTask: 1, evalEvery: 1 };
+let workDir: string;
+let agent: Agent;
+
+beforeAll(async () => {
+  await initBackend({ preference: 'wasm' });
+  workDir = mkdtempSync(join(tmpdir(), 'tinyagent-train-'));
+  const tokenizer = buildTokenizer(makeTasks('all'));
+  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model')), tokenizer };
+});
+
+afterAll(() => {
+  agent.model.dispose();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('trainSnapshots', () => {
+  async function run(name: string, overrides: Record<string, unknown>) {
+    const runDir = join(workDir, name);
+    const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), { runDir, log: openRunLog(runDir, { quiet: true }) });
+    return { runDir, summary, checksums: summary.snapshots.map((dir) => checkpointChecksum(dir)) };
+  }
+
+  it('gives identical checkpoints for the same seed, and different ones for another seed (one thread)', async () => {
+    const first = await run('a', { parallel: false });
+    const second = await run('b', { parallel: false });
+    expect(first.summary.snapshots.map((dir) => dir.split('/').pop())).toEqual(['step-0', 'step-1', 'step-2']);
+    expect(second.checksums).toEqual(first.checksums);
+    const other = await run('c', { parallel: false, seed: 1 });
+    expect(other.checksums[0]).not.toEqual(first.checksums[0]);
+  });
+
+  it('gives identical checkpoints for the same seed with the worker thread', async () => {
+    const first = await run('p1', { parallel: true });
+    const second = await run('p2', { parallel: true });
+    expect(second.checksums).toEqual(first.checksums);
+  });
+
+  it('resumes an interrupted run from its last complete snapshot and ends with the same checkpoints', async () => {
+    const full = await run('r-full', { parallel: false });
+    const partial = await run('r-part', { parallel: false, steps: 1 });
+    expect(partial.summary.snapshots).toHaveLength(2);
+    const resumed = await run('r-part', { parallel: false });
+    expect(resumed.summary.resumedFrom).toBe(1);
+    expect(resumed.checksums).toEqual(full.checksums);
+    expect(existsSync(join(resumed.runDir, 'log.jsonl'))).toBe(true);
+  });
+
+  it('refuses to resume a run folder that holds a different config, naming the field', async () => {
+    await expect(run('r-full', { parallel: false, learningRate: 0.5 })).rejects.toThrow(/learningRate/);
+    expect(JSON.parse(readFileSync(join(workDir, 'r-full', 'config.json'), 'utf8')).config.learningRate).toBe(defaultRLConfig().learningRate);
+  });
+});
+
+describe('GRPO step', () => {
+  it('does not leak tensors across a training step and a batch of rollouts', async () => {
+    const config = defaultRLConfig({ ...tiny, parallel: false });
+    const train = makeTasks('train').slice(0, 3);
+    const optimizer = tf.train.adam(1e-3);
+    // A first step creates Adam's slot variables; count after it.
+    await grpoStep(agent, optimizer, config, harnessOf(config), train, new Rng('leak/0'));
+    const before = tf.memory().numTensors;
+    await grpoStep(agent, optimizer, config, harnessOf(config), train, new Rng('leak/1'));
+    rollout(agent, harnessOf(config), train, episodeSpecs(train, 2, new Rng('leak/2')));
+    expect(tf.memory().numTensors).toBe(before);
+    optimizer.dispose();
+  });
+
+  it('uses the sampling pass log-probabilities: recomputed ones match on every action token', () => {
+    const config = defaultRLConfig();
+    const tasks = makeTasks('heldout');
+    const records = rollout(agent, harnessOf(config), tasks, episodeSpecs(tasks, 2, new Rng('logp')), { temperature: 1 });
+    const batch = padBatch(records, agent.tokenizer.padId);
+    const recomputed = tf.tidy(() => agent.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array);
+    let compared = 0;
+    batch.targetMask.forEach((mask, i) => {
+      if (mask !== 1) return;
+      expect(Math.abs(recomputed[i]! - batch.oldLogProbs[i]!)).toBeLessThan(1e-4);
+      compared += 1;
+    });
+    expect(compared).toBeGreaterThan(records.length * 2);
+  });
+});
+
+describe('loss masking', () => {
+  it('puts no gradient through observation tokens: perturbing their targets leaves the gradient unchanged', () => {
+    const config = defaultRLConfig();
+    const [demo] = demoTranscripts(harnessOf(config), makeTasks('train'), 1, new Rng('mask'), agent.tokenizer);
+    // Cut the transcript right after an observation, so its last tokens are observation tokens
+    // that no later action reads: they appear only as (masked) targets.
+    const tokens = [...demo!.tokens];
+    const lastAction = demo!.actionMask.lastIndexOf(1);
+    const cut = demo!.actionMask.findIndex((m, t) => t > demo!.actionMask.indexOf(1) + 2 && m === 1) - 1;
+    expect(cut).toBeGreaterThan(0);
+    expect(lastAction).toBeGreaterThan(cut);
+    const transcript = { tokens: tokens.slice(0, cut + 1), actionMask: demo!.actionMask.slice(0, cut + 1) };
+    expect(transcript.actionMask[cut]).toBe(0);
+    const perturbed = { ...transcript, tokens: transcript.tokens.map((token, t) => (t >= cut - 2 && transcript.actionMask[t] === 0 ? agent.tokenizer.unkId : token)) };
+    expect(perturbed.tokens).not.toEqual(transcript.tokens);
+    const gradient = (t: typeof transcript) =>
+      tf.tidy(() => {
+        const { ids, targetMask } = batchTensors(padBatch([t], agent.tokenizer.padId));
+        const { grads } = tf.variableGrads(() => bcLoss(agent.model, ids, targetMask), agent.model.variables());
+        return Object.values(grads).map((g) => Array.from(g.dataSync()));
+      });
+    expect(gradient(perturbed)).toEqual(gradient(transcript));
+    // And the test can fail: perturbing an action token does change the gradient.
+    const actionPerturbed = { ...transcript, tokens: transcript.tokens.map((token, t) => (t === transcript.actionMask.indexOf(1) ? agent.tokenizer.unkId : token)) };
+    expect(gradient(actionPerturbed)).not.toEqual(gradient(transcript));
+  });
+});

@@ -1,0 +1,49 @@
+import { parentPort } from 'node:worker_threads';
+import { initBackend, modelFromWeights, rolloutBatch, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
+import type { WorkerRequest, WorkerReply } from './twin.ts';
+import { jobGradients } from './jobs.ts';
+
+/**
+ * The second core: holds a copy of the policy and, on request, plays a share of the rollouts or
+ * computes the gradient of a share of a batch. Requests are served strictly in order, so a
+ * weight update sent before a job is always applied before it.
+ */
+let agent: Agent | undefined;
+
+function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
+  switch (request.type) {
+    case 'init':
+      return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
+        agent = { model: modelFromWeights(request.modelConfig, request.weights), tokenizer: tokenizerFromWords(request.words) };
+        return { type: 'ready', backend };
+      });
+    case 'weights':
+      setWeights(ready().model, request.weights);
+      return { type: 'ok' };
+    case 'rollout':
+      return { type: 'records', records: rolloutBatch(ready(), request.harness, request.tasks, request.specs, { temperature: request.temperature }) };
+    case 'gradients': {
+      const { loss, grads } = jobGradients(ready().model, request.job);
+      return { type: 'gradients', loss, grads };
+    }
+    case 'close':
+      agent?.model.dispose();
+      return { type: 'ok' };
+  }
+}
+
+function ready(): Agent {
+  if (agent === undefined) throw new Error('training worker: no model yet (init first)');
+  return agent;
+}
+
+let queue = Promise.resolve();
+parentPort!.on('message', (request: WorkerRequest) => {
+  queue = queue.then(async () => {
+    try {
+      parentPort!.postMessage(await serve(request));
+    } catch (error) {
+      parentPort!.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
+    }
+  });
+});
