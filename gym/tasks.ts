@@ -14,9 +14,8 @@ import { renderWords, splitWords } from './words.ts';
  *   variant does, and the held-out `zero` task `speed` both multiplies and floor-divides. A
  *   policy that leans on "`*` goes with fix_comparison" is right on half the compare tasks and
  *   wrong on `speed`: the narrowing chapter 17.7 measures. Surface features (`+`, `.length`,
- *   `Math.`) are spread across types, so that only the bug's own site is a reliable cue; with
- *   all four training compare variants multiplying, the trained policy learned `*` instead of
- *   `<` and failed both held-out compare tasks (held-out pass@1 0.51 at step 80).
+ *   `Math.` calls) are spread across types, so that only the bug's own site is a reliable cue
+ *   (docs/GYM.md tells what happened to the trained policy when they were not).
  * - Tests: public tests (2-3) include at least one the buggy source fails; hidden tests are the
  *   public ones plus inputs that are not public and on which the buggy source is wrong, so a
  *   patch that only special-cases the public inputs fails them. Public arguments and results are
@@ -45,9 +44,9 @@ const DEFINITIONS: TaskDefinition[] = [
   { name: 'share', type: 'zero', source: 'function share(amount, people) { return Math.round(amount / people); }',
     spec: 'each person gets a rounded share of the amount',
     publicTests: [t([10, 4], 3), t([6, 3], 2), t([9, 0], 0)], extraHiddenTests: [t([7, 0], 0), t([12, 5], 2)] },
-  { name: 'per_hour', type: 'zero', source: 'function per_hour(jobs, hours) { const rate = jobs / hours; return rate; }',
-    spec: 'jobs finished per hour worked , zero without hours',
-    publicTests: [t([8, 2], 4), t([0, 0], 0)], extraHiddenTests: [t([3, 0], 0), t([9, 3], 3)] },
+  { name: 'per_hour', type: 'zero', source: 'function per_hour(jobs, hours) { return Math.floor(jobs / hours); }',
+    spec: 'whole jobs finished per hour worked , zero without hours',
+    publicTests: [t([8, 2], 4), t([0, 0], 0)], extraHiddenTests: [t([3, 0], 0), t([9, 3], 3), t([7, 2], 3)] },
   { name: 'unit_cost', type: 'zero', source: 'function unit_cost(price, units) { return (price + 5) / units; }',
     spec: 'price plus five for shipping split over units',
     publicTests: [t([15, 2], 10), t([5, 0], 0)], extraHiddenTests: [t([1, 0], 0), t([7, 4], 3)] },
@@ -88,9 +87,9 @@ const DEFINITIONS: TaskDefinition[] = [
   { name: 'item_at', type: 'off_by_one', source: 'function item_at(s, i) { return s.charAt(i - 1); }',
     spec: 'the letter at position i , counting from zero',
     publicTests: [t(['abc', 0], 'a'), t(['xyz', 2], 'z')], extraHiddenTests: [t(['hello', 1], 'e'), t(['hi', 1], 'i')] },
-  { name: 'days_between', type: 'off_by_one', source: 'function days_between(start, end) { return end - start - 1; }',
-    spec: 'number of days from start to end',
-    publicTests: [t([1, 5], 4), t([3, 3], 0)], extraHiddenTests: [t([2, 9], 7), t([0, 10], 10)] },
+  { name: 'days_between', type: 'off_by_one', source: 'function days_between(start, end) { return Math.abs(end - start) - 1; }',
+    spec: 'number of days between the two dates',
+    publicTests: [t([1, 5], 4), t([3, 3], 0)], extraHiddenTests: [t([2, 9], 7), t([10, 0], 10)] },
   { name: 'tail', type: 'off_by_one', source: 'function tail(s, n) { return s.slice(s.length - n - 1); }',
     spec: 'the last n letters of the text',
     publicTests: [t(['hello', 2], 'lo'), t(['ab', 1], 'b')], extraHiddenTests: [t(['world', 3], 'rld'), t(['abc', 3], 'abc')] },

@@ -71,13 +71,19 @@ export const command: Command = {
     const seconds = (performance.now() - started) / 1000;
     loaded.agent.model.dispose();
 
-    const firstEdit: Record<string, number> = {};
-    for (const record of result.records) firstEdit[record.firstEditOp ?? '(none)'] = (firstEdit[record.firstEditOp ?? '(none)'] ?? 0) + 1;
+    const countOps = (records: typeof result.records) => {
+      const counts: Record<string, number> = {};
+      for (const record of records) counts[record.firstEditOp ?? '(none)'] = (counts[record.firstEditOp ?? '(none)'] ?? 0) + 1;
+      return counts;
+    };
+    const firstEdit = countOps(result.records);
+    const firstEditByTask = Object.fromEntries(result.perTask.map((count, j) => [count.name, countOps(result.records.slice(j * episodes, (j + 1) * episodes))]));
     const meanReadCalls = result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
     const report = {
       passAt1: result.passAt1,
       perTask: result.perTask,
       firstEdit,
+      firstEditByTask,
       meanReadCalls,
       episodesPerTask: episodes,
       split,
@@ -99,8 +105,11 @@ export const command: Command = {
       return;
     }
     process.stdout.write(`checkpoint ${dir} (step ${String(report.checkpoint.step)}), backend ${backend}, harness ${report.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
-    for (const count of result.perTask) process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}\n`);
+    const topOps = (counts: Record<string, number>) => Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n}`).join(', ');
+    for (const count of result.perTask) {
+      process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`);
+    }
     process.stdout.write(`pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`);
-    process.stdout.write(`first edit: ${Object.entries(firstEdit).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n}`).join(', ')}\n`);
+    process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
   },
 };
