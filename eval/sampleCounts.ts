@@ -2,7 +2,7 @@ import type { Harness, Task } from '../gym/index.ts';
 import { episodeSpecs, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 
-export { writeResultFile, type ResultRow } from './resultWriter.ts';
+export { writeResultFile, type ResultSample } from './io/resultWriter.ts';
 
 export interface TaskCount {
   task: number;
