@@ -66,21 +66,33 @@ export interface ResetOptions {
   } | undefined;
 }
 
-/** A task as the policy sees it under one name: precomputed once per (task, name). */
+/**
+ * A task as the policy sees it: the function renamed (`name`) and, with `renameParams`, its
+ * parameters renamed too (`params`, aligned with `task.params`). Precomputed once per rename.
+ */
 interface TaskView {
   name: string;
+  params: readonly string[];
   header: readonly string[];
+  /** word -> word swaps applied to everything the policy reads. */
+  swaps: ReadonlyMap<string, string>;
+  key: string;
 }
 
 const viewCache = new Map<string, TaskView>();
 
-function viewOf(task: Task, name: string): TaskView {
-  const key = `${task.source}\u0000${task.spec}\u0000${name}`;
+function viewOf(task: Task, name: string, params: readonly string[] = task.params): TaskView {
+  const key = `${task.id}\u0000${name}\u0000${params.join(',')}`;
   let view = viewCache.get(key);
   if (view === undefined) {
-    const rename = (word: string) => (word === task.name ? name : word);
+    const swaps = new Map<string, string>();
+    if (name !== task.name) swaps.set(task.name, name);
+    task.params.forEach((param, i) => {
+      if (params[i] !== param) swaps.set(param, params[i]!);
+    });
+    const rename = (word: string) => swaps.get(word) ?? word;
     const header = Object.freeze(['<task>', name, ':', ...specWords(task.spec).map(rename), '</task>']);
-    view = { name, header };
+    view = { name, params, header, swaps, key };
     viewCache.set(key, view);
   }
   return view;
@@ -89,25 +101,38 @@ function viewOf(task: Task, name: string): TaskView {
 const renameCache = new Map<string, readonly string[]>();
 
 /**
- * The words of `source` with the function name `from` replaced by `to`.
+ * The words of `source` as `view` shows them: the function name and (with `renameParams`) the
+ * parameters swapped for their renames.
  *
- * The env keeps each episode's source under the task's own name, applies ops and runs tests on
- * it, and renames only what the policy sees. Renaming is a one-to-one swap of one word that no
- * op reads (ops key on `/`, `<`, `>`, `- 1`, `!`, `Math.min`, the braces and the parameters),
- * so it commutes with every op, and a function's behaviour does not depend on its name; a test
- * checks both. The payoff: the sandbox cache is shared by all 30 names of a task, so rollouts
- * with renaming stay as fast as without.
+ * The env keeps each episode's source under the task's own names, applies ops and runs tests on
+ * it, and renames only what the policy sees. Renaming is a one-to-one swap of words that no op
+ * keys on (ops key on `/`, `<`, `>`, `- 1`, `!`, `Math.min` and the braces; the gaming op reads
+ * the parameter list, which is swapped consistently), so it commutes with every op, and a
+ * function's behaviour does not depend on its names; a test checks both. The payoff: the
+ * sandbox cache is shared by all renames of a task, so rollouts with renaming stay fast.
  */
-function renamedWords(source: string, from: string, to: string): readonly string[] {
-  if (from === to) return splitWords(source);
-  const key = `${to}\u0000${source}`;
+function renamedWords(source: string, view: TaskView): readonly string[] {
+  if (view.swaps.size === 0) return splitWords(source);
+  const key = `${view.key}\u0000${source}`;
   let words = renameCache.get(key);
   if (words === undefined) {
-    words = Object.freeze(splitWords(source).map((word) => (word === from ? to : word)));
+    words = Object.freeze(splitWords(source).map((word) => view.swaps.get(word) ?? word));
     if (renameCache.size > 100_000) renameCache.clear();
     renameCache.set(key, words);
   }
   return words;
+}
+
+/**
+ * Parameter names a task's parameters may be renamed to: every parameter name of the 30 tasks,
+ * less any word the task's own source or spec uses for something else (so a swap never
+ * captures another identifier).
+ */
+const PARAM_POOL: readonly string[] = [...new Set(makeTasks('all').flatMap((task) => task.params))].sort();
+
+function paramCandidates(task: Task): readonly string[] {
+  const taken = new Set([...splitWords(task.source), ...specWords(task.spec)].filter((word) => !task.params.includes(word)));
+  return PARAM_POOL.filter((param) => !taken.has(param));
 }
 
 /** Names a task may be renamed to: the pool minus its own name. */
@@ -181,7 +206,7 @@ export class BugFixEnv {
   /** The source the episode holds now (after edits), under the episode's name: what `read` shows. */
   get currentSource(): string {
     const state = this.requireState();
-    return renderWords(renamedWords(state.source, state.task.name, state.view.name));
+    return renderWords(renamedWords(state.source, state.view));
   }
 
   /** The task of the current episode. */
@@ -201,7 +226,13 @@ export class BugFixEnv {
       }
       if (pool.length > 0) name = this.rng.pick(pool);
     }
-    const view = viewOf(task, name);
+    let params = task.params;
+    if (this.harness.renameParams) {
+      // Distinct draws without replacement from the pool, in parameter order.
+      const pool = [...paramCandidates(task)];
+      params = task.params.map(() => pool.splice(this.rng.int(pool.length), 1)[0]!);
+    }
+    const view = viewOf(task, name, params);
     const info: EpisodeInfo = {
       task: task.name, taskId: task.id, type: task.type, variant: task.variant, split: task.split, name,
       turn: 0, toolCalls: { read: 0, edit: 0, test: 0, submit: 0, malformed: 0 }, firstEditOp: null,
@@ -228,7 +259,7 @@ export class BugFixEnv {
     } else {
       info.toolCalls[tool] += 1;
       if (tool === 'read') {
-        observation = renamedWords(state.source, state.task.name, state.view.name);
+        observation = renamedWords(state.source, state.view);
       } else if (tool === 'edit') {
         observation = this.edit(state, action[1] as EditOp);
       } else if (tool === 'test') {

@@ -7,11 +7,11 @@ describe('harness config', () => {
     const harness = parseHarness({});
     expect(harness).toEqual({
       split: 'variant', heldOutType: 'zero', promptVersion: 'v1', maxTurns: 6, maxEdits: 1, contextTokens: 124, randomizeNames: true,
-      renamePool: 'all', temperature: 1, reward: 'hidden', success: 'submit_and_pass', groupSize: 8, testTimeoutMs: 50, maxActionTokens: 3,
+      renameParams: true, renamePool: 'all', temperature: 1, reward: 'hidden', success: 'submit_and_pass', groupSize: 8, testTimeoutMs: 50, maxActionTokens: 3,
     });
     for (const [field, schema] of Object.entries(harnessShape)) expect(schema.description, field).toBeTruthy();
     expect(trainingHarness()).toEqual(harness);
-    expect(plainEnv()).toMatchObject({ maxEdits: null, randomizeNames: false, reward: 'hidden' });
+    expect(plainEnv()).toMatchObject({ maxEdits: null, randomizeNames: false, renameParams: false, reward: 'hidden' });
   });
 
   it('names the field in every error: unknown field, wrong type, negative budget', () => {

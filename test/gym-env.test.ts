@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  EDIT_OPS, makeEnv, makeTasks, makeVectorEnv, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
+  applyOp, EDIT_OPS, makeEnv, makeTasks, makeVectorEnv, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
   splitWords, trainingHarness, type StepResult,
 } from '../gym/index.ts';
 
@@ -108,7 +108,7 @@ describe('BugFixEnv', () => {
   });
 
   it('renames every occurrence in source and spec header; tests follow the new name', () => {
-    const env = makeEnv(trainingHarness());
+    const env = makeEnv(trainingHarness({ renameParams: false }));
     for (let seed = 0; seed < 60; seed += 1) {
       const { info, observation } = env.reset({ seed });
       const task = all[info.taskId]!;
@@ -122,6 +122,30 @@ describe('BugFixEnv', () => {
       expect(runTests(env.currentSource, info.name, task.publicTests, { timeoutMs: 50 }))
         .toEqual(runTests(task.source, task.name, task.publicTests, { timeoutMs: 50 }));
     }
+  });
+
+  it('renames parameters consistently in source and spec: distinct names, same test outcomes, and they vary', () => {
+    const env = makeEnv(trainingHarness());
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 60; seed += 1) {
+      const { info } = env.reset({ seed });
+      const task = all[info.taskId]!;
+      const source = env.currentSource;
+      const params = source.slice(source.indexOf('(') + 1, source.indexOf(')')).split(',').map((p) => p.trim());
+      expect(params).toHaveLength(task.params.length);
+      expect(new Set(params).size).toBe(params.length);
+      seen.add(params.join(','));
+      for (const op of EDIT_OPS) {
+        // The view of an edited source equals the edit of the view: renaming commutes with ops.
+        const direct = applyOp(task.source, op, { publicTests: task.publicTests });
+        const env2 = makeEnv(trainingHarness({ maxEdits: null }));
+        const shown = env2.reset({ seed, options: { task: task.id } }).info.name;
+        env2.step(['edit', op, '<end>']);
+        expect(runTests(env2.currentSource, shown, task.hiddenTests, { timeoutMs: 50 }))
+          .toEqual(runTests(direct.source, task.name, task.hiddenTests, { timeoutMs: 50 }));
+      }
+    }
+    expect(seen.size).toBeGreaterThan(40);
   });
 
   it('draws renames uniformly from the chosen pool, minus the task\'s own name, and covers it', () => {
