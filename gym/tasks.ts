@@ -51,11 +51,11 @@ const DEFINITIONS: TaskDefinition[] = [
     spec: 'price plus five for shipping split over units',
     publicTests: [t([15, 2], 10), t([5, 0], 0)], extraHiddenTests: [t([1, 0], 0), t([7, 4], 3)] },
   { name: 'speed', type: 'zero', source: 'function speed(distance, minutes) { return Math.floor(distance * 60 / minutes); }',
-    spec: 'whole distance units covered per hour',
+    spec: 'whole distance units per hour',
     publicTests: [t([10, 30], 20), t([5, 0], 0), t([3, 4], 45)], extraHiddenTests: [t([7, 0], 0), t([1, 7], 8)] },
-  { name: 'per_day', type: 'zero', source: 'function per_day(total, days) { return Math.ceil(total / days); }',
-    spec: 'the total spread over the days , rounded up',
-    publicTests: [t([10, 3], 4), t([4, 0], 0)], extraHiddenTests: [t([9, 0], 0), t([8, 4], 2)] },
+  { name: 'per_day', type: 'zero', source: 'function per_day(total, days) { return Math.round(total / days); }',
+    spec: 'the total over the days , rounded',
+    publicTests: [t([10, 3], 3), t([4, 0], 0)], extraHiddenTests: [t([9, 0], 0), t([8, 4], 2), t([7, 2], 4)] },
 
   // compare: a strict comparison where the non-strict one is meant.
   { name: 'can_afford', type: 'compare', source: 'function can_afford(price, qty, budget) { return price * qty < budget; }',
@@ -71,7 +71,7 @@ const DEFINITIONS: TaskDefinition[] = [
     spec: 'true when the text has at most limit letters',
     publicTests: [t(['abc', 3], true), t(['hello', 2], false)], extraHiddenTests: [t(['ab', 2], true), t(['', 0], true), t(['abcd', 3], false)] },
   { name: 'under_cap', type: 'compare', source: 'function under_cap(total, item, cap) { return total + item < cap; }',
-    spec: 'true if adding the item stays within the cap',
+    spec: 'true when total plus item is at most cap',
     publicTests: [t([3, 4, 7], true), t([5, 5, 20], true)], extraHiddenTests: [t([10, 10, 20], true), t([9, 9, 10], false)] },
   { name: 'long_enough', type: 'compare', source: 'function long_enough(word, n) { return word.length > n; }',
     spec: 'true when the word has at least n letters',
@@ -91,11 +91,11 @@ const DEFINITIONS: TaskDefinition[] = [
     spec: 'number of days between the two dates',
     publicTests: [t([1, 5], 4), t([3, 3], 0)], extraHiddenTests: [t([2, 9], 7), t([10, 0], 10)] },
   { name: 'tail', type: 'off_by_one', source: 'function tail(s, n) { return s.slice(s.length - n - 1); }',
-    spec: 'the last n letters of the text',
+    spec: 'the n letters at the end of the text',
     publicTests: [t(['hello', 2], 'lo'), t(['ab', 1], 'b')], extraHiddenTests: [t(['world', 3], 'rld'), t(['abc', 3], 'abc')] },
-  { name: 'total_cost', type: 'off_by_one', source: 'function total_cost(price, qty) { return price * (qty - 1) + 3; }',
-    spec: 'price times quantity plus three for postage',
-    publicTests: [t([2, 3], 9), t([5, 1], 8)], extraHiddenTests: [t([4, 4], 19), t([1, 10], 13)] },
+  { name: 'total_cost', type: 'off_by_one', source: 'function total_cost(price, qty) { return price * (qty - 1) + 5; }',
+    spec: 'price for each item plus five for shipping',
+    publicTests: [t([2, 3], 11), t([5, 1], 10)], extraHiddenTests: [t([4, 4], 21), t([1, 10], 15)] },
 
   // negation: a flipped boolean `!`.
   { name: 'is_even', type: 'negation', source: 'function is_even(x) { return !(x % 2 === 0); }',
@@ -134,7 +134,7 @@ const DEFINITIONS: TaskDefinition[] = [
     spec: 'length of the longer of two words',
     publicTests: [t(['ab', 'abc'], 3), t(['x', 'y'], 1)], extraHiddenTests: [t(['hello', 'hi'], 5), t(['', 'abc'], 3)] },
   { name: 'bigger_half', type: 'min_max', source: 'function bigger_half(a, b) { return Math.min(a, b) / 2; }',
-    spec: 'half of the bigger number',
+    spec: 'the larger of the two numbers , split in two',
     publicTests: [t([4, 8], 4), t([6, 6], 3)], extraHiddenTests: [t([10, 2], 5), t([0, 4], 2)] },
 ];
 

@@ -40,7 +40,7 @@ describe('gym CLI', () => {
       input: 'read <end>\nedit fix_comparison <end>\ntest <end>\nsubmit <end>\n', encoding: 'utf8', timeout: 30_000,
     });
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('<task> under_cap : true if adding the item stays within the cap </task> <act>');
+    expect(result.stdout).toContain('<task> under_cap : true when total plus item is at most cap </task> <act>');
     expect(result.stdout).toContain('<obs> tests 2 of 2 passed </obs>');
     expect(result.stdout).toContain('terminated (submitted): reward 1');
   });
