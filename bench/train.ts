@@ -1,16 +1,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { makeTasks } from '../gym/index.ts';
-import { buildTokenizer, createModel, defaultModelConfig, episodeSpecs, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { defaultRLConfig, grpoStep, harnessOf } from '../train/index.ts';
-import { TwinWorker } from '../train/twin.ts';
+import { buildTokenizer, createModel, defaultModelConfig, episodeSpec, episodeSpecs, initBackend, rollout, type Agent } from '../agent/index.ts';
+import { defaultRLConfig, harnessOf, optimizerStep, padBatch, playEpisodes, TwinWorker, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
  * Training benchmark on the real gym with the default model and harness:
  * - rollout episodes/s: 320 held-out episodes (32 per task) played in lockstep with the key/value
  *   cache, one thread;
- * - one default GRPO step (20 training tasks x group 8, 4 update epochs), on one thread and on
- *   two (the worker thread `npm run train` uses), split into rollout and update seconds.
+ * - the work of one default GRPO step (160 episodes, then 4 Adam steps on their transcripts), on
+ *   one thread and on two (the worker thread `npm run train` uses).
  * The policy is untrained, so episodes are a little longer than a trained agent's.
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
@@ -30,19 +29,31 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const meanTokens = records.reduce((sum, record) => sum + record.tokens.length, 0) / records.length;
     say(`rollouts           ${episodesPerSecond.toFixed(0)} episodes/s  (${records.length} episodes, ${meanTokens.toFixed(0)} tokens each on average, one thread, ${backend})`);
 
+    // One default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 Adam
+    // steps on their transcripts. The untrained policy earns no reward, so the advantages are
+    // set to +-1 here to time the update the real step would make.
+    const specs = train.flatMap((task) => Array.from({ length: config.groupSize }, (_, g) => episodeSpec(task.name, new Rng(`bench/${task.name}/${g}`))));
+    const job: LossJob = {
+      kind: 'grpo', batch: padBatch(rollout(agent, harness, train, specs), tokenizer.padId),
+      advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)), clipEpsilon: config.clipEpsilon, klCoef: 0,
+    };
     const timeStep = async (twin?: TwinWorker) => {
       const optimizer = tf.train.adam(config.learningRate);
-      await grpoStep(agent, optimizer, config, harness, train, new Rng('bench/warm'), { twin });
-      const stats = await grpoStep(agent, optimizer, config, harness, train, new Rng('bench/step'), { twin });
+      await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin });
+      const rolloutStart = performance.now();
+      await playEpisodes(agent, harness, train, specs, config.temperature, twin);
+      const updateStart = performance.now();
+      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin });
+      const done = performance.now();
       optimizer.dispose();
-      return stats;
+      return { rolloutSeconds: (updateStart - rolloutStart) / 1000, updateSeconds: (done - updateStart) / 1000 };
     };
     const single = await timeStep();
-    say(`GRPO step, 1 thread   ${(single.rolloutSeconds + single.updateSeconds).toFixed(2)} s  (rollouts ${single.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates ${single.updateSeconds.toFixed(2)} s)`);
+    say(`GRPO step, 1 thread   ${(single.rolloutSeconds + single.updateSeconds).toFixed(2)} s  (160 rollouts ${single.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} x ${job.batch.length} tokens ${single.updateSeconds.toFixed(2)} s)`);
     const twin = await TwinWorker.start(agent, backend);
     const double = await timeStep(twin);
     await twin.close();
-    say(`GRPO step, 2 threads  ${(double.rolloutSeconds + double.updateSeconds).toFixed(2)} s  (rollouts ${double.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates ${double.updateSeconds.toFixed(2)} s)`);
+    say(`GRPO step, 2 threads  ${(double.rolloutSeconds + double.updateSeconds).toFixed(2)} s  (160 rollouts ${double.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates ${double.updateSeconds.toFixed(2)} s)`);
     say(`peak memory        rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       backend,

@@ -5,3 +5,7 @@ export { padBatch, batchTensors, type PaddedBatch, type Transcript } from './bat
 export { demoTranscripts, bcStep } from './bc.ts';
 export { grpoStep, firstEditEntropy, type StepStats } from './grpoStep.ts';
 export { trainSnapshots, evalPass, splitTasks, snapshotDir, type TrainSummary } from './snapshots.ts';
+export { playEpisodes } from './grpoStep.ts';
+export { optimizerStep, applyClipped } from './optimize.ts';
+export { jobLoss, splitJob, type LossJob } from './jobs.ts';
+export { TwinWorker } from './twin.ts';
