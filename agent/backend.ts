@@ -13,7 +13,8 @@ import * as tf from '@tensorflow/tfjs';
  */
 export type BackendPreference = 'auto' | 'tensorflow' | 'wasm' | 'cpu';
 
-const PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+/** The accepted backend names, 'auto' first. */
+export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 let active: string | undefined;
 let starting: Promise<string> | undefined;
@@ -45,14 +46,14 @@ export async function initBackend({ preference = 'auto' }: { preference?: Backen
 }
 
 function resolvePreference(preference: BackendPreference): BackendPreference {
-  if (!PREFERENCES.includes(preference)) {
-    throw new Error(`initBackend: unknown backend '${String(preference)}' (have ${PREFERENCES.join(', ')})`);
+  if (!BACKEND_PREFERENCES.includes(preference)) {
+    throw new Error(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`);
   }
   if (preference !== 'auto') return preference;
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
   if (fromEnv === undefined || fromEnv === '') return 'auto';
-  if (!(PREFERENCES as readonly string[]).includes(fromEnv)) {
-    throw new Error(`TINYAGENT_BACKEND='${fromEnv}' is not a backend (have ${PREFERENCES.join(', ')}); unset it to choose automatically`);
+  if (!(BACKEND_PREFERENCES as readonly string[]).includes(fromEnv)) {
+    throw new Error(`TINYAGENT_BACKEND='${fromEnv}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`);
   }
   return fromEnv as BackendPreference;
 }

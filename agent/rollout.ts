@@ -37,6 +37,18 @@ export interface EpisodeRecord {
   sampleLogProbs: number[];
 }
 
+/** An episode succeeds when it submitted and its final source passes the hidden tests. */
+export function episodeSucceeded(record: EpisodeRecord): boolean {
+  return record.submitted && record.hiddenPass;
+}
+
+/** How often each op was the first edit ('(none)': the episode never edited). */
+export function firstEditCounts(records: readonly EpisodeRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const record of records) counts[record.firstEditOp ?? '(none)'] = (counts[record.firstEditOp ?? '(none)'] ?? 0) + 1;
+  return counts;
+}
+
 export interface Agent {
   model: PolicyModel;
   tokenizer: Tokenizer;

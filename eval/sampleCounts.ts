@@ -1,5 +1,7 @@
 import type { Harness, Task } from '../gym/index.ts';
-import { episodeSpecs, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
+import { episodeSpecs, episodeSucceeded, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
+
+export { episodeSucceeded };
 import type { Rng } from '../lib/rng.ts';
 
 export { writeResultFile, type ResultSample } from './io/resultWriter.ts';
@@ -20,10 +22,6 @@ export interface SampleCountsResult {
   passAt1: number;
 }
 
-/** An episode succeeds when it submitted and the final source passes the hidden tests. */
-export function episodeSucceeded(record: EpisodeRecord): boolean {
-  return record.submitted && record.hiddenPass;
-}
 
 /**
  * Success counts c_j out of n episodes for each task, always scored on hidden tests whatever

@@ -199,6 +199,11 @@ export interface MakeTasksOptions {
  *
  * @example makeTasks('heldout').map((task) => task.name) // includes 'speed' and 'under_cap'
  */
+/** The `makeTasks` options a harness's split asks for: the type split names its held-out type. */
+export function splitOptions(harness: { split: 'variant' | 'type'; heldOutType: BugType }): MakeTasksOptions {
+  return harness.split === 'type' ? { heldOutType: harness.heldOutType } : {};
+}
+
 export function makeTasks(split: 'all' | Split, { heldOutType }: MakeTasksOptions = {}): Task[] {
   if (heldOutType !== undefined && !(BUG_TYPES as readonly string[]).includes(heldOutType)) {
     throw new Error(`makeTasks: unknown bug type '${String(heldOutType)}' (have ${BUG_TYPES.join(', ')})`);

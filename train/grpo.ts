@@ -51,9 +51,7 @@ export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, 
     const clipped = tf.mul(tf.clipByValue(ratio, 1 - clipEpsilon, 1 + clipEpsilon), advantages);
     let perTokenLoss: tf.Tensor = tf.neg(tf.minimum(unclipped, clipped));
     if (klCoef > 0 && inputs.refLogProbs !== undefined) {
-      const delta = tf.sub(inputs.refLogProbs, perTokenLogps);
-      const kl = tf.sub(tf.sub(tf.exp(delta), delta), 1);
-      perTokenLoss = tf.add(perTokenLoss, tf.mul(kl, klCoef));
+      perTokenLoss = tf.add(perTokenLoss, tf.mul(perTokenKl(perTokenLogps, inputs.refLogProbs), klCoef));
     }
     // Entropy bonus (PPO's c2 * S[pi], Schulman et al. 2017, eq. 9): keeps every edit op in play
     // so that a type whose op the policy has stopped sampling can still be rediscovered.
@@ -69,8 +67,11 @@ export function bcLoss(model: PolicyModel, ids: tf.Tensor2D, targetMask: tf.Tens
 
 /** Mean k3 KL (policy vs reference) over the policy's tokens, for the log. */
 export function meanKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D, targetMask: tf.Tensor2D): number {
-  return tf.tidy(() => {
-    const delta = tf.sub(refLogProbs, perTokenLogps);
-    return maskedSequenceMean(tf.sub(tf.sub(tf.exp(delta), delta), 1), targetMask).dataSync()[0]!;
-  });
+  return tf.tidy(() => maskedSequenceMean(perTokenKl(perTokenLogps, refLogProbs), targetMask).dataSync()[0]!);
+}
+
+/** Schulman's k3 estimator of KL(policy || reference) per token: exp(d) - d - 1, d = ref - logp (>= 0). */
+function perTokenKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D): tf.Tensor2D {
+  const delta = tf.sub(refLogProbs, perTokenLogps);
+  return tf.sub(tf.sub(tf.exp(delta), delta), 1) as tf.Tensor2D;
 }

@@ -1,7 +1,6 @@
-import type * as tf from '@tensorflow/tfjs';
-import * as tfjs from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs';
 import type { Harness, Task } from '../gym/index.ts';
-import { episodeSpec, rollout, type Agent, type EpisodeRecord, type EpisodeSpec } from '../agent/index.ts';
+import { episodeSpec, firstEditCounts, rollout, type Agent, type EpisodeRecord, type EpisodeSpec } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, padBatch } from './batch.ts';
 import { groupAdvantages, meanKl } from './grpo.ts';
@@ -23,10 +22,8 @@ export interface StepStats {
 
 /** Shannon entropy (nats) of the empirical distribution of the first edit op (no edit counts as its own outcome). */
 export function firstEditEntropy(records: readonly EpisodeRecord[]): number {
-  const counts = new Map<string, number>();
-  for (const record of records) counts.set(record.firstEditOp ?? '(none)', (counts.get(record.firstEditOp ?? '(none)') ?? 0) + 1);
   let entropy = 0;
-  for (const count of counts.values()) {
+  for (const count of Object.values(firstEditCounts(records))) {
     const p = count / records.length;
     entropy -= p * Math.log(p);
   }
@@ -67,7 +64,7 @@ export async function grpoStep(
   if (useful.length > 0) {
     const batch = padBatch(useful.map((i) => records[i]!), agent.tokenizer.padId);
     const refLogProbs = reference !== undefined && config.klCoef > 0
-      ? tfjs.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
+      ? tf.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
       : undefined;
     const job: LossJob = {
       kind: 'grpo', batch, advantages: Float32Array.from(useful.map((i) => advantages[i]!)), clipEpsilon: config.clipEpsilon, klCoef: config.klCoef, entropyCoef: config.entropyCoef,
@@ -77,9 +74,9 @@ export async function grpoStep(
       ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin }));
     }
     if (refLogProbs !== undefined) {
-      kl = tfjs.tidy(() => {
+      kl = tf.tidy(() => {
         const tensors = batchTensors(batch);
-        const ref = tfjs.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
+        const ref = tf.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
         return meanKl(agent.model.tokenLogProbs(tensors.ids), ref, tensors.targetMask);
       });
     }

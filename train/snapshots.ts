@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { makeTasks, type Task } from '../gym/index.ts';
+import { makeTasks, splitOptions, type Task } from '../gym/index.ts';
 import {
-  activeBackend, buildTokenizer, createModel, defaultModelConfig, episodeSpecs, loadAgent, saveCheckpoint, type Agent,
+  activeBackend, buildTokenizer, createModel, defaultModelConfig, episodeSpecs, episodeSucceeded, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
@@ -26,7 +26,7 @@ export interface TrainSummary {
 
 /** Training and held-out tasks under the config's split. */
 export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
-  const options = config.split === 'type' ? { heldOutType: config.heldOutType } : {};
+  const options = splitOptions(config);
   return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
 }
 
@@ -37,7 +37,7 @@ export function snapshotDir(runDir: string, step: number): string {
 /** Held-out pass rate from `episodes` episodes per task (hidden tests, harness temperature). */
 export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, twin?: TwinWorker): Promise<number> {
   const records = await playEpisodes(agent, harnessOf(config), heldOut, episodeSpecs(heldOut, episodes, rng), config.temperature, twin);
-  return records.filter((record) => record.submitted && record.hiddenPass).length / records.length;
+  return records.filter(episodeSucceeded).length / records.length;
 }
 
 async function tryLoad(dir: string): Promise<Agent | undefined> {

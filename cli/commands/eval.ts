@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
 import { boolFlag, choiceFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
-import { initBackend, loadAgent, type BackendPreference } from '../../agent/index.ts';
-import { harnessHash, makeTasks, parseHarness, type Harness } from '../../gym/index.ts';
+import { BACKEND_PREFERENCES, episodeSucceeded, firstEditCounts, initBackend, loadAgent } from '../../agent/index.ts';
+import { harnessHash, makeTasks, parseHarness, splitOptions, type Harness } from '../../gym/index.ts';
 import { sampleCounts, writeResultFile } from '../../eval/sampleCounts.ts';
 import { Rng } from '../../lib/rng.ts';
-
-const BACKENDS: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 /** The harness flags shared by every command that evaluates a checkpoint. */
 export const harnessFlags = {
@@ -46,7 +44,7 @@ export const command: Command = {
     seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0' },
     ...harnessFlags,
     out: { type: 'string', description: 'also write one row per episode (task, sample, passed) as JSONL for `tinyagent metrics`' },
-    backend: { type: 'string', description: `tfjs backend: ${BACKENDS.join(', ')}`, default: 'auto' },
+    backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
     json: { type: 'boolean', description: 'print JSON on stdout' },
   },
   async run(args) {
@@ -56,7 +54,7 @@ export const command: Command = {
     const episodes = intFlag(args, 'episodes', 32, { min: 1 });
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all'] as const, 'heldout');
     const seed = intFlag(args, 'seed', 0, { min: 0 });
-    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKENDS, 'auto') });
+    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto') });
     let loaded;
     try {
       loaded = await loadAgent(dir);
@@ -64,20 +62,14 @@ export const command: Command = {
       throw new InputError((error as Error).message);
     }
     const harness = harnessFromArgs(loaded.manifest.harness, args);
-    const splitOptions = harness.split === 'type' ? { heldOutType: harness.heldOutType } : {};
-    const tasks = makeTasks(split, splitOptions);
+    const tasks = makeTasks(split, splitOptions(harness));
     const started = performance.now();
     const result = sampleCounts(loaded.agent, tasks, episodes, harness, new Rng(seed));
     const seconds = (performance.now() - started) / 1000;
     loaded.agent.model.dispose();
 
-    const countOps = (records: typeof result.records) => {
-      const counts: Record<string, number> = {};
-      for (const record of records) counts[record.firstEditOp ?? '(none)'] = (counts[record.firstEditOp ?? '(none)'] ?? 0) + 1;
-      return counts;
-    };
-    const firstEdit = countOps(result.records);
-    const firstEditByTask = Object.fromEntries(result.perTask.map((count, j) => [count.name, countOps(result.records.slice(j * episodes, (j + 1) * episodes))]));
+    const firstEdit = firstEditCounts(result.records);
+    const firstEditByTask = Object.fromEntries(result.perTask.map((count, j) => [count.name, firstEditCounts(result.records.slice(j * episodes, (j + 1) * episodes))]));
     const meanReadCalls = result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
     const report = {
       passAt1: result.passAt1,
@@ -96,7 +88,7 @@ export const command: Command = {
     };
     const out = stringFlag(args, 'out');
     if (out !== undefined) {
-      writeResultFile(out, result.records.map((record, i) => ({ task: record.task, sample: i % episodes, passed: record.submitted && record.hiddenPass })), {
+      writeResultFile(out, result.records.map((record, i) => ({ task: record.task, sample: i % episodes, passed: episodeSucceeded(record) })), {
         harness, harnessHash: report.harnessHash, checkpoint: report.checkpoint, seed, backend,
       });
     }

@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boolFlag, choiceFlag, InputError, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
-import { initBackend, type BackendPreference } from '../../agent/index.ts';
+import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
 import { parseRLConfig, trainSnapshots } from '../../train/index.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
-
-const BACKENDS: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 /** Reads `--config FILE` (a JSON object of RLConfig fields) and applies the flag overrides on top. */
 export function configFromArgs(configFile: string | undefined, overrides: Record<string, unknown>) {
@@ -38,7 +36,7 @@ export const command: Command = {
     'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80' },
     config: { type: 'string', description: 'JSON file of RLConfig fields (see docs/TRAINING.md)' },
     'runs-dir': { type: 'string', description: 'folder that holds the runs', default: 'runs' },
-    backend: { type: 'string', description: `tfjs backend: ${BACKENDS.join(', ')} (env TINYAGENT_BACKEND)`, default: 'auto' },
+    backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`, default: 'auto' },
     json: { type: 'boolean', description: 'print the summary as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
@@ -50,7 +48,7 @@ export const command: Command = {
     const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed${overrides.seed}` : 'default');
     if (!/^[\w.-]+$/.test(name)) throw new UsageError(`--name must be letters, digits, '.', '-' or '_', got '${name}'`);
     const config = configFromArgs(stringFlag(args, 'config'), overrides);
-    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKENDS, 'auto') });
+    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto') });
     const runDir = join(stringFlag(args, 'runs-dir') ?? 'runs', name);
     const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
     log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
