@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import vm from 'node:vm';
 import type { TestCase } from './types.ts';
 
@@ -5,37 +6,59 @@ import type { TestCase } from './types.ts';
  * Runs a task's source against tests, for real, in a `node:vm` context.
  *
  * The context is a fresh global object with the JavaScript built-ins only: no `require`,
- * `process`, timers or string-to-code evaluation. Every test call runs as its own script with a
- * timeout, so an edit that loops forever fails that test after `timeoutMs` and an edit that
- * throws fails it at once; neither can hang or crash the gym. Results are compared by deep
- * equality (the values may come from the context's realm, so prototypes are not compared).
+ * `process`, timers or string-to-code evaluation. Every test call runs as its own script, so an
+ * edit that throws fails that test at once and an edit that loops forever fails it after a time
+ * limit; neither can hang or crash the gym. Results are compared by deep equality (the values
+ * may come from the context's realm, so prototypes are not compared).
  *
- * Outcomes are cached by (source text, function name, test set, timeout): the same source always
- * gives the same result, and rollouts revisit the same few sources constantly.
+ * The verdict is a function of the source alone, never of how busy the machine is. A call gets
+ * `firstLimitMs` (50 ms) of wall-clock time; the tiny functions of the gym finish in
+ * microseconds, so a call that runs out is almost always a slow moment of the machine (a
+ * garbage collection, another process on the core), not a loop. Such a call is run again with
+ * `confirmLimitMs` (2 s); only a call that runs out twice counts as a failure. A source that
+ * really loops forever therefore fails after about 2.05 s per test call. No source that the six
+ * ops can reach has a loop (a test enumerates them), so the retry only ever costs time on a slow
+ * moment.
+ *
+ * Outcomes are cached by content: (source text, function name, the tests' values). The key
+ * never depends on object identity, so a worker thread that receives structured-cloned tests
+ * hits the cache as the main thread does. Only finished verdicts are cached, and a timeout is
+ * one only once it is confirmed.
+ *
+ * `node:vm` is no security boundary: a hand-written source passed to `runTests` can reach the
+ * host through built-ins' constructors or keep the process busy for the confirmation limit per
+ * call. The gym is safe because an agent can only apply the six edit ops to the 30 task
+ * sources, and none of the sources they reach has a loop or names anything outside its own
+ * parameters and `Math` (test/gym-sandbox.test.ts enumerates them). Do not run untrusted code
+ * through it.
  */
 
-export interface SandboxOptions {
-  /** Wall-clock limit per test call. */
-  timeoutMs: number;
+export interface SandboxLimits {
+  /** Wall-clock limit of a call's first run. */
+  firstLimitMs: number;
+  /** Wall-clock limit of the confirming rerun of a call that exceeded `firstLimitMs`. */
+  confirmLimitMs: number;
 }
+
+export const SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({ firstLimitMs: 50, confirmLimitMs: 2000 });
 
 /** `passed[i]` is whether test i passed. */
 export type TestOutcome = readonly boolean[];
 
 const CALL = new vm.Script('globalThis.__result = __fn(...__args);', { filename: 'gym-test-call.js' });
 
-const testSetIds = new WeakMap<readonly TestCase[], number>();
-let nextTestSetId = 0;
+/** Content digests of test sets, memoised per array (the digest depends only on the values). */
+const testSetDigests = new WeakMap<readonly TestCase[], string>();
 const outcomeCache = new Map<string, TestOutcome>();
 const CACHE_LIMIT = 100_000;
 
-function testSetId(tests: readonly TestCase[]): number {
-  let id = testSetIds.get(tests);
-  if (id === undefined) {
-    id = nextTestSetId++;
-    testSetIds.set(tests, id);
+function testSetDigest(tests: readonly TestCase[]): string {
+  let digest = testSetDigests.get(tests);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(JSON.stringify(tests.map((test) => [test.args, test.expected]))).digest('hex').slice(0, 24);
+    testSetDigests.set(tests, digest);
   }
-  return id;
+  return digest;
 }
 
 /** Structural equality across realms; NaN equals NaN. */
@@ -51,37 +74,54 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
-function evaluate(source: string, functionName: string, tests: readonly TestCase[], timeoutMs: number): boolean[] {
-  const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } });
-  const globals = context as Record<string, unknown>;
-  try {
-    new vm.Script(`${source}\n;globalThis.__fn = ${functionName};`, { filename: 'gym-task.js' }).runInContext(context, { timeout: timeoutMs });
-  } catch {
-    return tests.map(() => false);
-  }
-  if (typeof globals.__fn !== 'function') return tests.map(() => false);
-  return tests.map((test) => {
-    globals.__args = [...test.args];
-    globals.__result = undefined;
-    try {
-      CALL.runInContext(context, { timeout: timeoutMs });
-      return deepEqual(globals.__result, test.expected);
-    } catch {
-      return false;
-    }
-  });
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
 }
 
 /**
- * Per-test pass/fail of `functionName` as defined by `source`.
- *
- * @example runTests('function f(x) { return x + 1; }', 'f', [{ args: [1], expected: 2 }], { timeoutMs: 50 }) // [true]
+ * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
+ * of time twice; true when it finished. `setup` restores the inputs before each run.
  */
-export function runTests(source: string, functionName: string, tests: readonly TestCase[], { timeoutMs }: SandboxOptions): TestOutcome {
-  const key = `${testSetId(tests)}\u0000${timeoutMs}\u0000${functionName}\u0000${source}`;
+function runLimited(script: vm.Script, context: vm.Context, limits: SandboxLimits, setup: () => void): boolean {
+  for (const timeout of [limits.firstLimitMs, limits.confirmLimitMs]) {
+    setup();
+    try {
+      script.runInContext(context, { timeout });
+      return true;
+    } catch (error) {
+      if (!isTimeout(error)) return false;
+    }
+  }
+  return false;
+}
+
+function evaluate(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits): boolean[] {
+  const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } });
+  const globals = context as Record<string, unknown>;
+  let definition: vm.Script;
+  try {
+    definition = new vm.Script(`${source}\n;globalThis.__fn = ${functionName};`, { filename: 'gym-task.js' });
+  } catch {
+    return tests.map(() => false);
+  }
+  if (!runLimited(definition, context, limits, () => undefined) || typeof globals.__fn !== 'function') return tests.map(() => false);
+  return tests.map((test) => runLimited(CALL, context, limits, () => {
+    globals.__args = [...test.args];
+    globals.__result = undefined;
+  }) && deepEqual(globals.__result, test.expected));
+}
+
+/**
+ * Per-test pass/fail of `functionName` as defined by `source`. `limits` is for tests of the
+ * sandbox itself; the gym always uses `SANDBOX_LIMITS`.
+ *
+ * @example runTests('function f(x) { return x + 1; }', 'f', [{ args: [1], expected: 2 }]) // [true]
+ */
+export function runTests(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits = SANDBOX_LIMITS): TestOutcome {
+  const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
   let outcome = outcomeCache.get(key);
   if (outcome === undefined) {
-    outcome = Object.freeze(evaluate(source, functionName, tests, timeoutMs));
+    outcome = Object.freeze(evaluate(source, functionName, tests, limits));
     if (outcomeCache.size >= CACHE_LIMIT) outcomeCache.clear();
     outcomeCache.set(key, outcome);
   }

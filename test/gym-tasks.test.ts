@@ -5,11 +5,10 @@ import {
   specWords, splitWords, vocabularyWords, type Task,
 } from '../gym/index.ts';
 
-const TIMEOUT = { timeoutMs: 50 };
 const all = makeTasks('all');
 const pass = (task: Task, source: string, which: 'public' | 'hidden') =>
-  runTests(source, task.name, which === 'public' ? task.publicTests : task.hiddenTests, TIMEOUT).every(Boolean);
-const hiddenOutcome = (task: Task, source: string) => runTests(source, task.name, task.hiddenTests, TIMEOUT).join();
+  runTests(source, task.name, which === 'public' ? task.publicTests : task.hiddenTests).every(Boolean);
+const hiddenOutcome = (task: Task, source: string) => runTests(source, task.name, task.hiddenTests).join();
 const apply = (task: Task, source: string, op: (typeof EDIT_OPS)[number]) => applyOp(source, op, { publicTests: task.publicTests });
 
 describe('task table', () => {
@@ -63,7 +62,7 @@ describe('task table', () => {
       expect(task.hiddenTests.slice(0, task.publicTests.length)).toEqual(task.publicTests);
       expect(pass(task, task.source, 'public'), task.name).toBe(false);
       const extra = task.hiddenTests.slice(task.publicTests.length);
-      expect(runTests(task.source, task.name, extra, TIMEOUT).some((ok) => !ok), task.name).toBe(true);
+      expect(runTests(task.source, task.name, extra).some((ok) => !ok), task.name).toBe(true);
     }
   });
 });
@@ -157,7 +156,7 @@ describe('renaming commutes with ops and tests', () => {
       for (const op of EDIT_OPS) {
         const edited = apply(task, task.source, op).source;
         expect(apply(task, rename(task.source), op).source).toBe(rename(edited));
-        expect(runTests(rename(edited), name, task.hiddenTests, TIMEOUT)).toEqual(runTests(edited, task.name, task.hiddenTests, TIMEOUT));
+        expect(runTests(rename(edited), name, task.hiddenTests)).toEqual(runTests(edited, task.name, task.hiddenTests));
       }
     }
   });
