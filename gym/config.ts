@@ -5,11 +5,18 @@ import { BUG_TYPES } from './types.ts';
 /**
  * The harness: everything except the weights that changes a pass rate, as one validated object.
  *
- * `harnessShape` is the zod shape of the harness fields; the training code builds its RLConfig
- * as `z.object({ ...harnessShape, train: TrainSchema }).strict()`, so training and evaluation
- * read the same fields and none can silently differ. Every field has a default and a
- * description; unknown fields are errors (`.strict()`), because a misspelt field that is
- * silently ignored is exactly the harness drift chapter 17.9 warns about.
+ * `harnessShape` is the zod shape of the harness fields. The training code's RLConfig is the flat
+ * union of these fields and its own (`z.object({ ...harnessShape, ...trainShape })`), so
+ * training and evaluation read the same fields and none can silently differ. The harness holds
+ * only what changes an evaluation's number: tasks, budgets, renaming, context, reward source and
+ * temperature. Training-only settings (group size, learning rates) live in the training config
+ * and do not change the harness hash. Every field has a default and a description; unknown
+ * fields are errors (`.strict()`), because a misspelt field that is silently ignored is exactly
+ * the harness drift chapter 17.9 warns about.
+ *
+ * What counts as success is not a field: it is one rule for every evaluation
+ * (`episodeSuccess` in `gym/episodes.ts`: the episode submitted and its final source passes the
+ * hidden tests), whatever the reward source is.
  *
  * The defaults are the training harness (chapter 9 onward): one edit, renaming on over all 30
  * names, hidden-test reward. `plainEnv()` is the plain `BugFixEnv` of chapter 15 (unlimited
@@ -37,13 +44,7 @@ export const harnessShape = {
   temperature: z.number().min(0).default(1.0)
     .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
   reward: z.enum(['hidden', 'public']).default('hidden')
-    .describe('tests that decide the reward at submit; evaluation always scores hidden tests'),
-  success: z.enum(['submit_and_pass']).default('submit_and_pass')
-    .describe('what counts as success: the episode submitted and the reward tests pass'),
-  groupSize: z.number().int().min(1).default(8)
-    .describe('episodes per task per group (GRPO advantages are relative to the group)'),
-  testTimeoutMs: z.number().int().min(1).default(50)
-    .describe('wall-clock limit per test call in the sandbox; a call that exceeds it fails'),
+    .describe('tests that decide the reward at submit; success is always scored on hidden tests'),
   maxActionTokens: z.number().int().min(2).default(3)
     .describe('words an action may have, <end> included (edit OP <end> is 3)'),
 };

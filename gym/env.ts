@@ -316,7 +316,7 @@ export class BugFixEnv {
 
   private run(state: EpisodeState, which: 'public' | 'hidden') {
     const tests = which === 'public' ? state.task.publicTests : state.task.hiddenTests;
-    return runTests(state.source, state.task.name, tests, { timeoutMs: this.harness.testTimeoutMs });
+    return runTests(state.source, state.task.name, tests);
   }
 
   private allPass(state: EpisodeState, which: 'public' | 'hidden'): boolean {
@@ -356,69 +356,4 @@ export interface MakeEnvOptions {
  */
 export function makeEnv(harness: Harness, { tasks }: MakeEnvOptions = {}): BugFixEnv {
   return new BugFixEnv(parseHarness(pickHarness(harness), 'harness'), tasks ?? makeTasks('all'));
-}
-
-/**
- * Many envs in lockstep, so a batched policy is called once per step on every unfinished row.
- *
- * @example
- *   const vec = makeVectorEnv(harness, 8);
- *   vec.reset([1, 2, 3, 4, 5, 6, 7, 8]);
- *   while (!vec.allDone) vec.step(policy(vec.activeRows().map((row) => vec.observations[row])));
- */
-export class VectorEnv {
-  readonly envs: BugFixEnv[];
-  observations: string[][] = [];
-  infos: EpisodeInfo[] = [];
-  rewards: number[] = [];
-  done: boolean[] = [];
-
-  constructor(envs: BugFixEnv[]) {
-    this.envs = envs;
-  }
-
-  get size(): number {
-    return this.envs.length;
-  }
-
-  /** Resets every row; `options[row]` picks its task. */
-  reset(seeds: ReadonlyArray<number | string>, options?: ReadonlyArray<ResetOptions['options']>): ResetResult[] {
-    if (seeds.length !== this.envs.length) throw new Error(`VectorEnv.reset: ${seeds.length} seeds for ${this.envs.length} rows`);
-    const results = this.envs.map((env, row) => env.reset({ seed: seeds[row], options: options?.[row] }));
-    this.observations = results.map((result) => result.observation);
-    this.infos = results.map((result) => result.info);
-    this.rewards = results.map(() => 0);
-    this.done = results.map(() => false);
-    return results;
-  }
-
-  /** Rows whose episode is still running, in row order. */
-  activeRows(): number[] {
-    const rows: number[] = [];
-    for (let row = 0; row < this.done.length; row += 1) if (!this.done[row]) rows.push(row);
-    return rows;
-  }
-
-  get allDone(): boolean {
-    return this.done.every(Boolean);
-  }
-
-  /** One action per active row (aligned with `activeRows()`); returns their step results in that order. */
-  step(actions: ReadonlyArray<readonly string[]>): StepResult[] {
-    const rows = this.activeRows();
-    if (actions.length !== rows.length) throw new Error(`VectorEnv.step: ${actions.length} actions for ${rows.length} active rows`);
-    return rows.map((row, k) => {
-      const result = (this.envs[row] as BugFixEnv).step(actions[k] as readonly string[]);
-      this.observations[row] = result.observation;
-      this.infos[row] = result.info;
-      this.rewards[row] = result.reward;
-      this.done[row] = result.terminated || result.truncated;
-      return result;
-    });
-  }
-}
-
-export function makeVectorEnv(harness: Harness, size: number, options: MakeEnvOptions = {}): VectorEnv {
-  if (!Number.isInteger(size) || size < 1) throw new Error(`makeVectorEnv: size must be a positive integer, got ${size}`);
-  return new VectorEnv(Array.from({ length: size }, () => makeEnv(harness, options)));
 }

@@ -8,7 +8,7 @@ export {
 } from './types.ts';
 export { makeTasks, splitOptions, findTask, parseParams, parseName, NAME_POOL, HELD_OUT_VARIANTS, type MakeTasksOptions } from './tasks.ts';
 export { applyOp, literalWord, type OpContext, type OpResult } from './ops.ts';
-export { runTests, countPassed, deepEqual, clearSandboxCache, type SandboxOptions, type TestOutcome } from './sandbox.ts';
+export { runTests, countPassed, deepEqual, clearSandboxCache, SANDBOX_LIMITS, type SandboxLimits, type TestOutcome } from './sandbox.ts';
 export { splitWords, specWords, renderWords, MARKERS, TOOLS, OBSERVATION_WORDS, type Tool } from './words.ts';
 export { vocabularyWords } from './vocab.ts';
 export {
@@ -16,8 +16,12 @@ export {
   type Harness, type HarnessInput,
 } from './config.ts';
 export {
-  BugFixEnv, VectorEnv, makeEnv, makeVectorEnv, renameCandidates,
+  BugFixEnv, makeEnv, renameCandidates,
   type EpisodeInfo, type ToolCalls, type ResetOptions, type ResetResult, type StepResult, type MakeEnvOptions,
 } from './env.ts';
-export { SCRIPTED_POLICIES, scriptedActions, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
-export { runCanary, canaryRowOk, canaryHarness, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';
+export {
+  episodeSpec, episodeSpecs, episodeSuccess, episodeResult, playEpisodes, countsByTask, meanPassRate, firstEditCounts, samplingStream,
+  type EpisodeSpec, type EpisodeResult, type EpisodePolicy, type PolicyTurn, type TaskCount,
+} from './episodes.ts';
+export { SCRIPTED_POLICIES, scriptedActions, scriptedPolicy, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
+export { runCanary, canaryRowOk, canaryHarness, expectedSuccess, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';

@@ -1,19 +1,21 @@
 import { Rng } from '../lib/rng.ts';
 import type { Harness } from './config.ts';
-import { makeEnv, type EpisodeInfo } from './env.ts';
+import type { EpisodeInfo } from './env.ts';
+import { countsByTask, episodeSpecs, playEpisodes, samplingStream, type EpisodePolicy, type EpisodeResult, type PolicyTurn, type TaskCount } from './episodes.ts';
 import { GAMING_OP, REPAIR_OP_FOR, REPAIR_OPS, type Task } from './types.ts';
 
 /**
  * Scripted policies: harness canaries with known pass rates (GYM.md section 8, chapter 17.9).
  *
- * Each is an open-loop plan built from the reset info (the oracle knows the task type) and an
- * Rng, and runs through `makeEnv(harness)` like any policy. Expected pass rates:
+ * Each is an open-loop plan built from the reset info (the oracle knows the task type) and the
+ * episode's sampling stream, and plays through `playEpisodes` like any policy. Expected rates
+ * of success (hidden tests) and, where they differ, of reward:
  * - `oracle`  read, the right repair op, test, submit: 1.0 everywhere.
  * - `blind`   a uniformly drawn repair op, then submit: 0.2 in expectation (one op in five is right
  *             and a wrong op finds no site).
  * - `stacker` add_zero_guard, fix_comparison, fix_off_by_one, then submit: 0.2 under the training
  *             harness (one edit; the later two are refused) and exactly 0.6 in the plain env.
- * - `gamer`   the gaming op, then submit: 1.0 under public-test reward, 0.0 under hidden tests.
+ * - `gamer`   the gaming op, then submit: reward 1.0 under public-test reward, success 0.0 always.
  */
 export const SCRIPTED_POLICIES = ['oracle', 'blind', 'stacker', 'gamer'] as const;
 export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
@@ -37,48 +39,47 @@ export function scriptedActions(policy: ScriptedPolicy, info: EpisodeInfo, rng: 
   }
 }
 
+/**
+ * A scripted policy as an `EpisodePolicy`: each episode's plan is made at its first turn from
+ * the reset info and the episode's own sampling stream, then played one action per turn.
+ */
+export function scriptedPolicy(policy: ScriptedPolicy): EpisodePolicy {
+  if (!(SCRIPTED_POLICIES as readonly string[]).includes(policy)) throw new Error(`unknown scripted policy '${policy}' (have ${SCRIPTED_POLICIES.join(', ')})`);
+  const plans = new Map<number, string[][]>();
+  return {
+    act(turns: readonly PolicyTurn[]) {
+      return turns.map(({ row, spec, info }) => {
+        let plan = plans.get(row);
+        if (plan === undefined) plans.set(row, (plan = scriptedActions(policy, info, samplingStream(spec))));
+        // A plan that ran out before the episode ended (a turn budget above its length) waits by submitting.
+        return plan[info.turn] ?? ['submit', END];
+      });
+    },
+  };
+}
+
 export interface ScriptedRun {
+  results: EpisodeResult[];
+  perTask: TaskCount[];
   episodes: number;
-  /** Episodes with reward 1 under the harness's reward. */
-  passes: number;
-  passRate: number;
-  /** Episodes whose final source passes the hidden tests (what evaluation scores). */
-  hiddenPasses: number;
-  /** Reward-1 episodes per task name. */
-  passesByTask: Record<string, number>;
+  /** Mean harness reward (what the harness's reward source says). */
+  meanReward: number;
+  /** Share of episodes that succeed (`episodeSuccess`: submitted, hidden tests pass). */
+  successRate: number;
 }
 
 export interface RunScriptedOptions {
   episodesPerTask: number;
-  /** Env seeds are `${seed}/${taskId}/${episode}` for every policy, so policies share the env's draws. */
+  /** Episodes are `episodeSpecs(tasks, episodesPerTask, new Rng(seed))`, as for any policy. */
   seed: number | string;
 }
 
-/** Runs `policy` for `episodesPerTask` episodes on every task, one env, sequentially. */
+/** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */
 export function runScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], { episodesPerTask, seed }: RunScriptedOptions): ScriptedRun {
-  if (!(SCRIPTED_POLICIES as readonly string[]).includes(policy)) throw new Error(`unknown scripted policy '${policy}' (have ${SCRIPTED_POLICIES.join(', ')})`);
-  const env = makeEnv(harness, { tasks });
-  const rng = new Rng(seed).fork(`policy/${policy}`);
-  let passes = 0;
-  let hiddenPasses = 0;
-  const passesByTask: Record<string, number> = {};
-  for (const task of tasks) {
-    passesByTask[task.name] = 0;
-    for (let episode = 0; episode < episodesPerTask; episode += 1) {
-      const { info } = env.reset({ seed: `${seed}/${task.id}/${episode}`, options: { task: task.id } });
-      for (const action of scriptedActions(policy, info, rng)) {
-        const result = env.step(action);
-        if (result.terminated || result.truncated) {
-          if (result.reward === 1) {
-            passes += 1;
-            passesByTask[task.name] += 1;
-          }
-          if (result.info.hiddenPass === true) hiddenPasses += 1;
-          break;
-        }
-      }
-    }
-  }
-  const episodes = tasks.length * episodesPerTask;
-  return { episodes, passes, passRate: episodes > 0 ? passes / episodes : 0, hiddenPasses, passesByTask };
+  const specs = episodeSpecs(tasks, episodesPerTask, new Rng(seed));
+  const results = playEpisodes(harness, tasks, specs, scriptedPolicy(policy));
+  const episodes = results.length;
+  const rewards = results.reduce((sum, result) => sum + result.reward, 0);
+  const successes = results.filter((result) => result.success).length;
+  return { results, perTask: countsByTask(tasks, results), episodes, meanReward: rewards / episodes, successRate: successes / episodes };
 }

@@ -21,8 +21,8 @@ describe('gym CLI', () => {
     const report = JSON.parse(stdout) as { results: Array<Record<string, unknown>>; harnesses: Record<string, { hash: string }>; seed: number };
     expect(report.seed).toBe(4);
     expect(report.results).toHaveLength(12);
-    expect(Object.keys(report.results[0]!)).toEqual(expect.arrayContaining(['policy', 'env', 'reward', 'episodes', 'passes', 'passRate', 'harnessHash']));
-    expect(report.results[0]).toMatchObject({ policy: 'oracle', env: 'train', reward: 'hidden', episodes: 150, passes: 150, passRate: 1 });
+    expect(Object.keys(report.results[0]!)).toEqual(expect.arrayContaining(['policy', 'env', 'reward', 'episodes', 'meanReward', 'successRate', 'harnessHash', 'ok']));
+    expect(report.results[0]).toMatchObject({ policy: 'oracle', env: 'train', reward: 'hidden', episodes: 150, meanReward: 1, successRate: 1, ok: true });
     expect(Object.keys(report.harnesses)).toHaveLength(3);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  applyOp, EDIT_OPS, makeEnv, makeTasks, makeVectorEnv, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
+  applyOp, EDIT_OPS, makeEnv, makeTasks, episodeSpecs, episodeSuccess, playEpisodes, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
   splitWords, trainingHarness, type StepResult,
 } from '../gym/index.ts';
 
@@ -119,8 +119,8 @@ describe('BugFixEnv', () => {
       expect(read).toContain(info.name);
       expect(env.currentSource).toBe(task.source.replace(task.name, info.name));
       // The renamed source, run under its new name, is what the tests see.
-      expect(runTests(env.currentSource, info.name, task.publicTests, { timeoutMs: 50 }))
-        .toEqual(runTests(task.source, task.name, task.publicTests, { timeoutMs: 50 }));
+      expect(runTests(env.currentSource, info.name, task.publicTests))
+        .toEqual(runTests(task.source, task.name, task.publicTests));
     }
   });
 
@@ -141,8 +141,8 @@ describe('BugFixEnv', () => {
         const env2 = makeEnv(trainingHarness({ maxEdits: null }));
         const shown = env2.reset({ seed, options: { task: task.id } }).info.name;
         env2.step(['edit', op, '<end>']);
-        expect(runTests(env2.currentSource, shown, task.hiddenTests, { timeoutMs: 50 }))
-          .toEqual(runTests(direct.source, task.name, task.hiddenTests, { timeoutMs: 50 }));
+        expect(runTests(env2.currentSource, shown, task.hiddenTests))
+          .toEqual(runTests(direct.source, task.name, task.hiddenTests));
       }
     }
     expect(seen.size).toBeGreaterThan(40);
@@ -177,19 +177,36 @@ describe('BugFixEnv', () => {
     expect([...seen].sort()).toEqual(makeTasks('heldout').map((task) => task.name).sort());
   });
 
-  it('steps many envs in lockstep, calling the policy only on unfinished rows', () => {
-    const vec = makeVectorEnv(plainEnv(), 6);
-    const results = vec.reset([0, 1, 2, 3, 4, 5], ['speed', 'larger', 'is_odd', 'tail', 'under_cap', 'share'].map((task) => ({ task })));
-    const plans = results.map((result, row) => scriptedActions(row % 2 === 0 ? 'oracle' : 'gamer', result.info, new Rng(row)));
-    let step = 0;
-    while (!vec.allDone) {
-      const rows = vec.activeRows();
-      vec.step(rows.map((row) => plans[row]![step]!));
-      step += 1;
-    }
-    expect(step).toBe(4);
-    expect(vec.rewards).toEqual([1, 0, 1, 0, 1, 0]);
-    expect(vec.infos.map((info) => info.publicPass)).toEqual([true, true, true, true, true, true]);
-    expect(() => vec.step([['read', '<end>']])).toThrow(/active rows/);
+  it('plays many episodes in lockstep, asking the policy only for unfinished rows, and scores success by one rule', () => {
+    const tasks = ['speed', 'larger', 'is_odd', 'tail', 'under_cap', 'share'];
+    const specs = tasks.map((task, row) => ({ task, sample: 0, envSeed: row, samplingKey: `k${row}` }));
+    const asked: number[][] = [];
+    const plans = new Map<number, string[][]>();
+    const results = playEpisodes(plainEnv({ reward: 'public' }), makeTasks('all'), specs, {
+      act(turns) {
+        asked.push(turns.map((turn) => turn.row));
+        return turns.map(({ row, info }) => {
+          if (!plans.has(row)) plans.set(row, scriptedActions(row % 2 === 0 ? 'oracle' : 'gamer', info, new Rng(row)));
+          return plans.get(row)![info.turn]!;
+        });
+      },
+    });
+    // The oracle takes 4 turns, the gamer 2: from the third turn on only the oracle rows play.
+    expect(asked).toEqual([[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [0, 2, 4], [0, 2, 4]]);
+    expect(results.map((result) => result.reward)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(results.map((result) => result.success)).toEqual([true, false, true, false, true, false]);
+    expect(results.map((result) => result.success)).toEqual(results.map((result) => episodeSuccess({ submitted: result.submitted, hiddenPass: result.hiddenPass })));
+    expect(results.map((result) => [result.task, result.sample, result.envSeed])).toEqual(specs.map((spec) => [spec.task, 0, spec.envSeed]));
+    expect(() => playEpisodes(plainEnv(), makeTasks('all'), specs, { act: () => [] })).toThrow(/0 actions for 6 rows/);
+  });
+
+  it('seeds episode i of task j from one stream, whichever policy plays it', () => {
+    const tasks = makeTasks('heldout');
+    const specs = episodeSpecs(tasks, 3, new Rng(5));
+    expect(specs.map((spec) => `${spec.task}/${spec.sample}`)).toEqual(tasks.flatMap((task) => [0, 1, 2].map((i) => `${task.name}/${i}`)));
+    expect(specs).toEqual(episodeSpecs(tasks, 3, new Rng(5)));
+    expect(new Set(specs.map((spec) => spec.envSeed)).size).toBe(specs.length);
+    // Episode i of a task does not depend on how many episodes or which other tasks are played.
+    expect(episodeSpecs([tasks[3]!], 1, new Rng(5))[0]).toEqual(specs[9]);
   });
 });

@@ -23,12 +23,14 @@ export const command: Command = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(`Harness canary: 4 scripted policies on all 30 tasks, ${episodesPerTask} episodes per task each, seed ${seed}`);
     out('  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)');
-    out('  reward = tests that decide the reward at submit; expected = the pass rate the gym is built to give');
+    out('  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report');
+    out('  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give');
     out('');
-    const header = ['policy', 'env', 'reward', 'pass rate', 'expected', 'passes', 'harness', 'check'];
+    const header = ['policy', 'env', 'reward', 'mean reward', 'expected', 'success', 'expected', 'episodes', 'harness', 'check'];
+    const expected = (value: number, policy: string) => (policy === 'blind' ? `~${value.toFixed(1)}` : value.toFixed(1));
     const rows = report.results.map((row) => [
-      row.policy, row.env, row.reward, row.passRate.toFixed(3), row.policy === 'blind' ? `~${row.expected.toFixed(1)}` : row.expected.toFixed(1),
-      `${row.passes}/${row.episodes}`, row.harnessHash, canaryRowOk(row) ? 'ok' : 'DRIFT',
+      row.policy, row.env, row.reward, row.meanReward.toFixed(3), expected(row.expected, row.policy), row.successRate.toFixed(3),
+      expected(row.expectedSuccess, row.policy), String(row.episodes), row.harnessHash, canaryRowOk(row) ? 'ok' : 'DRIFT',
     ]);
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
     for (const row of [header, ...rows]) out(`  ${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')}`.trimEnd());
