@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { activeBackend } from './backend.ts';
-import { countParameters, PolicyModel, variableSpecs, type ModelConfig } from './model.ts';
+import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
@@ -96,7 +96,7 @@ export function checkpointChecksum(dir: string): string {
  * Loads and verifies a checkpoint: format and version, the config's parameter count, variable
  * names, shapes and offsets, weights.bin size and checksum. Errors name the folder and the fault.
  */
-export async function loadCheckpoint(dir: string): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
+export async function loadCheckpoint(dir: string, options: ModelOptions): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
   const fail = (problem: string): never => {
     throw new Error(`checkpoint ${dir}: ${problem}`);
   };
@@ -142,7 +142,7 @@ export async function loadCheckpoint(dir: string): Promise<{ model: PolicyModel;
     const start = (m.variables[i] as { offset: number }).offset;
     return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
   });
-  return { model: new PolicyModel(cfg, values), manifest: m };
+  return { model: new PolicyModel(cfg, values, options), manifest: m };
 }
 
 function sha256(bytes: Uint8Array): string {

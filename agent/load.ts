@@ -1,4 +1,5 @@
 import { loadCheckpoint } from './checkpoint.ts';
+import type { ModelOptions } from './model.ts';
 import type { Agent } from './rollout.ts';
 import { tokenizerFromWords } from './tokenizer.ts';
 
@@ -9,8 +10,8 @@ export interface LoadedAgent {
 }
 
 /** Loads a checkpoint folder as a ready agent (model plus the tokenizer stored in its manifest). */
-export async function loadAgent(dir: string): Promise<LoadedAgent> {
-  const { model, manifest } = await loadCheckpoint(dir);
+export async function loadAgent(dir: string, options: ModelOptions): Promise<LoadedAgent> {
+  const { model, manifest } = await loadCheckpoint(dir, options);
   const words = (manifest as Record<string, unknown>).tokenizer;
   if (!Array.isArray(words) || words.some((word) => typeof word !== 'string')) {
     model.dispose();

@@ -100,17 +100,33 @@ export interface TokenStats {
   entropy: tf.Tensor2D; // [B, T-1]
 }
 
+/**
+ * How attention's batched products run: 'depthwise' (a depthwise-convolution form, the fast one
+ * on wasm, whose matMul has a fast path for plain 2-D products only) or 'matmul' (batched
+ * matMul, the fast one elsewhere). Both compute the same function up to float rounding.
+ */
+export type AttentionMode = 'depthwise' | 'matmul';
+
+/** The faster attention mode on a backend ('wasm' -> 'depthwise', else 'matmul'). */
+export function attentionModeFor(backend: string | undefined): AttentionMode {
+  return backend === 'wasm' ? 'depthwise' : 'matmul';
+}
+
+/** Choices that change how the model computes, not what: fixed when the model is built. */
+export interface ModelOptions {
+  attention: AttentionMode;
+}
+
 export class PolicyModel {
   readonly config: ModelConfig;
-  /** How attention products run: depthwise-conv form on wasm, batched matMul elsewhere. */
-  attentionMode: 'depthwise' | 'matmul';
+  attentionMode: AttentionMode;
   private readonly vars: tf.Variable[];
   private readonly names: string[];
   private readonly byName: Map<string, tf.Variable>;
   private readonly blocks: Block[];
 
   /** Use `createModel`; this takes ready values in `variableSpecs` order. */
-  constructor(cfg: ModelConfig, values: Float32Array[]) {
+  constructor(cfg: ModelConfig, values: Float32Array[], { attention }: ModelOptions) {
     validateConfig(cfg);
     this.config = { ...cfg };
     const specs = variableSpecs(cfg);
@@ -133,7 +149,7 @@ export class PolicyModel {
         ln2Gain: get('ln2.gain'), ln2Bias: get('ln2.bias'), w1: get('mlp.w1'), b1: get('mlp.b1'), w2: get('mlp.w2'), b2: get('mlp.b2'),
       });
     }
-    this.attentionMode = tf.getBackend() === 'wasm' ? 'depthwise' : 'matmul';
+    this.attentionMode = attention;
   }
 
   /** The trainable variables, in the fixed checkpoint order. */
@@ -239,7 +255,7 @@ export class PolicyModel {
  * biases 0, LayerNorm gains 1. Each variable draws from its own fork `rng.fork(name)`, so the
  * values do not depend on the order of creation.
  */
-export function createModel(cfg: ModelConfig, rng: Rng): PolicyModel {
+export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): PolicyModel {
   validateConfig(cfg);
   const values = variableSpecs(cfg).map(({ name, shape }) => {
     const size = shape.reduce((a, b) => a * b, 1);
@@ -252,7 +268,7 @@ export function createModel(cfg: ModelConfig, rng: Rng): PolicyModel {
     }
     return value;
   });
-  return new PolicyModel(cfg, values);
+  return new PolicyModel(cfg, values, options);
 }
 
 /**
@@ -409,9 +425,7 @@ export class Session {
   }
 
   private snapshot(): Float32Array {
-    const copy = this.lastLogits.slice();
-    sessionLogits.set(copy, this.model.config.vocabSize);
-    return copy;
+    return this.lastLogits.slice();
   }
 
   /** Moves each row's valid slots to the front (order kept), dropping the padding between them. */
@@ -481,10 +495,9 @@ export function sampleToken(logits: Float32Array, vocabSize: number, row: number
 /**
  * log softmax(logits[row] / temperature)[token], computed in float64. At temperature 0 the
  * sampling distribution is the argmax (ties to the lowest id): 0 for that token, -Infinity else.
- * The vocabulary size comes from `vocabSize`, else from the session that returned `logits`,
- * else `logits` is taken as a single row.
+ * `logits` holds rows of `vocabSize` values (a session's feed returns [B*V]).
  */
-export function logSoftmaxAt(logits: Float32Array, row: number, temperature: number, token: number, vocabSize = logitsVocabSize(logits)): number {
+export function logSoftmaxAt(logits: Float32Array, vocabSize: number, row: number, temperature: number, token: number): number {
   const offset = rowOffset(logits, vocabSize, row);
   if (!Number.isInteger(token) || token < 0 || token >= vocabSize) throw new RangeError(`logSoftmaxAt: token ${token} outside [0, ${vocabSize})`);
   if (!(temperature >= 0)) throw new RangeError(`logSoftmaxAt: temperature must be >= 0, got ${temperature}`);
@@ -495,13 +508,6 @@ export function logSoftmaxAt(logits: Float32Array, row: number, temperature: num
   let total = 0;
   for (let i = 0; i < vocabSize; i++) total += Math.exp((logits[offset + i] as number) / temperature - top);
   return (logits[offset + token] as number) / temperature - top - Math.log(total);
-}
-
-/** Vocabulary sizes of the logits arrays that `Session.feed` returned. */
-const sessionLogits = new WeakMap<Float32Array, number>();
-
-function logitsVocabSize(logits: Float32Array): number {
-  return sessionLogits.get(logits) ?? logits.length;
 }
 
 function rowOffset(logits: Float32Array, vocabSize: number, row: number): number {

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { PolicyModel, type ModelConfig } from './model.ts';
+import { PolicyModel, type ModelConfig, type ModelOptions } from './model.ts';
 
 /** Copies of the model's weights, one Float32Array per variable in the fixed checkpoint order. */
 export function getWeights(model: PolicyModel): Float32Array[] {
@@ -18,6 +18,6 @@ export function setWeights(model: PolicyModel, weights: readonly Float32Array[])
 }
 
 /** A model built from weights (for instance received from another thread). */
-export function modelFromWeights(config: ModelConfig, weights: readonly Float32Array[]): PolicyModel {
-  return new PolicyModel(config, [...weights]);
+export function modelFromWeights(config: ModelConfig, weights: readonly Float32Array[], options: ModelOptions): PolicyModel {
+  return new PolicyModel(config, [...weights], options);
 }

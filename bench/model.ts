@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/backend.ts';
-import { createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
+import { attentionModeFor, createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
@@ -19,7 +19,7 @@ import { Rng } from '../lib/rng.ts';
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
   const cfg = defaultModelConfig(250);
-  const model = createModel(cfg, new Rng('bench/model'));
+  const model = createModel(cfg, new Rng('bench/model'), { attention: attentionModeFor(backend) });
   let peakRss = process.memoryUsage().rss;
   let peakTensorBytes = tf.memory().numBytes;
   const sampleMemory = () => {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
-import { makeTasks } from '../gym/index.ts';
-import { buildTokenizer, createModel, defaultModelConfig, episodeSpec, episodeSpecs, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { defaultRLConfig, harnessOf, optimizerStep, padBatch, playEpisodes, TwinWorker, type LossJob } from '../train/index.ts';
+import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
+import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
+import { defaultRLConfig, optimizerStep, padBatch, rolloutOnCores, DataParallelWorker, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
@@ -15,9 +15,9 @@ import { Rng } from '../lib/rng.ts';
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const agent: Agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train')), tokenizer };
+  const agent: Agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train'), { attention: attentionModeFor(backend) }), tokenizer };
   const config = defaultRLConfig();
-  const harness = harnessOf(config);
+  const harness = pickHarness(config);
   const heldOut = makeTasks('heldout');
   const train = makeTasks('train');
   try {
@@ -32,27 +32,27 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     // One default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 Adam
     // steps on their transcripts. The untrained policy earns no reward, so the advantages are
     // set to +-1 here to time the update the real step would make.
-    const specs = train.flatMap((task) => Array.from({ length: config.groupSize }, (_, g) => episodeSpec(task.name, new Rng(`bench/${task.name}/${g}`))));
+    const specs = episodeSpecs(train, config.groupSize, new Rng('bench'));
     const job: LossJob = {
       kind: 'grpo', batch: padBatch(rollout(agent, harness, train, specs), tokenizer.padId),
       advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)), clipEpsilon: config.clipEpsilon, klCoef: 0,
     };
-    const timeStep = async (twin?: TwinWorker) => {
+    const timeStep = async (worker?: DataParallelWorker) => {
       const optimizer = tf.train.adam(config.learningRate);
-      await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin });
+      await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker });
       const rolloutStart = performance.now();
-      await playEpisodes(agent, harness, train, specs, config.temperature, twin);
+      await rolloutOnCores(agent, harness, train, specs, worker);
       const updateStart = performance.now();
-      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin });
+      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker });
       const done = performance.now();
       optimizer.dispose();
       return { rolloutSeconds: (updateStart - rolloutStart) / 1000, updateSeconds: (done - updateStart) / 1000 };
     };
     const single = await timeStep();
     say(`GRPO step, 1 thread   ${(single.rolloutSeconds + single.updateSeconds).toFixed(2)} s  (160 rollouts ${single.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} x ${job.batch.length} tokens ${single.updateSeconds.toFixed(2)} s)`);
-    const twin = await TwinWorker.start(agent, backend);
-    const double = await timeStep(twin);
-    await twin.close();
+    const worker = await DataParallelWorker.start(agent, backend);
+    const double = await timeStep(worker);
+    await worker.close();
     say(`GRPO step, 2 threads  ${(double.rolloutSeconds + double.updateSeconds).toFixed(2)} s  (160 rollouts ${double.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates ${double.updateSeconds.toFixed(2)} s)`);
     say(`peak memory        rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {

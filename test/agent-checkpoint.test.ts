@@ -8,13 +8,14 @@ import { createModel, type ModelConfig, type PolicyModel } from '../agent/model.
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 30, contextLength: 16, dModel: 16, nHeads: 2, nLayers: 1, dFF: 16 };
+const WASM = { attention: 'depthwise' } as const;
 let root: string;
 let model: PolicyModel;
 
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   root = mkdtempSync(join(tmpdir(), 'tinyagent-checkpoint-'));
-  model = createModel(small, new Rng('checkpoint'));
+  model = createModel(small, new Rng('checkpoint'), WASM);
 });
 
 afterAll(() => {
@@ -30,7 +31,7 @@ describe('checkpoints', () => {
   it('round trip is bit-identical and keeps the extra fields', async () => {
     const dir = join(root, 'roundtrip');
     const saved = saveCheckpoint(dir, model, { tokenizer: ['a', 'b'], step: 10, seed: 3, harnessHash: 'abc' });
-    const { model: loaded, manifest } = await loadCheckpoint(dir);
+    const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
     expect(bytesOf(loaded)).toEqual(bytesOf(model));
     expect(loaded.variableNames()).toEqual(model.variableNames());
     expect(manifest).toMatchObject({ format: 'tinyagent-checkpoint', version: 1, modelConfig: small, parameterCount: model.parameterCount(), step: 10, seed: 3, tokenizer: ['a', 'b'], backend: 'wasm' });
@@ -42,9 +43,9 @@ describe('checkpoints', () => {
   it('replaces an existing checkpoint and leaves no temporary folders', async () => {
     const dir = join(root, 'replace');
     saveCheckpoint(dir, model, { step: 1 });
-    const other = createModel(small, new Rng('other'));
+    const other = createModel(small, new Rng('other'), WASM);
     saveCheckpoint(dir, other, { step: 2 });
-    const { model: loaded, manifest } = await loadCheckpoint(dir);
+    const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
     expect(manifest.step).toBe(2);
     expect(bytesOf(loaded)).toEqual(bytesOf(other));
     expect(readdirSync(root).filter((name) => name.includes('.tmp'))).toEqual([]);
@@ -57,23 +58,23 @@ describe('checkpoints', () => {
 
   it('errors name the folder and the problem', async () => {
     const missing = join(root, 'nope');
-    await expect(loadCheckpoint(missing)).rejects.toThrow(new RegExp(`checkpoint ${missing}: no such folder.*npm run train`));
+    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(new RegExp(`checkpoint ${missing}: no such folder.*npm run train`));
 
     const truncated = join(root, 'truncated');
     saveCheckpoint(truncated, model, {});
     truncateSync(join(truncated, 'weights.bin'), 100);
-    await expect(loadCheckpoint(truncated)).rejects.toThrow(/truncated.*weights\.bin has 100 bytes|weights\.bin has 100 bytes.*truncated/);
+    await expect(loadCheckpoint(truncated, WASM)).rejects.toThrow(/truncated.*weights\.bin has 100 bytes|weights\.bin has 100 bytes.*truncated/);
 
     const corrupt = join(root, 'corrupt');
     saveCheckpoint(corrupt, model, {});
     const bytes = readFileSync(join(corrupt, 'weights.bin'));
     bytes[7] = (bytes[7] as number) ^ 1;
     writeFileSync(join(corrupt, 'weights.bin'), bytes);
-    await expect(loadCheckpoint(corrupt)).rejects.toThrow(new RegExp(`checkpoint ${corrupt}: weights\\.bin checksum .* does not match`));
+    await expect(loadCheckpoint(corrupt, WASM)).rejects.toThrow(new RegExp(`checkpoint ${corrupt}: weights\\.bin checksum .* does not match`));
 
     const foreign = join(root, 'foreign');
     saveCheckpoint(foreign, model, {});
     writeFileSync(join(foreign, 'manifest.json'), JSON.stringify({ format: 'keras', weightsManifest: [] }));
-    await expect(loadCheckpoint(foreign)).rejects.toThrow(/not a TinyAgent checkpoint/);
+    await expect(loadCheckpoint(foreign, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
   });
 });

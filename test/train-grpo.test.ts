@@ -27,8 +27,8 @@ describe('padBatch', () => {
   it('shifts the action mask and sampling log-probs onto the predicting position and pads', () => {
     const batch = padBatch(
       [
-        { tokens: [5, 6, 7], actionMask: [0, 1, 0], sampleLogProbs: [0, -0.5, 0] },
-        { tokens: [5, 8], actionMask: [0, 1], sampleLogProbs: [0, -1.5] },
+        { tokens: [5, 6, 7], actionMask: [0, 1, 0], oldPerTokenLogps: [0, -0.5, 0] },
+        { tokens: [5, 8], actionMask: [0, 1], oldPerTokenLogps: [0, -1.5] },
       ],
       0,
     );
@@ -36,6 +36,6 @@ describe('padBatch', () => {
     expect(Array.from(batch.ids)).toEqual([5, 6, 7, 5, 8, 0]);
     // column t predicts token t+1
     expect(Array.from(batch.targetMask)).toEqual([1, 0, 1, 0]);
-    expect(Array.from(batch.oldLogProbs)).toEqual([-0.5, 0, -1.5, 0]);
+    expect(Array.from(batch.oldPerTokenLogps)).toEqual([-0.5, 0, -1.5, 0]);
   });
 });

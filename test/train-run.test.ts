@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { makeTasks } from '../gym/index.ts';
-import { buildTokenizer, checkpointChecksum, createModel, defaultModelConfig, initBackend, rollout, episodeSpecs, type Agent } from '../agent/index.ts';
-import { batchTensors, defaultRLConfig, demoTranscripts, grpoStep, harnessOf, padBatch, trainSnapshots, bcLoss } from '../train/index.ts';
+import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
+import { buildTokenizer, checkpointChecksum, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
+import { batchTensors, defaultRLConfig, demoTranscripts, grpoStep, padBatch, trainSnapshots, bcLoss } from '../train/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import { Rng } from '../lib/rng.ts';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   workDir = mkdtempSync(join(tmpdir(), 'tinyagent-train-'));
   const tokenizer = buildTokenizer(makeTasks('all'));
-  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model')), tokenizer };
+  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model'), { attention: 'depthwise' }), tokenizer };
 });
 
 afterAll(() => {
@@ -69,10 +69,10 @@ describe('GRPO step', () => {
     const train = makeTasks('train').slice(0, 3);
     const optimizer = tf.train.adam(1e-3);
     // A first step creates Adam's slot variables; count after it.
-    await grpoStep(agent, optimizer, config, harnessOf(config), train, new Rng('leak/0'));
+    await grpoStep(agent, optimizer, config, pickHarness(config), train, new Rng('leak/0'));
     const before = tf.memory().numTensors;
-    await grpoStep(agent, optimizer, config, harnessOf(config), train, new Rng('leak/1'));
-    rollout(agent, harnessOf(config), train, episodeSpecs(train, 2, new Rng('leak/2')));
+    await grpoStep(agent, optimizer, config, pickHarness(config), train, new Rng('leak/1'));
+    rollout(agent, pickHarness(config), train, episodeSpecs(train, 2, new Rng('leak/2')));
     expect(tf.memory().numTensors).toBe(before);
     optimizer.dispose();
   });
@@ -80,13 +80,13 @@ describe('GRPO step', () => {
   it('uses the sampling pass log-probabilities: recomputed ones match on every action token', () => {
     const config = defaultRLConfig();
     const tasks = makeTasks('heldout');
-    const records = rollout(agent, harnessOf(config), tasks, episodeSpecs(tasks, 2, new Rng('logp')), { temperature: 1 });
+    const records = rollout(agent, pickHarness(config), tasks, episodeSpecs(tasks, 2, new Rng('logp')));
     const batch = padBatch(records, agent.tokenizer.padId);
     const recomputed = tf.tidy(() => agent.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array);
     let compared = 0;
     batch.targetMask.forEach((mask, i) => {
       if (mask !== 1) return;
-      expect(Math.abs(recomputed[i]! - batch.oldLogProbs[i]!)).toBeLessThan(1e-4);
+      expect(Math.abs(recomputed[i]! - batch.oldPerTokenLogps[i]!)).toBeLessThan(1e-4);
       compared += 1;
     });
     expect(compared).toBeGreaterThan(records.length * 2);
@@ -96,7 +96,7 @@ describe('GRPO step', () => {
 describe('loss masking', () => {
   it('puts no gradient through observation tokens: perturbing their targets leaves the gradient unchanged', () => {
     const config = defaultRLConfig();
-    const [demo] = demoTranscripts(harnessOf(config), makeTasks('train'), 1, new Rng('mask'), agent.tokenizer);
+    const [demo] = demoTranscripts(pickHarness(config), makeTasks('train'), 1, new Rng('mask'), agent.tokenizer);
     // Cut the transcript right after an observation, so its last tokens are observation tokens
     // that no later action reads: they appear only as (masked) targets.
     const tokens = [...demo!.tokens];

@@ -5,7 +5,7 @@ import type { Rng } from '../lib/rng.ts';
 import { padBatch, type Transcript } from './batch.ts';
 import type { LossJob } from './jobs.ts';
 import { optimizerStep } from './optimize.ts';
-import type { TwinWorker } from './twin.ts';
+import type { DataParallelWorker } from './dataParallel.ts';
 
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
@@ -39,7 +39,7 @@ export function demoTranscripts(harness: Harness, tasks: readonly Task[], count:
 }
 
 /** One behaviour-cloning step on a batch of demonstrations; returns the loss. */
-export async function bcStep(agent: Agent, optimizer: tf.Optimizer, transcripts: readonly Transcript[], { maxGradNorm, twin }: { maxGradNorm: number; twin?: TwinWorker | undefined }): Promise<number> {
+export async function bcStep(agent: Agent, optimizer: tf.Optimizer, transcripts: readonly Transcript[], { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined }): Promise<number> {
   const job: LossJob = { kind: 'bc', batch: padBatch(transcripts, agent.tokenizer.padId), clipEpsilon: 0, klCoef: 0 };
-  return (await optimizerStep(agent, optimizer, job, { maxGradNorm, twin })).loss;
+  return (await optimizerStep(agent, optimizer, job, { maxGradNorm, worker })).loss;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { harnessShape, harnessHash, trainingHarness, type Harness } from '../gym/index.ts';
+import { harnessShape, trainingHarness } from '../gym/index.ts';
 
 /**
  * Training hyper-parameters. Together with the harness fields they form `RLConfig`, the one
@@ -11,6 +11,7 @@ export const trainShape = {
   bcSteps: z.number().int().min(0).default(80).describe('behaviour-cloning optimizer steps (the RL base agent)'),
   bcBatchSize: z.number().int().min(1).default(64).describe('demonstration episodes per BC step'),
   bcLearningRate: z.number().positive().default(3e-3).describe('Adam learning rate for behaviour cloning'),
+  groupSize: z.number().int().min(2).default(8).describe('episodes per task per GRPO group (advantages are relative to the group)'),
   steps: z.number().int().min(0).default(80).describe('GRPO steps in all'),
   segmentSteps: z.number().int().min(1).default(10).describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
   learningRate: z.number().positive().default(1e-3).describe('Adam learning rate for GRPO'),
@@ -46,11 +47,4 @@ export function defaultRLConfig(overrides: Record<string, unknown> = {}): RLConf
   return parseRLConfig({ ...trainingHarness(), ...overrides });
 }
 
-/** The harness part of an RLConfig (what an evaluation needs). */
-export function harnessOf(config: RLConfig): Harness {
-  const harness: Record<string, unknown> = {};
-  for (const key of Object.keys(harnessShape)) harness[key] = (config as Record<string, unknown>)[key];
-  return harness as Harness;
-}
 
-export { harnessHash };

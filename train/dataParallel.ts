@@ -1,13 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
-import type { Harness, Task } from '../gym/index.ts';
-import { getWeights, rolloutBatch, type Agent, type EpisodeRecord, type EpisodeSpec, type ModelConfig } from '../agent/index.ts';
+import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
+import { getWeights, rolloutBatch, type Agent, type AttentionMode, type EpisodeRecord, type ModelConfig } from '../agent/index.ts';
 import { jobLoss, splitJob, type LossJob } from './jobs.ts';
 
 export type WorkerRequest =
-  | { type: 'init'; backend: string; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
+  | { type: 'init'; backend: string; attention: AttentionMode; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
   | { type: 'weights'; weights: Float32Array[] }
-  | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[]; temperature: number }
+  | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
   | { type: 'gradients'; job: LossJob }
   | { type: 'close' };
 
@@ -19,12 +19,14 @@ export type WorkerReply =
   | { type: 'error'; message: string };
 
 /**
- * A worker thread with its own copy of the policy, so that training uses both cores: each
+ * The two-core data-parallel worker: a worker thread with its own copy of the policy (and its
+ * own tfjs backend, since wasm runs single-threaded under Node), so that training uses both
+ * cores: each
  * rollout batch and each gradient is split in two halves, one per thread. The split is a fixed
  * function of the batch, so a run stays deterministic; the numbers differ from a one-thread run
  * only by float rounding in the sum of the two half-gradients and in batch composition.
  */
-export class TwinWorker {
+export class DataParallelWorker {
   private readonly worker: Worker;
   private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> = [];
 
@@ -41,10 +43,10 @@ export class TwinWorker {
     });
   }
 
-  static async start(agent: Agent, backend: string): Promise<TwinWorker> {
-    const twin = new TwinWorker();
-    await twin.request({ type: 'init', backend, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
-    return twin;
+  static async start(agent: Agent, backend: string): Promise<DataParallelWorker> {
+    const worker = new DataParallelWorker();
+    await worker.request({ type: 'init', backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
+    return worker;
   }
 
   private request(message: WorkerRequest): Promise<WorkerReply> {
@@ -60,11 +62,11 @@ export class TwinWorker {
   }
 
   /** Plays the specs, the first half in the worker and the rest here, concurrently. Records in spec order. */
-  async rollout(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], temperature: number): Promise<EpisodeRecord[]> {
-    if (specs.length < 2) return rolloutBatch(agent, harness, tasks, specs, { temperature });
+  async rollout(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): Promise<EpisodeRecord[]> {
+    if (specs.length < 2) return rolloutBatch(agent, harness, tasks, specs);
     const cut = Math.floor(specs.length / 2);
-    const remote = this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut), temperature });
-    const local = rolloutBatch(agent, harness, tasks, specs.slice(cut), { temperature });
+    const remote = this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) });
+    const local = rolloutBatch(agent, harness, tasks, specs.slice(cut));
     const reply = await remote;
     if (reply.type !== 'records') throw new Error(`training worker: expected records, got ${reply.type}`);
     return [...reply.records, ...local];

@@ -27,7 +27,7 @@ export function groupAdvantages(rewards: readonly number[], groupSize: number, {
 export interface GrpoInputs {
   ids: tf.Tensor2D; // [B, T] token ids
   targetMask: tf.Tensor2D; // [B, T-1] 1 on the policy's own tokens
-  oldLogProbs: tf.Tensor2D; // [B, T-1] log-probs when sampled
+  oldPerTokenLogps: tf.Tensor2D; // [B, T-1] log-probs when sampled
   advantages: tf.Tensor1D; // [B]
   refLogProbs?: tf.Tensor2D; // [B, T-1] reference policy, only when klCoef > 0
 }
@@ -45,7 +45,7 @@ export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, 
   return tf.tidy(() => {
     const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids) : undefined;
     const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids); // [B, T-1]
-    const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldLogProbs));
+    const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldPerTokenLogps));
     const advantages = tf.expandDims(inputs.advantages, 1); // [B, 1]
     const unclipped = tf.mul(ratio, advantages);
     const clipped = tf.mul(tf.clipByValue(ratio, 1 - clipEpsilon, 1 + clipEpsilon), advantages);

@@ -1,12 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
-import type { Harness, Task } from '../gym/index.ts';
-import { episodeSpec, firstEditCounts, rollout, type Agent, type EpisodeRecord, type EpisodeSpec } from '../agent/index.ts';
+import { episodeSpecs, firstEditCounts, type EpisodeSpec, type Harness, type Task } from '../gym/index.ts';
+import { rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, padBatch } from './batch.ts';
 import { groupAdvantages, meanKl } from './grpo.ts';
 import type { LossJob } from './jobs.ts';
 import { optimizerStep } from './optimize.ts';
-import type { TwinWorker } from './twin.ts';
+import type { DataParallelWorker } from './dataParallel.ts';
 import type { RLConfig } from './config.ts';
 
 export interface StepStats {
@@ -30,9 +30,9 @@ export function firstEditEntropy(records: readonly EpisodeRecord[]): number {
   return entropy;
 }
 
-/** Plays the specs on one thread, or split with the twin worker. */
-export function playEpisodes(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], temperature: number, twin?: TwinWorker): Promise<EpisodeRecord[]> {
-  return twin !== undefined ? twin.rollout(agent, harness, tasks, specs, temperature) : Promise.resolve(rollout(agent, harness, tasks, specs, { temperature }));
+/** Plays the specs on one thread, or split with the data-parallel worker. Records in spec order. */
+export function rolloutOnCores(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], worker?: DataParallelWorker): Promise<EpisodeRecord[]> {
+  return worker !== undefined ? worker.rollout(agent, harness, tasks, specs) : Promise.resolve(rollout(agent, harness, tasks, specs));
 }
 
 /**
@@ -42,11 +42,10 @@ export function playEpisodes(agent: Agent, harness: Harness, tasks: readonly Tas
  */
 export async function grpoStep(
   agent: Agent, optimizer: tf.Optimizer, config: RLConfig, harness: Harness, trainTasks: readonly Task[], rng: Rng,
-  { reference, twin }: { reference?: Agent | undefined; twin?: TwinWorker | undefined } = {},
+  { reference, worker }: { reference?: Agent | undefined; worker?: DataParallelWorker | undefined } = {},
 ): Promise<StepStats> {
   const rolloutStart = performance.now();
-  const specs = trainTasks.flatMap((task) => Array.from({ length: config.groupSize }, (_, g) => episodeSpec(task.name, rng.fork(`${task.name}/${g}`))));
-  const records = await playEpisodes(agent, harness, trainTasks, specs, config.temperature, twin);
+  const records = await rolloutOnCores(agent, harness, trainTasks, episodeSpecs(trainTasks, config.groupSize, rng), worker);
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
 
   const rewards = records.map((record) => record.reward);
@@ -71,7 +70,7 @@ export async function grpoStep(
       ...(refLogProbs !== undefined ? { refLogProbs } : {}),
     };
     for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
-      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, twin }));
+      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker }));
     }
     if (refLogProbs !== undefined) {
       kl = tf.tidy(() => {

@@ -1,11 +1,11 @@
 /** Training: behaviour cloning (the RL base agent), GRPO, and the frozen snapshots every experiment loads. */
-export { defaultRLConfig, harnessOf, parseRLConfig, RLConfigSchema, TrainSchema, trainShape, type RLConfig } from './config.ts';
+export { defaultRLConfig, parseRLConfig, RLConfigSchema, TrainSchema, trainShape, type RLConfig } from './config.ts';
 export { groupAdvantages, grpoLoss, bcLoss } from './grpo.ts';
 export { padBatch, batchTensors, type PaddedBatch, type Transcript } from './batch.ts';
 export { demoTranscripts, bcStep } from './bc.ts';
 export { grpoStep, firstEditEntropy, type StepStats } from './grpoStep.ts';
 export { trainSnapshots, evalPass, splitTasks, snapshotDir, type TrainSummary } from './snapshots.ts';
-export { playEpisodes } from './grpoStep.ts';
+export { rolloutOnCores } from './grpoStep.ts';
 export { optimizerStep, applyClipped } from './optimize.ts';
 export { jobLoss, splitJob, type LossJob } from './jobs.ts';
-export { TwinWorker } from './twin.ts';
+export { DataParallelWorker } from './dataParallel.ts';

@@ -19,12 +19,12 @@ export interface LossJob {
 
 /** The job's scalar loss (a mean over its sequences). Call inside tf.tidy or variableGrads. */
 export function jobLoss(model: PolicyModel, job: LossJob): tf.Scalar {
-  const { ids, targetMask, oldLogProbs } = batchTensors(job.batch);
+  const { ids, targetMask, oldPerTokenLogps } = batchTensors(job.batch);
   if (job.kind === 'bc') return bcLoss(model, ids, targetMask);
   const { batchSize, length } = job.batch;
   const advantages = tf.tensor1d(job.advantages ?? new Float32Array(batchSize));
   const refLogProbs = job.refLogProbs !== undefined ? tf.tensor2d(job.refLogProbs, [batchSize, length - 1]) : undefined;
-  const inputs = { ids, targetMask, oldLogProbs, advantages, ...(refLogProbs !== undefined ? { refLogProbs } : {}) };
+  const inputs = { ids, targetMask, oldPerTokenLogps, advantages, ...(refLogProbs !== undefined ? { refLogProbs } : {}) };
   return grpoLoss(model, inputs, job);
 }
 
@@ -36,7 +36,7 @@ export function splitJob(job: LossJob, cut: number): [LossJob, LossJob] {
     const batch: PaddedBatch = {
       ids: job.batch.ids.slice(from * length, to * length),
       targetMask: job.batch.targetMask.slice(from * (length - 1), to * (length - 1)),
-      oldLogProbs: job.batch.oldLogProbs.slice(from * (length - 1), to * (length - 1)),
+      oldPerTokenLogps: job.batch.oldPerTokenLogps.slice(from * (length - 1), to * (length - 1)),
       batchSize: rows,
       length,
     };

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Agent } from '../agent/index.ts';
 import { jobLoss, type LossJob } from './jobs.ts';
-import type { TwinWorker } from './twin.ts';
+import type { DataParallelWorker } from './dataParallel.ts';
 
 /**
  * Clips `grads` to a global L2 norm of `maxGradNorm` (Pascanu et al. 2013;
@@ -21,14 +21,14 @@ export function applyClipped(optimizer: tf.Optimizer, grads: tf.NamedTensorMap, 
 }
 
 /**
- * One optimizer step on the job's loss: gradients on this thread, or split with the twin
- * worker when there is one (then the worker gets the new weights before its next job).
+ * One optimizer step on the job's loss: gradients on this thread, or split with the
+ * data-parallel worker when there is one (then the worker gets the new weights before its next job).
  */
-export async function optimizerStep(agent: Agent, optimizer: tf.Optimizer, job: LossJob, { maxGradNorm, twin }: { maxGradNorm: number; twin?: TwinWorker | undefined }): Promise<{ loss: number; gradNorm: number }> {
+export async function optimizerStep(agent: Agent, optimizer: tf.Optimizer, job: LossJob, { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined }): Promise<{ loss: number; gradNorm: number }> {
   let loss: number;
   let grads: tf.NamedTensorMap;
-  if (twin !== undefined) {
-    ({ loss, grads } = await twin.gradients(agent, job));
+  if (worker !== undefined) {
+    ({ loss, grads } = await worker.gradients(agent, job));
   } else {
     const result = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
     loss = result.value.dataSync()[0]!;
@@ -36,6 +36,6 @@ export async function optimizerStep(agent: Agent, optimizer: tf.Optimizer, job: 
     grads = result.grads;
   }
   const gradNorm = applyClipped(optimizer, grads, maxGradNorm);
-  if (twin !== undefined) await twin.syncWeights(agent);
+  if (worker !== undefined) await worker.syncWeights(agent);
   return { loss, gradNorm };
 }

@@ -1,18 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { makeTasks, splitOptions, type Task } from '../gym/index.ts';
+import { harnessHash, makeTasks, pickHarness, splitOptions, type Task } from '../gym/index.ts';
 import {
-  activeBackend, buildTokenizer, createModel, defaultModelConfig, episodeSpecs, episodeSucceeded, loadAgent, saveCheckpoint, type Agent,
+  activeBackend, attentionModeFor, buildTokenizer, createModel, defaultModelConfig, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
+import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import type { RunLog } from '../lib/log.ts';
 import { progressBar } from '../lib/progress.ts';
-import { harnessHash, harnessOf, type RLConfig } from './config.ts';
+import type { RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
-import { grpoStep, playEpisodes } from './grpoStep.ts';
-import { TwinWorker } from './twin.ts';
+import { grpoStep, rolloutOnCores } from './grpoStep.ts';
+import { DataParallelWorker } from './dataParallel.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -34,15 +35,21 @@ export function snapshotDir(runDir: string, step: number): string {
   return join(runDir, `step-${step}`);
 }
 
-/** Held-out pass rate from `episodes` episodes per task (hidden tests, harness temperature). */
-export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, twin?: TwinWorker): Promise<number> {
-  const records = await playEpisodes(agent, harnessOf(config), heldOut, episodeSpecs(heldOut, episodes, rng), config.temperature, twin);
-  return records.filter(episodeSucceeded).length / records.length;
+/**
+ * Held-out pass rate (mean over tasks) from `episodes` episodes per task through `evaluate`,
+ * under the training harness, on both cores when there is a worker.
+ */
+export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, worker?: DataParallelWorker): Promise<number> {
+  const result = await evaluate({
+    agent, harness: pickHarness(config), tasks: heldOut, episodes, seed: rng.key,
+    play: worker === undefined ? undefined : (player, harness, tasks, specs) => rolloutOnCores(player, harness, tasks, specs, worker),
+  });
+  return result.passAt1;
 }
 
 async function tryLoad(dir: string): Promise<Agent | undefined> {
   if (!existsSync(join(dir, 'manifest.json'))) return undefined;
-  return (await loadAgent(dir)).agent;
+  return (await loadAgent(dir, { attention: attentionModeFor(activeBackend()) })).agent;
 }
 
 /**
@@ -55,7 +62,7 @@ async function tryLoad(dir: string): Promise<Agent | undefined> {
 export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir: string; log: RunLog }): Promise<TrainSummary> {
   const started = performance.now();
   const seconds = { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 };
-  const harness = harnessOf(config);
+  const harness = pickHarness(config);
   const hash = harnessHash(harness);
   const backend = activeBackend() ?? 'none';
   const { train, heldOut } = splitTasks(config);
@@ -80,7 +87,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
   const evalHistory: TrainSummary['evalPass'] = [];
-  let twin: TwinWorker | undefined;
+  let worker: DataParallelWorker | undefined;
   let agent = await tryLoad(snapshotDir(runDir, 0));
   try {
     if (agent !== undefined) {
@@ -88,17 +95,17 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
     } else {
       const bcStart = performance.now();
       const tokenizer = buildTokenizer(makeTasks('all'));
-      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'));
+      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'), { attention: attentionModeFor(backend) });
       agent = { model, tokenizer };
       log.say(`backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`);
-      if (config.parallel) twin = await TwinWorker.start(agent, backend);
+      if (config.parallel) worker = await DataParallelWorker.start(agent, backend);
       const optimizer = tf.train.adam(config.bcLearningRate);
       const demoRng = rng.fork('bc');
       const bar = progressBar('bc', config.bcSteps);
       let loss = NaN;
       for (let step = 1; step <= config.bcSteps; step += 1) {
         const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer);
-        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, twin });
+        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, worker });
         if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
         bar.tick(step, `loss ${loss.toFixed(3)}`);
       }
@@ -106,7 +113,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
       optimizer.dispose();
       seconds.bc = (performance.now() - bcStart) / 1000;
       const evalStart = performance.now();
-      const pass = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork('eval/0'), twin);
+      const pass = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork('eval/0'), worker);
       seconds.evals += (performance.now() - evalStart) / 1000;
       saveCheckpoint(snapshotDir(runDir, 0), model, { ...manifestExtra(0), tokenizer: tokenizer.words, evalPass: pass });
       log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
@@ -125,15 +132,15 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
         snapshots.push(dir);
         continue;
       }
-      if (config.parallel && twin === undefined) twin = await TwinWorker.start(agent, backend);
-      else if (twin !== undefined) await twin.syncWeights(agent);
+      if (config.parallel && worker === undefined) worker = await DataParallelWorker.start(agent, backend);
+      else if (worker !== undefined) await worker.syncWeights(agent);
       const segmentRng = rng.fork(`segment-${segment}`);
       const optimizer = tf.train.adam(config.learningRate);
       const startStep = (segment - 1) * config.segmentSteps;
       const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
       let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
       for (let step = startStep + 1; step <= endStep; step += 1) {
-        const stats = await grpoStep(agent, optimizer, config, harness, train, segmentRng.fork(`step-${step}`), { reference, twin });
+        const stats = await grpoStep(agent, optimizer, config, harness, train, segmentRng.fork(`step-${step}`), { reference, worker });
         seconds.rollouts += stats.rolloutSeconds;
         seconds.updates += stats.updateSeconds;
         last = stats;
@@ -143,7 +150,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
         };
         if (step % config.evalEvery === 0) {
           const evalStart = performance.now();
-          fields['charts/evalPass'] = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork(`eval/${step}`), twin);
+          fields['charts/evalPass'] = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork(`eval/${step}`), worker);
           seconds.evals += (performance.now() - evalStart) / 1000;
           evalHistory.push({ step, evalPass: fields['charts/evalPass'] });
         }
@@ -162,7 +169,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
     }
     reference?.model.dispose();
   } finally {
-    await twin?.close();
+    await worker?.close();
   }
   seconds.total = (performance.now() - started) / 1000;
   const summary: TrainSummary = {

@@ -1,10 +1,10 @@
 import { parentPort } from 'node:worker_threads';
 import { initBackend, modelFromWeights, rolloutBatch, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
-import type { WorkerRequest, WorkerReply } from './twin.ts';
+import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
 import { jobGradients } from './jobs.ts';
 
 /**
- * The second core: holds a copy of the policy and, on request, plays a share of the rollouts or
+ * The data-parallel worker's side (train/dataParallel.ts), on the second core: holds a copy of the policy and, on request, plays a share of the rollouts or
  * computes the gradient of a share of a batch. Requests are served strictly in order, so a
  * weight update sent before a job is always applied before it.
  */
@@ -14,14 +14,14 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
   switch (request.type) {
     case 'init':
       return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
-        agent = { model: modelFromWeights(request.modelConfig, request.weights), tokenizer: tokenizerFromWords(request.words) };
+        agent = { model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }), tokenizer: tokenizerFromWords(request.words) };
         return { type: 'ready', backend };
       });
     case 'weights':
       setWeights(ready().model, request.weights);
       return { type: 'ok' };
     case 'rollout':
-      return { type: 'records', records: rolloutBatch(ready(), request.harness, request.tasks, request.specs, { temperature: request.temperature }) };
+      return { type: 'records', records: rolloutBatch(ready(), request.harness, request.tasks, request.specs) };
     case 'gradients': {
       const { loss, grads } = jobGradients(ready().model, request.job);
       return { type: 'gradients', loss, grads };

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { boolFlag, choiceFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
-import { BACKEND_PREFERENCES, episodeSucceeded, firstEditCounts, initBackend, loadAgent } from '../../agent/index.ts';
-import { harnessHash, makeTasks, parseHarness, splitOptions, type Harness } from '../../gym/index.ts';
-import { sampleCounts, writeResultFile } from '../../eval/sampleCounts.ts';
-import { Rng } from '../../lib/rng.ts';
+import { BACKEND_PREFERENCES } from '../../agent/index.ts';
+import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
+import { evaluate, writeEvaluation, type Evaluation } from '../../eval/evaluate.ts';
 
 /** The harness flags shared by every command that evaluates a checkpoint. */
 export const harnessFlags = {
@@ -15,9 +14,9 @@ export const harnessFlags = {
   reward: { type: 'string', description: 'reward source: hidden | public (success is always scored on hidden tests)', default: 'the harness value' },
 } as const;
 
-/** The checkpoint's recorded harness with the command line's single-field changes applied. */
-export function harnessFromArgs(recorded: unknown, args: CommandArgs): Harness {
-  const overrides: Record<string, unknown> = {};
+/** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
+export function harnessOverrides(args: CommandArgs): HarnessInput {
+  const overrides: HarnessInput = {};
   if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, { min: 0 });
   if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, { min: 1 });
   const maxEdits = stringFlag(args, 'max-edits');
@@ -25,9 +24,13 @@ export function harnessFromArgs(recorded: unknown, args: CommandArgs): Harness {
   if (args.flags.rename !== undefined) overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
   if (args.flags['rename-pool'] !== undefined) overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
   if (args.flags.reward !== undefined) overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
-  const base = typeof recorded === 'object' && recorded !== null ? recorded : {};
+  return overrides;
+}
+
+/** Runs `evaluate`, turning a bad checkpoint or harness into an InputError (exit 1). */
+async function evaluateOrExplain(options: Parameters<typeof evaluate>[0]): Promise<Evaluation> {
   try {
-    return parseHarness({ ...base, ...overrides }, 'harness');
+    return await evaluate(options);
   } catch (error) {
     throw new InputError((error as Error).message);
   }
@@ -43,7 +46,7 @@ export const command: Command = {
     split: { type: 'string', description: 'tasks: heldout | train | all (under the harness split)', default: 'heldout' },
     seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0' },
     ...harnessFlags,
-    out: { type: 'string', description: 'also write one row per episode (task, sample, passed) as JSONL for `tinyagent metrics`' },
+    out: { type: 'string', description: 'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`' },
     backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
     json: { type: 'boolean', description: 'print JSON on stdout' },
   },
@@ -54,22 +57,14 @@ export const command: Command = {
     const episodes = intFlag(args, 'episodes', 32, { min: 1 });
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all'] as const, 'heldout');
     const seed = intFlag(args, 'seed', 0, { min: 0 });
-    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto') });
-    let loaded;
-    try {
-      loaded = await loadAgent(dir);
-    } catch (error) {
-      throw new InputError((error as Error).message);
-    }
-    const harness = harnessFromArgs(loaded.manifest.harness, args);
-    const tasks = makeTasks(split, splitOptions(harness));
+    const backend = choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto');
     const started = performance.now();
-    const result = sampleCounts(loaded.agent, tasks, episodes, harness, new Rng(seed));
+    const result = await evaluateOrExplain({ checkpoint: dir, harness: harnessOverrides(args), split, episodes, seed, backend });
     const seconds = (performance.now() - started) / 1000;
-    loaded.agent.model.dispose();
 
+    const { provenance } = result;
     const firstEdit = firstEditCounts(result.records);
-    const firstEditByTask = Object.fromEntries(result.perTask.map((count, j) => [count.name, firstEditCounts(result.records.slice(j * episodes, (j + 1) * episodes))]));
+    const firstEditByTask = Object.fromEntries(result.perTask.map((count) => [count.name, firstEditCounts(result.records.filter((record) => record.task === count.name))]));
     const meanReadCalls = result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
     const report = {
       passAt1: result.passAt1,
@@ -80,28 +75,26 @@ export const command: Command = {
       episodesPerTask: episodes,
       split,
       seed,
-      harness,
-      harnessHash: harnessHash(harness),
-      checkpoint: { path: dir, step: loaded.manifest.step ?? null, checksum: loaded.manifest.checksum },
-      backend,
+      harness: provenance.harness,
+      harnessHash: provenance.harnessHash,
+      checkpoint: provenance.checkpoint,
+      backend: provenance.backend,
+      packageVersion: provenance.packageVersion,
       seconds,
     };
     const out = stringFlag(args, 'out');
-    if (out !== undefined) {
-      writeResultFile(out, result.records.map((record, i) => ({ task: record.task, sample: i % episodes, passed: episodeSucceeded(record) })), {
-        harness, harnessHash: report.harnessHash, checkpoint: report.checkpoint, seed, backend,
-      });
-    }
+    if (out !== undefined) writeEvaluation(out, result);
     if (boolFlag(args, 'json')) {
       printJson(report);
       return;
     }
-    process.stdout.write(`checkpoint ${dir} (step ${String(report.checkpoint.step)}), backend ${backend}, harness ${report.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
+    process.stdout.write(`checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
     const topOps = (counts: Record<string, number>) => Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n}`).join(', ');
     for (const count of result.perTask) {
       process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`);
     }
     process.stdout.write(`pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`);
     process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
+    if (out !== undefined) process.stdout.write(`wrote ${result.records.length} episodes to ${out}\n`);
   },
 };

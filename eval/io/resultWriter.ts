@@ -1,13 +1,30 @@
 import { writeFileAtomic } from '../../lib/atomic.ts';
 import type { ResultRow } from './resultFile.ts';
 
-/** One sample as written: the reader's row without its bookkeeping (line number, extra fields). */
-export type ResultSample = Omit<ResultRow, 'line' | 'extra'>;
+/** One sample as written: the reader's row without its bookkeeping (line number, extra fields), plus any extra fields. */
+export type ResultSample = Omit<ResultRow, 'line' | 'extra'> & Record<string, unknown>;
+
+/** What an episode record must carry to become a result-file row. */
+export interface EpisodeRow {
+  task: string;
+  sample: number;
+  success: boolean;
+}
+
+/**
+ * The one conversion from episode records to result-file rows: `task`, `sample`, `passed` (the
+ * episode's success) first, then every other field of the record as it is (env seed, sampling
+ * key, reward, submitted, public and hidden outcome, first edit op, turns, read calls, ...).
+ */
+export function resultRows<T extends EpisodeRow>(records: readonly T[]): ResultSample[] {
+  return records.map(({ task, sample, success, ...rest }) => ({ task, sample, passed: success, ...rest }));
+}
 
 /**
  * Writes an evaluation's samples in the result-file format that `tinyagent metrics`, `compare`
- * and `diagnose` read (docs/METRICS.md): JSONL, a first line `{"harness": {...}}` recording the
- * harness and provenance, then one row per sample. Written atomically.
+ * and `diagnose` read (docs/METRICS.md): JSONL, a first line `{"harness": {...}, ...}` recording
+ * the harness and the rest of the header (provenance), then one row per sample. Written
+ * atomically.
  */
 export function writeResultFile(path: string, rows: readonly ResultSample[], header: Record<string, unknown> & { harness: unknown }): void {
   const { harness, ...rest } = header;

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import {
+  countsByTask, episodeSpecs, harnessHash, makeTasks, meanPassRate, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
+  type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
+} from '../gym/index.ts';
+import { activeBackend, attentionModeFor, initBackend, loadAgent, rollout, type Agent, type BackendPreference, type EpisodeRecord } from '../agent/index.ts';
+import { Rng } from '../lib/rng.ts';
+import { resultRows, writeResultFile } from './io/resultWriter.ts';
+
+export { resultRows, writeResultFile, type ResultSample } from './io/resultWriter.ts';
+
+/**
+ * The one way to evaluate an agent (chapter 17.1): play `episodes` episodes of each task under
+ * one harness and count successes per task. The `eval` command, training's held-out `evalPass`,
+ * the experiments and the scripted canaries all play through the same episode loop
+ * (`playEpisodes`) and the same seeding scheme (`episodeSpecs`): episode i of task j draws from
+ * `new Rng(seed).fork(name/i)` whichever agent plays it, so two checkpoints evaluated with one
+ * seed see the same renamed tasks and are paired episode by episode (common random numbers).
+ * Success is `episodeSuccess` (submitted, hidden tests pass) whatever the reward source.
+ *
+ * @example
+ *   const base = await evaluate({ checkpoint: 'runs/default/step-0', episodes: 32, seed: 1 });
+ *   const hot = await evaluate({ checkpoint: 'runs/default/step-80', harness: { temperature: 1.3 }, episodes: 32, seed: 1 });
+ */
+
+/** Who plays: a loaded agent, a checkpoint folder, or a scripted canary policy. */
+export type Player =
+  | { agent: Agent; checkpoint?: undefined; scripted?: undefined }
+  | { checkpoint: string; agent?: undefined; scripted?: undefined }
+  | { scripted: ScriptedPolicy; agent?: undefined; checkpoint?: undefined };
+
+export type EvaluateOptions = Player & {
+  /**
+   * The harness: these fields over the checkpoint's recorded harness (for a checkpoint), else
+   * over the defaults (the training harness). Validated; an unknown field is an error.
+   */
+  harness?: HarnessInput | undefined;
+  /** The tasks to play; default `split` under the harness's split. */
+  tasks?: readonly Task[] | undefined;
+  split?: 'heldout' | 'train' | 'all' | undefined;
+  /** Episodes per task. */
+  episodes: number;
+  seed: number | string;
+  /** Backend to start when none runs yet (checkpoints only). */
+  backend?: BackendPreference | undefined;
+  /** Plays the specs instead of the one-thread `rollout` (training passes its two-core rollout). */
+  play?: ((agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]) => Promise<EpisodeRecord[]>) | undefined;
+};
+
+export interface Provenance {
+  harness: Harness;
+  harnessHash: string;
+  /** 'checkpoint', 'agent' (an in-memory model) or 'scripted:NAME'. */
+  player: string;
+  checkpoint: { path: string; step: number | null; checksum: string } | null;
+  seed: number | string;
+  episodesPerTask: number;
+  tasks: string[];
+  /** tfjs backend that ran the policy; null for a scripted policy. */
+  backend: string | null;
+  packageVersion: string;
+}
+
+export interface Evaluation {
+  perTask: TaskCount[];
+  /** One per episode, task-major in the order of the tasks, then by sample index. */
+  records: EpisodeResult[];
+  /** Mean over tasks of successes / episodes. */
+  passAt1: number;
+  provenance: Provenance;
+}
+
+let packageVersion: string | undefined;
+
+/** The project's version, from package.json. */
+export function projectVersion(): string {
+  packageVersion ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return packageVersion;
+}
+
+/** Strips a rollout record to its result (the transcript is training data, not an evaluation's). */
+function resultOf({ tokens: _tokens, actionMask: _mask, oldPerTokenLogps: _logps, ...result }: EpisodeRecord): EpisodeResult {
+  return result;
+}
+
+export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
+  const { episodes, seed } = options;
+  if (!Number.isInteger(episodes) || episodes < 1) throw new RangeError(`evaluate: episodes must be a positive integer, got ${episodes}`);
+  let agent = options.agent;
+  let checkpoint: Provenance['checkpoint'] = null;
+  let recorded: unknown = {};
+  if (options.checkpoint !== undefined) {
+    const backend = await initBackend({ preference: options.backend ?? 'auto' });
+    const loaded = await loadAgent(options.checkpoint, { attention: attentionModeFor(backend) });
+    agent = loaded.agent;
+    const step = loaded.manifest.step;
+    checkpoint = { path: options.checkpoint, step: typeof step === 'number' ? step : null, checksum: loaded.manifest.checksum };
+    recorded = loaded.manifest.harness ?? {};
+  }
+  try {
+    const base = parseHarness(recorded, options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness');
+    const harness = parseHarness({ ...base, ...options.harness }, 'harness');
+    const tasks = options.tasks ?? makeTasks(options.split ?? 'heldout', splitOptions(harness));
+    if (tasks.length === 0) throw new RangeError('evaluate: no tasks');
+    const specs = episodeSpecs(tasks, episodes, new Rng(seed));
+    let records: EpisodeResult[];
+    if (options.scripted !== undefined) {
+      records = playEpisodes(harness, tasks, specs, scriptedPolicy(options.scripted));
+    } else {
+      const player = agent as Agent;
+      const played = options.play !== undefined ? await options.play(player, harness, tasks, specs) : rollout(player, harness, tasks, specs);
+      records = played.map(resultOf);
+    }
+    const perTask = countsByTask(tasks, records);
+    return {
+      perTask,
+      records,
+      passAt1: meanPassRate(perTask),
+      provenance: {
+        harness, harnessHash: harnessHash(harness),
+        player: options.scripted !== undefined ? `scripted:${options.scripted}` : checkpoint !== null ? 'checkpoint' : 'agent',
+        checkpoint, seed, episodesPerTask: episodes, tasks: tasks.map((task) => task.name),
+        backend: options.scripted !== undefined ? null : activeBackend() ?? null, packageVersion: projectVersion(),
+      },
+    };
+  } finally {
+    if (options.checkpoint !== undefined) agent?.model.dispose();
+  }
+}
+
+/** Writes an evaluation as a result file: the provenance header, then one row per episode with every field of its record. */
+export function writeEvaluation(path: string, evaluation: Evaluation): void {
+  const { harness, ...provenance } = evaluation.provenance;
+  writeResultFile(path, resultRows(evaluation.records), { harness, provenance });
+}
