@@ -1,23 +1,23 @@
+import { noneDrawn } from './noneDrawn.ts';
 import { checkK, checkSuccesses, checkTrials } from './validate.ts';
 
 /**
  * Unbiased all-k-correct (pass^k) of one task: the probability that k samples drawn without
- * replacement from the n are all successes, C(c, k) / C(n, k), in product form
+ * replacement from the n are all successes,
  *
- *   C(c, k) / C(n, k) = prod_{i=0}^{k-1} (c - i) / (n - i),
+ *   C(c, k) / C(n, k) = prod_{i=0}^{k-1} (c - i) / (n - i) = C(n - (n-c), k) / C(n, k),
  *
- * an unbiased estimate of p^k (the same U-statistic argument as Chen et al. 2021 for pass@k).
- * Exactly 0 when c < k. Falls as k grows.
+ * i.e. no failure among the k draws: the same hypergeometric zero term as pass@k with the
+ * n - c failures marked, so min(k, n - c) factors suffice (noneDrawn.ts). An unbiased estimate
+ * of p^k (the same U-statistic argument as Chen et al. 2021 for pass@k). Exactly 0 when c < k.
+ * Falls as k grows.
  *
- * @throws RangeError if n < 1, c outside [0, n], or k outside [1, n].
+ * @throws RangeError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
  * @example allCorrectAtK(10, 10, 10) // 1; allCorrectAtK(10, 3, 2) // 6/90
  */
 export function allCorrectAtK(n: number, c: number, k: number): number {
   checkTrials(n);
   checkSuccesses(c, n);
   checkK(k, n);
-  if (c < k) return 0;
-  let product = 1;
-  for (let i = 0; i < k; i++) product *= (c - i) / (n - i);
-  return product;
+  return noneDrawn(n, n - c, k).probability;
 }

@@ -1,7 +1,7 @@
 import { mean } from './describe.ts';
 import { normalCdfStandard, normalQuantile } from './normal.ts';
 import { randomIndex, type RandomSource } from './randomSource.ts';
-import { checkLevel, checkNonEmpty } from './validate.ts';
+import { checkFiniteValues, checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 
 export interface BootstrapOptions {
   /** Number of bootstrap replicates; default 2000. */
@@ -28,12 +28,13 @@ export interface BootstrapInterval {
  * allocation. Units are whatever `values` holds one number per: episodes, tasks, or per-task
  * differences of two systems.
  *
- * @throws RangeError on empty values or reps < 1.
+ * @throws RangeError on empty values, a value that is not finite, reps < 1, or no rng.
  * @example bootstrapMeans([0, 1, 1], { reps: 1000, rng: new Rng(1) })
  */
 export function bootstrapMeans(values: ArrayLike<number>, { reps = 2000, rng }: { reps?: number; rng: RandomSource }): Float64Array {
-  checkNonEmpty(values);
-  if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`reps must be a positive integer, got ${reps}`);
+  checkFiniteValues(values);
+  checkInteger(reps, 'reps', 1);
+  checkRandomSource(rng);
   const units = Float64Array.from(values as ArrayLike<number>);
   const count = units.length;
   const replicates = new Float64Array(reps);
@@ -60,6 +61,9 @@ function percentiles(sorted: Float64Array, lowQ: number, highQ: number): [number
  * BCa percentile levels (Efron 1987; Efron & Tibshirani 1993, ch. 14): bias correction
  * z0 = Phi^{-1}(#{theta* < theta-hat} / B), acceleration from the jackknife of the mean,
  * a = sum (m - m_i)^3 / (6 (sum (m - m_i)^2)^{3/2}).
+ * Replicates equal to theta-hat are not counted as below (Efron & Tibshirani, eq. 14.14);
+ * scipy.stats.bootstrap counts them as half, which differs on 0/1 data where many replicates
+ * tie (docs/METRICS.md gives the comparison).
  */
 function bcaLevels(values: Float64Array, estimate: number, sorted: Float64Array, alpha: number): [number, number] {
   let below = 0;
@@ -86,14 +90,18 @@ function bcaLevels(values: Float64Array, estimate: number, sorted: Float64Array,
  * (quantiles a/2 and 1 - a/2 of the replicate means) or BCa. The unit decides the question:
  * per-task pass rates give the task-level (cluster) interval of chapter 17.3.
  *
- * @throws RangeError on empty values, reps < 1, level outside (0, 1); BCa needs 2+ units.
+ * One unit has no spread to resample (every replicate equals it, a zero-width interval that
+ * claims certainty), so at least two are required.
+ *
+ * @throws RangeError on fewer than 2 values, a value that is not finite, reps < 1, level outside
+ *   (0, 1), an unknown method, or no rng.
  * @example bootstrapCI([0.1, 0.9, 1, 0.5], { reps: 2000, level: 0.95, rng: new Rng(3) })
  */
 export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
-  const { reps = 2000, level = 0.95, method = 'percentile', rng } = options;
-  checkNonEmpty(values);
+  const { reps = 2000, level = 0.95, method = 'percentile', rng } = options ?? ({} as BootstrapOptions);
+  checkUnits(values, 2, 'values', 'a bootstrap interval');
   checkLevel(level);
-  if (method === 'bca' && values.length < 2) throw new RangeError('BCa needs at least 2 units');
+  if (method !== 'percentile' && method !== 'bca') throw new RangeError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
   const estimate = mean(values);
   const sorted = bootstrapMeans(values, { reps, rng }).sort();
   const alpha = 1 - level;

@@ -1,13 +1,13 @@
 import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
-import { taskRates, trialsOf, type CountsInput } from './counts.ts';
-import { checkLevel } from './validate.ts';
+import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
+import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
  * Task-level (cluster) bootstrap interval of the mean pass rate: resample tasks, each taking its
  * episodes along, i.e. `bootstrapCI` of the per-task rates c_j / n_j (chapter 17.3; Field &
  * Welsh 2007 on the cluster bootstrap). Answers "how would it do on similar tasks?".
  *
- * @throws RangeError on bad counts or options (see taskRates, bootstrapCI).
+ * @throws RangeError on bad counts, fewer than 2 tasks, or bad options (see taskRates, bootstrapCI).
  * @example taskBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
 export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
@@ -24,19 +24,17 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
  * in a table built once) instead of M draws: the same bootstrap distribution, M times cheaper.
  * The estimate is the pooled share S/M (equal to the mean of task rates when all n_j agree).
  *
- * @throws RangeError on bad counts, reps < 1 or level outside (0, 1).
+ * @throws RangeError on bad counts, fewer than 2 episodes in all, reps < 1, level outside (0, 1)
+ *   or no rng.
  * @example episodeBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
 export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0.95, rng }: BootstrapOptions): BootstrapInterval {
   taskRates(counts);
   checkLevel(level);
-  if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`reps must be a positive integer, got ${reps}`);
-  let episodes = 0;
-  let successes = 0;
-  for (let j = 0; j < counts.successes.length; j++) {
-    episodes += trialsOf(counts.trials, j);
-    successes += counts.successes[j] as number;
-  }
+  checkInteger(reps, 'reps', 1);
+  checkRandomSource(rng);
+  const { episodes, successes } = pooledCounts(counts);
+  if (episodes < 2) throw new RangeError('counts has 1 episode; an episode-level bootstrap interval needs at least 2');
   const cdf = binomialCdfTable(episodes, successes / episodes);
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
@@ -51,8 +49,13 @@ export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0
   return { estimate: successes / episodes, low: at(alpha / 2), high: at(1 - alpha / 2), level, reps, method: 'percentile' };
 }
 
-/** CDF of Binomial(m, p) at 0..m, from the pmf recurrence in log space (stable for m in the thousands). */
+/**
+ * CDF of Binomial(m, p) at 0..m, from the pmf recurrence in log space (stable for m in the thousands).
+ * @throws RangeError if m is not a safe integer >= 0 or p is outside [0, 1].
+ */
 export function binomialCdfTable(m: number, p: number): Float64Array {
+  checkInteger(m, 'm');
+  checkProbability(p, 'p');
   const cdf = new Float64Array(m + 1);
   if (p <= 0) return cdf.fill(1);
   if (p >= 1) {

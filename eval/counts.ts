@@ -1,3 +1,5 @@
+import { checkSuccesses, checkTrials } from './validate.ts';
+
 /** Per-task success counts c_j and trial counts n_j (a number when every task has the same n). */
 export interface CountsInput {
   successes: ArrayLike<number>;
@@ -11,20 +13,37 @@ export function trialsOf(trials: ArrayLike<number> | number, j: number): number 
 
 /**
  * Validates counts and returns the per-task pass rates c_j / n_j.
- * @throws RangeError on no tasks, a length mismatch, n_j < 1 or c_j outside [0, n_j].
+ * @throws RangeError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
+ *   an integer in [0, n_j].
+ * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
  */
-export function taskRates({ successes, trials }: CountsInput): Float64Array {
-  if (successes.length === 0) throw new RangeError('no tasks');
-  if (typeof trials !== 'number' && trials.length !== successes.length) {
-    throw new RangeError(`successes has ${successes.length} tasks but trials has ${trials.length}`);
+export function taskRates(counts: CountsInput): Float64Array {
+  if (typeof counts !== 'object' || counts === null) throw new RangeError('counts must be { successes, trials }');
+  const { successes, trials } = counts;
+  if (successes === null || typeof successes !== 'object' || typeof successes.length !== 'number') throw new RangeError('successes must be an array of counts');
+  if (successes.length === 0) throw new RangeError('successes is empty: no tasks');
+  if (typeof trials !== 'number' && (trials === null || typeof trials !== 'object' || trials.length !== successes.length)) {
+    throw new RangeError(`trials must be a number or an array as long as successes (${successes.length} tasks)`);
   }
   const rates = new Float64Array(successes.length);
   for (let j = 0; j < successes.length; j++) {
     const n = trialsOf(trials, j);
     const c = successes[j] as number;
-    if (!Number.isInteger(n) || n < 1) throw new RangeError(`task ${j}: trials must be a positive integer, got ${n}`);
-    if (!Number.isInteger(c) || c < 0 || c > n) throw new RangeError(`task ${j}: successes must be an integer in [0, ${n}], got ${c}`);
+    checkTrials(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`);
+    checkSuccesses(c, n, `successes[${j}]`);
     rates[j] = c / n;
   }
   return rates;
+}
+
+/** Total episodes M = sum n_j and successes S = sum c_j of validated counts. */
+export function pooledCounts(counts: CountsInput): { episodes: number; successes: number } {
+  let episodes = 0;
+  let successes = 0;
+  for (let j = 0; j < counts.successes.length; j++) {
+    episodes += trialsOf(counts.trials, j);
+    successes += counts.successes[j] as number;
+  }
+  if (!Number.isSafeInteger(episodes)) throw new RangeError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
+  return { episodes, successes };
 }

@@ -1,31 +1,32 @@
-import { checkNonEmpty } from './validate.ts';
+import { checkFiniteValues, checkProbability, checkUnits } from './validate.ts';
 
 /**
  * Arithmetic mean.
- * @throws RangeError on an empty array.
+ * @throws RangeError on an empty array or a value that is not finite.
  * @example mean([1, 2, 3]) // 2
  */
 export function mean(values: ArrayLike<number>): number {
-  checkNonEmpty(values);
+  checkFiniteValues(values);
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += values[i] as number;
   return sum / values.length;
 }
 
 /**
- * Sample variance with the n - 1 denominator (numpy `var(ddof=1)`); 0 for one value.
- * @throws RangeError on an empty array.
+ * Sample variance with the n - 1 denominator (numpy `var(ddof=1)`). One value has no sample
+ * variance (numpy returns nan with a warning); here that is an error.
+ * @throws RangeError on fewer than 2 values or a value that is not finite.
  * @example sampleVariance([1, 2, 3, 4]) // 1.6667
  */
 export function sampleVariance(values: ArrayLike<number>): number {
+  checkUnits(values, 2, 'values', 'a sample variance');
   const center = mean(values);
-  if (values.length < 2) return 0;
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += ((values[i] as number) - center) ** 2;
   return sum / (values.length - 1);
 }
 
-/** Sample standard deviation (n - 1 denominator). @throws RangeError on an empty array. */
+/** Sample standard deviation (n - 1 denominator). @throws RangeError as sampleVariance. */
 export function sampleStandardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sampleVariance(values));
 }
@@ -33,12 +34,16 @@ export function sampleStandardDeviation(values: ArrayLike<number>): number {
 /**
  * Quantile of already sorted values by linear interpolation between order statistics
  * (Hyndman & Fan type 7, numpy's default `np.quantile`).
- * @throws RangeError on an empty array or q outside [0, 1].
+ * @throws RangeError on an empty array, a value that is not finite, values not in ascending
+ *   order, or q outside [0, 1].
  * @example quantileSorted([1, 2, 3, 4], 0.5) // 2.5
  */
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
-  checkNonEmpty(sorted);
-  if (!(q >= 0 && q <= 1)) throw new RangeError(`q must be in [0, 1], got ${q}`);
+  checkFiniteValues(sorted, 'sorted');
+  for (let i = 1; i < sorted.length; i++) {
+    if ((sorted[i] as number) < (sorted[i - 1] as number)) throw new RangeError(`sorted must be in ascending order; sorted[${i}] = ${sorted[i]} < sorted[${i - 1}] = ${sorted[i - 1]}`);
+  }
+  checkProbability(q, 'q');
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);

@@ -1,5 +1,5 @@
 import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
-import { checkNonEmpty, checkSameLength } from './validate.ts';
+import { checkFiniteValues, checkSameLength } from './validate.ts';
 
 /**
  * Paired bootstrap of the difference between two systems on the same units (tasks): each
@@ -7,11 +7,13 @@ import { checkNonEmpty, checkSameLength } from './validate.ts';
  * `bootstrapCI` of the per-unit differences b_j - a_j (Efron & Tibshirani 1993, ch. 16;
  * chapter 17.4). Positive means B is higher.
  *
- * @throws RangeError on empty or different-length inputs, or bad options.
+ * @throws RangeError on fewer than 2 pairs, different lengths, a value that is not finite, or
+ *   bad options (see bootstrapCI).
  * @example pairedBootstrapDiff([0.5, 0.9], [0.6, 1.0], { rng: new Rng(1) }) // estimate 0.1
  */
 export function pairedBootstrapDiff(a: ArrayLike<number>, b: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
-  checkNonEmpty(a, 'a');
+  checkFiniteValues(a, 'a');
+  checkFiniteValues(b, 'b');
   checkSameLength(a, b);
   const differences = new Float64Array(a.length);
   for (let j = 0; j < a.length; j++) differences[j] = (b[j] as number) - (a[j] as number);

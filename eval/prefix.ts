@@ -1,8 +1,11 @@
+import { checkInteger, checkOutcomes } from './validate.ts';
+
 /** A task's samples in generation order: 1/true = passed, 0/false = failed. */
 export type Outcomes = ArrayLike<number | boolean>;
 
 function checkPrefix(outcomes: Outcomes, k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+  checkOutcomes(outcomes);
+  checkInteger(k, 'k', 1);
   if (k > outcomes.length) throw new RangeError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
 }
 
@@ -11,7 +14,7 @@ function checkPrefix(outcomes: Outcomes, k: number): void {
  * Monotone in k on one batch with no independence assumption (the pass@k-inversion note:
  * a success among the first j samples stays a success among the first j+1).
  *
- * @throws RangeError if k < 1 or k exceeds the number of samples.
+ * @throws RangeError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
  * @example prefixPassAtK([0, 1, 1, 0], 2) // 1
  */
 export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
@@ -24,7 +27,7 @@ export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
  * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed.
  * Non-increasing in k.
  *
- * @throws RangeError if k < 1 or k exceeds the number of samples.
+ * @throws RangeError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
  * @example prefixAllCorrectAtK([1, 1, 0], 2) // 1
  */
 export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {

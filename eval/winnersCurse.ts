@@ -1,6 +1,7 @@
 import { normalCdfStandard, normalPdf } from './normal.ts';
 import type { RandomSource } from './randomSource.ts';
 import { sampleBinomial } from './random/sampleBinomial.ts';
+import { checkInteger, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
  * Expected maximum of m iid standard normals, E[max Z_i] = integral of x m phi(x) Phi(x)^{m-1},
@@ -8,11 +9,11 @@ import { sampleBinomial } from './random/sampleBinomial.ts';
  * (Harter 1961, "Expected values of normal order statistics"). The winner's curse of
  * chapter 17.8: the best of m equally good checkpoints scores mu + sigma E[max] on average.
  *
- * @throws RangeError if m is not a positive integer.
+ * @throws RangeError if m is not a positive safe integer.
  * @example expectedMaxNormal(8) // 1.4236
  */
 export function expectedMaxNormal(m: number): number {
-  if (!Number.isInteger(m) || m < 1) throw new RangeError(`m must be a positive integer, got ${m}`);
+  checkInteger(m, 'm', 1);
   const intervals = 4000;
   const from = -12;
   const step = 24 / intervals;
@@ -52,12 +53,18 @@ export interface WinnersCurseResult {
  * scored once on a test set of `episodes` independent episodes, and reports how much the
  * picked score overstates p (chapter 17.8: 160 episodes, 8 checkpoints, about +0.04).
  *
- * @throws RangeError on non-positive counts or p outside [0, 1].
+ * Work grows as trials x checkpoints x episodes random draws.
+ *
+ * @throws RangeError if checkpoints, episodes or trials is not a positive safe integer, passRate
+ *   is outside [0, 1], or there is no rng.
  * @example winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate: 0.77, rng: new Rng(1) })
  */
 export function winnersCurseSimulation({ checkpoints, episodes, passRate, trials = 10_000, rng }: WinnersCurseOptions): WinnersCurseResult {
-  if (!Number.isInteger(checkpoints) || checkpoints < 1) throw new RangeError(`checkpoints must be a positive integer, got ${checkpoints}`);
-  if (!Number.isInteger(trials) || trials < 1) throw new RangeError(`trials must be a positive integer, got ${trials}`);
+  checkInteger(checkpoints, 'checkpoints', 1);
+  checkInteger(episodes, 'episodes', 1);
+  checkInteger(trials, 'trials', 1);
+  checkProbability(passRate, 'passRate');
+  checkRandomSource(rng);
   let sum = 0;
   for (let t = 0; t < trials; t++) {
     let best = -1;

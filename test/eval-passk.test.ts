@@ -71,6 +71,45 @@ describe('passAtK (unbiased, product form)', () => {
   });
 });
 
+// Reference: mpmath 1.2.1 at 60 digits, L = loggamma(n-c+1) - loggamma(n-c-k+1) - loggamma(n+1)
+// + loggamma(n-k+1), pass@k = -expm1(L). Columns: n, c, k, pass@k.
+const MPMATH_LARGE: Array<[number, number, number, number]> = [
+  [1e12, 5e11, 2, 0.75000000000025],
+  [1e10, 300000, 400000, 0.99999385836777597213],
+  [1e13, 2e6, 3e6, 0.45118844622772049071],
+  [9007199254740991, 123456789, 987654321, 0.99999867915950637371],
+];
+
+describe('passAtK at counts far beyond any benchmark', () => {
+  it.each(MPMATH_LARGE)('n=%d c=%d k=%d matches mpmath', (n, c, k, expected) => {
+    expect(passAtK(n, c, k)).toBeCloseTo(expected, 14);
+    expect(Math.abs(passAtK(n, c, k) - expected) / expected).toBeLessThan(1e-13);
+  });
+
+  it('takes time independent of c and k (each call well under 50 ms)', () => {
+    const cases: Array<[number, number, number]> = [
+      [1e12, 5e11, 2],
+      [1e12, 5e11, 5e11],
+      [2 ** 53 - 1, 2 ** 52, 2 ** 52],
+      [2 ** 53 - 1, 3e7, 3e8],
+      [1e15, 1, 1e15 - 1],
+      [1e15, 1e15 - 1, 1e15],
+    ];
+    for (const [n, c, k] of cases) {
+      const started = performance.now();
+      const value = passAtK(n, c, k);
+      const all = allCorrectAtK(n, c, k);
+      expect(performance.now() - started).toBeLessThan(50);
+      expect(value >= 0 && value <= 1 && all >= 0 && all <= 1).toBe(true);
+    }
+  });
+
+  it('allCorrectAtK needs only min(k, n - c) factors: C(n-1, k) / C(n, k) = (n - k) / n', () => {
+    expect(allCorrectAtK(1e15, 1e15 - 1, 5e14)).toBeCloseTo(0.5, 14);
+    expect(allCorrectAtK(1e15, 1e15, 5e14)).toBe(1);
+  });
+});
+
 describe('allCorrectAtK (unbiased pass^k)', () => {
   it('equals C(c,k)/C(n,k) (exact arithmetic by hand)', () => {
     expect(allCorrectAtK(10, 3, 2)).toBeCloseTo(3 / 45, 15); // C(3,2)/C(10,2)

@@ -1,7 +1,9 @@
 import type { RandomSource } from '../randomSource.ts';
+import { checkFinite, checkRandomSource } from '../validate.ts';
 
-/** A standard normal draw (Box-Muller). */
+/** A standard normal draw (Box-Muller). @throws RangeError if there is no rng. */
 export function sampleStandardNormal(rng: RandomSource): number {
+  checkRandomSource(rng);
   let u = 0;
   while (u === 0) u = rng.next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
@@ -11,11 +13,12 @@ export function sampleStandardNormal(rng: RandomSource): number {
  * A Gamma(shape, 1) draw by Marsaglia & Tsang (2000), "A simple method for generating gamma
  * variables"; shape < 1 uses Gamma(shape + 1) * U^{1/shape} (their section 6).
  *
- * @throws RangeError if shape <= 0.
+ * @throws RangeError if shape is not a finite number > 0, or there is no rng.
  * @example sampleGamma(0.4, new Rng(1))
  */
 export function sampleGamma(shape: number, rng: RandomSource): number {
-  if (!(shape > 0)) throw new RangeError(`shape must be > 0, got ${shape}`);
+  checkFinite(shape, 'shape', { positive: true });
+  checkRandomSource(rng);
   if (shape < 1) {
     let u = 0;
     while (u === 0) u = rng.next();
@@ -39,11 +42,12 @@ export function sampleGamma(shape: number, rng: RandomSource): number {
 /**
  * A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
  *
- * @throws RangeError if a <= 0 or b <= 0.
+ * @throws RangeError if a or b is not a finite number > 0, or there is no rng.
  * @example sampleBeta(0.4, 0.3, new Rng(1)) // a U-shaped task pass rate
  */
 export function sampleBeta(a: number, b: number, rng: RandomSource): number {
-  if (!(a > 0) || !(b > 0)) throw new RangeError(`beta shapes must be > 0, got ${a}, ${b}`);
+  checkFinite(a, 'a', { positive: true });
+  checkFinite(b, 'b', { positive: true });
   const x = sampleGamma(a, rng);
   const y = sampleGamma(b, rng);
   return x + y === 0 ? (rng.next() < a / (a + b) ? 1 : 0) : x / (x + y);
