@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeEnv, makeTasks, parseHarness, trainingHarness } from '../gym/index.ts';
+import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint, type Agent } from '../agent/index.ts';
+import { evaluate, writeEvaluation } from '../eval/evaluate.ts';
+import { Rng } from '../lib/rng.ts';
+import { cli } from './support/cli.ts';
+
+let root: string;
+let dirA: string;
+let dirB: string;
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  await initBackend({ preference: 'wasm' });
+  root = mkdtempSync(join(tmpdir(), 'tinyagent-evaluate-'));
+  const tokenizer = buildTokenizer(makeTasks('all'));
+  const harness = trainingHarness();
+  // Two different policies, saved as checkpoints as training saves them.
+  for (const [i, name] of ['a', 'b'].entries()) {
+    const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng(`evaluate/${name}`), { attention: 'depthwise' });
+    saveCheckpoint(join(root, name), model, { step: i * 10, seed: i, harness, tokenizer: tokenizer.words });
+    agents.push({ model, tokenizer });
+  }
+  dirA = join(root, 'a');
+  dirB = join(root, 'b');
+});
+
+afterAll(() => {
+  for (const agent of agents) agent.model.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('evaluate', () => {
+  it('two different checkpoints evaluated with one seed see identical env seeds, sampling streams and renamed tasks', async () => {
+    const a = await evaluate({ checkpoint: dirA, episodes: 4, seed: 9 });
+    const b = await evaluate({ checkpoint: dirB, episodes: 4, seed: 9 });
+    const scripted = await evaluate({ scripted: 'oracle', episodes: 4, seed: 9 });
+    const key = (record: { task: string; sample: number; envSeed: number; samplingKey: string; shownName: string }) =>
+      [record.task, record.sample, record.envSeed, record.samplingKey, record.shownName].join('|');
+    expect(a.records.map(key)).toEqual(b.records.map(key));
+    expect(scripted.records.map(key)).toEqual(a.records.map(key));
+    // The same env seed gives the same renamed source (names and parameters) to whoever plays it.
+    const env = makeEnv(a.provenance.harness, { tasks: makeTasks('heldout') });
+    for (const record of a.records.slice(0, 8)) {
+      const first = env.reset({ seed: record.envSeed, options: { task: record.task } }).observation;
+      expect(first[1]).toBe(record.shownName);
+      expect(env.reset({ seed: record.envSeed, options: { task: record.task } }).observation).toEqual(first);
+    }
+    // Different players, different play on the same episodes.
+    expect(scripted.records.map((record) => record.success)).not.toEqual(a.records.map((record) => record.success));
+    expect(a.provenance.checkpoint).toMatchObject({ path: dirA, step: 0 });
+    expect(b.provenance.checkpoint?.checksum).not.toBe(a.provenance.checkpoint?.checksum);
+    expect(a.provenance.harnessHash).toBe(b.provenance.harnessHash);
+    expect(a.provenance.backend).toBe('wasm');
+    expect(scripted.passAt1).toBe(1);
+  });
+
+  it('counts per task by the one success rule, and the same seed gives the same numbers', async () => {
+    const first = await evaluate({ agent: agents[0]!, episodes: 3, seed: 2 });
+    const again = await evaluate({ agent: agents[0]!, episodes: 3, seed: 2 });
+    expect(again.records).toEqual(first.records);
+    expect(first.perTask.map((count) => count.name)).toEqual(makeTasks('heldout').map((task) => task.name));
+    for (const count of first.perTask) {
+      const own = first.records.filter((record) => record.task === count.name);
+      expect(count.episodes).toBe(3);
+      expect(count.successes).toBe(own.filter((record) => record.submitted && record.hiddenPass).length);
+    }
+    expect(first.passAt1).toBeCloseTo(first.perTask.reduce((sum, count) => sum + count.successes / 3, 0) / first.perTask.length, 12);
+    // Under public-test reward the gamer earns reward but never succeeds.
+    const gamer = await evaluate({ scripted: 'gamer', harness: { reward: 'public' }, episodes: 2, seed: 0 });
+    expect(gamer.records.every((record) => record.reward === 1 && !record.success)).toBe(true);
+    expect(gamer.passAt1).toBe(0);
+  });
+
+  it('takes the harness from the checkpoint, with single-field changes over it; refuses an unknown field', async () => {
+    const hot = await evaluate({ checkpoint: dirA, harness: { temperature: 1.3, maxTurns: 3 }, episodes: 1, seed: 0 });
+    expect(hot.provenance.harness).toEqual(parseHarness({ ...trainingHarness(), temperature: 1.3, maxTurns: 3 }));
+    await expect(evaluate({ checkpoint: dirA, harness: { groupSize: 8 } as never, episodes: 1, seed: 0 })).rejects.toThrow(/harness\.groupSize: unknown field/);
+    await expect(evaluate({ scripted: 'oracle', episodes: 0, seed: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it('writes every record field and the provenance; the file round-trips through metrics and compare, which reports common random numbers', async () => {
+    const fileA = join(root, 'a.jsonl');
+    const fileB = join(root, 'b.jsonl');
+    const cliA = await cli(['eval', '--checkpoint', dirA, '--episodes', '4', '--seed', '5', '--out', fileA, '--json']);
+    expect(cliA.code).toBe(0);
+    writeEvaluation(fileB, await evaluate({ checkpoint: dirB, episodes: 4, seed: 5 }));
+    const lines = readFileSync(fileA, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(Object.keys(lines[0]!)).toEqual(['harness', 'provenance']);
+    expect(lines[0]!.provenance).toMatchObject({ checkpoint: { path: dirA, step: 0 }, seed: 5, episodesPerTask: 4, backend: 'wasm' });
+    expect(lines).toHaveLength(41);
+    expect(Object.keys(lines[1]!)).toEqual(expect.arrayContaining([
+      'task', 'sample', 'passed', 'envSeed', 'samplingKey', 'shownName', 'reward', 'submitted', 'publicPass', 'hiddenPass',
+      'firstEditOp', 'turns', 'readCalls', 'editsRefused', 'malformed',
+    ]));
+    const metrics = await cli(['metrics', fileA, '--json']);
+    expect(metrics.stderr).toBe('');
+    const report = JSON.parse(metrics.stdout) as { tasks: number };
+    expect(report.tasks).toBe(10);
+    const compare = await cli(['compare', fileA, fileB, '--json']);
+    expect(compare.stderr).toBe('');
+    const comparison = JSON.parse(compare.stdout) as { pairing: { kind: string; matched: number; total: number } };
+    expect(comparison.pairing).toMatchObject({ kind: 'common-random-numbers', matched: 40, total: 40 });
+    // Another seed: the pairing is by index only, and compare says the seeds differ.
+    const fileC = join(root, 'c.jsonl');
+    writeEvaluation(fileC, await evaluate({ checkpoint: dirB, episodes: 4, seed: 6 }));
+    const unpaired = JSON.parse((await cli(['compare', fileA, fileC, '--json'])).stdout) as { pairing: { kind: string } };
+    expect(unpaired.pairing.kind).toBe('seeds-differ');
+  });
+});

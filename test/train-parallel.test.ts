@@ -1,0 +1,63 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
+import { buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
+import { DataParallelWorker, jobLoss, padBatch, type LossJob } from '../train/index.ts';
+import { Rng } from '../lib/rng.ts';
+
+let agent: Agent;
+let worker: DataParallelWorker;
+
+beforeAll(async () => {
+  const backend = await initBackend({ preference: 'wasm' });
+  const tokenizer = buildTokenizer(makeTasks('all'));
+  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('parallel'), { attention: 'depthwise' }), tokenizer };
+  worker = await DataParallelWorker.start(agent, backend);
+});
+
+afterAll(async () => {
+  await worker.close();
+  agent.model.dispose();
+});
+
+describe('the data-parallel worker', () => {
+  it('gives the gradient of the whole batch: two threads equal one thread to 1e-6 relative (to each variable\'s gradient norm)', async () => {
+    // 21 rows: the halves are unequal (10 and 11), so each half's share of the mean matters.
+    const tasks = makeTasks('train').slice(0, 7);
+    const records = rollout(agent, trainingHarness(), tasks, episodeSpecs(tasks, 3, new Rng('parallel/rollout')));
+    const job: LossJob = {
+      kind: 'grpo', batch: padBatch(records, agent.tokenizer.padId),
+      advantages: Float32Array.from(records, (_, i) => (i % 3) - 1), clipEpsilon: 0.2, klCoef: 0,
+    };
+    const single = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
+    const split = await worker.gradients(agent, job);
+    expect(split.loss).toBeCloseTo(single.value.dataSync()[0]!, 6);
+    let compared = 0;
+    for (const [name, reference] of Object.entries(single.grads)) {
+      const expected = reference.dataSync() as Float32Array;
+      const actual = split.grads[name]!.dataSync() as Float32Array;
+      // Relative L2 error: float32 sums over the batch round at about 1e-7 relative to the
+      // norm, so a mis-weighted half (a wrong share, a dropped row) shows up far above 1e-6.
+      let error = 0;
+      let norm = 0;
+      for (let i = 0; i < expected.length; i += 1) {
+        error += (actual[i]! - expected[i]!) ** 2;
+        norm += expected[i]! ** 2;
+      }
+      expect(norm, name).toBeGreaterThan(0);
+      expect(Math.sqrt(error / norm), name).toBeLessThan(1e-6);
+      compared += 1;
+    }
+    expect(compared).toBe(agent.model.variables().length);
+    tf.dispose([single.value, ...Object.values(single.grads), ...Object.values(split.grads)]);
+  });
+
+  it('plays the same episodes as one thread: rollouts split across threads give the same records', async () => {
+    const tasks = makeTasks('heldout');
+    const specs = episodeSpecs(tasks, 2, new Rng('parallel/play'));
+    const one = rollout(agent, trainingHarness(), tasks, specs);
+    const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
+    expect(two.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns]))
+      .toEqual(one.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns]));
+  });
+});
