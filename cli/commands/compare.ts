@@ -1,13 +1,71 @@
 import { Rng } from '../../lib/rng.ts';
-import { compareResults } from '../../eval/report/compare.ts';
+import { batchOf, readResults, ResultFileError } from '../../eval/io/index.ts';
+import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
-import { boolFlag, InputError, intFlag, numberFlag, printJson, stringFlag, type Command } from '../args.ts';
-import { batchOf, readResults } from './metrics.ts';
+import { boolFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+
+/** One line on how the episodes were paired: common random numbers, differing seeds, or index only. */
+function pairingLine({ pairing }: ComparisonReport): string {
+  if (pairing.kind === 'common-random-numbers') return `pairing: common random numbers (env seeds match on all ${pairing.total} paired episodes)`;
+  if (pairing.kind === 'seeds-differ') {
+    const shown = pairing.differing.map(({ task, sample, a, b }) => `${task}#${sample} A ${JSON.stringify(a)} B ${JSON.stringify(b)}`).join('; ');
+    return `pairing: by task and sample index; env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes (${shown}${pairing.withSeeds - pairing.matched > pairing.differing.length ? '; ...' : ''})`;
+  }
+  const partial = pairing.withSeeds > 0 ? ` (env seeds recorded on both sides for only ${pairing.withSeeds} of ${pairing.total} paired episodes)` : ' (no env seeds recorded)';
+  return `pairing: by task and sample index only${partial}`;
+}
+
+async function run(args: CommandArgs): Promise<void> {
+  const [pathA, pathB] = args.positionals as [string, string];
+  const k = intFlag(args, 'k', 1, { min: 1, max: Number.MAX_SAFE_INTEGER });
+  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
+  const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
+  const seed = intFlag(args, 'seed', 0);
+  const run = stringFlag(args, 'run');
+  if (run !== undefined && run.trim() === '') throw new UsageError('--run must name a run');
+  const fileA = readResults(pathA);
+  const fileB = readResults(pathB);
+  let report: ComparisonReport;
+  try {
+    report = compareResults(
+      { tasks: batchOf(fileA, run), harness: fileA.harness, rows: fileA.rows },
+      { tasks: batchOf(fileB, run), harness: fileB.harness, rows: fileB.rows },
+      { k, level, reps, rng: new Rng(seed).fork('compare/bootstrap'), ...(run === undefined ? {} : { run }) },
+    );
+  } catch (error) {
+    if (error instanceof RangeError) throw new InputError(`${pathA} vs ${pathB}: ${error.message}`);
+    throw error;
+  }
+  if (boolFlag(args, 'json')) {
+    const { pairing, ...rest } = report;
+    printJson({ files: { a: pathA, b: pathB }, seed, ...rest, pairing });
+    return;
+  }
+  const lines: string[] = [];
+  if (fileA.harness === undefined || fileB.harness === undefined) lines.push(`harness: not recorded for ${[fileA.harness === undefined ? 'A' : '', fileB.harness === undefined ? 'B' : ''].filter(Boolean).join(' and ')}; cannot check that both ran under the same conditions`);
+  else if (report.harnessDifferences.length === 0) lines.push('harness: identical');
+  else lines.push(`harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`, ...report.harnessDifferences.map(({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`));
+  lines.push(pairingLine(report));
+  if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
+  if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
+  if (report.tooFewSamples.length > 0) lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
+  lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
+  const metric = k === 1 ? 'pass@1' : `pass@${k}`;
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
+  const missing = `n/a: ${report.commonTasks} task`;
+  const { difference } = report;
+  lines.push(
+    `${report.commonTasks} common tasks, paired by id: ${metric} A ${report.a.toFixed(3)}, B ${report.b.toFixed(3)}`,
+    `B - A = ${signed(difference.estimate)}, paired bootstrap ${Math.round(level * 100)}% interval ${difference.low === null || difference.high === null ? missing : `[${signed(difference.low)}, ${signed(difference.high)}]`}`,
+    `paired SE ${report.pairedSE === null ? missing : report.pairedSE.toFixed(3)}, unpaired SE ${report.unpairedSE === null ? missing : report.unpairedSE.toFixed(3)}, per-task correlation ${report.correlation === null ? 'n/a' : report.correlation.toFixed(2)}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
 
 export const command: Command = {
   name: 'compare',
   summary: 'Compare two result files paired by task: harness differences first, then the paired difference with its interval',
-  usage: 'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--json]',
+  usage: 'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--json]',
   positionals: { min: 2, max: 2 },
   flags: {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
@@ -18,39 +76,12 @@ export const command: Command = {
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
-    const [pathA, pathB] = args.positionals as [string, string];
-    const k = intFlag(args, 'k', 1, { min: 1 });
-    const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-    const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
-    const seed = intFlag(args, 'seed', 0);
-    const fileA = readResults(pathA);
-    const fileB = readResults(pathB);
-    const run = stringFlag(args, 'run');
-    let report;
     try {
-      report = compareResults({ tasks: batchOf(fileA, run), harness: fileA.harness }, { tasks: batchOf(fileB, run), harness: fileB.harness }, { k, level, reps, rng: new Rng(seed).fork('compare/bootstrap') });
+      await run(args);
     } catch (error) {
-      if (error instanceof RangeError) throw new InputError(error.message);
+      // A result file that cannot be used is bad input: one line, exit 1.
+      if (error instanceof ResultFileError) throw new InputError(error.message);
       throw error;
     }
-    if (boolFlag(args, 'json')) {
-      printJson({ files: { a: pathA, b: pathB }, seed, ...report });
-      return;
-    }
-    const lines: string[] = [];
-    if (fileA.harness === undefined || fileB.harness === undefined) lines.push(`harness: not recorded for ${[fileA.harness === undefined ? 'A' : '', fileB.harness === undefined ? 'B' : ''].filter(Boolean).join(' and ')}; cannot check that both ran under the same conditions`);
-    else if (report.harnessDifferences.length === 0) lines.push('harness: identical');
-    else lines.push(`harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`, ...report.harnessDifferences.map(({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`));
-    if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
-    if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
-    if (report.tooFewSamples.length > 0) lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
-    const metric = k === 1 ? 'pass@1' : `pass@${k}`;
-    const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
-    lines.push(
-      `${report.commonTasks} common tasks, paired by id: ${metric} A ${report.a.toFixed(3)}, B ${report.b.toFixed(3)}`,
-      `B - A = ${signed(report.difference.estimate)}, paired bootstrap ${Math.round(level * 100)}% interval [${signed(report.difference.low)}, ${signed(report.difference.high)}]`,
-      `paired SE ${report.pairedSE.toFixed(3)}, unpaired SE ${report.unpairedSE.toFixed(3)}, per-task correlation ${Number.isNaN(report.correlation) ? 'n/a' : report.correlation.toFixed(2)}`,
-    );
-    process.stdout.write(`${lines.join('\n')}\n`);
   },
 };

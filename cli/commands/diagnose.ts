@@ -1,6 +1,6 @@
-import { diagnose } from '../../eval/report/diagnose.ts';
-import { boolFlag, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
-import { readResults } from './metrics.ts';
+import { readResults, ResultFileError } from '../../eval/io/index.ts';
+import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
+import { boolFlag, InputError, intFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
 /** `--reported 1:0.62,10:0.55` -> { 1: 0.62, 10: 0.55 } */
 function parseReported(raw: string | undefined): Record<string, number> | undefined {
@@ -8,13 +8,44 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
   const entries = raw.split(',').map((part) => part.trim().split(':'));
   const result: Record<string, number> = {};
   for (const entry of entries) {
-    const [k, value] = entry.map(Number);
-    if (entry.length !== 2 || !Number.isInteger(k) || (k as number) < 1 || !((value as number) >= 0 && (value as number) <= 1)) {
+    const [k, value] = entry.map((part) => (part.trim() === '' ? NaN : Number(part)));
+    if (entry.length !== 2 || !Number.isSafeInteger(k) || (k as number) < 1 || !((value as number) >= 0 && (value as number) <= 1)) {
       throw new UsageError(`--reported must look like 1:0.62,10:0.55 (k:value with value in [0, 1]), got '${raw}'`);
     }
     result[k as number] = value as number;
   }
   return result;
+}
+
+async function run(args: CommandArgs): Promise<void> {
+  const [first, second] = args.positionals as [string, string | undefined];
+  const reported = parseReported(stringFlag(args, 'reported'));
+  const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1, max: Number.MAX_SAFE_INTEGER });
+  const fileA = readResults(first);
+  const fileB = second === undefined ? undefined : readResults(second);
+  let report: DiagnosisReport;
+  try {
+    report = diagnose(fileA, fileB, { ...(k === undefined ? {} : { k }), ...(reported === undefined ? {} : { reported }) });
+  } catch (error) {
+    // The rows cannot answer the question asked (e.g. --k above the samples per task).
+    if (error instanceof RangeError) throw new InputError(error.message);
+    throw error;
+  }
+  if (boolFlag(args, 'json')) {
+    printJson(report);
+    return;
+  }
+  const { numbers } = report;
+  const lines = [
+    `pass@1 ${(100 * numbers.passAt1).toFixed(1)}% (${report.sources[0]}) vs pass@${numbers.k} ${(100 * numbers.passAtK).toFixed(1)}% (${report.sources[1] ?? report.sources[0]}): ${numbers.inverted ? 'INVERTED' : 'not inverted'}`,
+    '',
+  ];
+  for (const finding of report.findings) {
+    const verdict = finding.supported === true ? 'SUPPORTED' : finding.supported === false ? 'ruled out' : finding.explanation === 'before-after' ? 'checklist' : 'cannot tell';
+    lines.push(`${finding.title}  [${verdict}]`, ...finding.evidence.map((line) => `    ${line}`), '');
+  }
+  lines.push(`conclusion: ${report.conclusion}`, 'triage: recompute from raw samples, align generation conditions, then compare before/after paired by task.');
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 export const command: Command = {
@@ -23,31 +54,17 @@ export const command: Command = {
   usage: 'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
   positionals: { min: 1, max: 2 },
   flags: {
-    k: { type: 'string', description: 'the k of the pass@k being questioned', default: 'n of FILE2 (or FILE)' },
+    k: { type: 'string', description: 'the k of the pass@k being questioned (at most the samples per task)', default: 'n of FILE2 (or FILE)' },
     reported: { type: 'string', description: 'the numbers that were reported, as k:value pairs, to check against the raw rows' },
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
-    const [first, second] = args.positionals as [string, string | undefined];
-    const reported = parseReported(stringFlag(args, 'reported'));
-    const fileA = readResults(first);
-    const fileB = second === undefined ? undefined : readResults(second);
-    const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
-    const report = diagnose(fileA, fileB, { ...(k === undefined ? {} : { k }), ...(reported === undefined ? {} : { reported }) });
-    if (boolFlag(args, 'json')) {
-      printJson(report);
-      return;
+    try {
+      await run(args);
+    } catch (error) {
+      // A result file that cannot be used is bad input: one line, exit 1.
+      if (error instanceof ResultFileError) throw new InputError(error.message);
+      throw error;
     }
-    const { numbers } = report;
-    const lines = [
-      `pass@1 ${(100 * numbers.passAt1).toFixed(1)}% (${report.sources[0]}) vs pass@${numbers.k} ${(100 * numbers.passAtK).toFixed(1)}% (${report.sources[1] ?? report.sources[0]}): ${numbers.inverted ? 'INVERTED' : 'not inverted'}`,
-      '',
-    ];
-    for (const finding of report.findings) {
-      const verdict = finding.supported === true ? 'SUPPORTED' : finding.supported === false ? 'ruled out' : finding.explanation === 'before-after' ? 'checklist' : 'cannot tell';
-      lines.push(`${finding.title}  [${verdict}]`, ...finding.evidence.map((line) => `    ${line}`), '');
-    }
-    lines.push(`conclusion: ${report.conclusion}`, 'triage: recompute from raw samples, align generation conditions, then compare before/after paired by task.');
-    process.stdout.write(`${lines.join('\n')}\n`);
   },
 };

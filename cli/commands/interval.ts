@@ -7,14 +7,15 @@ export const command: Command = {
   usage: 'tinyagent interval --successes C --trials N [--method wilson] [--level 0.95] [--json]',
   flags: {
     successes: { type: 'string', description: 'number of successes C' },
-    trials: { type: 'string', description: 'number of trials N' },
+    trials: { type: 'string', description: 'number of trials N (an integer up to 2^53 - 1)' },
     method: { type: 'string', description: PROPORTION_METHODS.join(' | '), default: 'wilson' },
     level: { type: 'string', description: 'confidence level', default: '0.95' },
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
     if (args.flags.successes === undefined || args.flags.trials === undefined) throw new UsageError('--successes and --trials are required');
-    const trials = intFlag(args, 'trials', 0, { min: 1 });
+    // Counts above 2^53 - 1 are not exact integers: refused by the bound.
+    const trials = intFlag(args, 'trials', 0, { min: 1, max: Number.MAX_SAFE_INTEGER });
     const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
     const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });

@@ -1,41 +1,27 @@
 import { Rng } from '../../lib/rng.ts';
-import { groupOutcomes, readResultFile, ResultFileError, type ResultFile, type TaskOutcomes } from '../../eval/io/index.ts';
+import { batchOf, groupOutcomes, readResults, ResultFileError } from '../../eval/io/index.ts';
 import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
-import { boolFlag, InputError, intFlag, intListFlag, numberFlag, printJson, stringFlag, type Command } from '../args.ts';
-
-/** Reads a result file for a command: a malformed file becomes an InputError (exit 1). */
-export function readResults(path: string): ResultFile {
-  try {
-    return readResultFile(path);
-  } catch (error) {
-    if (error instanceof ResultFileError) throw new InputError(error.message);
-    throw error;
-  }
-}
-
-/** One batch of a file as a task x sample matrix; duplicated rows or several runs are an InputError. */
-export function batchOf(file: ResultFile, run: string | undefined): TaskOutcomes[] {
-  const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
-  for (const issue of grouped.issues) {
-    if (issue.kind === 'duplicate') throw new InputError(`${file.path}: ${issue.message} (each task and sample index must appear once; try tinyagent diagnose)`);
-    if (issue.kind === 'multiple-runs') throw new InputError(`${file.path}: ${issue.message} with --run`);
-  }
-  if (run !== undefined && grouped.tasks.length === 0) throw new InputError(`${file.path}: no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`);
-  return grouped.tasks;
-}
+import { boolFlag, InputError, intFlag, intListFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
-const cell = (value: Estimate | null | undefined) => (value == null ? 'n/a' : `${pct(value.estimate)} [${pct(value.low)}, ${pct(value.high)}]`);
+const range = (low: number | null, high: number | null, missing: string) => (low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`);
 
 function printReport(path: string, report: MetricsReport, notes: string[]): void {
+  const missing = `${report.tasks} task`;
+  const cell = (value: Estimate | null | undefined) => (value == null ? 'n/a' : value.low === null ? `${pct(value.estimate)} (n/a: ${missing})` : `${pct(value.estimate)} ${range(value.low, value.high, missing)}`);
+  const { meanAccuracy, pooledShare } = report;
+  const sizes = report.samplesPerTask.min === report.samplesPerTask.max ? `${report.samplesPerTask.min}` : `${report.samplesPerTask.min}-${report.samplesPerTask.max}`;
+  const se = (value: number | null) => (value === null ? `n/a: ${missing}` : value.toFixed(4));
   const lines = [
-    `${path}: ${report.tasks} tasks, ${report.samplesPerTask.min === report.samplesPerTask.max ? report.samplesPerTask.min : `${report.samplesPerTask.min}-${report.samplesPerTask.max}`} samples per task; ${Math.round(report.level * 100)}% task-level bootstrap intervals (${report.reps} reps)`,
+    `${path}: ${report.tasks} tasks, ${sizes} samples per task; ${Math.round(report.level * 100)}% percentile bootstrap intervals (${report.reps} reps), task-level unless marked`,
+    ...report.warnings.map((warning) => `warning: ${warning}`),
     ...notes.map((note) => `note: ${note}`),
     '',
-    `mean accuracy (pass@1, all samples)  ${cell(report.meanAccuracy)}   episode-level [${pct(report.meanAccuracy.episodeLevel.low)}, ${pct(report.meanAccuracy.episodeLevel.high)}]`,
+    `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}`,
+    `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) + `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
-    `clustered SE ${report.meanAccuracy.clusteredSE.toFixed(4)} vs episode SE ${report.meanAccuracy.episodeSE.toFixed(4)}; rho ${report.intraclassCorrelation?.toFixed(3) ?? 'n/a'}, design effect ${report.designEffect?.toFixed(2) ?? 'n/a'}`,
+    `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}; rho ${report.intraclassCorrelation?.toFixed(3) ?? 'n/a'}, design effect ${report.designEffect?.toFixed(2) ?? 'n/a'}`,
     '',
     `${'k'.padStart(4)}  ${'unbiased pass@k'.padEnd(26)}${'prefix pass@k'.padEnd(26)}${'all-k-correct (prefix)'.padEnd(26)}${'pass^k unbiased'.padEnd(26)}plug-in (biased)`,
   ];
@@ -44,6 +30,28 @@ function printReport(path: string, report: MetricsReport, notes: string[]): void
   }
   lines.push('', 'checks:', ...report.checks.map(({ name, ok, detail }) => `  [${ok ? 'ok' : 'FAIL'}] ${name}: ${detail}`));
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function run(args: CommandArgs): Promise<number> {
+  const path = args.positionals[0] as string;
+  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
+  const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
+  const seed = intFlag(args, 'seed', 0);
+  const requestedKs = intListFlag(args, 'k', []);
+  const tooLarge = requestedKs.filter((k) => !Number.isSafeInteger(k));
+  if (tooLarge.length > 0) throw new UsageError(`--k ${tooLarge.join(',')} is above 2^53 - 1`);
+  const run = stringFlag(args, 'run');
+  const file = readResults(path);
+  const tasks = batchOf(file, run);
+  const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
+  const minSamples = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
+  const ks = requestedKs.length > 0 ? requestedKs : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
+  const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
+  const notes = grouped.issues.map((issue) => issue.message);
+  if (grouped.multiTurn) notes.push('rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view');
+  if (boolFlag(args, 'json')) printJson({ file: path, format: file.format, harness: file.harness ?? null, seed, notes, ...report });
+  else printReport(path, report, notes);
+  return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }
 
 export const command: Command = {
@@ -60,20 +68,12 @@ export const command: Command = {
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
-    const path = args.positionals[0] as string;
-    const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-    const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
-    const seed = intFlag(args, 'seed', 0);
-    const file = readResults(path);
-    const tasks = batchOf(file, stringFlag(args, 'run'));
-    const grouped = groupOutcomes(file.rows, stringFlag(args, 'run') === undefined ? {} : { run: stringFlag(args, 'run') as string });
-    const minSamples = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
-    const ks = intListFlag(args, 'k', [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])]);
-    const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
-    const notes = grouped.issues.map((issue) => issue.message);
-    if (grouped.multiTurn) notes.push('rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view');
-    if (boolFlag(args, 'json')) printJson({ file: path, format: file.format, harness: file.harness ?? null, seed, notes, ...report });
-    else printReport(path, report, notes);
-    return report.checks.every(({ ok }) => ok) ? 0 : 1;
+    try {
+      return await run(args);
+    } catch (error) {
+      // A result file that cannot be used is bad input: one line, exit 1.
+      if (error instanceof ResultFileError) throw new InputError(error.message);
+      throw error;
+    }
   },
 };

@@ -9,7 +9,7 @@ export const command: Command = {
     sd: { type: 'string', description: 'per-unit SD (of paired differences for paired; of one group otherwise)' },
     delta: { type: 'string', description: 'difference to detect, e.g. 0.05' },
     alpha: { type: 'string', description: 'two-sided significance level', default: '0.05' },
-    power: { type: 'string', description: 'power 1 - beta', default: '0.8' },
+    power: { type: 'string', description: 'power 1 - beta, in [0.5, 1)', default: '0.8' },
     design: { type: 'string', description: 'paired | unpaired | seeds', default: 'paired' },
     json: { type: 'boolean', description: 'print JSON' },
   },
@@ -20,7 +20,14 @@ export const command: Command = {
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
     const power = numberFlag(args, 'power', 0.8, { min: 1e-9, max: 1 - 1e-9 });
     const design = choiceFlag(args, 'design', ['paired', 'unpaired', 'seeds'] as const, 'paired');
-    const result = requiredUnits({ sigma, delta, alpha, power, design });
+    let result;
+    try {
+      result = requiredUnits({ sigma, delta, alpha, power, design });
+    } catch (error) {
+      // Every input is a flag, so a refused value is a usage error; name the flag.
+      if (error instanceof RangeError) throw new UsageError(error.message.replace(/^(sigma|delta|alpha|power)\b/, (name) => `--${name === 'sigma' ? 'sd' : name}`));
+      throw error;
+    }
     if (boolFlag(args, 'json')) {
       printJson({ sigma, delta, alpha, power, ...result });
       return;

@@ -25,21 +25,31 @@ export interface GroupedOutcomes {
   runs: string[];
 }
 
+/** A row without `turn` is turn 0 of its sample, so it collides with an explicit turn 0. */
 function rowKey(row: ResultRow): string {
-  return JSON.stringify([row.run ?? null, row.task, row.sample, row.turn ?? null]);
+  return JSON.stringify([row.run ?? null, row.task, row.sample, row.turn ?? 0]);
 }
 
 /**
  * Groups rows into a per-task 0/1 matrix in sample order. Nothing is dropped silently: duplicated
  * (task, sample[, turn]) rows keep their first occurrence and are listed with their lines, gaps in
  * sample indices and uneven sample counts are listed too. With `run`, only that run's rows count.
- * For multi-turn rows the sample's outcome is its last turn's `passed` (the final answer).
+ * For multi-turn rows the sample's outcome is its last turn's `passed` (the final answer); a row
+ * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
  */
 export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
   const runs = [...new Set(rows.map((row) => row.run).filter((value): value is string => value !== undefined))];
   const issues: Issue[] = [];
+  const withoutRun = rows.filter((row) => row.run === undefined);
   if (run === undefined && runs.length > 1) {
     issues.push({ kind: 'multiple-runs', message: `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`, tasks: [], lines: [] });
+  } else if (run === undefined && runs.length === 1 && withoutRun.length > 0) {
+    issues.push({
+      kind: 'multiple-runs',
+      message: `${rows.length - withoutRun.length} row(s) carry run '${runs[0]}' and ${withoutRun.length} carry none (first on line ${withoutRun[0]?.line}); give every row a run or none, or choose run '${runs[0]}'`,
+      tasks: [],
+      lines: withoutRun.slice(0, 10).map(({ line }) => line),
+    });
   }
   const chosen = run === undefined ? rows : rows.filter((row) => row.run === run);
   const seen = new Map<string, ResultRow>();

@@ -1,15 +1,18 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 /**
  * Reading evaluation result files: one row per sample, JSONL or CSV.
  *
- * Fields: `task` (string), `sample` (integer index in generation order), `passed` (true/false or
- * 1/0), optional `turn` (integer, multi-turn conversations: one row per turn), optional `run`
- * (string, several runs in one file). Other fields are kept in `extra`. The harness (generation
- * config, model, template...) comes from a first JSONL line `{"harness": {...}}` or from a
- * sidecar file `FILE.harness.json`.
+ * Fields: `task` (the task id, a string; a JSON integer is read as its decimal digits, so 7 and
+ * "7" are one task, as in CSV), `sample` (integer index in generation order, decimal digits only),
+ * `passed` (true/false or 1/0), optional `turn` (integer, multi-turn conversations: one row per
+ * turn), optional `run` (string, several runs in one file). Other fields are kept in `extra`. The
+ * harness (generation config, model, template...) comes from a first JSONL line
+ * `{"harness": {...}, ...}` (its other keys, such as `provenance`, are kept in `header`) or from
+ * a sidecar file `FILE.harness.json`.
  *
- * Malformed input throws `ResultFileError` naming the file, line and field. Structural problems
+ * Malformed input throws `ResultFileError` naming the file, line and field; a file that cannot
+ * be read (missing, a folder, no permission) throws it naming the path. Structural problems
  * (duplicated rows, gaps in sample indices, uneven sample counts) are not errors here: they are
  * listed by `groupOutcomes`, and each command decides (metrics refuses duplicates, diagnose shows
  * them as evidence).
@@ -31,9 +34,12 @@ export interface ResultFile {
   format: 'jsonl' | 'csv';
   harness?: Record<string, unknown>;
   harnessSource?: 'header' | 'sidecar';
+  /** The other keys of a JSONL header line (e.g. `provenance`). */
+  header?: Record<string, unknown>;
   rows: ResultRow[];
 }
 
+/** A result file that cannot be used: `path:line: field 'f': detail`, or `path: detail` for the whole file (line 0). */
 export class ResultFileError extends Error {
   constructor(
     readonly path: string,
@@ -41,7 +47,9 @@ export class ResultFileError extends Error {
     readonly field: string | undefined,
     detail: string,
   ) {
-    super(`${path}:${line}: ${field !== undefined ? `field '${field}': ` : ''}${detail}`);
+    // One line whatever the file holds: control characters are shown escaped.
+    const message = `${path}${line > 0 ? `:${line}` : ''}: ${field !== undefined ? `field '${field}': ` : ''}${detail}`;
+    super(message.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1)));
   }
 }
 
@@ -58,12 +66,25 @@ function parsePassed(value: unknown, fail: (field: string, detail: string) => ne
   return fail('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
 }
 
+/**
+ * A sample or turn index: decimal digits (CSV, or a JSON string) or a JSON integer, at most
+ * 2^53 - 1. `0x1`, `1e0` and `1.0` are refused in text: they are not how an index is written.
+ */
 function parseIndex(field: string, value: unknown, fail: (field: string, detail: string) => never): number {
-  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
-    return fail(field, `expected a non-negative integer, got ${JSON.stringify(value)}`);
+  const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
+    return fail(field, `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+/** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
+function parseId(field: string, value: unknown, fail: (field: string, detail: string) => never): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value !== 'string') return fail(field, `expected a string (or an integer), got ${JSON.stringify(value)}`);
+  const id = value.trim();
+  if (id === '') return fail(field, 'missing');
+  return id;
 }
 
 /** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
@@ -71,22 +92,47 @@ function toRow(record: Record<string, unknown>, path: string, line: number): Res
   const fail = (field: string, detail: string): never => {
     throw new ResultFileError(path, line, field, detail);
   };
-  const task = record.task;
-  if (task === undefined || task === '') fail('task', 'missing');
-  if (typeof task !== 'string' && typeof task !== 'number') fail('task', `expected a string, got ${JSON.stringify(task)}`);
+  if (record.task === undefined || record.task === '') fail('task', 'missing');
   if (record.sample === undefined || record.sample === '') fail('sample', 'missing');
   if (record.passed === undefined || record.passed === '') fail('passed', 'missing');
-  const row: ResultRow = { task: String(task), sample: parseIndex('sample', record.sample, fail), passed: parsePassed(record.passed, fail), line };
+  const row: ResultRow = { task: parseId('task', record.task, fail), sample: parseIndex('sample', record.sample, fail), passed: parsePassed(record.passed, fail), line };
   if (record.turn !== undefined && record.turn !== '' && record.turn !== null) row.turn = parseIndex('turn', record.turn, fail);
-  if (record.run !== undefined && record.run !== '' && record.run !== null) row.run = String(record.run);
+  if (record.run !== undefined && record.run !== '' && record.run !== null) row.run = parseId('run', record.run, fail);
   const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
   if (Object.keys(extra).length > 0) row.extra = extra;
   return row;
 }
 
-function parseJsonl(text: string, path: string): { rows: ResultRow[]; harness?: Record<string, unknown> } {
+/**
+ * The first key that appears twice at the top level of a valid JSON object text, if any:
+ * JSON.parse keeps the last silently, which would let `{"passed": true, "passed": false}` pass.
+ */
+function duplicatedKey(source: string): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '"') {
+      let end = i + 1;
+      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
+      if (depth === 1 && /^\s*:/.test(source.slice(end + 1, end + 64))) {
+        const key = JSON.parse(source.slice(i, end + 1)) as string;
+        if (seen.has(key)) return key;
+        seen.add(key);
+      }
+      i = end;
+    } else if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+  }
+  return undefined;
+}
+
+type Parsed = { rows: ResultRow[]; harness?: Record<string, unknown>; header?: Record<string, unknown> };
+
+function parseJsonl(text: string, path: string): Parsed {
   const rows: ResultRow[] = [];
   let harness: Record<string, unknown> | undefined;
+  let header: Record<string, unknown> | undefined;
   const lines = text.split(/\r?\n/);
   let seenData = false;
   for (let i = 0; i < lines.length; i++) {
@@ -102,16 +148,20 @@ function parseJsonl(text: string, path: string): { rows: ResultRow[]; harness?: 
       throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
     }
     const record = value as Record<string, unknown>;
+    const twice = duplicatedKey(source);
+    if (twice !== undefined) throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
     if ('harness' in record && !('task' in record)) {
       if (seenData || harness !== undefined) throw new ResultFileError(path, i + 1, 'harness', 'the harness header must be the first line');
-      if (typeof record.harness !== 'object' || record.harness === null) throw new ResultFileError(path, i + 1, 'harness', 'expected an object');
+      if (typeof record.harness !== 'object' || record.harness === null || Array.isArray(record.harness)) throw new ResultFileError(path, i + 1, 'harness', 'expected an object');
       harness = record.harness as Record<string, unknown>;
+      const { harness: _harness, ...rest } = record;
+      if (Object.keys(rest).length > 0) header = rest;
       continue;
     }
     seenData = true;
     rows.push(toRow(record, path, i + 1));
   }
-  return harness === undefined ? { rows } : { rows, harness };
+  return { rows, ...(harness === undefined ? {} : { harness }), ...(header === undefined ? {} : { header }) };
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no newlines inside quotes). */
@@ -143,6 +193,8 @@ function parseCsv(text: string, path: string): { rows: ResultRow[] } {
   const headerIndex = lines.findIndex((line) => line.trim() !== '');
   if (headerIndex < 0) return { rows: [] };
   const header = splitCsvLine(lines[headerIndex] as string, path, headerIndex + 1).map((name) => name.trim());
+  const twice = header.find((name, j) => header.indexOf(name) !== j);
+  if (twice !== undefined) throw new ResultFileError(path, headerIndex + 1, twice === '' ? '(unnamed)' : twice, 'appears twice in the CSV header; keep one column per name');
   for (const required of ['task', 'sample', 'passed']) {
     if (!header.includes(required)) throw new ResultFileError(path, headerIndex + 1, required, 'missing from the CSV header');
   }
@@ -158,40 +210,75 @@ function parseCsv(text: string, path: string): { rows: ResultRow[] } {
   return { rows };
 }
 
-/** Parses result text; `format` defaults to sniffing (a first non-blank `{` means JSONL). */
+/**
+ * Parses result text (a leading byte-order mark and CRLF line ends are fine); `format` defaults
+ * to sniffing (a first non-blank `{` means JSONL).
+ * @throws ResultFileError on a malformed row or no rows.
+ */
 export function parseResultText(text: string, { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {}): ResultFile {
-  const chosen = format ?? (text.trimStart().startsWith('{') ? 'jsonl' : 'csv');
-  const parsed: { rows: ResultRow[]; harness?: Record<string, unknown> } = chosen === 'jsonl' ? parseJsonl(text, path) : parseCsv(text, path);
-  if (parsed.rows.length === 0) throw new ResultFileError(path, 1, undefined, 'no result rows');
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const chosen = format ?? (body.trimStart().startsWith('{') ? 'jsonl' : 'csv');
+  const parsed: Parsed = chosen === 'jsonl' ? parseJsonl(body, path) : parseCsv(body, path);
+  if (parsed.rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
   const file: ResultFile = { path, format: chosen, rows: parsed.rows };
   if (parsed.harness !== undefined) {
     file.harness = parsed.harness;
     file.harnessSource = 'header';
   }
+  if (parsed.header !== undefined) file.header = parsed.header;
   return file;
+}
+
+/**
+ * The text of a file, or a ResultFileError naming the path in one line: missing, a folder, not
+ * readable (permissions), or anything else the file system refuses.
+ * `missing` is returned as undefined when `optional` (a sidecar that is not there).
+ */
+function readText(path: string, { optional = false } = {}): string | undefined {
+  let kind: 'file' | 'folder' | 'other';
+  try {
+    const stats = statSync(path);
+    kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      if (optional) return undefined;
+      throw new ResultFileError(path, 0, undefined, 'no such file');
+    }
+    throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
+  }
+  if (kind === 'folder') throw new ResultFileError(path, 0, undefined, 'is a folder, not a result file (give the path of a .jsonl or .csv file)');
+  if (kind === 'other') throw new ResultFileError(path, 0, undefined, 'is not a regular file');
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ResultFileError(path, 0, undefined, code === 'EACCES' || code === 'EPERM' ? 'cannot read: permission denied' : `cannot read (${code ?? (error as Error).message})`);
+  }
 }
 
 /**
  * Reads a result file and its optional sidecar `FILE.harness.json`. A header and a sidecar that
  * disagree is an error (which one is true?).
- * @throws ResultFileError on a missing or malformed file.
+ * @throws ResultFileError on a file that cannot be read (missing, a folder, no permission) or
+ *   is malformed, always in one line naming the path.
  */
 export function readResultFile(path: string): ResultFile {
-  if (!existsSync(path)) throw new ResultFileError(path, 0, undefined, 'no such file');
   const extension = path.toLowerCase().split('.').pop();
   const format = extension === 'csv' ? 'csv' : extension === 'jsonl' || extension === 'ndjson' || extension === 'json' ? 'jsonl' : undefined;
-  const file = parseResultText(readFileSync(path, 'utf8'), format === undefined ? { path } : { path, format });
+  const file = parseResultText(readText(path) as string, format === undefined ? { path } : { path, format });
   const sidecarPath = `${path}.harness.json`;
-  if (existsSync(sidecarPath)) {
+  const sidecarText = readText(sidecarPath, { optional: true });
+  if (sidecarText !== undefined) {
     let sidecar: unknown;
     try {
-      sidecar = JSON.parse(readFileSync(sidecarPath, 'utf8'));
+      sidecar = JSON.parse(sidecarText.startsWith('\uFEFF') ? sidecarText.slice(1) : sidecarText);
     } catch (error) {
       throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
     }
     if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
     const record = sidecar as Record<string, unknown>;
-    const harness = (typeof record.harness === 'object' && record.harness !== null ? record.harness : record) as Record<string, unknown>;
+    const harness = (typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness) ? record.harness : record) as Record<string, unknown>;
     if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
       throw new ResultFileError(sidecarPath, 1, 'harness', `differs from the harness header of ${path}; keep one of them`);
     }

@@ -98,7 +98,11 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   } else groupB = groupA;
   const oneBatch = groupB === groupA;
   const nB = Math.min(...groupB.tasks.map(({ outcomes }) => outcomes.length));
-  const k = Math.min(requestedK ?? nB, nB);
+  if (requestedK !== undefined && requestedK > nB) {
+    const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
+    throw new RangeError(`k = ${requestedK} exceeds the samples per task of ${labels[1]}: task(s) ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} have only ${nB}, and pass@${requestedK} needs at least ${requestedK} samples of every task`);
+  }
+  const k = requestedK ?? nB;
   const passAt1 = meanOf([...perTask(groupA.tasks, 1).values()]);
   const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
   const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
@@ -147,17 +151,20 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
     const a1 = common.map((name) => rates1.get(name) as number);
     const bk = common.map((name) => ratesK.get(name) as number);
     const gap = meanOf(bk) - meanOf(a1);
-    const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : NaN;
-    const z = gap / runToRun;
-    const withinNoise = Number.isFinite(z) && Math.abs(z) < 2;
+    // Below two common tasks there is no run-to-run standard error to weigh the gap against.
+    const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
+    const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
+    const withinNoise = z !== null && Math.abs(z) < 2;
     findings.push({
       explanation: 'different-runs',
       title: '2. Different runs: no containment, the inversion may be sampling error',
-      supported: numbers.inverted ? withinNoise : false,
+      supported: numbers.inverted ? (runToRun === null ? null : withinNoise) : false,
       evidence: [
         `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
-        `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${Number.isFinite(z) ? z.toFixed(2) : 'n/a'} SE`,
-        withinNoise ? 'within 2 SE: two independent runs this size can invert by chance' : 'beyond 2 SE: sampling error alone is an unlikely explanation',
+        runToRun === null
+          ? `run-to-run task-level SE: n/a: ${common.length} common task(s), a standard error needs at least 2`
+          : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
+        runToRun === null ? 'cannot tell whether the gap is sampling error' : withinNoise ? 'within 2 SE: two independent runs this size can invert by chance' : 'beyond 2 SE: sampling error alone is an unlikely explanation',
       ],
     });
   }
@@ -185,7 +192,7 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   if (!oneBatch && groupB.multiTurn && second !== undefined) multiTurn[labels[1]] = multiTurnReport(second.rows);
   const turnEvidence = Object.entries(multiTurn).flatMap(([label, view]) => [
     `${label}: ${view.conversations} conversations; per-turn accuracy ${view.perTurn.map(({ turn, passed, stillGoing }) => `t${turn + 1} ${passed}/${stillGoing}`).join(', ')} (denominator: conversations still going at that turn)`,
-    `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${i + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater} conversation(s) were right at some turn and ended wrong)`,
+    `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${(view.perTurn[i]?.turn ?? i) + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater} conversation(s) were right at some turn and ended wrong)`,
     `${label}: first failure at turn ${Object.entries(view.firstFailure).map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`).join(', ')}`,
   ]);
   findings.push({

@@ -6,7 +6,7 @@ import { passAtK } from '../passAtK.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import { prefixAllCorrectAtK, prefixPassAtK } from '../prefix.ts';
 import type { RandomSource } from '../randomSource.ts';
-import { resampledInterval, resampleIndices, type Estimate } from './resample.ts';
+import { resampledInterval, resampledRatioInterval, resampleIndices, type Estimate } from './resample.ts';
 
 export interface Check {
   name: string;
@@ -14,12 +14,30 @@ export interface Check {
   detail: string;
 }
 
+/** Below this many tasks a task-level interval is shown but flagged as unreliable. */
+export const FEW_TASKS = 5;
+
 export interface MetricsReport {
   tasks: number;
   samplesPerTask: { min: number; max: number };
   level: number;
   reps: number;
-  meanAccuracy: Estimate & { episodeLevel: Estimate; clusteredSE: number; episodeSE: number };
+  /** Mean over tasks of c_j / n_j, with its task-level interval and clustered SE (null below 2 tasks). */
+  meanAccuracy: Estimate & { interval: 'task-level'; clusteredSE: number | null };
+  /**
+   * The pooled share S / M of passing samples, with a task-level (ratio over resampled tasks) and
+   * an episode-level interval and the episode SE. Equal to the task mean when every task has the
+   * same n; otherwise a different number, and each interval belongs to its own estimate.
+   */
+  pooledShare: {
+    estimate: number;
+    successes: number;
+    episodes: number;
+    equalsMeanAccuracy: boolean;
+    taskLevel: { low: number | null; high: number | null };
+    episodeLevel: { low: number | null; high: number | null };
+    episodeSE: number | null;
+  };
   firstSampleAccuracy: Estimate;
   passAtK: Record<string, Estimate | null>;
   prefixPassAtK: Record<string, Estimate | null>;
@@ -31,6 +49,8 @@ export interface MetricsReport {
   pooledPlugInPassAtK: Record<string, number>;
   intraclassCorrelation: number | null;
   designEffect: number | null;
+  /** What makes a number above less than it looks: too few tasks, uneven tasks. */
+  warnings: string[];
   checks: Check[];
 }
 
@@ -40,29 +60,76 @@ function perTaskValues(tasks: readonly TaskOutcomes[], k: number, perTask: (outc
   return Float64Array.from(tasks, ({ outcomes }) => perTask(outcomes, outcomes.reduce((sum, value) => sum + value, 0)));
 }
 
+/** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
+function clustering(counts: { successes: number[]; trials: number[] }): { rho: number | null; effect: number | null } {
+  const sizes = counts.trials;
+  if (sizes.length < 2 || Math.max(...sizes) < 2) return { rho: null, effect: null };
+  const total = counts.successes.reduce((a, b) => a + b, 0);
+  const episodes = sizes.reduce((a, b) => a + b, 0);
+  if (total === 0 || total === episodes) return { rho: null, effect: null };
+  let rho: number;
+  try {
+    rho = intraclassCorrelation(counts);
+  } catch (error) {
+    if (error instanceof RangeError) return { rho: null, effect: null };
+    throw error;
+  }
+  const meanSize = episodes / sizes.length;
+  const inRange = meanSize <= 1 || rho >= -1 / (meanSize - 1);
+  return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
+}
+
 /**
  * Every metric of METRICS.md on one batch (tasks x samples, generation order), each with a
  * task-level (cluster) percentile bootstrap interval over one shared set of resampled tasks, plus
  * the consistency checks: k <= n, pass^k <= pass@1 <= pass@k in each family, monotone in k.
+ * Below 2 tasks no task-level interval or clustered SE exists: they are null, with a warning
+ * (and one below FEW_TASKS tasks that the intervals are unreliable).
  */
 export function computeMetrics(tasks: readonly TaskOutcomes[], { ks, level = 0.95, reps = 2000, rng }: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource }): MetricsReport {
   if (tasks.length === 0) throw new RangeError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
   const sizes = tasks.map(({ outcomes }) => outcomes.length);
   const minSamples = Math.min(...sizes);
+  const maxSamples = Math.max(...sizes);
   const successes = tasks.map(({ outcomes }) => outcomes.reduce((sum, value) => sum + value, 0));
   const counts = { successes, trials: sizes };
-  const indices = resampleIndices(tasks.length, reps, rng);
-  const interval = (values: Float64Array | null) => (values === null ? null : resampledInterval(values, indices, level));
+  const resampled = tasks.length >= 2;
+  const indices = resampled ? resampleIndices(tasks.length, reps, rng) : new Int32Array(0);
+  const interval = (values: Float64Array | null): Estimate | null => {
+    if (values === null) return null;
+    if (resampled) return resampledInterval(values, indices, level);
+    return { estimate: values.reduce((a, b) => a + b, 0) / values.length, low: null, high: null };
+  };
   const rates = Float64Array.from(tasks, ({ outcomes }, j) => (successes[j] as number) / outcomes.length);
-  const meanAccuracy = resampledInterval(rates, indices, level);
-  const firstSampleAccuracy = resampledInterval(Float64Array.from(tasks, ({ outcomes }) => outcomes[0] as number), indices, level);
+  const meanAccuracy = interval(rates) as Estimate;
+  const firstSampleAccuracy = interval(Float64Array.from(tasks, ({ outcomes }) => outcomes[0] as number)) as Estimate;
+  const totalSuccesses = successes.reduce((a, b) => a + b, 0);
+  const episodes = sizes.reduce((a, b) => a + b, 0);
+  const pooledTaskLevel = resampled ? resampledRatioInterval(successes, sizes, indices, level) : { low: null, high: null };
+  const episodeLevel = episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
+  const { rho, effect } = clustering(counts);
+  const warnings: string[] = [];
+  if (tasks.length === 1) warnings.push('1 task: a task-level interval and a clustered standard error do not exist (shown as n/a); evaluate more tasks');
+  else if (tasks.length < FEW_TASKS) warnings.push(`only ${tasks.length} tasks: task-level intervals from fewer than ${FEW_TASKS} tasks are unreliable (the bootstrap cannot see the spread of tasks it was not given)`);
+  if (minSamples !== maxSamples) {
+    warnings.push(`tasks have ${minSamples} to ${maxSamples} samples: the task mean (each task weighs 1/N) and the pooled share (each sample weighs 1/M) are different numbers, each shown with its own intervals`);
+  }
   const report: MetricsReport = {
     tasks: tasks.length,
-    samplesPerTask: { min: minSamples, max: Math.max(...sizes) },
+    samplesPerTask: { min: minSamples, max: maxSamples },
     level,
     reps,
-    meanAccuracy: { ...meanAccuracy, episodeLevel: episodeBootstrapCI(counts, { reps, level, rng }), clusteredSE: clusteredStandardError(counts), episodeSE: episodeStandardError(counts) },
+    meanAccuracy: { ...meanAccuracy, interval: 'task-level', clusteredSE: resampled ? clusteredStandardError(counts) : null },
+    pooledShare: {
+      estimate: totalSuccesses / episodes,
+      successes: totalSuccesses,
+      episodes,
+      equalsMeanAccuracy: minSamples === maxSamples,
+      taskLevel: { low: pooledTaskLevel.low, high: pooledTaskLevel.high },
+      episodeLevel: { low: episodeLevel.low, high: episodeLevel.high },
+      episodeSE: episodes >= 2 ? episodeStandardError(counts) : null,
+    },
     firstSampleAccuracy,
     passAtK: {},
     prefixPassAtK: {},
@@ -70,17 +137,11 @@ export function computeMetrics(tasks: readonly TaskOutcomes[], { ks, level = 0.9
     unbiasedAllCorrectAtK: {},
     plugInPassAtK: {},
     pooledPlugInPassAtK: {},
-    intraclassCorrelation: null,
-    designEffect: null,
+    intraclassCorrelation: rho,
+    designEffect: effect,
+    warnings,
     checks: [],
   };
-  if (tasks.length >= 2 && minSamples >= 2) {
-    const rho = intraclassCorrelation(counts);
-    if (!Number.isNaN(rho)) {
-      report.intraclassCorrelation = rho;
-      report.designEffect = designEffect(sizes.reduce((a, b) => a + b, 0) / sizes.length, rho);
-    }
-  }
   for (const k of sortedKs) {
     report.passAtK[k] = interval(perTaskValues(tasks, k, (outcomes, c) => passAtK(outcomes.length, c, k)));
     report.prefixPassAtK[k] = interval(perTaskValues(tasks, k, (outcomes) => prefixPassAtK(outcomes, k)));

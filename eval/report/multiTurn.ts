@@ -2,13 +2,13 @@ import type { ResultRow } from '../io/resultFile.ts';
 
 export interface MultiTurnReport {
   conversations: number;
-  /** Per turn t (0-based): passes, the conversations still going at t, and both rates. */
+  /** Per recorded turn index t (0-based, in order): passes, the conversations still going at t, and both rates. */
   perTurn: Array<{ turn: number; passed: number; stillGoing: number; accuracyAmongStillGoing: number; accuracyOverAll: number }>;
   /** First failed turn -> number of conversations ('none' = never failed). */
   firstFailure: Record<string, number>;
   /** Every recorded turn passed. */
   wholeConversation: number;
-  /** Some turn <= k passed, k = 1..T: monotone on one trajectory. */
+  /** Some turn up to the k-th recorded turn index passed: monotone on one trajectory. */
   succeededByTurn: number[];
   /** The last turn passed: not monotone, a later turn can break a right answer. */
   finalAnswer: number;
@@ -30,10 +30,13 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     if (!turns.has(row.turn)) turns.set(row.turn, row.passed);
   }
   const total = conversations.size;
-  const maxTurn = Math.max(...[...conversations.values()].flatMap((turns) => [...turns.keys()]));
-  const perTurn = Array.from({ length: maxTurn + 1 }, (_, turn) => ({ turn, passed: 0, stillGoing: 0, accuracyAmongStillGoing: 0, accuracyOverAll: 0 }));
+  // Turn positions are the distinct recorded turn indices in order, so that a file with turns
+  // 0, 1, 5 (or 0 and 2^53 - 1) has three (two) positions, not a slot for every integer between.
+  const turnIndices = [...new Set([...conversations.values()].flatMap((turns) => [...turns.keys()]))].sort((x, y) => x - y);
+  const position = new Map(turnIndices.map((turn, i) => [turn, i]));
+  const perTurn = turnIndices.map((turn) => ({ turn, passed: 0, stillGoing: 0, accuracyAmongStillGoing: 0, accuracyOverAll: 0 }));
   const firstFailure: Record<string, number> = {};
-  const succeededBy = new Array<number>(maxTurn + 1).fill(0);
+  const succeededBy = new Array<number>(turnIndices.length).fill(0);
   let whole = 0;
   let final = 0;
   let brokenLater = 0;
@@ -42,7 +45,7 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     let firstFail: number | undefined;
     let firstPass: number | undefined;
     for (const [turn, passed] of ordered) {
-      const slot = perTurn[turn] as (typeof perTurn)[number];
+      const slot = perTurn[position.get(turn) as number] as (typeof perTurn)[number];
       slot.stillGoing++;
       if (passed) {
         slot.passed++;
@@ -55,7 +58,7 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     const last = (ordered[ordered.length - 1] as [number, boolean])[1];
     if (last) final++;
     if (firstPass !== undefined) {
-      for (let k = firstPass; k <= maxTurn; k++) succeededBy[k] = (succeededBy[k] as number) + 1;
+      for (let k = position.get(firstPass) as number; k < turnIndices.length; k++) succeededBy[k] = (succeededBy[k] as number) + 1;
       if (!last) brokenLater++;
     }
   }

@@ -10,10 +10,25 @@ export function resampleIndices(units: number, reps: number, rng: RandomSource):
   return indices;
 }
 
+/** A number with its interval; low and high are null where no interval exists (fewer than 2 units). */
 export interface Estimate {
   estimate: number;
-  low: number;
-  high: number;
+  low: number | null;
+  high: number | null;
+}
+
+/** Type-7 quantiles a/2 and 1 - a/2 of replicate statistics (sorted in place). */
+function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
+  replicates.sort();
+  const reps = replicates.length;
+  const at = (q: number) => {
+    const position = q * (reps - 1);
+    const below = Math.floor(position);
+    const above = Math.min(below + 1, reps - 1);
+    return (replicates[below] as number) + ((replicates[above] as number) - (replicates[below] as number)) * (position - below);
+  };
+  const alpha = 1 - level;
+  return { low: at(alpha / 2), high: at(1 - alpha / 2) };
 }
 
 /** Percentile interval of the mean of `values` over the resamples in `indices`. */
@@ -29,13 +44,34 @@ export function resampledInterval(values: ArrayLike<number>, indices: Int32Array
     for (let i = 0; i < units; i++) sum += values[indices[offset + i] as number] as number;
     means[r] = sum / units;
   }
-  means.sort();
-  const at = (q: number) => {
-    const position = q * (reps - 1);
-    const below = Math.floor(position);
-    const above = Math.min(below + 1, reps - 1);
-    return (means[below] as number) + ((means[above] as number) - (means[below] as number)) * (position - below);
-  };
-  const alpha = 1 - level;
-  return { estimate: total / units, low: at(alpha / 2), high: at(1 - alpha / 2) };
+  return { estimate: total / units, ...percentileInterval(means, level) };
+}
+
+/**
+ * Percentile interval of the ratio sum(numerators) / sum(denominators) over the same resampled
+ * tasks: the pooled share S / M with tasks as the resampled unit (a cluster bootstrap of a
+ * ratio estimator; Field & Welsh 2007).
+ */
+export function resampledRatioInterval(numerators: ArrayLike<number>, denominators: ArrayLike<number>, indices: Int32Array, level: number): Estimate {
+  const units = numerators.length;
+  const reps = indices.length / units;
+  const ratios = new Float64Array(reps);
+  let top = 0;
+  let bottom = 0;
+  for (let j = 0; j < units; j++) {
+    top += numerators[j] as number;
+    bottom += denominators[j] as number;
+  }
+  for (let r = 0; r < reps; r++) {
+    let sumTop = 0;
+    let sumBottom = 0;
+    const offset = r * units;
+    for (let i = 0; i < units; i++) {
+      const j = indices[offset + i] as number;
+      sumTop += numerators[j] as number;
+      sumBottom += denominators[j] as number;
+    }
+    ratios[r] = sumTop / sumBottom;
+  }
+  return { estimate: top / bottom, ...percentileInterval(ratios, level) };
 }
