@@ -39,6 +39,8 @@ export const harnessShape = {
     .describe('at reset, replace the function name in source, spec and tests by one drawn from renamePool'),
   renameParams: z.boolean().default(true)
     .describe('at reset, also rename the parameters (in source and spec) to distinct names drawn from all tasks\' parameter names'),
+  varySurface: z.boolean().default(true)
+    .describe('at reset, vary the task\'s surface (parameter order, spec words, parentheses, a dead statement) keeping its bug site and behaviour; docs/GYM.md, "Surface variation"'),
   renamePool: z.enum(['all', 'train', 'heldout']).default('all')
     .describe("names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)"),
   temperature: z.number().min(0).default(1.0)
@@ -93,12 +95,12 @@ export function pickHarness(config: Harness): Harness {
 
 /** The training harness: one edit, renaming over all names, hidden-test reward. */
 export function trainingHarness(overrides: HarnessInput = {}): Harness {
-  return parseHarness({ maxEdits: 1, randomizeNames: true, renameParams: true, renamePool: 'all', reward: 'hidden', ...overrides }, 'trainingHarness');
+  return parseHarness({ maxEdits: 1, randomizeNames: true, renameParams: true, varySurface: true, renamePool: 'all', reward: 'hidden', ...overrides }, 'trainingHarness');
 }
 
 /** The plain `BugFixEnv`: unlimited edits, no renaming, hidden-test reward. */
 export function plainEnv(overrides: HarnessInput = {}): Harness {
-  return parseHarness({ maxEdits: null, randomizeNames: false, renameParams: false, reward: 'hidden', ...overrides }, 'plainEnv');
+  return parseHarness({ maxEdits: null, randomizeNames: false, renameParams: false, varySurface: false, reward: 'hidden', ...overrides }, 'plainEnv');
 }
 
 function canonicalJson(value: unknown): string {

@@ -4,6 +4,7 @@ import { applyOp } from './ops.ts';
 import { countPassed, runTests } from './sandbox.ts';
 import { findTask, makeTasks, NAME_POOL } from './tasks.ts';
 import { EDIT_OPS, type BugType, type EditOp, type Split, type Task } from './types.ts';
+import { drawSurface, plainSurface, type SurfaceTask } from './surface.ts';
 import { renderWords, specWords, splitWords, type Tool } from './words.ts';
 
 export interface ToolCalls {
@@ -81,8 +82,8 @@ interface TaskView {
 
 const viewCache = new Map<string, TaskView>();
 
-function viewOf(task: Task, name: string, params: readonly string[] = task.params): TaskView {
-  const key = `${task.id}\u0000${name}\u0000${params.join(',')}`;
+function viewOf(task: Task, name: string, params: readonly string[], shown: SurfaceTask): TaskView {
+  const key = `${shown.key}\u0000${name}\u0000${params.join(',')}`;
   let view = viewCache.get(key);
   if (view === undefined) {
     const swaps = new Map<string, string>();
@@ -91,7 +92,7 @@ function viewOf(task: Task, name: string, params: readonly string[] = task.param
       if (params[i] !== param) swaps.set(param, params[i]!);
     });
     const rename = (word: string) => swaps.get(word) ?? word;
-    const header = Object.freeze(['<task>', name, ':', ...specWords(task.spec).map(rename), '</task>']);
+    const header = Object.freeze(['<task>', name, ':', ...shown.spec.map(rename), '</task>']);
     view = { name, params, header, swaps, key };
     viewCache.set(key, view);
   }
@@ -152,6 +153,8 @@ export function renameCandidates(task: Task, pool: Harness['renamePool']): reado
 
 interface EpisodeState {
   task: Task;
+  /** The task's surface in this episode (docs/GYM.md, "Surface variation"): source, spec, tests. */
+  shown: SurfaceTask;
   view: TaskView;
   /** The current source under the task's own name (see `renamedWords`). */
   source: string;
@@ -232,14 +235,16 @@ export class BugFixEnv {
       const pool = [...paramCandidates(task)];
       params = task.params.map(() => pool.splice(this.rng.int(pool.length), 1)[0]!);
     }
-    const view = viewOf(task, name, params);
+    // Drawn after the renames, so that a seed renames a task the same way with or without it.
+    const shown = this.harness.varySurface ? drawSurface(task, this.tasks, this.rng) : plainSurface(task);
+    const view = viewOf(task, name, params, shown);
     const info: EpisodeInfo = {
       task: task.name, taskId: task.id, type: task.type, variant: task.variant, split: task.split, name,
       turn: 0, toolCalls: { read: 0, edit: 0, test: 0, submit: 0, malformed: 0 }, firstEditOp: null,
       editsApplied: 0, editsRefused: 0, editsNoSite: 0, submitted: false, publicPass: null, hiddenPass: null,
       contextTruncated: false,
     };
-    this.state = { task, view, source: task.source, body: ['<act>'], info, editsUsed: 0, done: false };
+    this.state = { task, shown, view, source: shown.source, body: ['<act>'], info, editsUsed: 0, done: false };
     info.contextTruncated = this.cutToContext(this.state);
     return { observation: this.observation(this.state), info: copyInfo(info) };
   }
@@ -304,7 +309,7 @@ export class BugFixEnv {
       return ['refused'];
     }
     state.editsUsed += 1;
-    const result = applyOp(state.source, op, { publicTests: state.task.publicTests });
+    const result = applyOp(state.source, op, { publicTests: state.shown.publicTests });
     if (!result.applied) {
       info.editsNoSite += 1;
       return ['no', 'site'];
@@ -315,7 +320,7 @@ export class BugFixEnv {
   }
 
   private run(state: EpisodeState, which: 'public' | 'hidden') {
-    const tests = which === 'public' ? state.task.publicTests : state.task.hiddenTests;
+    const tests = which === 'public' ? state.shown.publicTests : state.shown.hiddenTests;
     return runTests(state.source, state.task.name, tests);
   }
 

@@ -6,7 +6,7 @@ export {
   BUG_TYPES, REPAIR_OPS, GAMING_OP, EDIT_OPS, REPAIR_OP_FOR,
   type BugType, type RepairOp, type GamingOp, type EditOp, type TestCase, type Task, type Split,
 } from './types.ts';
-export { makeTasks, splitOptions, findTask, parseParams, parseName, NAME_POOL, HELD_OUT_VARIANTS, type MakeTasksOptions } from './tasks.ts';
+export { makeTasks, devTasks, trainingMinusDev, DEV_VARIANT, splitOptions, findTask, parseParams, parseName, NAME_POOL, HELD_OUT_VARIANTS, type MakeTasksOptions } from './tasks.ts';
 export { applyOp, literalWord, type OpContext, type OpResult } from './ops.ts';
 export { runTests, countPassed, deepEqual, clearSandboxCache, SANDBOX_LIMITS, type SandboxLimits, type TestOutcome } from './sandbox.ts';
 export { splitWords, specWords, renderWords, MARKERS, TOOLS, OBSERVATION_WORDS, type Tool } from './words.ts';

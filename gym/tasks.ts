@@ -204,6 +204,22 @@ export function splitOptions(harness: { split: 'variant' | 'type'; heldOutType: 
   return harness.split === 'type' ? { heldOutType: harness.heldOutType } : {};
 }
 
+/** The variant of every training type that forms the development split. */
+export const DEV_VARIANT = 3;
+
+/**
+ * The development split: variant 3 of every training type (five tasks under the variant split),
+ * carved out of the training tasks for choosing a training recipe without touching the held-out
+ * tasks (chapter 17.8). `trainingMinusDev` is the rest of the training tasks.
+ */
+export function devTasks(options: MakeTasksOptions = {}): Task[] {
+  return makeTasks('train', options).filter((task) => task.variant === DEV_VARIANT);
+}
+
+export function trainingMinusDev(options: MakeTasksOptions = {}): Task[] {
+  return makeTasks('train', options).filter((task) => task.variant !== DEV_VARIANT);
+}
+
 export function makeTasks(split: 'all' | Split, { heldOutType }: MakeTasksOptions = {}): Task[] {
   if (heldOutType !== undefined && !(BUG_TYPES as readonly string[]).includes(heldOutType)) {
     throw new Error(`makeTasks: unknown bug type '${String(heldOutType)}' (have ${BUG_TYPES.join(', ')})`);

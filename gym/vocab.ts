@@ -1,6 +1,7 @@
 import { applyOp } from './ops.ts';
 import { NAME_POOL } from './tasks.ts';
 import { EDIT_OPS, type Task } from './types.ts';
+import { SURFACE_WORDS } from './surface.ts';
 import { MARKERS, OBSERVATION_WORDS, TOOLS, specWords, splitWords } from './words.ts';
 
 /**
@@ -16,7 +17,7 @@ import { MARKERS, OBSERVATION_WORDS, TOOLS, specWords, splitWords } from './word
  * Including held-out tasks' words is the chapter's "vocabulary leak", kept on purpose.
  */
 export function vocabularyWords(tasks: readonly Task[]): string[] {
-  const words = new Set<string>([...MARKERS, ...TOOLS, ...EDIT_OPS, ...OBSERVATION_WORDS, ':', ...NAME_POOL]);
+  const words = new Set<string>([...MARKERS, ...TOOLS, ...EDIT_OPS, ...OBSERVATION_WORDS, ':', ...NAME_POOL, ...SURFACE_WORDS]);
   for (const task of tasks) {
     for (const word of splitWords(task.source)) words.add(word);
     for (const word of specWords(task.spec)) words.add(word);

@@ -7,7 +7,7 @@ describe('harness config', () => {
     const harness = parseHarness({});
     expect(harness).toEqual({
       split: 'variant', heldOutType: 'zero', promptVersion: 'v1', maxTurns: 6, maxEdits: 1, contextTokens: 124, randomizeNames: true,
-      renameParams: true, renamePool: 'all', temperature: 1, reward: 'hidden', maxActionTokens: 3,
+      renameParams: true, varySurface: true, renamePool: 'all', temperature: 1, reward: 'hidden', maxActionTokens: 3,
     });
     for (const [field, schema] of Object.entries(harnessShape)) expect(schema.description, field).toBeTruthy();
     expect(trainingHarness()).toEqual(harness);

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
   applyOp, EDIT_OPS, makeEnv, makeTasks, episodeSpecs, episodeSuccess, playEpisodes, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
-  splitWords, trainingHarness, type StepResult,
+  specWords, splitWords, trainingHarness, type StepResult,
 } from '../gym/index.ts';
 
 const all = makeTasks('all');
+const specWordsOf = (task: { spec: string }) => specWords(task.spec);
 
 /** A fixed mixed script: random well- and ill-formed actions from a seeded stream. */
 function randomAction(rng: Rng): string[] {
@@ -108,7 +109,7 @@ describe('BugFixEnv', () => {
   });
 
   it('renames every occurrence in source and spec header; tests follow the new name', () => {
-    const env = makeEnv(trainingHarness({ renameParams: false }));
+    const env = makeEnv(trainingHarness({ renameParams: false, varySurface: false }));
     for (let seed = 0; seed < 60; seed += 1) {
       const { info, observation } = env.reset({ seed });
       const task = all[info.taskId]!;
@@ -125,7 +126,7 @@ describe('BugFixEnv', () => {
   });
 
   it('renames parameters consistently in source and spec: distinct names, same test outcomes, and they vary', () => {
-    const env = makeEnv(trainingHarness());
+    const env = makeEnv(trainingHarness({ varySurface: false }));
     const seen = new Set<string>();
     for (let seed = 0; seed < 60; seed += 1) {
       const { info } = env.reset({ seed });
@@ -138,7 +139,7 @@ describe('BugFixEnv', () => {
       for (const op of EDIT_OPS) {
         // The view of an edited source equals the edit of the view: renaming commutes with ops.
         const direct = applyOp(task.source, op, { publicTests: task.publicTests });
-        const env2 = makeEnv(trainingHarness({ maxEdits: null }));
+        const env2 = makeEnv(trainingHarness({ maxEdits: null, varySurface: false }));
         const shown = env2.reset({ seed, options: { task: task.id } }).info.name;
         env2.step(['edit', op, '<end>']);
         expect(runTests(env2.currentSource, shown, task.hiddenTests))
@@ -208,5 +209,43 @@ describe('BugFixEnv', () => {
     expect(new Set(specs.map((spec) => spec.envSeed)).size).toBe(specs.length);
     // Episode i of a task does not depend on how many episodes or which other tasks are played.
     expect(episodeSpecs([tasks[3]!], 1, new Rng(5))[0]).toEqual(specs[9]);
+  });
+
+  it('varies the surface but never the bug site or the behaviour: every op does on a varied source what it does on the task', () => {
+    const env = makeEnv(trainingHarness({ maxEdits: null, randomizeNames: false, renameParams: false }));
+    const kinds = { reordered: 0, specSwapped: 0, wrapped: 0, dead: 0 };
+    for (let seed = 0; seed < 300; seed += 1) {
+      const { info, observation } = env.reset({ seed });
+      const task = all[info.taskId]!;
+      const source = env.currentSource;
+      const params = source.slice(source.indexOf('(') + 1, source.indexOf(')')).split(',').map((param) => param.trim());
+      expect([...params].sort()).toEqual([...task.params].sort());
+      if (params.join() !== task.params.join()) kinds.reordered += 1;
+      if (source.includes('return (')) kinds.wrapped += 1;
+      if (source.includes('if (false) return 0;')) kinds.dead += 1;
+      const spec = observation.slice(3, observation.indexOf('</task>'));
+      if (spec.some((word) => !specWordsOf(task).includes(word))) kinds.specSwapped += 1;
+      // The same outcomes as the task itself, for the source as shown and after each op.
+      const order = params.map((param) => task.params.indexOf(param));
+      const asShown = (tests: typeof task.hiddenTests) => tests.map((test) => ({ args: order.map((from) => test.args[from]), expected: test.expected }));
+      expect(runTests(source, task.name, asShown(task.hiddenTests))).toEqual(runTests(task.source, task.name, task.hiddenTests));
+      for (const op of EDIT_OPS) {
+        const edited = applyOp(source, op, { publicTests: asShown(task.publicTests) });
+        const direct = applyOp(task.source, op, { publicTests: task.publicTests });
+        expect(edited.applied, `${task.name} ${op} on ${source}`).toBe(direct.applied);
+        expect(runTests(edited.source, task.name, asShown(task.hiddenTests))).toEqual(runTests(direct.source, task.name, task.hiddenTests));
+      }
+    }
+    // Each kind of variation happens, and none always.
+    for (const [kind, count] of Object.entries(kinds)) {
+      expect(count, kind).toBeGreaterThan(30);
+      expect(count, kind).toBeLessThan(270);
+    }
+    // The plain env shows every task as it is.
+    const plain = makeEnv(plainEnv());
+    for (const task of all) {
+      plain.reset({ seed: 1, options: { task: task.id } });
+      expect(plain.currentSource).toBe(task.source);
+    }
   });
 });

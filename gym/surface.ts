@@ -1,0 +1,114 @@
+import type { Rng } from '../lib/rng.ts';
+import type { Task, TestCase } from './types.ts';
+import { renderWords, specWords, splitWords } from './words.ts';
+
+/**
+ * Surface variation (harness field `varySurface`): at reset, the episode's task is shown with a
+ * surface drawn from the env's stream, keeping its bug site, its behaviour and its repair.
+ *
+ * Why: with 20 training tasks, each with one fixed spec and source, a policy can fit the
+ * training set by memorising "this spec -> this op" without reading the source. Probing a
+ * trained checkpoint showed exactly that (docs/TRAINING.md, "Why seeds generalised differently"):
+ * given a held-out task's source under another task's spec, it applied the other task's repair.
+ * Varying everything but the bug site makes the site the only reliable cue:
+ * - the parameter order is shuffled (the tests' arguments follow, so behaviour is unchanged);
+ * - each spec word is dropped with probability `SPEC_DROP`, and with probability `SPEC_SWAP`
+ *   the spec is replaced by a random other task's spec, so the spec is an unreliable cue;
+ * - with probability `WRAP` the returned expression is wrapped in parentheses, and with
+ *   probability `DEAD_STATEMENT` the body starts with `if ( false ) return 0 ;`, a statement
+ *   that never runs. Both shift where the site sits and neither creates a site of any op
+ *   (no `/ NAME`, `<`, `>`, `- 1`, `!` or `Math.min`), so the ops' invariants hold.
+ */
+export const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
+
+/** Words the surface variation may add to a source. */
+export const SURFACE_WORDS: readonly string[] = ['if', '(', 'false', ')', 'return', '0', ';'];
+
+const DEAD_STATEMENT = ['if', '(', 'false', ')', 'return', '0', ';'];
+
+/** A task as one episode shows it: possibly reordered, rewrapped and respecified. */
+export interface SurfaceTask {
+  /** Source under the task's own names. */
+  source: string;
+  /** Spec words (before renaming). */
+  spec: readonly string[];
+  publicTests: readonly TestCase[];
+  hiddenTests: readonly TestCase[];
+  /** Identifies the surface, for caches. */
+  key: string;
+}
+
+interface Surface {
+  order: number[];
+  spec: readonly string[];
+  specKey: string;
+  wrap: boolean;
+  dead: boolean;
+}
+
+const surfaceCache = new Map<string, SurfaceTask>();
+
+/** The task as it is, no variation. */
+export function plainSurface(task: Task): SurfaceTask {
+  return build(task, { order: task.params.map((_, i) => i), spec: specWords(task.spec), specKey: 'own', wrap: false, dead: false });
+}
+
+/** Draws a surface for `task` from `rng`; `others` are the tasks whose specs may stand in. */
+export function drawSurface(task: Task, others: readonly Task[], rng: Rng): SurfaceTask {
+  const order = task.params.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = rng.int(i + 1);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  let spec = specWords(task.spec);
+  let specKey = 'own';
+  const swapCandidates = others.filter((other) => other.id !== task.id);
+  if (swapCandidates.length > 0 && rng.next() < SURFACE_PROBABILITIES.SPEC_SWAP) {
+    const other = rng.pick(swapCandidates);
+    spec = specWords(other.spec);
+    specKey = `of${other.id}`;
+  }
+  const kept = spec.map(() => rng.next() >= SURFACE_PROBABILITIES.SPEC_DROP);
+  if (!kept.some(Boolean)) kept[rng.int(kept.length)] = true;
+  spec = spec.filter((_, i) => kept[i]);
+  specKey += `:${kept.map((keep) => (keep ? 1 : 0)).join('')}`;
+  const wrap = rng.next() < SURFACE_PROBABILITIES.WRAP;
+  const dead = rng.next() < SURFACE_PROBABILITIES.DEAD_STATEMENT;
+  return build(task, { order, spec, specKey, wrap, dead });
+}
+
+function build(task: Task, surface: Surface): SurfaceTask {
+  const key = `${task.id}\u0000${surface.order.join(',')}\u0000${surface.specKey}\u0000${surface.wrap ? 1 : 0}${surface.dead ? 1 : 0}`;
+  let shown = surfaceCache.get(key);
+  if (shown !== undefined) return shown;
+  const identity = surface.order.every((from, to) => from === to);
+  const permute = (tests: readonly TestCase[]) => (identity ? tests : tests.map((test) => ({ args: surface.order.map((from) => test.args[from]), expected: test.expected })));
+  shown = {
+    source: renderWords(reshape(splitWords(task.source), task.params, surface)),
+    spec: surface.spec,
+    publicTests: permute(task.publicTests),
+    hiddenTests: permute(task.hiddenTests),
+    key,
+  };
+  if (surfaceCache.size > 50_000) surfaceCache.clear();
+  surfaceCache.set(key, shown);
+  return shown;
+}
+
+/** The source words with the parameter list reordered, the return wrapped, a dead statement added. */
+function reshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
+  const open = words.indexOf('(');
+  const close = words.indexOf(')', open);
+  const list = surface.order.flatMap((from, k) => (k === 0 ? [params[from] as string] : [',', params[from] as string]));
+  let out = [...words.slice(0, open + 1), ...list, ...words.slice(close)];
+  if (surface.wrap) {
+    const at = out.indexOf('return');
+    const end = out.lastIndexOf(';');
+    if (at >= 0 && end > at) out = [...out.slice(0, at + 1), '(', ...out.slice(at + 1, end), ')', ...out.slice(end)];
+  }
+  if (surface.dead) {
+    const body = out.indexOf('{', out.indexOf(')')) + 1;
+    out = [...out.slice(0, body), ...DEAD_STATEMENT, ...out.slice(body)];
+  }
+  return out;
+}
