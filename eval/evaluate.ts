@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
-  countsByTask, episodeSpecs, harnessHash, makeTasks, meanPassRate, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
+  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, meanPassRate, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
   type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
 } from '../gym/index.ts';
 import { activeBackend, attentionModeFor, initBackend, loadAgent, rollout, type Agent, type BackendPreference, type EpisodeRecord } from '../agent/index.ts';
@@ -37,7 +37,8 @@ export type EvaluateOptions = Player & {
   harness?: HarnessInput | undefined;
   /** The tasks to play; default `split` under the harness's split. */
   tasks?: readonly Task[] | undefined;
-  split?: 'heldout' | 'train' | 'all' | undefined;
+  /** 'dev': the development split, variant 3 of every training type (`devTasks`). */
+  split?: 'heldout' | 'train' | 'all' | 'dev' | undefined;
   /** Episodes per task. */
   episodes: number;
   seed: number | string;
@@ -100,7 +101,8 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
   try {
     const base = parseHarness(recorded, options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness');
     const harness = parseHarness({ ...base, ...options.harness }, 'harness');
-    const tasks = options.tasks ?? makeTasks(options.split ?? 'heldout', splitOptions(harness));
+    const split = options.split ?? 'heldout';
+    const tasks = options.tasks ?? (split === 'dev' ? devTasks(splitOptions(harness)) : makeTasks(split, splitOptions(harness)));
     if (tasks.length === 0) throw new RangeError('evaluate: no tasks');
     const specs = episodeSpecs(tasks, episodes, new Rng(seed));
     let records: EpisodeResult[];

@@ -10,11 +10,26 @@ import type { DataParallelWorker } from './dataParallel.ts';
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
  * all six edit ops (the gaming op included), test, submit, played through the real env so the
- * observations are exactly what the policy will see. The demonstrator follows the protocol but
+ * observations are exactly what the policy will see. As a person scripting it would, the
+ * demonstrator sometimes reads twice (`protocol.readTwice`) and sometimes submits without
+ * testing (`protocol.skipTest`), so that the cloned protocol is not one fixed sequence and a
+ * tight turn budget trades off against testing (chapter 17.5). The demonstrator follows the protocol but
  * does not know the repair, so the cloned policy learns the workflow and guesses the op: the
  * chapter's "RL base agent".
  */
-export function demoTranscripts(harness: Harness, tasks: readonly Task[], count: number, rng: Rng, tokenizer: Tokenizer): Transcript[] {
+export interface DemoProtocol {
+  /** Probability of a second `read` before the edit. */
+  readTwice: number;
+  /** Probability of submitting right after the edit, without `test`. */
+  skipTest: number;
+}
+
+/** A draw that takes no number from `rng` when the probability is 0, so that a protocol without variation keeps its demonstrations. */
+function chance(rng: Rng, probability: number): boolean {
+  return probability > 0 && rng.next() < probability;
+}
+
+export function demoTranscripts(harness: Harness, tasks: readonly Task[], count: number, rng: Rng, tokenizer: Tokenizer, protocol: DemoProtocol = { readTwice: 0, skipTest: 0 }): Transcript[] {
   const env = makeEnv(harness, { tasks });
   const transcripts: Transcript[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -22,7 +37,12 @@ export function demoTranscripts(harness: Harness, tasks: readonly Task[], count:
     let context = env.reset({ seed: rng.uint32(), options: { task: task.name } }).observation;
     const words: string[] = [...context];
     const actionMask: number[] = context.map(() => 0);
-    const actions = [['read', '<end>'], ['edit', rng.pick(EDIT_OPS), '<end>'], ['test', '<end>'], ['submit', '<end>']];
+    const op = rng.pick(EDIT_OPS);
+    const readTwice = chance(rng, protocol.readTwice);
+    const skipTest = chance(rng, protocol.skipTest);
+    const actions = [
+      ['read', '<end>'], ...(readTwice ? [['read', '<end>']] : []), ['edit', op, '<end>'], ...(skipTest ? [] : [['test', '<end>']]), ['submit', '<end>'],
+    ];
     for (const action of actions) {
       words.push(...action);
       actionMask.push(...action.map(() => 1));

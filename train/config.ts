@@ -22,6 +22,9 @@ export const trainShape = {
   updateEpochs: z.number().int().min(1).default(4).describe('optimizer passes over each step\'s rollouts'),
   maxGradNorm: z.number().positive().default(1).describe('clip the gradient to this global L2 norm before each Adam step'),
   parallel: z.boolean().default(true).describe('play rollouts and compute gradients on two threads (both cores); changes numbers only by float rounding'),
+  devSplit: z.boolean().default(false).describe('train on the 15 training tasks outside the development split (variant 3 of every type) and measure evalPass on those five instead of the held-out tasks; for choosing a recipe'),
+  demoReadTwice: z.number().min(0).max(1).default(0).describe('probability that a demonstration reads the source a second time before editing'),
+  demoSkipTest: z.number().min(0).max(1).default(0).describe('probability that a demonstration submits right after its edit, without testing'),
   evalEvery: z.number().int().min(1).default(10).describe('GRPO steps between held-out evalPass measurements'),
   evalEpisodesPerTask: z.number().int().min(1).default(4).describe('episodes per held-out task in evalPass'),
 };

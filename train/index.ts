@@ -9,3 +9,4 @@ export { rolloutOnCores } from './grpoStep.ts';
 export { optimizerStep, applyClipped } from './optimize.ts';
 export { jobLoss, splitJob, type LossJob } from './jobs.ts';
 export { DataParallelWorker } from './dataParallel.ts';
+export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { harnessHash, makeTasks, pickHarness, splitOptions, type Task } from '../gym/index.ts';
+import { devTasks, harnessHash, makeTasks, pickHarness, splitOptions, trainingMinusDev, type Task } from '../gym/index.ts';
 import {
   activeBackend, attentionModeFor, buildTokenizer, createModel, defaultModelConfig, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
@@ -14,6 +14,8 @@ import type { RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
 import { grpoStep, rolloutOnCores } from './grpoStep.ts';
 import { DataParallelWorker } from './dataParallel.ts';
+import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
+import { CheckpointError } from '../agent/checkpoint.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -25,10 +27,17 @@ export interface TrainSummary {
   resumedFrom: number | null;
 }
 
-/** Training and held-out tasks under the config's split. */
+/**
+ * The tasks a run trains on and the tasks its `evalPass` measures. Normally the training and the
+ * held-out tasks of the config's split. With `devSplit`, the development split is carved out of
+ * the training tasks (variant 3 of every type, five tasks): the run trains on the other 15 and
+ * measures those five, and never plays a held-out task. Recipe choices are made this way, so
+ * that the held-out tasks stay a test set (chapter 17.8).
+ */
 export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
   const options = splitOptions(config);
-  return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
+  if (!config.devSplit) return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
+  return { train: trainingMinusDev(options), heldOut: devTasks(options) };
 }
 
 export function snapshotDir(runDir: string, step: number): string {
@@ -47,9 +56,21 @@ export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly
   return result.passAt1;
 }
 
-async function tryLoad(dir: string): Promise<Agent | undefined> {
-  if (!existsSync(join(dir, 'manifest.json'))) return undefined;
-  return (await loadAgent(dir, { attention: attentionModeFor(activeBackend()) })).agent;
+/**
+ * The snapshot in `dir`, or undefined when there is none or it cannot be loaded: a corrupt one
+ * (a damaged file, a folder left by a kill) is reported in one line, and the run retrains it
+ * from the last good snapshot; the new checkpoint replaces it atomically.
+ */
+async function tryLoad(dir: string, log: RunLog): Promise<Agent | undefined> {
+  if (!existsSync(dir)) return undefined;
+  try {
+    return (await loadAgent(dir, { attention: attentionModeFor(activeBackend()) })).agent;
+  } catch (error) {
+    if (!(error instanceof CheckpointError)) throw error;
+    log.say(`resume: ${error.message}; retraining it from the last good snapshot`);
+    log.record('run/corruptSnapshot', { dir, problem: error.message });
+    return undefined;
+  }
 }
 
 /**
@@ -60,6 +81,18 @@ async function tryLoad(dir: string): Promise<Agent | undefined> {
  * interrupted resumes from its last complete snapshot and ends with the same checkpoints.
  */
 export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir: string; log: RunLog }): Promise<TrainSummary> {
+  // One training per run folder: a second one is refused (RunFolderError), a dead one's lock taken over.
+  const release = acquireRunLock(runDir);
+  try {
+    const removed = removeStaleTemporaries(runDir);
+    if (removed.length > 0) log.record('run/removedTemporaries', { names: removed });
+    return await trainLocked(config, { runDir, log });
+  } finally {
+    release();
+  }
+}
+
+async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; log: RunLog }): Promise<TrainSummary> {
   const started = performance.now();
   const seconds = { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 };
   const harness = pickHarness(config);
@@ -70,13 +103,22 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
 
   const configPath = join(runDir, 'config.json');
   if (existsSync(configPath)) {
-    const previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config: Record<string, unknown> }).config;
+    let previous: Record<string, unknown> | undefined;
+    try {
+      previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)?.config;
+    } catch {
+      // reported below
+    }
+    if (previous === null || typeof previous !== 'object') throw new RunFolderError(`${configPath} is not a run's config; delete the folder or choose another --name`);
+    const before = previous;
+    const now = config as Record<string, unknown>;
     // Only the length of the run may change between a run and its resumption.
-    const differing = Object.keys({ ...previous, ...config }).filter(
-      (key) => key !== 'steps' && JSON.stringify(previous[key]) !== JSON.stringify((config as Record<string, unknown>)[key]),
-    );
+    const differing = Object.keys({ ...before, ...now }).filter((key) => key !== 'steps' && JSON.stringify(before[key]) !== JSON.stringify(now[key]));
     if (differing.length > 0) {
-      throw new Error(`${runDir} holds a run with a different config (${differing.join(', ')}); choose another --name or delete the folder`);
+      const shown = differing.slice(0, 4).map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
+      throw new RunFolderError(
+        `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another --name or delete the folder`,
+      );
     }
   }
   writeJsonAtomic(configPath, { config, harnessHash: hash });
@@ -88,7 +130,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
   const snapshots = [snapshotDir(runDir, 0)];
   const evalHistory: TrainSummary['evalPass'] = [];
   let worker: DataParallelWorker | undefined;
-  let agent = await tryLoad(snapshotDir(runDir, 0));
+  let agent = await tryLoad(snapshotDir(runDir, 0), log);
   try {
     if (agent !== undefined) {
       resumedFrom = 0;
@@ -104,7 +146,7 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
       const bar = progressBar('bc', config.bcSteps);
       let loss = NaN;
       for (let step = 1; step <= config.bcSteps; step += 1) {
-        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer);
+        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer, { readTwice: config.demoReadTwice, skipTest: config.demoSkipTest });
         loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, worker });
         if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
         bar.tick(step, `loss ${loss.toFixed(3)}`);
@@ -119,12 +161,12 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
       log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
       log.say(`step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`);
     }
-    const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0)) : undefined;
+    const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), log) : undefined;
     const segments = Math.ceil(config.steps / config.segmentSteps);
     for (let segment = 1; segment <= segments; segment += 1) {
       const endStep = Math.min(segment * config.segmentSteps, config.steps);
       const dir = snapshotDir(runDir, endStep);
-      const saved = await tryLoad(dir);
+      const saved = await tryLoad(dir, log);
       if (saved !== undefined) {
         agent.model.dispose();
         agent = saved;

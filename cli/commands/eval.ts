@@ -43,7 +43,7 @@ export const command: Command = {
   flags: {
     checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
     episodes: { type: 'string', description: 'episodes per task', default: '32' },
-    split: { type: 'string', description: 'tasks: heldout | train | all (under the harness split)', default: 'heldout' },
+    split: { type: 'string', description: 'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)', default: 'heldout' },
     seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0' },
     ...harnessFlags,
     out: { type: 'string', description: 'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`' },
@@ -55,7 +55,7 @@ export const command: Command = {
     if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
     if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
     const episodes = intFlag(args, 'episodes', 32, { min: 1 });
-    const split = choiceFlag(args, 'split', ['heldout', 'train', 'all'] as const, 'heldout');
+    const split = choiceFlag(args, 'split', ['heldout', 'train', 'all', 'dev'] as const, 'heldout');
     const seed = intFlag(args, 'seed', 0, { min: 0 });
     const backend = choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto');
     const started = performance.now();

@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { TaskCount } from '../gym/index.ts';
+import { evaluate } from '../eval/evaluate.ts';
+import type { RunLog } from '../lib/log.ts';
+import type { RLConfig } from './config.ts';
+import { snapshotDir, trainSnapshots, type TrainSummary } from './snapshots.ts';
+
+/** The held-out measurement of one seed's final checkpoint. */
+export interface SeedResult {
+  seed: number;
+  runDir: string;
+  summary: TrainSummary;
+  step: number;
+  passAt1: number;
+  perTask: TaskCount[];
+}
+
+export interface SeedsOptions {
+  runsDir: string;
+  /** Opens the log of one seed's run folder. */
+  openLog: (runDir: string) => RunLog;
+  /** Episodes per held-out task in the final measurement. */
+  episodes: number;
+  /** Seed of the final measurement's episodes (the same for every run, so the runs are paired). */
+  evalSeed: number;
+}
+
+/** The run folder of seed `seed` when several seeds are trained: `runs/seed-N`. */
+export function seedRunDir(runsDir: string, seed: number): string {
+  return join(runsDir, `seed-${seed}`);
+}
+
+/**
+ * Trains the recipe once per seed, one after another, each into `runs/seed-N` (each resumes
+ * like a single run), then measures every final checkpoint on the held-out tasks through
+ * `evaluate` with one evaluation seed, so the seeds are compared on the same episodes.
+ */
+export async function trainSeeds(config: RLConfig, seeds: readonly number[], options: SeedsOptions): Promise<SeedResult[]> {
+  const results: SeedResult[] = [];
+  for (const seed of seeds) {
+    const runDir = seedRunDir(options.runsDir, seed);
+    const log = options.openLog(runDir);
+    let summary: TrainSummary;
+    try {
+      log.say(`seed ${seed} of ${seeds.join(', ')}: training ${runDir}`);
+      summary = await trainSnapshots({ ...config, seed }, { runDir, log });
+    } finally {
+      log.close();
+    }
+    const evaluation = await evaluate({ checkpoint: snapshotDir(runDir, config.steps), split: config.devSplit ? 'dev' : 'heldout', episodes: options.episodes, seed: options.evalSeed });
+    results.push({ seed, runDir, summary, step: config.steps, passAt1: evaluation.passAt1, perTask: evaluation.perTask });
+  }
+  return results;
+}
+
+/** The per-seed table: pass@1 and each task's count, the spread (max - min) at the end. */
+export function seedTable(results: readonly SeedResult[], { split }: { split: string }): string {
+  if (results.length === 0) return 'no seeds';
+  const tasks = results[0]!.perTask.map((count) => count.name);
+  const width = Math.max(...tasks.map((task) => task.length), 4);
+  const lines = [
+    `${split} pass@1 at step ${results[0]!.step}, ${results[0]!.perTask[0]?.episodes ?? 0} episodes per task:`,
+    `${'seed'.padEnd(6)}${'pass@1'.padEnd(8)}${tasks.map((task) => task.padEnd(width + 1)).join('')}`,
+    ...results.map((result) => `${String(result.seed).padEnd(6)}${result.passAt1.toFixed(3).padEnd(8)}${result.perTask.map((count) => String(count.successes).padEnd(width + 1)).join('')}`),
+  ];
+  const rates = results.map((result) => result.passAt1);
+  lines.push(`spread (max - min) ${(Math.max(...rates) - Math.min(...rates)).toFixed(3)}; mean ${(rates.reduce((sum, rate) => sum + rate, 0) / rates.length).toFixed(3)}`);
+  return lines.join('\n');
+}
