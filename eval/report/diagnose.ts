@@ -150,7 +150,7 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
     const common = [...rates1.keys()].filter((name) => ratesK.has(name));
     const a1 = common.map((name) => rates1.get(name) as number);
     const bk = common.map((name) => ratesK.get(name) as number);
-    const gap = meanOf(bk) - meanOf(a1);
+    const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
     // Below two common tasks there is no run-to-run standard error to weigh the gap against.
     const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
     const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
@@ -160,7 +160,9 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
       title: '2. Different runs: no containment, the inversion may be sampling error',
       supported: numbers.inverted ? (runToRun === null ? null : withinNoise) : false,
       evidence: [
-        `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
+        common.length === 0
+          ? `pass@${k} (${labels[1]}) and pass@1 (${labels[0]}) share no task: the two numbers average different task sets and cannot be compared task by task`
+          : `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
         runToRun === null
           ? `run-to-run task-level SE: n/a: ${common.length} common task(s), a standard error needs at least 2`
           : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
