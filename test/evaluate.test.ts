@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, makeTasks, parseHarness, trainingHarness } from '../gym/index.ts';
 import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint, type Agent } from '../agent/index.ts';
 import { evaluate, writeEvaluation } from '../eval/evaluate.ts';
+import { probeVariants } from '../eval/probe.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
 
@@ -109,5 +110,19 @@ describe('evaluate', () => {
     writeEvaluation(fileC, await evaluate({ checkpoint: dirB, episodes: 4, seed: 6 }));
     const unpaired = JSON.parse((await cli(['compare', fileA, fileC, '--json'])).stdout) as { pairing: { kind: string } };
     expect(unpaired.pairing.kind).toBe('seeds-differ');
+  });
+
+  it('probe plays one task under other tasks\' specs and none, with surface variation off', async () => {
+    const variants = probeVariants(makeTasks('all').find((task) => task.name === 'per_day')!);
+    expect(variants.map((variant) => variant.change)).toEqual([
+      'as it is', 'spec of average (zero)', 'spec of can_afford (compare)', 'spec of first_n (off_by_one)', 'spec of is_even (negation)', 'spec of larger (min_max)', 'no spec',
+    ]);
+    expect(new Set(variants.map((variant) => variant.task.id)).size).toBe(variants.length);
+    expect(variants.every((variant) => variant.task.source === variants[0]!.task.source)).toBe(true);
+    const { code, stdout } = await cli(['probe', '--checkpoint', dirA, '--task', 'per_day', '--episodes', '2', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { rows: Array<{ change: string; episodes: number; successes: number }> };
+    expect(report.rows.map((row) => row.change)).toEqual(variants.map((variant) => variant.change));
+    expect(report.rows.every((row) => row.episodes === 2 && row.successes >= 0 && row.successes <= 2)).toBe(true);
   });
 });

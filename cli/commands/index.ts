@@ -16,5 +16,6 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   power: async () => (await import('./power.ts')).command,
   train: async () => (await import('./train.ts')).command,
   eval: async () => (await import('./eval.ts')).command,
+  probe: async () => (await import('./probe.ts')).command,
   bench: async () => (await import('./bench.ts')).command,
 };
