@@ -16,6 +16,24 @@ export type BackendPreference = 'auto' | 'tensorflow' | 'wasm' | 'cpu';
 /** The accepted backend names, 'auto' first. */
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
+/**
+ * Why no backend runs: `unknownName` when a name (the preference or TINYAGENT_BACKEND) is not a
+ * backend at all, else a backend that could not start. The message says which and what to do.
+ */
+export class BackendError extends Error {
+  override name = 'BackendError';
+  constructor(message: string, readonly unknownName: boolean) {
+    super(message);
+  }
+}
+
+/** The TINYAGENT_BACKEND value when it names no backend, else undefined (unset or valid). */
+export function invalidBackendEnv(): string | undefined {
+  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
+  if (fromEnv === undefined || fromEnv === '' || (BACKEND_PREFERENCES as readonly string[]).includes(fromEnv)) return undefined;
+  return fromEnv;
+}
+
 let active: string | undefined;
 let starting: Promise<string> | undefined;
 let startingPreference: BackendPreference | undefined;
@@ -47,15 +65,15 @@ export async function initBackend({ preference = 'auto' }: { preference?: Backen
 
 function resolvePreference(preference: BackendPreference): BackendPreference {
   if (!BACKEND_PREFERENCES.includes(preference)) {
-    throw new Error(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`);
+    throw new BackendError(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`, true);
   }
   if (preference !== 'auto') return preference;
-  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (fromEnv === undefined || fromEnv === '') return 'auto';
-  if (!(BACKEND_PREFERENCES as readonly string[]).includes(fromEnv)) {
-    throw new Error(`TINYAGENT_BACKEND='${fromEnv}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`);
+  const invalid = invalidBackendEnv();
+  if (invalid !== undefined) {
+    throw new BackendError(`TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`, true);
   }
-  return fromEnv as BackendPreference;
+  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
+  return fromEnv === undefined || fromEnv === '' ? 'auto' : (fromEnv as BackendPreference);
 }
 
 async function start(chosen: BackendPreference): Promise<string> {
@@ -67,7 +85,7 @@ async function start(chosen: BackendPreference): Promise<string> {
         // fall through to the next, slower backend
       }
     }
-    throw new Error('initBackend: no tfjs backend could start (tried tensorflow, wasm, cpu)');
+    throw new BackendError('initBackend: no tfjs backend could start (tried tensorflow, wasm, cpu)', false);
   }
   return startOne(chosen);
 }
@@ -81,7 +99,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     await tf.ready();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`);
+    throw new BackendError(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`, false);
   }
   active = name;
   return name;

@@ -1,23 +1,59 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
 import { activeBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
  * concatenated in their fixed order) and `manifest.json`:
- *   { format: 'tinyagent-checkpoint', version: 1, modelConfig, parameterCount,
+ *   { format: 'tinyagent-checkpoint', version: 2, modelConfig, parameterCount,
  *     variables: [{ name, shape, offset }], checksum (sha256 hex of weights.bin), backend,
- *     ...extra (tokenizer, step, seed, harness, harnessHash, ...) }
- * Offsets count float32 values from the start of weights.bin.
+ *     ...extra (tokenizer, step, seed, harness, harnessHash, ...),
+ *     manifestChecksum }
+ * Offsets count float32 values from the start of weights.bin. `manifestChecksum` is the sha256
+ * hex of the manifest's other fields as canonical JSON (keys sorted, no spaces); since those
+ * include `checksum`, the two checksums together cover every byte that loading reads.
  *
  * Written atomically: the files go into a temporary sibling folder which is then renamed over
  * `dir` (an existing checkpoint is first moved aside, then removed), so a reader sees the old
  * checkpoint or the new one, never a mix.
  */
 export const CHECKPOINT_FORMAT = 'tinyagent-checkpoint';
-export const CHECKPOINT_VERSION = 1;
+/** Version 2 added `manifestChecksum`; version 1 checkpoints are refused (retrain them). */
+export const CHECKPOINT_VERSION = 2;
+
+/** Why a checkpoint could not be loaded; the message names the folder and the fault. */
+export class CheckpointError extends Error {
+  override name = 'CheckpointError';
+}
+
+const positiveInt = (max: number) => z.number().int().min(1).max(max);
+
+/** Upper bounds keep a hostile manifest from asking for a huge model before weights.bin is read. */
+const ModelConfigSchema = z.object({
+  vocabSize: positiveInt(100_000),
+  contextLength: positiveInt(4096),
+  dModel: positiveInt(4096),
+  nHeads: positiveInt(256),
+  nLayers: positiveInt(256),
+  dFF: positiveInt(65_536),
+}).strict();
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The manifest's own fields; the extra fields pass through (`loadAgent` validates the agent's). */
+const ManifestSchema = z.object({
+  format: z.literal(CHECKPOINT_FORMAT),
+  version: z.literal(CHECKPOINT_VERSION),
+  modelConfig: ModelConfigSchema,
+  parameterCount: z.number().int().min(1),
+  variables: z.array(z.object({ name: z.string(), shape: z.array(z.number().int().min(1)), offset: z.number().int().min(0) }).strict()),
+  checksum: z.string().regex(SHA256_HEX),
+  manifestChecksum: z.string().regex(SHA256_HEX),
+  backend: z.string(),
+}).loose();
 
 export interface CheckpointManifest {
   format: typeof CHECKPOINT_FORMAT;
@@ -26,11 +62,12 @@ export interface CheckpointManifest {
   parameterCount: number;
   variables: Array<{ name: string; shape: number[]; offset: number }>;
   checksum: string;
+  manifestChecksum: string;
   backend: string;
   [extra: string]: unknown;
 }
 
-const RESERVED = ['format', 'version', 'modelConfig', 'parameterCount', 'variables', 'checksum', 'backend'];
+const RESERVED = ['format', 'version', 'modelConfig', 'parameterCount', 'variables', 'checksum', 'manifestChecksum', 'backend'];
 
 /** Writes the checkpoint; returns its manifest. `extra` may not override the reserved fields. */
 export function saveCheckpoint(dir: string, model: PolicyModel, extra: Record<string, unknown> = {}): CheckpointManifest {
@@ -49,7 +86,8 @@ export function saveCheckpoint(dir: string, model: PolicyModel, extra: Record<st
     offset += v.size;
   });
   const bytes = new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength);
-  const manifest: CheckpointManifest = {
+  // The manifest as a reader will see it (a JSON round trip drops undefined fields), then its checksum.
+  const fields = JSON.parse(JSON.stringify({
     format: CHECKPOINT_FORMAT,
     version: CHECKPOINT_VERSION,
     modelConfig: { ...model.config },
@@ -58,7 +96,8 @@ export function saveCheckpoint(dir: string, model: PolicyModel, extra: Record<st
     checksum: sha256(bytes),
     backend: activeBackend() ?? 'unknown',
     ...extra,
-  };
+  })) as Record<string, unknown>;
+  const manifest = { ...fields, manifestChecksum: manifestChecksum(fields) } as CheckpointManifest;
 
   const target = resolve(dir);
   mkdirSync(dirname(target), { recursive: true });
@@ -92,36 +131,51 @@ export function checkpointChecksum(dir: string): string {
   return sha256(readFileSync(join(dir, 'weights.bin')));
 }
 
+/** The largest manifest read: a default model's is about 8 KB, its tokenizer included. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
 /**
- * Loads and verifies a checkpoint: format and version, the config's parameter count, variable
- * names, shapes and offsets, weights.bin size and checksum. Errors name the folder and the fault.
+ * Loads and verifies a checkpoint: the manifest's format, version and checksum, its fields
+ * against a schema, the config's parameter count, variable names, shapes and offsets, and
+ * weights.bin's size and checksum. Throws a CheckpointError naming the folder and the fault.
  */
 export async function loadCheckpoint(dir: string, options: ModelOptions): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
   const fail = (problem: string): never => {
-    throw new Error(`checkpoint ${dir}: ${problem}`);
+    throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
   };
   if (!existsSync(dir) || !statSync(dir).isDirectory()) fail('no such folder (train one first with `npm run train`, or check the path)');
   const manifestPath = join(dir, 'manifest.json');
   const weightsPath = join(dir, 'weights.bin');
-  if (!existsSync(manifestPath)) fail('manifest.json is missing: not a TinyAgent checkpoint');
+  if (!existsSync(manifestPath) || !statSync(manifestPath).isFile()) fail('manifest.json is missing: not a TinyAgent checkpoint');
+  if (statSync(manifestPath).size > MAX_MANIFEST_BYTES) fail(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes: not a TinyAgent checkpoint`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
   } catch (error) {
-    fail(`manifest.json is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    fail(`manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error))})`);
   }
-  const manifest = parsed as Partial<CheckpointManifest> | null;
-  if (manifest === null || typeof manifest !== 'object' || manifest.format !== CHECKPOINT_FORMAT) {
-    fail(`manifest.json has format ${JSON.stringify((manifest as { format?: unknown } | null)?.format)}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT) {
+    const format = parsed !== null && typeof parsed === 'object' ? (parsed as { format?: unknown }).format : undefined;
+    fail(`manifest.json has format ${JSON.stringify(format) ?? 'undefined'}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`);
   }
-  const m = manifest as CheckpointManifest;
-  if (m.version !== CHECKPOINT_VERSION) fail(`manifest.json has version ${JSON.stringify(m.version)}; this code reads version ${CHECKPOINT_VERSION}`);
+  const raw = parsed as Record<string, unknown>;
+  if (raw.version !== CHECKPOINT_VERSION) {
+    fail(`manifest.json has version ${JSON.stringify(raw.version) ?? 'undefined'}; this code reads version ${CHECKPOINT_VERSION} (retrain with \`npm run train\`)`);
+  }
+  // The manifest checksum first: a field changed by hand is reported as that, not as whatever it breaks.
+  const { manifestChecksum: recorded, ...fields } = raw;
+  if (typeof recorded !== 'string') fail('manifest.json has no manifestChecksum');
+  const actual = manifestChecksum(fields);
+  if (actual !== recorded) fail(`manifest.json checksum ${actual} does not match its manifestChecksum ${String(recorded)}: the manifest was edited or is corrupt`);
+  const checked = ManifestSchema.safeParse(raw);
+  if (!checked.success) fail(`manifest.json: ${schemaProblems(checked.error.issues)}`);
+  const m = raw as CheckpointManifest;
   const cfg = m.modelConfig;
-  if (cfg === undefined || typeof cfg !== 'object') fail('manifest.json has no modelConfig');
+  if (cfg.dModel % cfg.nHeads !== 0) fail(`modelConfig.dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
   const expectedCount = countParameters(cfg);
   if (m.parameterCount !== expectedCount) fail(`parameterCount ${m.parameterCount} does not match its modelConfig (${expectedCount})`);
   const specs = variableSpecs(cfg);
-  if (!Array.isArray(m.variables) || m.variables.length !== specs.length) fail(`manifest lists ${Array.isArray(m.variables) ? m.variables.length : 'no'} variables, the config needs ${specs.length}`);
+  if (m.variables.length !== specs.length) fail(`manifest lists ${m.variables.length} variables, the config needs ${specs.length}`);
   let offset = 0;
   specs.forEach((spec, i) => {
     const entry = m.variables[i] as CheckpointManifest['variables'][number];
@@ -130,7 +184,9 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
     }
     offset += spec.shape.reduce((a, b) => a * b, 1);
   });
-  if (!existsSync(weightsPath)) fail('weights.bin is missing');
+  if (!existsSync(weightsPath) || !statSync(weightsPath).isFile()) fail('weights.bin is missing');
+  const size = statSync(weightsPath).size;
+  if (size !== offset * 4) fail(`weights.bin has ${size} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`);
   const bytes = readFileSync(weightsPath);
   if (bytes.byteLength !== offset * 4) fail(`weights.bin has ${bytes.byteLength} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`);
   const checksum = sha256(bytes);
@@ -143,6 +199,33 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
     return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
   });
   return { model: new PolicyModel(cfg, values, options), manifest: m };
+}
+
+/** sha256 hex of the manifest fields (all but `manifestChecksum`) as canonical JSON. */
+function manifestChecksum(fields: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(fields)).digest('hex');
+}
+
+/** JSON with object keys sorted at every depth, so the text depends on the content alone. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** zod issues as one line: `modelConfig.dModel: Too big: expected number to be <=4096; ...`. */
+export function schemaProblems(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`).join('; ')
+    + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 function sha256(bytes: Uint8Array): string {

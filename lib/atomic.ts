@@ -6,9 +6,12 @@ import { dirname, join, basename } from 'node:path';
  * then renamed over the target, so a reader never sees a half-written file and an interrupted
  * write leaves the old file (or none) in place.
  */
+let writeCounter = 0;
+
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  // pid and a counter: two writers (processes, or calls within one) never share a temporary file.
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${(writeCounter += 1)}.tmp`);
   try {
     writeFileSync(temporary, content);
     renameSync(temporary, path);

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { checkpointChecksum, loadCheckpoint, saveCheckpoint } from '../agent/checkpoint.ts';
+import { CheckpointError, checkpointChecksum, loadCheckpoint, saveCheckpoint } from '../agent/checkpoint.ts';
 import { createModel, type ModelConfig, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 
@@ -34,7 +34,7 @@ describe('checkpoints', () => {
     const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
     expect(bytesOf(loaded)).toEqual(bytesOf(model));
     expect(loaded.variableNames()).toEqual(model.variableNames());
-    expect(manifest).toMatchObject({ format: 'tinyagent-checkpoint', version: 1, modelConfig: small, parameterCount: model.parameterCount(), step: 10, seed: 3, tokenizer: ['a', 'b'], backend: 'wasm' });
+    expect(manifest).toMatchObject({ format: 'tinyagent-checkpoint', version: 2, modelConfig: small, parameterCount: model.parameterCount(), step: 10, seed: 3, tokenizer: ['a', 'b'], backend: 'wasm' });
     expect(manifest.checksum).toBe(saved.checksum);
     expect(checkpointChecksum(dir)).toBe(saved.checksum);
     loaded.dispose();
@@ -76,5 +76,55 @@ describe('checkpoints', () => {
     saveCheckpoint(foreign, model, {});
     writeFileSync(join(foreign, 'manifest.json'), JSON.stringify({ format: 'keras', weightsManifest: [] }));
     await expect(loadCheckpoint(foreign, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
+  });
+});
+
+describe('checkpoint corruption', () => {
+  function fresh(name: string): string {
+    const dir = join(root, name);
+    saveCheckpoint(dir, model, { step: 3 });
+    return dir;
+  }
+  const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+
+  it('refuses an empty, missing, flipped or truncated weights.bin with a CheckpointError', async () => {
+    const empty = fresh('empty');
+    writeFileSync(join(empty, 'weights.bin'), '');
+    await expect(loadCheckpoint(empty, WASM)).rejects.toThrow(/weights\.bin has 0 bytes/);
+    const missing = fresh('missing-weights');
+    unlinkSync(join(missing, 'weights.bin'));
+    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(/weights\.bin is missing/);
+    const flipped = fresh('flipped');
+    const bytes = readFileSync(join(flipped, 'weights.bin'));
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0x80;
+    writeFileSync(join(flipped, 'weights.bin'), bytes);
+    await expect(loadCheckpoint(flipped, WASM)).rejects.toBeInstanceOf(CheckpointError);
+  });
+
+  it('the manifest checksum covers every manifest field: an edited tokenizer, harness or step is refused', async () => {
+    for (const [field, value] of [['tokenizer', ['a']], ['step', 4], ['harness', { contextTokens: 200 }], ['backend', 'cpu']] as const) {
+      const dir = fresh(`edited-${field}`);
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifestOf(dir), [field]: value }));
+      await expect(loadCheckpoint(dir, WASM), field).rejects.toThrow(/manifest\.json checksum .* does not match its manifestChecksum [0-9a-f]{64}: the manifest was edited/);
+    }
+    const unsigned = fresh('unsigned');
+    const { manifestChecksum: _dropped, ...rest } = manifestOf(unsigned);
+    writeFileSync(join(unsigned, 'manifest.json'), JSON.stringify(rest));
+    await expect(loadCheckpoint(unsigned, WASM)).rejects.toThrow(/no manifestChecksum/);
+  });
+
+  it('refuses a version-1 manifest, a missing manifest and a manifest that is not JSON', async () => {
+    const old = fresh('v1');
+    writeFileSync(join(old, 'manifest.json'), JSON.stringify({ ...manifestOf(old), version: 1 }));
+    await expect(loadCheckpoint(old, WASM)).rejects.toThrow(/version 1; this code reads version 2/);
+    const gone = fresh('no-manifest');
+    unlinkSync(join(gone, 'manifest.json'));
+    await expect(loadCheckpoint(gone, WASM)).rejects.toThrow(/manifest\.json is missing/);
+    const garbage = fresh('garbage');
+    writeFileSync(join(garbage, 'manifest.json'), '{"format": "tinyagent-checkpoint",\n  oops');
+    await expect(loadCheckpoint(garbage, WASM)).rejects.toThrow(/^checkpoint .*: manifest\.json is not valid JSON \([^\n]*\)$/);
+    const list = fresh('array');
+    writeFileSync(join(list, 'manifest.json'), '[1, 2]');
+    await expect(loadCheckpoint(list, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
   });
 });
