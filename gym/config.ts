@@ -29,11 +29,11 @@ export const harnessShape = {
     .describe("the bug type held out under split 'type' (ignored under 'variant')"),
   promptVersion: z.enum(['v1']).default('v1')
     .describe('version of the transcript format (<task> header, <act> ... <obs> ... </obs> turns); bump it whenever the format changes'),
-  maxTurns: z.number().int().min(1).default(6)
+  maxTurns: z.number().int().min(1).max(1000).default(6)
     .describe('actions per episode; read, edit, test, submit takes 4, so 6 leaves room for two mistakes'),
-  maxEdits: z.number().int().min(1).nullable().default(1)
+  maxEdits: z.number().int().min(1).max(1000).nullable().default(1)
     .describe('edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible'),
-  contextTokens: z.number().int().min(24).default(124)
+  contextTokens: z.number().int().min(24).max(4096).default(124)
     .describe('words the policy sees (the model reads 128: this plus an action of up to maxActionTokens must fit); the oldest non-header words are dropped first, the task header never'),
   randomizeNames: z.boolean().default(true)
     .describe('at reset, replace the function name in source, spec and tests by one drawn from renamePool'),
@@ -43,11 +43,11 @@ export const harnessShape = {
     .describe('at reset, vary the task\'s surface (parameter order, spec words, parentheses, a dead statement) keeping its bug site and behaviour; docs/GYM.md, "Surface variation"'),
   renamePool: z.enum(['all', 'train', 'heldout']).default('all')
     .describe("names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)"),
-  temperature: z.number().min(0).default(1.0)
+  temperature: z.number().min(0).max(10).default(1.0)
     .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
   reward: z.enum(['hidden', 'public']).default('hidden')
     .describe('tests that decide the reward at submit; success is always scored on hidden tests'),
-  maxActionTokens: z.number().int().min(2).default(3)
+  maxActionTokens: z.number().int().min(2).max(64).default(3)
     .describe('words an action may have, <end> included (edit OP <end> is 3)'),
 };
 

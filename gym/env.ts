@@ -168,6 +168,12 @@ interface EpisodeState {
 const ERROR_OBSERVATION = ['error', 'bad', 'action'];
 
 /**
+ * The longest source an edit may produce, in characters: about 20 times the longest task. Without a
+ * bound, unlimited edits let the gaming op grow the source by its test cases at every repeat.
+ */
+export const MAX_SOURCE_LENGTH = 2048;
+
+/**
  * BugFixEnv: repair one tiny buggy JavaScript function with word-level tool calls.
  *
  * Description: at reset a task is chosen (by option, else uniformly from the env's tasks) and,
@@ -176,7 +182,11 @@ const ERROR_OBSERVATION = ['error', 'bad', 'action'];
  *
  * Actions: the words generated after `<act>`, ending with `<end>`, at most `maxActionTokens`:
  * `read <end>`, `edit OP <end>` (OP one of `EDIT_OPS`), `test <end>`, `submit <end>`.
- * Anything else is malformed: observation `error bad action`, and the turn is spent.
+ * Anything else is malformed: observation `error bad action`, and the turn is spent. A value
+ * that is not an array of strings is no action at all: `step` throws a TypeError before the turn
+ * counts, and the episode is unchanged. An edit whose result would be longer than
+ * `MAX_SOURCE_LENGTH` characters (only stacked gaming edits grow the source) is answered
+ * `no site` and counted as a no-site edit; the source stays as it was.
  *
  * Observations: the policy's whole context as words: `<task> NAME : spec words </task>`, then
  * per turn `<act> action words <obs> observation words </obs>`, always ending with `<act>`.
@@ -252,6 +262,9 @@ export class BugFixEnv {
   step(action: readonly string[]): StepResult {
     const state = this.requireState();
     if (state.done) throw new Error('BugFixEnv.step: the episode is over; call reset');
+    if (!Array.isArray(action) || !action.every((word) => typeof word === 'string')) {
+      throw new TypeError(`BugFixEnv.step: an action is an array of words, got ${action === null ? 'null' : Array.isArray(action) ? 'an array holding a non-string' : typeof action}`);
+    }
     const { info } = state;
     info.turn += 1;
     let observation: readonly string[];
@@ -310,7 +323,7 @@ export class BugFixEnv {
     }
     state.editsUsed += 1;
     const result = applyOp(state.source, op, { publicTests: state.shown.publicTests });
-    if (!result.applied) {
+    if (!result.applied || result.source.length > MAX_SOURCE_LENGTH) {
       info.editsNoSite += 1;
       return ['no', 'site'];
     }
