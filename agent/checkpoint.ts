@@ -201,8 +201,11 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
   return { model: new PolicyModel(cfg, values, options), manifest: m };
 }
 
-/** sha256 hex of the manifest fields (all but `manifestChecksum`) as canonical JSON. */
-function manifestChecksum(fields: Record<string, unknown>): string {
+/**
+ * sha256 hex of the manifest fields (all but `manifestChecksum`) as canonical JSON: what
+ * `manifestChecksum` must hold. A manifest edited on purpose must be given this checksum anew.
+ */
+export function manifestChecksum(fields: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }
 

@@ -9,6 +9,24 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
+// Errors that escape `main` (a worker thread, a stray callback) still end in one line and exit
+// code 3. Registered first, so these run before the handlers that the wasm backend installs,
+// which rethrow the error and make Node print a line of its minified source (exit 7).
+const command = process.argv[2] ?? '';
+const internal = (error) => {
+  const debug = process.env.TINYAGENT_DEBUG === '1';
+  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(/\s+/g, ' ').slice(0, 500);
+  process.stderr.write(`tinyagent ${command}: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
+  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.exit(3);
+};
+process.on('uncaughtException', internal);
+process.on('unhandledRejection', internal);
+
 register();
-const { main } = await import('../cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+try {
+  const { main } = await import('../cli/main.ts');
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  internal(error);
+}

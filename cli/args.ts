@@ -1,4 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+
+/**
+ * Exit codes of every command (README, "Exit codes"): 0 done; 1 bad data the user can fix (a
+ * result file, a checkpoint, a config, a run folder in use) or a check that failed (a canary
+ * drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal error (a bug:
+ * one line, the stack with TINYAGENT_DEBUG=1).
+ */
+export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3 } as const;
 
 /** A mistake in how a command was called: reported in one line, exit code 2. */
 export class UsageError extends Error {}
@@ -6,11 +15,16 @@ export class UsageError extends Error {}
 /** Bad input the user can fix (a result file, a checkpoint, a config): one message, exit code 1. */
 export class InputError extends Error {}
 
+/** The largest seed a flag or config accepts (seeds are 31-bit non-negative integers). */
+export const MAX_SEED = 2_147_483_647;
+
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
   /** Shown in --help; the command applies its own default when the flag is absent. */
   default?: string;
+  /** A numeric flag's accepted range, shown in --help as `[min..max]`; pass the same to intFlag/numberFlag. */
+  range?: { min: number; max: number };
   short?: string;
 }
 
@@ -22,6 +36,8 @@ export interface Command {
   flags: Record<string, FlagSpec>;
   /** How many positional arguments the command takes. */
   positionals?: { min: number; max: number };
+  /** More --help text after the options (e.g. the config fields and their ranges). */
+  moreHelp?: () => string;
   run(args: CommandArgs): Promise<number | void>;
 }
 
@@ -36,9 +52,11 @@ export function helpText(command: Command): string {
   const width = Math.max(...entries.map(([name, spec]) => name.length + (spec.type === 'string' ? 6 : 0)));
   for (const [name, spec] of entries) {
     const left = `--${name}${spec.type === 'string' ? ' VALUE' : ''}`.padEnd(width + 4);
+    const range = spec.range !== undefined ? ` [${spec.range.min}..${spec.range.max}]` : '';
     const fallback = spec.default !== undefined ? ` (default: ${spec.default})` : '';
-    lines.push(`  ${left}${spec.description}${fallback}`);
+    lines.push(`  ${left}${spec.description}${range}${fallback}`);
   }
+  if (command.moreHelp !== undefined) lines.push('', command.moreHelp());
   return lines.join('\n');
 }
 
@@ -50,9 +68,11 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+    const message = (error as Error).message.split('\n')[0] as string;
+    const unknown = /^Unknown option '([^']*)'/.exec(message);
+    throw new UsageError(unknown !== null ? `unknown flag '${clip(unknown[1] as string)}'` : message);
   }
   if (parsed.values.help === true) return 'help';
   const { min, max } = command.positionals ?? { min: 0, max: 0 };
@@ -61,24 +81,94 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
   return { flags: parsed.values as CommandArgs['flags'], positionals: parsed.positionals };
 }
 
-/** An integer flag with bounds; `fallback` when absent. */
+/**
+ * `--seed -1` would make node's parseArgs report the value as "ambiguous" (it looks like a
+ * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
+ * check can say what is wrong with it.
+ */
+function joinNegativeValues(argv: readonly string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i += 1;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+const DECIMAL_INTEGER = /^[+-]?\d+$/;
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback` when absent. */
 export function intFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`--${name} must be a decimal integer, got '${clip(String(raw))}'`);
+  }
   const value = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isInteger(value)) throw new UsageError(`--${name} must be an integer, got '${String(raw)}'`);
   if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
   return value;
 }
 
-/** A finite number flag with bounds; `fallback` when absent. */
+/** A finite number flag with bounds, written in decimal (`0x10`, `Infinity` are refused); `fallback` when absent. */
 export function numberFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got '${String(raw)}'`);
+  if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value)) throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
   if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
   return value;
+}
+
+/** A long value cut for an error message. */
+function clip(text: string, length = 40): string {
+  return text.length > length ? `${text.slice(0, length)}...` : text;
+}
+
+/**
+ * The --backend flag, and TINYAGENT_BACKEND when the flag leaves the choice to it: a name
+ * outside `names` in either is a UsageError. `names` is the agent's BACKEND_PREFERENCES (passed
+ * in so that this module does not load TensorFlow).
+ */
+export function backendFlag<T extends string>(args: CommandArgs, names: readonly T[], fallback: T): T {
+  const choice = args.flags.backend === undefined ? fallback : choiceFlag(args, 'backend', names, fallback);
+  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
+  if (choice === 'auto' && fromEnv !== undefined && fromEnv !== '' && !(names as readonly string[]).includes(fromEnv)) {
+    throw new UsageError(`TINYAGENT_BACKEND='${clip(fromEnv)}' is not a backend (have ${names.join(', ')}); unset it to choose automatically`);
+  }
+  return choice;
+}
+
+/**
+ * Reads a JSON file the user gave: an InputError names the file and the fault in one line
+ * (node's own message may quote the text, newlines and all).
+ */
+export function readJsonFile(path: string, flag: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'ENOENT' ? `${flag}: no such file '${path}'` : `${flag}: cannot read '${path}' (${code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    let message = (error as Error).message.replace(/, ".*" is not valid JSON$/s, '').replace(/\s+/g, ' ');
+    const position = /at position (\d+)/.exec(message);
+    if (position !== null) {
+      const before = text.slice(0, Number(position[1])).split('\n');
+      message = message.replace(position[0], `at line ${before.length}, column ${(before.at(-1) as string).length + 1}`);
+    }
+    throw new InputError(`${path}: not valid JSON (${clip(message, 120)})`);
+  }
 }
 
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
@@ -87,7 +177,7 @@ export function intListFlag(args: CommandArgs, name: string, fallback: number[])
   if (raw === undefined) return fallback;
   const parts = String(raw).split(',').map((part) => part.trim());
   const values = parts.map(Number);
-  if (parts.some((part) => part === '') || values.some((value) => !Number.isInteger(value) || value < 1)) {
+  if (parts.some((part) => !DECIMAL_INTEGER.test(part)) || values.some((value) => !Number.isSafeInteger(value) || value < 1)) {
     throw new UsageError(`--${name} must be a comma-separated list of positive integers, got '${String(raw)}'`);
   }
   return values;

@@ -1,4 +1,4 @@
-import { helpText, InputError, parseCommandArgs, UsageError, type Command } from './args.ts';
+import { EXIT, helpText, InputError, parseCommandArgs, UsageError, type Command } from './args.ts';
 import { commandLoaders } from './commands/index.ts';
 
 function topHelp(summaries: Array<[string, string]>): string {
@@ -13,37 +13,57 @@ function topHelp(summaries: Array<[string, string]>): string {
   ].join('\n');
 }
 
-/** Runs one command; returns the process exit code (0 ok, 1 bad input or failure, 2 bad usage). */
+/**
+ * Runs one command; returns the process exit code (`EXIT`: 0 ok, 1 bad input or a failed
+ * check, 2 bad usage, 3 internal error). Every error that reaches this level is written as one
+ * line `tinyagent <command>: message` on stderr; with TINYAGENT_DEBUG=1 an internal error's
+ * stack follows.
+ */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const summaries: Array<[string, string]> = [];
     for (const [commandName, load] of Object.entries(commandLoaders)) summaries.push([commandName, (await load()).summary]);
     process.stdout.write(`${topHelp(summaries)}\n`);
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const load = commandLoaders[name];
+  const load = Object.hasOwn(commandLoaders, name) ? commandLoaders[name] : undefined;
   if (load === undefined) {
-    process.stderr.write(`tinyagent: unknown command '${name}' (try tinyagent --help)\n`);
-    return 2;
+    process.stderr.write(`tinyagent: unknown command '${oneLine(name, 60)}' (try tinyagent --help)\n`);
+    return EXIT.usage;
   }
-  const command: Command = await load();
   try {
+    const command: Command = await load();
     const args = parseCommandArgs(command, rest);
     if (args === 'help') {
       process.stdout.write(`${helpText(command)}\n`);
-      return 0;
+      return EXIT.ok;
     }
-    return (await command.run(args)) ?? 0;
+    return (await command.run(args)) ?? EXIT.ok;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`tinyagent ${name}: ${error.message} (see tinyagent ${name} --help)\n`);
-      return 2;
-    }
-    if (error instanceof InputError) {
-      process.stderr.write(`tinyagent ${name}: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    return reportError(name, error);
   }
+}
+
+/** Writes the one-line report of an error that reached the top of a command; returns its exit code. */
+export function reportError(commandName: string, error: unknown): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`tinyagent ${commandName}: ${oneLine(error.message)} (see tinyagent ${commandName} --help)\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof InputError) {
+    process.stderr.write(`tinyagent ${commandName}: ${oneLine(error.message)}\n`);
+    return EXIT.input;
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const debug = process.env['TINYAGENT_DEBUG'] === '1';
+  process.stderr.write(`tinyagent ${commandName}: internal error: ${oneLine(message)}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
+  if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+  return EXIT.internal;
+}
+
+/** A message as one line of bounded length: whitespace runs (newlines too) become one space. */
+export function oneLine(message: string, maxLength = 500): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength)}...` : line;
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { printJson, boolFlag, stringFlag, UsageError, type Command } from '../args.ts';
+import { backendFlag, boolFlag, InputError, printJson, stringFlag, UsageError, type Command } from '../args.ts';
+import { BackendError, BACKEND_PREFERENCES } from '../../agent/backend.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
 const SUITES = ['gym', 'eval', 'model', 'train'] as const;
@@ -12,7 +13,7 @@ interface BenchModule {
 export const command: Command = {
   name: 'bench',
   summary: 'Measure speed and memory: env episodes/s, bootstrap time, model step time, sampling and rollout rates',
-  usage: 'tinyagent bench [--only gym,eval,model,train] [--json]',
+  usage: 'tinyagent bench [--only gym,eval,model,train] [--json]   (backend: TINYAGENT_BACKEND)',
   flags: {
     only: { type: 'string', description: `comma-separated suites among ${SUITES.join(', ')}`, default: 'all' },
     json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
@@ -23,6 +24,7 @@ export const command: Command = {
     for (const name of chosen) {
       if (!(SUITES as readonly string[]).includes(name)) throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
     }
+    backendFlag(args, BACKEND_PREFERENCES, 'auto'); // a bad TINYAGENT_BACKEND is a usage error before any suite runs
     const json = boolFlag(args, 'json');
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const figures: Record<string, Record<string, number | string>> = {};
@@ -31,7 +33,12 @@ export const command: Command = {
       if (!existsSync(path)) continue;
       say(`== ${name}`);
       const suite = (await import(path)) as BenchModule;
-      figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
+      try {
+        figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
+      } catch (error) {
+        if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
+        throw error;
+      }
     }
     if (json) printJson(figures);
   },

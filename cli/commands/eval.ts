@@ -1,14 +1,26 @@
 import { existsSync } from 'node:fs';
-import { boolFlag, choiceFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/index.ts';
+import { BackendError } from '../../agent/backend.ts';
+import { CheckpointError } from '../../agent/checkpoint.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { evaluate, writeEvaluation, type Evaluation } from '../../eval/evaluate.ts';
 
+/** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for. */
+const RANGES = {
+  temperature: { min: 0, max: 10 },
+  maxTurns: { min: 1, max: 1000 },
+  maxEdits: { min: 1, max: 1000 },
+  /** 4096 episodes of each of 10 held-out tasks: about 6 minutes on one core. */
+  episodes: { min: 1, max: 4096 },
+  seed: { min: 0, max: MAX_SEED },
+} as const;
+
 /** The harness flags shared by every command that evaluates a checkpoint. */
 export const harnessFlags = {
-  temperature: { type: 'string', description: 'sampling temperature (0 = greedy)', default: 'the harness value' },
-  'max-turns': { type: 'string', description: 'turn budget per episode', default: 'the harness value' },
-  'max-edits': { type: 'string', description: "edit budget per episode, or 'unlimited'", default: 'the harness value' },
+  temperature: { type: 'string', description: 'sampling temperature (0 = greedy)', default: 'the harness value', range: RANGES.temperature },
+  'max-turns': { type: 'string', description: 'turn budget per episode', default: 'the harness value', range: RANGES.maxTurns },
+  'max-edits': { type: 'string', description: "edit budget per episode, or 'unlimited'", default: 'the harness value', range: RANGES.maxEdits },
   rename: { type: 'string', description: 'randomize function names: on | off', default: 'the harness value' },
   'rename-pool': { type: 'string', description: 'rename pool: all | train | heldout', default: 'the harness value' },
   reward: { type: 'string', description: 'reward source: hidden | public (success is always scored on hidden tests)', default: 'the harness value' },
@@ -17,22 +29,27 @@ export const harnessFlags = {
 /** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
 export function harnessOverrides(args: CommandArgs): HarnessInput {
   const overrides: HarnessInput = {};
-  if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, { min: 0 });
-  if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, { min: 1 });
+  if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, RANGES.temperature);
+  if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, RANGES.maxTurns);
   const maxEdits = stringFlag(args, 'max-edits');
-  if (maxEdits !== undefined) overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, { min: 1 });
+  if (maxEdits !== undefined) overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, RANGES.maxEdits);
   if (args.flags.rename !== undefined) overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
   if (args.flags['rename-pool'] !== undefined) overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
   if (args.flags.reward !== undefined) overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
   return overrides;
 }
 
-/** Runs `evaluate`, turning a bad checkpoint or harness into an InputError (exit 1). */
+/**
+ * Runs `evaluate`, turning a bad checkpoint into an InputError (exit 1) and a backend that names
+ * none into a UsageError (exit 2); anything else is a bug and stays an internal error (exit 3).
+ */
 async function evaluateOrExplain(options: Parameters<typeof evaluate>[0]): Promise<Evaluation> {
   try {
     return await evaluate(options);
   } catch (error) {
-    throw new InputError((error as Error).message);
+    if (error instanceof CheckpointError) throw new InputError(error.message);
+    if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
+    throw error;
   }
 }
 
@@ -42,9 +59,9 @@ export const command: Command = {
   usage: 'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
   flags: {
     checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
-    episodes: { type: 'string', description: 'episodes per task', default: '32' },
+    episodes: { type: 'string', description: 'episodes per task', default: '32', range: RANGES.episodes },
     split: { type: 'string', description: 'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)', default: 'heldout' },
-    seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0' },
+    seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0', range: RANGES.seed },
     ...harnessFlags,
     out: { type: 'string', description: 'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`' },
     backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
@@ -53,13 +70,15 @@ export const command: Command = {
   async run(args) {
     const dir = stringFlag(args, 'checkpoint');
     if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
-    if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
-    const episodes = intFlag(args, 'episodes', 32, { min: 1 });
+    const episodes = intFlag(args, 'episodes', 32, RANGES.episodes);
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all', 'dev'] as const, 'heldout');
-    const seed = intFlag(args, 'seed', 0, { min: 0 });
-    const backend = choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto');
+    const seed = intFlag(args, 'seed', 0, RANGES.seed);
+    const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
+    const harness = harnessOverrides(args);
+    // Flags first: a usage error (exit 2) is reported before a missing folder (exit 1).
+    if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
     const started = performance.now();
-    const result = await evaluateOrExplain({ checkpoint: dir, harness: harnessOverrides(args), split, episodes, seed, backend });
+    const result = await evaluateOrExplain({ checkpoint: dir, harness, split, episodes, seed, backend });
     const seconds = (performance.now() - started) / 1000;
 
     const { provenance } = result;
@@ -83,7 +102,15 @@ export const command: Command = {
       seconds,
     };
     const out = stringFlag(args, 'out');
-    if (out !== undefined) writeEvaluation(out, result);
+    if (out !== undefined) {
+      try {
+        writeEvaluation(out, result);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === undefined) throw error;
+        throw new InputError(`--out: cannot write '${out}' (${code})`);
+      }
+    }
     if (boolFlag(args, 'json')) {
       printJson(report);
       return;

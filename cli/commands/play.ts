@@ -1,14 +1,57 @@
-import { createInterface } from 'node:readline';
-import { choiceFlag, intFlag, stringFlag, UsageError, type Command } from '../args.ts';
+import { choiceFlag, InputError, intFlag, MAX_SEED, stringFlag, UsageError, type Command } from '../args.ts';
 import { makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
+
+/**
+ * The longest input line read as an action, in bytes: a well-formed action is a few words. A
+ * longer line is skipped to its end without being kept (constant memory whatever its length)
+ * and answered like any malformed action: `error bad action`, the turn spent.
+ */
+export const MAX_LINE_BYTES = 4096;
+
+/** An input line: its text, or `tooLong` when it passed MAX_LINE_BYTES. */
+type InputLine = { text: string; tooLong: false } | { text: ''; tooLong: true };
+
+/** Lines of a byte stream, each cut off at `maxBytes` (the rest skipped, never buffered). */
+export async function* cappedLines(input: AsyncIterable<Buffer | string>, maxBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  const finish = (): InputLine => {
+    const line: InputLine = tooLong ? { text: '', tooLong: true } : { text: Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), tooLong: false };
+    parts = [];
+    size = 0;
+    tooLong = false;
+    return line;
+  };
+  for await (const chunk of input) {
+    let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (;;) {
+      const newline = buffer.indexOf(10);
+      const piece = newline === -1 ? buffer : buffer.subarray(0, newline);
+      if (!tooLong) {
+        if (size + piece.length > maxBytes) {
+          tooLong = true;
+          parts = [];
+        } else {
+          parts.push(Buffer.from(piece));
+          size += piece.length;
+        }
+      }
+      if (newline === -1) break;
+      yield finish();
+      buffer = buffer.subarray(newline + 1);
+    }
+  }
+  if (size > 0 || tooLong) yield finish();
+}
 
 export const command: Command = {
   name: 'play',
   summary: 'Play one gym episode by hand: see exactly what the policy sees, type its actions',
-  usage: 'tinyagent play --task NAME [--seed S] [--harness train|plain]   (then type e.g. `read <end>`)',
+  usage: `tinyagent play --task NAME [--seed S] [--harness train|plain]   (then type e.g. \`read <end>\`; a line longer than ${MAX_LINE_BYTES} bytes is a bad action)`,
   flags: {
     task: { type: 'string', description: 'task name or id (see tinyagent tasks)' },
-    seed: { type: 'string', description: 'episode seed (decides the rename)', default: '0' },
+    seed: { type: 'string', description: 'episode seed (decides the rename)', default: '0', range: { min: 0, max: MAX_SEED } },
     harness: { type: 'string', description: 'train: 1 edit and renaming; plain: unlimited edits, no renaming', default: 'train' },
   },
   async run(args) {
@@ -17,37 +60,41 @@ export const command: Command = {
     const tasks = makeTasks('all');
     const task = tasks.find((candidate) => candidate.name === taskKey || String(candidate.id) === taskKey);
     if (task === undefined) throw new UsageError(`--task: no task '${taskKey}' (have ${tasks.map((candidate) => candidate.name).join(', ')})`);
-    const seed = intFlag(args, 'seed', 0);
+    const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
     const harness = choiceFlag(args, 'harness', ['train', 'plain'] as const, 'train') === 'train' ? trainingHarness() : plainEnv();
     const env = makeEnv(harness, { tasks });
     const out = (line: string) => process.stdout.write(`${line}\n`);
     let { observation } = env.reset({ seed, options: { task: task.id } });
     out(`Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`);
     out('Ops: add_zero_guard fix_comparison fix_off_by_one remove_negation swap_min_max special_case_tests');
-    const lines = createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]();
-    for (;;) {
-      out('');
-      out(observation.join(' '));
-      process.stdout.write('action> ');
-      const next = await lines.next();
-      if (next.done === true) {
-        out('');
-        out('input ended before the episode did');
-        return 1;
-      }
-      const action = next.value.trim().split(/\s+/).filter((word) => word !== '');
-      if (!process.stdin.isTTY) out(action.join(' '));
-      const result = env.step(action);
-      observation = result.observation;
-      if (result.terminated || result.truncated) {
+    const lines = cappedLines(process.stdin);
+    try {
+      for (;;) {
         out('');
         out(observation.join(' '));
-        out('');
-        out(`${result.terminated ? 'terminated (submitted)' : 'truncated (out of turns)'}: reward ${result.reward}`);
-        out(`task ${result.info.task} (${result.info.type}) shown as ${result.info.name}; public tests ${result.info.publicPass === true ? 'pass' : 'fail'}, hidden tests ${result.info.hiddenPass === true ? 'pass' : 'fail'}`);
-        out(`final source: ${env.currentSource}`);
-        return 0;
+        process.stdout.write('action> ');
+        const next = await lines.next();
+        if (next.done === true) {
+          out('');
+          throw new InputError('input ended before the episode did');
+        }
+        // An over-long line becomes an action no tool accepts, so the env answers `error bad action`.
+        const action = next.value.tooLong ? ['<line-too-long>'] : next.value.text.trim().split(/\s+/).filter((word) => word !== '');
+        if (!process.stdin.isTTY) out(next.value.tooLong ? `(a line longer than ${MAX_LINE_BYTES} bytes)` : action.join(' '));
+        const result = env.step(action);
+        observation = result.observation;
+        if (result.terminated || result.truncated) {
+          out('');
+          out(observation.join(' '));
+          out('');
+          out(`${result.terminated ? 'terminated (submitted)' : 'truncated (out of turns)'}: reward ${result.reward}`);
+          out(`task ${result.info.task} (${result.info.type}) shown as ${result.info.name}; public tests ${result.info.publicPass === true ? 'pass' : 'fail'}, hidden tests ${result.info.hiddenPass === true ? 'pass' : 'fail'}`);
+          out(`final source: ${env.currentSource}`);
+          return 0;
+        }
       }
+    } finally {
+      await lines.return(undefined); // stop reading stdin, so that the process can end
     }
   },
 };

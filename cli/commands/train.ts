@@ -1,22 +1,56 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { boolFlag, choiceFlag, InputError, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
+import { z } from 'zod';
+import { backendFlag, boolFlag, InputError, intFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
-import { parseRLConfig, trainSnapshots } from '../../train/index.ts';
+import { BackendError } from '../../agent/backend.ts';
+import { CheckpointError } from '../../agent/checkpoint.ts';
+import { parseRLConfig, RLConfigSchema, trainSnapshots } from '../../train/index.ts';
+import { assertRunFolderFree, RunFolderError } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
+
+const SEED = { min: 0, max: MAX_SEED };
+/** The same bounds as the config's `steps` and `bcSteps` (train/config.ts). */
+const STEPS = { min: 0, max: 10_000 };
+
+interface FieldSchema {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  exclusiveMinimum?: number;
+  maximum?: number;
+  default?: unknown;
+  anyOf?: FieldSchema[];
+}
+
+/** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
+export function configFieldsHelp(): string {
+  const properties = (z.toJSONSchema(RLConfigSchema, { io: 'input' }) as { properties: Record<string, FieldSchema> }).properties;
+  const describe = (field: FieldSchema): string => {
+    if (field.anyOf !== undefined) return field.anyOf.map(describe).join(' or ');
+    if (field.enum !== undefined) return field.enum.map(String).join(' | ');
+    if (field.type === 'null') return 'null';
+    if (field.type === 'integer' || field.type === 'number') {
+      const low = field.exclusiveMinimum !== undefined ? `(${field.exclusiveMinimum}` : `[${field.minimum ?? '-inf'}`;
+      return `${field.type} ${low}..${field.maximum ?? 'inf'}]`;
+    }
+    return field.type ?? 'any';
+  };
+  const entries = Object.entries(properties);
+  const width = Math.max(...entries.map(([name]) => name.length));
+  return [
+    'Config fields (--config FILE; docs/TRAINING.md and docs/GYM.md say what each does):',
+    ...entries.map(([name, field]) => `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)})`),
+  ].join('\n');
+}
 
 /** Reads `--config FILE` (a JSON object of RLConfig fields) and applies the flag overrides on top. */
 export function configFromArgs(configFile: string | undefined, overrides: Record<string, unknown>) {
   let fromFile: Record<string, unknown> = {};
   if (configFile !== undefined) {
-    if (!existsSync(configFile)) throw new InputError(`--config: no such file '${configFile}'`);
-    try {
-      fromFile = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
-      throw new InputError(`${configFile}: not valid JSON (${(error as Error).message})`);
-    }
-    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new InputError(`${configFile}: expected a JSON object of config fields`);
+    const parsed = readJsonFile(configFile, '--config');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError(`${configFile}: expected a JSON object of config fields`);
+    fromFile = parsed as Record<string, unknown>;
   }
   try {
     return parseRLConfig({ ...trainingHarness(), ...fromFile, ...overrides }, configFile ?? 'config');
@@ -30,38 +64,48 @@ export const command: Command = {
   summary: 'Behaviour cloning then GRPO to step 80, a frozen checkpoint every 10 steps (runs/<name>/step-N)',
   usage: 'tinyagent train [--seed S] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
   flags: {
-    seed: { type: 'string', description: 'master seed of the run', default: '0' },
+    seed: { type: 'string', description: 'master seed of the run', default: '0', range: SEED },
     name: { type: 'string', description: 'run name: checkpoints go to runs/<name>', default: 'default, or seedS with --seed S' },
-    steps: { type: 'string', description: 'GRPO steps', default: '80' },
-    'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80' },
-    config: { type: 'string', description: 'JSON file of RLConfig fields (see docs/TRAINING.md)' },
+    steps: { type: 'string', description: 'GRPO steps', default: '80', range: STEPS },
+    'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80', range: STEPS },
+    config: { type: 'string', description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)' },
     'runs-dir': { type: 'string', description: 'folder that holds the runs', default: 'runs' },
     backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`, default: 'auto' },
     json: { type: 'boolean', description: 'print the summary as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
+  moreHelp: configFieldsHelp,
   async run(args) {
     const overrides: Record<string, unknown> = {};
-    if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, { min: 0 });
-    if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, { min: 0 });
-    if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, { min: 0 });
+    if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, SEED);
+    if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, STEPS);
+    if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, STEPS);
     const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed${overrides.seed}` : 'default');
-    if (!/^[\w.-]+$/.test(name)) throw new UsageError(`--name must be letters, digits, '.', '-' or '_', got '${name}'`);
+    if (!/^[\w.-]{1,100}$/.test(name) || /^\.+$/.test(name)) throw new UsageError(`--name must be 1 to 100 letters, digits, '.', '-' or '_' (not only dots), got '${name.slice(0, 100)}'`);
+    const preference = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const config = configFromArgs(stringFlag(args, 'config'), overrides);
-    const backend = await initBackend({ preference: choiceFlag(args, 'backend', BACKEND_PREFERENCES, 'auto') });
     const runDir = join(stringFlag(args, 'runs-dir') ?? 'runs', name);
-    const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
-    log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
     try {
-      const summary = await trainSnapshots(config, { runDir, log });
-      const s = summary.seconds;
-      log.say(
-        `done in ${s.total.toFixed(0)}s (bc ${s.bc.toFixed(0)}s, rollouts ${s.rollouts.toFixed(0)}s, updates ${s.updates.toFixed(0)}s, evals ${s.evals.toFixed(0)}s); ` +
-          `checkpoints ${summary.snapshots.length} in ${runDir}`,
-      );
-      if (boolFlag(args, 'json')) printJson(summary);
-    } finally {
-      log.close();
+      // Refused before anything is written into the folder of a run in progress.
+      assertRunFolderFree(runDir);
+      const backend = await initBackend({ preference });
+      const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
+      try {
+        log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
+        const summary = await trainSnapshots(config, { runDir, log });
+        const s = summary.seconds;
+        log.say(
+          `done in ${s.total.toFixed(0)}s (bc ${s.bc.toFixed(0)}s, rollouts ${s.rollouts.toFixed(0)}s, updates ${s.updates.toFixed(0)}s, evals ${s.evals.toFixed(0)}s); ` +
+            `checkpoints ${summary.snapshots.length} in ${runDir}`,
+        );
+        if (boolFlag(args, 'json')) printJson(summary);
+      } finally {
+        log.close();
+      }
+    } catch (error) {
+      if (error instanceof RunFolderError || error instanceof CheckpointError) throw new InputError(error.message);
+      if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
+      throw error;
     }
   },
 };
