@@ -1,0 +1,196 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint } from '../agent/index.ts';
+import { manifestChecksum } from '../agent/checkpoint.ts';
+import { makeTasks, trainingHarness } from '../gym/index.ts';
+import { oneLine, reportError } from '../cli/main.ts';
+import { Rng } from '../lib/rng.ts';
+import { cli } from './support/cli.ts';
+
+let root: string;
+let good: string;
+const savedBackendEnv = process.env['TINYAGENT_BACKEND'];
+
+beforeAll(async () => {
+  await initBackend({ preference: 'wasm' });
+  root = mkdtempSync(join(tmpdir(), 'tinyagent-hardening-cli-'));
+  const tokenizer = buildTokenizer(makeTasks('all'));
+  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('hardening-cli'), { attention: 'depthwise' });
+  good = join(root, 'good');
+  saveCheckpoint(good, model, { step: 0, seed: 0, harness: trainingHarness(), tokenizer: tokenizer.words });
+  model.dispose();
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+afterEach(() => {
+  if (savedBackendEnv === undefined) delete process.env['TINYAGENT_BACKEND'];
+  else process.env['TINYAGENT_BACKEND'] = savedBackendEnv;
+});
+
+/** A copy of the good checkpoint whose manifest `edit` changed, signed anew unless `sign` is false. */
+function edited(name: string, edit: (manifest: Record<string, unknown>) => void, { sign = true } = {}): string {
+  const dir = join(root, name);
+  const { manifestChecksum: _old, ...fields } = JSON.parse(readFileSync(join(good, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  edit(fields);
+  const manifest = sign ? { ...fields, manifestChecksum: manifestChecksum(fields) } : { ...fields, manifestChecksum: _old };
+  saveCopy(dir, manifest);
+  return dir;
+}
+
+/** A checkpoint folder is two files: the good weights and the given manifest. */
+function saveCopy(dir: string, manifest: Record<string, unknown>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'weights.bin'), readFileSync(join(good, 'weights.bin')));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+}
+
+/** Runs the CLI and checks the documented contract: the exit code, and exactly one stderr line `tinyagent <cmd>: ...`. */
+async function expectError(argv: string[], code: number, message: RegExp): Promise<string> {
+  const result = await cli(argv);
+  expect(result.code, argv.join(' ')).toBe(code);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, argv.join(' ')).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^tinyagent ${argv[0]}: `));
+  expect(lines[0]).toMatch(message);
+  expect(lines[0]!.length).toBeLessThan(700);
+  return lines[0]!;
+}
+
+describe('exit codes: usage errors exit 2, data errors exit 1, one line each', () => {
+  it('train', async () => {
+    await expectError(['train', '--seed', '-1'], 2, /--seed must be in \[0, 2147483647\], got -1/);
+    await expectError(['train', '--seed=-1'], 2, /--seed must be in \[0, 2147483647\], got -1/);
+    await expectError(['train', '--seed', '0x10'], 2, /--seed must be a decimal integer, got '0x10'/);
+    await expectError(['train', '--steps', '10001'], 2, /--steps must be in \[0, 10000\]/);
+    await expectError(['train', '--bc-steps', '1e3'], 2, /--bc-steps must be a decimal integer/);
+    await expectError(['train', '--name', '..'], 2, /--name must be/);
+    await expectError(['train', '--bogus'], 2, /unknown flag '--bogus'/);
+    process.env['TINYAGENT_BACKEND'] = 'bogus';
+    await expectError(['train', '--runs-dir', root], 2, /TINYAGENT_BACKEND='bogus' is not a backend/);
+    delete process.env['TINYAGENT_BACKEND'];
+    const broken = join(root, 'broken.json');
+    writeFileSync(broken, '{"seed": 1,\n  }\n');
+    await expectError(['train', '--config', broken, '--runs-dir', root], 1, /broken\.json: not valid JSON \(.*line 2, column 3\)$/);
+    await expectError(['train', '--config', join(root, 'absent.json'), '--runs-dir', root], 1, /--config: no such file/);
+    writeFileSync(broken, JSON.stringify({ steps: 100_000_000 }));
+    await expectError(['train', '--config', broken, '--runs-dir', root], 1, /steps: Too big/);
+  });
+
+  it('eval', async () => {
+    await expectError(['eval', '--checkpoint', good, '--episodes', '100000000'], 2, /--episodes must be in \[1, 4096\], got 100000000/);
+    await expectError(['eval', '--checkpoint', good, '--temperature', '0x1'], 2, /--temperature must be a decimal number/);
+    await expectError(['eval', '--checkpoint', good, '--max-turns', '3001'], 2, /--max-turns must be in \[1, 1000\]/);
+    await expectError(['eval'], 2, /--checkpoint DIR is required/);
+    process.env['TINYAGENT_BACKEND'] = 'bogus';
+    await expectError(['eval', '--checkpoint', good], 2, /TINYAGENT_BACKEND='bogus'/);
+    delete process.env['TINYAGENT_BACKEND'];
+    // A usage error is reported before a missing folder.
+    await expectError(['eval', '--checkpoint', join(root, 'none'), '--seed', '-2'], 2, /--seed/);
+    await expectError(['eval', '--checkpoint', join(root, 'none')], 1, /does not exist; train one with `npm run train`/);
+  });
+
+  it('play', async () => {
+    await expectError(['play'], 2, /--task is required/);
+    await expectError(['play', '--task', 'speed', '--seed', '0x10'], 2, /decimal integer/);
+    await expectError(['play', '--task', '__proto__'], 2, /no task '__proto__'/);
+  });
+
+  it('tasks', async () => {
+    await expectError(['tasks', '--split', 'test'], 2, /--split must be one of all, train, heldout/);
+    await expectError(['tasks', 'extra'], 2, /unexpected argument 'extra'/);
+  });
+
+  it('canary', async () => {
+    await expectError(['canary', '--episodes', '100000'], 2, /--episodes must be in \[1, 256\]/);
+    await expectError(['canary', '--seed', '-5'], 2, /--seed must be in \[0, 2147483647\], got -5/);
+  });
+
+  it('bench', async () => {
+    await expectError(['bench', '--only', 'nope'], 2, /unknown suite 'nope'/);
+    process.env['TINYAGENT_BACKEND'] = 'bogus';
+    await expectError(['bench', '--only', 'gym'], 2, /TINYAGENT_BACKEND='bogus'/);
+  });
+
+  it('an unknown command, even an Object.prototype name, is a usage error', async () => {
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const result = await cli([name]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`tinyagent: unknown command '${name}' (try tinyagent --help)\n`);
+    }
+  });
+});
+
+describe('eval refuses a checkpoint whose manifest loading could misread, with exit 1', () => {
+  it('a tokenizer cut to 20 words: refused by the manifest checksum, and by the vocabulary check when signed anew', async () => {
+    const cut = (manifest: Record<string, unknown>) => {
+      manifest.tokenizer = (manifest.tokenizer as string[]).slice(0, 20);
+    };
+    await expectError(['eval', '--checkpoint', edited('cut-unsigned', cut, { sign: false }), '--episodes', '1'], 1, /manifest was edited or is corrupt/);
+    await expectError(['eval', '--checkpoint', edited('cut-signed', cut), '--episodes', '1'], 1, /the tokenizer has 20 words \(specials included\), the model's vocabulary 221/);
+  });
+
+  it('variables holding null: a schema error naming the field, not a TypeError', async () => {
+    const line = await expectError(['eval', '--checkpoint', edited('null-variable', (manifest) => {
+      (manifest.variables as unknown[])[0] = null;
+    }), '--episodes', '1'], 1, /manifest\.json: variables\.0: /);
+    expect(line).not.toMatch(/Cannot read properties/);
+  });
+
+  it('a harness whose context does not fit the model (contextTokens 200)', async () => {
+    await expectError(['eval', '--checkpoint', edited('context-200', (manifest) => {
+      manifest.harness = { ...(manifest.harness as object), contextTokens: 200 };
+    }), '--episodes', '1'], 1, /harness contextTokens 200 plus maxActionTokens 3 exceeds the model's context length 128/);
+  });
+
+  it('a harness with an unknown field, a tokenizer with duplicates, and one without the action words', async () => {
+    await expectError(['eval', '--checkpoint', edited('harness-field', (manifest) => {
+      manifest.harness = { ...(manifest.harness as object), succes: 'public' };
+    }), '--episodes', '1'], 1, /harness/);
+    await expectError(['eval', '--checkpoint', edited('duplicates', (manifest) => {
+      const words = manifest.tokenizer as string[];
+      words[words.length - 1] = words[5] as string;
+    }), '--episodes', '1'], 1, /duplicate word/);
+    await expectError(['eval', '--checkpoint', edited('no-end', (manifest) => {
+      const words = manifest.tokenizer as string[];
+      words[words.indexOf('<end>')] = 'zzz-not-end';
+    }), '--episodes', '1'], 1, /lacks the action words <end>/);
+  });
+
+  it('a checkpoint that is sound still evaluates', async () => {
+    const result = await cli(['eval', '--checkpoint', good, '--episodes', '1', '--json']);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { perTask: unknown[] }).perTask).toHaveLength(10);
+  });
+});
+
+describe('an error that reaches the top', () => {
+  it('an unexpected error is one line with exit 3; the stack only with TINYAGENT_DEBUG=1', () => {
+    const writes: string[] = [];
+    const original = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => { writes.push(chunk); return true; }) as typeof process.stderr.write;
+    const savedDebug = process.env['TINYAGENT_DEBUG'];
+    try {
+      delete process.env['TINYAGENT_DEBUG'];
+      expect(reportError('eval', new TypeError(`boom\n${'x'.repeat(40_000)}\n    at somewhere`))).toBe(3);
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^tinyagent eval: internal error: TypeError: boom x+\.\.\. \(TINYAGENT_DEBUG=1 shows the stack\)\n$/);
+      expect(writes[0]!.length).toBeLessThan(700);
+      process.env['TINYAGENT_DEBUG'] = '1';
+      writes.length = 0;
+      expect(reportError('eval', new Error('boom'))).toBe(3);
+      expect(writes.join('')).toMatch(/^tinyagent eval: internal error: Error: boom\nError: boom\n\s+at /);
+    } finally {
+      process.stderr.write = original;
+      if (savedDebug === undefined) delete process.env['TINYAGENT_DEBUG'];
+      else process.env['TINYAGENT_DEBUG'] = savedDebug;
+    }
+  });
+
+  it('oneLine folds newlines and bounds the length', () => {
+    expect(oneLine('a\n  b\r\nc')).toBe('a b c');
+    expect(oneLine('y'.repeat(1000), 10)).toBe(`${'y'.repeat(10)}...`);
+  });
+});
