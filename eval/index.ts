@@ -22,12 +22,14 @@ export { clopperPearsonInterval } from './clopperPearsonInterval.ts';
 export { jeffreysInterval } from './jeffreysInterval.ts';
 export { agrestiCoullInterval } from './agrestiCoullInterval.ts';
 export { proportionInterval, PROPORTION_METHODS, type ProportionMethod, type ProportionEstimate } from './proportionInterval.ts';
+export { intervalCoverage } from './intervalCoverage.ts';
 
 // bootstrap (chapter 17.3, 17.4)
 export { bootstrapCI, bootstrapMeans, type BootstrapOptions, type BootstrapInterval } from './bootstrap.ts';
 export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
 export { pairedBootstrapDiff } from './pairedBootstrap.ts';
 export { taskRates, type CountsInput } from './counts.ts';
+export { percentileCoverage, taskBootstrapDistribution } from './exactBootstrap.ts';
 
 // clustering, comparison, power, selection (chapter 17.3, 17.4, 17.8)
 export { clusteredStandardError, episodeStandardError, intraclassCorrelation, designEffect } from './clustered.ts';
@@ -38,6 +40,7 @@ export { expectedMaxNormal, winnersCurseSimulation, type WinnersCurseOptions, ty
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';
 export { normalQuantile, normalCdfStandard, twoSidedZ } from './normal.ts';
+export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';
 export { sampleBinomial } from './random/sampleBinomial.ts';
 export { sampleBeta, sampleGamma, sampleStandardNormal } from './random/sampleBeta.ts';
 

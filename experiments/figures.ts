@@ -45,7 +45,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<string> {
       { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
     );
   }
-  const spec = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title, width, height, data: { values }, layer: layers, config: { background: 'white' } };
+  const spec = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title, width, height, data: { values }, layer: layers, config: { background: 'white', legend: { labelLimit: 0 } } };
   const view = new vega.View(vega.parse(vegaLite.compile(spec as vegaLite.TopLevelSpec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();

@@ -1,0 +1,68 @@
+import { checkFinite, checkInteger, checkProbability } from './validate.ts';
+
+/**
+ * The Binomial(n, p) pmf at 0..n, from the term recurrence in log space
+ * (log C(n, x) + x log p + (n - x) log(1 - p)), exact to rounding for n in the thousands.
+ * Same as scipy.stats.binom.pmf(range(n + 1), n, p).
+ *
+ * @throws RangeError if n is not a safe integer >= 0 or p is outside [0, 1].
+ * @example binomialPmf(2, 0.5) // [0.25, 0.5, 0.25]
+ */
+export function binomialPmf(n: number, p: number): Float64Array {
+  checkInteger(n, 'n');
+  checkProbability(p, 'p');
+  const pmf = new Float64Array(n + 1);
+  if (p === 0 || p === 1) {
+    pmf[p === 0 ? 0 : n] = 1;
+    return pmf;
+  }
+  const logP = Math.log(p);
+  const logQ = Math.log1p(-p);
+  let logChoose = 0;
+  for (let x = 0; x <= n; x++) {
+    if (x > 0) logChoose += Math.log((n - x + 1) / x);
+    pmf[x] = Math.exp(logChoose + x * logP + (n - x) * logQ);
+  }
+  return pmf;
+}
+
+/**
+ * The beta-binomial pmf at 0..n: c ~ Binomial(n, p) with p ~ Beta(a, b), by the ratio
+ * pmf(x+1)/pmf(x) = (n-x)/(x+1) (x+a)/(n-x-1+b) from pmf(0) = prod_{i<n} (b+i)/(a+b+i).
+ * Same as scipy.stats.betabinom.pmf(range(n + 1), n, a, b).
+ *
+ * @throws RangeError if n is not a safe integer >= 0, or a or b is not a finite number > 0.
+ * @example betaBinomialPmf(1, 0.4, 0.3) // [3/7, 4/7]
+ */
+export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
+  checkInteger(n, 'n');
+  checkFinite(a, 'a', { positive: true });
+  checkFinite(b, 'b', { positive: true });
+  const pmf = new Float64Array(n + 1);
+  let term = 1;
+  for (let i = 0; i < n; i++) term *= (b + i) / (a + b + i);
+  for (let x = 0; x <= n; x++) {
+    pmf[x] = term;
+    term *= ((n - x) / (x + 1)) * ((x + a) / (n - x - 1 + b));
+  }
+  return pmf;
+}
+
+/**
+ * The pmf of the sum of two independent integer variables from theirs (discrete convolution).
+ * @throws RangeError on an empty pmf or an entry that is not a finite number >= 0.
+ * @example convolvePmf([0.5, 0.5], [0.5, 0.5]) // [0.25, 0.5, 0.25]
+ */
+export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
+  for (const [pmf, name] of [[first, 'first'], [second, 'second']] as const) {
+    if (pmf.length === 0) throw new RangeError(`${name} is empty`);
+    for (let i = 0; i < pmf.length; i++) checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
+  }
+  const sum = new Float64Array(first.length + second.length - 1);
+  for (let i = 0; i < first.length; i++) {
+    const weight = first[i] as number;
+    if (weight === 0) continue;
+    for (let j = 0; j < second.length; j++) sum[i + j] = (sum[i + j] as number) + weight * (second[j] as number);
+  }
+  return sum;
+}
