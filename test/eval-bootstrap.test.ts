@@ -42,15 +42,25 @@ describe('bootstrap', () => {
     expect(bca.high).toBeCloseTo(0.7095, 2);
   });
 
+  it('BCa counts replicates tied with the estimate as not below (Efron & Tibshirani eq. 14.14), unlike scipy', () => {
+    // five ones, five zeros: a quarter of the replicate means equal 0.5. scipy 1.10.1
+    // stats.bootstrap((x,), np.mean, method="BCa", n_resamples=200000) counts ties as half and
+    // gives (0.2, 0.8); #{theta* < theta-hat} / B gives z0 < 0 and (0.1, 0.7). docs/METRICS.md.
+    const interval = bootstrapCI([1, 1, 1, 1, 1, 0, 0, 0, 0, 0], { reps: 20_000, rng: new Rng(1), method: 'bca' });
+    expect(interval.low).toBeCloseTo(0.1, 12);
+    expect(interval.high).toBeCloseTo(0.7, 12);
+  });
+
   it('quantileSorted is numpy type 7', () => {
     expect(quantileSorted([1, 2, 3, 4], 0.5)).toBe(2.5); // np.quantile([1,2,3,4], 0.5)
     expect(quantileSorted([1, 1, 2, 3, 4, 5, 6, 9], 0.9)).toBeCloseTo(6.8999999999999995, 12); // np.quantile([3,1,4,1,5,9,2,6], 0.9)
   });
 
-  it('throws on empty input, bad level, bad reps', () => {
+  it('throws on empty input, one unit, bad level, bad reps', () => {
     expect(() => bootstrapCI([], { rng: new Rng(1) })).toThrow(RangeError);
-    expect(() => bootstrapCI([1], { rng: new Rng(1), level: 1.5 })).toThrow(RangeError);
-    expect(() => bootstrapCI([1], { rng: new Rng(1), reps: 0 })).toThrow(RangeError);
+    expect(() => bootstrapCI([1], { rng: new Rng(1) })).toThrow(/at least 2/);
+    expect(() => bootstrapCI([1, 0], { rng: new Rng(1), level: 1.5 })).toThrow(RangeError);
+    expect(() => bootstrapCI([1, 0], { rng: new Rng(1), reps: 0 })).toThrow(RangeError);
   });
 
   it('task-level is wider than episode-level on heterogeneous tasks and both contain the estimate', () => {
