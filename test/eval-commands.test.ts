@@ -30,6 +30,7 @@ describe('exit codes: 2 for a bad flag, 1 for a bad file, one line on stderr, fo
     ['compare', ['compare', good]],
     ['diagnose', ['diagnose', good, '--reported', '1:1.5']],
     ['diagnose', ['diagnose', good, '--k', '0']],
+    ['diagnose', ['diagnose', good, '--reported', '0x10:0.5']],
     ['passk', ['passk', '--n', '10']],
     ['passk', ['passk', '--n', '1e21', '--c', '3', '--k', '2']],
     ['passk', ['passk', '--n', '10', '--c', '11']],

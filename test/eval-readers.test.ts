@@ -103,6 +103,10 @@ describe('file errors are one ResultFileError naming the path', () => {
     writeFileSync(withSidecar, jsonl([{ task: 'a', sample: 0, passed: 1 }]));
     mkdirSync(`${withSidecar}.harness.json`);
     cases.push([withSidecar, /sidecar\.jsonl\.harness\.json: is a folder/]);
+    const twiceSidecar = join(folder, 'twice.jsonl');
+    writeFileSync(twiceSidecar, jsonl([{ task: 'a', sample: 0, passed: 1 }]));
+    writeFileSync(`${twiceSidecar}.harness.json`, '{\n  "temperature": 0,\n  "temperature": 1\n}\n');
+    cases.push([twiceSidecar, /twice\.jsonl\.harness\.json: field 'temperature': appears twice/]);
     for (const [path, pattern] of cases) {
       let thrown: unknown;
       try {

@@ -277,6 +277,8 @@ export function readResultFile(path: string): ResultFile {
       throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
     }
     if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
+    const twice = duplicatedKey(sidecarText);
+    if (twice !== undefined) throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
     const record = sidecar as Record<string, unknown>;
     const harness = (typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness) ? record.harness : record) as Record<string, unknown>;
     if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
