@@ -80,7 +80,7 @@ describe('exit codes: usage errors exit 2, data errors exit 1, one line each', (
   });
 
   it('eval', async () => {
-    await expectError(['eval', '--checkpoint', good, '--episodes', '100000000'], 2, /--episodes must be in \[1, 4096\], got 100000000/);
+    await expectError(['eval', '--checkpoint', good, '--episodes', '100000000'], 2, /--episodes must be in \[1, 1024\], got 100000000/);
     await expectError(['eval', '--checkpoint', good, '--temperature', '0x1'], 2, /--temperature must be a decimal number/);
     await expectError(['eval', '--checkpoint', good, '--max-turns', '3001'], 2, /--max-turns must be in \[1, 1000\]/);
     await expectError(['eval'], 2, /--checkpoint DIR is required/);
