@@ -44,6 +44,9 @@ async function run(args: CommandArgs): Promise<number> {
   const file = readResults(path);
   const tasks = batchOf(file, run);
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
+  // every metric is bootstrapped over one shared set of tasks x reps resampled indices
+  const maxIndices = 50_000_000;
+  if (tasks.length * reps > maxIndices) throw new UsageError(`--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`);
   const minSamples = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
   const ks = requestedKs.length > 0 ? requestedKs : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
