@@ -77,6 +77,7 @@ describe('exit codes: usage errors exit 2, data errors exit 1, one line each', (
     await expectError(['train', '--config', join(root, 'absent.json'), '--runs-dir', root], 1, /--config: no such file/);
     writeFileSync(broken, JSON.stringify({ steps: 100_000_000 }));
     await expectError(['train', '--config', broken, '--runs-dir', root], 1, /steps: Too big/);
+    await expectError(['train', '--runs-dir', broken, '--name', 'x'], 1, /broken\.json\/x: ENOTDIR/);
   });
 
   it('eval', async () => {

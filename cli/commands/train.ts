@@ -105,6 +105,8 @@ export const command: Command = {
     } catch (error) {
       if (error instanceof RunFolderError || error instanceof CheckpointError) throw new InputError(error.message);
       if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
+      // A file system refusal (a --runs-dir that is a file, no space, no permission) is the user's to fix.
+      if (typeof (error as NodeJS.ErrnoException).syscall === 'string') throw new InputError(`${runDir}: ${(error as Error).message}`);
       throw error;
     }
   },
