@@ -47,7 +47,7 @@ async function run(args: CommandArgs): Promise<number> {
   // every metric is bootstrapped over one shared set of tasks x reps resampled indices
   const maxIndices = 50_000_000;
   if (tasks.length * reps > maxIndices) throw new UsageError(`--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`);
-  const minSamples = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
+  const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks = requestedKs.length > 0 ? requestedKs : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
   const notes = grouped.issues.map((issue) => issue.message);

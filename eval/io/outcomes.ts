@@ -92,7 +92,7 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
     tasks.push({ task, outcomes: Uint8Array.from(indices, (index) => (samples.get(index)?.passed ? 1 : 0)) });
   }
   const sizes = tasks.map(({ outcomes }) => outcomes.length);
-  const most = Math.max(...sizes);
+  const most = sizes.reduce((a, b) => Math.max(a, b), 0);
   const short = tasks.filter(({ outcomes }) => outcomes.length < most);
   if (short.length > 0) {
     issues.push({

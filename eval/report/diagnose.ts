@@ -41,7 +41,7 @@ function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
 
 /** Recomputes prefix and unbiased pass@1..n from one batch: both must be monotone. */
 function sameBatchEvidence(label: string, tasks: readonly TaskOutcomes[], reported: Record<string, number> | undefined): { evidence: string[]; mismatch: boolean } {
-  const n = Math.min(...tasks.map(({ outcomes }) => outcomes.length));
+  const n = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
   const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
@@ -97,7 +97,7 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
     labels = [`${first.path} run ${runA}`, `${first.path} run ${runB}`];
   } else groupB = groupA;
   const oneBatch = groupB === groupA;
-  const nB = Math.min(...groupB.tasks.map(({ outcomes }) => outcomes.length));
+  const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
     throw new RangeError(`k = ${requestedK} exceeds the samples per task of ${labels[1]}: task(s) ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} have only ${nB}, and pass@${requestedK} needs at least ${requestedK} samples of every task`);
@@ -111,8 +111,10 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   const dataIssues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
   const namesA = groupA.tasks.map(({ task }) => task);
   const namesB = groupB.tasks.map(({ task }) => task);
-  const onlyA = namesA.filter((name) => !namesB.includes(name));
-  const onlyB = namesB.filter((name) => !namesA.includes(name));
+  const setA = new Set(namesA);
+  const setB = new Set(namesB);
+  const onlyA = namesA.filter((name) => !setB.has(name));
+  const onlyB = namesB.filter((name) => !setA.has(name));
   if (onlyA.length > 0) dataIssues.push(`tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`);
   if (onlyB.length > 0) dataIssues.push(`tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`);
   const { shared, agree } = oneBatch ? { shared: 0, agree: 0 } : sharedSamples(groupA.tasks, groupB.tasks);

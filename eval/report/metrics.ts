@@ -63,7 +63,7 @@ function perTaskValues(tasks: readonly TaskOutcomes[], k: number, perTask: (outc
 /** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
 function clustering(counts: { successes: number[]; trials: number[] }): { rho: number | null; effect: number | null } {
   const sizes = counts.trials;
-  if (sizes.length < 2 || Math.max(...sizes) < 2) return { rho: null, effect: null };
+  if (sizes.length < 2 || sizes.every((size) => size < 2)) return { rho: null, effect: null };
   const total = counts.successes.reduce((a, b) => a + b, 0);
   const episodes = sizes.reduce((a, b) => a + b, 0);
   if (total === 0 || total === episodes) return { rho: null, effect: null };
@@ -90,8 +90,9 @@ export function computeMetrics(tasks: readonly TaskOutcomes[], { ks, level = 0.9
   if (tasks.length === 0) throw new RangeError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
   const sizes = tasks.map(({ outcomes }) => outcomes.length);
-  const minSamples = Math.min(...sizes);
-  const maxSamples = Math.max(...sizes);
+  // a loop, not Math.min(...sizes): a spread of some 100,000 tasks overflows the stack
+  const minSamples = sizes.reduce((a, b) => Math.min(a, b), Infinity);
+  const maxSamples = sizes.reduce((a, b) => Math.max(a, b), 0);
   const successes = tasks.map(({ outcomes }) => outcomes.reduce((sum, value) => sum + value, 0));
   const counts = { successes, trials: sizes };
   const resampled = tasks.length >= 2;
