@@ -58,6 +58,8 @@ export function scriptedPolicy(policy: ScriptedPolicy): EpisodePolicy {
   };
 }
 
+const SCRIPTED_CHUNK = 1024;
+
 export interface ScriptedRun {
   results: EpisodeResult[];
   perTask: TaskCount[];
@@ -77,7 +79,11 @@ export interface RunScriptedOptions {
 /** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */
 export function runScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], { episodesPerTask, seed }: RunScriptedOptions): ScriptedRun {
   const specs = episodeSpecs(tasks, episodesPerTask, new Rng(seed));
-  const results = playEpisodes(harness, tasks, specs, scriptedPolicy(policy));
+  // In chunks: the loop holds one env per episode it plays at once.
+  const results: EpisodeResult[] = [];
+  for (let start = 0; start < specs.length; start += SCRIPTED_CHUNK) {
+    results.push(...playEpisodes(harness, tasks, specs.slice(start, start + SCRIPTED_CHUNK), scriptedPolicy(policy)));
+  }
   const episodes = results.length;
   const rewards = results.reduce((sum, result) => sum + result.reward, 0);
   const successes = results.filter((result) => result.success).length;

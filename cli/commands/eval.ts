@@ -4,7 +4,7 @@ import { BACKEND_PREFERENCES } from '../../agent/index.ts';
 import { BackendError } from '../../agent/backend.ts';
 import { CheckpointError } from '../../agent/checkpoint.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
-import { evaluate, writeEvaluation, type Evaluation } from '../../eval/evaluate.ts';
+import { evaluate, writeEvaluation } from '../../eval/evaluate.ts';
 
 /** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for. */
 const RANGES = {
@@ -43,9 +43,9 @@ export function harnessOverrides(args: CommandArgs): HarnessInput {
  * Runs `evaluate`, turning a bad checkpoint into an InputError (exit 1) and a backend that names
  * none into a UsageError (exit 2); anything else is a bug and stays an internal error (exit 3).
  */
-async function evaluateOrExplain(options: Parameters<typeof evaluate>[0]): Promise<Evaluation> {
+export async function evaluateOrExplain<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await evaluate(options);
+    return await work();
   } catch (error) {
     if (error instanceof CheckpointError) throw new InputError(error.message);
     if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
@@ -78,7 +78,7 @@ export const command: Command = {
     // Flags first: a usage error (exit 2) is reported before a missing folder (exit 1).
     if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
     const started = performance.now();
-    const result = await evaluateOrExplain({ checkpoint: dir, harness, split, episodes, seed, backend });
+    const result = await evaluateOrExplain(() => evaluate({ checkpoint: dir, harness, split, episodes, seed, backend }));
     const seconds = (performance.now() - started) / 1000;
 
     const { provenance } = result;
