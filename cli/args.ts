@@ -172,14 +172,16 @@ export function readJsonFile(path: string, flag: string): unknown {
 }
 
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
-export function intListFlag(args: CommandArgs, name: string, fallback: number[]): number[] {
+export function intListFlag(args: CommandArgs, name: string, fallback: number[], { min = 1, max = Number.MAX_SAFE_INTEGER } = {}): number[] {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   const parts = String(raw).split(',').map((part) => part.trim());
   const values = parts.map(Number);
-  if (parts.some((part) => !DECIMAL_INTEGER.test(part)) || values.some((value) => !Number.isSafeInteger(value) || value < 1)) {
-    throw new UsageError(`--${name} must be a comma-separated list of positive integers, got '${String(raw)}'`);
+  if (parts.some((part) => !DECIMAL_INTEGER.test(part)) || values.some((value) => !Number.isSafeInteger(value))) {
+    throw new UsageError(`--${name} must be a comma-separated list of ${min === 1 ? 'positive' : 'decimal'} integers, got '${String(raw)}'`);
   }
+  const outside = values.find((value) => value < min || value > max);
+  if (outside !== undefined) throw new UsageError(`--${name} values must be in [${min}, ${max}], got ${outside}`);
   return values;
 }
 

@@ -37,6 +37,26 @@ describe('train and eval commands', () => {
     expect((JSON.parse(again.stdout) as typeof report).perTask).toEqual(report.perTask);
   });
 
+  it('--seeds trains several seeds into runs/seed-N, resumes them, and tables their held-out pass@1', async () => {
+    const config = join(workDir, 'tiny-seeds.json');
+    writeFileSync(config, JSON.stringify({ bcBatchSize: 4, groupSize: 2, segmentSteps: 1, evalEpisodesPerTask: 1, evalEvery: 1, parallel: false }));
+    const argv = ['train', '--seeds', '0,1', '--bc-steps', '1', '--steps', '1', '--config', config, '--runs-dir', workDir, '--quiet'];
+    const first = await cli([...argv, '--json']);
+    expect(first.code).toBe(0);
+    const rows = JSON.parse(first.stdout) as Array<{ seed: number; runDir: string; passAt1: number; perTask: Array<{ episodes: number }> }>;
+    expect(rows.map((row) => [row.seed, row.runDir])).toEqual([[0, join(workDir, 'seed-0')], [1, join(workDir, 'seed-1')]]);
+    expect(rows.every((row) => row.perTask.length === 10 && row.perTask.every((count) => count.episodes === 32))).toBe(true);
+    // A second call resumes both runs and measures the same checkpoints on the same episodes.
+    const again = await cli(argv);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('held-out pass@1 at step 1, 32 episodes per task');
+    expect(again.stdout).toMatch(new RegExp(`^0\\s+${rows[0]!.passAt1.toFixed(3)}`, 'm'));
+    expect(again.stdout).toMatch(/spread \(max - min\) \d\.\d{3}/);
+    expect((await cli(['train', '--seeds', '0,0'])).code).toBe(2);
+    expect((await cli(['train', '--seeds', '1,2', '--seed', '3'])).code).toBe(2);
+    expect((await cli(['train', '--seeds', '-1'])).code).toBe(2);
+  });
+
   it('rejects bad flags with exit code 2 and bad config files with the field named', async () => {
     expect((await cli(['train', '--steps', 'many'])).code).toBe(2);
     const bad = join(workDir, 'bad.json');

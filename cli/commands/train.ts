@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { backendFlag, boolFlag, InputError, intFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
+import { backendFlag, boolFlag, InputError, intFlag, intListFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
 import { BackendError } from '../../agent/backend.ts';
 import { CheckpointError } from '../../agent/checkpoint.ts';
-import { parseRLConfig, RLConfigSchema, trainSnapshots } from '../../train/index.ts';
+import { parseRLConfig, RLConfigSchema, seedRunDir, seedTable, trainSeeds, trainSnapshots } from '../../train/index.ts';
 import { assertRunFolderFree, RunFolderError } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
@@ -12,6 +12,8 @@ import { openRunLog } from '../../lib/log.ts';
 const SEED = { min: 0, max: MAX_SEED };
 /** The same bounds as the config's `steps` and `bcSteps` (train/config.ts). */
 const STEPS = { min: 0, max: 10_000 };
+/** The held-out measurement after `--seeds`: the same episodes for every seed. */
+const SEEDS_EVAL = { episodes: 32, seed: 21 };
 
 interface FieldSchema {
   type?: string;
@@ -62,10 +64,11 @@ export function configFromArgs(configFile: string | undefined, overrides: Record
 export const command: Command = {
   name: 'train',
   summary: 'Behaviour cloning then GRPO to step 80, a frozen checkpoint every 10 steps (runs/<name>/step-N)',
-  usage: 'tinyagent train [--seed S] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
+  usage: 'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
   flags: {
     seed: { type: 'string', description: 'master seed of the run', default: '0', range: SEED },
-    name: { type: 'string', description: 'run name: checkpoints go to runs/<name>', default: 'default, or seedS with --seed S' },
+    seeds: { type: 'string', description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table` },
+    name: { type: 'string', description: 'run name: checkpoints go to runs/<name>', default: 'default, or seed-S with --seed S' },
     steps: { type: 'string', description: 'GRPO steps', default: '80', range: STEPS },
     'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80', range: STEPS },
     config: { type: 'string', description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)' },
@@ -80,12 +83,25 @@ export const command: Command = {
     if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, SEED);
     if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, STEPS);
     if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, STEPS);
-    const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed${overrides.seed}` : 'default');
+    const seeds = args.flags.seeds !== undefined ? intListFlag(args, 'seeds', [], { min: 0, max: MAX_SEED }) : undefined;
+    if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined)) throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
+    if (seeds !== undefined && new Set(seeds).size !== seeds.length) throw new UsageError(`--seeds lists a seed twice: ${seeds.join(',')}`);
+    const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed-${overrides.seed}` : 'default');
     if (!/^[\w.-]{1,100}$/.test(name) || /^\.+$/.test(name)) throw new UsageError(`--name must be 1 to 100 letters, digits, '.', '-' or '_' (not only dots), got '${name.slice(0, 100)}'`);
     const preference = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const config = configFromArgs(stringFlag(args, 'config'), overrides);
-    const runDir = join(stringFlag(args, 'runs-dir') ?? 'runs', name);
+    const runsDir = stringFlag(args, 'runs-dir') ?? 'runs';
+    const runDir = seeds !== undefined ? seedRunDir(runsDir, seeds[0] as number) : join(runsDir, name);
     try {
+      if (seeds !== undefined) {
+        for (const seed of seeds) assertRunFolderFree(seedRunDir(runsDir, seed));
+        await initBackend({ preference });
+        const quiet = boolFlag(args, 'quiet');
+        const results = await trainSeeds(config, seeds, { runsDir, openLog: (dir) => openRunLog(dir, { quiet }), episodes: SEEDS_EVAL.episodes, evalSeed: SEEDS_EVAL.seed });
+        if (boolFlag(args, 'json')) printJson(results.map(({ seed, runDir: dir, step, passAt1, perTask, summary }) => ({ seed, runDir: dir, step, passAt1, perTask, seconds: summary.seconds })));
+        else process.stdout.write(`${seedTable(results, { split: config.devSplit ? 'development-split' : 'held-out' })}\n`);
+        return;
+      }
       // Refused before anything is written into the folder of a run in progress.
       assertRunFolderFree(runDir);
       const backend = await initBackend({ preference });
