@@ -15,16 +15,30 @@ import { renderWords, specWords, splitWords } from './words.ts';
  * - each spec word is dropped with probability `SPEC_DROP`, and with probability `SPEC_SWAP`
  *   the spec is replaced by a random other task's spec, so the spec is an unreliable cue;
  * - with probability `WRAP` the returned expression is wrapped in parentheses, and with
- *   probability `DEAD_STATEMENT` the body starts with `if ( false ) return 0 ;`, a statement
- *   that never runs. Both shift where the site sits and neither creates a site of any op
- *   (no `/ NAME`, `<`, `>`, `- 1`, `!` or `Math.min`), so the ops' invariants hold.
+ *   probability `DEAD_STATEMENT` the body starts with `if ( false ) return EXPR ;`, a statement
+ *   that never runs, whose EXPR is drawn from `DISTRACTORS`: the surface features that the tasks
+ *   share across bug types (`Math.` calls, `*`, `+`, `%`, `.length`), so that none of them
+ *   predicts a type. Neither creates a site of any op (no `/ NAME`, `<`, `>`, `- 1`, `!` or
+ *   `Math.min`), so the ops' invariants hold.
  */
 export const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
 
 /** Words the surface variation may add to a source. */
-export const SURFACE_WORDS: readonly string[] = ['if', '(', 'false', ')', 'return', '0', ';'];
+/** Expressions of the dead statement: features found across bug types, none a site of any op. */
+export const DISTRACTORS: ReadonlyArray<readonly string[]> = [
+  ['0'],
+  ['Math', '.', 'abs', '(', '0', ')'],
+  ['Math', '.', 'floor', '(', '0', ')'],
+  ['Math', '.', 'round', '(', '0', ')'],
+  ['Math', '.', 'max', '(', '0', ',', '1', ')'],
+  ['0', '*', '2'],
+  ['0', '+', '5'],
+  ['0', '%', '2'],
+  ["''", '.', 'length'],
+];
 
-const DEAD_STATEMENT = ['if', '(', 'false', ')', 'return', '0', ';'];
+/** Words the surface variation may add to a source. */
+export const SURFACE_WORDS: readonly string[] = [...new Set(['if', '(', 'false', ')', 'return', ';', ...DISTRACTORS.flat()])];
 
 /** A task as one episode shows it: possibly reordered, rewrapped and respecified. */
 export interface SurfaceTask {
@@ -43,14 +57,15 @@ interface Surface {
   spec: readonly string[];
   specKey: string;
   wrap: boolean;
-  dead: boolean;
+  /** Index into DISTRACTORS of the dead statement's expression, or -1 for none. */
+  dead: number;
 }
 
 const surfaceCache = new Map<string, SurfaceTask>();
 
 /** The task as it is, no variation. */
 export function plainSurface(task: Task): SurfaceTask {
-  return build(task, { order: task.params.map((_, i) => i), spec: specWords(task.spec), specKey: 'own', wrap: false, dead: false });
+  return build(task, { order: task.params.map((_, i) => i), spec: specWords(task.spec), specKey: 'own', wrap: false, dead: -1 });
 }
 
 /** Draws a surface for `task` from `rng`; `others` are the tasks whose specs may stand in. */
@@ -73,12 +88,12 @@ export function drawSurface(task: Task, others: readonly Task[], rng: Rng): Surf
   spec = spec.filter((_, i) => kept[i]);
   specKey += `:${kept.map((keep) => (keep ? 1 : 0)).join('')}`;
   const wrap = rng.next() < SURFACE_PROBABILITIES.WRAP;
-  const dead = rng.next() < SURFACE_PROBABILITIES.DEAD_STATEMENT;
+  const dead = rng.next() < SURFACE_PROBABILITIES.DEAD_STATEMENT ? rng.int(DISTRACTORS.length) : -1;
   return build(task, { order, spec, specKey, wrap, dead });
 }
 
 function build(task: Task, surface: Surface): SurfaceTask {
-  const key = `${task.id}\u0000${surface.order.join(',')}\u0000${surface.specKey}\u0000${surface.wrap ? 1 : 0}${surface.dead ? 1 : 0}`;
+  const key = `${task.id}\u0000${surface.order.join(',')}\u0000${surface.specKey}\u0000${surface.wrap ? 1 : 0}:${surface.dead}`;
   let shown = surfaceCache.get(key);
   if (shown !== undefined) return shown;
   const identity = surface.order.every((from, to) => from === to);
@@ -106,9 +121,9 @@ function reshape(words: readonly string[], params: readonly string[], surface: S
     const end = out.lastIndexOf(';');
     if (at >= 0 && end > at) out = [...out.slice(0, at + 1), '(', ...out.slice(at + 1, end), ')', ...out.slice(end)];
   }
-  if (surface.dead) {
+  if (surface.dead >= 0) {
     const body = out.indexOf('{', out.indexOf(')')) + 1;
-    out = [...out.slice(0, body), ...DEAD_STATEMENT, ...out.slice(body)];
+    out = [...out.slice(0, body), 'if', '(', 'false', ')', 'return', ...(DISTRACTORS[surface.dead] as readonly string[]), ';', ...out.slice(body)];
   }
   return out;
 }
