@@ -45,8 +45,57 @@ export async function lineChartSvg(options: LineChartOptions): Promise<string> {
       { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
     );
   }
-  const spec = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title, width, height, data: { values }, layer: layers, config: { background: 'white', legend: { labelLimit: 0 } } };
-  const view = new vega.View(vega.parse(vegaLite.compile(spec as vegaLite.TopLevelSpec).spec), { renderer: 'none' });
+  return renderSpec({ title, width, height, data: { values }, layer: layers });
+}
+
+/** One point estimate with its interval, in a group (the x position) and a series (the colour). */
+export interface IntervalPoint {
+  group: string;
+  series: string;
+  estimate: number;
+  low: number;
+  high: number;
+}
+
+export interface IntervalChartOptions {
+  title: string;
+  xTitle: string;
+  yTitle: string;
+  points: IntervalPoint[];
+  rules?: Array<{ y: number; label: string }>;
+  yDomain?: [number, number];
+  width?: number;
+  height?: number;
+}
+
+/**
+ * Point estimates with interval bars, grouped along x and coloured by series side by side
+ * (vega-lite's xOffset), with dashed reference lines: Figure 17.2's pass@1 by harness.
+ */
+export async function intervalChartSvg(options: IntervalChartOptions): Promise<string> {
+  const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620, height = 320 } = options;
+  const groups = [...new Set(points.map((point) => point.group))];
+  const series = [...new Set(points.map((point) => point.series))];
+  const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
+  const xOffset = { field: 'series', sort: series };
+  const color = { field: 'series', type: 'nominal', title: '', sort: series };
+  const layers: unknown[] = [
+    { mark: { type: 'rule' }, encoding: { x, xOffset, color, y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } }, y2: { field: 'high' } } },
+    { mark: { type: 'point', filled: true, size: 50 }, encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' } } },
+  ];
+  if (rules.length > 0) {
+    layers.push(
+      { data: { values: rules }, mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' } } },
+      { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
+    );
+  }
+  return renderSpec({ title, width, height, data: { values: points }, layer: layers });
+}
+
+/** Renders a vega-lite spec to SVG headless. */
+async function renderSpec(spec: Record<string, unknown>): Promise<string> {
+  const full = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', ...spec, config: { background: 'white', legend: { labelLimit: 0 } } };
+  const view = new vega.View(vega.parse(vegaLite.compile(full as vegaLite.TopLevelSpec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
   return svg;

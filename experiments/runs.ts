@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { initBackend } from '../agent/index.ts';
+import type { TaskCount } from '../gym/index.ts';
+import { openRunLog } from '../lib/log.ts';
+import { defaultRLConfig, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
+import { ROOT } from './common.ts';
+
+/**
+ * What the experiments on trained checkpoints share: their command-line options, the training
+ * run they read (trained first when its checkpoints are missing), and where they write.
+ */
+export interface RunOptions {
+  /** The training run whose checkpoints are measured (default runs/default). */
+  run: string;
+  /** Seed of the experiment's own draws (evaluation episodes, bootstraps). */
+  seed: number;
+  /** A seconds-long version: a tiny training run (snapshots every step to step 8) and few episodes. */
+  smoke: boolean;
+  /** Where results go: results/ for runs/default, results/<run name>/ for any other run. */
+  outDir: string;
+}
+
+export const DEFAULT_RUN = 'runs/default';
+
+/** Parses `--run DIR --seed S --smoke` (one line of usage on a bad flag, exit 2). */
+export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { run: { type: 'string' }, seed: { type: 'string' }, smoke: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)\n`);
+    process.exit(2);
+  }
+  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) {
+    process.stderr.write(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'\n`);
+    process.exit(2);
+  }
+  return runOptions({ ...(values.run !== undefined ? { run: values.run } : {}), seed: values.seed === undefined ? seed : Number(values.seed), smoke: values.smoke === true });
+}
+
+/** Fills the defaults: runs/default, seed 1, full size, the run's results folder. */
+export function runOptions(options: Partial<RunOptions> = {}): RunOptions {
+  const run = options.run ?? DEFAULT_RUN;
+  return { run, seed: options.seed ?? 1, smoke: options.smoke ?? false, outDir: options.outDir ?? resultsDir(run) };
+}
+
+/** The training seed of a run that has to be trained: the N of a folder named seed-N or seedN, else 0 (the default run's). */
+export function trainingSeedOf(run: string): number {
+  const match = /seed-?(\d+)$/.exec(basename(run));
+  return match === null ? 0 : Number(match[1]);
+}
+
+/** results/ for the default run, results/<run name>/ for another, so a seed rerun never overwrites the defaults. */
+export function resultsDir(run: string): string {
+  return resolve(run) === resolve(DEFAULT_RUN) || resolve(run) === resolve(ROOT, DEFAULT_RUN) ? join(ROOT, 'results') : join(ROOT, 'results', basename(run));
+}
+
+/** The tiny recipe of smoke runs: snapshots every step to step 8 instead of every 10 to 80. */
+const SMOKE_CONFIG = { bcSteps: 30, bcBatchSize: 16, groupSize: 2, segmentSteps: 1, steps: 8, updateEpochs: 1, evalEpisodesPerTask: 1, evalEvery: 8, parallel: false };
+
+/** The checkpoint step that stands for the chapter's `step` (smoke runs are ten times shorter). */
+export function stepOf(step: number, smoke: boolean): number {
+  return smoke ? step / 10 : step;
+}
+
+/** The recipe of a run: the default training run's, or the smoke one. */
+export function runConfig({ seed, smoke }: { seed: number; smoke: boolean }): RLConfig {
+  return defaultRLConfig({ seed, ...(smoke ? SMOKE_CONFIG : {}) });
+}
+
+/**
+ * The folder of the run's checkpoint at the chapter's `step`s, training the run first (with the
+ * progress bar and log of `npm run train`) when any of them is missing. Training resumes from
+ * what is there.
+ */
+export async function ensureRun(runDir: string, { seed, smoke, steps }: { seed: number; smoke: boolean; steps: readonly number[] }): Promise<(step: number) => string> {
+  await initBackend();
+  const at = (step: number) => snapshotDir(runDir, stepOf(step, smoke));
+  if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
+    const log = openRunLog(runDir, { quiet: smoke });
+    try {
+      log.say(`${runDir}: checkpoints missing; training them first (seed ${seed})`);
+      await trainSnapshots(runConfig({ seed, smoke }), { runDir, log });
+    } finally {
+      log.close();
+    }
+  }
+  return at;
+}
+
+/** The counts of an evaluation as the statistics take them. */
+export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; trials: number[] } {
+  return { successes: perTask.map((count) => count.successes), trials: perTask.map((count) => count.episodes) };
+}
+
+/** `op count, op count` from most to least frequent. */
+export function topOps(counts: Record<string, number>): string {
+  return Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([op, count]) => `${op} ${count}`).join(', ');
+}
+
+export const pct = (value: number) => value.toFixed(3);
+export const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;

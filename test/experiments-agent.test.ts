@@ -1,0 +1,70 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main as main171 } from '../experiments/17.1.ts';
+import { main as main174 } from '../experiments/17.4.ts';
+import { main as main175 } from '../experiments/17.5.ts';
+import { main as main179 } from '../experiments/17.9.ts';
+import { resultsDir, stepOf, trainingSeedOf } from '../experiments/runs.ts';
+
+// One smoke training run (snapshots every step to step 8) serves every experiment here; the
+// first experiment trains it, the others find it.
+const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-'));
+const run = join(root, 'runs', 'default');
+const outDir = join(root, 'results');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('experiments on trained checkpoints (smoke)', () => {
+  it('17.1 trains the missing run, then counts per task for step 0 and step 80 with first edits and the 17.3 cluster numbers', async () => {
+    const result = await main171({ run, seed: 1, smoke: true, outDir });
+    expect(existsSync(join(run, 'step-8', 'manifest.json'))).toBe(true);
+    expect(result.agents.map((agent) => agent.step)).toEqual([0, 80]);
+    for (const agent of result.agents) {
+      expect(agent.perTask).toHaveLength(10);
+      expect(agent.perTask.every((count) => count.episodes === 4)).toBe(true);
+      expect(Object.values(agent.firstEditByTask).every((counts) => Object.values(counts).reduce((a, b) => a + b, 0) === 4)).toBe(true);
+      expect(agent.clusters.taskLevel.low).toBeLessThanOrEqual(agent.passAt1);
+      expect(agent.clusters.taskLevel.high).toBeGreaterThanOrEqual(agent.passAt1);
+    }
+    const markdown = readFileSync(join(outDir, '17.1.md'), 'utf8');
+    expect(markdown).toMatch(/\| book \|/);
+    expect(markdown).toMatch(/smoke run/);
+    expect(JSON.parse(readFileSync(join(outDir, '17.1.json'), 'utf8')).numbers[1].checkpoint.step).toBe(8);
+  });
+
+  it('17.5 evaluates both agents under eight harnesses on the same episodes and draws Figure 17.2', async () => {
+    const result = await main175({ run, seed: 1, smoke: true, outDir });
+    expect(result.rows).toHaveLength(16);
+    // Eight harnesses, each the same for both agents.
+    expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(8);
+    for (const row of result.rows) expect(row.low).toBeLessThanOrEqual(row.high);
+    expect(result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0)).toBe(true);
+    expect(readFileSync(join(outDir, 'figures', '17.2-pass-by-harness.svg'), 'utf8')).toMatch(/^<svg/);
+  });
+
+  it('17.9: eight small evaluations, the stacker at 0.2 and 0.6, the gamer rewarded 1.0 yet never successful', async () => {
+    const result = await main179({ run, seed: 1, smoke: true, outDir });
+    expect(result.noise.evaluations).toHaveLength(8);
+    expect([result.stacker.train.success, result.stacker.plain.success]).toEqual([0.2, 0.6]);
+    expect([result.gamer.public.meanReward, result.gamer.public.success, result.gamer.hidden.meanReward]).toEqual([1, 0, 0]);
+  });
+
+  it('17.4 trains two seeds beside the run, evaluates each checkpoint twice, and pairs step 60 with step 80', async () => {
+    const result = await main174({ run, seed: 1, smoke: true, outDir });
+    expect(existsSync(join(root, 'runs', 'seed-1', 'step-8'))).toBe(true);
+    expect(result.repeats).toHaveLength(4);
+    // Independent evaluations of one checkpoint: different episodes, so usually different counts; the noise rows summarise them.
+    expect(result.noise.map((row) => row.step)).toEqual([30, 80]);
+    for (const row of result.noise) expect(row.trainingSD).toBeGreaterThanOrEqual(0);
+    expect(result.paired.low).toBeLessThanOrEqual(result.paired.difference);
+    expect(result.paired.high).toBeGreaterThanOrEqual(result.paired.difference);
+  });
+
+  it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {
+    expect(resultsDir('runs/default')).toMatch(/results$/);
+    expect(resultsDir('runs/seed7')).toMatch(/results\/seed7$/);
+    expect([trainingSeedOf('runs/seed7'), trainingSeedOf('runs/seed-3'), trainingSeedOf('runs/default')]).toEqual([7, 3, 0]);
+    expect([stepOf(80, false), stepOf(80, true), stepOf(30, true)]).toEqual([80, 8, 3]);
+  });
+});
