@@ -333,8 +333,10 @@ export class BugFixEnv {
   }
 
   private run(state: EpisodeState, which: 'public' | 'hidden') {
-    const tests = which === 'public' ? state.shown.publicTests : state.shown.hiddenTests;
-    return runTests(state.source, state.task.name, tests);
+    // The source without its surface, on the task's own tests: the same outcome as the shown
+    // source on the shown tests (gym/surface.ts), and one sandbox cache entry for every surface.
+    const tests = which === 'public' ? state.task.publicTests : state.task.hiddenTests;
+    return runTests(state.shown.canonical(state.source), state.task.name, tests);
   }
 
   private allPass(state: EpisodeState, which: 'public' | 'hidden'): boolean {

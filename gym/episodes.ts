@@ -1,6 +1,7 @@
 import { Rng } from '../lib/rng.ts';
 import type { Harness } from './config.ts';
-import { makeEnv, type BugFixEnv, type EpisodeInfo, type StepResult } from './env.ts';
+import { BugFixEnv, type EpisodeInfo, type StepResult } from './env.ts';
+import { parseHarness, pickHarness } from './config.ts';
 import type { BugType, EditOp, Task } from './types.ts';
 
 /**
@@ -110,9 +111,11 @@ export interface EpisodePolicy {
  * playing). Results come back in spec order.
  */
 export function playEpisodes(harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], policy: EpisodePolicy): EpisodeResult[] {
+  // Validated once for the whole batch; every episode gets its own env (its own stream).
+  const checked = parseHarness(pickHarness(harness), 'harness');
   const envs: BugFixEnv[] = [];
   const turns: PolicyTurn[] = specs.map((spec, row) => {
-    const env = makeEnv(harness, { tasks });
+    const env = new BugFixEnv(checked, tasks);
     envs.push(env);
     const { observation, info } = env.reset({ seed: spec.envSeed, options: { task: spec.task } });
     return { row, spec, observation, info };

@@ -50,6 +50,12 @@ export interface SurfaceTask {
   hiddenTests: readonly TestCase[];
   /** Identifies the surface, for caches. */
   key: string;
+  /**
+   * The same source with the surface taken off: the task's parameter order, no parentheses
+   * added, no dead statement. Its outcome on the task's own tests equals the shown source's on
+   * the shown tests, so the sandbox runs this one and its cache serves every surface.
+   */
+  canonical(source: string): string;
 }
 
 interface Surface {
@@ -98,16 +104,48 @@ function build(task: Task, surface: Surface): SurfaceTask {
   if (shown !== undefined) return shown;
   const identity = surface.order.every((from, to) => from === to);
   const permute = (tests: readonly TestCase[]) => (identity ? tests : tests.map((test) => ({ args: surface.order.map((from) => test.args[from]), expected: test.expected })));
+  const canonicalCache = new Map<string, string>();
   shown = {
     source: renderWords(reshape(splitWords(task.source), task.params, surface)),
     spec: surface.spec,
     publicTests: permute(task.publicTests),
     hiddenTests: permute(task.hiddenTests),
     key,
+    canonical: identity && !surface.wrap && surface.dead < 0 ? (source) => source : (source) => {
+      let canonical = canonicalCache.get(source);
+      if (canonical === undefined) {
+        canonical = renderWords(unshape(splitWords(source), task.params, surface));
+        if (canonicalCache.size > 1000) canonicalCache.clear();
+        canonicalCache.set(source, canonical);
+      }
+      return canonical;
+    },
   };
   if (surfaceCache.size > 50_000) surfaceCache.clear();
   surfaceCache.set(key, shown);
   return shown;
+}
+
+/**
+ * `reshape` undone on a source the ops may have edited since: the ops insert statements at the
+ * start of the body and rewrite single words, never the signature, the dead statement or the
+ * final return's parentheses, so each is found where `reshape` put it.
+ */
+function unshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
+  let out = [...words];
+  if (surface.dead >= 0) {
+    const dead = ['if', '(', 'false', ')', 'return', ...(DISTRACTORS[surface.dead] as readonly string[]), ';'];
+    const at = out.findIndex((_, i) => dead.every((word, k) => out[i + k] === word));
+    if (at >= 0) out.splice(at, dead.length);
+  }
+  if (surface.wrap) {
+    const at = out.lastIndexOf('return');
+    const end = out.lastIndexOf(';');
+    if (out[at + 1] === '(' && out[end - 1] === ')') out = [...out.slice(0, at + 1), ...out.slice(at + 2, end - 1), ...out.slice(end)];
+  }
+  const open = out.indexOf('(');
+  const close = out.indexOf(')', open);
+  return [...out.slice(0, open + 1), ...params.flatMap((param, k) => (k === 0 ? [param] : [',', param])), ...out.slice(close)];
 }
 
 /** The source words with the parameter list reordered, the return wrapped, a dead statement added. */

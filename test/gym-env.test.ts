@@ -235,6 +235,12 @@ describe('BugFixEnv', () => {
         expect(edited.applied, `${task.name} ${op} on ${source}`).toBe(direct.applied);
         expect(runTests(edited.source, task.name, asShown(task.hiddenTests))).toEqual(runTests(direct.source, task.name, task.hiddenTests));
       }
+      // The env scores the source with its surface taken off, on the task's own tests: the same counts as the shown source on the shown tests.
+      const ops = [EDIT_OPS[seed % EDIT_OPS.length]!, EDIT_OPS[(seed * 7 + 3) % EDIT_OPS.length]!];
+      for (const op of ops) env.step(['edit', op, '<end>']);
+      const observed = env.step(['test', '<end>']).observation.slice(-7, -2);
+      const shownOutcome = runTests(env.currentSource, task.name, asShown(task.publicTests));
+      expect(observed, `${task.name}: ${env.currentSource}`).toEqual(['tests', String(shownOutcome.filter(Boolean).length), 'of', String(shownOutcome.length), 'passed']);
     }
     // Each kind of variation happens, and none always.
     for (const [kind, count] of Object.entries(kinds)) {
