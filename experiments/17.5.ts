@@ -16,7 +16,7 @@ import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
 import { countsOf, ensureRun, parseRunOptions, pct, runOptions, signed, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
-import { firstEditCounts } from '../gym/index.ts';
+import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
 
 /** The training harness and the chapter's seven single-field changes. */
 const HARNESSES: Array<{ name: string; change: HarnessInput }> = [
@@ -61,6 +61,11 @@ export async function main(options: Partial<RunOptions> = {}) {
   const base = (step: number) => rows.find((row) => row.step === step && row.harness === 'training harness')!.passAt1;
   const moves = rows.map((row) => ({ ...row, move: row.passAt1 - base(row.step) }));
   const largest = (step: number) => Math.max(...moves.filter((row) => row.step === step).map((row) => Math.abs(row.move)));
+  // What temperature changes in the trained agent's play: its first edit, and broken actions.
+  const heat = ['training harness', 'temperature 1.3'].map((harness) => {
+    const records = evaluations.get(`80/${harness}`)!.records;
+    return { harness, rightFirstEdit: records.filter((record) => record.firstEditOp === REPAIR_OP_FOR[record.type]).length / records.length, malformed: records.filter((record) => record.malformed > 0).length / records.length };
+  });
   // Why a 3-turn budget costs what it costs: only episodes that submit within 3 turns can pass it.
   const withinThree = STEPS.map((step) => {
     const records = evaluations.get(`${step}/training harness`)!.records;
@@ -88,6 +93,10 @@ export async function main(options: Partial<RunOptions> = {}) {
     })),
     '',
     'Reading: the weights are the same in every row; only the harness changed. A comparison of two agents means something only under one harness, recorded with the number (the hash column).',
+    `Where ours differs: ${(() => {
+      const move = (name: string) => moves.find((row) => row.step === 80 && row.harness === name)!.move;
+      return `the trained agent's moves are temperature 1.3 ${signed(move('temperature 1.3'))} (book -0.10), 0.7 ${signed(move('temperature 0.7'))} and greedy ${signed(move('greedy'))} (book +0.03 to +0.04), 3 turns ${signed(move('3 turns'))} (book -0.13), unlimited edits ${signed(move('unlimited edits'))} and renaming off ${signed(move('renaming off'))} (book 0). ${heat.map((row) => `Under ${row.harness}, ${pct(row.rightFirstEdit)} of the trained agent's first edits were the right op and ${pct(row.malformed)} of its episodes had a malformed action`).join('; ')}: hotter sampling costs it through wrong first edits and broken actions, which one edit cannot undo. The 3-turn cost is smaller than the book's because ours often submits without testing (below).`;
+    })()}`,
     '',
     ...withinThree.map(({ step, successesWithinThreeTurns }) => `Step ${step}: under the training harness ${pct(successesWithinThreeTurns)} of all episodes succeeded within 3 turns (read, edit, submit without testing); a 3-turn budget can keep only those, which is why it costs what the table shows (the book: "only episodes that skip the test still pass").`),
     '',
@@ -103,7 +112,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     '',
     'Reading: greedy decoding is deterministic given the prompt, so a cell between 0 and n means the prompt itself varied between episodes: renaming and surface variation (a different function name, parameter order, spec words or dead statement) change what the policy reads, and with it its argmax.',
   ].join('\n');
-  const numbers = { rows: moves.map(({ perTask: _perTask, ...row }) => row), greedy, withinThree };
+  const numbers = { rows: moves.map(({ perTask: _perTask, ...row }) => row), greedy, withinThree, heat };
   writeResults(outDir, { section: '17.5', title: 'The harness defines the number', seed, smoke, config: { run, episodes, harnesses: HARNESSES }, numbers, markdown, figures: { '17.2-pass-by-harness.svg': figure } });
   if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;

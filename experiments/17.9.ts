@@ -46,6 +46,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     ]),
     '',
     'Reading: the same checkpoint, measured eight times on 40 episodes, moves by several points from run to run; a difference of that size between two checkpoints means nothing without an interval.',
+    `Where ours differs: the range sits ${Math.min(...noise) > BOOK.noise[0] ? 'higher than' : 'near'} the book's because our step-80 agent passes more (17.1); its width, ${pct(Math.max(...noise) - Math.min(...noise))} against the book's 0.10, is the point.`,
     '',
     `## Harness drift canary: the stacker (three fixed repair ops, then submit), ${episodes} episodes on each of the 30 tasks`,
     '',
