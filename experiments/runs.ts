@@ -37,13 +37,20 @@ export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } 
     process.stderr.write(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'\n`);
     process.exit(2);
   }
-  return runOptions({ ...(values.run !== undefined ? { run: values.run } : {}), seed: values.seed === undefined ? seed : Number(values.seed), smoke: values.smoke === true });
+  const smoke = values.smoke === true;
+  const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
+  return runOptions({ ...(run !== undefined ? { run } : {}), seed: values.seed === undefined ? seed : Number(values.seed), smoke });
 }
 
-/** Fills the defaults: runs/default, seed 1, full size, the run's results folder. */
+/**
+ * Fills the defaults: runs/default, seed 1, full size, the run's results folder. A smoke run from
+ * the command line trains and reads `<run>-smoke` and writes `results/<run name>-smoke/`, so it
+ * never touches a real run or the committed results.
+ */
 export function runOptions(options: Partial<RunOptions> = {}): RunOptions {
+  const smoke = options.smoke ?? false;
   const run = options.run ?? DEFAULT_RUN;
-  return { run, seed: options.seed ?? 1, smoke: options.smoke ?? false, outDir: options.outDir ?? resultsDir(run) };
+  return { run, seed: options.seed ?? 1, smoke, outDir: options.outDir ?? resultsDir(run) };
 }
 
 /** The training seed of a run that has to be trained: the N of a folder named seed-N or seedN, else 0 (the default run's). */
