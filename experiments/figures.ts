@@ -100,3 +100,42 @@ async function renderSpec(spec: Record<string, unknown>): Promise<string> {
   view.finalize();
   return svg;
 }
+
+/** A line with a shaded band (its interval) per series. */
+export interface BandSeries {
+  name: string;
+  points: Array<{ x: number; y: number; low?: number; high?: number }>;
+}
+
+export interface BandPanel {
+  title: string;
+  xTitle: string;
+  yTitle: string;
+  series: BandSeries[];
+  /** Lines drawn dashed, without bands (e.g. a reference curve). */
+  dashed?: BandSeries[];
+  xScale?: 'linear' | 'log';
+  yDomain?: [number, number];
+}
+
+function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<string, unknown> {
+  const { title, xTitle, yTitle, series, dashed = [], xScale = 'linear', yDomain = [0, 1] } = panel;
+  const names = [...series, ...dashed].map(({ name }) => name);
+  const values = series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
+  const x = { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
+  const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: { domain: names } };
+  const layers: unknown[] = [
+    { mark: { type: 'area', opacity: 0.2 }, transform: [{ filter: 'isValid(datum.low)' }], encoding: { x, y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } }, y2: { field: 'high' }, color } },
+    { mark: { type: 'line' }, encoding: { x, y: { field: 'y', type: 'quantitative' }, color } },
+  ];
+  if (dashed.length > 0) {
+    const dashedValues = dashed.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
+    layers.push({ data: { values: dashedValues }, mark: { type: 'line', strokeDash: [6, 4] }, encoding: { x, y: { field: 'y', type: 'quantitative' }, color } });
+  }
+  return { title, width, height, data: { values }, layer: layers };
+}
+
+/** Panels side by side, each a set of lines with shaded interval bands: Figure 17.3's pass@k curves. */
+export async function bandPanelsSvg(panels: BandPanel[], { width = 360, height = 280 } = {}): Promise<string> {
+  return renderSpec({ hconcat: panels.map((panel) => bandPanelSpec(panel, width, height)), resolve: { scale: { color: 'independent' } } });
+}

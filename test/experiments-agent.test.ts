@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main as main171 } from '../experiments/17.1.ts';
 import { main as main174 } from '../experiments/17.4.ts';
 import { main as main175 } from '../experiments/17.5.ts';
+import { main as main177 } from '../experiments/17.7.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, stepOf, trainingSeedOf } from '../experiments/runs.ts';
 
@@ -59,6 +60,22 @@ describe('experiments on trained checkpoints (smoke)', () => {
     for (const row of result.noise) expect(row.trainingSD).toBeGreaterThanOrEqual(0);
     expect(result.paired.low).toBeLessThanOrEqual(result.paired.difference);
     expect(result.paired.high).toBeGreaterThanOrEqual(result.paired.difference);
+  });
+
+  it('17.7: unbiased pass@k curves with task-level bands for steps 0, 20 and 80, narrowing found from the data, Figure 17.3', async () => {
+    const result = await main177({ run, seed: 1, smoke: true, outDir });
+    expect(result.agents.map((agent) => agent.step)).toEqual([0, 20, 80]);
+    for (const agent of result.agents) {
+      expect(agent.curve).toHaveLength(8);
+      // pass@k never falls as k grows, and pass@n is 1 exactly for a task solved at least once.
+      for (let i = 1; i < agent.curve.length; i += 1) expect(agent.curve[i]!.mean).toBeGreaterThanOrEqual(agent.curve[i - 1]!.mean - 1e-12);
+      expect(agent.curve[7]!.mean).toBeCloseTo(agent.perTask.filter((count) => count.successes > 0).length / agent.perTask.length, 12);
+    }
+    for (const row of result.narrowing) {
+      expect(row.trajectory).toHaveLength(9);
+      expect(row.trajectory[8]!.successes).toBeLessThan(row.trajectory[0]!.successes);
+    }
+    expect(readFileSync(join(outDir, 'figures', '17.3-passk.svg'), 'utf8')).toMatch(/^<svg/);
   });
 
   it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {
