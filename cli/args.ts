@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { ReadOptions } from '../eval/io/batch.ts';
+import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
+import type { ResultFormat } from '../eval/io/resultFile.ts';
 
 /**
  * Exit codes of every command (README, "Exit codes"): 0 done; 1 bad data the user can fix (a
@@ -205,4 +208,39 @@ export function boolFlag(args: CommandArgs, name: string): boolean {
 /** Prints a value as JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The flags of every command that reads result files: the format and each format's choice. */
+export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
+  format: { type: 'string', description: `the files' format: ${FORMAT_CHOICES.join(', ')}`, default: 'auto (from the content)' },
+  scorer: { type: 'string', description: 'Inspect logs: the scorer whose value is the outcome (needed when there are several)' },
+  'partial-as': { type: 'string', description: 'Inspect logs: read partial credit "P" as pass or fail (refused otherwise)' },
+  metric: { type: 'string', description: 'lm-evaluation-harness samples: the 0/1 metric that is the outcome, e.g. exact_match, acc (needed when there are several)' },
+  filter: { type: 'string', description: 'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)' },
+};
+
+/** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
+export function resultFileOptions(args: CommandArgs): ReadOptions {
+  const options: ReadOptions = { format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto') };
+  const partialAs = args.flags['partial-as'] === undefined ? undefined : choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
+  if (partialAs !== undefined) options.partialAs = partialAs;
+  for (const name of ['scorer', 'metric', 'filter'] as const) {
+    const value = stringFlag(args, name);
+    if (value === undefined) continue;
+    if (value.trim() === '') throw new UsageError(`--${name} must name a ${name}`);
+    options[name] = value;
+  }
+  return options;
+}
+
+/**
+ * A UsageError when a format option was given and none of the files read is of a format it
+ * applies to (e.g. --scorer for two HumanEval files), rather than ignore it.
+ */
+export function checkResultFileOptions(options: ReadOptions, files: ReadonlyArray<{ format: ResultFormat }>): void {
+  for (const [option, formats] of Object.entries(OPTION_FORMATS) as Array<[keyof typeof OPTION_FORMATS, readonly ResultFormat[]]>) {
+    if (options[option] === undefined || files.some(({ format }) => formats.includes(format))) continue;
+    const flag = option === 'partialAs' ? 'partial-as' : option;
+    throw new UsageError(`--${flag} applies to ${option === 'metric' || option === 'filter' ? 'lm-evaluation-harness samples' : 'Inspect logs'}, and ${files.length === 1 ? 'the file is' : 'none of the files is'} one (${files.map(({ format }) => format).join(', ')})`);
+  }
 }

@@ -1,13 +1,20 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, groupOutcomes, readResults, ResultFileError } from '../../eval/io/index.ts';
+import { batchOf, groupOutcomes, readResults, ResultFileError, type ReportedValue } from '../../eval/io/index.ts';
 import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
-import { boolFlag, InputError, intFlag, intListFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { boolFlag, checkResultFileOptions, InputError, intFlag, intListFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) => (low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`);
 
-function printReport(path: string, report: MetricsReport, notes: string[]): void {
+/** A number the file reports about itself set against the one recomputed from its rows. */
+function reportedLine({ name, value, where }: ReportedValue, recomputed: number): string {
+  const difference = recomputed - value;
+  const verdict = Math.abs(difference) < 1e-9 ? 'the same' : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
+  return `the file reports ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
+}
+
+function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {
   const missing = `${report.tasks} task`;
   const cell = (value: Estimate | null | undefined) => (value == null ? 'n/a' : value.low === null ? `${pct(value.estimate)} (n/a: ${missing})` : `${pct(value.estimate)} ${range(value.low, value.high, missing)}`);
   const { meanAccuracy, pooledShare } = report;
@@ -17,6 +24,7 @@ function printReport(path: string, report: MetricsReport, notes: string[]): void
     `${path}: ${report.tasks} tasks, ${sizes} samples per task; ${Math.round(report.level * 100)}% percentile bootstrap intervals (${report.reps} reps), task-level unless marked`,
     ...report.warnings.map((warning) => `warning: ${warning}`),
     ...notes.map((note) => `note: ${note}`),
+    ...reported.map((line) => `check: ${line}`),
     '',
     `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}`,
     `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) + `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
@@ -41,7 +49,9 @@ async function run(args: CommandArgs): Promise<number> {
   const tooLarge = requestedKs.filter((k) => !Number.isSafeInteger(k));
   if (tooLarge.length > 0) throw new UsageError(`--k ${tooLarge.join(',')} is above 2^53 - 1`);
   const run = stringFlag(args, 'run');
-  const file = readResults(path);
+  const options = resultFileOptions(args);
+  const file = readResults(path, options);
+  checkResultFileOptions(options, [file]);
   const tasks = batchOf(file, run);
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
   // every metric is bootstrapped over one shared set of tasks x reps resampled indices
@@ -50,17 +60,18 @@ async function run(args: CommandArgs): Promise<number> {
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks = requestedKs.length > 0 ? requestedKs : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
-  const notes = grouped.issues.map((issue) => issue.message);
+  const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
   if (grouped.multiTurn) notes.push('rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view');
-  if (boolFlag(args, 'json')) printJson({ file: path, format: file.format, harness: file.harness ?? null, seed, notes, ...report });
-  else printReport(path, report, notes);
+  const reported = (file.reported ?? []).map((value) => ({ ...value, recomputed: report.meanAccuracy.estimate }));
+  if (boolFlag(args, 'json')) printJson({ file: path, format: file.format, harness: file.harness ?? null, seed, notes, reported, ...report });
+  else printReport(path, report, notes, reported.map((value) => reportedLine(value, value.recomputed)));
   return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }
 
 export const command: Command = {
   name: 'metrics',
   summary: 'Every pass-rate metric of a result file (pass@k, prefix pass@k, pass^k, accuracies) with task-level intervals and consistency checks',
-  usage: 'tinyagent metrics FILE [--k 1,5,10] [--level 0.95] [--seed S] [--reps R] [--run ID] [--json]',
+  usage: 'tinyagent metrics FILE [--k 1,5,10] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: result rows, HumanEval *_results.jsonl, Inspect .json/.eval, lm-evaluation-harness samples_*.jsonl)',
   positionals: { min: 1, max: 1 },
   flags: {
     k: { type: 'string', description: 'comma-separated k values', default: '1,5,10 (those <= n) and n' },
@@ -68,6 +79,7 @@ export const command: Command = {
     seed: { type: 'string', description: 'seed of the bootstrap', default: '0' },
     reps: { type: 'string', description: 'bootstrap replicates', default: '2000' },
     run: { type: 'string', description: 'the run to use when the file holds several' },
+    ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {

@@ -1,12 +1,52 @@
+import { gunzipSync } from 'node:zlib';
+import { ResultFileError } from './errors.ts';
+import { detectFormat, type FormatChoice } from './formats/detect.ts';
+import { parseHumanEval } from './formats/humaneval.ts';
+import { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
+import { parseLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
 import { groupOutcomes, type TaskOutcomes } from './outcomes.ts';
-import { readResultFile, ResultFileError, type ResultFile } from './resultFile.ts';
+import { addSidecarHarness, parseResultText, readBytes, type ResultFile, type ResultFormat } from './resultFile.ts';
+
+/** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
+export interface ReadOptions extends InspectOptions, LmEvalOptions {
+  format?: FormatChoice;
+}
+
+/** The bytes of a gzip file unpacked (HumanEval and lm-evaluation-harness files are often kept as .gz). */
+function gunzipped(bytes: Buffer, path: string): Buffer {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  try {
+    return gunzipSync(bytes);
+  } catch (error) {
+    throw new ResultFileError(path, 0, undefined, `not a readable gzip file (${(error as Error).message})`);
+  }
+}
 
 /**
- * Reads a result file for a statistics command (the same as readResultFile): every problem,
- * from a missing file or a folder to a malformed row, is one ResultFileError naming the path.
+ * Reads a result file for a statistics command: the project's rows (JSONL or CSV), a HumanEval
+ * `*_results.jsonl`, an Inspect log (`.json` or `.eval`) or lm-evaluation-harness
+ * `samples_*.jsonl`, gzipped or not; the format is detected from the content unless
+ * `options.format` names it (docs/METRICS.md, "Other tools' result files"). A sidecar
+ * `FILE.harness.json` adds a harness to any of them.
+ * @throws ResultFileError for every problem, from a missing file or a folder to a malformed row
+ *   or an ambiguous file (several scorers, metrics or filters: the message names the option).
  */
-export function readResults(path: string): ResultFile {
-  return readResultFile(path);
+export function readResults(path: string, options: ReadOptions = {}): ResultFile {
+  const bytes = gunzipped(readBytes(path) as Buffer, path);
+  const choice = options.format ?? 'auto';
+  const format: ResultFormat =
+    choice === 'auto' ? detectFormat(bytes, path) : choice === 'inspect' ? (bytes[0] === 0x50 && bytes[1] === 0x4b ? 'inspect-eval' : 'inspect-json') : choice;
+  const text = () => {
+    const raw = bytes.toString('utf8');
+    return raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+  };
+  let file: ResultFile;
+  if (format === 'jsonl' || format === 'csv') file = parseResultText(text(), { path, format });
+  else if (format === 'humaneval') file = parseHumanEval(text(), path);
+  else if (format === 'lm-eval') file = parseLmEvalSamples(text(), path, options);
+  else if (format === 'inspect-json') file = parseInspectJson(text(), path, options);
+  else file = readInspectArchive(bytes, path, options);
+  return addSidecarHarness(file, path);
 }
 
 /**

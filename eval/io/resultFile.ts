@@ -1,4 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
+import { ResultFileError } from './errors.ts';
+import { duplicatedKey, mixedFormat } from './formats/json.ts';
+
+export { ResultFileError };
 
 /**
  * Reading evaluation result files: one row per sample, JSONL or CSV.
@@ -16,6 +20,9 @@ import { readFileSync, statSync } from 'node:fs';
  * (duplicated rows, gaps in sample indices, uneven sample counts) are not errors here: they are
  * listed by `groupOutcomes`, and each command decides (metrics refuses duplicates, diagnose shows
  * them as evidence).
+ *
+ * Other tools' files (HumanEval, Inspect, lm-evaluation-harness) are read into the same rows by
+ * `eval/io/formats/`; `readResults` (batch.ts) detects which format a file is.
  */
 
 export interface ResultRow {
@@ -29,28 +36,34 @@ export interface ResultRow {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * The formats read: the project's rows (`jsonl`, `csv`) and other tools' files as they write
+ * them (`eval/io/formats/`): HumanEval's `*_results.jsonl`, an Inspect log (`.json` or the `.eval`
+ * zip archive), lm-evaluation-harness `samples_*.jsonl`.
+ */
+export type ResultFormat = 'jsonl' | 'csv' | 'humaneval' | 'inspect-json' | 'inspect-eval' | 'lm-eval';
+
+/** A number the file itself reports (e.g. Inspect's `results.scores`), to set beside the recomputed one. */
+export interface ReportedValue {
+  /** What it is, e.g. `accuracy`. */
+  name: string;
+  value: number;
+  /** Where in the file, e.g. `results.scores['match'].metrics.accuracy`. */
+  where: string;
+}
+
 export interface ResultFile {
   path: string;
-  format: 'jsonl' | 'csv';
+  format: ResultFormat;
   harness?: Record<string, unknown>;
-  harnessSource?: 'header' | 'sidecar';
+  harnessSource?: 'header' | 'sidecar' | 'log';
   /** The other keys of a JSONL header line (e.g. `provenance`). */
   header?: Record<string, unknown>;
   rows: ResultRow[];
-}
-
-/** A result file that cannot be used: `path:line: field 'f': detail`, or `path: detail` for the whole file (line 0). */
-export class ResultFileError extends Error {
-  constructor(
-    readonly path: string,
-    readonly line: number,
-    readonly field: string | undefined,
-    detail: string,
-  ) {
-    // One line whatever the file holds: control characters are shown escaped.
-    const message = `${path}${line > 0 ? `:${line}` : ''}: ${field !== undefined ? `field '${field}': ` : ''}${detail}`;
-    super(message.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1)));
-  }
+  /** What the reader of another tool's file chose, assumed or left out (each a sentence). */
+  notes?: string[];
+  /** Numbers the file reports about itself, to check against the rows. */
+  reported?: ReportedValue[];
 }
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
@@ -103,30 +116,6 @@ function toRow(record: Record<string, unknown>, path: string, line: number): Res
   return row;
 }
 
-/**
- * The first key that appears twice at the top level of a valid JSON object text, if any:
- * JSON.parse keeps the last silently, which would let `{"passed": true, "passed": false}` pass.
- */
-function duplicatedKey(source: string): string | undefined {
-  const seen = new Set<string>();
-  let depth = 0;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === '"') {
-      let end = i + 1;
-      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
-      if (depth === 1 && /^\s*:/.test(source.slice(end + 1, end + 64))) {
-        const key = JSON.parse(source.slice(i, end + 1)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
-      }
-      i = end;
-    } else if (char === '{' || char === '[') depth++;
-    else if (char === '}' || char === ']') depth--;
-  }
-  return undefined;
-}
-
 type Parsed = { rows: ResultRow[]; harness?: Record<string, unknown>; header?: Record<string, unknown> };
 
 function parseJsonl(text: string, path: string): Parsed {
@@ -135,6 +124,7 @@ function parseJsonl(text: string, path: string): Parsed {
   let header: Record<string, unknown> | undefined;
   const lines = text.split(/\r?\n/);
   let seenData = false;
+  let firstDataLine: number | undefined;
   for (let i = 0; i < lines.length; i++) {
     const source = (lines[i] as string).trim();
     if (source === '') continue;
@@ -150,6 +140,8 @@ function parseJsonl(text: string, path: string): Parsed {
     const record = value as Record<string, unknown>;
     const twice = duplicatedKey(source);
     if (twice !== undefined) throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
+    const other = !('task' in record) && !('harness' in record) ? mixedFormat(path, i + 1, record, 'rows', firstDataLine ?? i + 1) : undefined;
+    if (other !== undefined) throw other;
     if ('harness' in record && !('task' in record)) {
       if (seenData || harness !== undefined) throw new ResultFileError(path, i + 1, 'harness', 'the harness header must be the first line');
       if (typeof record.harness !== 'object' || record.harness === null || Array.isArray(record.harness)) throw new ResultFileError(path, i + 1, 'harness', 'expected an object');
@@ -159,6 +151,7 @@ function parseJsonl(text: string, path: string): Parsed {
       continue;
     }
     seenData = true;
+    firstDataLine ??= i + 1;
     rows.push(toRow(record, path, i + 1));
   }
   return { rows, ...(harness === undefined ? {} : { harness }), ...(header === undefined ? {} : { header }) };
@@ -230,11 +223,11 @@ export function parseResultText(text: string, { path = '<input>', format }: { pa
 }
 
 /**
- * The text of a file, or a ResultFileError naming the path in one line: missing, a folder, not
+ * The bytes of a file, or a ResultFileError naming the path in one line: missing, a folder, not
  * readable (permissions), or anything else the file system refuses.
  * `missing` is returned as undefined when `optional` (a sidecar that is not there).
  */
-function readText(path: string, { optional = false } = {}): string | undefined {
+export function readBytes(path: string, { optional = false } = {}): Buffer | undefined {
   let kind: 'file' | 'folder' | 'other';
   try {
     const stats = statSync(path);
@@ -247,14 +240,47 @@ function readText(path: string, { optional = false } = {}): string | undefined {
     }
     throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
   }
-  if (kind === 'folder') throw new ResultFileError(path, 0, undefined, 'is a folder, not a result file (give the path of a .jsonl or .csv file)');
+  if (kind === 'folder') throw new ResultFileError(path, 0, undefined, 'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)');
   if (kind === 'other') throw new ResultFileError(path, 0, undefined, 'is not a regular file');
   try {
-    return readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ResultFileError(path, 0, undefined, code === 'EACCES' || code === 'EPERM' ? 'cannot read: permission denied' : `cannot read (${code ?? (error as Error).message})`);
   }
+}
+
+/** The format the project's own reader picks for a path: by extension, else from the content. */
+export function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
+  const extension = path.toLowerCase().split('.').pop();
+  return extension === 'csv' ? 'csv' : extension === 'jsonl' || extension === 'ndjson' || extension === 'json' ? 'jsonl' : undefined;
+}
+
+/**
+ * Adds the harness of a sidecar `FILE.harness.json` to a file read from `path`, if there is one.
+ * A harness in the file and a sidecar that disagree is an error (which one is true?).
+ */
+export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
+  const sidecarPath = `${path}.harness.json`;
+  const sidecarText = readBytes(sidecarPath, { optional: true })?.toString('utf8');
+  if (sidecarText === undefined) return file;
+  let sidecar: unknown;
+  try {
+    sidecar = JSON.parse(sidecarText.startsWith('\uFEFF') ? sidecarText.slice(1) : sidecarText);
+  } catch (error) {
+    throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
+  const twice = duplicatedKey(sidecarText);
+  if (twice !== undefined) throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
+  const record = sidecar as Record<string, unknown>;
+  const harness = (typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness) ? record.harness : record) as Record<string, unknown>;
+  if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
+    throw new ResultFileError(sidecarPath, 1, 'harness', `differs from the harness ${file.harnessSource === 'log' ? 'recorded in' : 'header of'} ${path}; keep one of them`);
+  }
+  file.harness = harness;
+  file.harnessSource ??= 'sidecar';
+  return file;
 }
 
 /**
@@ -264,28 +290,7 @@ function readText(path: string, { optional = false } = {}): string | undefined {
  *   is malformed, always in one line naming the path.
  */
 export function readResultFile(path: string): ResultFile {
-  const extension = path.toLowerCase().split('.').pop();
-  const format = extension === 'csv' ? 'csv' : extension === 'jsonl' || extension === 'ndjson' || extension === 'json' ? 'jsonl' : undefined;
-  const file = parseResultText(readText(path) as string, format === undefined ? { path } : { path, format });
-  const sidecarPath = `${path}.harness.json`;
-  const sidecarText = readText(sidecarPath, { optional: true });
-  if (sidecarText !== undefined) {
-    let sidecar: unknown;
-    try {
-      sidecar = JSON.parse(sidecarText.startsWith('\uFEFF') ? sidecarText.slice(1) : sidecarText);
-    } catch (error) {
-      throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
-    }
-    if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
-    const twice = duplicatedKey(sidecarText);
-    if (twice !== undefined) throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
-    const record = sidecar as Record<string, unknown>;
-    const harness = (typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness) ? record.harness : record) as Record<string, unknown>;
-    if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
-      throw new ResultFileError(sidecarPath, 1, 'harness', `differs from the harness header of ${path}; keep one of them`);
-    }
-    file.harness = harness;
-    file.harnessSource ??= 'sidecar';
-  }
-  return file;
+  const format = rowsFormatOf(path);
+  const text = (readBytes(path) as Buffer).toString('utf8');
+  return addSidecarHarness(parseResultText(text, format === undefined ? { path } : { path, format }), path);
 }

@@ -1,0 +1,41 @@
+import { ResultFileError } from '../errors.ts';
+import type { ResultFile, ResultRow } from '../resultFile.ts';
+import { idOf, jsonLines, mixedFormat } from './json.ts';
+
+/**
+ * HumanEval's `evaluate_functional_correctness SAMPLES` output, `SAMPLES_results.jsonl`
+ * (openai/human-eval, `human_eval/evaluation.py`): the samples file with two fields added to each
+ * line, `result` ("passed", "timed out" or "failed: ...") and `passed` (true/false).
+ *
+ * - task: `task_id` (e.g. "HumanEval/0"; a JSON integer is read as its digits);
+ * - sample: the line's position among its task's lines, in file order (0, 1, 2, ...), which is
+ *   the order of the samples file and of HumanEval's own `completion_id`;
+ * - passed: `passed` (true/false; 1/0 is taken too).
+ *
+ * `result` is kept in the row's `extra`; the completion is not. The file records no generation
+ * settings: a sidecar `FILE.harness.json` adds them.
+ * @throws ResultFileError naming the line and field of a line that is not a results line.
+ */
+export function parseHumanEval(text: string, path: string): ResultFile {
+  const rows: ResultRow[] = [];
+  const samplesOf = new Map<string, number>();
+  const records = jsonLines(text, path);
+  const firstLine = records[0]?.line ?? 1;
+  for (const { line, record } of records) {
+    const fail = (field: string, detail: string): never => {
+      throw new ResultFileError(path, line, field, detail);
+    };
+    if (!('task_id' in record)) throw mixedFormat(path, line, record, 'humaneval', firstLine) ?? fail('task_id', 'missing (a HumanEval results line has task_id, completion, result and passed)');
+    if (!('passed' in record)) fail('passed', 'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl');
+    const task = idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
+    const { passed } = record;
+    if (passed !== true && passed !== false && passed !== 1 && passed !== 0) fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
+    const sample = samplesOf.get(task) ?? 0;
+    samplesOf.set(task, sample + 1);
+    const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
+    if (typeof record.result === 'string') row.extra = { result: record.result };
+    rows.push(row);
+  }
+  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+  return { path, format: 'humaneval', rows };
+}
