@@ -1,11 +1,16 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, readResults, ResultFileError } from '../../eval/io/index.ts';
+import { batchOf, readResults, ResultFileError, type ResultFile } from '../../eval/io/index.ts';
 import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
-import { boolFlag, InputError, intFlag, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { boolFlag, checkResultFileOptions, InputError, intFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+
+const isInspect = ({ format }: ResultFile) => format === 'inspect-json' || format === 'inspect-eval';
 
 /** One line on how the episodes were paired: common random numbers, differing seeds, or index only. */
-function pairingLine({ pairing }: ComparisonReport): string {
+function pairingLine({ pairing }: ComparisonReport, fileA: ResultFile, fileB: ResultFile): string {
+  if (pairing.kind === 'index-only' && isInspect(fileA) && isInspect(fileB)) {
+    return `pairing: by Inspect sample id and epoch (${pairing.total} paired samples; Inspect records no per-sample seed, so common random numbers cannot be checked)`;
+  }
   if (pairing.kind === 'common-random-numbers') return `pairing: common random numbers (env seeds match on all ${pairing.total} paired episodes)`;
   if (pairing.kind === 'seeds-differ') {
     const shown = pairing.differing.map(({ task, sample, a, b }) => `${task}#${sample} A ${JSON.stringify(a)} B ${JSON.stringify(b)}`).join('; ');
@@ -23,8 +28,10 @@ async function run(args: CommandArgs): Promise<void> {
   const seed = intFlag(args, 'seed', 0);
   const run = stringFlag(args, 'run');
   if (run !== undefined && run.trim() === '') throw new UsageError('--run must name a run');
-  const fileA = readResults(pathA);
-  const fileB = readResults(pathB);
+  const options = resultFileOptions(args);
+  const fileA = readResults(pathA, options);
+  const fileB = readResults(pathB, options);
+  checkResultFileOptions(options, [fileA, fileB]);
   let report: ComparisonReport;
   try {
     report = compareResults(
@@ -36,16 +43,17 @@ async function run(args: CommandArgs): Promise<void> {
     if (error instanceof RangeError) throw new InputError(`${pathA} vs ${pathB}: ${error.message}`);
     throw error;
   }
+  const notes = { a: fileA.notes ?? [], b: fileB.notes ?? [] };
   if (boolFlag(args, 'json')) {
     const { pairing, ...rest } = report;
-    printJson({ files: { a: pathA, b: pathB }, seed, ...rest, pairing });
+    printJson({ files: { a: pathA, b: pathB }, formats: { a: fileA.format, b: fileB.format }, notes, seed, ...rest, pairing });
     return;
   }
-  const lines: string[] = [];
+  const lines: string[] = [...notes.a.map((note) => `note (A): ${note}`), ...notes.b.map((note) => `note (B): ${note}`)];
   if (fileA.harness === undefined || fileB.harness === undefined) lines.push(`harness: not recorded for ${[fileA.harness === undefined ? 'A' : '', fileB.harness === undefined ? 'B' : ''].filter(Boolean).join(' and ')}; cannot check that both ran under the same conditions`);
   else if (report.harnessDifferences.length === 0) lines.push('harness: identical');
   else lines.push(`harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`, ...report.harnessDifferences.map(({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`));
-  lines.push(pairingLine(report));
+  lines.push(pairingLine(report, fileA, fileB));
   if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
   if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
   if (report.tooFewSamples.length > 0) lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
@@ -65,7 +73,7 @@ async function run(args: CommandArgs): Promise<void> {
 export const command: Command = {
   name: 'compare',
   summary: 'Compare two result files paired by task: harness differences first, then the paired difference with its interval',
-  usage: 'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--json]',
+  usage: 'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
   positionals: { min: 2, max: 2 },
   flags: {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
@@ -73,6 +81,7 @@ export const command: Command = {
     seed: { type: 'string', description: 'seed of the paired bootstrap', default: '0' },
     reps: { type: 'string', description: 'bootstrap replicates', default: '2000' },
     run: { type: 'string', description: 'the run to use when a file holds several' },
+    ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {

@@ -1,6 +1,6 @@
 import { readResults, ResultFileError } from '../../eval/io/index.ts';
 import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
-import { boolFlag, InputError, intFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { boolFlag, checkResultFileOptions, InputError, intFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
 /** `--reported 1:0.62,10:0.55` -> { 1: 0.62, 10: 0.55 } */
 function parseReported(raw: string | undefined): Record<string, number> | undefined {
@@ -23,8 +23,10 @@ async function run(args: CommandArgs): Promise<void> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
   const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1, max: Number.MAX_SAFE_INTEGER });
-  const fileA = readResults(first);
-  const fileB = second === undefined ? undefined : readResults(second);
+  const options = resultFileOptions(args);
+  const fileA = readResults(first, options);
+  const fileB = second === undefined ? undefined : readResults(second, options);
+  checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
   let report: DiagnosisReport;
   try {
     report = diagnose(fileA, fileB, { ...(k === undefined ? {} : { k }), ...(reported === undefined ? {} : { reported }) });
@@ -33,12 +35,14 @@ async function run(args: CommandArgs): Promise<void> {
     if (error instanceof RangeError) throw new InputError(error.message);
     throw error;
   }
+  const notes = [...(fileA.notes ?? []).map((note) => `${first}: ${note}`), ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`)];
   if (boolFlag(args, 'json')) {
-    printJson(report);
+    printJson({ ...report, notes });
     return;
   }
   const { numbers } = report;
   const lines = [
+    ...notes.map((note) => `note: ${note}`),
     `pass@1 ${(100 * numbers.passAt1).toFixed(1)}% (${report.sources[0]}) vs pass@${numbers.k} ${(100 * numbers.passAtK).toFixed(1)}% (${report.sources[1] ?? report.sources[0]}): ${numbers.inverted ? 'INVERTED' : 'not inverted'}`,
     '',
   ];
@@ -53,11 +57,12 @@ async function run(args: CommandArgs): Promise<void> {
 export const command: Command = {
   name: 'diagnose',
   summary: 'Why does pass@k fall below pass@1? Same batch, different runs, different harness, or multi-turn: evidence for each',
-  usage: 'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
+  usage: 'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
   positionals: { min: 1, max: 2 },
   flags: {
     k: { type: 'string', description: 'the k of the pass@k being questioned (at most the samples per task)', default: 'n of FILE2 (or FILE)' },
     reported: { type: 'string', description: 'the numbers that were reported, as k:value pairs, to check against the raw rows' },
+    ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
