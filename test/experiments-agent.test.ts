@@ -6,6 +6,7 @@ import { main as main171 } from '../experiments/17.1.ts';
 import { main as main174 } from '../experiments/17.4.ts';
 import { main as main175 } from '../experiments/17.5.ts';
 import { main as main177 } from '../experiments/17.7.ts';
+import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, stepOf, trainingSeedOf } from '../experiments/runs.ts';
 
@@ -76,6 +77,22 @@ describe('experiments on trained checkpoints (smoke)', () => {
       expect(row.trajectory[8]!.successes).toBeLessThan(row.trajectory[0]!.successes);
     }
     expect(readFileSync(join(outDir, 'figures', '17.3-passk.svg'), 'utf8')).toMatch(/^<svg/);
+  });
+
+  it('17.8: validation and test by checkpoint, selection by each, the winner\'s curse measured and simulated, Figure 17.4', async () => {
+    const result = await main178({ run, seed: 1, smoke: true, outDir });
+    expect(result.split.test).toContain('speed');
+    expect(result.split.validation).toHaveLength(5);
+    expect(result.table.map((row) => row.step)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80]);
+    // Selecting by test reports the highest test score there is.
+    expect(result.byTest.test).toBe(Math.max(...result.table.map((row) => row.test)));
+    expect(result.curse.picks).toHaveLength(10);
+    // The simulated optimism of the best of 8 equally good checkpoints is never negative, and its prediction is sigma x E[max of 8 normals].
+    const p = result.byValidation.test;
+    expect(result.simulated.bias).toBeGreaterThanOrEqual(0);
+    expect(result.simulated.predictedBias).toBeCloseTo(Math.sqrt((p * (1 - p)) / 160) * result.simulated.e8, 10);
+    expect(result.simulated.e8).toBeCloseTo(1.4236, 3);
+    for (const name of ['17.4-selection.svg', '17.4-seeds-step30.svg']) expect(readFileSync(join(outDir, 'figures', name), 'utf8')).toMatch(/^<svg/);
   });
 
   it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {
