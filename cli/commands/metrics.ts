@@ -11,7 +11,7 @@ const range = (low: number | null, high: number | null, missing: string) => (low
 function reportedLine({ name, value, where }: ReportedValue, recomputed: number): string {
   const difference = recomputed - value;
   const verdict = Math.abs(difference) < 1e-9 ? 'the same' : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
-  return `the file reports ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
+  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
 }
 
 function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {

@@ -3,7 +3,7 @@ import { ResultFileError } from './errors.ts';
 import { detectFormat, type FormatChoice } from './formats/detect.ts';
 import { parseHumanEval } from './formats/humaneval.ts';
 import { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
-import { parseLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
+import { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
 import { groupOutcomes, type TaskOutcomes } from './outcomes.ts';
 import { addSidecarHarness, parseResultText, readBytes, type ResultFile, type ResultFormat } from './resultFile.ts';
 
@@ -43,7 +43,7 @@ export function readResults(path: string, options: ReadOptions = {}): ResultFile
   let file: ResultFile;
   if (format === 'jsonl' || format === 'csv') file = parseResultText(text(), { path, format });
   else if (format === 'humaneval') file = parseHumanEval(text(), path);
-  else if (format === 'lm-eval') file = parseLmEvalSamples(text(), path, options);
+  else if (format === 'lm-eval') file = readLmEvalSamples(text(), path, options);
   else if (format === 'inspect-json') file = parseInspectJson(text(), path, options);
   else file = readInspectArchive(bytes, path, options);
   return addSidecarHarness(file, path);

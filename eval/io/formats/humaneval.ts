@@ -37,5 +37,5 @@ export function parseHumanEval(text: string, path: string): ResultFile {
     rows.push(row);
   }
   if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
-  return { path, format: 'humaneval', rows };
+  return { path, format: 'humaneval', rows, notes: ["outcome: 'passed'; task = task_id, sample = the line's position among its task's lines, in file order"] };
 }

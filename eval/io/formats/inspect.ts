@@ -147,7 +147,7 @@ function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path
   const unscored: string[] = [];
   let partial = 0;
   for (const sample of parsed) {
-    const label = `${JSON.stringify(sample.record.id)} epoch ${sample.epoch}`;
+    const label = `id ${JSON.stringify(sample.record.id)} epoch ${sample.epoch}`;
     const reading = readValue(sample.scores[scorer], options.partialAs);
     if ('refused' in reading) throw new ResultFileError(path, 0, undefined, `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`);
     if ('missing' in reading) {
@@ -159,7 +159,7 @@ function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path
     rows.push({ task: sample.task, sample: sample.epoch - 1, passed: reading.passed, line: rows.length + 1, extra: { id: sample.record.id, epoch: sample.epoch } });
   }
   if (rows.length === 0) throw new ResultFileError(path, 0, undefined, `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`);
-  notes.unshift(`outcome: scorer '${scorer}'${names.length > 1 ? ` of ${list(names)}` : ''}; task = sample id, sample = epoch - 1`);
+  notes.unshift(`outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`);
   const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
   if (errored.length > 0) notes.push(`${errored.length} sample(s) errored and have no score, left out as in Inspect's metrics: ${shown(errored)}`);
   if (unscored.length > 0) notes.push(`${unscored.length} sample(s) have no value from scorer '${scorer}' (unscored), left out as in Inspect's metrics: ${shown(unscored)}`);

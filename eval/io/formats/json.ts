@@ -80,14 +80,24 @@ export function unknownFormat(path: string, line: number, found: string): Result
   );
 }
 
+/** How a file of each kind is described. */
+const FILE_NAMES: Record<RecordKind, string> = {
+  rows: 'result rows (task, sample, passed)',
+  humaneval: 'HumanEval results lines',
+  'lm-eval': 'lm-evaluation-harness samples',
+  inspect: 'an Inspect log',
+};
+
 /**
- * A line of a JSON-lines file of kind `expected` that holds another format: one file holds one
- * format. `undefined` when the line is not recognisably another format.
+ * A line of a JSON-lines file read as kind `expected` that holds another format: one file holds
+ * one format (or `--format` named the wrong one). `undefined` when the line is not recognisably
+ * another format.
  */
 export function mixedFormat(path: string, line: number, record: Record<string, unknown>, expected: RecordKind, firstLine: number): ResultFileError | undefined {
   const kind = recordKind(record);
   if (kind === undefined || kind === expected) return undefined;
-  return new ResultFileError(path, line, undefined, `${KIND_NAMES[kind]} in a file of ${KIND_NAMES[expected]}s (from line ${firstLine}); one file holds one format`);
+  const where = line > firstLine ? ` like line ${firstLine}; one file holds one format` : '; check --format';
+  return new ResultFileError(path, line, undefined, `${KIND_NAMES[kind]}, not ${FILE_NAMES[expected]}${where}`);
 }
 
 /** One JSON object of a JSON-lines file with its 1-based line. */

@@ -1,6 +1,8 @@
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ResultFileError } from '../errors.ts';
-import type { ResultFile, ResultRow } from '../resultFile.ts';
-import { idOf, jsonLines, mixedFormat, type JsonLine } from './json.ts';
+import { readBytes, type ResultFile, type ResultRow } from '../resultFile.ts';
+import { idOf, jsonLines, mixedFormat, parsePythonJson, type JsonLine } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 const SAMPLE_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']);
@@ -57,6 +59,10 @@ function linesOfFilter(records: JsonLine[], path: string, filter: string | undef
  * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
  */
 export function parseLmEvalSamples(text: string, path: string, options: LmEvalOptions = {}): ResultFile {
+  return readSamples(text, path, options).file;
+}
+
+function readSamples(text: string, path: string, options: LmEvalOptions): { file: ResultFile; metric: string; filter: string | undefined } {
   const records = jsonLines(text, path);
   const firstLine = records[0]?.line ?? 1;
   for (const { line, record } of records) {
@@ -103,5 +109,69 @@ export function parseLmEvalSamples(text: string, path: string, options: LmEvalOp
         : `only one sample per task: lm-evaluation-harness scores each document once; pass@k for k > 1 and the spread within a task need several samples per task`,
     );
   }
-  return { path, format: 'lm-eval', rows, notes };
+  return { file: { path, format: 'lm-eval', rows, notes }, metric, filter };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The harness and the reported value of one task from the run's aggregated results, the JSON
+ * file the harness writes beside the samples: `samples_<task>_<date>.jsonl` has
+ * `results_<date>.json` (or `<name>_<date>.json` when --output_path named a file).
+ */
+export function runResults(results: unknown, task: string, metric: string, filter: string | undefined, where: string): Pick<ResultFile, 'harness' | 'reported'> {
+  if (!isObject(results)) return {};
+  const config = isObject(results.config) ? results.config : {};
+  const taskConfig = isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
+  const pick = (source: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((key) => source[key] !== undefined && source[key] !== null).map((key) => [key, source[key]]));
+  const harness: Record<string, unknown> = {
+    tool: 'lm-evaluation-harness',
+    ...pick({ version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name }, ['version', 'git_hash', 'model_name']),
+    ...pick(config, ['model', 'model_args', 'model_revision', 'model_dtype', 'gen_kwargs', 'limit', 'random_seed', 'numpy_seed', 'torch_seed', 'fewshot_seed']),
+    ...pick(taskConfig, ['output_type', 'num_fewshot', 'generation_kwargs', 'repeats', 'doc_to_text', 'doc_to_target']),
+    ...pick({ task_version: isObject(results.versions) ? results.versions[task] : undefined }, ['task_version']),
+    ...pick(results, ['system_instruction_sha', 'chat_template_sha', 'fewshot_as_multiturn']),
+  };
+  if (filter !== undefined) harness.filter = filter;
+  harness.metric = metric;
+  const key = `${metric},${filter ?? 'none'}`;
+  const value = isObject(results.results) && isObject(results.results[task]) ? results.results[task][key] : undefined;
+  return { harness, ...(typeof value === 'number' ? { reported: [{ name: metric, value, where: `${where}: results.${task}['${key}']` }] } : {}) };
+}
+
+const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl(?:\.gz)?$/;
+
+/**
+ * Reads lm-evaluation-harness samples (parseLmEvalSamples) and, when the run's aggregated results
+ * are beside them, takes the harness (model, its arguments, few-shot, generation settings,
+ * repeats, seeds, versions) and the reported value of the chosen metric from there.
+ */
+export function readLmEvalSamples(text: string, path: string, options: LmEvalOptions = {}): ResultFile {
+  const { file, metric, filter } = readSamples(text, path, options);
+  const name = SAMPLES_NAME.exec(basename(path));
+  if (name === null) return file;
+  const [, task, date] = name as unknown as [string, string, string];
+  let sibling: string | undefined;
+  try {
+    sibling = readdirSync(dirname(path)).find((entry) => entry.endsWith(`_${date}.json`) && !entry.startsWith('samples_'));
+  } catch {
+    return file;
+  }
+  if (sibling === undefined) return file;
+  const siblingPath = join(dirname(path), sibling);
+  let results: unknown;
+  try {
+    results = parsePythonJson((readBytes(siblingPath) as Buffer).toString('utf8'));
+  } catch (error) {
+    (file.notes as string[]).push(`${sibling} beside it is not readable (${(error as Error).message.split('\n')[0]}): no harness or reported value`);
+    return file;
+  }
+  const run = runResults(results, task, metric, filter, sibling);
+  if (run.harness !== undefined) {
+    file.harness = run.harness;
+    file.harnessSource = 'log';
+  }
+  if (run.reported !== undefined) file.reported = run.reported;
+  (file.notes as string[]).push(`harness${run.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`);
+  return file;
 }
