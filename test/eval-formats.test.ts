@@ -272,3 +272,32 @@ describe('detection, --format and files that are none of the formats', () => {
     await fails(['metrics', INSPECT_A, '--scorer', ' '], 2, /--scorer must name a scorer/);
   });
 });
+
+describe('damaged files of every format: a ResultFile or one ResultFileError line, never another error', () => {
+  it('cuts and flipped bytes (fixed seed)', () => {
+    const sources = [HUMANEVAL, INSPECT_A, INSPECT_A_DEFLATE, INSPECT_B, INSPECT_TWO, LM('boolq', DATE1), LM('gsm8k', DATE1)].map((path) => readFileSync(path));
+    // a small linear congruential generator keeps the damage reproducible without a random source
+    let state = 12345;
+    let refused = 0;
+    const next = (bound: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % bound;
+    };
+    for (let trial = 0; trial < 120; trial++) {
+      const source = sources[trial % sources.length] as Buffer;
+      const damaged = Buffer.from(source.subarray(0, trial % 3 === 0 ? next(source.length) : source.length));
+      for (let flips = trial % 3 === 0 ? 0 : 1 + next(4); flips > 0; flips--) damaged[next(damaged.length)] = next(256);
+      const path = write(`damaged-${trial}.${source === sources[1] || source === sources[2] ? 'eval' : 'jsonl'}`, damaged);
+      try {
+        readResults(path, { scorer: 'match' });
+      } catch (error) {
+        expect(error, `trial ${trial}`).toBeInstanceOf(ResultFileError);
+        expect((error as Error).message.split('\n'), `trial ${trial}`).toHaveLength(1);
+        refused++;
+      }
+    }
+    // most damage is caught; a flipped byte inside a string can leave a file readable
+    expect(refused).toBeGreaterThan(60);
+    expect(refused).toBeLessThan(120);
+  });
+});
