@@ -31,7 +31,7 @@ export interface ResultRow {
   passed: boolean;
   turn?: number;
   run?: string;
-  /** 1-based line in the file. */
+  /** 1-based line in the file (in an Inspect log, which has no lines per sample: the position in id and epoch order). */
   line: number;
   extra?: Record<string, unknown>;
 }
