@@ -73,8 +73,8 @@ export function stepOf(step: number, smoke: boolean): number {
 }
 
 /** The recipe of a run: the default training run's, or the smoke one. */
-export function runConfig({ seed, smoke }: { seed: number; smoke: boolean }): RLConfig {
-  return defaultRLConfig({ seed, ...(smoke ? SMOKE_CONFIG : {}) });
+export function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boolean; overrides?: Record<string, unknown> }): RLConfig {
+  return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
 }
 
 /**
@@ -82,14 +82,14 @@ export function runConfig({ seed, smoke }: { seed: number; smoke: boolean }): RL
  * progress bar and log of `npm run train`) when any of them is missing. Training resumes from
  * what is there.
  */
-export async function ensureRun(runDir: string, { seed, smoke, steps }: { seed: number; smoke: boolean; steps: readonly number[] }): Promise<(step: number) => string> {
+export async function ensureRun(runDir: string, { seed, smoke, steps, overrides }: { seed: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> }): Promise<(step: number) => string> {
   await initBackend();
   const at = (step: number) => snapshotDir(runDir, stepOf(step, smoke));
   if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
     const log = openRunLog(runDir, { quiet: smoke });
     try {
       log.say(`${runDir}: checkpoints missing; training them first (seed ${seed})`);
-      await trainSnapshots(runConfig({ seed, smoke }), { runDir, log });
+      await trainSnapshots(runConfig({ seed, smoke, ...(overrides !== undefined ? { overrides } : {}) }), { runDir, log });
     } finally {
       log.close();
     }

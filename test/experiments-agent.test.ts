@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main as main171 } from '../experiments/17.1.ts';
 import { main as main174 } from '../experiments/17.4.ts';
 import { main as main175 } from '../experiments/17.5.ts';
+import { main as main176 } from '../experiments/17.6.ts';
 import { main as main177 } from '../experiments/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
@@ -93,6 +94,16 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(result.simulated.predictedBias).toBeCloseTo(Math.sqrt((p * (1 - p)) / 160) * result.simulated.e8, 10);
     expect(result.simulated.e8).toBeCloseTo(1.4236, 3);
     for (const name of ['17.4-selection.svg', '17.4-seeds-step30.svg']) expect(readFileSync(join(outDir, 'figures', name), 'utf8')).toMatch(/^<svg/);
+  });
+
+  it('17.6: a type-split run measured on the unseen type and the seen types\' held-out variants; the leakage channels measured', async () => {
+    const result = await main176({ run, seed: 1, smoke: true, outDir });
+    expect(existsSync(join(root, 'runs', 'type-zero', 'step-3'))).toBe(true);
+    expect(result.typeSplit.map((row) => row.step)).toEqual([0, 0, 30, 30]);
+    for (const row of result.typeSplit) for (const value of [row.passAt1, row.firstEditRight]) expect(value).toBeGreaterThanOrEqual(0);
+    // 10 of the 29 other names are held-out names: the share of training resets showing one is near 10/29.
+    expect(Math.abs(result.leakage.share - 10 / 29)).toBeLessThan(0.07);
+    expect(result.leakage.pools.map((row) => row.pool)).toEqual(['train', 'heldout']);
   });
 
   it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {

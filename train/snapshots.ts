@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { devTasks, harnessHash, makeTasks, pickHarness, splitOptions, trainingMinusDev, type Task } from '../gym/index.ts';
+import { devTasks, harnessHash, HELD_OUT_VARIANTS, makeTasks, pickHarness, splitOptions, trainingMinusDev, type Task } from '../gym/index.ts';
 import {
   activeBackend, attentionModeFor, buildTokenizer, createModel, defaultModelConfig, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
@@ -36,6 +36,9 @@ export interface TrainSummary {
  */
 export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
   const options = splitOptions(config);
+  // Under the type split the other types' held-out variants are not trained on either, so that
+  // a run can be measured on held-out variants of the seen types as well (chapter 17.6).
+  if (config.split === 'type') return { train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)), heldOut: makeTasks('heldout', options) };
   if (!config.devSplit) return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
   return { train: trainingMinusDev(options), heldOut: devTasks(options) };
 }
