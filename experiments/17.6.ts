@@ -35,7 +35,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const all = makeTasks('all');
   const unseenType = all.filter((task) => task.type === HELD_OUT_TYPE);
   const seenVariants = all.filter((task) => task.type !== HELD_OUT_TYPE && HELD_OUT_VARIANTS.includes(task.variant));
-  const typeSplit = [];
+  const typeSplit: Array<{ step: number; set: string; passAt1: number; readCalls: number; firstEditRight: number }> = [];
   for (const step of [0, 30]) {
     for (const [set, tasks] of [['unseen type (zero, 6 tasks)', unseenType], ['held-out variants of the seen types (8 tasks)', seenVariants]] as const) {
       const result = await evaluate({ checkpoint: typeAt(step), tasks, episodes, seed });
