@@ -10,6 +10,8 @@ import { main as main177 } from '../experiments/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, stepOf, trainingSeedOf } from '../experiments/runs.ts';
+import { differences, normalisedNumbers } from '../experiments/repro.ts';
+import { ROOT } from '../experiments/common.ts';
 
 // One smoke training run (snapshots every step to step 8) serves every experiment here; the
 // first experiment trains it, the others find it.
@@ -17,6 +19,16 @@ const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-'));
 const run = join(root, 'runs', 'default');
 const outDir = join(root, 'results');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * The smoke numbers must equal the committed expectations in results/smoke/ exactly (training and
+ * evaluation are deterministic on one machine and backend): the CI-sized part of `npm run
+ * test:repro`. After a change that moves them, `npm run test:repro -- --update-smoke` rewrites them.
+ */
+function expectSmoke(section: string): void {
+  const expected = normalisedNumbers(join(ROOT, 'results', 'smoke', `${section}.json`));
+  expect(differences(expected, normalisedNumbers(join(outDir, `${section}.json`), join(root, 'runs')))).toEqual([]);
+}
 
 describe('experiments on trained checkpoints (smoke)', () => {
   it('17.1 trains the missing run, then counts per task for step 0 and step 80 with first edits and the 17.3 cluster numbers', async () => {
@@ -34,23 +46,7 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(markdown).toMatch(/\| book \|/);
     expect(markdown).toMatch(/smoke run/);
     expect(JSON.parse(readFileSync(join(outDir, '17.1.json'), 'utf8')).numbers[1].checkpoint.step).toBe(8);
-  });
-
-  it('17.5 evaluates both agents under eight harnesses on the same episodes and draws Figure 17.2', async () => {
-    const result = await main175({ run, seed: 1, smoke: true, outDir });
-    expect(result.rows).toHaveLength(16);
-    // Eight harnesses, each the same for both agents.
-    expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(8);
-    for (const row of result.rows) expect(row.low).toBeLessThanOrEqual(row.high);
-    expect(result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0)).toBe(true);
-    expect(readFileSync(join(outDir, 'figures', '17.2-pass-by-harness.svg'), 'utf8')).toMatch(/^<svg/);
-  });
-
-  it('17.9: eight small evaluations, the stacker at 0.2 and 0.6, the gamer rewarded 1.0 yet never successful', async () => {
-    const result = await main179({ run, seed: 1, smoke: true, outDir });
-    expect(result.noise.evaluations).toHaveLength(8);
-    expect([result.stacker.train.success, result.stacker.plain.success]).toEqual([0.2, 0.6]);
-    expect([result.gamer.public.meanReward, result.gamer.public.success, result.gamer.hidden.meanReward]).toEqual([1, 0, 0]);
+    expectSmoke('17.1');
   });
 
   it('17.4 trains two seeds beside the run, evaluates each checkpoint twice, and pairs step 60 with step 80', async () => {
@@ -62,6 +58,29 @@ describe('experiments on trained checkpoints (smoke)', () => {
     for (const row of result.noise) expect(row.trainingSD).toBeGreaterThanOrEqual(0);
     expect(result.paired.low).toBeLessThanOrEqual(result.paired.difference);
     expect(result.paired.high).toBeGreaterThanOrEqual(result.paired.difference);
+    expectSmoke('17.4');
+  });
+
+  it('17.5 evaluates both agents under eight harnesses on the same episodes and draws Figure 17.2', async () => {
+    const result = await main175({ run, seed: 1, smoke: true, outDir });
+    expect(result.rows).toHaveLength(16);
+    // Eight harnesses, each the same for both agents.
+    expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(8);
+    for (const row of result.rows) expect(row.low).toBeLessThanOrEqual(row.high);
+    expect(result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0)).toBe(true);
+    expect(readFileSync(join(outDir, 'figures', '17.2-pass-by-harness.svg'), 'utf8')).toMatch(/^<svg/);
+    expectSmoke('17.5');
+  });
+
+  it('17.6: a type-split run measured on the unseen type and the seen types\' held-out variants; the leakage channels measured', async () => {
+    const result = await main176({ run, seed: 1, smoke: true, outDir });
+    expect(existsSync(join(root, 'runs', 'type-zero', 'step-3'))).toBe(true);
+    expect(result.typeSplit.map((row) => row.step)).toEqual([0, 0, 30, 30]);
+    for (const row of result.typeSplit) for (const value of [row.passAt1, row.firstEditRight]) expect(value).toBeGreaterThanOrEqual(0);
+    // 10 of the 29 other names are held-out names: the share of training resets showing one is near 10/29.
+    expect(Math.abs(result.leakage.share - 10 / 29)).toBeLessThan(0.07);
+    expect(result.leakage.pools.map((row) => row.pool)).toEqual(['train', 'heldout']);
+    expectSmoke('17.6');
   });
 
   it('17.7: unbiased pass@k curves with task-level bands for steps 0, 20 and 80, narrowing found from the data, Figure 17.3', async () => {
@@ -78,6 +97,7 @@ describe('experiments on trained checkpoints (smoke)', () => {
       expect(row.trajectory[8]!.successes).toBeLessThan(row.trajectory[0]!.successes);
     }
     expect(readFileSync(join(outDir, 'figures', '17.3-passk.svg'), 'utf8')).toMatch(/^<svg/);
+    expectSmoke('17.7');
   });
 
   it('17.8: validation and test by checkpoint, selection by each, the winner\'s curse measured and simulated, Figure 17.4', async () => {
@@ -94,16 +114,15 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(result.simulated.predictedBias).toBeCloseTo(Math.sqrt((p * (1 - p)) / 160) * result.simulated.e8, 10);
     expect(result.simulated.e8).toBeCloseTo(1.4236, 3);
     for (const name of ['17.4-selection.svg', '17.4-seeds-step30.svg']) expect(readFileSync(join(outDir, 'figures', name), 'utf8')).toMatch(/^<svg/);
+    expectSmoke('17.8');
   });
 
-  it('17.6: a type-split run measured on the unseen type and the seen types\' held-out variants; the leakage channels measured', async () => {
-    const result = await main176({ run, seed: 1, smoke: true, outDir });
-    expect(existsSync(join(root, 'runs', 'type-zero', 'step-3'))).toBe(true);
-    expect(result.typeSplit.map((row) => row.step)).toEqual([0, 0, 30, 30]);
-    for (const row of result.typeSplit) for (const value of [row.passAt1, row.firstEditRight]) expect(value).toBeGreaterThanOrEqual(0);
-    // 10 of the 29 other names are held-out names: the share of training resets showing one is near 10/29.
-    expect(Math.abs(result.leakage.share - 10 / 29)).toBeLessThan(0.07);
-    expect(result.leakage.pools.map((row) => row.pool)).toEqual(['train', 'heldout']);
+  it('17.9: eight small evaluations, the stacker at 0.2 and 0.6, the gamer rewarded 1.0 yet never successful', async () => {
+    const result = await main179({ run, seed: 1, smoke: true, outDir });
+    expect(result.noise.evaluations).toHaveLength(8);
+    expect([result.stacker.train.success, result.stacker.plain.success]).toEqual([0.2, 0.6]);
+    expect([result.gamer.public.meanReward, result.gamer.public.success, result.gamer.hidden.meanReward]).toEqual([1, 0, 0]);
+    expectSmoke('17.9');
   });
 
   it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {

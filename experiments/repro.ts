@@ -1,0 +1,119 @@
+/**
+ * Regression test of the reported numbers: every experiment rerun at its recorded seed must
+ * reproduce the committed results/17.N.json exactly (on the backend that wrote them), and the
+ * smoke runs must reproduce results/smoke/ exactly (the test suite checks those).
+ *
+ * Command: npm run test:repro            (full: reruns every experiment on the committed runs,
+ *                                         training them first where missing: about 6 minutes with
+ *                                         trained runs, about 25 from a fresh clone)
+ *          npm run test:repro -- --update-smoke   (rewrites results/smoke/ after a change that
+ *                                         moves the smoke numbers, to be committed with it)
+ * On another backend the exact numbers cannot match (float rounding differs); the chapter's
+ * qualitative claims are checked instead (`qualitativeChecks`).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { activeBackend, initBackend } from '../agent/index.ts';
+import { main as main171 } from './17.1.ts';
+import { main as main172 } from './17.2.ts';
+import { main as main173 } from './17.3.ts';
+import { main as main174 } from './17.4.ts';
+import { main as main175 } from './17.5.ts';
+import { main as main176 } from './17.6.ts';
+import { main as main177 } from './17.7.ts';
+import { main as main178 } from './17.8.ts';
+import { main as main179 } from './17.9.ts';
+import { writeJsonAtomic } from '../lib/atomic.ts';
+import { isMain, ROOT } from './common.ts';
+import type { RunOptions } from './runs.ts';
+
+type Experiment = (options: RunOptions) => Promise<unknown>;
+export const EXPERIMENTS: Record<string, Experiment> = {
+  '17.1': main171, '17.2': (o) => main172(o), '17.3': (o) => main173(o), '17.4': main174, '17.5': main175, '17.6': main176, '17.7': main177, '17.8': main178, '17.9': main179,
+};
+
+/** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
+export function differences(expected: unknown, actual: unknown, path = ''): string[] {
+  if (typeof expected !== typeof actual || Array.isArray(expected) !== Array.isArray(actual) || (expected === null) !== (actual === null)) return [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
+  if (typeof expected !== 'object' || expected === null) return Object.is(expected, actual) ? [] : [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
+  const keys = new Set([...Object.keys(expected), ...Object.keys(actual as object)]);
+  return [...keys].flatMap((key) => differences((expected as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], Array.isArray(expected) ? `${path}[${key}]` : path ? `${path}.${key}` : key));
+}
+
+/** A results file's numbers, with a temporary runs folder written as `<runs>` so that smoke runs in different folders compare. */
+export function normalisedNumbers(path: string, runsDir?: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  return (JSON.parse(runsDir === undefined ? text : text.split(runsDir).join('<runs>')) as { numbers: unknown }).numbers;
+}
+
+/** The experiments on trained checkpoints, in the order the smoke expectations are made (and the test suite runs them). */
+export const SMOKE_ORDER = ['17.1', '17.4', '17.5', '17.6', '17.7', '17.8', '17.9'];
+export const SMOKE_SEED = 1;
+
+/** Rewrites results/smoke/: every smoke experiment on a fresh smoke run in a temporary folder, paths written as `<runs>`. */
+export async function updateSmoke(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'tinyagent-smoke-'));
+  const runsDir = join(root, 'runs');
+  const outDir = join(root, 'results');
+  try {
+    for (const section of SMOKE_ORDER) {
+      await EXPERIMENTS[section]!({ run: join(runsDir, 'default'), seed: SMOKE_SEED, smoke: true, outDir });
+      writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), { section, seed: SMOKE_SEED, numbers: normalisedNumbers(join(outDir, `${section}.json`), runsDir) });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Qualitative claims that hold on any backend (the direction of each effect). */
+export function qualitativeChecks(section: string, numbers: any): Array<[string, boolean]> {
+  switch (section) {
+    case '17.1': return [['step 80 passes more than step 0', numbers[1].passAt1 > numbers[0].passAt1], ['the trained agent\'s task-level interval is wider than its episode-level one', numbers[1].clusters.taskLevel.width > numbers[1].clusters.episodeLevel.width]];
+    case '17.4': return [['pairing cuts the SE', numbers.paired.pairedSE < numbers.paired.unpairedSE]];
+    case '17.5': return [['temperature 1.3 costs the trained agent', numbers.rows.find((r: any) => r.step === 80 && r.harness === 'temperature 1.3').move < 0], ['3 turns cost the trained agent', numbers.rows.find((r: any) => r.step === 80 && r.harness === '3 turns').move < 0]];
+    case '17.7': return [['step 80 leads at k = 1', numbers.agents[2].curve[0].mean > numbers.agents[0].curve[0].mean]];
+    case '17.9': return [['stacker 0.2 vs 0.6', numbers.stacker.train.success === 0.2 && numbers.stacker.plain.success === 0.6], ['gamer rewarded 1 but never successful', numbers.gamer.public.meanReward === 1 && numbers.gamer.public.success === 0]];
+    default: return [];
+  }
+}
+
+/** Reruns every experiment into a temporary folder and compares with `expectedDir`. */
+export async function reproduce({ expectedDir, run, smoke }: { expectedDir: string; run: string; smoke: boolean }): Promise<Array<{ section: string; problems: string[] }>> {
+  const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-repro-'));
+  const runsDir = join(run, '..');
+  try {
+    await initBackend();
+    const report = [];
+    for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
+      const expectedPath = join(expectedDir, `${section}.json`);
+      if (!existsSync(expectedPath)) {
+        report.push({ section, problems: [`${expectedPath} is missing`] });
+        continue;
+      }
+      const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as { seed: number; numbers: unknown };
+      await experiment({ run, seed: expected.seed, smoke, outDir });
+      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { numbers: unknown; packages?: unknown };
+      const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
+      const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
+      const problems = sameBackend
+        ? differences(normalisedNumbers(expectedPath), normalisedNumbers(join(outDir, `${section}.json`), smoke ? runsDir : undefined))
+        : qualitativeChecks(section, fresh.numbers).filter(([, ok]) => !ok).map(([claim]) => `claim does not hold: ${claim}`);
+      report.push({ section, problems });
+    }
+    return report;
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url) && process.argv.includes('--update-smoke')) {
+  await updateSmoke();
+  process.stdout.write('wrote results/smoke/\n');
+} else if (isMain(import.meta.url)) {
+  const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default', smoke: false });
+  for (const { section, problems } of report) process.stdout.write(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`);
+  const failed = report.filter(({ problems }) => problems.length > 0).length;
+  process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
