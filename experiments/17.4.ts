@@ -13,6 +13,7 @@
  * Output: results/17.4.json, results/17.4.md.
  */
 import { dirname } from 'node:path';
+import { makeTasks } from '../gym/index.ts';
 import { mean, pairedBootstrapDiff, pairedStandardError, pearsonCorrelation, requiredUnits, sampleStandardDeviation, sampleVariance, unpairedStandardError } from '../eval/index.ts';
 import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
@@ -26,6 +27,9 @@ const BOOK = {
   power: 'about 103 paired tasks for 2 points, about 17 for 5; 533 per group unpaired for 5',
 };
 const SEEDS = [0, 1, 2, 3];
+
+/** Episodes in one evaluation: every held-out task, `episodes` times. */
+const HELD_OUT_TASKS = makeTasks('heldout').length;
 
 const rates = (perTask: ReadonlyArray<{ successes: number; episodes: number }>) => perTask.map((count) => count.successes / count.episodes);
 
@@ -51,7 +55,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     const overall = mean(seedMeans);
     const trainingVariance = Math.max(0, sampleVariance(seedMeans) - evalVariance / 2);
     return {
-      step, evalSD: Math.sqrt(evalVariance), binomialSD: Math.sqrt((overall * (1 - overall)) / (episodes * 10)), seedMeans,
+      step, evalSD: Math.sqrt(evalVariance), binomialSD: Math.sqrt((overall * (1 - overall)) / (episodes * HELD_OUT_TASKS)), seedMeans,
       seedMeanSD: sampleStandardDeviation(seedMeans), trainingSD: Math.sqrt(trainingVariance), maxRepeatDifference: Math.max(...own.map((row) => Math.abs(row.difference))),
     };
   });
@@ -75,7 +79,7 @@ export async function main(options: Partial<RunOptions> = {}) {
 
   const n = (value: number | null) => (value === null ? 'n/a (no spread measured)' : String(value));
   const markdown = [
-    `## Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodes * 10} episodes each)`,
+    `## Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodes * HELD_OUT_TASKS} episodes each)`,
     '',
     markdownTable(['seed', 'step', 'first evaluation', 'second', 'difference'], repeats.map((row) => [row.trainingSeed, row.step, pct(row.first), pct(row.second), signed(row.difference)])),
     '',
@@ -87,7 +91,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     'Reading: the SD of one evaluation is what two evaluations of one checkpoint disagree by; only the spread of seed means beyond it is training noise. The binomial SD treats 320 episodes as independent, which they are not (17.3).',
     `Where ours differs: the book finds training noise 0 (seed means 0.706 to 0.720 at step 30); ours is ${noise.map((row) => `${pct(row.trainingSD)} at step ${row.step} (seed means ${pct(Math.min(...row.seedMeans))} to ${pct(Math.max(...row.seedMeans))})`).join(' and ')}, well above one evaluation's SD: our seeds learn at different speeds and each leaves a different held-out task behind (docs/TRAINING.md), so a difference between two of our runs needs several seeds per side.`,
     '',
-    `## Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodes * 10} episodes`,
+    `## Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodes * HELD_OUT_TASKS} episodes`,
     '',
     markdownTable(['', 'ours', 'book'], [
       ['step 80 - step 60 [paired task-level 95%]', `${signed(paired.difference)} [${signed(paired.low)}, ${signed(paired.high)}]`, '+0.041 [+0.006, +0.087]'],

@@ -78,10 +78,9 @@ export function qualitativeChecks(section: string, numbers: any): Array<[string,
   }
 }
 
-/** Reruns every experiment into a temporary folder and compares with `expectedDir`. */
-export async function reproduce({ expectedDir, run, smoke }: { expectedDir: string; run: string; smoke: boolean }): Promise<Array<{ section: string; problems: string[] }>> {
+/** Reruns every experiment at full size into a temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite). */
+export async function reproduce({ expectedDir, run }: { expectedDir: string; run: string }): Promise<Array<{ section: string; problems: string[] }>> {
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-repro-'));
-  const runsDir = join(run, '..');
   try {
     await initBackend();
     const report = [];
@@ -92,12 +91,12 @@ export async function reproduce({ expectedDir, run, smoke }: { expectedDir: stri
         continue;
       }
       const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as { seed: number; numbers: unknown };
-      await experiment({ run, seed: expected.seed, smoke, outDir });
+      await experiment({ run, seed: expected.seed, smoke: false, outDir });
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { numbers: unknown; packages?: unknown };
       const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
       const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
       const problems = sameBackend
-        ? differences(normalisedNumbers(expectedPath), normalisedNumbers(join(outDir, `${section}.json`), smoke ? runsDir : undefined))
+        ? differences(normalisedNumbers(expectedPath), normalisedNumbers(join(outDir, `${section}.json`)))
         : qualitativeChecks(section, fresh.numbers).filter(([, ok]) => !ok).map(([claim]) => `claim does not hold: ${claim}`);
       report.push({ section, problems });
     }
@@ -111,7 +110,7 @@ if (isMain(import.meta.url) && process.argv.includes('--update-smoke')) {
   await updateSmoke();
   process.stdout.write('wrote results/smoke/\n');
 } else if (isMain(import.meta.url)) {
-  const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default', smoke: false });
+  const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default' });
   for (const { section, problems } of report) process.stdout.write(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`);
   const failed = report.filter(({ problems }) => problems.length > 0).length;
   process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
