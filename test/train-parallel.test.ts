@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
 import { buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { DataParallelWorker, jobLoss, padBatch, type LossJob } from '../train/index.ts';
+import { DataParallelWorker, jobLoss, padBatch, planJob, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the data-parallel worker', () => {
-  it('gives the gradient of the whole batch: two threads equal one thread to 1e-6 relative (to each variable\'s gradient norm)', async () => {
+  it('gives the gradient of the whole batch: two threads, each on length buckets, equal one thread on the padded batch to 1e-6 relative (to each variable\'s gradient norm)', async () => {
     // 21 rows: the halves are unequal (10 and 11), so each half's share of the mean matters.
     const tasks = makeTasks('train').slice(0, 7);
     const records = rollout(agent, trainingHarness(), tasks, episodeSpecs(tasks, 3, new Rng('parallel/rollout')));
@@ -30,7 +30,7 @@ describe('the data-parallel worker', () => {
       advantages: Float32Array.from(records, (_, i) => (i % 3) - 1), clipEpsilon: 0.2, klCoef: 0,
     };
     const single = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
-    const split = await worker.gradients(agent, job);
+    const split = await worker.gradients(agent, planJob(job, 2));
     expect(split.loss).toBeCloseTo(single.value.dataSync()[0]!, 6);
     let compared = 0;
     for (const [name, reference] of Object.entries(single.grads)) {

@@ -18,6 +18,8 @@ export interface PaddedBatch {
   ids: Int32Array;
   targetMask: Float32Array;
   oldPerTokenLogps: Float32Array;
+  /** Each row's own token count (at most `length`; the rest is padding). */
+  lengths: Int32Array;
   batchSize: number;
   length: number;
 }
@@ -28,6 +30,7 @@ export function padBatch(transcripts: readonly Transcript[], padId: number): Pad
   const ids = new Int32Array(batchSize * length).fill(padId);
   const targetMask = new Float32Array(batchSize * (length - 1));
   const oldPerTokenLogps = new Float32Array(batchSize * (length - 1));
+  const lengths = Int32Array.from(transcripts, (transcript) => transcript.tokens.length);
   transcripts.forEach((transcript, b) => {
     transcript.tokens.forEach((token, t) => {
       ids[b * length + t] = token;
@@ -36,7 +39,7 @@ export function padBatch(transcripts: readonly Transcript[], padId: number): Pad
       oldPerTokenLogps[b * (length - 1) + t - 1] = transcript.oldPerTokenLogps?.[t] ?? 0;
     });
   });
-  return { ids, targetMask, oldPerTokenLogps, batchSize, length };
+  return { ids, targetMask, oldPerTokenLogps, lengths, batchSize, length };
 }
 
 /** Tensors of a padded batch (caller disposes, or creates them inside tf.tidy). */

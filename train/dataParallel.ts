@@ -2,13 +2,13 @@ import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
 import { getWeights, rolloutBatch, type Agent, type AttentionMode, type EpisodeRecord, type ModelConfig } from '../agent/index.ts';
-import { jobLoss, splitJob, type LossJob } from './jobs.ts';
+import { partsLoss, type JobPart } from './jobs.ts';
 
 export type WorkerRequest =
   | { type: 'init'; backend: string; attention: AttentionMode; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
   | { type: 'weights'; weights: Float32Array[] }
   | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
-  | { type: 'gradients'; job: LossJob }
+  | { type: 'gradients'; parts: JobPart[] }
   | { type: 'close' };
 
 export type WorkerReply =
@@ -73,36 +73,30 @@ export class DataParallelWorker {
   }
 
   /**
-   * Gradients of the job's mean loss: rows [0, cut) in the worker, the rest here. The halves'
-   * gradients are combined with weights proportional to their row counts, which is the
-   * gradient of the whole batch's mean. Returns tensors the caller disposes (via tf.tidy).
+   * Gradients of a job planned for two threads (`planJob(job, 2)`): the first shard's parts in
+   * the worker, the second here, concurrently. The parts carry their share of the job's rows as
+   * weights, so the sum of the two results is the gradient of the whole batch's mean loss.
+   * Returns tensors the caller disposes (via tf.tidy).
    */
-  async gradients(agent: Agent, job: LossJob): Promise<{ loss: number; grads: tf.NamedTensorMap }> {
-    const rows = job.batch.batchSize;
+  async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<{ loss: number; grads: tf.NamedTensorMap }> {
     const variables = agent.model.variables();
-    if (rows < 2) {
-      const { value, grads } = tf.variableGrads(() => jobLoss(agent.model, job), variables);
-      const loss = value.dataSync()[0]!;
-      value.dispose();
-      return { loss, grads };
-    }
-    const cut = Math.floor(rows / 2);
-    const [remoteJob, localJob] = splitJob(job, cut);
-    const remote = this.request({ type: 'gradients', job: remoteJob });
-    const { value, grads: localGrads } = tf.variableGrads(() => jobLoss(agent.model, localJob), variables);
-    const localLoss = value.dataSync()[0]!;
-    value.dispose();
-    const reply = await remote;
-    if (reply.type !== 'gradients') throw new Error(`training worker: expected gradients, got ${reply.type}`);
-    const remoteShare = cut / rows;
+    const remote = remoteParts !== undefined && remoteParts.length > 0 ? this.request({ type: 'gradients', parts: remoteParts }) : undefined;
+    const local = localParts !== undefined && localParts.length > 0 ? tf.variableGrads(() => partsLoss(agent.model, localParts), variables) : undefined;
+    const localLoss = local === undefined ? 0 : local.value.dataSync()[0]!;
+    local?.value.dispose();
+    const reply = remote === undefined ? undefined : await remote;
+    if (reply !== undefined && reply.type !== 'gradients') throw new Error(`training worker: expected gradients, got ${reply.type}`);
+    if (reply === undefined && local === undefined) throw new RangeError('DataParallelWorker.gradients: no rows in either shard');
     const grads: tf.NamedTensorMap = {};
     variables.forEach((variable, i) => {
-      grads[variable.name] = tf.tidy(() =>
-        tf.add(tf.mul(tf.tensor(reply.grads[i]!, variable.shape), remoteShare), tf.mul(localGrads[variable.name]!, 1 - remoteShare)),
-      );
-      localGrads[variable.name]!.dispose();
+      const mine = local?.grads[variable.name];
+      grads[variable.name] = reply === undefined ? mine! : tf.tidy(() => {
+        const theirs = tf.tensor(reply.grads[i]!, variable.shape);
+        return mine === undefined ? theirs : tf.add(theirs, mine);
+      });
+      if (reply !== undefined) mine?.dispose();
     });
-    return { loss: remoteShare * reply.loss + (1 - remoteShare) * localLoss, grads };
+    return { loss: (reply?.loss ?? 0) + localLoss, grads };
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Agent } from '../agent/index.ts';
-import { jobLoss, type LossJob } from './jobs.ts';
+import { partsLoss, planJob, type LossJob } from './jobs.ts';
 import type { DataParallelWorker } from './dataParallel.ts';
 
 /**
@@ -22,15 +22,17 @@ export function applyClipped(optimizer: tf.Optimizer, grads: tf.NamedTensorMap, 
 
 /**
  * One optimizer step on the job's loss: gradients on this thread, or split with the
- * data-parallel worker when there is one (then the worker gets the new weights before its next job).
+ * data-parallel worker when there is one (then the worker gets the new weights before its next
+ * job). Either way the rows are grouped into length buckets (`planJob`), so padding costs little.
  */
 export async function optimizerStep(agent: Agent, optimizer: tf.Optimizer, job: LossJob, { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined }): Promise<{ loss: number; gradNorm: number }> {
   let loss: number;
   let grads: tf.NamedTensorMap;
   if (worker !== undefined) {
-    ({ loss, grads } = await worker.gradients(agent, job));
+    ({ loss, grads } = await worker.gradients(agent, planJob(job, 2)));
   } else {
-    const result = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
+    const [parts] = planJob(job, 1);
+    const result = tf.variableGrads(() => partsLoss(agent.model, parts!), agent.model.variables());
     loss = result.value.dataSync()[0]!;
     result.value.dispose();
     grads = result.grads;

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { initBackend, modelFromWeights, rolloutBatch, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
 import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
-import { jobGradients } from './jobs.ts';
+import { partsGradients } from './jobs.ts';
 
 /**
  * The data-parallel worker's side (train/dataParallel.ts), on the second core: holds a copy of the policy and, on request, plays a share of the rollouts or
@@ -23,7 +23,7 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
     case 'rollout':
       return { type: 'records', records: rolloutBatch(ready(), request.harness, request.tasks, request.specs) };
     case 'gradients': {
-      const { loss, grads } = jobGradients(ready().model, request.job);
+      const { loss, grads } = partsGradients(ready().model, request.parts);
       return { type: 'gradients', loss, grads };
     }
     case 'close':
