@@ -85,6 +85,36 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
 }
 
 /**
+ * log softmax(logits)[target] and the entropy of softmax(logits), per row, in one op: logits
+ * [N, V], int32 targets [N] -> [N, 2] (column 0 the log-probability, column 1 the entropy).
+ * One exp forward and none backward. With p = softmax, log p = z - logZ, H = -sum p log p:
+ *   d logp[target] / dz = oneHot(target) - p,   dH / dz = -p * (log p + H).
+ * tfjs's logSoftmax, a one-hot pick and exp(logSoftmax) cost three exps and autodiff's graph.
+ */
+export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor2D {
+  const vocab = logits.shape[1];
+  const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
+    const shifted = tf.sub(logitsIn, tf.max(logitsIn, -1, true));
+    const exps = tf.exp(shifted);
+    const sums = tf.sum(exps, -1, true);
+    const logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
+    const probs = tf.div(exps, sums);
+    const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
+    const entropy = tf.neg(tf.sum(tf.mul(probs, logProbs), -1, true)); // [N, 1]
+    save([probs, logProbs, oneHot, entropy]);
+    return {
+      value: tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1) as tf.Tensor2D,
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [p, logP, hot, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+        const [dPicked, dEntropy] = tf.split(dy, 2, 1) as [tf.Tensor2D, tf.Tensor2D];
+        return tf.sub(tf.mul(tf.sub(hot, p), dPicked), tf.mul(tf.mul(p, tf.add(logP, h)), dEntropy));
+      },
+    };
+  }) as unknown as CustomGradientFunc);
+  return op(logits) as tf.Tensor2D;
+}
+
+/**
  * LayerNorm over the last axis of `x [N, C]` (Ba et al. 2016), eps 1e-5, with the closed-form
  * gradient: dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain.
  */

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../lib/rng.ts';
-import { batchedProduct, causalSelfAttention, dense, embed, layerNorm, pickLogProbs } from './layers.ts';
+import { batchedProduct, causalSelfAttention, dense, embed, layerNorm, pickLogProbs, pickLogProbsWithEntropy } from './layers.ts';
 
 /** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
 const SESSION_DEPTHWISE_MIN_WIDTH = 4;
@@ -227,12 +227,10 @@ export class PolicyModel {
     const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]) as tf.Tensor1D; // [B*(T-1)]
     const logits = dense(this.hidden(inputs), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D); // [B*(T-1), V]
     if (!withEntropy) return { logProbs: tf.reshape(pickLogProbs(logits, tf.cast(targets, 'int32')), [batch, steps]) };
-    const logSoftmax = tf.logSoftmax(logits);
-    // One-hot multiply-sum instead of gather: its gradient runs on wasm.
-    const picked = tf.sum(tf.mul(logSoftmax, tf.oneHot(tf.cast(targets, 'int32'), this.config.vocabSize)), -1);
-    const logProbs = tf.reshape(picked, [batch, steps]) as tf.Tensor2D;
-    const entropy = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), -1)), [batch, steps]) as tf.Tensor2D;
-    return { logProbs, entropy };
+    const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, tf.cast(targets, 'int32')), 2, 1);
+    const logProbs = tf.reshape(picked!, [batch, steps]) as tf.Tensor2D;
+    const entropy2d = tf.reshape(entropy!, [batch, steps]) as tf.Tensor2D;
+    return { logProbs, entropy: entropy2d };
   }
 
   /** A key/value-cached sampling session over `batchSize` rows. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { disposeCausalMasks } from '../agent/layers.ts';
+import { disposeCausalMasks, pickLogProbsWithEntropy } from '../agent/layers.ts';
 import {
   countParameters, createModel, defaultModelConfig, logSoftmaxAt, sampleToken, TARGET_PARAMETERS,
   type ModelConfig, type PolicyModel,
@@ -128,6 +128,30 @@ describe('forward and gradients', () => {
     expect(logProbs.shape).toEqual([2, 5]);
     tf.dispose([ids, logProbs, entropy, logits, expected]);
     model.dispose();
+  });
+});
+
+describe('pickLogProbsWithEntropy', () => {
+  it('gives log p(target) and the entropy, and its hand-written gradient matches autodiff through logSoftmax', () => {
+    const rng = new Rng('fused-entropy');
+    const logits = tf.tensor2d(Array.from({ length: 7 * 11 }, () => rng.normal() * 3), [7, 11]);
+    const targets = tf.tensor1d(Array.from({ length: 7 }, () => rng.int(11)), 'int32');
+    const weights = tf.tensor2d(Array.from({ length: 14 }, () => rng.normal()), [7, 2]); // arbitrary upstream gradient
+    const reference = (z: tf.Tensor2D) => {
+      const logP = tf.logSoftmax(z);
+      const picked = tf.sum(tf.mul(logP, tf.oneHot(targets, 11)), -1, true);
+      const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logP), logP), -1, true));
+      return tf.concat([picked, entropy], 1) as tf.Tensor2D;
+    };
+    const ours = pickLogProbsWithEntropy(logits, targets);
+    const expected = reference(logits);
+    expect(tf.max(tf.abs(tf.sub(ours, expected))).dataSync()[0]).toBeLessThan(1e-5);
+    const gradOurs = tf.grad((z: tf.Tensor2D) => tf.sum(tf.mul(pickLogProbsWithEntropy(z, targets), weights)))(logits);
+    const gradRef = tf.grad((z: tf.Tensor2D) => tf.sum(tf.mul(reference(z), weights)))(logits);
+    const scale = tf.max(tf.abs(gradRef)).dataSync()[0]!;
+    expect(scale).toBeGreaterThan(0.01);
+    expect(tf.max(tf.abs(tf.sub(gradOurs, gradRef))).dataSync()[0]).toBeLessThan(1e-5 * Math.max(scale, 1));
+    tf.dispose([logits, targets, weights, ours, expected, gradOurs, gradRef]);
   });
 });
 
