@@ -32,12 +32,14 @@ export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = f
 }
 
 /**
- * dW = x^T · dy for x [N, in], dy [N, out], computed as (dy^T · x)^T: on wasm (XNNPack) this is
- * 1.5-3x faster than x^T · dy for N = 6080 and in, out in {64, 192, 250, 320}, and 4-10x faster
- * than matMul's transposeA flag (measured, bench/model.ts shapes).
+ * dW = x^T · dy for x [N, in], dy [N, out]. XNNPack packs the right-hand operand of a 2-D product
+ * on every call, so the product is oriented to pack the narrower of x and dy: (dy^T · x)^T when
+ * in <= out, else x^T · dy. matMul's transposeA flag is 4-10x slower than either (measured,
+ * bench/model.ts shapes).
  */
 export function weightGrad(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
-  return tf.transpose(tf.matMul(tf.transpose(dy), x)) as tf.Tensor2D;
+  if (x.shape[1] <= dy.shape[1]) return tf.transpose(tf.matMul(tf.transpose(dy), x)) as tf.Tensor2D;
+  return tf.matMul(tf.transpose(x), dy);
 }
 
 /**
