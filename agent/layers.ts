@@ -24,7 +24,7 @@ export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = f
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [xs, ws, ys] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D?];
         const dz = ys === undefined ? dy : (tf.mul(dy, tf.step(ys)) as tf.Tensor2D);
-        return [tf.matMul(dz, tf.transpose(ws)), weightGrad(xs, dz), tf.sum(dz, 0)];
+        return [tf.matMul(dz, tf.transpose(ws)), ...weightAndBiasGrad(xs, dz)];
       },
     };
   }) as unknown as CustomGradientFunc);
@@ -32,14 +32,16 @@ export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = f
 }
 
 /**
- * dW = x^T · dy for x [N, in], dy [N, out]. XNNPack packs the right-hand operand of a 2-D product
- * on every call, so the product is oriented to pack the narrower of x and dy: (dy^T · x)^T when
- * in <= out, else x^T · dy. matMul's transposeA flag is 4-10x slower than either (measured,
- * bench/model.ts shapes).
+ * dW = x^T · dy and db = sum of dy's rows, for x [N, in], dy [N, out]. XNNPack packs the
+ * right-hand operand of a 2-D product on every call, so the product is oriented to pack the
+ * narrower of x and dy: (dy^T · x)^T when in <= out, else x^T · dy; matMul's transposeA flag is
+ * 4-10x slower than either (measured, bench/model.ts shapes). With dy^T at hand, db is the
+ * product dy^T · 1, which beats a column sum of a wide dy.
  */
-export function weightGrad(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
-  if (x.shape[1] <= dy.shape[1]) return tf.transpose(tf.matMul(tf.transpose(dy), x)) as tf.Tensor2D;
-  return tf.matMul(tf.transpose(x), dy);
+export function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
+  if (x.shape[1] > dy.shape[1]) return [tf.matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
+  const dyT = tf.transpose(dy);
+  return [tf.transpose(tf.matMul(dyT, x)) as tf.Tensor2D, tf.reshape(tf.matMul(dyT, onesColumn(dy.shape[0])), [-1]) as tf.Tensor1D];
 }
 
 /**
@@ -156,6 +158,18 @@ export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   return tf.reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
 }
 
+/** Columns of ones [N, 1], one kept per N (row sums as products). */
+const onesColumns = new Map<number, tf.Tensor2D>();
+
+function onesColumn(rows: number): tf.Tensor2D {
+  let ones = onesColumns.get(rows);
+  if (ones === undefined || ones.isDisposed) {
+    ones = tf.keep(tf.ones([rows, 1])) as tf.Tensor2D;
+    onesColumns.set(rows, ones);
+  }
+  return ones;
+}
+
 /** Additive causal masks [T, 1, T] (0 where key s <= query t, -1e9 after), one kept per T. */
 const causalMasks = new Map<number, tf.Tensor3D>();
 
@@ -170,10 +184,12 @@ export function causalMask(length: number): tf.Tensor3D {
   return mask;
 }
 
-/** Releases the cached causal masks (for leak-checking tests). */
+/** Releases the cached causal masks and columns of ones (for leak-checking tests). */
 export function disposeCausalMasks(): void {
   for (const mask of causalMasks.values()) mask.dispose();
   causalMasks.clear();
+  for (const ones of onesColumns.values()) ones.dispose();
+  onesColumns.clear();
 }
 
 /**
@@ -238,9 +254,10 @@ export function causalSelfAttention(
         const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
         const dRoles = [tf.mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)] as tf.Tensor2D[]; // each [B*T, C]
         const dH = tf.addN(dRoles.map((d, role) => tf.matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))));
-        // dW for all roles at once: (concat(dq, dk, dv)^T · h)^T, as in weightGrad.
-        const dW = tf.transpose(tf.matMul(tf.concat(dRoles.map((d) => tf.transpose(d)), 0), hs));
-        const dB = tf.concat(dRoles.map((d) => tf.sum(d, 0)), 0);
+        // dW and dB for all roles at once from concat(dq, dk, dv)^T, as in weightAndBiasGrad.
+        const dRolesT = tf.concat(dRoles.map((d) => tf.transpose(d)), 0); // [3C, B*T]
+        const dW = tf.transpose(tf.matMul(dRolesT, hs));
+        const dB = tf.reshape(tf.matMul(dRolesT, onesColumn(hs.shape[0])), [-1]);
         return [dH, dW, dB];
       },
     };

@@ -146,8 +146,8 @@ describe('pickLogProbsWithEntropy', () => {
     const ours = pickLogProbsWithEntropy(logits, targets);
     const expected = reference(logits);
     expect(tf.max(tf.abs(tf.sub(ours, expected))).dataSync()[0]).toBeLessThan(1e-5);
-    const gradOurs = tf.grad((z: tf.Tensor2D) => tf.sum(tf.mul(pickLogProbsWithEntropy(z, targets), weights)))(logits);
-    const gradRef = tf.grad((z: tf.Tensor2D) => tf.sum(tf.mul(reference(z), weights)))(logits);
+    const gradOurs = tf.grad((z: tf.Tensor) => tf.sum(tf.mul(pickLogProbsWithEntropy(z as tf.Tensor2D, targets), weights)))(logits);
+    const gradRef = tf.grad((z: tf.Tensor) => tf.sum(tf.mul(reference(z as tf.Tensor2D), weights)))(logits);
     const scale = tf.max(tf.abs(gradRef)).dataSync()[0]!;
     expect(scale).toBeGreaterThan(0.01);
     expect(tf.max(tf.abs(tf.sub(gradOurs, gradRef))).dataSync()[0]).toBeLessThan(1e-5 * Math.max(scale, 1));
