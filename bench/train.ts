@@ -1,15 +1,24 @@
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
-import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
+import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
 import { defaultRLConfig, optimizerStep, padBatch, rolloutOnCores, DataParallelWorker, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
+/** Each figure is the best of this many timed runs, one- and two-thread runs alternating (the machine is shared and noisy). */
+const REPEATS = 5;
+
 /**
- * Training benchmark on the real gym with the default model and harness:
- * - rollout episodes/s: 320 held-out episodes (32 per task) played in lockstep with the key/value
- *   cache, one thread;
- * - the work of one default GRPO step (160 episodes, then 4 Adam steps on their transcripts), on
- *   one thread and on two (the worker thread `npm run train` uses).
+ * Training benchmark on the real gym with the default model and harness, one thread against
+ * two (the data-parallel worker `npm run train` uses), runs alternating, best of `REPEATS`:
+ * - the training step as training runs it (`optimizerStep`: gradients split across the threads,
+ *   global-norm clipping, Adam) on 64 sequences of 96 tokens; GFLOP/s = (6 P N + 12 L T d N) /
+ *   time with P parameters, N = 64 * 95 predicted positions, T = 95, L layers, d width (the
+ *   usual 6PN for a dense forward and backward, plus causal attention's two products, not halved
+ *   for the mask);
+ * - rollouts: 320 held-out episodes (32 per task) with the key/value cache, episodes/s and
+ *   transcript tokens/s;
+ * - one default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 updates on
+ *   their transcripts (advantages set to +-1: the untrained policy earns no reward).
  * The policy is untrained, so episodes are a little longer than a trained agent's.
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
@@ -20,49 +29,107 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   const harness = pickHarness(config);
   const heldOut = makeTasks('heldout');
   const train = makeTasks('train');
+  const worker = await DataParallelWorker.start(agent, backend);
   try {
-    rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
-    const started = performance.now();
-    const records = rollout(agent, harness, heldOut, episodeSpecs(heldOut, 32, new Rng('bench')));
-    const rolloutSeconds = (performance.now() - started) / 1000;
-    const episodesPerSecond = records.length / rolloutSeconds;
-    const meanTokens = records.reduce((sum, record) => sum + record.tokens.length, 0) / records.length;
-    say(`rollouts           ${episodesPerSecond.toFixed(0)} episodes/s  (${records.length} episodes, ${meanTokens.toFixed(0)} tokens each on average, one thread, ${backend})`);
+    say(`backend ${backend}; each figure the best of ${REPEATS} runs, one- and two-thread runs alternating`);
 
-    // One default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 Adam
-    // steps on their transcripts. The untrained policy earns no reward, so the advantages are
-    // set to +-1 here to time the update the real step would make.
-    const specs = episodeSpecs(train, config.groupSize, new Rng('bench'));
+    // The training step on 64 x 96 random tokens, every position a target (a cloning loss).
+    const { config: cfg } = agent.model;
+    const rng = new Rng('bench/train/data');
+    const rows = 64;
+    const length = 96;
+    const step: LossJob = {
+      kind: 'bc', clipEpsilon: 0, klCoef: 0,
+      batch: padBatch(Array.from({ length: rows }, () => ({ tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)), actionMask: new Array<number>(length).fill(1) })), tokenizer.padId),
+    };
+    const positions = rows * (length - 1);
+    const flops = 6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
+    const optimizer = tf.train.adam(1e-4);
+    const timeStep = async (on?: DataParallelWorker) => {
+      const started = performance.now();
+      await optimizerStep(agent, optimizer, step, { maxGradNorm: 1, worker: on });
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 2; i += 1) { await timeStep(); await timeStep(worker); }
+    const stepOne: number[] = [];
+    const stepTwo: number[] = [];
+    for (let i = 0; i < REPEATS; i += 1) {
+      stepOne.push(await timeStep());
+      stepTwo.push(await timeStep(worker));
+    }
+    optimizer.dispose();
+    const stepMs = { one: Math.min(...stepOne), two: Math.min(...stepTwo) };
+    const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
+    say(`train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`);
+    say(`train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`);
+
+    // Rollouts.
+    const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
+    await rolloutOnCores(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')), worker);
+    rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
+    const timeRollout = async (on?: DataParallelWorker) => {
+      const started = performance.now();
+      const records = await rolloutOnCores(agent, harness, heldOut, specs, on);
+      return { seconds: (performance.now() - started) / 1000, records };
+    };
+    const rollOne: number[] = [];
+    const rollTwo: number[] = [];
+    let records: EpisodeRecord[] = [];
+    for (let i = 0; i < REPEATS; i += 1) {
+      const one = await timeRollout();
+      rollOne.push(one.seconds);
+      records = one.records;
+      rollTwo.push((await timeRollout(worker)).seconds);
+    }
+    const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
+    const rollSeconds = { one: Math.min(...rollOne), two: Math.min(...rollTwo) };
+    say(`rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`);
+    say(`rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`);
+
+    // One default GRPO step's work.
+    const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
     const job: LossJob = {
-      kind: 'grpo', batch: padBatch(rollout(agent, harness, train, specs), tokenizer.padId),
-      advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)), clipEpsilon: config.clipEpsilon, klCoef: 0,
+      kind: 'grpo', batch: padBatch(rollout(agent, harness, train, grpoSpecs), tokenizer.padId),
+      advantages: Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1)), clipEpsilon: config.clipEpsilon, klCoef: 0, entropyCoef: config.entropyCoef,
     };
-    const timeStep = async (worker?: DataParallelWorker) => {
-      const optimizer = tf.train.adam(config.learningRate);
-      await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker });
+    const timeGrpo = async (on?: DataParallelWorker) => {
+      const grpoOptimizer = tf.train.adam(config.learningRate);
       const rolloutStart = performance.now();
-      await rolloutOnCores(agent, harness, train, specs, worker);
+      await rolloutOnCores(agent, harness, train, grpoSpecs, on);
       const updateStart = performance.now();
-      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker });
+      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, grpoOptimizer, job, { maxGradNorm: config.maxGradNorm, worker: on });
       const done = performance.now();
-      optimizer.dispose();
-      return { rolloutSeconds: (updateStart - rolloutStart) / 1000, updateSeconds: (done - updateStart) / 1000 };
+      grpoOptimizer.dispose();
+      return { rollouts: (updateStart - rolloutStart) / 1000, updates: (done - updateStart) / 1000, total: (done - rolloutStart) / 1000 };
     };
-    const single = await timeStep();
-    say(`GRPO step, 1 thread   ${(single.rolloutSeconds + single.updateSeconds).toFixed(2)} s  (160 rollouts ${single.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} x ${job.batch.length} tokens ${single.updateSeconds.toFixed(2)} s)`);
-    const worker = await DataParallelWorker.start(agent, backend);
-    const double = await timeStep(worker);
-    await worker.close();
-    say(`GRPO step, 2 threads  ${(double.rolloutSeconds + double.updateSeconds).toFixed(2)} s  (160 rollouts ${double.rolloutSeconds.toFixed(2)} s, ${config.updateEpochs} updates ${double.updateSeconds.toFixed(2)} s)`);
-    say(`peak memory        rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+    const grpoOne: Array<Awaited<ReturnType<typeof timeGrpo>>> = [];
+    const grpoTwo: Array<Awaited<ReturnType<typeof timeGrpo>>> = [];
+    for (let i = 0; i < REPEATS; i += 1) {
+      grpoOne.push(await timeGrpo());
+      grpoTwo.push(await timeGrpo(worker));
+    }
+    const fastest = (runs: typeof grpoOne) => runs.reduce((best, next) => (next.total < best.total ? next : best));
+    const grpo = { one: fastest(grpoOne), two: fastest(grpoTwo) };
+    say(`GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`);
+    say(`GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`);
+    say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       backend,
-      rolloutEpisodesPerSecond: episodesPerSecond,
-      grpoStepSecondsOneThread: single.rolloutSeconds + single.updateSeconds,
-      grpoStepSecondsTwoThreads: double.rolloutSeconds + double.updateSeconds,
+      repeats: REPEATS,
+      trainStepMsOneThread: stepMs.one,
+      trainStepMsTwoThreads: stepMs.two,
+      trainStepGflopsOneThread: gflops(stepMs.one),
+      trainStepGflopsTwoThreads: gflops(stepMs.two),
+      rolloutEpisodesPerSecondOneThread: records.length / rollSeconds.one,
+      rolloutEpisodesPerSecondTwoThreads: records.length / rollSeconds.two,
+      rolloutTokensPerSecondOneThread: tokens / rollSeconds.one,
+      rolloutTokensPerSecondTwoThreads: tokens / rollSeconds.two,
+      grpoStepSecondsOneThread: grpo.one.total,
+      grpoStepSecondsTwoThreads: grpo.two.total,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
     };
   } finally {
+    await worker.close();
     agent.model.dispose();
   }
 }

@@ -11,10 +11,10 @@
  */
 import { firstEditCounts } from '../gym/index.ts';
 import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapCI } from '../eval/index.ts';
-import { evaluate, type Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
-import { countsOf, ensureRun, parseRunOptions, pct, runOptions, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = {
   passAt1: { 0: 0.144, 80: 0.819 },
@@ -62,7 +62,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: STEPS });
   const agents = [];
   for (const step of STEPS) {
-    const evaluation = await evaluate({ checkpoint: at(step), episodes, seed });
+    const evaluation = await evaluateOnCores({ checkpoint: at(step), episodes, seed });
     const firstEditByTask = Object.fromEntries(evaluation.perTask.map((count) => [count.name, firstEditCounts(evaluation.records.filter((record) => record.task === count.name))]));
     agents.push({ step, passAt1: evaluation.passAt1, perTask: evaluation.perTask, firstEditByTask, clusters: clusterSummary(evaluation, new Rng(seed).fork(`17.3/${step}`)), provenance: evaluation.provenance });
   }

@@ -8,18 +8,16 @@
  *   numbers (step 60 against step 80 of one run, on the same episodes), and the sample sizes a
  *   comparison needs (power).
  * Command: npm run exp:17.4 [-- --run DIR --seed S --smoke]
- * Runtime: about a minute with trained checkpoints; training the four seeds first takes about
- *   12 minutes (they are runs/seed-0 ... seed-3, shared with `npm run train -- --seeds 0,1,2,3`).
+ * Runtime: about a minute with trained checkpoints; training the seeds first takes a few minutes
+ *   each (they are runs/seed-1 ... seed-3, shared with `npm run train -- --seeds 0,1,2,3`; seed 0
+ *   is the run itself when it is the default recipe, see `seedRun`).
  * Output: results/17.4.json, results/17.4.md.
  */
-import { dirname } from 'node:path';
 import { makeTasks } from '../gym/index.ts';
 import { mean, pairedBootstrapDiff, pairedStandardError, pearsonCorrelation, requiredUnits, sampleStandardDeviation, sampleVariance, unpairedStandardError } from '../eval/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { seedRunDir } from '../train/index.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
-import { ensureRun, parseRunOptions, pct, runOptions, signed, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = {
   repeat: 'two evaluations differ by at most 0.028', evalSD: '0.016 (binomial 0.025)', seedMeans: '0.706 to 0.720', trainingSD: '0',
@@ -41,9 +39,9 @@ export async function main(options: Partial<RunOptions> = {}) {
   // Seed noise against evaluation noise: every checkpoint evaluated twice, with independent episodes.
   const repeats: Array<{ trainingSeed: number; step: number; first: number; second: number; difference: number; mean: number }> = [];
   for (const trainingSeed of seeds) {
-    const at = await ensureRun(seedRunDir(dirname(run), trainingSeed), { seed: trainingSeed, smoke, steps: [30, 80] });
+    const at = await ensureRun(seedRun(run, trainingSeed, smoke), { seed: trainingSeed, smoke, steps: [30, 80] });
     for (const step of [30, 80]) {
-      const [a, b] = [await evaluate({ checkpoint: at(step), episodes, seed: `${seed}/repeat/a` }), await evaluate({ checkpoint: at(step), episodes, seed: `${seed}/repeat/b` })];
+      const [a, b] = [await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/a` }), await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/b` })];
       repeats.push({ trainingSeed, step, first: a!.passAt1, second: b!.passAt1, difference: b!.passAt1 - a!.passAt1, mean: (a!.passAt1 + b!.passAt1) / 2 });
     }
   }
@@ -62,7 +60,7 @@ export async function main(options: Partial<RunOptions> = {}) {
 
   // Common random numbers: step 60 and step 80 of one run on the same episodes (one seed for both).
   const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: [60, 80] });
-  const [early, late] = [await evaluate({ checkpoint: at(60), episodes, seed: `${seed}/paired` }), await evaluate({ checkpoint: at(80), episodes, seed: `${seed}/paired` })];
+  const [early, late] = [await evaluateOnCores({ checkpoint: at(60), episodes, seed: `${seed}/paired` }), await evaluateOnCores({ checkpoint: at(80), episodes, seed: `${seed}/paired` })];
   const [a, b] = [rates(early!.perTask), rates(late!.perTask)];
   const interval = pairedBootstrapDiff(a, b, { reps: 2000, rng: new Rng(seed).fork('17.4/paired') });
   const paired = {

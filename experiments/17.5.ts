@@ -11,11 +11,11 @@
  */
 import type { HarnessInput } from '../gym/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
-import { evaluate, type Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
-import { countsOf, ensureRun, parseRunOptions, pct, runOptions, signed, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, signed, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
 
 /** The training harness and the chapter's seven single-field changes. */
@@ -52,7 +52,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   for (const step of STEPS) {
     for (const { name, change } of HARNESSES) {
       // One seed for every cell: each harness sees the same episodes (common random numbers).
-      const evaluation = await evaluate({ checkpoint: at(step), harness: change, episodes, seed });
+      const evaluation = await evaluateOnCores({ checkpoint: at(step), harness: change, episodes, seed });
       evaluations.set(`${step}/${name}`, evaluation);
       const interval = taskBootstrapCI(countsOf(evaluation.perTask), { reps: 2000, rng: new Rng(seed).fork(`17.5/${step}/${name}`) });
       rows.push({ step, harness: name, change, passAt1: evaluation.passAt1, low: interval.low, high: interval.high, harnessHash: evaluation.provenance.harnessHash, perTask: evaluation.perTask });

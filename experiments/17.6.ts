@@ -14,10 +14,9 @@
  */
 import { dirname, join } from 'node:path';
 import { HELD_OUT_VARIANTS, makeEnv, makeTasks, REPAIR_OP_FOR, trainingHarness, vocabularyWords, type EpisodeResult } from '../gym/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
-import { ensureRun, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const HELD_OUT_TYPE = 'zero';
 const BOOK = {
@@ -38,7 +37,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const typeSplit: Array<{ step: number; set: string; passAt1: number; readCalls: number; firstEditRight: number }> = [];
   for (const step of [0, 30]) {
     for (const [set, tasks] of [['unseen type (zero, 6 tasks)', unseenType], ['held-out variants of the seen types (8 tasks)', seenVariants]] as const) {
-      const result = await evaluate({ checkpoint: typeAt(step), tasks, episodes, seed });
+      const result = await evaluateOnCores({ checkpoint: typeAt(step), tasks, episodes, seed });
       typeSplit.push({
         step, set, passAt1: result.passAt1, readCalls: result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length,
         firstEditRight: rate(result.records, (record) => record.firstEditOp === REPAIR_OP_FOR[record.type]),
@@ -67,7 +66,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const heldOutOnlyWords = [...vocabulary].filter((word) => !trainVocabulary.has(word) && !heldOutNames.has(word));
   const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: [80] });
   const pools = [];
-  for (const pool of ['train', 'heldout'] as const) pools.push({ pool, passAt1: (await evaluate({ checkpoint: at(80), harness: { renamePool: pool }, episodes, seed })).passAt1 });
+  for (const pool of ['train', 'heldout'] as const) pools.push({ pool, passAt1: (await evaluateOnCores({ checkpoint: at(80), harness: { renamePool: pool }, episodes, seed })).passAt1 });
 
   const markdown = [
     `## Type split: trained ${smoke ? 3 : 30} steps on the four types other than \`${HELD_OUT_TYPE}\` (variants 0-3), ${episodes} episodes per task`,

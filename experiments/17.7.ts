@@ -13,15 +13,15 @@
  *   with bands; right: the narrowing task that falls furthest, its pass@k at steps 0, 20 and 80).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
-import { evaluate, type Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { seedRunDir, snapshotDir } from '../train/index.ts';
+import { snapshotDir } from '../train/index.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
 import { bandPanelsSvg } from './figures.ts';
-import { ensureRun, parseRunOptions, pct, runOptions, stepOf, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, stepOf, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const AGENTS = [0, 20, 80] as const;
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
@@ -44,7 +44,7 @@ function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
  */
 async function runTrajectory(runDir: string, episodes: number, seed: number, smoke: boolean) {
   const evaluations: Array<{ step: number; result: Evaluation }> = [];
-  for (const step of TRAJECTORY) evaluations.push({ step, result: await evaluate({ checkpoint: snapshotDir(runDir, stepOf(step, smoke)), episodes, seed }) });
+  for (const step of TRAJECTORY) evaluations.push({ step, result: await evaluateOnCores({ checkpoint: snapshotDir(runDir, stepOf(step, smoke)), episodes, seed }) });
   const tasks = evaluations[0]!.result.perTask.map((count) => count.name);
   const narrowing = tasks.flatMap((task) => {
     const trajectory = evaluations.map(({ step, result }) => ({
@@ -76,7 +76,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   if (narrowing.length === 0) {
     // None here: look for one in the seeds' runs beside this one (npm run train -- --seeds 0,1,2,3).
     for (const trainingSeed of [0, 1, 2, 3]) {
-      const dir = seedRunDir(dirname(run), trainingSeed);
+      const dir = seedRun(run, trainingSeed, smoke);
       if (!existsSync(join(snapshotDir(dir, stepOf(80, smoke)), 'manifest.json')) || dir === run) continue;
       searched.push(dir);
       narrowing = [...narrowing, ...(await runTrajectory(dir, episodes, seed, smoke)).narrowing];

@@ -11,15 +11,12 @@
  * Runtime: about a minute with trained checkpoints.
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
-import { dirname } from 'node:path';
 import { makeTasks } from '../gym/index.ts';
 import { episodeBootstrapCI, expectedMaxNormal, mean, taskBootstrapCI, winnersCurseSimulation } from '../eval/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { seedRunDir } from '../train/index.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
 import { bandPanelsSvg, intervalChartSvg } from './figures.ts';
-import { countsOf, ensureRun, parseRunOptions, pct, runOptions, signed, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
@@ -46,7 +43,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   for (const step of STEPS) {
     const row: Record<string, number> = { step };
     for (const side of ['validation', 'test'] as const) {
-      const result = await evaluate({ checkpoint: at(step), tasks: split[side], episodes, seed });
+      const result = await evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
       const interval = taskBootstrapCI(countsOf(result.perTask), { reps: 2000, rng: rng.fork(`${side}/${step}`) });
       Object.assign(row, { [side]: result.passAt1, [`${side}Low`]: interval.low, [`${side}High`]: interval.high });
     }
@@ -61,7 +58,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const scores: number[][] = [];
   for (let e = 0; e < 10; e += 1) {
     const row: number[] = [];
-    for (const step of CANDIDATES) row.push((await evaluate({ checkpoint: at(step), tasks: split.test, episodes: small, seed: `${seed}/curse/${e}` })).passAt1);
+    for (const step of CANDIDATES) row.push((await evaluateOnCores({ checkpoint: at(step), tasks: split.test, episodes: small, seed: `${seed}/curse/${e}` })).passAt1);
     scores.push(row);
   }
   const picks = scores.map((row, e) => {
@@ -75,8 +72,8 @@ export async function main(options: Partial<RunOptions> = {}) {
   // Figure 17.4, right: the four seeds' step-30 checkpoints, episode- and task-level intervals.
   const seeds = [];
   for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
-    const seedAt = await ensureRun(seedRunDir(dirname(run), trainingSeed), { seed: trainingSeed, smoke, steps: [30] });
-    const result = await evaluate({ checkpoint: seedAt(30), episodes, seed });
+    const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), { seed: trainingSeed, smoke, steps: [30] });
+    const result = await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed });
     const counts = countsOf(result.perTask);
     seeds.push({ seed: trainingSeed, passAt1: result.passAt1, episodeLevel: episodeBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/episode`) }), taskLevel: taskBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/task`) }) });
   }

@@ -11,9 +11,8 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
 import { isMain, markdownTable, writeResults } from './common.ts';
-import { ensureRun, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = { noise: [0.8, 0.9] as const, stacker: { train: 0.2, plain: 0.6 }, gamer: { public: 1, hidden: 0 } };
 const NOISE_EVALS = 8;
@@ -24,13 +23,13 @@ export async function main(options: Partial<RunOptions> = {}) {
 
   // (1) Eight evaluations of 4 episodes per held-out task (40 episodes each), each with its own seed.
   const noise = [];
-  for (let i = 0; i < NOISE_EVALS; i += 1) noise.push((await evaluate({ checkpoint: at(80), episodes: 4, seed: `${seed}/noise/${i}` })).passAt1);
+  for (let i = 0; i < NOISE_EVALS; i += 1) noise.push((await evaluateOnCores({ checkpoint: at(80), episodes: 4, seed: `${seed}/noise/${i}` })).passAt1);
 
   // (2) and (3): scripted canaries on all 30 tasks; the scripted policies need no checkpoint.
   const tasks = makeTasks('all');
   const episodes = smoke ? 2 : 10;
   const scripted = async (policy: 'stacker' | 'gamer', harness: ReturnType<typeof trainingHarness>) => {
-    const result = await evaluate({ scripted: policy, harness, tasks, episodes, seed });
+    const result = await evaluateOnCores({ scripted: policy, harness, tasks, episodes, seed });
     const meanReward = result.records.reduce((sum, record) => sum + record.reward, 0) / result.records.length;
     return { success: result.passAt1, meanReward, harnessHash: result.provenance.harnessHash };
   };

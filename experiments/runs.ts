@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { initBackend } from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
-import { defaultRLConfig, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
+import { defaultRLConfig, playOnTwoCores, seedRunDir, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
+import { evaluate, type EvaluateOptions, type Evaluation } from '../eval/evaluate.ts';
 import { ROOT } from './common.ts';
 
 /**
@@ -95,6 +96,35 @@ export async function ensureRun(runDir: string, { seed, smoke, steps, overrides 
     }
   }
   return at;
+}
+
+/**
+ * The run of training seed `seed` among the seed runs beside `run` (`<runs>/seed-N`, as
+ * `npm run train -- --seeds 0,1,2,3` writes them). When `run` is itself that seed's run of the
+ * recipe (the default run is seed 0's: same seed, same config), it is used rather than trained
+ * again: training is deterministic, so the two would hold the same checkpoints.
+ */
+export function seedRun(run: string, seed: number, smoke: boolean): string {
+  if (seed !== trainingSeedOf(run)) return seedRunDir(dirname(run), seed);
+  const configPath = join(run, 'config.json');
+  if (!existsSync(configPath)) return run; // trained by ensureRun with exactly this recipe
+  let config: Record<string, unknown> | undefined;
+  try {
+    config = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> }).config;
+  } catch {
+    return seedRunDir(dirname(run), seed);
+  }
+  const recipe = runConfig({ seed, smoke }) as Record<string, unknown>;
+  const same = config !== undefined && Object.keys({ ...config, ...recipe }).every((key) => JSON.stringify(config[key]) === JSON.stringify(recipe[key]));
+  return same ? run : seedRunDir(dirname(run), seed);
+}
+
+/**
+ * `evaluate` with the episodes played on both cores (`playOnTwoCores`): the same records as on
+ * one core, in about 0.7 of the time. Scripted players play on this thread.
+ */
+export function evaluateOnCores(options: EvaluateOptions): Promise<Evaluation> {
+  return options.scripted !== undefined ? evaluate(options) : evaluate({ ...options, play: playOnTwoCores });
 }
 
 /** The counts of an evaluation as the statistics take them. */

@@ -9,7 +9,7 @@ import { main as main176 } from '../experiments/17.6.ts';
 import { main as main177 } from '../experiments/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
-import { resultsDir, stepOf, trainingSeedOf } from '../experiments/runs.ts';
+import { resultsDir, seedRun, stepOf, trainingSeedOf } from '../experiments/runs.ts';
 import { differences, normalisedNumbers } from '../experiments/repro.ts';
 import { ROOT } from '../experiments/common.ts';
 
@@ -130,5 +130,12 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(resultsDir('runs/seed7')).toMatch(/results\/seed7$/);
     expect([trainingSeedOf('runs/seed7'), trainingSeedOf('runs/seed-3'), trainingSeedOf('runs/default')]).toEqual([7, 3, 0]);
     expect([stepOf(80, false), stepOf(80, true), stepOf(30, true)]).toEqual([80, 8, 3]);
+  });
+
+  it('uses the run itself as its own seed\'s run when it holds that recipe, else <runs>/seed-N', () => {
+    expect(seedRun(run, 0, true)).toBe(run); // the smoke run above is seed 0's smoke recipe
+    expect(seedRun(run, 1, true)).toBe(join(root, 'runs', 'seed-1'));
+    expect(seedRun(run, 0, false)).toBe(join(root, 'runs', 'seed-0')); // the full recipe is another config
+    expect(seedRun(join(root, 'runs', 'never-trained'), 0, false)).toBe(join(root, 'runs', 'never-trained'));
   });
 });

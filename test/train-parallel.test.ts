@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
 import { buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { DataParallelWorker, jobLoss, padBatch, planJob, type LossJob } from '../train/index.ts';
+import { DataParallelWorker, jobLoss, padBatch, planJob, playOnTwoCores, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -52,12 +52,27 @@ describe('the data-parallel worker', () => {
     tf.dispose([single.value, ...Object.values(single.grads), ...Object.values(split.grads)]);
   });
 
-  it('plays the same episodes as one thread: rollouts split across threads give the same records', async () => {
+  it('plays the same episodes as one thread, bit for bit: rollouts split across threads give the same records', async () => {
     const tasks = makeTasks('heldout');
-    const specs = episodeSpecs(tasks, 2, new Rng('parallel/play'));
+    const specs = episodeSpecs(tasks, 7, new Rng('parallel/play')); // 70 episodes: shares of 35, odd-sized batches
     const one = rollout(agent, trainingHarness(), tasks, specs);
     const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
-    expect(two.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns]))
-      .toEqual(one.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns]));
+    expect(two.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns, record.tokens, record.oldPerTokenLogps]))
+      .toEqual(one.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns, record.tokens, record.oldPerTokenLogps]));
+  });
+
+  it('playOnTwoCores (the experiments\' evaluation play) gives one thread\'s records for each agent it is handed', async () => {
+    const tasks = makeTasks('heldout').slice(0, 4);
+    const specs = episodeSpecs(tasks, 5, new Rng('parallel/shared'));
+    const other: Agent = { model: createModel(agent.model.config, new Rng('parallel/other'), { attention: 'depthwise' }), tokenizer: agent.tokenizer };
+    try {
+      for (const player of [agent, other, agent]) {
+        const one = rollout(player, trainingHarness(), tasks, specs);
+        const two = await playOnTwoCores(player, trainingHarness(), tasks, specs);
+        expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
+      }
+    } finally {
+      other.model.dispose();
+    }
   });
 });

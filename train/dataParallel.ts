@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { getWeights, rolloutBatch, type Agent, type AttentionMode, type EpisodeRecord, type ModelConfig } from '../agent/index.ts';
+import { activeBackend, getWeights, rolloutShare, shareCut, type Agent, type AttentionMode, type EpisodeRecord, type ModelConfig } from '../agent/index.ts';
 import { partsLoss, type JobPart } from './jobs.ts';
 
 export type WorkerRequest =
@@ -29,11 +29,16 @@ export type WorkerReply =
 export class DataParallelWorker {
   private readonly worker: Worker;
   private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> = [];
+  /** The agent whose weights the worker holds, and that agent's shape (config, words, attention). */
+  private holds: { agent: Agent; shape: string } | undefined;
 
-  private constructor() {
+  private constructor(private readonly backend: string) {
     this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
+    // The thread keeps the process alive only while a request is waiting on it.
+    this.worker.unref();
     this.worker.on('message', (reply: WorkerReply) => {
       const next = this.waiting.shift();
+      if (this.waiting.length === 0) this.worker.unref();
       if (next === undefined) return;
       if (reply.type === 'error') next.reject(new Error(`training worker: ${reply.message}`));
       else next.resolve(reply);
@@ -44,29 +49,47 @@ export class DataParallelWorker {
   }
 
   static async start(agent: Agent, backend: string): Promise<DataParallelWorker> {
-    const worker = new DataParallelWorker();
-    await worker.request({ type: 'init', backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
+    const worker = new DataParallelWorker(backend);
+    await worker.load(agent);
     return worker;
   }
 
   private request(message: WorkerRequest): Promise<WorkerReply> {
     return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) this.worker.ref();
       this.waiting.push({ resolve, reject });
       this.worker.postMessage(message);
     });
   }
 
-  /** Sends the current weights; later requests see them. */
-  syncWeights(agent: Agent): Promise<WorkerReply> {
-    return this.request({ type: 'weights', weights: getWeights(agent.model) });
+  private async load(agent: Agent): Promise<void> {
+    await this.request({ type: 'init', backend: this.backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
+    this.holds = { agent, shape: shapeOf(agent) };
   }
 
-  /** Plays the specs, the first half in the worker and the rest here, concurrently. Records in spec order. */
+  /** Sends the current weights; later requests see them. */
+  async syncWeights(agent: Agent): Promise<WorkerReply> {
+    const reply = await this.request({ type: 'weights', weights: getWeights(agent.model) });
+    this.holds = { agent, shape: shapeOf(agent) };
+    return reply;
+  }
+
+  /** Makes the worker hold `agent` (its weights, or the whole model when the shape differs) unless it already does. */
+  async holdAgent(agent: Agent): Promise<void> {
+    if (this.holds?.agent === agent) return;
+    if (this.holds?.shape === shapeOf(agent)) await this.syncWeights(agent);
+    else await this.load(agent);
+  }
+
+  /**
+   * Plays the specs in the same batches as `rollout` on one thread: the first share (`shareCut`)
+   * in the worker, the rest here, concurrently. Records in spec order, equal to one thread's.
+   */
   async rollout(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): Promise<EpisodeRecord[]> {
-    if (specs.length < 2) return rolloutBatch(agent, harness, tasks, specs);
-    const cut = Math.floor(specs.length / 2);
-    const remote = this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) });
-    const local = rolloutBatch(agent, harness, tasks, specs.slice(cut));
+    const cut = shareCut(specs.length);
+    const remote = cut > 0 ? this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) }) : undefined;
+    const local = rolloutShare(agent, harness, tasks, specs.slice(cut));
+    if (remote === undefined) return local;
     const reply = await remote;
     if (reply.type !== 'records') throw new Error(`training worker: expected records, got ${reply.type}`);
     return [...reply.records, ...local];
@@ -100,7 +123,28 @@ export class DataParallelWorker {
   }
 
   async close(): Promise<void> {
+    if (sharedWorker !== undefined && (await sharedWorker.catch(() => undefined)) === this) sharedWorker = undefined;
     await this.request({ type: 'close' }).catch(() => undefined);
     await this.worker.terminate();
   }
+}
+
+function shapeOf(agent: Agent): string {
+  return JSON.stringify([agent.model.config, agent.model.attentionMode, agent.tokenizer.words]);
+}
+
+let sharedWorker: Promise<DataParallelWorker> | undefined;
+
+/**
+ * A `play` for `evaluate` on both cores: the first share of the episodes in a worker thread,
+ * started on first use and kept (idle, it does not keep the process alive), the rest here. The
+ * batches are the ones `rollout` plays on one thread, so the records are the same either way.
+ */
+export async function playOnTwoCores(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): Promise<EpisodeRecord[]> {
+  const backend = activeBackend();
+  if (backend === undefined) throw new Error('playOnTwoCores: no backend started (initBackend first)');
+  sharedWorker ??= DataParallelWorker.start(agent, backend);
+  const worker = await sharedWorker;
+  await worker.holdAgent(agent);
+  return worker.rollout(agent, harness, tasks, specs);
 }

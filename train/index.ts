@@ -8,5 +8,5 @@ export { trainSnapshots, evalPass, splitTasks, snapshotDir, type TrainSummary } 
 export { rolloutOnCores } from './grpoStep.ts';
 export { optimizerStep, applyClipped } from './optimize.ts';
 export { jobLoss, planJob, partsLoss, lengthBuckets, selectRows, BUCKET_COST, type JobPart, type LossJob } from './jobs.ts';
-export { DataParallelWorker } from './dataParallel.ts';
+export { DataParallelWorker, playOnTwoCores } from './dataParallel.ts';
 export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';

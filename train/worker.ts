@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { initBackend, modelFromWeights, rolloutBatch, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
+import { initBackend, modelFromWeights, rolloutShare, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
 import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
 import { partsGradients } from './jobs.ts';
 
@@ -14,6 +14,7 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
   switch (request.type) {
     case 'init':
       return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
+        agent?.model.dispose();
         agent = { model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }), tokenizer: tokenizerFromWords(request.words) };
         return { type: 'ready', backend };
       });
@@ -21,7 +22,7 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
       setWeights(ready().model, request.weights);
       return { type: 'ok' };
     case 'rollout':
-      return { type: 'records', records: rolloutBatch(ready(), request.harness, request.tasks, request.specs) };
+      return { type: 'records', records: rolloutShare(ready(), request.harness, request.tasks, request.specs) };
     case 'gradients': {
       const { loss, grads } = partsGradients(ready().model, request.parts);
       return { type: 'gradients', loss, grads };
