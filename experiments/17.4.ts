@@ -98,7 +98,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     ]),
     '',
     'Reading: the same tasks and episodes for both checkpoints cancel the task-to-task spread, so the paired SE is a fraction of the unpaired one.',
-    `Where ours differs: the book's step 60 and step 80 differ by +0.041 with a paired interval above 0; ours differ by ${signed(paired.difference)} and the interval ${paired.low > 0 || paired.high < 0 ? 'excludes' : 'includes'} 0, and the per-task correlation is ${Number.isNaN(paired.correlation) ? 'n/a' : paired.correlation.toFixed(2)} against 0.97: our run has mostly settled by step 60 (${pct(paired.step60)} against ${pct(paired.step80)} at step 80), so there is less to detect, and its per-task rates move more between the two checkpoints.`,
+    `Where ours differs: the book's step 60 and step 80 differ by +0.041 with a paired interval above 0; ours differ by ${signed(paired.difference)} and the interval ${paired.low > 0 || paired.high < 0 ? 'excludes' : 'includes'} 0, and the per-task correlation is ${Number.isNaN(paired.correlation) ? 'n/a' : paired.correlation.toFixed(2)} against 0.97: ${Math.abs(paired.difference) > 0.041 ? `our run is still learning between the two (${pct(paired.step60)} at step 60 against ${pct(paired.step80)} at step 80), so there is more to detect` : `our run has mostly settled by step 60 (${pct(paired.step60)} against ${pct(paired.step80)} at step 80), so there is less to detect`}${!Number.isNaN(paired.correlation) && paired.correlation < 0.97 ? ', and its per-task rates move more between the two checkpoints' : ''}.`,
     '',
     '## Power: units needed to detect a difference (two-sided 5%, power 0.8)',
     '',
