@@ -87,7 +87,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     ])),
     '',
     'Reading: the SD of one evaluation is what two evaluations of one checkpoint disagree by; only the spread of seed means beyond it is training noise. The binomial SD treats 320 episodes as independent, which they are not (17.3).',
-    `Where ours differs: the book finds training noise 0 (seed means 0.706 to 0.720 at step 30); ours is ${noise.map((row) => `${pct(row.trainingSD)} at step ${row.step} (seed means ${pct(Math.min(...row.seedMeans))} to ${pct(Math.max(...row.seedMeans))})`).join(' and ')}, well above one evaluation's SD: our seeds learn at different speeds and each leaves a different held-out task behind (docs/TRAINING.md), so a difference between two of our runs needs several seeds per side.`,
+    `Where ours differs: the book finds training noise 0 (seed means 0.706 to 0.720 at step 30); ours is ${noise.map((row) => `${pct(row.trainingSD)} at step ${row.step} (seed means ${pct(Math.min(...row.seedMeans))} to ${pct(Math.max(...row.seedMeans))})`).join(' and ')}, well above one evaluation's SD: our seeds learn at different speeds and each can leave a held-out task behind (17.7, docs/TRAINING.md), so a difference between two of our runs needs several seeds per side.`,
     '',
     `## Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodes * HELD_OUT_TASKS} episodes`,
     '',
