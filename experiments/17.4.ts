@@ -8,7 +8,7 @@
  *   numbers (step 60 against step 80 of one run, on the same episodes), and the sample sizes a
  *   comparison needs (power).
  * Command: npm run exp:17.4 [-- --run DIR --seed S --smoke]
- * Runtime: about a minute with trained checkpoints; training the seeds first takes a few minutes
+ * Runtime: about 40 s with trained checkpoints; training the seeds first takes about 2.5 minutes
  *   each (they are runs/seed-1 ... seed-3, shared with `npm run train -- --seeds 0,1,2,3`; seed 0
  *   is the run itself when it is the default recipe, see `seedRun`).
  * Output: results/17.4.json, results/17.4.md.

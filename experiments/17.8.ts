@@ -8,7 +8,7 @@
  *   equally good checkpoints on a 160-episode test set). Figure 17.4: validation and test by step,
  *   and the four seeds' step-30 checkpoints with episode- and task-level intervals.
  * Command: npm run exp:17.8 [-- --run DIR --seed S --smoke]
- * Runtime: about a minute with trained checkpoints.
+ * Runtime: about 20 s with trained checkpoints.
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
 import { makeTasks } from '../gym/index.ts';

@@ -4,8 +4,8 @@
  * smoke runs must reproduce results/smoke/ exactly (the test suite checks those).
  *
  * Command: npm run test:repro            (full: reruns every experiment on the committed runs,
- *                                         training them first where missing: about 6 minutes with
- *                                         trained runs, about 25 from a fresh clone)
+ *                                         training them first where missing: about 2 minutes with
+ *                                         trained runs, about 14 from a fresh clone)
  *          npm run test:repro -- --update-smoke   (rewrites results/smoke/ after a change that
  *                                         moves the smoke numbers, to be committed with it)
  * On another backend the exact numbers cannot match (float rounding differs); the chapter's
