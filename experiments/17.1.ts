@@ -13,7 +13,7 @@ import { firstEditCounts } from '../gym/index.ts';
 import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = {
@@ -100,4 +100,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return { agents: numbers };
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.1', () => main(parseRunOptions(process.argv.slice(2))));

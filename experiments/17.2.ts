@@ -12,7 +12,7 @@
  */
 import { binomialPmf, exactPassAtK, passAtK, plugInPassAtK, sampleBinomial, sampleStandardDeviation } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithRange, isMain, markdownTable, ROOT, writeResults } from './common.ts';
+import { compareWithRange, isMain, markdownTable, ROOT, runScript, writeResults } from './common.ts';
 
 const N = 10; // samples per simulated eval
 const K = 5;
@@ -144,4 +144,4 @@ function binomialDigits(n: number, k: number): number {
   return Math.floor(log10) + 1;
 }
 
-if (isMain(import.meta.url)) await main();
+if (isMain(import.meta.url)) await runScript('exp:17.2', () => main());

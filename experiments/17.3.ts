@@ -19,7 +19,7 @@ import {
 } from '../eval/index.ts';
 import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithBook, compareWithRange, isMain, markdownTable, ROOT, shareSE, writeResults } from './common.ts';
+import { compareWithBook, compareWithRange, isMain, markdownTable, ROOT, runScript, shareSE, writeResults } from './common.ts';
 import { lineChartSvg } from './figures.ts';
 
 const WALD_WILSON_PASS_RATES = [0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97];
@@ -210,4 +210,4 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
   return { waldWilson, unit, figure, verdicts };
 }
 
-if (isMain(import.meta.url)) await main();
+if (isMain(import.meta.url)) await runScript('exp:17.3', () => main());

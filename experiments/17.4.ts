@@ -16,7 +16,7 @@
 import { makeTasks } from '../gym/index.ts';
 import { mean, pairedBootstrapDiff, pairedStandardError, pearsonCorrelation, requiredUnits, sampleStandardDeviation, sampleVariance, unpairedStandardError } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = {
@@ -114,4 +114,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.4', () => main(parseRunOptions(process.argv.slice(2))));

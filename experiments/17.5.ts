@@ -13,7 +13,7 @@ import type { HarnessInput } from '../gym/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
 import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, signed, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
@@ -118,4 +118,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.5', () => main(parseRunOptions(process.argv.slice(2))));

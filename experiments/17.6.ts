@@ -15,7 +15,7 @@
 import { dirname, join } from 'node:path';
 import { HELD_OUT_VARIANTS, makeEnv, makeTasks, REPAIR_OP_FOR, trainingHarness, vocabularyWords, type EpisodeResult } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const HELD_OUT_TYPE = 'zero';
@@ -102,4 +102,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.6', () => main(parseRunOptions(process.argv.slice(2))));

@@ -19,7 +19,7 @@ import { bootstrapCI, passAtK } from '../eval/index.ts';
 import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { snapshotDir } from '../train/index.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { bandPanelsSvg } from './figures.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, stepOf, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
 
@@ -135,4 +135,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.7', () => main(parseRunOptions(process.argv.slice(2))));

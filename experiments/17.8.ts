@@ -14,7 +14,7 @@
 import { makeTasks } from '../gym/index.ts';
 import { episodeBootstrapCI, expectedMaxNormal, mean, taskBootstrapCI, winnersCurseSimulation } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { bandPanelsSvg, intervalChartSvg } from './figures.ts';
 import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
 
@@ -133,4 +133,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.8', () => main(parseRunOptions(process.argv.slice(2))));

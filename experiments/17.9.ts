@@ -11,7 +11,7 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
-import { isMain, markdownTable, writeResults } from './common.ts';
+import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
 
 const BOOK = { noise: [0.8, 0.9] as const, stacker: { train: 0.2, plain: 0.6 }, gamer: { public: 1, hidden: 0 } };
@@ -71,4 +71,4 @@ export async function main(options: Partial<RunOptions> = {}) {
   return numbers;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:17.9', () => main(parseRunOptions(process.argv.slice(2))));

@@ -16,7 +16,7 @@ import { main as main176 } from './17.6.ts';
 import { main as main177 } from './17.7.ts';
 import { main as main178 } from './17.8.ts';
 import { main as main179 } from './17.9.ts';
-import { isMain } from './common.ts';
+import { isMain, runScript } from './common.ts';
 import { parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 const EXPERIMENTS: Array<[string, (options: RunOptions) => Promise<unknown>]> = [
@@ -47,4 +47,4 @@ export async function main(options: Partial<RunOptions> = {}): Promise<Array<{ s
   return times;
 }
 
-if (isMain(import.meta.url)) await main(parseRunOptions(process.argv.slice(2)));
+if (isMain(import.meta.url)) await runScript('exp:all', () => main(parseRunOptions(process.argv.slice(2))));

@@ -11,6 +11,33 @@ export function isMain(url: string): boolean {
   return process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(url);
 }
 
+/** Errors that report bad data the user can fix (a run folder, a checkpoint, a backend that cannot start): exit 1. */
+const DATA_ERRORS = new Set(['RunFolderError', 'CheckpointError', 'BackendError']);
+
+/**
+ * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, with exit
+ * code 1 for bad data (a run folder holding another config, a corrupt checkpoint, a backend that
+ * cannot start) and 3 for a bug (TINYAGENT_DEBUG=1 adds the stack), never in a stack trace. The
+ * handlers are installed before the wasm backend loads, whose own handlers would rethrow.
+ */
+export async function runScript(name: string, main: () => Promise<unknown>): Promise<void> {
+  const fail = (error: unknown): never => {
+    const data = error instanceof Error && DATA_ERRORS.has(error.name);
+    const message = (error instanceof Error ? (data ? error.message : `${error.name}: ${error.message}`) : String(error)).replace(/\s+/g, ' ').trim().slice(0, 500);
+    const debug = process.env['TINYAGENT_DEBUG'] === '1';
+    process.stderr.write(`${name}: ${data ? '' : 'internal error: '}${message}${data || debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
+    if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.exit(data ? 1 : 3);
+  };
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
+  try {
+    await main();
+  } catch (error) {
+    fail(error);
+  }
+}
+
 /** Versions of the packages a result depends on, read from node_modules. */
 export function packageVersions(names: readonly string[] = ['seedrandom', '@stdlib/stats-base-dists-beta-quantile', '@stdlib/stats-base-dists-normal-quantile', '@stdlib/stats-base-dists-normal-cdf', 'vega', 'vega-lite', 'tsx']): Record<string, string> {
   const versions: Record<string, string> = {};

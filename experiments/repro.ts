@@ -25,7 +25,7 @@ import { main as main177 } from './17.7.ts';
 import { main as main178 } from './17.8.ts';
 import { main as main179 } from './17.9.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
-import { isMain, ROOT } from './common.ts';
+import { isMain, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
@@ -106,13 +106,17 @@ export async function reproduce({ expectedDir, run }: { expectedDir: string; run
   }
 }
 
-if (isMain(import.meta.url) && process.argv.includes('--update-smoke')) {
-  await updateSmoke();
-  process.stdout.write('wrote results/smoke/\n');
-} else if (isMain(import.meta.url)) {
-  const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default' });
-  for (const { section, problems } of report) process.stdout.write(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`);
-  const failed = report.filter(({ problems }) => problems.length > 0).length;
-  process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
-  process.exitCode = failed === 0 ? 0 : 1;
+if (isMain(import.meta.url)) {
+  await runScript('test:repro', async () => {
+    if (process.argv.includes('--update-smoke')) {
+      await updateSmoke();
+      process.stdout.write('wrote results/smoke/\n');
+      return;
+    }
+    const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default' });
+    for (const { section, problems } of report) process.stdout.write(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`);
+    const failed = report.filter(({ problems }) => problems.length > 0).length;
+    process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
+    process.exitCode = failed === 0 ? 0 : 1;
+  });
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { makeTasks, trainingHarness } from '../gym/index.ts';
 import { oneLine, reportError } from '../cli/main.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
+import { ROOT as ROOT_DIR } from '../experiments/common.ts';
 
 let root: string;
 let good: string;
@@ -194,4 +196,28 @@ describe('an error that reaches the top', () => {
     expect(oneLine('a\n  b\r\nc')).toBe('a b c');
     expect(oneLine('y'.repeat(1000), 10)).toBe(`${'y'.repeat(10)}...`);
   });
+});
+
+describe('experiment scripts end an error in one line', () => {
+  it('a run folder holding no run config, or a corrupt checkpoint: one line naming it, exit 1, no stack', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-error-'));
+    try {
+      const badRun = join(root, 'bad-config');
+      mkdirSync(badRun);
+      writeFileSync(join(badRun, 'config.json'), '{');
+      const badCheckpoint = join(root, 'bad-checkpoint');
+      mkdirSync(join(badCheckpoint, 'step-80'), { recursive: true });
+      writeFileSync(join(badCheckpoint, 'step-80', 'manifest.json'), '{"format":"x"}');
+      for (const [run, expected] of [[badRun, /config\.json is not a run's config/], [badCheckpoint, /not a TinyAgent checkpoint/]] as const) {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', 'experiments/17.9.ts', '--run', run], { cwd: ROOT_DIR, encoding: 'utf8', env: { ...process.env, TINYAGENT_DEBUG: '' } });
+        expect(result.status, result.stderr).toBe(1);
+        const lines = result.stderr.trim().split('\n');
+        expect(lines.at(-1)).toMatch(/^exp:17\.9: /);
+        expect(lines.at(-1)).toMatch(expected);
+        expect(result.stderr).not.toMatch(/\n\s+at |Module\["asm"\]/);
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
