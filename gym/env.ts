@@ -69,7 +69,7 @@ export interface ResetOptions {
 
 /**
  * A task as the policy sees it: the function renamed (`name`) and, with `renameParams`, its
- * parameters renamed too (`params`, aligned with `task.params`). Precomputed once per rename.
+ * parameters renamed too (`params`, aligned with `task.params`). Built once per episode.
  */
 interface TaskView {
   name: string;
@@ -77,26 +77,20 @@ interface TaskView {
   header: readonly string[];
   /** word -> word swaps applied to everything the policy reads. */
   swaps: ReadonlyMap<string, string>;
+  /** Identifies the swaps, for `renameCache` (the renamed words depend on the swaps and the source alone). */
   key: string;
 }
 
-const viewCache = new Map<string, TaskView>();
-
 function viewOf(task: Task, name: string, params: readonly string[], shown: SurfaceTask): TaskView {
-  const key = `${shown.key}\u0000${name}\u0000${params.join(',')}`;
-  let view = viewCache.get(key);
-  if (view === undefined) {
-    const swaps = new Map<string, string>();
-    if (name !== task.name) swaps.set(task.name, name);
-    task.params.forEach((param, i) => {
-      if (params[i] !== param) swaps.set(param, params[i]!);
-    });
-    const rename = (word: string) => swaps.get(word) ?? word;
-    const header = Object.freeze(['<task>', name, ':', ...shown.spec.map(rename), '</task>']);
-    view = { name, params, header, swaps, key };
-    viewCache.set(key, view);
-  }
-  return view;
+  const swaps = new Map<string, string>();
+  if (name !== task.name) swaps.set(task.name, name);
+  task.params.forEach((param, i) => {
+    if (params[i] !== param) swaps.set(param, params[i]!);
+  });
+  const rename = (word: string) => swaps.get(word) ?? word;
+  const header = Object.freeze(['<task>', name, ':', ...shown.spec.map(rename), '</task>']);
+  const key = JSON.stringify([...swaps]);
+  return { name, params, header, swaps, key };
 }
 
 const renameCache = new Map<string, readonly string[]>();
