@@ -64,6 +64,14 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   return op(table) as tf.Tensor2D;
 }
 
+/** The pieces of a stable softmax over the last axis of logits [N, V]: z - max z, its exp, and the exps' row sums [N, 1]. */
+function stableSoftmaxParts(logits: tf.Tensor2D): { shifted: tf.Tensor2D; exps: tf.Tensor2D; sums: tf.Tensor2D } {
+  const shifted = tf.sub(logits, tf.max(logits, -1, true)) as tf.Tensor2D;
+  const exps = tf.exp(shifted);
+  const sums = tf.sum(exps, -1, true) as tf.Tensor2D;
+  return { shifted, exps, sums };
+}
+
 /**
  * log softmax(logits)[target] per row: logits [N, V], int32 targets [N] -> [N]. One exp forward
  * and none backward (d/dlogits = oneHot(target) - softmax), where tfjs's logSoftmax plus a
@@ -72,9 +80,7 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
 export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D {
   const vocab = logits.shape[1];
   const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
-    const shifted = tf.sub(logitsIn, tf.max(logitsIn, -1, true));
-    const exps = tf.exp(shifted);
-    const sums = tf.sum(exps, -1, true);
+    const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
     save([tf.div(exps, sums), oneHot]);
     return {
@@ -98,9 +104,7 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
 export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor2D {
   const vocab = logits.shape[1];
   const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
-    const shifted = tf.sub(logitsIn, tf.max(logitsIn, -1, true));
-    const exps = tf.exp(shifted);
-    const sums = tf.sum(exps, -1, true);
+    const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
     const probs = tf.div(exps, sums);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
@@ -158,16 +162,12 @@ export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   return tf.reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
 }
 
-/** Columns of ones [N, 1], one kept per N (row sums as products). */
-const onesColumns = new Map<number, tf.Tensor2D>();
-
+/**
+ * A column of ones [N, 1] (row sums as products). Made afresh inside each gradient function, whose
+ * tidy scope frees it: N varies with the batch, so a column kept per N would pile up.
+ */
 function onesColumn(rows: number): tf.Tensor2D {
-  let ones = onesColumns.get(rows);
-  if (ones === undefined || ones.isDisposed) {
-    ones = tf.keep(tf.ones([rows, 1])) as tf.Tensor2D;
-    onesColumns.set(rows, ones);
-  }
-  return ones;
+  return tf.ones([rows, 1]);
 }
 
 /** Additive causal masks [T, 1, T] (0 where key s <= query t, -1e9 after), one kept per T. */
@@ -184,12 +184,10 @@ export function causalMask(length: number): tf.Tensor3D {
   return mask;
 }
 
-/** Releases the cached causal masks and columns of ones (for leak-checking tests). */
+/** Releases the cached causal masks (for leak-checking tests). */
 export function disposeCausalMasks(): void {
   for (const mask of causalMasks.values()) mask.dispose();
   causalMasks.clear();
-  for (const ones of onesColumns.values()) ones.dispose();
-  onesColumns.clear();
 }
 
 /**
