@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import {
-  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, meanPassRate, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
+  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
   type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
 } from '../gym/index.ts';
 import { activeBackend, attentionModeFor, initBackend, loadAgent, rollout, type Agent, type BackendPreference, type EpisodeRecord } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { meanAccuracy } from './accuracy.ts';
 import { resultRows, writeResultFile } from './io/resultWriter.ts';
 
 export { resultRows, writeResultFile, type ResultSample } from './io/resultWriter.ts';
@@ -117,7 +118,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
     return {
       perTask,
       records,
-      passAt1: meanPassRate(perTask),
+      passAt1: meanAccuracy(perTask.map(({ successes, episodes: n }) => ({ n, c: successes }))),
       provenance: {
         harness, harnessHash: harnessHash(harness),
         player: options.scripted !== undefined ? `scripted:${options.scripted}` : checkpoint !== null ? 'checkpoint' : 'agent',

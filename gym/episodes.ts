@@ -161,12 +161,6 @@ export function countsByTask(tasks: readonly Task[], results: readonly Pick<Epis
   return [...byName.values()].filter((count) => count.episodes > 0);
 }
 
-/** Mean over tasks of successes / episodes (every task weighs the same). */
-export function meanPassRate(counts: readonly TaskCount[]): number {
-  if (counts.length === 0) throw new RangeError('meanPassRate: no tasks');
-  return counts.reduce((sum, count) => sum + count.successes / count.episodes, 0) / counts.length;
-}
-
 /** How often each op was the first edit ('(none)': the episode never edited). */
 export function firstEditCounts(results: readonly Pick<EpisodeResult, 'firstEditOp'>[]): Record<string, number> {
   const counts: Record<string, number> = {};

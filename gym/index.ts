@@ -20,7 +20,7 @@ export {
   type EpisodeInfo, type ToolCalls, type ResetOptions, type ResetResult, type StepResult, type MakeEnvOptions,
 } from './env.ts';
 export {
-  episodeSpec, episodeSpecs, episodeSuccess, episodeResult, playEpisodes, countsByTask, meanPassRate, firstEditCounts, samplingStream,
+  episodeSpec, episodeSpecs, episodeSuccess, episodeResult, playEpisodes, countsByTask, firstEditCounts, samplingStream,
   type EpisodeSpec, type EpisodeResult, type EpisodePolicy, type PolicyTurn, type TaskCount,
 } from './episodes.ts';
 export { SCRIPTED_POLICIES, scriptedActions, scriptedPolicy, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
