@@ -46,15 +46,18 @@ export function bootstrapMeans(values: ArrayLike<number>, { reps = 2000, rng }: 
   return replicates;
 }
 
-/** Lower and upper percentiles of sorted replicates (type 7, as numpy). */
-function percentiles(sorted: Float64Array, lowQ: number, highQ: number): [number, number] {
-  const at = (q: number) => {
-    const position = q * (sorted.length - 1);
-    const below = Math.floor(position);
-    const above = Math.min(below + 1, sorted.length - 1);
-    return (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below);
-  };
-  return [at(lowQ), at(highQ)];
+/**
+ * The type-7 q-quantile of sorted values (numpy's default): at position q (n - 1) = j + w,
+ * sorted[j] + (sorted[j + 1] - sorted[j]) w, unchecked. Every percentile interval takes its ends
+ * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Not quantileSorted
+ * (describe.ts), which validates and interpolates as sorted[j] (1 - w) + sorted[j + 1] w: the two
+ * forms can differ in the last bit, and the intervals have always used this one.
+ */
+export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
+  const position = q * (sorted.length - 1);
+  const below = Math.floor(position);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below);
 }
 
 /**
@@ -106,6 +109,5 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
   const sorted = bootstrapMeans(values, { reps, rng }).sort();
   const alpha = 1 - level;
   const [lowQ, highQ] = method === 'bca' ? bcaLevels(Float64Array.from(values), estimate, sorted, alpha) : [alpha / 2, 1 - alpha / 2];
-  const [low, high] = percentiles(sorted, lowQ, highQ);
-  return { estimate, low, high, level, reps, method };
+  return { estimate, low: percentileOfSorted(sorted, lowQ), high: percentileOfSorted(sorted, highQ), level, reps, method };
 }

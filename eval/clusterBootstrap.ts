@@ -1,4 +1,4 @@
-import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
+import { bootstrapCI, percentileOfSorted, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
 import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
 
@@ -40,13 +40,7 @@ export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
   replicates.sort();
   const alpha = 1 - level;
-  const at = (q: number) => {
-    const position = q * (reps - 1);
-    const below = Math.floor(position);
-    const above = Math.min(below + 1, reps - 1);
-    return (replicates[below] as number) + ((replicates[above] as number) - (replicates[below] as number)) * (position - below);
-  };
-  return { estimate: successes / episodes, low: at(alpha / 2), high: at(1 - alpha / 2), level, reps, method: 'percentile' };
+  return { estimate: successes / episodes, low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2), level, reps, method: 'percentile' };
 }
 
 /**

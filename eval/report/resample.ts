@@ -1,3 +1,4 @@
+import { percentileOfSorted } from '../bootstrap.ts';
 import { randomIndex, type RandomSource } from '../randomSource.ts';
 
 /**
@@ -20,15 +21,8 @@ export interface Estimate {
 /** Type-7 quantiles a/2 and 1 - a/2 of replicate statistics (sorted in place). */
 function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
   replicates.sort();
-  const reps = replicates.length;
-  const at = (q: number) => {
-    const position = q * (reps - 1);
-    const below = Math.floor(position);
-    const above = Math.min(below + 1, reps - 1);
-    return (replicates[below] as number) + ((replicates[above] as number) - (replicates[below] as number)) * (position - below);
-  };
   const alpha = 1 - level;
-  return { low: at(alpha / 2), high: at(1 - alpha / 2) };
+  return { low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2) };
 }
 
 /** Percentile interval of the mean of `values` over the resamples in `indices`. */
