@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { canonicalJson } from '../lib/canonicalJson.ts';
 import { activeBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 
@@ -207,18 +208,6 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
  */
 export function manifestChecksum(fields: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
-}
-
-/** JSON with object keys sorted at every depth, so the text depends on the content alone. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** zod issues as one line: `modelConfig.dModel: Too big: expected number to be <=4096; ...`. */

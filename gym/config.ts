@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from '../lib/canonicalJson.ts';
 import { BUG_TYPES } from './types.ts';
 
 /**
@@ -101,15 +102,6 @@ export function trainingHarness(overrides: HarnessInput = {}): Harness {
 /** The plain `BugFixEnv`: unlimited edits, no renaming, hidden-test reward. */
 export function plainEnv(overrides: HarnessInput = {}): Harness {
   return parseHarness({ maxEdits: null, randomizeNames: false, renameParams: false, varySurface: false, reward: 'hidden', ...overrides }, 'plainEnv');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /**
