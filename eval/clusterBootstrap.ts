@@ -1,4 +1,5 @@
 import { bootstrapCI, percentileOfSorted, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
+import { binomialPmf } from './discrete.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
 import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
 
@@ -44,25 +45,17 @@ export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0
 }
 
 /**
- * CDF of Binomial(m, p) at 0..m, from the pmf recurrence in log space (stable for m in the thousands).
+ * CDF of Binomial(m, p) at 0..m: the running sum of binomialPmf, divided by its total so that
+ * the last entry is 1.
  * @throws RangeError if m is not a safe integer >= 0 or p is outside [0, 1].
  */
 export function binomialCdfTable(m: number, p: number): Float64Array {
   checkInteger(m, 'm');
   checkProbability(p, 'p');
-  const cdf = new Float64Array(m + 1);
-  if (p <= 0) return cdf.fill(1);
-  if (p >= 1) {
-    cdf[m] = 1;
-    return cdf;
-  }
-  const logP = Math.log(p);
-  const logQ = Math.log1p(-p);
-  let logChoose = 0;
+  const cdf = binomialPmf(m, p);
   let total = 0;
   for (let x = 0; x <= m; x++) {
-    if (x > 0) logChoose += Math.log((m - x + 1) / x);
-    total += Math.exp(logChoose + x * logP + (m - x) * logQ);
+    total += cdf[x] as number;
     cdf[x] = total;
   }
   for (let x = 0; x <= m; x++) cdf[x] = (cdf[x] as number) / total;
