@@ -1,7 +1,11 @@
 import { mean, sampleVariance } from './describe.ts';
 import { checkFiniteValues, checkSameLength, checkUnits } from './validate.ts';
 
-function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
+/**
+ * The per-unit differences b_j - a_j of two paired samples.
+ * @throws RangeError on empty or different-length inputs or a value that is not finite.
+ */
+export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
   checkFiniteValues(a, 'a');
   checkFiniteValues(b, 'b');
   checkSameLength(a, b);
@@ -51,7 +55,9 @@ export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>
  * @example pearsonCorrelation([1, 2, 3], [2, 4, 7]) // 0.9934
  */
 export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  differences(a, b);
+  checkFiniteValues(a, 'a');
+  checkFiniteValues(b, 'b');
+  checkSameLength(a, b);
   checkUnits(a, 2, 'a', 'a correlation');
   const meanA = mean(a);
   const meanB = mean(b);

@@ -1,5 +1,5 @@
 import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
-import { checkFiniteValues, checkSameLength } from './validate.ts';
+import { differences } from './paired.ts';
 
 /**
  * Paired bootstrap of the difference between two systems on the same units (tasks): each
@@ -12,10 +12,5 @@ import { checkFiniteValues, checkSameLength } from './validate.ts';
  * @example pairedBootstrapDiff([0.5, 0.9], [0.6, 1.0], { rng: new Rng(1) }) // estimate 0.1
  */
 export function pairedBootstrapDiff(a: ArrayLike<number>, b: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
-  checkFiniteValues(a, 'a');
-  checkFiniteValues(b, 'b');
-  checkSameLength(a, b);
-  const differences = new Float64Array(a.length);
-  for (let j = 0; j < a.length; j++) differences[j] = (b[j] as number) - (a[j] as number);
-  return bootstrapCI(differences, options);
+  return bootstrapCI(differences(a, b), options);
 }
