@@ -60,13 +60,13 @@ function perTaskValues(tasks: readonly TaskOutcomes[], k: number, perTask: (outc
   return Float64Array.from(tasks, ({ outcomes }) => perTask(outcomes, outcomes.reduce((sum, value) => sum + value, 0)));
 }
 
-/** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
+/**
+ * The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist:
+ * intraclassCorrelation refuses (RangeError) fewer than 2 tasks, no task with 2+ samples, and
+ * samples that all pass or all fail.
+ */
 function clustering(counts: { successes: number[]; trials: number[] }): { rho: number | null; effect: number | null } {
   const sizes = counts.trials;
-  if (sizes.length < 2 || sizes.every((size) => size < 2)) return { rho: null, effect: null };
-  const total = counts.successes.reduce((a, b) => a + b, 0);
-  const episodes = sizes.reduce((a, b) => a + b, 0);
-  if (total === 0 || total === episodes) return { rho: null, effect: null };
   let rho: number;
   try {
     rho = intraclassCorrelation(counts);
@@ -74,7 +74,7 @@ function clustering(counts: { successes: number[]; trials: number[] }): { rho: n
     if (error instanceof RangeError) return { rho: null, effect: null };
     throw error;
   }
-  const meanSize = episodes / sizes.length;
+  const meanSize = sizes.reduce((a, b) => a + b, 0) / sizes.length;
   const inRange = meanSize <= 1 || rho >= -1 / (meanSize - 1);
   return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
 }
