@@ -1,28 +1,12 @@
 import { readFileSync } from 'node:fs';
 import {
-  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, parseHarness, playEpisodes, scriptedPolicy, splitOptions,
+  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, parseHarness, playScripted, splitOptions,
   type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
 } from '../gym/index.ts';
 import { activeBackend, attentionModeFor, initBackend, loadAgent, rollout, type Agent, type BackendPreference, type EpisodeRecord } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { meanAccuracy } from './accuracy.ts';
 import { resultRows, writeResultFile } from './io/resultWriter.ts';
-
-export { resultRows, writeResultFile, type ResultSample } from './io/resultWriter.ts';
-
-/**
- * The one way to evaluate an agent (chapter 17.1): play `episodes` episodes of each task under
- * one harness and count successes per task. The `eval` command, training's held-out `evalPass`,
- * the experiments and the scripted canaries all play through the same episode loop
- * (`playEpisodes`) and the same seeding scheme (`episodeSpecs`): episode i of task j draws from
- * `new Rng(seed).fork(name/i)` whichever agent plays it, so two checkpoints evaluated with one
- * seed see the same renamed tasks and are paired episode by episode (common random numbers).
- * Success is `episodeSuccess` (submitted, hidden tests pass) whatever the reward source.
- *
- * @example
- *   const base = await evaluate({ checkpoint: 'runs/default/step-0', episodes: 32, seed: 1 });
- *   const hot = await evaluate({ checkpoint: 'runs/default/step-80', harness: { temperature: 1.3 }, episodes: 32, seed: 1 });
- */
 
 /** Who plays: a loaded agent, a checkpoint folder, or a scripted canary policy. */
 export type Player =
@@ -85,6 +69,19 @@ function resultOf({ tokens: _tokens, actionMask: _mask, oldPerTokenLogps: _logps
   return result;
 }
 
+/**
+ * The one way to evaluate an agent (chapter 17.1): play `episodes` episodes of each task under
+ * one harness and count successes per task. The `eval` command, training's held-out `evalPass`,
+ * the experiments and the scripted canaries all play through the same episode loop
+ * (`playEpisodes`) and the same seeding scheme (`episodeSpecs`): episode i of task j draws from
+ * `new Rng(seed).fork(name/i)` whichever agent plays it, so two checkpoints evaluated with one
+ * seed see the same renamed tasks and are paired episode by episode (common random numbers).
+ * Success is `episodeSuccess` (submitted, hidden tests pass) whatever the reward source.
+ *
+ * @example
+ *   const base = await evaluate({ checkpoint: 'runs/default/step-0', episodes: 32, seed: 1 });
+ *   const hot = await evaluate({ checkpoint: 'runs/default/step-80', harness: { temperature: 1.3 }, episodes: 32, seed: 1 });
+ */
 export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
   const { episodes, seed } = options;
   if (!Number.isInteger(episodes) || episodes < 1) throw new RangeError(`evaluate: episodes must be a positive integer, got ${episodes}`);
@@ -108,7 +105,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
     const specs = episodeSpecs(tasks, episodes, new Rng(seed));
     let records: EpisodeResult[];
     if (options.scripted !== undefined) {
-      records = playEpisodes(harness, tasks, specs, scriptedPolicy(options.scripted));
+      records = playScripted(options.scripted, harness, tasks, specs);
     } else {
       const player = agent as Agent;
       const played = options.play !== undefined ? await options.play(player, harness, tasks, specs) : rollout(player, harness, tasks, specs);

@@ -23,5 +23,5 @@ export {
   episodeSpec, episodeSpecs, episodeSuccess, episodeResult, playEpisodes, countsByTask, firstEditCounts, samplingStream,
   type EpisodeSpec, type EpisodeResult, type EpisodePolicy, type PolicyTurn, type TaskCount,
 } from './episodes.ts';
-export { SCRIPTED_POLICIES, scriptedActions, scriptedPolicy, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
+export { SCRIPTED_POLICIES, scriptedActions, scriptedPolicy, playScripted, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
 export { runCanary, canaryRowOk, canaryHarness, expectedSuccess, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';

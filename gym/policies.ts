@@ -1,7 +1,9 @@
 import { Rng } from '../lib/rng.ts';
 import type { Harness } from './config.ts';
 import type { EpisodeInfo } from './env.ts';
-import { countsByTask, episodeSpecs, playEpisodes, samplingStream, type EpisodePolicy, type EpisodeResult, type PolicyTurn, type TaskCount } from './episodes.ts';
+import {
+  countsByTask, episodeSpecs, playEpisodes, samplingStream, type EpisodePolicy, type EpisodeResult, type EpisodeSpec, type PolicyTurn, type TaskCount,
+} from './episodes.ts';
 import { GAMING_OP, REPAIR_OP_FOR, REPAIR_OPS, type Task } from './types.ts';
 
 /**
@@ -76,14 +78,22 @@ export interface RunScriptedOptions {
   seed: number | string;
 }
 
-/** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */
-export function runScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], { episodesPerTask, seed }: RunScriptedOptions): ScriptedRun {
-  const specs = episodeSpecs(tasks, episodesPerTask, new Rng(seed));
-  // In chunks: the loop holds one env per episode it plays at once.
+/**
+ * Plays `specs` with `policy` through the one episode loop, `SCRIPTED_CHUNK` episodes at a time
+ * (the loop holds one env per episode it plays at once). Each episode plans from its own
+ * sampling stream, so the chunks do not change its result. Results in spec order.
+ */
+export function playScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeResult[] {
   const results: EpisodeResult[] = [];
   for (let start = 0; start < specs.length; start += SCRIPTED_CHUNK) {
     results.push(...playEpisodes(harness, tasks, specs.slice(start, start + SCRIPTED_CHUNK), scriptedPolicy(policy)));
   }
+  return results;
+}
+
+/** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */
+export function runScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], { episodesPerTask, seed }: RunScriptedOptions): ScriptedRun {
+  const results = playScripted(policy, harness, tasks, episodeSpecs(tasks, episodesPerTask, new Rng(seed)));
   const episodes = results.length;
   const rewards = results.reduce((sum, result) => sum + result.reward, 0);
   const successes = results.filter((result) => result.success).length;
