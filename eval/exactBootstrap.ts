@@ -58,19 +58,11 @@ function sampleQuantileAtMost(cdf: Float64Array, survival: Float64Array, draws: 
   return Math.min(1, probability);
 }
 
-const logChooseCache = new Map<string, number>();
-
-/** log C(n, k), summed once per (n, k) and kept (the bootstrap positions repeat). */
+/** log C(n, k), summed over the shorter side. */
 function logBinomialCoefficient(n: number, k: number): number {
-  const key = `${n}/${k}`;
-  let value = logChooseCache.get(key);
-  if (value === undefined) {
-    value = 0;
-    const shorter = Math.min(k, n - k);
-    for (let i = 1; i <= shorter; i++) value += Math.log((n - shorter + i) / i);
-    if (logChooseCache.size > 1000) logChooseCache.clear();
-    logChooseCache.set(key, value);
-  }
+  let value = 0;
+  const shorter = Math.min(k, n - k);
+  for (let i = 1; i <= shorter; i++) value += Math.log((n - shorter + i) / i);
   return value;
 }
 
