@@ -1,16 +1,7 @@
 import { BUG_TYPES, firstEditCounts, makeTasks, type Task } from '../gym/index.ts';
 import { evaluate } from './evaluate.ts';
 
-/**
- * Which surface features does a checkpoint key on? Plays one task under controlled changes of
- * what the policy reads, with surface variation off so that each change is exactly the one
- * named, and reports the success count and first-edit ops of each:
- * - the task as it is;
- * - its spec replaced by the spec of another task (one of each bug type, its own type first);
- * - no spec at all.
- * A policy that repairs by reading the bug site keeps its first edit when the spec changes; one
- * that memorised "this spec -> this op" follows the spec (docs/TRAINING.md reports both).
- */
+/** One probed change of the task: its success count over the episodes and its first-edit op counts. */
 export interface ProbeRow {
   change: string;
   successes: number;
@@ -32,6 +23,16 @@ export function probeVariants(task: Task, pool: readonly Task[] = makeTasks('all
   return variants;
 }
 
+/**
+ * Which surface features does a checkpoint key on? Plays one task under controlled changes of
+ * what the policy reads, with surface variation off so that each change is exactly the one
+ * named, and reports the success count and first-edit ops of each:
+ * - the task as it is;
+ * - its spec replaced by the spec of another task (one of each bug type, its own type first);
+ * - no spec at all.
+ * A policy that repairs by reading the bug site keeps its first edit when the spec changes; one
+ * that memorised "this spec -> this op" follows the spec (docs/TRAINING.md reports both).
+ */
 export async function probeCheckpoint({ checkpoint, task, episodes, seed }: { checkpoint: string; task: Task; episodes: number; seed: number }): Promise<ProbeRow[]> {
   const rows: ProbeRow[] = [];
   for (const variant of probeVariants(task)) {
