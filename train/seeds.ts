@@ -3,7 +3,7 @@ import type { TaskCount } from '../gym/index.ts';
 import { evaluate } from '../eval/evaluate.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
-import { snapshotDir, trainSnapshots, type TrainSummary } from './snapshots.ts';
+import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './snapshots.ts';
 
 /** The held-out measurement of one seed's final checkpoint. */
 export interface SeedResult {
@@ -32,11 +32,13 @@ export function seedRunDir(runsDir: string, seed: number): string {
 
 /**
  * Trains the recipe once per seed, one after another, each into `runs/seed-N` (each resumes
- * like a single run), then measures every final checkpoint on the held-out tasks through
- * `evaluate` with one evaluation seed, so the seeds are compared on the same episodes.
+ * like a single run), then measures every final checkpoint through `evaluate` on the tasks a
+ * run's `evalPass` measures (`splitTasks`: the held-out tasks, or the development split under
+ * `devSplit`) with one evaluation seed, so the seeds are compared on the same episodes.
  */
 export async function trainSeeds(config: RLConfig, seeds: readonly number[], options: SeedsOptions): Promise<SeedResult[]> {
   const results: SeedResult[] = [];
+  const { heldOut } = splitTasks(config);
   for (const seed of seeds) {
     const runDir = seedRunDir(options.runsDir, seed);
     const log = options.openLog(runDir);
@@ -47,7 +49,7 @@ export async function trainSeeds(config: RLConfig, seeds: readonly number[], opt
     } finally {
       log.close();
     }
-    const evaluation = await evaluate({ checkpoint: snapshotDir(runDir, config.steps), split: config.devSplit ? 'dev' : 'heldout', episodes: options.episodes, seed: options.evalSeed });
+    const evaluation = await evaluate({ checkpoint: snapshotDir(runDir, config.steps), tasks: heldOut, episodes: options.episodes, seed: options.evalSeed });
     results.push({ seed, runDir, summary, step: config.steps, passAt1: evaluation.passAt1, perTask: evaluation.perTask });
   }
   return results;
