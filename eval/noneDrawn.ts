@@ -42,7 +42,7 @@ export function noneDrawn(n: number, a: number, b: number): NoneDrawn {
 }
 
 /** The log of the product of `few` factors (1 - many/u), u = n-few+1..n, by the series above. */
-export function logNoneDrawnSeries(n: number, few: number, many: number): number {
+function logNoneDrawnSeries(n: number, few: number, many: number): number {
   const low = n - few + 0.5;
   const high = n + 0.5;
   const shrink = Math.log1p(-few / high); // log(low / high)

@@ -43,7 +43,7 @@ export function checkFinite(value: number, name: string, { positive = false, non
   if (nonNegative && !(value >= 0)) throw new RangeError(`${name} must be >= 0, got ${value}`);
 }
 
-export function checkNonEmpty(values: ArrayLike<number>, name = 'values'): void {
+function checkNonEmpty(values: ArrayLike<number>, name = 'values'): void {
   if (values === null || typeof values !== 'object' || typeof values.length !== 'number') throw new RangeError(`${name} must be an array of numbers`);
   if (values.length === 0) throw new RangeError(`${name} is empty`);
 }

@@ -5,4 +5,4 @@ export { readResults, batchOf, type ReadOptions } from './batch.ts';
 export { detectFormat, FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
 export { parseHumanEval } from './formats/humaneval.ts';
 export { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
-export { parseLmEvalSamples, readLmEvalSamples, runResults, type LmEvalOptions } from './formats/lmEval.ts';
+export { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';

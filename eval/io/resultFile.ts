@@ -251,7 +251,7 @@ export function readBytes(path: string, { optional = false } = {}): Buffer | und
 }
 
 /** The format the project's own reader picks for a path: by extension, else from the content. */
-export function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
+function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
   const extension = path.toLowerCase().split('.').pop();
   return extension === 'csv' ? 'csv' : extension === 'jsonl' || extension === 'ndjson' || extension === 'json' ? 'jsonl' : undefined;
 }

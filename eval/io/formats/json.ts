@@ -63,7 +63,7 @@ export function recordKind(record: Record<string, unknown>): RecordKind | undefi
 }
 
 /** How each kind is described in a message: what a line of it holds. */
-export const KIND_NAMES: Record<RecordKind, string> = {
+const KIND_NAMES: Record<RecordKind, string> = {
   rows: "a result row (task, sample, passed)",
   humaneval: 'a HumanEval results line (task_id, passed)',
   'lm-eval': 'an lm-evaluation-harness sample (doc_id and its metrics)',

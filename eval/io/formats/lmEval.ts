@@ -43,25 +43,7 @@ function linesOfFilter(records: JsonLine[], path: string, filter: string | undef
   return { lines, filter };
 }
 
-/**
- * lm-evaluation-harness `--log_samples` output, `samples_<task>_<date>.jsonl` (0.4.3 on; one line
- * per document and filter, written by `EvaluationTracker.save_results_samples` from the `example`
- * built in `lm_eval/evaluator.py`):
- *
- * - task: `doc_id` (the document's index in the task's split, read as its digits);
- * - passed: the chosen metric's value, which must be 0 or 1 (`exact_match`, `acc`, `acc_norm`, ...;
- *   true/false too): `--metric` when the line lists several (`metrics`), `--filter` when the
- *   document was scored under several filters (`filter`, e.g. `strict-match` and
- *   `flexible-extract`);
- * - sample: 0. The harness scores a document once, after its filter has reduced the `repeats`
- *   responses (`resps`) to one answer, so the file holds one outcome per document. A metric value
- *   that is a list of 0/1, one per response, is read as samples 0, 1, 2, ...
- * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
- */
-export function parseLmEvalSamples(text: string, path: string, options: LmEvalOptions = {}): ResultFile {
-  return readSamples(text, path, options).file;
-}
-
+/** The rows of lm-evaluation-harness samples text (see readLmEvalSamples) with the metric and filter chosen. */
 function readSamples(text: string, path: string, options: LmEvalOptions): { file: ResultFile; metric: string; filter: string | undefined } {
   const records = jsonLines(text, path);
   const firstLine = records[0]?.line ?? 1;
@@ -119,7 +101,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * file the harness writes beside the samples: `samples_<task>_<date>.jsonl` has
  * `results_<date>.json` (or `<name>_<date>.json` when --output_path named a file).
  */
-export function runResults(results: unknown, task: string, metric: string, filter: string | undefined, where: string): Pick<ResultFile, 'harness' | 'reported'> {
+function runResults(results: unknown, task: string, metric: string, filter: string | undefined, where: string): Pick<ResultFile, 'harness' | 'reported'> {
   if (!isObject(results)) return {};
   const config = isObject(results.config) ? results.config : {};
   const taskConfig = isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
@@ -142,9 +124,23 @@ export function runResults(results: unknown, task: string, metric: string, filte
 const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl(?:\.gz)?$/;
 
 /**
- * Reads lm-evaluation-harness samples (parseLmEvalSamples) and, when the run's aggregated results
- * are beside them, takes the harness (model, its arguments, few-shot, generation settings,
- * repeats, seeds, versions) and the reported value of the chosen metric from there.
+ * lm-evaluation-harness `--log_samples` output, `samples_<task>_<date>.jsonl` (0.4.3 on; one line
+ * per document and filter, written by `EvaluationTracker.save_results_samples` from the `example`
+ * built in `lm_eval/evaluator.py`):
+ *
+ * - task: `doc_id` (the document's index in the task's split, read as its digits);
+ * - passed: the chosen metric's value, which must be 0 or 1 (`exact_match`, `acc`, `acc_norm`, ...;
+ *   true/false too): `--metric` when the line lists several (`metrics`), `--filter` when the
+ *   document was scored under several filters (`filter`, e.g. `strict-match` and
+ *   `flexible-extract`);
+ * - sample: 0. The harness scores a document once, after its filter has reduced the `repeats`
+ *   responses (`resps`) to one answer, so the file holds one outcome per document. A metric value
+ *   that is a list of 0/1, one per response, is read as samples 0, 1, 2, ...
+ *
+ * When the run's aggregated results are beside the samples, the harness (model, its arguments,
+ * few-shot, generation settings, repeats, seeds, versions) and the reported value of the chosen
+ * metric are taken from there.
+ * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
  */
 export function readLmEvalSamples(text: string, path: string, options: LmEvalOptions = {}): ResultFile {
   const { file, metric, filter } = readSamples(text, path, options);
