@@ -117,9 +117,9 @@ function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path
     const task = idOf(record.id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(record.id)}`);
     const epoch = record.epoch;
     if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1) fail('epoch', `expected an integer from 1, got ${JSON.stringify(epoch)}`);
-    return { record, where, task, epoch: epoch as number, scores: scoresOf(record, scored[0]?.name) };
+    return { record, where, task, epoch: epoch as number, scores: scoresOf(record, scored[0]?.name), key: sortKey(record.id) };
   });
-  parsed.sort((a, b) => (sortKey(a.record.id) < sortKey(b.record.id) ? -1 : sortKey(a.record.id) > sortKey(b.record.id) ? 1 : a.epoch - b.epoch));
+  parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.epoch - b.epoch));
   const seen = new Map<string, (typeof parsed)[number]>();
   for (const sample of parsed) {
     const key = `${sample.task}\u0000${sample.epoch}`;
