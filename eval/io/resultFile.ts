@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
-import { duplicatedKey, mixedFormat } from './formats/json.ts';
+import { duplicatedKey, eachJsonLine, idOf, isObject, mixedFormat } from './formats/json.ts';
 
 export { ResultFileError };
 
@@ -93,11 +93,7 @@ function parseIndex(field: string, value: unknown, fail: (field: string, detail:
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
 function parseId(field: string, value: unknown, fail: (field: string, detail: string) => never): string {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-  if (typeof value !== 'string') return fail(field, `expected a string (or an integer), got ${JSON.stringify(value)}`);
-  const id = value.trim();
-  if (id === '') return fail(field, 'missing');
-  return id;
+  return idOf(value) ?? fail(field, typeof value === 'string' ? 'missing' : `expected a string (or an integer), got ${JSON.stringify(value)}`);
 }
 
 /** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
@@ -122,37 +118,22 @@ function parseJsonl(text: string, path: string): Parsed {
   const rows: ResultRow[] = [];
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
-  const lines = text.split(/\r?\n/);
   let seenData = false;
   let firstDataLine: number | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const source = (lines[i] as string).trim();
-    if (source === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(source);
-    } catch (error) {
-      throw new ResultFileError(path, i + 1, undefined, `not valid JSON (${(error as Error).message})`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
-    }
-    const record = value as Record<string, unknown>;
-    const twice = duplicatedKey(source);
-    if (twice !== undefined) throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
-    const other = !('task' in record) && !('harness' in record) ? mixedFormat(path, i + 1, record, 'rows', firstDataLine ?? i + 1) : undefined;
+  for (const { line, record } of eachJsonLine(text, path, { strict: true })) {
+    const other = !('task' in record) && !('harness' in record) ? mixedFormat(path, line, record, 'rows', firstDataLine ?? line) : undefined;
     if (other !== undefined) throw other;
     if ('harness' in record && !('task' in record)) {
-      if (seenData || harness !== undefined) throw new ResultFileError(path, i + 1, 'harness', 'the harness header must be the first line');
-      if (typeof record.harness !== 'object' || record.harness === null || Array.isArray(record.harness)) throw new ResultFileError(path, i + 1, 'harness', 'expected an object');
-      harness = record.harness as Record<string, unknown>;
+      if (seenData || harness !== undefined) throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
+      if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
+      harness = record.harness;
       const { harness: _harness, ...rest } = record;
       if (Object.keys(rest).length > 0) header = rest;
       continue;
     }
     seenData = true;
-    firstDataLine ??= i + 1;
-    rows.push(toRow(record, path, i + 1));
+    firstDataLine ??= line;
+    rows.push(toRow(record, path, line));
   }
   return { rows, ...(harness === undefined ? {} : { harness }), ...(header === undefined ? {} : { header }) };
 }

@@ -2,7 +2,7 @@ import AdmZip from 'adm-zip';
 import { decompress as zstdDecompress } from 'fzstd';
 import { ResultFileError } from '../errors.ts';
 import type { ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
-import { idOf, jsonErrorWhere, parsePythonJson } from './json.ts';
+import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts';
 
 /**
  * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
@@ -43,9 +43,6 @@ interface SampleRecord {
   /** Where the sample is, for messages: `samples[3]` or an archive entry's name. */
   where: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const list = (names: Iterable<string>) => [...names].map((name) => `'${name}'`).join(', ');
 
 /** The harness fields of an `EvalSpec` and `EvalPlan`: what generated the samples. */
 function harnessOf(log: Record<string, unknown>): Record<string, unknown> {

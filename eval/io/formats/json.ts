@@ -51,6 +51,12 @@ export function duplicatedKey(source: string): string | undefined {
 }
 
 
+/** A JSON object (not null, not an array). */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Names quoted and joined for a message: 'a', 'b'. */
+export const list = (names: Iterable<string>) => [...names].map((name) => `'${name}'`).join(', ');
+
 /** The format a JSON object looks like, from its keys; `undefined` when it is none of them. */
 export type RecordKind = 'rows' | 'humaneval' | 'lm-eval' | 'inspect';
 
@@ -107,27 +113,33 @@ export interface JsonLine {
 }
 
 /**
- * The JSON objects of a JSON-lines text, one per non-blank line (CRLF is fine).
+ * The JSON objects of a JSON-lines text, one per non-blank line (CRLF is fine), one at a time, so
+ * that a reader checking each record before the next reports the file's first bad line. Lines are
+ * read as Python tools write them (parsePythonJson), or, `strict`, by JSON.parse as it is (NaN
+ * refused, its message given unchanged): the project's own rows.
  * @throws ResultFileError naming the line of text that is not a JSON object.
  */
-export function jsonLines(text: string, path: string): JsonLine[] {
-  const records: JsonLine[] = [];
+export function* eachJsonLine(text: string, path: string, { strict = false }: { strict?: boolean } = {}): Generator<JsonLine> {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const source = (lines[i] as string).trim();
     if (source === '') continue;
     let value: unknown;
     try {
-      value = parsePythonJson(source);
+      value = strict ? JSON.parse(source) : parsePythonJson(source);
     } catch (error) {
-      throw new ResultFileError(path, i + 1, undefined, `not valid JSON (${jsonErrorWhere(error, source)})`);
+      throw new ResultFileError(path, i + 1, undefined, `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`);
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
+    if (!isObject(value)) throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
     const twice = duplicatedKey(source);
     if (twice !== undefined) throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
-    records.push({ line: i + 1, record: value as Record<string, unknown> });
+    yield { line: i + 1, record: value };
   }
-  return records;
+}
+
+/** All the JSON objects of a JSON-lines text (eachJsonLine, read as Python writes them). */
+export function jsonLines(text: string, path: string): JsonLine[] {
+  return [...eachJsonLine(text, path)];
 }
 
 /** An id (task, document, sample): a non-empty string (trimmed) or a JSON integer, as its decimal digits. */

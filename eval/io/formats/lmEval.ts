@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ResultFileError } from '../errors.ts';
 import { readBytes, type ResultFile, type ResultRow } from '../resultFile.ts';
-import { idOf, jsonLines, mixedFormat, parsePythonJson, type JsonLine } from './json.ts';
+import { idOf, isObject, jsonLines, list, mixedFormat, parsePythonJson, type JsonLine } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 const SAMPLE_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']);
@@ -27,8 +27,6 @@ function responsesPerDocument(record: Record<string, unknown>): number {
   if (!Array.isArray(record.resps)) return 1;
   return record.resps.reduce((most: number, responses) => Math.max(most, Array.isArray(responses) ? responses.length : 1), 1);
 }
-
-const list = (names: Iterable<string>) => [...names].map((name) => `'${name}'`).join(', ');
 
 /** The lines of the chosen filter: every line when the file has one filter (or records none). */
 function linesOfFilter(records: JsonLine[], path: string, filter: string | undefined): { lines: JsonLine[]; filter: string | undefined } {
@@ -93,8 +91,6 @@ function readSamples(text: string, path: string, options: LmEvalOptions): { file
   }
   return { file: { path, format: 'lm-eval', rows, notes }, metric, filter };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The harness and the reported value of one task from the run's aggregated results, the JSON
