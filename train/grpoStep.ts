@@ -5,7 +5,7 @@ import type { Rng } from '../lib/rng.ts';
 import { batchTensors, padBatch } from './batch.ts';
 import { groupAdvantages, meanKl } from './grpo.ts';
 import type { LossJob } from './jobs.ts';
-import { optimizerStep } from './optimize.ts';
+import { optimizerStep, planStep } from './optimize.ts';
 import type { DataParallelWorker } from './dataParallel.ts';
 import type { RLConfig } from './config.ts';
 
@@ -69,8 +69,10 @@ export async function grpoStep(
       kind: 'grpo', batch, advantages: Float32Array.from(useful.map((i) => advantages[i]!)), clipEpsilon: config.clipEpsilon, klCoef: config.klCoef, entropyCoef: config.entropyCoef,
       ...(refLogProbs !== undefined ? { refLogProbs } : {}),
     };
+    // Every epoch passes over the same rows in the same buckets: planned once.
+    const plan = planStep(job, worker);
     for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
-      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker }));
+      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker, plan }));
     }
     if (refLogProbs !== undefined) {
       kl = tf.tidy(() => {
