@@ -49,12 +49,10 @@ interface Transcript {
 class ModelPolicy implements EpisodePolicy {
   private readonly transcripts: Array<Transcript | undefined>;
   private session: Session;
-  private fed: number[];
 
   constructor(private readonly agent: Agent, private readonly harness: Harness, size: number) {
     this.transcripts = Array.from({ length: size }, () => undefined);
     this.session = agent.model.startSession(size);
-    this.fed = new Array<number>(size).fill(0);
   }
 
   act(turns: readonly PolicyTurn[]): Array<readonly string[]> {
@@ -86,7 +84,6 @@ class ModelPolicy implements EpisodePolicy {
     if (restart) {
       this.session.dispose();
       this.session = model.startSession(this.transcripts.length);
-      this.fed.fill(0);
     }
     const vocabSize = model.config.vocabSize;
     const endId = tokenizer.id('<end>');
@@ -96,10 +93,9 @@ class ModelPolicy implements EpisodePolicy {
       const chunks: number[][] = this.transcripts.map(() => []);
       for (const k of pending) {
         const row = (turns[k] as PolicyTurn).row;
-        chunks[row] = (this.transcripts[row] as Transcript).context.slice(this.fed[row]);
+        chunks[row] = (this.transcripts[row] as Transcript).context.slice(this.session.tokensFed(row));
       }
       const logits = this.session.feed(chunks);
-      chunks.forEach((chunk, row) => { this.fed[row] = (this.fed[row] as number) + chunk.length; });
       pending = pending.filter((k) => {
         const row = (turns[k] as PolicyTurn).row;
         const transcript = this.transcripts[row] as Transcript;
