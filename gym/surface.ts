@@ -23,7 +23,6 @@ import { renderWords, specWords, splitWords } from './words.ts';
  */
 export const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
 
-/** Words the surface variation may add to a source. */
 /** Expressions of the dead statement: features found across bug types, none a site of any op. */
 export const DISTRACTORS: ReadonlyArray<readonly string[]> = [
   ['0'],
@@ -46,10 +45,8 @@ export interface SurfaceTask {
   source: string;
   /** Spec words (before renaming). */
   spec: readonly string[];
+  /** The task's public tests with their arguments in the shown parameter order (the gaming op reads them). */
   publicTests: readonly TestCase[];
-  hiddenTests: readonly TestCase[];
-  /** Identifies the surface, for caches. */
-  key: string;
   /**
    * The same source with the surface taken off: the task's parameter order, no parentheses
    * added, no dead statement. Its outcome on the task's own tests equals the shown source's on
@@ -109,8 +106,6 @@ function build(task: Task, surface: Surface): SurfaceTask {
     source: renderWords(reshape(splitWords(task.source), task.params, surface)),
     spec: surface.spec,
     publicTests: permute(task.publicTests),
-    hiddenTests: permute(task.hiddenTests),
-    key,
     canonical: identity && !surface.wrap && surface.dead < 0 ? (source) => source : (source) => {
       let canonical = canonicalCache.get(source);
       if (canonical === undefined) {
