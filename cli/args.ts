@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
+import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
+import { clip } from '../lib/text.ts';
 
 /**
  * Exit codes of every command (README, "Exit codes"): 0 done; 1 bad data the user can fix (a
@@ -130,11 +132,6 @@ export function numberFlag(args: CommandArgs, name: string, fallback: number, { 
   return value;
 }
 
-/** A long value cut for an error message. */
-function clip(text: string, length = 40): string {
-  return text.length > length ? `${text.slice(0, length)}...` : text;
-}
-
 /**
  * The --backend flag, and TINYAGENT_BACKEND when the flag leaves the choice to it: a name
  * outside `names` in either is a UsageError. `names` is the agent's BACKEND_PREFERENCES (passed
@@ -164,13 +161,7 @@ export function readJsonFile(path: string, flag: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    let message = (error as Error).message.replace(/, ".*" is not valid JSON$/s, '').replace(/\s+/g, ' ');
-    const position = /at position (\d+)/.exec(message);
-    if (position !== null) {
-      const before = text.slice(0, Number(position[1])).split('\n');
-      message = message.replace(position[0], `at line ${before.length}, column ${(before.at(-1) as string).length + 1}`);
-    }
-    throw new InputError(`${path}: not valid JSON (${clip(message, 120)})`);
+    throw new InputError(`${path}: not valid JSON (${clip(jsonErrorWhere(error, text), 120)})`);
   }
 }
 

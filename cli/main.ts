@@ -1,5 +1,8 @@
 import { EXIT, helpText, InputError, parseCommandArgs, UsageError, type Command } from './args.ts';
 import { commandLoaders } from './commands/index.ts';
+import { oneLine } from '../lib/text.ts';
+
+export { oneLine };
 
 function topHelp(summaries: Array<[string, string]>): string {
   const width = Math.max(...summaries.map(([name]) => name.length));
@@ -60,10 +63,4 @@ export function reportError(commandName: string, error: unknown): number {
   process.stderr.write(`tinyagent ${commandName}: internal error: ${oneLine(message)}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
   if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
   return EXIT.internal;
-}
-
-/** A message as one line of bounded length: whitespace runs (newlines too) become one space. */
-export function oneLine(message: string, maxLength = 500): string {
-  const line = message.replace(/\s+/g, ' ').trim();
-  return line.length > maxLength ? `${line.slice(0, maxLength)}...` : line;
 }
