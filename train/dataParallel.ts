@@ -22,16 +22,20 @@ export type WorkerReply =
 /**
  * The two-core data-parallel worker: a worker thread with its own copy of the policy (and its
  * own tfjs backend, since wasm runs single-threaded under Node), so that training uses both
- * cores: each
- * rollout batch and each gradient is split in two halves, one per thread. The split is a fixed
- * function of the batch, so a run stays deterministic; the numbers differ from a one-thread run
- * only by float rounding in the sum of the two half-gradients and in batch composition.
+ * cores: the episodes of each rollout and the rows of each gradient are split in two shares,
+ * one per thread. Rollouts equal one thread's by design: `rollout` on one thread plays the same
+ * two shares in the same batches. Only the gradient plans differ (`planJob(job, 2)` against
+ * `planJob(job, 1)`: other length buckets, and the two shares' gradients summed), so a run on two
+ * threads differs from one on one thread by float rounding in the gradients. Every split is a
+ * fixed function of the batch, so a run stays deterministic either way.
  */
 export class DataParallelWorker {
   private readonly worker: Worker;
   private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> = [];
-  /** The agent whose weights the worker holds, and that agent's shape (config, words, attention). */
-  private holds: { agent: Agent; shape: string } | undefined;
+  /** The agent whose weights the worker holds (the last one loaded or synced). */
+  private holds: Agent | undefined;
+  /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
+  private loadedShape: string | undefined;
   /** The parts of the last gradients request, which the worker keeps: the same parts again are not re-sent. */
   private sentParts: readonly JobPart[] | undefined;
 
@@ -67,21 +71,23 @@ export class DataParallelWorker {
 
   private async load(agent: Agent): Promise<void> {
     this.sentParts = undefined; // a fresh model in the worker keeps no parts
+    const shape = shapeOf(agent);
     await this.request({ type: 'init', backend: this.backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
-    this.holds = { agent, shape: shapeOf(agent) };
+    this.holds = agent;
+    this.loadedShape = shape;
   }
 
   /** Sends the current weights; later requests see them. */
   async syncWeights(agent: Agent): Promise<WorkerReply> {
     const reply = await this.request({ type: 'weights', weights: getWeights(agent.model) });
-    this.holds = { agent, shape: shapeOf(agent) };
+    this.holds = agent;
     return reply;
   }
 
   /** Makes the worker hold `agent` (its weights, or the whole model when the shape differs) unless it already does. */
   async holdAgent(agent: Agent): Promise<void> {
-    if (this.holds?.agent === agent) return;
-    if (this.holds?.shape === shapeOf(agent)) await this.syncWeights(agent);
+    if (this.holds === agent) return;
+    if (this.loadedShape === shapeOf(agent)) await this.syncWeights(agent);
     else await this.load(agent);
   }
 
@@ -143,6 +149,7 @@ export class DataParallelWorker {
   }
 }
 
+/** What the worker's copy must share with an agent to take its weights: config, attention mode and words. */
 function shapeOf(agent: Agent): string {
   return JSON.stringify([agent.model.config, agent.model.attentionMode, agent.tokenizer.words]);
 }
