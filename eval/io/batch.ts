@@ -1,11 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import { ResultFileError } from './errors.ts';
-import { detectFormat, type FormatChoice } from './formats/detect.ts';
+import { detectFormat, type Detection, type FormatChoice } from './formats/detect.ts';
 import { parseHumanEval } from './formats/humaneval.ts';
-import { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
+import { parseInspectJson, parsedInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
+import { decodeText } from './formats/json.ts';
 import { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
 import { groupOutcomes, type TaskOutcomes } from './outcomes.ts';
-import { addSidecarHarness, parseResultText, readBytes, type ResultFile, type ResultFormat } from './resultFile.ts';
+import { addSidecarHarness, parseResultText, readBytes, type ResultFile } from './resultFile.ts';
 
 /** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
 export interface ReadOptions extends InspectOptions, LmEvalOptions {
@@ -34,17 +35,16 @@ function gunzipped(bytes: Buffer, path: string): Buffer {
 export function readResults(path: string, options: ReadOptions = {}): ResultFile {
   const bytes = gunzipped(readBytes(path) as Buffer, path);
   const choice = options.format ?? 'auto';
-  const format: ResultFormat =
-    choice === 'auto' ? detectFormat(bytes, path) : choice === 'inspect' ? (bytes[0] === 0x50 && bytes[1] === 0x4b ? 'inspect-eval' : 'inspect-json') : choice;
-  const text = () => {
-    const raw = bytes.toString('utf8');
-    return raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
-  };
+  // detection decodes the text, and parses an indented Inspect log whole: both are handed on
+  const detected: Detection =
+    choice === 'auto' ? detectFormat(bytes, path) : { format: choice === 'inspect' ? (bytes[0] === 0x50 && bytes[1] === 0x4b ? 'inspect-eval' : 'inspect-json') : choice };
+  const { format, document } = detected;
+  const text = () => detected.text ?? decodeText(bytes);
   let file: ResultFile;
   if (format === 'jsonl' || format === 'csv') file = parseResultText(text(), { path, format });
   else if (format === 'humaneval') file = parseHumanEval(text(), path);
   else if (format === 'lm-eval') file = readLmEvalSamples(text(), path, options);
-  else if (format === 'inspect-json') file = parseInspectJson(text(), path, options);
+  else if (format === 'inspect-json') file = document !== undefined ? parsedInspectJson(document, path, options) : parseInspectJson(text(), path, options);
   else file = readInspectArchive(bytes, path, options);
   return addSidecarHarness(file, path);
 }

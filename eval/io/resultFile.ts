@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
-import { duplicatedKey, eachJsonLine, idOf, isObject, mixedFormat } from './formats/json.ts';
+import { decodeText, duplicatedKey, eachJsonLine, idOf, isObject, mixedFormat, withoutBom } from './formats/json.ts';
 
 export { ResultFileError };
 
@@ -190,7 +190,7 @@ function parseCsv(text: string, path: string): { rows: ResultRow[] } {
  * @throws ResultFileError on a malformed row or no rows.
  */
 export function parseResultText(text: string, { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {}): ResultFile {
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const body = withoutBom(text);
   const chosen = format ?? (body.trimStart().startsWith('{') ? 'jsonl' : 'csv');
   const parsed: Parsed = chosen === 'jsonl' ? parseJsonl(body, path) : parseCsv(body, path);
   if (parsed.rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
@@ -243,11 +243,12 @@ function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
  */
 export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
   const sidecarPath = `${path}.harness.json`;
-  const sidecarText = readBytes(sidecarPath, { optional: true })?.toString('utf8');
-  if (sidecarText === undefined) return file;
+  const sidecarBytes = readBytes(sidecarPath, { optional: true });
+  if (sidecarBytes === undefined) return file;
+  const sidecarText = decodeText(sidecarBytes);
   let sidecar: unknown;
   try {
-    sidecar = JSON.parse(sidecarText.startsWith('\uFEFF') ? sidecarText.slice(1) : sidecarText);
+    sidecar = JSON.parse(sidecarText);
   } catch (error) {
     throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
   }

@@ -1,6 +1,6 @@
 import { ResultFileError } from '../errors.ts';
 import type { ResultFormat } from '../resultFile.ts';
-import { jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
+import { decodeText, isObject, jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
 
 /** What `--format` accepts: `auto` detects from the content; `inspect` is either container. */
 export const FORMAT_CHOICES = ['auto', 'jsonl', 'csv', 'humaneval', 'inspect', 'lm-eval'] as const;
@@ -36,6 +36,35 @@ function formatOfRecord(record: Record<string, unknown>, path: string, line: num
 }
 
 /**
+ * The first line of a text that is not blank once trimmed, with its 1-based number and where the
+ * trimmed line starts in the text; found by a scan, the text is not split.
+ */
+function firstNonBlankLine(text: string): { line: number; source: string; offset: number } | undefined {
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    const source = raw.trim();
+    if (source !== '') return { line, source, offset: start + raw.length - raw.trimStart().length };
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/** Only JSON's whitespace (what JSON.parse skips around a value). */
+const JSON_SPACE = /^[ \t\n\r]*$/;
+
+/** A file's format with what telling it took, so that the reader need not do it again. */
+export interface Detection {
+  format: ResultFormat;
+  /** The file's text (decodeText); absent for a zip archive. */
+  text?: string;
+  /** An Inspect log's whole text parsed as one JSON document, when telling the format took parsing it. */
+  document?: unknown;
+}
+
+/**
  * The format of a file from its content (after any gzip layer):
  * - a zip archive: an Inspect `.eval` log;
  * - JSON whose first line is an object: by its keys, `task` (or a `harness` header) for result
@@ -45,35 +74,37 @@ function formatOfRecord(record: Record<string, unknown>, path: string, line: num
  * - text whose first line names a column `task`, `sample` or `passed`: result rows in CSV.
  * Anything else is one ResultFileError naming what was found and what is expected.
  */
-export function detectFormat(bytes: Uint8Array, path: string): ResultFormat {
-  if (isZip(bytes)) return 'inspect-eval';
-  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
-  const lines = text.split(/\r?\n/);
-  const index = lines.findIndex((line) => line.trim() !== '');
-  if (index < 0) return 'jsonl';
-  const first = (lines[index] as string).trim();
-  if (first.startsWith('{')) {
+export function detectFormat(bytes: Uint8Array, path: string): Detection {
+  if (isZip(bytes)) return { format: 'inspect-eval' };
+  const text = decodeText(bytes);
+  const first = firstNonBlankLine(text);
+  if (first === undefined) return { format: 'jsonl', text };
+  const { line, source, offset } = first;
+  if (source.startsWith('{')) {
     let value: unknown;
     try {
-      value = parsePythonJson(first);
+      value = parsePythonJson(source);
     } catch {
       // not one object on one line: a JSON document over several lines, or a broken line of rows
       let whole: unknown;
       try {
         whole = parsePythonJson(text);
       } catch (error) {
-        if (first === '{') throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
-        return 'jsonl';
+        if (source === '{') throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
+        return { format: 'jsonl', text };
       }
-      if (typeof whole === 'object' && whole !== null && !Array.isArray(whole)) return formatOfRecord(whole as Record<string, unknown>, path, 0, 'a JSON document');
-      return 'jsonl';
+      if (!isObject(whole)) return { format: 'jsonl', text };
+      const format = formatOfRecord(whole, path, 0, 'a JSON document');
+      return format === 'inspect-json' ? { format, text, document: whole } : { format, text };
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'jsonl';
-    return formatOfRecord(value as Record<string, unknown>, path, index + 1, 'a JSON object');
+    if (!isObject(value)) return { format: 'jsonl', text };
+    const format = formatOfRecord(value, path, line, 'a JSON object');
+    // an Inspect log on one line that is the whole text but for JSON whitespace: the text parses to this value
+    const whole = format === 'inspect-json' && JSON_SPACE.test(text.slice(0, offset)) && JSON_SPACE.test(text.slice(offset + source.length));
+    return whole ? { format, text, document: value } : { format, text };
   }
-  if (first.startsWith('[')) throw unknownFormat(path, index + 1, 'a JSON array');
-  const columns = first.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
-  if (columns.some((name) => name === 'task' || name === 'sample' || name === 'passed')) return 'csv';
-  throw unknownFormat(path, index + 1, 'text without the columns task, sample, passed');
+  if (source.startsWith('[')) throw unknownFormat(path, line, 'a JSON array');
+  const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
+  if (columns.some((name) => name === 'task' || name === 'sample' || name === 'passed')) return { format: 'csv', text };
+  throw unknownFormat(path, line, 'text without the columns task, sample, passed');
 }

@@ -183,7 +183,11 @@ function parseJson(text: string, path: string, where: string): unknown {
 
 /** An Inspect `.json` log: one `EvalLog` object. */
 export function parseInspectJson(text: string, path: string, options: InspectOptions = {}): ResultFile {
-  const log = parseJson(text, path, '');
+  return parsedInspectJson(parseJson(text, path, ''), path, options);
+}
+
+/** An Inspect `.json` log already parsed (by parsePythonJson, as parseInspectJson parses its text). */
+export function parsedInspectJson(log: unknown, path: string, options: InspectOptions = {}): ResultFile {
   if (!isObject(log) || !isObject(log.eval)) throw new ResultFileError(path, 0, undefined, 'not an Inspect log (expected a JSON object with eval and samples)');
   const samples = Array.isArray(log.samples) ? log.samples : [];
   const records = samples.map((record, i): SampleRecord => {

@@ -1,5 +1,15 @@
 import { ResultFileError } from '../errors.ts';
 
+/** A text without its leading byte-order mark, if it has one. */
+export function withoutBom(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+/** The UTF-8 text of a file's bytes, without a leading byte-order mark. */
+export function decodeText(bytes: Uint8Array): string {
+  return withoutBom(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}
+
 /**
  * JSON as Python tools write it. Python's `json.dumps` (lm-evaluation-harness) and pydantic with
  * `ser_json_inf_nan="constants"` (Inspect: an unscored sample's value is NaN) write the bare
