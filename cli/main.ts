@@ -1,6 +1,7 @@
-import { EXIT, helpText, InputError, parseCommandArgs, UsageError, type Command } from './args.ts';
-import { commandLoaders } from './commands/index.ts';
 import { oneLine } from '../lib/text.ts';
+import { EXIT, helpText, parseCommandArgs, type Command } from './args.ts';
+import { commandLoaders } from './commands/index.ts';
+import { debugging, errorKind, errorLine } from './report.ts';
 
 export { oneLine };
 
@@ -48,19 +49,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Writes the one-line report of an error that reached the top of a command; returns its exit code. */
+/**
+ * Writes the one-line report of an error that reached the top of a command; returns its exit
+ * code, from `errorKind` (the one place errors are classified).
+ */
 export function reportError(commandName: string, error: unknown): number {
-  if (error instanceof UsageError) {
-    process.stderr.write(`tinyagent ${commandName}: ${oneLine(error.message)} (see tinyagent ${commandName} --help)\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof InputError) {
-    process.stderr.write(`tinyagent ${commandName}: ${oneLine(error.message)}\n`);
-    return EXIT.input;
-  }
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const debug = process.env['TINYAGENT_DEBUG'] === '1';
-  process.stderr.write(`tinyagent ${commandName}: internal error: ${oneLine(message)}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
-  if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
-  return EXIT.internal;
+  const kind = errorKind(error);
+  process.stderr.write(`tinyagent ${commandName}: ${errorLine(error, kind)}${kind === 'usage' ? ` (see tinyagent ${commandName} --help)` : ''}\n`);
+  if (kind === 'internal' && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+  return EXIT[kind];
 }

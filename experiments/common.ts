@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXIT, UsageError } from '../cli/args.ts';
+import { debugging, errorKind, errorLine } from '../cli/report.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
 
 /** The repository root, from this file's location. */
@@ -11,23 +13,21 @@ export function isMain(url: string): boolean {
   return process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(url);
 }
 
-/** Errors that report bad data the user can fix (a run folder, a checkpoint, a backend that cannot start): exit 1. */
-const DATA_ERRORS = new Set(['RunFolderError', 'CheckpointError', 'BackendError']);
-
 /**
- * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, with exit
- * code 1 for bad data (a run folder holding another config, a corrupt checkpoint, a backend that
- * cannot start) and 3 for a bug (TINYAGENT_DEBUG=1 adds the stack), never in a stack trace. The
- * handlers are installed before the wasm backend loads, whose own handlers would rethrow.
+ * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, as the CLI
+ * writes it (cli/report.ts), never in a stack trace: exit code 2 for a bad flag of the script,
+ * 1 for bad data (a run folder holding another config, a corrupt checkpoint, a backend that
+ * cannot start or is not one) and 3 for a bug (TINYAGENT_DEBUG=1 adds the stack, to a data
+ * error too). The handlers are installed before the wasm backend loads, whose own handlers
+ * would rethrow.
  */
 export async function runScript(name: string, main: () => Promise<unknown>): Promise<void> {
   const fail = (error: unknown): never => {
-    const data = error instanceof Error && DATA_ERRORS.has(error.name);
-    const message = (error instanceof Error ? (data ? error.message : `${error.name}: ${error.message}`) : String(error)).replace(/\s+/g, ' ').trim().slice(0, 500);
-    const debug = process.env['TINYAGENT_DEBUG'] === '1';
-    process.stderr.write(`${name}: ${data ? '' : 'internal error: '}${message}${data || debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
-    if (debug && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
-    process.exit(data ? 1 : 3);
+    const kind = errorKind(error);
+    const badFlag = error instanceof UsageError;
+    process.stderr.write(`${name}: ${errorLine(error, kind)}\n`);
+    if (!badFlag && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.exit(kind === 'internal' ? EXIT.internal : badFlag ? EXIT.usage : EXIT.input);
   };
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { backendFlag, boolFlag, InputError, printJson, stringFlag, UsageError, type Command } from '../args.ts';
-import { BackendError, BACKEND_PREFERENCES } from '../../agent/backend.ts';
+import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
+import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
 const SUITES = ['gym', 'eval', 'model', 'train'] as const;
@@ -33,12 +33,7 @@ export const command: Command = {
       if (!existsSync(path)) continue;
       say(`== ${name}`);
       const suite = (await import(path)) as BenchModule;
-      try {
-        figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
-      } catch (error) {
-        if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
-        throw error;
-      }
+      figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
     }
     if (json) printJson(figures);
   },

@@ -1,5 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, readResults, ResultFileError, type ResultFile } from '../../eval/io/index.ts';
+import { batchOf, readResults, type ResultFile } from '../../eval/io/index.ts';
 import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import { boolFlag, checkResultFileOptions, InputError, intFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
@@ -84,13 +84,5 @@ export const command: Command = {
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
-  async run(args) {
-    try {
-      await run(args);
-    } catch (error) {
-      // A result file that cannot be used is bad input: one line, exit 1.
-      if (error instanceof ResultFileError) throw new InputError(error.message);
-      throw error;
-    }
-  },
+  run,
 };

@@ -1,4 +1,4 @@
-import { readResults, ResultFileError } from '../../eval/io/index.ts';
+import { readResults } from '../../eval/io/index.ts';
 import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
 import { boolFlag, checkResultFileOptions, InputError, intFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
@@ -65,13 +65,5 @@ export const command: Command = {
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
-  async run(args) {
-    try {
-      await run(args);
-    } catch (error) {
-      // A result file that cannot be used is bad input: one line, exit 1.
-      if (error instanceof ResultFileError) throw new InputError(error.message);
-      throw error;
-    }
-  },
+  run,
 };

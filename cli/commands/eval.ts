@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/index.ts';
-import { BackendError } from '../../agent/backend.ts';
-import { CheckpointError } from '../../agent/checkpoint.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { evaluate, writeEvaluation } from '../../eval/evaluate.ts';
 
@@ -39,20 +37,6 @@ export function harnessOverrides(args: CommandArgs): HarnessInput {
   return overrides;
 }
 
-/**
- * Runs `evaluate`, turning a bad checkpoint into an InputError (exit 1) and a backend that names
- * none into a UsageError (exit 2); anything else is a bug and stays an internal error (exit 3).
- */
-export async function evaluateOrExplain<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof CheckpointError) throw new InputError(error.message);
-    if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
-    throw error;
-  }
-}
-
 export const command: Command = {
   name: 'eval',
   summary: 'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
@@ -78,7 +62,7 @@ export const command: Command = {
     // Flags first: a usage error (exit 2) is reported before a missing folder (exit 1).
     if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
     const started = performance.now();
-    const result = await evaluateOrExplain(() => evaluate({ checkpoint: dir, harness, split, episodes, seed, backend }));
+    const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend });
     const seconds = (performance.now() - started) / 1000;
 
     const { provenance } = result;

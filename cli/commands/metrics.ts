@@ -1,8 +1,8 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, groupOutcomes, readResults, ResultFileError, type ReportedValue } from '../../eval/io/index.ts';
+import { batchOf, groupOutcomes, readResults, type ReportedValue } from '../../eval/io/index.ts';
 import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
-import { boolFlag, checkResultFileOptions, InputError, intFlag, intListFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { boolFlag, checkResultFileOptions, intFlag, intListFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) => (low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`);
@@ -82,13 +82,5 @@ export const command: Command = {
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },
-  async run(args) {
-    try {
-      return await run(args);
-    } catch (error) {
-      // A result file that cannot be used is bad input: one line, exit 1.
-      if (error instanceof ResultFileError) throw new InputError(error.message);
-      throw error;
-    }
-  },
+  run,
 };

@@ -3,7 +3,6 @@ import { findTask, makeTasks } from '../../gym/index.ts';
 import { probeCheckpoint } from '../../eval/probe.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
 import { backendFlag, boolFlag, InputError, intFlag, MAX_SEED, printJson, stringFlag, UsageError, type Command } from '../args.ts';
-import { evaluateOrExplain } from './eval.ts';
 
 export const command: Command = {
   name: 'probe',
@@ -31,10 +30,8 @@ export const command: Command = {
     const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
     const preference = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     if (!existsSync(checkpoint)) throw new InputError(`checkpoint folder '${checkpoint}' does not exist; train one with \`npm run train\``);
-    const rows = await evaluateOrExplain(async () => {
-      await initBackend({ preference });
-      return probeCheckpoint({ checkpoint, task, episodes, seed });
-    });
+    await initBackend({ preference });
+    const rows = await probeCheckpoint({ checkpoint, task, episodes, seed });
     if (boolFlag(args, 'json')) {
       printJson({ checkpoint, task: task.name, type: task.type, seed, rows });
       return;

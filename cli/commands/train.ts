@@ -2,10 +2,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { backendFlag, boolFlag, InputError, intFlag, intListFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
-import { BackendError } from '../../agent/backend.ts';
-import { CheckpointError } from '../../agent/checkpoint.ts';
 import { parseRLConfig, RLConfigSchema, seedRunDir, seedTable, trainSeeds, trainSnapshots } from '../../train/index.ts';
-import { assertRunFolderFree, RunFolderError } from '../../train/runLock.ts';
+import { assertRunFolderFree } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
 
@@ -119,9 +117,9 @@ export const command: Command = {
         log.close();
       }
     } catch (error) {
-      if (error instanceof RunFolderError || error instanceof CheckpointError) throw new InputError(error.message);
-      if (error instanceof BackendError) throw error.unknownName ? new UsageError(error.message) : new InputError(error.message);
-      // A file system refusal (a --runs-dir that is a file, no space, no permission) is the user's to fix.
+      // A run folder in use, a bad checkpoint or backend is reported as it is (cli/report.ts says
+      // which exit code); a file system refusal (a --runs-dir that is a file, no space, no
+      // permission) is the user's to fix, and names the run folder.
       if (typeof (error as NodeJS.ErrnoException).syscall === 'string') throw new InputError(`${runDir}: ${(error as Error).message}`);
       throw error;
     }

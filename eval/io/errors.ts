@@ -1,5 +1,7 @@
 /** A result file that cannot be used: `path:line: field 'f': detail`, or `path: detail` for the whole file (line 0). */
 export class ResultFileError extends Error {
+  override name = 'ResultFileError';
+
   constructor(
     readonly path: string,
     readonly line: number,
