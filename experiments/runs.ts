@@ -6,6 +6,7 @@ import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import { defaultRLConfig, playOnTwoCores, seedRunDir, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
 import { evaluate, type EvaluateOptions, type Evaluation } from '../eval/evaluate.ts';
+import { UsageError } from '../cli/args.ts';
 import { ROOT } from './common.ts';
 
 /**
@@ -25,19 +26,15 @@ export interface RunOptions {
 
 export const DEFAULT_RUN = 'runs/default';
 
-/** Parses `--run DIR --seed S --smoke` (one line of usage on a bad flag, exit 2). */
+/** Parses `--run DIR --seed S --smoke`; a bad flag is a UsageError (`runScript` reports it in one line, exit 2). */
 export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: { run: { type: 'string' }, seed: { type: 'string' }, smoke: { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)\n`);
-    process.exit(2);
+    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)`);
   }
-  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) {
-    process.stderr.write(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'\n`);
-    process.exit(2);
-  }
+  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) throw new UsageError(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'`);
   const smoke = values.smoke === true;
   const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
   return runOptions({ ...(run !== undefined ? { run } : {}), seed: values.seed === undefined ? seed : Number(values.seed), smoke });
