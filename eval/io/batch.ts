@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { ResultFileError } from './errors.ts';
-import { detectFormat, type Detection, type FormatChoice } from './formats/detect.ts';
+import { detectFormat, isZip, type Detection, type FormatChoice } from './formats/detect.ts';
 import { parseHumanEval } from './formats/humaneval.ts';
 import { parseInspectJson, parsedInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
 import { decodeText } from './formats/json.ts';
@@ -37,7 +37,7 @@ export function readResults(path: string, options: ReadOptions = {}): ResultFile
   const choice = options.format ?? 'auto';
   // detection decodes the text, and parses an indented Inspect log whole: both are handed on
   const detected: Detection =
-    choice === 'auto' ? detectFormat(bytes, path) : { format: choice === 'inspect' ? (bytes[0] === 0x50 && bytes[1] === 0x4b ? 'inspect-eval' : 'inspect-json') : choice };
+    choice === 'auto' ? detectFormat(bytes, path) : { format: choice === 'inspect' ? (isZip(bytes) ? 'inspect-eval' : 'inspect-json') : choice };
   const { format, document } = detected;
   const text = () => detected.text ?? decodeText(bytes);
   let file: ResultFile;

@@ -15,7 +15,8 @@ export const OPTION_FORMATS: Record<'scorer' | 'partialAs' | 'metric' | 'filter'
 };
 
 const ZIP = [0x50, 0x4b];
-const isZip = (bytes: Uint8Array) => bytes[0] === ZIP[0] && bytes[1] === ZIP[1] && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+/** A zip archive's first four bytes: `PK` and a local file header (3 4) or, empty, the end of the directory (5 6). */
+export const isZip = (bytes: Uint8Array) => bytes[0] === ZIP[0] && bytes[1] === ZIP[1] && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
 
 const keysOf = (record: Record<string, unknown>) => {
   const keys = Object.keys(record);
