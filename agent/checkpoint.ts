@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
@@ -144,11 +144,12 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
   const fail = (problem: string): never => {
     throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
   };
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) fail('no such folder (train one first with `npm run train`, or check the path)');
+  if (!statIfExists(dir)?.isDirectory()) fail('no such folder (train one first with `npm run train`, or check the path)');
   const manifestPath = join(dir, 'manifest.json');
   const weightsPath = join(dir, 'weights.bin');
-  if (!existsSync(manifestPath) || !statSync(manifestPath).isFile()) fail('manifest.json is missing: not a TinyAgent checkpoint');
-  if (statSync(manifestPath).size > MAX_MANIFEST_BYTES) fail(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes: not a TinyAgent checkpoint`);
+  const manifestStats = statIfExists(manifestPath);
+  if (manifestStats === undefined || !manifestStats.isFile()) fail('manifest.json is missing: not a TinyAgent checkpoint');
+  if (manifestStats!.size > MAX_MANIFEST_BYTES) fail(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes: not a TinyAgent checkpoint`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -185,11 +186,11 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
     }
     offset += spec.shape.reduce((a, b) => a * b, 1);
   });
-  if (!existsSync(weightsPath) || !statSync(weightsPath).isFile()) fail('weights.bin is missing');
-  const size = statSync(weightsPath).size;
+  const weightsStats = statIfExists(weightsPath);
+  if (weightsStats === undefined || !weightsStats.isFile()) fail('weights.bin is missing');
+  const size = weightsStats!.size;
   if (size !== offset * 4) fail(`weights.bin has ${size} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`);
   const bytes = readFileSync(weightsPath);
-  if (bytes.byteLength !== offset * 4) fail(`weights.bin has ${bytes.byteLength} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`);
   const checksum = sha256(bytes);
   if (checksum !== m.checksum) fail(`weights.bin checksum ${checksum} does not match the manifest's ${m.checksum}: the file is corrupt or was replaced`);
   // Copy into an aligned buffer (a Buffer's byteOffset need not be a multiple of 4).
@@ -214,6 +215,15 @@ export function manifestChecksum(fields: Record<string, unknown>): string {
 export function schemaProblems(issues: readonly z.core.$ZodIssue[]): string {
   return issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`).join('; ')
     + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+}
+
+/** The stats of `path` from one stat call, or undefined where `existsSync` would say false (missing, unreachable). */
+function statIfExists(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function oneLine(text: string): string {
