@@ -65,10 +65,10 @@ export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; 
   for (const { env, reward } of CANARY_HARNESSES) {
     const harness = canaryHarness(env, reward);
     const hash = harnessHash(harness);
-    harnesses[`${env}/${reward}`] = { ...harness, hash };
+    const key = `${env}/${reward}`;
+    harnesses[key] = { ...harness, hash };
     for (const policy of SCRIPTED_POLICIES) {
       const run = runScripted(policy, harness, tasks, { episodesPerTask, seed });
-      const key = `${env}/${reward}`;
       results.push({
         policy, env, reward, episodes: run.episodes, meanReward: run.meanReward, expected: CANARY_EXPECTED[policy][key] as number,
         successRate: run.successRate, expectedSuccess: expectedSuccess(policy, key), harnessHash: hash,

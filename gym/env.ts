@@ -194,8 +194,8 @@ export const MAX_SOURCE_LENGTH = 2048;
  * Episode end: `terminated` at submit; `truncated` when `maxTurns` actions pass without one
  * (reward 0). At the end `info` holds `publicPass` and `hiddenPass` of the final source.
  *
- * Arguments: `makeEnv(harness, { tasks })`; the harness's budgets, renaming, reward source and
- * test timeout apply; `tasks` defaults to all 30.
+ * Arguments: `makeEnv(harness, { tasks })`; the harness's budgets, renaming, surface variation
+ * and reward source apply; `tasks` defaults to all 30.
  */
 export class BugFixEnv {
   readonly harness: Harness;

@@ -49,5 +49,3 @@ export function parseRLConfig(input: unknown, where = 'config'): RLConfig {
 export function defaultRLConfig(overrides: Record<string, unknown> = {}): RLConfig {
   return parseRLConfig({ ...trainingHarness(), ...overrides });
 }
-
-

@@ -54,7 +54,7 @@ export function snapshotDir(runDir: string, step: number): string {
 export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, worker?: DataParallelWorker): Promise<number> {
   const result = await evaluate({
     agent, harness: pickHarness(config), tasks: heldOut, episodes, seed: rng.key,
-    play: worker === undefined ? undefined : (player, harness, tasks, specs) => rolloutOnCores(player, harness, tasks, specs, worker),
+    play: (player, harness, tasks, specs) => rolloutOnCores(player, harness, tasks, specs, worker),
   });
   return result.passAt1;
 }
