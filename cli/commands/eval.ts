@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs, type FlagSpec } from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { evaluate, writeEvaluation } from '../../eval/evaluate.ts';
 
-/** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for. */
-const RANGES = {
+/** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
+export const RANGES = {
   temperature: { min: 0, max: 10 },
   maxTurns: { min: 1, max: 1000 },
   maxEdits: { min: 1, max: 1000 },
@@ -13,6 +13,27 @@ const RANGES = {
   episodes: { min: 1, max: 1024 },
   seed: { min: 0, max: MAX_SEED },
 } as const;
+
+/**
+ * The flags of every command that plays a checkpoint (eval, probe); each says in its own words
+ * what its episodes and seed are.
+ */
+export const checkpointFlags = {
+  checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
+  episodes: (description: string): FlagSpec => ({ type: 'string', description, default: '32', range: RANGES.episodes }),
+  seed: (description: string): FlagSpec => ({ type: 'string', description, default: '0', range: RANGES.seed }),
+  backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
+} as const;
+
+/** An InputError when the checkpoint folder is missing; checked after the flags, so that a usage error (exit 2) is reported first. */
+export function checkCheckpointFolder(dir: string): void {
+  if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
+}
+
+/** `op count, op count` from most to least frequent (ties in the order the counts hold them). */
+export function topOps(counts: Record<string, number>): string {
+  return Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, count]) => `${op} ${count}`).join(', ');
+}
 
 /** The harness flags shared by every command that evaluates a checkpoint. */
 export const harnessFlags = {
@@ -42,13 +63,13 @@ export const command: Command = {
   summary: 'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
   usage: 'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
   flags: {
-    checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
-    episodes: { type: 'string', description: 'episodes per task', default: '32', range: RANGES.episodes },
+    checkpoint: checkpointFlags.checkpoint,
+    episodes: checkpointFlags.episodes('episodes per task'),
     split: { type: 'string', description: 'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)', default: 'heldout' },
-    seed: { type: 'string', description: 'seed of env resets and token sampling', default: '0', range: RANGES.seed },
+    seed: checkpointFlags.seed('seed of env resets and token sampling'),
     ...harnessFlags,
     out: { type: 'string', description: 'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`' },
-    backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
+    backend: checkpointFlags.backend,
     json: { type: 'boolean', description: 'print JSON on stdout' },
   },
   async run(args) {
@@ -59,8 +80,7 @@ export const command: Command = {
     const seed = intFlag(args, 'seed', 0, RANGES.seed);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
-    // Flags first: a usage error (exit 2) is reported before a missing folder (exit 1).
-    if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
+    checkCheckpointFolder(dir);
     const started = performance.now();
     const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend });
     const seconds = (performance.now() - started) / 1000;
@@ -100,7 +120,6 @@ export const command: Command = {
       return;
     }
     process.stdout.write(`checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
-    const topOps = (counts: Record<string, number>) => Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n}`).join(', ');
     for (const count of result.perTask) {
       process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`);
     }
