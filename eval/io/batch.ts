@@ -5,7 +5,7 @@ import { parseHumanEval } from './formats/humaneval.ts';
 import { parseInspectJson, parsedInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
 import { decodeText } from './formats/json.ts';
 import { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
-import { groupOutcomes, type TaskOutcomes } from './outcomes.ts';
+import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
 import { addSidecarHarness, parseResultText, readBytes, type ResultFile } from './resultFile.ts';
 
 /** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
@@ -50,17 +50,24 @@ export function readResults(path: string, options: ReadOptions = {}): ResultFile
 }
 
 /**
- * One batch of a file as a task x sample matrix (tasks in order of first appearance). Duplicated
- * (task, sample[, turn]) rows and several runs without a choice are errors here, since any number
- * computed from them would silently pick one of the rows; `diagnose` shows them as evidence instead.
+ * One batch of a file grouped (groupOutcomes): the task x sample matrix (tasks in order of first
+ * appearance) with the issues that remain (gaps, uneven samples) and whether rows carry turns.
+ * Duplicated (task, sample[, turn]) rows and several runs without a choice are errors here, since
+ * any number computed from them would silently pick one of the rows; `diagnose` shows them as
+ * evidence instead.
  * @throws ResultFileError on duplicates, several runs without `run`, or no rows for `run`.
  */
-export function batchOf(file: ResultFile, run: string | undefined): TaskOutcomes[] {
+export function groupBatch(file: ResultFile, run: string | undefined): GroupedOutcomes {
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
   for (const issue of grouped.issues) {
     if (issue.kind === 'duplicate') throw new ResultFileError(file.path, 0, undefined, `${issue.message} (each task and sample index must appear once; try tinyagent diagnose)`);
     if (issue.kind === 'multiple-runs') throw new ResultFileError(file.path, 0, undefined, `${issue.message} with --run`);
   }
   if (run !== undefined && grouped.tasks.length === 0) throw new ResultFileError(file.path, 0, undefined, `no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`);
-  return grouped.tasks;
+  return grouped;
+}
+
+/** One batch of a file as a task x sample matrix: groupBatch's tasks. @throws ResultFileError as groupBatch. */
+export function batchOf(file: ResultFile, run: string | undefined): TaskOutcomes[] {
+  return groupBatch(file, run).tasks;
 }
