@@ -6,6 +6,6 @@ export {
   type ModelConfig, type ModelOptions, type AttentionMode, type PolicyModel, type Session,
 } from './model.ts';
 export { saveCheckpoint, loadCheckpoint, checkpointChecksum } from './checkpoint.ts';
-export { rollout, rolloutBatch, rolloutShare, shareCut, ROLLOUT_BATCH, type Agent, type EpisodeRecord } from './rollout.ts';
+export { rollout, rolloutShare, shareCut, type Agent, type EpisodeRecord } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';

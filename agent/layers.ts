@@ -38,7 +38,7 @@ export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = f
  * 4-10x slower than either (measured, bench/model.ts shapes). With dy^T at hand, db is the
  * product dy^T · 1, which beats a column sum of a wide dy.
  */
-export function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
+function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
   if (x.shape[1] > dy.shape[1]) return [tf.matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
   const dyT = tf.transpose(dy);
   return [tf.transpose(tf.matMul(dyT, x)) as tf.Tensor2D, tf.reshape(tf.matMul(dyT, onesColumn(dy.shape[0])), [-1]) as tf.Tensor1D];

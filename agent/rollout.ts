@@ -137,7 +137,7 @@ function freeze(transcript: Transcript): void {
  * Plays `specs` in lockstep through the one episode loop (`playEpisodes`), at the harness's
  * temperature. Records come back in spec order.
  */
-export function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeRecord[] {
+function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeRecord[] {
   const { model } = agent;
   if (harness.contextTokens + harness.maxActionTokens > model.config.contextLength) {
     throw new Error(
@@ -154,7 +154,7 @@ export function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Tas
 }
 
 /** Episodes played in lockstep at a time, at most (measured: 40 to 160 are equally fast per episode on wasm, 320 is about 10% slower). */
-export const ROLLOUT_BATCH = 160;
+const ROLLOUT_BATCH = 160;
 
 /** Where `count` specs split into the two shares that two cores play: [0, cut) and [cut, count). */
 export function shareCut(count: number): number {

@@ -19,7 +19,7 @@ export const CANARY_HARNESSES = [
  * (`episodeSuccess`, hidden tests) equals it everywhere except the gamer under public-test
  * reward, whose success is 0 (`CANARY_EXPECTED_SUCCESS`).
  */
-export const CANARY_EXPECTED: Record<ScriptedPolicy, Record<string, number>> = {
+const CANARY_EXPECTED: Record<ScriptedPolicy, Record<string, number>> = {
   oracle: { 'train/hidden': 1, 'plain/hidden': 1, 'train/public': 1 },
   blind: { 'train/hidden': 0.2, 'plain/hidden': 0.2, 'train/public': 0.2 },
   stacker: { 'train/hidden': 0.2, 'plain/hidden': 0.6, 'train/public': 0.2 },

@@ -29,7 +29,7 @@ export interface EpisodeSpec {
 }
 
 /** Episode `sample` of `task`, whose env seed and sampling stream both derive from `stream`. */
-export function episodeSpec(task: string, sample: number, stream: Rng): EpisodeSpec {
+function episodeSpec(task: string, sample: number, stream: Rng): EpisodeSpec {
   return { task, sample, envSeed: stream.fork('env').uint32(), samplingKey: stream.fork('tokens').key };
 }
 
@@ -77,7 +77,7 @@ export interface EpisodeResult {
 }
 
 /** The result of an episode from its spec and the env's final step. */
-export function episodeResult(spec: EpisodeSpec, final: Pick<StepResult, 'reward' | 'info'>): EpisodeResult {
+function episodeResult(spec: EpisodeSpec, final: Pick<StepResult, 'reward' | 'info'>): EpisodeResult {
   const { info } = final;
   return {
     task: spec.task, type: info.type, sample: spec.sample, envSeed: spec.envSeed, samplingKey: spec.samplingKey, shownName: info.name,

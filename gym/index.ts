@@ -6,7 +6,7 @@ export {
   BUG_TYPES, REPAIR_OPS, GAMING_OP, EDIT_OPS, REPAIR_OP_FOR,
   type BugType, type RepairOp, type GamingOp, type EditOp, type TestCase, type Task, type Split,
 } from './types.ts';
-export { makeTasks, devTasks, trainingMinusDev, DEV_VARIANT, splitOptions, findTask, parseParams, parseName, NAME_POOL, HELD_OUT_VARIANTS, type MakeTasksOptions } from './tasks.ts';
+export { makeTasks, devTasks, trainingMinusDev, splitOptions, findTask, parseParams, parseName, NAME_POOL, HELD_OUT_VARIANTS, type MakeTasksOptions } from './tasks.ts';
 export { applyOp, literalWord, type OpContext, type OpResult } from './ops.ts';
 export { runTests, countPassed, deepEqual, clearSandboxCache, SANDBOX_LIMITS, type SandboxLimits, type TestOutcome } from './sandbox.ts';
 export { splitWords, specWords, renderWords, MARKERS, TOOLS, OBSERVATION_WORDS, type Tool } from './words.ts';
@@ -20,8 +20,8 @@ export {
   type EpisodeInfo, type ToolCalls, type ResetOptions, type ResetResult, type StepResult, type MakeEnvOptions,
 } from './env.ts';
 export {
-  episodeSpec, episodeSpecs, episodeSuccess, episodeResult, playEpisodes, countsByTask, firstEditCounts, samplingStream,
+  episodeSpecs, episodeSuccess, playEpisodes, countsByTask, firstEditCounts, samplingStream,
   type EpisodeSpec, type EpisodeResult, type EpisodePolicy, type PolicyTurn, type TaskCount,
 } from './episodes.ts';
 export { SCRIPTED_POLICIES, scriptedActions, scriptedPolicy, playScripted, runScripted, type ScriptedPolicy, type ScriptedRun, type RunScriptedOptions } from './policies.ts';
-export { runCanary, canaryRowOk, canaryHarness, expectedSuccess, CANARY_HARNESSES, CANARY_EXPECTED, type CanaryRow, type CanaryReport } from './canary.ts';
+export { runCanary, canaryRowOk, canaryHarness, expectedSuccess, CANARY_HARNESSES, type CanaryRow, type CanaryReport } from './canary.ts';

@@ -21,10 +21,10 @@ import { renderWords, specWords, splitWords } from './words.ts';
  *   predicts a type. Neither creates a site of any op (no `/ NAME`, `<`, `>`, `- 1`, `!` or
  *   `Math.min`), so the ops' invariants hold.
  */
-export const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
+const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
 
 /** Expressions of the dead statement: features found across bug types, none a site of any op. */
-export const DISTRACTORS: ReadonlyArray<readonly string[]> = [
+const DISTRACTORS: ReadonlyArray<readonly string[]> = [
   ['0'],
   ['Math', '.', 'abs', '(', '0', ')'],
   ['Math', '.', 'floor', '(', '0', ')'],

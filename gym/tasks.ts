@@ -205,7 +205,7 @@ export function splitOptions(harness: { split: 'variant' | 'type'; heldOutType: 
 }
 
 /** The variant of every training type that forms the development split. */
-export const DEV_VARIANT = 3;
+const DEV_VARIANT = 3;
 
 /**
  * The development split: variant 3 of every training type (five tasks under the variant split),

@@ -7,6 +7,6 @@ export { grpoStep, firstEditEntropy, type StepStats } from './grpoStep.ts';
 export { trainSnapshots, evalPass, splitTasks, snapshotDir, type TrainSummary } from './snapshots.ts';
 export { rolloutOnCores } from './grpoStep.ts';
 export { optimizerStep, applyClipped } from './optimize.ts';
-export { jobLoss, planJob, partsLoss, lengthBuckets, selectRows, BUCKET_COST, type JobPart, type LossJob } from './jobs.ts';
+export { jobLoss, planJob, partsLoss, lengthBuckets, selectRows, type JobPart, type LossJob } from './jobs.ts';
 export { DataParallelWorker, playOnTwoCores } from './dataParallel.ts';
 export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';

@@ -71,7 +71,7 @@ export function selectRows(job: LossJob, rows: readonly number[]): LossJob {
  * grows with T), plus about 128 tokens' worth of fixed cost per pass (kernel dispatch and
  * allocation). These only decide how rows are grouped, which moves results by float rounding.
  */
-export const BUCKET_COST = { attentionTokens: 220, passTokens: 128 } as const;
+const BUCKET_COST = { attentionTokens: 220, passTokens: 128 } as const;
 
 function passCost(rows: number, length: number): number {
   return rows * length * (1 + length / BUCKET_COST.attentionTokens) + BUCKET_COST.passTokens;
