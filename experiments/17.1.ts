@@ -14,7 +14,7 @@ import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapC
 import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, topOps, type RunOptions } from './runs.ts';
 
 const BOOK = {
   passAt1: { 0: 0.144, 80: 0.819 },
@@ -59,7 +59,7 @@ function clusterDifference(clusters: ReturnType<typeof clusterSummary>, perTask:
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: STEPS });
+  const at = await ensureRun(run, { smoke, steps: STEPS });
   const agents = [];
   for (const step of STEPS) {
     const evaluation = await evaluateOnCores({ checkpoint: at(step), episodes, seed });

@@ -17,7 +17,7 @@ import { makeTasks } from '../gym/index.ts';
 import { mean, pairedBootstrapDiff, pairedStandardError, pearsonCorrelation, requiredUnits, sampleStandardDeviation, sampleVariance, unpairedStandardError } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, type RunOptions } from './runs.ts';
 
 const BOOK = {
   repeat: 'two evaluations differ by at most 0.028', evalSD: '0.016 (binomial 0.025)', seedMeans: '0.706 to 0.720', trainingSD: '0',
@@ -59,7 +59,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   });
 
   // Common random numbers: step 60 and step 80 of one run on the same episodes (one seed for both).
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: [60, 80] });
+  const at = await ensureRun(run, { smoke, steps: [60, 80] });
   const [early, late] = [await evaluateOnCores({ checkpoint: at(60), episodes, seed: `${seed}/paired` }), await evaluateOnCores({ checkpoint: at(80), episodes, seed: `${seed}/paired` })];
   const [a, b] = [rates(early!.perTask), rates(late!.perTask)];
   const interval = pairedBootstrapDiff(a, b, { reps: 2000, rng: new Rng(seed).fork('17.4/paired') });

@@ -15,7 +15,7 @@ import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
-import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, signed, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, signed, topOps, type RunOptions } from './runs.ts';
 import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
 
 /** The training harness and the chapter's seven single-field changes. */
@@ -46,7 +46,7 @@ function greedySplits(greedy: Evaluation) {
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: STEPS });
+  const at = await ensureRun(run, { smoke, steps: STEPS });
   const rows: Array<{ step: number; harness: string; change: HarnessInput; passAt1: number; low: number; high: number; harnessHash: string; perTask: Evaluation['perTask'] }> = [];
   const evaluations = new Map<string, Evaluation>();
   for (const step of STEPS) {

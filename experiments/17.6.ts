@@ -64,7 +64,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const vocabulary = new Set(vocabularyWords(all));
   const trainVocabulary = new Set(vocabularyWords(train));
   const heldOutOnlyWords = [...vocabulary].filter((word) => !trainVocabulary.has(word) && !heldOutNames.has(word));
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: [80] });
+  const at = await ensureRun(run, { smoke, steps: [80] });
   const pools = [];
   for (const pool of ['train', 'heldout'] as const) pools.push({ pool, passAt1: (await evaluateOnCores({ checkpoint: at(80), harness: { renamePool: pool }, episodes, seed })).passAt1 });
 

@@ -18,10 +18,9 @@ import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
 import type { Evaluation } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
-import { snapshotDir } from '../train/index.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { bandPanelsSvg } from './figures.ts';
-import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, stepOf, topOps, trainingSeedOf, type RunOptions } from './runs.ts';
+import { checkpointsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, topOps, type RunOptions } from './runs.ts';
 
 const AGENTS = [0, 20, 80] as const;
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
@@ -38,13 +37,14 @@ function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
 }
 
 /**
- * Every held-out task's counts and first edits at every checkpoint of a run (one evaluation per
- * checkpoint, the same episodes at each), the tasks that end below where they began, and for each
- * of those the step of its peak and the step where it starts to fall.
+ * Every held-out task's counts and first edits at every checkpoint of a run (`at`: the folder of
+ * a step's checkpoint; one evaluation per checkpoint, the same episodes at each), the tasks that
+ * end below where they began, and for each of those the step of its peak and the step where it
+ * starts to fall.
  */
-async function runTrajectory(runDir: string, episodes: number, seed: number, smoke: boolean) {
+async function runTrajectory(runDir: string, at: (step: number) => string, episodes: number, seed: number) {
   const evaluations: Array<{ step: number; result: Evaluation }> = [];
-  for (const step of TRAJECTORY) evaluations.push({ step, result: await evaluateOnCores({ checkpoint: snapshotDir(runDir, stepOf(step, smoke)), episodes, seed }) });
+  for (const step of TRAJECTORY) evaluations.push({ step, result: await evaluateOnCores({ checkpoint: at(step), episodes, seed }) });
   const tasks = evaluations[0]!.result.perTask.map((count) => count.name);
   const narrowing = tasks.flatMap((task) => {
     const trajectory = evaluations.map(({ step, result }) => ({
@@ -61,8 +61,8 @@ async function runTrajectory(runDir: string, episodes: number, seed: number, smo
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 8 : 64;
-  await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: TRAJECTORY });
-  const own = await runTrajectory(run, episodes, seed, smoke);
+  const at = await ensureRun(run, { smoke, steps: TRAJECTORY });
+  const own = await runTrajectory(run, at, episodes, seed);
   const agents = AGENTS.map((step) => {
     const { result } = own.evaluations.find((evaluation) => evaluation.step === step)!;
     return { step, perTask: result.perTask, curve: passAtKCurve(result.perTask.map((count) => count.successes), episodes, new Rng(seed).fork(`17.7/${step}`)) };
@@ -77,9 +77,10 @@ export async function main(options: Partial<RunOptions> = {}) {
     // None here: look for one in the seeds' runs beside this one (npm run train -- --seeds 0,1,2,3).
     for (const trainingSeed of [0, 1, 2, 3]) {
       const dir = seedRun(run, trainingSeed, smoke);
-      if (!existsSync(join(snapshotDir(dir, stepOf(80, smoke)), 'manifest.json')) || dir === run) continue;
+      const seedAt = checkpointsOf(dir, smoke);
+      if (!existsSync(join(seedAt(80), 'manifest.json')) || dir === run) continue;
       searched.push(dir);
-      narrowing = [...narrowing, ...(await runTrajectory(dir, episodes, seed, smoke)).narrowing];
+      narrowing = [...narrowing, ...(await runTrajectory(dir, seedAt, episodes, seed)).narrowing];
     }
   }
   // The figure's right panel: the task that falls furthest from its peak to step 80.

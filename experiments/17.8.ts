@@ -16,7 +16,7 @@ import { episodeBootstrapCI, expectedMaxNormal, mean, taskBootstrapCI, winnersCu
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { bandPanelsSvg, intervalChartSvg } from './figures.ts';
-import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, trainingSeedOf, type RunOptions } from './runs.ts';
+import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, seedRun, signed, type RunOptions } from './runs.ts';
 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
@@ -35,7 +35,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const heldOut = makeTasks('heldout');
   // One variant of each type per side; the test half holds variant 4 (speed, as in the book).
   const split = { validation: heldOut.filter((task) => task.variant === 5), test: heldOut.filter((task) => task.variant === 4) };
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: STEPS });
+  const at = await ensureRun(run, { smoke, steps: STEPS });
   const rng = new Rng(seed).fork('17.8');
 
   type Row = { step: number; validation: number; validationLow: number; validationHigh: number; test: number; testLow: number; testHigh: number };

@@ -12,14 +12,14 @@
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, trainingSeedOf, type RunOptions } from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, type RunOptions } from './runs.ts';
 
 const BOOK = { noise: [0.8, 0.9] as const, stacker: { train: 0.2, plain: 0.6 }, gamer: { public: 1, hidden: 0 } };
 const NOISE_EVALS = 8;
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
-  const at = await ensureRun(run, { seed: trainingSeedOf(run), smoke, steps: [80] });
+  const at = await ensureRun(run, { smoke, steps: [80] });
 
   // (1) Eight evaluations of 4 episodes per held-out task (40 episodes each), each with its own seed.
   const noise = [];

@@ -70,6 +70,11 @@ export function stepOf(step: number, smoke: boolean): number {
   return smoke ? step / 10 : step;
 }
 
+/** The folder of a run's checkpoint at the chapter's `step` (the step's smoke stand-in in a smoke run). */
+export function checkpointsOf(runDir: string, smoke: boolean): (step: number) => string {
+  return (step) => snapshotDir(runDir, stepOf(step, smoke));
+}
+
 /** The recipe of a run: the default training run's, or the smoke one. */
 export function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boolean; overrides?: Record<string, unknown> }): RLConfig {
   return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
@@ -78,11 +83,12 @@ export function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke
 /**
  * The folder of the run's checkpoint at the chapter's `step`s, training the run first (with the
  * progress bar and log of `npm run train`) when any of them is missing. Training resumes from
- * what is there.
+ * what is there. The training seed is the one the folder's name gives (`trainingSeedOf`) unless
+ * `seed` says otherwise.
  */
-export async function ensureRun(runDir: string, { seed, smoke, steps, overrides }: { seed: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> }): Promise<(step: number) => string> {
+export async function ensureRun(runDir: string, { seed = trainingSeedOf(runDir), smoke, steps, overrides }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> }): Promise<(step: number) => string> {
   await initBackend();
-  const at = (step: number) => snapshotDir(runDir, stepOf(step, smoke));
+  const at = checkpointsOf(runDir, smoke);
   if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
     const log = openRunLog(runDir, { quiet: smoke });
     try {
