@@ -26,7 +26,7 @@ const BOOK = {
 const STEPS = [0, 80] as const;
 
 /** The 17.3 quantities of one evaluation's counts. */
-export function clusterSummary(evaluation: Evaluation, rng: Rng) {
+function clusterSummary(evaluation: Evaluation, rng: Rng) {
   const counts = countsOf(evaluation.perTask);
   const episode = episodeBootstrapCI(counts, { rng: rng.fork('episode'), reps: 2000 });
   const task = taskBootstrapCI(counts, { rng: rng.fork('task'), reps: 2000 });

@@ -39,7 +39,7 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
 }
 
 /** Versions of the packages a result depends on, read from node_modules. */
-export function packageVersions(names: readonly string[] = ['seedrandom', '@stdlib/stats-base-dists-beta-quantile', '@stdlib/stats-base-dists-normal-quantile', '@stdlib/stats-base-dists-normal-cdf', 'vega', 'vega-lite', 'tsx']): Record<string, string> {
+function packageVersions(names: readonly string[] = ['seedrandom', '@stdlib/stats-base-dists-beta-quantile', '@stdlib/stats-base-dists-normal-quantile', '@stdlib/stats-base-dists-normal-cdf', 'vega', 'vega-lite', 'tsx']): Record<string, string> {
   const versions: Record<string, string> = {};
   for (const name of names) {
     const path = resolve(ROOT, 'node_modules', name, 'package.json');

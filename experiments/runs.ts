@@ -24,7 +24,7 @@ export interface RunOptions {
   outDir: string;
 }
 
-export const DEFAULT_RUN = 'runs/default';
+const DEFAULT_RUN = 'runs/default';
 
 /** Parses `--run DIR --seed S --smoke`; a bad flag is a UsageError (`runScript` reports it in one line, exit 2). */
 export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
@@ -76,7 +76,7 @@ export function checkpointsOf(runDir: string, smoke: boolean): (step: number) =>
 }
 
 /** The recipe of a run: the default training run's, or the smoke one. */
-export function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boolean; overrides?: Record<string, unknown> }): RLConfig {
+function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boolean; overrides?: Record<string, unknown> }): RLConfig {
   return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
 }
 

@@ -35,8 +35,8 @@ export function topOps(counts: Record<string, number>): string {
   return Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, count]) => `${op} ${count}`).join(', ');
 }
 
-/** The harness flags shared by every command that evaluates a checkpoint. */
-export const harnessFlags = {
+/** Eval's harness flags: single-field changes to the harness the checkpoint recorded. */
+const harnessFlags = {
   temperature: { type: 'string', description: 'sampling temperature (0 = greedy)', default: 'the harness value', range: RANGES.temperature },
   'max-turns': { type: 'string', description: 'turn budget per episode', default: 'the harness value', range: RANGES.maxTurns },
   'max-edits': { type: 'string', description: "edit budget per episode, or 'unlimited'", default: 'the harness value', range: RANGES.maxEdits },
@@ -46,7 +46,7 @@ export const harnessFlags = {
 } as const;
 
 /** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
-export function harnessOverrides(args: CommandArgs): HarnessInput {
+function harnessOverrides(args: CommandArgs): HarnessInput {
   const overrides: HarnessInput = {};
   if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, RANGES.temperature);
   if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, RANGES.maxTurns);

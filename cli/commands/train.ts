@@ -24,7 +24,7 @@ interface FieldSchema {
 }
 
 /** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
-export function configFieldsHelp(): string {
+function configFieldsHelp(): string {
   const properties = (z.toJSONSchema(RLConfigSchema, { io: 'input' }) as { properties: Record<string, FieldSchema> }).properties;
   const describe = (field: FieldSchema): string => {
     if (field.anyOf !== undefined) return field.anyOf.map(describe).join(' or ');
@@ -45,7 +45,7 @@ export function configFieldsHelp(): string {
 }
 
 /** Reads `--config FILE` (a JSON object of RLConfig fields) and applies the flag overrides on top. */
-export function configFromArgs(configFile: string | undefined, overrides: Record<string, unknown>) {
+function configFromArgs(configFile: string | undefined, overrides: Record<string, unknown>) {
   let fromFile: Record<string, unknown> = {};
   if (configFile !== undefined) {
     const parsed = readJsonFile(configFile, '--config');
