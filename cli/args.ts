@@ -110,8 +110,12 @@ function joinNegativeValues(argv: readonly string[], options: Record<string, { t
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
 const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback` when absent. */
-export function intFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
+/**
+ * An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback`
+ * when absent. Integers beyond 2^53 - 1 are not exact and are refused whatever the bounds, so that
+ * is the default `max`.
+ */
+export function intFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Number.MAX_SAFE_INTEGER } = {}): number {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) {

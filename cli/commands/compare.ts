@@ -22,7 +22,7 @@ function pairingLine({ pairing }: ComparisonReport, fileA: ResultFile, fileB: Re
 
 async function run(args: CommandArgs): Promise<void> {
   const [pathA, pathB] = args.positionals as [string, string];
-  const k = intFlag(args, 'k', 1, { min: 1, max: Number.MAX_SAFE_INTEGER });
+  const k = intFlag(args, 'k', 1, { min: 1 });
   const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
   const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
   const seed = intFlag(args, 'seed', 0);

@@ -22,7 +22,7 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
 async function run(args: CommandArgs): Promise<void> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
-  const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1, max: Number.MAX_SAFE_INTEGER });
+  const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
   const options = resultFileOptions(args);
   const fileA = readResults(first, options);
   const fileB = second === undefined ? undefined : readResults(second, options);

@@ -14,8 +14,8 @@ export const command: Command = {
   },
   async run(args) {
     if (args.flags.successes === undefined || args.flags.trials === undefined) throw new UsageError('--successes and --trials are required');
-    // Counts above 2^53 - 1 are not exact integers: refused by the bound.
-    const trials = intFlag(args, 'trials', 0, { min: 1, max: Number.MAX_SAFE_INTEGER });
+    // Counts above 2^53 - 1 are not exact integers: intFlag refuses them.
+    const trials = intFlag(args, 'trials', 0, { min: 1 });
     const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
     const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });
