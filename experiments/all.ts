@@ -7,38 +7,20 @@
  *   type-split run).
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
-import { main as main171 } from './17.1.ts';
-import { main as main172 } from './17.2.ts';
-import { main as main173 } from './17.3.ts';
-import { main as main174 } from './17.4.ts';
-import { main as main175 } from './17.5.ts';
-import { main as main176 } from './17.6.ts';
-import { main as main177 } from './17.7.ts';
-import { main as main178 } from './17.8.ts';
-import { main as main179 } from './17.9.ts';
 import { isMain, runScript } from './common.ts';
+import { EXPERIMENTS } from './repro.ts';
 import { parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
-const EXPERIMENTS: Array<[string, (options: RunOptions) => Promise<unknown>]> = [
-  ['17.1', main171],
-  // The pure-statistics experiments keep their own seed (0) unless one is given.
-  ['17.2', (options) => main172({ smoke: options.smoke, outDir: options.outDir })],
-  ['17.3', (options) => main173({ smoke: options.smoke, outDir: options.outDir })],
-  ['17.4', main174],
-  ['17.5', main175],
-  ['17.6', main176],
-  ['17.7', main177],
-  ['17.8', main178],
-  ['17.9', main179],
-];
+/** The pure-statistics experiments keep their own seed, 0, the one `npm run exp:17.2` and `exp:17.3` use. */
+const OWN_SEED = new Set(['17.2', '17.3']);
 
 export async function main(options: Partial<RunOptions> = {}): Promise<Array<{ section: string; seconds: number }>> {
   const resolved = runOptions(options);
   const times = [];
-  for (const [section, run] of EXPERIMENTS) {
+  for (const [section, run] of Object.entries(EXPERIMENTS)) {
     const started = performance.now();
     process.stderr.write(`exp:${section} ...\n`);
-    await run(resolved);
+    await run(OWN_SEED.has(section) ? { ...resolved, seed: 0 } : resolved);
     const seconds = (performance.now() - started) / 1000;
     times.push({ section, seconds });
     process.stderr.write(`exp:${section} done in ${seconds.toFixed(1)} s\n`);

@@ -29,6 +29,7 @@ import { isMain, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
+/** Every chapter-17 experiment, in the chapter's order (`npm run exp:all` runs them so too). */
 export const EXPERIMENTS: Record<string, Experiment> = {
   '17.1': main171, '17.2': (o) => main172(o), '17.3': (o) => main173(o), '17.4': main174, '17.5': main175, '17.6': main176, '17.7': main177, '17.8': main178, '17.9': main179,
 };
@@ -95,8 +96,9 @@ export async function reproduce({ expectedDir, run }: { expectedDir: string; run
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { numbers: unknown; packages?: unknown };
       const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
       const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
+      // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const problems = sameBackend
-        ? differences(normalisedNumbers(expectedPath), normalisedNumbers(join(outDir, `${section}.json`)))
+        ? differences(expected.numbers, fresh.numbers)
         : qualitativeChecks(section, fresh.numbers).filter(([, ok]) => !ok).map(([claim]) => `claim does not hold: ${claim}`);
       report.push({ section, problems });
     }
