@@ -39,12 +39,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<string> {
       },
     },
   ];
-  if (rules.length > 0) {
-    layers.push(
-      { data: { values: rules }, mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' } } },
-      { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
-    );
-  }
+  layers.push(...ruleLayers(rules));
   return renderSpec({ title, width, height, data: { values }, layer: layers });
 }
 
@@ -83,13 +78,17 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<s
     { mark: { type: 'rule' }, encoding: { x, xOffset, color, y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } }, y2: { field: 'high' } } },
     { mark: { type: 'point', filled: true, size: 50 }, encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' } } },
   ];
-  if (rules.length > 0) {
-    layers.push(
-      { data: { values: rules }, mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' } } },
-      { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
-    );
-  }
+  layers.push(...ruleLayers(rules));
   return renderSpec({ title, width, height, data: { values: points }, layer: layers });
+}
+
+/** Dashed grey horizontal reference lines, each labelled at the left edge (none when there are no rules). */
+function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown[] {
+  if (rules.length === 0) return [];
+  return [
+    { data: { values: rules }, mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' } } },
+    { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
+  ];
 }
 
 /** Renders a vega-lite spec to SVG headless. */
