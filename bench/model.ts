@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/backend.ts';
 import { attentionModeFor, createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
+import { fastest } from './best.ts';
 
 /**
  * Model benchmark: the default policy (vocab 250) on the active backend, one thread.
@@ -34,11 +35,7 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     say(`  op type                  forward ms  backward+Adam ms  calls`);
     for (const row of profile.rows) say(`  ${row.op.padEnd(24)} ${row.forwardMs.toFixed(1).padStart(10)}  ${row.backwardMs.toFixed(1).padStart(16)}  ${String(row.calls).padStart(5)}`);
 
-    let sampling = { tokensPerSecond: 0, sampledPerSecond: 0 };
-    for (let i = 0; i < 3; i += 1) {
-      const next = samplingRate(model, 160, sampleMemory);
-      if (next.tokensPerSecond > sampling.tokensPerSecond) sampling = next;
-    }
+    const sampling = fastest(Array.from({ length: 3 }, () => samplingRate(model, 160, sampleMemory)), (run) => 1 / run.tokensPerSecond);
     say(`sampling           ${sampling.tokensPerSecond.toFixed(0)} tokens/s fed, ${sampling.sampledPerSecond.toFixed(0)} sampled tokens/s  (batch 160, ragged chunks, KV cache, one thread, best of 3)`);
     sampleMemory();
     say(`peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`);

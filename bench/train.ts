@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
-import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
+import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
 import { defaultRLConfig, optimizerStep, padBatch, rolloutOnCores, DataParallelWorker, type LossJob } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { fastestAlternating } from './best.ts';
 
 /** Each figure is the best of this many timed runs, one- and two-thread runs alternating (the machine is shared and noisy). */
 const REPEATS = 5;
@@ -50,15 +51,8 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       await optimizerStep(agent, optimizer, step, { maxGradNorm: 1, worker: on });
       return performance.now() - started;
     };
-    for (let i = 0; i < 2; i += 1) { await timeStep(); await timeStep(worker); }
-    const stepOne: number[] = [];
-    const stepTwo: number[] = [];
-    for (let i = 0; i < REPEATS; i += 1) {
-      stepOne.push(await timeStep());
-      stepTwo.push(await timeStep(worker));
-    }
+    const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
     optimizer.dispose();
-    const stepMs = { one: Math.min(...stepOne), two: Math.min(...stepTwo) };
     const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
     say(`train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`);
     say(`train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`);
@@ -72,17 +66,11 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       const records = await rolloutOnCores(agent, harness, heldOut, specs, on);
       return { seconds: (performance.now() - started) / 1000, records };
     };
-    const rollOne: number[] = [];
-    const rollTwo: number[] = [];
-    let records: EpisodeRecord[] = [];
-    for (let i = 0; i < REPEATS; i += 1) {
-      const one = await timeRollout();
-      rollOne.push(one.seconds);
-      records = one.records;
-      rollTwo.push((await timeRollout(worker)).seconds);
-    }
+    const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
+    // The same records on every run, on one thread or two (agent/rollout.ts plays the same batches).
+    const { records } = roll.one;
     const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
-    const rollSeconds = { one: Math.min(...rollOne), two: Math.min(...rollTwo) };
+    const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
     say(`rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`);
     say(`rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`);
 
@@ -102,14 +90,7 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       grpoOptimizer.dispose();
       return { rollouts: (updateStart - rolloutStart) / 1000, updates: (done - updateStart) / 1000, total: (done - rolloutStart) / 1000 };
     };
-    const grpoOne: Array<Awaited<ReturnType<typeof timeGrpo>>> = [];
-    const grpoTwo: Array<Awaited<ReturnType<typeof timeGrpo>>> = [];
-    for (let i = 0; i < REPEATS; i += 1) {
-      grpoOne.push(await timeGrpo());
-      grpoTwo.push(await timeGrpo(worker));
-    }
-    const fastest = (runs: typeof grpoOne) => runs.reduce((best, next) => (next.total < best.total ? next : best));
-    const grpo = { one: fastest(grpoOne), two: fastest(grpoTwo) };
+    const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
     say(`GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`);
     say(`GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`);
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
