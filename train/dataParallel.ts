@@ -8,8 +8,7 @@ export type WorkerRequest =
   | { type: 'init'; backend: string; attention: AttentionMode; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
   | { type: 'weights'; weights: Float32Array[] }
   | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
-  /** Without `parts`: the parts of the last gradients request again (the worker keeps them). */
-  | { type: 'gradients'; parts?: JobPart[] }
+  | { type: 'gradients'; parts: JobPart[] }
   | { type: 'close' };
 
 export type WorkerReply =
@@ -36,8 +35,6 @@ export class DataParallelWorker {
   private holds: Agent | undefined;
   /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
   private loadedShape: string | undefined;
-  /** The parts of the last gradients request, which the worker keeps: the same parts again are not re-sent. */
-  private sentParts: readonly JobPart[] | undefined;
 
   private constructor(private readonly backend: string) {
     this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
@@ -70,7 +67,6 @@ export class DataParallelWorker {
   }
 
   private async load(agent: Agent): Promise<void> {
-    this.sentParts = undefined; // a fresh model in the worker keeps no parts
     const shape = shapeOf(agent);
     await this.request({ type: 'init', backend: this.backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
     this.holds = agent;
@@ -109,21 +105,11 @@ export class DataParallelWorker {
    * Gradients of a job planned for two threads (`planJob(job, 2)`): the first shard's parts in
    * the worker, the second here, concurrently. The parts carry their share of the job's rows as
    * weights, so the sum of the two results is the gradient of the whole batch's mean loss.
-   * The same plan again (the epochs of a GRPO step) does not send its parts again. Returns
-   * tensors the caller disposes (via tf.tidy).
+   * Returns tensors the caller disposes (via tf.tidy).
    */
   async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<{ loss: number; grads: tf.NamedTensorMap }> {
     const variables = agent.model.variables();
-    let remote: Promise<WorkerReply> | undefined;
-    if (remoteParts !== undefined && remoteParts.length > 0) {
-      const parts = remoteParts;
-      remote = this.request(parts === this.sentParts ? { type: 'gradients' } : { type: 'gradients', parts });
-      this.sentParts = parts;
-      // After a failed request, send the parts again rather than trust the worker to hold them.
-      remote.catch(() => {
-        if (this.sentParts === parts) this.sentParts = undefined;
-      });
-    }
+    const remote = remoteParts !== undefined && remoteParts.length > 0 ? this.request({ type: 'gradients', parts: remoteParts }) : undefined;
     const local = localParts !== undefined && localParts.length > 0 ? tf.variableGrads(() => partsLoss(agent.model, localParts), variables) : undefined;
     const localLoss = local === undefined ? 0 : local.value.dataSync()[0]!;
     local?.value.dispose();

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { initBackend, modelFromWeights, rolloutShare, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
 import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
-import { partsGradients, type JobPart } from './jobs.ts';
+import { partsGradients } from './jobs.ts';
 
 /**
  * The data-parallel worker's side (train/dataParallel.ts), on the second core: holds a copy of the policy and, on request, plays a share of the rollouts or
@@ -9,15 +9,12 @@ import { partsGradients, type JobPart } from './jobs.ts';
  * weight update sent before a job is always applied before it.
  */
 let agent: Agent | undefined;
-/** The parts of the last gradients request: a request without parts reuses them. */
-let lastParts: JobPart[] | undefined;
 
 function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
   switch (request.type) {
     case 'init':
       return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
         agent?.model.dispose();
-        lastParts = undefined;
         agent = { model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }), tokenizer: tokenizerFromWords(request.words) };
         return { type: 'ready', backend };
       });
@@ -27,9 +24,7 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
     case 'rollout':
       return { type: 'records', records: rolloutShare(ready(), request.harness, request.tasks, request.specs) };
     case 'gradients': {
-      if (request.parts !== undefined) lastParts = request.parts;
-      if (lastParts === undefined) throw new Error('training worker: a gradients request without parts, and none were sent before');
-      const { loss, grads } = partsGradients(ready().model, lastParts);
+      const { loss, grads } = partsGradients(ready().model, request.parts);
       return { type: 'gradients', loss, grads };
     }
     case 'close':
