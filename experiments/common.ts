@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT, UsageError } from '../cli/args.ts';
+import { EXIT } from '../cli/args.ts';
 import { debugging, errorKind, errorLine } from '../cli/report.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
 
@@ -15,19 +15,18 @@ export function isMain(url: string): boolean {
 
 /**
  * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, as the CLI
- * writes it (cli/report.ts), never in a stack trace: exit code 2 for a bad flag of the script,
- * 1 for bad data (a run folder holding another config, a corrupt checkpoint, a backend that
- * cannot start or is not one) and 3 for a bug (TINYAGENT_DEBUG=1 adds the stack, to a data
- * error too). The handlers are installed before the wasm backend loads, whose own handlers
+ * writes it (cli/report.ts), with the CLI's exit codes, never in a stack trace: 2 for a bad flag
+ * of the script or a TINYAGENT_BACKEND that names no backend, 1 for bad data (a run folder
+ * holding another config, a corrupt checkpoint, a backend that cannot start) and 3 for a bug
+ * (TINYAGENT_DEBUG=1 adds the stack, to a data error too). The handlers are installed before the wasm backend loads, whose own handlers
  * would rethrow.
  */
 export async function runScript(name: string, main: () => Promise<unknown>): Promise<void> {
   const fail = (error: unknown): never => {
     const kind = errorKind(error);
-    const badFlag = error instanceof UsageError;
     process.stderr.write(`${name}: ${errorLine(error, kind)}\n`);
-    if (!badFlag && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
-    process.exit(kind === 'internal' ? EXIT.internal : badFlag ? EXIT.usage : EXIT.input);
+    if (kind !== 'usage' && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.exit(EXIT[kind]);
   };
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);

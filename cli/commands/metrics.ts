@@ -1,5 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, groupOutcomes, readResults, type ReportedValue } from '../../eval/io/index.ts';
+import { groupBatch, readResults, type ReportedValue } from '../../eval/io/index.ts';
 import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { boolFlag, checkResultFileOptions, intFlag, intListFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
@@ -50,8 +50,8 @@ async function run(args: CommandArgs): Promise<number> {
   const options = resultFileOptions(args);
   const file = readResults(path, options);
   checkResultFileOptions(options, [file]);
-  const tasks = batchOf(file, run);
-  const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
+  const grouped = groupBatch(file, run);
+  const { tasks } = grouped;
   // every metric is bootstrapped over one shared set of tasks x reps resampled indices
   const maxIndices = 50_000_000;
   if (tasks.length * reps > maxIndices) throw new UsageError(`--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`);
