@@ -4,7 +4,7 @@ export { groupAdvantages, grpoLoss, bcLoss } from './grpo.ts';
 export { padBatch, batchTensors, type PaddedBatch, type Transcript } from './batch.ts';
 export { demoTranscripts, bcStep } from './bc.ts';
 export { grpoStep, firstEditEntropy, type StepStats } from './grpoStep.ts';
-export { trainSnapshots, evalPass, splitTasks, snapshotDir, type TrainSummary } from './snapshots.ts';
+export { trainSnapshots, evalPass, splitTasks, measuresDevSplit, snapshotDir, type TrainSummary } from './snapshots.ts';
 export { rolloutOnCores } from './grpoStep.ts';
 export { optimizerStep, applyClipped } from './optimize.ts';
 export { jobLoss, planJob, partsLoss, lengthBuckets, selectRows, type JobPart, type LossJob } from './jobs.ts';

@@ -36,11 +36,16 @@ export interface TrainSummary {
  */
 export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
   const options = splitOptions(config);
+  if (measuresDevSplit(config)) return { train: trainingMinusDev(options), heldOut: devTasks(options) };
   // Under the type split the other types' held-out variants are not trained on either, so that
   // a run can be measured on held-out variants of the seen types as well (chapter 17.6).
   if (config.split === 'type') return { train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)), heldOut: makeTasks('heldout', options) };
-  if (!config.devSplit) return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
-  return { train: trainingMinusDev(options), heldOut: devTasks(options) };
+  return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
+}
+
+/** Whether a run is measured on the development split (`devSplit`, which the type split ignores) rather than on held-out tasks. */
+export function measuresDevSplit(config: RLConfig): boolean {
+  return config.devSplit && config.split !== 'type';
 }
 
 export function snapshotDir(runDir: string, step: number): string {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { backendFlag, boolFlag, InputError, intFlag, intListFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
-import { parseRLConfig, RLConfigSchema, seedRunDir, seedTable, trainSeeds, trainSnapshots } from '../../train/index.ts';
+import { measuresDevSplit, parseRLConfig, RLConfigSchema, seedRunDir, seedTable, trainSeeds, trainSnapshots } from '../../train/index.ts';
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
@@ -97,7 +97,7 @@ export const command: Command = {
         const quiet = boolFlag(args, 'quiet');
         const results = await trainSeeds(config, seeds, { runsDir, openLog: (dir) => openRunLog(dir, { quiet }), episodes: SEEDS_EVAL.episodes, evalSeed: SEEDS_EVAL.seed });
         if (boolFlag(args, 'json')) printJson(results.map(({ seed, runDir: dir, step, passAt1, perTask, summary }) => ({ seed, runDir: dir, step, passAt1, perTask, seconds: summary.seconds })));
-        else process.stdout.write(`${seedTable(results, { split: config.devSplit ? 'development-split' : 'held-out' })}\n`);
+        else process.stdout.write(`${seedTable(results, { split: measuresDevSplit(config) ? 'development-split' : 'held-out' })}\n`);
         return;
       }
       // Refused before anything is written into the folder of a run in progress.
