@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { activeBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
+import { oneLine } from '../lib/text.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
@@ -154,7 +155,7 @@ export async function loadCheckpoint(dir: string, options: ModelOptions): Promis
   try {
     parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
   } catch (error) {
-    fail(`manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error))})`);
+    fail(`manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error), 200)})`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT) {
     const format = parsed !== null && typeof parsed === 'object' ? (parsed as { format?: unknown }).format : undefined;
@@ -224,10 +225,6 @@ function statIfExists(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 function sha256(bytes: Uint8Array): string {
