@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { InputError, UsageError } from '../lib/errors.ts';
 
 /**
  * Chooses and starts the tfjs backend, once per process.
@@ -16,15 +17,14 @@ export type BackendPreference = 'auto' | 'tensorflow' | 'wasm' | 'cpu';
 /** The accepted backend names, 'auto' first. */
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
-/**
- * Why no backend runs: `unknownName` when a name (the preference or TINYAGENT_BACKEND) is not a
- * backend at all, else a backend that could not start. The message says which and what to do.
- */
-export class BackendError extends Error {
+/** A backend that could not start (exit 1); the message says which and what to do. */
+export class BackendError extends InputError {
   override name = 'BackendError';
-  constructor(message: string, readonly unknownName: boolean) {
-    super(message);
-  }
+}
+
+/** A name (the preference, the flag or TINYAGENT_BACKEND) that is no backend at all: a usage error (exit 2). */
+export class UnknownBackendError extends UsageError {
+  override name = 'UnknownBackendError';
 }
 
 /** The TINYAGENT_BACKEND value when it names no backend, else undefined (unset or valid). */
@@ -65,12 +65,12 @@ export async function initBackend({ preference = 'auto' }: { preference?: Backen
 
 function resolvePreference(preference: BackendPreference): BackendPreference {
   if (!BACKEND_PREFERENCES.includes(preference)) {
-    throw new BackendError(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`, true);
+    throw new UnknownBackendError(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`);
   }
   if (preference !== 'auto') return preference;
   const invalid = invalidBackendEnv();
   if (invalid !== undefined) {
-    throw new BackendError(`TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`, true);
+    throw new UnknownBackendError(`TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`);
   }
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
   return fromEnv === undefined || fromEnv === '' ? 'auto' : (fromEnv as BackendPreference);
@@ -85,7 +85,7 @@ async function start(chosen: BackendPreference): Promise<string> {
         // fall through to the next, slower backend
       }
     }
-    throw new BackendError('initBackend: no tfjs backend could start (tried tensorflow, wasm, cpu)', false);
+    throw new BackendError('initBackend: no tfjs backend could start (tried tensorflow, wasm, cpu)');
   }
   return startOne(chosen);
 }
@@ -99,7 +99,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     await tf.ready();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new BackendError(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`, false);
+    throw new BackendError(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`);
   }
   active = name;
   return name;

@@ -6,6 +6,7 @@ import { canonicalJson } from '../lib/canonicalJson.ts';
 import { activeBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 import { oneLine } from '../lib/text.ts';
+import { InputError } from '../lib/errors.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
@@ -27,7 +28,7 @@ export const CHECKPOINT_FORMAT = 'tinyagent-checkpoint';
 export const CHECKPOINT_VERSION = 2;
 
 /** Why a checkpoint could not be loaded; the message names the folder and the fault. */
-export class CheckpointError extends Error {
+export class CheckpointError extends InputError {
   override name = 'CheckpointError';
 }
 

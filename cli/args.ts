@@ -6,19 +6,9 @@ import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
 import { clip } from '../lib/text.ts';
 
-/**
- * Exit codes of every command (README, "Exit codes"): 0 done; 1 bad data the user can fix (a
- * result file, a checkpoint, a config, a run folder in use) or a check that failed (a canary
- * drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal error (a bug:
- * one line, the stack with TINYAGENT_DEBUG=1).
- */
-export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3 } as const;
+import { InputError, UsageError } from '../lib/errors.ts';
 
-/** A mistake in how a command was called: reported in one line, exit code 2. */
-export class UsageError extends Error {}
-
-/** Bad input the user can fix (a result file, a checkpoint, a config): one message, exit code 1. */
-export class InputError extends Error {}
+export { EXIT, InputError, UsageError } from '../lib/errors.ts';
 
 /** The largest seed a flag or config accepts (seeds are 31-bit non-negative integers). */
 export const MAX_SEED = 2_147_483_647;

@@ -1,7 +1,7 @@
 import { oneLine } from '../lib/text.ts';
 import { EXIT, helpText, parseCommandArgs, type Command } from './args.ts';
 import { commandLoaders } from './commands/index.ts';
-import { debugging, errorKind, errorLine } from './report.ts';
+import { debugging, errorKind, errorLine } from '../lib/errors.ts';
 
 export { oneLine };
 

@@ -1,6 +1,6 @@
 /**
  * TinyAgent's evaluation statistics: pure functions on numbers (pass@k, intervals, bootstrap,
- * clustered errors, power, winner's curse). Nothing here imports gym, agent, train or lib;
+ * clustered errors, power, winner's curse). Nothing in eval/ imports gym, agent, train, experiments or cli (lib/ only, for atomic writes and error classes);
  * random functions take a `RandomSource` in their options.
  * Reading result files is I/O and lives in eval/io/.
  */
@@ -44,5 +44,6 @@ export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';
 export { sampleBinomial } from './random/sampleBinomial.ts';
 export { sampleBeta, sampleGamma, sampleStandardNormal } from './random/sampleBeta.ts';
 
-// Rollout-based evaluation (sampleCounts) has its own entry, eval/sampleCounts.ts, so that the
-// statistics load without TensorFlow.
+// Playing episodes to evaluate an agent (`evaluate`) lives with the agent (agent/evaluate.ts):
+// eval/ is statistics, result-file I/O (eval/io/) and reports (eval/report/), and loads without
+// TensorFlow.

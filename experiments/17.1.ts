@@ -11,7 +11,7 @@
  */
 import { firstEditCounts } from '../gym/index.ts';
 import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapCI } from '../eval/index.ts';
-import type { Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { countsOf, ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, topOps, type RunOptions } from './runs.ts';

@@ -11,7 +11,7 @@
  */
 import type { HarnessInput } from '../gym/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
-import type { Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
-import type { Evaluation } from '../eval/evaluate.ts';
+import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, markdownTable, runScript, writeResults } from './common.ts';
 import { bandPanelsSvg } from './figures.ts';

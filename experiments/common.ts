@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT } from '../cli/args.ts';
-import { debugging, errorKind, errorLine } from '../cli/report.ts';
+import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
 
 /** The repository root, from this file's location. */
@@ -15,7 +14,7 @@ export function isMain(url: string): boolean {
 
 /**
  * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, as the CLI
- * writes it (cli/report.ts), with the CLI's exit codes, never in a stack trace: 2 for a bad flag
+ * writes it (lib/errors.ts), with the CLI's exit codes, never in a stack trace: 2 for a bad flag
  * of the script or a TINYAGENT_BACKEND that names no backend, 1 for bad data (a run folder
  * holding another config, a corrupt checkpoint, a backend that cannot start) and 3 for a bug
  * (TINYAGENT_DEBUG=1 adds the stack, to a data error too). The handlers are installed before the wasm backend loads, whose own handlers

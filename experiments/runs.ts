@@ -1,12 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { initBackend } from '../agent/index.ts';
+import { evaluate, initBackend, type EvaluateOptions, type Evaluation } from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
-import { defaultRLConfig, playOnTwoCores, seedRunDir, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
-import { evaluate, type EvaluateOptions, type Evaluation } from '../eval/evaluate.ts';
-import { UsageError } from '../cli/args.ts';
+import { configDifferences, defaultRLConfig, playOnTwoCores, seedRunDir, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
+import { UsageError } from '../lib/errors.ts';
 import { ROOT } from './common.ts';
 
 /**
@@ -117,8 +116,7 @@ export function seedRun(run: string, seed: number, smoke: boolean): string {
   } catch {
     return seedRunDir(dirname(run), seed);
   }
-  const recipe = runConfig({ seed, smoke }) as Record<string, unknown>;
-  const same = config !== undefined && Object.keys({ ...config, ...recipe }).every((key) => JSON.stringify(config[key]) === JSON.stringify(recipe[key]));
+  const same = config !== undefined && configDifferences(config, runConfig({ seed, smoke })).length === 0;
   return same ? run : seedRunDir(dirname(run), seed);
 }
 

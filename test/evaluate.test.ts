@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, makeTasks, parseHarness, trainingHarness } from '../gym/index.ts';
 import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint, type Agent } from '../agent/index.ts';
-import { evaluate, writeEvaluation } from '../eval/evaluate.ts';
-import { probeVariants } from '../eval/probe.ts';
+import { evaluate, probeVariants } from '../agent/index.ts';
+import { writeEvaluation } from '../eval/io/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
 

@@ -49,3 +49,13 @@ export function parseRLConfig(input: unknown, where = 'config'): RLConfig {
 export function defaultRLConfig(overrides: Record<string, unknown> = {}): RLConfig {
   return parseRLConfig({ ...trainingHarness(), ...overrides });
 }
+
+/**
+ * The fields in which two run configs differ. The length of the run (`steps`) is not one: a run
+ * may be resumed with more steps, and its checkpoints up to the old length stay the same. The
+ * one rule for "is this folder a run of this recipe" (training's resume check and the
+ * experiments' seed runs).
+ */
+export function configDifferences(before: Readonly<Record<string, unknown>>, now: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys({ ...before, ...now }).filter((key) => key !== 'steps' && JSON.stringify(before[key]) !== JSON.stringify(now[key]));
+}

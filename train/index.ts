@@ -1,5 +1,5 @@
 /** Training: behaviour cloning (the RL base agent), GRPO, and the frozen snapshots every experiment loads. */
-export { defaultRLConfig, parseRLConfig, RLConfigSchema, TrainSchema, trainShape, type RLConfig } from './config.ts';
+export { configDifferences, defaultRLConfig, parseRLConfig, RLConfigSchema, TrainSchema, trainShape, type RLConfig } from './config.ts';
 export { groupAdvantages, grpoLoss, bcLoss } from './grpo.ts';
 export { padBatch, batchTensors, type PaddedBatch, type Transcript } from './batch.ts';
 export { demoTranscripts, bcStep } from './bc.ts';

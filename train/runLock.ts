@@ -1,12 +1,13 @@
 import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { InputError } from '../lib/errors.ts';
 
 /**
  * A run folder that cannot be used as asked: held by another training, holding another run's
  * config, or unreadable. The message names the folder and what to do; the CLI exits with 1.
  */
-export class RunFolderError extends Error {
+export class RunFolderError extends InputError {
   override name = 'RunFolderError';
 }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { TaskCount } from '../gym/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
+import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
 import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './snapshots.ts';

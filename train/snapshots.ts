@@ -3,19 +3,17 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { devTasks, harnessHash, HELD_OUT_VARIANTS, makeTasks, pickHarness, splitOptions, trainingMinusDev, type Task } from '../gym/index.ts';
 import {
-  activeBackend, attentionModeFor, buildTokenizer, createModel, defaultModelConfig, loadAgent, saveCheckpoint, type Agent,
+  activeBackend, attentionModeFor, buildTokenizer, CheckpointError, createModel, defaultModelConfig, evaluate, loadAgent, saveCheckpoint, type Agent,
 } from '../agent/index.ts';
-import { evaluate } from '../eval/evaluate.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import type { RunLog } from '../lib/log.ts';
 import { progressBar } from '../lib/progress.ts';
-import type { RLConfig } from './config.ts';
+import { configDifferences, type RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
 import { grpoStep, rolloutOnCores } from './grpoStep.ts';
 import { DataParallelWorker } from './dataParallel.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
-import { CheckpointError } from '../agent/checkpoint.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -120,8 +118,7 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
     if (previous === null || typeof previous !== 'object') throw new RunFolderError(`${configPath} is not a run's config; delete the folder or choose another --name`);
     const before = previous;
     const now = config as Record<string, unknown>;
-    // Only the length of the run may change between a run and its resumption.
-    const differing = Object.keys({ ...before, ...now }).filter((key) => key !== 'steps' && JSON.stringify(before[key]) !== JSON.stringify(now[key]));
+    const differing = configDifferences(before, now);
     if (differing.length > 0) {
       const shown = differing.slice(0, 4).map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
       throw new RunFolderError(

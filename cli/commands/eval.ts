@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs, type FlagSpec } from '../args.ts';
-import { BACKEND_PREFERENCES } from '../../agent/index.ts';
+import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
-import { evaluate, writeEvaluation } from '../../eval/evaluate.ts';
+import { writeEvaluation } from '../../eval/io/index.ts';
 
 /** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
 export const RANGES = {

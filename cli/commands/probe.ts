@@ -1,6 +1,5 @@
 import { findTask, makeTasks } from '../../gym/index.ts';
-import { probeCheckpoint } from '../../eval/probe.ts';
-import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
+import { BACKEND_PREFERENCES, initBackend, probeCheckpoint } from '../../agent/index.ts';
 import { backendFlag, boolFlag, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
 import { checkCheckpointFolder, checkpointFlags, RANGES, topOps } from './eval.ts';
 

@@ -117,7 +117,7 @@ export const command: Command = {
         log.close();
       }
     } catch (error) {
-      // A run folder in use, a bad checkpoint or backend is reported as it is (cli/report.ts says
+      // A run folder in use, a bad checkpoint or backend is reported as it is (lib/errors.ts says
       // which exit code); a file system refusal (a --runs-dir that is a file, no space, no
       // permission) is the user's to fix, and names the run folder.
       if (typeof (error as NodeJS.ErrnoException).syscall === 'string') throw new InputError(`${runDir}: ${(error as Error).message}`);

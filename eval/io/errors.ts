@@ -1,5 +1,6 @@
+import { InputError } from '../../lib/errors.ts';
 /** A result file that cannot be used: `path:line: field 'f': detail`, or `path: detail` for the whole file (line 0). */
-export class ResultFileError extends Error {
+export class ResultFileError extends InputError {
   override name = 'ResultFileError';
 
   constructor(

@@ -31,3 +31,15 @@ export function writeResultFile(path: string, rows: readonly ResultSample[], hea
   const lines = [JSON.stringify({ harness, ...rest }), ...rows.map((row) => JSON.stringify(row))];
   writeFileAtomic(path, `${lines.join('\n')}\n`);
 }
+
+/** What `writeEvaluation` needs of an evaluation (agent/evaluate.ts's `Evaluation`): its episode records and provenance. */
+export interface EvaluationLike {
+  records: readonly EpisodeRow[];
+  provenance: { harness: unknown } & object;
+}
+
+/** Writes an evaluation as a result file: the provenance header, then one row per episode with every field of its record. */
+export function writeEvaluation(path: string, evaluation: EvaluationLike): void {
+  const { harness, ...provenance } = evaluation.provenance;
+  writeResultFile(path, resultRows(evaluation.records), { harness, provenance });
+}

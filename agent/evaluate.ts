@@ -3,10 +3,11 @@ import {
   countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, parseHarness, playScripted, splitOptions,
   type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
 } from '../gym/index.ts';
-import { activeBackend, attentionModeFor, initBackend, loadAgent, rollout, type Agent, type BackendPreference, type EpisodeRecord } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { meanAccuracy } from './accuracy.ts';
-import { resultRows, writeResultFile } from './io/resultWriter.ts';
+import { activeBackend, initBackend, type BackendPreference } from './backend.ts';
+import { loadAgent } from './load.ts';
+import { attentionModeFor } from './model.ts';
+import { rollout, type Agent, type EpisodeRecord } from './rollout.ts';
 
 /** Who plays: a loaded agent, a checkpoint folder, or a scripted canary policy. */
 export type Player =
@@ -115,7 +116,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
     return {
       perTask,
       records,
-      passAt1: meanAccuracy(perTask.map(({ successes, episodes: n }) => ({ n, c: successes }))),
+      passAt1: perTask.reduce((sum, { successes, episodes: n }) => sum + successes / n, 0) / perTask.length,
       provenance: {
         harness, harnessHash: harnessHash(harness),
         player: options.scripted !== undefined ? `scripted:${options.scripted}` : checkpoint !== null ? 'checkpoint' : 'agent',
@@ -126,10 +127,4 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
   } finally {
     if (options.checkpoint !== undefined) agent?.model.dispose();
   }
-}
-
-/** Writes an evaluation as a result file: the provenance header, then one row per episode with every field of its record. */
-export function writeEvaluation(path: string, evaluation: Evaluation): void {
-  const { harness, ...provenance } = evaluation.provenance;
-  writeResultFile(path, resultRows(evaluation.records), { harness, provenance });
 }

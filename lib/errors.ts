@@ -1,0 +1,49 @@
+import { oneLine } from './text.ts';
+
+/**
+ * Exit codes of every command and experiment script (README, "Exit codes"): 0 done; 1 bad data
+ * the user can fix (a result file, a checkpoint, a config, a run folder in use) or a check that
+ * failed (a canary drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal
+ * error (a bug: one line, the stack with TINYAGENT_DEBUG=1).
+ */
+export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3 } as const;
+
+/** What an error that reached the top is: a mistake in the call, bad data the user can fix, or a bug. Each is a key of `EXIT`. */
+export type ErrorKind = 'usage' | 'input' | 'internal';
+
+/** A mistake in how a command was called: reported in one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * Bad input the user can fix (a result file, a checkpoint, a config, a run folder, a backend
+ * that cannot start): one message, exit code 1. The gym's, the agent's, the training's and the
+ * readers' own error classes extend it, so that one `instanceof` classifies them all.
+ */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** The kind of an error: a UsageError is usage, an InputError is input, anything else is a bug. */
+export function errorKind(error: unknown): ErrorKind {
+  if (error instanceof UsageError) return 'usage';
+  if (error instanceof InputError) return 'input';
+  return 'internal';
+}
+
+/** Whether TINYAGENT_DEBUG=1 asks for the stack of an error. */
+export function debugging(): boolean {
+  return process.env['TINYAGENT_DEBUG'] === '1';
+}
+
+/**
+ * The one line that reports an error (after the command's `name: `): the message of a usage or
+ * input error; for a bug, `internal error: Name: message` and, without TINYAGENT_DEBUG=1, how to
+ * see the stack.
+ */
+export function errorLine(error: unknown, kind: ErrorKind = errorKind(error)): string {
+  if (kind !== 'internal') return oneLine((error as Error).message);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `internal error: ${oneLine(message)}${debugging() ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}`;
+}
