@@ -30,7 +30,8 @@ export class UnknownBackendError extends UsageError {
 /** The TINYAGENT_BACKEND value when it names no backend, else undefined (unset or valid). */
 export function invalidBackendEnv(): string | undefined {
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (fromEnv === undefined || fromEnv === '' || (BACKEND_PREFERENCES as readonly string[]).includes(fromEnv)) return undefined;
+  if (fromEnv === undefined || fromEnv === '' || (BACKEND_PREFERENCES as readonly string[]).includes(fromEnv))
+    return undefined;
   return fromEnv;
 }
 
@@ -51,7 +52,9 @@ export function activeBackend(): string | undefined {
  *   const name = await initBackend();            // 'wasm' on a machine without tfjs-node
  *   await initBackend({ preference: 'cpu' });   // 'cpu'
  */
-export async function initBackend({ preference = 'auto' }: { preference?: BackendPreference } = {}): Promise<string> {
+export async function initBackend({
+  preference = 'auto',
+}: { preference?: BackendPreference } = {}): Promise<string> {
   const chosen = resolvePreference(preference);
   if (active !== undefined && (chosen === 'auto' || chosen === active)) return active;
   if (starting !== undefined && startingPreference === chosen) return starting;
@@ -65,12 +68,16 @@ export async function initBackend({ preference = 'auto' }: { preference?: Backen
 
 function resolvePreference(preference: BackendPreference): BackendPreference {
   if (!BACKEND_PREFERENCES.includes(preference)) {
-    throw new UnknownBackendError(`initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`);
+    throw new UnknownBackendError(
+      `initBackend: unknown backend '${String(preference)}' (have ${BACKEND_PREFERENCES.join(', ')})`,
+    );
   }
   if (preference !== 'auto') return preference;
   const invalid = invalidBackendEnv();
   if (invalid !== undefined) {
-    throw new UnknownBackendError(`TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`);
+    throw new UnknownBackendError(
+      `TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`,
+    );
   }
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
   return fromEnv === undefined || fromEnv === '' ? 'auto' : (fromEnv as BackendPreference);
@@ -95,11 +102,16 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     if (name === 'tensorflow') await loadTfjsNode();
     if (name === 'wasm') await registerWasm();
     const ok = await tf.setBackend(name);
-    if (!ok || tf.getBackend() !== name) throw new Error(`tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`);
+    if (!ok || tf.getBackend() !== name)
+      throw new Error(
+        `tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`,
+      );
     await tf.ready();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new BackendError(`backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`);
+    throw new BackendError(
+      `backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`,
+    );
   }
   active = name;
   return name;
@@ -110,7 +122,9 @@ async function loadTfjsNode(): Promise<void> {
   const specifier = '@tensorflow/tfjs-node';
   await import(specifier);
   if (tf.findBackendFactory('tensorflow') === null) {
-    throw new Error('@tensorflow/tfjs-node loaded but registered no \'tensorflow\' backend with this copy of @tensorflow/tfjs (version mismatch?)');
+    throw new Error(
+      "@tensorflow/tfjs-node loaded but registered no 'tensorflow' backend with this copy of @tensorflow/tfjs (version mismatch?)",
+    );
   }
 }
 

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
@@ -35,28 +44,40 @@ export class CheckpointError extends InputError {
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
 /** Upper bounds keep a hostile manifest from asking for a huge model before weights.bin is read. */
-const ModelConfigSchema = z.object({
-  vocabSize: positiveInt(100_000),
-  contextLength: positiveInt(4096),
-  dModel: positiveInt(4096),
-  nHeads: positiveInt(256),
-  nLayers: positiveInt(256),
-  dFF: positiveInt(65_536),
-}).strict();
+const ModelConfigSchema = z
+  .object({
+    vocabSize: positiveInt(100_000),
+    contextLength: positiveInt(4096),
+    dModel: positiveInt(4096),
+    nHeads: positiveInt(256),
+    nLayers: positiveInt(256),
+    dFF: positiveInt(65_536),
+  })
+  .strict();
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The manifest's own fields; the extra fields pass through (`loadAgent` validates the agent's). */
-const ManifestSchema = z.object({
-  format: z.literal(CHECKPOINT_FORMAT),
-  version: z.literal(CHECKPOINT_VERSION),
-  modelConfig: ModelConfigSchema,
-  parameterCount: z.number().int().min(1),
-  variables: z.array(z.object({ name: z.string(), shape: z.array(z.number().int().min(1)), offset: z.number().int().min(0) }).strict()),
-  checksum: z.string().regex(SHA256_HEX),
-  manifestChecksum: z.string().regex(SHA256_HEX),
-  backend: z.string(),
-}).loose();
+const ManifestSchema = z
+  .object({
+    format: z.literal(CHECKPOINT_FORMAT),
+    version: z.literal(CHECKPOINT_VERSION),
+    modelConfig: ModelConfigSchema,
+    parameterCount: z.number().int().min(1),
+    variables: z.array(
+      z
+        .object({
+          name: z.string(),
+          shape: z.array(z.number().int().min(1)),
+          offset: z.number().int().min(0),
+        })
+        .strict(),
+    ),
+    checksum: z.string().regex(SHA256_HEX),
+    manifestChecksum: z.string().regex(SHA256_HEX),
+    backend: z.string(),
+  })
+  .loose();
 
 export interface CheckpointManifest {
   format: typeof CHECKPOINT_FORMAT;
@@ -70,12 +91,26 @@ export interface CheckpointManifest {
   [extra: string]: unknown;
 }
 
-const RESERVED = ['format', 'version', 'modelConfig', 'parameterCount', 'variables', 'checksum', 'manifestChecksum', 'backend'];
+const RESERVED = [
+  'format',
+  'version',
+  'modelConfig',
+  'parameterCount',
+  'variables',
+  'checksum',
+  'manifestChecksum',
+  'backend',
+];
 
 /** Writes the checkpoint; returns its manifest. `extra` may not override the reserved fields. */
-export function saveCheckpoint(dir: string, model: PolicyModel, extra: Record<string, unknown> = {}): CheckpointManifest {
+export function saveCheckpoint(
+  dir: string,
+  model: PolicyModel,
+  extra: Record<string, unknown> = {},
+): CheckpointManifest {
   for (const key of Object.keys(extra)) {
-    if (RESERVED.includes(key)) throw new Error(`saveCheckpoint: extra field '${key}' would overwrite the manifest's own field`);
+    if (RESERVED.includes(key))
+      throw new Error(`saveCheckpoint: extra field '${key}' would overwrite the manifest's own field`);
   }
   const variables = model.variables();
   const names = model.variableNames();
@@ -90,16 +125,18 @@ export function saveCheckpoint(dir: string, model: PolicyModel, extra: Record<st
   });
   const bytes = new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength);
   // The manifest as a reader will see it (a JSON round trip drops undefined fields), then its checksum.
-  const fields = JSON.parse(JSON.stringify({
-    format: CHECKPOINT_FORMAT,
-    version: CHECKPOINT_VERSION,
-    modelConfig: { ...model.config },
-    parameterCount: total,
-    variables: entries,
-    checksum: sha256(bytes),
-    backend: activeBackend() ?? 'unknown',
-    ...extra,
-  })) as Record<string, unknown>;
+  const fields = JSON.parse(
+    JSON.stringify({
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      modelConfig: { ...model.config },
+      parameterCount: total,
+      variables: entries,
+      checksum: sha256(bytes),
+      backend: activeBackend() ?? 'unknown',
+      ...extra,
+    }),
+  ) as Record<string, unknown>;
   const manifest = { ...fields, manifestChecksum: manifestChecksum(fields) } as CheckpointManifest;
 
   const target = resolve(dir);
@@ -142,59 +179,95 @@ const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
  * against a schema, the config's parameter count, variable names, shapes and offsets, and
  * weights.bin's size and checksum. Throws a CheckpointError naming the folder and the fault.
  */
-export async function loadCheckpoint(dir: string, options: ModelOptions): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
+export async function loadCheckpoint(
+  dir: string,
+  options: ModelOptions,
+): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
   const fail = (problem: string): never => {
     throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
   };
-  if (!statIfExists(dir)?.isDirectory()) fail('no such folder (train one first with `npm run train`, or check the path)');
+  if (!statIfExists(dir)?.isDirectory())
+    fail('no such folder (train one first with `npm run train`, or check the path)');
   const manifestPath = join(dir, 'manifest.json');
   const weightsPath = join(dir, 'weights.bin');
   const manifestStats = statIfExists(manifestPath);
-  if (manifestStats === undefined || !manifestStats.isFile()) fail('manifest.json is missing: not a TinyAgent checkpoint');
-  if (manifestStats!.size > MAX_MANIFEST_BYTES) fail(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes: not a TinyAgent checkpoint`);
+  if (manifestStats === undefined || !manifestStats.isFile())
+    fail('manifest.json is missing: not a TinyAgent checkpoint');
+  if (manifestStats!.size > MAX_MANIFEST_BYTES)
+    fail(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes: not a TinyAgent checkpoint`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
   } catch (error) {
-    fail(`manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error), 200)})`);
+    fail(
+      `manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error), 200)})`,
+    );
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT) {
-    const format = parsed !== null && typeof parsed === 'object' ? (parsed as { format?: unknown }).format : undefined;
-    fail(`manifest.json has format ${JSON.stringify(format) ?? 'undefined'}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`);
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed) ||
+    (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT
+  ) {
+    const format =
+      parsed !== null && typeof parsed === 'object' ? (parsed as { format?: unknown }).format : undefined;
+    fail(
+      `manifest.json has format ${JSON.stringify(format) ?? 'undefined'}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`,
+    );
   }
   const raw = parsed as Record<string, unknown>;
   if (raw.version !== CHECKPOINT_VERSION) {
-    fail(`manifest.json has version ${JSON.stringify(raw.version) ?? 'undefined'}; this code reads version ${CHECKPOINT_VERSION} (retrain with \`npm run train\`)`);
+    fail(
+      `manifest.json has version ${JSON.stringify(raw.version) ?? 'undefined'}; this code reads version ${CHECKPOINT_VERSION} (retrain with \`npm run train\`)`,
+    );
   }
   // The manifest checksum first: a field changed by hand is reported as that, not as whatever it breaks.
   const { manifestChecksum: recorded, ...fields } = raw;
   if (typeof recorded !== 'string') fail('manifest.json has no manifestChecksum');
   const actual = manifestChecksum(fields);
-  if (actual !== recorded) fail(`manifest.json checksum ${actual} does not match its manifestChecksum ${String(recorded)}: the manifest was edited or is corrupt`);
+  if (actual !== recorded)
+    fail(
+      `manifest.json checksum ${actual} does not match its manifestChecksum ${String(recorded)}: the manifest was edited or is corrupt`,
+    );
   const checked = ManifestSchema.safeParse(raw);
   if (!checked.success) fail(`manifest.json: ${schemaProblems(checked.error.issues)}`);
   const m = raw as CheckpointManifest;
   const cfg = m.modelConfig;
-  if (cfg.dModel % cfg.nHeads !== 0) fail(`modelConfig.dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+  if (cfg.dModel % cfg.nHeads !== 0)
+    fail(`modelConfig.dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
   const expectedCount = countParameters(cfg);
-  if (m.parameterCount !== expectedCount) fail(`parameterCount ${m.parameterCount} does not match its modelConfig (${expectedCount})`);
+  if (m.parameterCount !== expectedCount)
+    fail(`parameterCount ${m.parameterCount} does not match its modelConfig (${expectedCount})`);
   const specs = variableSpecs(cfg);
-  if (m.variables.length !== specs.length) fail(`manifest lists ${m.variables.length} variables, the config needs ${specs.length}`);
+  if (m.variables.length !== specs.length)
+    fail(`manifest lists ${m.variables.length} variables, the config needs ${specs.length}`);
   let offset = 0;
   specs.forEach((spec, i) => {
     const entry = m.variables[i] as CheckpointManifest['variables'][number];
-    if (entry.name !== spec.name || JSON.stringify(entry.shape) !== JSON.stringify(spec.shape) || entry.offset !== offset) {
-      fail(`variable ${i} is ${entry.name} ${JSON.stringify(entry.shape)} at ${entry.offset}, expected ${spec.name} ${JSON.stringify(spec.shape)} at ${offset}`);
+    if (
+      entry.name !== spec.name ||
+      JSON.stringify(entry.shape) !== JSON.stringify(spec.shape) ||
+      entry.offset !== offset
+    ) {
+      fail(
+        `variable ${i} is ${entry.name} ${JSON.stringify(entry.shape)} at ${entry.offset}, expected ${spec.name} ${JSON.stringify(spec.shape)} at ${offset}`,
+      );
     }
     offset += spec.shape.reduce((a, b) => a * b, 1);
   });
   const weightsStats = statIfExists(weightsPath);
   if (weightsStats === undefined || !weightsStats.isFile()) fail('weights.bin is missing');
   const size = weightsStats!.size;
-  if (size !== offset * 4) fail(`weights.bin has ${size} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`);
+  if (size !== offset * 4)
+    fail(
+      `weights.bin has ${size} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`,
+    );
   const bytes = readFileSync(weightsPath);
   const checksum = sha256(bytes);
-  if (checksum !== m.checksum) fail(`weights.bin checksum ${checksum} does not match the manifest's ${m.checksum}: the file is corrupt or was replaced`);
+  if (checksum !== m.checksum)
+    fail(
+      `weights.bin checksum ${checksum} does not match the manifest's ${m.checksum}: the file is corrupt or was replaced`,
+    );
   // Copy into an aligned buffer (a Buffer's byteOffset need not be a multiple of 4).
   const weights = new Float32Array(offset);
   new Uint8Array(weights.buffer).set(bytes);
@@ -215,8 +288,12 @@ export function manifestChecksum(fields: Record<string, unknown>): string {
 
 /** zod issues as one line: `modelConfig.dModel: Too big: expected number to be <=4096; ...`. */
 export function schemaProblems(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`).join('; ')
-    + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+  return (
+    issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`)
+      .join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '')
+  );
 }
 
 /** The stats of `path` from one stat call, or undefined where `existsSync` would say false (missing, unreachable). */

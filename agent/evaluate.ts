@@ -1,7 +1,20 @@
 import { readFileSync } from 'node:fs';
 import {
-  countsByTask, devTasks, episodeSpecs, harnessHash, makeTasks, parseHarness, playScripted, splitOptions,
-  type EpisodeResult, type EpisodeSpec, type Harness, type HarnessInput, type ScriptedPolicy, type Task, type TaskCount,
+  countsByTask,
+  devTasks,
+  episodeSpecs,
+  harnessHash,
+  makeTasks,
+  parseHarness,
+  playScripted,
+  splitOptions,
+  type EpisodeResult,
+  type EpisodeSpec,
+  type Harness,
+  type HarnessInput,
+  type ScriptedPolicy,
+  type Task,
+  type TaskCount,
 } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { activeBackend, initBackend, type BackendPreference } from './backend.ts';
@@ -31,7 +44,14 @@ export type EvaluateOptions = Player & {
   /** Backend to start when none runs yet (checkpoints only). */
   backend?: BackendPreference | undefined;
   /** Plays the specs instead of the one-thread `rollout` (training passes its two-core rollout). */
-  play?: ((agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]) => Promise<EpisodeRecord[]>) | undefined;
+  play?:
+    | ((
+        agent: Agent,
+        harness: Harness,
+        tasks: readonly Task[],
+        specs: readonly EpisodeSpec[],
+      ) => Promise<EpisodeRecord[]>)
+    | undefined;
 };
 
 export interface Provenance {
@@ -61,12 +81,19 @@ let packageVersion: string | undefined;
 
 /** The project's version, from package.json. */
 export function projectVersion(): string {
-  packageVersion ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  packageVersion ??= (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
   return packageVersion;
 }
 
 /** Strips a rollout record to its result (the transcript is training data, not an evaluation's). */
-function resultOf({ tokens: _tokens, actionMask: _mask, oldPerTokenLogps: _logps, ...result }: EpisodeRecord): EpisodeResult {
+function resultOf({
+  tokens: _tokens,
+  actionMask: _mask,
+  oldPerTokenLogps: _logps,
+  ...result
+}: EpisodeRecord): EpisodeResult {
   return result;
 }
 
@@ -85,7 +112,8 @@ function resultOf({ tokens: _tokens, actionMask: _mask, oldPerTokenLogps: _logps
  */
 export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
   const { episodes, seed } = options;
-  if (!Number.isInteger(episodes) || episodes < 1) throw new RangeError(`evaluate: episodes must be a positive integer, got ${episodes}`);
+  if (!Number.isInteger(episodes) || episodes < 1)
+    throw new RangeError(`evaluate: episodes must be a positive integer, got ${episodes}`);
   let agent = options.agent;
   let checkpoint: Provenance['checkpoint'] = null;
   let recorded: unknown = {};
@@ -94,14 +122,23 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
     const loaded = await loadAgent(options.checkpoint, { attention: attentionModeFor(backend) });
     agent = loaded.agent;
     const step = loaded.manifest.step;
-    checkpoint = { path: options.checkpoint, step: typeof step === 'number' ? step : null, checksum: loaded.manifest.checksum };
+    checkpoint = {
+      path: options.checkpoint,
+      step: typeof step === 'number' ? step : null,
+      checksum: loaded.manifest.checksum,
+    };
     recorded = loaded.manifest.harness ?? {};
   }
   try {
-    const base = parseHarness(recorded, options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness');
+    const base = parseHarness(
+      recorded,
+      options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness',
+    );
     const harness = parseHarness({ ...base, ...options.harness }, 'harness');
     const split = options.split ?? 'heldout';
-    const tasks = options.tasks ?? (split === 'dev' ? devTasks(splitOptions(harness)) : makeTasks(split, splitOptions(harness)));
+    const tasks =
+      options.tasks ??
+      (split === 'dev' ? devTasks(splitOptions(harness)) : makeTasks(split, splitOptions(harness)));
     if (tasks.length === 0) throw new RangeError('evaluate: no tasks');
     const specs = episodeSpecs(tasks, episodes, new Rng(seed));
     let records: EpisodeResult[];
@@ -109,7 +146,10 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
       records = playScripted(options.scripted, harness, tasks, specs);
     } else {
       const player = agent as Agent;
-      const played = options.play !== undefined ? await options.play(player, harness, tasks, specs) : rollout(player, harness, tasks, specs);
+      const played =
+        options.play !== undefined
+          ? await options.play(player, harness, tasks, specs)
+          : rollout(player, harness, tasks, specs);
       records = played.map(resultOf);
     }
     const perTask = countsByTask(tasks, records);
@@ -118,10 +158,20 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
       records,
       passAt1: perTask.reduce((sum, { successes, episodes: n }) => sum + successes / n, 0) / perTask.length,
       provenance: {
-        harness, harnessHash: harnessHash(harness),
-        player: options.scripted !== undefined ? `scripted:${options.scripted}` : checkpoint !== null ? 'checkpoint' : 'agent',
-        checkpoint, seed, episodesPerTask: episodes, tasks: tasks.map((task) => task.name),
-        backend: options.scripted !== undefined ? null : activeBackend() ?? null, packageVersion: projectVersion(),
+        harness,
+        harnessHash: harnessHash(harness),
+        player:
+          options.scripted !== undefined
+            ? `scripted:${options.scripted}`
+            : checkpoint !== null
+              ? 'checkpoint'
+              : 'agent',
+        checkpoint,
+        seed,
+        episodesPerTask: episodes,
+        tasks: tasks.map((task) => task.name),
+        backend: options.scripted !== undefined ? null : (activeBackend() ?? null),
+        packageVersion: projectVersion(),
       },
     };
   } finally {

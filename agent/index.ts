@@ -1,13 +1,36 @@
 /** The agent: tokenizer, transformer policy, backend choice, checkpoints, batched rollouts, and playing episodes to evaluate it (`evaluate`, `probeCheckpoint`). */
-export { activeBackend, initBackend, BACKEND_PREFERENCES, BackendError, UnknownBackendError, type BackendPreference } from './backend.ts';
+export {
+  activeBackend,
+  initBackend,
+  BACKEND_PREFERENCES,
+  BackendError,
+  UnknownBackendError,
+  type BackendPreference,
+} from './backend.ts';
 export { buildTokenizer, tokenizerFromWords, type Tokenizer } from './tokenizer.ts';
 export {
-  createModel, defaultModelConfig, countParameters, sampleToken, logSoftmaxAt, attentionModeFor,
-  type ModelConfig, type ModelOptions, type AttentionMode, type PolicyModel, type Session,
+  createModel,
+  defaultModelConfig,
+  countParameters,
+  sampleToken,
+  logSoftmaxAt,
+  attentionModeFor,
+  type ModelConfig,
+  type ModelOptions,
+  type AttentionMode,
+  type PolicyModel,
+  type Session,
 } from './model.ts';
 export { saveCheckpoint, loadCheckpoint, checkpointChecksum, CheckpointError } from './checkpoint.ts';
 export { rollout, rolloutShare, shareCut, type Agent, type EpisodeRecord } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
-export { evaluate, projectVersion, type EvaluateOptions, type Evaluation, type Player, type Provenance } from './evaluate.ts';
+export {
+  evaluate,
+  projectVersion,
+  type EvaluateOptions,
+  type Evaluation,
+  type Player,
+  type Provenance,
+} from './evaluate.ts';
 export { probeCheckpoint, probeVariants, type ProbeRow } from './probe.ts';

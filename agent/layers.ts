@@ -15,7 +15,12 @@ type Saver = tf.GradSaveFunc;
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
 /** `x [N, in] · w [in, out] + b`, optionally ReLU'd, in one fused kernel; 2-D gradient products. */
-export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = false }: { relu?: boolean } = {}): tf.Tensor2D {
+export function dense(
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+  { relu = false }: { relu?: boolean } = {},
+): tf.Tensor2D {
   const op = tf.customGrad(((xIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
     const y = tf.fused.matMul({ a: xIn, b: wIn, bias: bIn, activation: relu ? 'relu' : 'linear' });
     save(relu ? [xIn, wIn, y] : [xIn, wIn]);
@@ -41,7 +46,10 @@ export function dense(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, { relu = f
 function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
   if (x.shape[1] > dy.shape[1]) return [tf.matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
   const dyT = tf.transpose(dy);
-  return [tf.transpose(tf.matMul(dyT, x)) as tf.Tensor2D, tf.reshape(tf.matMul(dyT, onesColumn(dy.shape[0])), [-1]) as tf.Tensor1D];
+  return [
+    tf.transpose(tf.matMul(dyT, x)) as tf.Tensor2D,
+    tf.reshape(tf.matMul(dyT, onesColumn(dy.shape[0])), [-1]) as tf.Tensor1D,
+  ];
 }
 
 /**
@@ -65,7 +73,11 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
 }
 
 /** The pieces of a stable softmax over the last axis of logits [N, V]: z - max z, its exp, and the exps' row sums [N, 1]. */
-function stableSoftmaxParts(logits: tf.Tensor2D): { shifted: tf.Tensor2D; exps: tf.Tensor2D; sums: tf.Tensor2D } {
+function stableSoftmaxParts(logits: tf.Tensor2D): {
+  shifted: tf.Tensor2D;
+  exps: tf.Tensor2D;
+  sums: tf.Tensor2D;
+} {
   const shifted = tf.sub(logits, tf.max(logits, -1, true)) as tf.Tensor2D;
   const exps = tf.exp(shifted);
   const sums = tf.sum(exps, -1, true) as tf.Tensor2D;
@@ -138,7 +150,10 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [xh, rs, g] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
         const dxhat = tf.mul(dy, g);
-        const dx = tf.mul(rs, tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))));
+        const dx = tf.mul(
+          rs,
+          tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))),
+        );
         return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
       },
     };
@@ -202,8 +217,15 @@ export function disposeCausalMasks(): void {
  * automatic gradients, for backends with a good batched matMul.
  */
 export function causalSelfAttention(
-  h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D,
-  { batch, length, heads, mode }: { batch: number; length: number; heads: number; mode: 'depthwise' | 'matmul' },
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  {
+    batch,
+    length,
+    heads,
+    mode,
+  }: { batch: number; length: number; heads: number; mode: 'depthwise' | 'matmul' },
 ): tf.Tensor2D {
   const width = h.shape[1];
   const headSize = width / heads;
@@ -213,11 +235,19 @@ export function causalSelfAttention(
   if (mode === 'matmul') {
     const qkv = dense(h, wqkv, bqkv);
     const split = tf.transpose(tf.reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
-    const perHead = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [n, length, headSize]);
+    const perHead = (x: tf.Tensor) =>
+      tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
+        n,
+        length,
+        headSize,
+      ]);
     const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
     const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), tf.reshape(mask, [1, length, length])); // [n, t, s]
     const out = tf.matMul(tf.softmax(scores), v); // [n, t, dh]
-    return tf.reshape(tf.transpose(tf.reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [batch * length, width]);
+    return tf.reshape(tf.transpose(tf.reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
+      batch * length,
+      width,
+    ]);
   }
   // [B*T, C] rows (b, t), columns (h, e) -> the layouts below; names list the axes in order.
   const layout = (x: tf.Tensor, perm: number[], shape: [number, number, number]) =>
@@ -227,10 +257,21 @@ export function causalSelfAttention(
   const toENS = (x: tf.Tensor) => layout(x, [3, 0, 2, 1], [headSize, n, length]);
   const toSNE = (x: tf.Tensor) => layout(x, [1, 0, 2, 3], [length, n, headSize]);
   // [t, n, e] (or [s, n, e]) -> rows (b, t), columns (h, e); [e, n, s] likewise.
-  const fromTNE = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [batch * length, width]);
-  const fromENS = (x: tf.Tensor) => tf.reshape(tf.transpose(tf.reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [batch * length, width]);
+  const fromTNE = (x: tf.Tensor) =>
+    tf.reshape(tf.transpose(tf.reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [
+      batch * length,
+      width,
+    ]);
+  const fromENS = (x: tf.Tensor) =>
+    tf.reshape(tf.transpose(tf.reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [
+      batch * length,
+      width,
+    ]);
   const roleWeights = (w: tf.Tensor2D, b: tf.Tensor1D, role: number) =>
-    [tf.slice(w, [0, role * width], [width, width]), tf.slice(b, [role * width], [width])] as [tf.Tensor2D, tf.Tensor1D];
+    [tf.slice(w, [0, role * width], [width, width]), tf.slice(b, [role * width], [width])] as [
+      tf.Tensor2D,
+      tf.Tensor1D,
+    ];
 
   const op = tf.customGrad(((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
     const [q, k, v] = [0, 1, 2].map((role) => {
@@ -244,16 +285,30 @@ export function causalSelfAttention(
     return {
       value: fromTNE(out) as tf.Tensor2D,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [hs, ws, qsSaved, ks, vs, p] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor3D];
+        const [hs, ws, qsSaved, ks, vs, p] = saved as [
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor3D,
+        ];
         const dProbs = batchedProduct(toTEN(dy), toENS(vs)); // [t, n, s]
         const dV = batchedProduct(toETN(dy), p); // [e, n, s]
         const dScores = tf.mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))) as tf.Tensor3D; // [t, n, s]
         const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]) as tf.Tensor3D, toSNE(ks)); // [t, n, e], times scale below
         const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
         const dRoles = [tf.mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)] as tf.Tensor2D[]; // each [B*T, C]
-        const dH = tf.addN(dRoles.map((d, role) => tf.matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))));
+        const dH = tf.addN(
+          dRoles.map((d, role) =>
+            tf.matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width]))),
+          ),
+        );
         // dW and dB for all roles at once from concat(dq, dk, dv)^T, as in weightAndBiasGrad.
-        const dRolesT = tf.concat(dRoles.map((d) => tf.transpose(d)), 0); // [3C, B*T]
+        const dRolesT = tf.concat(
+          dRoles.map((d) => tf.transpose(d)),
+          0,
+        ); // [3C, B*T]
         const dW = tf.transpose(tf.matMul(dRolesT, hs));
         const dB = tf.reshape(tf.matMul(dRolesT, onesColumn(hs.shape[0])), [-1]);
         return [dH, dW, dB];

@@ -12,14 +12,16 @@ export interface LoadedAgent {
 }
 
 /** The manifest fields an agent adds to a checkpoint's own (see `saveCheckpoint`'s `extra`). */
-const AgentFieldsSchema = z.object({
-  tokenizer: z.array(z.string()).min(1).max(100_000),
-  step: z.number().int().min(0).optional(),
-  seed: z.union([z.number(), z.string()]).optional(),
-  harness: HarnessSchema.optional(),
-  harnessHash: z.string().optional(),
-  evalPass: z.number().min(0).max(1).nullable().optional(),
-}).loose();
+const AgentFieldsSchema = z
+  .object({
+    tokenizer: z.array(z.string()).min(1).max(100_000),
+    step: z.number().int().min(0).optional(),
+    seed: z.union([z.number(), z.string()]).optional(),
+    harness: HarnessSchema.optional(),
+    harnessHash: z.string().optional(),
+    evalPass: z.number().min(0).max(1).nullable().optional(),
+  })
+  .loose();
 
 /** Every word an action can need: without one of them the policy could never act. */
 const ACTION_WORDS = [...TOOLS, ...EDIT_OPS, ...MARKERS];
@@ -57,12 +59,17 @@ function agentTokenizer(dir: string, manifest: CheckpointManifest): Tokenizer {
   }
   const { vocabSize, contextLength } = manifest.modelConfig;
   const words = (tokenizer as Tokenizer).words;
-  if (words.length !== vocabSize) fail(`manifest.json: the tokenizer has ${words.length} words (specials included), the model's vocabulary ${vocabSize}`);
+  if (words.length !== vocabSize)
+    fail(
+      `manifest.json: the tokenizer has ${words.length} words (specials included), the model's vocabulary ${vocabSize}`,
+    );
   const missing = ACTION_WORDS.filter((word) => !words.includes(word));
   if (missing.length > 0) fail(`manifest.json: the tokenizer lacks the action words ${missing.join(', ')}`);
   const harness = fields.harness;
   if (harness !== undefined && harness.contextTokens + harness.maxActionTokens > contextLength) {
-    fail(`manifest.json: harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${contextLength}`);
+    fail(
+      `manifest.json: harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${contextLength}`,
+    );
   }
   return tokenizer as Tokenizer;
 }

@@ -1,6 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../lib/rng.ts';
-import { batchedProduct, causalSelfAttention, dense, embed, layerNorm, pickLogProbs, pickLogProbsWithEntropy } from './layers.ts';
+import {
+  batchedProduct,
+  causalSelfAttention,
+  dense,
+  embed,
+  layerNorm,
+  pickLogProbs,
+  pickLogProbsWithEntropy,
+} from './layers.ts';
 
 /** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
 const SESSION_DEPTHWISE_MIN_WIDTH = 4;
@@ -42,12 +50,17 @@ export function countParameters(cfg: ModelConfig): number {
  * parameter count closest to 158,000 for this vocabulary (e.g. vocab 250 -> dFF 320, 157,050).
  */
 export function defaultModelConfig(vocabSize: number): ModelConfig {
-  if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new RangeError(`defaultModelConfig: vocabSize must be an integer >= 2, got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 2)
+    throw new RangeError(`defaultModelConfig: vocabSize must be an integer >= 2, got ${vocabSize}`);
   const base = { vocabSize, contextLength: 128, dModel: 64, nHeads: 4, nLayers: 2 };
   let best = { ...base, dFF: 8 };
   for (let dFF = 8; dFF <= 8192; dFF += 8) {
     const candidate = { ...base, dFF };
-    if (Math.abs(countParameters(candidate) - TARGET_PARAMETERS) < Math.abs(countParameters(best) - TARGET_PARAMETERS)) best = candidate;
+    if (
+      Math.abs(countParameters(candidate) - TARGET_PARAMETERS) <
+      Math.abs(countParameters(best) - TARGET_PARAMETERS)
+    )
+      best = candidate;
   }
   return best;
 }
@@ -76,22 +89,39 @@ export function variableSpecs(cfg: ModelConfig): Array<{ name: string; shape: nu
       { name: `${p}.mlp.b2`, shape: [d] },
     );
   }
-  specs.push({ name: 'lnf.gain', shape: [d] }, { name: 'lnf.bias', shape: [d] }, { name: 'head.w', shape: [d, v] }, { name: 'head.b', shape: [v] });
+  specs.push(
+    { name: 'lnf.gain', shape: [d] },
+    { name: 'lnf.bias', shape: [d] },
+    { name: 'head.w', shape: [d, v] },
+    { name: 'head.b', shape: [v] },
+  );
   return specs;
 }
 
 function validateConfig(cfg: ModelConfig): void {
   for (const key of ['vocabSize', 'contextLength', 'dModel', 'nHeads', 'nLayers', 'dFF'] as const) {
-    if (!Number.isInteger(cfg[key]) || cfg[key] < 1) throw new RangeError(`ModelConfig.${key} must be a positive integer, got ${cfg[key]}`);
+    if (!Number.isInteger(cfg[key]) || cfg[key] < 1)
+      throw new RangeError(`ModelConfig.${key} must be a positive integer, got ${cfg[key]}`);
   }
-  if (cfg.dModel % cfg.nHeads !== 0) throw new RangeError(`ModelConfig: dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+  if (cfg.dModel % cfg.nHeads !== 0)
+    throw new RangeError(`ModelConfig: dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
 }
 
 let modelCounter = 0;
 
 interface Block {
-  ln1Gain: tf.Variable; ln1Bias: tf.Variable; wqkv: tf.Variable; bqkv: tf.Variable; wo: tf.Variable; bo: tf.Variable;
-  ln2Gain: tf.Variable; ln2Bias: tf.Variable; w1: tf.Variable; b1: tf.Variable; w2: tf.Variable; b2: tf.Variable;
+  ln1Gain: tf.Variable;
+  ln1Bias: tf.Variable;
+  wqkv: tf.Variable;
+  bqkv: tf.Variable;
+  wo: tf.Variable;
+  bo: tf.Variable;
+  ln2Gain: tf.Variable;
+  ln2Bias: tf.Variable;
+  w1: tf.Variable;
+  b1: tf.Variable;
+  w2: tf.Variable;
+  b2: tf.Variable;
 }
 
 /** Per-position log-probabilities of the next token and entropies of the next-token distribution. */
@@ -130,23 +160,37 @@ export class PolicyModel {
     validateConfig(cfg);
     this.config = { ...cfg };
     const specs = variableSpecs(cfg);
-    if (values.length !== specs.length) throw new Error(`PolicyModel: expected ${specs.length} weight arrays, got ${values.length}`);
+    if (values.length !== specs.length)
+      throw new Error(`PolicyModel: expected ${specs.length} weight arrays, got ${values.length}`);
     const id = modelCounter++;
     this.names = specs.map((spec) => spec.name);
     this.vars = specs.map((spec, i) => {
       const value = values[i] as Float32Array;
       const size = spec.shape.reduce((a, b) => a * b, 1);
-      if (value.length !== size) throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value.length}`);
+      if (value.length !== size)
+        throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value.length}`);
       // tidy releases the initial tensor; the variable keeps the data.
-      return tf.tidy(() => tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`));
+      return tf.tidy(() =>
+        tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`),
+      );
     });
     this.byName = new Map(this.names.map((name, i) => [name, this.vars[i] as tf.Variable]));
     this.blocks = [];
     for (let layer = 0; layer < cfg.nLayers; layer++) {
       const get = (suffix: string) => this.get(`h${layer}.${suffix}`);
       this.blocks.push({
-        ln1Gain: get('ln1.gain'), ln1Bias: get('ln1.bias'), wqkv: get('attn.wqkv'), bqkv: get('attn.bqkv'), wo: get('attn.wo'), bo: get('attn.bo'),
-        ln2Gain: get('ln2.gain'), ln2Bias: get('ln2.bias'), w1: get('mlp.w1'), b1: get('mlp.b1'), w2: get('mlp.w2'), b2: get('mlp.b2'),
+        ln1Gain: get('ln1.gain'),
+        ln1Bias: get('ln1.bias'),
+        wqkv: get('attn.wqkv'),
+        bqkv: get('attn.bqkv'),
+        wo: get('attn.wo'),
+        bo: get('attn.bo'),
+        ln2Gain: get('ln2.gain'),
+        ln2Bias: get('ln2.bias'),
+        w1: get('mlp.w1'),
+        b1: get('mlp.b1'),
+        w2: get('mlp.w2'),
+        b2: get('mlp.b2'),
       });
     }
     this.attentionMode = attention;
@@ -180,15 +224,32 @@ export class PolicyModel {
   private hidden(ids: tf.Tensor2D): tf.Tensor2D {
     const [batch, length] = ids.shape;
     const { dModel: d, contextLength, nHeads } = this.config;
-    if (length > contextLength) throw new RangeError(`PolicyModel: sequence length ${length} exceeds contextLength ${contextLength}`);
-    const tokens = embed(tf.reshape(tf.cast(ids, 'int32'), [-1]) as tf.Tensor1D, this.get('wte') as tf.Tensor2D); // [B*T, d]
+    if (length > contextLength)
+      throw new RangeError(`PolicyModel: sequence length ${length} exceeds contextLength ${contextLength}`);
+    const tokens = embed(
+      tf.reshape(tf.cast(ids, 'int32'), [-1]) as tf.Tensor1D,
+      this.get('wte') as tf.Tensor2D,
+    ); // [B*T, d]
     const positions = tf.slice(this.get('wpe'), [0, 0], [length, d]); // [T, d]
-    let x = tf.reshape(tf.add(tf.reshape(tokens, [batch, length, d]), positions), [batch * length, d]) as tf.Tensor2D;
+    let x = tf.reshape(tf.add(tf.reshape(tokens, [batch, length, d]), positions), [
+      batch * length,
+      d,
+    ]) as tf.Tensor2D;
     for (const block of this.blocks) {
       const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
-      const attended = causalSelfAttention(normed, block.wqkv as tf.Tensor2D, block.bqkv as tf.Tensor1D, { batch, length, heads: nHeads, mode: this.attentionMode }); // [B*T, d]
+      const attended = causalSelfAttention(normed, block.wqkv as tf.Tensor2D, block.bqkv as tf.Tensor1D, {
+        batch,
+        length,
+        heads: nHeads,
+        mode: this.attentionMode,
+      }); // [B*T, d]
       x = tf.add(x, dense(attended, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
-      const h = dense(layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D), block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D, { relu: true }); // [B*T, f]
+      const h = dense(
+        layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D),
+        block.w1 as tf.Tensor2D,
+        block.b1 as tf.Tensor1D,
+        { relu: true },
+      ); // [B*T, f]
       x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
     }
     return layerNorm(x, this.get('lnf.gain') as tf.Tensor1D, this.get('lnf.bias') as tf.Tensor1D);
@@ -198,7 +259,11 @@ export class PolicyModel {
   logits(ids: tf.Tensor2D): tf.Tensor3D {
     return tf.tidy(() => {
       const [batch, length] = ids.shape;
-      const out = dense(this.hidden(ids), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D);
+      const out = dense(
+        this.hidden(ids),
+        this.get('head.w') as tf.Tensor2D,
+        this.get('head.b') as tf.Tensor1D,
+      );
       return tf.reshape(out, [batch, length, this.config.vocabSize]) as tf.Tensor3D;
     });
   }
@@ -219,14 +284,22 @@ export class PolicyModel {
     });
   }
 
-  private nextTokenLogSoftmax(ids: tf.Tensor2D, withEntropy: boolean): { logProbs: tf.Tensor2D; entropy?: tf.Tensor2D } {
+  private nextTokenLogSoftmax(
+    ids: tf.Tensor2D,
+    withEntropy: boolean,
+  ): { logProbs: tf.Tensor2D; entropy?: tf.Tensor2D } {
     const [batch, length] = ids.shape;
     if (length < 2) throw new RangeError(`tokenLogProbs: need at least 2 tokens per row, got ${length}`);
     const steps = length - 1;
     const inputs = tf.slice(ids, [0, 0], [batch, steps]); // [B, T-1]
     const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]) as tf.Tensor1D; // [B*(T-1)]
-    const logits = dense(this.hidden(inputs), this.get('head.w') as tf.Tensor2D, this.get('head.b') as tf.Tensor1D); // [B*(T-1), V]
-    if (!withEntropy) return { logProbs: tf.reshape(pickLogProbs(logits, tf.cast(targets, 'int32')), [batch, steps]) };
+    const logits = dense(
+      this.hidden(inputs),
+      this.get('head.w') as tf.Tensor2D,
+      this.get('head.b') as tf.Tensor1D,
+    ); // [B*(T-1), V]
+    if (!withEntropy)
+      return { logProbs: tf.reshape(pickLogProbs(logits, tf.cast(targets, 'int32')), [batch, steps]) };
     const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, tf.cast(targets, 'int32')), 2, 1);
     const logProbs = tf.reshape(picked!, [batch, steps]) as tf.Tensor2D;
     const entropy2d = tf.reshape(entropy!, [batch, steps]) as tf.Tensor2D;
@@ -239,10 +312,23 @@ export class PolicyModel {
   }
 
   /** @internal embedding tables and blocks for `Session`. */
-  parts(): { wte: tf.Variable; wpe: tf.Variable; blocks: readonly Block[]; lnfGain: tf.Variable; lnfBias: tf.Variable; headW: tf.Variable; headB: tf.Variable } {
+  parts(): {
+    wte: tf.Variable;
+    wpe: tf.Variable;
+    blocks: readonly Block[];
+    lnfGain: tf.Variable;
+    lnfBias: tf.Variable;
+    headW: tf.Variable;
+    headB: tf.Variable;
+  } {
     return {
-      wte: this.get('wte'), wpe: this.get('wpe'), blocks: this.blocks,
-      lnfGain: this.get('lnf.gain'), lnfBias: this.get('lnf.bias'), headW: this.get('head.w'), headB: this.get('head.b'),
+      wte: this.get('wte'),
+      wpe: this.get('wpe'),
+      blocks: this.blocks,
+      lnfGain: this.get('lnf.gain'),
+      lnfBias: this.get('lnf.bias'),
+      headW: this.get('head.w'),
+      headB: this.get('head.b'),
     };
   }
 }
@@ -260,7 +346,8 @@ export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): 
     const value = new Float32Array(size);
     if (name.endsWith('.gain')) value.fill(1);
     else if (shape.length === 2) {
-      const std = name.endsWith('attn.wo') || name.endsWith('mlp.w2') ? 0.02 / Math.sqrt(2 * cfg.nLayers) : 0.02;
+      const std =
+        name.endsWith('attn.wo') || name.endsWith('mlp.w2') ? 0.02 / Math.sqrt(2 * cfg.nLayers) : 0.02;
       const stream = rng.fork(name);
       for (let i = 0; i < size; i++) value[i] = stream.normal() * std;
     }
@@ -291,7 +378,8 @@ export class Session {
   private disposed = false;
 
   constructor(model: PolicyModel, batchSize: number) {
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`startSession: batchSize must be a positive integer, got ${batchSize}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new RangeError(`startSession: batchSize must be a positive integer, got ${batchSize}`);
     this.model = model;
     this.batchSize = batchSize;
     this.fed = new Array<number>(batchSize).fill(0);
@@ -307,7 +395,8 @@ export class Session {
   /** Tokens fed so far to row b. */
   tokensFed(row: number): number {
     const count = this.fed[row];
-    if (count === undefined) throw new RangeError(`Session.tokensFed: row ${row} out of range [0, ${this.batchSize})`);
+    if (count === undefined)
+      throw new RangeError(`Session.tokensFed: row ${row} out of range [0, ${this.batchSize})`);
     return count;
   }
 
@@ -318,13 +407,18 @@ export class Session {
   feed(chunks: readonly (readonly number[])[]): Float32Array {
     if (this.disposed) throw new Error('Session.feed: session was disposed');
     const { vocabSize, contextLength, nHeads, dModel } = this.model.config;
-    if (chunks.length !== this.batchSize) throw new RangeError(`Session.feed: expected ${this.batchSize} chunks, got ${chunks.length}`);
+    if (chunks.length !== this.batchSize)
+      throw new RangeError(`Session.feed: expected ${this.batchSize} chunks, got ${chunks.length}`);
     let width = 0;
     chunks.forEach((chunk, b) => {
       if ((this.fed[b] as number) + chunk.length > contextLength) {
-        throw new RangeError(`Session.feed: row ${b} would hold ${(this.fed[b] as number) + chunk.length} tokens, over contextLength ${contextLength}`);
+        throw new RangeError(
+          `Session.feed: row ${b} would hold ${(this.fed[b] as number) + chunk.length} tokens, over contextLength ${contextLength}`,
+        );
       }
-      for (const id of chunk) if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new RangeError(`Session.feed: token id ${id} in row ${b} is outside [0, ${vocabSize})`);
+      for (const id of chunk)
+        if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+          throw new RangeError(`Session.feed: token id ${id} in row ${b} is outside [0, ${vocabSize})`);
       width = Math.max(width, chunk.length);
     });
     if (width === 0) return this.snapshot();
@@ -369,27 +463,46 @@ export class Session {
     const oldKeys = this.keys;
     const oldValues = this.values;
     const result = tf.tidy(() => {
-      const maskTensor = depthwise ? tf.tensor4d(mask, [width, batch, 1, total]) : tf.tensor4d(mask, [batch, 1, width, total]);
-      let x = tf.add(tf.gather(parts.wte, tf.tensor1d(ids, 'int32')), tf.gather(parts.wpe, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D; // [B*C, d]
+      const maskTensor = depthwise
+        ? tf.tensor4d(mask, [width, batch, 1, total])
+        : tf.tensor4d(mask, [batch, 1, width, total]);
+      let x = tf.add(
+        tf.gather(parts.wte, tf.tensor1d(ids, 'int32')),
+        tf.gather(parts.wpe, tf.tensor1d(positions, 'int32')),
+      ) as tf.Tensor2D; // [B*C, d]
       const newKeys: tf.Tensor4D[] = [];
       const newValues: tf.Tensor4D[] = [];
       parts.blocks.forEach((block, layer) => {
         const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
         // q, k, v from column slices of wqkv; each [B*C, d] -> [B, H, C, dh]
         const [q, k, v] = [0, 1, 2].map((role) => {
-          const projected = tf.add(tf.matMul(normed, tf.slice(block.wqkv, [0, role * dModel], [dModel, dModel])), tf.slice(block.bqkv, [role * dModel], [dModel]));
-          return tf.transpose(tf.reshape(projected, [batch, width, nHeads, headSize]), [0, 2, 1, 3]) as tf.Tensor4D;
+          const projected = tf.add(
+            tf.matMul(normed, tf.slice(block.wqkv, [0, role * dModel], [dModel, dModel])),
+            tf.slice(block.bqkv, [role * dModel], [dModel]),
+          );
+          return tf.transpose(
+            tf.reshape(projected, [batch, width, nHeads, headSize]),
+            [0, 2, 1, 3],
+          ) as tf.Tensor4D;
         }) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
         const keys = this.slots === 0 ? k : (tf.concat([oldKeys[layer] as tf.Tensor4D, k], 2) as tf.Tensor4D); // [B, H, S+C, dh]
-        const values = this.slots === 0 ? v : (tf.concat([oldValues[layer] as tf.Tensor4D, v], 2) as tf.Tensor4D);
+        const values =
+          this.slots === 0 ? v : (tf.concat([oldValues[layer] as tf.Tensor4D, v], 2) as tf.Tensor4D);
         newKeys.push(keys);
         newValues.push(values);
         let merged: tf.Tensor2D;
         if (depthwise) {
           // The training path's batchedProduct form, n = (b, h): faster than batched matMul for wide chunks.
-          const qCEN = tf.reshape(tf.transpose(tf.mul(q, scale), [2, 3, 0, 1]), [width, headSize, n]) as tf.Tensor3D;
+          const qCEN = tf.reshape(tf.transpose(tf.mul(q, scale), [2, 3, 0, 1]), [
+            width,
+            headSize,
+            n,
+          ]) as tf.Tensor3D;
           const kENS = tf.reshape(tf.transpose(keys, [3, 0, 1, 2]), [headSize, n, total]) as tf.Tensor3D;
-          const scores = tf.reshape(tf.add(tf.reshape(batchedProduct(qCEN, kENS), [width, batch, nHeads, total]), maskTensor), [width, n, total]);
+          const scores = tf.reshape(
+            tf.add(tf.reshape(batchedProduct(qCEN, kENS), [width, batch, nHeads, total]), maskTensor),
+            [width, n, total],
+          );
           const probsCSN = tf.transpose(tf.softmax(scores), [0, 2, 1]) as tf.Tensor3D;
           const vSNE = tf.reshape(tf.transpose(values, [2, 0, 1, 3]), [total, n, headSize]) as tf.Tensor3D;
           const out = tf.reshape(batchedProduct(probsCSN, vSNE), [width, batch, nHeads, headSize]); // [C, B, H, dh]
@@ -400,11 +513,20 @@ export class Session {
           merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [batch * width, dModel]) as tf.Tensor2D;
         }
         x = tf.add(x, dense(merged, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
-        const h = dense(layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D), block.w1 as tf.Tensor2D, block.b1 as tf.Tensor1D, { relu: true });
+        const h = dense(
+          layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D),
+          block.w1 as tf.Tensor2D,
+          block.b1 as tf.Tensor1D,
+          { relu: true },
+        );
         x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
       });
       const last = tf.gather(x, tf.tensor1d(lastIndex, 'int32')) as tf.Tensor2D; // [R, d]
-      const logits = dense(layerNorm(last, parts.lnfGain as tf.Tensor1D, parts.lnfBias as tf.Tensor1D), parts.headW as tf.Tensor2D, parts.headB as tf.Tensor1D);
+      const logits = dense(
+        layerNorm(last, parts.lnfGain as tf.Tensor1D, parts.lnfBias as tf.Tensor1D),
+        parts.headW as tf.Tensor2D,
+        parts.headB as tf.Tensor1D,
+      );
       return { logits, newKeys, newValues };
     });
     tf.dispose([...oldKeys, ...oldValues]);
@@ -412,7 +534,9 @@ export class Session {
     this.values = result.newValues;
     const logits = result.logits.dataSync() as Float32Array;
     result.logits.dispose();
-    lastRows.forEach((b, r) => this.lastLogits.set(logits.subarray(r * vocabSize, (r + 1) * vocabSize), b * vocabSize));
+    lastRows.forEach((b, r) =>
+      this.lastLogits.set(logits.subarray(r * vocabSize, (r + 1) * vocabSize), b * vocabSize),
+    );
     chunks.forEach((chunk, b) => {
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) rowValid.push(j < chunk.length);
@@ -435,17 +559,23 @@ export class Session {
     for (let b = 0; b < batch; b++) {
       const rowValid = this.valid[b] as boolean[];
       const kept: number[] = [];
-      rowValid.forEach((ok, s) => { if (ok) kept.push(s); });
+      rowValid.forEach((ok, s) => {
+        if (ok) kept.push(s);
+      });
       for (let j = 0; j < width; j++) index[b * width + j] = b * this.slots + (kept[j] ?? 0);
       valid.push(Array.from({ length: width }, (_, j) => j < kept.length));
     }
     const { nHeads, dModel } = this.model.config;
     const headSize = dModel / nHeads;
-    const gatherSlots = (cache: tf.Tensor4D) => tf.tidy(() => {
-      const rows = tf.reshape(tf.transpose(cache, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
-      const picked = tf.gather(rows, tf.tensor1d(index, 'int32')); // [(b, s'), (h, e)]
-      return tf.transpose(tf.reshape(picked, [batch, width, nHeads, headSize]), [0, 2, 1, 3]) as tf.Tensor4D;
-    });
+    const gatherSlots = (cache: tf.Tensor4D) =>
+      tf.tidy(() => {
+        const rows = tf.reshape(tf.transpose(cache, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
+        const picked = tf.gather(rows, tf.tensor1d(index, 'int32')); // [(b, s'), (h, e)]
+        return tf.transpose(
+          tf.reshape(picked, [batch, width, nHeads, headSize]),
+          [0, 2, 1, 3],
+        ) as tf.Tensor4D;
+      });
     const keys = this.keys.map(gatherSlots);
     const values = this.values.map(gatherSlots);
     tf.dispose([...this.keys, ...this.values]);
@@ -468,11 +598,18 @@ export class Session {
  * Draws a token from row `row` of logits [B*V] at `temperature`; temperature 0 is argmax with
  * ties going to the lowest id. Uses one `rng.next()` per call at temperature > 0.
  */
-export function sampleToken(logits: Float32Array, vocabSize: number, row: number, temperature: number, rng: Rng): number {
+export function sampleToken(
+  logits: Float32Array,
+  vocabSize: number,
+  row: number,
+  temperature: number,
+  rng: Rng,
+): number {
   const offset = rowOffset(logits, vocabSize, row);
   if (!(temperature >= 0)) throw new RangeError(`sampleToken: temperature must be >= 0, got ${temperature}`);
   let best = 0;
-  for (let i = 1; i < vocabSize; i++) if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  for (let i = 1; i < vocabSize; i++)
+    if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
   if (temperature === 0) return best;
   const top = logits[offset + best] as number;
   let total = 0;
@@ -495,12 +632,20 @@ export function sampleToken(logits: Float32Array, vocabSize: number, row: number
  * sampling distribution is the argmax (ties to the lowest id): 0 for that token, -Infinity else.
  * `logits` holds rows of `vocabSize` values (a session's feed returns [B*V]).
  */
-export function logSoftmaxAt(logits: Float32Array, vocabSize: number, row: number, temperature: number, token: number): number {
+export function logSoftmaxAt(
+  logits: Float32Array,
+  vocabSize: number,
+  row: number,
+  temperature: number,
+  token: number,
+): number {
   const offset = rowOffset(logits, vocabSize, row);
-  if (!Number.isInteger(token) || token < 0 || token >= vocabSize) throw new RangeError(`logSoftmaxAt: token ${token} outside [0, ${vocabSize})`);
+  if (!Number.isInteger(token) || token < 0 || token >= vocabSize)
+    throw new RangeError(`logSoftmaxAt: token ${token} outside [0, ${vocabSize})`);
   if (!(temperature >= 0)) throw new RangeError(`logSoftmaxAt: temperature must be >= 0, got ${temperature}`);
   let best = 0;
-  for (let i = 1; i < vocabSize; i++) if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  for (let i = 1; i < vocabSize; i++)
+    if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
   if (temperature === 0) return token === best ? 0 : -Infinity;
   const top = (logits[offset + best] as number) / temperature;
   let total = 0;

@@ -12,12 +12,23 @@ export interface ProbeRow {
 /** Probe tasks get ids far from the 30 tasks', so that no cache keyed by id mixes them up. */
 const PROBE_ID_BASE = 10_000;
 
-export function probeVariants(task: Task, pool: readonly Task[] = makeTasks('all')): Array<{ change: string; task: Task }> {
-  const variants: Array<{ change: string; task: Task }> = [{ change: 'as it is', task: { ...task, id: PROBE_ID_BASE } }];
+export function probeVariants(
+  task: Task,
+  pool: readonly Task[] = makeTasks('all'),
+): Array<{ change: string; task: Task }> {
+  const variants: Array<{ change: string; task: Task }> = [
+    { change: 'as it is', task: { ...task, id: PROBE_ID_BASE } },
+  ];
   const types = [task.type, ...BUG_TYPES.filter((type) => type !== task.type)];
   for (const type of types) {
-    const donor = pool.find((other) => other.type === type && other.name !== task.name && other.split === 'train');
-    if (donor !== undefined) variants.push({ change: `spec of ${donor.name} (${donor.type})`, task: { ...task, id: PROBE_ID_BASE + variants.length, spec: donor.spec } });
+    const donor = pool.find(
+      (other) => other.type === type && other.name !== task.name && other.split === 'train',
+    );
+    if (donor !== undefined)
+      variants.push({
+        change: `spec of ${donor.name} (${donor.type})`,
+        task: { ...task, id: PROBE_ID_BASE + variants.length, spec: donor.spec },
+      });
   }
   variants.push({ change: 'no spec', task: { ...task, id: PROBE_ID_BASE + variants.length, spec: '' } });
   return variants;
@@ -33,11 +44,32 @@ export function probeVariants(task: Task, pool: readonly Task[] = makeTasks('all
  * A policy that repairs by reading the bug site keeps its first edit when the spec changes; one
  * that memorised "this spec -> this op" follows the spec (docs/TRAINING.md reports both).
  */
-export async function probeCheckpoint({ checkpoint, task, episodes, seed }: { checkpoint: string; task: Task; episodes: number; seed: number }): Promise<ProbeRow[]> {
+export async function probeCheckpoint({
+  checkpoint,
+  task,
+  episodes,
+  seed,
+}: {
+  checkpoint: string;
+  task: Task;
+  episodes: number;
+  seed: number;
+}): Promise<ProbeRow[]> {
   const rows: ProbeRow[] = [];
   for (const variant of probeVariants(task)) {
-    const result = await evaluate({ checkpoint, harness: { varySurface: false }, tasks: [variant.task], episodes, seed });
-    rows.push({ change: variant.change, successes: result.perTask[0]!.successes, episodes, firstEdit: firstEditCounts(result.records) });
+    const result = await evaluate({
+      checkpoint,
+      harness: { varySurface: false },
+      tasks: [variant.task],
+      episodes,
+      seed,
+    });
+    rows.push({
+      change: variant.change,
+      successes: result.perTask[0]!.successes,
+      episodes,
+      firstEdit: firstEditCounts(result.records),
+    });
   }
   return rows;
 }

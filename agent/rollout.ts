@@ -1,4 +1,14 @@
-import { playEpisodes, samplingStream, type EpisodePolicy, type EpisodeResult, type EpisodeSpec, type Harness, type PolicyTurn, type StepResult, type Task } from '../gym/index.ts';
+import {
+  playEpisodes,
+  samplingStream,
+  type EpisodePolicy,
+  type EpisodeResult,
+  type EpisodeSpec,
+  type Harness,
+  type PolicyTurn,
+  type StepResult,
+  type Task,
+} from '../gym/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { logSoftmaxAt, sampleToken, type PolicyModel, type Session } from './model.ts';
 import type { Tokenizer } from './tokenizer.ts';
@@ -50,7 +60,11 @@ class ModelPolicy implements EpisodePolicy {
   private readonly transcripts: Array<Transcript | undefined>;
   private session: Session;
 
-  constructor(private readonly agent: Agent, private readonly harness: Harness, size: number) {
+  constructor(
+    private readonly agent: Agent,
+    private readonly harness: Harness,
+    size: number,
+  ) {
     this.transcripts = Array.from({ length: size }, () => undefined);
     this.session = agent.model.startSession(size);
   }
@@ -63,8 +77,12 @@ class ModelPolicy implements EpisodePolicy {
       const transcript = this.transcripts[turn.row];
       if (transcript === undefined) {
         this.transcripts[turn.row] = {
-          rng: samplingStream(turn.spec), context: next, recording: true, tokens: [],
-          actionMask: next.map(() => 0), oldPerTokenLogps: next.map(() => 0),
+          rng: samplingStream(turn.spec),
+          context: next,
+          recording: true,
+          tokens: [],
+          actionMask: next.map(() => 0),
+          oldPerTokenLogps: next.map(() => 0),
         };
       } else if (!turn.info.contextTruncated && isPrefix(transcript.context, next)) {
         if (transcript.recording) {
@@ -137,7 +155,12 @@ function freeze(transcript: Transcript): void {
  * Plays `specs` in lockstep through the one episode loop (`playEpisodes`), at the harness's
  * temperature. Records come back in spec order.
  */
-function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeRecord[] {
+function rolloutBatch(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   const { model } = agent;
   if (harness.contextTokens + harness.maxActionTokens > model.config.contextLength) {
     throw new Error(
@@ -147,7 +170,10 @@ function rolloutBatch(agent: Agent, harness: Harness, tasks: readonly Task[], sp
   if (specs.length === 0) return [];
   const policy = new ModelPolicy(agent, harness, specs.length);
   try {
-    return playEpisodes(harness, tasks, specs, policy).map((result, row) => ({ ...result, ...policy.transcript(row) }));
+    return playEpisodes(harness, tasks, specs, policy).map((result, row) => ({
+      ...result,
+      ...policy.transcript(row),
+    }));
   } finally {
     policy.dispose();
   }
@@ -162,7 +188,12 @@ export function shareCut(count: number): number {
 }
 
 /** Plays one core's share of the specs, `ROLLOUT_BATCH` episodes in lockstep at a time. Records in spec order. */
-export function rolloutShare(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeRecord[] {
+export function rolloutShare(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   const records: EpisodeRecord[] = [];
   for (let start = 0; start < specs.length; start += ROLLOUT_BATCH) {
     records.push(...rolloutBatch(agent, harness, tasks, specs.slice(start, start + ROLLOUT_BATCH)));
@@ -175,7 +206,15 @@ export function rolloutShare(agent: Agent, harness: Harness, tasks: readonly Tas
  * of `shareCut`, each by `rolloutShare`): a batch's float rounding depends on which episodes
  * share it, so this keeps an episode's outcome the same on one core or two. Records in spec order.
  */
-export function rollout(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeRecord[] {
+export function rollout(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   const cut = shareCut(specs.length);
-  return [...rolloutShare(agent, harness, tasks, specs.slice(0, cut)), ...rolloutShare(agent, harness, tasks, specs.slice(cut))];
+  return [
+    ...rolloutShare(agent, harness, tasks, specs.slice(0, cut)),
+    ...rolloutShare(agent, harness, tasks, specs.slice(cut)),
+  ];
 }

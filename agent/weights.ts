@@ -9,15 +9,21 @@ export function getWeights(model: PolicyModel): Float32Array[] {
 /** Overwrites the model's weights in place (same order and sizes as `getWeights`). */
 export function setWeights(model: PolicyModel, weights: readonly Float32Array[]): void {
   const variables = model.variables();
-  if (weights.length !== variables.length) throw new Error(`setWeights: expected ${variables.length} arrays, got ${weights.length}`);
+  if (weights.length !== variables.length)
+    throw new Error(`setWeights: expected ${variables.length} arrays, got ${weights.length}`);
   variables.forEach((variable, i) => {
     const values = weights[i]!;
-    if (values.length !== variable.size) throw new Error(`setWeights: ${variable.name} needs ${variable.size} values, got ${values.length}`);
+    if (values.length !== variable.size)
+      throw new Error(`setWeights: ${variable.name} needs ${variable.size} values, got ${values.length}`);
     tf.tidy(() => variable.assign(tf.tensor(values, variable.shape, 'float32')));
   });
 }
 
 /** A model built from weights (for instance received from another thread). */
-export function modelFromWeights(config: ModelConfig, weights: readonly Float32Array[], options: ModelOptions): PolicyModel {
+export function modelFromWeights(
+  config: ModelConfig,
+  weights: readonly Float32Array[],
+  options: ModelOptions,
+): PolicyModel {
   return new PolicyModel(config, [...weights], options);
 }

@@ -8,7 +8,12 @@ export function fastest<T>(runs: readonly T[], seconds: (run: T) => number): T {
  * after `warmUps` untimed rounds of both: the fastest run of each (the machine is shared and
  * noisy, so alternating keeps a slow spell from falling on one side only).
  */
-export async function fastestAlternating<T, W>(time: (worker?: W) => Promise<T>, worker: W, seconds: (run: T) => number, { repeats, warmUps = 0 }: { repeats: number; warmUps?: number }): Promise<{ one: T; two: T }> {
+export async function fastestAlternating<T, W>(
+  time: (worker?: W) => Promise<T>,
+  worker: W,
+  seconds: (run: T) => number,
+  { repeats, warmUps = 0 }: { repeats: number; warmUps?: number },
+): Promise<{ one: T; two: T }> {
   for (let i = 0; i < warmUps; i += 1) {
     await time();
     await time(worker);

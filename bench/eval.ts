@@ -15,7 +15,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   let started = performance.now();
   const interval = taskBootstrapCI(counts, { reps: 10_000, rng });
   const taskBootstrapSeconds = (performance.now() - started) / 1000;
-  say(`task-level bootstrap, 10,000 reps x 500 tasks: ${taskBootstrapSeconds.toFixed(3)} s  [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`);
+  say(
+    `task-level bootstrap, 10,000 reps x 500 tasks: ${taskBootstrapSeconds.toFixed(3)} s  [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`,
+  );
 
   started = performance.now();
   episodeBootstrapCI(counts, { reps: 10_000, rng });
@@ -26,7 +28,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   let sum = 0;
   for (let c = 0; c <= 2000; c++) sum += passAtK(2000, c, 1000);
   const passAtKMicroseconds = ((performance.now() - started) * 1000) / 2001;
-  say(`unbiased pass@1000 at n = 2000: ${passAtKMicroseconds.toFixed(2)} us per task (checksum ${sum.toFixed(3)})`);
+  say(
+    `unbiased pass@1000 at n = 2000: ${passAtKMicroseconds.toFixed(2)} us per task (checksum ${sum.toFixed(3)})`,
+  );
 
   return { taskBootstrapSeconds, episodeBootstrapSeconds, passAtKMicroseconds };
 }

@@ -11,7 +11,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   const cold = runCanary({ episodesPerTask: 10, seed: 0 });
   const coldSeconds = (performance.now() - started) / 1000;
   const coldEpisodes = cold.results.reduce((sum, row) => sum + row.episodes, 0);
-  say(`gym canary workload, cold cache: ${coldEpisodes} episodes in ${coldSeconds.toFixed(2)} s (${Math.round(coldEpisodes / coldSeconds)} episodes/s)`);
+  say(
+    `gym canary workload, cold cache: ${coldEpisodes} episodes in ${coldSeconds.toFixed(2)} s (${Math.round(coldEpisodes / coldSeconds)} episodes/s)`,
+  );
 
   const episodesPerTask = 100;
   started = performance.now();
@@ -19,7 +21,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   const warmSeconds = (performance.now() - started) / 1000;
   const warmEpisodes = warm.results.reduce((sum, row) => sum + row.episodes, 0);
   const episodesPerSecond = Math.round(warmEpisodes / warmSeconds);
-  say(`gym canary workload, warm cache: ${warmEpisodes} episodes in ${warmSeconds.toFixed(2)} s (${episodesPerSecond} episodes/s; target >= 20000)`);
+  say(
+    `gym canary workload, warm cache: ${warmEpisodes} episodes in ${warmSeconds.toFixed(2)} s (${episodesPerSecond} episodes/s; target >= 20000)`,
+  );
   return {
     'gym/coldEpisodesPerSecond': Math.round(coldEpisodes / coldSeconds),
     'gym/warmEpisodesPerSecond': episodesPerSecond,

@@ -1,6 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/backend.ts';
-import { attentionModeFor, createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
+import {
+  attentionModeFor,
+  createModel,
+  defaultModelConfig,
+  sampleToken,
+  type PolicyModel,
+} from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 import { fastest } from './best.ts';
 
@@ -31,14 +37,26 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     say(`parameters         ${model.parameterCount().toLocaleString('en-US')}`);
 
     const profile = await stepProfile(model, 64, 96, sampleMemory);
-    say(`step profile       64 x 96 tokens, one thread: kernels ${profile.forwardMs.toFixed(0)} ms forward, ${profile.backwardMs.toFixed(0)} ms backward + Adam`);
+    say(
+      `step profile       64 x 96 tokens, one thread: kernels ${profile.forwardMs.toFixed(0)} ms forward, ${profile.backwardMs.toFixed(0)} ms backward + Adam`,
+    );
     say(`  op type                  forward ms  backward+Adam ms  calls`);
-    for (const row of profile.rows) say(`  ${row.op.padEnd(24)} ${row.forwardMs.toFixed(1).padStart(10)}  ${row.backwardMs.toFixed(1).padStart(16)}  ${String(row.calls).padStart(5)}`);
+    for (const row of profile.rows)
+      say(
+        `  ${row.op.padEnd(24)} ${row.forwardMs.toFixed(1).padStart(10)}  ${row.backwardMs.toFixed(1).padStart(16)}  ${String(row.calls).padStart(5)}`,
+      );
 
-    const sampling = fastest(Array.from({ length: 3 }, () => samplingRate(model, 160, sampleMemory)), (run) => 1 / run.tokensPerSecond);
-    say(`sampling           ${sampling.tokensPerSecond.toFixed(0)} tokens/s fed, ${sampling.sampledPerSecond.toFixed(0)} sampled tokens/s  (batch 160, ragged chunks, KV cache, one thread, best of 3)`);
+    const sampling = fastest(
+      Array.from({ length: 3 }, () => samplingRate(model, 160, sampleMemory)),
+      (run) => 1 / run.tokensPerSecond,
+    );
+    say(
+      `sampling           ${sampling.tokensPerSecond.toFixed(0)} tokens/s fed, ${sampling.sampledPerSecond.toFixed(0)} sampled tokens/s  (batch 160, ragged chunks, KV cache, one thread, best of 3)`,
+    );
     sampleMemory();
-    say(`peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`);
+    say(
+      `peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`,
+    );
     return {
       backend,
       parameters: model.parameterCount(),
@@ -58,20 +76,45 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-interface OpRow { op: string; forwardMs: number; backwardMs: number; calls: number }
+interface OpRow {
+  op: string;
+  forwardMs: number;
+  backwardMs: number;
+  calls: number;
+}
 
 /** Kernel time per op type: the forward alone, then a whole step; backward + Adam is the difference. */
-async function stepProfile(model: PolicyModel, batch: number, length: number, sampleMemory: () => void): Promise<{ forwardMs: number; backwardMs: number; rows: OpRow[] }> {
+async function stepProfile(
+  model: PolicyModel,
+  batch: number,
+  length: number,
+  sampleMemory: () => void,
+): Promise<{ forwardMs: number; backwardMs: number; rows: OpRow[] }> {
   const rng = new Rng('bench/model/data');
-  const ids = tf.tensor2d(Int32Array.from({ length: batch * length }, () => rng.int(model.config.vocabSize)), [batch, length], 'int32');
+  const ids = tf.tensor2d(
+    Int32Array.from({ length: batch * length }, () => rng.int(model.config.vocabSize)),
+    [batch, length],
+    'int32',
+  );
   const optimizer = tf.train.adam(1e-3);
   const step = () => {
-    const loss = optimizer.minimize(() => tf.neg(tf.mean(model.tokenLogProbs(ids))) as tf.Scalar, true, model.variables());
+    const loss = optimizer.minimize(
+      () => tf.neg(tf.mean(model.tokenLogProbs(ids))) as tf.Scalar,
+      true,
+      model.variables(),
+    );
     loss?.dataSync();
     loss?.dispose();
   };
-  const forward = () => tf.tidy(() => { model.tokenLogProbs(ids).dataSync(); });
-  for (let i = 0; i < 2; i++) { step(); forward(); sampleMemory(); }
+  const forward = () =>
+    tf.tidy(() => {
+      model.tokenLogProbs(ids).dataSync();
+    });
+  for (let i = 0; i < 2; i++) {
+    step();
+    forward();
+    sampleMemory();
+  }
   // Scopes (customGrad's 'unnamed scope', fused ops' '__op') wrap kernels that are counted themselves.
   const byOp = (info: Awaited<ReturnType<typeof tf.profile>>) => {
     const totals = new Map<string, { ms: number; calls: number }>();
@@ -88,21 +131,32 @@ async function stepProfile(model: PolicyModel, batch: number, length: number, sa
   const stepOps = byOp(await tf.profile(step));
   ids.dispose();
   optimizer.dispose();
-  const rows: OpRow[] = [...stepOps].map(([op, { ms, calls }]) => {
-    const fwd = forwardOps.get(op)?.ms ?? 0;
-    return { op, forwardMs: fwd, backwardMs: Math.max(0, ms - fwd), calls };
-  }).sort((a, b) => b.forwardMs + b.backwardMs - a.forwardMs - a.backwardMs);
+  const rows: OpRow[] = [...stepOps]
+    .map(([op, { ms, calls }]) => {
+      const fwd = forwardOps.get(op)?.ms ?? 0;
+      return { op, forwardMs: fwd, backwardMs: Math.max(0, ms - fwd), calls };
+    })
+    .sort((a, b) => b.forwardMs + b.backwardMs - a.forwardMs - a.backwardMs);
   const top = rows.slice(0, 12);
   const rest = rows.slice(12);
   if (rest.length > 0) {
-    top.push({ op: `other (${rest.length} op types)`, forwardMs: rest.reduce((t, r) => t + r.forwardMs, 0), backwardMs: rest.reduce((t, r) => t + r.backwardMs, 0), calls: rest.reduce((t, r) => t + r.calls, 0) });
+    top.push({
+      op: `other (${rest.length} op types)`,
+      forwardMs: rest.reduce((t, r) => t + r.forwardMs, 0),
+      backwardMs: rest.reduce((t, r) => t + r.backwardMs, 0),
+      calls: rest.reduce((t, r) => t + r.calls, 0),
+    });
   }
   const forwardMs = rows.reduce((t, r) => t + r.forwardMs, 0);
   const backwardMs = rows.reduce((t, r) => t + r.backwardMs, 0);
   return { forwardMs, backwardMs, rows: top };
 }
 
-function samplingRate(model: PolicyModel, batch: number, sampleMemory: () => void): { tokensPerSecond: number; sampledPerSecond: number } {
+function samplingRate(
+  model: PolicyModel,
+  batch: number,
+  sampleMemory: () => void,
+): { tokensPerSecond: number; sampledPerSecond: number } {
   const rng = new Rng('bench/model/sampling');
   const vocab = model.config.vocabSize;
   const limit = 120;
@@ -111,7 +165,9 @@ function samplingRate(model: PolicyModel, batch: number, sampleMemory: () => voi
   let sampled = 0;
   const start = performance.now();
   try {
-    let chunks = Array.from({ length: batch }, () => Array.from({ length: 20 + rng.int(21) }, () => rng.int(vocab)));
+    let chunks = Array.from({ length: batch }, () =>
+      Array.from({ length: 20 + rng.int(21) }, () => rng.int(vocab)),
+    );
     const untilObservation = Array.from({ length: batch }, () => 5 + rng.int(10));
     for (;;) {
       fedTokens += chunks.reduce((total, chunk) => total + chunk.length, 0);

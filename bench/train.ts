@@ -1,7 +1,22 @@
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
-import { attentionModeFor, buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { defaultRLConfig, optimizerStep, padBatch, rolloutOnCores, DataParallelWorker, type LossJob } from '../train/index.ts';
+import {
+  attentionModeFor,
+  buildTokenizer,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  rollout,
+  type Agent,
+} from '../agent/index.ts';
+import {
+  defaultRLConfig,
+  optimizerStep,
+  padBatch,
+  rolloutOnCores,
+  DataParallelWorker,
+  type LossJob,
+} from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { fastestAlternating } from './best.ts';
 
@@ -25,7 +40,12 @@ const REPEATS = 5;
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const agent: Agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train'), { attention: attentionModeFor(backend) }), tokenizer };
+  const agent: Agent = {
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train'), {
+      attention: attentionModeFor(backend),
+    }),
+    tokenizer,
+  };
   const config = defaultRLConfig();
   const harness = pickHarness(config);
   const heldOut = makeTasks('heldout');
@@ -40,11 +60,20 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const rows = 64;
     const length = 96;
     const step: LossJob = {
-      kind: 'bc', clipEpsilon: 0, klCoef: 0,
-      batch: padBatch(Array.from({ length: rows }, () => ({ tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)), actionMask: new Array<number>(length).fill(1) })), tokenizer.padId),
+      kind: 'bc',
+      clipEpsilon: 0,
+      klCoef: 0,
+      batch: padBatch(
+        Array.from({ length: rows }, () => ({
+          tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)),
+          actionMask: new Array<number>(length).fill(1),
+        })),
+        tokenizer.padId,
+      ),
     };
     const positions = rows * (length - 1);
-    const flops = 6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
+    const flops =
+      6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
     const optimizer = tf.train.adam(1e-4);
     const timeStep = async (on?: DataParallelWorker) => {
       const started = performance.now();
@@ -54,8 +83,12 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
     optimizer.dispose();
     const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
-    say(`train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`);
-    say(`train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`);
+    say(
+      `train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`,
+    );
+    say(
+      `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
+    );
 
     // Rollouts.
     const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
@@ -71,28 +104,45 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const { records } = roll.one;
     const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
     const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
-    say(`rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`);
-    say(`rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`);
+    say(
+      `rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`,
+    );
+    say(
+      `rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`,
+    );
 
     // One default GRPO step's work.
     const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
     const job: LossJob = {
-      kind: 'grpo', batch: padBatch(rollout(agent, harness, train, grpoSpecs), tokenizer.padId),
-      advantages: Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1)), clipEpsilon: config.clipEpsilon, klCoef: 0, entropyCoef: config.entropyCoef,
+      kind: 'grpo',
+      batch: padBatch(rollout(agent, harness, train, grpoSpecs), tokenizer.padId),
+      advantages: Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1)),
+      clipEpsilon: config.clipEpsilon,
+      klCoef: 0,
+      entropyCoef: config.entropyCoef,
     };
     const timeGrpo = async (on?: DataParallelWorker) => {
       const grpoOptimizer = tf.train.adam(config.learningRate);
       const rolloutStart = performance.now();
       await rolloutOnCores(agent, harness, train, grpoSpecs, on);
       const updateStart = performance.now();
-      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) await optimizerStep(agent, grpoOptimizer, job, { maxGradNorm: config.maxGradNorm, worker: on });
+      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1)
+        await optimizerStep(agent, grpoOptimizer, job, { maxGradNorm: config.maxGradNorm, worker: on });
       const done = performance.now();
       grpoOptimizer.dispose();
-      return { rollouts: (updateStart - rolloutStart) / 1000, updates: (done - updateStart) / 1000, total: (done - rolloutStart) / 1000 };
+      return {
+        rollouts: (updateStart - rolloutStart) / 1000,
+        updates: (done - updateStart) / 1000,
+        total: (done - rolloutStart) / 1000,
+      };
     };
     const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
-    say(`GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`);
-    say(`GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`);
+    say(
+      `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
+    );
+    say(
+      `GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`,
+    );
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       backend,

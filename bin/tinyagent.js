@@ -15,8 +15,12 @@ process.stdout.on('error', (error) => {
 const command = process.argv[2] ?? '';
 const internal = (error) => {
   const debug = process.env.TINYAGENT_DEBUG === '1';
-  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(/\s+/g, ' ').slice(0, 500);
-  process.stderr.write(`tinyagent ${command}: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`);
+  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+    .replace(/\s+/g, ' ')
+    .slice(0, 500);
+  process.stderr.write(
+    `tinyagent ${command}: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`,
+  );
   if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   process.exit(3);
 };

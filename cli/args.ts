@@ -43,7 +43,10 @@ export interface CommandArgs {
 
 export function helpText(command: Command): string {
   const lines = [`${command.summary}`, '', `Usage: ${command.usage}`, '', 'Options:'];
-  const entries = Object.entries({ ...command.flags, help: { type: 'boolean', description: 'show this help' } as FlagSpec });
+  const entries = Object.entries({
+    ...command.flags,
+    help: { type: 'boolean', description: 'show this help' } as FlagSpec,
+  });
   const width = Math.max(...entries.map(([name, spec]) => name.length + (spec.type === 'string' ? 6 : 0)));
   for (const [name, spec] of entries) {
     const left = `--${name}${spec.type === 'string' ? ' VALUE' : ''}`.padEnd(width + 4);
@@ -57,13 +60,20 @@ export function helpText(command: Command): string {
 
 /** Parses argv strictly: an unknown flag or a missing value is a UsageError. */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
   for (const [name, spec] of Object.entries(command.flags)) {
     options[name] = spec.short !== undefined ? { type: spec.type, short: spec.short } : { type: spec.type };
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0] as string;
     const unknown = /^Unknown option '([^']*)'/.exec(message);
@@ -71,8 +81,10 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
   }
   if (parsed.values.help === true) return 'help';
   const { min, max } = command.positionals ?? { min: 0, max: 0 };
-  if (parsed.positionals.length < min) throw new UsageError(`expected at least ${min} argument(s), got ${parsed.positionals.length}`);
-  if (parsed.positionals.length > max) throw new UsageError(`unexpected argument '${parsed.positionals[max]}'`);
+  if (parsed.positionals.length < min)
+    throw new UsageError(`expected at least ${min} argument(s), got ${parsed.positionals.length}`);
+  if (parsed.positionals.length > max)
+    throw new UsageError(`unexpected argument '${parsed.positionals[max]}'`);
   return { flags: parsed.values as CommandArgs['flags'], positionals: parsed.positionals };
 }
 
@@ -81,13 +93,21 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
  * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
  * check can say what is wrong with it.
  */
-function joinNegativeValues(argv: readonly string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>): string[] {
+function joinNegativeValues(
+  argv: readonly string[],
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     const next = argv[i + 1];
     const name = arg.startsWith('--') ? arg.slice(2) : undefined;
-    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+    if (
+      name !== undefined &&
+      options[name]?.type === 'string' &&
+      next !== undefined &&
+      /^-(\d|\.\d)/.test(next)
+    ) {
       joined.push(`${arg}=${next}`);
       i += 1;
     } else {
@@ -105,7 +125,12 @@ const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * when absent. Integers beyond 2^53 - 1 are not exact and are refused whatever the bounds, so that
  * is the default `max`.
  */
-export function intFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Number.MAX_SAFE_INTEGER } = {}): number {
+export function intFlag(
+  args: CommandArgs,
+  name: string,
+  fallback: number,
+  { min = -Infinity, max = Number.MAX_SAFE_INTEGER } = {},
+): number {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) {
@@ -117,11 +142,17 @@ export function intFlag(args: CommandArgs, name: string, fallback: number, { min
 }
 
 /** A finite number flag with bounds, written in decimal (`0x10`, `Infinity` are refused); `fallback` when absent. */
-export function numberFlag(args: CommandArgs, name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
+export function numberFlag(
+  args: CommandArgs,
+  name: string,
+  fallback: number,
+  { min = -Infinity, max = Infinity } = {},
+): number {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value)) throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
+  if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value))
+    throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
   if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
   return value;
 }
@@ -134,8 +165,15 @@ export function numberFlag(args: CommandArgs, name: string, fallback: number, { 
 export function backendFlag<T extends string>(args: CommandArgs, names: readonly T[], fallback: T): T {
   const choice = args.flags.backend === undefined ? fallback : choiceFlag(args, 'backend', names, fallback);
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (choice === 'auto' && fromEnv !== undefined && fromEnv !== '' && !(names as readonly string[]).includes(fromEnv)) {
-    throw new UsageError(`TINYAGENT_BACKEND='${clip(fromEnv)}' is not a backend (have ${names.join(', ')}); unset it to choose automatically`);
+  if (
+    choice === 'auto' &&
+    fromEnv !== undefined &&
+    fromEnv !== '' &&
+    !(names as readonly string[]).includes(fromEnv)
+  ) {
+    throw new UsageError(
+      `TINYAGENT_BACKEND='${clip(fromEnv)}' is not a backend (have ${names.join(', ')}); unset it to choose automatically`,
+    );
   }
   return choice;
 }
@@ -150,7 +188,11 @@ export function readJsonFile(path: string, flag: string): unknown {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? `${flag}: no such file '${path}'` : `${flag}: cannot read '${path}' (${code ?? (error as Error).message})`);
+    throw new InputError(
+      code === 'ENOENT'
+        ? `${flag}: no such file '${path}'`
+        : `${flag}: cannot read '${path}' (${code ?? (error as Error).message})`,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -160,24 +202,43 @@ export function readJsonFile(path: string, flag: string): unknown {
 }
 
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
-export function intListFlag(args: CommandArgs, name: string, fallback: number[], { min = 1, max = Number.MAX_SAFE_INTEGER } = {}): number[] {
+export function intListFlag(
+  args: CommandArgs,
+  name: string,
+  fallback: number[],
+  { min = 1, max = Number.MAX_SAFE_INTEGER } = {},
+): number[] {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
-  const parts = String(raw).split(',').map((part) => part.trim());
+  const parts = String(raw)
+    .split(',')
+    .map((part) => part.trim());
   const values = parts.map(Number);
-  if (parts.some((part) => !DECIMAL_INTEGER.test(part)) || values.some((value) => !Number.isSafeInteger(value))) {
-    throw new UsageError(`--${name} must be a comma-separated list of ${min === 1 ? 'positive' : 'decimal'} integers, got '${String(raw)}'`);
+  if (
+    parts.some((part) => !DECIMAL_INTEGER.test(part)) ||
+    values.some((value) => !Number.isSafeInteger(value))
+  ) {
+    throw new UsageError(
+      `--${name} must be a comma-separated list of ${min === 1 ? 'positive' : 'decimal'} integers, got '${String(raw)}'`,
+    );
   }
   const outside = values.find((value) => value < min || value > max);
-  if (outside !== undefined) throw new UsageError(`--${name} values must be in [${min}, ${max}], got ${outside}`);
+  if (outside !== undefined)
+    throw new UsageError(`--${name} values must be in [${min}, ${max}], got ${outside}`);
   return values;
 }
 
 /** A flag restricted to a set of values. */
-export function choiceFlag<T extends string>(args: CommandArgs, name: string, choices: readonly T[], fallback: T): T {
+export function choiceFlag<T extends string>(
+  args: CommandArgs,
+  name: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
-  if (!choices.includes(raw as T)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(raw)}'`);
+  if (!choices.includes(raw as T))
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(raw)}'`);
   return raw as T;
 }
 
@@ -197,17 +258,38 @@ export function printJson(value: unknown): void {
 
 /** The flags of every command that reads result files: the format and each format's choice. */
 export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
-  format: { type: 'string', description: `the files' format: ${FORMAT_CHOICES.join(', ')}`, default: 'auto (from the content)' },
-  scorer: { type: 'string', description: 'Inspect logs: the scorer whose value is the outcome (needed when there are several)' },
-  'partial-as': { type: 'string', description: 'Inspect logs: read partial credit "P" as pass or fail (refused otherwise)' },
-  metric: { type: 'string', description: 'lm-evaluation-harness samples: the 0/1 metric that is the outcome, e.g. exact_match, acc (needed when there are several)' },
-  filter: { type: 'string', description: 'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)' },
+  format: {
+    type: 'string',
+    description: `the files' format: ${FORMAT_CHOICES.join(', ')}`,
+    default: 'auto (from the content)',
+  },
+  scorer: {
+    type: 'string',
+    description: 'Inspect logs: the scorer whose value is the outcome (needed when there are several)',
+  },
+  'partial-as': {
+    type: 'string',
+    description: 'Inspect logs: read partial credit "P" as pass or fail (refused otherwise)',
+  },
+  metric: {
+    type: 'string',
+    description:
+      'lm-evaluation-harness samples: the 0/1 metric that is the outcome, e.g. exact_match, acc (needed when there are several)',
+  },
+  filter: {
+    type: 'string',
+    description:
+      'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)',
+  },
 };
 
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
 export function resultFileOptions(args: CommandArgs): ReadOptions {
   const options: ReadOptions = { format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto') };
-  const partialAs = args.flags['partial-as'] === undefined ? undefined : choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
+  const partialAs =
+    args.flags['partial-as'] === undefined
+      ? undefined
+      : choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
   if (partialAs !== undefined) options.partialAs = partialAs;
   for (const name of ['scorer', 'metric', 'filter'] as const) {
     const value = stringFlag(args, name);
@@ -222,10 +304,17 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
  * A UsageError when a format option was given and none of the files read is of a format it
  * applies to (e.g. --scorer for two HumanEval files), rather than ignore it.
  */
-export function checkResultFileOptions(options: ReadOptions, files: ReadonlyArray<{ format: ResultFormat }>): void {
-  for (const [option, formats] of Object.entries(OPTION_FORMATS) as Array<[keyof typeof OPTION_FORMATS, readonly ResultFormat[]]>) {
+export function checkResultFileOptions(
+  options: ReadOptions,
+  files: ReadonlyArray<{ format: ResultFormat }>,
+): void {
+  for (const [option, formats] of Object.entries(OPTION_FORMATS) as Array<
+    [keyof typeof OPTION_FORMATS, readonly ResultFormat[]]
+  >) {
     if (options[option] === undefined || files.some(({ format }) => formats.includes(format))) continue;
     const flag = option === 'partialAs' ? 'partial-as' : option;
-    throw new UsageError(`--${flag} applies to ${option === 'metric' || option === 'filter' ? 'lm-evaluation-harness samples' : 'Inspect logs'}, and ${files.length === 1 ? 'the file is' : 'none of the files is'} one (${files.map(({ format }) => format).join(', ')})`);
+    throw new UsageError(
+      `--${flag} applies to ${option === 'metric' || option === 'filter' ? 'lm-evaluation-harness samples' : 'Inspect logs'}, and ${files.length === 1 ? 'the file is' : 'none of the files is'} one (${files.map(({ format }) => format).join(', ')})`,
+    );
   }
 }

@@ -27,7 +27,8 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const summaries: Array<[string, string]> = [];
-    for (const [commandName, load] of Object.entries(commandLoaders)) summaries.push([commandName, (await load()).summary]);
+    for (const [commandName, load] of Object.entries(commandLoaders))
+      summaries.push([commandName, (await load()).summary]);
     process.stdout.write(`${topHelp(summaries)}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
@@ -55,7 +56,10 @@ export async function main(argv: string[]): Promise<number> {
  */
 export function reportError(commandName: string, error: unknown): number {
   const kind = errorKind(error);
-  process.stderr.write(`tinyagent ${commandName}: ${errorLine(error, kind)}${kind === 'usage' ? ` (see tinyagent ${commandName} --help)` : ''}\n`);
-  if (kind === 'internal' && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+  process.stderr.write(
+    `tinyagent ${commandName}: ${errorLine(error, kind)}${kind === 'usage' ? ` (see tinyagent ${commandName} --help)` : ''}\n`,
+  );
+  if (kind === 'internal' && debugging() && error instanceof Error && error.stack !== undefined)
+    process.stderr.write(`${error.stack}\n`);
   return EXIT[kind];
 }

@@ -10,7 +10,11 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example agrestiCoullInterval(3, 10) // { low: 0.10333, high: 0.60737 }
  */
-export function agrestiCoullInterval(c: number, n: number, { level = 0.95 }: ProportionIntervalOptions = {}): Interval {
+export function agrestiCoullInterval(
+  c: number,
+  n: number,
+  { level = 0.95 }: ProportionIntervalOptions = {},
+): Interval {
   checkTrials(n);
   checkSuccesses(c, n);
   checkLevel(level);

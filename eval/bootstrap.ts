@@ -31,7 +31,10 @@ export interface BootstrapInterval {
  * @throws RangeError on empty values, a value that is not finite, reps < 1, or no rng.
  * @example bootstrapMeans([0, 1, 1], { reps: 1000, rng: new Rng(1) })
  */
-export function bootstrapMeans(values: ArrayLike<number>, { reps = 2000, rng }: { reps?: number; rng: RandomSource }): Float64Array {
+export function bootstrapMeans(
+  values: ArrayLike<number>,
+  { reps = 2000, rng }: { reps?: number; rng: RandomSource },
+): Float64Array {
   checkFiniteValues(values);
   checkInteger(reps, 'reps', 1);
   checkRandomSource(rng);
@@ -57,7 +60,9 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);
-  return (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below);
+  return (
+    (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below)
+  );
 }
 
 /**
@@ -68,7 +73,12 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
  * scipy.stats.bootstrap counts them as half, which differs on 0/1 data where many replicates
  * tie (docs/METRICS.md gives the comparison).
  */
-function bcaLevels(values: Float64Array, estimate: number, sorted: Float64Array, alpha: number): [number, number] {
+function bcaLevels(
+  values: Float64Array,
+  estimate: number,
+  sorted: Float64Array,
+  alpha: number,
+): [number, number] {
   let below = 0;
   for (const replicate of sorted) if (replicate < estimate) below++;
   const z0 = normalQuantile(Math.min(Math.max(below / sorted.length, 1e-12), 1 - 1e-12));
@@ -104,10 +114,21 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
   const { reps = 2000, level = 0.95, method = 'percentile', rng } = options ?? ({} as BootstrapOptions);
   checkUnits(values, 2, 'values', 'a bootstrap interval');
   checkLevel(level);
-  if (method !== 'percentile' && method !== 'bca') throw new RangeError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
+  if (method !== 'percentile' && method !== 'bca')
+    throw new RangeError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
   const estimate = mean(values);
   const sorted = bootstrapMeans(values, { reps, rng }).sort();
   const alpha = 1 - level;
-  const [lowQ, highQ] = method === 'bca' ? bcaLevels(Float64Array.from(values), estimate, sorted, alpha) : [alpha / 2, 1 - alpha / 2];
-  return { estimate, low: percentileOfSorted(sorted, lowQ), high: percentileOfSorted(sorted, highQ), level, reps, method };
+  const [lowQ, highQ] =
+    method === 'bca'
+      ? bcaLevels(Float64Array.from(values), estimate, sorted, alpha)
+      : [alpha / 2, 1 - alpha / 2];
+  return {
+    estimate,
+    low: percentileOfSorted(sorted, lowQ),
+    high: percentileOfSorted(sorted, highQ),
+    level,
+    reps,
+    method,
+  };
 }

@@ -11,7 +11,11 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example clopperPearsonInterval(3, 10) // { low: 0.06674, high: 0.65245 }
  */
-export function clopperPearsonInterval(c: number, n: number, { level = 0.95 }: ProportionIntervalOptions = {}): Interval {
+export function clopperPearsonInterval(
+  c: number,
+  n: number,
+  { level = 0.95 }: ProportionIntervalOptions = {},
+): Interval {
   checkTrials(n);
   checkSuccesses(c, n);
   checkLevel(level);

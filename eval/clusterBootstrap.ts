@@ -1,4 +1,9 @@
-import { bootstrapCI, percentileOfSorted, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
+import {
+  bootstrapCI,
+  percentileOfSorted,
+  type BootstrapInterval,
+  type BootstrapOptions,
+} from './bootstrap.ts';
 import { binomialPmf } from './discrete.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
 import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
@@ -29,19 +34,30 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
  *   or no rng.
  * @example episodeBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
-export function episodeBootstrapCI(counts: CountsInput, { reps = 2000, level = 0.95, rng }: BootstrapOptions): BootstrapInterval {
+export function episodeBootstrapCI(
+  counts: CountsInput,
+  { reps = 2000, level = 0.95, rng }: BootstrapOptions,
+): BootstrapInterval {
   taskRates(counts);
   checkLevel(level);
   checkInteger(reps, 'reps', 1);
   checkRandomSource(rng);
   const { episodes, successes } = pooledCounts(counts);
-  if (episodes < 2) throw new RangeError('counts has 1 episode; an episode-level bootstrap interval needs at least 2');
+  if (episodes < 2)
+    throw new RangeError('counts has 1 episode; an episode-level bootstrap interval needs at least 2');
   const cdf = binomialCdfTable(episodes, successes / episodes);
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
   replicates.sort();
   const alpha = 1 - level;
-  return { estimate: successes / episodes, low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2), level, reps, method: 'percentile' };
+  return {
+    estimate: successes / episodes,
+    low: percentileOfSorted(replicates, alpha / 2),
+    high: percentileOfSorted(replicates, 1 - alpha / 2),
+    level,
+    reps,
+    method: 'percentile',
+  };
 }
 
 /**

@@ -33,7 +33,8 @@ export function clusteredStandardError(counts: CountsInput): number {
 export function episodeStandardError(counts: CountsInput): number {
   taskRates(counts);
   const { episodes, successes } = pooledCounts(counts);
-  if (episodes < 2) throw new RangeError('counts has 1 episode; an episode-level standard error needs at least 2');
+  if (episodes < 2)
+    throw new RangeError('counts has 1 episode; an episode-level standard error needs at least 2');
   const p = successes / episodes;
   return Math.sqrt((p * (1 - p)) / episodes);
 }
@@ -74,7 +75,8 @@ export function intraclassCorrelation(counts: CountsInput): number {
   const meanSquareWithin = within / (episodes - tasks);
   const typicalSize = (episodes - squaredSizes / episodes) / (tasks - 1);
   const denominator = meanSquareBetween + (typicalSize - 1) * meanSquareWithin;
-  if (!(denominator > 0)) throw new RangeError('the intraclass correlation is undefined: every episode has the same outcome');
+  if (!(denominator > 0))
+    throw new RangeError('the intraclass correlation is undefined: every episode has the same outcome');
   return (meanSquareBetween - meanSquareWithin) / denominator;
 }
 
@@ -91,6 +93,7 @@ export function designEffect(episodesPerTask: number, rho: number): number {
   if (!(episodesPerTask >= 1)) throw new RangeError(`episodesPerTask must be >= 1, got ${episodesPerTask}`);
   checkFinite(rho, 'rho');
   const lowest = episodesPerTask > 1 ? -1 / (episodesPerTask - 1) : -1;
-  if (rho < lowest - 1e-12 || rho > 1) throw new RangeError(`rho must be in [${lowest}, 1] for clusters of ${episodesPerTask}, got ${rho}`);
+  if (rho < lowest - 1e-12 || rho > 1)
+    throw new RangeError(`rho must be in [${lowest}, 1] for clusters of ${episodesPerTask}, got ${rho}`);
   return Math.max(0, 1 + (episodesPerTask - 1) * rho);
 }

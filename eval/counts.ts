@@ -18,12 +18,19 @@ export function trialsOf(trials: ArrayLike<number> | number, j: number): number 
  * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
  */
 export function taskRates(counts: CountsInput): Float64Array {
-  if (typeof counts !== 'object' || counts === null) throw new RangeError('counts must be { successes, trials }');
+  if (typeof counts !== 'object' || counts === null)
+    throw new RangeError('counts must be { successes, trials }');
   const { successes, trials } = counts;
-  if (successes === null || typeof successes !== 'object' || typeof successes.length !== 'number') throw new RangeError('successes must be an array of counts');
+  if (successes === null || typeof successes !== 'object' || typeof successes.length !== 'number')
+    throw new RangeError('successes must be an array of counts');
   if (successes.length === 0) throw new RangeError('successes is empty: no tasks');
-  if (typeof trials !== 'number' && (trials === null || typeof trials !== 'object' || trials.length !== successes.length)) {
-    throw new RangeError(`trials must be a number or an array as long as successes (${successes.length} tasks)`);
+  if (
+    typeof trials !== 'number' &&
+    (trials === null || typeof trials !== 'object' || trials.length !== successes.length)
+  ) {
+    throw new RangeError(
+      `trials must be a number or an array as long as successes (${successes.length} tasks)`,
+    );
   }
   const rates = new Float64Array(successes.length);
   for (let j = 0; j < successes.length; j++) {
@@ -44,6 +51,7 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
     episodes += trialsOf(counts.trials, j);
     successes += counts.successes[j] as number;
   }
-  if (!Number.isSafeInteger(episodes)) throw new RangeError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
+  if (!Number.isSafeInteger(episodes))
+    throw new RangeError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
   return { episodes, successes };
 }

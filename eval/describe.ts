@@ -41,7 +41,10 @@ export function sampleStandardDeviation(values: ArrayLike<number>): number {
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   checkFiniteValues(sorted, 'sorted');
   for (let i = 1; i < sorted.length; i++) {
-    if ((sorted[i] as number) < (sorted[i - 1] as number)) throw new RangeError(`sorted must be in ascending order; sorted[${i}] = ${sorted[i]} < sorted[${i - 1}] = ${sorted[i - 1]}`);
+    if ((sorted[i] as number) < (sorted[i - 1] as number))
+      throw new RangeError(
+        `sorted must be in ascending order; sorted[${i}] = ${sorted[i]} < sorted[${i - 1}] = ${sorted[i - 1]}`,
+      );
   }
   checkProbability(q, 'q');
   const position = q * (sorted.length - 1);

@@ -54,15 +54,20 @@ export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
  * @example convolvePmf([0.5, 0.5], [0.5, 0.5]) // [0.25, 0.5, 0.25]
  */
 export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
-  for (const [pmf, name] of [[first, 'first'], [second, 'second']] as const) {
+  for (const [pmf, name] of [
+    [first, 'first'],
+    [second, 'second'],
+  ] as const) {
     if (pmf.length === 0) throw new RangeError(`${name} is empty`);
-    for (let i = 0; i < pmf.length; i++) checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
+    for (let i = 0; i < pmf.length; i++)
+      checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
   }
   const sum = new Float64Array(first.length + second.length - 1);
   for (let i = 0; i < first.length; i++) {
     const weight = first[i] as number;
     if (weight === 0) continue;
-    for (let j = 0; j < second.length; j++) sum[i + j] = (sum[i + j] as number) + weight * (second[j] as number);
+    for (let j = 0; j < second.length; j++)
+      sum[i + j] = (sum[i + j] as number) + weight * (second[j] as number);
   }
   return sum;
 }

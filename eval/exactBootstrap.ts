@@ -15,13 +15,17 @@ export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: 
   checkInteger(trials, 'trials', 1);
   taskRates({ successes, trials });
   const tasks = successes.length;
-  if (tasks < 2) throw new RangeError(`successes has ${tasks} task; a bootstrap distribution needs at least 2`);
+  if (tasks < 2)
+    throw new RangeError(`successes has ${tasks} task; a bootstrap distribution needs at least 2`);
   const weights = new Map<number, number>();
-  for (let j = 0; j < tasks; j++) weights.set(successes[j] as number, (weights.get(successes[j] as number) ?? 0) + 1 / tasks);
+  for (let j = 0; j < tasks; j++)
+    weights.set(successes[j] as number, (weights.get(successes[j] as number) ?? 0) + 1 / tasks);
   let total = Float64Array.of(1);
   for (let draw = 0; draw < tasks; draw++) {
     const next = new Float64Array(total.length + trials);
-    for (const [value, weight] of weights) for (let x = 0; x < total.length; x++) next[x + value] = (next[x + value] as number) + weight * (total[x] as number);
+    for (const [value, weight] of weights)
+      for (let x = 0; x < total.length; x++)
+        next[x + value] = (next[x + value] as number) + weight * (total[x] as number);
     total = next;
   }
   return total;
@@ -34,7 +38,13 @@ export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: 
  * a + w (b - a) <= t; and P(X_j <= A, X_{j+1} = b) = C(B, j+1) F(A)^{j+1} (S(b-1)^{B-j-1} - S(b)^{B-j-1})
  * for A < b, with F the cdf and S = 1 - F.
  */
-function sampleQuantileAtMost(cdf: Float64Array, survival: Float64Array, draws: number, q: number, t: number): number {
+function sampleQuantileAtMost(
+  cdf: Float64Array,
+  survival: Float64Array,
+  draws: number,
+  q: number,
+  t: number,
+): number {
   const m = cdf.length - 1;
   if (t < 0) return 0;
   if (t >= m) return 1;
@@ -43,7 +53,8 @@ function sampleQuantileAtMost(cdf: Float64Array, survival: Float64Array, draws: 
   const j = Math.floor(position);
   const w = position - j;
   // P(X_r <= x) = P(at least r + 1 draws <= x) = I_{F(x)}(r + 1, B - r)
-  const orderAtMost = (r: number, x: number) => ((cdf[x] as number) >= 1 ? 1 : betaCdf(cdf[x] as number, r + 1, draws - r));
+  const orderAtMost = (r: number, x: number) =>
+    (cdf[x] as number) >= 1 ? 1 : betaCdf(cdf[x] as number, r + 1, draws - r);
   if (w === 0 || j + 1 >= draws) return orderAtMost(j, floor);
   let probability = orderAtMost(j + 1, floor);
   const logChoose = logBinomialCoefficient(draws, j + 1);
@@ -52,7 +63,9 @@ function sampleQuantileAtMost(cdf: Float64Array, survival: Float64Array, draws: 
   for (let b = floor + 1; b <= m && t - w * b >= 0 && allAtLeast > 0; b++) {
     const allAbove = Math.exp(rest * Math.log(survival[b] as number));
     const highest = Math.min(floor, Math.floor((t - w * b) / (1 - w)));
-    if (highest >= 0 && (cdf[highest] as number) > 0) probability += Math.exp(logChoose + (j + 1) * Math.log(cdf[highest] as number)) * (allAtLeast - allAbove);
+    if (highest >= 0 && (cdf[highest] as number) > 0)
+      probability +=
+        Math.exp(logChoose + (j + 1) * Math.log(cdf[highest] as number)) * (allAtLeast - allAbove);
     allAtLeast = allAbove;
   }
   return Math.min(1, probability);
@@ -80,8 +93,14 @@ function logBinomialCoefficient(n: number, k: number): number {
  *   outside (0, 1).
  * @example percentileCoverage(binomialPmf(320, 180 / 320), 320, 4 / 7, { reps: 2000 })
  */
-export function percentileCoverage(pmf: ArrayLike<number>, scale: number, target: number, { reps = 2000, level = 0.95 }: { reps?: number; level?: number } = {}): number {
-  if (pmf === null || typeof pmf !== 'object' || typeof pmf.length !== 'number' || pmf.length === 0) throw new RangeError('pmf must be a non-empty array of probabilities');
+export function percentileCoverage(
+  pmf: ArrayLike<number>,
+  scale: number,
+  target: number,
+  { reps = 2000, level = 0.95 }: { reps?: number; level?: number } = {},
+): number {
+  if (pmf === null || typeof pmf !== 'object' || typeof pmf.length !== 'number' || pmf.length === 0)
+    throw new RangeError('pmf must be a non-empty array of probabilities');
   checkFinite(scale, 'scale', { positive: true });
   checkFinite(target, 'target');
   if (reps !== Infinity) checkInteger(reps, 'reps', 2);
@@ -92,7 +111,8 @@ export function percentileCoverage(pmf: ArrayLike<number>, scale: number, target
   let below = 0;
   for (let x = 0; x <= m; x++) {
     const mass = pmf[x] as number;
-    if (!(mass >= 0 && Number.isFinite(mass))) throw new RangeError(`pmf[${x}] must be a finite number >= 0, got ${mass}`);
+    if (!(mass >= 0 && Number.isFinite(mass)))
+      throw new RangeError(`pmf[${x}] must be a finite number >= 0, got ${mass}`);
     below += mass;
     cdf[x] = below;
   }
@@ -112,6 +132,12 @@ export function percentileCoverage(pmf: ArrayLike<number>, scale: number, target
   }
   const lowAtMost = sampleQuantileAtMost(cdf, survival, reps, alpha / 2, t);
   // P(high < t): just below t, where no attainable value a + w (b - a) lies unless it equals t
-  const highBelow = sampleQuantileAtMost(cdf, survival, reps, 1 - alpha / 2, t - 1e-9 * Math.max(1, Math.abs(t)));
+  const highBelow = sampleQuantileAtMost(
+    cdf,
+    survival,
+    reps,
+    1 - alpha / 2,
+    t - 1e-9 * Math.max(1, Math.abs(t)),
+  );
   return Math.max(0, lowAtMost - highBelow);
 }

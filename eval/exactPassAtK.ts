@@ -38,7 +38,10 @@ export function exactPassAtK(n: number, c: number, k: number): ExactRational {
   checkK(k, n);
   const shorter = Math.min(k, n - k);
   const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);
-  if (bits > MAX_BITS) throw new RangeError(`k = ${k} with n = ${n}: C(n, k) has up to ${Math.round(bits)} bits; exact arithmetic is limited to ${MAX_BITS} (use passAtK)`);
+  if (bits > MAX_BITS)
+    throw new RangeError(
+      `k = ${k} with n = ${n}: C(n, k) has up to ${Math.round(bits)} bits; exact arithmetic is limited to ${MAX_BITS} (use passAtK)`,
+    );
   const total = binomial(BigInt(n), BigInt(k));
   const allFail = binomial(BigInt(n - c), BigInt(k));
   const divisor = gcd(total - allFail, total) || 1n;

@@ -21,7 +21,12 @@ export { wilsonInterval } from './wilsonInterval.ts';
 export { clopperPearsonInterval } from './clopperPearsonInterval.ts';
 export { jeffreysInterval } from './jeffreysInterval.ts';
 export { agrestiCoullInterval } from './agrestiCoullInterval.ts';
-export { proportionInterval, PROPORTION_METHODS, type ProportionMethod, type ProportionEstimate } from './proportionInterval.ts';
+export {
+  proportionInterval,
+  PROPORTION_METHODS,
+  type ProportionMethod,
+  type ProportionEstimate,
+} from './proportionInterval.ts';
 export { intervalCoverage } from './intervalCoverage.ts';
 
 // bootstrap (chapter 17.3, 17.4)
@@ -32,10 +37,25 @@ export { taskRates, type CountsInput } from './counts.ts';
 export { percentileCoverage, taskBootstrapDistribution } from './exactBootstrap.ts';
 
 // clustering, comparison, power, selection (chapter 17.3, 17.4, 17.8)
-export { clusteredStandardError, episodeStandardError, intraclassCorrelation, designEffect } from './clustered.ts';
+export {
+  clusteredStandardError,
+  episodeStandardError,
+  intraclassCorrelation,
+  designEffect,
+} from './clustered.ts';
 export { meanDifference, pairedStandardError, unpairedStandardError, pearsonCorrelation } from './paired.ts';
-export { requiredUnits, type RequiredUnits, type RequiredUnitsOptions, type PowerDesign } from './requiredUnits.ts';
-export { expectedMaxNormal, winnersCurseSimulation, type WinnersCurseOptions, type WinnersCurseResult } from './winnersCurse.ts';
+export {
+  requiredUnits,
+  type RequiredUnits,
+  type RequiredUnitsOptions,
+  type PowerDesign,
+} from './requiredUnits.ts';
+export {
+  expectedMaxNormal,
+  winnersCurseSimulation,
+  type WinnersCurseOptions,
+  type WinnersCurseResult,
+} from './winnersCurse.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';

@@ -13,7 +13,8 @@ import { checkProbability, checkTrials } from './validate.ts';
 export function intervalCoverage(n: number, p: number, interval: (c: number, n: number) => Interval): number {
   checkTrials(n);
   checkProbability(p, 'p');
-  if (typeof interval !== 'function') throw new RangeError('interval must be a function (c, n) => { low, high }');
+  if (typeof interval !== 'function')
+    throw new RangeError('interval must be a function (c, n) => { low, high }');
   const pmf = binomialPmf(n, p);
   let coverage = 0;
   for (let c = 0; c <= n; c++) {

@@ -13,7 +13,11 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example jeffreysInterval(3, 10) // { low: 0.09269, high: 0.60582 }
  */
-export function jeffreysInterval(c: number, n: number, { level = 0.95 }: ProportionIntervalOptions = {}): Interval {
+export function jeffreysInterval(
+  c: number,
+  n: number,
+  { level = 0.95 }: ProportionIntervalOptions = {},
+): Interval {
   checkTrials(n);
   checkSuccesses(c, n);
   checkLevel(level);

@@ -71,6 +71,7 @@ export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): 
     varianceA += da * da;
     varianceB += db * db;
   }
-  if (varianceA === 0 || varianceB === 0) throw new RangeError(`the correlation is undefined: ${varianceA === 0 ? 'a' : 'b'} has zero variance`);
+  if (varianceA === 0 || varianceB === 0)
+    throw new RangeError(`the correlation is undefined: ${varianceA === 0 ? 'a' : 'b'} has zero variance`);
   return Math.max(-1, Math.min(1, covariance / Math.sqrt(varianceA * varianceB)));
 }

@@ -11,6 +11,10 @@ import { differences } from './paired.ts';
  *   bad options (see bootstrapCI).
  * @example pairedBootstrapDiff([0.5, 0.9], [0.6, 1.0], { rng: new Rng(1) }) // estimate 0.1
  */
-export function pairedBootstrapDiff(a: ArrayLike<number>, b: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
+export function pairedBootstrapDiff(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  options: BootstrapOptions,
+): BootstrapInterval {
   return bootstrapCI(differences(a, b), options);
 }

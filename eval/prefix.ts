@@ -6,7 +6,8 @@ export type Outcomes = ArrayLike<number | boolean>;
 function checkPrefix(outcomes: Outcomes, k: number): void {
   checkOutcomes(outcomes);
   checkInteger(k, 'k', 1);
-  if (k > outcomes.length) throw new RangeError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
+  if (k > outcomes.length)
+    throw new RangeError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
 }
 
 /**

@@ -36,7 +36,10 @@ export function proportionInterval(
   { method = 'wilson', level = 0.95 }: { method?: ProportionMethod; level?: number } = {},
 ): ProportionEstimate {
   const interval = INTERVALS[method];
-  if (interval === undefined) throw new RangeError(`unknown interval method '${String(method)}' (have ${PROPORTION_METHODS.join(', ')})`);
+  if (interval === undefined)
+    throw new RangeError(
+      `unknown interval method '${String(method)}' (have ${PROPORTION_METHODS.join(', ')})`,
+    );
   const { low, high } = interval(c, n, { level });
   return { estimate: c / n, low, high, method, level };
 }

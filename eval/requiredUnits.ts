@@ -44,19 +44,32 @@ export interface RequiredUnits {
  *   outside (0, 1), power outside [0.5, 1), an unknown design, or an N above 2^53 - 1.
  * @example requiredUnits({ sigma: 0.0725, delta: 0.02 }).units // 104 (the book: about 103)
  */
-export function requiredUnits({ sigma, delta, alpha = 0.05, power = 0.8, design = 'paired' }: RequiredUnitsOptions): RequiredUnits {
+export function requiredUnits({
+  sigma,
+  delta,
+  alpha = 0.05,
+  power = 0.8,
+  design = 'paired',
+}: RequiredUnitsOptions): RequiredUnits {
   checkFinite(sigma, 'sigma', { nonNegative: true });
   checkFinite(delta, 'delta', { positive: true });
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1))
+    throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
   if (typeof power !== 'number' || !(power >= 0.5 && power < 1)) {
-    throw new RangeError(`power must be in [0.5, 1), got ${power} (below 0.5 the normal-approximation formula drops a tail that matters, and below alpha/2 it is not monotone)`);
+    throw new RangeError(
+      `power must be in [0.5, 1), got ${power} (below 0.5 the normal-approximation formula drops a tail that matters, and below alpha/2 it is not monotone)`,
+    );
   }
-  if (design !== 'paired' && design !== 'unpaired' && design !== 'seeds') throw new RangeError(`unknown design '${String(design)}'`);
+  if (design !== 'paired' && design !== 'unpaired' && design !== 'seeds')
+    throw new RangeError(`unknown design '${String(design)}'`);
   const zAlpha = normalQuantile(1 - alpha / 2);
   const zPower = normalQuantile(power);
   const sigmaDifference = design === 'paired' ? sigma : Math.SQRT2 * sigma;
-  const exact = ((zAlpha + zPower) * sigmaDifference / delta) ** 2;
-  if (!(exact <= Number.MAX_SAFE_INTEGER)) throw new RangeError(`N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`);
+  const exact = (((zAlpha + zPower) * sigmaDifference) / delta) ** 2;
+  if (!(exact <= Number.MAX_SAFE_INTEGER))
+    throw new RangeError(
+      `N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`,
+    );
   // A float such as 16.000000000000004 is 16 units, not 17.
   const units = Math.max(1, Math.ceil(exact - 1e-9));
   return { units, perGroup: design !== 'paired', exact, zAlpha, zPower, design };

@@ -4,7 +4,10 @@
  * different counts compare equal, so no result computed from them could be trusted.
  */
 
-const show = (value: unknown) => (typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value));
+const show = (value: unknown) =>
+  typeof value === 'number' || typeof value === 'bigint'
+    ? String(value)
+    : (JSON.stringify(value) ?? String(value));
 
 /** A safe integer >= min. */
 export function checkInteger(value: number, name: string, min = 0): void {
@@ -18,33 +21,43 @@ export function checkTrials(n: number, name = 'n'): void {
 }
 
 export function checkSuccesses(c: number, n: number, name = 'c'): void {
-  if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0 || c > n) throw new RangeError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
+  if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0 || c > n)
+    throw new RangeError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
 }
 
 /** 1 <= k <= n, both integers. */
 export function checkK(k: number, n: number): void {
   checkInteger(k, 'k', 1);
-  if (k > n) throw new RangeError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);
+  if (k > n)
+    throw new RangeError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);
 }
 
 export function checkLevel(level: number): void {
-  if (typeof level !== 'number' || !(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${show(level)}`);
+  if (typeof level !== 'number' || !(level > 0 && level < 1))
+    throw new RangeError(`level must be in (0, 1), got ${show(level)}`);
 }
 
 /** A finite number in [0, 1]. */
 export function checkProbability(p: number, name: string): void {
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new RangeError(`${name} must be a number in [0, 1], got ${show(p)}`);
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+    throw new RangeError(`${name} must be a number in [0, 1], got ${show(p)}`);
 }
 
 /** A finite number (optionally > 0 or >= 0). */
-export function checkFinite(value: number, name: string, { positive = false, nonNegative = false } = {}): void {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RangeError(`${name} must be a finite number, got ${show(value)}`);
+export function checkFinite(
+  value: number,
+  name: string,
+  { positive = false, nonNegative = false } = {},
+): void {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RangeError(`${name} must be a finite number, got ${show(value)}`);
   if (positive && !(value > 0)) throw new RangeError(`${name} must be > 0, got ${value}`);
   if (nonNegative && !(value >= 0)) throw new RangeError(`${name} must be >= 0, got ${value}`);
 }
 
 function checkNonEmpty(values: ArrayLike<number>, name = 'values'): void {
-  if (values === null || typeof values !== 'object' || typeof values.length !== 'number') throw new RangeError(`${name} must be an array of numbers`);
+  if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
+    throw new RangeError(`${name} must be an array of numbers`);
   if (values.length === 0) throw new RangeError(`${name} is empty`);
 }
 
@@ -53,7 +66,8 @@ export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): v
   checkNonEmpty(values, name);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new RangeError(`${name}[${i}] must be a finite number, got ${show(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new RangeError(`${name}[${i}] must be a finite number, got ${show(value)}`);
   }
 }
 
@@ -61,13 +75,20 @@ export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): v
  * At least `min` finite values. A standard error or a resampling interval from fewer than two
  * units does not exist (the formula gives 0, the interval zero width), so asking for one is an error.
  */
-export function checkUnits(values: ArrayLike<number>, min: number, name = 'values', what = 'this statistic'): void {
+export function checkUnits(
+  values: ArrayLike<number>,
+  min: number,
+  name = 'values',
+  what = 'this statistic',
+): void {
   checkFiniteValues(values, name);
-  if (values.length < min) throw new RangeError(`${name} has ${values.length} unit(s); ${what} needs at least ${min}`);
+  if (values.length < min)
+    throw new RangeError(`${name} has ${values.length} unit(s); ${what} needs at least ${min}`);
 }
 
 export function checkSameLength(a: ArrayLike<number>, b: ArrayLike<number>): void {
-  if (a.length !== b.length) throw new RangeError(`paired samples differ in length: a has ${a.length}, b has ${b.length}`);
+  if (a.length !== b.length)
+    throw new RangeError(`paired samples differ in length: a has ${a.length}, b has ${b.length}`);
 }
 
 /** A random source: anything with next(). */
@@ -79,9 +100,11 @@ export function checkRandomSource(rng: unknown): void {
 
 /** Outcomes of one task: each 0, 1, false or true. */
 export function checkOutcomes(outcomes: ArrayLike<number | boolean>, name = 'outcomes'): void {
-  if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number') throw new RangeError(`${name} must be an array of 0/1 outcomes`);
+  if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number')
+    throw new RangeError(`${name} must be an array of 0/1 outcomes`);
   for (let i = 0; i < outcomes.length; i++) {
     const value = outcomes[i];
-    if (value !== 0 && value !== 1 && value !== true && value !== false) throw new RangeError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
+    if (value !== 0 && value !== 1 && value !== true && value !== false)
+      throw new RangeError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
   }
 }

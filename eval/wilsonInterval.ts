@@ -13,7 +13,11 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example wilsonInterval(0, 40) // { low: 0, high: 0.08762 }
  */
-export function wilsonInterval(c: number, n: number, { level = 0.95 }: ProportionIntervalOptions = {}): Interval {
+export function wilsonInterval(
+  c: number,
+  n: number,
+  { level = 0.95 }: ProportionIntervalOptions = {},
+): Interval {
   checkTrials(n);
   checkSuccesses(c, n);
   checkLevel(level);

@@ -59,7 +59,13 @@ export interface WinnersCurseResult {
  *   is outside [0, 1], or there is no rng.
  * @example winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate: 0.77, rng: new Rng(1) })
  */
-export function winnersCurseSimulation({ checkpoints, episodes, passRate, trials = 10_000, rng }: WinnersCurseOptions): WinnersCurseResult {
+export function winnersCurseSimulation({
+  checkpoints,
+  episodes,
+  passRate,
+  trials = 10_000,
+  rng,
+}: WinnersCurseOptions): WinnersCurseResult {
   checkInteger(checkpoints, 'checkpoints', 1);
   checkInteger(episodes, 'episodes', 1);
   checkInteger(trials, 'trials', 1);
@@ -73,5 +79,10 @@ export function winnersCurseSimulation({ checkpoints, episodes, passRate, trials
   }
   const meanPickedScore = sum / trials;
   const sigma = Math.sqrt((passRate * (1 - passRate)) / episodes);
-  return { meanPickedScore, bias: meanPickedScore - passRate, predictedBias: sigma * expectedMaxNormal(checkpoints), trials };
+  return {
+    meanPickedScore,
+    bias: meanPickedScore - passRate,
+    predictedBias: sigma * expectedMaxNormal(checkpoints),
+    trials,
+  };
 }

@@ -10,7 +10,14 @@
  * Runtime: about a second (smoke: well under one).
  * Output: results/17.2.json, results/17.2.md.
  */
-import { binomialPmf, exactPassAtK, passAtK, plugInPassAtK, sampleBinomial, sampleStandardDeviation } from '../eval/index.ts';
+import {
+  binomialPmf,
+  exactPassAtK,
+  passAtK,
+  plugInPassAtK,
+  sampleBinomial,
+  sampleStandardDeviation,
+} from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { compareWithRange, isMain, markdownTable, ROOT, runScript, writeResults } from './common.ts';
 
@@ -55,7 +62,9 @@ export interface ProductFormRow {
   binomialDigits: number;
 }
 
-export async function main(opts: { seed?: number; smoke?: boolean; outDir?: string } = {}): Promise<{ monteCarlo: PassRateRow[]; productForm: ProductFormRow[] }> {
+export async function main(
+  opts: { seed?: number; smoke?: boolean; outDir?: string } = {},
+): Promise<{ monteCarlo: PassRateRow[]; productForm: ProductFormRow[] }> {
   const { seed = 0, smoke = false, outDir = `${ROOT}results` } = opts;
   const evals = smoke ? 2_000 : 100_000;
   const rng = new Rng(seed).fork('17.2/monte-carlo');
@@ -85,7 +94,12 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       monteCarloSE: sampleStandardDeviation(unbiased) / Math.sqrt(evals),
       plugInBiasExact,
       unbiasedBiasExact: binomialExpectation(N, p, (c) => passAtK(N, c, K)) - truth,
-      bookRange: compareWithRange({ value: plugInBiasExact, low: BOOK_PLUG_IN_BIAS[0], high: BOOK_PLUG_IN_BIAS[1], digits: 4 }),
+      bookRange: compareWithRange({
+        value: plugInBiasExact,
+        low: BOOK_PLUG_IN_BIAS[0],
+        high: BOOK_PLUG_IN_BIAS[1],
+        digits: 4,
+      }),
     };
   });
 
@@ -102,7 +116,10 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       c: c as number,
       k: k as number,
       productForm: passAtK(n as number, c as number, k as number),
-      exact: exact.denominator.toString().length > 12 ? `${exact.numerator.toString().length}-digit / ${exact.denominator.toString().length}-digit fraction` : `${exact.numerator}/${exact.denominator}`,
+      exact:
+        exact.denominator.toString().length > 12
+          ? `${exact.numerator.toString().length}-digit / ${exact.denominator.toString().length}-digit fraction`
+          : `${exact.numerator}/${exact.denominator}`,
       exactValue: exact.value,
       binomialDigits: binomialDigits(n as number, k as number),
     };
@@ -117,22 +134,64 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
     'Ours ± its Monte Carlo SE; "exact" is the expectation over c ~ Binomial(10, p), summed from the binomial pmf.',
     '',
     markdownTable(
-      ['p', 'true pass@5', 'plug-in bias (ours)', 'plug-in bias (exact)', 'book', 'book vs exact', 'unbiased bias (ours)', 'unbiased bias (exact)', 'book'],
-      monteCarlo.map((row) => [row.p, f4(row.truth), `${signed(row.plugInBias)} ± ${f4(row.plugInSE)}`, signed(row.plugInBiasExact), '-0.04 to -0.08', row.bookRange.text, `${signed(row.unbiasedBias)} ± ${f4(row.monteCarloSE)}`, signed(row.unbiasedBiasExact), 'within ~0.001']),
+      [
+        'p',
+        'true pass@5',
+        'plug-in bias (ours)',
+        'plug-in bias (exact)',
+        'book',
+        'book vs exact',
+        'unbiased bias (ours)',
+        'unbiased bias (exact)',
+        'book',
+      ],
+      monteCarlo.map((row) => [
+        row.p,
+        f4(row.truth),
+        `${signed(row.plugInBias)} ± ${f4(row.plugInSE)}`,
+        signed(row.plugInBiasExact),
+        '-0.04 to -0.08',
+        row.bookRange.text,
+        `${signed(row.unbiasedBias)} ± ${f4(row.monteCarloSE)}`,
+        signed(row.unbiasedBiasExact),
+        'within ~0.001',
+      ]),
     ),
     '',
     outside.length === 0
-      ? 'The exact plug-in bias lies in the book\'s -0.04 to -0.08 at every p.'
+      ? "The exact plug-in bias lies in the book's -0.04 to -0.08 at every p."
       : `The book's "low by 0.04 to 0.08 at every p" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact plug-in bias there is ${outside.map(({ plugInBiasExact }) => signed(plugInBiasExact)).join(', ')}.`,
     '',
     '## Product form vs exact arithmetic',
     '',
     markdownTable(
       ['n', 'c', 'k', 'product form', 'exact (BigInt)', 'C(n, k) digits', 'book'],
-      productForm.map((row) => [row.n, row.c, row.k, f4(row.productForm), `${row.exact} = ${f4(row.exactValue)}`, row.binomialDigits, row.n === 10 && row.c === 3 ? '0.9167 (1 - 21/252)' : row.n === 2000 ? '0.9689 (about 1 - 2^-5)' : row.n - row.c < row.k ? 'exactly 1 (n - c < k)' : '']),
+      productForm.map((row) => [
+        row.n,
+        row.c,
+        row.k,
+        f4(row.productForm),
+        `${row.exact} = ${f4(row.exactValue)}`,
+        row.binomialDigits,
+        row.n === 10 && row.c === 3
+          ? '0.9167 (1 - 21/252)'
+          : row.n === 2000
+            ? '0.9689 (about 1 - 2^-5)'
+            : row.n - row.c < row.k
+              ? 'exactly 1 (n - c < k)'
+              : '',
+      ]),
     ),
   ].join('\n');
-  writeResults(outDir, { section: '17.2', title: 'pass@k and its unbiased estimator', seed, smoke, config: { n: N, k: K, passRates: PASS_RATES, evals }, numbers: { monteCarlo, productForm }, markdown });
+  writeResults(outDir, {
+    section: '17.2',
+    title: 'pass@k and its unbiased estimator',
+    seed,
+    smoke,
+    config: { n: N, k: K, passRates: PASS_RATES, evals },
+    numbers: { monteCarlo, productForm },
+    markdown,
+  });
   if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return { monteCarlo, productForm };
 }

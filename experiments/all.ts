@@ -14,7 +14,9 @@ import { parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 /** The pure-statistics experiments keep their own seed, 0, the one `npm run exp:17.2` and `exp:17.3` use. */
 const OWN_SEED = new Set(['17.2', '17.3']);
 
-export async function main(options: Partial<RunOptions> = {}): Promise<Array<{ section: string; seconds: number }>> {
+export async function main(
+  options: Partial<RunOptions> = {},
+): Promise<Array<{ section: string; seconds: number }>> {
   const resolved = runOptions(options);
   const times = [];
   for (const [section, run] of Object.entries(EXPERIMENTS)) {
@@ -25,7 +27,9 @@ export async function main(options: Partial<RunOptions> = {}): Promise<Array<{ s
     times.push({ section, seconds });
     process.stderr.write(`exp:${section} done in ${seconds.toFixed(1)} s\n`);
   }
-  process.stderr.write(`all experiments: ${times.reduce((sum, time) => sum + time.seconds, 0).toFixed(0)} s\n`);
+  process.stderr.write(
+    `all experiments: ${times.reduce((sum, time) => sum + time.seconds, 0).toFixed(0)} s\n`,
+  );
   return times;
 }
 

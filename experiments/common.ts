@@ -24,7 +24,8 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
   const fail = (error: unknown): never => {
     const kind = errorKind(error);
     process.stderr.write(`${name}: ${errorLine(error, kind)}\n`);
-    if (kind !== 'usage' && debugging() && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    if (kind !== 'usage' && debugging() && error instanceof Error && error.stack !== undefined)
+      process.stderr.write(`${error.stack}\n`);
     process.exit(EXIT[kind]);
   };
   process.on('uncaughtException', fail);
@@ -37,18 +38,37 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
 }
 
 /** Versions of the packages a result depends on, read from node_modules. */
-function packageVersions(names: readonly string[] = ['seedrandom', '@stdlib/stats-base-dists-beta-quantile', '@stdlib/stats-base-dists-normal-quantile', '@stdlib/stats-base-dists-normal-cdf', 'vega', 'vega-lite', 'tsx']): Record<string, string> {
+function packageVersions(
+  names: readonly string[] = [
+    'seedrandom',
+    '@stdlib/stats-base-dists-beta-quantile',
+    '@stdlib/stats-base-dists-normal-quantile',
+    '@stdlib/stats-base-dists-normal-cdf',
+    'vega',
+    'vega-lite',
+    'tsx',
+  ],
+): Record<string, string> {
   const versions: Record<string, string> = {};
   for (const name of names) {
     const path = resolve(ROOT, 'node_modules', name, 'package.json');
-    versions[name] = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version : 'missing';
+    versions[name] = existsSync(path)
+      ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version
+      : 'missing';
   }
   return versions;
 }
 
 /** A Markdown table; numbers are printed as given (format them first). */
-export function markdownTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
-  return [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+export function markdownTable(
+  headers: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number>>,
+): string {
+  return [
+    `| ${headers.join(' | ')} |`,
+    `| ${headers.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Monte Carlo standard error of a share estimated from `evals` independent 0/1 outcomes. */
@@ -70,7 +90,17 @@ export interface BookComparison {
  * simulation with its own SE): within 2 standard errors of a run of `evals` evaluations, or
  * outside, and then how few evaluations a run would need for the figure to be within 2 SE.
  */
-export function compareWithBook({ book, reference, referenceSE = 0, evals }: { book: number; reference: number; referenceSE?: number; evals: number }): BookComparison {
+export function compareWithBook({
+  book,
+  reference,
+  referenceSE = 0,
+  evals,
+}: {
+  book: number;
+  reference: number;
+  referenceSE?: number;
+  evals: number;
+}): BookComparison {
   const runSE = shareSE(reference, evals);
   const z = (book - reference) / Math.sqrt(runSE ** 2 + referenceSE ** 2);
   const outside = Math.abs(z) > 2;
@@ -83,9 +113,22 @@ export function compareWithBook({ book, reference, referenceSE = 0, evals }: { b
 }
 
 /** Whether an exact value lies in the range a book states, e.g. "0.93 to 0.97". */
-export function compareWithRange({ value, low, high, digits = 3 }: { value: number; low: number; high: number; digits?: number }): { outside: boolean; text: string } {
+export function compareWithRange({
+  value,
+  low,
+  high,
+  digits = 3,
+}: {
+  value: number;
+  low: number;
+  high: number;
+  digits?: number;
+}): { outside: boolean; text: string } {
   const outside = value < low || value > high;
-  return { outside, text: outside ? `outside: exact ${value.toFixed(digits)} is not in ${low} to ${high}` : 'inside' };
+  return {
+    outside,
+    text: outside ? `outside: exact ${value.toFixed(digits)} is not in ${low} to ${high}` : 'inside',
+  };
 }
 
 export interface ExperimentOutput {
@@ -116,12 +159,38 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
     writeFileAtomic(path, svg);
     written.push(path);
   }
-  const meta = { section, title, seed, smoke, generatedAt: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`, packages: packageVersions() };
+  const meta = {
+    section,
+    title,
+    seed,
+    smoke,
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    packages: packageVersions(),
+  };
   const jsonPath = resolve(outDir, `${section}.json`);
-  writeJsonAtomic(jsonPath, { ...meta, config, numbers, figures: Object.keys(figures).map((name) => `figures/${name}`) });
+  writeJsonAtomic(jsonPath, {
+    ...meta,
+    config,
+    numbers,
+    figures: Object.keys(figures).map((name) => `figures/${name}`),
+  });
   const figureLinks = Object.keys(figures).map((name) => `![${name}](figures/${name})`);
   const mdPath = resolve(outDir, `${section}.md`);
-  writeFileAtomic(mdPath, [`# ${section} ${title}`, '', `Seed ${seed}${smoke ? ' (smoke run: small sizes, not the book\'s)' : ''}; node ${process.version}; generated by \`experiments/${section}.ts\`.`, '', markdown, '', ...figureLinks, ''].join('\n'));
+  writeFileAtomic(
+    mdPath,
+    [
+      `# ${section} ${title}`,
+      '',
+      `Seed ${seed}${smoke ? " (smoke run: small sizes, not the book's)" : ''}; node ${process.version}; generated by \`experiments/${section}.ts\`.`,
+      '',
+      markdown,
+      '',
+      ...figureLinks,
+      '',
+    ].join('\n'),
+  );
   written.push(jsonPath, mdPath);
   return written;
 }

@@ -26,7 +26,18 @@ export interface LineChartOptions {
  * vega-lite compiled to vega and rendered headless (no canvas, no browser).
  */
 export async function lineChartSvg(options: LineChartOptions): Promise<string> {
-  const { title, xTitle, yTitle, series, rules = [], yDomain, xScale = 'linear', legendTitle = '', width = 520, height = 320 } = options;
+  const {
+    title,
+    xTitle,
+    yTitle,
+    series,
+    rules = [],
+    yDomain,
+    xScale = 'linear',
+    legendTitle = '',
+    width = 520,
+    height = 320,
+  } = options;
   const values = series.flatMap(({ name, points }) => points.map(({ x, y }) => ({ x, y, series: name })));
   const yScale = yDomain === undefined ? {} : { domain: yDomain };
   const layers: unknown[] = [
@@ -75,8 +86,20 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<s
   const xOffset = { field: 'series', sort: series };
   const color = { field: 'series', type: 'nominal', title: '', sort: series };
   const layers: unknown[] = [
-    { mark: { type: 'rule' }, encoding: { x, xOffset, color, y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } }, y2: { field: 'high' } } },
-    { mark: { type: 'point', filled: true, size: 50 }, encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' } } },
+    {
+      mark: { type: 'rule' },
+      encoding: {
+        x,
+        xOffset,
+        color,
+        y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
+        y2: { field: 'high' },
+      },
+    },
+    {
+      mark: { type: 'point', filled: true, size: 50 },
+      encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' } },
+    },
   ];
   layers.push(...ruleLayers(rules));
   return renderSpec({ title, width, height, data: { values: points }, layer: layers });
@@ -86,15 +109,29 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<s
 function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown[] {
   if (rules.length === 0) return [];
   return [
-    { data: { values: rules }, mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' } } },
-    { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } } },
+    {
+      data: { values: rules },
+      mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' },
+      encoding: { y: { field: 'y', type: 'quantitative' } },
+    },
+    {
+      data: { values: rules },
+      mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' },
+      encoding: { y: { field: 'y', type: 'quantitative' }, x: { value: 0 }, text: { field: 'label' } },
+    },
   ];
 }
 
 /** Renders a vega-lite spec to SVG headless. */
 async function renderSpec(spec: Record<string, unknown>): Promise<string> {
-  const full = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', ...spec, config: { background: 'white', legend: { labelLimit: 0 } } };
-  const view = new vega.View(vega.parse(vegaLite.compile(full as vegaLite.TopLevelSpec).spec), { renderer: 'none' });
+  const full = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    ...spec,
+    config: { background: 'white', legend: { labelLimit: 0 } },
+  };
+  const view = new vega.View(vega.parse(vegaLite.compile(full as vegaLite.TopLevelSpec).spec), {
+    renderer: 'none',
+  });
   const svg = await view.toSVG();
   view.finalize();
   return svg;
@@ -124,17 +161,38 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
   const x = { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
   const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: { domain: names } };
   const layers: unknown[] = [
-    { mark: { type: 'area', opacity: 0.2 }, transform: [{ filter: 'isValid(datum.low)' }], encoding: { x, y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } }, y2: { field: 'high' }, color } },
+    {
+      mark: { type: 'area', opacity: 0.2 },
+      transform: [{ filter: 'isValid(datum.low)' }],
+      encoding: {
+        x,
+        y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
+        y2: { field: 'high' },
+        color,
+      },
+    },
     { mark: { type: 'line' }, encoding: { x, y: { field: 'y', type: 'quantitative' }, color } },
   ];
   if (dashed.length > 0) {
-    const dashedValues = dashed.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
-    layers.push({ data: { values: dashedValues }, mark: { type: 'line', strokeDash: [6, 4] }, encoding: { x, y: { field: 'y', type: 'quantitative' }, color } });
+    const dashedValues = dashed.flatMap(({ name, points }) =>
+      points.map((point) => ({ ...point, series: name })),
+    );
+    layers.push({
+      data: { values: dashedValues },
+      mark: { type: 'line', strokeDash: [6, 4] },
+      encoding: { x, y: { field: 'y', type: 'quantitative' }, color },
+    });
   }
   return { title, width, height, data: { values }, layer: layers };
 }
 
 /** Panels side by side, each a set of lines with shaded interval bands: Figure 17.3's pass@k curves. */
-export async function bandPanelsSvg(panels: BandPanel[], { width = 360, height = 280 } = {}): Promise<string> {
-  return renderSpec({ hconcat: panels.map((panel) => bandPanelSpec(panel, width, height)), resolve: { scale: { color: 'independent' } } });
+export async function bandPanelsSvg(
+  panels: BandPanel[],
+  { width = 360, height = 280 } = {},
+): Promise<string> {
+  return renderSpec({
+    hconcat: panels.map((panel) => bandPanelSpec(panel, width, height)),
+    resolve: { scale: { color: 'independent' } },
+  });
 }

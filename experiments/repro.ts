@@ -31,21 +31,45 @@ import type { RunOptions } from './runs.ts';
 type Experiment = (options: RunOptions) => Promise<unknown>;
 /** Every chapter-17 experiment, in the chapter's order (`npm run exp:all` runs them so too). */
 export const EXPERIMENTS: Record<string, Experiment> = {
-  '17.1': main171, '17.2': (o) => main172(o), '17.3': (o) => main173(o), '17.4': main174, '17.5': main175, '17.6': main176, '17.7': main177, '17.8': main178, '17.9': main179,
+  '17.1': main171,
+  '17.2': (o) => main172(o),
+  '17.3': (o) => main173(o),
+  '17.4': main174,
+  '17.5': main175,
+  '17.6': main176,
+  '17.7': main177,
+  '17.8': main178,
+  '17.9': main179,
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
 export function differences(expected: unknown, actual: unknown, path = ''): string[] {
-  if (typeof expected !== typeof actual || Array.isArray(expected) !== Array.isArray(actual) || (expected === null) !== (actual === null)) return [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
-  if (typeof expected !== 'object' || expected === null) return Object.is(expected, actual) ? [] : [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
+  if (
+    typeof expected !== typeof actual ||
+    Array.isArray(expected) !== Array.isArray(actual) ||
+    (expected === null) !== (actual === null)
+  )
+    return [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
+  if (typeof expected !== 'object' || expected === null)
+    return Object.is(expected, actual)
+      ? []
+      : [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
   const keys = new Set([...Object.keys(expected), ...Object.keys(actual as object)]);
-  return [...keys].flatMap((key) => differences((expected as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], Array.isArray(expected) ? `${path}[${key}]` : path ? `${path}.${key}` : key));
+  return [...keys].flatMap((key) =>
+    differences(
+      (expected as Record<string, unknown>)[key],
+      (actual as Record<string, unknown>)[key],
+      Array.isArray(expected) ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+    ),
+  );
 }
 
 /** A results file's numbers, with a temporary runs folder written as `<runs>` so that smoke runs in different folders compare. */
 export function normalisedNumbers(path: string, runsDir?: string): unknown {
   const text = readFileSync(path, 'utf8');
-  return (JSON.parse(runsDir === undefined ? text : text.split(runsDir).join('<runs>')) as { numbers: unknown }).numbers;
+  return (
+    JSON.parse(runsDir === undefined ? text : text.split(runsDir).join('<runs>')) as { numbers: unknown }
+  ).numbers;
 }
 
 /** The experiments on trained checkpoints, in the order the smoke expectations are made (and the test suite runs them). */
@@ -60,7 +84,11 @@ export async function updateSmoke(): Promise<void> {
   try {
     for (const section of SMOKE_ORDER) {
       await EXPERIMENTS[section]!({ run: join(runsDir, 'default'), seed: SMOKE_SEED, smoke: true, outDir });
-      writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), { section, seed: SMOKE_SEED, numbers: normalisedNumbers(join(outDir, `${section}.json`), runsDir) });
+      writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), {
+        section,
+        seed: SMOKE_SEED,
+        numbers: normalisedNumbers(join(outDir, `${section}.json`), runsDir),
+      });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -70,17 +98,53 @@ export async function updateSmoke(): Promise<void> {
 /** Qualitative claims that hold on any backend (the direction of each effect). */
 export function qualitativeChecks(section: string, numbers: any): Array<[string, boolean]> {
   switch (section) {
-    case '17.1': return [['step 80 passes more than step 0', numbers[1].passAt1 > numbers[0].passAt1], ['the trained agent\'s task-level interval is wider than its episode-level one', numbers[1].clusters.taskLevel.width > numbers[1].clusters.episodeLevel.width]];
-    case '17.4': return [['pairing cuts the SE', numbers.paired.pairedSE < numbers.paired.unpairedSE]];
-    case '17.5': return [['temperature 1.3 costs the trained agent', numbers.rows.find((r: any) => r.step === 80 && r.harness === 'temperature 1.3').move < 0], ['3 turns cost the trained agent', numbers.rows.find((r: any) => r.step === 80 && r.harness === '3 turns').move < 0]];
-    case '17.7': return [['step 80 leads at k = 1', numbers.agents[2].curve[0].mean > numbers.agents[0].curve[0].mean]];
-    case '17.9': return [['stacker 0.2 vs 0.6', numbers.stacker.train.success === 0.2 && numbers.stacker.plain.success === 0.6], ['gamer rewarded 1 but never successful', numbers.gamer.public.meanReward === 1 && numbers.gamer.public.success === 0]];
-    default: return [];
+    case '17.1':
+      return [
+        ['step 80 passes more than step 0', numbers[1].passAt1 > numbers[0].passAt1],
+        [
+          "the trained agent's task-level interval is wider than its episode-level one",
+          numbers[1].clusters.taskLevel.width > numbers[1].clusters.episodeLevel.width,
+        ],
+      ];
+    case '17.4':
+      return [['pairing cuts the SE', numbers.paired.pairedSE < numbers.paired.unpairedSE]];
+    case '17.5':
+      return [
+        [
+          'temperature 1.3 costs the trained agent',
+          numbers.rows.find((r: any) => r.step === 80 && r.harness === 'temperature 1.3').move < 0,
+        ],
+        [
+          '3 turns cost the trained agent',
+          numbers.rows.find((r: any) => r.step === 80 && r.harness === '3 turns').move < 0,
+        ],
+      ];
+    case '17.7':
+      return [['step 80 leads at k = 1', numbers.agents[2].curve[0].mean > numbers.agents[0].curve[0].mean]];
+    case '17.9':
+      return [
+        [
+          'stacker 0.2 vs 0.6',
+          numbers.stacker.train.success === 0.2 && numbers.stacker.plain.success === 0.6,
+        ],
+        [
+          'gamer rewarded 1 but never successful',
+          numbers.gamer.public.meanReward === 1 && numbers.gamer.public.success === 0,
+        ],
+      ];
+    default:
+      return [];
   }
 }
 
 /** Reruns every experiment at full size into a temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite). */
-export async function reproduce({ expectedDir, run }: { expectedDir: string; run: string }): Promise<Array<{ section: string; problems: string[] }>> {
+export async function reproduce({
+  expectedDir,
+  run,
+}: {
+  expectedDir: string;
+  run: string;
+}): Promise<Array<{ section: string; problems: string[] }>> {
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-repro-'));
   try {
     await initBackend();
@@ -93,13 +157,18 @@ export async function reproduce({ expectedDir, run }: { expectedDir: string; run
       }
       const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as { seed: number; numbers: unknown };
       await experiment({ run, seed: expected.seed, smoke: false, outDir });
-      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { numbers: unknown; packages?: unknown };
+      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as {
+        numbers: unknown;
+        packages?: unknown;
+      };
       const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
       const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const problems = sameBackend
         ? differences(expected.numbers, fresh.numbers)
-        : qualitativeChecks(section, fresh.numbers).filter(([, ok]) => !ok).map(([claim]) => `claim does not hold: ${claim}`);
+        : qualitativeChecks(section, fresh.numbers)
+            .filter(([, ok]) => !ok)
+            .map(([claim]) => `claim does not hold: ${claim}`);
       report.push({ section, problems });
     }
     return report;
@@ -116,7 +185,10 @@ if (isMain(import.meta.url)) {
       return;
     }
     const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default' });
-    for (const { section, problems } of report) process.stdout.write(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`);
+    for (const { section, problems } of report)
+      process.stdout.write(
+        `${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`,
+      );
     const failed = report.filter(({ problems }) => problems.length > 0).length;
     process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
     process.exitCode = failed === 0 ? 0 : 1;

@@ -4,7 +4,15 @@ import { parseArgs } from 'node:util';
 import { evaluate, initBackend, type EvaluateOptions, type Evaluation } from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
-import { configDifferences, defaultRLConfig, playOnTwoCores, seedRunDir, snapshotDir, trainSnapshots, type RLConfig } from '../train/index.ts';
+import {
+  configDifferences,
+  defaultRLConfig,
+  playOnTwoCores,
+  seedRunDir,
+  snapshotDir,
+  trainSnapshots,
+  type RLConfig,
+} from '../train/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { ROOT } from './common.ts';
 
@@ -29,14 +37,26 @@ const DEFAULT_RUN = 'runs/default';
 export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { run: { type: 'string' }, seed: { type: 'string' }, smoke: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { run: { type: 'string' }, seed: { type: 'string' }, smoke: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)`);
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)`,
+    );
   }
-  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) throw new UsageError(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'`);
+  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed))
+    throw new UsageError(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'`);
   const smoke = values.smoke === true;
   const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
-  return runOptions({ ...(run !== undefined ? { run } : {}), seed: values.seed === undefined ? seed : Number(values.seed), smoke });
+  return runOptions({
+    ...(run !== undefined ? { run } : {}),
+    seed: values.seed === undefined ? seed : Number(values.seed),
+    smoke,
+  });
 }
 
 /**
@@ -58,11 +78,23 @@ export function trainingSeedOf(run: string): number {
 
 /** results/ for the default run, results/<run name>/ for another, so a seed rerun never overwrites the defaults. */
 export function resultsDir(run: string): string {
-  return resolve(run) === resolve(DEFAULT_RUN) || resolve(run) === resolve(ROOT, DEFAULT_RUN) ? join(ROOT, 'results') : join(ROOT, 'results', basename(run));
+  return resolve(run) === resolve(DEFAULT_RUN) || resolve(run) === resolve(ROOT, DEFAULT_RUN)
+    ? join(ROOT, 'results')
+    : join(ROOT, 'results', basename(run));
 }
 
 /** The tiny recipe of smoke runs: snapshots every step to step 8 instead of every 10 to 80. */
-const SMOKE_CONFIG = { bcSteps: 30, bcBatchSize: 16, groupSize: 2, segmentSteps: 1, steps: 8, updateEpochs: 1, evalEpisodesPerTask: 1, evalEvery: 8, parallel: false };
+const SMOKE_CONFIG = {
+  bcSteps: 30,
+  bcBatchSize: 16,
+  groupSize: 2,
+  segmentSteps: 1,
+  steps: 8,
+  updateEpochs: 1,
+  evalEpisodesPerTask: 1,
+  evalEvery: 8,
+  parallel: false,
+};
 
 /** The checkpoint step that stands for the chapter's `step` (smoke runs are ten times shorter). */
 export function stepOf(step: number, smoke: boolean): number {
@@ -75,7 +107,15 @@ export function checkpointsOf(runDir: string, smoke: boolean): (step: number) =>
 }
 
 /** The recipe of a run: the default training run's, or the smoke one. */
-function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boolean; overrides?: Record<string, unknown> }): RLConfig {
+function runConfig({
+  seed,
+  smoke,
+  overrides = {},
+}: {
+  seed: number;
+  smoke: boolean;
+  overrides?: Record<string, unknown>;
+}): RLConfig {
   return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
 }
 
@@ -85,14 +125,25 @@ function runConfig({ seed, smoke, overrides = {} }: { seed: number; smoke: boole
  * what is there. The training seed is the one the folder's name gives (`trainingSeedOf`) unless
  * `seed` says otherwise.
  */
-export async function ensureRun(runDir: string, { seed = trainingSeedOf(runDir), smoke, steps, overrides }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> }): Promise<(step: number) => string> {
+export async function ensureRun(
+  runDir: string,
+  {
+    seed = trainingSeedOf(runDir),
+    smoke,
+    steps,
+    overrides,
+  }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> },
+): Promise<(step: number) => string> {
   await initBackend();
   const at = checkpointsOf(runDir, smoke);
   if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
     const log = openRunLog(runDir, { quiet: smoke });
     try {
       log.say(`${runDir}: checkpoints missing; training them first (seed ${seed})`);
-      await trainSnapshots(runConfig({ seed, smoke, ...(overrides !== undefined ? { overrides } : {}) }), { runDir, log });
+      await trainSnapshots(runConfig({ seed, smoke, ...(overrides !== undefined ? { overrides } : {}) }), {
+        runDir,
+        log,
+      });
     } finally {
       log.close();
     }
@@ -130,12 +181,18 @@ export function evaluateOnCores(options: EvaluateOptions): Promise<Evaluation> {
 
 /** The counts of an evaluation as the statistics take them. */
 export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; trials: number[] } {
-  return { successes: perTask.map((count) => count.successes), trials: perTask.map((count) => count.episodes) };
+  return {
+    successes: perTask.map((count) => count.successes),
+    trials: perTask.map((count) => count.episodes),
+  };
 }
 
 /** `op count, op count` from most to least frequent. */
 export function topOps(counts: Record<string, number>): string {
-  return Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([op, count]) => `${op} ${count}`).join(', ');
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([op, count]) => `${op} ${count}`)
+    .join(', ');
 }
 
 export const pct = (value: number) => value.toFixed(3);

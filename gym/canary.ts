@@ -58,7 +58,13 @@ export function canaryHarness(env: 'train' | 'plain', reward: 'hidden' | 'public
 }
 
 /** Runs the canary: 4 policies x 3 harnesses x 30 tasks x `episodesPerTask`. */
-export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; seed: number }): CanaryReport {
+export function runCanary({
+  episodesPerTask,
+  seed,
+}: {
+  episodesPerTask: number;
+  seed: number;
+}): CanaryReport {
   const tasks = makeTasks('all');
   const results: CanaryRow[] = [];
   const harnesses: CanaryReport['harnesses'] = {};
@@ -70,8 +76,15 @@ export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; 
     for (const policy of SCRIPTED_POLICIES) {
       const run = runScripted(policy, harness, tasks, { episodesPerTask, seed });
       results.push({
-        policy, env, reward, episodes: run.episodes, meanReward: run.meanReward, expected: CANARY_EXPECTED[policy][key] as number,
-        successRate: run.successRate, expectedSuccess: expectedSuccess(policy, key), harnessHash: hash,
+        policy,
+        env,
+        reward,
+        episodes: run.episodes,
+        meanReward: run.meanReward,
+        expected: CANARY_EXPECTED[policy][key] as number,
+        successRate: run.successRate,
+        expectedSuccess: expectedSuccess(policy, key),
+        harnessHash: hash,
       });
     }
   }
@@ -84,8 +97,13 @@ export function runCanary({ episodesPerTask, seed }: { episodesPerTask: number; 
  * alarm about once in 15,000), and success equal to reward (a repair passes public and hidden
  * tests alike).
  */
-export function canaryRowOk(row: Pick<CanaryRow, 'policy' | 'meanReward' | 'expected' | 'successRate' | 'expectedSuccess' | 'episodes'>): boolean {
-  if (row.policy !== 'blind') return row.meanReward === row.expected && row.successRate === row.expectedSuccess;
+export function canaryRowOk(
+  row: Pick<CanaryRow, 'policy' | 'meanReward' | 'expected' | 'successRate' | 'expectedSuccess' | 'episodes'>,
+): boolean {
+  if (row.policy !== 'blind')
+    return row.meanReward === row.expected && row.successRate === row.expectedSuccess;
   const standardError = Math.sqrt((row.expected * (1 - row.expected)) / Math.max(1, row.episodes));
-  return Math.abs(row.meanReward - row.expected) <= 4 * standardError + 1e-12 && row.successRate === row.meanReward;
+  return (
+    Math.abs(row.meanReward - row.expected) <= 4 * standardError + 1e-12 && row.successRate === row.meanReward
+  );
 }

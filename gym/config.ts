@@ -24,31 +24,86 @@ import { BUG_TYPES } from './types.ts';
  * edits, no renaming).
  */
 export const harnessShape = {
-  split: z.enum(['variant', 'type']).default('variant')
-    .describe("which held-out split: 'variant' holds out variants 4-5 of every type, 'type' holds out all six variants of heldOutType"),
-  heldOutType: z.enum(BUG_TYPES).default('zero')
+  split: z
+    .enum(['variant', 'type'])
+    .default('variant')
+    .describe(
+      "which held-out split: 'variant' holds out variants 4-5 of every type, 'type' holds out all six variants of heldOutType",
+    ),
+  heldOutType: z
+    .enum(BUG_TYPES)
+    .default('zero')
     .describe("the bug type held out under split 'type' (ignored under 'variant')"),
-  promptVersion: z.enum(['v1']).default('v1')
-    .describe('version of the transcript format (<task> header, <act> ... <obs> ... </obs> turns); bump it whenever the format changes'),
-  maxTurns: z.number().int().min(1).max(1000).default(6)
+  promptVersion: z
+    .enum(['v1'])
+    .default('v1')
+    .describe(
+      'version of the transcript format (<task> header, <act> ... <obs> ... </obs> turns); bump it whenever the format changes',
+    ),
+  maxTurns: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(6)
     .describe('actions per episode; read, edit, test, submit takes 4, so 6 leaves room for two mistakes'),
-  maxEdits: z.number().int().min(1).max(1000).nullable().default(1)
-    .describe('edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible'),
-  contextTokens: z.number().int().min(24).max(4096).default(124)
-    .describe('words the policy sees (the model reads 128: this plus an action of up to maxActionTokens must fit); the oldest non-header words are dropped first, the task header never'),
-  randomizeNames: z.boolean().default(true)
+  maxEdits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .default(1)
+    .describe(
+      'edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible',
+    ),
+  contextTokens: z
+    .number()
+    .int()
+    .min(24)
+    .max(4096)
+    .default(124)
+    .describe(
+      'words the policy sees (the model reads 128: this plus an action of up to maxActionTokens must fit); the oldest non-header words are dropped first, the task header never',
+    ),
+  randomizeNames: z
+    .boolean()
+    .default(true)
     .describe('at reset, replace the function name in source, spec and tests by one drawn from renamePool'),
-  renameParams: z.boolean().default(true)
-    .describe('at reset, also rename the parameters (in source and spec) to distinct names drawn from all tasks\' parameter names'),
-  varySurface: z.boolean().default(true)
-    .describe('at reset, vary the task\'s surface (parameter order, spec words, parentheses, a dead statement) keeping its bug site and behaviour; docs/GYM.md, "Surface variation"'),
-  renamePool: z.enum(['all', 'train', 'heldout']).default('all')
-    .describe("names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)"),
-  temperature: z.number().min(0).max(10).default(1.0)
+  renameParams: z
+    .boolean()
+    .default(true)
+    .describe(
+      "at reset, also rename the parameters (in source and spec) to distinct names drawn from all tasks' parameter names",
+    ),
+  varySurface: z
+    .boolean()
+    .default(true)
+    .describe(
+      'at reset, vary the task\'s surface (parameter order, spec words, parentheses, a dead statement) keeping its bug site and behaviour; docs/GYM.md, "Surface variation"',
+    ),
+  renamePool: z
+    .enum(['all', 'train', 'heldout'])
+    .default('all')
+    .describe(
+      "names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)",
+    ),
+  temperature: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(1.0)
     .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
-  reward: z.enum(['hidden', 'public']).default('hidden')
+  reward: z
+    .enum(['hidden', 'public'])
+    .default('hidden')
     .describe('tests that decide the reward at submit; success is always scored on hidden tests'),
-  maxActionTokens: z.number().int().min(2).max(64).default(3)
+  maxActionTokens: z
+    .number()
+    .int()
+    .min(2)
+    .max(64)
+    .default(3)
     .describe('words an action may have, <end> included (edit OP <end> is 3)'),
 };
 
@@ -82,7 +137,9 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], where: string)
 export function parseHarness(input: unknown, where = 'config'): Harness {
   const result = HarnessSchema.safeParse(input ?? {});
   if (!result.success) {
-    throw new Error(`invalid harness:\n${formatIssues(result.error.issues, where)}\n(see docs/GYM.md, "Harness fields")`);
+    throw new Error(
+      `invalid harness:\n${formatIssues(result.error.issues, where)}\n(see docs/GYM.md, "Harness fields")`,
+    );
   }
   return result.data;
 }
@@ -96,12 +153,33 @@ export function pickHarness(config: Harness): Harness {
 
 /** The training harness: one edit, renaming over all names, hidden-test reward. */
 export function trainingHarness(overrides: HarnessInput = {}): Harness {
-  return parseHarness({ maxEdits: 1, randomizeNames: true, renameParams: true, varySurface: true, renamePool: 'all', reward: 'hidden', ...overrides }, 'trainingHarness');
+  return parseHarness(
+    {
+      maxEdits: 1,
+      randomizeNames: true,
+      renameParams: true,
+      varySurface: true,
+      renamePool: 'all',
+      reward: 'hidden',
+      ...overrides,
+    },
+    'trainingHarness',
+  );
 }
 
 /** The plain `BugFixEnv`: unlimited edits, no renaming, hidden-test reward. */
 export function plainEnv(overrides: HarnessInput = {}): Harness {
-  return parseHarness({ maxEdits: null, randomizeNames: false, renameParams: false, varySurface: false, reward: 'hidden', ...overrides }, 'plainEnv');
+  return parseHarness(
+    {
+      maxEdits: null,
+      randomizeNames: false,
+      renameParams: false,
+      varySurface: false,
+      reward: 'hidden',
+      ...overrides,
+    },
+    'plainEnv',
+  );
 }
 
 /**
@@ -109,5 +187,8 @@ export function plainEnv(overrides: HarnessInput = {}): Harness {
  * every number so that two numbers from different harnesses are never compared by accident.
  */
 export function harnessHash(harness: Harness): string {
-  return createHash('sha256').update(canonicalJson(pickHarness(harness))).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(canonicalJson(pickHarness(harness)))
+    .digest('hex')
+    .slice(0, 12);
 }

@@ -61,10 +61,12 @@ export interface StepResult {
 export interface ResetOptions {
   /** Re-seeds the env's own random stream; without it the stream continues. */
   seed?: number | string | undefined;
-  options?: {
-    /** Task name or id; drawn uniformly from the env's tasks when absent. */
-    task?: string | number | undefined;
-  } | undefined;
+  options?:
+    | {
+        /** Task name or id; drawn uniformly from the env's tasks when absent. */
+        task?: string | number | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -126,7 +128,9 @@ function renamedWords(source: string, view: TaskView): readonly string[] {
 const PARAM_POOL: readonly string[] = [...new Set(makeTasks('all').flatMap((task) => task.params))].sort();
 
 function paramCandidates(task: Task): readonly string[] {
-  const taken = new Set([...splitWords(task.source), ...specWords(task.spec)].filter((word) => !task.params.includes(word)));
+  const taken = new Set(
+    [...splitWords(task.source), ...specWords(task.spec)].filter((word) => !task.params.includes(word)),
+  );
   return PARAM_POOL.filter((param) => !taken.has(param));
 }
 
@@ -243,12 +247,33 @@ export class BugFixEnv {
     const shown = this.harness.varySurface ? drawSurface(task, this.tasks, this.rng) : plainSurface(task);
     const view = viewOf(task, name, params, shown);
     const info: EpisodeInfo = {
-      task: task.name, taskId: task.id, type: task.type, variant: task.variant, split: task.split, name,
-      turn: 0, toolCalls: { read: 0, edit: 0, test: 0, submit: 0, malformed: 0 }, firstEditOp: null,
-      editsApplied: 0, editsRefused: 0, editsNoSite: 0, submitted: false, publicPass: null, hiddenPass: null,
+      task: task.name,
+      taskId: task.id,
+      type: task.type,
+      variant: task.variant,
+      split: task.split,
+      name,
+      turn: 0,
+      toolCalls: { read: 0, edit: 0, test: 0, submit: 0, malformed: 0 },
+      firstEditOp: null,
+      editsApplied: 0,
+      editsRefused: 0,
+      editsNoSite: 0,
+      submitted: false,
+      publicPass: null,
+      hiddenPass: null,
       contextTruncated: false,
     };
-    this.state = { task, shown, view, source: shown.source, body: ['<act>'], info, editsUsed: 0, done: false };
+    this.state = {
+      task,
+      shown,
+      view,
+      source: shown.source,
+      body: ['<act>'],
+      info,
+      editsUsed: 0,
+      done: false,
+    };
     info.contextTruncated = this.cutToContext(this.state);
     return { observation: this.observation(this.state), info: copyInfo(info) };
   }
@@ -257,7 +282,9 @@ export class BugFixEnv {
     const state = this.requireState();
     if (state.done) throw new Error('BugFixEnv.step: the episode is over; call reset');
     if (!Array.isArray(action) || !action.every((word) => typeof word === 'string')) {
-      throw new TypeError(`BugFixEnv.step: an action is an array of words, got ${action === null ? 'null' : Array.isArray(action) ? 'an array holding a non-string' : typeof action}`);
+      throw new TypeError(
+        `BugFixEnv.step: an action is an array of words, got ${action === null ? 'null' : Array.isArray(action) ? 'an array holding a non-string' : typeof action}`,
+      );
     }
     const { info } = state;
     info.turn += 1;
@@ -299,10 +326,12 @@ export class BugFixEnv {
   /** The tool of a well-formed action, or undefined. */
   private parse(action: readonly string[]): Tool | undefined {
     const length = action.length;
-    if (length < 2 || length > this.harness.maxActionTokens || action[length - 1] !== '<end>') return undefined;
+    if (length < 2 || length > this.harness.maxActionTokens || action[length - 1] !== '<end>')
+      return undefined;
     const tool = action[0];
     if (tool === 'read' || tool === 'test' || tool === 'submit') return length === 2 ? tool : undefined;
-    if (tool === 'edit' && length === 3 && (EDIT_OPS as readonly string[]).includes(action[1] as string)) return 'edit';
+    if (tool === 'edit' && length === 3 && (EDIT_OPS as readonly string[]).includes(action[1] as string))
+      return 'edit';
     return undefined;
   }
 

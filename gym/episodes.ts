@@ -35,10 +35,12 @@ function episodeSpec(task: string, sample: number, stream: Rng): EpisodeSpec {
 
 /** `episodes` episodes of each task, task-major: episode i of task j uses `rng.fork(name/i)`. */
 export function episodeSpecs(tasks: readonly Task[], episodes: number, rng: Rng): EpisodeSpec[] {
-  if (!Number.isInteger(episodes) || episodes < 1) throw new RangeError(`episodeSpecs: episodes must be a positive integer, got ${episodes}`);
+  if (!Number.isInteger(episodes) || episodes < 1)
+    throw new RangeError(`episodeSpecs: episodes must be a positive integer, got ${episodes}`);
   const specs: EpisodeSpec[] = [];
   for (const task of tasks) {
-    for (let i = 0; i < episodes; i += 1) specs.push(episodeSpec(task.name, i, rng.fork(`${task.name}/${i}`)));
+    for (let i = 0; i < episodes; i += 1)
+      specs.push(episodeSpec(task.name, i, rng.fork(`${task.name}/${i}`)));
   }
   return specs;
 }
@@ -80,10 +82,22 @@ export interface EpisodeResult {
 function episodeResult(spec: EpisodeSpec, final: Pick<StepResult, 'reward' | 'info'>): EpisodeResult {
   const { info } = final;
   return {
-    task: spec.task, type: info.type, sample: spec.sample, envSeed: spec.envSeed, samplingKey: spec.samplingKey, shownName: info.name,
-    success: episodeSuccess(info), reward: final.reward, submitted: info.submitted, publicPass: info.publicPass === true,
-    hiddenPass: info.hiddenPass === true, firstEditOp: info.firstEditOp, turns: info.turn, readCalls: info.toolCalls.read,
-    editsRefused: info.editsRefused, malformed: info.toolCalls.malformed,
+    task: spec.task,
+    type: info.type,
+    sample: spec.sample,
+    envSeed: spec.envSeed,
+    samplingKey: spec.samplingKey,
+    shownName: info.name,
+    success: episodeSuccess(info),
+    reward: final.reward,
+    submitted: info.submitted,
+    publicPass: info.publicPass === true,
+    hiddenPass: info.hiddenPass === true,
+    firstEditOp: info.firstEditOp,
+    turns: info.turn,
+    readCalls: info.toolCalls.read,
+    editsRefused: info.editsRefused,
+    malformed: info.toolCalls.malformed,
   };
 }
 
@@ -110,7 +124,12 @@ export interface EpisodePolicy {
  * Plays every spec to its end, all rows in lockstep (one `act` call per turn for the rows still
  * playing). Results come back in spec order.
  */
-export function playEpisodes(harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], policy: EpisodePolicy): EpisodeResult[] {
+export function playEpisodes(
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+  policy: EpisodePolicy,
+): EpisodeResult[] {
   // Validated once for the whole batch; every episode gets its own env (its own stream).
   const checked = parseHarness(pickHarness(harness), 'harness');
   const envs: BugFixEnv[] = [];
@@ -124,7 +143,8 @@ export function playEpisodes(harness: Harness, tasks: readonly Task[], specs: re
   let active = turns;
   while (active.length > 0) {
     const actions = policy.act(active);
-    if (actions.length !== active.length) throw new Error(`playEpisodes: the policy gave ${actions.length} actions for ${active.length} rows`);
+    if (actions.length !== active.length)
+      throw new Error(`playEpisodes: the policy gave ${actions.length} actions for ${active.length} rows`);
     const next: PolicyTurn[] = [];
     active.forEach((turn, k) => {
       const step = (envs[turn.row] as BugFixEnv).step(actions[k] as readonly string[]);
@@ -150,11 +170,20 @@ export interface TaskCount {
 }
 
 /** Per-task success counts of `results`, in the order of `tasks` (tasks with no episode are left out). */
-export function countsByTask(tasks: readonly Task[], results: readonly Pick<EpisodeResult, 'task' | 'success'>[]): TaskCount[] {
-  const byName = new Map(tasks.map((task) => [task.name, { task: task.id, name: task.name, type: task.type, successes: 0, episodes: 0 }]));
+export function countsByTask(
+  tasks: readonly Task[],
+  results: readonly Pick<EpisodeResult, 'task' | 'success'>[],
+): TaskCount[] {
+  const byName = new Map(
+    tasks.map((task) => [
+      task.name,
+      { task: task.id, name: task.name, type: task.type, successes: 0, episodes: 0 },
+    ]),
+  );
   for (const result of results) {
     const count = byName.get(result.task);
-    if (count === undefined) throw new Error(`countsByTask: episode of task '${result.task}', which is not among the tasks`);
+    if (count === undefined)
+      throw new Error(`countsByTask: episode of task '${result.task}', which is not among the tasks`);
     count.episodes += 1;
     if (result.success) count.successes += 1;
   }
@@ -162,7 +191,9 @@ export function countsByTask(tasks: readonly Task[], results: readonly Pick<Epis
 }
 
 /** How often each op was the first edit ('(none)': the episode never edited). */
-export function firstEditCounts(results: readonly Pick<EpisodeResult, 'firstEditOp'>[]): Record<string, number> {
+export function firstEditCounts(
+  results: readonly Pick<EpisodeResult, 'firstEditOp'>[],
+): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const result of results) {
     const op = result.firstEditOp ?? '(none)';

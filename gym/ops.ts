@@ -40,7 +40,9 @@ export function literalWord(value: unknown): string {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return String(value);
   if (typeof value === 'string' && !/['\s\\]/.test(value)) return `'${value}'`;
   if (typeof value === 'boolean') return String(value);
-  throw new Error(`literalWord: ${JSON.stringify(value)} cannot be written as a single non-negative literal word`);
+  throw new Error(
+    `literalWord: ${JSON.stringify(value)} cannot be written as a single non-negative literal word`,
+  );
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -60,8 +62,16 @@ function params(words: readonly string[]): string[] {
 
 function hasGuard(words: readonly string[], divisor: string): boolean {
   for (let i = 0; i + 6 < words.length; i += 1) {
-    if (words[i] === 'if' && words[i + 1] === '(' && words[i + 2] === divisor && words[i + 3] === '===' &&
-      words[i + 4] === '0' && words[i + 5] === ')' && words[i + 6] === 'return') return true;
+    if (
+      words[i] === 'if' &&
+      words[i + 1] === '(' &&
+      words[i + 2] === divisor &&
+      words[i + 3] === '===' &&
+      words[i + 4] === '0' &&
+      words[i + 5] === ')' &&
+      words[i + 6] === 'return'
+    )
+      return true;
   }
   return false;
 }
@@ -91,7 +101,8 @@ function fixComparison(words: readonly string[]): Rewrite {
 
 function fixOffByOne(words: readonly string[]): Rewrite {
   for (let i = 0; i + 1 < words.length; i += 1) {
-    if (words[i] === '-' && words[i + 1] === '1') return { words: [...words.slice(0, i), ...words.slice(i + 2)], note: 'removed - 1' };
+    if (words[i] === '-' && words[i + 1] === '1')
+      return { words: [...words.slice(0, i), ...words.slice(i + 2)], note: 'removed - 1' };
   }
   return { noSite: 'no - 1' };
 }
@@ -120,10 +131,15 @@ function specialCaseTests(words: readonly string[], context: OpContext): Rewrite
   const inserted: string[] = [];
   for (const test of context.publicTests) {
     if (test.args.length !== names.length) return { noSite: 'test arity differs from the parameters' };
-    const condition = names.flatMap((name, k) => (k === 0 ? [] : ['&&']).concat([name, '===', literalWord(test.args[k])]));
+    const condition = names.flatMap((name, k) =>
+      (k === 0 ? [] : ['&&']).concat([name, '===', literalWord(test.args[k])]),
+    );
     inserted.push('if', '(', ...condition, ')', 'return', literalWord(test.expected), ';');
   }
-  return { words: [...words.slice(0, start), ...inserted, ...words.slice(start)], note: `special-cased ${context.publicTests.length} inputs` };
+  return {
+    words: [...words.slice(0, start), ...inserted, ...words.slice(start)],
+    note: `special-cased ${context.publicTests.length} inputs`,
+  };
 }
 
 const REWRITES: Record<EditOp, (words: readonly string[], context: OpContext) => Rewrite> = {
@@ -147,7 +163,8 @@ const opCache = new WeakMap<readonly TestCase[], Map<string, OpResult>>();
  */
 export function applyOp(source: string, op: EditOp, context: OpContext): OpResult {
   const rewrite = REWRITES[op];
-  if (rewrite === undefined || !(EDIT_OPS as readonly string[]).includes(op)) throw new Error(`applyOp: unknown op '${String(op)}' (have ${EDIT_OPS.join(', ')})`);
+  if (rewrite === undefined || !(EDIT_OPS as readonly string[]).includes(op))
+    throw new Error(`applyOp: unknown op '${String(op)}' (have ${EDIT_OPS.join(', ')})`);
   let cache = opCache.get(context.publicTests);
   if (cache === undefined) {
     cache = new Map();
@@ -157,9 +174,10 @@ export function applyOp(source: string, op: EditOp, context: OpContext): OpResul
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   const outcome = rewrite(splitWords(source), context);
-  const result: OpResult = 'noSite' in outcome
-    ? { source, applied: false, note: outcome.noSite }
-    : { source: renderWords(outcome.words), applied: true, note: outcome.note };
+  const result: OpResult =
+    'noSite' in outcome
+      ? { source, applied: false, note: outcome.noSite }
+      : { source: renderWords(outcome.words), applied: true, note: outcome.note };
   if (cache.size > 50_000) cache.clear();
   cache.set(key, result);
   return result;

@@ -2,7 +2,15 @@ import { Rng } from '../lib/rng.ts';
 import type { Harness } from './config.ts';
 import type { EpisodeInfo } from './env.ts';
 import {
-  countsByTask, episodeSpecs, playEpisodes, samplingStream, type EpisodePolicy, type EpisodeResult, type EpisodeSpec, type PolicyTurn, type TaskCount,
+  countsByTask,
+  episodeSpecs,
+  playEpisodes,
+  samplingStream,
+  type EpisodePolicy,
+  type EpisodeResult,
+  type EpisodeSpec,
+  type PolicyTurn,
+  type TaskCount,
 } from './episodes.ts';
 import { GAMING_OP, REPAIR_OP_FOR, REPAIR_OPS, type Task } from './types.ts';
 
@@ -29,13 +37,24 @@ const END = '<end>';
 export function scriptedActions(policy: ScriptedPolicy, info: EpisodeInfo, rng: Rng): string[][] {
   switch (policy) {
     case 'oracle':
-      return [['read', END], ['edit', REPAIR_OP_FOR[info.type], END], ['test', END], ['submit', END]];
+      return [
+        ['read', END],
+        ['edit', REPAIR_OP_FOR[info.type], END],
+        ['test', END],
+        ['submit', END],
+      ];
     case 'blind':
-      return [['edit', rng.pick(REPAIR_OPS), END], ['submit', END]];
+      return [
+        ['edit', rng.pick(REPAIR_OPS), END],
+        ['submit', END],
+      ];
     case 'stacker':
       return [...STACK.map((op) => ['edit', op, END]), ['submit', END]];
     case 'gamer':
-      return [['edit', GAMING_OP, END], ['submit', END]];
+      return [
+        ['edit', GAMING_OP, END],
+        ['submit', END],
+      ];
     default:
       throw new Error(`unknown scripted policy '${String(policy)}' (have ${SCRIPTED_POLICIES.join(', ')})`);
   }
@@ -46,7 +65,8 @@ export function scriptedActions(policy: ScriptedPolicy, info: EpisodeInfo, rng: 
  * the reset info and the episode's own sampling stream, then played one action per turn.
  */
 export function scriptedPolicy(policy: ScriptedPolicy): EpisodePolicy {
-  if (!(SCRIPTED_POLICIES as readonly string[]).includes(policy)) throw new Error(`unknown scripted policy '${policy}' (have ${SCRIPTED_POLICIES.join(', ')})`);
+  if (!(SCRIPTED_POLICIES as readonly string[]).includes(policy))
+    throw new Error(`unknown scripted policy '${policy}' (have ${SCRIPTED_POLICIES.join(', ')})`);
   const plans = new Map<number, string[][]>();
   return {
     act(turns: readonly PolicyTurn[]) {
@@ -83,19 +103,37 @@ export interface RunScriptedOptions {
  * (the loop holds one env per episode it plays at once). Each episode plans from its own
  * sampling stream, so the chunks do not change its result. Results in spec order.
  */
-export function playScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): EpisodeResult[] {
+export function playScripted(
+  policy: ScriptedPolicy,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeResult[] {
   const results: EpisodeResult[] = [];
   for (let start = 0; start < specs.length; start += SCRIPTED_CHUNK) {
-    results.push(...playEpisodes(harness, tasks, specs.slice(start, start + SCRIPTED_CHUNK), scriptedPolicy(policy)));
+    results.push(
+      ...playEpisodes(harness, tasks, specs.slice(start, start + SCRIPTED_CHUNK), scriptedPolicy(policy)),
+    );
   }
   return results;
 }
 
 /** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */
-export function runScripted(policy: ScriptedPolicy, harness: Harness, tasks: readonly Task[], { episodesPerTask, seed }: RunScriptedOptions): ScriptedRun {
+export function runScripted(
+  policy: ScriptedPolicy,
+  harness: Harness,
+  tasks: readonly Task[],
+  { episodesPerTask, seed }: RunScriptedOptions,
+): ScriptedRun {
   const results = playScripted(policy, harness, tasks, episodeSpecs(tasks, episodesPerTask, new Rng(seed)));
   const episodes = results.length;
   const rewards = results.reduce((sum, result) => sum + result.reward, 0);
   const successes = results.filter((result) => result.success).length;
-  return { results, perTask: countsByTask(tasks, results), episodes, meanReward: rewards / episodes, successRate: successes / episodes };
+  return {
+    results,
+    perTask: countsByTask(tasks, results),
+    episodes,
+    meanReward: rewards / episodes,
+    successRate: successes / episodes,
+  };
 }

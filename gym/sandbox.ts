@@ -40,7 +40,10 @@ export interface SandboxLimits {
   confirmLimitMs: number;
 }
 
-export const SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({ firstLimitMs: 50, confirmLimitMs: 2000 });
+export const SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  firstLimitMs: 50,
+  confirmLimitMs: 2000,
+});
 
 /** `passed[i]` is whether test i passed. */
 export type TestOutcome = readonly boolean[];
@@ -55,7 +58,10 @@ const CACHE_LIMIT = 100_000;
 function testSetDigest(tests: readonly TestCase[]): string {
   let digest = testSetDigests.get(tests);
   if (digest === undefined) {
-    digest = createHash('sha256').update(JSON.stringify(tests.map((test) => [test.args, test.expected]))).digest('hex').slice(0, 24);
+    digest = createHash('sha256')
+      .update(JSON.stringify(tests.map((test) => [test.args, test.expected])))
+      .digest('hex')
+      .slice(0, 24);
     testSetDigests.set(tests, digest);
   }
   return digest;
@@ -70,8 +76,11 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
   if (keysA.length !== keysB.length) return false;
-  return keysA.every((key) => Object.prototype.hasOwnProperty.call(b, key) &&
-    deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return keysA.every(
+    (key) =>
+      Object.prototype.hasOwnProperty.call(b, key) &&
+      deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
 }
 
 function isTimeout(error: unknown): boolean {
@@ -82,7 +91,12 @@ function isTimeout(error: unknown): boolean {
  * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
  * of time twice; true when it finished. `setup` restores the inputs before each run.
  */
-function runLimited(script: vm.Script, context: vm.Context, limits: SandboxLimits, setup: () => void): boolean {
+function runLimited(
+  script: vm.Script,
+  context: vm.Context,
+  limits: SandboxLimits,
+  setup: () => void,
+): boolean {
   for (const timeout of [limits.firstLimitMs, limits.confirmLimitMs]) {
     setup();
     try {
@@ -101,13 +115,21 @@ function runLimited(script: vm.Script, context: vm.Context, limits: SandboxLimit
  * caller then runs each call on its own under the two-stage limit, which decides every verdict
  * the fast path could not; so the verdicts are the same either way.
  */
-function evaluateAtOnce(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits): boolean[] | undefined {
-  const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } });
+function evaluateAtOnce(
+  source: string,
+  functionName: string,
+  tests: readonly TestCase[],
+  limits: SandboxLimits,
+): boolean[] | undefined {
+  const context = vm.createContext(Object.create(null) as object, {
+    codeGeneration: { strings: false, wasm: false },
+  });
   const globals = context as Record<string, unknown>;
   globals.__cases = tests.map((test) => [...test.args]);
   try {
-    new vm.Script(`${source}\n;globalThis.__results = __cases.map((args) => ${functionName}(...args));`, { filename: 'gym-task.js' })
-      .runInContext(context, { timeout: limits.firstLimitMs });
+    new vm.Script(`${source}\n;globalThis.__results = __cases.map((args) => ${functionName}(...args));`, {
+      filename: 'gym-task.js',
+    }).runInContext(context, { timeout: limits.firstLimitMs });
   } catch {
     return undefined;
   }
@@ -115,12 +137,26 @@ function evaluateAtOnce(source: string, functionName: string, tests: readonly Te
   return tests.map((test, i) => deepEqual(results[i], test.expected));
 }
 
-function evaluate(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits): boolean[] {
-  return evaluateAtOnce(source, functionName, tests, limits) ?? evaluateEach(source, functionName, tests, limits);
+function evaluate(
+  source: string,
+  functionName: string,
+  tests: readonly TestCase[],
+  limits: SandboxLimits,
+): boolean[] {
+  return (
+    evaluateAtOnce(source, functionName, tests, limits) ?? evaluateEach(source, functionName, tests, limits)
+  );
 }
 
-function evaluateEach(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits): boolean[] {
-  const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } });
+function evaluateEach(
+  source: string,
+  functionName: string,
+  tests: readonly TestCase[],
+  limits: SandboxLimits,
+): boolean[] {
+  const context = vm.createContext(Object.create(null) as object, {
+    codeGeneration: { strings: false, wasm: false },
+  });
   const globals = context as Record<string, unknown>;
   let definition: vm.Script;
   try {
@@ -128,11 +164,15 @@ function evaluateEach(source: string, functionName: string, tests: readonly Test
   } catch {
     return tests.map(() => false);
   }
-  if (!runLimited(definition, context, limits, () => undefined) || typeof globals.__fn !== 'function') return tests.map(() => false);
-  return tests.map((test) => runLimited(CALL, context, limits, () => {
-    globals.__args = [...test.args];
-    globals.__result = undefined;
-  }) && deepEqual(globals.__result, test.expected));
+  if (!runLimited(definition, context, limits, () => undefined) || typeof globals.__fn !== 'function')
+    return tests.map(() => false);
+  return tests.map(
+    (test) =>
+      runLimited(CALL, context, limits, () => {
+        globals.__args = [...test.args];
+        globals.__result = undefined;
+      }) && deepEqual(globals.__result, test.expected),
+  );
 }
 
 /**
@@ -141,7 +181,12 @@ function evaluateEach(source: string, functionName: string, tests: readonly Test
  *
  * @example runTests('function f(x) { return x + 1; }', 'f', [{ args: [1], expected: 2 }]) // [true]
  */
-export function runTests(source: string, functionName: string, tests: readonly TestCase[], limits: SandboxLimits = SANDBOX_LIMITS): TestOutcome {
+export function runTests(
+  source: string,
+  functionName: string,
+  tests: readonly TestCase[],
+  limits: SandboxLimits = SANDBOX_LIMITS,
+): TestOutcome {
   const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
   let outcome = outcomeCache.get(key);
   if (outcome === undefined) {

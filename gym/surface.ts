@@ -21,7 +21,12 @@ import { renderWords, specWords, splitWords } from './words.ts';
  *   predicts a type. Neither creates a site of any op (no `/ NAME`, `<`, `>`, `- 1`, `!` or
  *   `Math.min`), so the ops' invariants hold.
  */
-const SURFACE_PROBABILITIES = Object.freeze({ SPEC_DROP: 0.25, SPEC_SWAP: 0.25, WRAP: 0.5, DEAD_STATEMENT: 0.5 });
+const SURFACE_PROBABILITIES = Object.freeze({
+  SPEC_DROP: 0.25,
+  SPEC_SWAP: 0.25,
+  WRAP: 0.5,
+  DEAD_STATEMENT: 0.5,
+});
 
 /** Expressions of the dead statement: features found across bug types, none a site of any op. */
 const DISTRACTORS: ReadonlyArray<readonly string[]> = [
@@ -37,7 +42,9 @@ const DISTRACTORS: ReadonlyArray<readonly string[]> = [
 ];
 
 /** Words the surface variation may add to a source. */
-export const SURFACE_WORDS: readonly string[] = [...new Set(['if', '(', 'false', ')', 'return', ';', ...DISTRACTORS.flat()])];
+export const SURFACE_WORDS: readonly string[] = [
+  ...new Set(['if', '(', 'false', ')', 'return', ';', ...DISTRACTORS.flat()]),
+];
 
 /** A task as one episode shows it: possibly reordered, rewrapped and respecified. */
 export interface SurfaceTask {
@@ -68,7 +75,13 @@ const surfaceCache = new Map<string, SurfaceTask>();
 
 /** The task as it is, no variation. */
 export function plainSurface(task: Task): SurfaceTask {
-  return build(task, { order: task.params.map((_, i) => i), spec: specWords(task.spec), specKey: 'own', wrap: false, dead: -1 });
+  return build(task, {
+    order: task.params.map((_, i) => i),
+    spec: specWords(task.spec),
+    specKey: 'own',
+    wrap: false,
+    dead: -1,
+  });
 }
 
 /** Draws a surface for `task` from `rng`; `others` are the tasks whose specs may stand in. */
@@ -100,21 +113,30 @@ function build(task: Task, surface: Surface): SurfaceTask {
   let shown = surfaceCache.get(key);
   if (shown !== undefined) return shown;
   const identity = surface.order.every((from, to) => from === to);
-  const permute = (tests: readonly TestCase[]) => (identity ? tests : tests.map((test) => ({ args: surface.order.map((from) => test.args[from]), expected: test.expected })));
+  const permute = (tests: readonly TestCase[]) =>
+    identity
+      ? tests
+      : tests.map((test) => ({
+          args: surface.order.map((from) => test.args[from]),
+          expected: test.expected,
+        }));
   const canonicalCache = new Map<string, string>();
   shown = {
     source: renderWords(reshape(splitWords(task.source), task.params, surface)),
     spec: surface.spec,
     publicTests: permute(task.publicTests),
-    canonical: identity && !surface.wrap && surface.dead < 0 ? (source) => source : (source) => {
-      let canonical = canonicalCache.get(source);
-      if (canonical === undefined) {
-        canonical = renderWords(unshape(splitWords(source), task.params, surface));
-        if (canonicalCache.size > 1000) canonicalCache.clear();
-        canonicalCache.set(source, canonical);
-      }
-      return canonical;
-    },
+    canonical:
+      identity && !surface.wrap && surface.dead < 0
+        ? (source) => source
+        : (source) => {
+            let canonical = canonicalCache.get(source);
+            if (canonical === undefined) {
+              canonical = renderWords(unshape(splitWords(source), task.params, surface));
+              if (canonicalCache.size > 1000) canonicalCache.clear();
+              canonicalCache.set(source, canonical);
+            }
+            return canonical;
+          },
   };
   if (surfaceCache.size > 50_000) surfaceCache.clear();
   surfaceCache.set(key, shown);
@@ -129,34 +151,60 @@ function build(task: Task, surface: Surface): SurfaceTask {
 function unshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
   let out = [...words];
   if (surface.dead >= 0) {
-    const dead = ['if', '(', 'false', ')', 'return', ...(DISTRACTORS[surface.dead] as readonly string[]), ';'];
+    const dead = [
+      'if',
+      '(',
+      'false',
+      ')',
+      'return',
+      ...(DISTRACTORS[surface.dead] as readonly string[]),
+      ';',
+    ];
     const at = out.findIndex((_, i) => dead.every((word, k) => out[i + k] === word));
     if (at >= 0) out.splice(at, dead.length);
   }
   if (surface.wrap) {
     const at = out.lastIndexOf('return');
     const end = out.lastIndexOf(';');
-    if (out[at + 1] === '(' && out[end - 1] === ')') out = [...out.slice(0, at + 1), ...out.slice(at + 2, end - 1), ...out.slice(end)];
+    if (out[at + 1] === '(' && out[end - 1] === ')')
+      out = [...out.slice(0, at + 1), ...out.slice(at + 2, end - 1), ...out.slice(end)];
   }
   const open = out.indexOf('(');
   const close = out.indexOf(')', open);
-  return [...out.slice(0, open + 1), ...params.flatMap((param, k) => (k === 0 ? [param] : [',', param])), ...out.slice(close)];
+  return [
+    ...out.slice(0, open + 1),
+    ...params.flatMap((param, k) => (k === 0 ? [param] : [',', param])),
+    ...out.slice(close),
+  ];
 }
 
 /** The source words with the parameter list reordered, the return wrapped, a dead statement added. */
 function reshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
   const open = words.indexOf('(');
   const close = words.indexOf(')', open);
-  const list = surface.order.flatMap((from, k) => (k === 0 ? [params[from] as string] : [',', params[from] as string]));
+  const list = surface.order.flatMap((from, k) =>
+    k === 0 ? [params[from] as string] : [',', params[from] as string],
+  );
   let out = [...words.slice(0, open + 1), ...list, ...words.slice(close)];
   if (surface.wrap) {
     const at = out.indexOf('return');
     const end = out.lastIndexOf(';');
-    if (at >= 0 && end > at) out = [...out.slice(0, at + 1), '(', ...out.slice(at + 1, end), ')', ...out.slice(end)];
+    if (at >= 0 && end > at)
+      out = [...out.slice(0, at + 1), '(', ...out.slice(at + 1, end), ')', ...out.slice(end)];
   }
   if (surface.dead >= 0) {
     const body = out.indexOf('{', out.indexOf(')')) + 1;
-    out = [...out.slice(0, body), 'if', '(', 'false', ')', 'return', ...(DISTRACTORS[surface.dead] as readonly string[]), ';', ...out.slice(body)];
+    out = [
+      ...out.slice(0, body),
+      'if',
+      '(',
+      'false',
+      ')',
+      'return',
+      ...(DISTRACTORS[surface.dead] as readonly string[]),
+      ';',
+      ...out.slice(body),
+    ];
   }
   return out;
 }

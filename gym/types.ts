@@ -10,7 +10,13 @@ export const BUG_TYPES = ['zero', 'compare', 'off_by_one', 'negation', 'min_max'
 export type BugType = (typeof BUG_TYPES)[number];
 
 /** One repair op per bug type, in the order of `BUG_TYPES`. */
-export const REPAIR_OPS = ['add_zero_guard', 'fix_comparison', 'fix_off_by_one', 'remove_negation', 'swap_min_max'] as const;
+export const REPAIR_OPS = [
+  'add_zero_guard',
+  'fix_comparison',
+  'fix_off_by_one',
+  'remove_negation',
+  'swap_min_max',
+] as const;
 export type RepairOp = (typeof REPAIR_OPS)[number];
 
 /** The sixth op: special-cases the public test inputs (chapter 4's gaming policy, chapter 11's reward hacking). */

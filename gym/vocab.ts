@@ -17,12 +17,21 @@ import { MARKERS, OBSERVATION_WORDS, TOOLS, specWords, splitWords } from './word
  * Including held-out tasks' words is the chapter's "vocabulary leak", kept on purpose.
  */
 export function vocabularyWords(tasks: readonly Task[]): string[] {
-  const words = new Set<string>([...MARKERS, ...TOOLS, ...EDIT_OPS, ...OBSERVATION_WORDS, ':', ...NAME_POOL, ...SURFACE_WORDS]);
+  const words = new Set<string>([
+    ...MARKERS,
+    ...TOOLS,
+    ...EDIT_OPS,
+    ...OBSERVATION_WORDS,
+    ':',
+    ...NAME_POOL,
+    ...SURFACE_WORDS,
+  ]);
   for (const task of tasks) {
     for (const word of splitWords(task.source)) words.add(word);
     for (const word of specWords(task.spec)) words.add(word);
     for (const op of EDIT_OPS) {
-      for (const word of splitWords(applyOp(task.source, op, { publicTests: task.publicTests }).source)) words.add(word);
+      for (const word of splitWords(applyOp(task.source, op, { publicTests: task.publicTests }).source))
+        words.add(word);
     }
   }
   return [...words].sort();

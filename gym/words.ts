@@ -17,8 +17,27 @@ export type Tool = (typeof TOOLS)[number];
 
 /** Every word an observation can hold besides the source's own words. */
 export const OBSERVATION_WORDS = [
-  'edited', 'no', 'site', 'refused', 'error', 'bad', 'action', 'tests', 'of', 'passed', 'submitted',
-  '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+  'edited',
+  'no',
+  'site',
+  'refused',
+  'error',
+  'bad',
+  'action',
+  'tests',
+  'of',
+  'passed',
+  'submitted',
+  '0',
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '7',
+  '8',
+  '9',
 ] as const;
 
 const splitCache = new Map<string, readonly string[]>();

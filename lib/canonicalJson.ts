@@ -9,7 +9,8 @@
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort()
+    const entries = Object.keys(value)
+      .sort()
       .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
       .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
     return `{${entries.join(',')}}`;

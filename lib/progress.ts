@@ -7,14 +7,20 @@ export interface Progress {
   done(note?: string): void;
 }
 
-export function progressBar(label: string, total: number, { enabled = process.stderr.isTTY === true } = {}): Progress {
+export function progressBar(
+  label: string,
+  total: number,
+  { enabled = process.stderr.isTTY === true } = {},
+): Progress {
   const started = Date.now();
   let lastDraw = 0;
   const draw = (done: number, note = '') => {
     const width = 24;
     const filled = total > 0 ? Math.round((width * Math.min(done, total)) / total) : width;
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${seconds}s ${note}\x1b[K`);
+    process.stderr.write(
+      `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${seconds}s ${note}\x1b[K`,
+    );
   };
   return {
     tick(done, note) {

@@ -30,7 +30,8 @@ export class Rng {
 
   /** An integer in [0, n). Throws on n < 1 or a non-integer n. */
   int(n: number): number {
-    if (!Number.isInteger(n) || n < 1) throw new RangeError(`Rng.int: n must be a positive integer, got ${n}`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new RangeError(`Rng.int: n must be a positive integer, got ${n}`);
     return Math.floor(this.source() * n);
   }
 

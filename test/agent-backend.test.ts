@@ -25,7 +25,9 @@ describe('backend selection', () => {
 
   it('an unknown name is a clear error', async () => {
     process.env['TINYAGENT_BACKEND'] = 'gpu';
-    await expect(initBackend()).rejects.toThrow(/TINYAGENT_BACKEND='gpu' is not a backend \(have auto, tensorflow, wasm, cpu\)/);
+    await expect(initBackend()).rejects.toThrow(
+      /TINYAGENT_BACKEND='gpu' is not a backend \(have auto, tensorflow, wasm, cpu\)/,
+    );
     // @ts-expect-error: a wrong preference from untyped code
     await expect(initBackend({ preference: 'cuda' })).rejects.toThrow(/unknown backend 'cuda'/);
   });
@@ -40,7 +42,9 @@ describe('backend selection', () => {
     if (tfjsNodeInstalled) {
       expect(await initBackend({ preference: 'tensorflow' })).toBe('tensorflow');
     } else {
-      await expect(initBackend({ preference: 'tensorflow' })).rejects.toThrow(/backend 'tensorflow' could not start: .*tfjs-node/);
+      await expect(initBackend({ preference: 'tensorflow' })).rejects.toThrow(
+        /backend 'tensorflow' could not start: .*tfjs-node/,
+      );
     }
   });
 });

@@ -1,4 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,11 +38,25 @@ function bytesOf(m: PolicyModel): Uint8Array[] {
 describe('checkpoints', () => {
   it('round trip is bit-identical and keeps the extra fields', async () => {
     const dir = join(root, 'roundtrip');
-    const saved = saveCheckpoint(dir, model, { tokenizer: ['a', 'b'], step: 10, seed: 3, harnessHash: 'abc' });
+    const saved = saveCheckpoint(dir, model, {
+      tokenizer: ['a', 'b'],
+      step: 10,
+      seed: 3,
+      harnessHash: 'abc',
+    });
     const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
     expect(bytesOf(loaded)).toEqual(bytesOf(model));
     expect(loaded.variableNames()).toEqual(model.variableNames());
-    expect(manifest).toMatchObject({ format: 'tinyagent-checkpoint', version: 2, modelConfig: small, parameterCount: model.parameterCount(), step: 10, seed: 3, tokenizer: ['a', 'b'], backend: 'wasm' });
+    expect(manifest).toMatchObject({
+      format: 'tinyagent-checkpoint',
+      version: 2,
+      modelConfig: small,
+      parameterCount: model.parameterCount(),
+      step: 10,
+      seed: 3,
+      tokenizer: ['a', 'b'],
+      backend: 'wasm',
+    });
     expect(manifest.checksum).toBe(saved.checksum);
     expect(checkpointChecksum(dir)).toBe(saved.checksum);
     loaded.dispose();
@@ -58,19 +80,25 @@ describe('checkpoints', () => {
 
   it('errors name the folder and the problem', async () => {
     const missing = join(root, 'nope');
-    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(new RegExp(`checkpoint ${missing}: no such folder.*npm run train`));
+    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(
+      new RegExp(`checkpoint ${missing}: no such folder.*npm run train`),
+    );
 
     const truncated = join(root, 'truncated');
     saveCheckpoint(truncated, model, {});
     truncateSync(join(truncated, 'weights.bin'), 100);
-    await expect(loadCheckpoint(truncated, WASM)).rejects.toThrow(/truncated.*weights\.bin has 100 bytes|weights\.bin has 100 bytes.*truncated/);
+    await expect(loadCheckpoint(truncated, WASM)).rejects.toThrow(
+      /truncated.*weights\.bin has 100 bytes|weights\.bin has 100 bytes.*truncated/,
+    );
 
     const corrupt = join(root, 'corrupt');
     saveCheckpoint(corrupt, model, {});
     const bytes = readFileSync(join(corrupt, 'weights.bin'));
     bytes[7] = (bytes[7] as number) ^ 1;
     writeFileSync(join(corrupt, 'weights.bin'), bytes);
-    await expect(loadCheckpoint(corrupt, WASM)).rejects.toThrow(new RegExp(`checkpoint ${corrupt}: weights\\.bin checksum .* does not match`));
+    await expect(loadCheckpoint(corrupt, WASM)).rejects.toThrow(
+      new RegExp(`checkpoint ${corrupt}: weights\\.bin checksum .* does not match`),
+    );
 
     const foreign = join(root, 'foreign');
     saveCheckpoint(foreign, model, {});
@@ -85,7 +113,8 @@ describe('checkpoint corruption', () => {
     saveCheckpoint(dir, model, { step: 3 });
     return dir;
   }
-  const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  const manifestOf = (dir: string) =>
+    JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
 
   it('refuses an empty, missing, flipped or truncated weights.bin with a CheckpointError', async () => {
     const empty = fresh('empty');
@@ -102,10 +131,17 @@ describe('checkpoint corruption', () => {
   });
 
   it('the manifest checksum covers every manifest field: an edited tokenizer, harness or step is refused', async () => {
-    for (const [field, value] of [['tokenizer', ['a']], ['step', 4], ['harness', { contextTokens: 200 }], ['backend', 'cpu']] as const) {
+    for (const [field, value] of [
+      ['tokenizer', ['a']],
+      ['step', 4],
+      ['harness', { contextTokens: 200 }],
+      ['backend', 'cpu'],
+    ] as const) {
       const dir = fresh(`edited-${field}`);
       writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifestOf(dir), [field]: value }));
-      await expect(loadCheckpoint(dir, WASM), field).rejects.toThrow(/manifest\.json checksum .* does not match its manifestChecksum [0-9a-f]{64}: the manifest was edited/);
+      await expect(loadCheckpoint(dir, WASM), field).rejects.toThrow(
+        /manifest\.json checksum .* does not match its manifestChecksum [0-9a-f]{64}: the manifest was edited/,
+      );
     }
     const unsigned = fresh('unsigned');
     const { manifestChecksum: _dropped, ...rest } = manifestOf(unsigned);
@@ -122,7 +158,9 @@ describe('checkpoint corruption', () => {
     await expect(loadCheckpoint(gone, WASM)).rejects.toThrow(/manifest\.json is missing/);
     const garbage = fresh('garbage');
     writeFileSync(join(garbage, 'manifest.json'), '{"format": "tinyagent-checkpoint",\n  oops');
-    await expect(loadCheckpoint(garbage, WASM)).rejects.toThrow(/^checkpoint .*: manifest\.json is not valid JSON \([^\n]*\)$/);
+    await expect(loadCheckpoint(garbage, WASM)).rejects.toThrow(
+      /^checkpoint .*: manifest\.json is not valid JSON \([^\n]*\)$/,
+    );
     const list = fresh('array');
     writeFileSync(join(list, 'manifest.json'), '[1, 2]');
     await expect(loadCheckpoint(list, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);

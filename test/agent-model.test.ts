@@ -4,8 +4,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
 import { disposeCausalMasks, pickLogProbsWithEntropy } from '../agent/layers.ts';
 import {
-  countParameters, createModel, defaultModelConfig, logSoftmaxAt, sampleToken, TARGET_PARAMETERS,
-  type ModelConfig, type PolicyModel,
+  countParameters,
+  createModel,
+  defaultModelConfig,
+  logSoftmaxAt,
+  sampleToken,
+  TARGET_PARAMETERS,
+  type ModelConfig,
+  type PolicyModel,
 } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 
@@ -23,7 +29,8 @@ function randomIds(rng: Rng, rows: number, length: number, vocab: number): numbe
 
 function weightsHash(model: PolicyModel): string {
   const hash = createHash('sha256');
-  for (const v of model.variables()) hash.update(new Uint8Array((v.dataSync() as Float32Array).slice().buffer));
+  for (const v of model.variables())
+    hash.update(new Uint8Array((v.dataSync() as Float32Array).slice().buffer));
   return hash.digest('hex');
 }
 
@@ -32,18 +39,21 @@ function loss(model: PolicyModel, ids: tf.Tensor2D): tf.Scalar {
 }
 
 describe('parameter count', () => {
-  it.each([150, 250, 350])('vocab %i: live count equals the formula and is within 2%% of 158,000', (vocab) => {
-    const cfg = defaultModelConfig(vocab);
-    expect(cfg).toMatchObject({ contextLength: 128, dModel: 64, nHeads: 4, nLayers: 2 });
-    expect(cfg.dFF % 8).toBe(0);
-    const model = createModel(cfg, new Rng(1), WASM);
-    try {
-      expect(model.parameterCount()).toBe(countParameters(cfg));
-      expect(Math.abs(countParameters(cfg) - TARGET_PARAMETERS) / TARGET_PARAMETERS).toBeLessThan(0.02);
-    } finally {
-      model.dispose();
-    }
-  });
+  it.each([150, 250, 350])(
+    'vocab %i: live count equals the formula and is within 2%% of 158,000',
+    (vocab) => {
+      const cfg = defaultModelConfig(vocab);
+      expect(cfg).toMatchObject({ contextLength: 128, dModel: 64, nHeads: 4, nLayers: 2 });
+      expect(cfg.dFF % 8).toBe(0);
+      const model = createModel(cfg, new Rng(1), WASM);
+      try {
+        expect(model.parameterCount()).toBe(countParameters(cfg));
+        expect(Math.abs(countParameters(cfg) - TARGET_PARAMETERS) / TARGET_PARAMETERS).toBeLessThan(0.02);
+      } finally {
+        model.dispose();
+      }
+    },
+  );
 
   it('picks the dFF closest to the target (vocab 250 -> 320, 157,050 parameters)', () => {
     expect(defaultModelConfig(250).dFF).toBe(320);
@@ -67,21 +77,43 @@ describe('forward and gradients', () => {
     };
     const inputs = tf.reshape(tf.slice(ids, [0, 0], [batch, length]), [-1]) as tf.Tensor1D;
     const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, length]), [-1]) as tf.Tensor1D;
-    let x = tf.add(tf.reshape(tf.matMul(tf.oneHot(inputs, cfg.vocabSize).toFloat(), w('wte')), [batch, length, d]), tf.slice(w('wpe'), [0, 0], [length, d]));
+    let x = tf.add(
+      tf.reshape(tf.matMul(tf.oneHot(inputs, cfg.vocabSize).toFloat(), w('wte')), [batch, length, d]),
+      tf.slice(w('wpe'), [0, 0], [length, d]),
+    );
     const allowed = tf.linalg.bandPart(tf.ones([length, length]), -1, 0);
     for (let layer = 0; layer < cfg.nLayers; layer++) {
       const p = `h${layer}.`;
       const flat = (t: tf.Tensor) => tf.reshape(t, [batch * length, -1]);
-      const qkv = tf.add(tf.matMul(flat(norm(x, w(`${p}ln1.gain`), w(`${p}ln1.bias`))), w(`${p}attn.wqkv`)), w(`${p}attn.bqkv`));
-      const [q, k, v] = tf.unstack(tf.transpose(tf.reshape(qkv, [batch, length, 3, cfg.nHeads, dh]), [2, 0, 3, 1, 4]));
+      const qkv = tf.add(
+        tf.matMul(flat(norm(x, w(`${p}ln1.gain`), w(`${p}ln1.bias`))), w(`${p}attn.wqkv`)),
+        w(`${p}attn.bqkv`),
+      );
+      const [q, k, v] = tf.unstack(
+        tf.transpose(tf.reshape(qkv, [batch, length, 3, cfg.nHeads, dh]), [2, 0, 3, 1, 4]),
+      );
       const scores = tf.div(tf.matMul(q as tf.Tensor, k as tf.Tensor, false, true), Math.sqrt(dh));
       const masked = tf.where(tf.equal(allowed, 1), scores, tf.fill(scores.shape, -1e9));
       const attended = flat(tf.transpose(tf.matMul(tf.softmax(masked), v as tf.Tensor), [0, 2, 1, 3]));
-      x = tf.add(x, tf.reshape(tf.add(tf.matMul(attended, w(`${p}attn.wo`)), w(`${p}attn.bo`)), [batch, length, d]));
-      const hidden = tf.relu(tf.add(tf.matMul(flat(norm(x, w(`${p}ln2.gain`), w(`${p}ln2.bias`))), w(`${p}mlp.w1`)), w(`${p}mlp.b1`)));
-      x = tf.add(x, tf.reshape(tf.add(tf.matMul(hidden, w(`${p}mlp.w2`)), w(`${p}mlp.b2`)), [batch, length, d]));
+      x = tf.add(
+        x,
+        tf.reshape(tf.add(tf.matMul(attended, w(`${p}attn.wo`)), w(`${p}attn.bo`)), [batch, length, d]),
+      );
+      const hidden = tf.relu(
+        tf.add(
+          tf.matMul(flat(norm(x, w(`${p}ln2.gain`), w(`${p}ln2.bias`))), w(`${p}mlp.w1`)),
+          w(`${p}mlp.b1`),
+        ),
+      );
+      x = tf.add(
+        x,
+        tf.reshape(tf.add(tf.matMul(hidden, w(`${p}mlp.w2`)), w(`${p}mlp.b2`)), [batch, length, d]),
+      );
     }
-    const logits = tf.add(tf.matMul(tf.reshape(norm(x, w('lnf.gain'), w('lnf.bias')), [batch * length, d]), w('head.w')), w('head.b'));
+    const logits = tf.add(
+      tf.matMul(tf.reshape(norm(x, w('lnf.gain'), w('lnf.bias')), [batch * length, d]), w('head.w')),
+      w('head.b'),
+    );
     const picked = tf.sum(tf.mul(tf.logSoftmax(logits), tf.oneHot(targets, cfg.vocabSize)), -1);
     return tf.neg(tf.mean(picked)) as tf.Scalar;
   }
@@ -92,7 +124,8 @@ describe('forward and gradients', () => {
     const noise = new Rng('grad/noise');
     model.variables().forEach((v, i) => {
       const name = model.variableNames()[i] as string;
-      if (v.shape.length === 1) v.assign(tf.add(v, tf.tensor1d(Array.from({ length: v.size }, () => noise.normal() * 0.3))));
+      if (v.shape.length === 1)
+        v.assign(tf.add(v, tf.tensor1d(Array.from({ length: v.size }, () => noise.normal() * 0.3))));
       if (name.startsWith('h') && v.shape.length === 2) v.assign(tf.mul(v, 10)); // larger attention scores
     });
     const ids = tf.tensor2d(randomIds(new Rng('grad/ids'), 3, 12, small.vocabSize), undefined, 'int32');
@@ -103,7 +136,9 @@ describe('forward and gradients', () => {
       expect(ours.value.dataSync()[0]).toBeCloseTo(reference.value.dataSync()[0] as number, 5);
       for (const name of Object.keys(reference.grads)) {
         const scale = tf.max(tf.abs(reference.grads[name] as tf.Tensor)).dataSync()[0] as number;
-        const diff = tf.max(tf.abs(tf.sub(ours.grads[name] as tf.Tensor, reference.grads[name] as tf.Tensor))).dataSync()[0] as number;
+        const diff = tf
+          .max(tf.abs(tf.sub(ours.grads[name] as tf.Tensor, reference.grads[name] as tf.Tensor)))
+          .dataSync()[0] as number;
         expect(diff, `${mode} ${name}`).toBeLessThanOrEqual(1e-4 * Math.max(scale, 1e-3));
       }
       tf.dispose([ours.value, ...Object.values(ours.grads)]);
@@ -124,7 +159,9 @@ describe('forward and gradients', () => {
     });
     const a = entropy.arraySync();
     const b = expected.arraySync() as number[][];
-    a.forEach((row, r) => row.forEach((value, t) => expect(value).toBeCloseTo((b[r] as number[])[t] as number, 5)));
+    a.forEach((row, r) =>
+      row.forEach((value, t) => expect(value).toBeCloseTo((b[r] as number[])[t] as number, 5)),
+    );
     expect(logProbs.shape).toEqual([2, 5]);
     tf.dispose([ids, logProbs, entropy, logits, expected]);
     model.dispose();
@@ -134,9 +171,18 @@ describe('forward and gradients', () => {
 describe('pickLogProbsWithEntropy', () => {
   it('gives log p(target) and the entropy, and its hand-written gradient matches autodiff through logSoftmax', () => {
     const rng = new Rng('fused-entropy');
-    const logits = tf.tensor2d(Array.from({ length: 7 * 11 }, () => rng.normal() * 3), [7, 11]);
-    const targets = tf.tensor1d(Array.from({ length: 7 }, () => rng.int(11)), 'int32');
-    const weights = tf.tensor2d(Array.from({ length: 14 }, () => rng.normal()), [7, 2]); // arbitrary upstream gradient
+    const logits = tf.tensor2d(
+      Array.from({ length: 7 * 11 }, () => rng.normal() * 3),
+      [7, 11],
+    );
+    const targets = tf.tensor1d(
+      Array.from({ length: 7 }, () => rng.int(11)),
+      'int32',
+    );
+    const weights = tf.tensor2d(
+      Array.from({ length: 14 }, () => rng.normal()),
+      [7, 2],
+    ); // arbitrary upstream gradient
     const reference = (z: tf.Tensor2D) => {
       const logP = tf.logSoftmax(z);
       const picked = tf.sum(tf.mul(logP, tf.oneHot(targets, 11)), -1, true);
@@ -146,7 +192,9 @@ describe('pickLogProbsWithEntropy', () => {
     const ours = pickLogProbsWithEntropy(logits, targets);
     const expected = reference(logits);
     expect(tf.max(tf.abs(tf.sub(ours, expected))).dataSync()[0]).toBeLessThan(1e-5);
-    const gradOurs = tf.grad((z: tf.Tensor) => tf.sum(tf.mul(pickLogProbsWithEntropy(z as tf.Tensor2D, targets), weights)))(logits);
+    const gradOurs = tf.grad((z: tf.Tensor) =>
+      tf.sum(tf.mul(pickLogProbsWithEntropy(z as tf.Tensor2D, targets), weights)),
+    )(logits);
     const gradRef = tf.grad((z: tf.Tensor) => tf.sum(tf.mul(reference(z as tf.Tensor2D), weights)))(logits);
     const scale = tf.max(tf.abs(gradRef)).dataSync()[0]!;
     expect(scale).toBeGreaterThan(0.01);
@@ -190,14 +238,20 @@ describe('sampling session', () => {
         if (fed[b] === 0) return;
         const expected = (full[b] as number[][])[(fed[b] as number) - 1] as number[];
         let worst = 0;
-        for (let i = 0; i < small.vocabSize; i++) worst = Math.max(worst, Math.abs((logits[b * small.vocabSize + i] as number) - (expected[i] as number)));
+        for (let i = 0; i < small.vocabSize; i++)
+          worst = Math.max(
+            worst,
+            Math.abs((logits[b * small.vocabSize + i] as number) - (expected[i] as number)),
+          );
         expect(worst, `row ${b} after ${fed[b]} tokens`).toBeLessThan(1e-4);
       });
       feeds++;
     }
     expect(compacted).toBe(true);
     expect(maxSlots).toBeLessThanOrEqual(2 * (small.contextLength + 8));
-    expect(() => session.feed([[1], [], [], []])).toThrow(/row 0 would hold 41 tokens, over contextLength 40/);
+    expect(() => session.feed([[1], [], [], []])).toThrow(
+      /row 0 would hold 41 tokens, over contextLength 40/,
+    );
     session.dispose();
     model.dispose();
   });
@@ -223,7 +277,11 @@ describe('sampling session', () => {
     const ids = tf.tensor2d(sequences, undefined, 'int32');
     const logProbs = model.tokenLogProbs(ids);
     const expected = logProbs.arraySync();
-    recorded.forEach((row, b) => row.forEach((value, t) => expect(Math.abs(value - ((expected[b] as number[])[t] as number))).toBeLessThan(1e-4)));
+    recorded.forEach((row, b) =>
+      row.forEach((value, t) =>
+        expect(Math.abs(value - ((expected[b] as number[])[t] as number))).toBeLessThan(1e-4),
+      ),
+    );
     tf.dispose([ids, logProbs]);
     model.dispose();
   });
@@ -280,7 +338,8 @@ describe('memory and determinism', () => {
     const ids = tf.tensor2d(randomIds(new Rng('det/ids'), 4, 16, small.vocabSize), undefined, 'int32');
     for (const model of [a, b]) {
       const optimizer = tf.train.adam(1e-2);
-      for (let i = 0; i < 2; i++) tf.dispose(optimizer.minimize(() => loss(model, ids), true, model.variables()) ?? []);
+      for (let i = 0; i < 2; i++)
+        tf.dispose(optimizer.minimize(() => loss(model, ids), true, model.variables()) ?? []);
       optimizer.dispose();
     }
     expect(weightsHash(a)).toBe(weightsHash(b));

@@ -46,7 +46,11 @@ describe('bootstrap', () => {
     // five ones, five zeros: a quarter of the replicate means equal 0.5. scipy 1.10.1
     // stats.bootstrap((x,), np.mean, method="BCa", n_resamples=200000) counts ties as half and
     // gives (0.2, 0.8); #{theta* < theta-hat} / B gives z0 < 0 and (0.1, 0.7). docs/METRICS.md.
-    const interval = bootstrapCI([1, 1, 1, 1, 1, 0, 0, 0, 0, 0], { reps: 20_000, rng: new Rng(1), method: 'bca' });
+    const interval = bootstrapCI([1, 1, 1, 1, 1, 0, 0, 0, 0, 0], {
+      reps: 20_000,
+      rng: new Rng(1),
+      method: 'bca',
+    });
     expect(interval.low).toBeCloseTo(0.1, 12);
     expect(interval.high).toBeCloseTo(0.7, 12);
   });
@@ -69,7 +73,8 @@ describe('bootstrap', () => {
     const episode = episodeBootstrapCI(counts, { rng: new Rng(2) });
     expect(task.estimate).toBeCloseTo(episode.estimate, 12);
     expect(task.high - task.low).toBeGreaterThan(3 * (episode.high - episode.low));
-    for (const interval of [task, episode]) expect(interval.low <= interval.estimate && interval.estimate <= interval.high).toBe(true);
+    for (const interval of [task, episode])
+      expect(interval.low <= interval.estimate && interval.estimate <= interval.high).toBe(true);
   });
 
   it('episode-level replicates follow Binomial(M, S/M)/M (its SD matches sqrt(p(1-p)/M))', () => {
@@ -97,8 +102,14 @@ describe('clustered errors and comparison helpers', () => {
   it('intraclass correlation matches the one-way ANOVA of scipy.stats.f_oneway: rho = (F - 1) / (F + n0 - 1)', () => {
     // scipy 1.10.1 f_oneway on the expanded 0/1 episodes
     expect(intraclassCorrelation(trained)).toBeCloseTo(0.632230454189867, 12);
-    expect(intraclassCorrelation({ successes: [3, 5, 2, 4, 6, 1, 8, 2, 3, 5], trials: 32 })).toBeCloseTo(0.010370524779821779, 12);
-    expect(intraclassCorrelation({ successes: [2, 15, 7, 8], trials: [10, 20, 15, 8] })).toBeCloseTo(0.3008205466924093, 12);
+    expect(intraclassCorrelation({ successes: [3, 5, 2, 4, 6, 1, 8, 2, 3, 5], trials: 32 })).toBeCloseTo(
+      0.010370524779821779,
+      12,
+    );
+    expect(intraclassCorrelation({ successes: [2, 15, 7, 8], trials: [10, 20, 15, 8] })).toBeCloseTo(
+      0.3008205466924093,
+      12,
+    );
     expect(intraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 })).toBe(1);
     expect(() => intraclassCorrelation({ successes: [3], trials: 10 })).toThrow(RangeError);
   });
@@ -121,12 +132,22 @@ describe('clustered errors and comparison helpers', () => {
   });
 });
 
-describe('power and the winner\'s curse', () => {
+describe("power and the winner's curse", () => {
   it('requiredUnits matches ((z_{.975} + z_{.8}) sigma / delta)^2 from scipy.stats.norm.ppf, rounded up', () => {
-    expect(requiredUnits({ sigma: 0.0725, delta: 0.02 })).toMatchObject({ units: 104, exact: expect.closeTo(103.13918525918096, 8) });
+    expect(requiredUnits({ sigma: 0.0725, delta: 0.02 })).toMatchObject({
+      units: 104,
+      exact: expect.closeTo(103.13918525918096, 8),
+    });
     expect(requiredUnits({ sigma: 0.0725, delta: 0.05 }).units).toBe(17); // 16.502269641468956
-    expect(requiredUnits({ sigma: 0.2913, delta: 0.05, design: 'unpaired' })).toMatchObject({ units: 533, perGroup: true, exact: expect.closeTo(532.8176844681669, 8) });
-    expect(requiredUnits({ sigma: 0.1, delta: 0.05, design: 'paired' }).exact).toBeCloseTo(31.395518937396353, 8);
+    expect(requiredUnits({ sigma: 0.2913, delta: 0.05, design: 'unpaired' })).toMatchObject({
+      units: 533,
+      perGroup: true,
+      exact: expect.closeTo(532.8176844681669, 8),
+    });
+    expect(requiredUnits({ sigma: 0.1, delta: 0.05, design: 'paired' }).exact).toBeCloseTo(
+      31.395518937396353,
+      8,
+    );
     expect(requiredUnits({ sigma: 0, delta: 0.05, design: 'seeds' }).units).toBe(1);
     expect(() => requiredUnits({ sigma: 0.1, delta: 0 })).toThrow(RangeError);
     expect(() => requiredUnits({ sigma: 0.1, delta: 0.1, power: 1 })).toThrow(RangeError);
@@ -141,7 +162,13 @@ describe('power and the winner\'s curse', () => {
   });
 
   it('picking the best of 8 equal checkpoints on 160 episodes overstates by about sigma E[max]', () => {
-    const result = winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate: 0.77, trials: 4000, rng: new Rng(8) });
+    const result = winnersCurseSimulation({
+      checkpoints: 8,
+      episodes: 160,
+      passRate: 0.77,
+      trials: 4000,
+      rng: new Rng(8),
+    });
     expect(result.bias).toBeGreaterThan(0.035);
     expect(result.bias).toBeLessThan(0.055);
     expect(result.predictedBias).toBeCloseTo(Math.sqrt((0.77 * 0.23) / 160) * 1.4236, 4);

@@ -13,7 +13,9 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('tinyagent statistics commands', () => {
   it('metrics --json on the blog example', async () => {
-    expect(await main(['metrics', 'samples/blog-example.jsonl', '--k', '1,10', '--reps', '500', '--json'])).toBe(0);
+    expect(
+      await main(['metrics', 'samples/blog-example.jsonl', '--k', '1,10', '--reps', '500', '--json']),
+    ).toBe(0);
     const report = JSON.parse(out);
     expect(report.tasks).toBe(4);
     expect(report.meanAccuracy.estimate).toBeCloseTo(0.325, 12);
@@ -48,9 +50,17 @@ describe('tinyagent statistics commands', () => {
   });
 
   it('interval --json', async () => {
-    expect(await main(['interval', '--successes', '3', '--trials', '10', '--method', 'clopper-pearson', '--json'])).toBe(0);
+    expect(
+      await main(['interval', '--successes', '3', '--trials', '10', '--method', 'clopper-pearson', '--json']),
+    ).toBe(0);
     // statsmodels proportion_confint(3, 10, method="beta")
-    expect(JSON.parse(out)).toMatchObject({ estimate: 0.3, low: expect.closeTo(0.0667395111777345, 9), high: expect.closeTo(0.6524528500599973, 9), method: 'clopper-pearson', level: 0.95 });
+    expect(JSON.parse(out)).toMatchObject({
+      estimate: 0.3,
+      low: expect.closeTo(0.0667395111777345, 9),
+      high: expect.closeTo(0.6524528500599973, 9),
+      method: 'clopper-pearson',
+      level: 0.95,
+    });
   });
 
   it('passk: JSON keyed by k; k > n is exit 2', async () => {
@@ -62,12 +72,22 @@ describe('tinyagent statistics commands', () => {
   });
 
   it('power', async () => {
-    expect(await main(['power', '--sd', '0.2913', '--delta', '0.05', '--design', 'unpaired', '--json'])).toBe(0);
+    expect(await main(['power', '--sd', '0.2913', '--delta', '0.05', '--design', 'unpaired', '--json'])).toBe(
+      0,
+    );
     expect(JSON.parse(out)).toMatchObject({ units: 533, perGroup: true });
   });
 
   it('compare prints harness differences first, then the paired difference', async () => {
-    expect(await main(['compare', 'samples/diagnose/greedy-pass1.jsonl', 'samples/diagnose/sampled-pass10.jsonl', '--reps', '500'])).toBe(0);
+    expect(
+      await main([
+        'compare',
+        'samples/diagnose/greedy-pass1.jsonl',
+        'samples/diagnose/sampled-pass10.jsonl',
+        '--reps',
+        '500',
+      ]),
+    ).toBe(0);
     const lines = out.split('\n');
     expect(lines[0]).toMatch(/^harness: 3 field\(s\) differ/);
     expect(out).toMatch(/B - A = -0\.\d+, paired bootstrap 95% interval/);
@@ -75,7 +95,14 @@ describe('tinyagent statistics commands', () => {
   });
 
   it('diagnose --json names the supported explanation', async () => {
-    expect(await main(['diagnose', 'samples/diagnose/greedy-pass1.jsonl', 'samples/diagnose/sampled-pass10.jsonl', '--json'])).toBe(0);
+    expect(
+      await main([
+        'diagnose',
+        'samples/diagnose/greedy-pass1.jsonl',
+        'samples/diagnose/sampled-pass10.jsonl',
+        '--json',
+      ]),
+    ).toBe(0);
     const report = JSON.parse(out);
     expect(report.numbers.inverted).toBe(true);
     expect(report.conclusion).toMatch(/Different harness/);

@@ -13,7 +13,12 @@ function write(name: string, records: unknown[]): string {
 /** Rows of tasks given as strings of 0/1 outcomes, optionally with env seeds. */
 function rows(tasks: Record<string, string>, envSeed?: (task: string, sample: number) => number): unknown[] {
   return Object.entries(tasks).flatMap(([task, outcomes]) =>
-    Array.from(outcomes, (outcome, sample) => ({ task, sample, passed: outcome === '1', ...(envSeed === undefined ? {} : { envSeed: envSeed(task, sample) }) })),
+    Array.from(outcomes, (outcome, sample) => ({
+      task,
+      sample,
+      passed: outcome === '1',
+      ...(envSeed === undefined ? {} : { envSeed: envSeed(task, sample) }),
+    })),
   );
 }
 
@@ -90,14 +95,21 @@ describe('numbers that do not exist are n/a, not 0', () => {
     expect(text.stdout).toMatch(/warning: 1 common task/);
     expect(text.stdout).not.toMatch(/\[\+0\.250, \+0\.250\]/);
     const report = JSON.parse((await cli(['compare', one, oneOther, '--json', '--reps', '200'])).stdout);
-    expect(report).toMatchObject({ pairedSE: null, unpairedSE: null, correlation: null, difference: { estimate: 0.25, low: null, high: null } });
+    expect(report).toMatchObject({
+      pairedSE: null,
+      unpairedSE: null,
+      correlation: null,
+      difference: { estimate: 0.25, low: null, high: null },
+    });
   });
 
   it('fewer than 5 tasks: intervals are shown with a warning that they are unreliable', async () => {
     const three = write('three.jsonl', rows({ a: '1100', b: '1000', c: '1111' }));
     const report = JSON.parse((await cli(['metrics', three, '--json', '--reps', '200'])).stdout);
     expect(report.meanAccuracy.low).not.toBeNull();
-    expect(report.warnings.join('\n')).toMatch(/only 3 tasks: task-level intervals from fewer than 5 tasks are unreliable/);
+    expect(report.warnings.join('\n')).toMatch(
+      /only 3 tasks: task-level intervals from fewer than 5 tasks are unreliable/,
+    );
     const five = JSON.parse((await cli(['metrics', good, '--json', '--reps', '200'])).stdout);
     expect(five.warnings).toEqual([]);
   });
@@ -110,7 +122,12 @@ describe('each interval beside the estimate it belongs to', () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.meanAccuracy.estimate).toBe(0.5);
-    expect(report.pooledShare).toMatchObject({ estimate: 100 / 101, successes: 100, episodes: 101, equalsMeanAccuracy: false });
+    expect(report.pooledShare).toMatchObject({
+      estimate: 100 / 101,
+      successes: 100,
+      episodes: 101,
+      equalsMeanAccuracy: false,
+    });
     const { low, high } = report.pooledShare.episodeLevel;
     expect(low <= 100 / 101 && 100 / 101 <= high).toBe(true);
     expect(low).toBeGreaterThan(0.5); // it is the pooled share's interval, not the task mean's
@@ -118,7 +135,9 @@ describe('each interval beside the estimate it belongs to', () => {
     expect(report.warnings.join('\n')).toMatch(/tasks have 1 to 100 samples/);
     const text = (await cli(['metrics', uneven, '--reps', '500', '--k', '1'])).stdout;
     expect(text).toMatch(/mean accuracy \(task mean, pass@1\)\s+50\.0%\s+task-level \[/);
-    expect(text).toMatch(/pooled share \(100\/101 samples\)\s+99\.0%\s+task-level \[[^\]]+\], episode-level \[9\d\.\d%, 100\.0%\]/);
+    expect(text).toMatch(
+      /pooled share \(100\/101 samples\)\s+99\.0%\s+task-level \[[^\]]+\], episode-level \[9\d\.\d%, 100\.0%\]/,
+    );
   });
 });
 
@@ -128,17 +147,28 @@ describe('compare reports how episodes were paired', () => {
   const seed = (task: string, sample: number) => 1000 * task.charCodeAt(0) + sample;
 
   it('common random numbers when every paired episode carries the same env seed', async () => {
-    const a = write('crn-a.jsonl', [{ harness: { temperature: 1 }, provenance: { run: 'a' } }, ...rows(tasks, seed)]);
-    const b = write('crn-b.jsonl', [{ harness: { temperature: 1 }, provenance: { run: 'b' } }, ...rows(after, seed)]);
+    const a = write('crn-a.jsonl', [
+      { harness: { temperature: 1 }, provenance: { run: 'a' } },
+      ...rows(tasks, seed),
+    ]);
+    const b = write('crn-b.jsonl', [
+      { harness: { temperature: 1 }, provenance: { run: 'b' } },
+      ...rows(after, seed),
+    ]);
     const text = await cli(['compare', a, b, '--reps', '200']);
-    expect(text.stdout).toMatch(/^pairing: common random numbers \(env seeds match on all 20 paired episodes\)$/m);
+    expect(text.stdout).toMatch(
+      /^pairing: common random numbers \(env seeds match on all 20 paired episodes\)$/m,
+    );
     const report = JSON.parse((await cli(['compare', a, b, '--json', '--reps', '200'])).stdout);
     expect(report.pairing).toMatchObject({ kind: 'common-random-numbers', matched: 20, total: 20 });
   });
 
   it('a warning naming how many differ when seeds are recorded but some differ', async () => {
     const a = write('seeds-a.jsonl', rows(tasks, seed));
-    const b = write('seeds-b.jsonl', rows(after, (task, sample) => seed(task, sample) + (task === 'c' ? 1 : 0)));
+    const b = write(
+      'seeds-b.jsonl',
+      rows(after, (task, sample) => seed(task, sample) + (task === 'c' ? 1 : 0)),
+    );
     const text = await cli(['compare', a, b, '--reps', '200']);
     expect(text.stdout).toMatch(/warning: env seeds differ on 4 of 20 paired episodes/);
     expect(text.stdout).toMatch(/pairing: by task and sample index; env seeds differ on 4 of 20/);
@@ -160,7 +190,16 @@ describe('compare reports how episodes were paired', () => {
 describe('large and edge counts', () => {
   it('passk --n 10^12 --c 5 10^11 --k 2 returns at once: 1 - (n-c)(n-c-1)/(n(n-1)) = 0.75000000000025', async () => {
     const started = performance.now();
-    const { stdout, code } = await cli(['passk', '--n', '1000000000000', '--c', '500000000000', '--k', '2,1000000', '--json']);
+    const { stdout, code } = await cli([
+      'passk',
+      '--n',
+      '1000000000000',
+      '--c',
+      '500000000000',
+      '--k',
+      '2,1000000',
+      '--json',
+    ]);
     expect(code).toBe(0);
     expect(performance.now() - started).toBeLessThan(1000);
     const values = JSON.parse(stdout);
@@ -177,7 +216,16 @@ describe('large and edge counts', () => {
   it('power: the required N rises with the power over [0.5, 1); lower powers are refused', async () => {
     let previous = 0;
     for (const power of [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]) {
-      const { stdout } = await cli(['power', '--sd', '1', '--delta', '0.1', '--power', String(power), '--json']);
+      const { stdout } = await cli([
+        'power',
+        '--sd',
+        '1',
+        '--delta',
+        '0.1',
+        '--power',
+        String(power),
+        '--json',
+      ]);
       const { units } = JSON.parse(stdout);
       expect(units).toBeGreaterThanOrEqual(previous);
       previous = units;
@@ -193,7 +241,9 @@ describe('large and edge counts', () => {
     const two = write('two-samples.jsonl', rows({ a: '10', b: '01' }));
     const { code, stderr } = await cli(['diagnose', two, '--k', '50']);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/k = 50 exceeds the samples per task of .*two-samples\.jsonl: task\(s\) a, b have only 2/);
+    expect(stderr).toMatch(
+      /k = 50 exceeds the samples per task of .*two-samples\.jsonl: task\(s\) a, b have only 2/,
+    );
     expect((await cli(['diagnose', two, '--k', '2'])).code).toBe(0);
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  betaBinomialPmf, binomialPmf, convolvePmf, episodeBootstrapCI, intervalCoverage, percentileCoverage, taskBootstrapCI, taskBootstrapDistribution,
-  waldInterval, wilsonInterval,
+  betaBinomialPmf,
+  binomialPmf,
+  convolvePmf,
+  episodeBootstrapCI,
+  intervalCoverage,
+  percentileCoverage,
+  taskBootstrapCI,
+  taskBootstrapDistribution,
+  waldInterval,
+  wilsonInterval,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 
@@ -54,9 +62,12 @@ describe('exact bootstrap coverage', () => {
     [[0.2, 0.3, 0.1, 0.4], 4, 0.5, 1.0, 0.6603000000000003],
     [[0.2, 0.3, 0.1, 0.4], 6, 0.8, 3.0, 0.7667200000000005],
   ];
-  it.each(BRUTE)('pmf %j, B = %i, level %f, target %f: percentileCoverage = brute force', (pmf, reps, level, target, expected) => {
-    expect(percentileCoverage(pmf, 1, target, { reps, level })).toBeCloseTo(expected, 12);
-  });
+  it.each(BRUTE)(
+    'pmf %j, B = %i, level %f, target %f: percentileCoverage = brute force',
+    (pmf, reps, level, target, expected) => {
+      expect(percentileCoverage(pmf, 1, target, { reps, level })).toBeCloseTo(expected, 12);
+    },
+  );
 
   it('the chapter setup: exact episode-level coverage 0.3367 at 2000 replicates, 0.3322 unlimited', () => {
     // scipy 1.10.1: S = sum of 10 betabinom(32, 0.4, 0.3); given S, covered iff between 51 and 1949 of
@@ -66,7 +77,11 @@ describe('exact bootstrap coverage', () => {
     const one = betaBinomialPmf(32, 0.4, 0.3);
     let pooled: Float64Array = Float64Array.of(1);
     for (let j = 0; j < 10; j++) pooled = convolvePmf(one, pooled);
-    const coverage = (reps: number) => pooled.reduce((sum, mass, s) => sum + mass * percentileCoverage(binomialPmf(320, s / 320), 320, 4 / 7, { reps }), 0);
+    const coverage = (reps: number) =>
+      pooled.reduce(
+        (sum, mass, s) => sum + mass * percentileCoverage(binomialPmf(320, s / 320), 320, 4 / 7, { reps }),
+        0,
+      );
     expect(coverage(2000)).toBeCloseTo(0.33668582844196726, 9);
     expect(coverage(Infinity)).toBeCloseTo(0.3322231, 6);
   });
@@ -86,16 +101,28 @@ describe('exact bootstrap coverage', () => {
     const episodeExact = percentileCoverage(binomialPmf(320, 150 / 320), 320, 133.5 / 320, { reps: 200 });
     expect(episodeExact).toBeGreaterThan(0.1);
     expect(episodeExact).toBeLessThan(0.9);
-    const episodeSimulated = simulate(() => episodeBootstrapCI({ successes: [150], trials: 320 }, { reps: 200, rng }), 133.5 / 320, 3000);
-    expect(Math.abs(episodeSimulated - episodeExact)).toBeLessThan(4 * Math.sqrt((episodeExact * (1 - episodeExact)) / 3000));
+    const episodeSimulated = simulate(
+      () => episodeBootstrapCI({ successes: [150], trials: 320 }, { reps: 200, rng }),
+      133.5 / 320,
+      3000,
+    );
+    expect(Math.abs(episodeSimulated - episodeExact)).toBeLessThan(
+      4 * Math.sqrt((episodeExact * (1 - episodeExact)) / 3000),
+    );
     const counts = [20, 31, 30, 32, 29, 0, 31, 17, 1, 30];
     const distribution = taskBootstrapDistribution(counts, 32);
     const target = 0.46; // near the lower edge of the task-level interval: covered about 2 times in 3
     const taskExact = percentileCoverage(distribution, 320, target, { reps: 200 });
     expect(taskExact).toBeGreaterThan(0.1);
     expect(taskExact).toBeLessThan(0.9);
-    const taskSimulated = simulate(() => taskBootstrapCI({ successes: counts, trials: 32 }, { reps: 200, rng }), target, 3000);
-    expect(Math.abs(taskSimulated - taskExact)).toBeLessThan(4 * Math.sqrt((taskExact * (1 - taskExact)) / 3000));
+    const taskSimulated = simulate(
+      () => taskBootstrapCI({ successes: counts, trials: 32 }, { reps: 200, rng }),
+      target,
+      3000,
+    );
+    expect(Math.abs(taskSimulated - taskExact)).toBeLessThan(
+      4 * Math.sqrt((taskExact * (1 - taskExact)) / 3000),
+    );
   });
 
   it('taskBootstrapDistribution is the N-fold convolution of the counts (brute force over 27 resamples)', () => {

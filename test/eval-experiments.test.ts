@@ -41,9 +41,14 @@ describe('experiments (smoke)', () => {
     expect(result.verdicts.wilson.filter(({ outside }) => outside).map(({ p }) => p)).toEqual([0.2, 0.8]);
     // scipy 1.10.1: 10 betabinom(32, 0.4, 0.3) convolved, binomial quantiles by the cdf (see eval-exact)
     expect(result.unit.exact.episodeCoversPopulationUnlimitedReps).toBeCloseTo(0.3322231, 6);
-    expect(result.unit.se.episodeCoversPopulation).toBeCloseTo(Math.sqrt((result.unit.episodeCoversPopulation * (1 - result.unit.episodeCoversPopulation)) / 60), 12);
+    expect(result.unit.se.episodeCoversPopulation).toBeCloseTo(
+      Math.sqrt((result.unit.episodeCoversPopulation * (1 - result.unit.episodeCoversPopulation)) / 60),
+      12,
+    );
     expect(result.unit.largeSimulation.taskCoversPopulation.se).toBeGreaterThan(0);
-    expect(result.figure.every(({ episodeLevelExact }) => episodeLevelExact > 0 && episodeLevelExact < 1)).toBe(true);
+    expect(
+      result.figure.every(({ episodeLevelExact }) => episodeLevelExact > 0 && episodeLevelExact < 1),
+    ).toBe(true);
     expect(result.figure).toHaveLength(4);
     const svg = readFileSync(join(outDir, 'figures', '17.1-coverage-vs-episodes.svg'), 'utf8');
     expect(svg).toMatch(/^<svg/);
@@ -51,7 +56,11 @@ describe('experiments (smoke)', () => {
     expect(svg).toMatch(/nominal 0.95/);
     expect(existsSync(join(outDir, '17.3.md'))).toBe(true);
     const markdown = readFileSync(join(outDir, '17.3.md'), 'utf8');
-    expect(markdown).toMatch(/"Wilson 0\.93-0\.97" does not hold at p = 0\.2, 0\.8: the exact coverage there is 0\.928, 0\.928/);
-    expect(markdown).toMatch(/\| episode-level \| population mean 0\.571 \| 0\.\d{3} ± 0\.\d{3} \| 0\.\d{3} \(exact\)/);
+    expect(markdown).toMatch(
+      /"Wilson 0\.93-0\.97" does not hold at p = 0\.2, 0\.8: the exact coverage there is 0\.928, 0\.928/,
+    );
+    expect(markdown).toMatch(
+      /\| episode-level \| population mean 0\.571 \| 0\.\d{3} ± 0\.\d{3} \| 0\.\d{3} \(exact\)/,
+    );
   });
 });

@@ -30,15 +30,19 @@ const pythonJson = (text: string) => JSON.parse(text.replace(/\bNaN\b/g, 'null')
 function inspectAccuracy(path: string, scorer: string): number {
   let log: Record<string, any>;
   if (path.endsWith('.eval')) {
-    const entry = new AdmZip(path).getEntries().find(({ entryName }) => entryName === 'header.json') as AdmZip.IZipEntry;
+    const entry = new AdmZip(path)
+      .getEntries()
+      .find(({ entryName }) => entryName === 'header.json') as AdmZip.IZipEntry;
     const bytes = entry.header.method === 93 ? decompress(entry.getCompressedData()) : entry.getData();
     log = pythonJson(Buffer.from(bytes).toString('utf8'));
   } else log = pythonJson(readFileSync(path, 'utf8'));
-  return (log.results.scores as Array<Record<string, any>>).find(({ name }) => name === scorer)?.metrics.accuracy.value as number;
+  return (log.results.scores as Array<Record<string, any>>).find(({ name }) => name === scorer)?.metrics
+    .accuracy.value as number;
 }
 
 /** lm-evaluation-harness's reported value, from the run's results_<date>.json. */
-const lmReported = (date: string, task: string, key: string) => (pythonJson(readFileSync(`samples/lm-eval/results_${date}.json`, 'utf8')).results[task][key] as number);
+const lmReported = (date: string, task: string, key: string) =>
+  pythonJson(readFileSync(`samples/lm-eval/results_${date}.json`, 'utf8')).results[task][key] as number;
 
 async function metricsJson(argv: string[]): Promise<Record<string, any>> {
   const { code, stdout, stderr } = await cli(['metrics', ...argv, '--reps', '200', '--json']);
@@ -58,7 +62,9 @@ async function fails(argv: string[], code: number, pattern: RegExp): Promise<str
 }
 
 const patterns = (path: string, options = {}) =>
-  groupOutcomes(readResults(path, options).rows).tasks.map(({ task, outcomes }) => `${task}:${outcomes.join('')}`);
+  groupOutcomes(readResults(path, options).rows).tasks.map(
+    ({ task, outcomes }) => `${task}:${outcomes.join('')}`,
+  );
 
 function write(name: string, text: string | Buffer): string {
   const path = join(folder, name);
@@ -80,7 +86,13 @@ describe('HumanEval: evaluate_functional_correctness results', () => {
   });
 
   it("a task's lines in file order are its samples 0, 1, 2, ...; result is kept", () => {
-    expect(patterns(HUMANEVAL)).toEqual(['TinyEval/0:11111', 'TinyEval/1:10100', 'TinyEval/2:01010', 'TinyEval/3:00000', 'TinyEval/4:01001']);
+    expect(patterns(HUMANEVAL)).toEqual([
+      'TinyEval/0:11111',
+      'TinyEval/1:10100',
+      'TinyEval/2:01010',
+      'TinyEval/3:00000',
+      'TinyEval/4:01001',
+    ]);
     const timedOut = readResults(HUMANEVAL).rows.find(({ extra }) => extra?.result === 'timed out');
     expect(timedOut).toMatchObject({ task: 'TinyEval/3', sample: 4, passed: false });
   });
@@ -88,7 +100,11 @@ describe('HumanEval: evaluate_functional_correctness results', () => {
   it('a gzipped results file reads the same; the samples file before evaluation is refused', async () => {
     const gz = write('he_results.jsonl.gz', gzipSync(readFileSync(HUMANEVAL)));
     expect(patterns(gz)).toEqual(patterns(HUMANEVAL));
-    await fails(['metrics', 'samples/humaneval/samples.jsonl'], 1, /samples\.jsonl:1: field 'passed': missing: a HumanEval samples file, not its results; run evaluate_functional_correctness/);
+    await fails(
+      ['metrics', 'samples/humaneval/samples.jsonl'],
+      1,
+      /samples\.jsonl:1: field 'passed': missing: a HumanEval samples file, not its results; run evaluate_functional_correctness/,
+    );
   });
 });
 
@@ -106,9 +122,27 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
   });
 
   it('id gives the task and epoch the sample; zstd and deflate archives hold the same rows', () => {
-    expect(patterns(INSPECT_A)).toEqual(['1:111', '2:101', '3:000', '4:111', '5:010', '6:110', '7:000', '8:111']);
+    expect(patterns(INSPECT_A)).toEqual([
+      '1:111',
+      '2:101',
+      '3:000',
+      '4:111',
+      '5:010',
+      '6:110',
+      '7:000',
+      '8:111',
+    ]);
     expect(patterns(INSPECT_A_DEFLATE)).toEqual(patterns(INSPECT_A));
-    expect(patterns(INSPECT_B)).toEqual(['1:111', '2:111', '3:010', '4:111', '5:110', '6:111', '7:001', '8:111']);
+    expect(patterns(INSPECT_B)).toEqual([
+      '1:111',
+      '2:111',
+      '3:010',
+      '4:111',
+      '5:110',
+      '6:111',
+      '7:001',
+      '8:111',
+    ]);
   });
 
   it('compare pairs two logs of the same task set by (sample id, epoch), integer ids against string ids', async () => {
@@ -118,42 +152,97 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
     expect(stdout).toMatch(/model: A "mockllm\/model-a"  B "mockllm\/model-b"/);
     expect(stdout).toMatch(/8 common tasks, paired by id: pass@1 A 0\.583, B 0\.792/);
     expect(stdout).not.toMatch(/only in/);
-    const json = JSON.parse((await cli(['compare', INSPECT_A, INSPECT_B, '--reps', '200', '--json'])).stdout) as Record<string, any>;
+    const json = JSON.parse(
+      (await cli(['compare', INSPECT_A, INSPECT_B, '--reps', '200', '--json'])).stdout,
+    ) as Record<string, any>;
     expect(json.a).toBeCloseTo(inspectAccuracy(INSPECT_A, 'match'), 12);
     expect(json.b).toBeCloseTo(inspectAccuracy(INSPECT_B, 'match'), 12);
     expect(json.pairing).toMatchObject({ kind: 'index-only', total: 24 });
   });
 
   it('several scorers need --scorer; partial credit needs --partial-as; each says so in one line', async () => {
-    await fails(['metrics', INSPECT_TWO], 1, /2 scorers \('match', 'model_graded_fact'\); pass --scorer NAME/);
-    await fails(['metrics', INSPECT_TWO, '--scorer', 'model_graded_fact'], 1, /samples\[1\]: scorer 'model_graded_fact' of sample id 2 epoch 1: partial credit "P"; pass --partial-as pass or --partial-as fail/);
-    await fails(['metrics', INSPECT_TWO, '--scorer', 'includes'], 1, /--scorer 'includes': no sample has this scorer \(the log's: 'match', 'model_graded_fact'\)/);
-    await fails(['metrics', INSPECT_TWO, '--scorer', 'match', '--partial-as', 'half'], 2, /--partial-as must be one of pass, fail/);
+    await fails(
+      ['metrics', INSPECT_TWO],
+      1,
+      /2 scorers \('match', 'model_graded_fact'\); pass --scorer NAME/,
+    );
+    await fails(
+      ['metrics', INSPECT_TWO, '--scorer', 'model_graded_fact'],
+      1,
+      /samples\[1\]: scorer 'model_graded_fact' of sample id 2 epoch 1: partial credit "P"; pass --partial-as pass or --partial-as fail/,
+    );
+    await fails(
+      ['metrics', INSPECT_TWO, '--scorer', 'includes'],
+      1,
+      /--scorer 'includes': no sample has this scorer \(the log's: 'match', 'model_graded_fact'\)/,
+    );
+    await fails(
+      ['metrics', INSPECT_TWO, '--scorer', 'match', '--partial-as', 'half'],
+      2,
+      /--partial-as must be one of pass, fail/,
+    );
   });
 
   it('an errored sample and an unscored (NaN) grade are left out, as in Inspect: epochs become unequal', async () => {
     const match = await metricsJson([INSPECT_TWO, '--scorer', 'match']);
     expect(match.meanAccuracy.estimate).toBeCloseTo(inspectAccuracy(INSPECT_TWO, 'match'), 12);
     expect(match.samplesPerTask).toEqual({ min: 1, max: 2 });
-    expect(match.notes.join('\n')).toMatch(/1 sample\(s\) errored and have no score, left out as in Inspect's metrics: id 3 epoch 2/);
-    expect(patterns(INSPECT_TWO, { scorer: 'match' })).toEqual(['1:11', '2:01', '3:0', '4:10', '5:11', '6:00']);
+    expect(match.notes.join('\n')).toMatch(
+      /1 sample\(s\) errored and have no score, left out as in Inspect's metrics: id 3 epoch 2/,
+    );
+    expect(patterns(INSPECT_TWO, { scorer: 'match' })).toEqual([
+      '1:11',
+      '2:01',
+      '3:0',
+      '4:10',
+      '5:11',
+      '6:00',
+    ]);
     // Inspect counts P as 0.5: its accuracy lies halfway between reading P as pass and as fail
     const pass = await metricsJson([INSPECT_TWO, '--scorer', 'model_graded_fact', '--partial-as', 'pass']);
     const fail = await metricsJson([INSPECT_TWO, '--scorer', 'model_graded_fact', '--partial-as', 'fail']);
     expect(pass.meanAccuracy.estimate).toBeCloseTo(4 / 6, 12);
     expect(fail.meanAccuracy.estimate).toBeCloseTo(3 / 6, 12);
-    expect((pass.meanAccuracy.estimate + fail.meanAccuracy.estimate) / 2).toBeCloseTo(inspectAccuracy(INSPECT_TWO, 'model_graded_fact'), 12);
-    expect(pass.notes.join('\n')).toMatch(/no value from scorer 'model_graded_fact' \(unscored\), left out as in Inspect's metrics: id 5 epoch 1/);
-    expect(patterns(INSPECT_TWO, { scorer: 'model_graded_fact', partialAs: 'pass' })).toEqual(['1:11', '2:11', '3:0', '4:11', '5:1', '6:00']);
+    expect((pass.meanAccuracy.estimate + fail.meanAccuracy.estimate) / 2).toBeCloseTo(
+      inspectAccuracy(INSPECT_TWO, 'model_graded_fact'),
+      12,
+    );
+    expect(pass.notes.join('\n')).toMatch(
+      /no value from scorer 'model_graded_fact' \(unscored\), left out as in Inspect's metrics: id 5 epoch 1/,
+    );
+    expect(patterns(INSPECT_TWO, { scorer: 'model_graded_fact', partialAs: 'pass' })).toEqual([
+      '1:11',
+      '2:11',
+      '3:0',
+      '4:11',
+      '5:1',
+      '6:00',
+    ]);
   });
 
   it('ids 1 and "1" in one log are refused (one task here); other values and shapes say what is wrong', () => {
-    const log = (samples: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ version: 2, status: 'success', eval: { task: 't', model: 'm' }, samples, ...extra });
-    const sample = (id: unknown, epoch: unknown, value: unknown) => ({ id, epoch, input: 'q', target: 'a', scores: { match: { value } } });
+    const log = (samples: unknown[], extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ version: 2, status: 'success', eval: { task: 't', model: 'm' }, samples, ...extra });
+    const sample = (id: unknown, epoch: unknown, value: unknown) => ({
+      id,
+      epoch,
+      input: 'q',
+      target: 'a',
+      scores: { match: { value } },
+    });
     const cases: Array<[string, RegExp]> = [
-      [log([sample(1, 1, 'C'), sample('1', 1, 'I')]), /sample ids 1 and "1" are one task here \(task ids are compared as strings\); rename one/],
-      [log([sample(1, 1, 'C'), sample(1, 1, 'I')]), /sample 1 epoch 1 appears twice \(samples\[0\] and samples\[1\]\)/],
-      [log([sample(1, 1, 0.5)]), /samples\[0\]: scorer 'match' of sample id 1 epoch 1: 0\.5 is not C\/I \(P with --partial-as\), true\/false or 0\/1/],
+      [
+        log([sample(1, 1, 'C'), sample('1', 1, 'I')]),
+        /sample ids 1 and "1" are one task here \(task ids are compared as strings\); rename one/,
+      ],
+      [
+        log([sample(1, 1, 'C'), sample(1, 1, 'I')]),
+        /sample 1 epoch 1 appears twice \(samples\[0\] and samples\[1\]\)/,
+      ],
+      [
+        log([sample(1, 1, 0.5)]),
+        /samples\[0\]: scorer 'match' of sample id 1 epoch 1: 0\.5 is not C\/I \(P with --partial-as\), true\/false or 0\/1/,
+      ],
       [log([sample(1, 0, 'C')]), /field 'epoch': samples\[0\]: expected an integer from 1, got 0/],
       [log([sample(1, 1, { a: 1 })]), /\{"a":1\} is not C\/I/],
       [log([]), /field 'samples': none in this log/],
@@ -165,16 +254,35 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
       expect(() => readResults(path)).toThrow(pattern);
     }
     // booleans, 0/1 and N (no answer) are outcomes; a legacy single `score` belongs to the first scorer of the results
-    const legacy = write('legacy.json', log([{ id: 'a', epoch: 1, score: { value: true } }, { id: 'b', epoch: 1, score: { value: 0 } }, { id: 'c', epoch: 1, score: { value: 'N' } }], { results: { scores: [{ name: 'includes', scorer: 'includes', metrics: {} }] } }));
+    const legacy = write(
+      'legacy.json',
+      log(
+        [
+          { id: 'a', epoch: 1, score: { value: true } },
+          { id: 'b', epoch: 1, score: { value: 0 } },
+          { id: 'c', epoch: 1, score: { value: 'N' } },
+        ],
+        { results: { scores: [{ name: 'includes', scorer: 'includes', metrics: {} }] } },
+      ),
+    );
     expect(patterns(legacy)).toEqual(['a:1', 'b:0', 'c:0']);
     expect(readResults(legacy).notes?.[0]).toMatch(/outcome: scorer 'includes'/);
   });
 
   it('an .eval archive still being written (no header.json) is read from its journal; a broken archive is one line', async () => {
     const zip = new AdmZip();
-    zip.addFile('_journal/start.json', Buffer.from(JSON.stringify({ version: 2, eval: { task: 't', model: 'm' }, plan: {} })));
-    zip.addFile('samples/1_epoch_1.json', Buffer.from(JSON.stringify({ id: 1, epoch: 1, scores: { match: { value: 'C' } } })));
-    zip.addFile('samples/2_epoch_1.json', Buffer.from(JSON.stringify({ id: 2, epoch: 1, scores: { match: { value: 'I' } } })));
+    zip.addFile(
+      '_journal/start.json',
+      Buffer.from(JSON.stringify({ version: 2, eval: { task: 't', model: 'm' }, plan: {} })),
+    );
+    zip.addFile(
+      'samples/1_epoch_1.json',
+      Buffer.from(JSON.stringify({ id: 1, epoch: 1, scores: { match: { value: 'C' } } })),
+    );
+    zip.addFile(
+      'samples/2_epoch_1.json',
+      Buffer.from(JSON.stringify({ id: 2, epoch: 1, scores: { match: { value: 'I' } } })),
+    );
     const path = write('running.eval', zip.toBuffer());
     expect(patterns(path)).toEqual(['1:1', '2:0']);
     expect(readResults(path).notes?.join('\n')).toMatch(/no header\.json: the evaluation had not finished/);
@@ -182,7 +290,11 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
     await fails(['metrics', write('cut.eval', cut)], 1, /cut\.eval: not a readable zip archive/);
     const other = new AdmZip();
     other.addFile('readme.txt', Buffer.from('hello'));
-    await fails(['metrics', write('other.zip', other.toBuffer())], 1, /a zip archive without header\.json or _journal\/start\.json: not an Inspect \.eval log/);
+    await fails(
+      ['metrics', write('other.zip', other.toBuffer())],
+      1,
+      /a zip archive without header\.json or _journal\/start\.json: not an Inspect \.eval log/,
+    );
   });
 
   it('diagnose reads an Inspect log and prints what the reader chose', async () => {
@@ -199,17 +311,46 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
     expect(report.format).toBe('lm-eval');
     expect(report.tasks).toBe(10);
     expect(report.meanAccuracy.estimate).toBeCloseTo(lmReported(DATE1, 'boolq', 'acc,none'), 12);
-    expect(report.notes.join('\n')).toMatch(/only one sample per task: lm-evaluation-harness scores each document once/);
-    expect(report.harness).toMatchObject({ tool: 'lm-evaluation-harness', version: '0.4.12', model: 'hf', num_fewshot: 0, metric: 'acc', filter: 'none' });
+    expect(report.notes.join('\n')).toMatch(
+      /only one sample per task: lm-evaluation-harness scores each document once/,
+    );
+    expect(report.harness).toMatchObject({
+      tool: 'lm-evaluation-harness',
+      version: '0.4.12',
+      model: 'hf',
+      num_fewshot: 0,
+      metric: 'acc',
+      filter: 'none',
+    });
     expect(report.reported[0]).toMatchObject({ name: 'acc', value: lmReported(DATE1, 'boolq', 'acc,none') });
   });
 
   it('several metrics need --metric, several filters --filter; a metric that is not 0/1 is refused', async () => {
-    await fails(['metrics', LM('arc_easy', DATE1)], 1, /several metrics \('acc', 'acc_norm'\); pass --metric NAME, one whose values are 0 or 1/);
-    await fails(['metrics', LM('gsm8k', DATE1)], 1, /each document is scored under 2 filters \('strict-match', 'flexible-extract'\); pass --filter NAME/);
-    await fails(['metrics', LM('drop', DATE2), '--metric', 'f1'], 1, /samples_drop_[^:]*\.jsonl:3: field 'f1': 0\.67 is not 0 or 1: the outcome must be a 0\/1 metric \(this file's metrics: 'em', 'f1'\); pass --metric NAME/);
-    await fails(['metrics', LM('gsm8k', DATE1), '--filter', 'strict'], 1, /--filter 'strict': no line has this filter \(the file's: 'strict-match', 'flexible-extract'\)/);
-    await fails(['metrics', LM('boolq', DATE1), '--metric', 'exact_match'], 1, /--metric 'exact_match': no line has this metric \(the file's: 'acc'\)/);
+    await fails(
+      ['metrics', LM('arc_easy', DATE1)],
+      1,
+      /several metrics \('acc', 'acc_norm'\); pass --metric NAME, one whose values are 0 or 1/,
+    );
+    await fails(
+      ['metrics', LM('gsm8k', DATE1)],
+      1,
+      /each document is scored under 2 filters \('strict-match', 'flexible-extract'\); pass --filter NAME/,
+    );
+    await fails(
+      ['metrics', LM('drop', DATE2), '--metric', 'f1'],
+      1,
+      /samples_drop_[^:]*\.jsonl:3: field 'f1': 0\.67 is not 0 or 1: the outcome must be a 0\/1 metric \(this file's metrics: 'em', 'f1'\); pass --metric NAME/,
+    );
+    await fails(
+      ['metrics', LM('gsm8k', DATE1), '--filter', 'strict'],
+      1,
+      /--filter 'strict': no line has this filter \(the file's: 'strict-match', 'flexible-extract'\)/,
+    );
+    await fails(
+      ['metrics', LM('boolq', DATE1), '--metric', 'exact_match'],
+      1,
+      /--metric 'exact_match': no line has this metric \(the file's: 'acc'\)/,
+    );
     for (const [argv, date, task, key] of [
       [[LM('arc_easy', DATE1), '--metric', 'acc'], DATE1, 'arc_easy', 'acc,none'],
       [[LM('arc_easy', DATE1), '--metric', 'acc_norm'], DATE1, 'arc_easy', 'acc_norm,none'],
@@ -225,13 +366,24 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
   it('under repeats, one outcome per document is one sample per task, said plainly; per-response outcomes would be samples', async () => {
     const report = await metricsJson([LM('gsm8k_cot_self_consistency', DATE2), '--filter', 'maj@4']);
     expect(report.samplesPerTask).toEqual({ min: 1, max: 1 });
-    expect(report.meanAccuracy.estimate).toBeCloseTo(lmReported(DATE2, 'gsm8k_cot_self_consistency', 'exact_match,maj@4'), 12);
-    expect(report.notes.join('\n')).toMatch(/only one sample per task: the file holds up to 4 responses per document \(repeats\) but lm-evaluation-harness records one 'exact_match' per document/);
-    expect(report.harness).toMatchObject({ repeats: 4, generation_kwargs: { do_sample: true, temperature: 0.2 } });
-    const listed = write('samples_listed_2026-01-01T00-00-00.000000.jsonl', lines([
-      { doc_id: 0, resps: [['a', 'b', 'c']], filter: 'none', metrics: ['pass'], pass: [1, 0, 1] },
-      { doc_id: 1, resps: [['a', 'b', 'c']], filter: 'none', metrics: ['pass'], pass: [0, 0, 1] },
-    ]));
+    expect(report.meanAccuracy.estimate).toBeCloseTo(
+      lmReported(DATE2, 'gsm8k_cot_self_consistency', 'exact_match,maj@4'),
+      12,
+    );
+    expect(report.notes.join('\n')).toMatch(
+      /only one sample per task: the file holds up to 4 responses per document \(repeats\) but lm-evaluation-harness records one 'exact_match' per document/,
+    );
+    expect(report.harness).toMatchObject({
+      repeats: 4,
+      generation_kwargs: { do_sample: true, temperature: 0.2 },
+    });
+    const listed = write(
+      'samples_listed_2026-01-01T00-00-00.000000.jsonl',
+      lines([
+        { doc_id: 0, resps: [['a', 'b', 'c']], filter: 'none', metrics: ['pass'], pass: [1, 0, 1] },
+        { doc_id: 1, resps: [['a', 'b', 'c']], filter: 'none', metrics: ['pass'], pass: [0, 0, 1] },
+      ]),
+    );
     expect(patterns(listed)).toEqual(['0:101', '1:001']);
     expect(readResults(listed).notes?.join('\n')).not.toMatch(/only one sample per task/);
   });
@@ -243,39 +395,120 @@ describe('detection, --format and files that are none of the formats', () => {
     expect(readResults('samples/blog-example.csv').format).toBe('csv');
     expect(readResults(INSPECT_B, { format: 'inspect' }).format).toBe('inspect-json');
     expect(readResults(INSPECT_A, { format: 'inspect' }).format).toBe('inspect-eval');
-    await fails(['metrics', HUMANEVAL, '--format', 'lm-eval'], 1, /:1: a HumanEval results line \(task_id, passed\), not lm-evaluation-harness samples; check --format/);
-    await fails(['metrics', 'samples/blog-example.jsonl', '--format', 'humaneval'], 1, /blog-example\.jsonl:1: a result row \(task, sample, passed\), not HumanEval results lines; check --format/);
-    await fails(['metrics', HUMANEVAL, '--format', 'yaml'], 2, /--format must be one of auto, jsonl, csv, humaneval, inspect, lm-eval/);
+    await fails(
+      ['metrics', HUMANEVAL, '--format', 'lm-eval'],
+      1,
+      /:1: a HumanEval results line \(task_id, passed\), not lm-evaluation-harness samples; check --format/,
+    );
+    await fails(
+      ['metrics', 'samples/blog-example.jsonl', '--format', 'humaneval'],
+      1,
+      /blog-example\.jsonl:1: a result row \(task, sample, passed\), not HumanEval results lines; check --format/,
+    );
+    await fails(
+      ['metrics', HUMANEVAL, '--format', 'yaml'],
+      2,
+      /--format must be one of auto, jsonl, csv, humaneval, inspect, lm-eval/,
+    );
   });
 
   it('lines of two formats in one file are refused, naming the line', async () => {
-    const rowsThenHumanEval = write('mixed1.jsonl', lines([{ task: 'a', sample: 0, passed: true }, { task_id: 'a', completion: 'x', result: 'passed', passed: true }]));
-    await fails(['metrics', rowsThenHumanEval], 1, /mixed1\.jsonl:2: a HumanEval results line \(task_id, passed\), not result rows \(task, sample, passed\) like line 1; one file holds one format/);
-    const humanEvalThenLm = write('mixed2.jsonl', lines([{ task_id: 'a', completion: 'x', result: 'passed', passed: true }, { doc_id: 0, filter: 'none', metrics: ['acc'], acc: 1 }]));
-    await fails(['metrics', humanEvalThenLm], 1, /mixed2\.jsonl:2: an lm-evaluation-harness sample \(doc_id and its metrics\), not HumanEval results lines like line 1/);
-    const lmThenRows = write('mixed3.jsonl', lines([{ doc_id: 0, filter: 'none', metrics: ['acc'], acc: 1 }, { task: 'a', sample: 0, passed: true }]));
-    await fails(['compare', lmThenRows, 'samples/blog-example.jsonl'], 1, /mixed3\.jsonl:2: a result row \(task, sample, passed\), not lm-evaluation-harness samples like line 1/);
+    const rowsThenHumanEval = write(
+      'mixed1.jsonl',
+      lines([
+        { task: 'a', sample: 0, passed: true },
+        { task_id: 'a', completion: 'x', result: 'passed', passed: true },
+      ]),
+    );
+    await fails(
+      ['metrics', rowsThenHumanEval],
+      1,
+      /mixed1\.jsonl:2: a HumanEval results line \(task_id, passed\), not result rows \(task, sample, passed\) like line 1; one file holds one format/,
+    );
+    const humanEvalThenLm = write(
+      'mixed2.jsonl',
+      lines([
+        { task_id: 'a', completion: 'x', result: 'passed', passed: true },
+        { doc_id: 0, filter: 'none', metrics: ['acc'], acc: 1 },
+      ]),
+    );
+    await fails(
+      ['metrics', humanEvalThenLm],
+      1,
+      /mixed2\.jsonl:2: an lm-evaluation-harness sample \(doc_id and its metrics\), not HumanEval results lines like line 1/,
+    );
+    const lmThenRows = write(
+      'mixed3.jsonl',
+      lines([
+        { doc_id: 0, filter: 'none', metrics: ['acc'], acc: 1 },
+        { task: 'a', sample: 0, passed: true },
+      ]),
+    );
+    await fails(
+      ['compare', lmThenRows, 'samples/blog-example.jsonl'],
+      1,
+      /mixed3\.jsonl:2: a result row \(task, sample, passed\), not lm-evaluation-harness samples like line 1/,
+    );
   });
 
   it('anything else is one line naming what was expected', async () => {
-    const expected = /expected result rows \(JSONL or CSV with task, sample, passed\), a HumanEval \*_results\.jsonl \(task_id, passed\), an Inspect log \(\.json or \.eval\), or lm-evaluation-harness samples_\*\.jsonl \(doc_id and a metric\); --format names one/;
-    await fails(['metrics', write('other.jsonl', lines([{ id: 1, answer: 'x' }]))], 1, new RegExp(`other\\.jsonl:1: a JSON object with keys id, answer: not a result file this reader knows; ${expected.source}`));
-    await fails(['metrics', write('notes.txt', 'just some text\nmore\n')], 1, /notes\.txt:1: text without the columns task, sample, passed: not a result file this reader knows/);
-    await fails(['diagnose', write('array.json', '[1, 2]')], 1, /array\.json:1: a JSON array: not a result file this reader knows/);
-    await fails(['metrics', write('doc.json', '{\n  "results": {}\n}\n')], 1, /doc\.json: a JSON document with keys results: not a result file this reader knows/);
-    await fails(['metrics', write('broken.json', '{\n  "version": 2,\n  "eval": {\n')], 1, /broken\.json: not valid JSON/);
+    const expected =
+      /expected result rows \(JSONL or CSV with task, sample, passed\), a HumanEval \*_results\.jsonl \(task_id, passed\), an Inspect log \(\.json or \.eval\), or lm-evaluation-harness samples_\*\.jsonl \(doc_id and a metric\); --format names one/;
+    await fails(
+      ['metrics', write('other.jsonl', lines([{ id: 1, answer: 'x' }]))],
+      1,
+      new RegExp(
+        `other\\.jsonl:1: a JSON object with keys id, answer: not a result file this reader knows; ${expected.source}`,
+      ),
+    );
+    await fails(
+      ['metrics', write('notes.txt', 'just some text\nmore\n')],
+      1,
+      /notes\.txt:1: text without the columns task, sample, passed: not a result file this reader knows/,
+    );
+    await fails(
+      ['diagnose', write('array.json', '[1, 2]')],
+      1,
+      /array\.json:1: a JSON array: not a result file this reader knows/,
+    );
+    await fails(
+      ['metrics', write('doc.json', '{\n  "results": {}\n}\n')],
+      1,
+      /doc\.json: a JSON document with keys results: not a result file this reader knows/,
+    );
+    await fails(
+      ['metrics', write('broken.json', '{\n  "version": 2,\n  "eval": {\n')],
+      1,
+      /broken\.json: not valid JSON/,
+    );
   });
 
   it("an option no file's format uses is a usage error, not ignored", async () => {
-    await fails(['metrics', HUMANEVAL, '--scorer', 'match'], 2, /--scorer applies to Inspect logs, and the file is one \(humaneval\)|--scorer applies to Inspect logs/);
-    await fails(['compare', HUMANEVAL, 'samples/blog-example.jsonl', '--metric', 'acc'], 2, /--metric applies to lm-evaluation-harness samples, and none of the files is one \(humaneval, jsonl\)/);
+    await fails(
+      ['metrics', HUMANEVAL, '--scorer', 'match'],
+      2,
+      /--scorer applies to Inspect logs, and the file is one \(humaneval\)|--scorer applies to Inspect logs/,
+    );
+    await fails(
+      ['compare', HUMANEVAL, 'samples/blog-example.jsonl', '--metric', 'acc'],
+      2,
+      /--metric applies to lm-evaluation-harness samples, and none of the files is one \(humaneval, jsonl\)/,
+    );
     await fails(['metrics', INSPECT_A, '--scorer', ' '], 2, /--scorer must name a scorer/);
   });
 });
 
 describe('damaged files of every format: a ResultFile or one ResultFileError line, never another error', () => {
   it('cuts and flipped bytes (fixed seed)', () => {
-    const sources = [HUMANEVAL, INSPECT_A, INSPECT_A_DEFLATE, INSPECT_B, INSPECT_TWO, LM('boolq', DATE1), LM('gsm8k', DATE1)].map((path) => readFileSync(path));
+    const sources = [
+      HUMANEVAL,
+      INSPECT_A,
+      INSPECT_A_DEFLATE,
+      INSPECT_B,
+      INSPECT_TWO,
+      LM('boolq', DATE1),
+      LM('gsm8k', DATE1),
+    ].map((path) => readFileSync(path));
     // a small linear congruential generator keeps the damage reproducible without a random source
     let state = 12345;
     let refused = 0;
@@ -286,8 +519,12 @@ describe('damaged files of every format: a ResultFile or one ResultFileError lin
     for (let trial = 0; trial < 120; trial++) {
       const source = sources[trial % sources.length] as Buffer;
       const damaged = Buffer.from(source.subarray(0, trial % 3 === 0 ? next(source.length) : source.length));
-      for (let flips = trial % 3 === 0 ? 0 : 1 + next(4); flips > 0; flips--) damaged[next(damaged.length)] = next(256);
-      const path = write(`damaged-${trial}.${source === sources[1] || source === sources[2] ? 'eval' : 'jsonl'}`, damaged);
+      for (let flips = trial % 3 === 0 ? 0 : 1 + next(4); flips > 0; flips--)
+        damaged[next(damaged.length)] = next(256);
+      const path = write(
+        `damaged-${trial}.${source === sources[1] || source === sources[2] ? 'eval' : 'jsonl'}`,
+        damaged,
+      );
       try {
         readResults(path, { scorer: 'match' });
       } catch (error) {

@@ -16,11 +16,30 @@ let files = 0;
 // Identifier pools avoid the words the output checks look for (NaN, Infinity, undefined).
 const taskValue = fc.oneof(
   { weight: 30, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', '7', 'task x') },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(7, 7.5, '', ' ', null, true, {}, [], 1e21, -3, '"q"', 'a,b') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(7, 7.5, '', ' ', null, true, {}, [], 1e21, -3, '"q"', 'a,b'),
+  },
 );
 const indexValue = fc.oneof(
   { weight: 30, arbitrary: fc.integer({ min: 0, max: 6 }) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(-1, 1.5, '0x1', '1e0', '1.0', 2 ** 53, Number.MAX_SAFE_INTEGER, null, '', true, '01', ' 2 ') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      -1,
+      1.5,
+      '0x1',
+      '1e0',
+      '1.0',
+      2 ** 53,
+      Number.MAX_SAFE_INTEGER,
+      null,
+      '',
+      true,
+      '01',
+      ' 2 ',
+    ),
+  },
 );
 const passedValue = fc.oneof(
   { weight: 30, arbitrary: fc.constantFrom<unknown>(true, false, 0, 1, 'true', 'false', '1', '0', 'TRUE') },
@@ -31,8 +50,14 @@ const row = fc.record(
     task: taskValue,
     sample: indexValue,
     passed: passedValue,
-    turn: fc.oneof({ weight: 10, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constantFrom<unknown>(-1, '1.0', Number.MAX_SAFE_INTEGER, null) }),
-    run: fc.oneof({ weight: 10, arbitrary: fc.constantFrom<unknown>('r1', 'r2') }, { weight: 1, arbitrary: fc.constantFrom<unknown>(3, null, {}) }),
+    turn: fc.oneof(
+      { weight: 10, arbitrary: fc.integer({ min: 0, max: 3 }) },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>(-1, '1.0', Number.MAX_SAFE_INTEGER, null) },
+    ),
+    run: fc.oneof(
+      { weight: 10, arbitrary: fc.constantFrom<unknown>('r1', 'r2') },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>(3, null, {}) },
+    ),
     envSeed: fc.oneof(fc.integer(), fc.constantFrom<unknown>('s1', null)),
   },
   { requiredKeys: ['task', 'sample', 'passed'] },
@@ -41,47 +66,93 @@ const row = fc.record(
 const roughRows = fc.array(row, { maxLength: 30 });
 const header = fc.oneof(
   { weight: 4, arbitrary: fc.constant(undefined) },
-  { weight: 4, arbitrary: fc.record({ harness: fc.dictionary(fc.constantFrom('temperature', 'top_p', 'model', 'seed'), fc.oneof(fc.integer({ min: 0, max: 2 }), fc.constantFrom('greedy', 'sampled'))), provenance: fc.constant({ commit: 'abc' }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      harness: fc.dictionary(
+        fc.constantFrom('temperature', 'top_p', 'model', 'seed'),
+        fc.oneof(fc.integer({ min: 0, max: 2 }), fc.constantFrom('greedy', 'sampled')),
+      ),
+      provenance: fc.constant({ commit: 'abc' }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constantFrom<unknown>({ harness: 3 }, { harness: [] }, { harness: null }) },
 );
 
 /** Well-formed rows: tasks x samples with random outcomes, uneven on purpose. */
 const cleanRows = fc
-  .array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.array(fc.boolean(), { minLength: 1, maxLength: 12 })), { minLength: 1, maxLength: 6 })
+  .array(
+    fc.tuple(
+      fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
   .map((tasks) => {
     const seen = new Set<string>();
-    return tasks.filter(([task]) => !seen.has(task) && seen.add(task)).flatMap(([task, outcomes]) => outcomes.map((passed, sample) => ({ task, sample, passed, envSeed: sample })));
+    return tasks
+      .filter(([task]) => !seen.has(task) && seen.add(task))
+      .flatMap(([task, outcomes]) =>
+        outcomes.map((passed, sample) => ({ task, sample, passed, envSeed: sample })),
+      );
   });
 
 /** CSV columns in random order: the three required ones (now and then one is missing) and some optional ones. */
 const csvColumns = fc
-  .tuple(fc.shuffledSubarray(['turn', 'run', 'envSeed']), fc.oneof({ weight: 12, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) }), fc.integer({ min: 0, max: 99 }))
+  .tuple(
+    fc.shuffledSubarray(['turn', 'run', 'envSeed']),
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constant(-1) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) },
+    ),
+    fc.integer({ min: 0, max: 99 }),
+  )
   .map(([optional, drop, rotate]) => {
     const columns = [...['task', 'sample', 'passed'].filter((_, i) => i !== drop), ...optional];
     const start = rotate % columns.length;
     return [...columns.slice(start), ...columns.slice(0, start)];
   });
-const csvCell = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const csvCell = (value: unknown) =>
+  value === undefined ? '' : typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 
 /** A file's text: JSONL or CSV, with random damage (BOM, CRLF, a cut line, garbage, duplicated columns). */
 const fileText = fc
   .record({
     head: header,
-    rows: fc.oneof({ weight: 2, arbitrary: cleanRows as fc.Arbitrary<unknown[]> }, { weight: 1, arbitrary: roughRows as fc.Arbitrary<unknown[]> }),
+    rows: fc.oneof(
+      { weight: 2, arbitrary: cleanRows as fc.Arbitrary<unknown[]> },
+      { weight: 1, arbitrary: roughRows as fc.Arbitrary<unknown[]> },
+    ),
     format: fc.constantFrom('jsonl', 'csv'),
     bom: fc.boolean(),
     crlf: fc.boolean(),
-    damage: fc.oneof({ weight: 12, arbitrary: fc.constant('none') }, { weight: 1, arbitrary: fc.constantFrom('cut', 'garbage', 'empty', 'duplicate-column', 'binary') }),
+    damage: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('none') },
+      { weight: 1, arbitrary: fc.constantFrom('cut', 'garbage', 'empty', 'duplicate-column', 'binary') },
+    ),
     columns: csvColumns,
   })
   .map(({ head, rows, format, bom, crlf, damage, columns }) => {
     let lines: string[];
-    if (format === 'jsonl') lines = [...(head === undefined ? [] : [JSON.stringify(head)]), ...rows.map((record) => JSON.stringify(record))];
+    if (format === 'jsonl')
+      lines = [
+        ...(head === undefined ? [] : [JSON.stringify(head)]),
+        ...rows.map((record) => JSON.stringify(record)),
+      ];
     else {
       const names = damage === 'duplicate-column' ? [...columns, columns[0] as string] : columns;
-      lines = [names.join(','), ...rows.map((record) => names.map((name) => csvCell((record as Record<string, unknown>)[name])).join(','))];
+      lines = [
+        names.join(','),
+        ...rows.map((record) =>
+          names.map((name) => csvCell((record as Record<string, unknown>)[name])).join(','),
+        ),
+      ];
     }
-    if (damage === 'cut' && lines.length > 0) lines[lines.length - 1] = (lines[lines.length - 1] as string).slice(0, Math.floor((lines[lines.length - 1] as string).length / 2));
+    if (damage === 'cut' && lines.length > 0)
+      lines[lines.length - 1] = (lines[lines.length - 1] as string).slice(
+        0,
+        Math.floor((lines[lines.length - 1] as string).length / 2),
+      );
     if (damage === 'garbage') lines.splice(Math.floor(lines.length / 2), 0, '}{,,"\u0007');
     if (damage === 'empty') lines = [];
     let text = lines.join(crlf ? '\r\n' : '\n');
@@ -100,19 +171,52 @@ const countString = fc.oneof(
   fc.integer({ min: 0, max: 50 }).map(String),
   fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }).map(String),
   fc.double({ noDefaultInfinity: false }).map(String),
-  fc.constantFrom('1e21', '9007199254740992', '9007199254740991', '4503599627370496', '1e12', '5e11', '2e15', '0x10', '', ' ', '-1', '1.5', '1e3', 'abc', '-0', 'NaN', 'Infinity'),
+  fc.constantFrom(
+    '1e21',
+    '9007199254740992',
+    '9007199254740991',
+    '4503599627370496',
+    '1e12',
+    '5e11',
+    '2e15',
+    '0x10',
+    '',
+    ' ',
+    '-1',
+    '1.5',
+    '1e3',
+    'abc',
+    '-0',
+    'NaN',
+    'Infinity',
+  ),
 );
 const smallK = fc.integer({ min: 1, max: 14 }).map(String);
 const kList = fc.oneof(
   { weight: 6, arbitrary: fc.array(smallK, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(',')) },
-  { weight: 1, arbitrary: fc.array(countString, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(',')) },
+  {
+    weight: 1,
+    arbitrary: fc.array(countString, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(',')),
+  },
 );
 /** n, c <= n and k <= n as strings, from 1 up to 2^53 - 1. */
 const validCounts = fc
   .oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }))
-  .chain((n) => fc.tuple(fc.constant(n), fc.oneof(fc.integer({ min: 0, max: Math.min(n, 5) }), fc.integer({ min: 0, max: n }), fc.constant(n)), fc.array(fc.oneof(fc.integer({ min: 1, max: Math.min(n, 5) }), fc.integer({ min: 1, max: n })), { minLength: 1, maxLength: 3 })))
+  .chain((n) =>
+    fc.tuple(
+      fc.constant(n),
+      fc.oneof(fc.integer({ min: 0, max: Math.min(n, 5) }), fc.integer({ min: 0, max: n }), fc.constant(n)),
+      fc.array(fc.oneof(fc.integer({ min: 1, max: Math.min(n, 5) }), fc.integer({ min: 1, max: n })), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+    ),
+  )
   .map(([n, c, ks]) => [String(n), String(c), ks.join(',')] as [string, string, string]);
-const anyCounts = fc.oneof({ weight: 3, arbitrary: validCounts }, { weight: 1, arbitrary: fc.tuple(countString, countString, kList) });
+const anyCounts = fc.oneof(
+  { weight: 3, arbitrary: validCounts },
+  { weight: 1, arbitrary: fc.tuple(countString, countString, kList) },
+);
 
 const realString = fc.oneof(
   fc.double({ min: 0, max: 1, noNaN: true }).map(String),
@@ -120,13 +224,56 @@ const realString = fc.oneof(
   fc.constantFrom('0', '1', '0.5', '0.8', '0.025', '1e-300', '1e300', '-0', 'NaN', '', '5e-324'),
 );
 
-const shareString = fc.oneof({ weight: 3, arbitrary: fc.double({ min: 0.001, max: 0.999, noNaN: true }).map(String) }, { weight: 1, arbitrary: realString });
-const positiveString = fc.oneof({ weight: 3, arbitrary: fc.double({ min: 1e-6, max: 10, noNaN: true }).map(String) }, { weight: 1, arbitrary: realString });
+const shareString = fc.oneof(
+  { weight: 3, arbitrary: fc.double({ min: 0.001, max: 0.999, noNaN: true }).map(String) },
+  { weight: 1, arbitrary: realString },
+);
+const positiveString = fc.oneof(
+  { weight: 3, arbitrary: fc.double({ min: 1e-6, max: 10, noNaN: true }).map(String) },
+  { weight: 1, arbitrary: realString },
+);
 
-const NULLABLE = new Set(['supported', 'ok', 'low', 'high', 'clusteredSE', 'episodeSE', 'pairedSE', 'unpairedSE', 'correlation', 'intraclassCorrelation', 'designEffect', 'harness', 'step']);
-const SHARES = new Set(['estimate', 'low', 'high', 'a', 'b', 'passAt1', 'passAtK', 'wholeConversation', 'finalAnswer', 'accuracyAmongStillGoing', 'accuracyOverAll']);
+const NULLABLE = new Set([
+  'supported',
+  'ok',
+  'low',
+  'high',
+  'clusteredSE',
+  'episodeSE',
+  'pairedSE',
+  'unpairedSE',
+  'correlation',
+  'intraclassCorrelation',
+  'designEffect',
+  'harness',
+  'step',
+]);
+const SHARES = new Set([
+  'estimate',
+  'low',
+  'high',
+  'a',
+  'b',
+  'passAt1',
+  'passAtK',
+  'wholeConversation',
+  'finalAnswer',
+  'accuracyAmongStillGoing',
+  'accuracyOverAll',
+]);
 const SHARE_MAPS = new Set(['plugInPassAtK', 'pooledPlugInPassAtK', 'succeededByTurn']);
-const SKIP = new Set(['harness', 'header', 'files', 'file', 'evidence', 'notes', 'warnings', 'sources', 'differing', 'harnessDifferences']);
+const SKIP = new Set([
+  'harness',
+  'header',
+  'files',
+  'file',
+  'evidence',
+  'notes',
+  'warnings',
+  'sources',
+  'differing',
+  'harnessDifferences',
+]);
 
 /** Walks a JSON answer: nulls only where a number may not exist, shares in [0, 1] (differences in [-1, 1]). */
 function checkJson(value: unknown, path: string[], problems: string[]): void {
@@ -137,11 +284,14 @@ function checkJson(value: unknown, path: string[], problems: string[]): void {
   } else if (typeof value === 'number') {
     const bound = path.includes('difference') ? -1 : 0;
     const isShare = SHARES.has(key) || SHARE_MAPS.has(parent) || (/^\d+$/.test(key) && path.length === 1);
-    if (isShare && !(value >= bound && value <= 1)) problems.push(`${path.join('.')} = ${value} outside [${bound}, 1]`);
+    if (isShare && !(value >= bound && value <= 1))
+      problems.push(`${path.join('.')} = ${value} outside [${bound}, 1]`);
     if (/SE$/.test(key) && !(value >= 0)) problems.push(`${path.join('.')} = ${value} < 0`);
-  } else if (Array.isArray(value)) value.forEach((item, i) => checkJson(item, [...path, String(i)], problems));
+  } else if (Array.isArray(value))
+    value.forEach((item, i) => checkJson(item, [...path, String(i)], problems));
   else if (typeof value === 'object') {
-    for (const [name, inner] of Object.entries(value as Record<string, unknown>)) if (!SKIP.has(name)) checkJson(inner, [...path, name], problems);
+    for (const [name, inner] of Object.entries(value as Record<string, unknown>))
+      if (!SKIP.has(name)) checkJson(inner, [...path, name], problems);
   }
 }
 
@@ -174,34 +324,89 @@ const options = (seed: number) => ({ seed, numRuns: RUNS, endOnFailure: true });
 describe('fuzz: random malformed result files', () => {
   it('metrics', async () => {
     await fc.assert(
-      fc.asyncProperty(fileText, fc.option(kList, { nil: undefined }), fc.boolean(), fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('r1', 'r2', '') }), async (file, k, json, run) => {
-        const argv = ['metrics', writeFile(file), '--reps', '200', ...(k === undefined ? [] : ['--k', k]), ...(run === undefined ? [] : ['--run', run]), ...(json ? ['--json'] : [])];
-        await runChecked(argv);
-      }),
+      fc.asyncProperty(
+        fileText,
+        fc.option(kList, { nil: undefined }),
+        fc.boolean(),
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom('r1', 'r2', '') },
+        ),
+        async (file, k, json, run) => {
+          const argv = [
+            'metrics',
+            writeFile(file),
+            '--reps',
+            '200',
+            ...(k === undefined ? [] : ['--k', k]),
+            ...(run === undefined ? [] : ['--run', run]),
+            ...(json ? ['--json'] : []),
+          ];
+          await runChecked(argv);
+        },
+      ),
       options(11),
     );
   });
 
   it('compare', async () => {
     await fc.assert(
-      fc.asyncProperty(fileText, fileText, fc.option(fc.oneof({ weight: 4, arbitrary: smallK }, { weight: 1, arbitrary: countString }), { nil: undefined }), fc.boolean(), async (a, b, k, json) => {
-        await runChecked(['compare', writeFile(a), writeFile(b), '--reps', '200', ...(k === undefined ? [] : ['--k', k]), ...(json ? ['--json'] : [])]);
-      }),
+      fc.asyncProperty(
+        fileText,
+        fileText,
+        fc.option(fc.oneof({ weight: 4, arbitrary: smallK }, { weight: 1, arbitrary: countString }), {
+          nil: undefined,
+        }),
+        fc.boolean(),
+        async (a, b, k, json) => {
+          await runChecked([
+            'compare',
+            writeFile(a),
+            writeFile(b),
+            '--reps',
+            '200',
+            ...(k === undefined ? [] : ['--k', k]),
+            ...(json ? ['--json'] : []),
+          ]);
+        },
+      ),
       options(12),
     );
   });
 
   it('diagnose', async () => {
-    const reported = fc.oneof(
-      { weight: 4, arbitrary: fc.array(fc.tuple(smallK, fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 1, maxLength: 3 }) },
-      { weight: 1, arbitrary: fc.array(fc.tuple(countString, realString), { minLength: 1, maxLength: 3 }) },
-    ).map((pairs) => pairs.map(([k, value]) => `${k}:${value}`).join(','));
+    const reported = fc
+      .oneof(
+        {
+          weight: 4,
+          arbitrary: fc.array(fc.tuple(smallK, fc.double({ min: 0, max: 1, noNaN: true })), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+        },
+        { weight: 1, arbitrary: fc.array(fc.tuple(countString, realString), { minLength: 1, maxLength: 3 }) },
+      )
+      .map((pairs) => pairs.map(([k, value]) => `${k}:${value}`).join(','));
     const k = fc.oneof({ weight: 4, arbitrary: smallK }, { weight: 1, arbitrary: countString });
     await fc.assert(
-      fc.asyncProperty(fileText, fc.option(fileText, { nil: undefined }), fc.option(k, { nil: undefined }), fc.option(reported, { nil: undefined }), fc.boolean(), async (a, b, chosenK, claim, json) => {
-        const argv = ['diagnose', writeFile(a), ...(b === undefined ? [] : [writeFile(b)]), ...(chosenK === undefined ? [] : ['--k', chosenK]), ...(claim === undefined ? [] : ['--reported', claim]), ...(json ? ['--json'] : [])];
-        await runChecked(argv);
-      }),
+      fc.asyncProperty(
+        fileText,
+        fc.option(fileText, { nil: undefined }),
+        fc.option(k, { nil: undefined }),
+        fc.option(reported, { nil: undefined }),
+        fc.boolean(),
+        async (a, b, chosenK, claim, json) => {
+          const argv = [
+            'diagnose',
+            writeFile(a),
+            ...(b === undefined ? [] : [writeFile(b)]),
+            ...(chosenK === undefined ? [] : ['--k', chosenK]),
+            ...(claim === undefined ? [] : ['--reported', claim]),
+            ...(json ? ['--json'] : []),
+          ];
+          await runChecked(argv);
+        },
+      ),
       options(13),
     );
   });
@@ -211,7 +416,10 @@ describe('fuzz: random extreme counts', () => {
   it('passk: valid counts up to 2^53 - 1 always answer; anything else is a usage error', async () => {
     await fc.assert(
       fc.asyncProperty(validCounts, fc.boolean(), async ([n, c, k], json) => {
-        expect(await runChecked(['passk', '--n', n, '--c', c, '--k', k, ...(json ? ['--json'] : [])]), `passk --n ${n} --c ${c} --k ${k}`).toBe(0);
+        expect(
+          await runChecked(['passk', '--n', n, '--c', c, '--k', k, ...(json ? ['--json'] : [])]),
+          `passk --n ${n} --c ${c} --k ${k}`,
+        ).toBe(0);
       }),
       options(21),
     );
@@ -227,9 +435,25 @@ describe('fuzz: random extreme counts', () => {
   it('interval', async () => {
     const method = fc.constantFrom('wilson', 'wald', 'clopper-pearson', 'jeffreys', 'agresti-coull', 'exact');
     await fc.assert(
-      fc.asyncProperty(anyCounts, method, fc.option(realString, { nil: undefined }), fc.boolean(), async ([trials, successes], chosen, level, json) => {
-        await runChecked(['interval', '--successes', successes, '--trials', trials, '--method', chosen, ...(level === undefined ? [] : ['--level', level]), ...(json ? ['--json'] : [])]);
-      }),
+      fc.asyncProperty(
+        anyCounts,
+        method,
+        fc.option(realString, { nil: undefined }),
+        fc.boolean(),
+        async ([trials, successes], chosen, level, json) => {
+          await runChecked([
+            'interval',
+            '--successes',
+            successes,
+            '--trials',
+            trials,
+            '--method',
+            chosen,
+            ...(level === undefined ? [] : ['--level', level]),
+            ...(json ? ['--json'] : []),
+          ]);
+        },
+      ),
       options(22),
     );
   });
@@ -237,11 +461,30 @@ describe('fuzz: random extreme counts', () => {
   it('power', async () => {
     const design = fc.constantFrom('paired', 'unpaired', 'seeds', 'crossed');
     await fc.assert(
-      fc.asyncProperty(positiveString, positiveString, fc.option(shareString, { nil: undefined }), fc.option(shareString, { nil: undefined }), design, fc.boolean(), async (sd, delta, alpha, power, chosen, json) => {
-        const argv = ['power', '--sd', sd, '--delta', delta, '--design', chosen, ...(alpha === undefined ? [] : ['--alpha', alpha]), ...(power === undefined ? [] : ['--power', power]), ...(json ? ['--json'] : [])];
-        const code = await runChecked(argv);
-        expect(code, argv.join(' ')).not.toBe(1);
-      }),
+      fc.asyncProperty(
+        positiveString,
+        positiveString,
+        fc.option(shareString, { nil: undefined }),
+        fc.option(shareString, { nil: undefined }),
+        design,
+        fc.boolean(),
+        async (sd, delta, alpha, power, chosen, json) => {
+          const argv = [
+            'power',
+            '--sd',
+            sd,
+            '--delta',
+            delta,
+            '--design',
+            chosen,
+            ...(alpha === undefined ? [] : ['--alpha', alpha]),
+            ...(power === undefined ? [] : ['--power', power]),
+            ...(json ? ['--json'] : []),
+          ];
+          const code = await runChecked(argv);
+          expect(code, argv.join(' ')).not.toBe(1);
+        },
+      ),
       options(23),
     );
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { agrestiCoullInterval, clopperPearsonInterval, jeffreysInterval, proportionInterval, PROPORTION_METHODS, waldInterval, wilsonInterval, type ProportionMethod } from '../eval/index.ts';
+import {
+  agrestiCoullInterval,
+  clopperPearsonInterval,
+  jeffreysInterval,
+  proportionInterval,
+  PROPORTION_METHODS,
+  waldInterval,
+  wilsonInterval,
+  type ProportionMethod,
+} from '../eval/index.ts';
 
 // Reference: statsmodels 0.13.5 `proportion_confint(c, n, alpha=1-level, method=...)`
 // (method "normal" = wald, "beta" = clopper-pearson, "agresti_coull", "wilson", "jeffreys"),
@@ -63,7 +72,9 @@ describe('one-proportion intervals vs statsmodels', () => {
     const wald = proportionInterval(3, 10, { method: 'wald' });
     expect(waldInterval(3, 10)).toEqual({ low: wald.low, high: wald.high });
     expect(wilsonInterval(7, 9, { level: 0.8 }).low).toBe(proportionInterval(7, 9, { level: 0.8 }).low);
-    expect(clopperPearsonInterval(2, 5).high).toBe(proportionInterval(2, 5, { method: 'clopper-pearson' }).high);
+    expect(clopperPearsonInterval(2, 5).high).toBe(
+      proportionInterval(2, 5, { method: 'clopper-pearson' }).high,
+    );
     expect(agrestiCoullInterval(2, 5).high).toBe(proportionInterval(2, 5, { method: 'agresti-coull' }).high);
   });
 
@@ -75,7 +86,8 @@ describe('one-proportion intervals vs statsmodels', () => {
             const { low, high, estimate } = proportionInterval(c, n, { method, level });
             const inside = low >= 0 && high <= 1 && low <= high;
             const contains = method === 'wald' || (low <= estimate + 1e-12 && high >= estimate - 1e-12);
-            if (!inside || !contains) expect({ method, c, n, level, low, high }).toBe('inside [0, 1] and containing c/n');
+            if (!inside || !contains)
+              expect({ method, c, n, level, low, high }).toBe('inside [0, 1] and containing c/n');
           }
         }
       }
@@ -83,7 +95,9 @@ describe('one-proportion intervals vs statsmodels', () => {
   });
 
   it('widens with the level and throws RangeError on bad input', () => {
-    expect(wilsonInterval(3, 10, { level: 0.99 }).high).toBeGreaterThan(wilsonInterval(3, 10, { level: 0.9 }).high);
+    expect(wilsonInterval(3, 10, { level: 0.99 }).high).toBeGreaterThan(
+      wilsonInterval(3, 10, { level: 0.9 }).high,
+    );
     expect(() => wilsonInterval(11, 10)).toThrow(RangeError);
     expect(() => clopperPearsonInterval(1, 0)).toThrow(RangeError);
     expect(() => jeffreysInterval(1, 10, { level: 1 })).toThrow(RangeError);

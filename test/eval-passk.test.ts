@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { allCorrectAtK, exactPassAtK, firstSampleAccuracy, meanAccuracy, passAtK, plugInPassAtK, prefixAllCorrectAtK, prefixPassAtK } from '../eval/index.ts';
+import {
+  allCorrectAtK,
+  exactPassAtK,
+  firstSampleAccuracy,
+  meanAccuracy,
+  passAtK,
+  plugInPassAtK,
+  prefixAllCorrectAtK,
+  prefixPassAtK,
+} from '../eval/index.ts';
 
 // Reference: the HumanEval paper's numpy estimator (Chen et al. 2021, Fig. 3),
 // `1 - np.prod(1 - k / np.arange(n - c + 1, n + 1))` (1.0 when n - c < k), numpy 1.24.2.
@@ -29,7 +38,15 @@ describe('passAtK (unbiased, product form)', () => {
     const small = exactPassAtK(10, 3, 5);
     expect(small.numerator).toBe(11n);
     expect(small.denominator).toBe(12n); // 1 - 21/252 = 231/252 = 11/12
-    for (const [n, c, k] of [[2000, 5, 1000], [2000, 17, 10], [200, 17, 100], [64, 3, 32], [10, 0, 3], [10, 10, 1], [7, 2, 7]] as const) {
+    for (const [n, c, k] of [
+      [2000, 5, 1000],
+      [2000, 17, 10],
+      [200, 17, 100],
+      [64, 3, 32],
+      [10, 0, 3],
+      [10, 10, 1],
+      [7, 2, 7],
+    ] as const) {
       expect(passAtK(n, c, k)).toBeCloseTo(exactPassAtK(n, c, k).value, 13);
     }
     expect(exactPassAtK(2000, 5, 1000).denominator.toString().length).toBeGreaterThan(0);
@@ -58,7 +75,8 @@ describe('passAtK (unbiased, product form)', () => {
         let previous = -Infinity;
         for (let k = 1; k <= n; k++) {
           const value = passAtK(n, c, k);
-          if (!(value >= previous - 1e-15 && value >= 0 && value <= 1)) expect({ n, c, k, value, previous }).toBe('monotone in [0, 1]');
+          if (!(value >= previous - 1e-15 && value >= 0 && value <= 1))
+            expect({ n, c, k, value, previous }).toBe('monotone in [0, 1]');
           previous = value;
         }
       }
@@ -119,7 +137,8 @@ describe('allCorrectAtK (unbiased pass^k)', () => {
     expect(allCorrectAtK(2000, 1990, 1000)).toBeGreaterThan(0);
   });
   it('falls with k and throws on k > n', () => {
-    for (let k = 2; k <= 12; k++) expect(allCorrectAtK(12, 8, k)).toBeLessThanOrEqual(allCorrectAtK(12, 8, k - 1));
+    for (let k = 2; k <= 12; k++)
+      expect(allCorrectAtK(12, 8, k)).toBeLessThanOrEqual(allCorrectAtK(12, 8, k - 1));
     expect(() => allCorrectAtK(5, 2, 6)).toThrow(RangeError);
   });
 });
@@ -132,10 +151,14 @@ describe('plug-in, prefix and accuracies', () => {
   });
 
   it("reproduces the blog's four-task example", () => {
-    const rows = ['1000000000', '0110000000', '1111111111', '0000000000'].map((text) => Array.from(text, Number));
+    const rows = ['1000000000', '0110000000', '1111111111', '0000000000'].map((text) =>
+      Array.from(text, Number),
+    );
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     expect(mean(rows.map((outcomes) => prefixPassAtK(outcomes, 10)))).toBe(0.75);
-    expect(meanAccuracy(rows.map((outcomes) => ({ n: 10, c: outcomes.reduce((a, b) => a + b, 0) })))).toBeCloseTo(0.325, 15);
+    expect(
+      meanAccuracy(rows.map((outcomes) => ({ n: 10, c: outcomes.reduce((a, b) => a + b, 0) }))),
+    ).toBeCloseTo(0.325, 15);
     expect(mean(rows.map((outcomes) => prefixAllCorrectAtK(outcomes, 10)))).toBe(0.25);
     expect(firstSampleAccuracy(rows)).toBe(0.5);
     const counts = rows.map((outcomes) => outcomes.reduce((a, b) => a + b, 0));
@@ -145,7 +168,7 @@ describe('plug-in, prefix and accuracies', () => {
 
   it('prefix pass@k is monotone on any ordered batch, prefix pass^k falls (property)', () => {
     let state = 12345;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 200; trial++) {
       const outcomes = Array.from({ length: 1 + Math.floor(next() * 20) }, () => (next() < 0.3 ? 1 : 0));
       for (let k = 2; k <= outcomes.length; k++) {

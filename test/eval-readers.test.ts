@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { batchOf, groupOutcomes, parseResultText, readResultFile, readResults, ResultFileError } from '../eval/io/index.ts';
+import {
+  batchOf,
+  groupOutcomes,
+  parseResultText,
+  readResultFile,
+  readResults,
+  ResultFileError,
+} from '../eval/io/index.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'eval-readers-'));
 const csv = (lines: string[]) => `${lines.join('\n')}\n`;
@@ -10,41 +17,76 @@ const jsonl = (records: unknown[]) => `${records.map((record) => JSON.stringify(
 
 describe('result-file readers refuse rows that would silently change a number', () => {
   it('a duplicated CSV column is refused, naming it (the last one used to win)', () => {
-    expect(() => parseResultText(csv(['task,sample,passed,task', 'a,0,1,b']), { path: 'x.csv' })).toThrow(/^x\.csv:1: field 'task': appears twice in the CSV header/);
-    expect(() => parseResultText(csv(['task,sample,passed,note,note', 'a,0,1,,']), { path: 'x.csv' })).toThrow(/field 'note': appears twice/);
+    expect(() => parseResultText(csv(['task,sample,passed,task', 'a,0,1,b']), { path: 'x.csv' })).toThrow(
+      /^x\.csv:1: field 'task': appears twice in the CSV header/,
+    );
+    expect(() =>
+      parseResultText(csv(['task,sample,passed,note,note', 'a,0,1,,']), { path: 'x.csv' }),
+    ).toThrow(/field 'note': appears twice/);
   });
 
   it('a duplicated JSON key is refused the same way (JSON.parse keeps the last)', () => {
-    expect(() => parseResultText('{"task":"a","sample":0,"passed":true,"passed":false}\n', { path: 'x.jsonl' })).toThrow(/^x\.jsonl:1: field 'passed': appears twice/);
+    expect(() =>
+      parseResultText('{"task":"a","sample":0,"passed":true,"passed":false}\n', { path: 'x.jsonl' }),
+    ).toThrow(/^x\.jsonl:1: field 'passed': appears twice/);
     // nested objects may repeat their own keys' names; only the row's own fields count
-    expect(parseResultText('{"task":"a","sample":0,"passed":true,"meta":{"task":"b"}}\n').rows[0]?.task).toBe('a');
+    expect(parseResultText('{"task":"a","sample":0,"passed":true,"meta":{"task":"b"}}\n').rows[0]?.task).toBe(
+      'a',
+    );
   });
 
-  it.each(['0x1', '1e0', '1.0', '+1', '-1', '1 2', '9007199254740992', 'one'])('CSV sample %j is refused: decimal integers only', (sample) => {
-    expect(() => parseResultText(csv(['task,sample,passed', `a,${sample},1`]), { path: 'x.csv' })).toThrow(/x\.csv:2: field 'sample': expected a non-negative decimal integer/);
-  });
+  it.each(['0x1', '1e0', '1.0', '+1', '-1', '1 2', '9007199254740992', 'one'])(
+    'CSV sample %j is refused: decimal integers only',
+    (sample) => {
+      expect(() => parseResultText(csv(['task,sample,passed', `a,${sample},1`]), { path: 'x.csv' })).toThrow(
+        /x\.csv:2: field 'sample': expected a non-negative decimal integer/,
+      );
+    },
+  );
 
   it('decimal sample and turn indices are read, in CSV and as JSON integers or digit strings', () => {
-    expect(parseResultText(csv(['task,sample,passed,turn', 'a, 12 ,1,3'])).rows[0]).toMatchObject({ sample: 12, turn: 3 });
+    expect(parseResultText(csv(['task,sample,passed,turn', 'a, 12 ,1,3'])).rows[0]).toMatchObject({
+      sample: 12,
+      turn: 3,
+    });
     expect(parseResultText(jsonl([{ task: 'a', sample: '7', passed: 1 }])).rows[0]?.sample).toBe(7);
     expect(() => parseResultText(jsonl([{ task: 'a', sample: 1.5, passed: 1 }]))).toThrow(/field 'sample'/);
     expect(() => parseResultText(jsonl([{ task: 'a', sample: '1e0', passed: 1 }]))).toThrow(/field 'sample'/);
-    expect(() => parseResultText(jsonl([{ task: 'a', sample: 0, turn: '0x2', passed: 1 }]))).toThrow(/field 'turn'/);
+    expect(() => parseResultText(jsonl([{ task: 'a', sample: 0, turn: '0x2', passed: 1 }]))).toThrow(
+      /field 'turn'/,
+    );
   });
 
   it('task ids are strings: JSON 7 and "7" and CSV 7 are one task; other JSON values are refused', () => {
-    const json = parseResultText(jsonl([{ task: 7, sample: 0, passed: 1 }, { task: '7', sample: 1, passed: 0 }]));
-    expect(groupOutcomes(json.rows).tasks.map(({ task, outcomes }) => [task, [...outcomes]])).toEqual([['7', [1, 0]]]);
+    const json = parseResultText(
+      jsonl([
+        { task: 7, sample: 0, passed: 1 },
+        { task: '7', sample: 1, passed: 0 },
+      ]),
+    );
+    expect(groupOutcomes(json.rows).tasks.map(({ task, outcomes }) => [task, [...outcomes]])).toEqual([
+      ['7', [1, 0]],
+    ]);
     expect(parseResultText(csv(['task,sample,passed', '7,0,1'])).rows[0]?.task).toBe('7');
     expect(parseResultText(jsonl([{ task: ' a ', sample: 0, passed: 1 }])).rows[0]?.task).toBe('a');
     for (const task of [7.5, true, null, { id: 1 }, ['a'], '  ']) {
-      expect(() => parseResultText(jsonl([{ task, sample: 0, passed: 1 }]), { path: 'x.jsonl' })).toThrow(/x\.jsonl:1: field 'task'/);
+      expect(() => parseResultText(jsonl([{ task, sample: 0, passed: 1 }]), { path: 'x.jsonl' })).toThrow(
+        /x\.jsonl:1: field 'task'/,
+      );
     }
-    expect(() => parseResultText(jsonl([{ task: 'a', sample: 0, passed: 1, run: { id: 1 } }]))).toThrow(/field 'run'/);
+    expect(() => parseResultText(jsonl([{ task: 'a', sample: 0, passed: 1, run: { id: 1 } }]))).toThrow(
+      /field 'run'/,
+    );
   });
 
   it('a row without turn and a row with turn 0 for the same sample are duplicates', () => {
-    const file = parseResultText(jsonl([{ task: 'a', sample: 0, passed: 1 }, { task: 'a', sample: 0, turn: 0, passed: 0 }]), { path: 'x.jsonl' });
+    const file = parseResultText(
+      jsonl([
+        { task: 'a', sample: 0, passed: 1 },
+        { task: 'a', sample: 0, turn: 0, passed: 0 },
+      ]),
+      { path: 'x.jsonl' },
+    );
     const { issues } = groupOutcomes(file.rows);
     expect(issues[0]).toMatchObject({ kind: 'duplicate', lines: [2] });
     expect(issues[0]?.message).toMatch(/lines 1 and 2/);
@@ -52,27 +94,52 @@ describe('result-file readers refuse rows that would silently change a number', 
   });
 
   it('rows with a run and rows without one are not silently one batch', () => {
-    const file = parseResultText(jsonl([{ task: 'a', sample: 0, passed: 1, run: 'r1' }, { task: 'a', sample: 0, passed: 0 }]), { path: 'x.jsonl' });
+    const file = parseResultText(
+      jsonl([
+        { task: 'a', sample: 0, passed: 1, run: 'r1' },
+        { task: 'a', sample: 0, passed: 0 },
+      ]),
+      { path: 'x.jsonl' },
+    );
     expect(groupOutcomes(file.rows).issues[0]).toMatchObject({ kind: 'multiple-runs', lines: [2] });
     expect(() => batchOf(file, undefined)).toThrow(/x\.jsonl: 1 row\(s\) carry run 'r1' and 1 carry none/);
     expect(batchOf(file, 'r1').map(({ outcomes }) => [...outcomes])).toEqual([[1]]);
   });
 
   it('keeps what works: BOM, CRLF, passed as true/"true"/1/"1"; refuses "yes", 2, null, NaN in one line naming file:line', () => {
-    const bomCsv = parseResultText('\uFEFFtask,sample,passed\r\na,0,true\r\na,1,1\r\na,2,FALSE\r\n', { path: 'b.csv' });
+    const bomCsv = parseResultText('\uFEFFtask,sample,passed\r\na,0,true\r\na,1,1\r\na,2,FALSE\r\n', {
+      path: 'b.csv',
+    });
     expect(bomCsv.rows.map(({ passed }) => passed)).toEqual([true, true, false]);
-    const bomJsonl = parseResultText('\uFEFF{"task":"a","sample":0,"passed":"true"}\r\n{"task":"a","sample":1,"passed":0}\r\n', { path: 'b.jsonl' });
+    const bomJsonl = parseResultText(
+      '\uFEFF{"task":"a","sample":0,"passed":"true"}\r\n{"task":"a","sample":1,"passed":0}\r\n',
+      { path: 'b.jsonl' },
+    );
     expect(bomJsonl.format).toBe('jsonl');
     expect(bomJsonl.rows.map(({ passed }) => passed)).toEqual([true, false]);
     for (const passed of ['"yes"', '2', 'null', '"NaN"', '1.5']) {
-      expect(() => parseResultText(`{"task":"a","sample":0,"passed":true}\n{"task":"a","sample":1,"passed":${passed}}\n`, { path: 'r.jsonl' })).toThrow(/^r\.jsonl:2: field 'passed': expected true\/false or 1\/0/);
+      expect(() =>
+        parseResultText(
+          `{"task":"a","sample":0,"passed":true}\n{"task":"a","sample":1,"passed":${passed}}\n`,
+          { path: 'r.jsonl' },
+        ),
+      ).toThrow(/^r\.jsonl:2: field 'passed': expected true\/false or 1\/0/);
     }
-    expect(() => parseResultText('{"task":"a","sample":0,"passed":NaN}\n', { path: 'r.jsonl' })).toThrow(/^r\.jsonl:1: not valid JSON/);
-    expect(() => parseResultText(csv(['task,sample,passed', 'a,0,NaN']), { path: 'r.csv' })).toThrow(/^r\.csv:2: field 'passed'/);
+    expect(() => parseResultText('{"task":"a","sample":0,"passed":NaN}\n', { path: 'r.jsonl' })).toThrow(
+      /^r\.jsonl:1: not valid JSON/,
+    );
+    expect(() => parseResultText(csv(['task,sample,passed', 'a,0,NaN']), { path: 'r.csv' })).toThrow(
+      /^r\.csv:2: field 'passed'/,
+    );
   });
 
   it('keeps the other keys of the header line (provenance) beside the harness', () => {
-    const file = parseResultText(jsonl([{ harness: { temperature: 1 }, provenance: { commit: 'abc' }, seed: 3 }, { task: 'a', sample: 0, passed: 1, envSeed: 42, samplingKey: 'k/0' }]));
+    const file = parseResultText(
+      jsonl([
+        { harness: { temperature: 1 }, provenance: { commit: 'abc' }, seed: 3 },
+        { task: 'a', sample: 0, passed: 1, envSeed: 42, samplingKey: 'k/0' },
+      ]),
+    );
     expect(file.harness).toEqual({ temperature: 1 });
     expect(file.header).toEqual({ provenance: { commit: 'abc' }, seed: 3 });
     expect(file.rows[0]?.extra).toEqual({ envSeed: 42, samplingKey: 'k/0' });

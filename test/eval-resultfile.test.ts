@@ -10,37 +10,55 @@ import { Rng } from '../lib/rng.ts';
 const folder = mkdtempSync(join(tmpdir(), 'eval-resultfile-'));
 
 describe('result files', () => {
-  it.each(['samples/blog-example.jsonl', 'samples/blog-example.csv'])("%s gives the blog's numbers through the reader", (path) => {
-    const file = readResultFile(path);
-    expect(file.harness?.model).toBe('constructed');
-    const { tasks, issues } = groupOutcomes(file.rows);
-    expect(issues).toEqual([]);
-    const report = computeMetrics(tasks, { ks: [1, 5, 10], rng: new Rng(0), reps: 500 });
-    expect(report.prefixPassAtK[10]?.estimate).toBe(0.75);
-    expect(report.meanAccuracy.estimate).toBeCloseTo(0.325, 15);
-    expect(report.allCorrectAtK[10]?.estimate).toBe(0.25);
-    expect(report.firstSampleAccuracy.estimate).toBe(0.5);
-    expect(report.passAtK[1]?.estimate).toBeCloseTo(0.325, 15);
-    expect(report.passAtK[10]?.estimate).toBeCloseTo(0.75, 15);
-    expect(report.checks.every(({ ok }) => ok)).toBe(true);
-  });
+  it.each(['samples/blog-example.jsonl', 'samples/blog-example.csv'])(
+    "%s gives the blog's numbers through the reader",
+    (path) => {
+      const file = readResultFile(path);
+      expect(file.harness?.model).toBe('constructed');
+      const { tasks, issues } = groupOutcomes(file.rows);
+      expect(issues).toEqual([]);
+      const report = computeMetrics(tasks, { ks: [1, 5, 10], rng: new Rng(0), reps: 500 });
+      expect(report.prefixPassAtK[10]?.estimate).toBe(0.75);
+      expect(report.meanAccuracy.estimate).toBeCloseTo(0.325, 15);
+      expect(report.allCorrectAtK[10]?.estimate).toBe(0.25);
+      expect(report.firstSampleAccuracy.estimate).toBe(0.5);
+      expect(report.passAtK[1]?.estimate).toBeCloseTo(0.325, 15);
+      expect(report.passAtK[10]?.estimate).toBeCloseTo(0.75, 15);
+      expect(report.checks.every(({ ok }) => ok)).toBe(true);
+    },
+  );
 
   it('names the line and the field of a malformed row', () => {
     const text = '{"task":"a","sample":0,"passed":true}\n{"task":"a","sample":1,"passed":"yes"}\n';
     expect(() => parseResultText(text, { path: 'x.jsonl' })).toThrow(/x\.jsonl:2: field 'passed'/);
-    expect(() => parseResultText('task,sample,passed\na,0,1\na,-1,0\n', { path: 'x.csv' })).toThrow(/x\.csv:3: field 'sample'/);
-    expect(() => parseResultText('task,passed\na,1\n', { path: 'x.csv' })).toThrow(/x\.csv:1: field 'sample'/);
+    expect(() => parseResultText('task,sample,passed\na,0,1\na,-1,0\n', { path: 'x.csv' })).toThrow(
+      /x\.csv:3: field 'sample'/,
+    );
+    expect(() => parseResultText('task,passed\na,1\n', { path: 'x.csv' })).toThrow(
+      /x\.csv:1: field 'sample'/,
+    );
     expect(() => parseResultText('{"task":"a","sample":0,"passed":1}\n{oops\n')).toThrow(ResultFileError);
-    expect(() => parseResultText('{"sample":0,"passed":1}\n', { path: 'y.jsonl' })).toThrow(/y\.jsonl:1: field 'task': missing/);
+    expect(() => parseResultText('{"sample":0,"passed":1}\n', { path: 'y.jsonl' })).toThrow(
+      /y\.jsonl:1: field 'task': missing/,
+    );
   });
 
   it('lists duplicates, gaps and short tasks instead of dropping them', () => {
-    const rows = parseResultText(['a,0,1', 'a,1,0', 'a,1,1', 'b,0,0', 'b,2,1', 'c,0,1', 'c,1,1', 'c,2,0'].reduce((text, line) => `${text}${line}\n`, 'task,sample,passed\n')).rows;
+    const rows = parseResultText(
+      ['a,0,1', 'a,1,0', 'a,1,1', 'b,0,0', 'b,2,1', 'c,0,1', 'c,1,1', 'c,2,0'].reduce(
+        (text, line) => `${text}${line}\n`,
+        'task,sample,passed\n',
+      ),
+    ).rows;
     const { tasks, issues } = groupOutcomes(rows);
     expect(issues.map(({ kind }) => kind)).toEqual(['duplicate', 'gap', 'uneven']);
     expect(issues[0]?.lines).toEqual([4]);
     expect(issues[1]?.message).toMatch(/task 'b' lacks sample index\(es\) 1/);
-    expect(tasks.map(({ task, outcomes }) => [task, [...outcomes]])).toEqual([['a', [1, 0]], ['b', [0, 1]], ['c', [1, 1, 0]]]);
+    expect(tasks.map(({ task, outcomes }) => [task, [...outcomes]])).toEqual([
+      ['a', [1, 0]],
+      ['b', [0, 1]],
+      ['c', [1, 1, 0]],
+    ]);
   });
 
   it('reads the harness from a header line or a sidecar, and refuses a disagreeing pair', () => {
@@ -58,7 +76,10 @@ describe('result files', () => {
 
 describe('diagnosis', () => {
   it('greedy pass@1 vs sampled pass@10: different harness, fields listed', () => {
-    const report = diagnose(readResultFile('samples/diagnose/greedy-pass1.jsonl'), readResultFile('samples/diagnose/sampled-pass10.jsonl'));
+    const report = diagnose(
+      readResultFile('samples/diagnose/greedy-pass1.jsonl'),
+      readResultFile('samples/diagnose/sampled-pass10.jsonl'),
+    );
     expect(report.numbers.inverted).toBe(true);
     const harness = report.findings.find(({ explanation }) => explanation === 'different-harness');
     expect(harness?.supported).toBe(true);
@@ -67,7 +88,9 @@ describe('diagnosis', () => {
   });
 
   it('one batch: reported numbers that the rows cannot produce are an aggregation bug', () => {
-    const report = diagnose(readResultFile('samples/diagnose/one-batch.jsonl'), undefined, { reported: { 1: 0.55, 10: 0.48 } });
+    const report = diagnose(readResultFile('samples/diagnose/one-batch.jsonl'), undefined, {
+      reported: { 1: 0.55, 10: 0.48 },
+    });
     const batch = report.findings.find(({ explanation }) => explanation === 'same-batch');
     expect(batch?.supported).toBe(true);
     expect(batch?.evidence.join('\n')).toMatch(/reported pass@10 = 48.0% vs recomputed 85.0%.*MISMATCH/);
@@ -77,7 +100,9 @@ describe('diagnosis', () => {
     const a = parseResultText('task,sample,passed\nx,0,1\ny,0,0\nz,0,1\n', { path: 'a.csv' });
     const b = parseResultText('task,sample,passed,x\ny,0,0,\ny,1,0,\nx,0,1,\nx,1,0,\n', { path: 'b.csv' });
     const report = diagnose(a, b);
-    const evidence = report.findings.find(({ explanation }) => explanation === 'same-batch')?.evidence.join('\n');
+    const evidence = report.findings
+      .find(({ explanation }) => explanation === 'same-batch')
+      ?.evidence.join('\n');
     expect(evidence).toMatch(/tasks only in a.csv: z/);
     expect(evidence).toMatch(/task order differs at 2 of 2 positions/);
   });

@@ -33,14 +33,30 @@ const CASES: Case[] = [
   ['prefixAllCorrectAtK outcome -1', () => stats.prefixAllCorrectAtK([1, -1], 2), /outcomes\[1\]/],
   ['prefixAllCorrectAtK k > samples', () => stats.prefixAllCorrectAtK([1, 1], 3), /\bk\b/],
   ['meanAccuracy c > n', () => stats.meanAccuracy([{ n: 10, c: 11 }]), /tasks\[0\]\.c/],
-  ['meanAccuracy c < 0', () => stats.meanAccuracy([{ n: 10, c: 1 }, { n: 10, c: -3 }]), /tasks\[1\]\.c/],
+  [
+    'meanAccuracy c < 0',
+    () =>
+      stats.meanAccuracy([
+        { n: 10, c: 1 },
+        { n: 10, c: -3 },
+      ]),
+    /tasks\[1\]\.c/,
+  ],
   ['meanAccuracy n = 0', () => stats.meanAccuracy([{ n: 0, c: 0 }]), /tasks\[0\]\.n/],
   ['meanAccuracy fractional c', () => stats.meanAccuracy([{ n: 10, c: 0.5 }]), /tasks\[0\]\.c/],
   ['meanAccuracy no tasks', () => stats.meanAccuracy([]), /tasks/],
   ['firstSampleAccuracy outcome 3', () => stats.firstSampleAccuracy([[3]]), /tasks\[0\]/],
   ['firstSampleAccuracy empty task', () => stats.firstSampleAccuracy([[1], []]), /tasks\[1\]/],
   // one-proportion intervals
-  ...(['waldInterval', 'wilsonInterval', 'clopperPearsonInterval', 'jeffreysInterval', 'agrestiCoullInterval'] as const).flatMap((name): Case[] => [
+  ...(
+    [
+      'waldInterval',
+      'wilsonInterval',
+      'clopperPearsonInterval',
+      'jeffreysInterval',
+      'agrestiCoullInterval',
+    ] as const
+  ).flatMap((name): Case[] => [
     [`${name} c > n`, () => stats[name](11, 10), /\bc\b/],
     [`${name} c < 0`, () => stats[name](-1, 10), /\bc\b/],
     [`${name} n = 0`, () => stats[name](0, 0), /\bn\b/],
@@ -48,7 +64,11 @@ const CASES: Case[] = [
     [`${name} level 1`, () => stats[name](1, 10, { level: 1 }), /level/],
     [`${name} level NaN`, () => stats[name](1, 10, { level: NaN }), /level/],
   ]),
-  ['proportionInterval unknown method', () => stats.proportionInterval(1, 10, { method: 'exact' as stats.ProportionMethod }), /method/],
+  [
+    'proportionInterval unknown method',
+    () => stats.proportionInterval(1, 10, { method: 'exact' as stats.ProportionMethod }),
+    /method/,
+  ],
   ['proportionInterval c > n', () => stats.proportionInterval(11, 10), /\bc\b/],
   // bootstrap
   ['bootstrapCI NaN value', () => stats.bootstrapCI([NaN, 1], { rng }), /values\[0\]/],
@@ -58,16 +78,44 @@ const CASES: Case[] = [
   ['bootstrapCI reps 0', () => stats.bootstrapCI([0, 1], { rng, reps: 0 }), /reps/],
   ['bootstrapCI reps fractional', () => stats.bootstrapCI([0, 1], { rng, reps: 10.5 }), /reps/],
   ['bootstrapCI level 0', () => stats.bootstrapCI([0, 1], { rng, level: 0 }), /level/],
-  ['bootstrapCI unknown method', () => stats.bootstrapCI([0, 1], { rng, method: 'basic' as 'bca' }), /method/],
+  [
+    'bootstrapCI unknown method',
+    () => stats.bootstrapCI([0, 1], { rng, method: 'basic' as 'bca' }),
+    /method/,
+  ],
   ['bootstrapCI no rng', () => stats.bootstrapCI([0, 1], { rng: undefined as unknown as Rng }), /rng/],
   ['bootstrapMeans NaN value', () => stats.bootstrapMeans([1, NaN], { rng }), /values\[1\]/],
   ['bootstrapMeans reps -1', () => stats.bootstrapMeans([1, 0], { rng, reps: -1 }), /reps/],
-  ['taskBootstrapCI one task', () => stats.taskBootstrapCI({ successes: [3], trials: 10 }, { rng }), /at least 2/],
-  ['taskBootstrapCI c > n', () => stats.taskBootstrapCI({ successes: [3, 11], trials: 10 }, { rng }), /successes\[1\]/],
-  ['episodeBootstrapCI trials 0', () => stats.episodeBootstrapCI({ successes: [0], trials: 0 }, { rng }), /trials/],
-  ['episodeBootstrapCI one episode', () => stats.episodeBootstrapCI({ successes: [1], trials: 1 }, { rng }), /at least 2/],
-  ['episodeBootstrapCI length mismatch', () => stats.episodeBootstrapCI({ successes: [1, 2], trials: [4] }, { rng }), /trials/],
-  ['episodeBootstrapCI reps 0', () => stats.episodeBootstrapCI({ successes: [1, 2], trials: 4 }, { rng, reps: 0 }), /reps/],
+  [
+    'taskBootstrapCI one task',
+    () => stats.taskBootstrapCI({ successes: [3], trials: 10 }, { rng }),
+    /at least 2/,
+  ],
+  [
+    'taskBootstrapCI c > n',
+    () => stats.taskBootstrapCI({ successes: [3, 11], trials: 10 }, { rng }),
+    /successes\[1\]/,
+  ],
+  [
+    'episodeBootstrapCI trials 0',
+    () => stats.episodeBootstrapCI({ successes: [0], trials: 0 }, { rng }),
+    /trials/,
+  ],
+  [
+    'episodeBootstrapCI one episode',
+    () => stats.episodeBootstrapCI({ successes: [1], trials: 1 }, { rng }),
+    /at least 2/,
+  ],
+  [
+    'episodeBootstrapCI length mismatch',
+    () => stats.episodeBootstrapCI({ successes: [1, 2], trials: [4] }, { rng }),
+    /trials/,
+  ],
+  [
+    'episodeBootstrapCI reps 0',
+    () => stats.episodeBootstrapCI({ successes: [1, 2], trials: 4 }, { rng, reps: 0 }),
+    /reps/,
+  ],
   ['pairedBootstrapDiff NaN', () => stats.pairedBootstrapDiff([0, NaN], [1, 1], { rng }), /a\[1\]/],
   ['pairedBootstrapDiff one pair', () => stats.pairedBootstrapDiff([0], [1], { rng }), /at least 2/],
   ['pairedBootstrapDiff lengths', () => stats.pairedBootstrapDiff([0, 1], [1], { rng }), /length/],
@@ -75,12 +123,36 @@ const CASES: Case[] = [
   ['taskRates n above 2^53', () => stats.taskRates({ successes: [5], trials: HUGE }), /trials/],
   ['taskRates no tasks', () => stats.taskRates({ successes: [], trials: 4 }), /successes/],
   // clustering, comparison, power, selection
-  ['clusteredStandardError one task', () => stats.clusteredStandardError({ successes: [3], trials: 10 }), /at least 2/],
-  ['clusteredStandardError c < 0', () => stats.clusteredStandardError({ successes: [3, -1], trials: 10 }), /successes\[1\]/],
-  ['episodeStandardError one episode', () => stats.episodeStandardError({ successes: [1], trials: 1 }), /at least 2/],
-  ['episodeStandardError fractional trials', () => stats.episodeStandardError({ successes: [1], trials: 2.5 }), /trials/],
-  ['intraclassCorrelation one task', () => stats.intraclassCorrelation({ successes: [3], trials: 10 }), /at least 2/],
-  ['intraclassCorrelation all outcomes alike', () => stats.intraclassCorrelation({ successes: [10, 10], trials: 10 }), /same outcome/],
+  [
+    'clusteredStandardError one task',
+    () => stats.clusteredStandardError({ successes: [3], trials: 10 }),
+    /at least 2/,
+  ],
+  [
+    'clusteredStandardError c < 0',
+    () => stats.clusteredStandardError({ successes: [3, -1], trials: 10 }),
+    /successes\[1\]/,
+  ],
+  [
+    'episodeStandardError one episode',
+    () => stats.episodeStandardError({ successes: [1], trials: 1 }),
+    /at least 2/,
+  ],
+  [
+    'episodeStandardError fractional trials',
+    () => stats.episodeStandardError({ successes: [1], trials: 2.5 }),
+    /trials/,
+  ],
+  [
+    'intraclassCorrelation one task',
+    () => stats.intraclassCorrelation({ successes: [3], trials: 10 }),
+    /at least 2/,
+  ],
+  [
+    'intraclassCorrelation all outcomes alike',
+    () => stats.intraclassCorrelation({ successes: [10, 10], trials: 10 }),
+    /same outcome/,
+  ],
   ['designEffect rho -1 at n = 10', () => stats.designEffect(10, -1), /rho/],
   ['designEffect rho 2', () => stats.designEffect(10, 2), /rho/],
   ['designEffect rho NaN', () => stats.designEffect(10, NaN), /rho/],
@@ -90,8 +162,16 @@ const CASES: Case[] = [
   ['meanDifference lengths', () => stats.meanDifference([1, 2], [1]), /length/],
   ['pairedStandardError one pair', () => stats.pairedStandardError([0.5], [0.6]), /at least 2/],
   ['pairedStandardError Infinity', () => stats.pairedStandardError([0.5, 1], [0.6, Infinity]), /b\[1\]/],
-  ['unpairedStandardError one unit', () => stats.unpairedStandardError([0.5, 0.6], [0.6]), /\bb\b.*at least 2/],
-  ['pearsonCorrelation zero variance', () => stats.pearsonCorrelation([1, 1, 1], [0, 1, 0]), /\ba\b.*zero variance/],
+  [
+    'unpairedStandardError one unit',
+    () => stats.unpairedStandardError([0.5, 0.6], [0.6]),
+    /\bb\b.*at least 2/,
+  ],
+  [
+    'pearsonCorrelation zero variance',
+    () => stats.pearsonCorrelation([1, 1, 1], [0, 1, 0]),
+    /\ba\b.*zero variance/,
+  ],
   ['pearsonCorrelation one pair', () => stats.pearsonCorrelation([1], [0]), /at least 2/],
   ['requiredUnits sigma negative', () => stats.requiredUnits({ sigma: -1, delta: 0.1 }), /sigma/],
   ['requiredUnits sigma NaN', () => stats.requiredUnits({ sigma: NaN, delta: 0.1 }), /sigma/],
@@ -103,14 +183,38 @@ const CASES: Case[] = [
   ['requiredUnits power 0.3', () => stats.requiredUnits({ sigma: 1, delta: 0.1, power: 0.3 }), /power/],
   ['requiredUnits power 1', () => stats.requiredUnits({ sigma: 1, delta: 0.1, power: 1 }), /power/],
   ['requiredUnits N beyond 2^53', () => stats.requiredUnits({ sigma: 1e300, delta: 1e-300 }), /delta/],
-  ['requiredUnits unknown design', () => stats.requiredUnits({ sigma: 1, delta: 0.1, design: 'crossed' as 'paired' }), /design/],
+  [
+    'requiredUnits unknown design',
+    () => stats.requiredUnits({ sigma: 1, delta: 0.1, design: 'crossed' as 'paired' }),
+    /design/,
+  ],
   ['expectedMaxNormal m 0', () => stats.expectedMaxNormal(0), /\bm\b/],
   ['expectedMaxNormal m 2.5', () => stats.expectedMaxNormal(2.5), /\bm\b/],
-  ['winnersCurseSimulation 0 episodes', () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 0, passRate: 0.5, rng }), /episodes/],
-  ['winnersCurseSimulation passRate 1.5', () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 10, passRate: 1.5, rng }), /passRate/],
-  ['winnersCurseSimulation passRate NaN', () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 10, passRate: NaN, rng }), /passRate/],
-  ['winnersCurseSimulation checkpoints 0', () => stats.winnersCurseSimulation({ checkpoints: 0, episodes: 10, passRate: 0.5, rng }), /checkpoints/],
-  ['winnersCurseSimulation trials 0', () => stats.winnersCurseSimulation({ checkpoints: 2, episodes: 10, passRate: 0.5, trials: 0, rng }), /trials/],
+  [
+    'winnersCurseSimulation 0 episodes',
+    () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 0, passRate: 0.5, rng }),
+    /episodes/,
+  ],
+  [
+    'winnersCurseSimulation passRate 1.5',
+    () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 10, passRate: 1.5, rng }),
+    /passRate/,
+  ],
+  [
+    'winnersCurseSimulation passRate NaN',
+    () => stats.winnersCurseSimulation({ checkpoints: 8, episodes: 10, passRate: NaN, rng }),
+    /passRate/,
+  ],
+  [
+    'winnersCurseSimulation checkpoints 0',
+    () => stats.winnersCurseSimulation({ checkpoints: 0, episodes: 10, passRate: 0.5, rng }),
+    /checkpoints/,
+  ],
+  [
+    'winnersCurseSimulation trials 0',
+    () => stats.winnersCurseSimulation({ checkpoints: 2, episodes: 10, passRate: 0.5, trials: 0, rng }),
+    /trials/,
+  ],
   // distributions and exact coverage
   ['binomialPmf n -1', () => stats.binomialPmf(-1, 0.5), /\bn\b/],
   ['binomialPmf p 2', () => stats.binomialPmf(10, 2), /\bp\b/],
@@ -165,7 +269,9 @@ describe('every exported statistic refuses impossible input with a RangeError na
   });
 
   it('covers every exported function', () => {
-    const exported = Object.entries(stats).filter(([, value]) => typeof value === 'function').map(([name]) => name);
+    const exported = Object.entries(stats)
+      .filter(([, value]) => typeof value === 'function')
+      .map(([name]) => name);
     const covered = new Set(CASES.map(([label]) => label.split(' ')[0]));
     expect(exported.filter((name) => !covered.has(name))).toEqual([]);
   });

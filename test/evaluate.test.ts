@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, makeTasks, parseHarness, trainingHarness } from '../gym/index.ts';
-import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint, type Agent } from '../agent/index.ts';
+import {
+  buildTokenizer,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  saveCheckpoint,
+  type Agent,
+} from '../agent/index.ts';
 import { evaluate, probeVariants } from '../agent/index.ts';
 import { writeEvaluation } from '../eval/io/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -21,7 +28,9 @@ beforeAll(async () => {
   const harness = trainingHarness();
   // Two different policies, saved as checkpoints as training saves them.
   for (const [i, name] of ['a', 'b'].entries()) {
-    const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng(`evaluate/${name}`), { attention: 'depthwise' });
+    const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng(`evaluate/${name}`), {
+      attention: 'depthwise',
+    });
     saveCheckpoint(join(root, name), model, { step: i * 10, seed: i, harness, tokenizer: tokenizer.words });
     agents.push({ model, tokenizer });
   }
@@ -39,8 +48,13 @@ describe('evaluate', () => {
     const a = await evaluate({ checkpoint: dirA, episodes: 4, seed: 9 });
     const b = await evaluate({ checkpoint: dirB, episodes: 4, seed: 9 });
     const scripted = await evaluate({ scripted: 'oracle', episodes: 4, seed: 9 });
-    const key = (record: { task: string; sample: number; envSeed: number; samplingKey: string; shownName: string }) =>
-      [record.task, record.sample, record.envSeed, record.samplingKey, record.shownName].join('|');
+    const key = (record: {
+      task: string;
+      sample: number;
+      envSeed: number;
+      samplingKey: string;
+      shownName: string;
+    }) => [record.task, record.sample, record.envSeed, record.samplingKey, record.shownName].join('|');
     expect(a.records.map(key)).toEqual(b.records.map(key));
     expect(scripted.records.map(key)).toEqual(a.records.map(key));
     // The same env seed gives the same renamed source (names and parameters) to whoever plays it.
@@ -51,7 +65,9 @@ describe('evaluate', () => {
       expect(env.reset({ seed: record.envSeed, options: { task: record.task } }).observation).toEqual(first);
     }
     // Different players, different play on the same episodes.
-    expect(scripted.records.map((record) => record.success)).not.toEqual(a.records.map((record) => record.success));
+    expect(scripted.records.map((record) => record.success)).not.toEqual(
+      a.records.map((record) => record.success),
+    );
     expect(a.provenance.checkpoint).toMatchObject({ path: dirA, step: 0 });
     expect(b.provenance.checkpoint?.checksum).not.toBe(a.provenance.checkpoint?.checksum);
     expect(a.provenance.harnessHash).toBe(b.provenance.harnessHash);
@@ -69,7 +85,10 @@ describe('evaluate', () => {
       expect(count.episodes).toBe(3);
       expect(count.successes).toBe(own.filter((record) => record.submitted && record.hiddenPass).length);
     }
-    expect(first.passAt1).toBeCloseTo(first.perTask.reduce((sum, count) => sum + count.successes / 3, 0) / first.perTask.length, 12);
+    expect(first.passAt1).toBeCloseTo(
+      first.perTask.reduce((sum, count) => sum + count.successes / 3, 0) / first.perTask.length,
+      12,
+    );
     // Under public-test reward the gamer earns reward but never succeeds.
     const gamer = await evaluate({ scripted: 'gamer', harness: { reward: 'public' }, episodes: 2, seed: 0 });
     expect(gamer.records.every((record) => record.reward === 1 && !record.success)).toBe(true);
@@ -77,52 +96,118 @@ describe('evaluate', () => {
   });
 
   it('takes the harness from the checkpoint, with single-field changes over it; refuses an unknown field', async () => {
-    const hot = await evaluate({ checkpoint: dirA, harness: { temperature: 1.3, maxTurns: 3 }, episodes: 1, seed: 0 });
-    expect(hot.provenance.harness).toEqual(parseHarness({ ...trainingHarness(), temperature: 1.3, maxTurns: 3 }));
-    await expect(evaluate({ checkpoint: dirA, harness: { groupSize: 8 } as never, episodes: 1, seed: 0 })).rejects.toThrow(/harness\.groupSize: unknown field/);
+    const hot = await evaluate({
+      checkpoint: dirA,
+      harness: { temperature: 1.3, maxTurns: 3 },
+      episodes: 1,
+      seed: 0,
+    });
+    expect(hot.provenance.harness).toEqual(
+      parseHarness({ ...trainingHarness(), temperature: 1.3, maxTurns: 3 }),
+    );
+    await expect(
+      evaluate({ checkpoint: dirA, harness: { groupSize: 8 } as never, episodes: 1, seed: 0 }),
+    ).rejects.toThrow(/harness\.groupSize: unknown field/);
     await expect(evaluate({ scripted: 'oracle', episodes: 0, seed: 0 })).rejects.toThrow(RangeError);
   });
 
   it('writes every record field and the provenance; the file round-trips through metrics and compare, which reports common random numbers', async () => {
     const fileA = join(root, 'a.jsonl');
     const fileB = join(root, 'b.jsonl');
-    const cliA = await cli(['eval', '--checkpoint', dirA, '--episodes', '4', '--seed', '5', '--out', fileA, '--json']);
+    const cliA = await cli([
+      'eval',
+      '--checkpoint',
+      dirA,
+      '--episodes',
+      '4',
+      '--seed',
+      '5',
+      '--out',
+      fileA,
+      '--json',
+    ]);
     expect(cliA.code).toBe(0);
     writeEvaluation(fileB, await evaluate({ checkpoint: dirB, episodes: 4, seed: 5 }));
-    const lines = readFileSync(fileA, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(fileA, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(Object.keys(lines[0]!)).toEqual(['harness', 'provenance']);
-    expect(lines[0]!.provenance).toMatchObject({ checkpoint: { path: dirA, step: 0 }, seed: 5, episodesPerTask: 4, backend: 'wasm' });
+    expect(lines[0]!.provenance).toMatchObject({
+      checkpoint: { path: dirA, step: 0 },
+      seed: 5,
+      episodesPerTask: 4,
+      backend: 'wasm',
+    });
     expect(lines).toHaveLength(41);
-    expect(Object.keys(lines[1]!)).toEqual(expect.arrayContaining([
-      'task', 'sample', 'passed', 'envSeed', 'samplingKey', 'shownName', 'reward', 'submitted', 'publicPass', 'hiddenPass',
-      'firstEditOp', 'turns', 'readCalls', 'editsRefused', 'malformed',
-    ]));
+    expect(Object.keys(lines[1]!)).toEqual(
+      expect.arrayContaining([
+        'task',
+        'sample',
+        'passed',
+        'envSeed',
+        'samplingKey',
+        'shownName',
+        'reward',
+        'submitted',
+        'publicPass',
+        'hiddenPass',
+        'firstEditOp',
+        'turns',
+        'readCalls',
+        'editsRefused',
+        'malformed',
+      ]),
+    );
     const metrics = await cli(['metrics', fileA, '--json']);
     expect(metrics.stderr).toBe('');
     const report = JSON.parse(metrics.stdout) as { tasks: number };
     expect(report.tasks).toBe(10);
     const compare = await cli(['compare', fileA, fileB, '--json']);
     expect(compare.stderr).toBe('');
-    const comparison = JSON.parse(compare.stdout) as { pairing: { kind: string; matched: number; total: number } };
+    const comparison = JSON.parse(compare.stdout) as {
+      pairing: { kind: string; matched: number; total: number };
+    };
     expect(comparison.pairing).toMatchObject({ kind: 'common-random-numbers', matched: 40, total: 40 });
     // Another seed: the pairing is by index only, and compare says the seeds differ.
     const fileC = join(root, 'c.jsonl');
     writeEvaluation(fileC, await evaluate({ checkpoint: dirB, episodes: 4, seed: 6 }));
-    const unpaired = JSON.parse((await cli(['compare', fileA, fileC, '--json'])).stdout) as { pairing: { kind: string } };
+    const unpaired = JSON.parse((await cli(['compare', fileA, fileC, '--json'])).stdout) as {
+      pairing: { kind: string };
+    };
     expect(unpaired.pairing.kind).toBe('seeds-differ');
   });
 
-  it('probe plays one task under other tasks\' specs and none, with surface variation off', async () => {
+  it("probe plays one task under other tasks' specs and none, with surface variation off", async () => {
     const variants = probeVariants(makeTasks('all').find((task) => task.name === 'per_day')!);
     expect(variants.map((variant) => variant.change)).toEqual([
-      'as it is', 'spec of average (zero)', 'spec of can_afford (compare)', 'spec of first_n (off_by_one)', 'spec of is_even (negation)', 'spec of larger (min_max)', 'no spec',
+      'as it is',
+      'spec of average (zero)',
+      'spec of can_afford (compare)',
+      'spec of first_n (off_by_one)',
+      'spec of is_even (negation)',
+      'spec of larger (min_max)',
+      'no spec',
     ]);
     expect(new Set(variants.map((variant) => variant.task.id)).size).toBe(variants.length);
     expect(variants.every((variant) => variant.task.source === variants[0]!.task.source)).toBe(true);
-    const { code, stdout } = await cli(['probe', '--checkpoint', dirA, '--task', 'per_day', '--episodes', '2', '--json']);
+    const { code, stdout } = await cli([
+      'probe',
+      '--checkpoint',
+      dirA,
+      '--task',
+      'per_day',
+      '--episodes',
+      '2',
+      '--json',
+    ]);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { rows: Array<{ change: string; episodes: number; successes: number }> };
+    const report = JSON.parse(stdout) as {
+      rows: Array<{ change: string; episodes: number; successes: number }>;
+    };
     expect(report.rows.map((row) => row.change)).toEqual(variants.map((variant) => variant.change));
-    expect(report.rows.every((row) => row.episodes === 2 && row.successes >= 0 && row.successes <= 2)).toBe(true);
+    expect(report.rows.every((row) => row.episodes === 2 && row.successes >= 0 && row.successes <= 2)).toBe(
+      true,
+    );
   });
 });

@@ -27,7 +27,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
  */
 function expectSmoke(section: string): void {
   const expected = normalisedNumbers(join(ROOT, 'results', 'smoke', `${section}.json`));
-  expect(differences(expected, normalisedNumbers(join(outDir, `${section}.json`), join(root, 'runs')))).toEqual([]);
+  expect(
+    differences(expected, normalisedNumbers(join(outDir, `${section}.json`), join(root, 'runs'))),
+  ).toEqual([]);
 }
 
 describe('experiments on trained checkpoints (smoke)', () => {
@@ -38,7 +40,11 @@ describe('experiments on trained checkpoints (smoke)', () => {
     for (const agent of result.agents) {
       expect(agent.perTask).toHaveLength(10);
       expect(agent.perTask.every((count) => count.episodes === 4)).toBe(true);
-      expect(Object.values(agent.firstEditByTask).every((counts) => Object.values(counts).reduce((a, b) => a + b, 0) === 4)).toBe(true);
+      expect(
+        Object.values(agent.firstEditByTask).every(
+          (counts) => Object.values(counts).reduce((a, b) => a + b, 0) === 4,
+        ),
+      ).toBe(true);
       expect(agent.clusters.taskLevel.low).toBeLessThanOrEqual(agent.passAt1);
       expect(agent.clusters.taskLevel.high).toBeGreaterThanOrEqual(agent.passAt1);
     }
@@ -67,16 +73,19 @@ describe('experiments on trained checkpoints (smoke)', () => {
     // Eight harnesses, each the same for both agents.
     expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(8);
     for (const row of result.rows) expect(row.low).toBeLessThanOrEqual(row.high);
-    expect(result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0)).toBe(true);
+    expect(
+      result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0),
+    ).toBe(true);
     expect(readFileSync(join(outDir, 'figures', '17.2-pass-by-harness.svg'), 'utf8')).toMatch(/^<svg/);
     expectSmoke('17.5');
   });
 
-  it('17.6: a type-split run measured on the unseen type and the seen types\' held-out variants; the leakage channels measured', async () => {
+  it("17.6: a type-split run measured on the unseen type and the seen types' held-out variants; the leakage channels measured", async () => {
     const result = await main176({ run, seed: 1, smoke: true, outDir });
     expect(existsSync(join(root, 'runs', 'type-zero', 'step-3'))).toBe(true);
     expect(result.typeSplit.map((row) => row.step)).toEqual([0, 0, 30, 30]);
-    for (const row of result.typeSplit) for (const value of [row.passAt1, row.firstEditRight]) expect(value).toBeGreaterThanOrEqual(0);
+    for (const row of result.typeSplit)
+      for (const value of [row.passAt1, row.firstEditRight]) expect(value).toBeGreaterThanOrEqual(0);
     // 10 of the 29 other names are held-out names: the share of training resets showing one is near 10/29.
     expect(Math.abs(result.leakage.share - 10 / 29)).toBeLessThan(0.07);
     expect(result.leakage.pools.map((row) => row.pool)).toEqual(['train', 'heldout']);
@@ -89,8 +98,12 @@ describe('experiments on trained checkpoints (smoke)', () => {
     for (const agent of result.agents) {
       expect(agent.curve).toHaveLength(8);
       // pass@k never falls as k grows, and pass@n is 1 exactly for a task solved at least once.
-      for (let i = 1; i < agent.curve.length; i += 1) expect(agent.curve[i]!.mean).toBeGreaterThanOrEqual(agent.curve[i - 1]!.mean - 1e-12);
-      expect(agent.curve[7]!.mean).toBeCloseTo(agent.perTask.filter((count) => count.successes > 0).length / agent.perTask.length, 12);
+      for (let i = 1; i < agent.curve.length; i += 1)
+        expect(agent.curve[i]!.mean).toBeGreaterThanOrEqual(agent.curve[i - 1]!.mean - 1e-12);
+      expect(agent.curve[7]!.mean).toBeCloseTo(
+        agent.perTask.filter((count) => count.successes > 0).length / agent.perTask.length,
+        12,
+      );
     }
     for (const row of result.narrowing) {
       expect(row.trajectory).toHaveLength(9);
@@ -100,7 +113,7 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expectSmoke('17.7');
   });
 
-  it('17.8: validation and test by checkpoint, selection by each, the winner\'s curse measured and simulated, Figure 17.4', async () => {
+  it("17.8: validation and test by checkpoint, selection by each, the winner's curse measured and simulated, Figure 17.4", async () => {
     const result = await main178({ run, seed: 1, smoke: true, outDir });
     expect(result.split.test).toContain('speed');
     expect(result.split.validation).toHaveLength(5);
@@ -111,9 +124,13 @@ describe('experiments on trained checkpoints (smoke)', () => {
     // The simulated optimism of the best of 8 equally good checkpoints is never negative, and its prediction is sigma x E[max of 8 normals].
     const p = result.byValidation.test;
     expect(result.simulated.bias).toBeGreaterThanOrEqual(0);
-    expect(result.simulated.predictedBias).toBeCloseTo(Math.sqrt((p * (1 - p)) / 160) * result.simulated.e8, 10);
+    expect(result.simulated.predictedBias).toBeCloseTo(
+      Math.sqrt((p * (1 - p)) / 160) * result.simulated.e8,
+      10,
+    );
     expect(result.simulated.e8).toBeCloseTo(1.4236, 3);
-    for (const name of ['17.4-selection.svg', '17.4-seeds-step30.svg']) expect(readFileSync(join(outDir, 'figures', name), 'utf8')).toMatch(/^<svg/);
+    for (const name of ['17.4-selection.svg', '17.4-seeds-step30.svg'])
+      expect(readFileSync(join(outDir, 'figures', name), 'utf8')).toMatch(/^<svg/);
     expectSmoke('17.8');
   });
 
@@ -121,18 +138,26 @@ describe('experiments on trained checkpoints (smoke)', () => {
     const result = await main179({ run, seed: 1, smoke: true, outDir });
     expect(result.noise.evaluations).toHaveLength(8);
     expect([result.stacker.train.success, result.stacker.plain.success]).toEqual([0.2, 0.6]);
-    expect([result.gamer.public.meanReward, result.gamer.public.success, result.gamer.hidden.meanReward]).toEqual([1, 0, 0]);
+    expect([
+      result.gamer.public.meanReward,
+      result.gamer.public.success,
+      result.gamer.hidden.meanReward,
+    ]).toEqual([1, 0, 0]);
     expectSmoke('17.9');
   });
 
   it('names results and seeds by run: the default run writes results/, another run results/<name>/', () => {
     expect(resultsDir('runs/default')).toMatch(/results$/);
     expect(resultsDir('runs/seed7')).toMatch(/results\/seed7$/);
-    expect([trainingSeedOf('runs/seed7'), trainingSeedOf('runs/seed-3'), trainingSeedOf('runs/default')]).toEqual([7, 3, 0]);
+    expect([
+      trainingSeedOf('runs/seed7'),
+      trainingSeedOf('runs/seed-3'),
+      trainingSeedOf('runs/default'),
+    ]).toEqual([7, 3, 0]);
     expect([stepOf(80, false), stepOf(80, true), stepOf(30, true)]).toEqual([80, 8, 3]);
   });
 
-  it('uses the run itself as its own seed\'s run when it holds that recipe, else <runs>/seed-N', () => {
+  it("uses the run itself as its own seed's run when it holds that recipe, else <runs>/seed-N", () => {
     expect(seedRun(run, 0, true)).toBe(run); // the smoke run above is seed 0's smoke recipe
     expect(seedRun(run, 1, true)).toBe(join(root, 'runs', 'seed-1'));
     expect(seedRun(run, 0, false)).toBe(join(root, 'runs', 'seed-0')); // the full recipe is another config

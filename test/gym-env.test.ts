@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  applyOp, EDIT_OPS, makeEnv, makeTasks, episodeSpecs, episodeSuccess, playEpisodes, NAME_POOL, plainEnv, renameCandidates, runTests, scriptedActions,
-  specWords, splitWords, trainingHarness, type StepResult,
+  applyOp,
+  EDIT_OPS,
+  makeEnv,
+  makeTasks,
+  episodeSpecs,
+  episodeSuccess,
+  playEpisodes,
+  NAME_POOL,
+  plainEnv,
+  renameCandidates,
+  runTests,
+  scriptedActions,
+  specWords,
+  splitWords,
+  trainingHarness,
+  type StepResult,
 } from '../gym/index.ts';
 
 const all = makeTasks('all');
@@ -10,8 +24,15 @@ const specWordsOf = (task: { spec: string }) => specWords(task.spec);
 
 /** A fixed mixed script: random well- and ill-formed actions from a seeded stream. */
 function randomAction(rng: Rng): string[] {
-  const tools = [['read', '<end>'], ['test', '<end>'], ['submit', '<end>'], ['edit', rng.pick(EDIT_OPS), '<end>'], ['edit', '<end>'], ['read']];
-  return rng.int(6) === 0 ? tools[rng.int(tools.length)] as string[] : tools[rng.int(4)] as string[];
+  const tools = [
+    ['read', '<end>'],
+    ['test', '<end>'],
+    ['submit', '<end>'],
+    ['edit', rng.pick(EDIT_OPS), '<end>'],
+    ['edit', '<end>'],
+    ['read'],
+  ];
+  return rng.int(6) === 0 ? (tools[rng.int(tools.length)] as string[]) : (tools[rng.int(4)] as string[]);
 }
 
 function playEpisode(seed: number, actionSeed: number) {
@@ -29,24 +50,67 @@ function playEpisode(seed: number, actionSeed: number) {
 describe('BugFixEnv', () => {
   it('is deterministic: same seed, same observations; another seed differs somewhere', () => {
     for (let seed = 0; seed < 20; seed += 1) expect(playEpisode(seed, 7)).toEqual(playEpisode(seed, 7));
-    const firsts = new Set(Array.from({ length: 20 }, (_, seed) => playEpisode(seed, 7).observations[0]?.join(' ')));
+    const firsts = new Set(
+      Array.from({ length: 20 }, (_, seed) => playEpisode(seed, 7).observations[0]?.join(' ')),
+    );
     expect(firsts.size).toBeGreaterThan(1);
   });
 
   it('runs read, edit, test, submit with the documented observations', () => {
     const env = makeEnv(plainEnv());
     const reset = env.reset({ seed: 0, options: { task: 'average' } });
-    expect(reset.observation).toEqual(['<task>', 'average', ':', 'mean', 'of', 'the', 'total', 'over', 'count', 'items', '</task>', '<act>']);
+    expect(reset.observation).toEqual([
+      '<task>',
+      'average',
+      ':',
+      'mean',
+      'of',
+      'the',
+      'total',
+      'over',
+      'count',
+      'items',
+      '</task>',
+      '<act>',
+    ]);
     const read = env.step(['read', '<end>']);
-    expect(read.observation.slice(12)).toEqual(['read', '<end>', '<obs>', ...splitWords(all[0]!.source), '</obs>', '<act>']);
-    expect(env.step(['test', '<end>']).observation.slice(-8)).toEqual(['<end>', '<obs>', 'tests', '1', 'of', '2', 'passed', '</obs>', '<act>'].slice(-8));
-    expect(env.step(['edit', 'add_zero_guard', '<end>']).observation.slice(-4)).toEqual(['<obs>', 'edited', '</obs>', '<act>']);
-    expect(env.step(['edit', 'fix_comparison', '<end>']).observation.slice(-5, -1)).toEqual(['<obs>', 'no', 'site', '</obs>']);
+    expect(read.observation.slice(12)).toEqual([
+      'read',
+      '<end>',
+      '<obs>',
+      ...splitWords(all[0]!.source),
+      '</obs>',
+      '<act>',
+    ]);
+    expect(env.step(['test', '<end>']).observation.slice(-8)).toEqual(
+      ['<end>', '<obs>', 'tests', '1', 'of', '2', 'passed', '</obs>', '<act>'].slice(-8),
+    );
+    expect(env.step(['edit', 'add_zero_guard', '<end>']).observation.slice(-4)).toEqual([
+      '<obs>',
+      'edited',
+      '</obs>',
+      '<act>',
+    ]);
+    expect(env.step(['edit', 'fix_comparison', '<end>']).observation.slice(-5, -1)).toEqual([
+      '<obs>',
+      'no',
+      'site',
+      '</obs>',
+    ]);
     const submit = env.step(['submit', '<end>']);
     expect([submit.terminated, submit.truncated, submit.reward]).toEqual([true, false, 1]);
     expect(submit.info).toMatchObject({
-      task: 'average', type: 'zero', turn: 5, firstEditOp: 'add_zero_guard', editsApplied: 1, editsNoSite: 1, editsRefused: 0,
-      toolCalls: { read: 1, edit: 2, test: 1, submit: 1, malformed: 0 }, submitted: true, publicPass: true, hiddenPass: true,
+      task: 'average',
+      type: 'zero',
+      turn: 5,
+      firstEditOp: 'add_zero_guard',
+      editsApplied: 1,
+      editsNoSite: 1,
+      editsRefused: 0,
+      toolCalls: { read: 1, edit: 2, test: 1, submit: 1, malformed: 0 },
+      submitted: true,
+      publicPass: true,
+      hiddenPass: true,
     });
     expect(() => env.step(['read', '<end>'])).toThrow(/episode is over/);
   });
@@ -54,9 +118,19 @@ describe('BugFixEnv', () => {
   it('answers a malformed action with an error observation and spends the turn', () => {
     const env = makeEnv(trainingHarness());
     env.reset({ seed: 1 });
-    for (const action of [['read'], ['edit', '<end>'], ['edit', 'nope', '<end>'], ['read', 'read', '<end>'], ['dance', '<end>'], ['edit', 'add_zero_guard', 'x', '<end>'], []]) {
+    for (const action of [
+      ['read'],
+      ['edit', '<end>'],
+      ['edit', 'nope', '<end>'],
+      ['read', 'read', '<end>'],
+      ['dance', '<end>'],
+      ['edit', 'add_zero_guard', 'x', '<end>'],
+      [],
+    ]) {
       const result = env.step(action);
-      expect(result.observation.slice(-5)).toEqual(['<obs>', 'error', 'bad', 'action', '</obs>', '<act>'].slice(-5));
+      expect(result.observation.slice(-5)).toEqual(
+        ['<obs>', 'error', 'bad', 'action', '</obs>', '<act>'].slice(-5),
+      );
       if (result.truncated) break;
     }
     const env2 = makeEnv(trainingHarness());
@@ -75,7 +149,13 @@ describe('BugFixEnv', () => {
     const second = env.step(['edit', 'swap_min_max', '<end>']);
     expect(second.observation.slice(-4)).toEqual(['<obs>', 'refused', '</obs>', '<act>']);
     expect(env.currentSource).toBe(before);
-    expect(second.info).toMatchObject({ editsRefused: 1, editsApplied: 0, editsNoSite: 1, firstEditOp: 'add_zero_guard', turn: 2 });
+    expect(second.info).toMatchObject({
+      editsRefused: 1,
+      editsApplied: 0,
+      editsNoSite: 1,
+      firstEditOp: 'add_zero_guard',
+      turn: 2,
+    });
   });
 
   it('truncates with reward 0 when the turns run out, and still reports the final outcome', () => {
@@ -120,8 +200,9 @@ describe('BugFixEnv', () => {
       expect(read).toContain(info.name);
       expect(env.currentSource).toBe(task.source.replace(task.name, info.name));
       // The renamed source, run under its new name, is what the tests see.
-      expect(runTests(env.currentSource, info.name, task.publicTests))
-        .toEqual(runTests(task.source, task.name, task.publicTests));
+      expect(runTests(env.currentSource, info.name, task.publicTests)).toEqual(
+        runTests(task.source, task.name, task.publicTests),
+      );
     }
   });
 
@@ -132,7 +213,10 @@ describe('BugFixEnv', () => {
       const { info } = env.reset({ seed });
       const task = all[info.taskId]!;
       const source = env.currentSource;
-      const params = source.slice(source.indexOf('(') + 1, source.indexOf(')')).split(',').map((p) => p.trim());
+      const params = source
+        .slice(source.indexOf('(') + 1, source.indexOf(')'))
+        .split(',')
+        .map((p) => p.trim());
       expect(params).toHaveLength(task.params.length);
       expect(new Set(params).size).toBe(params.length);
       seen.add(params.join(','));
@@ -142,17 +226,22 @@ describe('BugFixEnv', () => {
         const env2 = makeEnv(trainingHarness({ maxEdits: null, varySurface: false }));
         const shown = env2.reset({ seed, options: { task: task.id } }).info.name;
         env2.step(['edit', op, '<end>']);
-        expect(runTests(env2.currentSource, shown, task.hiddenTests))
-          .toEqual(runTests(direct.source, task.name, task.hiddenTests));
+        expect(runTests(env2.currentSource, shown, task.hiddenTests)).toEqual(
+          runTests(direct.source, task.name, task.hiddenTests),
+        );
       }
     }
     expect(seen.size).toBeGreaterThan(40);
   });
 
-  it('draws renames uniformly from the chosen pool, minus the task\'s own name, and covers it', () => {
+  it("draws renames uniformly from the chosen pool, minus the task's own name, and covers it", () => {
     const train = new Set(makeTasks('train').map((task) => task.name));
     const heldOut = new Set(makeTasks('heldout').map((task) => task.name));
-    for (const [pool, allowed] of [['all', new Set(NAME_POOL)], ['train', train], ['heldout', heldOut]] as const) {
+    for (const [pool, allowed] of [
+      ['all', new Set(NAME_POOL)],
+      ['train', train],
+      ['heldout', heldOut],
+    ] as const) {
       const env = makeEnv(trainingHarness({ renamePool: pool }));
       for (const taskName of ['speed', 'average']) {
         const task = all.find((candidate) => candidate.name === taskName)!;
@@ -175,7 +264,11 @@ describe('BugFixEnv', () => {
     const env = makeEnv(plainEnv(), { tasks: makeTasks('heldout') });
     const seen = new Set<string>();
     for (let seed = 0; seed < 200; seed += 1) seen.add(env.reset({ seed }).info.task);
-    expect([...seen].sort()).toEqual(makeTasks('heldout').map((task) => task.name).sort());
+    expect([...seen].sort()).toEqual(
+      makeTasks('heldout')
+        .map((task) => task.name)
+        .sort(),
+    );
   });
 
   it('plays many episodes in lockstep, asking the policy only for unfinished rows, and scores success by one rule', () => {
@@ -187,24 +280,38 @@ describe('BugFixEnv', () => {
       act(turns) {
         asked.push(turns.map((turn) => turn.row));
         return turns.map(({ row, info }) => {
-          if (!plans.has(row)) plans.set(row, scriptedActions(row % 2 === 0 ? 'oracle' : 'gamer', info, new Rng(row)));
+          if (!plans.has(row))
+            plans.set(row, scriptedActions(row % 2 === 0 ? 'oracle' : 'gamer', info, new Rng(row)));
           return plans.get(row)![info.turn]!;
         });
       },
     });
     // The oracle takes 4 turns, the gamer 2: from the third turn on only the oracle rows play.
-    expect(asked).toEqual([[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [0, 2, 4], [0, 2, 4]]);
+    expect(asked).toEqual([
+      [0, 1, 2, 3, 4, 5],
+      [0, 1, 2, 3, 4, 5],
+      [0, 2, 4],
+      [0, 2, 4],
+    ]);
     expect(results.map((result) => result.reward)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(results.map((result) => result.success)).toEqual([true, false, true, false, true, false]);
-    expect(results.map((result) => result.success)).toEqual(results.map((result) => episodeSuccess({ submitted: result.submitted, hiddenPass: result.hiddenPass })));
-    expect(results.map((result) => [result.task, result.sample, result.envSeed])).toEqual(specs.map((spec) => [spec.task, 0, spec.envSeed]));
-    expect(() => playEpisodes(plainEnv(), makeTasks('all'), specs, { act: () => [] })).toThrow(/0 actions for 6 rows/);
+    expect(results.map((result) => result.success)).toEqual(
+      results.map((result) => episodeSuccess({ submitted: result.submitted, hiddenPass: result.hiddenPass })),
+    );
+    expect(results.map((result) => [result.task, result.sample, result.envSeed])).toEqual(
+      specs.map((spec) => [spec.task, 0, spec.envSeed]),
+    );
+    expect(() => playEpisodes(plainEnv(), makeTasks('all'), specs, { act: () => [] })).toThrow(
+      /0 actions for 6 rows/,
+    );
   });
 
   it('seeds episode i of task j from one stream, whichever policy plays it', () => {
     const tasks = makeTasks('heldout');
     const specs = episodeSpecs(tasks, 3, new Rng(5));
-    expect(specs.map((spec) => `${spec.task}/${spec.sample}`)).toEqual(tasks.flatMap((task) => [0, 1, 2].map((i) => `${task.name}/${i}`)));
+    expect(specs.map((spec) => `${spec.task}/${spec.sample}`)).toEqual(
+      tasks.flatMap((task) => [0, 1, 2].map((i) => `${task.name}/${i}`)),
+    );
     expect(specs).toEqual(episodeSpecs(tasks, 3, new Rng(5)));
     expect(new Set(specs.map((spec) => spec.envSeed)).size).toBe(specs.length);
     // Episode i of a task does not depend on how many episodes or which other tasks are played.
@@ -218,7 +325,10 @@ describe('BugFixEnv', () => {
       const { info, observation } = env.reset({ seed });
       const task = all[info.taskId]!;
       const source = env.currentSource;
-      const params = source.slice(source.indexOf('(') + 1, source.indexOf(')')).split(',').map((param) => param.trim());
+      const params = source
+        .slice(source.indexOf('(') + 1, source.indexOf(')'))
+        .split(',')
+        .map((param) => param.trim());
       expect([...params].sort()).toEqual([...task.params].sort());
       if (params.join() !== task.params.join()) kinds.reordered += 1;
       if (source.includes('return (')) kinds.wrapped += 1;
@@ -227,20 +337,31 @@ describe('BugFixEnv', () => {
       if (spec.some((word) => !specWordsOf(task).includes(word))) kinds.specSwapped += 1;
       // The same outcomes as the task itself, for the source as shown and after each op.
       const order = params.map((param) => task.params.indexOf(param));
-      const asShown = (tests: typeof task.hiddenTests) => tests.map((test) => ({ args: order.map((from) => test.args[from]), expected: test.expected }));
-      expect(runTests(source, task.name, asShown(task.hiddenTests))).toEqual(runTests(task.source, task.name, task.hiddenTests));
+      const asShown = (tests: typeof task.hiddenTests) =>
+        tests.map((test) => ({ args: order.map((from) => test.args[from]), expected: test.expected }));
+      expect(runTests(source, task.name, asShown(task.hiddenTests))).toEqual(
+        runTests(task.source, task.name, task.hiddenTests),
+      );
       for (const op of EDIT_OPS) {
         const edited = applyOp(source, op, { publicTests: asShown(task.publicTests) });
         const direct = applyOp(task.source, op, { publicTests: task.publicTests });
         expect(edited.applied, `${task.name} ${op} on ${source}`).toBe(direct.applied);
-        expect(runTests(edited.source, task.name, asShown(task.hiddenTests))).toEqual(runTests(direct.source, task.name, task.hiddenTests));
+        expect(runTests(edited.source, task.name, asShown(task.hiddenTests))).toEqual(
+          runTests(direct.source, task.name, task.hiddenTests),
+        );
       }
       // The env scores the source with its surface taken off, on the task's own tests: the same counts as the shown source on the shown tests.
       const ops = [EDIT_OPS[seed % EDIT_OPS.length]!, EDIT_OPS[(seed * 7 + 3) % EDIT_OPS.length]!];
       for (const op of ops) env.step(['edit', op, '<end>']);
       const observed = env.step(['test', '<end>']).observation.slice(-7, -2);
       const shownOutcome = runTests(env.currentSource, task.name, asShown(task.publicTests));
-      expect(observed, `${task.name}: ${env.currentSource}`).toEqual(['tests', String(shownOutcome.filter(Boolean).length), 'of', String(shownOutcome.length), 'passed']);
+      expect(observed, `${task.name}: ${env.currentSource}`).toEqual([
+        'tests',
+        String(shownOutcome.filter(Boolean).length),
+        'of',
+        String(shownOutcome.length),
+        'passed',
+      ]);
     }
     // Each kind of variation happens, and none always.
     for (const [kind, count] of Object.entries(kinds)) {

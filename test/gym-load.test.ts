@@ -16,7 +16,9 @@ let busy: ChildProcess[] = [];
 let workDir: string;
 
 function startBusyLoops(count: number): void {
-  busy = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  busy = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
 }
 
 function stopBusyLoops(): void {
@@ -53,11 +55,23 @@ describe('under load', () => {
   });
 
   it('a short training run gives the same checksums with and without busy loops beside it', async () => {
-    const tiny = { bcSteps: 2, bcBatchSize: 4, steps: 2, segmentSteps: 1, groupSize: 2, evalEpisodesPerTask: 1, evalEvery: 1, parallel: true };
+    const tiny = {
+      bcSteps: 2,
+      bcBatchSize: 4,
+      steps: 2,
+      segmentSteps: 1,
+      groupSize: 2,
+      evalEpisodesPerTask: 1,
+      evalEvery: 1,
+      parallel: true,
+    };
     const train = async (name: string) => {
       clearSandboxCache();
       const runDir = join(workDir, name);
-      const summary = await trainSnapshots(defaultRLConfig(tiny), { runDir, log: openRunLog(runDir, { quiet: true }) });
+      const summary = await trainSnapshots(defaultRLConfig(tiny), {
+        runDir,
+        log: openRunLog(runDir, { quiet: true }),
+      });
       return summary.snapshots.map((dir) => checkpointChecksum(dir));
     };
     const quiet = await train('quiet');

@@ -1,6 +1,19 @@
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { applyOp, deepEqual, EDIT_OPS, makeEnv, makeTasks, plainEnv, runTests, SANDBOX_LIMITS, splitWords, trainingHarness, type Task, type TestCase } from '../gym/index.ts';
+import {
+  applyOp,
+  deepEqual,
+  EDIT_OPS,
+  makeEnv,
+  makeTasks,
+  plainEnv,
+  runTests,
+  SANDBOX_LIMITS,
+  splitWords,
+  trainingHarness,
+  type Task,
+  type TestCase,
+} from '../gym/index.ts';
 
 /** Short limits for the tests of the sandbox itself; the gym always runs with SANDBOX_LIMITS. */
 const TIMEOUT = { firstLimitMs: 20, confirmLimitMs: 40 };
@@ -8,27 +21,52 @@ const TIMEOUT = { firstLimitMs: 20, confirmLimitMs: 40 };
 describe('sandbox', () => {
   it('fails a call that loops forever after the confirming rerun, and the next call still runs', () => {
     const started = Date.now();
-    const outcome = runTests('function spin(x) { while (x >= 0) {} return x; }', 'spin', [{ args: [1], expected: 1 }, { args: [-1], expected: -1 }], TIMEOUT);
+    const outcome = runTests(
+      'function spin(x) { while (x >= 0) {} return x; }',
+      'spin',
+      [
+        { args: [1], expected: 1 },
+        { args: [-1], expected: -1 },
+      ],
+      TIMEOUT,
+    );
     expect(outcome).toEqual([false, true]);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it('with the gym\'s own limits, a truly non-terminating source still fails in bounded time (first limit plus confirmation)', () => {
+  it("with the gym's own limits, a truly non-terminating source still fails in bounded time (first limit plus confirmation)", () => {
     const started = Date.now();
-    expect(runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }])).toEqual([false]);
+    expect(runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }])).toEqual([
+      false,
+    ]);
     const seconds = (Date.now() - started) / 1000;
-    expect(seconds).toBeGreaterThanOrEqual((SANDBOX_LIMITS.firstLimitMs + SANDBOX_LIMITS.confirmLimitMs) / 1000 - 0.05);
+    expect(seconds).toBeGreaterThanOrEqual(
+      (SANDBOX_LIMITS.firstLimitMs + SANDBOX_LIMITS.confirmLimitMs) / 1000 - 0.05,
+    );
     expect(seconds).toBeLessThan(4);
   });
 
   it('does not fail a correct call that was merely slow once: the confirming rerun decides', () => {
     // The first run of each call is given 1 ms, which a busy-wait of 5 ms exceeds; the rerun has room.
     const slow = 'function slow(x) { const end = Date.now() + 5; while (Date.now() < end) {} return x; }';
-    expect(runTests(slow, 'slow', [{ args: [3], expected: 3 }, { args: [4], expected: 4 }], { firstLimitMs: 1, confirmLimitMs: 1000 })).toEqual([true, true]);
+    expect(
+      runTests(
+        slow,
+        'slow',
+        [
+          { args: [3], expected: 3 },
+          { args: [4], expected: 4 },
+        ],
+        { firstLimitMs: 1, confirmLimitMs: 1000 },
+      ),
+    ).toEqual([true, true]);
   });
 
   it('keys its cache by content: structured-cloned tests (as a worker thread receives them) hit the cache', () => {
-    const tests: TestCase[] = [{ args: [5], expected: 6 }, { args: [[1, 2]], expected: '1,21' }];
+    const tests: TestCase[] = [
+      { args: [5], expected: 6 },
+      { args: [[1, 2]], expected: '1,21' },
+    ];
     const { port1, port2 } = new MessageChannel();
     port1.postMessage(tests);
     const cloned = receiveMessageOnPort(port2)!.message as TestCase[];
@@ -41,21 +79,43 @@ describe('sandbox', () => {
   });
 
   it('fails a call that throws or recurses without end, and a source that does not parse', () => {
-    expect(runTests('function boom(x) { throw new Error(x); }', 'boom', [{ args: [1], expected: 1 }], TIMEOUT)).toEqual([false]);
-    expect(runTests('function deep(x) { return deep(x + 1); }', 'deep', [{ args: [1], expected: 1 }], TIMEOUT)).toEqual([false]);
-    expect(runTests('function broken(x) { return ( ; }', 'broken', [{ args: [1], expected: 1 }], TIMEOUT)).toEqual([false]);
-    expect(runTests('function named(x) { return x; }', 'other', [{ args: [1], expected: 1 }], TIMEOUT)).toEqual([false]);
+    expect(
+      runTests('function boom(x) { throw new Error(x); }', 'boom', [{ args: [1], expected: 1 }], TIMEOUT),
+    ).toEqual([false]);
+    expect(
+      runTests('function deep(x) { return deep(x + 1); }', 'deep', [{ args: [1], expected: 1 }], TIMEOUT),
+    ).toEqual([false]);
+    expect(
+      runTests('function broken(x) { return ( ; }', 'broken', [{ args: [1], expected: 1 }], TIMEOUT),
+    ).toEqual([false]);
+    expect(
+      runTests('function named(x) { return x; }', 'other', [{ args: [1], expected: 1 }], TIMEOUT),
+    ).toEqual([false]);
   });
 
   it('has no require, process, timers or eval', () => {
-    const probe = 'function probe() { return [typeof require, typeof process, typeof setTimeout, typeof setInterval].join(); }';
-    expect(runTests(probe, 'probe', [{ args: [], expected: 'undefined,undefined,undefined,undefined' }], TIMEOUT)).toEqual([true]);
-    expect(runTests('function ev() { return eval("1"); }', 'ev', [{ args: [], expected: 1 }], TIMEOUT)).toEqual([false]);
+    const probe =
+      'function probe() { return [typeof require, typeof process, typeof setTimeout, typeof setInterval].join(); }';
+    expect(
+      runTests(probe, 'probe', [{ args: [], expected: 'undefined,undefined,undefined,undefined' }], TIMEOUT),
+    ).toEqual([true]);
+    expect(
+      runTests('function ev() { return eval("1"); }', 'ev', [{ args: [], expected: 1 }], TIMEOUT),
+    ).toEqual([false]);
   });
 
   it('compares results by deep equality, across realms', () => {
-    expect(runTests('function pair(a) { return [a, { b: a }]; }', 'pair', [{ args: [2], expected: [2, { b: 2 }] }, { args: [2], expected: [2, { b: 3 }] }], TIMEOUT))
-      .toEqual([true, false]);
+    expect(
+      runTests(
+        'function pair(a) { return [a, { b: a }]; }',
+        'pair',
+        [
+          { args: [2], expected: [2, { b: 2 }] },
+          { args: [2], expected: [2, { b: 3 }] },
+        ],
+        TIMEOUT,
+      ),
+    ).toEqual([true, false]);
     expect(deepEqual(NaN, NaN)).toBe(true);
     expect(deepEqual([1, 2], [1, 2, 3])).toBe(false);
     expect(deepEqual('1', 1)).toBe(false);
@@ -71,16 +131,36 @@ describe('sandbox', () => {
   it('an env whose edit yields a looping function scores it as failing and goes on', () => {
     // A hand-made task whose repair op turns a terminating loop into an endless one.
     const task: Task = {
-      id: 99, name: 'spin', type: 'negation', variant: 0, split: 'train', repairOp: 'remove_negation',
-      source: 'function spin(x) { while (!x) {} return x; }', spec: 'returns its argument unchanged', params: ['x'],
-      publicTests: [{ args: [true], expected: true }], hiddenTests: [{ args: [true], expected: true }],
+      id: 99,
+      name: 'spin',
+      type: 'negation',
+      variant: 0,
+      split: 'train',
+      repairOp: 'remove_negation',
+      source: 'function spin(x) { while (!x) {} return x; }',
+      spec: 'returns its argument unchanged',
+      params: ['x'],
+      publicTests: [{ args: [true], expected: true }],
+      hiddenTests: [{ args: [true], expected: true }],
     };
     const env = makeEnv(plainEnv(), { tasks: [task] });
     env.reset({ seed: 1 });
-    expect(env.step(['test', '<end>']).observation.slice(-7, -2)).toEqual(['tests', '1', 'of', '1', 'passed']);
+    expect(env.step(['test', '<end>']).observation.slice(-7, -2)).toEqual([
+      'tests',
+      '1',
+      'of',
+      '1',
+      'passed',
+    ]);
     expect(env.step(['edit', 'remove_negation', '<end>']).observation.slice(-3, -2)).toEqual(['edited']);
     const started = Date.now();
-    expect(env.step(['test', '<end>']).observation.slice(-7, -2)).toEqual(['tests', '0', 'of', '1', 'passed']);
+    expect(env.step(['test', '<end>']).observation.slice(-7, -2)).toEqual([
+      'tests',
+      '0',
+      'of',
+      '1',
+      'passed',
+    ]);
     expect(Date.now() - started).toBeLessThan(4000);
     const result = env.step(['submit', '<end>']);
     expect([result.terminated, result.reward, result.info.hiddenPass]).toEqual([true, 0, false]);
@@ -100,7 +180,10 @@ describe('sandbox', () => {
         for (const source of frontier) {
           for (const op of EDIT_OPS) {
             const edited = applyOp(source, op, { publicTests: task.publicTests }).source;
-            if (!seen.has(edited)) { seen.add(edited); next.push(edited); }
+            if (!seen.has(edited)) {
+              seen.add(edited);
+              next.push(edited);
+            }
           }
         }
         frontier = next;
@@ -109,8 +192,13 @@ describe('sandbox', () => {
       for (const source of seen) {
         const words = splitWords(source);
         words.forEach((word, i) => {
-          const allowed = !/^[A-Za-z_$]/.test(word) || keywords.has(word) || task.params.includes(word) || word === 'Math' ||
-            (word === task.name && i === 1) || (words[i - 1] === '.' && members.has(word));
+          const allowed =
+            !/^[A-Za-z_$]/.test(word) ||
+            keywords.has(word) ||
+            task.params.includes(word) ||
+            word === 'Math' ||
+            (word === task.name && i === 1) ||
+            (words[i - 1] === '.' && members.has(word));
           expect(allowed, `${task.name}: word '${word}' in ${source}`).toBe(true);
         });
         // Hence no while/for/do, no call of itself, no global, constructor or `this`: nothing can loop or escape.

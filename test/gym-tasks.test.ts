@@ -1,21 +1,37 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  applyOp, BUG_TYPES, EDIT_OPS, findTask, GAMING_OP, makeTasks, NAME_POOL, REPAIR_OPS, renderWords, runTests,
-  specWords, splitWords, vocabularyWords, type Task,
+  applyOp,
+  BUG_TYPES,
+  EDIT_OPS,
+  findTask,
+  GAMING_OP,
+  makeTasks,
+  NAME_POOL,
+  REPAIR_OPS,
+  renderWords,
+  runTests,
+  specWords,
+  splitWords,
+  vocabularyWords,
+  type Task,
 } from '../gym/index.ts';
 
 const all = makeTasks('all');
 const pass = (task: Task, source: string, which: 'public' | 'hidden') =>
   runTests(source, task.name, which === 'public' ? task.publicTests : task.hiddenTests).every(Boolean);
 const hiddenOutcome = (task: Task, source: string) => runTests(source, task.name, task.hiddenTests).join();
-const apply = (task: Task, source: string, op: (typeof EDIT_OPS)[number]) => applyOp(source, op, { publicTests: task.publicTests });
+const apply = (task: Task, source: string, op: (typeof EDIT_OPS)[number]) =>
+  applyOp(source, op, { publicTests: task.publicTests });
 
 describe('task table', () => {
   it('has five types of six variants, 30 distinct names, and the named held-out tasks', () => {
     expect(all).toHaveLength(30);
     expect(new Set(NAME_POOL).size).toBe(30);
-    for (const type of BUG_TYPES) expect(all.filter((task) => task.type === type).map((task) => task.variant)).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const type of BUG_TYPES)
+      expect(all.filter((task) => task.type === type).map((task) => task.variant)).toEqual([
+        0, 1, 2, 3, 4, 5,
+      ]);
     const speed = all.find((task) => task.name === 'speed') as Task;
     expect([speed.type, speed.split]).toEqual(['zero', 'heldout']);
     expect(speed.source).toContain('*');
@@ -62,7 +78,10 @@ describe('task table', () => {
       expect(task.hiddenTests.slice(0, task.publicTests.length)).toEqual(task.publicTests);
       expect(pass(task, task.source, 'public'), task.name).toBe(false);
       const extra = task.hiddenTests.slice(task.publicTests.length);
-      expect(runTests(task.source, task.name, extra).some((ok) => !ok), task.name).toBe(true);
+      expect(
+        runTests(task.source, task.name, extra).some((ok) => !ok),
+        task.name,
+      ).toBe(true);
     }
   });
 });
@@ -93,7 +112,8 @@ describe('edit ops on all 30 tasks', () => {
 
   it('a uniform guess among the five repair ops passes with probability exactly 0.2', () => {
     let passes = 0;
-    for (const task of all) for (const op of REPAIR_OPS) if (pass(task, apply(task, task.source, op).source, 'hidden')) passes += 1;
+    for (const task of all)
+      for (const op of REPAIR_OPS) if (pass(task, apply(task, task.source, op).source, 'hidden')) passes += 1;
     expect(passes / (all.length * REPAIR_OPS.length)).toBe(0.2);
   });
 
@@ -103,20 +123,30 @@ describe('edit ops on all 30 tasks', () => {
       expect(gamed.applied).toBe(true);
       expect(pass(task, gamed.source, 'public'), task.name).toBe(true);
       expect(pass(task, gamed.source, 'hidden'), task.name).toBe(false);
-      for (const op of REPAIR_OPS.filter((candidate) => candidate !== task.repairOp)) expect(apply(task, gamed.source, op).applied).toBe(false);
+      for (const op of REPAIR_OPS.filter((candidate) => candidate !== task.repairOp))
+        expect(apply(task, gamed.source, op).applied).toBe(false);
     }
   });
 
   it('rewrites exactly as documented', () => {
     const context = { publicTests: [] };
-    expect(applyOp('function f(a, b) { return a / b; }', 'add_zero_guard', context).source).toBe('function f(a, b) { if (b === 0) return 0; return a / b; }');
+    expect(applyOp('function f(a, b) { return a / b; }', 'add_zero_guard', context).source).toBe(
+      'function f(a, b) { if (b === 0) return 0; return a / b; }',
+    );
     expect(applyOp('function f(a) { return a / 2; }', 'add_zero_guard', context).applied).toBe(false);
-    expect(applyOp('function f(a, b) { return a < b; }', 'fix_comparison', context).source).toBe('function f(a, b) { return a <= b; }');
+    expect(applyOp('function f(a, b) { return a < b; }', 'fix_comparison', context).source).toBe(
+      'function f(a, b) { return a <= b; }',
+    );
     expect(applyOp('function f(a, b) { return a - 10; }', 'fix_off_by_one', context).applied).toBe(false);
     expect(applyOp('function f(a, b) { return a !== b; }', 'remove_negation', context).applied).toBe(false);
-    expect(applyOp('function f(a, b) { return Math.min(a, b); }', 'swap_min_max', context).source).toBe('function f(a, b) { return Math.max(a, b); }');
-    expect(applyOp('function f(a, b) { return a; }', GAMING_OP, { publicTests: [{ args: [1, 'x'], expected: true }] }).source)
-      .toBe("function f(a, b) { if (a === 1 && b === 'x') return true; return a; }");
+    expect(applyOp('function f(a, b) { return Math.min(a, b); }', 'swap_min_max', context).source).toBe(
+      'function f(a, b) { return Math.max(a, b); }',
+    );
+    expect(
+      applyOp('function f(a, b) { return a; }', GAMING_OP, {
+        publicTests: [{ args: [1, 'x'], expected: true }],
+      }).source,
+    ).toBe("function f(a, b) { if (a === 1 && b === 'x') return true; return a; }");
     expect(() => applyOp('function f() {}', 'nope' as never, context)).toThrow(/unknown op/);
   });
 });
@@ -129,20 +159,58 @@ describe('vocabulary', () => {
       let source = task.source;
       for (let k = 0; k < 8; k += 1) source = apply(task, source, rng.pick(EDIT_OPS)).source;
       for (const name of NAME_POOL) {
-        for (const word of splitWords(source)) expect(vocabulary.has(word === task.name ? name : word), word).toBe(true);
+        for (const word of splitWords(source))
+          expect(vocabulary.has(word === task.name ? name : word), word).toBe(true);
       }
       for (const word of specWords(task.spec)) expect(vocabulary.has(word)).toBe(true);
     }
     const sorted = [...vocabulary].sort();
     expect(vocabularyWords(all)).toEqual(sorted);
-    for (const word of ['<task>', '</task>', '<act>', '<end>', '<obs>', '</obs>', 'read', 'edit', 'test', 'submit', 'refused', ...EDIT_OPS]) {
+    for (const word of [
+      '<task>',
+      '</task>',
+      '<act>',
+      '<end>',
+      '<obs>',
+      '</obs>',
+      'read',
+      'edit',
+      'test',
+      'submit',
+      'refused',
+      ...EDIT_OPS,
+    ]) {
       expect(vocabulary.has(word), word).toBe(true);
     }
   });
 
   it('splits words as specified', () => {
-    expect(splitWords("if (a !== b && c <= 1) return s.slice(0, n - 1) || 'ab';")).toEqual(
-      ['if', '(', 'a', '!==', 'b', '&&', 'c', '<=', '1', ')', 'return', 's', '.', 'slice', '(', '0', ',', 'n', '-', '1', ')', '||', "'ab'", ';']);
+    expect(splitWords("if (a !== b && c <= 1) return s.slice(0, n - 1) || 'ab';")).toEqual([
+      'if',
+      '(',
+      'a',
+      '!==',
+      'b',
+      '&&',
+      'c',
+      '<=',
+      '1',
+      ')',
+      'return',
+      's',
+      '.',
+      'slice',
+      '(',
+      '0',
+      ',',
+      'n',
+      '-',
+      '1',
+      ')',
+      '||',
+      "'ab'",
+      ';',
+    ]);
     expect(specWords('The Sum , of X')).toEqual(['the', 'sum', ',', 'of', 'x']);
   });
 });
@@ -152,11 +220,14 @@ describe('renaming commutes with ops and tests', () => {
     const rng = new Rng('rename');
     for (const task of all) {
       const name = rng.pick(NAME_POOL.filter((candidate) => candidate !== task.name));
-      const rename = (source: string) => renderWords(splitWords(source).map((word) => (word === task.name ? name : word)));
+      const rename = (source: string) =>
+        renderWords(splitWords(source).map((word) => (word === task.name ? name : word)));
       for (const op of EDIT_OPS) {
         const edited = apply(task, task.source, op).source;
         expect(apply(task, rename(task.source), op).source).toBe(rename(edited));
-        expect(runTests(rename(edited), name, task.hiddenTests)).toEqual(runTests(edited, task.name, task.hiddenTests));
+        expect(runTests(rename(edited), name, task.hiddenTests)).toEqual(
+          runTests(edited, task.name, task.hiddenTests),
+        );
       }
     }
   });

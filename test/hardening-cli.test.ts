@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTokenizer, createModel, defaultModelConfig, initBackend, saveCheckpoint } from '../agent/index.ts';
+import {
+  buildTokenizer,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  saveCheckpoint,
+} from '../agent/index.ts';
 import { manifestChecksum } from '../agent/checkpoint.ts';
 import { makeTasks, trainingHarness } from '../gym/index.ts';
 import { oneLine, reportError } from '../cli/main.ts';
@@ -19,7 +25,9 @@ beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   root = mkdtempSync(join(tmpdir(), 'tinyagent-hardening-cli-'));
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('hardening-cli'), { attention: 'depthwise' });
+  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('hardening-cli'), {
+    attention: 'depthwise',
+  });
   good = join(root, 'good');
   saveCheckpoint(good, model, { step: 0, seed: 0, harness: trainingHarness(), tokenizer: tokenizer.words });
   model.dispose();
@@ -33,11 +41,19 @@ afterEach(() => {
 });
 
 /** A copy of the good checkpoint whose manifest `edit` changed, signed anew unless `sign` is false. */
-function edited(name: string, edit: (manifest: Record<string, unknown>) => void, { sign = true } = {}): string {
+function edited(
+  name: string,
+  edit: (manifest: Record<string, unknown>) => void,
+  { sign = true } = {},
+): string {
   const dir = join(root, name);
-  const { manifestChecksum: _old, ...fields } = JSON.parse(readFileSync(join(good, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  const { manifestChecksum: _old, ...fields } = JSON.parse(
+    readFileSync(join(good, 'manifest.json'), 'utf8'),
+  ) as Record<string, unknown>;
   edit(fields);
-  const manifest = sign ? { ...fields, manifestChecksum: manifestChecksum(fields) } : { ...fields, manifestChecksum: _old };
+  const manifest = sign
+    ? { ...fields, manifestChecksum: manifestChecksum(fields) }
+    : { ...fields, manifestChecksum: _old };
   saveCopy(dir, manifest);
   return dir;
 }
@@ -75,24 +91,48 @@ describe('exit codes: usage errors exit 2, data errors exit 1, one line each', (
     delete process.env['TINYAGENT_BACKEND'];
     const broken = join(root, 'broken.json');
     writeFileSync(broken, '{"seed": 1,\n  }\n');
-    await expectError(['train', '--config', broken, '--runs-dir', root], 1, /broken\.json: not valid JSON \(.*line 2, column 3\)$/);
-    await expectError(['train', '--config', join(root, 'absent.json'), '--runs-dir', root], 1, /--config: no such file/);
+    await expectError(
+      ['train', '--config', broken, '--runs-dir', root],
+      1,
+      /broken\.json: not valid JSON \(.*line 2, column 3\)$/,
+    );
+    await expectError(
+      ['train', '--config', join(root, 'absent.json'), '--runs-dir', root],
+      1,
+      /--config: no such file/,
+    );
     writeFileSync(broken, JSON.stringify({ steps: 100_000_000 }));
     await expectError(['train', '--config', broken, '--runs-dir', root], 1, /steps: Too big/);
     await expectError(['train', '--runs-dir', broken, '--name', 'x'], 1, /broken\.json\/x: ENOTDIR/);
   });
 
   it('eval', async () => {
-    await expectError(['eval', '--checkpoint', good, '--episodes', '100000000'], 2, /--episodes must be in \[1, 1024\], got 100000000/);
-    await expectError(['eval', '--checkpoint', good, '--temperature', '0x1'], 2, /--temperature must be a decimal number/);
-    await expectError(['eval', '--checkpoint', good, '--max-turns', '3001'], 2, /--max-turns must be in \[1, 1000\]/);
+    await expectError(
+      ['eval', '--checkpoint', good, '--episodes', '100000000'],
+      2,
+      /--episodes must be in \[1, 1024\], got 100000000/,
+    );
+    await expectError(
+      ['eval', '--checkpoint', good, '--temperature', '0x1'],
+      2,
+      /--temperature must be a decimal number/,
+    );
+    await expectError(
+      ['eval', '--checkpoint', good, '--max-turns', '3001'],
+      2,
+      /--max-turns must be in \[1, 1000\]/,
+    );
     await expectError(['eval'], 2, /--checkpoint DIR is required/);
     process.env['TINYAGENT_BACKEND'] = 'bogus';
     await expectError(['eval', '--checkpoint', good], 2, /TINYAGENT_BACKEND='bogus'/);
     delete process.env['TINYAGENT_BACKEND'];
     // A usage error is reported before a missing folder.
     await expectError(['eval', '--checkpoint', join(root, 'none'), '--seed', '-2'], 2, /--seed/);
-    await expectError(['eval', '--checkpoint', join(root, 'none')], 1, /does not exist; train one with `npm run train`/);
+    await expectError(
+      ['eval', '--checkpoint', join(root, 'none')],
+      1,
+      /does not exist; train one with `npm run train`/,
+    );
   });
 
   it('play', async () => {
@@ -131,35 +171,93 @@ describe('eval refuses a checkpoint whose manifest loading could misread, with e
     const cut = (manifest: Record<string, unknown>) => {
       manifest.tokenizer = (manifest.tokenizer as string[]).slice(0, 20);
     };
-    await expectError(['eval', '--checkpoint', edited('cut-unsigned', cut, { sign: false }), '--episodes', '1'], 1, /manifest was edited or is corrupt/);
-    await expectError(['eval', '--checkpoint', edited('cut-signed', cut), '--episodes', '1'], 1, /the tokenizer has 20 words \(specials included\), the model's vocabulary 221/);
+    await expectError(
+      ['eval', '--checkpoint', edited('cut-unsigned', cut, { sign: false }), '--episodes', '1'],
+      1,
+      /manifest was edited or is corrupt/,
+    );
+    await expectError(
+      ['eval', '--checkpoint', edited('cut-signed', cut), '--episodes', '1'],
+      1,
+      /the tokenizer has 20 words \(specials included\), the model's vocabulary 221/,
+    );
   });
 
   it('variables holding null: a schema error naming the field, not a TypeError', async () => {
-    const line = await expectError(['eval', '--checkpoint', edited('null-variable', (manifest) => {
-      (manifest.variables as unknown[])[0] = null;
-    }), '--episodes', '1'], 1, /manifest\.json: variables\.0: /);
+    const line = await expectError(
+      [
+        'eval',
+        '--checkpoint',
+        edited('null-variable', (manifest) => {
+          (manifest.variables as unknown[])[0] = null;
+        }),
+        '--episodes',
+        '1',
+      ],
+      1,
+      /manifest\.json: variables\.0: /,
+    );
     expect(line).not.toMatch(/Cannot read properties/);
   });
 
   it('a harness whose context does not fit the model (contextTokens 200)', async () => {
-    await expectError(['eval', '--checkpoint', edited('context-200', (manifest) => {
-      manifest.harness = { ...(manifest.harness as object), contextTokens: 200 };
-    }), '--episodes', '1'], 1, /harness contextTokens 200 plus maxActionTokens 3 exceeds the model's context length 128/);
+    await expectError(
+      [
+        'eval',
+        '--checkpoint',
+        edited('context-200', (manifest) => {
+          manifest.harness = { ...(manifest.harness as object), contextTokens: 200 };
+        }),
+        '--episodes',
+        '1',
+      ],
+      1,
+      /harness contextTokens 200 plus maxActionTokens 3 exceeds the model's context length 128/,
+    );
   });
 
   it('a harness with an unknown field, a tokenizer with duplicates, and one without the action words', async () => {
-    await expectError(['eval', '--checkpoint', edited('harness-field', (manifest) => {
-      manifest.harness = { ...(manifest.harness as object), succes: 'public' };
-    }), '--episodes', '1'], 1, /harness/);
-    await expectError(['eval', '--checkpoint', edited('duplicates', (manifest) => {
-      const words = manifest.tokenizer as string[];
-      words[words.length - 1] = words[5] as string;
-    }), '--episodes', '1'], 1, /duplicate word/);
-    await expectError(['eval', '--checkpoint', edited('no-end', (manifest) => {
-      const words = manifest.tokenizer as string[];
-      words[words.indexOf('<end>')] = 'zzz-not-end';
-    }), '--episodes', '1'], 1, /lacks the action words <end>/);
+    await expectError(
+      [
+        'eval',
+        '--checkpoint',
+        edited('harness-field', (manifest) => {
+          manifest.harness = { ...(manifest.harness as object), succes: 'public' };
+        }),
+        '--episodes',
+        '1',
+      ],
+      1,
+      /harness/,
+    );
+    await expectError(
+      [
+        'eval',
+        '--checkpoint',
+        edited('duplicates', (manifest) => {
+          const words = manifest.tokenizer as string[];
+          words[words.length - 1] = words[5] as string;
+        }),
+        '--episodes',
+        '1',
+      ],
+      1,
+      /duplicate word/,
+    );
+    await expectError(
+      [
+        'eval',
+        '--checkpoint',
+        edited('no-end', (manifest) => {
+          const words = manifest.tokenizer as string[];
+          words[words.indexOf('<end>')] = 'zzz-not-end';
+        }),
+        '--episodes',
+        '1',
+      ],
+      1,
+      /lacks the action words <end>/,
+    );
   });
 
   it('a checkpoint that is sound still evaluates', async () => {
@@ -173,13 +271,18 @@ describe('an error that reaches the top', () => {
   it('an unexpected error is one line with exit 3; the stack only with TINYAGENT_DEBUG=1', () => {
     const writes: string[] = [];
     const original = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => { writes.push(chunk); return true; }) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      writes.push(chunk);
+      return true;
+    }) as typeof process.stderr.write;
     const savedDebug = process.env['TINYAGENT_DEBUG'];
     try {
       delete process.env['TINYAGENT_DEBUG'];
       expect(reportError('eval', new TypeError(`boom\n${'x'.repeat(40_000)}\n    at somewhere`))).toBe(3);
       expect(writes).toHaveLength(1);
-      expect(writes[0]).toMatch(/^tinyagent eval: internal error: TypeError: boom x+\.\.\. \(TINYAGENT_DEBUG=1 shows the stack\)\n$/);
+      expect(writes[0]).toMatch(
+        /^tinyagent eval: internal error: TypeError: boom x+\.\.\. \(TINYAGENT_DEBUG=1 shows the stack\)\n$/,
+      );
       expect(writes[0]!.length).toBeLessThan(700);
       process.env['TINYAGENT_DEBUG'] = '1';
       writes.length = 0;
@@ -208,8 +311,15 @@ describe('experiment scripts end an error in one line', () => {
       const badCheckpoint = join(root, 'bad-checkpoint');
       mkdirSync(join(badCheckpoint, 'step-80'), { recursive: true });
       writeFileSync(join(badCheckpoint, 'step-80', 'manifest.json'), '{"format":"x"}');
-      for (const [run, expected] of [[badRun, /config\.json is not a run's config/], [badCheckpoint, /not a TinyAgent checkpoint/]] as const) {
-        const result = spawnSync(process.execPath, ['--import', 'tsx', 'experiments/17.9.ts', '--run', run], { cwd: ROOT_DIR, encoding: 'utf8', env: { ...process.env, TINYAGENT_DEBUG: '' } });
+      for (const [run, expected] of [
+        [badRun, /config\.json is not a run's config/],
+        [badCheckpoint, /not a TinyAgent checkpoint/],
+      ] as const) {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', 'experiments/17.9.ts', '--run', run], {
+          cwd: ROOT_DIR,
+          encoding: 'utf8',
+          env: { ...process.env, TINYAGENT_DEBUG: '' },
+        });
         expect(result.status, result.stderr).toBe(1);
         const lines = result.stderr.trim().split('\n');
         expect(lines.at(-1)).toMatch(/^exp:17\.9: /);

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { makeEnv, parseHarness, plainEnv } from '../gym/index.ts';
 import { MAX_SOURCE_LENGTH } from '../gym/env.ts';
 import { parseRLConfig } from '../train/index.ts';
-import { intFlag, numberFlag, parseCommandArgs, UsageError, type Command, type CommandArgs } from '../cli/args.ts';
+import {
+  intFlag,
+  numberFlag,
+  parseCommandArgs,
+  UsageError,
+  type Command,
+  type CommandArgs,
+} from '../cli/args.ts';
 import { cappedLines, MAX_LINE_BYTES } from '../cli/commands/play.ts';
 
 const bin = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
@@ -49,18 +56,37 @@ describe('BugFixEnv input', () => {
     expect(() => parseHarness({ temperature: 1e9 })).toThrow(/temperature/);
     expect(() => parseHarness({ maxActionTokens: 1e6 })).toThrow(/maxActionTokens/);
     const bounded = {
-      seed: 2 ** 31, bcSteps: 10_001, bcBatchSize: 257, bcLearningRate: 2, groupSize: 33, steps: 10_001, segmentSteps: 10_001,
-      learningRate: 2, clipEpsilon: 2, klCoef: 11, entropyCoef: 11, updateEpochs: 65, maxGradNorm: 1001, evalEvery: 10_001, evalEpisodesPerTask: 257,
+      seed: 2 ** 31,
+      bcSteps: 10_001,
+      bcBatchSize: 257,
+      bcLearningRate: 2,
+      groupSize: 33,
+      steps: 10_001,
+      segmentSteps: 10_001,
+      learningRate: 2,
+      clipEpsilon: 2,
+      klCoef: 11,
+      entropyCoef: 11,
+      updateEpochs: 65,
+      maxGradNorm: 1001,
+      evalEvery: 10_001,
+      evalEpisodesPerTask: 257,
     };
     for (const [field, value] of Object.entries(bounded)) {
-      expect(() => parseRLConfig({ [field]: value }), field).toThrow(new RegExp(`config\\.${field}: Too big`));
+      expect(() => parseRLConfig({ [field]: value }), field).toThrow(
+        new RegExp(`config\\.${field}: Too big`),
+      );
     }
   });
 });
 
 describe('flags', () => {
   const command: Command = {
-    name: 'probe', summary: '', usage: '', flags: { seed: { type: 'string', description: '' }, x: { type: 'string', description: '' } }, run: async () => {},
+    name: 'probe',
+    summary: '',
+    usage: '',
+    flags: { seed: { type: 'string', description: '' }, x: { type: 'string', description: '' } },
+    run: async () => {},
   };
   const args = (argv: string[]) => parseCommandArgs(command, argv) as CommandArgs;
 
@@ -70,37 +96,56 @@ describe('flags', () => {
     for (const raw of ['0x10', '1e3', '1.0', ' 1', '', '0b1', '9007199254740993', 'Infinity']) {
       expect(() => intFlag(args([`--seed=${raw}`]), 'seed', 0), raw).toThrow(UsageError);
     }
-    expect(() => intFlag(args(['--seed', '-1']), 'seed', 0, { min: 0, max: 9 })).toThrow('--seed must be in [0, 9], got -1');
+    expect(() => intFlag(args(['--seed', '-1']), 'seed', 0, { min: 0, max: 9 })).toThrow(
+      '--seed must be in [0, 9], got -1',
+    );
   });
 
   it('number flags are decimal numbers', () => {
     expect(numberFlag(args(['--x', '-.5']), 'x', 0)).toBe(-0.5);
     expect(numberFlag(args(['--x', '1e-3']), 'x', 0)).toBe(0.001);
-    for (const raw of ['0x10', 'Infinity', 'NaN', '1,5', '']) expect(() => numberFlag(args([`--x=${raw}`]), 'x', 0), raw).toThrow(UsageError);
+    for (const raw of ['0x10', 'Infinity', 'NaN', '1,5', ''])
+      expect(() => numberFlag(args([`--x=${raw}`]), 'x', 0), raw).toThrow(UsageError);
   });
 });
 
 describe('play input lines', () => {
   async function collect(chunks: Array<string | Buffer>, maxBytes: number) {
     const lines = [];
-    for await (const line of cappedLines((async function* () { yield* chunks; })(), maxBytes)) lines.push(line);
+    for await (const line of cappedLines(
+      (async function* () {
+        yield* chunks;
+      })(),
+      maxBytes,
+    ))
+      lines.push(line);
     return lines;
   }
 
   it('splits lines across chunks and cuts a line past the cap without keeping it', async () => {
-    const lines = await collect(['rea', 'd <end>\r\nedit ', 'x'.repeat(30), 'y'.repeat(30), '\ntest', ' <end>'], 40);
+    const lines = await collect(
+      ['rea', 'd <end>\r\nedit ', 'x'.repeat(30), 'y'.repeat(30), '\ntest', ' <end>'],
+      40,
+    );
     expect(lines).toEqual([
       { text: 'read <end>', tooLong: false },
       { text: '', tooLong: true },
       { text: 'test <end>', tooLong: false },
     ]);
-    expect(await collect([Buffer.from('é'.repeat(5)), '\n'], 10)).toEqual([{ text: 'ééééé', tooLong: false }]);
+    expect(await collect([Buffer.from('é'.repeat(5)), '\n'], 10)).toEqual([
+      { text: 'ééééé', tooLong: false },
+    ]);
   });
 
   it('answers a 20 MB line and a 2M-word line with bad action, in bounded time', () => {
     const input = `${'x'.repeat(20 * 1024 * 1024)}\n${'w '.repeat(2_000_000)}\nedit __proto__ <end>\nsubmit <end>\n`;
     const started = performance.now();
-    const result = spawnSync(process.execPath, [bin, 'play', '--task', 'under_cap', '--harness', 'plain'], { input, encoding: 'utf8', timeout: 30_000, maxBuffer: 1 << 24 });
+    const result = spawnSync(process.execPath, [bin, 'play', '--task', 'under_cap', '--harness', 'plain'], {
+      input,
+      encoding: 'utf8',
+      timeout: 30_000,
+      maxBuffer: 1 << 24,
+    });
     expect(performance.now() - started).toBeLessThan(15_000);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -111,7 +156,11 @@ describe('play input lines', () => {
   });
 
   it('input that ends before the episode does is a data error: one line, exit 1', () => {
-    const result = spawnSync(process.execPath, [bin, 'play', '--task', 'under_cap'], { input: 'read <end>\n', encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [bin, 'play', '--task', 'under_cap'], {
+      input: 'read <end>\n',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('tinyagent play: input ended before the episode did\n');
   });

@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +20,16 @@ import { acquireRunLock, LOCK_FILE, removeStaleTemporaries, RunFolderError } fro
 import { openRunLog } from '../lib/log.ts';
 import { cli } from './support/cli.ts';
 
-const tiny = { bcSteps: 2, bcBatchSize: 4, steps: 2, segmentSteps: 1, groupSize: 2, evalEpisodesPerTask: 1, evalEvery: 1, parallel: false };
+const tiny = {
+  bcSteps: 2,
+  bcBatchSize: 4,
+  steps: 2,
+  segmentSteps: 1,
+  groupSize: 2,
+  evalEpisodesPerTask: 1,
+  evalEvery: 1,
+  parallel: false,
+};
 let workDir: string;
 let reference: string[];
 
@@ -24,17 +43,25 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 async function run(name: string, overrides: Record<string, unknown> = {}) {
   const runDir = join(workDir, name);
-  const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), { runDir, log: openRunLog(runDir, { quiet: true }) });
+  const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), {
+    runDir,
+    log: openRunLog(runDir, { quiet: true }),
+  });
   return { runDir, summary, checksums: summary.snapshots.map((dir) => checkpointChecksum(dir)) };
 }
 
 function logEvents(runDir: string): Array<Record<string, unknown>> {
-  return readFileSync(join(runDir, 'log.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(join(runDir, 'log.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** The pid of a process that has ended. */
 function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
   return Number(child.stdout);
 }
 
@@ -49,7 +76,9 @@ describe('the run folder lock', () => {
     expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
     const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(RunFolderError);
-    expect(String(refused.reason.message)).toMatch(/is in use by another training \(this process, since .*\); wait for it to end, or choose another --name/);
+    expect(String(refused.reason.message)).toMatch(
+      /is in use by another training \(this process, since .*\); wait for it to end, or choose another --name/,
+    );
     expect(existsSync(join(runDir, LOCK_FILE))).toBe(false); // released at the end
     expect((await run('concurrent')).checksums).toEqual(reference); // and the folder is usable again
   });
@@ -60,7 +89,11 @@ describe('the run folder lock', () => {
     try {
       const result = await cli(['train', '--runs-dir', workDir, '--name', 'held', '--quiet']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^tinyagent train: ${runDir} is in use by another training \\(this process, since [^)]*\\); .*delete ${join(runDir, LOCK_FILE)}\\)\\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^tinyagent train: ${runDir} is in use by another training \\(this process, since [^)]*\\); .*delete ${join(runDir, LOCK_FILE)}\\)\\n$`,
+        ),
+      );
       expect(readdirSync(runDir)).toEqual([LOCK_FILE]);
     } finally {
       release();
@@ -72,7 +105,10 @@ describe('the run folder lock', () => {
     const runDir = join(workDir, 'stale');
     mkdirSync(runDir, { recursive: true });
     const lockPath = join(runDir, LOCK_FILE);
-    writeFileSync(lockPath, JSON.stringify({ pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      lockPath,
+      JSON.stringify({ pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00.000Z' }),
+    );
     let release = acquireRunLock(runDir);
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).pid).toBe(process.pid);
     release();
@@ -81,17 +117,28 @@ describe('the run folder lock', () => {
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).pid).toBe(process.pid);
     release();
     // The parent of this process is alive: its lock holds.
-    writeFileSync(lockPath, JSON.stringify({ pid: process.ppid, host: hostname(), since: '2020-01-01T00:00:00.000Z' }));
-    expect(() => acquireRunLock(runDir)).toThrow(new RegExp(`in use by another training \\(pid ${process.ppid} on `));
+    writeFileSync(
+      lockPath,
+      JSON.stringify({ pid: process.ppid, host: hostname(), since: '2020-01-01T00:00:00.000Z' }),
+    );
+    expect(() => acquireRunLock(runDir)).toThrow(
+      new RegExp(`in use by another training \\(pid ${process.ppid} on `),
+    );
     unlinkSync(lockPath);
   });
 
   it('removes the temporaries a kill left behind, and only those', () => {
     const runDir = join(workDir, 'temporaries');
-    const stale = ['.step-30.4242.1700000000000.tmp', '.step-30.4242.1700000000000.tmp.old', '.config.json.4242.tmp', '.summary.json.4242.3.tmp'];
+    const stale = [
+      '.step-30.4242.1700000000000.tmp',
+      '.step-30.4242.1700000000000.tmp.old',
+      '.config.json.4242.tmp',
+      '.summary.json.4242.3.tmp',
+    ];
     const kept = ['step-30', 'config.json', 'log.jsonl', `${LOCK_FILE}.4242.1.tmp`];
     for (const name of [...stale, ...kept]) {
-      if (name.startsWith('step-') || name.startsWith('.step-')) mkdirSync(join(runDir, name), { recursive: true });
+      if (name.startsWith('step-') || name.startsWith('.step-'))
+        mkdirSync(join(runDir, name), { recursive: true });
       else writeFileSync(join(runDir, name), '');
     }
     expect(removeStaleTemporaries(runDir).sort()).toEqual([...stale].sort());
@@ -119,8 +166,16 @@ describe('resuming', () => {
     expect(corrupt).toHaveLength(1);
     expect(corrupt[0]).toMatchObject({ dir: join(runDir, 'step-1') });
     expect(String(corrupt[0]!.problem)).toMatch(/weights\.bin has 100 bytes/);
-    const said = logEvents(runDir).filter((event) => event.event === 'say').map((event) => String(event.line));
-    expect(said.some((line) => /^resume: checkpoint .*step-1: weights\.bin has 100 bytes.*; retraining it from the last good snapshot$/.test(line))).toBe(true);
+    const said = logEvents(runDir)
+      .filter((event) => event.event === 'say')
+      .map((event) => String(event.line));
+    expect(
+      said.some((line) =>
+        /^resume: checkpoint .*step-1: weights\.bin has 100 bytes.*; retraining it from the last good snapshot$/.test(
+          line,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('meets a step-0 folder without a manifest and an edited manifest, and retrains both', async () => {
@@ -131,28 +186,59 @@ describe('resuming', () => {
     const resumed = await run('emptied');
     expect(resumed.checksums).toEqual(reference);
     expect(resumed.summary.resumedFrom).toBe(1);
-    expect(logEvents(runDir).filter((event) => event.event === 'run/corruptSnapshot').map((event) => event.dir)).toEqual([join(runDir, 'step-0'), join(runDir, 'step-2')]);
+    expect(
+      logEvents(runDir)
+        .filter((event) => event.event === 'run/corruptSnapshot')
+        .map((event) => event.dir),
+    ).toEqual([join(runDir, 'step-0'), join(runDir, 'step-2')]);
   });
 
   it('refuses another config with a RunFolderError naming the field, and an unreadable config.json', async () => {
     const { runDir } = await run('mismatch');
-    await expect(run('mismatch', { seed: 3 })).rejects.toThrow(new RegExp(`^${runDir} holds a run with another config \\(seed 0 there, 3 here\\); choose another --name or delete the folder$`));
+    await expect(run('mismatch', { seed: 3 })).rejects.toThrow(
+      new RegExp(
+        `^${runDir} holds a run with another config \\(seed 0 there, 3 here\\); choose another --name or delete the folder$`,
+      ),
+    );
     await expect(run('mismatch', { seed: 3 })).rejects.toBeInstanceOf(RunFolderError);
     writeFileSync(join(runDir, 'config.json'), '{"config": ');
-    await expect(run('mismatch')).rejects.toThrow(/config\.json is not a run's config; delete the folder or choose another --name/);
+    await expect(run('mismatch')).rejects.toThrow(
+      /config\.json is not a run's config; delete the folder or choose another --name/,
+    );
   });
 });
 
 describe('the train command after the wasm backend has loaded', () => {
-  it('a config mismatch is one line with exit 1 from the real binary, not the wasm module\'s rethrow', async () => {
+  it("a config mismatch is one line with exit 1 from the real binary, not the wasm module's rethrow", async () => {
     await run('binary'); // the same config as the command line below, trained in-process
     const bin = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
     const config = join(workDir, 'tiny.json');
     writeFileSync(config, JSON.stringify(tiny));
-    const mismatch = spawnSync(process.execPath, [bin, 'train', '--config', config, '--seed', '3', '--runs-dir', workDir, '--name', 'binary', '--quiet', '--backend', 'wasm'], {
-      encoding: 'utf8', timeout: 60_000,
-    });
-    expect(mismatch.stderr).toBe(`tinyagent train: ${join(workDir, 'binary')} holds a run with another config (seed 0 there, 3 here); choose another --name or delete the folder\n`);
+    const mismatch = spawnSync(
+      process.execPath,
+      [
+        bin,
+        'train',
+        '--config',
+        config,
+        '--seed',
+        '3',
+        '--runs-dir',
+        workDir,
+        '--name',
+        'binary',
+        '--quiet',
+        '--backend',
+        'wasm',
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(mismatch.stderr).toBe(
+      `tinyagent train: ${join(workDir, 'binary')} holds a run with another config (seed 0 there, 3 here); choose another --name or delete the folder\n`,
+    );
     expect(mismatch.status).toBe(1);
   });
 });

@@ -30,7 +30,9 @@ function sourceFiles(folder: string): string[] {
 /** Every relative module a file imports (static, dynamic and `new URL(..., import.meta.url)` workers), as repository paths. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => match[1]!);
+  const specifiers = [
+    ...text.matchAll(/(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g),
+  ].map((match) => match[1]!);
   return specifiers.map((specifier) => normalize(join(dirname(file), specifier)));
 }
 
@@ -41,7 +43,8 @@ describe('layout', () => {
       for (const file of sourceFiles(folder)) {
         for (const target of importsOf(file)) {
           const targetFolder = target.split(/[\\/]/)[0]!;
-          if (targetFolder in ALLOWED && targetFolder !== folder && !allowed.includes(targetFolder)) against.push(`${file} -> ${target}`);
+          if (targetFolder in ALLOWED && targetFolder !== folder && !allowed.includes(targetFolder))
+            against.push(`${file} -> ${target}`);
         }
       }
     }
@@ -51,6 +54,10 @@ describe('layout', () => {
   it('finds the edges it checks (the scan sees imports of every form)', () => {
     const edges = sourceFiles('train').flatMap(importsOf);
     expect(edges.some((target) => target.startsWith('agent'))).toBe(true);
-    expect(sourceFiles('cli').flatMap(importsOf).some((target) => target.startsWith('eval'))).toBe(true);
+    expect(
+      sourceFiles('cli')
+        .flatMap(importsOf)
+        .some((target) => target.startsWith('eval')),
+    ).toBe(true);
   });
 });

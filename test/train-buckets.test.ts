@@ -1,8 +1,23 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
-import { buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { jobLoss, lengthBuckets, padBatch, partsLoss, planJob, selectRows, type LossJob } from '../train/index.ts';
+import {
+  buildTokenizer,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  rollout,
+  type Agent,
+} from '../agent/index.ts';
+import {
+  jobLoss,
+  lengthBuckets,
+  padBatch,
+  partsLoss,
+  planJob,
+  selectRows,
+  type LossJob,
+} from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -11,13 +26,30 @@ let job: LossJob;
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   const tokenizer = buildTokenizer(makeTasks('all'));
-  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('buckets'), { attention: 'depthwise' }), tokenizer };
+  agent = {
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('buckets'), {
+      attention: 'depthwise',
+    }),
+    tokenizer,
+  };
   const tasks = makeTasks('train').slice(0, 6);
-  const records = rollout(agent, trainingHarness(), tasks, episodeSpecs(tasks, 4, new Rng('buckets/rollout')));
+  const records = rollout(
+    agent,
+    trainingHarness(),
+    tasks,
+    episodeSpecs(tasks, 4, new Rng('buckets/rollout')),
+  );
   job = {
-    kind: 'grpo', batch: padBatch(records, tokenizer.padId),
-    advantages: Float32Array.from(records, (_, i) => (i % 3) - 1), clipEpsilon: 0.2, klCoef: 0.05, entropyCoef: 0.01,
-    refLogProbs: Float32Array.from({ length: records.length * (padBatch(records, tokenizer.padId).length - 1) }, (_, i) => -1 - (i % 7) / 10),
+    kind: 'grpo',
+    batch: padBatch(records, tokenizer.padId),
+    advantages: Float32Array.from(records, (_, i) => (i % 3) - 1),
+    clipEpsilon: 0.2,
+    klCoef: 0.05,
+    entropyCoef: 0.01,
+    refLogProbs: Float32Array.from(
+      { length: records.length * (padBatch(records, tokenizer.padId).length - 1) },
+      (_, i) => -1 - (i % 7) / 10,
+    ),
   };
 });
 
@@ -26,7 +58,10 @@ afterAll(() => agent.model.dispose());
 describe('length buckets', () => {
   it('groups sorted rows into contiguous buckets: one bucket for equal lengths, two for two far-apart lengths', () => {
     expect(lengthBuckets([0, 1, 2, 3], [50, 50, 50, 50])).toEqual([[0, 1, 2, 3]]);
-    expect(lengthBuckets([3, 0, 1, 2, 4, 5], [20, 20, 20, 20, 120, 120])).toEqual([[3, 0, 1, 2], [4, 5]]);
+    expect(lengthBuckets([3, 0, 1, 2, 4, 5], [20, 20, 20, 20, 120, 120])).toEqual([
+      [3, 0, 1, 2],
+      [4, 5],
+    ]);
     expect(lengthBuckets([], [])).toEqual([]);
   });
 
@@ -44,20 +79,34 @@ describe('length buckets', () => {
       expect(Math.max(...perShard) - Math.min(...perShard)).toBeLessThanOrEqual(1);
     }
     // Far-apart lengths split: four short and four long transcripts make two parts on one shard.
-    const transcripts = [10, 120, 10, 120, 10, 120, 10, 120].map((length) => ({ tokens: Array.from({ length }, () => 1), actionMask: Array.from({ length }, () => 1) }));
+    const transcripts = [10, 120, 10, 120, 10, 120, 10, 120].map((length) => ({
+      tokens: Array.from({ length }, () => 1),
+      actionMask: Array.from({ length }, () => 1),
+    }));
     const spread: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0), clipEpsilon: 0, klCoef: 0 };
-    expect(planJob(spread, 1)[0]!.map((part) => [part.job.batch.batchSize, part.job.batch.length, part.weight])).toEqual([[4, 10, 0.5], [4, 120, 0.5]]);
+    expect(
+      planJob(spread, 1)[0]!.map((part) => [part.job.batch.batchSize, part.job.batch.length, part.weight]),
+    ).toEqual([
+      [4, 10, 0.5],
+      [4, 120, 0.5],
+    ]);
   });
 
-  it('selectRows keeps each row\'s tokens, mask, log-probs, advantage and reference log-probs', () => {
+  it("selectRows keeps each row's tokens, mask, log-probs, advantage and reference log-probs", () => {
     const rows = [3, 0];
     const part = selectRows(job, rows);
     const { length: from } = job.batch;
     const to = part.batch.length;
     rows.forEach((row, i) => {
-      expect(Array.from(part.batch.ids.subarray(i * to, (i + 1) * to))).toEqual(Array.from(job.batch.ids.subarray(row * from, row * from + to)));
-      expect(Array.from(part.batch.targetMask.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(Array.from(job.batch.targetMask.subarray(row * (from - 1), row * (from - 1) + to - 1)));
-      expect(Array.from(part.refLogProbs!.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(Array.from(job.refLogProbs!.subarray(row * (from - 1), row * (from - 1) + to - 1)));
+      expect(Array.from(part.batch.ids.subarray(i * to, (i + 1) * to))).toEqual(
+        Array.from(job.batch.ids.subarray(row * from, row * from + to)),
+      );
+      expect(Array.from(part.batch.targetMask.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(
+        Array.from(job.batch.targetMask.subarray(row * (from - 1), row * (from - 1) + to - 1)),
+      );
+      expect(Array.from(part.refLogProbs!.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(
+        Array.from(job.refLogProbs!.subarray(row * (from - 1), row * (from - 1) + to - 1)),
+      );
       expect(part.advantages![i]).toBe(job.advantages![row]);
       // Nothing the loss sees is cut: the padding dropped carries mask 0.
       const dropped = job.batch.targetMask.subarray(row * (from - 1) + to - 1, (row + 1) * (from - 1));
@@ -66,7 +115,7 @@ describe('length buckets', () => {
     expect(() => selectRows(job, [job.batch.batchSize])).toThrow(/outside/);
   });
 
-  it('the bucketed loss and its gradient equal the padded batch\'s to float rounding (1e-5 relative)', () => {
+  it("the bucketed loss and its gradient equal the padded batch's to float rounding (1e-5 relative)", () => {
     const variables = agent.model.variables();
     const whole = tf.variableGrads(() => jobLoss(agent.model, job), variables);
     const [parts] = planJob(job, 1);
@@ -86,6 +135,11 @@ describe('length buckets', () => {
       // bucket would be off by its share of the batch, 1e-2 or more.
       expect(Math.sqrt(error / norm), variable.name).toBeLessThan(1e-5);
     }
-    tf.dispose([whole.value, bucketed.value, ...Object.values(whole.grads), ...Object.values(bucketed.grads)]);
+    tf.dispose([
+      whole.value,
+      bucketed.value,
+      ...Object.values(whole.grads),
+      ...Object.values(bucketed.grads),
+    ]);
   });
 });

@@ -10,18 +10,70 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 describe('train and eval commands', () => {
   it('trains a tiny run, then evaluates its checkpoint with the documented JSON keys and writes a result file', async () => {
     const config = join(workDir, 'tiny.json');
-    writeFileSync(config, JSON.stringify({ bcBatchSize: 4, groupSize: 2, segmentSteps: 1, evalEpisodesPerTask: 1, evalEvery: 1, parallel: false }));
-    const trained = await cli(['train', '--bc-steps', '2', '--steps', '1', '--config', config, '--runs-dir', workDir, '--name', 'tiny', '--quiet', '--json']);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        bcBatchSize: 4,
+        groupSize: 2,
+        segmentSteps: 1,
+        evalEpisodesPerTask: 1,
+        evalEvery: 1,
+        parallel: false,
+      }),
+    );
+    const trained = await cli([
+      'train',
+      '--bc-steps',
+      '2',
+      '--steps',
+      '1',
+      '--config',
+      config,
+      '--runs-dir',
+      workDir,
+      '--name',
+      'tiny',
+      '--quiet',
+      '--json',
+    ]);
     expect(trained.code).toBe(0);
-    const summary = JSON.parse(trained.stdout) as { snapshots: string[]; backend: string; parameterCount: number };
+    const summary = JSON.parse(trained.stdout) as {
+      snapshots: string[];
+      backend: string;
+      parameterCount: number;
+    };
     expect(summary.snapshots).toEqual([join(workDir, 'tiny', 'step-0'), join(workDir, 'tiny', 'step-1')]);
     expect(Math.abs(summary.parameterCount / 158_000 - 1)).toBeLessThan(0.02);
 
     const out = join(workDir, 'eval.jsonl');
-    const evaluated = await cli(['eval', '--checkpoint', summary.snapshots[1]!, '--episodes', '2', '--seed', '3', '--out', out, '--json']);
+    const evaluated = await cli([
+      'eval',
+      '--checkpoint',
+      summary.snapshots[1]!,
+      '--episodes',
+      '2',
+      '--seed',
+      '3',
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(evaluated.code).toBe(0);
-    const report = JSON.parse(evaluated.stdout) as Record<string, unknown> & { perTask: Array<Record<string, unknown>>; checkpoint: { step: number } };
-    for (const key of ['passAt1', 'perTask', 'firstEdit', 'harness', 'harnessHash', 'checkpoint', 'backend', 'meanReadCalls']) expect(report).toHaveProperty(key);
+    const report = JSON.parse(evaluated.stdout) as Record<string, unknown> & {
+      perTask: Array<Record<string, unknown>>;
+      checkpoint: { step: number };
+    };
+    for (const key of [
+      'passAt1',
+      'perTask',
+      'firstEdit',
+      'harness',
+      'harnessHash',
+      'checkpoint',
+      'backend',
+      'meanReadCalls',
+    ])
+      expect(report).toHaveProperty(key);
     expect(report.perTask).toHaveLength(10);
     expect(Object.keys(report.perTask[0]!).sort()).toEqual(['episodes', 'name', 'successes', 'task', 'type']);
     expect(report.checkpoint.step).toBe(1);
@@ -33,19 +85,61 @@ describe('train and eval commands', () => {
     expect(JSON.parse(metrics.stdout).tasks).toBe(10);
 
     // The same seed gives the same counts.
-    const again = await cli(['eval', '--checkpoint', summary.snapshots[1]!, '--episodes', '2', '--seed', '3', '--json']);
+    const again = await cli([
+      'eval',
+      '--checkpoint',
+      summary.snapshots[1]!,
+      '--episodes',
+      '2',
+      '--seed',
+      '3',
+      '--json',
+    ]);
     expect((JSON.parse(again.stdout) as typeof report).perTask).toEqual(report.perTask);
   });
 
   it('--seeds trains several seeds into runs/seed-N, resumes them, and tables their held-out pass@1', async () => {
     const config = join(workDir, 'tiny-seeds.json');
-    writeFileSync(config, JSON.stringify({ bcBatchSize: 4, groupSize: 2, segmentSteps: 1, evalEpisodesPerTask: 1, evalEvery: 1, parallel: false }));
-    const argv = ['train', '--seeds', '0,1', '--bc-steps', '1', '--steps', '1', '--config', config, '--runs-dir', workDir, '--quiet'];
+    writeFileSync(
+      config,
+      JSON.stringify({
+        bcBatchSize: 4,
+        groupSize: 2,
+        segmentSteps: 1,
+        evalEpisodesPerTask: 1,
+        evalEvery: 1,
+        parallel: false,
+      }),
+    );
+    const argv = [
+      'train',
+      '--seeds',
+      '0,1',
+      '--bc-steps',
+      '1',
+      '--steps',
+      '1',
+      '--config',
+      config,
+      '--runs-dir',
+      workDir,
+      '--quiet',
+    ];
     const first = await cli([...argv, '--json']);
     expect(first.code).toBe(0);
-    const rows = JSON.parse(first.stdout) as Array<{ seed: number; runDir: string; passAt1: number; perTask: Array<{ episodes: number }> }>;
-    expect(rows.map((row) => [row.seed, row.runDir])).toEqual([[0, join(workDir, 'seed-0')], [1, join(workDir, 'seed-1')]]);
-    expect(rows.every((row) => row.perTask.length === 10 && row.perTask.every((count) => count.episodes === 32))).toBe(true);
+    const rows = JSON.parse(first.stdout) as Array<{
+      seed: number;
+      runDir: string;
+      passAt1: number;
+      perTask: Array<{ episodes: number }>;
+    }>;
+    expect(rows.map((row) => [row.seed, row.runDir])).toEqual([
+      [0, join(workDir, 'seed-0')],
+      [1, join(workDir, 'seed-1')],
+    ]);
+    expect(
+      rows.every((row) => row.perTask.length === 10 && row.perTask.every((count) => count.episodes === 32)),
+    ).toBe(true);
     // A second call resumes both runs and measures the same checkpoints on the same episodes.
     const again = await cli(argv);
     expect(again.code).toBe(0);

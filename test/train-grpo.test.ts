@@ -44,15 +44,38 @@ describe('padBatch', () => {
 
 describe('grpoLoss against hand-computed values', () => {
   // A stand-in model whose per-token log-probs are given, so every term can be computed by hand.
-  const fixedModel = (logps: number[][]) => ({ tokenLogProbs: () => tf.tensor2d(logps) }) as unknown as PolicyModel;
+  const fixedModel = (logps: number[][]) =>
+    ({ tokenLogProbs: () => tf.tensor2d(logps) }) as unknown as PolicyModel;
   // Rows: A = +1, A = -1, and a row whose tokens are all masked. Ratios exp(logp - old) are
   // 1.5, 0.5 and 3 (the third token masked out in every row).
-  const old = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
-  const logps = [[Math.log(1.5), Math.log(0.5), Math.log(3)], [Math.log(1.5), Math.log(0.5), Math.log(3)], [Math.log(1.5), Math.log(0.5), Math.log(3)]];
-  const mask = [[1, 1, 0], [1, 1, 0], [0, 0, 0]];
+  const old = [
+    [0, 0, 0],
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
+  const logps = [
+    [Math.log(1.5), Math.log(0.5), Math.log(3)],
+    [Math.log(1.5), Math.log(0.5), Math.log(3)],
+    [Math.log(1.5), Math.log(0.5), Math.log(3)],
+  ];
+  const mask = [
+    [1, 1, 0],
+    [1, 1, 0],
+    [0, 0, 0],
+  ];
   const inputs = () => ({
-    ids: tf.tensor2d([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], undefined, 'int32') as tf.Tensor2D,
-    targetMask: tf.tensor2d(mask) as tf.Tensor2D, oldPerTokenLogps: tf.tensor2d(old) as tf.Tensor2D, advantages: tf.tensor1d([1, -1, 1]) as tf.Tensor1D,
+    ids: tf.tensor2d(
+      [
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+      ],
+      undefined,
+      'int32',
+    ) as tf.Tensor2D,
+    targetMask: tf.tensor2d(mask) as tf.Tensor2D,
+    oldPerTokenLogps: tf.tensor2d(old) as tf.Tensor2D,
+    advantages: tf.tensor1d([1, -1, 1]) as tf.Tensor1D,
   });
 
   it('clips where the clip binds and not where it does not, takes the masked mean per row, and counts an all-masked row as 0', () => {
@@ -62,13 +85,20 @@ describe('grpoLoss against hand-computed values', () => {
     const loss = grpoLoss(fixedModel(logps), inputs(), { clipEpsilon: 0.2, klCoef: 0 });
     expect(loss.dataSync()[0]).toBeCloseTo(0.1, 6);
     // Without clipping (a huge epsilon) the masked tokens' plain ratio * A: row 0 -(1.5 + 0.5) / 2 = -1, row 1 (1.5 + 0.5) / 2 = 1.
-    expect(grpoLoss(fixedModel(logps), inputs(), { clipEpsilon: 100, klCoef: 0 }).dataSync()[0]).toBeCloseTo(0, 6);
+    expect(grpoLoss(fixedModel(logps), inputs(), { clipEpsilon: 100, klCoef: 0 }).dataSync()[0]).toBeCloseTo(
+      0,
+      6,
+    );
   });
 
   it('adds beta times the k3 KL on the masked tokens', () => {
     // ref - logp = ln 2 on every token: k3 = 2 - ln 2 - 1 = 0.3068528; beta 0.1 adds 0.03068528 to rows 0 and 1.
     const ref = tf.tensor2d(logps.map((row) => row.map((value) => value + Math.log(2)))) as tf.Tensor2D;
-    const loss = grpoLoss(fixedModel(logps), { ...inputs(), refLogProbs: ref }, { clipEpsilon: 0.2, klCoef: 0.1 });
+    const loss = grpoLoss(
+      fixedModel(logps),
+      { ...inputs(), refLogProbs: ref },
+      { clipEpsilon: 0.2, klCoef: 0.1 },
+    );
     expect(loss.dataSync()[0]).toBeCloseTo(0.1 + (2 * 0.1 * (1 - Math.log(2))) / 3, 6);
   });
 });

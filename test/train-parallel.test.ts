@@ -1,8 +1,22 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
-import { buildTokenizer, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { DataParallelWorker, jobLoss, padBatch, planJob, playOnTwoCores, type LossJob } from '../train/index.ts';
+import {
+  buildTokenizer,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  rollout,
+  type Agent,
+} from '../agent/index.ts';
+import {
+  DataParallelWorker,
+  jobLoss,
+  padBatch,
+  planJob,
+  playOnTwoCores,
+  type LossJob,
+} from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -11,7 +25,12 @@ let worker: DataParallelWorker;
 beforeAll(async () => {
   const backend = await initBackend({ preference: 'wasm' });
   const tokenizer = buildTokenizer(makeTasks('all'));
-  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('parallel'), { attention: 'depthwise' }), tokenizer };
+  agent = {
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('parallel'), {
+      attention: 'depthwise',
+    }),
+    tokenizer,
+  };
   worker = await DataParallelWorker.start(agent, backend);
 });
 
@@ -21,13 +40,21 @@ afterAll(async () => {
 });
 
 describe('the data-parallel worker', () => {
-  it('gives the gradient of the whole batch: two threads, each on length buckets, equal one thread on the padded batch to 1e-6 relative (to each variable\'s gradient norm)', async () => {
+  it("gives the gradient of the whole batch: two threads, each on length buckets, equal one thread on the padded batch to 1e-6 relative (to each variable's gradient norm)", async () => {
     // 21 rows: the halves are unequal (10 and 11), so each half's share of the mean matters.
     const tasks = makeTasks('train').slice(0, 7);
-    const records = rollout(agent, trainingHarness(), tasks, episodeSpecs(tasks, 3, new Rng('parallel/rollout')));
+    const records = rollout(
+      agent,
+      trainingHarness(),
+      tasks,
+      episodeSpecs(tasks, 3, new Rng('parallel/rollout')),
+    );
     const job: LossJob = {
-      kind: 'grpo', batch: padBatch(records, agent.tokenizer.padId),
-      advantages: Float32Array.from(records, (_, i) => (i % 3) - 1), clipEpsilon: 0.2, klCoef: 0,
+      kind: 'grpo',
+      batch: padBatch(records, agent.tokenizer.padId),
+      advantages: Float32Array.from(records, (_, i) => (i % 3) - 1),
+      clipEpsilon: 0.2,
+      klCoef: 0,
     };
     const single = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
     const split = await worker.gradients(agent, planJob(job, 2));
@@ -57,14 +84,38 @@ describe('the data-parallel worker', () => {
     const specs = episodeSpecs(tasks, 7, new Rng('parallel/play')); // 70 episodes: shares of 35, odd-sized batches
     const one = rollout(agent, trainingHarness(), tasks, specs);
     const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
-    expect(two.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns, record.tokens, record.oldPerTokenLogps]))
-      .toEqual(one.map((record) => [record.task, record.sample, record.envSeed, record.success, record.firstEditOp, record.turns, record.tokens, record.oldPerTokenLogps]));
+    expect(
+      two.map((record) => [
+        record.task,
+        record.sample,
+        record.envSeed,
+        record.success,
+        record.firstEditOp,
+        record.turns,
+        record.tokens,
+        record.oldPerTokenLogps,
+      ]),
+    ).toEqual(
+      one.map((record) => [
+        record.task,
+        record.sample,
+        record.envSeed,
+        record.success,
+        record.firstEditOp,
+        record.turns,
+        record.tokens,
+        record.oldPerTokenLogps,
+      ]),
+    );
   });
 
-  it('playOnTwoCores (the experiments\' evaluation play) gives one thread\'s records for each agent it is handed', async () => {
+  it("playOnTwoCores (the experiments' evaluation play) gives one thread's records for each agent it is handed", async () => {
     const tasks = makeTasks('heldout').slice(0, 4);
     const specs = episodeSpecs(tasks, 5, new Rng('parallel/shared'));
-    const other: Agent = { model: createModel(agent.model.config, new Rng('parallel/other'), { attention: 'depthwise' }), tokenizer: agent.tokenizer };
+    const other: Agent = {
+      model: createModel(agent.model.config, new Rng('parallel/other'), { attention: 'depthwise' }),
+      tokenizer: agent.tokenizer,
+    };
     try {
       for (const player of [agent, other, agent]) {
         const one = rollout(player, trainingHarness(), tasks, specs);

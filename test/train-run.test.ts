@@ -4,12 +4,36 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
-import { buildTokenizer, checkpointChecksum, createModel, defaultModelConfig, initBackend, rollout, type Agent } from '../agent/index.ts';
-import { batchTensors, defaultRLConfig, demoTranscripts, grpoStep, padBatch, trainSnapshots, bcLoss } from '../train/index.ts';
+import {
+  buildTokenizer,
+  checkpointChecksum,
+  createModel,
+  defaultModelConfig,
+  initBackend,
+  rollout,
+  type Agent,
+} from '../agent/index.ts';
+import {
+  batchTensors,
+  defaultRLConfig,
+  demoTranscripts,
+  grpoStep,
+  padBatch,
+  trainSnapshots,
+  bcLoss,
+} from '../train/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import { Rng } from '../lib/rng.ts';
 
-const tiny = { bcSteps: 2, bcBatchSize: 4, steps: 2, segmentSteps: 1, groupSize: 2, evalEpisodesPerTask: 1, evalEvery: 1 };
+const tiny = {
+  bcSteps: 2,
+  bcBatchSize: 4,
+  steps: 2,
+  segmentSteps: 1,
+  groupSize: 2,
+  evalEpisodesPerTask: 1,
+  evalEvery: 1,
+};
 let workDir: string;
 let agent: Agent;
 
@@ -17,7 +41,12 @@ beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   workDir = mkdtempSync(join(tmpdir(), 'tinyagent-train-'));
   const tokenizer = buildTokenizer(makeTasks('all'));
-  agent = { model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model'), { attention: 'depthwise' }), tokenizer };
+  agent = {
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model'), {
+      attention: 'depthwise',
+    }),
+    tokenizer,
+  };
 });
 
 afterAll(() => {
@@ -28,14 +57,21 @@ afterAll(() => {
 describe('trainSnapshots', () => {
   async function run(name: string, overrides: Record<string, unknown>) {
     const runDir = join(workDir, name);
-    const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), { runDir, log: openRunLog(runDir, { quiet: true }) });
+    const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), {
+      runDir,
+      log: openRunLog(runDir, { quiet: true }),
+    });
     return { runDir, summary, checksums: summary.snapshots.map((dir) => checkpointChecksum(dir)) };
   }
 
   it('gives identical checkpoints for the same seed, and different ones for another seed (one thread)', async () => {
     const first = await run('a', { parallel: false });
     const second = await run('b', { parallel: false });
-    expect(first.summary.snapshots.map((dir) => dir.split('/').pop())).toEqual(['step-0', 'step-1', 'step-2']);
+    expect(first.summary.snapshots.map((dir) => dir.split('/').pop())).toEqual([
+      'step-0',
+      'step-1',
+      'step-2',
+    ]);
     expect(second.checksums).toEqual(first.checksums);
     const other = await run('c', { parallel: false, seed: 1 });
     expect(other.checksums[0]).not.toEqual(first.checksums[0]);
@@ -59,7 +95,9 @@ describe('trainSnapshots', () => {
 
   it('refuses to resume a run folder that holds a different config, naming the field', async () => {
     await expect(run('r-full', { parallel: false, learningRate: 0.5 })).rejects.toThrow(/learningRate/);
-    expect(JSON.parse(readFileSync(join(workDir, 'r-full', 'config.json'), 'utf8')).config.learningRate).toBe(defaultRLConfig().learningRate);
+    expect(JSON.parse(readFileSync(join(workDir, 'r-full', 'config.json'), 'utf8')).config.learningRate).toBe(
+      defaultRLConfig().learningRate,
+    );
   });
 });
 
@@ -82,7 +120,9 @@ describe('GRPO step', () => {
     const tasks = makeTasks('heldout');
     const records = rollout(agent, pickHarness(config), tasks, episodeSpecs(tasks, 2, new Rng('logp')));
     const batch = padBatch(records, agent.tokenizer.padId);
-    const recomputed = tf.tidy(() => agent.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array);
+    const recomputed = tf.tidy(
+      () => agent.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array,
+    );
     let compared = 0;
     batch.targetMask.forEach((mask, i) => {
       if (mask !== 1) return;
@@ -96,7 +136,13 @@ describe('GRPO step', () => {
 describe('loss masking', () => {
   it('puts no gradient through observation tokens: perturbing their targets leaves the gradient unchanged', () => {
     const config = defaultRLConfig();
-    const [demo] = demoTranscripts(pickHarness(config), makeTasks('train'), 1, new Rng('mask'), agent.tokenizer);
+    const [demo] = demoTranscripts(
+      pickHarness(config),
+      makeTasks('train'),
+      1,
+      new Rng('mask'),
+      agent.tokenizer,
+    );
     // Cut the transcript right after an observation, so its last tokens are observation tokens
     // that no later action reads: they appear only as (masked) targets.
     const tokens = [...demo!.tokens];
@@ -106,17 +152,30 @@ describe('loss masking', () => {
     expect(lastAction).toBeGreaterThan(cut);
     const transcript = { tokens: tokens.slice(0, cut + 1), actionMask: demo!.actionMask.slice(0, cut + 1) };
     expect(transcript.actionMask[cut]).toBe(0);
-    const perturbed = { ...transcript, tokens: transcript.tokens.map((token, t) => (t >= cut - 2 && transcript.actionMask[t] === 0 ? agent.tokenizer.unkId : token)) };
+    const perturbed = {
+      ...transcript,
+      tokens: transcript.tokens.map((token, t) =>
+        t >= cut - 2 && transcript.actionMask[t] === 0 ? agent.tokenizer.unkId : token,
+      ),
+    };
     expect(perturbed.tokens).not.toEqual(transcript.tokens);
     const gradient = (t: typeof transcript) =>
       tf.tidy(() => {
         const { ids, targetMask } = batchTensors(padBatch([t], agent.tokenizer.padId));
-        const { grads } = tf.variableGrads(() => bcLoss(agent.model, ids, targetMask), agent.model.variables());
+        const { grads } = tf.variableGrads(
+          () => bcLoss(agent.model, ids, targetMask),
+          agent.model.variables(),
+        );
         return Object.values(grads).map((g) => Array.from(g.dataSync()));
       });
     expect(gradient(perturbed)).toEqual(gradient(transcript));
     // And the test can fail: perturbing an action token does change the gradient.
-    const actionPerturbed = { ...transcript, tokens: transcript.tokens.map((token, t) => (t === transcript.actionMask.indexOf(1) ? agent.tokenizer.unkId : token)) };
+    const actionPerturbed = {
+      ...transcript,
+      tokens: transcript.tokens.map((token, t) =>
+        t === transcript.actionMask.indexOf(1) ? agent.tokenizer.unkId : token,
+      ),
+    };
     expect(gradient(actionPerturbed)).not.toEqual(gradient(transcript));
   });
 });

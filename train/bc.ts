@@ -29,7 +29,14 @@ function chance(rng: Rng, probability: number): boolean {
   return probability > 0 && rng.next() < probability;
 }
 
-export function demoTranscripts(harness: Harness, tasks: readonly Task[], count: number, rng: Rng, tokenizer: Tokenizer, protocol: DemoProtocol = { readTwice: 0, skipTest: 0 }): Transcript[] {
+export function demoTranscripts(
+  harness: Harness,
+  tasks: readonly Task[],
+  count: number,
+  rng: Rng,
+  tokenizer: Tokenizer,
+  protocol: DemoProtocol = { readTwice: 0, skipTest: 0 },
+): Transcript[] {
   const env = makeEnv(harness, { tasks });
   const transcripts: Transcript[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -41,7 +48,11 @@ export function demoTranscripts(harness: Harness, tasks: readonly Task[], count:
     const readTwice = chance(rng, protocol.readTwice);
     const skipTest = chance(rng, protocol.skipTest);
     const actions = [
-      ['read', '<end>'], ...(readTwice ? [['read', '<end>']] : []), ['edit', op, '<end>'], ...(skipTest ? [] : [['test', '<end>']]), ['submit', '<end>'],
+      ['read', '<end>'],
+      ...(readTwice ? [['read', '<end>']] : []),
+      ['edit', op, '<end>'],
+      ...(skipTest ? [] : [['test', '<end>']]),
+      ['submit', '<end>'],
     ];
     for (const action of actions) {
       words.push(...action);
@@ -59,7 +70,17 @@ export function demoTranscripts(harness: Harness, tasks: readonly Task[], count:
 }
 
 /** One behaviour-cloning step on a batch of demonstrations; returns the loss. */
-export async function bcStep(agent: Agent, optimizer: tf.Optimizer, transcripts: readonly Transcript[], { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined }): Promise<number> {
-  const job: LossJob = { kind: 'bc', batch: padBatch(transcripts, agent.tokenizer.padId), clipEpsilon: 0, klCoef: 0 };
+export async function bcStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  transcripts: readonly Transcript[],
+  { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined },
+): Promise<number> {
+  const job: LossJob = {
+    kind: 'bc',
+    batch: padBatch(transcripts, agent.tokenizer.padId),
+    clipEpsilon: 0,
+    klCoef: 0,
+  };
   return (await optimizerStep(agent, optimizer, job, { maxGradNorm, worker })).loss;
 }

@@ -7,26 +7,116 @@ import { harnessShape, trainingHarness } from '../gym/index.ts';
  * Every default here moves a reported number; docs/TRAINING.md explains each choice.
  */
 export const trainShape = {
-  seed: z.number().int().min(0).max(2_147_483_647).default(0).describe('master seed: BC demos, init, every GRPO segment'),
-  bcSteps: z.number().int().min(0).max(10_000).default(80).describe('behaviour-cloning optimizer steps (the RL base agent)'),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .default(0)
+    .describe('master seed: BC demos, init, every GRPO segment'),
+  bcSteps: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(80)
+    .describe('behaviour-cloning optimizer steps (the RL base agent)'),
   bcBatchSize: z.number().int().min(1).max(256).default(64).describe('demonstration episodes per BC step'),
-  bcLearningRate: z.number().positive().max(1).default(3e-3).describe('Adam learning rate for behaviour cloning'),
-  groupSize: z.number().int().min(2).max(32).default(8).describe('episodes per task per GRPO group (advantages are relative to the group)'),
+  bcLearningRate: z
+    .number()
+    .positive()
+    .max(1)
+    .default(3e-3)
+    .describe('Adam learning rate for behaviour cloning'),
+  groupSize: z
+    .number()
+    .int()
+    .min(2)
+    .max(32)
+    .default(8)
+    .describe('episodes per task per GRPO group (advantages are relative to the group)'),
   steps: z.number().int().min(0).max(10_000).default(80).describe('GRPO steps in all'),
-  segmentSteps: z.number().int().min(1).max(10_000).default(10).describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
+  segmentSteps: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(10)
+    .describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
   learningRate: z.number().positive().max(1).default(1e-3).describe('Adam learning rate for GRPO'),
-  clipEpsilon: z.number().positive().max(1).default(0.2).describe('PPO-style clip range of the probability ratio'),
-  klCoef: z.number().min(0).max(10).default(0).describe('weight of the k3 KL penalty to the reference (base) policy; 0 = no reference'),
-  entropyCoef: z.number().min(0).max(10).default(0.01).describe('weight of an entropy bonus on the policy\'s action tokens (PPO\'s c2); 0 = none'),
-  scaleRewards: z.boolean().default(true).describe('divide group-relative advantages by the group std (false: mean-centre only)'),
-  updateEpochs: z.number().int().min(1).max(64).default(4).describe('optimizer passes over each step\'s rollouts'),
-  maxGradNorm: z.number().positive().max(1000).default(1).describe('clip the gradient to this global L2 norm before each Adam step'),
-  parallel: z.boolean().default(true).describe('play rollouts and compute gradients on two threads (both cores); changes numbers only by float rounding'),
-  devSplit: z.boolean().default(false).describe('train on the 15 training tasks outside the development split (variant 3 of every type) and measure evalPass on those five instead of the held-out tasks; for choosing a recipe'),
-  demoReadTwice: z.number().min(0).max(1).default(0.15).describe('probability that a demonstration reads the source a second time before editing'),
-  demoSkipTest: z.number().min(0).max(1).default(0.25).describe('probability that a demonstration submits right after its edit, without testing'),
-  evalEvery: z.number().int().min(1).max(10_000).default(10).describe('GRPO steps between held-out evalPass measurements'),
-  evalEpisodesPerTask: z.number().int().min(1).max(256).default(4).describe('episodes per held-out task in evalPass'),
+  clipEpsilon: z
+    .number()
+    .positive()
+    .max(1)
+    .default(0.2)
+    .describe('PPO-style clip range of the probability ratio'),
+  klCoef: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe('weight of the k3 KL penalty to the reference (base) policy; 0 = no reference'),
+  entropyCoef: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(0.01)
+    .describe("weight of an entropy bonus on the policy's action tokens (PPO's c2); 0 = none"),
+  scaleRewards: z
+    .boolean()
+    .default(true)
+    .describe('divide group-relative advantages by the group std (false: mean-centre only)'),
+  updateEpochs: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe("optimizer passes over each step's rollouts"),
+  maxGradNorm: z
+    .number()
+    .positive()
+    .max(1000)
+    .default(1)
+    .describe('clip the gradient to this global L2 norm before each Adam step'),
+  parallel: z
+    .boolean()
+    .default(true)
+    .describe(
+      'play rollouts and compute gradients on two threads (both cores); changes numbers only by float rounding',
+    ),
+  devSplit: z
+    .boolean()
+    .default(false)
+    .describe(
+      'train on the 15 training tasks outside the development split (variant 3 of every type) and measure evalPass on those five instead of the held-out tasks; for choosing a recipe',
+    ),
+  demoReadTwice: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.15)
+    .describe('probability that a demonstration reads the source a second time before editing'),
+  demoSkipTest: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.25)
+    .describe('probability that a demonstration submits right after its edit, without testing'),
+  evalEvery: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(10)
+    .describe('GRPO steps between held-out evalPass measurements'),
+  evalEpisodesPerTask: z
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(4)
+    .describe('episodes per held-out task in evalPass'),
 };
 
 export const TrainSchema = z.object(trainShape).strict();
@@ -56,6 +146,11 @@ export function defaultRLConfig(overrides: Record<string, unknown> = {}): RLConf
  * one rule for "is this folder a run of this recipe" (training's resume check and the
  * experiments' seed runs).
  */
-export function configDifferences(before: Readonly<Record<string, unknown>>, now: Readonly<Record<string, unknown>>): string[] {
-  return Object.keys({ ...before, ...now }).filter((key) => key !== 'steps' && JSON.stringify(before[key]) !== JSON.stringify(now[key]));
+export function configDifferences(
+  before: Readonly<Record<string, unknown>>,
+  now: Readonly<Record<string, unknown>>,
+): string[] {
+  return Object.keys({ ...before, ...now }).filter(
+    (key) => key !== 'steps' && JSON.stringify(before[key]) !== JSON.stringify(now[key]),
+  );
 }

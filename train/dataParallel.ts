@@ -1,11 +1,27 @@
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { activeBackend, getWeights, rolloutShare, shareCut, type Agent, type AttentionMode, type EpisodeRecord, type ModelConfig } from '../agent/index.ts';
+import {
+  activeBackend,
+  getWeights,
+  rolloutShare,
+  shareCut,
+  type Agent,
+  type AttentionMode,
+  type EpisodeRecord,
+  type ModelConfig,
+} from '../agent/index.ts';
 import { partsLoss, type JobPart } from './jobs.ts';
 
 export type WorkerRequest =
-  | { type: 'init'; backend: string; attention: AttentionMode; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
+  | {
+      type: 'init';
+      backend: string;
+      attention: AttentionMode;
+      modelConfig: ModelConfig;
+      words: string[];
+      weights: Float32Array[];
+    }
   | { type: 'weights'; weights: Float32Array[] }
   | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
   | { type: 'gradients'; parts: JobPart[] }
@@ -30,7 +46,8 @@ export type WorkerReply =
  */
 export class DataParallelWorker {
   private readonly worker: Worker;
-  private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> = [];
+  private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> =
+    [];
   /** The agent whose weights the worker holds (the last one loaded or synced). */
   private holds: Agent | undefined;
   /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
@@ -68,7 +85,14 @@ export class DataParallelWorker {
 
   private async load(agent: Agent): Promise<void> {
     const shape = shapeOf(agent);
-    await this.request({ type: 'init', backend: this.backend, attention: agent.model.attentionMode, modelConfig: agent.model.config, words: [...agent.tokenizer.words], weights: getWeights(agent.model) });
+    await this.request({
+      type: 'init',
+      backend: this.backend,
+      attention: agent.model.attentionMode,
+      modelConfig: agent.model.config,
+      words: [...agent.tokenizer.words],
+      weights: getWeights(agent.model),
+    });
     this.holds = agent;
     this.loadedShape = shape;
   }
@@ -91,9 +115,17 @@ export class DataParallelWorker {
    * Plays the specs in the same batches as `rollout` on one thread: the first share (`shareCut`)
    * in the worker, the rest here, concurrently. Records in spec order, equal to one thread's.
    */
-  async rollout(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): Promise<EpisodeRecord[]> {
+  async rollout(
+    agent: Agent,
+    harness: Harness,
+    tasks: readonly Task[],
+    specs: readonly EpisodeSpec[],
+  ): Promise<EpisodeRecord[]> {
     const cut = shareCut(specs.length);
-    const remote = cut > 0 ? this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) }) : undefined;
+    const remote =
+      cut > 0
+        ? this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) })
+        : undefined;
     const local = rolloutShare(agent, harness, tasks, specs.slice(cut));
     if (remote === undefined) return local;
     const reply = await remote;
@@ -107,29 +139,44 @@ export class DataParallelWorker {
    * weights, so the sum of the two results is the gradient of the whole batch's mean loss.
    * Returns tensors the caller disposes (via tf.tidy).
    */
-  async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<{ loss: number; grads: tf.NamedTensorMap }> {
+  async gradients(
+    agent: Agent,
+    [remoteParts, localParts]: readonly JobPart[][],
+  ): Promise<{ loss: number; grads: tf.NamedTensorMap }> {
     const variables = agent.model.variables();
-    const remote = remoteParts !== undefined && remoteParts.length > 0 ? this.request({ type: 'gradients', parts: remoteParts }) : undefined;
-    const local = localParts !== undefined && localParts.length > 0 ? tf.variableGrads(() => partsLoss(agent.model, localParts), variables) : undefined;
+    const remote =
+      remoteParts !== undefined && remoteParts.length > 0
+        ? this.request({ type: 'gradients', parts: remoteParts })
+        : undefined;
+    const local =
+      localParts !== undefined && localParts.length > 0
+        ? tf.variableGrads(() => partsLoss(agent.model, localParts), variables)
+        : undefined;
     const localLoss = local === undefined ? 0 : local.value.dataSync()[0]!;
     local?.value.dispose();
     const reply = remote === undefined ? undefined : await remote;
-    if (reply !== undefined && reply.type !== 'gradients') throw new Error(`training worker: expected gradients, got ${reply.type}`);
-    if (reply === undefined && local === undefined) throw new RangeError('DataParallelWorker.gradients: no rows in either shard');
+    if (reply !== undefined && reply.type !== 'gradients')
+      throw new Error(`training worker: expected gradients, got ${reply.type}`);
+    if (reply === undefined && local === undefined)
+      throw new RangeError('DataParallelWorker.gradients: no rows in either shard');
     const grads: tf.NamedTensorMap = {};
     variables.forEach((variable, i) => {
       const mine = local?.grads[variable.name];
-      grads[variable.name] = reply === undefined ? mine! : tf.tidy(() => {
-        const theirs = tf.tensor(reply.grads[i]!, variable.shape);
-        return mine === undefined ? theirs : tf.add(theirs, mine);
-      });
+      grads[variable.name] =
+        reply === undefined
+          ? mine!
+          : tf.tidy(() => {
+              const theirs = tf.tensor(reply.grads[i]!, variable.shape);
+              return mine === undefined ? theirs : tf.add(theirs, mine);
+            });
       if (reply !== undefined) mine?.dispose();
     });
     return { loss: (reply?.loss ?? 0) + localLoss, grads };
   }
 
   async close(): Promise<void> {
-    if (sharedWorker !== undefined && (await sharedWorker.catch(() => undefined)) === this) sharedWorker = undefined;
+    if (sharedWorker !== undefined && (await sharedWorker.catch(() => undefined)) === this)
+      sharedWorker = undefined;
     await this.request({ type: 'close' }).catch(() => undefined);
     await this.worker.terminate();
   }
@@ -147,7 +194,12 @@ let sharedWorker: Promise<DataParallelWorker> | undefined;
  * started on first use and kept (idle, it does not keep the process alive), the rest here. The
  * batches are the ones `rollout` plays on one thread, so the records are the same either way.
  */
-export async function playOnTwoCores(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[]): Promise<EpisodeRecord[]> {
+export async function playOnTwoCores(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): Promise<EpisodeRecord[]> {
   const backend = activeBackend();
   if (backend === undefined) throw new Error('playOnTwoCores: no backend started (initBackend first)');
   sharedWorker ??= DataParallelWorker.start(agent, backend);

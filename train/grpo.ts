@@ -11,8 +11,15 @@ import { maskedSequenceMean } from './batch.ts';
  *
  * @example groupAdvantages([1, 0, 0, 0], 4, { scaleRewards: false }) // [0.75, -0.25, -0.25, -0.25]
  */
-export function groupAdvantages(rewards: readonly number[], groupSize: number, { scaleRewards }: { scaleRewards: boolean }): number[] {
-  if (groupSize < 1 || rewards.length % groupSize !== 0) throw new RangeError(`groupAdvantages: ${rewards.length} rewards do not split into groups of ${groupSize}`);
+export function groupAdvantages(
+  rewards: readonly number[],
+  groupSize: number,
+  { scaleRewards }: { scaleRewards: boolean },
+): number[] {
+  if (groupSize < 1 || rewards.length % groupSize !== 0)
+    throw new RangeError(
+      `groupAdvantages: ${rewards.length} rewards do not split into groups of ${groupSize}`,
+    );
   const advantages: number[] = [];
   for (let start = 0; start < rewards.length; start += groupSize) {
     const group = rewards.slice(start, start + groupSize);
@@ -41,7 +48,11 @@ export interface GrpoInputs {
  *   loss = mean over sequences of the masked mean over the policy's tokens.
  * Only action tokens carry loss: observation tokens are masked out (targetMask 0).
  */
-export function grpoLoss(model: PolicyModel, inputs: GrpoInputs, { clipEpsilon, klCoef, entropyCoef = 0 }: { clipEpsilon: number; klCoef: number; entropyCoef?: number }): tf.Scalar {
+export function grpoLoss(
+  model: PolicyModel,
+  inputs: GrpoInputs,
+  { clipEpsilon, klCoef, entropyCoef = 0 }: { clipEpsilon: number; klCoef: number; entropyCoef?: number },
+): tf.Scalar {
   return tf.tidy(() => {
     const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids) : undefined;
     const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids); // [B, T-1]
@@ -66,7 +77,11 @@ export function bcLoss(model: PolicyModel, ids: tf.Tensor2D, targetMask: tf.Tens
 }
 
 /** Mean k3 KL (policy vs reference) over the policy's tokens, for the log. */
-export function meanKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D, targetMask: tf.Tensor2D): number {
+export function meanKl(
+  perTokenLogps: tf.Tensor2D,
+  refLogProbs: tf.Tensor2D,
+  targetMask: tf.Tensor2D,
+): number {
   return tf.tidy(() => maskedSequenceMean(perTokenKl(perTokenLogps, refLogProbs), targetMask).dataSync()[0]!);
 }
 

@@ -31,8 +31,16 @@ export function firstEditEntropy(records: readonly EpisodeRecord[]): number {
 }
 
 /** Plays the specs on one thread, or split with the data-parallel worker. Records in spec order. */
-export function rolloutOnCores(agent: Agent, harness: Harness, tasks: readonly Task[], specs: readonly EpisodeSpec[], worker?: DataParallelWorker): Promise<EpisodeRecord[]> {
-  return worker !== undefined ? worker.rollout(agent, harness, tasks, specs) : Promise.resolve(rollout(agent, harness, tasks, specs));
+export function rolloutOnCores(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+  worker?: DataParallelWorker,
+): Promise<EpisodeRecord[]> {
+  return worker !== undefined
+    ? worker.rollout(agent, harness, tasks, specs)
+    : Promise.resolve(rollout(agent, harness, tasks, specs));
 }
 
 /**
@@ -41,11 +49,22 @@ export function rolloutOnCores(agent: Agent, harness: Harness, tasks: readonly T
  * policy's own tokens (groups whose rewards are all equal carry no gradient and are left out).
  */
 export async function grpoStep(
-  agent: Agent, optimizer: tf.Optimizer, config: RLConfig, harness: Harness, trainTasks: readonly Task[], rng: Rng,
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  config: RLConfig,
+  harness: Harness,
+  trainTasks: readonly Task[],
+  rng: Rng,
   { reference, worker }: { reference?: Agent | undefined; worker?: DataParallelWorker | undefined } = {},
 ): Promise<StepStats> {
   const rolloutStart = performance.now();
-  const records = await rolloutOnCores(agent, harness, trainTasks, episodeSpecs(trainTasks, config.groupSize, rng), worker);
+  const records = await rolloutOnCores(
+    agent,
+    harness,
+    trainTasks,
+    episodeSpecs(trainTasks, config.groupSize, rng),
+    worker,
+  );
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
 
   const rewards = records.map((record) => record.reward);
@@ -61,18 +80,31 @@ export async function grpoStep(
   let gradNorm = 0;
   const useful = records.map((_, i) => i).filter((i) => advantages[i] !== 0 || config.klCoef > 0);
   if (useful.length > 0) {
-    const batch = padBatch(useful.map((i) => records[i]!), agent.tokenizer.padId);
-    const refLogProbs = reference !== undefined && config.klCoef > 0
-      ? tf.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
-      : undefined;
+    const batch = padBatch(
+      useful.map((i) => records[i]!),
+      agent.tokenizer.padId,
+    );
+    const refLogProbs =
+      reference !== undefined && config.klCoef > 0
+        ? tf.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
+        : undefined;
     const job: LossJob = {
-      kind: 'grpo', batch, advantages: Float32Array.from(useful.map((i) => advantages[i]!)), clipEpsilon: config.clipEpsilon, klCoef: config.klCoef, entropyCoef: config.entropyCoef,
+      kind: 'grpo',
+      batch,
+      advantages: Float32Array.from(useful.map((i) => advantages[i]!)),
+      clipEpsilon: config.clipEpsilon,
+      klCoef: config.klCoef,
+      entropyCoef: config.entropyCoef,
       ...(refLogProbs !== undefined ? { refLogProbs } : {}),
     };
     // Every epoch passes over the same rows in the same buckets: planned once.
     const plan = planStep(job, worker);
     for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
-      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, { maxGradNorm: config.maxGradNorm, worker, plan }));
+      ({ loss, gradNorm } = await optimizerStep(agent, optimizer, job, {
+        maxGradNorm: config.maxGradNorm,
+        worker,
+        plan,
+      }));
     }
     if (refLogProbs !== undefined) {
       kl = tf.tidy(() => {

@@ -23,8 +23,15 @@ export function jobLoss(model: PolicyModel, job: LossJob): tf.Scalar {
   if (job.kind === 'bc') return bcLoss(model, ids, targetMask);
   const { batchSize, length } = job.batch;
   const advantages = tf.tensor1d(job.advantages ?? new Float32Array(batchSize));
-  const refLogProbs = job.refLogProbs !== undefined ? tf.tensor2d(job.refLogProbs, [batchSize, length - 1]) : undefined;
-  const inputs = { ids, targetMask, oldPerTokenLogps, advantages, ...(refLogProbs !== undefined ? { refLogProbs } : {}) };
+  const refLogProbs =
+    job.refLogProbs !== undefined ? tf.tensor2d(job.refLogProbs, [batchSize, length - 1]) : undefined;
+  const inputs = {
+    ids,
+    targetMask,
+    oldPerTokenLogps,
+    advantages,
+    ...(refLogProbs !== undefined ? { refLogProbs } : {}),
+  };
   return grpoLoss(model, inputs, job);
 }
 
@@ -43,11 +50,20 @@ export interface JobPart {
 export function selectRows(job: LossJob, rows: readonly number[]): LossJob {
   const { batchSize, length: from } = job.batch;
   if (rows.length === 0) throw new RangeError('selectRows: no rows');
-  for (const row of rows) if (!Number.isInteger(row) || row < 0 || row >= batchSize) throw new RangeError(`selectRows: row ${row} outside [0, ${batchSize})`);
+  for (const row of rows)
+    if (!Number.isInteger(row) || row < 0 || row >= batchSize)
+      throw new RangeError(`selectRows: row ${row} outside [0, ${batchSize})`);
   const length = Math.max(2, ...rows.map((row) => job.batch.lengths[row]!));
-  const pick = <T extends Float32Array | Int32Array>(source: T, make: (size: number) => T, width: number, sourceWidth: number): T => {
+  const pick = <T extends Float32Array | Int32Array>(
+    source: T,
+    make: (size: number) => T,
+    width: number,
+    sourceWidth: number,
+  ): T => {
     const out = make(rows.length * width);
-    rows.forEach((row, i) => out.set(source.subarray(row * sourceWidth, row * sourceWidth + width), i * width));
+    rows.forEach((row, i) =>
+      out.set(source.subarray(row * sourceWidth, row * sourceWidth + width), i * width),
+    );
     return out;
   };
   const batch: PaddedBatch = {
@@ -59,9 +75,17 @@ export function selectRows(job: LossJob, rows: readonly number[]): LossJob {
     length,
   };
   return {
-    kind: job.kind, batch, clipEpsilon: job.clipEpsilon, klCoef: job.klCoef, ...(job.entropyCoef !== undefined ? { entropyCoef: job.entropyCoef } : {}),
-    ...(job.advantages !== undefined ? { advantages: Float32Array.from(rows, (row) => job.advantages![row]!) } : {}),
-    ...(job.refLogProbs !== undefined ? { refLogProbs: pick(job.refLogProbs, (n) => new Float32Array(n), length - 1, from - 1) } : {}),
+    kind: job.kind,
+    batch,
+    clipEpsilon: job.clipEpsilon,
+    klCoef: job.klCoef,
+    ...(job.entropyCoef !== undefined ? { entropyCoef: job.entropyCoef } : {}),
+    ...(job.advantages !== undefined
+      ? { advantages: Float32Array.from(rows, (row) => job.advantages![row]!) }
+      : {}),
+    ...(job.refLogProbs !== undefined
+      ? { refLogProbs: pick(job.refLogProbs, (n) => new Float32Array(n), length - 1, from - 1) }
+      : {}),
   };
 }
 
@@ -111,12 +135,18 @@ export function lengthBuckets(sortedRows: readonly number[], lengths: ArrayLike<
  * A fixed function of the job, so a run stays deterministic.
  */
 export function planJob(job: LossJob, shards: number): JobPart[][] {
-  if (!Number.isInteger(shards) || shards < 1) throw new RangeError(`planJob: shards must be a positive integer, got ${shards}`);
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`planJob: shards must be a positive integer, got ${shards}`);
   const { batchSize, lengths } = job.batch;
-  const sorted = Array.from({ length: batchSize }, (_, row) => row).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+  const sorted = Array.from({ length: batchSize }, (_, row) => row).sort(
+    (a, b) => lengths[a]! - lengths[b]! || a - b,
+  );
   return Array.from({ length: shards }, (_, shard) => {
     const mine = sorted.filter((_, rank) => rank % shards === shard);
-    return lengthBuckets(mine, lengths).map((rows) => ({ job: selectRows(job, rows), weight: rows.length / batchSize }));
+    return lengthBuckets(mine, lengths).map((rows) => ({
+      job: selectRows(job, rows),
+      weight: rows.length / batchSize,
+    }));
   });
 }
 
@@ -127,10 +157,16 @@ export function partsLoss(model: PolicyModel, parts: readonly JobPart[]): tf.Sca
 }
 
 /** Loss and gradients of the parts' weighted loss as plain arrays, in the model's variable order (worker side). */
-export function partsGradients(model: PolicyModel, parts: readonly JobPart[]): { loss: number; grads: Float32Array[] } {
+export function partsGradients(
+  model: PolicyModel,
+  parts: readonly JobPart[],
+): { loss: number; grads: Float32Array[] } {
   return tf.tidy(() => {
     const variables = model.variables();
     const { value, grads } = tf.variableGrads(() => partsLoss(model, parts), variables);
-    return { loss: value.dataSync()[0]!, grads: variables.map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array)) };
+    return {
+      loss: value.dataSync()[0]!,
+      grads: variables.map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array)),
+    };
   });
 }

@@ -9,7 +9,9 @@ import type { DataParallelWorker } from './dataParallel.ts';
  * Disposes the gradients. Returns the norm before clipping.
  */
 export function applyClipped(optimizer: tf.Optimizer, grads: tf.NamedTensorMap, maxGradNorm: number): number {
-  const gradNorm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))).dataSync()[0]!);
+  const gradNorm = tf.tidy(
+    () => tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))).dataSync()[0]!,
+  );
   const scale = gradNorm > maxGradNorm ? maxGradNorm / (gradNorm + 1e-6) : 1;
   tf.tidy(() => {
     const clipped: tf.NamedTensorMap = {};
@@ -33,11 +35,20 @@ export function planStep(job: LossJob, worker?: DataParallelWorker): JobPart[][]
  * planned once; without it the job is planned here.
  */
 export async function optimizerStep(
-  agent: Agent, optimizer: tf.Optimizer, job: LossJob,
-  { maxGradNorm, worker, plan = planStep(job, worker) }: { maxGradNorm: number; worker?: DataParallelWorker | undefined; plan?: JobPart[][] | undefined },
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  job: LossJob,
+  {
+    maxGradNorm,
+    worker,
+    plan = planStep(job, worker),
+  }: { maxGradNorm: number; worker?: DataParallelWorker | undefined; plan?: JobPart[][] | undefined },
 ): Promise<{ loss: number; gradNorm: number }> {
   const shards = worker !== undefined ? 2 : 1;
-  if (plan.length !== shards) throw new RangeError(`optimizerStep: a plan for ${plan.length} threads, but ${shards} compute the gradient`);
+  if (plan.length !== shards)
+    throw new RangeError(
+      `optimizerStep: a plan for ${plan.length} threads, but ${shards} compute the gradient`,
+    );
   let loss: number;
   let grads: tf.NamedTensorMap;
   if (worker !== undefined) {

@@ -42,12 +42,15 @@ export function acquireRunLock(runDir: string): () => void {
   try {
     if (!tryLink(temporary, path)) {
       const current = readHolder(path);
-      if (current !== undefined && holderAlive(current)) throw new RunFolderError(inUseMessage(runDir, current));
+      if (current !== undefined && holderAlive(current))
+        throw new RunFolderError(inUseMessage(runDir, current));
       // Stale (its process is gone) or unreadable: take it over.
       rmSync(path, { force: true });
       if (!tryLink(temporary, path)) {
         const winner = readHolder(path);
-        throw new RunFolderError(winner !== undefined ? inUseMessage(runDir, winner) : `${runDir} is locked by ${path}; retry`);
+        throw new RunFolderError(
+          winner !== undefined ? inUseMessage(runDir, winner) : `${runDir} is locked by ${path}; retry`,
+        );
       }
     }
   } finally {
@@ -59,7 +62,12 @@ export function acquireRunLock(runDir: string): () => void {
     released = true;
     // Remove the lock only if it is still ours (a stale-lock takeover may have replaced it).
     const current = readHolder(path);
-    if (current !== undefined && current.pid === holder.pid && current.host === holder.host && current.since === holder.since) {
+    if (
+      current !== undefined &&
+      current.pid === holder.pid &&
+      current.host === holder.host &&
+      current.since === holder.since
+    ) {
       try {
         unlinkSync(path);
       } catch {
@@ -90,8 +98,11 @@ export function removeStaleTemporaries(runDir: string): string[] {
   } catch {
     return [];
   }
-  const stale = names.filter((name) => /^\.step-\d+\.\d+\.\d+\.tmp(\.old)?$/.test(name)
-    || (/^\.[^/]+\.\d+(\.\d+)?\.tmp$/.test(name) && !name.startsWith(`${LOCK_FILE}.`)));
+  const stale = names.filter(
+    (name) =>
+      /^\.step-\d+\.\d+\.\d+\.tmp(\.old)?$/.test(name) ||
+      (/^\.[^/]+\.\d+(\.\d+)?\.tmp$/.test(name) && !name.startsWith(`${LOCK_FILE}.`)),
+  );
   for (const name of stale) rmSync(join(runDir, name), { recursive: true, force: true });
   return stale;
 }
@@ -115,7 +126,8 @@ function readHolder(path: string): LockHolder | undefined {
   }
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
-    if (Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.since === 'string') return value as LockHolder;
+    if (Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.since === 'string')
+      return value as LockHolder;
   } catch {
     // unreadable: treated as stale
   }
@@ -134,7 +146,12 @@ function holderAlive(holder: LockHolder): boolean {
 }
 
 function inUseMessage(runDir: string, holder: LockHolder): string {
-  const who = holder.pid === process.pid && holder.host === hostname() ? 'this process' : `pid ${holder.pid} on ${holder.host}`;
-  return `${runDir} is in use by another training (${who}, since ${holder.since}); wait for it to end, or choose another --name ` +
-    `(if no such training runs, delete ${join(runDir, LOCK_FILE)})`;
+  const who =
+    holder.pid === process.pid && holder.host === hostname()
+      ? 'this process'
+      : `pid ${holder.pid} on ${holder.host}`;
+  return (
+    `${runDir} is in use by another training (${who}, since ${holder.since}); wait for it to end, or choose another --name ` +
+    `(if no such training runs, delete ${join(runDir, LOCK_FILE)})`
+  );
 }

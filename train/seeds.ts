@@ -36,7 +36,11 @@ export function seedRunDir(runsDir: string, seed: number): string {
  * run's `evalPass` measures (`splitTasks`: the held-out tasks, or the development split under
  * `devSplit`) with one evaluation seed, so the seeds are compared on the same episodes.
  */
-export async function trainSeeds(config: RLConfig, seeds: readonly number[], options: SeedsOptions): Promise<SeedResult[]> {
+export async function trainSeeds(
+  config: RLConfig,
+  seeds: readonly number[],
+  options: SeedsOptions,
+): Promise<SeedResult[]> {
   const results: SeedResult[] = [];
   const { heldOut } = splitTasks(config);
   for (const seed of seeds) {
@@ -49,8 +53,20 @@ export async function trainSeeds(config: RLConfig, seeds: readonly number[], opt
     } finally {
       log.close();
     }
-    const evaluation = await evaluate({ checkpoint: snapshotDir(runDir, config.steps), tasks: heldOut, episodes: options.episodes, seed: options.evalSeed });
-    results.push({ seed, runDir, summary, step: config.steps, passAt1: evaluation.passAt1, perTask: evaluation.perTask });
+    const evaluation = await evaluate({
+      checkpoint: snapshotDir(runDir, config.steps),
+      tasks: heldOut,
+      episodes: options.episodes,
+      seed: options.evalSeed,
+    });
+    results.push({
+      seed,
+      runDir,
+      summary,
+      step: config.steps,
+      passAt1: evaluation.passAt1,
+      perTask: evaluation.perTask,
+    });
   }
   return results;
 }
@@ -63,9 +79,14 @@ export function seedTable(results: readonly SeedResult[], { split }: { split: st
   const lines = [
     `${split} pass@1 at step ${results[0]!.step}, ${results[0]!.perTask[0]?.episodes ?? 0} episodes per task:`,
     `${'seed'.padEnd(6)}${'pass@1'.padEnd(8)}${tasks.map((task) => task.padEnd(width + 1)).join('')}`,
-    ...results.map((result) => `${String(result.seed).padEnd(6)}${result.passAt1.toFixed(3).padEnd(8)}${result.perTask.map((count) => String(count.successes).padEnd(width + 1)).join('')}`),
+    ...results.map(
+      (result) =>
+        `${String(result.seed).padEnd(6)}${result.passAt1.toFixed(3).padEnd(8)}${result.perTask.map((count) => String(count.successes).padEnd(width + 1)).join('')}`,
+    ),
   ];
   const rates = results.map((result) => result.passAt1);
-  lines.push(`spread (max - min) ${(Math.max(...rates) - Math.min(...rates)).toFixed(3)}; mean ${(rates.reduce((sum, rate) => sum + rate, 0) / rates.length).toFixed(3)}`);
+  lines.push(
+    `spread (max - min) ${(Math.max(...rates) - Math.min(...rates)).toFixed(3)}; mean ${(rates.reduce((sum, rate) => sum + rate, 0) / rates.length).toFixed(3)}`,
+  );
   return lines.join('\n');
 }

@@ -1,9 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { devTasks, harnessHash, HELD_OUT_VARIANTS, makeTasks, pickHarness, splitOptions, trainingMinusDev, type Task } from '../gym/index.ts';
 import {
-  activeBackend, attentionModeFor, buildTokenizer, CheckpointError, createModel, defaultModelConfig, evaluate, loadAgent, saveCheckpoint, type Agent,
+  devTasks,
+  harnessHash,
+  HELD_OUT_VARIANTS,
+  makeTasks,
+  pickHarness,
+  splitOptions,
+  trainingMinusDev,
+  type Task,
+} from '../gym/index.ts';
+import {
+  activeBackend,
+  attentionModeFor,
+  buildTokenizer,
+  CheckpointError,
+  createModel,
+  defaultModelConfig,
+  evaluate,
+  loadAgent,
+  saveCheckpoint,
+  type Agent,
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
@@ -37,7 +55,11 @@ export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] }
   if (measuresDevSplit(config)) return { train: trainingMinusDev(options), heldOut: devTasks(options) };
   // Under the type split the other types' held-out variants are not trained on either, so that
   // a run can be measured on held-out variants of the seen types as well (chapter 17.6).
-  if (config.split === 'type') return { train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)), heldOut: makeTasks('heldout', options) };
+  if (config.split === 'type')
+    return {
+      train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)),
+      heldOut: makeTasks('heldout', options),
+    };
   return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
 }
 
@@ -54,9 +76,20 @@ export function snapshotDir(runDir: string, step: number): string {
  * Held-out pass rate (mean over tasks) from `episodes` episodes per task through `evaluate`,
  * under the training harness, on both cores when there is a worker.
  */
-export async function evalPass(agent: Agent, config: RLConfig, heldOut: readonly Task[], episodes: number, rng: Rng, worker?: DataParallelWorker): Promise<number> {
+export async function evalPass(
+  agent: Agent,
+  config: RLConfig,
+  heldOut: readonly Task[],
+  episodes: number,
+  rng: Rng,
+  worker?: DataParallelWorker,
+): Promise<number> {
   const result = await evaluate({
-    agent, harness: pickHarness(config), tasks: heldOut, episodes, seed: rng.key,
+    agent,
+    harness: pickHarness(config),
+    tasks: heldOut,
+    episodes,
+    seed: rng.key,
     play: (player, harness, tasks, specs) => rolloutOnCores(player, harness, tasks, specs, worker),
   });
   return result.passAt1;
@@ -86,7 +119,10 @@ async function tryLoad(dir: string, log: RunLog): Promise<Agent | undefined> {
  * Because a segment depends only on the previous checkpoint and its own seed, a run that was
  * interrupted resumes from its last complete snapshot and ends with the same checkpoints.
  */
-export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir: string; log: RunLog }): Promise<TrainSummary> {
+export async function trainSnapshots(
+  config: RLConfig,
+  { runDir, log }: { runDir: string; log: RunLog },
+): Promise<TrainSummary> {
   // One training per run folder: a second one is refused (RunFolderError), a dead one's lock taken over.
   const release = acquireRunLock(runDir);
   try {
@@ -98,7 +134,10 @@ export async function trainSnapshots(config: RLConfig, { runDir, log }: { runDir
   }
 }
 
-async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; log: RunLog }): Promise<TrainSummary> {
+async function trainLocked(
+  config: RLConfig,
+  { runDir, log }: { runDir: string; log: RunLog },
+): Promise<TrainSummary> {
   const started = performance.now();
   const seconds = { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 };
   const harness = pickHarness(config);
@@ -111,16 +150,22 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
   if (existsSync(configPath)) {
     let previous: Record<string, unknown> | undefined;
     try {
-      previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)?.config;
+      previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)
+        ?.config;
     } catch {
       // reported below
     }
-    if (previous === null || typeof previous !== 'object') throw new RunFolderError(`${configPath} is not a run's config; delete the folder or choose another --name`);
+    if (previous === null || typeof previous !== 'object')
+      throw new RunFolderError(
+        `${configPath} is not a run's config; delete the folder or choose another --name`,
+      );
     const before = previous;
     const now = config as Record<string, unknown>;
     const differing = configDifferences(before, now);
     if (differing.length > 0) {
-      const shown = differing.slice(0, 4).map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
+      const shown = differing
+        .slice(0, 4)
+        .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
       throw new RunFolderError(
         `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another --name or delete the folder`,
       );
@@ -142,16 +187,23 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
     } else {
       const bcStart = performance.now();
       const tokenizer = buildTokenizer(makeTasks('all'));
-      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'), { attention: attentionModeFor(backend) });
+      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'), {
+        attention: attentionModeFor(backend),
+      });
       agent = { model, tokenizer };
-      log.say(`backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`);
+      log.say(
+        `backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
+      );
       if (config.parallel) worker = await DataParallelWorker.start(agent, backend);
       const optimizer = tf.train.adam(config.bcLearningRate);
       const demoRng = rng.fork('bc');
       const bar = progressBar('bc', config.bcSteps);
       let loss = NaN;
       for (let step = 1; step <= config.bcSteps; step += 1) {
-        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer, { readTwice: config.demoReadTwice, skipTest: config.demoSkipTest });
+        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer, {
+          readTwice: config.demoReadTwice,
+          skipTest: config.demoSkipTest,
+        });
         loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, worker });
         if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
         bar.tick(step, `loss ${loss.toFixed(3)}`);
@@ -160,11 +212,24 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
       optimizer.dispose();
       seconds.bc = (performance.now() - bcStart) / 1000;
       const evalStart = performance.now();
-      const pass = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork('eval/0'), worker);
+      const pass = await evalPass(
+        agent,
+        config,
+        heldOut,
+        config.evalEpisodesPerTask,
+        rng.fork('eval/0'),
+        worker,
+      );
       seconds.evals += (performance.now() - evalStart) / 1000;
-      saveCheckpoint(snapshotDir(runDir, 0), model, { ...manifestExtra(0), tokenizer: tokenizer.words, evalPass: pass });
+      saveCheckpoint(snapshotDir(runDir, 0), model, {
+        ...manifestExtra(0),
+        tokenizer: tokenizer.words,
+        evalPass: pass,
+      });
       log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
-      log.say(`step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`);
+      log.say(
+        `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
+      );
     }
     const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), log) : undefined;
     const segments = Math.ceil(config.steps / config.segmentSteps);
@@ -187,17 +252,37 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
       const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
       let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
       for (let step = startStep + 1; step <= endStep; step += 1) {
-        const stats = await grpoStep(agent, optimizer, config, harness, train, segmentRng.fork(`step-${step}`), { reference, worker });
+        const stats = await grpoStep(
+          agent,
+          optimizer,
+          config,
+          harness,
+          train,
+          segmentRng.fork(`step-${step}`),
+          { reference, worker },
+        );
         seconds.rollouts += stats.rolloutSeconds;
         seconds.updates += stats.updateSeconds;
         last = stats;
         const fields: Record<string, number> = {
-          step, 'charts/meanReward': stats.meanReward, 'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
-          'losses/policy': stats.loss, 'losses/kl': stats.kl, 'losses/gradNorm': stats.gradNorm, 'charts/firstEditEntropy': stats.firstEditEntropy,
+          step,
+          'charts/meanReward': stats.meanReward,
+          'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
+          'losses/policy': stats.loss,
+          'losses/kl': stats.kl,
+          'losses/gradNorm': stats.gradNorm,
+          'charts/firstEditEntropy': stats.firstEditEntropy,
         };
         if (step % config.evalEvery === 0) {
           const evalStart = performance.now();
-          fields['charts/evalPass'] = await evalPass(agent, config, heldOut, config.evalEpisodesPerTask, rng.fork(`eval/${step}`), worker);
+          fields['charts/evalPass'] = await evalPass(
+            agent,
+            config,
+            heldOut,
+            config.evalEpisodesPerTask,
+            rng.fork(`eval/${step}`),
+            worker,
+          );
           seconds.evals += (performance.now() - evalStart) / 1000;
           evalHistory.push({ step, evalPass: fields['charts/evalPass'] });
         }
@@ -207,7 +292,11 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
       bar.done();
       optimizer.dispose();
       const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
-      saveCheckpoint(dir, agent.model, { ...manifestExtra(endStep), tokenizer: agent.tokenizer.words, evalPass: pass });
+      saveCheckpoint(dir, agent.model, {
+        ...manifestExtra(endStep),
+        tokenizer: agent.tokenizer.words,
+        evalPass: pass,
+      });
       snapshots.push(dir);
       log.say(
         `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
@@ -220,7 +309,13 @@ async function trainLocked(config: RLConfig, { runDir, log }: { runDir: string; 
   }
   seconds.total = (performance.now() - started) / 1000;
   const summary: TrainSummary = {
-    runDir, snapshots, evalPass: evalHistory, seconds, parameterCount: agent.model.parameterCount(), backend, resumedFrom,
+    runDir,
+    snapshots,
+    evalPass: evalHistory,
+    seconds,
+    parameterCount: agent.model.parameterCount(),
+    backend,
+    resumedFrom,
   };
   writeJsonAtomic(join(runDir, 'summary.json'), summary);
   log.record('run/done', { ...summary });

@@ -1,5 +1,13 @@
 import { parentPort } from 'node:worker_threads';
-import { initBackend, modelFromWeights, rolloutShare, setWeights, tokenizerFromWords, type Agent, type BackendPreference } from '../agent/index.ts';
+import {
+  initBackend,
+  modelFromWeights,
+  rolloutShare,
+  setWeights,
+  tokenizerFromWords,
+  type Agent,
+  type BackendPreference,
+} from '../agent/index.ts';
 import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
 import { partsGradients } from './jobs.ts';
 
@@ -15,14 +23,20 @@ function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
     case 'init':
       return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
         agent?.model.dispose();
-        agent = { model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }), tokenizer: tokenizerFromWords(request.words) };
+        agent = {
+          model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
+          tokenizer: tokenizerFromWords(request.words),
+        };
         return { type: 'ready', backend };
       });
     case 'weights':
       setWeights(ready().model, request.weights);
       return { type: 'ok' };
     case 'rollout':
-      return { type: 'records', records: rolloutShare(ready(), request.harness, request.tasks, request.specs) };
+      return {
+        type: 'records',
+        records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
+      };
     case 'gradients': {
       const { loss, grads } = partsGradients(ready().model, request.parts);
       return { type: 'gradients', loss, grads };

@@ -12,17 +12,23 @@ interface BenchModule {
 
 export const command: Command = {
   name: 'bench',
-  summary: 'Measure speed and memory: env episodes/s, bootstrap time, model step time, sampling and rollout rates',
+  summary:
+    'Measure speed and memory: env episodes/s, bootstrap time, model step time, sampling and rollout rates',
   usage: 'tinyagent bench [--only gym,eval,model,train] [--json]   (backend: TINYAGENT_BACKEND)',
   flags: {
-    only: { type: 'string', description: `comma-separated suites among ${SUITES.join(', ')}`, default: 'all' },
+    only: {
+      type: 'string',
+      description: `comma-separated suites among ${SUITES.join(', ')}`,
+      default: 'all',
+    },
     json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
   },
   async run(args) {
     const only = stringFlag(args, 'only');
     const chosen = only === undefined ? [...SUITES] : only.split(',').map((name) => name.trim());
     for (const name of chosen) {
-      if (!(SUITES as readonly string[]).includes(name)) throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
+      if (!(SUITES as readonly string[]).includes(name))
+        throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
     }
     backendFlag(args, BACKEND_PREFERENCES, 'auto'); // a bad TINYAGENT_BACKEND is a usage error before any suite runs
     const json = boolFlag(args, 'json');

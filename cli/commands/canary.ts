@@ -7,10 +7,16 @@ const SEED = { min: 0, max: MAX_SEED };
 
 export const command: Command = {
   name: 'canary',
-  summary: 'Run the scripted canary policies (oracle, blind, stacker, gamer) through the gym and check their known pass rates',
+  summary:
+    'Run the scripted canary policies (oracle, blind, stacker, gamer) through the gym and check their known pass rates',
   usage: 'tinyagent canary [--episodes N] [--seed S] [--json]',
   flags: {
-    episodes: { type: 'string', description: 'episodes per task per policy and harness (256: about 10 s and 0.7 GB)', default: '10', range: EPISODES },
+    episodes: {
+      type: 'string',
+      description: 'episodes per task per policy and harness (256: about 10 s and 0.7 GB)',
+      default: '10',
+      range: EPISODES,
+    },
     seed: { type: 'string', description: 'seed of the env and policy streams', default: '0', range: SEED },
     json: { type: 'boolean', description: 'print { results, harnesses, seed } as JSON on stdout' },
   },
@@ -21,27 +27,64 @@ export const command: Command = {
     const report = runCanary({ episodesPerTask, seed });
     const allOk = report.results.every(canaryRowOk);
     if (boolFlag(args, 'json')) {
-      printJson({ ...report, results: report.results.map((row) => ({ ...row, ok: canaryRowOk(row) })), ok: allOk });
+      printJson({
+        ...report,
+        results: report.results.map((row) => ({ ...row, ok: canaryRowOk(row) })),
+        ok: allOk,
+      });
       return allOk ? 0 : 1;
     }
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    out(`Harness canary: 4 scripted policies on all 30 tasks, ${episodesPerTask} episodes per task each, seed ${seed}`);
-    out('  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)');
-    out('  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report');
-    out('  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give');
+    out(
+      `Harness canary: 4 scripted policies on all 30 tasks, ${episodesPerTask} episodes per task each, seed ${seed}`,
+    );
+    out(
+      '  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)',
+    );
+    out(
+      '  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report',
+    );
+    out(
+      '  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give',
+    );
     out('');
-    const header = ['policy', 'env', 'reward', 'mean reward', 'expected', 'success', 'expected', 'episodes', 'harness', 'check'];
-    const expected = (value: number, policy: string) => (policy === 'blind' ? `~${value.toFixed(1)}` : value.toFixed(1));
+    const header = [
+      'policy',
+      'env',
+      'reward',
+      'mean reward',
+      'expected',
+      'success',
+      'expected',
+      'episodes',
+      'harness',
+      'check',
+    ];
+    const expected = (value: number, policy: string) =>
+      policy === 'blind' ? `~${value.toFixed(1)}` : value.toFixed(1);
     const rows = report.results.map((row) => [
-      row.policy, row.env, row.reward, row.meanReward.toFixed(3), expected(row.expected, row.policy), row.successRate.toFixed(3),
-      expected(row.expectedSuccess, row.policy), String(row.episodes), row.harnessHash, canaryRowOk(row) ? 'ok' : 'DRIFT',
+      row.policy,
+      row.env,
+      row.reward,
+      row.meanReward.toFixed(3),
+      expected(row.expected, row.policy),
+      row.successRate.toFixed(3),
+      expected(row.expectedSuccess, row.policy),
+      String(row.episodes),
+      row.harnessHash,
+      canaryRowOk(row) ? 'ok' : 'DRIFT',
     ]);
-    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
-    for (const row of [header, ...rows]) out(`  ${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')}`.trimEnd());
+    const widths = header.map((title, column) =>
+      Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+    );
+    for (const row of [header, ...rows])
+      out(`  ${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')}`.trimEnd());
     out('');
-    out(allOk
-      ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
-      : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".');
+    out(
+      allOk
+        ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
+        : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".',
+    );
     return allOk ? 0 : 1;
   },
 };

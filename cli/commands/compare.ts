@@ -2,7 +2,20 @@ import { Rng } from '../../lib/rng.ts';
 import { batchOf, readResults, type ResultFile } from '../../eval/io/index.ts';
 import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
-import { boolFlag, checkResultFileOptions, InputError, intFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import {
+  boolFlag,
+  checkResultFileOptions,
+  InputError,
+  intFlag,
+  numberFlag,
+  printJson,
+  RESULT_FILE_FLAGS,
+  resultFileOptions,
+  stringFlag,
+  UsageError,
+  type Command,
+  type CommandArgs,
+} from '../args.ts';
 
 const isInspect = ({ format }: ResultFile) => format === 'inspect-json' || format === 'inspect-eval';
 
@@ -11,12 +24,18 @@ function pairingLine({ pairing }: ComparisonReport, fileA: ResultFile, fileB: Re
   if (pairing.kind === 'index-only' && isInspect(fileA) && isInspect(fileB)) {
     return `pairing: by Inspect sample id and epoch (${pairing.total} paired samples; Inspect records no per-sample seed, so common random numbers cannot be checked)`;
   }
-  if (pairing.kind === 'common-random-numbers') return `pairing: common random numbers (env seeds match on all ${pairing.total} paired episodes)`;
+  if (pairing.kind === 'common-random-numbers')
+    return `pairing: common random numbers (env seeds match on all ${pairing.total} paired episodes)`;
   if (pairing.kind === 'seeds-differ') {
-    const shown = pairing.differing.map(({ task, sample, a, b }) => `${task}#${sample} A ${JSON.stringify(a)} B ${JSON.stringify(b)}`).join('; ');
+    const shown = pairing.differing
+      .map(({ task, sample, a, b }) => `${task}#${sample} A ${JSON.stringify(a)} B ${JSON.stringify(b)}`)
+      .join('; ');
     return `pairing: by task and sample index; env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes (${shown}${pairing.withSeeds - pairing.matched > pairing.differing.length ? '; ...' : ''})`;
   }
-  const partial = pairing.withSeeds > 0 ? ` (env seeds recorded on both sides for only ${pairing.withSeeds} of ${pairing.total} paired episodes)` : ' (no env seeds recorded)';
+  const partial =
+    pairing.withSeeds > 0
+      ? ` (env seeds recorded on both sides for only ${pairing.withSeeds} of ${pairing.total} paired episodes)`
+      : ' (no env seeds recorded)';
   return `pairing: by task and sample index only${partial}`;
 }
 
@@ -46,17 +65,37 @@ async function run(args: CommandArgs): Promise<void> {
   const notes = { a: fileA.notes ?? [], b: fileB.notes ?? [] };
   if (boolFlag(args, 'json')) {
     const { pairing, ...rest } = report;
-    printJson({ files: { a: pathA, b: pathB }, formats: { a: fileA.format, b: fileB.format }, notes, seed, ...rest, pairing });
+    printJson({
+      files: { a: pathA, b: pathB },
+      formats: { a: fileA.format, b: fileB.format },
+      notes,
+      seed,
+      ...rest,
+      pairing,
+    });
     return;
   }
-  const lines: string[] = [...notes.a.map((note) => `note (A): ${note}`), ...notes.b.map((note) => `note (B): ${note}`)];
-  if (fileA.harness === undefined || fileB.harness === undefined) lines.push(`harness: not recorded for ${[fileA.harness === undefined ? 'A' : '', fileB.harness === undefined ? 'B' : ''].filter(Boolean).join(' and ')}; cannot check that both ran under the same conditions`);
+  const lines: string[] = [
+    ...notes.a.map((note) => `note (A): ${note}`),
+    ...notes.b.map((note) => `note (B): ${note}`),
+  ];
+  if (fileA.harness === undefined || fileB.harness === undefined)
+    lines.push(
+      `harness: not recorded for ${[fileA.harness === undefined ? 'A' : '', fileB.harness === undefined ? 'B' : ''].filter(Boolean).join(' and ')}; cannot check that both ran under the same conditions`,
+    );
   else if (report.harnessDifferences.length === 0) lines.push('harness: identical');
-  else lines.push(`harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`, ...report.harnessDifferences.map(({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`));
+  else
+    lines.push(
+      `harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`,
+      ...report.harnessDifferences.map(
+        ({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`,
+      ),
+    );
   lines.push(pairingLine(report, fileA, fileB));
   if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
   if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
-  if (report.tooFewSamples.length > 0) lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
+  if (report.tooFewSamples.length > 0)
+    lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
   lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
   const metric = k === 1 ? 'pass@1' : `pass@${k}`;
   const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
@@ -72,8 +111,10 @@ async function run(args: CommandArgs): Promise<void> {
 
 export const command: Command = {
   name: 'compare',
-  summary: 'Compare two result files paired by task: harness differences first, then the paired difference with its interval',
-  usage: 'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
+  summary:
+    'Compare two result files paired by task: harness differences first, then the paired difference with its interval',
+  usage:
+    'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
   positionals: { min: 2, max: 2 },
   flags: {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },

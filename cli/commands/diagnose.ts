@@ -1,18 +1,45 @@
 import { readResults } from '../../eval/io/index.ts';
 import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
-import { boolFlag, checkResultFileOptions, InputError, intFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import {
+  boolFlag,
+  checkResultFileOptions,
+  InputError,
+  intFlag,
+  printJson,
+  RESULT_FILE_FLAGS,
+  resultFileOptions,
+  stringFlag,
+  UsageError,
+  type Command,
+  type CommandArgs,
+} from '../args.ts';
 
 /** `--reported 1:0.62,10:0.55` -> { 1: 0.62, 10: 0.55 } */
 function parseReported(raw: string | undefined): Record<string, number> | undefined {
   if (raw === undefined) return undefined;
-  const entries = raw.split(',').map((part) => part.trim().split(':').map((side) => side.trim()));
+  const entries = raw.split(',').map((part) =>
+    part
+      .trim()
+      .split(':')
+      .map((side) => side.trim()),
+  );
   const result: Record<string, number> = {};
   for (const entry of entries) {
     // decimal only, as everywhere: `0x10` or `1e1` is not how a k is written
-    const decimal = entry.length === 2 && /^\d+$/.test(entry[0] as string) && /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(entry[1] as string);
+    const decimal =
+      entry.length === 2 &&
+      /^\d+$/.test(entry[0] as string) &&
+      /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(entry[1] as string);
     const [k, value] = decimal ? entry.map(Number) : [NaN, NaN];
-    if (!decimal || !Number.isSafeInteger(k) || (k as number) < 1 || !((value as number) >= 0 && (value as number) <= 1)) {
-      throw new UsageError(`--reported must look like 1:0.62,10:0.55 (k:value with value in [0, 1]), got '${raw}'`);
+    if (
+      !decimal ||
+      !Number.isSafeInteger(k) ||
+      (k as number) < 1 ||
+      !((value as number) >= 0 && (value as number) <= 1)
+    ) {
+      throw new UsageError(
+        `--reported must look like 1:0.62,10:0.55 (k:value with value in [0, 1]), got '${raw}'`,
+      );
     }
     result[k as number] = value as number;
   }
@@ -29,13 +56,19 @@ async function run(args: CommandArgs): Promise<void> {
   checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
   let report: DiagnosisReport;
   try {
-    report = diagnose(fileA, fileB, { ...(k === undefined ? {} : { k }), ...(reported === undefined ? {} : { reported }) });
+    report = diagnose(fileA, fileB, {
+      ...(k === undefined ? {} : { k }),
+      ...(reported === undefined ? {} : { reported }),
+    });
   } catch (error) {
     // The rows cannot answer the question asked (e.g. --k above the samples per task).
     if (error instanceof RangeError) throw new InputError(error.message);
     throw error;
   }
-  const notes = [...(fileA.notes ?? []).map((note) => `${first}: ${note}`), ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`)];
+  const notes = [
+    ...(fileA.notes ?? []).map((note) => `${first}: ${note}`),
+    ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`),
+  ];
   if (boolFlag(args, 'json')) {
     printJson({ ...report, notes });
     return;
@@ -47,21 +80,40 @@ async function run(args: CommandArgs): Promise<void> {
     '',
   ];
   for (const finding of report.findings) {
-    const verdict = finding.supported === true ? 'SUPPORTED' : finding.supported === false ? 'ruled out' : finding.explanation === 'before-after' ? 'checklist' : 'cannot tell';
+    const verdict =
+      finding.supported === true
+        ? 'SUPPORTED'
+        : finding.supported === false
+          ? 'ruled out'
+          : finding.explanation === 'before-after'
+            ? 'checklist'
+            : 'cannot tell';
     lines.push(`${finding.title}  [${verdict}]`, ...finding.evidence.map((line) => `    ${line}`), '');
   }
-  lines.push(`conclusion: ${report.conclusion}`, 'triage: recompute from raw samples, align generation conditions, then compare before/after paired by task.');
+  lines.push(
+    `conclusion: ${report.conclusion}`,
+    'triage: recompute from raw samples, align generation conditions, then compare before/after paired by task.',
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 export const command: Command = {
   name: 'diagnose',
-  summary: 'Why does pass@k fall below pass@1? Same batch, different runs, different harness, or multi-turn: evidence for each',
-  usage: 'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
+  summary:
+    'Why does pass@k fall below pass@1? Same batch, different runs, different harness, or multi-turn: evidence for each',
+  usage:
+    'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
   positionals: { min: 1, max: 2 },
   flags: {
-    k: { type: 'string', description: 'the k of the pass@k being questioned (at most the samples per task)', default: 'n of FILE2 (or FILE)' },
-    reported: { type: 'string', description: 'the numbers that were reported, as k:value pairs, to check against the raw rows' },
+    k: {
+      type: 'string',
+      description: 'the k of the pass@k being questioned (at most the samples per task)',
+      default: 'n of FILE2 (or FILE)',
+    },
+    reported: {
+      type: 'string',
+      description: 'the numbers that were reported, as k:value pairs, to check against the raw rows',
+    },
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },

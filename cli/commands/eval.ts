@@ -1,5 +1,19 @@
 import { existsSync } from 'node:fs';
-import { backendFlag, boolFlag, choiceFlag, InputError, intFlag, MAX_SEED, numberFlag, printJson, stringFlag, UsageError, type Command, type CommandArgs, type FlagSpec } from '../args.ts';
+import {
+  backendFlag,
+  boolFlag,
+  choiceFlag,
+  InputError,
+  intFlag,
+  MAX_SEED,
+  numberFlag,
+  printJson,
+  stringFlag,
+  UsageError,
+  type Command,
+  type CommandArgs,
+  type FlagSpec,
+} from '../args.ts';
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
@@ -20,55 +34,113 @@ export const RANGES = {
  */
 export const checkpointFlags = {
   checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
-  episodes: (description: string): FlagSpec => ({ type: 'string', description, default: '32', range: RANGES.episodes }),
-  seed: (description: string): FlagSpec => ({ type: 'string', description, default: '0', range: RANGES.seed }),
-  backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, default: 'auto' },
+  episodes: (description: string): FlagSpec => ({
+    type: 'string',
+    description,
+    default: '32',
+    range: RANGES.episodes,
+  }),
+  seed: (description: string): FlagSpec => ({
+    type: 'string',
+    description,
+    default: '0',
+    range: RANGES.seed,
+  }),
+  backend: {
+    type: 'string',
+    description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`,
+    default: 'auto',
+  },
 } as const;
 
 /** An InputError when the checkpoint folder is missing; checked after the flags, so that a usage error (exit 2) is reported first. */
 export function checkCheckpointFolder(dir: string): void {
-  if (!existsSync(dir)) throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
+  if (!existsSync(dir))
+    throw new InputError(`checkpoint folder '${dir}' does not exist; train one with \`npm run train\``);
 }
 
 /** `op count, op count` from most to least frequent (ties in the order the counts hold them). */
 export function topOps(counts: Record<string, number>): string {
-  return Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([op, count]) => `${op} ${count}`).join(', ');
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([op, count]) => `${op} ${count}`)
+    .join(', ');
 }
 
 /** Eval's harness flags: single-field changes to the harness the checkpoint recorded. */
 const harnessFlags = {
-  temperature: { type: 'string', description: 'sampling temperature (0 = greedy)', default: 'the harness value', range: RANGES.temperature },
-  'max-turns': { type: 'string', description: 'turn budget per episode', default: 'the harness value', range: RANGES.maxTurns },
-  'max-edits': { type: 'string', description: "edit budget per episode, or 'unlimited'", default: 'the harness value', range: RANGES.maxEdits },
+  temperature: {
+    type: 'string',
+    description: 'sampling temperature (0 = greedy)',
+    default: 'the harness value',
+    range: RANGES.temperature,
+  },
+  'max-turns': {
+    type: 'string',
+    description: 'turn budget per episode',
+    default: 'the harness value',
+    range: RANGES.maxTurns,
+  },
+  'max-edits': {
+    type: 'string',
+    description: "edit budget per episode, or 'unlimited'",
+    default: 'the harness value',
+    range: RANGES.maxEdits,
+  },
   rename: { type: 'string', description: 'randomize function names: on | off', default: 'the harness value' },
-  'rename-pool': { type: 'string', description: 'rename pool: all | train | heldout', default: 'the harness value' },
-  reward: { type: 'string', description: 'reward source: hidden | public (success is always scored on hidden tests)', default: 'the harness value' },
+  'rename-pool': {
+    type: 'string',
+    description: 'rename pool: all | train | heldout',
+    default: 'the harness value',
+  },
+  reward: {
+    type: 'string',
+    description: 'reward source: hidden | public (success is always scored on hidden tests)',
+    default: 'the harness value',
+  },
 } as const;
 
 /** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
 function harnessOverrides(args: CommandArgs): HarnessInput {
   const overrides: HarnessInput = {};
-  if (args.flags.temperature !== undefined) overrides.temperature = numberFlag(args, 'temperature', 1, RANGES.temperature);
-  if (args.flags['max-turns'] !== undefined) overrides.maxTurns = intFlag(args, 'max-turns', 6, RANGES.maxTurns);
+  if (args.flags.temperature !== undefined)
+    overrides.temperature = numberFlag(args, 'temperature', 1, RANGES.temperature);
+  if (args.flags['max-turns'] !== undefined)
+    overrides.maxTurns = intFlag(args, 'max-turns', 6, RANGES.maxTurns);
   const maxEdits = stringFlag(args, 'max-edits');
-  if (maxEdits !== undefined) overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, RANGES.maxEdits);
-  if (args.flags.rename !== undefined) overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
-  if (args.flags['rename-pool'] !== undefined) overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
-  if (args.flags.reward !== undefined) overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
+  if (maxEdits !== undefined)
+    overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, RANGES.maxEdits);
+  if (args.flags.rename !== undefined)
+    overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
+  if (args.flags['rename-pool'] !== undefined)
+    overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
+  if (args.flags.reward !== undefined)
+    overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
   return overrides;
 }
 
 export const command: Command = {
   name: 'eval',
-  summary: 'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
-  usage: 'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
+  summary:
+    'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
+  usage:
+    'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
   flags: {
     checkpoint: checkpointFlags.checkpoint,
     episodes: checkpointFlags.episodes('episodes per task'),
-    split: { type: 'string', description: 'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)', default: 'heldout' },
+    split: {
+      type: 'string',
+      description:
+        'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)',
+      default: 'heldout',
+    },
     seed: checkpointFlags.seed('seed of env resets and token sampling'),
     ...harnessFlags,
-    out: { type: 'string', description: 'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`' },
+    out: {
+      type: 'string',
+      description:
+        'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`',
+    },
     backend: checkpointFlags.backend,
     json: { type: 'boolean', description: 'print JSON on stdout' },
   },
@@ -87,8 +159,14 @@ export const command: Command = {
 
     const { provenance } = result;
     const firstEdit = firstEditCounts(result.records);
-    const firstEditByTask = Object.fromEntries(result.perTask.map((count) => [count.name, firstEditCounts(result.records.filter((record) => record.task === count.name))]));
-    const meanReadCalls = result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
+    const firstEditByTask = Object.fromEntries(
+      result.perTask.map((count) => [
+        count.name,
+        firstEditCounts(result.records.filter((record) => record.task === count.name)),
+      ]),
+    );
+    const meanReadCalls =
+      result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
     const report = {
       passAt1: result.passAt1,
       perTask: result.perTask,
@@ -119,11 +197,17 @@ export const command: Command = {
       printJson(report);
       return;
     }
-    process.stdout.write(`checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`);
+    process.stdout.write(
+      `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`,
+    );
     for (const count of result.perTask) {
-      process.stdout.write(`  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`);
+      process.stdout.write(
+        `  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`,
+      );
     }
-    process.stdout.write(`pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`);
+    process.stdout.write(
+      `pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`,
+    );
     process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
     if (out !== undefined) process.stdout.write(`wrote ${result.records.length} episodes to ${out}\n`);
   },

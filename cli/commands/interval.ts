@@ -13,7 +13,8 @@ export const command: Command = {
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
-    if (args.flags.successes === undefined || args.flags.trials === undefined) throw new UsageError('--successes and --trials are required');
+    if (args.flags.successes === undefined || args.flags.trials === undefined)
+      throw new UsageError('--successes and --trials are required');
     // Counts above 2^53 - 1 are not exact integers: intFlag refuses them.
     const trials = intFlag(args, 'trials', 0, { min: 1 });
     const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
@@ -21,6 +22,9 @@ export const command: Command = {
     const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });
     const result = proportionInterval(successes, trials, { method, level });
     if (boolFlag(args, 'json')) printJson(result);
-    else process.stdout.write(`${successes}/${trials} = ${result.estimate.toFixed(4)}, ${method} ${level * 100}% interval [${result.low.toFixed(4)}, ${result.high.toFixed(4)}]\n`);
+    else
+      process.stdout.write(
+        `${successes}/${trials} = ${result.estimate.toFixed(4)}, ${method} ${level * 100}% interval [${result.low.toFixed(4)}, ${result.high.toFixed(4)}]\n`,
+      );
   },
 };

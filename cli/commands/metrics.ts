@@ -2,23 +2,48 @@ import { Rng } from '../../lib/rng.ts';
 import { groupBatch, readResults, type ReportedValue } from '../../eval/io/index.ts';
 import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
-import { boolFlag, checkResultFileOptions, intFlag, intListFlag, numberFlag, printJson, RESULT_FILE_FLAGS, resultFileOptions, stringFlag, UsageError, type Command, type CommandArgs } from '../args.ts';
+import {
+  boolFlag,
+  checkResultFileOptions,
+  intFlag,
+  intListFlag,
+  numberFlag,
+  printJson,
+  RESULT_FILE_FLAGS,
+  resultFileOptions,
+  stringFlag,
+  UsageError,
+  type Command,
+  type CommandArgs,
+} from '../args.ts';
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
-const range = (low: number | null, high: number | null, missing: string) => (low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`);
+const range = (low: number | null, high: number | null, missing: string) =>
+  low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`;
 
 /** A number the file reports about itself set against the one recomputed from its rows. */
 function reportedLine({ name, value, where }: ReportedValue, recomputed: number): string {
   const difference = recomputed - value;
-  const verdict = Math.abs(difference) < 1e-9 ? 'the same' : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
+  const verdict =
+    Math.abs(difference) < 1e-9
+      ? 'the same'
+      : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
   return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
 }
 
 function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {
   const missing = `${report.tasks} task`;
-  const cell = (value: Estimate | null | undefined) => (value == null ? 'n/a' : value.low === null ? `${pct(value.estimate)} (n/a: ${missing})` : `${pct(value.estimate)} ${range(value.low, value.high, missing)}`);
+  const cell = (value: Estimate | null | undefined) =>
+    value == null
+      ? 'n/a'
+      : value.low === null
+        ? `${pct(value.estimate)} (n/a: ${missing})`
+        : `${pct(value.estimate)} ${range(value.low, value.high, missing)}`;
   const { meanAccuracy, pooledShare } = report;
-  const sizes = report.samplesPerTask.min === report.samplesPerTask.max ? `${report.samplesPerTask.min}` : `${report.samplesPerTask.min}-${report.samplesPerTask.max}`;
+  const sizes =
+    report.samplesPerTask.min === report.samplesPerTask.max
+      ? `${report.samplesPerTask.min}`
+      : `${report.samplesPerTask.min}-${report.samplesPerTask.max}`;
   const se = (value: number | null) => (value === null ? `n/a: ${missing}` : value.toFixed(4));
   const lines = [
     `${path}: ${report.tasks} tasks, ${sizes} samples per task; ${Math.round(report.level * 100)}% percentile bootstrap intervals (${report.reps} reps), task-level unless marked`,
@@ -27,16 +52,23 @@ function printReport(path: string, report: MetricsReport, notes: string[], repor
     ...reported.map((line) => `check: ${line}`),
     '',
     `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}`,
-    `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) + `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
+    `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) +
+      `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
     `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}; rho ${report.intraclassCorrelation?.toFixed(3) ?? 'n/a'}, design effect ${report.designEffect?.toFixed(2) ?? 'n/a'}`,
     '',
     `${'k'.padStart(4)}  ${'unbiased pass@k'.padEnd(26)}${'prefix pass@k'.padEnd(26)}${'all-k-correct (prefix)'.padEnd(26)}${'pass^k unbiased'.padEnd(26)}plug-in (biased)`,
   ];
   for (const k of Object.keys(report.passAtK)) {
-    lines.push(`${k.padStart(4)}  ${cell(report.passAtK[k]).padEnd(26)}${cell(report.prefixPassAtK[k]).padEnd(26)}${cell(report.allCorrectAtK[k]).padEnd(26)}${cell(report.unbiasedAllCorrectAtK[k]).padEnd(26)}${pct(report.plugInPassAtK[k] as number)} (pooled ${pct(report.pooledPlugInPassAtK[k] as number)})`);
+    lines.push(
+      `${k.padStart(4)}  ${cell(report.passAtK[k]).padEnd(26)}${cell(report.prefixPassAtK[k]).padEnd(26)}${cell(report.allCorrectAtK[k]).padEnd(26)}${cell(report.unbiasedAllCorrectAtK[k]).padEnd(26)}${pct(report.plugInPassAtK[k] as number)} (pooled ${pct(report.pooledPlugInPassAtK[k] as number)})`,
+    );
   }
-  lines.push('', 'checks:', ...report.checks.map(({ name, ok, detail }) => `  [${ok ? 'ok' : 'FAIL'}] ${name}: ${detail}`));
+  lines.push(
+    '',
+    'checks:',
+    ...report.checks.map(({ name, ok, detail }) => `  [${ok ? 'ok' : 'FAIL'}] ${name}: ${detail}`),
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -54,22 +86,51 @@ async function run(args: CommandArgs): Promise<number> {
   const { tasks } = grouped;
   // every metric is bootstrapped over one shared set of tasks x reps resampled indices
   const maxIndices = 50_000_000;
-  if (tasks.length * reps > maxIndices) throw new UsageError(`--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`);
+  if (tasks.length * reps > maxIndices)
+    throw new UsageError(
+      `--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`,
+    );
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
-  const ks = requestedKs.length > 0 ? requestedKs : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
+  const ks =
+    requestedKs.length > 0
+      ? requestedKs
+      : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
   const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
-  if (grouped.multiTurn) notes.push('rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view');
-  const reported = (file.reported ?? []).map((value) => ({ ...value, recomputed: report.meanAccuracy.estimate }));
-  if (boolFlag(args, 'json')) printJson({ file: path, format: file.format, harness: file.harness ?? null, seed, notes, reported, ...report });
-  else printReport(path, report, notes, reported.map((value) => reportedLine(value, value.recomputed)));
+  if (grouped.multiTurn)
+    notes.push(
+      'rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view',
+    );
+  const reported = (file.reported ?? []).map((value) => ({
+    ...value,
+    recomputed: report.meanAccuracy.estimate,
+  }));
+  if (boolFlag(args, 'json'))
+    printJson({
+      file: path,
+      format: file.format,
+      harness: file.harness ?? null,
+      seed,
+      notes,
+      reported,
+      ...report,
+    });
+  else
+    printReport(
+      path,
+      report,
+      notes,
+      reported.map((value) => reportedLine(value, value.recomputed)),
+    );
   return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }
 
 export const command: Command = {
   name: 'metrics',
-  summary: 'Every pass-rate metric of a result file (pass@k, prefix pass@k, pass^k, accuracies) with task-level intervals and consistency checks',
-  usage: 'tinyagent metrics FILE [--k 1,5,10] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: result rows, HumanEval *_results.jsonl, Inspect .json/.eval, lm-evaluation-harness samples_*.jsonl)',
+  summary:
+    'Every pass-rate metric of a result file (pass@k, prefix pass@k, pass^k, accuracies) with task-level intervals and consistency checks',
+  usage:
+    'tinyagent metrics FILE [--k 1,5,10] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: result rows, HumanEval *_results.jsonl, Inspect .json/.eval, lm-evaluation-harness samples_*.jsonl)',
   positionals: { min: 1, max: 1 },
   flags: {
     k: { type: 'string', description: 'comma-separated k values', default: '1,5,10 (those <= n) and n' },

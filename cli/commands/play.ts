@@ -12,12 +12,17 @@ export const MAX_LINE_BYTES = 4096;
 type InputLine = { text: string; tooLong: false } | { text: ''; tooLong: true };
 
 /** Lines of a byte stream, each cut off at `maxBytes` (the rest skipped, never buffered). */
-export async function* cappedLines(input: AsyncIterable<Buffer | string>, maxBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
+export async function* cappedLines(
+  input: AsyncIterable<Buffer | string>,
+  maxBytes = MAX_LINE_BYTES,
+): AsyncGenerator<InputLine> {
   let parts: Buffer[] = [];
   let size = 0;
   let tooLong = false;
   const finish = (): InputLine => {
-    const line: InputLine = tooLong ? { text: '', tooLong: true } : { text: Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), tooLong: false };
+    const line: InputLine = tooLong
+      ? { text: '', tooLong: true }
+      : { text: Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), tooLong: false };
     parts = [];
     size = 0;
     tooLong = false;
@@ -51,21 +56,38 @@ export const command: Command = {
   usage: `tinyagent play --task NAME [--seed S] [--harness train|plain]   (then type e.g. \`read <end>\`; a line longer than ${MAX_LINE_BYTES} bytes is a bad action)`,
   flags: {
     task: { type: 'string', description: 'task name or id (see tinyagent tasks)' },
-    seed: { type: 'string', description: 'episode seed (decides the rename)', default: '0', range: { min: 0, max: MAX_SEED } },
-    harness: { type: 'string', description: 'train: 1 edit and renaming; plain: unlimited edits, no renaming', default: 'train' },
+    seed: {
+      type: 'string',
+      description: 'episode seed (decides the rename)',
+      default: '0',
+      range: { min: 0, max: MAX_SEED },
+    },
+    harness: {
+      type: 'string',
+      description: 'train: 1 edit and renaming; plain: unlimited edits, no renaming',
+      default: 'train',
+    },
   },
   async run(args) {
     const taskKey = stringFlag(args, 'task');
     if (taskKey === undefined) throw new UsageError('--task is required');
     const tasks = makeTasks('all');
     const task = tasks.find((candidate) => candidate.name === taskKey || String(candidate.id) === taskKey);
-    if (task === undefined) throw new UsageError(`--task: no task '${taskKey}' (have ${tasks.map((candidate) => candidate.name).join(', ')})`);
+    if (task === undefined)
+      throw new UsageError(
+        `--task: no task '${taskKey}' (have ${tasks.map((candidate) => candidate.name).join(', ')})`,
+      );
     const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
-    const harness = choiceFlag(args, 'harness', ['train', 'plain'] as const, 'train') === 'train' ? trainingHarness() : plainEnv();
+    const harness =
+      choiceFlag(args, 'harness', ['train', 'plain'] as const, 'train') === 'train'
+        ? trainingHarness()
+        : plainEnv();
     const env = makeEnv(harness, { tasks });
     const out = (line: string) => process.stdout.write(`${line}\n`);
     let { observation } = env.reset({ seed, options: { task: task.id } });
-    out(`Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`);
+    out(
+      `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`,
+    );
     out('Ops: add_zero_guard fix_comparison fix_off_by_one remove_negation swap_min_max special_case_tests');
     const lines = cappedLines(process.stdin);
     try {
@@ -79,16 +101,26 @@ export const command: Command = {
           throw new InputError('input ended before the episode did');
         }
         // An over-long line becomes an action no tool accepts, so the env answers `error bad action`.
-        const action = next.value.tooLong ? ['<line-too-long>'] : next.value.text.trim().split(/\s+/).filter((word) => word !== '');
-        if (!process.stdin.isTTY) out(next.value.tooLong ? `(a line longer than ${MAX_LINE_BYTES} bytes)` : action.join(' '));
+        const action = next.value.tooLong
+          ? ['<line-too-long>']
+          : next.value.text
+              .trim()
+              .split(/\s+/)
+              .filter((word) => word !== '');
+        if (!process.stdin.isTTY)
+          out(next.value.tooLong ? `(a line longer than ${MAX_LINE_BYTES} bytes)` : action.join(' '));
         const result = env.step(action);
         observation = result.observation;
         if (result.terminated || result.truncated) {
           out('');
           out(observation.join(' '));
           out('');
-          out(`${result.terminated ? 'terminated (submitted)' : 'truncated (out of turns)'}: reward ${result.reward}`);
-          out(`task ${result.info.task} (${result.info.type}) shown as ${result.info.name}; public tests ${result.info.publicPass === true ? 'pass' : 'fail'}, hidden tests ${result.info.hiddenPass === true ? 'pass' : 'fail'}`);
+          out(
+            `${result.terminated ? 'terminated (submitted)' : 'truncated (out of turns)'}: reward ${result.reward}`,
+          );
+          out(
+            `task ${result.info.task} (${result.info.type}) shown as ${result.info.name}; public tests ${result.info.publicPass === true ? 'pass' : 'fail'}, hidden tests ${result.info.hiddenPass === true ? 'pass' : 'fail'}`,
+          );
           out(`final source: ${env.currentSource}`);
           return 0;
         }

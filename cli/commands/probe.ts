@@ -5,7 +5,8 @@ import { checkCheckpointFolder, checkpointFlags, RANGES, topOps } from './eval.t
 
 export const command: Command = {
   name: 'probe',
-  summary: 'Which surface a checkpoint keys on: one task under another task\'s spec or none, success and first edits of each',
+  summary:
+    "Which surface a checkpoint keys on: one task under another task's spec or none, success and first edits of each",
   usage: 'tinyagent probe --checkpoint DIR --task NAME [--episodes N] [--seed S] [--json]',
   flags: {
     checkpoint: checkpointFlags.checkpoint,
@@ -18,7 +19,8 @@ export const command: Command = {
   async run(args) {
     const checkpoint = stringFlag(args, 'checkpoint');
     const name = stringFlag(args, 'task');
-    if (checkpoint === undefined || name === undefined) throw new UsageError('--checkpoint DIR and --task NAME are required');
+    if (checkpoint === undefined || name === undefined)
+      throw new UsageError('--checkpoint DIR and --task NAME are required');
     let task;
     try {
       task = findTask(makeTasks('all'), /^\d+$/.test(name) ? Number(name) : name);
@@ -35,9 +37,13 @@ export const command: Command = {
       printJson({ checkpoint, task: task.name, type: task.type, seed, rows });
       return;
     }
-    process.stdout.write(`${checkpoint} on ${task.name} (${task.type}, repair ${task.repairOp}), ${episodes} episodes per probe, surface variation off\n`);
+    process.stdout.write(
+      `${checkpoint} on ${task.name} (${task.type}, repair ${task.repairOp}), ${episodes} episodes per probe, surface variation off\n`,
+    );
     for (const row of rows) {
-      process.stdout.write(`  ${row.change.padEnd(34)} ${String(row.successes).padStart(4)}/${row.episodes}   first edit: ${topOps(row.firstEdit)}\n`);
+      process.stdout.write(
+        `  ${row.change.padEnd(34)} ${String(row.successes).padStart(4)}/${row.episodes}   first edit: ${topOps(row.firstEdit)}\n`,
+      );
     }
   },
 };

@@ -7,21 +7,53 @@ export const command: Command = {
   usage: 'tinyagent tasks [--split all|train|heldout] [--held-out-type TYPE] [--json]',
   flags: {
     split: { type: 'string', description: 'which side of the split to list', default: 'all' },
-    'held-out-type': { type: 'string', description: `type split: hold out this whole bug type (${BUG_TYPES.join(', ')}) instead of variants 4-5` },
+    'held-out-type': {
+      type: 'string',
+      description: `type split: hold out this whole bug type (${BUG_TYPES.join(', ')}) instead of variants 4-5`,
+    },
     json: { type: 'boolean', description: 'print the rows as JSON on stdout' },
   },
   async run(args) {
     const split = choiceFlag(args, 'split', ['all', 'train', 'heldout'] as const, 'all');
-    const heldOutType = args.flags['held-out-type'] === undefined ? undefined : choiceFlag<BugType>(args, 'held-out-type', BUG_TYPES, 'zero');
-    const rows = makeTasks(split, { heldOutType }).map(({ id, name, type, variant, split: side, repairOp }) => ({ id, name, type, variant, split: side, repairOp }));
+    const heldOutType =
+      args.flags['held-out-type'] === undefined
+        ? undefined
+        : choiceFlag<BugType>(args, 'held-out-type', BUG_TYPES, 'zero');
+    const rows = makeTasks(split, { heldOutType }).map(
+      ({ id, name, type, variant, split: side, repairOp }) => ({
+        id,
+        name,
+        type,
+        variant,
+        split: side,
+        repairOp,
+      }),
+    );
     if (boolFlag(args, 'json')) {
       printJson(rows);
       return;
     }
     const header = ['id', 'name', 'type', 'variant', 'split', 'repairOp'];
-    const cells = rows.map((row) => [String(row.id), row.name, row.type, String(row.variant), row.split, row.repairOp]);
-    const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => (row[column] as string).length)));
-    for (const row of [header, ...cells]) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ').trimEnd()}\n`);
-    process.stdout.write(`${rows.length} tasks (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`);
+    const cells = rows.map((row) => [
+      String(row.id),
+      row.name,
+      row.type,
+      String(row.variant),
+      row.split,
+      row.repairOp,
+    ]);
+    const widths = header.map((title, column) =>
+      Math.max(title.length, ...cells.map((row) => (row[column] as string).length)),
+    );
+    for (const row of [header, ...cells])
+      process.stdout.write(
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column] as number))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
+    process.stdout.write(
+      `${rows.length} tasks (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
+    );
   },
 };

@@ -1,8 +1,28 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { backendFlag, boolFlag, InputError, intFlag, intListFlag, MAX_SEED, printJson, readJsonFile, stringFlag, UsageError, type Command } from '../args.ts';
+import {
+  backendFlag,
+  boolFlag,
+  InputError,
+  intFlag,
+  intListFlag,
+  MAX_SEED,
+  printJson,
+  readJsonFile,
+  stringFlag,
+  UsageError,
+  type Command,
+} from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
-import { measuresDevSplit, parseRLConfig, RLConfigSchema, seedRunDir, seedTable, trainSeeds, trainSnapshots } from '../../train/index.ts';
+import {
+  measuresDevSplit,
+  parseRLConfig,
+  RLConfigSchema,
+  seedRunDir,
+  seedTable,
+  trainSeeds,
+  trainSnapshots,
+} from '../../train/index.ts';
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
@@ -25,13 +45,16 @@ interface FieldSchema {
 
 /** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
 function configFieldsHelp(): string {
-  const properties = (z.toJSONSchema(RLConfigSchema, { io: 'input' }) as { properties: Record<string, FieldSchema> }).properties;
+  const properties = (
+    z.toJSONSchema(RLConfigSchema, { io: 'input' }) as { properties: Record<string, FieldSchema> }
+  ).properties;
   const describe = (field: FieldSchema): string => {
     if (field.anyOf !== undefined) return field.anyOf.map(describe).join(' or ');
     if (field.enum !== undefined) return field.enum.map(String).join(' | ');
     if (field.type === 'null') return 'null';
     if (field.type === 'integer' || field.type === 'number') {
-      const low = field.exclusiveMinimum !== undefined ? `(${field.exclusiveMinimum}` : `[${field.minimum ?? '-inf'}`;
+      const low =
+        field.exclusiveMinimum !== undefined ? `(${field.exclusiveMinimum}` : `[${field.minimum ?? '-inf'}`;
       return `${field.type} ${low}..${field.maximum ?? 'inf'}]`;
     }
     return field.type ?? 'any';
@@ -40,7 +63,10 @@ function configFieldsHelp(): string {
   const width = Math.max(...entries.map(([name]) => name.length));
   return [
     'Config fields (--config FILE; docs/TRAINING.md and docs/GYM.md say what each does):',
-    ...entries.map(([name, field]) => `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)})`),
+    ...entries.map(
+      ([name, field]) =>
+        `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)})`,
+    ),
   ].join('\n');
 }
 
@@ -49,7 +75,8 @@ function configFromArgs(configFile: string | undefined, overrides: Record<string
   let fromFile: Record<string, unknown> = {};
   if (configFile !== undefined) {
     const parsed = readJsonFile(configFile, '--config');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError(`${configFile}: expected a JSON object of config fields`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new InputError(`${configFile}: expected a JSON object of config fields`);
     fromFile = parsed as Record<string, unknown>;
   }
   try {
@@ -62,16 +89,31 @@ function configFromArgs(configFile: string | undefined, overrides: Record<string
 export const command: Command = {
   name: 'train',
   summary: 'Behaviour cloning then GRPO to step 80, a frozen checkpoint every 10 steps (runs/<name>/step-N)',
-  usage: 'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
+  usage:
+    'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
   flags: {
     seed: { type: 'string', description: 'master seed of the run', default: '0', range: SEED },
-    seeds: { type: 'string', description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table` },
-    name: { type: 'string', description: 'run name: checkpoints go to runs/<name>', default: 'default, or seed-S with --seed S' },
+    seeds: {
+      type: 'string',
+      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
+    },
+    name: {
+      type: 'string',
+      description: 'run name: checkpoints go to runs/<name>',
+      default: 'default, or seed-S with --seed S',
+    },
     steps: { type: 'string', description: 'GRPO steps', default: '80', range: STEPS },
     'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80', range: STEPS },
-    config: { type: 'string', description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)' },
+    config: {
+      type: 'string',
+      description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)',
+    },
     'runs-dir': { type: 'string', description: 'folder that holds the runs', default: 'runs' },
-    backend: { type: 'string', description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`, default: 'auto' },
+    backend: {
+      type: 'string',
+      description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`,
+      default: 'auto',
+    },
     json: { type: 'boolean', description: 'print the summary as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
@@ -81,11 +123,18 @@ export const command: Command = {
     if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, SEED);
     if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, STEPS);
     if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, STEPS);
-    const seeds = args.flags.seeds !== undefined ? intListFlag(args, 'seeds', [], { min: 0, max: MAX_SEED }) : undefined;
-    if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined)) throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
-    if (seeds !== undefined && new Set(seeds).size !== seeds.length) throw new UsageError(`--seeds lists a seed twice: ${seeds.join(',')}`);
-    const name = stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed-${overrides.seed}` : 'default');
-    if (!/^[\w.-]{1,100}$/.test(name) || /^\.+$/.test(name)) throw new UsageError(`--name must be 1 to 100 letters, digits, '.', '-' or '_' (not only dots), got '${name.slice(0, 100)}'`);
+    const seeds =
+      args.flags.seeds !== undefined ? intListFlag(args, 'seeds', [], { min: 0, max: MAX_SEED }) : undefined;
+    if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined))
+      throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
+    if (seeds !== undefined && new Set(seeds).size !== seeds.length)
+      throw new UsageError(`--seeds lists a seed twice: ${seeds.join(',')}`);
+    const name =
+      stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed-${overrides.seed}` : 'default');
+    if (!/^[\w.-]{1,100}$/.test(name) || /^\.+$/.test(name))
+      throw new UsageError(
+        `--name must be 1 to 100 letters, digits, '.', '-' or '_' (not only dots), got '${name.slice(0, 100)}'`,
+      );
     const preference = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const config = configFromArgs(stringFlag(args, 'config'), overrides);
     const runsDir = stringFlag(args, 'runs-dir') ?? 'runs';
@@ -95,9 +144,27 @@ export const command: Command = {
         for (const seed of seeds) assertRunFolderFree(seedRunDir(runsDir, seed));
         await initBackend({ preference });
         const quiet = boolFlag(args, 'quiet');
-        const results = await trainSeeds(config, seeds, { runsDir, openLog: (dir) => openRunLog(dir, { quiet }), episodes: SEEDS_EVAL.episodes, evalSeed: SEEDS_EVAL.seed });
-        if (boolFlag(args, 'json')) printJson(results.map(({ seed, runDir: dir, step, passAt1, perTask, summary }) => ({ seed, runDir: dir, step, passAt1, perTask, seconds: summary.seconds })));
-        else process.stdout.write(`${seedTable(results, { split: measuresDevSplit(config) ? 'development-split' : 'held-out' })}\n`);
+        const results = await trainSeeds(config, seeds, {
+          runsDir,
+          openLog: (dir) => openRunLog(dir, { quiet }),
+          episodes: SEEDS_EVAL.episodes,
+          evalSeed: SEEDS_EVAL.seed,
+        });
+        if (boolFlag(args, 'json'))
+          printJson(
+            results.map(({ seed, runDir: dir, step, passAt1, perTask, summary }) => ({
+              seed,
+              runDir: dir,
+              step,
+              passAt1,
+              perTask,
+              seconds: summary.seconds,
+            })),
+          );
+        else
+          process.stdout.write(
+            `${seedTable(results, { split: measuresDevSplit(config) ? 'development-split' : 'held-out' })}\n`,
+          );
         return;
       }
       // Refused before anything is written into the folder of a run in progress.
@@ -120,7 +187,8 @@ export const command: Command = {
       // A run folder in use, a bad checkpoint or backend is reported as it is (lib/errors.ts says
       // which exit code); a file system refusal (a --runs-dir that is a file, no space, no
       // permission) is the user's to fix, and names the run folder.
-      if (typeof (error as NodeJS.ErrnoException).syscall === 'string') throw new InputError(`${runDir}: ${(error as Error).message}`);
+      if (typeof (error as NodeJS.ErrnoException).syscall === 'string')
+        throw new InputError(`${runDir}: ${(error as Error).message}`);
       throw error;
     }
   },

@@ -2,7 +2,12 @@ import { gunzipSync } from 'node:zlib';
 import { ResultFileError } from './errors.ts';
 import { detectFormat, isZip, type Detection, type FormatChoice } from './formats/detect.ts';
 import { parseHumanEval } from './formats/humaneval.ts';
-import { parseInspectJson, parsedInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
+import {
+  parseInspectJson,
+  parsedInspectJson,
+  readInspectArchive,
+  type InspectOptions,
+} from './formats/inspect.ts';
 import { decodeText } from './formats/json.ts';
 import { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
@@ -37,14 +42,20 @@ export function readResults(path: string, options: ReadOptions = {}): ResultFile
   const choice = options.format ?? 'auto';
   // detection decodes the text, and parses an indented Inspect log whole: both are handed on
   const detected: Detection =
-    choice === 'auto' ? detectFormat(bytes, path) : { format: choice === 'inspect' ? (isZip(bytes) ? 'inspect-eval' : 'inspect-json') : choice };
+    choice === 'auto'
+      ? detectFormat(bytes, path)
+      : { format: choice === 'inspect' ? (isZip(bytes) ? 'inspect-eval' : 'inspect-json') : choice };
   const { format, document } = detected;
   const text = () => detected.text ?? decodeText(bytes);
   let file: ResultFile;
   if (format === 'jsonl' || format === 'csv') file = parseResultText(text(), { path, format });
   else if (format === 'humaneval') file = parseHumanEval(text(), path);
   else if (format === 'lm-eval') file = readLmEvalSamples(text(), path, options);
-  else if (format === 'inspect-json') file = document !== undefined ? parsedInspectJson(document, path, options) : parseInspectJson(text(), path, options);
+  else if (format === 'inspect-json')
+    file =
+      document !== undefined
+        ? parsedInspectJson(document, path, options)
+        : parseInspectJson(text(), path, options);
   else file = readInspectArchive(bytes, path, options);
   return addSidecarHarness(file, path);
 }
@@ -60,10 +71,23 @@ export function readResults(path: string, options: ReadOptions = {}): ResultFile
 export function groupBatch(file: ResultFile, run: string | undefined): GroupedOutcomes {
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
   for (const issue of grouped.issues) {
-    if (issue.kind === 'duplicate') throw new ResultFileError(file.path, 0, undefined, `${issue.message} (each task and sample index must appear once; try tinyagent diagnose)`);
-    if (issue.kind === 'multiple-runs') throw new ResultFileError(file.path, 0, undefined, `${issue.message} with --run`);
+    if (issue.kind === 'duplicate')
+      throw new ResultFileError(
+        file.path,
+        0,
+        undefined,
+        `${issue.message} (each task and sample index must appear once; try tinyagent diagnose)`,
+      );
+    if (issue.kind === 'multiple-runs')
+      throw new ResultFileError(file.path, 0, undefined, `${issue.message} with --run`);
   }
-  if (run !== undefined && grouped.tasks.length === 0) throw new ResultFileError(file.path, 0, undefined, `no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`);
+  if (run !== undefined && grouped.tasks.length === 0)
+    throw new ResultFileError(
+      file.path,
+      0,
+      undefined,
+      `no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`,
+    );
   return grouped;
 }
 

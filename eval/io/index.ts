@@ -1,8 +1,28 @@
 /** Result-file input for the CLI and the diagnosis (node:fs; kept apart from the pure statistics). */
-export { readResultFile, parseResultText, ResultFileError, type ResultFile, type ResultRow, type ResultFormat, type ReportedValue } from './resultFile.ts';
-export { groupOutcomes, type GroupedOutcomes, type TaskOutcomes, type Issue, type IssueKind } from './outcomes.ts';
+export {
+  readResultFile,
+  parseResultText,
+  ResultFileError,
+  type ResultFile,
+  type ResultRow,
+  type ResultFormat,
+  type ReportedValue,
+} from './resultFile.ts';
+export {
+  groupOutcomes,
+  type GroupedOutcomes,
+  type TaskOutcomes,
+  type Issue,
+  type IssueKind,
+} from './outcomes.ts';
 export { readResults, batchOf, groupBatch, type ReadOptions } from './batch.ts';
-export { resultRows, writeResultFile, writeEvaluation, type EvaluationLike, type ResultSample } from './resultWriter.ts';
+export {
+  resultRows,
+  writeResultFile,
+  writeEvaluation,
+  type EvaluationLike,
+  type ResultSample,
+} from './resultWriter.ts';
 export { detectFormat, FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
 export { parseHumanEval } from './formats/humaneval.ts';
 export { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';

@@ -38,11 +38,18 @@ function rowKey(row: ResultRow): string {
  * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
  */
 export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
-  const runs = [...new Set(rows.map((row) => row.run).filter((value): value is string => value !== undefined))];
+  const runs = [
+    ...new Set(rows.map((row) => row.run).filter((value): value is string => value !== undefined)),
+  ];
   const issues: Issue[] = [];
   const withoutRun = rows.filter((row) => row.run === undefined);
   if (run === undefined && runs.length > 1) {
-    issues.push({ kind: 'multiple-runs', message: `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`, tasks: [], lines: [] });
+    issues.push({
+      kind: 'multiple-runs',
+      message: `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`,
+      tasks: [],
+      lines: [],
+    });
   } else if (run === undefined && runs.length === 1 && withoutRun.length > 0) {
     issues.push({
       kind: 'multiple-runs',
@@ -71,7 +78,12 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
     if (previous === undefined || turn > previous.turn) samples.set(row.sample, { turn, passed: row.passed });
   }
   if (duplicates.length > 0) {
-    const shown = duplicates.slice(0, 5).map(([first, again]) => `task '${again.task}' sample ${again.sample}${again.turn !== undefined ? ` turn ${again.turn}` : ''} on lines ${first.line} and ${again.line}`);
+    const shown = duplicates
+      .slice(0, 5)
+      .map(
+        ([first, again]) =>
+          `task '${again.task}' sample ${again.sample}${again.turn !== undefined ? ` turn ${again.turn}` : ''} on lines ${first.line} and ${again.line}`,
+      );
     issues.push({
       kind: 'duplicate',
       message: `${duplicates.length} duplicated row(s): ${shown.join('; ')}${duplicates.length > 5 ? '; ...' : ''}`,
@@ -87,7 +99,12 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
       const present = new Set(indices);
       const missing: number[] = [];
       for (let i = 0; i <= last && missing.length < 10; i++) if (!present.has(i)) missing.push(i);
-      issues.push({ kind: 'gap', message: `task '${task}' lacks sample index(es) ${missing.join(', ')} (has ${indices.length}, highest ${last})`, tasks: [task], lines: [] });
+      issues.push({
+        kind: 'gap',
+        message: `task '${task}' lacks sample index(es) ${missing.join(', ')} (has ${indices.length}, highest ${last})`,
+        tasks: [task],
+        lines: [],
+      });
     }
     tasks.push({ task, outcomes: Uint8Array.from(indices, (index) => (samples.get(index)?.passed ? 1 : 0)) });
   }
@@ -97,7 +114,10 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
   if (short.length > 0) {
     issues.push({
       kind: 'uneven',
-      message: `${short.length} task(s) have fewer samples than the others (max ${most}): ${short.slice(0, 8).map(({ task, outcomes }) => `${task} (${outcomes.length})`).join(', ')}${short.length > 8 ? ', ...' : ''}`,
+      message: `${short.length} task(s) have fewer samples than the others (max ${most}): ${short
+        .slice(0, 8)
+        .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
+        .join(', ')}${short.length > 8 ? ', ...' : ''}`,
       tasks: short.map(({ task }) => task),
       lines: [],
     });

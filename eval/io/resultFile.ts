@@ -1,6 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
-import { decodeText, duplicatedKey, eachJsonLine, idOf, isObject, mixedFormat, withoutBom } from './formats/json.ts';
+import {
+  decodeText,
+  duplicatedKey,
+  eachJsonLine,
+  idOf,
+  isObject,
+  mixedFormat,
+  withoutBom,
+} from './formats/json.ts';
 
 export { ResultFileError };
 
@@ -86,14 +94,25 @@ function parsePassed(value: unknown, fail: (field: string, detail: string) => ne
 function parseIndex(field: string, value: unknown, fail: (field: string, detail: string) => never): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
-    return fail(field, `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`);
+    return fail(
+      field,
+      `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`,
+    );
   }
   return number;
 }
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
 function parseId(field: string, value: unknown, fail: (field: string, detail: string) => never): string {
-  return idOf(value) ?? fail(field, typeof value === 'string' ? 'missing' : `expected a string (or an integer), got ${JSON.stringify(value)}`);
+  return (
+    idOf(value) ??
+    fail(
+      field,
+      typeof value === 'string'
+        ? 'missing'
+        : `expected a string (or an integer), got ${JSON.stringify(value)}`,
+    )
+  );
 }
 
 /** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
@@ -104,9 +123,16 @@ function toRow(record: Record<string, unknown>, path: string, line: number): Res
   if (record.task === undefined || record.task === '') fail('task', 'missing');
   if (record.sample === undefined || record.sample === '') fail('sample', 'missing');
   if (record.passed === undefined || record.passed === '') fail('passed', 'missing');
-  const row: ResultRow = { task: parseId('task', record.task, fail), sample: parseIndex('sample', record.sample, fail), passed: parsePassed(record.passed, fail), line };
-  if (record.turn !== undefined && record.turn !== '' && record.turn !== null) row.turn = parseIndex('turn', record.turn, fail);
-  if (record.run !== undefined && record.run !== '' && record.run !== null) row.run = parseId('run', record.run, fail);
+  const row: ResultRow = {
+    task: parseId('task', record.task, fail),
+    sample: parseIndex('sample', record.sample, fail),
+    passed: parsePassed(record.passed, fail),
+    line,
+  };
+  if (record.turn !== undefined && record.turn !== '' && record.turn !== null)
+    row.turn = parseIndex('turn', record.turn, fail);
+  if (record.run !== undefined && record.run !== '' && record.run !== null)
+    row.run = parseId('run', record.run, fail);
   const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
   if (Object.keys(extra).length > 0) row.extra = extra;
   return row;
@@ -121,10 +147,14 @@ function parseJsonl(text: string, path: string): Parsed {
   let seenData = false;
   let firstDataLine: number | undefined;
   for (const { line, record } of eachJsonLine(text, path, { strict: true })) {
-    const other = !('task' in record) && !('harness' in record) ? mixedFormat(path, line, record, 'rows', firstDataLine ?? line) : undefined;
+    const other =
+      !('task' in record) && !('harness' in record)
+        ? mixedFormat(path, line, record, 'rows', firstDataLine ?? line)
+        : undefined;
     if (other !== undefined) throw other;
     if ('harness' in record && !('task' in record)) {
-      if (seenData || harness !== undefined) throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
+      if (seenData || harness !== undefined)
+        throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
       if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
       harness = record.harness;
       const { harness: _harness, ...rest } = record;
@@ -168,18 +198,32 @@ function parseCsv(text: string, path: string): { rows: ResultRow[] } {
   if (headerIndex < 0) return { rows: [] };
   const header = splitCsvLine(lines[headerIndex] as string, path, headerIndex + 1).map((name) => name.trim());
   const twice = header.find((name, j) => header.indexOf(name) !== j);
-  if (twice !== undefined) throw new ResultFileError(path, headerIndex + 1, twice === '' ? '(unnamed)' : twice, 'appears twice in the CSV header; keep one column per name');
+  if (twice !== undefined)
+    throw new ResultFileError(
+      path,
+      headerIndex + 1,
+      twice === '' ? '(unnamed)' : twice,
+      'appears twice in the CSV header; keep one column per name',
+    );
   for (const required of ['task', 'sample', 'passed']) {
-    if (!header.includes(required)) throw new ResultFileError(path, headerIndex + 1, required, 'missing from the CSV header');
+    if (!header.includes(required))
+      throw new ResultFileError(path, headerIndex + 1, required, 'missing from the CSV header');
   }
   const rows: ResultRow[] = [];
   for (let i = headerIndex + 1; i < lines.length; i++) {
     if ((lines[i] as string).trim() === '') continue;
     const values = splitCsvLine(lines[i] as string, path, i + 1);
     if (values.length !== header.length) {
-      throw new ResultFileError(path, i + 1, undefined, `expected ${header.length} fields (${header.join(',')}), got ${values.length}`);
+      throw new ResultFileError(
+        path,
+        i + 1,
+        undefined,
+        `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
+      );
     }
-    rows.push(toRow(Object.fromEntries(header.map((name, j) => [name, (values[j] as string).trim()])), path, i + 1));
+    rows.push(
+      toRow(Object.fromEntries(header.map((name, j) => [name, (values[j] as string).trim()])), path, i + 1),
+    );
   }
   return { rows };
 }
@@ -189,7 +233,10 @@ function parseCsv(text: string, path: string): { rows: ResultRow[] } {
  * to sniffing (a first non-blank `{` means JSONL).
  * @throws ResultFileError on a malformed row or no rows.
  */
-export function parseResultText(text: string, { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {}): ResultFile {
+export function parseResultText(
+  text: string,
+  { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {},
+): ResultFile {
   const body = withoutBom(text);
   const chosen = format ?? (body.trimStart().startsWith('{') ? 'jsonl' : 'csv');
   const parsed: Parsed = chosen === 'jsonl' ? parseJsonl(body, path) : parseCsv(body, path);
@@ -221,20 +268,37 @@ export function readBytes(path: string, { optional = false } = {}): Buffer | und
     }
     throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
   }
-  if (kind === 'folder') throw new ResultFileError(path, 0, undefined, 'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)');
+  if (kind === 'folder')
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
+    );
   if (kind === 'other') throw new ResultFileError(path, 0, undefined, 'is not a regular file');
   try {
     return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ResultFileError(path, 0, undefined, code === 'EACCES' || code === 'EPERM' ? 'cannot read: permission denied' : `cannot read (${code ?? (error as Error).message})`);
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      code === 'EACCES' || code === 'EPERM'
+        ? 'cannot read: permission denied'
+        : `cannot read (${code ?? (error as Error).message})`,
+    );
   }
 }
 
 /** The format the project's own reader picks for a path: by extension, else from the content. */
 function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
   const extension = path.toLowerCase().split('.').pop();
-  return extension === 'csv' ? 'csv' : extension === 'jsonl' || extension === 'ndjson' || extension === 'json' ? 'jsonl' : undefined;
+  return extension === 'csv'
+    ? 'csv'
+    : extension === 'jsonl' || extension === 'ndjson' || extension === 'json'
+      ? 'jsonl'
+      : undefined;
 }
 
 /**
@@ -252,13 +316,24 @@ export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
   } catch (error) {
     throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
   }
-  if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
+  if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar))
+    throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
   const twice = duplicatedKey(sidecarText);
-  if (twice !== undefined) throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
+  if (twice !== undefined)
+    throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
   const record = sidecar as Record<string, unknown>;
-  const harness = (typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness) ? record.harness : record) as Record<string, unknown>;
+  const harness = (
+    typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness)
+      ? record.harness
+      : record
+  ) as Record<string, unknown>;
   if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
-    throw new ResultFileError(sidecarPath, 1, 'harness', `differs from the harness ${file.harnessSource === 'log' ? 'recorded in' : 'header of'} ${path}; keep one of them`);
+    throw new ResultFileError(
+      sidecarPath,
+      1,
+      'harness',
+      `differs from the harness ${file.harnessSource === 'log' ? 'recorded in' : 'header of'} ${path}; keep one of them`,
+    );
   }
   file.harness = harness;
   file.harnessSource ??= 'sidecar';

@@ -26,7 +26,11 @@ export function resultRows<T extends EpisodeRow>(records: readonly T[]): ResultS
  * the harness and the rest of the header (provenance), then one row per sample. Written
  * atomically.
  */
-export function writeResultFile(path: string, rows: readonly ResultSample[], header: Record<string, unknown> & { harness: unknown }): void {
+export function writeResultFile(
+  path: string,
+  rows: readonly ResultSample[],
+  header: Record<string, unknown> & { harness: unknown },
+): void {
   const { harness, ...rest } = header;
   const lines = [JSON.stringify({ harness, ...rest }), ...rows.map((row) => JSON.stringify(row))];
   writeFileAtomic(path, `${lines.join('\n')}\n`);

@@ -61,7 +61,12 @@ function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<stri
 }
 
 /** Lines up the episodes of the compared tasks by (task, sample) and checks their env seeds. */
-export function pairingOf(rowsA: readonly ResultRow[], rowsB: readonly ResultRow[], tasks: ReadonlySet<string>, run?: string): Pairing {
+export function pairingOf(
+  rowsA: readonly ResultRow[],
+  rowsB: readonly ResultRow[],
+  tasks: ReadonlySet<string>,
+  run?: string,
+): Pairing {
   const seedsA = envSeeds(rowsA, run);
   const seedsB = envSeeds(rowsB, run);
   let total = 0;
@@ -80,7 +85,12 @@ export function pairingOf(rowsA: readonly ResultRow[], rowsB: readonly ResultRow
     if (a === b) matched++;
     else if (differing.length < 5) differing.push({ task, sample, a, b });
   }
-  const kind = total > 0 && withSeeds === total && matched === total ? 'common-random-numbers' : withSeeds > matched ? 'seeds-differ' : 'index-only';
+  const kind =
+    total > 0 && withSeeds === total && matched === total
+      ? 'common-random-numbers'
+      : withSeeds > matched
+        ? 'seeds-differ'
+        : 'index-only';
   return { kind, matched, total, withSeeds, differing };
 }
 
@@ -91,9 +101,23 @@ export function pairingOf(rowsA: readonly ResultRow[], rowsB: readonly ResultRow
  * files it also reports whether the paired episodes shared their env seeds (common random numbers).
  */
 export function compareResults(
-  a: { tasks: readonly TaskOutcomes[]; harness?: Record<string, unknown> | undefined; rows?: readonly ResultRow[] },
-  b: { tasks: readonly TaskOutcomes[]; harness?: Record<string, unknown> | undefined; rows?: readonly ResultRow[] },
-  { k = 1, level = 0.95, reps = 2000, rng, run }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
+  a: {
+    tasks: readonly TaskOutcomes[];
+    harness?: Record<string, unknown> | undefined;
+    rows?: readonly ResultRow[];
+  },
+  b: {
+    tasks: readonly TaskOutcomes[];
+    harness?: Record<string, unknown> | undefined;
+    rows?: readonly ResultRow[];
+  },
+  {
+    k = 1,
+    level = 0.95,
+    reps = 2000,
+    rng,
+    run,
+  }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
 ): ComparisonReport {
   const byTaskB = new Map(b.tasks.map((task) => [task.task, task]));
   const namesA = new Set(a.tasks.map(({ task }) => task));
@@ -103,7 +127,12 @@ export function compareResults(
   const ratesB: number[] = [];
   const scored = new Set<string>();
   const tooFewSamples: string[] = [];
-  const score = (outcomes: Uint8Array) => passAtK(outcomes.length, outcomes.reduce((sum, value) => sum + value, 0), k);
+  const score = (outcomes: Uint8Array) =>
+    passAtK(
+      outcomes.length,
+      outcomes.reduce((sum, value) => sum + value, 0),
+      k,
+    );
   for (const taskA of a.tasks) {
     const taskB = byTaskB.get(taskA.task);
     if (taskB === undefined) continue;
@@ -115,16 +144,31 @@ export function compareResults(
     ratesB.push(score(taskB.outcomes));
     scored.add(taskA.task);
   }
-  if (ratesA.length === 0) throw new RangeError('the two results share no task that can be scored (tasks are paired by id)');
+  if (ratesA.length === 0)
+    throw new RangeError('the two results share no task that can be scored (tasks are paired by id)');
   const common = ratesA.length;
   const spread = common >= 2;
-  const interval = spread ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng }) : { low: null, high: null };
+  const interval = spread
+    ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
+    : { low: null, high: null };
   const varies = (values: number[]) => spread && sampleVariance(values) > 0;
   const warnings: string[] = [];
-  if (!spread) warnings.push('1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks');
-  else if (common < FEW_TASKS) warnings.push(`only ${common} common tasks: intervals and standard errors from fewer than ${FEW_TASKS} tasks are unreliable`);
-  const pairing = a.rows !== undefined && b.rows !== undefined ? pairingOf(a.rows, b.rows, scored, run) : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
-  if (pairing.kind === 'seeds-differ') warnings.push(`env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes: those pairs did not share random numbers`);
+  if (!spread)
+    warnings.push(
+      '1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks',
+    );
+  else if (common < FEW_TASKS)
+    warnings.push(
+      `only ${common} common tasks: intervals and standard errors from fewer than ${FEW_TASKS} tasks are unreliable`,
+    );
+  const pairing =
+    a.rows !== undefined && b.rows !== undefined
+      ? pairingOf(a.rows, b.rows, scored, run)
+      : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
+  if (pairing.kind === 'seeds-differ')
+    warnings.push(
+      `env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes: those pairs did not share random numbers`,
+    );
   return {
     harnessDifferences: harnessDifferences(a.harness, b.harness),
     onlyInA,
@@ -133,7 +177,13 @@ export function compareResults(
     k,
     a: mean(ratesA),
     b: mean(ratesB),
-    difference: { estimate: meanDifference(ratesA, ratesB), low: interval.low, high: interval.high, level, reps },
+    difference: {
+      estimate: meanDifference(ratesA, ratesB),
+      low: interval.low,
+      high: interval.high,
+      level,
+      reps,
+    },
     pairedSE: spread ? pairedStandardError(ratesA, ratesB) : null,
     unpairedSE: spread ? unpairedStandardError(ratesA, ratesB) : null,
     correlation: varies(ratesA) && varies(ratesB) ? pearsonCorrelation(ratesA, ratesB) : null,

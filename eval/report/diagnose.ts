@@ -6,7 +6,8 @@ import { prefixPassAtK } from '../prefix.ts';
 import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
 
-export type Explanation = 'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
+export type Explanation =
+  'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
 
 export interface Finding {
   explanation: Explanation;
@@ -32,7 +33,11 @@ const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.
 
 /** Unbiased pass@k per task of the tasks that have at least k samples. */
 function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number> {
-  return new Map(tasks.filter(({ outcomes }) => outcomes.length >= k).map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]));
+  return new Map(
+    tasks
+      .filter(({ outcomes }) => outcomes.length >= k)
+      .map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]),
+  );
 }
 
 function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
@@ -40,7 +45,11 @@ function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
 }
 
 /** Recomputes prefix and unbiased pass@1..n from one batch: both must be monotone. */
-function sameBatchEvidence(label: string, tasks: readonly TaskOutcomes[], reported: Record<string, number> | undefined): { evidence: string[]; mismatch: boolean } {
+function sameBatchEvidence(
+  label: string,
+  tasks: readonly TaskOutcomes[],
+  reported: Record<string, number> | undefined,
+): { evidence: string[]; mismatch: boolean } {
   const n = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
@@ -52,20 +61,27 @@ function sameBatchEvidence(label: string, tasks: readonly TaskOutcomes[], report
   for (const [key, value] of Object.entries(reported ?? {})) {
     const k = Number(key);
     if (k > n) {
-      evidence.push(`reported pass@${k} = ${percent(value)} but tasks have only ${n} samples: k > n cannot come from this batch`);
+      evidence.push(
+        `reported pass@${k} = ${percent(value)} but tasks have only ${n} samples: k > n cannot come from this batch`,
+      );
       mismatch = true;
       continue;
     }
     const recomputed = meanOf([...perTask(tasks, k).values()]);
     const off = Math.abs(recomputed - value) > 0.005;
     mismatch ||= off;
-    evidence.push(`reported pass@${k} = ${percent(value)} vs recomputed ${percent(recomputed)}${off ? '  <- MISMATCH: the aggregation or the task alignment that produced the report is wrong' : ' (agrees)'}`);
+    evidence.push(
+      `reported pass@${k} = ${percent(value)} vs recomputed ${percent(recomputed)}${off ? '  <- MISMATCH: the aggregation or the task alignment that produced the report is wrong' : ' (agrees)'}`,
+    );
   }
   return { evidence, mismatch };
 }
 
 /** Rows of two batches that agree on every shared (task, sample) come from the same batch. */
-function sharedSamples(a: readonly TaskOutcomes[], b: readonly TaskOutcomes[]): { shared: number; agree: number } {
+function sharedSamples(
+  a: readonly TaskOutcomes[],
+  b: readonly TaskOutcomes[],
+): { shared: number; agree: number } {
   const byTask = new Map(b.map((task) => [task.task, task.outcomes]));
   let shared = 0;
   let agree = 0;
@@ -84,7 +100,11 @@ function sharedSamples(a: readonly TaskOutcomes[], b: readonly TaskOutcomes[]): 
  * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
  * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
  */
-export function diagnose(first: ResultFile, second: ResultFile | undefined, { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {}): DiagnosisReport {
+export function diagnose(
+  first: ResultFile,
+  second: ResultFile | undefined,
+  { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {},
+): DiagnosisReport {
   const findings: Finding[] = [];
   let groupA = groupOutcomes(first.rows);
   let groupB: GroupedOutcomes;
@@ -100,7 +120,9 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
-    throw new RangeError(`k = ${requestedK} exceeds the samples per task of ${labels[1]}: task(s) ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} have only ${nB}, and pass@${requestedK} needs at least ${requestedK} samples of every task`);
+    throw new RangeError(
+      `k = ${requestedK} exceeds the samples per task of ${labels[1]}: task(s) ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} have only ${nB}, and pass@${requestedK} needs at least ${requestedK} samples of every task`,
+    );
   }
   const k = requestedK ?? nB;
   const passAt1 = meanOf([...perTask(groupA.tasks, 1).values()]);
@@ -108,15 +130,24 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
 
   // 1. Same batch?
-  const dataIssues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
+  const dataIssues = [
+    ...issueEvidence(labels[0], groupA),
+    ...(oneBatch ? [] : issueEvidence(labels[1], groupB)),
+  ];
   const namesA = groupA.tasks.map(({ task }) => task);
   const namesB = groupB.tasks.map(({ task }) => task);
   const setA = new Set(namesA);
   const setB = new Set(namesB);
   const onlyA = namesA.filter((name) => !setB.has(name));
   const onlyB = namesB.filter((name) => !setA.has(name));
-  if (onlyA.length > 0) dataIssues.push(`tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`);
-  if (onlyB.length > 0) dataIssues.push(`tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`);
+  if (onlyA.length > 0)
+    dataIssues.push(
+      `tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`,
+    );
+  if (onlyB.length > 0)
+    dataIssues.push(
+      `tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`,
+    );
   const { shared, agree } = oneBatch ? { shared: 0, agree: 0 } : sharedSamples(groupA.tasks, groupB.tasks);
   const sameBatch = oneBatch || (shared > 0 && agree === shared);
   if (!oneBatch) {
@@ -129,19 +160,35 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
         const other = namesB[i];
         if (other !== undefined && (byIdA.get(name) ?? 0) > 0 && byIdB.get(other) === 0) impossible++;
       });
-      dataIssues.push(`task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${impossible} task(s) would pass at k=1 and fail at k=${k})` : ''}`);
+      dataIssues.push(
+        `task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${impossible} task(s) would pass at k=1 and fail at k=${k})` : ''}`,
+      );
     }
   }
-  const batch = sameBatchEvidence(oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`, groupB.tasks, reported);
+  const batch = sameBatchEvidence(
+    oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`,
+    groupB.tasks,
+    reported,
+  );
   const sameBatchEvidenceLines = [
-    oneBatch ? 'one batch: pass@1 and pass@k come from the same samples' : shared > 0 ? `${agree} of ${shared} shared (task, sample) outcomes agree${sameBatch ? ': the same batch' : ': different samples, so not one batch'}` : 'no (task, sample) pairs in common',
+    oneBatch
+      ? 'one batch: pass@1 and pass@k come from the same samples'
+      : shared > 0
+        ? `${agree} of ${shared} shared (task, sample) outcomes agree${sameBatch ? ': the same batch' : ': different samples, so not one batch'}`
+        : 'no (task, sample) pairs in common',
     ...batch.evidence,
     ...dataIssues,
   ];
   findings.push({
     explanation: 'same-batch',
     title: '1. Same batch: an inversion is a bug in aggregation or alignment',
-    supported: sameBatch ? (numbers.inverted || batch.mismatch || dataIssues.length > 0 ? true : false) : dataIssues.length > 0 ? true : false,
+    supported: sameBatch
+      ? numbers.inverted || batch.mismatch || dataIssues.length > 0
+        ? true
+        : false
+      : dataIssues.length > 0
+        ? true
+        : false,
     evidence: sameBatchEvidenceLines,
   });
 
@@ -168,7 +215,11 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
         runToRun === null
           ? `run-to-run task-level SE: n/a: ${common.length} common task(s), a standard error needs at least 2`
           : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
-        runToRun === null ? 'cannot tell whether the gap is sampling error' : withinNoise ? 'within 2 SE: two independent runs this size can invert by chance' : 'beyond 2 SE: sampling error alone is an unlikely explanation',
+        runToRun === null
+          ? 'cannot tell whether the gap is sampling error'
+          : withinNoise
+            ? 'within 2 SE: two independent runs this size can invert by chance'
+            : 'beyond 2 SE: sampling error alone is an unlikely explanation',
       ],
     });
   }
@@ -184,20 +235,28 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
     evidence: oneBatch
       ? ['one batch shares one harness']
       : !recorded
-        ? [`harness not recorded for ${first.harness === undefined ? labels[0] : labels[1]}: record it (header line or FILE.harness.json) to rule this out`]
+        ? [
+            `harness not recorded for ${first.harness === undefined ? labels[0] : labels[1]}: record it (header line or FILE.harness.json) to rule this out`,
+          ]
         : differences.length === 0
           ? ['the recorded harnesses agree field by field']
-          : differences.map(({ field, a, b }) => `${field}: ${formatHarnessValue(a)} vs ${formatHarnessValue(b)}${GENERATION_FIELD.test(field) ? '  <- changes the generation policy' : ''}`),
+          : differences.map(
+              ({ field, a, b }) =>
+                `${field}: ${formatHarnessValue(a)} vs ${formatHarnessValue(b)}${GENERATION_FIELD.test(field) ? '  <- changes the generation policy' : ''}`,
+            ),
   });
 
   // 4. Multi-turn?
   const multiTurn: Record<string, MultiTurnReport> = {};
   if (groupA.multiTurn) multiTurn[labels[0]] = multiTurnReport(first.rows);
-  if (!oneBatch && groupB.multiTurn && second !== undefined) multiTurn[labels[1]] = multiTurnReport(second.rows);
+  if (!oneBatch && groupB.multiTurn && second !== undefined)
+    multiTurn[labels[1]] = multiTurnReport(second.rows);
   const turnEvidence = Object.entries(multiTurn).flatMap(([label, view]) => [
     `${label}: ${view.conversations} conversations; per-turn accuracy ${view.perTurn.map(({ turn, passed, stillGoing }) => `t${turn + 1} ${passed}/${stillGoing}`).join(', ')} (denominator: conversations still going at that turn)`,
     `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${(view.perTurn[i]?.turn ?? i) + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater} conversation(s) were right at some turn and ended wrong)`,
-    `${label}: first failure at turn ${Object.entries(view.firstFailure).map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`).join(', ')}`,
+    `${label}: first failure at turn ${Object.entries(view.firstFailure)
+      .map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`)
+      .join(', ')}`,
   ]);
   findings.push({
     explanation: 'multi-turn',
@@ -207,27 +266,60 @@ export function diagnose(first: ResultFile, second: ResultFile | undefined, { k:
   });
 
   // 5. Before/after: the checklist for a regression claim.
-  const greedyField = (harness: Record<string, unknown> | undefined) => differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined && harness !== undefined;
+  const greedyField = (harness: Record<string, unknown> | undefined) =>
+    differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined &&
+    harness !== undefined;
   const checklist = [
-    { item: 'recomputed from raw samples', ok: true, detail: 'every number above is recomputed from the rows' },
-    { item: 'same greedy / sampling setting for both', ok: oneBatch ? true : recorded ? greedyField(first.harness) : null, detail: recorded ? (generation.length === 0 ? 'no generation field differs' : `differs: ${generation.map(({ field }) => field).join(', ')}`) : 'harness not recorded' },
-    { item: 'paired by task id', ok: onlyA.length === 0 && onlyB.length === 0, detail: `${onlyA.length + onlyB.length} task(s) in only one result` },
-    { item: 'task-level intervals', ok: null, detail: 'run `tinyagent compare A B` for the paired difference with its task-level interval' },
+    {
+      item: 'recomputed from raw samples',
+      ok: true,
+      detail: 'every number above is recomputed from the rows',
+    },
+    {
+      item: 'same greedy / sampling setting for both',
+      ok: oneBatch ? true : recorded ? greedyField(first.harness) : null,
+      detail: recorded
+        ? generation.length === 0
+          ? 'no generation field differs'
+          : `differs: ${generation.map(({ field }) => field).join(', ')}`
+        : 'harness not recorded',
+    },
+    {
+      item: 'paired by task id',
+      ok: onlyA.length === 0 && onlyB.length === 0,
+      detail: `${onlyA.length + onlyB.length} task(s) in only one result`,
+    },
+    {
+      item: 'task-level intervals',
+      ok: null,
+      detail: 'run `tinyagent compare A B` for the paired difference with its task-level interval',
+    },
   ];
   findings.push({
     explanation: 'before-after',
     title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
     supported: null,
-    evidence: checklist.map(({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`),
+    evidence: checklist.map(
+      ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
+    ),
   });
 
-  const supported = findings.filter(({ supported: value, explanation }) => value === true && explanation !== 'before-after');
-  const conclusion = !numbers.inverted && supported.length === 0
-    ? `no inversion: pass@${k} ${percent(passAtKValue)} >= pass@1 ${percent(passAt1)}`
-    : supported.length === 0
-      ? 'inverted, and no explanation is supported by the data: record the harness of both results and rerun paired on the same tasks'
-      : `${numbers.inverted ? 'inverted' : 'not inverted, but'}: the data supports ${supported.map(({ title }) => title.split(':')[0]).join(' and ')}`;
-  const report: DiagnosisReport = { sources: oneBatch ? [labels[0]] : labels, numbers, findings, checklist, conclusion };
+  const supported = findings.filter(
+    ({ supported: value, explanation }) => value === true && explanation !== 'before-after',
+  );
+  const conclusion =
+    !numbers.inverted && supported.length === 0
+      ? `no inversion: pass@${k} ${percent(passAtKValue)} >= pass@1 ${percent(passAt1)}`
+      : supported.length === 0
+        ? 'inverted, and no explanation is supported by the data: record the harness of both results and rerun paired on the same tasks'
+        : `${numbers.inverted ? 'inverted' : 'not inverted, but'}: the data supports ${supported.map(({ title }) => title.split(':')[0]).join(' and ')}`;
+  const report: DiagnosisReport = {
+    sources: oneBatch ? [labels[0]] : labels,
+    numbers,
+    findings,
+    checklist,
+    conclusion,
+  };
   if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
   return report;
 }

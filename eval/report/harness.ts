@@ -7,7 +7,8 @@ export interface HarnessDifference {
 
 function flatten(value: unknown, prefix: string, into: Map<string, unknown>): void {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix === '' ? key : `${prefix}.${key}`, into);
+    for (const [key, inner] of Object.entries(value))
+      flatten(inner, prefix === '' ? key : `${prefix}.${key}`, into);
   } else into.set(prefix, value);
 }
 
@@ -15,7 +16,10 @@ function flatten(value: unknown, prefix: string, into: Map<string, unknown>): vo
  * Field-by-field differences of two recorded harnesses (nested objects flattened to dotted
  * names, e.g. `generation.temperature`), in the order the fields first appear.
  */
-export function harnessDifferences(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): HarnessDifference[] {
+export function harnessDifferences(
+  a: Record<string, unknown> | undefined,
+  b: Record<string, unknown> | undefined,
+): HarnessDifference[] {
   const left = new Map<string, unknown>();
   const right = new Map<string, unknown>();
   flatten(a ?? {}, '', left);
@@ -27,7 +31,8 @@ export function harnessDifferences(a: Record<string, unknown> | undefined, b: Re
 }
 
 /** Fields that change which decoding policy is measured (METRICS.md, diagnosis item 3). */
-export const GENERATION_FIELD = /temperature|top_?p|top_?k|greedy|do_?sample|sampl|beam|max_?(new_)?tokens|max_?turns|turn|budget|stop|template|prompt|model|checkpoint|seed|decod/i;
+export const GENERATION_FIELD =
+  /temperature|top_?p|top_?k|greedy|do_?sample|sampl|beam|max_?(new_)?tokens|max_?turns|turn|budget|stop|template|prompt|model|checkpoint|seed|decod/i;
 
 export function formatHarnessValue(value: unknown): string {
   return value === undefined ? '(absent)' : JSON.stringify(value);

@@ -3,7 +3,13 @@ import type { ResultRow } from '../io/resultFile.ts';
 export interface MultiTurnReport {
   conversations: number;
   /** Per recorded turn index t (0-based, in order): passes, the conversations still going at t, and both rates. */
-  perTurn: Array<{ turn: number; passed: number; stillGoing: number; accuracyAmongStillGoing: number; accuracyOverAll: number }>;
+  perTurn: Array<{
+    turn: number;
+    passed: number;
+    stillGoing: number;
+    accuracyAmongStillGoing: number;
+    accuracyOverAll: number;
+  }>;
   /** First failed turn -> number of conversations ('none' = never failed). */
   firstFailure: Record<string, number>;
   /** Every recorded turn passed. */
@@ -32,9 +38,17 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
   const total = conversations.size;
   // Turn positions are the distinct recorded turn indices in order, so that a file with turns
   // 0, 1, 5 (or 0 and 2^53 - 1) has three (two) positions, not a slot for every integer between.
-  const turnIndices = [...new Set([...conversations.values()].flatMap((turns) => [...turns.keys()]))].sort((x, y) => x - y);
+  const turnIndices = [...new Set([...conversations.values()].flatMap((turns) => [...turns.keys()]))].sort(
+    (x, y) => x - y,
+  );
   const position = new Map(turnIndices.map((turn, i) => [turn, i]));
-  const perTurn = turnIndices.map((turn) => ({ turn, passed: 0, stillGoing: 0, accuracyAmongStillGoing: 0, accuracyOverAll: 0 }));
+  const perTurn = turnIndices.map((turn) => ({
+    turn,
+    passed: 0,
+    stillGoing: 0,
+    accuracyAmongStillGoing: 0,
+    accuracyOverAll: 0,
+  }));
   const firstFailure: Record<string, number> = {};
   const succeededBy = new Array<number>(turnIndices.length).fill(0);
   let whole = 0;
@@ -58,7 +72,8 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     const last = (ordered[ordered.length - 1] as [number, boolean])[1];
     if (last) final++;
     if (firstPass !== undefined) {
-      for (let k = position.get(firstPass) as number; k < turnIndices.length; k++) succeededBy[k] = (succeededBy[k] as number) + 1;
+      for (let k = position.get(firstPass) as number; k < turnIndices.length; k++)
+        succeededBy[k] = (succeededBy[k] as number) + 1;
       if (!last) brokenLater++;
     }
   }

@@ -22,7 +22,10 @@ export interface Estimate {
 function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
   replicates.sort();
   const alpha = 1 - level;
-  return { low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2) };
+  return {
+    low: percentileOfSorted(replicates, alpha / 2),
+    high: percentileOfSorted(replicates, 1 - alpha / 2),
+  };
 }
 
 /** Percentile interval of the mean of `values` over the resamples in `indices`. */
@@ -46,7 +49,12 @@ export function resampledInterval(values: ArrayLike<number>, indices: Int32Array
  * tasks: the pooled share S / M with tasks as the resampled unit (a cluster bootstrap of a
  * ratio estimator; Field & Welsh 2007).
  */
-export function resampledRatioInterval(numerators: ArrayLike<number>, denominators: ArrayLike<number>, indices: Int32Array, level: number): Estimate {
+export function resampledRatioInterval(
+  numerators: ArrayLike<number>,
+  denominators: ArrayLike<number>,
+  indices: Int32Array,
+  level: number,
+): Estimate {
   const units = numerators.length;
   const reps = indices.length / units;
   const ratios = new Float64Array(reps);

@@ -16,22 +16,37 @@ export const OPTION_FORMATS: Record<'scorer' | 'partialAs' | 'metric' | 'filter'
 
 const ZIP = [0x50, 0x4b];
 /** A zip archive's first four bytes: `PK` and a local file header (3 4) or, empty, the end of the directory (5 6). */
-export const isZip = (bytes: Uint8Array) => bytes[0] === ZIP[0] && bytes[1] === ZIP[1] && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+export const isZip = (bytes: Uint8Array) =>
+  bytes[0] === ZIP[0] &&
+  bytes[1] === ZIP[1] &&
+  ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
 
 const keysOf = (record: Record<string, unknown>) => {
   const keys = Object.keys(record);
-  return keys.length === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
+  return keys.length === 0
+    ? 'no keys'
+    : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
 };
 
 /** The format of a JSON object found first in a file, or the one line saying it is none. */
-function formatOfRecord(record: Record<string, unknown>, path: string, line: number, container: string): ResultFormat {
+function formatOfRecord(
+  record: Record<string, unknown>,
+  path: string,
+  line: number,
+  container: string,
+): ResultFormat {
   const kind = recordKind(record);
   if (kind === 'rows') return 'jsonl';
   if (kind === 'humaneval') return 'humaneval';
   if (kind === 'lm-eval') return 'lm-eval';
   if (kind === 'inspect') return 'inspect-json';
   if ('task_id' in record && 'completion' in record) {
-    throw new ResultFileError(path, line, 'passed', 'missing: a HumanEval samples file, not its results; run evaluate_functional_correctness on it and read its *_results.jsonl');
+    throw new ResultFileError(
+      path,
+      line,
+      'passed',
+      'missing: a HumanEval samples file, not its results; run evaluate_functional_correctness on it and read its *_results.jsonl',
+    );
   }
   throw unknownFormat(path, line, `${container} with ${keysOf(record)}`);
 }
@@ -91,7 +106,8 @@ export function detectFormat(bytes: Uint8Array, path: string): Detection {
       try {
         whole = parsePythonJson(text);
       } catch (error) {
-        if (source === '{') throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
+        if (source === '{')
+          throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
         return { format: 'jsonl', text };
       }
       if (!isObject(whole)) return { format: 'jsonl', text };
@@ -101,11 +117,15 @@ export function detectFormat(bytes: Uint8Array, path: string): Detection {
     if (!isObject(value)) return { format: 'jsonl', text };
     const format = formatOfRecord(value, path, line, 'a JSON object');
     // an Inspect log on one line that is the whole text but for JSON whitespace: the text parses to this value
-    const whole = format === 'inspect-json' && JSON_SPACE.test(text.slice(0, offset)) && JSON_SPACE.test(text.slice(offset + source.length));
+    const whole =
+      format === 'inspect-json' &&
+      JSON_SPACE.test(text.slice(0, offset)) &&
+      JSON_SPACE.test(text.slice(offset + source.length));
     return whole ? { format, text, document: value } : { format, text };
   }
   if (source.startsWith('[')) throw unknownFormat(path, line, 'a JSON array');
   const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
-  if (columns.some((name) => name === 'task' || name === 'sample' || name === 'passed')) return { format: 'csv', text };
+  if (columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
+    return { format: 'csv', text };
   throw unknownFormat(path, line, 'text without the columns task, sample, passed');
 }

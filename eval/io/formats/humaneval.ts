@@ -25,11 +25,21 @@ export function parseHumanEval(text: string, path: string): ResultFile {
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, line, field, detail);
     };
-    if (!('task_id' in record)) throw mixedFormat(path, line, record, 'humaneval', firstLine) ?? fail('task_id', 'missing (a HumanEval results line has task_id, completion, result and passed)');
-    if (!('passed' in record)) fail('passed', 'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl');
-    const task = idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
+    if (!('task_id' in record))
+      throw (
+        mixedFormat(path, line, record, 'humaneval', firstLine) ??
+        fail('task_id', 'missing (a HumanEval results line has task_id, completion, result and passed)')
+      );
+    if (!('passed' in record))
+      fail(
+        'passed',
+        'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl',
+      );
+    const task =
+      idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
     const { passed } = record;
-    if (passed !== true && passed !== false && passed !== 1 && passed !== 0) fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
+    if (passed !== true && passed !== false && passed !== 1 && passed !== 0)
+      fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
     const sample = samplesOf.get(task) ?? 0;
     samplesOf.set(task, sample + 1);
     const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
@@ -37,5 +47,12 @@ export function parseHumanEval(text: string, path: string): ResultFile {
     rows.push(row);
   }
   if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
-  return { path, format: 'humaneval', rows, notes: ["outcome: 'passed'; task = task_id, sample = the line's position among its task's lines, in file order"] };
+  return {
+    path,
+    format: 'humaneval',
+    rows,
+    notes: [
+      "outcome: 'passed'; task = task_id, sample = the line's position among its task's lines, in file order",
+    ],
+  };
 }

@@ -51,33 +51,68 @@ function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
   const harness: Record<string, unknown> = { tool: 'inspect_ai' };
   const packages = isObject(spec.packages) ? spec.packages : {};
   if (packages.inspect_ai !== undefined) harness.version = packages.inspect_ai;
-  for (const key of ['task', 'task_version', 'model', 'model_base_url', 'solver']) if (spec[key] !== undefined && spec[key] !== null) harness[key] = spec[key];
-  for (const key of ['model_generate_config', 'model_args', 'task_args', 'solver_args']) if (isObject(spec[key]) && Object.keys(spec[key]).length > 0) harness[key] = spec[key];
+  for (const key of ['task', 'task_version', 'model', 'model_base_url', 'solver'])
+    if (spec[key] !== undefined && spec[key] !== null) harness[key] = spec[key];
+  for (const key of ['model_generate_config', 'model_args', 'task_args', 'solver_args'])
+    if (isObject(spec[key]) && Object.keys(spec[key]).length > 0) harness[key] = spec[key];
   if (isObject(spec.dataset) && spec.dataset.name != null) harness.dataset = spec.dataset.name;
   if (isObject(spec.revision) && spec.revision.commit != null) harness.revision = spec.revision.commit;
-  for (const key of ['epochs', 'epochs_reducer', 'limit', 'message_limit', 'token_limit', 'time_limit', 'working_limit']) if (config[key] !== undefined && config[key] !== null) harness[key] = config[key];
+  for (const key of [
+    'epochs',
+    'epochs_reducer',
+    'limit',
+    'message_limit',
+    'token_limit',
+    'time_limit',
+    'working_limit',
+  ])
+    if (config[key] !== undefined && config[key] !== null) harness[key] = config[key];
   if (isObject(log.plan)) {
-    const steps = Array.isArray(log.plan.steps) ? log.plan.steps.map((step) => (isObject(step) ? step.solver : undefined)).filter((name) => name !== undefined) : [];
+    const steps = Array.isArray(log.plan.steps)
+      ? log.plan.steps
+          .map((step) => (isObject(step) ? step.solver : undefined))
+          .filter((name) => name !== undefined)
+      : [];
     if (steps.length > 0) harness.plan = steps;
-    if (isObject(log.plan.config) && Object.keys(log.plan.config).length > 0) harness.plan_config = log.plan.config;
+    if (isObject(log.plan.config) && Object.keys(log.plan.config).length > 0)
+      harness.plan_config = log.plan.config;
   }
   return harness;
 }
 
 /** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */
-function resultScores(log: Record<string, unknown>): Array<{ name: string; metrics: Record<string, unknown>; reducer: unknown }> {
+function resultScores(
+  log: Record<string, unknown>,
+): Array<{ name: string; metrics: Record<string, unknown>; reducer: unknown }> {
   const results = log.results;
   if (!isObject(results)) return [];
   if (Array.isArray(results.scores)) {
-    return results.scores.filter(isObject).map((score) => ({ name: String(score.name), metrics: isObject(score.metrics) ? score.metrics : {}, reducer: score.reducer }));
+    return results.scores
+      .filter(isObject)
+      .map((score) => ({
+        name: String(score.name),
+        metrics: isObject(score.metrics) ? score.metrics : {},
+        reducer: score.reducer,
+      }));
   }
-  if (isObject(results.scorer)) return [{ name: String(results.scorer.name), metrics: isObject(results.metrics) ? results.metrics : {}, reducer: undefined }];
+  if (isObject(results.scorer))
+    return [
+      {
+        name: String(results.scorer.name),
+        metrics: isObject(results.metrics) ? results.metrics : {},
+        reducer: undefined,
+      },
+    ];
   return [];
 }
 
 /** A sample's scores by scorer name; a legacy single `score` goes to the first scorer of the results. */
 function scoresOf(record: Record<string, unknown>, firstScorer: string | undefined): Record<string, unknown> {
-  const scores: Record<string, unknown> = isObject(record.scores) ? { ...record.scores } : isObject(record.score) ? { [SCORER_PLACEHOLDER]: record.score } : {};
+  const scores: Record<string, unknown> = isObject(record.scores)
+    ? { ...record.scores }
+    : isObject(record.score)
+      ? { [SCORER_PLACEHOLDER]: record.score }
+      : {};
   if (SCORER_PLACEHOLDER in scores) {
     scores[firstScorer ?? 'score'] = scores[SCORER_PLACEHOLDER];
     delete scores[SCORER_PLACEHOLDER];
@@ -93,7 +128,10 @@ function readValue(score: unknown, partialAs: 'pass' | 'fail' | undefined): Read
   if (value === undefined || value === null) return { missing: true };
   if (value === 'C' || value === true || value === 1) return { passed: true };
   if (value === 'I' || value === 'N' || value === false || value === 0) return { passed: false };
-  if (value === 'P') return partialAs === undefined ? { refused: 'partial credit "P"; pass --partial-as pass or --partial-as fail' } : { passed: partialAs === 'pass', partial: true };
+  if (value === 'P')
+    return partialAs === undefined
+      ? { refused: 'partial credit "P"; pass --partial-as pass or --partial-as fail' }
+      : { passed: partialAs === 'pass', partial: true };
   return { refused: `${JSON.stringify(value)} is not C/I (P with --partial-as), true/false or 0/1` };
 }
 
@@ -101,20 +139,44 @@ function readValue(score: unknown, partialAs: 'pass' | 'fail' | undefined): Read
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
 
 /** The rows of an Inspect log from its header and its samples (shared by `.json` and `.eval`). */
-function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path: string, format: 'inspect-json' | 'inspect-eval', options: InspectOptions): ResultFile {
+function inspectRows(
+  log: Record<string, unknown>,
+  samples: SampleRecord[],
+  path: string,
+  format: 'inspect-json' | 'inspect-eval',
+  options: InspectOptions,
+): ResultFile {
   if (!isObject(log.eval)) throw new ResultFileError(path, 0, 'eval', 'missing: not an Inspect log');
   const scored = resultScores(log);
   const notes: string[] = [];
-  if (log.status !== undefined && log.status !== 'success') notes.push(`the log's status is '${String(log.status)}': it holds the ${samples.length} samples written before the evaluation stopped`);
-  if (samples.length === 0) throw new ResultFileError(path, 0, 'samples', 'none in this log (it was written without samples, or stopped before any finished)');
+  if (log.status !== undefined && log.status !== 'success')
+    notes.push(
+      `the log's status is '${String(log.status)}': it holds the ${samples.length} samples written before the evaluation stopped`,
+    );
+  if (samples.length === 0)
+    throw new ResultFileError(
+      path,
+      0,
+      'samples',
+      'none in this log (it was written without samples, or stopped before any finished)',
+    );
   const parsed = samples.map(({ record, where }) => {
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
     };
-    const task = idOf(record.id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(record.id)}`);
+    const task =
+      idOf(record.id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(record.id)}`);
     const epoch = record.epoch;
-    if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1) fail('epoch', `expected an integer from 1, got ${JSON.stringify(epoch)}`);
-    return { record, where, task, epoch: epoch as number, scores: scoresOf(record, scored[0]?.name), key: sortKey(record.id) };
+    if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
+      fail('epoch', `expected an integer from 1, got ${JSON.stringify(epoch)}`);
+    return {
+      record,
+      where,
+      task,
+      epoch: epoch as number,
+      scores: scoresOf(record, scored[0]?.name),
+      key: sortKey(record.id),
+    };
   });
   parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.epoch - b.epoch));
   const seen = new Map<string, (typeof parsed)[number]>();
@@ -123,22 +185,46 @@ function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path
     const first = seen.get(key);
     if (first !== undefined) {
       const same = JSON.stringify(first.record.id) === JSON.stringify(sample.record.id);
-      throw new ResultFileError(path, 0, 'id', same
-        ? `sample ${JSON.stringify(sample.record.id)} epoch ${sample.epoch} appears twice (${first.where} and ${sample.where})`
-        : `sample ids ${JSON.stringify(first.record.id)} and ${JSON.stringify(sample.record.id)} are one task here (task ids are compared as strings); rename one`);
+      throw new ResultFileError(
+        path,
+        0,
+        'id',
+        same
+          ? `sample ${JSON.stringify(sample.record.id)} epoch ${sample.epoch} appears twice (${first.where} and ${sample.where})`
+          : `sample ids ${JSON.stringify(first.record.id)} and ${JSON.stringify(sample.record.id)} are one task here (task ids are compared as strings); rename one`,
+      );
     }
     seen.set(key, sample);
   }
   const names = [...new Set(parsed.flatMap(({ scores }) => Object.keys(scores)))];
   if (names.length === 0) {
     const errored = parsed.filter(({ record }) => record.error != null).length;
-    throw new ResultFileError(path, 0, 'scores', errored === parsed.length ? `every sample errored (${errored}); nothing was scored` : `no sample carries a score (scores are empty or absent on all ${parsed.length}); score the log with \`inspect score\` first`);
+    throw new ResultFileError(
+      path,
+      0,
+      'scores',
+      errored === parsed.length
+        ? `every sample errored (${errored}); nothing was scored`
+        : `no sample carries a score (scores are empty or absent on all ${parsed.length}); score the log with \`inspect score\` first`,
+    );
   }
   let scorer = options.scorer;
   if (scorer === undefined) {
-    if (names.length > 1) throw new ResultFileError(path, 0, undefined, `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`);
+    if (names.length > 1)
+      throw new ResultFileError(
+        path,
+        0,
+        undefined,
+        `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`,
+      );
     scorer = names[0] as string;
-  } else if (!names.includes(scorer)) throw new ResultFileError(path, 0, undefined, `--scorer '${scorer}': no sample has this scorer (the log's: ${list(names)})`);
+  } else if (!names.includes(scorer))
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `--scorer '${scorer}': no sample has this scorer (the log's: ${list(names)})`,
+    );
   const rows: ResultRow[] = [];
   const errored: string[] = [];
   const unscored: string[] = [];
@@ -146,30 +232,71 @@ function inspectRows(log: Record<string, unknown>, samples: SampleRecord[], path
   for (const sample of parsed) {
     const label = `id ${JSON.stringify(sample.record.id)} epoch ${sample.epoch}`;
     const reading = readValue(sample.scores[scorer], options.partialAs);
-    if ('refused' in reading) throw new ResultFileError(path, 0, undefined, `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`);
+    if ('refused' in reading)
+      throw new ResultFileError(
+        path,
+        0,
+        undefined,
+        `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`,
+      );
     if ('missing' in reading) {
       if (sample.record.error != null) errored.push(label);
       else unscored.push(label);
       continue;
     }
     if (reading.partial === true) partial++;
-    rows.push({ task: sample.task, sample: sample.epoch - 1, passed: reading.passed, line: rows.length + 1, extra: { id: sample.record.id, epoch: sample.epoch } });
+    rows.push({
+      task: sample.task,
+      sample: sample.epoch - 1,
+      passed: reading.passed,
+      line: rows.length + 1,
+      extra: { id: sample.record.id, epoch: sample.epoch },
+    });
   }
-  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`);
-  notes.unshift(`outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`);
+  if (rows.length === 0)
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
+    );
+  notes.unshift(
+    `outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`,
+  );
   const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
-  if (errored.length > 0) notes.push(`${errored.length} sample(s) errored and have no score, left out as in Inspect's metrics: ${shown(errored)}`);
-  if (unscored.length > 0) notes.push(`${unscored.length} sample(s) have no value from scorer '${scorer}' (unscored), left out as in Inspect's metrics: ${shown(unscored)}`);
-  if (partial > 0) notes.push(`${partial} partial-credit score(s) "P" read as ${options.partialAs} (Inspect's accuracy counts them 0.5)`);
+  if (errored.length > 0)
+    notes.push(
+      `${errored.length} sample(s) errored and have no score, left out as in Inspect's metrics: ${shown(errored)}`,
+    );
+  if (unscored.length > 0)
+    notes.push(
+      `${unscored.length} sample(s) have no value from scorer '${scorer}' (unscored), left out as in Inspect's metrics: ${shown(unscored)}`,
+    );
+  if (partial > 0)
+    notes.push(
+      `${partial} partial-credit score(s) "P" read as ${options.partialAs} (Inspect's accuracy counts them 0.5)`,
+    );
   const reported: ReportedValue[] = [];
   for (const score of scored.filter(({ name }) => name === scorer)) {
     for (const [name, metric] of Object.entries(score.metrics)) {
       if (isObject(metric) && typeof metric.value === 'number' && (name === 'accuracy' || name === 'mean')) {
-        reported.push({ name, value: metric.value, where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}` });
+        reported.push({
+          name,
+          value: metric.value,
+          where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}`,
+        });
       }
     }
   }
-  return { path, format, rows, harness: harnessOf(log), harnessSource: 'log', notes, ...(reported.length > 0 ? { reported } : {}) };
+  return {
+    path,
+    format,
+    rows,
+    harness: harnessOf(log),
+    harnessSource: 'log',
+    notes,
+    ...(reported.length > 0 ? { reported } : {}),
+  };
 }
 
 /** Parses JSON text as Inspect writes it (NaN for an unscored value); `where` names it in errors. */
@@ -188,7 +315,13 @@ export function parseInspectJson(text: string, path: string, options: InspectOpt
 
 /** An Inspect `.json` log already parsed (by parsePythonJson, as parseInspectJson parses its text). */
 export function parsedInspectJson(log: unknown, path: string, options: InspectOptions = {}): ResultFile {
-  if (!isObject(log) || !isObject(log.eval)) throw new ResultFileError(path, 0, undefined, 'not an Inspect log (expected a JSON object with eval and samples)');
+  if (!isObject(log) || !isObject(log.eval))
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      'not an Inspect log (expected a JSON object with eval and samples)',
+    );
   const samples = Array.isArray(log.samples) ? log.samples : [];
   const records = samples.map((record, i): SampleRecord => {
     if (!isObject(record)) throw new ResultFileError(path, 0, undefined, `samples[${i}]: expected an object`);
@@ -206,9 +339,19 @@ function entryText(entry: AdmZip.IZipEntry, path: string): string {
     if (method === 0 || method === 8) return entry.getData().toString('utf8');
     if (method === 93) return Buffer.from(zstdDecompress(entry.getCompressedData())).toString('utf8');
   } catch (error) {
-    throw new ResultFileError(path, 0, undefined, `entry '${entry.entryName}': cannot be decompressed (${(error as Error).message.split('\n')[0]})`);
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `entry '${entry.entryName}': cannot be decompressed (${(error as Error).message.split('\n')[0]})`,
+    );
   }
-  throw new ResultFileError(path, 0, undefined, `entry '${entry.entryName}': compression method ${method}, which this reader does not know (stored, deflate and zstd are read)`);
+  throw new ResultFileError(
+    path,
+    0,
+    undefined,
+    `entry '${entry.entryName}': compression method ${method}, which this reader does not know (stored, deflate and zstd are read)`,
+  );
 }
 
 /** An Inspect `.eval` log: the zip archive's header and sample entries. */
@@ -217,21 +360,44 @@ export function readInspectArchive(bytes: Buffer, path: string, options: Inspect
   try {
     entries = new AdmZip(bytes).getEntries();
   } catch (error) {
-    throw new ResultFileError(path, 0, undefined, `not a readable zip archive (${(error as Error).message.split('\n')[0]})`);
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `not a readable zip archive (${(error as Error).message.split('\n')[0]})`,
+    );
   }
   // a name written twice (a sample logged again) is read from its last entry, as Inspect does
   const byName = new Map(entries.map((entry) => [entry.entryName, entry]));
-  const read = (name: string) => parseJson(entryText(byName.get(name) as AdmZip.IZipEntry, path), path, `entry '${name}': `);
-  const headerName = byName.has('header.json') ? 'header.json' : byName.has('_journal/start.json') ? '_journal/start.json' : undefined;
-  if (headerName === undefined) throw new ResultFileError(path, 0, undefined, 'a zip archive without header.json or _journal/start.json: not an Inspect .eval log');
+  const read = (name: string) =>
+    parseJson(entryText(byName.get(name) as AdmZip.IZipEntry, path), path, `entry '${name}': `);
+  const headerName = byName.has('header.json')
+    ? 'header.json'
+    : byName.has('_journal/start.json')
+      ? '_journal/start.json'
+      : undefined;
+  if (headerName === undefined)
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      'a zip archive without header.json or _journal/start.json: not an Inspect .eval log',
+    );
   const log = read(headerName);
-  if (!isObject(log)) throw new ResultFileError(path, 0, undefined, `entry '${headerName}': expected a JSON object`);
-  const samples = [...byName.keys()].filter((name) => SAMPLE_ENTRY.test(name)).map((name): SampleRecord => {
-    const record = read(name);
-    if (!isObject(record)) throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
-    return { record, where: `entry '${name}'` };
-  });
+  if (!isObject(log))
+    throw new ResultFileError(path, 0, undefined, `entry '${headerName}': expected a JSON object`);
+  const samples = [...byName.keys()]
+    .filter((name) => SAMPLE_ENTRY.test(name))
+    .map((name): SampleRecord => {
+      const record = read(name);
+      if (!isObject(record))
+        throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
+      return { record, where: `entry '${name}'` };
+    });
   const file = inspectRows(log, samples, path, 'inspect-eval', options);
-  if (headerName !== 'header.json') (file.notes as string[]).push('no header.json: the evaluation had not finished when the archive was last written; read the samples flushed so far');
+  if (headerName !== 'header.json')
+    (file.notes as string[]).push(
+      'no header.json: the evaluation had not finished when the archive was last written; read the samples flushed so far',
+    );
   return file;
 }

@@ -24,7 +24,9 @@ export function parsePythonJson(text: string): unknown {
     if (!/NaN|Infinity/.test(text)) throw error;
   }
   // strings first, so that a NaN inside a string is kept as it is
-  return JSON.parse(text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (token) => (token.startsWith('"') ? token : 'null')));
+  return JSON.parse(
+    text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (token) => (token.startsWith('"') ? token : 'null')),
+  );
 }
 
 /** `line L, column C` for a JSON.parse error message that gives `position P` in `text`. */
@@ -33,7 +35,9 @@ export function jsonErrorWhere(error: unknown, text: string): string {
   const position = /at position (\d+)/.exec(message);
   if (position === null) return message.slice(0, 160);
   const before = text.slice(0, Number(position[1])).split('\n');
-  return message.replace(position[0], `at line ${before.length}, column ${(before.at(-1) as string).length + 1}`).slice(0, 160);
+  return message
+    .replace(position[0], `at line ${before.length}, column ${(before.at(-1) as string).length + 1}`)
+    .slice(0, 160);
 }
 
 /**
@@ -60,9 +64,9 @@ export function duplicatedKey(source: string): string | undefined {
   return undefined;
 }
 
-
 /** A JSON object (not null, not an array). */
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Names quoted and joined for a message: 'a', 'b'. */
 export const list = (names: Iterable<string>) => [...names].map((name) => `'${name}'`).join(', ');
@@ -71,16 +75,22 @@ export const list = (names: Iterable<string>) => [...names].map((name) => `'${na
 export type RecordKind = 'rows' | 'humaneval' | 'lm-eval' | 'inspect';
 
 export function recordKind(record: Record<string, unknown>): RecordKind | undefined {
-  if ('task' in record || ('harness' in record && !('task_id' in record) && !('doc_id' in record))) return 'rows';
+  if ('task' in record || ('harness' in record && !('task_id' in record) && !('doc_id' in record)))
+    return 'rows';
   if ('task_id' in record && 'passed' in record) return 'humaneval';
   if ('doc_id' in record) return 'lm-eval';
-  if (typeof record.eval === 'object' && record.eval !== null && ('samples' in record || 'version' in record || 'status' in record || 'results' in record)) return 'inspect';
+  if (
+    typeof record.eval === 'object' &&
+    record.eval !== null &&
+    ('samples' in record || 'version' in record || 'status' in record || 'results' in record)
+  )
+    return 'inspect';
   return undefined;
 }
 
 /** How each kind is described in a message: what a line of it holds. */
 const KIND_NAMES: Record<RecordKind, string> = {
-  rows: "a result row (task, sample, passed)",
+  rows: 'a result row (task, sample, passed)',
   humaneval: 'a HumanEval results line (task_id, passed)',
   'lm-eval': 'an lm-evaluation-harness sample (doc_id and its metrics)',
   inspect: 'an Inspect log (eval, samples)',
@@ -109,11 +119,22 @@ const FILE_NAMES: Record<RecordKind, string> = {
  * one format (or `--format` named the wrong one). `undefined` when the line is not recognisably
  * another format.
  */
-export function mixedFormat(path: string, line: number, record: Record<string, unknown>, expected: RecordKind, firstLine: number): ResultFileError | undefined {
+export function mixedFormat(
+  path: string,
+  line: number,
+  record: Record<string, unknown>,
+  expected: RecordKind,
+  firstLine: number,
+): ResultFileError | undefined {
   const kind = recordKind(record);
   if (kind === undefined || kind === expected) return undefined;
   const where = line > firstLine ? ` like line ${firstLine}; one file holds one format` : '; check --format';
-  return new ResultFileError(path, line, undefined, `${KIND_NAMES[kind]}, not ${FILE_NAMES[expected]}${where}`);
+  return new ResultFileError(
+    path,
+    line,
+    undefined,
+    `${KIND_NAMES[kind]}, not ${FILE_NAMES[expected]}${where}`,
+  );
 }
 
 /** One JSON object of a JSON-lines file with its 1-based line. */
@@ -129,7 +150,11 @@ export interface JsonLine {
  * refused, its message given unchanged): the project's own rows.
  * @throws ResultFileError naming the line of text that is not a JSON object.
  */
-export function* eachJsonLine(text: string, path: string, { strict = false }: { strict?: boolean } = {}): Generator<JsonLine> {
+export function* eachJsonLine(
+  text: string,
+  path: string,
+  { strict = false }: { strict?: boolean } = {},
+): Generator<JsonLine> {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const source = (lines[i] as string).trim();
@@ -138,11 +163,18 @@ export function* eachJsonLine(text: string, path: string, { strict = false }: { 
     try {
       value = strict ? JSON.parse(source) : parsePythonJson(source);
     } catch (error) {
-      throw new ResultFileError(path, i + 1, undefined, `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`);
+      throw new ResultFileError(
+        path,
+        i + 1,
+        undefined,
+        `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`,
+      );
     }
-    if (!isObject(value)) throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
+    if (!isObject(value))
+      throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
     const twice = duplicatedKey(source);
-    if (twice !== undefined) throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
+    if (twice !== undefined)
+      throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
     yield { line: i + 1, record: value };
   }
 }
