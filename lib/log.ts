@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 
@@ -16,10 +16,10 @@ export interface RunLog {
 
 export function openRunLog(runDir: string | undefined, { quiet = false }: { quiet?: boolean } = {}): RunLog {
   let logger: Logger | undefined;
-  let destination: ReturnType<typeof pino.destination> | undefined;
+  let destination: SyncFile | undefined;
   if (runDir !== undefined) {
     mkdirSync(runDir, { recursive: true });
-    destination = pino.destination({ dest: join(runDir, 'log.jsonl'), sync: true, append: true });
+    destination = new SyncFile(join(runDir, 'log.jsonl'));
     logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   }
   return {
@@ -31,7 +31,36 @@ export function openRunLog(runDir: string | undefined, { quiet = false }: { quie
       logger?.info({ event: 'say', line });
     },
     close() {
-      destination?.flushSync();
+      destination?.close();
     },
   };
+}
+
+/**
+ * pino's destination for a run log: each line written to the file at once with `writeSync`, so
+ * that a failed write (a full disk: ENOSPC, a quota: EDQUOT) throws in the caller and fails the
+ * run with the file system's reason. pino's own sync destination retries such writes in a loop
+ * that never ends on a disk that stays full.
+ */
+class SyncFile {
+  private fd: number | undefined;
+
+  constructor(private readonly path: string) {
+    this.fd = openSync(path, 'a');
+  }
+
+  write(line: string): void {
+    if (this.fd === undefined) throw new Error(`${this.path}: the run log is closed`);
+    const bytes = Buffer.from(line);
+    for (let offset = 0; offset < bytes.length;) {
+      const written = writeSync(this.fd, bytes, offset);
+      if (written === 0) throw new Error(`${this.path}: the file system took no bytes of a log line`);
+      offset += written;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,5 +210,24 @@ describe('evaluate', () => {
     expect(report.rows.every((row) => row.episodes === 2 && row.successes >= 0 && row.successes <= 2)).toBe(
       true,
     );
+  });
+
+  it('refuses --out onto a FIFO or a symbolic link before playing, and leaves them as they were', async () => {
+    const fifo = join(root, 'out.fifo');
+    const link = join(root, 'out.link');
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync(join(root, 'elsewhere.jsonl'), link);
+    for (const [target, kind] of [
+      [fifo, 'a FIFO'],
+      [link, 'a symbolic link'],
+    ] as const) {
+      const { code, stderr } = await cli(['eval', '--checkpoint', dirA, '--episodes', '1', '--out', target]);
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `tinyagent eval: --out: '${target}' is ${kind}; give the path of a regular file (or of none yet)`,
+      );
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import {
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
+import { refuseSpecialTarget } from '../../lib/atomic.ts';
 
 /** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
 export const RANGES = {
@@ -153,6 +154,9 @@ export const command: Command = {
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
     checkCheckpointFolder(dir);
+    const out = stringFlag(args, 'out');
+    // Before the episodes are played, so that a FIFO or a symlink at --out costs no evaluation.
+    if (out !== undefined) refuseSpecialTarget(out, '--out');
     const started = performance.now();
     const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend });
     const seconds = (performance.now() - started) / 1000;
@@ -183,7 +187,6 @@ export const command: Command = {
       packageVersion: provenance.packageVersion,
       seconds,
     };
-    const out = stringFlag(args, 'out');
     if (out !== undefined) {
       try {
         writeEvaluation(out, result);
