@@ -87,13 +87,11 @@ function resultScores(
   const results = log.results;
   if (!isObject(results)) return [];
   if (Array.isArray(results.scores)) {
-    return results.scores
-      .filter(isObject)
-      .map((score) => ({
-        name: String(score.name),
-        metrics: isObject(score.metrics) ? score.metrics : {},
-        reducer: score.reducer,
-      }));
+    return results.scores.filter(isObject).map((score) => ({
+      name: String(score.name),
+      metrics: isObject(score.metrics) ? score.metrics : {},
+      reducer: score.reducer,
+    }));
   }
   if (isObject(results.scorer))
     return [
