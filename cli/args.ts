@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
+import { readRegularFile } from '../lib/files.ts';
 import { clip } from '../lib/text.ts';
 
 import { InputError, UsageError } from '../lib/errors.ts';
@@ -183,17 +183,7 @@ export function backendFlag<T extends string>(args: CommandArgs, names: readonly
  * (node's own message may quote the text, newlines and all).
  */
 export function readJsonFile(path: string, flag: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(
-      code === 'ENOENT'
-        ? `${flag}: no such file '${path}'`
-        : `${flag}: cannot read '${path}' (${code ?? (error as Error).message})`,
-    );
-  }
+  const text = readRegularFile(path, flag);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

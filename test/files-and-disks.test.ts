@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRunLog } from '../lib/log.ts';
+import { cli } from './support/cli.ts';
 
 const BIN = new URL('../bin/tinyagent.js', import.meta.url).pathname;
 const folders: string[] = [];
@@ -75,5 +76,15 @@ describe('a full disk', () => {
     } finally {
       closeSync(full);
     }
+  });
+
+  it('refuses `train --config` that is a FIFO before opening it (opening one blocks until a writer comes)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'tinyagent-fifo-'));
+    folders.push(folder);
+    const fifo = join(folder, 'config.json');
+    execFileSync('mkfifo', [fifo]);
+    const { code, stderr } = await cli(['train', '--config', fifo, '--runs-dir', folder]);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`tinyagent train: --config: '${fifo}' is a FIFO, not a regular file`);
   });
 });
