@@ -14,6 +14,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { activeBackend, initBackend } from '../agent/index.ts';
 import { main as main171 } from './17.1.ts';
 import { main as main172 } from './17.2.ts';
@@ -25,6 +26,7 @@ import { main as main177 } from './17.7.ts';
 import { main as main178 } from './17.8.ts';
 import { main as main179 } from './17.9.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
+import { UsageError } from '../lib/errors.ts';
 import { isMain, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
@@ -179,7 +181,19 @@ export async function reproduce({
 
 if (isMain(import.meta.url)) {
   await runScript('test:repro', async () => {
-    if (process.argv.includes('--update-smoke')) {
+    let updateSmokeFlag: boolean;
+    try {
+      const { values } = parseArgs({
+        args: process.argv.slice(2),
+        options: { 'update-smoke': { type: 'boolean' } },
+        strict: true,
+        allowPositionals: false,
+      });
+      updateSmokeFlag = values['update-smoke'] === true;
+    } catch (error) {
+      throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --update-smoke)`);
+    }
+    if (updateSmokeFlag) {
       await updateSmoke();
       process.stdout.write('wrote results/smoke/\n');
       return;
