@@ -6,7 +6,8 @@ import type { TestCase } from './types.ts';
  * Runs a task's source against tests, for real, in a `node:vm` context.
  *
  * The context is a fresh global object with the JavaScript built-ins only: no `require`,
- * `process`, timers or string-to-code evaluation. Every test call runs as its own script, so an
+ * `process`, timers or string-to-code evaluation; its promise callbacks run within each call's
+ * time limit (`sandboxContext`). Every test call runs as its own script, so an
  * edit that throws fails that test at once and an edit that loops forever fails it after a time
  * limit; neither can hang or crash the gym. Results are compared by deep equality (the values
  * may come from the context's realm, so prototypes are not compared).
@@ -91,6 +92,19 @@ function isTimeout(error: unknown): boolean {
  * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
  * of time twice; true when it finished. `setup` restores the inputs before each run.
  */
+/**
+ * A fresh context with the built-ins only and no string-to-code evaluation. Its microtasks (a
+ * promise callback the source queued) run inside each `runInContext`, under the same time limit
+ * (`microtaskMode: 'afterEvaluate'`): with the default mode they would run later on the host's
+ * own queue, where `Promise.resolve().then(() => { for (;;) {} })` would hang the host.
+ */
+function sandboxContext(): vm.Context {
+  return vm.createContext(Object.create(null) as object, {
+    codeGeneration: { strings: false, wasm: false },
+    microtaskMode: 'afterEvaluate',
+  });
+}
+
 function runLimited(
   script: vm.Script,
   context: vm.Context,
@@ -121,9 +135,7 @@ function evaluateAtOnce(
   tests: readonly TestCase[],
   limits: SandboxLimits,
 ): boolean[] | undefined {
-  const context = vm.createContext(Object.create(null) as object, {
-    codeGeneration: { strings: false, wasm: false },
-  });
+  const context = sandboxContext();
   const globals = context as Record<string, unknown>;
   globals.__cases = tests.map((test) => [...test.args]);
   try {
@@ -154,9 +166,7 @@ function evaluateEach(
   tests: readonly TestCase[],
   limits: SandboxLimits,
 ): boolean[] {
-  const context = vm.createContext(Object.create(null) as object, {
-    codeGeneration: { strings: false, wasm: false },
-  });
+  const context = sandboxContext();
   const globals = context as Record<string, unknown>;
   let definition: vm.Script;
   try {

@@ -46,6 +46,24 @@ describe('sandbox', () => {
     expect(seconds).toBeLessThan(4);
   });
 
+  it('runs the microtasks a source queues under the time limit, so a looping promise callback fails the call and the host goes on', () => {
+    const outcome = runTests(
+      'function later(x) { Promise.resolve().then(() => { for (;;) {} }); return x; }',
+      'later',
+      [{ args: [1], expected: 1 }],
+      TIMEOUT,
+    );
+    expect(outcome).toEqual([false]);
+    // A promise callback that ends is run too, within the call: its effect is seen by the test.
+    const settled = runTests(
+      'function box(x) { const out = [x]; Promise.resolve().then(() => out.push(x + 1)); return out; }',
+      'box',
+      [{ args: [1], expected: [1, 2] }],
+      TIMEOUT,
+    );
+    expect(settled).toEqual([true]);
+  });
+
   it('does not fail a correct call that was merely slow once: the confirming rerun decides', () => {
     // The first run of each call is given 1 ms, which a busy-wait of 5 ms exceeds; the rerun has room.
     const slow = 'function slow(x) { const end = Date.now() + 5; while (Date.now() < end) {} return x; }';
