@@ -21,7 +21,13 @@ export {
   type PolicyModel,
   type Session,
 } from './model.ts';
-export { saveCheckpoint, loadCheckpoint, checkpointChecksum, CheckpointError } from './checkpoint.ts';
+export {
+  saveCheckpoint,
+  loadCheckpoint,
+  checkpointChecksum,
+  CheckpointError,
+  CHECKPOINT_FORMAT,
+} from './checkpoint.ts';
 export { rollout, rolloutShare, shareCut, type Agent, type EpisodeRecord } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';

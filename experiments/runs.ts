@@ -1,10 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { evaluate, initBackend, type EvaluateOptions, type Evaluation } from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import {
+  checkRunFolder,
+  checkRunSnapshots,
   configDifferences,
   defaultRLConfig,
   playOnTwoCores,
@@ -13,7 +15,8 @@ import {
   trainSnapshots,
   type RLConfig,
 } from '../train/index.ts';
-import { UsageError } from '../lib/errors.ts';
+import { InputError, UsageError } from '../lib/errors.ts';
+import { readRegularFile } from '../lib/files.ts';
 import { ROOT } from './common.ts';
 
 /**
@@ -72,7 +75,7 @@ export function runOptions(options: Partial<RunOptions> = {}): RunOptions {
 
 /** The training seed of a run that has to be trained: the N of a folder named seed-N or seedN, else 0 (the default run's). */
 export function trainingSeedOf(run: string): number {
-  const match = /seed-?(\d+)$/.exec(basename(run));
+  const match = /seed-?(\d+)(-smoke)?$/.exec(basename(run));
   return match === null ? 0 : Number(match[1]);
 }
 
@@ -134,6 +137,8 @@ export async function ensureRun(
     overrides,
   }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> },
 ): Promise<(step: number) => string> {
+  // Before anything is written: a checkpoint folder or a FIFO given as --run is refused, not trained into.
+  checkRunFolder(runDir);
   await initBackend();
   const at = checkpointsOf(runDir, smoke);
   if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
@@ -148,6 +153,11 @@ export async function ensureRun(
       log.close();
     }
   }
+  // Every snapshot measured must be the run's own: one copied in from another run is refused.
+  checkRunSnapshots(
+    runDir,
+    steps.map((step) => stepOf(step, smoke)),
+  );
   return at;
 }
 
@@ -158,17 +168,22 @@ export async function ensureRun(
  * again: training is deterministic, so the two would hold the same checkpoints.
  */
 export function seedRun(run: string, seed: number, smoke: boolean): string {
-  if (seed !== trainingSeedOf(run)) return seedRunDir(dirname(run), seed);
+  // Smoke seed runs have folders of their own, as the smoke default run has (`<run>-smoke`), so
+  // that a smoke study and a full one never meet in one folder.
+  const besideRun = `${seedRunDir(dirname(run), seed)}${smoke ? '-smoke' : ''}`;
+  if (seed !== trainingSeedOf(run)) return besideRun;
   const configPath = join(run, 'config.json');
   if (!existsSync(configPath)) return run; // trained by ensureRun with exactly this recipe
   let config: Record<string, unknown> | undefined;
   try {
-    config = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> }).config;
-  } catch {
-    return seedRunDir(dirname(run), seed);
+    config = (JSON.parse(readRegularFile(configPath, configPath)) as { config?: Record<string, unknown> })
+      .config;
+  } catch (error) {
+    if (error instanceof InputError) throw error; // a FIFO or an unreadable file: not to be guessed around
+    return besideRun;
   }
   const same = config !== undefined && configDifferences(config, runConfig({ seed, smoke })).length === 0;
-  return same ? run : seedRunDir(dirname(run), seed);
+  return same ? run : besideRun;
 }
 
 /**

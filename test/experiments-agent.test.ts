@@ -157,9 +157,9 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect([stepOf(80, false), stepOf(80, true), stepOf(30, true)]).toEqual([80, 8, 3]);
   });
 
-  it("uses the run itself as its own seed's run when it holds that recipe, else <runs>/seed-N", () => {
+  it("uses the run itself as its own seed's run when it holds that recipe, else <runs>/seed-N (seed-N-smoke for smoke runs)", () => {
     expect(seedRun(run, 0, true)).toBe(run); // the smoke run above is seed 0's smoke recipe
-    expect(seedRun(run, 1, true)).toBe(join(root, 'runs', 'seed-1'));
+    expect(seedRun(run, 1, true)).toBe(join(root, 'runs', 'seed-1-smoke'));
     expect(seedRun(run, 0, false)).toBe(join(root, 'runs', 'seed-0')); // the full recipe is another config
     expect(seedRun(join(root, 'runs', 'never-trained'), 0, false)).toBe(join(root, 'runs', 'never-trained'));
   });

@@ -12,6 +12,7 @@ import {
 } from '../agent/index.ts';
 import { manifestChecksum } from '../agent/checkpoint.ts';
 import { makeTasks, trainingHarness } from '../gym/index.ts';
+import { defaultRLConfig } from '../train/index.ts';
 import { oneLine, reportError } from '../cli/main.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
@@ -310,10 +311,15 @@ describe('experiment scripts end an error in one line', () => {
       writeFileSync(join(badRun, 'config.json'), '{');
       const badCheckpoint = join(root, 'bad-checkpoint');
       mkdirSync(join(badCheckpoint, 'step-80'), { recursive: true });
+      writeFileSync(join(badCheckpoint, 'config.json'), JSON.stringify({ config: defaultRLConfig() }));
       writeFileSync(join(badCheckpoint, 'step-80', 'manifest.json'), '{"format":"x"}');
+      const noConfig = join(root, 'no-config');
+      mkdirSync(join(noConfig, 'step-80'), { recursive: true });
+      writeFileSync(join(noConfig, 'step-80', 'manifest.json'), '{"format":"x"}');
       for (const [run, expected] of [
         [badRun, /config\.json is not a run's config/],
         [badCheckpoint, /not a TinyAgent checkpoint/],
+        [noConfig, /holds snapshots but no config\.json: not a training run's folder/],
       ] as const) {
         const result = spawnSync(process.execPath, ['--import', 'tsx', 'experiments/17.9.ts', '--run', run], {
           cwd: ROOT_DIR,

@@ -33,3 +33,4 @@ export {
 } from './jobs.ts';
 export { DataParallelWorker, playOnTwoCores } from './dataParallel.ts';
 export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';
+export { checkRunFolder, checkRunSnapshots, snapshotMismatch, foreignSnapshotError } from './runFolder.ts';
