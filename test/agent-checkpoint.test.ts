@@ -11,8 +11,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { CheckpointError, checkpointChecksum, loadCheckpoint, saveCheckpoint } from '../agent/checkpoint.ts';
-import { createModel, type ModelConfig, type PolicyModel } from '../agent/model.ts';
+import {
+  CheckpointError,
+  checkpointChecksum,
+  loadCheckpoint,
+  manifestChecksum,
+  saveCheckpoint,
+} from '../agent/checkpoint.ts';
+import {
+  countParameters,
+  createModel,
+  variableSpecs,
+  type ModelConfig,
+  type PolicyModel,
+} from '../agent/model.ts';
+import { getWeights, modelFromWeights } from '../agent/weights.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 30, contextLength: 16, dModel: 16, nHeads: 2, nLayers: 1, dFF: 16 };
@@ -30,6 +43,19 @@ afterAll(() => {
   model.dispose();
   rmSync(root, { recursive: true, force: true });
 });
+
+/** A checkpoint of `of` (the small model unless told) saved as `root/name`. */
+function fresh(
+  name: string,
+  { of = model, extra = { step: 3 } }: { of?: PolicyModel; extra?: Record<string, unknown> } = {},
+): string {
+  const dir = join(root, name);
+  saveCheckpoint(dir, of, extra);
+  return dir;
+}
+
+const manifestOf = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
 
 function bytesOf(m: PolicyModel): Uint8Array[] {
   return m.variables().map((v) => new Uint8Array((v.dataSync() as Float32Array).slice().buffer));
@@ -108,14 +134,6 @@ describe('checkpoints', () => {
 });
 
 describe('checkpoint corruption', () => {
-  function fresh(name: string): string {
-    const dir = join(root, name);
-    saveCheckpoint(dir, model, { step: 3 });
-    return dir;
-  }
-  const manifestOf = (dir: string) =>
-    JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-
   it('refuses an empty, missing, flipped or truncated weights.bin with a CheckpointError', async () => {
     const empty = fresh('empty');
     writeFileSync(join(empty, 'weights.bin'), '');
@@ -164,5 +182,128 @@ describe('checkpoint corruption', () => {
     const list = fresh('array');
     writeFileSync(join(list, 'manifest.json'), '[1, 2]');
     await expect(loadCheckpoint(list, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
+  });
+});
+
+/**
+ * Applies a deliberate edit to a checkpoint and gives it fresh checksums, computed as saving
+ * computes them (`checkpointChecksum`, `manifestChecksum`): the checksums then hold, so only a
+ * consistency check can refuse it. `weights` edits weights.bin's values in place (the variable
+ * offsets are the manifest's), `manifest` the manifest's fields.
+ */
+function resign(
+  dir: string,
+  edit: {
+    weights?: (values: Float32Array, offsetOf: (name: string) => number) => void;
+    manifest?: (fields: Record<string, unknown>) => void;
+  },
+): string {
+  const { manifestChecksum: _old, ...fields } = manifestOf(dir);
+  if (edit.weights !== undefined) {
+    const bytes = readFileSync(join(dir, 'weights.bin'));
+    const values = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    const variables = fields.variables as Array<{ name: string; offset: number }>;
+    edit.weights(values, (name) => variables.find((variable) => variable.name === name)!.offset);
+    writeFileSync(join(dir, 'weights.bin'), new Uint8Array(values.buffer));
+  }
+  edit.manifest?.(fields);
+  fields.checksum = checkpointChecksum(dir);
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ ...fields, manifestChecksum: manifestChecksum(fields) }),
+  );
+  return dir;
+}
+
+/** The error a load rejects with, which must be a CheckpointError. */
+async function refusal(loading: Promise<unknown>): Promise<string> {
+  const error = await loading.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(CheckpointError);
+  return (error as Error).message;
+}
+
+describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint', () => {
+  it('a checkpoint given fresh checksums without an edit still loads (so the refusals below are the edits)', async () => {
+    const { model: loaded } = await loadCheckpoint(resign(fresh('resigned'), {}), WASM);
+    expect(bytesOf(loaded)).toEqual(bytesOf(model));
+    loaded.dispose();
+  });
+
+  it('a NaN or infinite weight, named by variable and index within it', async () => {
+    for (const [name, index, value] of [
+      ['lnf.gain', 3, NaN],
+      ['h0.mlp.w1', 17, Infinity],
+      ['wte', 0, -Infinity],
+      ['head.b', small.vocabSize - 1, NaN],
+    ] as const) {
+      const dir = resign(fresh(`nonfinite-${name}-${index}`), {
+        weights: (values, offsetOf) => {
+          values[offsetOf(name) + index] = value;
+        },
+      });
+      expect(await refusal(loadCheckpoint(dir, WASM))).toBe(
+        `checkpoint ${dir}: weights.bin: weight ${name} holds ${value} at index ${index}; saving refuses such weights, so the file was edited or written by other code`,
+      );
+    }
+  });
+
+  it('nHeads that does not divide dModel', async () => {
+    const dir = resign(fresh('heads-3'), {
+      manifest: (fields) => {
+        fields.modelConfig = { ...small, nHeads: 3 };
+      },
+    });
+    expect(await refusal(loadCheckpoint(dir, WASM))).toBe(
+      `checkpoint ${dir}: manifest.json: modelConfig nHeads 3 does not divide dModel 16`,
+    );
+  });
+
+  it('a config the variables do not follow, and one whose variables weights.bin does not fill', async () => {
+    const shorter = { ...small, contextLength: 8 };
+    const withCount = (fields: Record<string, unknown>) => {
+      fields.modelConfig = shorter;
+      fields.parameterCount = countParameters(shorter);
+    };
+    const stale = resign(fresh('context-8'), { manifest: withCount });
+    expect(await refusal(loadCheckpoint(stale, WASM))).toBe(
+      `checkpoint ${stale}: variable 1 is wpe [16,16] at 480, expected wpe [8,16] at 480`,
+    );
+    // The variables rewritten to the new shapes too: only weights.bin's size is left to disagree.
+    const rewritten = resign(fresh('context-8-variables'), {
+      manifest: (fields) => {
+        withCount(fields);
+        let offset = 0;
+        fields.variables = variableSpecs(shorter).map(({ name, shape }) => {
+          const entry = { name, shape, offset };
+          offset += shape.reduce((a, b) => a * b, 1);
+          return entry;
+        });
+      },
+    });
+    const expected = countParameters(shorter);
+    expect(await refusal(loadCheckpoint(rewritten, WASM))).toBe(
+      `checkpoint ${rewritten}: weights.bin has ${model.parameterCount() * 4} bytes, expected ${expected * 4} (${expected} float32 values): truncated or from another model`,
+    );
+  });
+
+  it('saving refuses weights that are not finite and writes nothing', () => {
+    const weights = getWeights(model);
+    const names = model.variableNames();
+    weights[names.indexOf('h0.ln1.gain')]![3] = NaN;
+    const diverged = modelFromWeights(small, weights, WASM);
+    const dir = join(root, 'diverged');
+    try {
+      expect(() => saveCheckpoint(dir, diverged, {})).toThrow(
+        new CheckpointError(
+          `checkpoint ${dir}: not written: weight h0.ln1.gain holds NaN at index 3 (the model diverged)`,
+        ),
+      );
+    } finally {
+      diverged.dispose();
+    }
+    expect(readdirSync(root).filter((name) => name.includes('diverged'))).toEqual([]);
   });
 });
