@@ -18,15 +18,20 @@ import {
   manifestChecksum,
   saveCheckpoint,
 } from '../agent/checkpoint.ts';
+import { loadAgent } from '../agent/load.ts';
 import {
   countParameters,
   createModel,
+  defaultModelConfig,
   variableSpecs,
   type ModelConfig,
   type PolicyModel,
 } from '../agent/model.ts';
+import { buildTokenizer } from '../agent/tokenizer.ts';
 import { getWeights, modelFromWeights } from '../agent/weights.ts';
+import { makeTasks, trainingHarness } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { cli } from './support/cli.ts';
 
 const small: ModelConfig = { vocabSize: 30, contextLength: 16, dModel: 16, nHeads: 2, nLayers: 1, dFF: 16 };
 const WASM = { attention: 'depthwise' } as const;
@@ -305,5 +310,121 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
       diverged.dispose();
     }
     expect(readdirSync(root).filter((name) => name.includes('diverged'))).toEqual([]);
+  });
+});
+
+describe('an edited agent checkpoint with fresh checksums is refused by loadAgent and by `tinyagent eval`', () => {
+  const project = buildTokenizer(makeTasks('all')).words;
+  let agentModel: PolicyModel;
+  const agentCheckpoint = (name: string) =>
+    fresh(name, {
+      of: agentModel,
+      extra: { step: 0, seed: 0, harness: trainingHarness(), tokenizer: [...project] },
+    });
+  const editWords = (edit: (words: string[]) => void) => ({
+    manifest: (fields: Record<string, unknown>) => edit(fields.tokenizer as string[]),
+  });
+  const swap = (words: string[], a: number, b: number) => {
+    [words[a], words[b]] = [words[b] as string, words[a] as string];
+  };
+  const id = (word: string) => project.indexOf(word);
+
+  beforeAll(() => {
+    agentModel = createModel(defaultModelConfig(project.length), new Rng('checkpoint/agent'), WASM);
+  });
+  afterAll(() => agentModel.dispose());
+
+  it('a sound agent checkpoint loads with the project tokenizer', async () => {
+    const { agent } = await loadAgent(resign(agentCheckpoint('agent-good'), {}), WASM);
+    expect(agent.tokenizer.words).toEqual(project);
+    expect(agent.tokenizer.encode(['read', '<end>'])).toEqual([id('read'), id('<end>')]);
+    agent.model.dispose();
+  });
+
+  // Each edit passes both checksums; the fault is the one consistency check that catches it.
+  const [first, second] = [id('read'), id('test')].sort((a, b) => a - b) as [number, number];
+  const edits: Array<[string, Parameters<typeof resign>[1], string]> = [
+    [
+      'nan-lnf',
+      {
+        weights: (values, offsetOf) => {
+          values[offsetOf('lnf.gain') + 3] = NaN;
+        },
+      },
+      'weights.bin: weight lnf.gain holds NaN at index 3;',
+    ],
+    [
+      'heads-6',
+      {
+        manifest: (fields) => {
+          fields.modelConfig = { ...(fields.modelConfig as ModelConfig), nHeads: 6 };
+        },
+      },
+      'manifest.json: modelConfig nHeads 6 does not divide dModel 64',
+    ],
+    [
+      'words-cut',
+      editWords((words) => words.pop()),
+      `manifest.json: the tokenizer has ${project.length - 1} words (specials included), the model's vocabulary ${project.length}`,
+    ],
+    [
+      'words-duplicate',
+      editWords((words) => {
+        words[project.length - 1] = 'read';
+      }),
+      `manifest.json: tokenizer: duplicate word 'read' (ids ${id('read')} and ${project.length - 1})`,
+    ],
+    [
+      'words-pad-moved',
+      editWords((words) => swap(words, 0, 5)),
+      `manifest.json: tokenizer word 0 is '${project[5]}', expected the special '<pad>'`,
+    ],
+    [
+      'words-no-end',
+      editWords((words) => {
+        words[id('<end>')] = 'zzz';
+      }),
+      'manifest.json: the tokenizer lacks the action words <end>',
+    ],
+    [
+      // Every word still present once: the gym's 'read' and 'test' would reach the model as each other.
+      'words-reordered',
+      editWords((words) => swap(words, first, second)),
+      `manifest.json: tokenizer word ${first} is '${project[second]}', the project's vocabulary has '${project[first]}' there: the gym's words would reach the model as other ids`,
+    ],
+    [
+      'words-replaced',
+      editWords((words) => {
+        words[id('passed')] = 'zzz';
+      }),
+      `manifest.json: tokenizer word ${id('passed')} is 'zzz', the project's vocabulary has 'passed' there:`,
+    ],
+  ];
+
+  for (const [name, edit, fault] of edits) {
+    it(`${name}: ${fault.slice(0, 60)}`, async () => {
+      const dir = resign(agentCheckpoint(name), edit);
+      const message = await refusal(loadAgent(dir, WASM));
+      expect(message.startsWith(`checkpoint ${dir}: ${fault}`), message).toBe(true);
+      const result = await cli(['eval', '--checkpoint', dir, '--episodes', '1']);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`tinyagent eval: ${message}\n`);
+    });
+  }
+
+  it('a checkpoint consistent in itself but made for another vocabulary (one word more)', async () => {
+    const words = [...project, 'zzz'];
+    const other = createModel(defaultModelConfig(words.length), new Rng('checkpoint/other'), WASM);
+    try {
+      const dir = fresh('other-vocabulary', { of: other, extra: { step: 0, tokenizer: words } });
+      expect(await refusal(loadAgent(dir, WASM))).toMatch(
+        new RegExp(
+          `^checkpoint ${dir}: manifest\\.json: tokenizer word ${project.length} is 'zzz', the project's vocabulary has none there: .*made for other tasks; retrain with \`npm run train\`\\)$`,
+        ),
+      );
+    } finally {
+      other.dispose();
+    }
   });
 });
