@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EDIT_OPS, HarnessSchema, MARKERS, TOOLS, makeTasks } from '../gym/index.ts';
 import { clip } from '../lib/text.ts';
 import { CheckpointError, loadCheckpoint, schemaProblems, type CheckpointManifest } from './checkpoint.ts';
-import type { ModelOptions } from './model.ts';
+import { defaultModelConfig, type ModelConfig, type ModelOptions } from './model.ts';
 import type { Agent } from './rollout.ts';
 import { buildTokenizer, PAD, tokenizerFromWords, UNK, type Tokenizer } from './tokenizer.ts';
 
@@ -31,8 +31,9 @@ const ACTION_WORDS = [...TOOLS, ...EDIT_OPS, ...MARKERS];
  * Loads a checkpoint folder as a ready agent: the model plus the tokenizer stored in its
  * manifest. Beyond `loadCheckpoint`'s checks, the agent's fields are validated: the tokenizer is
  * a list of distinct words, the specials first, that fills the model's vocabulary, holds every
- * action word and is word for word the tokenizer the project trains with; a recorded harness is
- * a valid one whose context fits the model's. Throws a CheckpointError.
+ * action word and is word for word the tokenizer the project trains with; the model config is the
+ * one the project trains for that vocabulary; a recorded harness is a valid one whose context
+ * fits the model's. Throws a CheckpointError.
  */
 export async function loadAgent(dir: string, options: ModelOptions): Promise<LoadedAgent> {
   const { model, manifest } = await loadCheckpoint(dir, options);
@@ -54,7 +55,7 @@ function agentTokenizer(dir: string, manifest: CheckpointManifest): Tokenizer {
   if (!checked.success) fail(schemaProblems(checked.error.issues));
   const fields = checked.data as z.infer<typeof AgentFieldsSchema>;
   const { modelConfig } = manifest;
-  const problem = tokenizerProblem(fields.tokenizer, modelConfig.vocabSize);
+  const problem = tokenizerProblem(fields.tokenizer, modelConfig.vocabSize) ?? configProblem(modelConfig);
   if (problem !== undefined) fail(problem);
   const harness = fields.harness;
   if (harness !== undefined && harness.contextTokens + harness.maxActionTokens > modelConfig.contextLength) {
@@ -94,6 +95,22 @@ function tokenizerProblem(stored: readonly string[], vocabSize: number): string 
       return `tokenizer word ${id} is ${shown(stored[id])}, the project's vocabulary has ${shown(project[id])} there: the gym's words would reach the model as other ids than it was trained on (the checkpoint was edited or made for other tasks; retrain with \`npm run train\`)`;
   }
   return undefined;
+}
+
+/**
+ * What differs between a checkpoint's model config and the one the project trains for its
+ * vocabulary, or undefined. Shapes and parameter count do not depend on nHeads, so an edited
+ * head count (8 for 4: it still divides dModel 64) loads and splits the weights into other heads
+ * than they were trained with; only this comparison refuses it.
+ */
+function configProblem(config: ModelConfig): string | undefined {
+  const project = defaultModelConfig(config.vocabSize);
+  const keys = (Object.keys(project) as Array<keyof ModelConfig>).filter(
+    (key) => config[key] !== project[key],
+  );
+  if (keys.length === 0) return undefined;
+  const list = (cfg: ModelConfig) => keys.map((key) => `${key} ${cfg[key]}`).join(', ');
+  return `modelConfig ${list(config)} differs from the model the project trains for ${config.vocabSize} words (${list(project)}): the weights would be read under another architecture; retrain with \`npm run train\``;
 }
 
 /** A word quoted for a message, cut short (a hostile manifest may hold any string). */

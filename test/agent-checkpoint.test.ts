@@ -354,6 +354,16 @@ describe('an edited agent checkpoint with fresh checksums is refused by loadAgen
       'weights.bin: weight lnf.gain holds NaN at index 3;',
     ],
     [
+      // 8 divides dModel 64, and no shape depends on nHeads: only the project's config tells.
+      'heads-8',
+      {
+        manifest: (fields) => {
+          fields.modelConfig = { ...(fields.modelConfig as ModelConfig), nHeads: 8 };
+        },
+      },
+      `manifest.json: modelConfig nHeads 8 differs from the model the project trains for ${project.length} words (nHeads 4): the weights would be read under another architecture;`,
+    ],
+    [
       'heads-6',
       {
         manifest: (fields) => {
