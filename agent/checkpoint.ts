@@ -36,7 +36,10 @@ export const CHECKPOINT_FORMAT = 'tinyagent-checkpoint';
 /** Version 2 added `manifestChecksum`; version 1 checkpoints are refused (retrain them). */
 export const CHECKPOINT_VERSION = 2;
 
-/** Why a checkpoint could not be loaded; the message names the folder and the fault. */
+/**
+ * Why a checkpoint could not be loaded (or, for weights that are not finite, saved); the message
+ * names the folder and the fault.
+ */
 export class CheckpointError extends InputError {
   override name = 'CheckpointError';
 }
@@ -123,6 +126,10 @@ export function saveCheckpoint(
     entries.push({ name: names[i] as string, shape: [...v.shape], offset });
     offset += v.size;
   });
+  // A diverged model is refused here rather than written as a checkpoint that loading refuses.
+  const fault = nonFiniteWeight(weights, entries);
+  if (fault !== undefined)
+    throw new CheckpointError(`checkpoint ${dir}: not written: ${fault} (the model diverged)`);
   const bytes = new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength);
   // The manifest as a reader will see it (a JSON round trip drops undefined fields), then its checksum.
   const fields = JSON.parse(
@@ -176,8 +183,12 @@ const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /**
  * Loads and verifies a checkpoint: the manifest's format, version and checksum, its fields
- * against a schema, the config's parameter count, variable names, shapes and offsets, and
- * weights.bin's size and checksum. Throws a CheckpointError naming the folder and the fault.
+ * against a schema, nHeads dividing dModel, the config's parameter count, variable names, shapes
+ * and offsets, weights.bin's size and checksum, and every weight finite. Throws a CheckpointError
+ * naming the folder and the fault.
+ *
+ * The checksums only show that the files are as written; the other checks are what refuses a
+ * manifest or weights.bin edited on purpose and given fresh checksums.
  */
 export async function loadCheckpoint(
   dir: string,
@@ -234,7 +245,7 @@ export async function loadCheckpoint(
   const m = raw as CheckpointManifest;
   const cfg = m.modelConfig;
   if (cfg.dModel % cfg.nHeads !== 0)
-    fail(`modelConfig.dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+    fail(`manifest.json: modelConfig nHeads ${cfg.nHeads} does not divide dModel ${cfg.dModel}`);
   const expectedCount = countParameters(cfg);
   if (m.parameterCount !== expectedCount)
     fail(`parameterCount ${m.parameterCount} does not match its modelConfig (${expectedCount})`);
@@ -271,6 +282,11 @@ export async function loadCheckpoint(
   // Copy into an aligned buffer (a Buffer's byteOffset need not be a multiple of 4).
   const weights = new Float32Array(offset);
   new Uint8Array(weights.buffer).set(bytes);
+  const fault = nonFiniteWeight(weights, m.variables);
+  if (fault !== undefined)
+    fail(
+      `weights.bin: ${fault}; saving refuses such weights, so the file was edited or written by other code`,
+    );
   const values = specs.map((spec, i) => {
     const start = (m.variables[i] as { offset: number }).offset;
     return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
@@ -294,6 +310,27 @@ export function schemaProblems(issues: readonly z.core.$ZodIssue[]): string {
       .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`)
       .join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '')
   );
+}
+
+/**
+ * The first weight that is NaN or ±Infinity, as `weight NAME holds VALUE at index I` (I counts
+ * within the variable), or undefined. Nothing else would notice one: a NaN `lnf.gain` loads, and
+ * every logit becomes NaN, so the agent plays and fails every episode. One pass over the values.
+ */
+function nonFiniteWeight(
+  weights: Float32Array,
+  variables: ReadonlyArray<{ name: string; offset: number }>,
+): string | undefined {
+  for (let i = 0; i < weights.length; i++) {
+    const value = weights[i] as number;
+    if (Number.isFinite(value)) continue;
+    // Variables lie in offset order: the last one starting at or before i holds value i.
+    let k = variables.length - 1;
+    while (k > 0 && (variables[k] as { offset: number }).offset > i) k--;
+    const variable = variables[k] as { name: string; offset: number };
+    return `weight ${variable.name} holds ${value} at index ${i - variable.offset}`;
+  }
+  return undefined;
 }
 
 /** The stats of `path` from one stat call, or undefined where `existsSync` would say false (missing, unreachable). */

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { EDIT_OPS, HarnessSchema, MARKERS, TOOLS } from '../gym/index.ts';
+import { EDIT_OPS, HarnessSchema, MARKERS, TOOLS, makeTasks } from '../gym/index.ts';
+import { clip } from '../lib/text.ts';
 import { CheckpointError, loadCheckpoint, schemaProblems, type CheckpointManifest } from './checkpoint.ts';
-import type { ModelOptions } from './model.ts';
+import { defaultModelConfig, type ModelConfig, type ModelOptions } from './model.ts';
 import type { Agent } from './rollout.ts';
-import { tokenizerFromWords, type Tokenizer } from './tokenizer.ts';
+import { buildTokenizer, PAD, tokenizerFromWords, UNK, type Tokenizer } from './tokenizer.ts';
 
 export interface LoadedAgent {
   agent: Agent;
@@ -28,9 +29,11 @@ const ACTION_WORDS = [...TOOLS, ...EDIT_OPS, ...MARKERS];
 
 /**
  * Loads a checkpoint folder as a ready agent: the model plus the tokenizer stored in its
- * manifest. Beyond `loadCheckpoint`'s checks, the agent's fields are validated: the tokenizer
- * is a list of distinct words that fills the model's vocabulary and holds every action word, and
- * a recorded harness is a valid one whose context fits the model's. Throws a CheckpointError.
+ * manifest. Beyond `loadCheckpoint`'s checks, the agent's fields are validated: the tokenizer is
+ * a list of distinct words, the specials first, that fills the model's vocabulary, holds every
+ * action word and is word for word the tokenizer the project trains with; the model config is the
+ * one the project trains for that vocabulary; a recorded harness is a valid one whose context
+ * fits the model's. Throws a CheckpointError.
  */
 export async function loadAgent(dir: string, options: ModelOptions): Promise<LoadedAgent> {
   const { model, manifest } = await loadCheckpoint(dir, options);
@@ -46,30 +49,71 @@ export async function loadAgent(dir: string, options: ModelOptions): Promise<Loa
 
 function agentTokenizer(dir: string, manifest: CheckpointManifest): Tokenizer {
   const fail = (problem: string): never => {
-    throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
+    throw new CheckpointError(`checkpoint ${dir}: manifest.json: ${problem}`);
   };
   const checked = AgentFieldsSchema.safeParse(manifest);
-  if (!checked.success) fail(`manifest.json: ${schemaProblems(checked.error.issues)}`);
+  if (!checked.success) fail(schemaProblems(checked.error.issues));
   const fields = checked.data as z.infer<typeof AgentFieldsSchema>;
-  let tokenizer: Tokenizer | undefined;
-  try {
-    tokenizer = tokenizerFromWords(fields.tokenizer);
-  } catch (error) {
-    fail(`manifest.json: tokenizer: ${(error as Error).message}`);
-  }
-  const { vocabSize, contextLength } = manifest.modelConfig;
-  const words = (tokenizer as Tokenizer).words;
-  if (words.length !== vocabSize)
-    fail(
-      `manifest.json: the tokenizer has ${words.length} words (specials included), the model's vocabulary ${vocabSize}`,
-    );
-  const missing = ACTION_WORDS.filter((word) => !words.includes(word));
-  if (missing.length > 0) fail(`manifest.json: the tokenizer lacks the action words ${missing.join(', ')}`);
+  const { modelConfig } = manifest;
+  const problem = tokenizerProblem(fields.tokenizer, modelConfig.vocabSize) ?? configProblem(modelConfig);
+  if (problem !== undefined) fail(problem);
   const harness = fields.harness;
-  if (harness !== undefined && harness.contextTokens + harness.maxActionTokens > contextLength) {
+  if (harness !== undefined && harness.contextTokens + harness.maxActionTokens > modelConfig.contextLength) {
     fail(
-      `manifest.json: harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${contextLength}`,
+      `harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${modelConfig.contextLength}`,
     );
   }
-  return tokenizer as Tokenizer;
+  return tokenizerFromWords(fields.tokenizer);
+}
+
+/**
+ * What is wrong with a stored tokenizer (id -> word), or undefined. Its ids are the ids the
+ * weights were trained on, and training builds it as `buildTokenizer(makeTasks('all'))`, so it
+ * must be that list in that order: a reordered list passes every other check, but the gym's
+ * words would reach the model as other ids and the policy would read nonsense. The checks before
+ * the comparison name a narrower fault where there is one.
+ */
+function tokenizerProblem(stored: readonly string[], vocabSize: number): string | undefined {
+  const firstId = new Map<string, number>();
+  for (const [id, word] of stored.entries()) {
+    const earlier = firstId.get(word);
+    if (earlier !== undefined) return `tokenizer: duplicate word ${shown(word)} (ids ${earlier} and ${id})`;
+    firstId.set(word, id);
+  }
+  // `tokenizerFromWords` puts the specials first whatever the list: stored anywhere else, every id shifts.
+  for (const [id, special] of [PAD, UNK].entries()) {
+    if (stored[id] !== special)
+      return `tokenizer word ${id} is ${shown(stored[id])}, expected the special ${shown(special)}`;
+  }
+  if (stored.length !== vocabSize)
+    return `the tokenizer has ${stored.length} words (specials included), the model's vocabulary ${vocabSize}`;
+  const missing = ACTION_WORDS.filter((word) => !firstId.has(word));
+  if (missing.length > 0) return `the tokenizer lacks the action words ${missing.join(', ')}`;
+  const project = buildTokenizer(makeTasks('all')).words;
+  for (let id = 0; id < Math.max(stored.length, project.length); id++) {
+    if (stored[id] !== project[id])
+      return `tokenizer word ${id} is ${shown(stored[id])}, the project's vocabulary has ${shown(project[id])} there: the gym's words would reach the model as other ids than it was trained on (the checkpoint was edited or made for other tasks; retrain with \`npm run train\`)`;
+  }
+  return undefined;
+}
+
+/**
+ * What differs between a checkpoint's model config and the one the project trains for its
+ * vocabulary, or undefined. Shapes and parameter count do not depend on nHeads, so an edited
+ * head count (8 for 4: it still divides dModel 64) loads and splits the weights into other heads
+ * than they were trained with; only this comparison refuses it.
+ */
+function configProblem(config: ModelConfig): string | undefined {
+  const project = defaultModelConfig(config.vocabSize);
+  const keys = (Object.keys(project) as Array<keyof ModelConfig>).filter(
+    (key) => config[key] !== project[key],
+  );
+  if (keys.length === 0) return undefined;
+  const list = (cfg: ModelConfig) => keys.map((key) => `${key} ${cfg[key]}`).join(', ');
+  return `modelConfig ${list(config)} differs from the model the project trains for ${config.vocabSize} words (${list(project)}): the weights would be read under another architecture; retrain with \`npm run train\``;
+}
+
+/** A word quoted for a message, cut short (a hostile manifest may hold any string). */
+function shown(word: string | undefined): string {
+  return word === undefined ? 'none' : `'${clip(word)}'`;
 }
