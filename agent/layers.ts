@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 
 /**
- * The transformer's differentiable building blocks, with gradients written by hand so that every
- * heavy product runs on the wasm backend's fast kernels.
+ * The transformer's building blocks: layers with gradients written by hand so that every heavy
+ * product runs on the wasm backend's fast kernels, and attention in its two uses (over a whole
+ * sequence, for training; over a sampling session's key/value cache).
  *
  * Why: tfjs-backend-wasm sends only plain, untransposed, unbatched 2-D matMuls to XNNPack; a
  * transposed or batched matMul falls to a scalar loop that is 5-10x slower. tfjs's default
@@ -12,7 +13,67 @@ import * as tf from '@tensorflow/tfjs';
  */
 
 type Saver = tf.GradSaveFunc;
-type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
+
+/** Shapes of rank 1 to 4. */
+type Shape = [number] | [number, number] | [number, number, number] | [number, number, number, number];
+
+/** The tensor type of a shape: [a, b] -> tf.Tensor2D. */
+type TensorOf<S extends Shape> = [never, tf.Tensor1D, tf.Tensor2D, tf.Tensor3D, tf.Tensor4D][S['length']];
+
+// Rank-typed wrappers. tfjs types the result of reshape, add, sub, mul and matMul as a tensor of any
+// rank (or of whatever rank the caller asks for); these give the rank their arguments fix.
+
+/** `tf.reshape`, typed by the rank of the new shape. */
+export function reshape<S extends Shape>(x: tf.Tensor, shape: S): TensorOf<S> {
+  return tf.reshape(x, shape) as TensorOf<S>;
+}
+
+/** `x + y`, y broadcast over x's shape (so the sum has x's shape). */
+export function add<T extends tf.Tensor>(x: T, y: tf.Tensor): T {
+  return tf.add(x, y);
+}
+
+/** `x - y`, y broadcast over x's shape. */
+export function sub<T extends tf.Tensor>(x: T, y: tf.Tensor): T {
+  return tf.sub(x, y);
+}
+
+/** `x * y`, y a number or broadcast over x's shape. */
+export function mul<T extends tf.Tensor>(x: T, y: tf.Tensor | number): T {
+  return tf.mul(x, y);
+}
+
+/** `tf.matMul` of two tensors of one rank: 2-D products, or products batched over the leading axes. */
+export function matMul<T extends tf.Tensor2D | tf.Tensor3D | tf.Tensor4D>(
+  a: T,
+  b: T,
+  { transposeB = false }: { transposeB?: boolean } = {},
+): T {
+  return tf.matMul(a, b, false, transposeB);
+}
+
+/** `a · b + bias` in one kernel (XNNPack's fully connected op on wasm), optionally ReLU'd. */
+export function fusedMatMul(
+  a: tf.Tensor2D,
+  b: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  activation: 'relu' | 'linear' = 'linear',
+): tf.Tensor2D {
+  return tf.fused.matMul({ a, b, bias, activation }) as tf.Tensor2D;
+}
+
+/**
+ * `tf.customGrad`, typed by the op's inputs and output: tfjs types the function as taking any
+ * list of tensors and the save function, and the op as returning a tensor of any rank.
+ */
+function customOp<Inputs extends tf.Tensor[], Output extends tf.Tensor>(
+  f: (...args: [...Inputs, Saver]) => {
+    value: Output;
+    gradFunc: (dy: Output, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[];
+  },
+): (...inputs: Inputs) => Output {
+  return tf.customGrad(f as unknown as Parameters<typeof tf.customGrad<Output>>[0]);
+}
 
 /** `x [N, in] · w [in, out] + b`, optionally ReLU'd, in one fused kernel; 2-D gradient products. */
 export function dense(
@@ -21,19 +82,19 @@ export function dense(
   b: tf.Tensor1D,
   { relu = false }: { relu?: boolean } = {},
 ): tf.Tensor2D {
-  const op = tf.customGrad(((xIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
-    const y = tf.fused.matMul({ a: xIn, b: wIn, bias: bIn, activation: relu ? 'relu' : 'linear' });
+  const op = customOp((xIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
+    const y = fusedMatMul(xIn, wIn, bIn, relu ? 'relu' : 'linear');
     save(relu ? [xIn, wIn, y] : [xIn, wIn]);
     return {
       value: y,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [xs, ws, ys] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D?];
-        const dz = ys === undefined ? dy : (tf.mul(dy, tf.step(ys)) as tf.Tensor2D);
-        return [tf.matMul(dz, tf.transpose(ws)), ...weightAndBiasGrad(xs, dz)];
+        const dz = ys === undefined ? dy : mul(dy, tf.step(ys));
+        return [matMul(dz, tf.transpose(ws)), ...weightAndBiasGrad(xs, dz)];
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(x, w, b) as tf.Tensor2D;
+  });
+  return op(x, w, b);
 }
 
 /**
@@ -44,12 +105,9 @@ export function dense(
  * product dy^T · 1, which beats a column sum of a wide dy.
  */
 function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
-  if (x.shape[1] > dy.shape[1]) return [tf.matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
+  if (x.shape[1] > dy.shape[1]) return [matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
   const dyT = tf.transpose(dy);
-  return [
-    tf.transpose(tf.matMul(dyT, x)) as tf.Tensor2D,
-    tf.reshape(tf.matMul(dyT, onesColumn(dy.shape[0])), [-1]) as tf.Tensor1D,
-  ];
+  return [tf.transpose(matMul(dyT, x)), reshape(matMul(dyT, onesColumn(dy.shape[0])), [-1])];
 }
 
 /**
@@ -59,17 +117,17 @@ function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Te
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const vocab = table.shape[0];
-  const op = tf.customGrad(((tableIn: tf.Tensor2D, save: Saver) => {
+  const op = customOp((tableIn: tf.Tensor2D, save: Saver) => {
     save([ids]); // tensors not saved are gone by the time the gradient runs
     return {
       value: tf.gather(tableIn, ids),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32') as tf.Tensor2D; // [N, V]
+        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32'); // [N, V]
         return tf.matMul(tf.transpose(oneHot), dy);
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(table) as tf.Tensor2D;
+  });
+  return op(table);
 }
 
 /** The pieces of a stable softmax over the last axis of logits [N, V]: z - max z, its exp, and the exps' row sums [N, 1]. */
@@ -78,7 +136,7 @@ function stableSoftmaxParts(logits: tf.Tensor2D): {
   exps: tf.Tensor2D;
   sums: tf.Tensor2D;
 } {
-  const shifted = tf.sub(logits, tf.max(logits, -1, true)) as tf.Tensor2D;
+  const shifted = sub(logits, tf.max(logits, -1, true));
   const exps = tf.exp(shifted);
   const sums = tf.sum(exps, -1, true) as tf.Tensor2D;
   return { shifted, exps, sums };
@@ -91,7 +149,7 @@ function stableSoftmaxParts(logits: tf.Tensor2D): {
  */
 export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D {
   const vocab = logits.shape[1];
-  const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
+  const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
     save([tf.div(exps, sums), oneHot]);
@@ -102,8 +160,8 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
         return tf.mul(tf.sub(hot, probs), tf.reshape(dy, [-1, 1]));
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(logits) as tf.Tensor1D;
+  });
+  return op(logits);
 }
 
 /**
@@ -115,7 +173,7 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
  */
 export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor2D {
   const vocab = logits.shape[1];
-  const op = tf.customGrad(((logitsIn: tf.Tensor2D, save: Saver) => {
+  const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
     const probs = tf.div(exps, sums);
@@ -130,8 +188,8 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
         return tf.sub(tf.mul(tf.sub(hot, p), dPicked), tf.mul(tf.mul(p, tf.add(logP, h)), dEntropy));
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(logits) as tf.Tensor2D;
+  });
+  return op(logits);
 }
 
 /**
@@ -139,14 +197,14 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
  * gradient: dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain.
  */
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
-  const op = tf.customGrad(((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
+  const op = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
     const mean = tf.mean(xIn, -1, true);
-    const centred = tf.sub(xIn, mean);
+    const centred = sub(xIn, mean);
     const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centred), -1, true), 1e-5));
-    const xhat = tf.mul(centred, rstd);
+    const xhat = mul(centred, rstd);
     save([xhat, rstd, gIn]);
     return {
-      value: tf.add(tf.mul(xhat, gIn), bIn) as tf.Tensor2D,
+      value: add(mul(xhat, gIn), bIn),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [xh, rs, g] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
         const dxhat = tf.mul(dy, g);
@@ -157,8 +215,8 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
         return [dx, tf.sum(tf.mul(dy, xh), 0), tf.sum(dy, 0)];
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(x, gain, bias) as tf.Tensor2D;
+  });
+  return op(x, gain, bias);
 }
 
 /**
@@ -172,9 +230,9 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
 export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   const [rows, inner, count] = a.shape;
   const cols = b.shape[2];
-  const image = tf.reshape(a, [1, rows, inner, count]) as tf.Tensor4D;
-  const filter = tf.reshape(b, [1, inner, count, cols]) as tf.Tensor4D;
-  return tf.reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
+  const image = reshape(a, [1, rows, inner, count]);
+  const filter = reshape(b, [1, inner, count, cols]);
+  return reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
 }
 
 /**
@@ -185,15 +243,18 @@ function onesColumn(rows: number): tf.Tensor2D {
   return tf.ones([rows, 1]);
 }
 
-/** Additive causal masks [T, 1, T] (0 where key s <= query t, -1e9 after), one kept per T. */
-const causalMasks = new Map<number, tf.Tensor3D>();
+/**
+ * Additive causal masks [T, 1, 1, T] (0 where key s <= query t, -1e9 after), one kept per T;
+ * laid out as the depthwise form's masks, [query, batch, head, key], broadcast over both.
+ */
+const causalMasks = new Map<number, tf.Tensor4D>();
 
-export function causalMask(length: number): tf.Tensor3D {
+function causalMask(length: number): tf.Tensor4D {
   let mask = causalMasks.get(length);
   if (mask === undefined || mask.isDisposed) {
     const values = new Float32Array(length * length);
     for (let t = 0; t < length; t++) for (let s = t + 1; s < length; s++) values[t * length + s] = -1e9;
-    mask = tf.keep(tf.tensor3d(values, [length, 1, length]));
+    mask = tf.keep(tf.tensor4d(values, [length, 1, 1, length]));
     causalMasks.set(length, mask);
   }
   return mask;
@@ -206,9 +267,46 @@ export function disposeCausalMasks(): void {
 }
 
 /**
- * Causal multi-head self-attention with its input projection: h [B*T, C] -> [B*T, C],
- * q|k|v = h · wqkv + bqkv (columns q|k|v, each head-major), then per (batch, head)
- * softmax(q k^T / sqrt(dh) + causal mask) v. The output projection is a separate `dense`.
+ * Attention proper in the batched-matMul form: softmax(q · k^T + mask) · v over the last two
+ * axes, heads batched over the leading ones. qScaled [..., C, e] is q / sqrt(e); k and v are
+ * [..., S, e]; the additive mask broadcasts to [..., C, S].
+ */
+function matMulAttention<T extends tf.Tensor3D | tf.Tensor4D>(qScaled: T, k: T, v: T, mask: tf.Tensor): T {
+  const scores = add(matMul(qScaled, k, { transposeB: true }), mask);
+  return matMul(tf.softmax(scores), v);
+}
+
+/**
+ * Attention proper in the depthwise form, heads n = (b, h) innermost so that softmax runs on
+ * the last axis: probs = softmax(q · k + mask) [C, n, S], out = probs · v [C, n, e]. qScaled
+ * [C, e, n] is q / sqrt(e), k [e, n, S], v [S, n, e]; the additive mask [C, B or 1, 1, S]
+ * broadcasts over the heads (and over the batch when it has one row).
+ */
+function depthwiseAttention(
+  qScaled: tf.Tensor3D,
+  k: tf.Tensor3D,
+  v: tf.Tensor3D,
+  mask: tf.Tensor4D,
+  batch: number,
+): { probs: tf.Tensor3D; out: tf.Tensor3D } {
+  const [queries, , n] = qScaled.shape;
+  const keys = k.shape[2];
+  const scores = add(reshape(batchedProduct(qScaled, k), [queries, batch, n / batch, keys]), mask);
+  const probs = tf.softmax(reshape(scores, [queries, n, keys]));
+  return { probs, out: batchedProduct(tf.transpose(probs, [0, 2, 1]), v) };
+}
+
+/** Column slices of wqkv [C, 3C] and bqkv [3C] for one role (0 q, 1 k, 2 v). */
+function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Tensor2D, tf.Tensor1D] {
+  const width = wqkv.shape[0];
+  return [tf.slice(wqkv, [0, role * width], [width, width]), tf.slice(bqkv, [role * width], [width])];
+}
+
+/**
+ * Causal multi-head self-attention over whole sequences, with its input projection and
+ * gradients: h [B*T, C] -> [B*T, C], q|k|v = h · wqkv + bqkv (columns q|k|v, each head-major),
+ * then per (batch, head) softmax(q k^T / sqrt(dh) + causal mask) v. The output projection is a
+ * separate `dense`.
  *
  * 'depthwise' (for wasm) writes the forward and backward products as `batchedProduct`s with the
  * attention matrices in a [t, n, s] layout (n = batch*head innermost), so softmax runs on the
@@ -234,56 +332,49 @@ export function causalSelfAttention(
   const mask = causalMask(length);
   if (mode === 'matmul') {
     const qkv = dense(h, wqkv, bqkv);
-    const split = tf.transpose(tf.reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
+    const split = tf.transpose(reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
     const perHead = (x: tf.Tensor) =>
-      tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
+      reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
         n,
         length,
         headSize,
       ]);
     const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
-    const scores = tf.add(tf.matMul(tf.mul(q, scale), k, false, true), tf.reshape(mask, [1, length, length])); // [n, t, s]
-    const out = tf.matMul(tf.softmax(scores), v); // [n, t, dh]
-    return tf.reshape(tf.transpose(tf.reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
+    const out = matMulAttention(mul(q, scale), k, v, reshape(mask, [1, length, length])); // [n, t, dh]
+    return reshape(tf.transpose(reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
       batch * length,
       width,
     ]);
   }
   // [B*T, C] rows (b, t), columns (h, e) -> the layouts below; names list the axes in order.
   const layout = (x: tf.Tensor, perm: number[], shape: [number, number, number]) =>
-    tf.reshape(tf.transpose(tf.reshape(x, [batch, length, heads, headSize]), perm), shape) as tf.Tensor3D;
+    reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), perm), shape);
   const toTEN = (x: tf.Tensor) => layout(x, [1, 3, 0, 2], [length, headSize, n]);
   const toETN = (x: tf.Tensor) => layout(x, [3, 1, 0, 2], [headSize, length, n]);
   const toENS = (x: tf.Tensor) => layout(x, [3, 0, 2, 1], [headSize, n, length]);
   const toSNE = (x: tf.Tensor) => layout(x, [1, 0, 2, 3], [length, n, headSize]);
   // [t, n, e] (or [s, n, e]) -> rows (b, t), columns (h, e); [e, n, s] likewise.
   const fromTNE = (x: tf.Tensor) =>
-    tf.reshape(tf.transpose(tf.reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [
+    reshape(tf.transpose(reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [
       batch * length,
       width,
     ]);
   const fromENS = (x: tf.Tensor) =>
-    tf.reshape(tf.transpose(tf.reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [
+    reshape(tf.transpose(reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [
       batch * length,
       width,
     ]);
-  const roleWeights = (w: tf.Tensor2D, b: tf.Tensor1D, role: number) =>
-    [tf.slice(w, [0, role * width], [width, width]), tf.slice(b, [role * width], [width])] as [
-      tf.Tensor2D,
-      tf.Tensor1D,
-    ];
 
-  const op = tf.customGrad(((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
-    const [q, k, v] = [0, 1, 2].map((role) => {
-      const [w, b] = roleWeights(wIn, bIn, role);
-      return tf.fused.matMul({ a: hIn, b: w, bias: b });
-    }) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
-    const qs = tf.mul(q, scale);
-    const probs = tf.softmax(tf.add(batchedProduct(toTEN(qs), toENS(k)), mask)) as tf.Tensor3D; // [t, n, s]
-    const out = batchedProduct(tf.transpose(probs, [0, 2, 1]) as tf.Tensor3D, toSNE(v)); // [t, n, e]
+  const op = customOp((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
+    const project = (role: number) => fusedMatMul(hIn, ...roleWeights(wIn, bIn, role));
+    const q = project(0);
+    const k = project(1);
+    const v = project(2);
+    const qs = mul(q, scale);
+    const { probs, out } = depthwiseAttention(toTEN(qs), toENS(k), toSNE(v), mask, batch); // [t, n, s], [t, n, e]
     save([hIn, wIn, qs, k, v, probs]);
     return {
-      value: fromTNE(out) as tf.Tensor2D,
+      value: fromTNE(out),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [hs, ws, qsSaved, ks, vs, p] = saved as [
           tf.Tensor2D,
@@ -295,25 +386,88 @@ export function causalSelfAttention(
         ];
         const dProbs = batchedProduct(toTEN(dy), toENS(vs)); // [t, n, s]
         const dV = batchedProduct(toETN(dy), p); // [e, n, s]
-        const dScores = tf.mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))) as tf.Tensor3D; // [t, n, s]
-        const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]) as tf.Tensor3D, toSNE(ks)); // [t, n, e], times scale below
+        const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))); // [t, n, s]
+        const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]), toSNE(ks)); // [t, n, e], times scale below
         const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
-        const dRoles = [tf.mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)] as tf.Tensor2D[]; // each [B*T, C]
+        const dRoles = [mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)]; // each [B*T, C]
         const dH = tf.addN(
-          dRoles.map((d, role) =>
-            tf.matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width]))),
-          ),
+          dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))),
         );
         // dW and dB for all roles at once from concat(dq, dk, dv)^T, as in weightAndBiasGrad.
         const dRolesT = tf.concat(
           dRoles.map((d) => tf.transpose(d)),
           0,
         ); // [3C, B*T]
-        const dW = tf.transpose(tf.matMul(dRolesT, hs));
-        const dB = tf.reshape(tf.matMul(dRolesT, onesColumn(hs.shape[0])), [-1]);
+        const dW = tf.transpose(matMul(dRolesT, hs));
+        const dB = reshape(matMul(dRolesT, onesColumn(hs.shape[0])), [-1]);
         return [dH, dW, dB];
       },
     };
-  }) as unknown as CustomGradientFunc);
-  return op(h, wqkv, bqkv) as tf.Tensor2D;
+  });
+  return op(h, wqkv, bqkv);
+}
+
+/** One layer's keys and values in a sampling session's cache, each [B, H, S, dh]. */
+export type KeysValues = { keys: tf.Tensor4D; values: tf.Tensor4D };
+
+/**
+ * Self-attention of a chunk of C new positions per row over the S cached slots before them and
+ * over themselves, forward only (sampling): h [B*C, d] -> [B*C, d], with the layer's keys and
+ * values after the chunk's are appended, [B, H, S+C, dh]. `past` is undefined before the first
+ * chunk. The additive `mask` [C, B, 1, S+C] ('depthwise') or [B, 1, C, S+C] ('matmul') carries
+ * both causality and the padding of ragged chunks. q, k and v come from unfused products plus a
+ * bias add: a fused bias (as in `causalSelfAttention`) rounds differently, and the committed
+ * smoke results pin sampling's numbers.
+ */
+export function cachedSelfAttention(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  {
+    batch,
+    heads,
+    mode,
+    mask,
+    past,
+  }: {
+    batch: number;
+    heads: number;
+    mode: 'depthwise' | 'matmul';
+    mask: tf.Tensor4D;
+    past: KeysValues | undefined;
+  },
+): { out: tf.Tensor2D; cache: KeysValues } {
+  const [rows, width] = h.shape;
+  const length = rows / batch;
+  const headSize = width / heads;
+  const n = batch * heads;
+  // Each role's [B*C, d] -> [B, H, C, dh].
+  const project = (role: number) => {
+    const [w, b] = roleWeights(wqkv, bqkv, role);
+    return tf.transpose(reshape(add(matMul(h, w), b), [batch, length, heads, headSize]), [0, 2, 1, 3]);
+  };
+  const q = project(0);
+  const k = project(1);
+  const v = project(2);
+  const keys = past === undefined ? k : tf.concat([past.keys, k], 2); // [B, H, S+C, dh]
+  const values = past === undefined ? v : tf.concat([past.values, v], 2);
+  const cache = { keys, values };
+  const total = keys.shape[2];
+  const qScaled = mul(q, 1 / Math.sqrt(headSize));
+  if (mode === 'matmul') {
+    const out = matMulAttention(qScaled, keys, values, mask); // [B, H, C, dh]
+    return { out: reshape(tf.transpose(out, [0, 2, 1, 3]), [rows, width]), cache };
+  }
+  // The training path's depthwise form, n = (b, h): faster than batched matMul for wide chunks.
+  const { out } = depthwiseAttention(
+    reshape(tf.transpose(qScaled, [2, 3, 0, 1]), [length, headSize, n]),
+    reshape(tf.transpose(keys, [3, 0, 1, 2]), [headSize, n, total]),
+    reshape(tf.transpose(values, [2, 0, 1, 3]), [total, n, headSize]),
+    mask,
+    batch,
+  ); // [C, n, dh]
+  return {
+    out: reshape(tf.transpose(reshape(out, [length, batch, heads, headSize]), [1, 0, 2, 3]), [rows, width]),
+    cache,
+  };
 }

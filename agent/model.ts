@@ -1,13 +1,16 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../lib/rng.ts';
 import {
-  batchedProduct,
+  add,
+  cachedSelfAttention,
   causalSelfAttention,
   dense,
   embed,
   layerNorm,
   pickLogProbs,
   pickLogProbsWithEntropy,
+  reshape,
+  type KeysValues,
 } from './layers.ts';
 
 /** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
@@ -109,19 +112,62 @@ function validateConfig(cfg: ModelConfig): void {
 
 let modelCounter = 0;
 
-interface Block {
-  ln1Gain: tf.Variable;
-  ln1Bias: tf.Variable;
-  wqkv: tf.Variable;
-  bqkv: tf.Variable;
-  wo: tf.Variable;
-  bo: tf.Variable;
-  ln2Gain: tf.Variable;
-  ln2Bias: tf.Variable;
-  w1: tf.Variable;
-  b1: tf.Variable;
-  w2: tf.Variable;
-  b2: tf.Variable;
+/** One block's weights, by role. */
+interface BlockWeights {
+  ln1Gain: tf.Tensor1D;
+  ln1Bias: tf.Tensor1D;
+  wqkv: tf.Tensor2D;
+  bqkv: tf.Tensor1D;
+  wo: tf.Tensor2D;
+  bo: tf.Tensor1D;
+  ln2Gain: tf.Tensor1D;
+  ln2Bias: tf.Tensor1D;
+  w1: tf.Tensor2D;
+  b1: tf.Tensor1D;
+  w2: tf.Tensor2D;
+  b2: tf.Tensor1D;
+}
+
+/** The model's weights by role: rank-typed views of its variables. */
+interface ModelWeights {
+  wte: tf.Tensor2D;
+  wpe: tf.Tensor2D;
+  blocks: readonly BlockWeights[];
+  lnfGain: tf.Tensor1D;
+  lnfBias: tf.Tensor1D;
+  headW: tf.Tensor2D;
+  headB: tf.Tensor1D;
+}
+
+/**
+ * One pre-LayerNorm block on rows x [N, d]: x += attend(ln1(x)) · Wo + bo, then
+ * x += relu(ln2(x) · W1 + b1) · W2 + b2. `attend` is self-attention with its input projection,
+ * ln1(x) [N, d] -> [N, d]: the one part that differs between the full-sequence forward
+ * (`causalSelfAttention`, with gradients) and a session's incremental one
+ * (`cachedSelfAttention`, over the key/value cache).
+ */
+function transformerBlock(
+  x: tf.Tensor2D,
+  w: BlockWeights,
+  attend: (normed: tf.Tensor2D) => tf.Tensor2D,
+): tf.Tensor2D {
+  const attended = add(x, dense(attend(layerNorm(x, w.ln1Gain, w.ln1Bias)), w.wo, w.bo));
+  const hidden = dense(layerNorm(attended, w.ln2Gain, w.ln2Bias), w.w1, w.b1, { relu: true }); // [N, f]
+  return add(attended, dense(hidden, w.w2, w.b2));
+}
+
+/** Next-token logits [N, V] from rows [N, d] out of the last block: the final LayerNorm, then the head. */
+function outputLogits(x: tf.Tensor2D, weights: ModelWeights): tf.Tensor2D {
+  return dense(layerNorm(x, weights.lnfGain, weights.lnfBias), weights.headW, weights.headB);
+}
+
+// Rank checks for the typed views of the variables (their ranks are fixed by `variableSpecs`).
+function isVector(t: tf.Tensor): t is tf.Tensor1D {
+  return t.rank === 1;
+}
+
+function isMatrix(t: tf.Tensor): t is tf.Tensor2D {
+  return t.rank === 2;
 }
 
 /** Per-position log-probabilities of the next token and entropies of the next-token distribution. */
@@ -153,7 +199,7 @@ export class PolicyModel {
   private readonly vars: tf.Variable[];
   private readonly names: string[];
   private readonly byName: Map<string, tf.Variable>;
-  private readonly blocks: Block[];
+  private readonly weights: ModelWeights;
 
   /** Use `createModel`; this takes ready values in `variableSpecs` order. */
   constructor(cfg: ModelConfig, values: Float32Array[], { attention }: ModelOptions) {
@@ -163,36 +209,45 @@ export class PolicyModel {
     if (values.length !== specs.length)
       throw new Error(`PolicyModel: expected ${specs.length} weight arrays, got ${values.length}`);
     const id = modelCounter++;
-    this.names = specs.map((spec) => spec.name);
-    this.vars = specs.map((spec, i) => {
-      const value = values[i] as Float32Array;
+    const named = specs.map((spec, i): [string, tf.Variable] => {
+      const value = values[i];
       const size = spec.shape.reduce((a, b) => a * b, 1);
-      if (value.length !== size)
-        throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value.length}`);
+      if (value?.length !== size)
+        throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value?.length}`);
       // tidy releases the initial tensor; the variable keeps the data.
-      return tf.tidy(() =>
+      const variable = tf.tidy(() =>
         tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`),
       );
+      return [spec.name, variable];
     });
-    this.byName = new Map(this.names.map((name, i) => [name, this.vars[i] as tf.Variable]));
-    this.blocks = [];
-    for (let layer = 0; layer < cfg.nLayers; layer++) {
-      const get = (suffix: string) => this.get(`h${layer}.${suffix}`);
-      this.blocks.push({
-        ln1Gain: get('ln1.gain'),
-        ln1Bias: get('ln1.bias'),
-        wqkv: get('attn.wqkv'),
-        bqkv: get('attn.bqkv'),
-        wo: get('attn.wo'),
-        bo: get('attn.bo'),
-        ln2Gain: get('ln2.gain'),
-        ln2Bias: get('ln2.bias'),
-        w1: get('mlp.w1'),
-        b1: get('mlp.b1'),
-        w2: get('mlp.w2'),
-        b2: get('mlp.b2'),
-      });
-    }
+    this.names = named.map(([name]) => name);
+    this.vars = named.map(([, variable]) => variable);
+    this.byName = new Map(named);
+    this.weights = {
+      wte: this.matrix('wte'),
+      wpe: this.matrix('wpe'),
+      blocks: Array.from({ length: cfg.nLayers }, (_, layer) => {
+        const prefix = `h${layer}.`;
+        return {
+          ln1Gain: this.vector(`${prefix}ln1.gain`),
+          ln1Bias: this.vector(`${prefix}ln1.bias`),
+          wqkv: this.matrix(`${prefix}attn.wqkv`),
+          bqkv: this.vector(`${prefix}attn.bqkv`),
+          wo: this.matrix(`${prefix}attn.wo`),
+          bo: this.vector(`${prefix}attn.bo`),
+          ln2Gain: this.vector(`${prefix}ln2.gain`),
+          ln2Bias: this.vector(`${prefix}ln2.bias`),
+          w1: this.matrix(`${prefix}mlp.w1`),
+          b1: this.vector(`${prefix}mlp.b1`),
+          w2: this.matrix(`${prefix}mlp.w2`),
+          b2: this.vector(`${prefix}mlp.b2`),
+        };
+      }),
+      lnfGain: this.vector('lnf.gain'),
+      lnfBias: this.vector('lnf.bias'),
+      headW: this.matrix('head.w'),
+      headB: this.vector('head.b'),
+    };
     this.attentionMode = attention;
   }
 
@@ -220,51 +275,45 @@ export class PolicyModel {
     return v;
   }
 
-  /** Final hidden states [B*T, d] for int32 ids [B, T] (T <= contextLength). */
+  private vector(name: string): tf.Tensor1D {
+    const v = this.get(name);
+    if (!isVector(v)) throw new Error(`PolicyModel: variable '${name}' has rank ${v.rank}, not 1`);
+    return v;
+  }
+
+  private matrix(name: string): tf.Tensor2D {
+    const v = this.get(name);
+    if (!isMatrix(v)) throw new Error(`PolicyModel: variable '${name}' has rank ${v.rank}, not 2`);
+    return v;
+  }
+
+  /** Rows [B*T, d] out of the last block (before the final LayerNorm) for int32 ids [B, T] (T <= contextLength). */
   private hidden(ids: tf.Tensor2D): tf.Tensor2D {
     const [batch, length] = ids.shape;
     const { dModel: d, contextLength, nHeads } = this.config;
     if (length > contextLength)
       throw new RangeError(`PolicyModel: sequence length ${length} exceeds contextLength ${contextLength}`);
-    const tokens = embed(
-      tf.reshape(tf.cast(ids, 'int32'), [-1]) as tf.Tensor1D,
-      this.get('wte') as tf.Tensor2D,
-    ); // [B*T, d]
-    const positions = tf.slice(this.get('wpe'), [0, 0], [length, d]); // [T, d]
-    let x = tf.reshape(tf.add(tf.reshape(tokens, [batch, length, d]), positions), [
-      batch * length,
-      d,
-    ]) as tf.Tensor2D;
-    for (const block of this.blocks) {
-      const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
-      const attended = causalSelfAttention(normed, block.wqkv as tf.Tensor2D, block.bqkv as tf.Tensor1D, {
-        batch,
-        length,
-        heads: nHeads,
-        mode: this.attentionMode,
-      }); // [B*T, d]
-      x = tf.add(x, dense(attended, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
-      const h = dense(
-        layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D),
-        block.w1 as tf.Tensor2D,
-        block.b1 as tf.Tensor1D,
-        { relu: true },
-      ); // [B*T, f]
-      x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
+    const tokens = embed(reshape(tf.cast(ids, 'int32'), [-1]), this.weights.wte); // [B*T, d]
+    const positions = tf.slice(this.weights.wpe, [0, 0], [length, d]); // [T, d]
+    let x = reshape(add(reshape(tokens, [batch, length, d]), positions), [batch * length, d]);
+    for (const block of this.weights.blocks) {
+      x = transformerBlock(x, block, (normed) =>
+        causalSelfAttention(normed, block.wqkv, block.bqkv, {
+          batch,
+          length,
+          heads: nHeads,
+          mode: this.attentionMode,
+        }),
+      );
     }
-    return layerNorm(x, this.get('lnf.gain') as tf.Tensor1D, this.get('lnf.bias') as tf.Tensor1D);
+    return x;
   }
 
   /** Logits [B, T, V] at every position of int32 ids [B, T]. */
   logits(ids: tf.Tensor2D): tf.Tensor3D {
     return tf.tidy(() => {
       const [batch, length] = ids.shape;
-      const out = dense(
-        this.hidden(ids),
-        this.get('head.w') as tf.Tensor2D,
-        this.get('head.b') as tf.Tensor1D,
-      );
-      return tf.reshape(out, [batch, length, this.config.vocabSize]) as tf.Tensor3D;
+      return reshape(outputLogits(this.hidden(ids), this.weights), [batch, length, this.config.vocabSize]);
     });
   }
 
@@ -273,37 +322,34 @@ export class PolicyModel {
    * Differentiable with respect to `variables()`.
    */
   tokenLogProbs(ids: tf.Tensor2D): tf.Tensor2D {
-    return tf.tidy(() => this.nextTokenLogSoftmax(ids, false).logProbs);
+    return tf.tidy(() => {
+      const { logits, targets, shape } = this.nextTokenLogits(ids);
+      return reshape(pickLogProbs(logits, targets), shape);
+    });
   }
 
   /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution. */
   tokenStats(ids: tf.Tensor2D): TokenStats {
     return tf.tidy(() => {
-      const { logProbs, entropy } = this.nextTokenLogSoftmax(ids, true);
-      return { logProbs, entropy: entropy as tf.Tensor2D };
+      const { logits, targets, shape } = this.nextTokenLogits(ids);
+      const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, targets), 2, 1);
+      return { logProbs: reshape(picked, shape), entropy: reshape(entropy, shape) };
     });
   }
 
-  private nextTokenLogSoftmax(
-    ids: tf.Tensor2D,
-    withEntropy: boolean,
-  ): { logProbs: tf.Tensor2D; entropy?: tf.Tensor2D } {
+  /** Logits [B*(T-1), V] at positions 0..T-2 of int32 ids [B, T], the int32 next tokens [B*(T-1)], and [B, T-1]. */
+  private nextTokenLogits(ids: tf.Tensor2D): {
+    logits: tf.Tensor2D;
+    targets: tf.Tensor1D;
+    shape: [number, number];
+  } {
     const [batch, length] = ids.shape;
     if (length < 2) throw new RangeError(`tokenLogProbs: need at least 2 tokens per row, got ${length}`);
     const steps = length - 1;
     const inputs = tf.slice(ids, [0, 0], [batch, steps]); // [B, T-1]
-    const targets = tf.reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]) as tf.Tensor1D; // [B*(T-1)]
-    const logits = dense(
-      this.hidden(inputs),
-      this.get('head.w') as tf.Tensor2D,
-      this.get('head.b') as tf.Tensor1D,
-    ); // [B*(T-1), V]
-    if (!withEntropy)
-      return { logProbs: tf.reshape(pickLogProbs(logits, tf.cast(targets, 'int32')), [batch, steps]) };
-    const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, tf.cast(targets, 'int32')), 2, 1);
-    const logProbs = tf.reshape(picked!, [batch, steps]) as tf.Tensor2D;
-    const entropy2d = tf.reshape(entropy!, [batch, steps]) as tf.Tensor2D;
-    return { logProbs, entropy: entropy2d };
+    const targets = reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]); // [B*(T-1)]
+    const logits = outputLogits(this.hidden(inputs), this.weights); // [B*(T-1), V]
+    return { logits, targets: tf.cast(targets, 'int32'), shape: [batch, steps] };
   }
 
   /** A key/value-cached sampling session over `batchSize` rows. */
@@ -311,25 +357,9 @@ export class PolicyModel {
     return new Session(this, batchSize);
   }
 
-  /** @internal embedding tables and blocks for `Session`. */
-  parts(): {
-    wte: tf.Variable;
-    wpe: tf.Variable;
-    blocks: readonly Block[];
-    lnfGain: tf.Variable;
-    lnfBias: tf.Variable;
-    headW: tf.Variable;
-    headB: tf.Variable;
-  } {
-    return {
-      wte: this.get('wte'),
-      wpe: this.get('wpe'),
-      blocks: this.blocks,
-      lnfGain: this.get('lnf.gain'),
-      lnfBias: this.get('lnf.bias'),
-      headW: this.get('head.w'),
-      headB: this.get('head.b'),
-    };
+  /** @internal the weights by role, for `Session`. */
+  parts(): ModelWeights {
+    return this.weights;
   }
 }
 
@@ -372,8 +402,8 @@ export class Session {
   /** valid[b][slot]: whether slot holds a real token of row b. */
   private valid: boolean[][];
   private slots = 0;
-  private keys: tf.Tensor4D[] = []; // per layer [B, H, S, dh]
-  private values: tf.Tensor4D[] = [];
+  /** Per layer, empty before the first feed. */
+  private cache: KeysValues[] = [];
   private readonly lastLogits: Float32Array;
   private disposed = false;
 
@@ -406,7 +436,7 @@ export class Session {
    */
   feed(chunks: readonly (readonly number[])[]): Float32Array {
     if (this.disposed) throw new Error('Session.feed: session was disposed');
-    const { vocabSize, contextLength, nHeads, dModel } = this.model.config;
+    const { vocabSize, contextLength, nHeads } = this.model.config;
     if (chunks.length !== this.batchSize)
       throw new RangeError(`Session.feed: expected ${this.batchSize} chunks, got ${chunks.length}`);
     let width = 0;
@@ -442,12 +472,15 @@ export class Session {
     // Additive mask: 0 where the key slot is valid and not after the query slot, -1e9 elsewhere.
     // Laid out [B, 1, C, S+C] for the matMul form, [C, B, 1, S+C] for the depthwise form.
     const total = this.slots + width;
-    const depthwise = width >= SESSION_DEPTHWISE_MIN_WIDTH && this.model.attentionMode === 'depthwise';
+    const mode: AttentionMode =
+      width >= SESSION_DEPTHWISE_MIN_WIDTH && this.model.attentionMode === 'depthwise'
+        ? 'depthwise'
+        : 'matmul';
     const mask = new Float32Array(batch * width * total);
     chunks.forEach((chunk, b) => {
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) {
-        const base = (depthwise ? j * batch + b : b * width + j) * total;
+        const base = (mode === 'depthwise' ? j * batch + b : b * width + j) * total;
         const querySlot = this.slots + j;
         for (let s = 0; s < total; s++) {
           const ok = s < this.slots ? rowValid[s] === true : s - this.slots < chunk.length;
@@ -456,82 +489,36 @@ export class Session {
       }
     });
 
-    const parts = this.model.parts();
-    const headSize = dModel / nHeads;
-    const scale = 1 / Math.sqrt(headSize);
-    const n = batch * nHeads;
-    const oldKeys = this.keys;
-    const oldValues = this.values;
+    const weights = this.model.parts();
+    const past = this.cache;
     const result = tf.tidy(() => {
-      const maskTensor = depthwise
-        ? tf.tensor4d(mask, [width, batch, 1, total])
-        : tf.tensor4d(mask, [batch, 1, width, total]);
-      let x = tf.add(
-        tf.gather(parts.wte, tf.tensor1d(ids, 'int32')),
-        tf.gather(parts.wpe, tf.tensor1d(positions, 'int32')),
-      ) as tf.Tensor2D; // [B*C, d]
-      const newKeys: tf.Tensor4D[] = [];
-      const newValues: tf.Tensor4D[] = [];
-      parts.blocks.forEach((block, layer) => {
-        const normed = layerNorm(x, block.ln1Gain as tf.Tensor1D, block.ln1Bias as tf.Tensor1D);
-        // q, k, v from column slices of wqkv; each [B*C, d] -> [B, H, C, dh]
-        const [q, k, v] = [0, 1, 2].map((role) => {
-          const projected = tf.add(
-            tf.matMul(normed, tf.slice(block.wqkv, [0, role * dModel], [dModel, dModel])),
-            tf.slice(block.bqkv, [role * dModel], [dModel]),
-          );
-          return tf.transpose(
-            tf.reshape(projected, [batch, width, nHeads, headSize]),
-            [0, 2, 1, 3],
-          ) as tf.Tensor4D;
-        }) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
-        const keys = this.slots === 0 ? k : (tf.concat([oldKeys[layer] as tf.Tensor4D, k], 2) as tf.Tensor4D); // [B, H, S+C, dh]
-        const values =
-          this.slots === 0 ? v : (tf.concat([oldValues[layer] as tf.Tensor4D, v], 2) as tf.Tensor4D);
-        newKeys.push(keys);
-        newValues.push(values);
-        let merged: tf.Tensor2D;
-        if (depthwise) {
-          // The training path's batchedProduct form, n = (b, h): faster than batched matMul for wide chunks.
-          const qCEN = tf.reshape(tf.transpose(tf.mul(q, scale), [2, 3, 0, 1]), [
-            width,
-            headSize,
-            n,
-          ]) as tf.Tensor3D;
-          const kENS = tf.reshape(tf.transpose(keys, [3, 0, 1, 2]), [headSize, n, total]) as tf.Tensor3D;
-          const scores = tf.reshape(
-            tf.add(tf.reshape(batchedProduct(qCEN, kENS), [width, batch, nHeads, total]), maskTensor),
-            [width, n, total],
-          );
-          const probsCSN = tf.transpose(tf.softmax(scores), [0, 2, 1]) as tf.Tensor3D;
-          const vSNE = tf.reshape(tf.transpose(values, [2, 0, 1, 3]), [total, n, headSize]) as tf.Tensor3D;
-          const out = tf.reshape(batchedProduct(probsCSN, vSNE), [width, batch, nHeads, headSize]); // [C, B, H, dh]
-          merged = tf.reshape(tf.transpose(out, [1, 0, 2, 3]), [batch * width, dModel]) as tf.Tensor2D;
-        } else {
-          const scores = tf.add(tf.matMul(tf.mul(q, scale), keys, false, true), maskTensor); // [B, H, C, S+C]
-          const attended = tf.matMul(tf.softmax(scores), values); // [B, H, C, dh]
-          merged = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [batch * width, dModel]) as tf.Tensor2D;
-        }
-        x = tf.add(x, dense(merged, block.wo as tf.Tensor2D, block.bo as tf.Tensor1D));
-        const h = dense(
-          layerNorm(x, block.ln2Gain as tf.Tensor1D, block.ln2Bias as tf.Tensor1D),
-          block.w1 as tf.Tensor2D,
-          block.b1 as tf.Tensor1D,
-          { relu: true },
-        );
-        x = tf.add(x, dense(h, block.w2 as tf.Tensor2D, block.b2 as tf.Tensor1D));
+      const maskTensor =
+        mode === 'depthwise'
+          ? tf.tensor4d(mask, [width, batch, 1, total])
+          : tf.tensor4d(mask, [batch, 1, width, total]);
+      let x = add(
+        tf.gather(weights.wte, tf.tensor1d(ids, 'int32')),
+        tf.gather(weights.wpe, tf.tensor1d(positions, 'int32')),
+      ); // [B*C, d]
+      const cache: KeysValues[] = [];
+      weights.blocks.forEach((block, layer) => {
+        x = transformerBlock(x, block, (normed) => {
+          const attended = cachedSelfAttention(normed, block.wqkv, block.bqkv, {
+            batch,
+            heads: nHeads,
+            mode,
+            mask: maskTensor,
+            past: past[layer],
+          });
+          cache.push(attended.cache);
+          return attended.out;
+        });
       });
-      const last = tf.gather(x, tf.tensor1d(lastIndex, 'int32')) as tf.Tensor2D; // [R, d]
-      const logits = dense(
-        layerNorm(last, parts.lnfGain as tf.Tensor1D, parts.lnfBias as tf.Tensor1D),
-        parts.headW as tf.Tensor2D,
-        parts.headB as tf.Tensor1D,
-      );
-      return { logits, newKeys, newValues };
+      const last = tf.gather(x, tf.tensor1d(lastIndex, 'int32')); // [R, d]
+      return { logits: outputLogits(last, weights), cache };
     });
-    tf.dispose([...oldKeys, ...oldValues]);
-    this.keys = result.newKeys;
-    this.values = result.newValues;
+    tf.dispose(past.flatMap(({ keys, values }) => [keys, values]));
+    this.cache = result.cache;
     const logits = result.logits.dataSync() as Float32Array;
     result.logits.dispose();
     lastRows.forEach((b, r) =>
@@ -567,29 +554,30 @@ export class Session {
     }
     const { nHeads, dModel } = this.model.config;
     const headSize = dModel / nHeads;
-    const gatherSlots = (cache: tf.Tensor4D) =>
+    const gatherSlots = (cached: tf.Tensor4D) =>
       tf.tidy(() => {
-        const rows = tf.reshape(tf.transpose(cache, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
+        const rows = reshape(tf.transpose(cached, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
         const picked = tf.gather(rows, tf.tensor1d(index, 'int32')); // [(b, s'), (h, e)]
-        return tf.transpose(
-          tf.reshape(picked, [batch, width, nHeads, headSize]),
-          [0, 2, 1, 3],
-        ) as tf.Tensor4D;
+        return tf.transpose(reshape(picked, [batch, width, nHeads, headSize]), [0, 2, 1, 3]);
       });
-    const keys = this.keys.map(gatherSlots);
-    const values = this.values.map(gatherSlots);
-    tf.dispose([...this.keys, ...this.values]);
-    this.keys = keys;
-    this.values = values;
+    const cache = this.cache.map(({ keys, values }) => ({
+      keys: gatherSlots(keys),
+      values: gatherSlots(values),
+    }));
+    this.disposeCache();
+    this.cache = cache;
     this.valid = valid;
     this.slots = width;
   }
 
+  private disposeCache(): void {
+    tf.dispose(this.cache.flatMap(({ keys, values }) => [keys, values]));
+    this.cache = [];
+  }
+
   /** Releases every tensor the session holds. */
   dispose(): void {
-    tf.dispose([...this.keys, ...this.values]);
-    this.keys = [];
-    this.values = [];
+    this.disposeCache();
     this.disposed = true;
   }
 }
