@@ -57,7 +57,7 @@ describe('experiments on trained checkpoints (smoke)', () => {
 
   it('17.4 trains two seeds beside the run, evaluates each checkpoint twice, and pairs step 60 with step 80', async () => {
     const result = await main174({ run, seed: 1, smoke: true, outDir });
-    expect(existsSync(join(root, 'runs', 'seed-1', 'step-8'))).toBe(true);
+    expect(existsSync(join(root, 'runs', 'seed-1-smoke', 'step-8'))).toBe(true);
     expect(result.repeats).toHaveLength(4);
     // Independent evaluations of one checkpoint: different episodes, so usually different counts; the noise rows summarise them.
     expect(result.noise.map((row) => row.step)).toEqual([30, 80]);
