@@ -152,8 +152,9 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect([
       trainingSeedOf('runs/seed7'),
       trainingSeedOf('runs/seed-3'),
+      trainingSeedOf('runs/seed-3-smoke'),
       trainingSeedOf('runs/default'),
-    ]).toEqual([7, 3, 0]);
+    ]).toEqual([7, 3, 3, 0]);
     expect([stepOf(80, false), stepOf(80, true), stepOf(30, true)]).toEqual([80, 8, 3]);
   });
 
