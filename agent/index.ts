@@ -22,7 +22,14 @@ export {
   type Session,
 } from './model.ts';
 export { saveCheckpoint, loadCheckpoint, checkpointChecksum, CheckpointError } from './checkpoint.ts';
-export { rollout, rolloutShare, shareCut, type Agent, type EpisodeRecord } from './rollout.ts';
+export {
+  rollout,
+  rolloutShare,
+  shareCut,
+  type Agent,
+  type EpisodeRecord,
+  type Transcript,
+} from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
 export {
