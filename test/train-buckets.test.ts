@@ -16,12 +16,13 @@ import {
   partsLoss,
   planJob,
   selectRows,
+  type GrpoJob,
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
-let job: LossJob;
+let job: GrpoJob;
 
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
@@ -83,7 +84,7 @@ describe('length buckets', () => {
       tokens: Array.from({ length }, () => 1),
       actionMask: Array.from({ length }, () => 1),
     }));
-    const spread: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0), clipEpsilon: 0, klCoef: 0 };
+    const spread: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0) };
     expect(
       planJob(spread, 1)[0]!.map((part) => [part.job.batch.batchSize, part.job.batch.length, part.weight]),
     ).toEqual([
