@@ -28,7 +28,14 @@ export {
   CheckpointError,
   CHECKPOINT_FORMAT,
 } from './checkpoint.ts';
-export { rollout, rolloutShare, shareCut, type Agent, type EpisodeRecord } from './rollout.ts';
+export {
+  rollout,
+  rolloutShare,
+  shareCut,
+  type Agent,
+  type EpisodeRecord,
+  type Transcript,
+} from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
 export {

@@ -11,10 +11,11 @@ import {
 } from '../agent/index.ts';
 import {
   defaultRLConfig,
+  oneThread,
   optimizerStep,
   padBatch,
-  rolloutOnCores,
-  DataParallelWorker,
+  twoThreads,
+  type Compute,
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -50,7 +51,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   const harness = pickHarness(config);
   const heldOut = makeTasks('heldout');
   const train = makeTasks('train');
-  const worker = await DataParallelWorker.start(agent, backend);
+  // Each timed function runs on one thread when called without a compute, on two with `worker`.
+  const one = oneThread();
+  const worker = twoThreads({ backend });
   try {
     say(`backend ${backend}; each figure the best of ${REPEATS} runs, one- and two-thread runs alternating`);
 
@@ -61,8 +64,6 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const length = 96;
     const step: LossJob = {
       kind: 'bc',
-      clipEpsilon: 0,
-      klCoef: 0,
       batch: padBatch(
         Array.from({ length: rows }, () => ({
           tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)),
@@ -75,9 +76,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     const flops =
       6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
     const optimizer = tf.train.adam(1e-4);
-    const timeStep = async (on?: DataParallelWorker) => {
+    const timeStep = async (compute: Compute = one) => {
       const started = performance.now();
-      await optimizerStep(agent, optimizer, step, { maxGradNorm: 1, worker: on });
+      await optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 });
       return performance.now() - started;
     };
     const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
@@ -92,11 +93,11 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
 
     // Rollouts.
     const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
-    await rolloutOnCores(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')), worker);
+    await worker.rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
     rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
-    const timeRollout = async (on?: DataParallelWorker) => {
+    const timeRollout = async (compute: Compute = one) => {
       const started = performance.now();
-      const records = await rolloutOnCores(agent, harness, heldOut, specs, on);
+      const records = await compute.rollout(agent, harness, heldOut, specs);
       return { seconds: (performance.now() - started) / 1000, records };
     };
     const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
@@ -121,13 +122,13 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       klCoef: 0,
       entropyCoef: config.entropyCoef,
     };
-    const timeGrpo = async (on?: DataParallelWorker) => {
+    const timeGrpo = async (compute: Compute = one) => {
       const grpoOptimizer = tf.train.adam(config.learningRate);
       const rolloutStart = performance.now();
-      await rolloutOnCores(agent, harness, train, grpoSpecs, on);
+      await compute.rollout(agent, harness, train, grpoSpecs);
       const updateStart = performance.now();
       for (let epoch = 0; epoch < config.updateEpochs; epoch += 1)
-        await optimizerStep(agent, grpoOptimizer, job, { maxGradNorm: config.maxGradNorm, worker: on });
+        await optimizerStep(agent, grpoOptimizer, job, { compute, maxGradNorm: config.maxGradNorm });
       const done = performance.now();
       grpoOptimizer.dispose();
       return {

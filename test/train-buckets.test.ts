@@ -16,12 +16,13 @@ import {
   partsLoss,
   planJob,
   selectRows,
+  type GrpoJob,
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
-let job: LossJob;
+let job: GrpoJob;
 
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
@@ -83,7 +84,7 @@ describe('length buckets', () => {
       tokens: Array.from({ length }, () => 1),
       actionMask: Array.from({ length }, () => 1),
     }));
-    const spread: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0), clipEpsilon: 0, klCoef: 0 };
+    const spread: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0) };
     expect(
       planJob(spread, 1)[0]!.map((part) => [part.job.batch.batchSize, part.job.batch.length, part.weight]),
     ).toEqual([
@@ -113,6 +114,29 @@ describe('length buckets', () => {
       expect(dropped.every((m) => m === 0)).toBe(true);
     });
     expect(() => selectRows(job, [job.batch.batchSize])).toThrow(/outside/);
+  });
+
+  it('keeps a job of its own kind through planning: a cloning part carries only its batch, a GRPO part its clip, KL and entropy fields', () => {
+    const transcripts = [10, 30].map((length) => ({
+      tokens: Array.from({ length }, () => 1),
+      actionMask: Array.from({ length }, () => 1),
+    }));
+    const cloning: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0) };
+    // @ts-expect-error behaviour cloning has no clip: a clipEpsilon on it does not type-check (tsc --noEmit)
+    const wrong: LossJob = { kind: 'bc', batch: cloning.batch, clipEpsilon: 0 };
+    expect(wrong.kind).toBe('bc');
+    for (const part of planJob(cloning, 2).flat())
+      expect(Object.keys(part.job).sort()).toEqual(['batch', 'kind']);
+    for (const part of planJob(job, 2).flat())
+      expect(Object.keys(part.job).sort()).toEqual([
+        'advantages',
+        'batch',
+        'clipEpsilon',
+        'entropyCoef',
+        'kind',
+        'klCoef',
+        'refLogProbs',
+      ]);
   });
 
   it("the bucketed loss and its gradient equal the padded batch's to float rounding (1e-5 relative)", () => {

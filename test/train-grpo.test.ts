@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import type { PolicyModel } from '../agent/index.ts';
-import { groupAdvantages, grpoLoss, padBatch } from '../train/index.ts';
+import { groupAdvantages, grpoLoss, grpoTerms, padBatch } from '../train/index.ts';
 
 describe('groupAdvantages', () => {
   it('normalises by the unbiased group std as torch.std does (TRL GRPOTrainer)', () => {
@@ -100,5 +100,18 @@ describe('grpoLoss against hand-computed values', () => {
       { clipEpsilon: 0.2, klCoef: 0.1 },
     );
     expect(loss.dataSync()[0]).toBeCloseTo(0.1 + (2 * 0.1 * (1 - Math.log(2))) / 3, 6);
+  });
+
+  it("counts the tokens the clip binds on as TRL's clip_ratio does (is_region_clipped), on the policy's tokens only", () => {
+    // TRL GRPOTrainer._compute_loss: is_high_clipped = ratio > 1 + eps & A > 0, is_low_clipped =
+    // ratio < 1 - eps & A < 0. Row 0 (A = +1): 1.5 binds, 0.5 does not; row 1 (A = -1): 0.5 binds,
+    // 1.5 does not; the masked ratio-3 tokens and the all-masked row count for nothing: 2 of 4
+    // policy tokens, clip_ratio/region_mean 0.5. The loss is grpoLoss's.
+    const terms = grpoTerms(fixedModel(logps), inputs(), { clipEpsilon: 0.2, klCoef: 0 });
+    expect(terms.clippedTokens.dataSync()[0]).toBe(2);
+    expect(terms.loss.dataSync()[0]).toBeCloseTo(0.1, 6);
+    // A clip range [0.1, 1.9] holds both policy ratios: nothing binds (the masked 3 still does not count).
+    const wide = grpoTerms(fixedModel(logps), inputs(), { clipEpsilon: 0.9, klCoef: 0 });
+    expect(wide.clippedTokens.dataSync()[0]).toBe(0);
   });
 });

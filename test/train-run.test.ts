@@ -93,6 +93,31 @@ describe('trainSnapshots', () => {
     expect(existsSync(join(resumed.runDir, 'log.jsonl'))).toBe(true);
   });
 
+  it('logs losses/clipRatio in grpo/step records, in (0, 1] on a step whose update epochs move the policy past the clip', async () => {
+    // Enough cloning for some groups to differ in reward (so there is an update), then three
+    // update epochs at a high learning rate: the first epoch's policy is the sampling policy
+    // (ratio 1 to float rounding), and the later ones leave [1 - eps, 1 + eps] on some tokens.
+    const { runDir } = await run('clip', {
+      ...tiny,
+      bcSteps: 30,
+      bcBatchSize: 16,
+      steps: 1,
+      updateEpochs: 3,
+      learningRate: 0.02,
+      parallel: false,
+    });
+    const steps = readFileSync(join(runDir, 'log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((record) => record['event'] === 'grpo/step');
+    expect(steps).toHaveLength(1);
+    const clipRatio = steps[0]!['losses/clipRatio'];
+    expect(typeof clipRatio).toBe('number');
+    expect(clipRatio as number).toBeGreaterThan(0);
+    expect(clipRatio as number).toBeLessThanOrEqual(1);
+  });
+
   it('refuses to resume a run folder that holds a different config, naming the field', async () => {
     await expect(run('r-full', { parallel: false, learningRate: 0.5 })).rejects.toThrow(/learningRate/);
     expect(JSON.parse(readFileSync(join(workDir, 'r-full', 'config.json'), 'utf8')).config.learningRate).toBe(

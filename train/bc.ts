@@ -1,11 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { EDIT_OPS, makeEnv, type Harness, type Task } from '../gym/index.ts';
-import type { Agent, Tokenizer } from '../agent/index.ts';
+import type { Agent, Tokenizer, Transcript } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { padBatch, type Transcript } from './batch.ts';
-import type { LossJob } from './jobs.ts';
-import { optimizerStep } from './optimize.ts';
-import type { DataParallelWorker } from './dataParallel.ts';
+import { padBatch, type BcJob } from './losses.ts';
+import { oneThread, optimizerStep, type Compute } from './compute.ts';
 
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
@@ -74,13 +72,8 @@ export async function bcStep(
   agent: Agent,
   optimizer: tf.Optimizer,
   transcripts: readonly Transcript[],
-  { maxGradNorm, worker }: { maxGradNorm: number; worker?: DataParallelWorker | undefined },
+  { maxGradNorm, compute = oneThread() }: { maxGradNorm: number; compute?: Compute },
 ): Promise<number> {
-  const job: LossJob = {
-    kind: 'bc',
-    batch: padBatch(transcripts, agent.tokenizer.padId),
-    clipEpsilon: 0,
-    klCoef: 0,
-  };
-  return (await optimizerStep(agent, optimizer, job, { maxGradNorm, worker })).loss;
+  const job: BcJob = { kind: 'bc', batch: padBatch(transcripts, agent.tokenizer.padId) };
+  return (await optimizerStep(agent, optimizer, job, { compute, maxGradNorm })).loss;
 }

@@ -1,92 +1,129 @@
 import * as tf from '@tensorflow/tfjs';
-import type { PolicyModel } from '../agent/index.ts';
-import { maskedSequenceMean } from './batch.ts';
+import { episodeSpecs, firstEditCounts, type Harness, type Task } from '../gym/index.ts';
+import type { Agent, EpisodeRecord } from '../agent/index.ts';
+import type { Rng } from '../lib/rng.ts';
+import { batchTensors, groupAdvantages, meanKl, padBatch, type GrpoJob, type PaddedBatch } from './losses.ts';
+import { oneThread, optimizerStep, type Compute } from './compute.ts';
+import type { RLConfig } from './config.ts';
+
+export interface StepStats {
+  meanReward: number;
+  zeroAdvantageGroups: number;
+  loss: number;
+  kl: number;
+  gradNorm: number;
+  /** Share of the policy's tokens the clip bound on, over the update epochs; null when nothing was updated. */
+  clipRatio: number | null;
+  firstEditEntropy: number;
+  rolloutSeconds: number;
+  updateSeconds: number;
+}
 
 /**
- * Group-relative advantages (GRPO, Shao et al. 2024, "DeepSeekMath", eq. 3; TRL's
- * `GRPOTrainer`): A_i = (r_i - mean(r_group)) / (std(r_group) + 1e-4), with the unbiased
- * (n - 1) std as torch.std computes it. `scaleRewards: false` keeps only the mean-centring
- * (Dr. GRPO's variant). A group whose rewards are all equal gets advantage 0 everywhere.
- * Throws when the rewards do not split into whole groups.
- *
- * @example groupAdvantages([1, 0, 0, 0], 4, { scaleRewards: false }) // [0.75, -0.25, -0.25, -0.25]
+ * One GRPO step: a group of `groupSize` episodes per training task at the harness temperature,
+ * group-relative advantages, then `updateEpochs` clipped Adam steps on the clipped loss over the
+ * policy's own tokens (groups whose rewards are all equal carry no gradient and are left out).
+ * `compute` says where the work runs (one thread by default, or `twoThreads`).
  */
-export function groupAdvantages(
-  rewards: readonly number[],
-  groupSize: number,
-  { scaleRewards }: { scaleRewards: boolean },
-): number[] {
-  if (groupSize < 1 || rewards.length % groupSize !== 0)
-    throw new RangeError(
-      `groupAdvantages: ${rewards.length} rewards do not split into groups of ${groupSize}`,
-    );
-  const advantages: number[] = [];
-  for (let start = 0; start < rewards.length; start += groupSize) {
-    const group = rewards.slice(start, start + groupSize);
-    const mean = group.reduce((sum, r) => sum + r, 0) / groupSize;
-    const variance = groupSize > 1 ? group.reduce((sum, r) => sum + (r - mean) ** 2, 0) / (groupSize - 1) : 0;
-    const scale = scaleRewards ? Math.sqrt(variance) + 1e-4 : 1;
-    for (const r of group) advantages.push((r - mean) / scale);
+export async function grpoStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  config: RLConfig,
+  harness: Harness,
+  trainTasks: readonly Task[],
+  rng: Rng,
+  { reference, compute = oneThread() }: { reference?: Agent | undefined; compute?: Compute } = {},
+): Promise<StepStats> {
+  // Rollout: the current policy plays every task groupSize times.
+  const rolloutStart = performance.now();
+  const specs = episodeSpecs(trainTasks, config.groupSize, rng);
+  const records = await compute.rollout(agent, harness, trainTasks, specs);
+  const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
+
+  // Advantages, relative to each task's group.
+  const rewards = records.map((record) => record.reward);
+  const advantages = groupAdvantages(rewards, config.groupSize, { scaleRewards: config.scaleRewards });
+  let zeroGroups = 0;
+  for (let start = 0; start < advantages.length; start += config.groupSize) {
+    if (advantages.slice(start, start + config.groupSize).every((a) => a === 0)) zeroGroups += 1;
   }
-  return advantages;
-}
 
-export interface GrpoInputs {
-  ids: tf.Tensor2D; // [B, T] token ids
-  targetMask: tf.Tensor2D; // [B, T-1] 1 on the policy's own tokens
-  oldPerTokenLogps: tf.Tensor2D; // [B, T-1] log-probs when sampled
-  advantages: tf.Tensor1D; // [B]
-  refLogProbs?: tf.Tensor2D; // [B, T-1] reference policy, only when klCoef > 0
-}
-
-/**
- * The clipped policy-gradient loss of GRPO, named as in TRL:
- *   ratio = exp(perTokenLogps - oldPerTokenLogps)
- *   perTokenLoss = -min(ratio * A, clip(ratio, 1 - eps, 1 + eps) * A) + beta * KL_k3
- *   KL_k3 = exp(ref - logp) - (ref - logp) - 1   (Schulman's k3 estimator, always >= 0)
- *   optionally - entropyCoef * H[pi(. | context)] at each action token (PPO's entropy bonus)
- *   loss = mean over sequences of the masked mean over the policy's tokens.
- * Only action tokens carry loss: observation tokens are masked out (targetMask 0).
- */
-export function grpoLoss(
-  model: PolicyModel,
-  inputs: GrpoInputs,
-  { clipEpsilon, klCoef, entropyCoef = 0 }: { clipEpsilon: number; klCoef: number; entropyCoef?: number },
-): tf.Scalar {
-  return tf.tidy(() => {
-    const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids) : undefined;
-    const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids); // [B, T-1]
-    const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldPerTokenLogps));
-    const advantages = tf.expandDims(inputs.advantages, 1); // [B, 1]
-    const unclipped = tf.mul(ratio, advantages);
-    const clipped = tf.mul(tf.clipByValue(ratio, 1 - clipEpsilon, 1 + clipEpsilon), advantages);
-    let perTokenLoss: tf.Tensor = tf.neg(tf.minimum(unclipped, clipped));
-    if (klCoef > 0 && inputs.refLogProbs !== undefined) {
-      perTokenLoss = tf.add(perTokenLoss, tf.mul(perTokenKl(perTokenLogps, inputs.refLogProbs), klCoef));
+  // updateEpochs optimizer steps on the same rollouts (the clip binds from the second on).
+  const updateStart = performance.now();
+  let loss = 0;
+  let kl = 0;
+  let gradNorm = 0;
+  let clippedTokens = 0;
+  let policyTokens = 0;
+  const useful = records.map((_, i) => i).filter((i) => advantages[i] !== 0 || config.klCoef > 0);
+  if (useful.length > 0) {
+    const job = grpoJob(
+      useful.map((i) => records[i]!),
+      useful.map((i) => advantages[i]!),
+      config,
+      { padId: agent.tokenizer.padId, reference },
+    );
+    for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
+      const step = await optimizerStep(agent, optimizer, job, { compute, maxGradNorm: config.maxGradNorm });
+      ({ loss, gradNorm } = step);
+      clippedTokens += step.clippedTokens;
+      policyTokens += step.policyTokens;
     }
-    // Entropy bonus (PPO's c2 * S[pi], Schulman et al. 2017, eq. 9): keeps every edit op in play
-    // so that a type whose op the policy has stopped sampling can still be rediscovered.
-    if (stats !== undefined) perTokenLoss = tf.sub(perTokenLoss, tf.mul(stats.entropy, entropyCoef));
-    return maskedSequenceMean(perTokenLoss as tf.Tensor2D, inputs.targetMask);
+    if (job.refLogProbs !== undefined) kl = klToReference(agent, job.batch, job.refLogProbs);
+  }
+
+  // Stats for the log.
+  return {
+    meanReward: rewards.reduce((sum, r) => sum + r, 0) / rewards.length,
+    zeroAdvantageGroups: zeroGroups / (advantages.length / config.groupSize),
+    loss,
+    kl,
+    gradNorm,
+    clipRatio: policyTokens > 0 ? clippedTokens / policyTokens : null,
+    firstEditEntropy: firstEditEntropy(records),
+    rolloutSeconds,
+    updateSeconds: (performance.now() - updateStart) / 1000,
+  };
+}
+
+/** The loss job of a step's rollouts: their transcripts, advantages, and the reference's log-probs when the KL is on. */
+function grpoJob(
+  records: readonly EpisodeRecord[],
+  advantages: readonly number[],
+  config: RLConfig,
+  { padId, reference }: { padId: number; reference: Agent | undefined },
+): GrpoJob {
+  const batch = padBatch(records, padId);
+  const refLogProbs =
+    reference !== undefined && config.klCoef > 0
+      ? tf.tidy(() => reference.model.tokenLogProbs(batchTensors(batch).ids).dataSync() as Float32Array)
+      : undefined;
+  return {
+    kind: 'grpo',
+    batch,
+    advantages: Float32Array.from(advantages),
+    clipEpsilon: config.clipEpsilon,
+    klCoef: config.klCoef,
+    entropyCoef: config.entropyCoef,
+    ...(refLogProbs !== undefined ? { refLogProbs } : {}),
+  };
+}
+
+/** Mean k3 KL of the updated policy to the reference over the batch's policy tokens. */
+function klToReference(agent: Agent, batch: PaddedBatch, refLogProbs: Float32Array): number {
+  return tf.tidy(() => {
+    const tensors = batchTensors(batch);
+    const ref = tf.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
+    return meanKl(agent.model.tokenLogProbs(tensors.ids), ref, tensors.targetMask);
   });
 }
 
-/** Behaviour-cloning loss: the negative log-likelihood of the demonstrator's action tokens. */
-export function bcLoss(model: PolicyModel, ids: tf.Tensor2D, targetMask: tf.Tensor2D): tf.Scalar {
-  return tf.tidy(() => tf.neg(maskedSequenceMean(model.tokenLogProbs(ids), targetMask)));
-}
-
-/** Mean k3 KL (policy vs reference) over the policy's tokens, for the log. */
-export function meanKl(
-  perTokenLogps: tf.Tensor2D,
-  refLogProbs: tf.Tensor2D,
-  targetMask: tf.Tensor2D,
-): number {
-  return tf.tidy(() => maskedSequenceMean(perTokenKl(perTokenLogps, refLogProbs), targetMask).dataSync()[0]!);
-}
-
-/** Schulman's k3 estimator of KL(policy || reference) per token: exp(d) - d - 1, d = ref - logp (>= 0). */
-function perTokenKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D): tf.Tensor2D {
-  const delta = tf.sub(refLogProbs, perTokenLogps);
-  return tf.sub(tf.sub(tf.exp(delta), delta), 1) as tf.Tensor2D;
+/** Shannon entropy (nats) of the empirical distribution of the first edit op (no edit counts as its own outcome). */
+export function firstEditEntropy(records: readonly EpisodeRecord[]): number {
+  let entropy = 0;
+  for (const count of Object.values(firstEditCounts(records))) {
+    const p = count / records.length;
+    entropy -= p * Math.log(p);
+  }
+  return entropy;
 }

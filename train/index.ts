@@ -1,4 +1,9 @@
-/** Training: behaviour cloning (the RL base agent), GRPO, and the frozen snapshots every experiment loads. */
+/**
+ * Training: behaviour cloning (the RL base agent), GRPO, and the frozen snapshots every experiment
+ * loads. One GRPO update, file by file: run.ts (the loop) -> grpo.ts (`grpoStep`) -> compute.ts
+ * (one thread or two, length buckets, the optimizer step) -> losses.ts (the losses), with
+ * worker.ts as the second thread.
+ */
 export {
   configDifferences,
   defaultRLConfig,
@@ -8,10 +13,6 @@ export {
   trainShape,
   type RLConfig,
 } from './config.ts';
-export { groupAdvantages, grpoLoss, bcLoss } from './grpo.ts';
-export { padBatch, batchTensors, type PaddedBatch, type Transcript } from './batch.ts';
-export { demoTranscripts, bcStep } from './bc.ts';
-export { grpoStep, firstEditEntropy, type StepStats } from './grpoStep.ts';
 export {
   trainSnapshots,
   evalPass,
@@ -19,18 +20,41 @@ export {
   measuresDevSplit,
   snapshotDir,
   type TrainSummary,
-} from './snapshots.ts';
-export { rolloutOnCores } from './grpoStep.ts';
-export { optimizerStep, applyClipped } from './optimize.ts';
+} from './run.ts';
+export { grpoStep, firstEditEntropy, type StepStats } from './grpo.ts';
+export { demoTranscripts, bcStep } from './bc.ts';
 export {
-  jobLoss,
+  oneThread,
+  twoThreads,
+  playOnTwoCores,
+  optimizerStep,
+  applyClipped,
   planJob,
-  partsLoss,
   lengthBuckets,
   selectRows,
-  type JobPart,
+  type Compute,
+  type StepResult,
+} from './compute.ts';
+export {
+  groupAdvantages,
+  grpoLoss,
+  grpoTerms,
+  clippedTokens,
+  bcLoss,
+  meanKl,
+  maskedSequenceMean,
+  padBatch,
+  batchTensors,
+  jobLoss,
+  partsLoss,
+  partsGradients,
+  type PaddedBatch,
   type LossJob,
-} from './jobs.ts';
-export { DataParallelWorker, playOnTwoCores } from './dataParallel.ts';
+  type BcJob,
+  type GrpoJob,
+  type JobPart,
+  type PartsGradients,
+} from './losses.ts';
+export { DataParallelWorker } from './worker.ts';
 export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';
 export { checkRunFolder, checkRunSnapshots, snapshotMismatch, foreignSnapshotError } from './runFolder.ts';

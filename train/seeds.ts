@@ -3,7 +3,7 @@ import type { TaskCount } from '../gym/index.ts';
 import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
-import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './snapshots.ts';
+import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './run.ts';
 
 /** The held-out measurement of one seed's final checkpoint. */
 export interface SeedResult {

@@ -1,64 +1,254 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, Worker } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs';
+import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
 import {
+  getWeights,
   initBackend,
   modelFromWeights,
   rolloutShare,
   setWeights,
+  shareCut,
   tokenizerFromWords,
   type Agent,
+  type AttentionMode,
   type BackendPreference,
+  type EpisodeRecord,
+  type ModelConfig,
 } from '../agent/index.ts';
-import type { WorkerRequest, WorkerReply } from './dataParallel.ts';
-import { partsGradients } from './jobs.ts';
+import { partsGradients, type JobPart, type PartsGradients } from './losses.ts';
+
+/** Messages to the worker thread, and its replies (in the order of the requests). */
+type WorkerRequest =
+  | {
+      type: 'init';
+      backend: string;
+      attention: AttentionMode;
+      modelConfig: ModelConfig;
+      words: string[];
+      weights: Float32Array[];
+    }
+  | { type: 'weights'; weights: Float32Array[] }
+  | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
+  | { type: 'gradients'; parts: JobPart[] }
+  | { type: 'close' };
+
+type WorkerReply =
+  | { type: 'ready'; backend: string }
+  | { type: 'ok' }
+  | { type: 'records'; records: EpisodeRecord[] }
+  | {
+      type: 'gradients';
+      loss: number;
+      /** In the model's variable order. */
+      grads: Float32Array[];
+      clippedTokens: number;
+      policyTokens: number;
+    }
+  | { type: 'error'; message: string };
 
 /**
- * The data-parallel worker's side (train/dataParallel.ts), on the second core: holds a copy of the policy and, on request, plays a share of the rollouts or
- * computes the gradient of a share of a batch. Requests are served strictly in order, so a
- * weight update sent before a job is always applied before it.
+ * The two-core data-parallel worker, both ends: `DataParallelWorker` on the training thread, and
+ * `serveRequests` in the worker thread (started by worker-entry.js), which holds its own copy of
+ * the policy and its own tfjs backend, since wasm runs single-threaded under Node. The episodes
+ * of each rollout and the rows of each gradient are split in two shares, one per thread.
+ * Rollouts equal one thread's by design: `rollout` on one thread plays the same two shares in
+ * the same batches. Only the gradient plans differ (`planJob(job, 2)` against `planJob(job, 1)`:
+ * other length buckets, and the two shares' gradients summed), so a run on two threads differs
+ * from one on one thread by float rounding in the gradients. Every split is a fixed function of
+ * the batch, so a run stays deterministic either way.
  */
-let agent: Agent | undefined;
+export class DataParallelWorker {
+  private readonly worker: Worker;
+  private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> =
+    [];
+  /** The agent whose weights the worker holds (the last one loaded or synced). */
+  private holds: Agent | undefined;
+  /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
+  private loadedShape: string | undefined;
 
-function serve(request: WorkerRequest): WorkerReply | Promise<WorkerReply> {
-  switch (request.type) {
-    case 'init':
-      return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
-        agent?.model.dispose();
-        agent = {
-          model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
-          tokenizer: tokenizerFromWords(request.words),
-        };
-        return { type: 'ready', backend };
-      });
-    case 'weights':
-      setWeights(ready().model, request.weights);
-      return { type: 'ok' };
-    case 'rollout':
-      return {
-        type: 'records',
-        records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
-      };
-    case 'gradients': {
-      const { loss, grads } = partsGradients(ready().model, request.parts);
-      return { type: 'gradients', loss, grads };
-    }
-    case 'close':
-      agent?.model.dispose();
-      return { type: 'ok' };
+  private constructor(private readonly backend: string) {
+    this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
+    // The thread keeps the process alive only while a request is waiting on it.
+    this.worker.unref();
+    this.worker.on('message', (reply: WorkerReply) => {
+      const next = this.waiting.shift();
+      if (this.waiting.length === 0) this.worker.unref();
+      if (next === undefined) return;
+      if (reply.type === 'error') next.reject(new Error(`training worker: ${reply.message}`));
+      else next.resolve(reply);
+    });
+    this.worker.on('error', (error) => {
+      for (const entry of this.waiting.splice(0)) entry.reject(error);
+    });
+  }
+
+  static async start(agent: Agent, backend: string): Promise<DataParallelWorker> {
+    const worker = new DataParallelWorker(backend);
+    await worker.load(agent);
+    return worker;
+  }
+
+  private request(message: WorkerRequest): Promise<WorkerReply> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) this.worker.ref();
+      this.waiting.push({ resolve, reject });
+      this.worker.postMessage(message);
+    });
+  }
+
+  private async load(agent: Agent): Promise<void> {
+    const shape = shapeOf(agent);
+    await this.request({
+      type: 'init',
+      backend: this.backend,
+      attention: agent.model.attentionMode,
+      modelConfig: agent.model.config,
+      words: [...agent.tokenizer.words],
+      weights: getWeights(agent.model),
+    });
+    this.holds = agent;
+    this.loadedShape = shape;
+  }
+
+  /** Sends the current weights; later requests see them. */
+  async syncWeights(agent: Agent): Promise<void> {
+    await this.request({ type: 'weights', weights: getWeights(agent.model) });
+    this.holds = agent;
+  }
+
+  /** Makes the worker hold `agent` (its weights, or the whole model when the shape differs) unless it already does. */
+  async holdAgent(agent: Agent): Promise<void> {
+    if (this.holds === agent) return;
+    if (this.loadedShape === shapeOf(agent)) await this.syncWeights(agent);
+    else await this.load(agent);
+  }
+
+  /**
+   * Plays the specs in the same batches as `rollout` on one thread: the first share (`shareCut`)
+   * in the worker, the rest here, concurrently. Records in spec order, equal to one thread's.
+   */
+  async rollout(
+    agent: Agent,
+    harness: Harness,
+    tasks: readonly Task[],
+    specs: readonly EpisodeSpec[],
+  ): Promise<EpisodeRecord[]> {
+    const cut = shareCut(specs.length);
+    const remote =
+      cut > 0
+        ? this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) })
+        : undefined;
+    const local = rolloutShare(agent, harness, tasks, specs.slice(cut));
+    if (remote === undefined) return local;
+    const reply = await remote;
+    if (reply.type !== 'records') throw new Error(`training worker: expected records, got ${reply.type}`);
+    return [...reply.records, ...local];
+  }
+
+  /**
+   * Gradients of a job planned for two threads (`planJob(job, 2)`): the first shard's parts in
+   * the worker, the second here, concurrently. The parts carry their share of the job's rows as
+   * weights, so the sum of the two results is the gradient of the whole batch's mean loss.
+   * Returns tensors the caller disposes (via tf.tidy).
+   */
+  async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<PartsGradients> {
+    const variables = agent.model.variables();
+    const remote =
+      remoteParts !== undefined && remoteParts.length > 0
+        ? this.request({ type: 'gradients', parts: remoteParts })
+        : undefined;
+    const local =
+      localParts !== undefined && localParts.length > 0 ? partsGradients(agent.model, localParts) : undefined;
+    const reply = remote === undefined ? undefined : await remote;
+    if (reply !== undefined && reply.type !== 'gradients')
+      throw new Error(`training worker: expected gradients, got ${reply.type}`);
+    if (reply === undefined && local === undefined)
+      throw new RangeError('DataParallelWorker.gradients: no rows in either shard');
+    const grads: tf.NamedTensorMap = {};
+    variables.forEach((variable, i) => {
+      const mine = local?.grads[variable.name];
+      grads[variable.name] =
+        reply === undefined
+          ? mine!
+          : tf.tidy(() => {
+              const theirs = tf.tensor(reply.grads[i]!, variable.shape);
+              return mine === undefined ? theirs : tf.add(theirs, mine);
+            });
+      if (reply !== undefined) mine?.dispose();
+    });
+    return {
+      loss: (reply?.loss ?? 0) + (local?.loss ?? 0),
+      grads,
+      clippedTokens: (reply?.clippedTokens ?? 0) + (local?.clippedTokens ?? 0),
+      policyTokens: (reply?.policyTokens ?? 0) + (local?.policyTokens ?? 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.request({ type: 'close' }).catch(() => undefined);
+    await this.worker.terminate();
   }
 }
 
-function ready(): Agent {
-  if (agent === undefined) throw new Error('training worker: no model yet (init first)');
-  return agent;
+/** What the worker's copy must share with an agent to take its weights: config, attention mode and words. */
+function shapeOf(agent: Agent): string {
+  return JSON.stringify([agent.model.config, agent.model.attentionMode, agent.tokenizer.words]);
 }
 
-let queue = Promise.resolve();
-parentPort!.on('message', (request: WorkerRequest) => {
-  queue = queue.then(async () => {
-    try {
-      parentPort!.postMessage(await serve(request));
-    } catch (error) {
-      parentPort!.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
+/**
+ * The worker thread's side: holds a copy of the policy and, on request, plays a share of the
+ * rollouts or computes the gradient of a share of a batch. Requests are served strictly in
+ * order, so a weight update sent before a job is always applied before it.
+ */
+export function serveRequests(): void {
+  const port = parentPort;
+  if (port === null) throw new Error('serveRequests: not in a worker thread');
+  let agent: Agent | undefined;
+  const ready = (): Agent => {
+    if (agent === undefined) throw new Error('training worker: no model yet (init first)');
+    return agent;
+  };
+  const serve = (request: WorkerRequest): WorkerReply | Promise<WorkerReply> => {
+    switch (request.type) {
+      case 'init':
+        return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
+          agent?.model.dispose();
+          agent = {
+            model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
+            tokenizer: tokenizerFromWords(request.words),
+          };
+          return { type: 'ready', backend };
+        });
+      case 'weights':
+        setWeights(ready().model, request.weights);
+        return { type: 'ok' };
+      case 'rollout':
+        return {
+          type: 'records',
+          records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
+        };
+      case 'gradients': {
+        const { model } = ready();
+        const { loss, grads, clippedTokens, policyTokens } = partsGradients(model, request.parts);
+        const arrays = model
+          .variables()
+          .map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array));
+        tf.dispose(Object.values(grads));
+        return { type: 'gradients', loss, grads: arrays, clippedTokens, policyTokens };
+      }
+      case 'close':
+        agent?.model.dispose();
+        return { type: 'ok' };
     }
+  };
+  let queue = Promise.resolve();
+  port.on('message', (request: WorkerRequest) => {
+    queue = queue.then(async () => {
+      try {
+        port.postMessage(await serve(request));
+      } catch (error) {
+        port.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
+      }
+    });
   });
-});
+}

@@ -29,8 +29,8 @@ import type { RunLog } from '../lib/log.ts';
 import { progressBar } from '../lib/progress.ts';
 import { configDifferences, type RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
-import { grpoStep, rolloutOnCores } from './grpoStep.ts';
-import { DataParallelWorker } from './dataParallel.ts';
+import { grpoStep } from './grpo.ts';
+import { oneThread, twoThreads, type Compute } from './compute.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
 
 export interface TrainSummary {
@@ -74,23 +74,25 @@ export function snapshotDir(runDir: string, step: number): string {
 
 /**
  * Held-out pass rate (mean over tasks) from `episodes` episodes per task through `evaluate`,
- * under the training harness, on both cores when there is a worker.
+ * under the training harness, its episodes played by `compute` (one thread by default).
  */
 export async function evalPass(
   agent: Agent,
   config: RLConfig,
-  heldOut: readonly Task[],
-  episodes: number,
-  rng: Rng,
-  worker?: DataParallelWorker,
+  {
+    tasks,
+    episodes,
+    rng,
+    compute = oneThread(),
+  }: { tasks: readonly Task[]; episodes: number; rng: Rng; compute?: Compute },
 ): Promise<number> {
   const result = await evaluate({
     agent,
     harness: pickHarness(config),
-    tasks: heldOut,
+    tasks,
     episodes,
     seed: rng.key,
-    play: (player, harness, tasks, specs) => rolloutOnCores(player, harness, tasks, specs, worker),
+    play: (player, harness, playTasks, specs) => compute.rollout(player, harness, playTasks, specs),
   });
   return result.passAt1;
 }
@@ -146,40 +148,25 @@ async function trainLocked(
   const { train, heldOut } = splitTasks(config);
   const rng = new Rng(config.seed);
 
-  const configPath = join(runDir, 'config.json');
-  if (existsSync(configPath)) {
-    let previous: Record<string, unknown> | undefined;
-    try {
-      previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)
-        ?.config;
-    } catch {
-      // reported below
-    }
-    if (previous === null || typeof previous !== 'object')
-      throw new RunFolderError(
-        `${configPath} is not a run's config; delete the folder or choose another --name`,
-      );
-    const before = previous;
-    const now = config as Record<string, unknown>;
-    const differing = configDifferences(before, now);
-    if (differing.length > 0) {
-      const shown = differing
-        .slice(0, 4)
-        .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
-      throw new RunFolderError(
-        `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another --name or delete the folder`,
-      );
-    }
-  }
-  writeJsonAtomic(configPath, { config, harnessHash: hash });
+  refuseOtherRecipe(runDir, config);
+  writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash });
   const manifestExtra = (step: number) => ({ step, seed: config.seed, harness, harnessHash: hash, config });
   log.record('run/start', { runDir, backend, harnessHash: hash, config });
+
+  // One or two threads for the whole run; every rollout and gradient goes through it.
+  const compute = config.parallel ? twoThreads({ backend }) : oneThread();
+  const evalOn = (agent: Agent, step: number) =>
+    evalPass(agent, config, {
+      tasks: heldOut,
+      episodes: config.evalEpisodesPerTask,
+      rng: rng.fork(`eval/${step}`),
+      compute,
+    });
 
   // Step 0: behaviour cloning, or the saved base agent.
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
   const evalHistory: TrainSummary['evalPass'] = [];
-  let worker: DataParallelWorker | undefined;
   let agent = await tryLoad(snapshotDir(runDir, 0), log);
   try {
     if (agent !== undefined) {
@@ -194,7 +181,6 @@ async function trainLocked(
       log.say(
         `backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
       );
-      if (config.parallel) worker = await DataParallelWorker.start(agent, backend);
       const optimizer = tf.train.adam(config.bcLearningRate);
       const demoRng = rng.fork('bc');
       const bar = progressBar('bc', config.bcSteps);
@@ -204,7 +190,7 @@ async function trainLocked(
           readTwice: config.demoReadTwice,
           skipTest: config.demoSkipTest,
         });
-        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, worker });
+        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, compute });
         if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
         bar.tick(step, `loss ${loss.toFixed(3)}`);
       }
@@ -212,14 +198,7 @@ async function trainLocked(
       optimizer.dispose();
       seconds.bc = (performance.now() - bcStart) / 1000;
       const evalStart = performance.now();
-      const pass = await evalPass(
-        agent,
-        config,
-        heldOut,
-        config.evalEpisodesPerTask,
-        rng.fork('eval/0'),
-        worker,
-      );
+      const pass = await evalOn(agent, 0);
       seconds.evals += (performance.now() - evalStart) / 1000;
       saveCheckpoint(snapshotDir(runDir, 0), model, {
         ...manifestExtra(0),
@@ -231,6 +210,8 @@ async function trainLocked(
         `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
       );
     }
+
+    // GRPO, segment by segment: a fresh Adam and a checkpoint for each.
     const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), log) : undefined;
     const segments = Math.ceil(config.steps / config.segmentSteps);
     for (let segment = 1; segment <= segments; segment += 1) {
@@ -244,8 +225,6 @@ async function trainLocked(
         snapshots.push(dir);
         continue;
       }
-      if (config.parallel && worker === undefined) worker = await DataParallelWorker.start(agent, backend);
-      else if (worker !== undefined) await worker.syncWeights(agent);
       const segmentRng = rng.fork(`segment-${segment}`);
       const optimizer = tf.train.adam(config.learningRate);
       const startStep = (segment - 1) * config.segmentSteps;
@@ -259,32 +238,27 @@ async function trainLocked(
           harness,
           train,
           segmentRng.fork(`step-${step}`),
-          { reference, worker },
+          { reference, compute },
         );
         seconds.rollouts += stats.rolloutSeconds;
         seconds.updates += stats.updateSeconds;
         last = stats;
-        const fields: Record<string, number> = {
+        const fields: Record<string, number | null> = {
           step,
           'charts/meanReward': stats.meanReward,
           'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
           'losses/policy': stats.loss,
           'losses/kl': stats.kl,
           'losses/gradNorm': stats.gradNorm,
+          'losses/clipRatio': stats.clipRatio,
           'charts/firstEditEntropy': stats.firstEditEntropy,
         };
         if (step % config.evalEvery === 0) {
           const evalStart = performance.now();
-          fields['charts/evalPass'] = await evalPass(
-            agent,
-            config,
-            heldOut,
-            config.evalEpisodesPerTask,
-            rng.fork(`eval/${step}`),
-            worker,
-          );
+          const pass = await evalOn(agent, step);
           seconds.evals += (performance.now() - evalStart) / 1000;
-          evalHistory.push({ step, evalPass: fields['charts/evalPass'] });
+          fields['charts/evalPass'] = pass;
+          evalHistory.push({ step, evalPass: pass });
         }
         log.record('grpo/step', fields);
         bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
@@ -305,7 +279,7 @@ async function trainLocked(
     }
     reference?.model.dispose();
   } finally {
-    await worker?.close();
+    await compute.close();
   }
   seconds.total = (performance.now() - started) / 1000;
   const summary: TrainSummary = {
@@ -321,4 +295,35 @@ async function trainLocked(
   log.record('run/done', { ...summary });
   agent.model.dispose();
   return summary;
+}
+
+/**
+ * Refuses (RunFolderError) a run folder whose config.json holds another recipe, naming the
+ * differing fields (`configDifferences`: only `steps` may change, to extend a run).
+ */
+function refuseOtherRecipe(runDir: string, config: RLConfig): void {
+  const configPath = join(runDir, 'config.json');
+  if (!existsSync(configPath)) return;
+  let previous: Record<string, unknown> | undefined;
+  try {
+    previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)
+      ?.config;
+  } catch {
+    // reported below
+  }
+  if (previous === null || typeof previous !== 'object')
+    throw new RunFolderError(
+      `${configPath} is not a run's config; delete the folder or choose another --name`,
+    );
+  const before = previous;
+  const now = config as Record<string, unknown>;
+  const differing = configDifferences(before, now);
+  if (differing.length > 0) {
+    const shown = differing
+      .slice(0, 4)
+      .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
+    throw new RunFolderError(
+      `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another --name or delete the folder`,
+    );
+  }
 }
