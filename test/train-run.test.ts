@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,16 @@ describe('trainSnapshots', () => {
     expect(typeof clipRatio).toBe('number');
     expect(clipRatio as number).toBeGreaterThan(0);
     expect(clipRatio as number).toBeLessThanOrEqual(1);
+  });
+
+  it("refuses to resume from a snapshot copied in from another seed's run, naming it, and leaves it there", async () => {
+    const own = await run('f0', { parallel: false, steps: 1 });
+    const other = await run('f1', { parallel: false, seed: 1 });
+    cpSync(join(other.runDir, 'step-2'), join(own.runDir, 'step-2'), { recursive: true });
+    await expect(run('f0', { parallel: false })).rejects.toThrow(
+      `${join(own.runDir, 'step-2')} is not a snapshot of this run: its seed is 1, the run's is 0`,
+    );
+    expect(checkpointChecksum(join(own.runDir, 'step-2'))).toBe(other.checksums[2]);
   });
 
   it('refuses to resume a run folder that holds a different config, naming the field', async () => {

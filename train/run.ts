@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import {
@@ -25,6 +25,8 @@ import {
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
+import { InputError } from '../lib/errors.ts';
+import { readRegularFile } from '../lib/files.ts';
 import type { RunLog } from '../lib/log.ts';
 import { progressBar } from '../lib/progress.ts';
 import { configDifferences, type RLConfig } from './config.ts';
@@ -32,6 +34,7 @@ import { bcStep, demoTranscripts } from './bc.ts';
 import { grpoStep } from './grpo.ts';
 import { oneThread, twoThreads, type Compute } from './compute.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
+import { checkRunFolder, foreignSnapshotError, snapshotMismatch } from './runFolder.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -102,16 +105,28 @@ export async function evalPass(
  * (a damaged file, a folder left by a kill) is reported in one line, and the run retrains it
  * from the last good snapshot; the new checkpoint replaces it atomically.
  */
-async function tryLoad(dir: string, log: RunLog): Promise<Agent | undefined> {
+async function tryLoad(
+  dir: string,
+  { log, config, step }: { log: RunLog; config: RLConfig; step: number },
+): Promise<Agent | undefined> {
   if (!existsSync(dir)) return undefined;
+  let loaded;
   try {
-    return (await loadAgent(dir, { attention: attentionModeFor(activeBackend()) })).agent;
+    loaded = await loadAgent(dir, { attention: attentionModeFor(activeBackend()) });
   } catch (error) {
     if (!(error instanceof CheckpointError)) throw error;
     log.say(`resume: ${error.message}; retraining it from the last good snapshot`);
     log.record('run/corruptSnapshot', { dir, problem: error.message });
     return undefined;
   }
+  // A sound checkpoint of another run (copied in by hand) is refused, not resumed from: the steps
+  // after it would be labelled with this run's seed and config.
+  const foreign = snapshotMismatch(loaded.manifest, config, step);
+  if (foreign !== undefined) {
+    loaded.agent.model.dispose();
+    throw foreignSnapshotError(dir, foreign);
+  }
+  return loaded.agent;
 }
 
 /**
@@ -125,6 +140,8 @@ export async function trainSnapshots(
   config: RLConfig,
   { runDir, log }: { runDir: string; log: RunLog },
 ): Promise<TrainSummary> {
+  // A checkpoint folder, a FIFO or a folder of other files is refused before anything is written there.
+  checkRunFolder(runDir);
   // One training per run folder: a second one is refused (RunFolderError), a dead one's lock taken over.
   const release = acquireRunLock(runDir);
   try {
@@ -167,7 +184,7 @@ async function trainLocked(
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
   const evalHistory: TrainSummary['evalPass'] = [];
-  let agent = await tryLoad(snapshotDir(runDir, 0), log);
+  let agent = await tryLoad(snapshotDir(runDir, 0), { log, config, step: 0 });
   try {
     if (agent !== undefined) {
       resumedFrom = 0;
@@ -212,12 +229,13 @@ async function trainLocked(
     }
 
     // GRPO, segment by segment: a fresh Adam and a checkpoint for each.
-    const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), log) : undefined;
+    const reference =
+      config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), { log, config, step: 0 }) : undefined;
     const segments = Math.ceil(config.steps / config.segmentSteps);
     for (let segment = 1; segment <= segments; segment += 1) {
       const endStep = Math.min(segment * config.segmentSteps, config.steps);
       const dir = snapshotDir(runDir, endStep);
-      const saved = await tryLoad(dir, log);
+      const saved = await tryLoad(dir, { log, config, step: endStep });
       if (saved !== undefined) {
         agent.model.dispose();
         agent = saved;
@@ -306,10 +324,12 @@ function refuseOtherRecipe(runDir: string, config: RLConfig): void {
   if (!existsSync(configPath)) return;
   let previous: Record<string, unknown> | undefined;
   try {
-    previous = (JSON.parse(readFileSync(configPath, 'utf8')) as { config?: Record<string, unknown> } | null)
-      ?.config;
-  } catch {
-    // reported below
+    previous = (
+      JSON.parse(readRegularFile(configPath, configPath)) as { config?: Record<string, unknown> } | null
+    )?.config;
+  } catch (error) {
+    if (error instanceof InputError) throw error; // a FIFO or an unreadable file
+    // not JSON: reported below
   }
   if (previous === null || typeof previous !== 'object')
     throw new RunFolderError(
