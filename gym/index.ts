@@ -46,7 +46,6 @@ export {
   HARNESS_FIELDS,
   parseHarness,
   pickHarness,
-  formatIssues,
   trainingHarness,
   plainEnv,
   harnessHash,

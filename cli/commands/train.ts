@@ -80,7 +80,10 @@ function configFromArgs(configFile: string | undefined, overrides: Record<string
     fromFile = parsed as Record<string, unknown>;
   }
   try {
-    return parseRLConfig({ ...trainingHarness(), ...fromFile, ...overrides }, configFile ?? 'config');
+    return parseRLConfig(
+      { ...trainingHarness(), ...fromFile, ...overrides },
+      { where: configFile ?? 'config' },
+    );
   } catch (error) {
     throw new InputError((error as Error).message);
   }
