@@ -51,3 +51,35 @@ describe('config errors: one formatter for the harness, the training config and 
     );
   });
 });
+
+describe('config bounds', () => {
+  it('every numeric harness and training field has an upper bound', () => {
+    expect(() => parseHarness({ maxTurns: 3001 })).toThrow(/maxTurns: Too big: expected number to be <=1000/);
+    expect(() => parseHarness({ maxEdits: 1e9 })).toThrow(/maxEdits/);
+    expect(() => parseHarness({ contextTokens: 1e6 })).toThrow(/contextTokens/);
+    expect(() => parseHarness({ temperature: 1e9 })).toThrow(/temperature/);
+    expect(() => parseHarness({ maxActionTokens: 1e6 })).toThrow(/maxActionTokens/);
+    const bounded = {
+      seed: 2 ** 31,
+      bcSteps: 10_001,
+      bcBatchSize: 257,
+      bcLearningRate: 2,
+      groupSize: 33,
+      steps: 10_001,
+      segmentSteps: 10_001,
+      learningRate: 2,
+      clipEpsilon: 2,
+      klCoef: 11,
+      entropyCoef: 11,
+      updateEpochs: 65,
+      maxGradNorm: 1001,
+      evalEvery: 10_001,
+      evalEpisodesPerTask: 257,
+    };
+    for (const [field, value] of Object.entries(bounded)) {
+      expect(() => parseRLConfig({ [field]: value }), field).toThrow(
+        new RegExp(`config\\.${field}: Too big`),
+      );
+    }
+  });
+});
