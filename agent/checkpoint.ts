@@ -15,6 +15,7 @@ import { canonicalJson } from '../lib/canonicalJson.ts';
 import { activeBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 import { oneLine } from '../lib/text.ts';
+import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
 
 /**
@@ -241,7 +242,7 @@ export async function loadCheckpoint(
       `manifest.json checksum ${actual} does not match its manifestChecksum ${String(recorded)}: the manifest was edited or is corrupt`,
     );
   const checked = ManifestSchema.safeParse(raw);
-  if (!checked.success) fail(`manifest.json: ${schemaProblems(checked.error.issues)}`);
+  if (!checked.success) fail(`manifest.json: ${formatZodIssues(checked.error.issues)}`);
   const m = raw as CheckpointManifest;
   const cfg = m.modelConfig;
   if (cfg.dModel % cfg.nHeads !== 0)
@@ -300,16 +301,6 @@ export async function loadCheckpoint(
  */
 export function manifestChecksum(fields: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
-}
-
-/** zod issues as one line: `modelConfig.dModel: Too big: expected number to be <=4096; ...`. */
-export function schemaProblems(issues: readonly z.core.$ZodIssue[]): string {
-  return (
-    issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'manifest'}: ${issue.message}`)
-      .join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '')
-  );
 }
 
 /**

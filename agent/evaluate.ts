@@ -130,11 +130,10 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
     recorded = loaded.manifest.harness ?? {};
   }
   try {
-    const base = parseHarness(
-      recorded,
-      options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness',
-    );
-    const harness = parseHarness({ ...base, ...options.harness }, 'harness');
+    const base = parseHarness(recorded, {
+      where: options.checkpoint !== undefined ? `${options.checkpoint}/manifest.json: harness` : 'harness',
+    });
+    const harness = parseHarness({ ...base, ...options.harness }, { where: 'harness' });
     const split = options.split ?? 'heldout';
     const tasks =
       options.tasks ??

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { EDIT_OPS, HarnessSchema, MARKERS, TOOLS, makeTasks } from '../gym/index.ts';
 import { clip } from '../lib/text.ts';
-import { CheckpointError, loadCheckpoint, schemaProblems, type CheckpointManifest } from './checkpoint.ts';
+import { formatZodIssues } from '../lib/zodIssues.ts';
+import { CheckpointError, loadCheckpoint, type CheckpointManifest } from './checkpoint.ts';
 import { defaultModelConfig, type ModelConfig, type ModelOptions } from './model.ts';
 import type { Agent } from './rollout.ts';
 import { buildTokenizer, PAD, tokenizerFromWords, UNK, type Tokenizer } from './tokenizer.ts';
@@ -52,7 +53,7 @@ function agentTokenizer(dir: string, manifest: CheckpointManifest): Tokenizer {
     throw new CheckpointError(`checkpoint ${dir}: manifest.json: ${problem}`);
   };
   const checked = AgentFieldsSchema.safeParse(manifest);
-  if (!checked.success) fail(schemaProblems(checked.error.issues));
+  if (!checked.success) fail(formatZodIssues(checked.error.issues));
   const fields = checked.data as z.infer<typeof AgentFieldsSchema>;
   const { modelConfig } = manifest;
   const problem = tokenizerProblem(fields.tokenizer, modelConfig.vocabSize) ?? configProblem(modelConfig);

@@ -333,7 +333,8 @@ export class PolicyModel {
     return tf.tidy(() => {
       const { logits, targets, shape } = this.nextTokenLogits(ids);
       const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, targets), 2, 1);
-      return { logProbs: reshape(picked, shape), entropy: reshape(entropy, shape) };
+      // split into 2 gives 2
+      return { logProbs: reshape(picked!, shape), entropy: reshape(entropy!, shape) };
     });
   }
 

@@ -1,9 +1,11 @@
-import { episodeBootstrapCI, passAtK, taskBootstrapCI } from '../eval/index.ts';
+import { allCorrectAtK, episodeBootstrapCI, passAtK, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
  * Speed of the evaluation statistics: a task-level bootstrap with 10,000 replicates over 500
- * tasks (target: under a second), the episode-level bootstrap, and unbiased pass@k at n = 2000.
+ * tasks (target: under a second), the episode-level bootstrap, unbiased pass@k at n = 2000, and
+ * pass@k with pass^k at counts up to 2^53 - 1 (target: each pair well under 50 ms; the unit test
+ * counts the work instead, test/eval-passk.test.ts).
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const rng = new Rng('bench/eval');
@@ -32,5 +34,25 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     `unbiased pass@1000 at n = 2000: ${passAtKMicroseconds.toFixed(2)} us per task (checksum ${sum.toFixed(3)})`,
   );
 
-  return { taskBootstrapSeconds, episodeBootstrapSeconds, passAtKMicroseconds };
+  const extremeCounts: Array<[number, number, number]> = [
+    [1e12, 5e11, 2],
+    [1e12, 5e11, 5e11],
+    [2 ** 53 - 1, 2 ** 52, 2 ** 52],
+    [2 ** 53 - 1, 3e7, 3e8],
+    [2 ** 53 - 1, 100_000, 1e9], // the longest direct product
+    [1e15, 1, 1e15 - 1],
+    [1e15, 1e15 - 1, 1e15],
+  ];
+  let extremeCountsMilliseconds = 0;
+  for (const [n, c, k] of extremeCounts) {
+    started = performance.now();
+    passAtK(n, c, k);
+    allCorrectAtK(n, c, k);
+    extremeCountsMilliseconds = Math.max(extremeCountsMilliseconds, performance.now() - started);
+  }
+  say(
+    `pass@k and pass^k at counts up to 2^53 - 1: the slowest pair ${extremeCountsMilliseconds.toFixed(2)} ms (target: well under 50)`,
+  );
+
+  return { taskBootstrapSeconds, episodeBootstrapSeconds, passAtKMicroseconds, extremeCountsMilliseconds };
 }

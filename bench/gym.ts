@@ -1,9 +1,10 @@
-import { clearSandboxCache, runCanary } from '../gym/index.ts';
+import { clearSandboxCache, runCanary, runTests, SANDBOX_LIMITS } from '../gym/index.ts';
 
 /**
  * Gym throughput: the canary workload (4 scripted policies x 3 harnesses x 30 tasks) through the
  * full env, first with an empty sandbox cache, then warm. Target: >= 20,000 episodes/s warm on
- * one core.
+ * one core. Then how long the sandbox takes to fail a call that never returns (target: its
+ * limits, 2 x 50 ms + 2 s; test/gym-sandbox.test.ts counts the runs instead).
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   clearSandboxCache();
@@ -24,9 +25,18 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   say(
     `gym canary workload, warm cache: ${warmEpisodes} episodes in ${warmSeconds.toFixed(2)} s (${episodesPerSecond} episodes/s; target >= 20000)`,
   );
+
+  const { firstLimitMs, confirmLimitMs } = SANDBOX_LIMITS;
+  started = performance.now();
+  runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }]);
+  const loopingCallSeconds = (performance.now() - started) / 1000;
+  say(
+    `a call that never returns fails after ${loopingCallSeconds.toFixed(2)} s (target: the limits, 2 x ${firstLimitMs} ms + ${confirmLimitMs} ms)`,
+  );
   return {
     'gym/coldEpisodesPerSecond': Math.round(coldEpisodes / coldSeconds),
     'gym/warmEpisodesPerSecond': episodesPerSecond,
     'gym/warmEpisodes': warmEpisodes,
+    'gym/loopingCallSeconds': loopingCallSeconds,
   };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { z } from 'zod';
 import type { ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
@@ -16,7 +17,7 @@ export const MAX_SEED = 2_147_483_647;
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
-  /** Shown in --help; the command applies its own default when the flag is absent. */
+  /** Shown in --help; the command (a config flag: the config schema) applies it when the flag is absent. */
   default?: string;
   /** A numeric flag's accepted range, shown in --help as `[min..max]`; pass the same to intFlag/numberFlag. */
   range?: { min: number; max: number };
@@ -215,6 +216,88 @@ export function intListFlag(
   const outside = values.find((value) => value < min || value > max);
   if (outside !== undefined)
     throw new UsageError(`--${name} values must be in [${min}, ${max}], got ${outside}`);
+  return values;
+}
+
+/** One field of an object schema as JSON Schema (what `z.toJSONSchema` gives for the input). */
+export interface FieldSchema {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  exclusiveMinimum?: number;
+  maximum?: number;
+  default?: unknown;
+  description?: string;
+  anyOf?: FieldSchema[];
+}
+
+/** Every field of a zod object schema as JSON Schema (the input's: defaults and descriptions included). */
+export function fieldSchemas(schema: z.ZodObject): Record<string, FieldSchema> {
+  return (schema.toJSONSchema({ io: 'input' }) as { properties: Record<string, FieldSchema> }).properties;
+}
+
+/** A flag that sets one numeric field of a config: `--bc-steps` sets `bcSteps`. */
+export interface ConfigFlag {
+  field: string;
+  flag: string;
+  integer: boolean;
+  spec: FlagSpec & { range: { min: number; max: number } };
+}
+
+/**
+ * Flags for numeric fields of a config schema, each named after its field in kebab case. The
+ * description, the default shown in --help and the range are the schema's, so that each is
+ * written once, in the schema; the schema also applies the default when the flag is absent. A
+ * field without inclusive bounds, a default or a description is a mistake in the command, thrown
+ * when the command loads.
+ */
+export function configFlags<const F extends string>(
+  schema: z.ZodObject,
+  fields: readonly F[],
+): Record<F, ConfigFlag> {
+  const schemas = fieldSchemas(schema);
+  const flags = {} as Record<F, ConfigFlag>;
+  for (const field of fields) {
+    const { type, minimum, maximum, description, default: fallback } = schemas[field] ?? {};
+    if (
+      (type !== 'integer' && type !== 'number') ||
+      minimum === undefined ||
+      maximum === undefined ||
+      typeof fallback !== 'number' ||
+      description === undefined
+    )
+      throw new Error(
+        `configFlags: ${field} is not a number field with inclusive bounds, a default and a description`,
+      );
+    const flag = field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+    flags[field] = {
+      field,
+      flag,
+      integer: type === 'integer',
+      spec: {
+        type: 'string',
+        description,
+        default: String(fallback),
+        range: { min: minimum, max: maximum },
+      },
+    };
+  }
+  return flags;
+}
+
+/**
+ * The config fields whose flags were given, each checked against its range (a UsageError names
+ * the flag and the range); absent flags are left out, for the config schema to default.
+ */
+export function configFlagValues<F extends string>(
+  args: CommandArgs,
+  flags: Record<F, ConfigFlag>,
+): Partial<Record<F, number>> {
+  const values: Partial<Record<F, number>> = {};
+  for (const { field, flag, integer, spec } of Object.values<ConfigFlag>(flags)) {
+    if (args.flags[flag] === undefined) continue;
+    values[field as F] = integer ? intFlag(args, flag, 0, spec.range) : numberFlag(args, flag, 0, spec.range);
+  }
   return values;
 }
 

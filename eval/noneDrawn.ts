@@ -1,11 +1,18 @@
 /** Up to this many factors the product is formed directly (under a millisecond). */
-const DIRECT_FACTORS = 100_000;
+export const DIRECT_FACTORS = 100_000;
+/** The series past DIRECT_FACTORS stops after this many terms at the latest. */
+export const MAX_SERIES_TERMS = 99;
 
 export interface NoneDrawn {
   /** C(n - marked, draws) / C(n, draws). */
   probability: number;
   /** 1 - probability, computed without cancellation. */
   complement: number;
+  /**
+   * The work done: factors multiplied or series terms summed. At most DIRECT_FACTORS whatever
+   * the counts; the tests count it, since a time limit would depend on the machine's load.
+   */
+  terms: number;
 }
 
 /**
@@ -27,35 +34,37 @@ export interface NoneDrawn {
  * Callers validate the counts (safe integers, a, b in [0, n]).
  */
 export function noneDrawn(n: number, a: number, b: number): NoneDrawn {
-  if (a === 0 || b === 0) return { probability: 1, complement: 0 };
-  if (a + b > n) return { probability: 0, complement: 1 };
+  if (a === 0 || b === 0) return { probability: 1, complement: 0, terms: 0 };
+  if (a + b > n) return { probability: 0, complement: 1, terms: 0 };
   const few = Math.min(a, b);
   const many = Math.max(a, b);
   if (few <= DIRECT_FACTORS) {
     let product = 1;
     for (let i = n - few + 1; i <= n; i++) product *= 1 - many / i;
-    return { probability: product, complement: 1 - product };
+    return { probability: product, complement: 1 - product, terms: few };
   }
-  if ((few * many) / n > 746) return { probability: 0, complement: 1 };
-  const log = logNoneDrawnSeries(n, few, many);
-  return { probability: Math.exp(log), complement: -Math.expm1(log) };
+  if ((few * many) / n > 746) return { probability: 0, complement: 1, terms: 0 };
+  const { log, terms } = logNoneDrawnSeries(n, few, many);
+  return { probability: Math.exp(log), complement: -Math.expm1(log), terms };
 }
 
 /** The log of the product of `few` factors (1 - many/u), u = n-few+1..n, by the series above. */
-function logNoneDrawnSeries(n: number, few: number, many: number): number {
+function logNoneDrawnSeries(n: number, few: number, many: number): { log: number; terms: number } {
   const low = n - few + 0.5;
   const high = n + 0.5;
   const shrink = Math.log1p(-few / high); // log(low / high)
   // j = 1: -M int du/u = -M log(high / low)
   let sum = -many * Math.log1p(few / low);
   let power = 1; // (M / low)^(j - 1)
-  for (let j = 2; j < 100; j++) {
+  let terms = 1;
+  for (let j = 2; terms < MAX_SERIES_TERMS; j++) {
     power *= many / low;
     // -M^j/j int u^-j du = -M (M/low)^(j-1) (1 - (low/high)^(j-1)) / (j (j - 1))
     const term = (-many * power * -Math.expm1((j - 1) * shrink)) / (j * (j - 1));
     sum += term;
+    terms += 1;
     if (Math.abs(term) < 1e-18 * Math.abs(sum)) break;
   }
   const slope = (u: number) => many / (u * (u - many));
-  return sum - (slope(high) - slope(low)) / 24;
+  return { log: sum - (slope(high) - slope(low)) / 24, terms };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
+import { formatZodIssues } from '../lib/zodIssues.ts';
 import { BUG_TYPES } from './types.ts';
 
 /**
@@ -116,29 +117,16 @@ export type HarnessInput = z.input<typeof HarnessSchema>;
 
 export const HARNESS_FIELDS = Object.keys(harnessShape) as Array<keyof Harness>;
 
-/** One line per problem, each naming the field: `config.maxTurns: Too small: expected number to be >=1`. */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], where: string): string {
-  const lines: string[] = [];
-  for (const issue of issues) {
-    const prefix = [where, ...issue.path.map(String)].join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) lines.push(`${prefix}.${key}: unknown field`);
-    } else {
-      lines.push(`${prefix}: ${issue.message}`);
-    }
-  }
-  return lines.join('\n');
-}
-
 /**
- * Validates a harness, filling defaults. Throws an Error whose message names every bad field
- * (`config.maxEdits: Too small: expected number to be >=1`) and says where to look.
+ * Validates a harness, filling defaults. Throws an Error whose one-line message names the bad
+ * fields, each under `where` (`invalid harness: config.maxEdits: Too small: expected number to
+ * be >=1; ...`), and says where to look.
  */
-export function parseHarness(input: unknown, where = 'config'): Harness {
+export function parseHarness(input: unknown, { where = 'config' } = {}): Harness {
   const result = HarnessSchema.safeParse(input ?? {});
   if (!result.success) {
     throw new Error(
-      `invalid harness:\n${formatIssues(result.error.issues, where)}\n(see docs/GYM.md, "Harness fields")`,
+      `invalid harness: ${formatZodIssues(result.error.issues, { where })} (see docs/GYM.md, "Harness fields")`,
     );
   }
   return result.data;
@@ -163,7 +151,7 @@ export function trainingHarness(overrides: HarnessInput = {}): Harness {
       reward: 'hidden',
       ...overrides,
     },
-    'trainingHarness',
+    { where: 'trainingHarness' },
   );
 }
 
@@ -178,7 +166,7 @@ export function plainEnv(overrides: HarnessInput = {}): Harness {
       reward: 'hidden',
       ...overrides,
     },
-    'plainEnv',
+    { where: 'plainEnv' },
   );
 }
 

@@ -398,5 +398,5 @@ export interface MakeEnvOptions {
  * RLConfig); the fields are validated again here so a hand-built object cannot slip through.
  */
 export function makeEnv(harness: Harness, { tasks }: MakeEnvOptions = {}): BugFixEnv {
-  return new BugFixEnv(parseHarness(pickHarness(harness), 'harness'), tasks ?? makeTasks('all'));
+  return new BugFixEnv(parseHarness(pickHarness(harness), { where: 'harness' }), tasks ?? makeTasks('all'));
 }

@@ -131,7 +131,7 @@ export function playEpisodes(
   policy: EpisodePolicy,
 ): EpisodeResult[] {
   // Validated once for the whole batch; every episode gets its own env (its own stream).
-  const checked = parseHarness(pickHarness(harness), 'harness');
+  const checked = parseHarness(pickHarness(harness), { where: 'harness' });
   const envs: BugFixEnv[] = [];
   const turns: PolicyTurn[] = specs.map((spec, row) => {
     const env = new BugFixEnv(checked, tasks);

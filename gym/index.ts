@@ -34,8 +34,10 @@ export {
   countPassed,
   deepEqual,
   clearSandboxCache,
+  sandboxWork,
   SANDBOX_LIMITS,
   type SandboxLimits,
+  type SandboxWork,
   type TestOutcome,
 } from './sandbox.ts';
 export { splitWords, specWords, renderWords, MARKERS, TOOLS, OBSERVATION_WORDS, type Tool } from './words.ts';
@@ -46,7 +48,6 @@ export {
   HARNESS_FIELDS,
   parseHarness,
   pickHarness,
-  formatIssues,
   trainingHarness,
   plainEnv,
   harnessHash,

@@ -188,8 +188,9 @@ describe('compare reports how episodes were paired', () => {
 });
 
 describe('large and edge counts', () => {
-  it('passk --n 10^12 --c 5 10^11 --k 2 returns at once: 1 - (n-c)(n-c-1)/(n(n-1)) = 0.75000000000025', async () => {
-    const started = performance.now();
+  // That the work does not grow with n (2 factors for k = 2, none for k = 10^6) is counted in
+  // test/eval-passk.test.ts; npm run bench times it.
+  it('passk --n 10^12 --c 5 10^11 --k 2 answers 1 - (n-c)(n-c-1)/(n(n-1)) = 0.75000000000025', async () => {
     const { stdout, code } = await cli([
       'passk',
       '--n',
@@ -201,7 +202,6 @@ describe('large and edge counts', () => {
       '--json',
     ]);
     expect(code).toBe(0);
-    expect(performance.now() - started).toBeLessThan(1000);
     const values = JSON.parse(stdout);
     expect(values['2']).toBeCloseTo(0.75000000000025, 14);
     expect(values['1000000']).toBe(1);

@@ -9,6 +9,7 @@ import {
   prefixAllCorrectAtK,
   prefixPassAtK,
 } from '../eval/index.ts';
+import { DIRECT_FACTORS, MAX_SERIES_TERMS, noneDrawn } from '../eval/noneDrawn.ts';
 
 // Reference: the HumanEval paper's numpy estimator (Chen et al. 2021, Fig. 3),
 // `1 - np.prod(1 - k / np.arange(n - c + 1, n + 1))` (1.0 when n - c < k), numpy 1.24.2.
@@ -49,7 +50,9 @@ describe('passAtK (unbiased, product form)', () => {
     ] as const) {
       expect(passAtK(n, c, k)).toBeCloseTo(exactPassAtK(n, c, k).value, 13);
     }
-    expect(exactPassAtK(2000, 5, 1000).denominator.toString().length).toBeGreaterThan(0);
+    // Python: 1 - Fraction(comb(1995, 1000), comb(2000, 1000)), from two 601-digit integers.
+    const large = exactPassAtK(2000, 5, 1000);
+    expect([large.numerator, large.denominator]).toEqual([7735753n, 7984006n]);
     expect(1 - exactPassAtK(2000, 5, 1000).value).toBeCloseTo(2 ** -5, 3);
   });
 
@@ -104,22 +107,28 @@ describe('passAtK at counts far beyond any benchmark', () => {
     expect(Math.abs(passAtK(n, c, k) - expected) / expected).toBeLessThan(1e-13);
   });
 
-  it('takes time independent of c and k (each call well under 50 ms)', () => {
-    const cases: Array<[number, number, number]> = [
-      [1e12, 5e11, 2],
-      [1e12, 5e11, 5e11],
-      [2 ** 53 - 1, 2 ** 52, 2 ** 52],
-      [2 ** 53 - 1, 3e7, 3e8],
-      [1e15, 1, 1e15 - 1],
-      [1e15, 1e15 - 1, 1e15],
+  it('does work independent of c and k: at most DIRECT_FACTORS factors, or a series of at most 99 terms (the time is in npm run bench)', () => {
+    // [n, c, k, factors or terms for pass@k (c marked), for pass^k (n - c marked)]
+    const cases: Array<[number, number, number, number, number]> = [
+      [1e12, 5e11, 2, 2, 2],
+      [1e12, 5e11, 1e6, 0, 0],
+      [1e12, 5e11, 5e11, 0, 0], // underflows to 0 with no work at all
+      [2 ** 53 - 1, 2 ** 52, 2 ** 52, 0, 0],
+      [2 ** 53 - 1, 3e7, 3e8, 4, 0], // 3e7 factors: the series instead, converged after 4 terms
+      [1e15, 1, 1e15 - 1, 1, 0],
+      [1e15, 1e15 - 1, 1e15, 0, 0],
     ];
-    for (const [n, c, k] of cases) {
-      const started = performance.now();
-      const value = passAtK(n, c, k);
-      const all = allCorrectAtK(n, c, k);
-      expect(performance.now() - started).toBeLessThan(50);
-      expect(value >= 0 && value <= 1 && all >= 0 && all <= 1).toBe(true);
+    for (const [n, c, k, passTerms, allTerms] of cases) {
+      const none = noneDrawn(n, c, k);
+      const noFailure = noneDrawn(n, n - c, k);
+      expect(none.complement).toBe(passAtK(n, c, k));
+      expect(noFailure.probability).toBe(allCorrectAtK(n, c, k));
+      expect([none.complement, noFailure.probability].every((value) => value >= 0 && value <= 1)).toBe(true);
+      expect([none.terms, noFailure.terms], `${n} ${c} ${k}`).toEqual([passTerms, allTerms]);
     }
+    // The largest direct product: min(c, k) factors up to DIRECT_FACTORS, never more.
+    expect(noneDrawn(2 ** 53 - 1, DIRECT_FACTORS, 1e9).terms).toBe(DIRECT_FACTORS);
+    expect(noneDrawn(2 ** 53 - 1, DIRECT_FACTORS + 1, 1e9).terms).toBeLessThanOrEqual(MAX_SERIES_TERMS);
   });
 
   it('allCorrectAtK needs only min(k, n - c) factors: C(n-1, k) / C(n, k) = (n - k) / n', () => {

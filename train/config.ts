@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { harnessShape, trainingHarness } from '../gym/index.ts';
+import { formatZodIssues } from '../lib/zodIssues.ts';
 
 /**
  * Training hyper-parameters. Together with the harness fields they form `RLConfig`, the one
@@ -124,15 +125,14 @@ export const RLConfigSchema = z.object({ ...harnessShape, ...trainShape }).stric
 export type RLConfig = z.infer<typeof RLConfigSchema>;
 export type TrainFields = z.infer<typeof TrainSchema>;
 
-/** Parses an RLConfig; errors name every bad field as `where.field: problem`. */
-export function parseRLConfig(input: unknown, where = 'config'): RLConfig {
+/**
+ * Parses an RLConfig. Throws an Error whose one-line message names the bad fields, each under
+ * `where` (`invalid config: config.steps: Too big: expected number to be <=10000; ...`).
+ */
+export function parseRLConfig(input: unknown, { where = 'config' } = {}): RLConfig {
   const result = RLConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.length > 0 ? `${where}.${issue.path.join('.')}` : where;
-    return `${path}: ${issue.message}`;
-  });
-  throw new Error(`invalid ${where}: ${problems.join('; ')}`);
+  throw new Error(`invalid config: ${formatZodIssues(result.error.issues, { where })}`);
 }
 
 /** The default training run's config: the training harness plus the training defaults. */

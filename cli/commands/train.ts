@@ -1,17 +1,18 @@
 import { join } from 'node:path';
-import { z } from 'zod';
 import {
   backendFlag,
   boolFlag,
+  configFlags,
+  configFlagValues,
+  fieldSchemas,
   InputError,
-  intFlag,
   intListFlag,
-  MAX_SEED,
   printJson,
   readJsonFile,
   stringFlag,
   UsageError,
   type Command,
+  type FieldSchema,
 } from '../args.ts';
 import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
 import {
@@ -20,6 +21,7 @@ import {
   RLConfigSchema,
   seedRunDir,
   seedTable,
+  TrainSchema,
   trainSeeds,
   trainSnapshots,
 } from '../../train/index.ts';
@@ -27,27 +29,17 @@ import { assertRunFolderFree } from '../../train/runLock.ts';
 import { trainingHarness } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
 
-const SEED = { min: 0, max: MAX_SEED };
-/** The same bounds as the config's `steps` and `bcSteps` (train/config.ts). */
-const STEPS = { min: 0, max: 10_000 };
+/**
+ * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
+ * range come from the schema in train/config.ts. Every other field is set with --config FILE.
+ */
+const CONFIG_FLAGS = configFlags(TrainSchema, ['seed', 'steps', 'bcSteps']);
 /** The held-out measurement after `--seeds`: the same episodes for every seed. */
 const SEEDS_EVAL = { episodes: 32, seed: 21 };
 
-interface FieldSchema {
-  type?: string;
-  enum?: unknown[];
-  minimum?: number;
-  exclusiveMinimum?: number;
-  maximum?: number;
-  default?: unknown;
-  anyOf?: FieldSchema[];
-}
-
 /** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
 function configFieldsHelp(): string {
-  const properties = (
-    z.toJSONSchema(RLConfigSchema, { io: 'input' }) as { properties: Record<string, FieldSchema> }
-  ).properties;
+  const properties = fieldSchemas(RLConfigSchema);
   const describe = (field: FieldSchema): string => {
     if (field.anyOf !== undefined) return field.anyOf.map(describe).join(' or ');
     if (field.enum !== undefined) return field.enum.map(String).join(' | ');
@@ -72,17 +64,15 @@ function configFieldsHelp(): string {
 
 /** Reads `--config FILE` (a JSON object of RLConfig fields) and applies the flag overrides on top. */
 function configFromArgs(configFile: string | undefined, overrides: Record<string, unknown>) {
-  let fromFile: Record<string, unknown> = {};
-  if (configFile !== undefined) {
-    const parsed = readJsonFile(configFile, '--config');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new InputError(`${configFile}: expected a JSON object of config fields`);
-    fromFile = parsed as Record<string, unknown>;
-  }
+  // The flags were range-checked already, so without a file every field is valid.
+  if (configFile === undefined) return parseRLConfig({ ...trainingHarness(), ...overrides });
+  const parsed = readJsonFile(configFile, '--config');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InputError(`${configFile}: expected a JSON object of config fields`);
   try {
-    return parseRLConfig({ ...trainingHarness(), ...fromFile, ...overrides }, configFile ?? 'config');
+    return parseRLConfig({ ...trainingHarness(), ...parsed, ...overrides });
   } catch (error) {
-    throw new InputError((error as Error).message);
+    throw new InputError(`${configFile}: ${(error as Error).message}`);
   }
 }
 
@@ -92,7 +82,7 @@ export const command: Command = {
   usage:
     'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
   flags: {
-    seed: { type: 'string', description: 'master seed of the run', default: '0', range: SEED },
+    [CONFIG_FLAGS.seed.flag]: CONFIG_FLAGS.seed.spec,
     seeds: {
       type: 'string',
       description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
@@ -102,8 +92,8 @@ export const command: Command = {
       description: 'run name: checkpoints go to runs/<name>',
       default: 'default, or seed-S with --seed S',
     },
-    steps: { type: 'string', description: 'GRPO steps', default: '80', range: STEPS },
-    'bc-steps': { type: 'string', description: 'behaviour-cloning steps', default: '80', range: STEPS },
+    [CONFIG_FLAGS.steps.flag]: CONFIG_FLAGS.steps.spec,
+    [CONFIG_FLAGS.bcSteps.flag]: CONFIG_FLAGS.bcSteps.spec,
     config: {
       type: 'string',
       description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)',
@@ -119,12 +109,11 @@ export const command: Command = {
   },
   moreHelp: configFieldsHelp,
   async run(args) {
-    const overrides: Record<string, unknown> = {};
-    if (args.flags.seed !== undefined) overrides.seed = intFlag(args, 'seed', 0, SEED);
-    if (args.flags.steps !== undefined) overrides.steps = intFlag(args, 'steps', 80, STEPS);
-    if (args.flags['bc-steps'] !== undefined) overrides.bcSteps = intFlag(args, 'bc-steps', 80, STEPS);
+    const overrides = configFlagValues(args, CONFIG_FLAGS);
     const seeds =
-      args.flags.seeds !== undefined ? intListFlag(args, 'seeds', [], { min: 0, max: MAX_SEED }) : undefined;
+      args.flags.seeds !== undefined
+        ? intListFlag(args, 'seeds', [], CONFIG_FLAGS.seed.spec.range)
+        : undefined;
     if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined))
       throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
     if (seeds !== undefined && new Set(seeds).size !== seeds.length)

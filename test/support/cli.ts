@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { main } from '../../cli/main.ts';
 
 /** Runs the `tinyagent` CLI in-process, capturing stdout and stderr. */
@@ -21,4 +22,19 @@ export async function cli(argv: string[]): Promise<{ code: number; stdout: strin
     process.stdout.write = writeOut;
     process.stderr.write = writeErr;
   }
+}
+
+/**
+ * Runs the CLI and checks the documented contract of a failure: the exit code, and exactly one
+ * stderr line `tinyagent <cmd>: ...` of bounded length, matching `message`. Returns the line.
+ */
+export async function expectCliError(argv: string[], code: number, message: RegExp): Promise<string> {
+  const result = await cli(argv);
+  expect(result.code, argv.join(' ')).toBe(code);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, argv.join(' ')).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^tinyagent ${argv[0]}: `));
+  expect(lines[0]).toMatch(message);
+  expect(lines[0]!.length).toBeLessThan(700);
+  return lines[0]!;
 }

@@ -35,7 +35,7 @@ let reference: string[];
 
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
-  workDir = mkdtempSync(join(tmpdir(), 'tinyagent-hardening-train-'));
+  workDir = mkdtempSync(join(tmpdir(), 'tinyagent-run-folder-'));
   reference = (await run('reference')).checksums;
 });
 
