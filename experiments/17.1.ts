@@ -13,15 +13,14 @@ import { firstEditCounts } from '../gym/index.ts';
 import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct, topOps } from './report/markdown.ts';
 import {
   countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
-  topOps,
   type RunOptions,
 } from './runs.ts';
 
@@ -175,8 +174,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, episodes, steps: STEPS },
     numbers,
     markdown,
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return { agents: numbers };
 }
 

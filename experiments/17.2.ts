@@ -19,7 +19,8 @@ import {
   sampleStandardDeviation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithRange, isMain, markdownTable, ROOT, runScript, writeResults } from './common.ts';
+import { compareWithRange, isMain, ROOT, runScript, writeResults } from './common.ts';
+import { markdownTable } from './report/markdown.ts';
 
 const N = 10; // samples per simulated eval
 const K = 5;
@@ -191,8 +192,8 @@ export async function main(
     config: { n: N, k: K, passRates: PASS_RATES, evals },
     numbers: { monteCarlo, productForm },
     markdown,
+    echo: !smoke || isMain(import.meta.url),
   });
-  if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return { monteCarlo, productForm };
 }
 

@@ -33,12 +33,12 @@ import {
   compareWithBook,
   compareWithRange,
   isMain,
-  markdownTable,
   ROOT,
   runScript,
   shareSE,
   writeResults,
 } from './common.ts';
+import { markdownTable } from './report/markdown.ts';
 import { lineChartSvg } from './figures.ts';
 
 const WALD_WILSON_PASS_RATES = [0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97];
@@ -374,8 +374,8 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
     numbers: { waldWilson, unit, figure, book: BOOK, verdicts },
     markdown,
     figures: { '17.1-coverage-vs-episodes.svg': svg },
+    echo: !smoke || isMain(import.meta.url),
   });
-  if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return { waldWilson, unit, figure, verdicts };
 }
 

@@ -25,17 +25,9 @@ import {
   unpairedStandardError,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import {
-  ensureRun,
-  evaluateOnCores,
-  parseRunOptions,
-  pct,
-  runOptions,
-  seedRun,
-  signed,
-  type RunOptions,
-} from './runs.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct, signed } from './report/markdown.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const BOOK = {
   repeat: 'two evaluations differ by at most 0.028',
@@ -223,8 +215,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, seeds, episodes },
     numbers,
     markdown,
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

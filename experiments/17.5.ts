@@ -13,17 +13,15 @@ import type { HarnessInput } from '../gym/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct, signed, topOps } from './report/markdown.ts';
 import { intervalChartSvg } from './figures.ts';
 import {
   countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
-  signed,
-  topOps,
   type RunOptions,
 } from './runs.ts';
 import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
@@ -224,8 +222,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     numbers,
     markdown,
     figures: { '17.2-pass-by-harness.svg': figure },
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

@@ -23,12 +23,12 @@ import {
   type EpisodeResult,
 } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct } from './report/markdown.ts';
 import {
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
   trainingSeedOf,
   type RunOptions,
@@ -209,8 +209,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, typeRun, episodes, heldOutType: HELD_OUT_TYPE },
     numbers,
     markdown,
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

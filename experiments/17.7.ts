@@ -18,17 +18,16 @@ import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct, topOps } from './report/markdown.ts';
 import { bandPanelsSvg } from './figures.ts';
 import {
   checkpointsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
   seedRun,
-  topOps,
   type RunOptions,
 } from './runs.ts';
 
@@ -227,8 +226,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     numbers,
     markdown,
     figures: { '17.3-passk.svg': figure },
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

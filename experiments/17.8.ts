@@ -20,17 +20,16 @@ import {
   winnersCurseSimulation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct, signed } from './report/markdown.ts';
 import { bandPanelsSvg, intervalChartSvg } from './figures.ts';
 import {
   countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
   seedRun,
-  signed,
   type RunOptions,
 } from './runs.ts';
 
@@ -280,8 +279,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     numbers,
     markdown,
     figures: { '17.4-selection.svg': selection, '17.4-seeds-step30.svg': seedFigure },
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

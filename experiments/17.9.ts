@@ -11,8 +11,9 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, type RunOptions } from './runs.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { markdownTable, pct } from './report/markdown.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 const BOOK = {
   noise: [0.8, 0.9] as const,
@@ -117,8 +118,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, noiseEvaluations: NOISE_EVALS, episodesPerTask: 4, scriptedEpisodesPerTask: episodes },
     numbers,
     markdown,
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 
