@@ -35,6 +35,7 @@ import {
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
 const CANDIDATES = STEPS.slice(1);
+
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
