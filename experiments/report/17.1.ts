@@ -16,6 +16,9 @@ import {
 type Agent = Awaited<ReturnType<typeof main>>['agents'][number];
 
 const successes = (perTask: Agent['perTask']) => perTask.map((count) => count.successes);
+/** Task-level over episode-level interval width; none when the episode-level interval has no width. */
+const widthRatio = ({ clusters }: Agent) =>
+  clusters.widthRatio === null ? 'n/a' : clusters.widthRatio.toFixed(1);
 
 const BOOK = {
   passAt1: { 0: 0.144, 80: 0.819 },
@@ -41,10 +44,10 @@ function weakTasks(trained: Agent, episodes: number): string {
 }
 
 /** Where the trained agent's clustering differs from the book's, and the measurement that says why. */
-function clusterDifference({ clusters, perTask }: Agent, episodes: number): string {
-  const ratio = clusters.widthRatio === null ? 'n/a' : clusters.widthRatio.toFixed(1);
+function clusterDifference(trained: Agent, episodes: number): string {
+  const { clusters, perTask } = trained;
   return whereOursDiffers(
-    `the book's trained agent has rho 0.63 and a task-level interval 4.4 times the episode-level one, because its tasks range from 1 to 32 of 32; ours range from ${range(successes(perTask), String)} of ${episodes}, so the between-task spread, rho (${clusters.rho === null ? 'n/a' : clusters.rho.toFixed(2)}) and the width ratio (${ratio}) are smaller. The direction is the book's: once the agent is trained, the task-level interval is the wider one.`,
+    `the book's trained agent has rho 0.63 and a task-level interval 4.4 times the episode-level one, because its tasks range from 1 to 32 of 32; ours range from ${range(successes(perTask), String)} of ${episodes}, so the between-task spread, rho (${clusters.rho === null ? 'n/a' : clusters.rho.toFixed(2)}) and the width ratio (${widthRatio(trained)}) are smaller. The direction is the book's: once the agent is trained, the task-level interval is the wider one.`,
   );
 }
 
@@ -84,8 +87,7 @@ export function report(agents: readonly Agent[], { episodes }: { episodes: numbe
         agent: (agent) => `step ${agent.step}`,
         'episode-level 95% interval': (agent) => bounds(agent.clusters.episodeLevel),
         'task-level 95% interval': (agent) => bounds(agent.clusters.taskLevel),
-        'task / episode width': (agent) =>
-          agent.clusters.widthRatio === null ? 'n/a' : agent.clusters.widthRatio.toFixed(1),
+        'task / episode width': widthRatio,
         'rho (moment)': (agent) => alike(agent.clusters.rho),
         'design effect 1 + (n-1) rho': (agent) => alike(agent.clusters.designEffect),
         book: (agent) =>
