@@ -19,13 +19,21 @@ import {
   sampleStandardDeviation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithRange, isMain, markdownTable, ROOT, runScript, writeResults } from './common.ts';
+import { compareWithRange, isMain, ROOT, runScript, writeResults } from './common.ts';
+import { report } from './report/17.2.ts';
 
 const N = 10; // samples per simulated eval
 const K = 5;
 const PASS_RATES = [0.1, 0.2, 0.3, 0.4, 0.5];
 /** The chapter: the plug-in is low "by 0.04 to 0.08 at every p". */
 const BOOK_PLUG_IN_BIAS = [-0.08, -0.04] as const;
+/** (n, c, k): the book's two cases (C(2000, 1000) overflows a float), one more, and one with n - c < k (exactly 1). */
+const PRODUCT_FORM_CASES: ReadonlyArray<readonly [n: number, c: number, k: number]> = [
+  [10, 3, 5],
+  [2000, 5, 1000],
+  [200, 17, 100],
+  [10, 6, 5],
+];
 
 /** E over c ~ Binomial(n, p) of f(c), exactly (to check the simulation against). */
 function binomialExpectation(n: number, p: number, f: (c: number) => number): number {
@@ -104,96 +112,35 @@ export async function main(
   });
 
   // Product form vs exact rational arithmetic (BigInt).
-  const productForm: ProductFormRow[] = [
-    [10, 3, 5],
-    [2000, 5, 1000],
-    [200, 17, 100],
-    [10, 6, 5],
-  ].map(([n, c, k]) => {
-    const exact = exactPassAtK(n as number, c as number, k as number);
+  const productForm: ProductFormRow[] = PRODUCT_FORM_CASES.map(([n, c, k]) => {
+    const exact = exactPassAtK(n, c, k);
     return {
-      n: n as number,
-      c: c as number,
-      k: k as number,
-      productForm: passAtK(n as number, c as number, k as number),
+      n,
+      c,
+      k,
+      productForm: passAtK(n, c, k),
       exact:
         exact.denominator.toString().length > 12
           ? `${exact.numerator.toString().length}-digit / ${exact.denominator.toString().length}-digit fraction`
           : `${exact.numerator}/${exact.denominator}`,
       exactValue: exact.value,
-      binomialDigits: binomialDigits(n as number, k as number),
+      binomialDigits: binomialDigits(n, k),
     };
   });
 
-  const f4 = (value: number) => value.toFixed(4);
-  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(4)}`;
-  const outside = monteCarlo.filter(({ bookRange }) => bookRange.outside);
-  const markdown = [
-    `## Plug-in vs unbiased pass@${K}, n = ${N}, ${evals.toLocaleString('en-US')} simulated evals per p`,
-    '',
-    'Ours ± its Monte Carlo SE; "exact" is the expectation over c ~ Binomial(10, p), summed from the binomial pmf.',
-    '',
-    markdownTable(
-      [
-        'p',
-        'true pass@5',
-        'plug-in bias (ours)',
-        'plug-in bias (exact)',
-        'book',
-        'book vs exact',
-        'unbiased bias (ours)',
-        'unbiased bias (exact)',
-        'book',
-      ],
-      monteCarlo.map((row) => [
-        row.p,
-        f4(row.truth),
-        `${signed(row.plugInBias)} ± ${f4(row.plugInSE)}`,
-        signed(row.plugInBiasExact),
-        '-0.04 to -0.08',
-        row.bookRange.text,
-        `${signed(row.unbiasedBias)} ± ${f4(row.monteCarloSE)}`,
-        signed(row.unbiasedBiasExact),
-        'within ~0.001',
-      ]),
-    ),
-    '',
-    outside.length === 0
-      ? "The exact plug-in bias lies in the book's -0.04 to -0.08 at every p."
-      : `The book's "low by 0.04 to 0.08 at every p" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact plug-in bias there is ${outside.map(({ plugInBiasExact }) => signed(plugInBiasExact)).join(', ')}.`,
-    '',
-    '## Product form vs exact arithmetic',
-    '',
-    markdownTable(
-      ['n', 'c', 'k', 'product form', 'exact (BigInt)', 'C(n, k) digits', 'book'],
-      productForm.map((row) => [
-        row.n,
-        row.c,
-        row.k,
-        f4(row.productForm),
-        `${row.exact} = ${f4(row.exactValue)}`,
-        row.binomialDigits,
-        row.n === 10 && row.c === 3
-          ? '0.9167 (1 - 21/252)'
-          : row.n === 2000
-            ? '0.9689 (about 1 - 2^-5)'
-            : row.n - row.c < row.k
-              ? 'exactly 1 (n - c < k)'
-              : '',
-      ]),
-    ),
-  ].join('\n');
+  const config = { n: N, k: K, passRates: PASS_RATES, evals };
+  const numbers = { monteCarlo, productForm };
   writeResults(outDir, {
     section: '17.2',
     title: 'pass@k and its unbiased estimator',
     seed,
     smoke,
-    config: { n: N, k: K, passRates: PASS_RATES, evals },
-    numbers: { monteCarlo, productForm },
-    markdown,
+    config,
+    numbers,
+    echo: !smoke || isMain(import.meta.url),
+    ...report(numbers, config),
   });
-  if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
-  return { monteCarlo, productForm };
+  return numbers;
 }
 
 /** Decimal digits of C(n, k), from log-gamma-free summation of logs. */

@@ -33,13 +33,12 @@ import {
   compareWithBook,
   compareWithRange,
   isMain,
-  markdownTable,
   ROOT,
   runScript,
   shareSE,
   writeResults,
 } from './common.ts';
-import { lineChartSvg } from './figures.ts';
+import { report } from './report/17.3.ts';
 
 const WALD_WILSON_PASS_RATES = [0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97];
 const EPISODES = 40;
@@ -212,23 +211,6 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
     };
   });
   bar.done();
-  const svg = await lineChartSvg({
-    title: 'Figure 17.1: coverage of nominal-95% bootstrap intervals',
-    xTitle: 'episodes per task n',
-    yTitle: 'coverage of the population pass rate',
-    legendTitle: 'resampling unit',
-    series: [
-      { name: 'episode-level', points: figure.map(({ episodesPerTask: x, episodeLevel: y }) => ({ x, y })) },
-      {
-        name: 'episode-level (exact)',
-        points: figure.map(({ episodesPerTask: x, episodeLevelExact: y }) => ({ x, y })),
-      },
-      { name: 'task-level', points: figure.map(({ episodesPerTask: x, taskLevel: y }) => ({ x, y })) },
-    ],
-    rules: [{ y: 0.95, label: 'nominal 0.95' }],
-    yDomain: [0, 1],
-  });
-
   const verdicts = {
     episodeCoversPopulation: compareWithBook({
       book: BOOK.episodeCoversPopulation,
@@ -252,131 +234,18 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       ...compareWithRange({ value: wilsonExact, low: BOOK.wilson[0], high: BOOK.wilson[1] }),
     })),
   };
-  const f3 = (value: number) => value.toFixed(3);
-  const withSE = (value: number, se: number, digits = 3) =>
-    `${value.toFixed(digits)} ± ${se.toFixed(digits)}`;
-  const zOf = (ours: number, se: number, ref: number, refSE = 0) =>
-    (ours - ref) / Math.sqrt(se ** 2 + refSE ** 2);
-  const zOurs = (...args: Parameters<typeof zOf>) => {
-    const z = zOf(...args);
-    return `${z > 0 ? '+' : ''}${z.toFixed(1)}`;
-  };
-  const oursOff = zOf(
-    unit.episodeCoversPopulation,
-    unit.se.episodeCoversPopulation,
-    unit.exact.episodeCoversPopulation,
-  );
-  const at = (n: number) => figure.find(({ episodesPerTask: x }) => x === n);
-  const wilsonOutside = verdicts.wilson.filter(({ outside }) => outside);
-  const markdown = [
-    `## Wald vs Wilson coverage, n = ${EPISODES} episodes, ${config.waldWilson.evals.toLocaleString('en-US')} simulated evals per p`,
-    '',
-    'Ours ± its Monte Carlo SE; "exact" sums the Binomial(40, p) pmf over the counts whose interval covers p.',
-    '',
-    markdownTable(
-      ['p', 'Wald (ours)', 'Wald exact', 'Wilson (ours)', 'Wilson exact', 'book', 'book vs exact'],
-      waldWilson.map((row, i) => [
-        row.p,
-        withSE(row.wald, row.waldSE),
-        f3(row.waldExact),
-        withSE(row.wilson, row.wilsonSE),
-        f3(row.wilsonExact),
-        row.p === 0.03 || row.p === 0.97 ? 'Wald ~0.70; Wilson 0.93-0.97' : 'Wilson 0.93-0.97',
-        `Wilson ${verdicts.wilson[i]?.text}`,
-      ]),
-    ),
-    '',
-    wilsonOutside.length === 0
-      ? "Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p."
-      : `The book's "Wilson 0.93-0.97" does not hold at p = ${wilsonOutside.map(({ p }) => p).join(', ')}: the exact coverage there is ${wilsonOutside.map(({ p }) => f3(waldWilson.find((row) => row.p === p)?.wilsonExact as number)).join(', ')}.`,
-    '',
-    `## Which unit to resample: ${TASKS} tasks ~ Beta(${BETA.join(', ')}), ${episodesPerTask} episodes each, ${evals} evals, ${reps} bootstrap reps`,
-    '',
-    `Ours ± its Monte Carlo SE. Reference: row 1 exact (the pooled count is a sum of beta-binomials; given it, the ${reps}-replicate percentile interval's coverage is exact); rows 2 and 3 a large simulation of ${config.reference.evals.toLocaleString('en-US')} benchmarks, each scored by its exact ${reps}-replicate bootstrap coverage (± its SE). "ours vs reference" and "book vs reference" are in standard errors of a ${evals}-eval run.`,
-    '',
-    markdownTable(
-      ['interval', 'covers', 'ours', 'reference', 'ours vs reference', 'book', 'book vs reference'],
-      [
-        [
-          'episode-level',
-          `population mean ${f3(POPULATION_MEAN)}`,
-          withSE(unit.episodeCoversPopulation, unit.se.episodeCoversPopulation),
-          `${f3(unit.exact.episodeCoversPopulation)} (exact)`,
-          zOurs(
-            unit.episodeCoversPopulation,
-            unit.se.episodeCoversPopulation,
-            unit.exact.episodeCoversPopulation,
-          ),
-          BOOK.episodeCoversPopulation,
-          verdicts.episodeCoversPopulation.text,
-        ],
-        [
-          'episode-level',
-          "the 10 tasks' own mean",
-          withSE(unit.episodeCoversTasks, unit.se.episodeCoversTasks),
-          withSE(reference.episodeCoversTasks.coverage, reference.episodeCoversTasks.se, 4),
-          zOurs(
-            unit.episodeCoversTasks,
-            unit.se.episodeCoversTasks,
-            reference.episodeCoversTasks.coverage,
-            reference.episodeCoversTasks.se,
-          ),
-          BOOK.episodeCoversTasks,
-          verdicts.episodeCoversTasks.text,
-        ],
-        [
-          'task-level',
-          `population mean ${f3(POPULATION_MEAN)}`,
-          withSE(unit.taskCoversPopulation, unit.se.taskCoversPopulation),
-          withSE(reference.taskCoversPopulation.coverage, reference.taskCoversPopulation.se, 4),
-          zOurs(
-            unit.taskCoversPopulation,
-            unit.se.taskCoversPopulation,
-            reference.taskCoversPopulation.coverage,
-            reference.taskCoversPopulation.se,
-          ),
-          BOOK.taskCoversPopulation,
-          verdicts.taskCoversPopulation.text,
-        ],
-      ],
-    ),
-    '',
-    `With unlimited bootstrap replicates the exact episode-level coverage is ${f3(unit.exact.episodeCoversPopulationUnlimitedReps)}.${Math.abs(oursOff) > 2 ? ` This run's episode-level ${f3(unit.episodeCoversPopulation)} lies ${Math.abs(oursOff).toFixed(1)} SE ${oursOff < 0 ? 'below' : 'above'} the exact value; the exact value, not this run, is the figure to quote.` : ''} ${
-      (['episodeCoversPopulation', 'episodeCoversTasks', 'taskCoversPopulation'] as const)
-        .filter((key) => verdicts[key].outside)
-        .map(
-          (key) =>
-            `The book's ${BOOK[key]} lies outside 2 SE of the reference (${verdicts[key].text.replace(/^outside: /, '')}).`,
-        )
-        .join(' ') || "The book's figures lie within 2 SE of the references."
-    }`,
-    '',
-    `## Figure 17.1: coverage vs episodes per task (${config.figure.evals} evals per point, ${config.figure.reps} reps; MC SE about ${f3(shareSE(0.5, config.figure.evals))} at most)`,
-    '',
-    markdownTable(
-      ['n', 'episode-level (ours)', 'episode-level (exact)', 'task-level (ours)'],
-      [1, 2, 4, 8, 16, 32, 64].flatMap((n) => {
-        const point = at(n);
-        return point === undefined
-          ? []
-          : [[n, f3(point.episodeLevel), f3(point.episodeLevelExact), f3(point.taskLevel)]];
-      }),
-    ),
-    '',
-    `Book: at n = 1 the two coincide; episode-level coverage falls below 0.3 as n grows, task-level stays near its N = 10 percentile-bootstrap level. Exact episode-level coverage first falls below 0.3 at n = ${figure.find(({ episodeLevelExact }) => episodeLevelExact < 0.3)?.episodesPerTask ?? 'none of the n shown'}.`,
-  ].join('\n');
+  const numbers = { waldWilson, unit, figure, book: BOOK, verdicts };
   writeResults(outDir, {
     section: '17.3',
     title: 'Confidence intervals',
     seed,
     smoke,
     config,
-    numbers: { waldWilson, unit, figure, book: BOOK, verdicts },
-    markdown,
-    figures: { '17.1-coverage-vs-episodes.svg': svg },
+    numbers,
+    echo: !smoke || isMain(import.meta.url),
+    ...(await report(numbers, { ...config, populationMean: POPULATION_MEAN })),
   });
-  if (!smoke || isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
-  return { waldWilson, unit, figure, verdicts };
+  return numbers;
 }
 
 if (isMain(import.meta.url)) await runScript('exp:17.3', () => main());

@@ -9,24 +9,20 @@
  * Runtime: about 30 s with trained checkpoints.
  * Output: results/17.5.json, results/17.5.md, results/figures/17.2-pass-by-harness.svg.
  */
-import type { HarnessInput } from '../gym/index.ts';
+import { firstEditCounts, REPAIR_OP_FOR, type HarnessInput } from '../gym/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { intervalChartSvg } from './figures.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/17.5.ts';
 import {
   countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
-  signed,
-  topOps,
   type RunOptions,
 } from './runs.ts';
-import { firstEditCounts, REPAIR_OP_FOR } from '../gym/index.ts';
 
 /** The training harness and the chapter's seven single-field changes. */
 const HARNESSES: Array<{ name: string; change: HarnessInput }> = [
@@ -39,11 +35,6 @@ const HARNESSES: Array<{ name: string; change: HarnessInput }> = [
   { name: 'unlimited edits', change: { maxEdits: null } },
   { name: 'renaming off', change: { randomizeNames: false, renameParams: false } },
 ];
-const BOOK = {
-  trained:
-    'largest move 0.13: temperature 1.3 -0.10; 0.7 or greedy +0.03 to +0.04; 3 turns -0.13; unlimited edits and renaming off 0',
-  base: '0.116 to 0.200 across harnesses',
-};
 const STEPS = [0, 80] as const;
 
 /** Cells of a greedy evaluation that are neither 0 nor n, and why: the prompt varied between the task's episodes. */
@@ -101,8 +92,6 @@ export async function main(options: Partial<RunOptions> = {}) {
   const base = (step: number) =>
     rows.find((row) => row.step === step && row.harness === 'training harness')!.passAt1;
   const moves = rows.map((row) => ({ ...row, move: row.passAt1 - base(row.step) }));
-  const largest = (step: number) =>
-    Math.max(...moves.filter((row) => row.step === step).map((row) => Math.abs(row.move)));
   // What temperature changes in the trained agent's play: its first edit, and broken actions.
   const heat = ['training harness', 'temperature 1.3'].map((harness) => {
     const records = evaluations.get(`80/${harness}`)!.records;
@@ -129,91 +118,6 @@ export async function main(options: Partial<RunOptions> = {}) {
     splits: greedySplits(evaluations.get(`${step}/greedy`)!),
   }));
 
-  const figure = await intervalChartSvg({
-    title: `Figure 17.2: pass@1 by harness (${episodes} episodes per held-out task, task-level 95% intervals)`,
-    xTitle: 'harness',
-    yTitle: 'pass@1',
-    points: moves.map((row) => ({
-      group: row.harness,
-      series: `step ${row.step}`,
-      estimate: row.passAt1,
-      low: row.low,
-      high: row.high,
-    })),
-    rules: [{ y: 0.2, label: 'blind guess among five repair ops (0.2)' }],
-  });
-  const markdown = [
-    `## pass@1 under the training harness and seven single-field changes (${episodes} episodes per held-out task, one seed for all)`,
-    '',
-    markdownTable(
-      [
-        'harness',
-        'base: pass@1 [task-level 95%]',
-        'move',
-        'step 80: pass@1 [task-level 95%]',
-        'move',
-        'harness hash (step 80)',
-      ],
-      HARNESSES.map(({ name }) => {
-        const [b, t] = STEPS.map((step) => moves.find((row) => row.step === step && row.harness === name)!);
-        return [
-          name,
-          `${pct(b!.passAt1)} [${pct(b!.low)}, ${pct(b!.high)}]`,
-          signed(b!.move),
-          `${pct(t!.passAt1)} [${pct(t!.low)}, ${pct(t!.high)}]`,
-          signed(t!.move),
-          t!.harnessHash,
-        ];
-      }),
-    ),
-    '',
-    markdownTable(
-      ['agent', 'largest move (ours)', 'range across harnesses (ours)', 'book'],
-      STEPS.map((step) => {
-        const own = moves.filter((row) => row.step === step);
-        return [
-          `step ${step}`,
-          largest(step).toFixed(3),
-          `${pct(Math.min(...own.map((row) => row.passAt1)))} to ${pct(Math.max(...own.map((row) => row.passAt1)))}`,
-          step === 0 ? BOOK.base : BOOK.trained,
-        ];
-      }),
-    ),
-    '',
-    'Reading: the weights are the same in every row; only the harness changed. A comparison of two agents means something only under one harness, recorded with the number (the hash column).',
-    `Where ours differs: ${(() => {
-      const move = (name: string) => moves.find((row) => row.step === 80 && row.harness === name)!.move;
-      return `the trained agent's moves are temperature 1.3 ${signed(move('temperature 1.3'))} (book -0.10), 0.7 ${signed(move('temperature 0.7'))} and greedy ${signed(move('greedy'))} (book +0.03 to +0.04), 3 turns ${signed(move('3 turns'))} (book -0.13), unlimited edits ${signed(move('unlimited edits'))} and renaming off ${signed(move('renaming off'))} (book 0). ${heat.map((row) => `Under ${row.harness}, ${pct(row.rightFirstEdit)} of the trained agent's first edits were the right op and ${pct(row.malformed)} of its episodes had a malformed action`).join('; ')}: hotter sampling costs it through wrong first edits and broken actions, which one edit cannot undo.${move('3 turns') > -0.13 ? " The 3-turn cost is smaller than the book's because ours often submits without testing (below)." : ''}`;
-    })()}`,
-    '',
-    ...withinThree.map(
-      ({ step, successesWithinThreeTurns }) =>
-        `Step ${step}: under the training harness ${pct(successesWithinThreeTurns)} of all episodes succeeded within 3 turns (read, edit, submit without testing); a 3-turn budget can keep only those, which is why it costs what the table shows (the book: "only episodes that skip the test still pass").`,
-    ),
-    '',
-    '## Greedy against sampled decoding, per task',
-    '',
-    markdownTable(
-      ['task', ...greedy.flatMap(({ step }) => [`step ${step} sampled`, `step ${step} greedy`])],
-      greedy[0]!.sampled.map((count, j) => [
-        count.name,
-        ...greedy.flatMap(({ sampled, greedy: g }) => [
-          `${sampled[j]!.successes}/${count.episodes}`,
-          `${g[j]!.successes}/${count.episodes}`,
-        ]),
-      ]),
-    ),
-    '',
-    ...greedy.flatMap(({ step, splits }) =>
-      splits.length === 0
-        ? [`Step ${step}: every greedy cell is 0 or n.`]
-        : [
-            `Step ${step}: greedy cells that are neither 0 nor n, with what varied: ${splits.map((split) => `${split.task} ${split.successes}/${split.episodes} (${split.shownNames} different function names shown; first edits ${topOps(split.firstEdit)})`).join('; ')}.`,
-          ],
-    ),
-    '',
-    'Reading: greedy decoding is deterministic given the prompt, so a cell between 0 and n means the prompt itself varied between episodes: renaming and surface variation (a different function name, parameter order, spec words or dead statement) change what the policy reads, and with it its argmax.',
-  ].join('\n');
   const numbers = { rows: moves.map(({ perTask: _perTask, ...row }) => row), greedy, withinThree, heat };
   writeResults(outDir, {
     section: '17.5',
@@ -222,10 +126,9 @@ export async function main(options: Partial<RunOptions> = {}) {
     smoke,
     config: { run, episodes, harnesses: HARNESSES },
     numbers,
-    markdown,
-    figures: { '17.2-pass-by-harness.svg': figure },
+    echo: isMain(import.meta.url),
+    ...(await report(numbers, { episodes, harnesses: HARNESSES, steps: STEPS })),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

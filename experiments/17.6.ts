@@ -23,27 +23,19 @@ import {
   type EpisodeResult,
 } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/17.6.ts';
 import {
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
+  stepOf,
   trainingSeedOf,
   type RunOptions,
 } from './runs.ts';
 
 const HELD_OUT_TYPE = 'zero';
-const BOOK = {
-  variants: '0.148 -> 0.930',
-  unseen: "0.031, below the base agent's 0.125",
-  reads: '1.41 read calls per episode',
-  firstEdit: 'first edit right in 3% of episodes',
-  namesShare: '0.34 (10 of 29 candidates)',
-  pools: '0.844 (training names) vs 0.863 (held-out names), within evaluation noise',
-};
-
 const rate = (records: readonly EpisodeResult[], test: (record: EpisodeResult) => boolean) =>
   records.filter(test).length / records.length;
 
@@ -119,75 +111,6 @@ export async function main(options: Partial<RunOptions> = {}) {
         .passAt1,
     });
 
-  const markdown = [
-    `## Type split: trained ${smoke ? 3 : 30} steps on the four types other than \`${HELD_OUT_TYPE}\` (variants 0-3), ${episodes} episodes per task`,
-    '',
-    markdownTable(
-      ['checkpoint', 'tasks', 'pass@1', 'read calls per episode', 'first edit right', 'book'],
-      typeSplit.map((row) => [
-        `step ${row.step}`,
-        row.set,
-        pct(row.passAt1),
-        row.readCalls.toFixed(2),
-        pct(row.firstEditRight),
-        row.set.startsWith('unseen')
-          ? row.step === 0
-            ? 'base 0.125'
-            : `${BOOK.unseen}; ${BOOK.reads}; ${BOOK.firstEdit}`
-          : row.step === 0
-            ? '0.148'
-            : BOOK.variants,
-      ]),
-    ),
-    '',
-    "Reading: training lifts the held-out variants of the seen types far above guessing, and does nothing for (or hurts) the unseen type: the policy learned five ops' sites, and the unseen type's site is not among them. A variant split measures the first kind of generalisation only.",
-    (() => {
-      const [variants, unseen] = ['held-out variants', 'unseen type'].map((set) =>
-        typeSplit.find((row) => row.step === 30 && row.set.startsWith(set))!,
-      );
-      return `Where ours differs: the held-out variants reach ${pct(variants!.passAt1)} at step 30 against the book's 0.930, because our recipe is still learning at step 30 (the seeds' step-30 checkpoints stand well below their step 80, 17.4 and 17.8); the unseen type falls to ${pct(unseen!.passAt1)} from the base agent's, as in the book, but ours reads ${unseen!.readCalls.toFixed(2)} times per episode against the book's 1.41: our demonstrator reads a second time only in 15% of its demonstrations, and GRPO trains even that away.`;
-    })(),
-    '',
-    '## Leakage audit: how held-out tasks reach training',
-    '',
-    markdownTable(
-      ['channel', 'what leaks', 'measured'],
-      [
-        [
-          'tokenizer',
-          'built from all 30 tasks: held-out words get embeddings (trained only if a training episode shows them)',
-          `${vocabulary.size} words; ${heldOutOnlyWords.length} appear only in held-out tasks (${heldOutOnlyWords.join(', ') || 'none'})`,
-        ],
-        [
-          'rename pool',
-          'training episodes are renamed to any of the other 29 names, held-out names included',
-          `${pct(carrying / resets)} of ${resets.toLocaleString('en-US')} training resets show a held-out name (10 of 29 candidates = ${pct(10 / 29)}; book ${BOOK.namesShare})`,
-        ],
-        [
-          'parameter rename pool',
-          "parameters are renamed to names drawn from every task's parameters, held-out ones included",
-          `${pct(carryingParam / resets)} of training resets show a parameter name only held-out tasks use (${[...heldOutParams].join(', ')}): those embeddings are trained through renaming`,
-        ],
-        ['demonstrations', 'behaviour cloning plays training tasks only', 'no held-out task is played'],
-        [
-          'surface variation',
-          "a training episode's spec may be swapped for another task's, drawn from the env's own tasks",
-          'training envs hold training tasks only: no held-out spec is shown',
-        ],
-      ],
-    ),
-    '',
-    markdownTable(
-      ['rename pool at evaluation (step 80)', 'pass@1', 'book'],
-      pools.map((row) => [
-        row.pool === 'train' ? 'training names' : 'held-out names',
-        pct(row.passAt1),
-        row.pool === 'train' ? '0.844' : '0.863',
-      ]),
-    ),
-    '',
-    `Reading: the function name is renamed away at every reset, so which pool the evaluation draws from moves pass@1 by ${pct(Math.abs(pools[0]!.passAt1 - pools[1]!.passAt1))}, within evaluation noise (17.9): the name leak carries no answer.`,
-  ].join('\n');
   const numbers = {
     typeSplit,
     leakage: {
@@ -208,9 +131,9 @@ export async function main(options: Partial<RunOptions> = {}) {
     smoke,
     config: { run, typeRun, episodes, heldOutType: HELD_OUT_TYPE },
     numbers,
-    markdown,
+    echo: isMain(import.meta.url),
+    ...report(numbers, { episodes, heldOutType: HELD_OUT_TYPE, trainedSteps: stepOf(30, smoke) }),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

@@ -18,30 +18,20 @@ import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { bandPanelsSvg } from './figures.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/17.7.ts';
 import {
   checkpointsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
   seedRun,
-  topOps,
   type RunOptions,
 } from './runs.ts';
 
 const AGENTS = [0, 20, 80] as const;
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
-const BOOK = {
-  k1Lead: 0.7,
-  k16: '0.958 (step 80) vs 0.941 (base)',
-  k32: 'base overtakes: 0.998 vs 0.988',
-  step20: 'at or above both at every k',
-  speed: 'speed 10/64 (base), 13/64 (step 20), 3/64 (step 80); step 80 first edit fix_comparison 59 of 64',
-};
-
 /** Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k. */
 function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
   return Array.from({ length: n }, (_, i) => {
@@ -113,103 +103,11 @@ export async function main(options: Partial<RunOptions> = {}) {
       narrowing = [...narrowing, ...(await runTrajectory(dir, seedAt, episodes, seed)).narrowing];
     }
   }
-  // The figure's right panel: the task that falls furthest from its peak to step 80.
-  const dropOf = (row: (typeof narrowing)[number]) =>
-    Math.max(...row.trajectory.map((point) => point.successes)) -
-    row.trajectory[row.trajectory.length - 1]!.successes;
-  const shown = narrowing.reduce<(typeof narrowing)[number] | undefined>(
-    (best, row) => (best === undefined || dropOf(row) > dropOf(best) ? row : best),
-    undefined,
-  );
-  const taskCurve = (successes: number) =>
-    Array.from({ length: episodes }, (_, i) => ({ x: i + 1, y: passAtK(episodes, successes, i + 1) }));
-  const figure = await bandPanelsSvg([
-    {
-      title: `Mean unbiased pass@k over the held-out tasks (${episodes} episodes each)`,
-      xTitle: 'k',
-      yTitle: 'pass@k',
-      xScale: 'log',
-      series: agents.map((agent) => ({
-        name: `step ${agent.step}`,
-        points: agent.curve.map((point) => ({ x: point.k, y: point.mean, low: point.low, high: point.high })),
-      })),
-      dashed: [
-        { name: 'blind guess 1 - 0.8^k', points: reference.map((point) => ({ x: point.k, y: point.y })) },
-      ],
-    },
-    shown === undefined
-      ? {
-          title: 'No held-out task narrows in this run or its seeds',
-          xTitle: 'step',
-          yTitle: 'successes / episodes',
-          series: [],
-        }
-      : {
-          title: `The narrowing task alone: ${shown.task} (${shown.runDir})`,
-          xTitle: 'k',
-          yTitle: 'pass@k',
-          xScale: 'log',
-          series: AGENTS.map((step) => ({
-            name: `step ${step}: ${shown.trajectory.find((point) => point.step === step)!.successes}/${episodes}`,
-            points: taskCurve(shown.trajectory.find((point) => point.step === step)!.successes),
-          })),
-          dashed: [
-            { name: 'blind guess 1 - 0.8^k', points: reference.map((point) => ({ x: point.k, y: point.y })) },
-          ],
-        },
-  ]);
-
-  const at1 = (agent: typeof base, k: number) => agent.curve[Math.min(k, episodes) - 1]!.mean;
-  const ks = [1, 2, 4, 8, 16, 32, 64].filter((k) => k <= episodes);
   const step20AtOrAbove = early.curve.every(
     (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,
   );
   const crossing = late.curve.find((point, i) => base.curve[i]!.mean > point.mean)?.k ?? null;
-  const markdown = [
-    `## Unbiased pass@k, ${episodes} episodes per held-out task (task-level 95% bootstrap bands in the figure)`,
-    '',
-    markdownTable(
-      ['k', 'base (step 0)', 'step 20', 'step 80', 'blind guess 1 - 0.8^k'],
-      ks.map((k) => [k, pct(at1(base, k)), pct(at1(early, k)), pct(at1(late, k)), pct(reference[k - 1]!.y)]),
-    ),
-    '',
-    markdownTable(
-      ['', 'ours', 'book'],
-      [
-        ['step 80 lead at k = 1', pct(at1(late, 1) - at1(base, 1)), String(BOOK.k1Lead)],
-        ['k = 16', `${pct(at1(late, 16))} (step 80) vs ${pct(at1(base, 16))} (base)`, BOOK.k16],
-        [
-          'first k where the base agent overtakes step 80',
-          crossing === null ? 'none up to k = ' + episodes : String(crossing),
-          BOOK.k32,
-        ],
-        [
-          'step 20',
-          step20AtOrAbove ? 'at or above both at every k' : 'not above both at every k',
-          BOOK.step20,
-        ],
-      ],
-    ),
-    '',
-    narrowing.length === 0
-      ? `No held-out task narrows: every task has at least as many successes at step 80 as at step 0 in ${run}${searched.length > 0 ? ` and in ${searched.join(', ')}` : ''}, so the base agent does not overtake at large k here.`
-      : `Narrowing, found from the data (tasks with fewer successes at step 80 than at step 0)${own.narrowing.length === 0 ? `: none in ${run}; in its seeds' runs:` : ':'}`,
-    '',
-    ...narrowing.flatMap((row) => [
-      `### ${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
-      '',
-      markdownTable(
-        ['step', 'successes', 'first edits'],
-        row.trajectory.map((point) => [
-          point.step,
-          `${point.successes}/${episodes}`,
-          topOps(point.firstEdit),
-        ]),
-      ),
-      '',
-    ]),
-    `Book: ${BOOK.speed}. Reading: RL concentrates the first edit on the op the training tasks rewarded; where a held-out task's surface resembles another type's training tasks, that concentration is wrong every time, and pass@k at large k (which rewards trying many ops) falls below the guessing base agent's.`,
-  ].join('\n');
+  const config = { run, episodes, agents: AGENTS };
   const numbers = {
     agents: agents.map(({ step, perTask, curve }) => ({ step, perTask, curve })),
     reference,
@@ -223,12 +121,11 @@ export async function main(options: Partial<RunOptions> = {}) {
     title: 'Does RL narrow the distribution? pass@k on TinyAgent',
     seed,
     smoke,
-    config: { run, episodes, agents: AGENTS },
+    config,
     numbers,
-    markdown,
-    figures: { '17.3-passk.svg': figure },
+    echo: isMain(import.meta.url),
+    ...(await report(numbers, config)),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

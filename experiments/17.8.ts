@@ -20,29 +20,21 @@ import {
   winnersCurseSimulation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { bandPanelsSvg, intervalChartSvg } from './figures.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/17.8.ts';
 import {
   countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
-  pct,
   runOptions,
   seedRun,
-  signed,
   type RunOptions,
 } from './runs.ts';
 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
 const CANDIDATES = STEPS.slice(1);
-const BOOK = {
-  validation: 'validation 0.975 at step 80; test flat near 0.74 from step 40',
-  select: 'by validation: step 80, 0.744 on test; by test: step 70 reports 0.762',
-  curse: 'picks over steps 30 to 80 (mode 50); 0.795 on the picking evaluation vs 0.766 on the rest (+0.03)',
-  simulated: '+0.04 (sigma x E[max of 8 normals], E = 1.42)',
-};
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
@@ -144,121 +136,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     });
   }
 
-  const selection = await bandPanelsSvg(
-    [
-      {
-        title: `Figure 17.4 (left): validation and test pass@1 by checkpoint (${episodes} episodes per task, 5 tasks each)`,
-        xTitle: 'step',
-        yTitle: 'pass@1',
-        series: (['validation', 'test'] as const).map((side) => ({
-          name: side,
-          points: table.map((row) => ({
-            x: row.step,
-            y: row[side],
-            low: row[`${side}Low`],
-            high: row[`${side}High`],
-          })),
-        })),
-      },
-    ],
-    { width: 480 },
-  );
-  const seedFigure = await intervalChartSvg({
-    title: 'Figure 17.4 (right): four seeds at step 30, episode- and task-level 95% intervals',
-    xTitle: 'seed',
-    yTitle: 'held-out pass@1',
-    points: seeds.flatMap((row) => [
-      {
-        group: `seed ${row.seed}`,
-        series: 'episode-level',
-        estimate: row.passAt1,
-        low: row.episodeLevel.low,
-        high: row.episodeLevel.high,
-      },
-      {
-        group: `seed ${row.seed}`,
-        series: 'task-level',
-        estimate: row.passAt1,
-        low: row.taskLevel.low,
-        high: row.taskLevel.high,
-      },
-    ]),
-  });
-
-  const last = table[table.length - 1]!;
-  const testPeak = table.reduce((best, row) => (row.test > best.test ? row : best));
-  const testTrend =
-    testPeak.step === last.step
-      ? `ours keeps rising to ${pct(last.test)} at step ${last.step}, so the late picks are mostly the truly best checkpoint`
-      : `ours peaks at ${pct(testPeak.test)} at step ${testPeak.step} and ends at ${pct(last.test)} at step ${last.step}, differences the five test tasks' intervals do not resolve`;
-  const interval = (low: number, high: number) => `[${pct(low)}, ${pct(high)}]`;
-  const markdown = [
-    `## Validation (${split.validation.map((task) => task.name).join(', ')}) and test (${split.test.map((task) => task.name).join(', ')}), ${episodes} episodes per task`,
-    '',
-    markdownTable(
-      ['step', 'validation [task-level 95%]', 'test [task-level 95%]'],
-      table.map((row) => [
-        row.step,
-        `${pct(row.validation)} ${interval(row.validationLow, row.validationHigh)}`,
-        `${pct(row.test)} ${interval(row.testLow, row.testHigh)}`,
-      ]),
-    ),
-    '',
-    markdownTable(
-      ['selection', 'checkpoint', 'reported test pass@1', 'book'],
-      [
-        ['by validation', `step ${byValidation.step}`, pct(byValidation.test), BOOK.select],
-        ['by test (the selection effect)', `step ${byTest.step}`, pct(byTest.test), ''],
-      ],
-    ),
-    '',
-    `Reading: choosing on the test set reports the best of nine noisy test scores (${pct(byTest.test)}), ${signed(byTest.test - byValidation.test)} over the checkpoint chosen on validation; with five test tasks the test intervals overlap across most steps, so the test set cannot rank them. Book: ${BOOK.validation}.`,
-    '',
-    `## Winner's curse, measured: 10 test evaluations of ${small} episodes per test task`,
-    '',
-    markdownTable(
-      ['evaluation', 'picked step', 'score on its picking evaluation', 'mean score on the other 9'],
-      picks.map((pick) => [pick.evaluation, pick.step, pct(pick.onPicking), pct(pick.onRest)]),
-    ),
-    '',
-    markdownTable(
-      ['', 'ours', 'book'],
-      [
-        [
-          'picked steps',
-          [...new Set(picks.map((pick) => pick.step))].sort((a, b) => a - b).join(', '),
-          'steps 30 to 80, mode 50',
-        ],
-        [
-          'on the picking evaluation vs the rest',
-          `${pct(curse.onPicking)} vs ${pct(curse.onRest)} (${signed(curse.onPicking - curse.onRest)})`,
-          '0.795 vs 0.766 (+0.03)',
-        ],
-        [
-          `simulated: 8 equally good checkpoints, 160 test episodes, p = ${pct(passRate)}`,
-          `${signed(simulated.bias)} (sigma x E[max of 8] = ${pct(simulated.predictedBias)}, E = ${simulated.e8.toFixed(2)})`,
-          BOOK.simulated,
-        ],
-      ],
-    ),
-    '',
-    'Reading: the checkpoint that wins a small evaluation won partly by luck; scored again, it falls back. The gap is the optimism a number carries when the set that chose it also reports it.',
-    `Where ours differs: the book's test score is flat near 0.74 from step 40 (its test half holds \`speed\`, which narrows), so its eight late checkpoints are about equally good and the picks spread over steps 30 to 80; ${testTrend}, and the measured gap is ${signed(curse.onPicking - curse.onRest)}. The simulation, where the checkpoints are equally good by construction, shows the full effect.`,
-    '',
-    '## Four seeds at step 30 (Figure 17.4, right)',
-    '',
-    markdownTable(
-      ['seed', 'pass@1', 'episode-level 95%', 'task-level 95%'],
-      seeds.map((row) => [
-        row.seed,
-        pct(row.passAt1),
-        interval(row.episodeLevel.low, row.episodeLevel.high),
-        interval(row.taskLevel.low, row.taskLevel.high),
-      ]),
-    ),
-    '',
-    'Reading: the episode-level intervals of different seeds barely overlap and suggest real differences; the honest task-level intervals overlap widely.',
-  ].join('\n');
+  const config = { run, episodes, smallEpisodes: small };
   const numbers = {
     split: {
       validation: split.validation.map((task) => task.name),
@@ -276,12 +154,11 @@ export async function main(options: Partial<RunOptions> = {}) {
     title: 'Choosing a checkpoint without touching the test set',
     seed,
     smoke,
-    config: { run, episodes, smallEpisodes: small },
+    config,
     numbers,
-    markdown,
-    figures: { '17.4-selection.svg': selection, '17.4-seeds-step30.svg': seedFigure },
+    echo: isMain(import.meta.url),
+    ...(await report(numbers, config)),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

@@ -11,14 +11,10 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
-import { isMain, markdownTable, runScript, writeResults } from './common.ts';
-import { ensureRun, evaluateOnCores, parseRunOptions, pct, runOptions, type RunOptions } from './runs.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/17.9.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
-const BOOK = {
-  noise: [0.8, 0.9] as const,
-  stacker: { train: 0.2, plain: 0.6 },
-  gamer: { public: 1, hidden: 0 },
-};
 const NOISE_EVALS = 8;
 
 export async function main(options: Partial<RunOptions> = {}) {
@@ -49,76 +45,27 @@ export async function main(options: Partial<RunOptions> = {}) {
     hidden: await scripted('gamer', trainingHarness()),
   };
 
-  const markdown = [
-    `## Evaluation noise: one checkpoint (step 80), ${NOISE_EVALS} evaluations of 40 episodes (4 per held-out task)`,
-    '',
-    markdownTable(
-      ['', 'ours', 'book'],
-      [
-        ['pass@1 of each evaluation', noise.map(pct).join(', '), ''],
-        [
-          'range',
-          `${pct(Math.min(...noise))} to ${pct(Math.max(...noise))}`,
-          `${BOOK.noise[0]} to ${BOOK.noise[1]}`,
-        ],
-      ],
-    ),
-    '',
-    'Reading: the same checkpoint, measured eight times on 40 episodes, moves by several points from run to run; a difference of that size between two checkpoints means nothing without an interval.',
-    `Where ours differs: the range sits ${Math.min(...noise) > BOOK.noise[0] ? 'higher than' : 'near'} the book's because our step-80 agent passes more (17.1); its width, ${pct(Math.max(...noise) - Math.min(...noise))} against the book's 0.10, is the point.`,
-    '',
-    `## Harness drift canary: the stacker (three fixed repair ops, then submit), ${episodes} episodes on each of the 30 tasks`,
-    '',
-    markdownTable(
-      ['harness', 'success (ours)', 'book'],
-      [
-        [
-          `training harness (one edit), ${stacker.train.harnessHash}`,
-          pct(stacker.train.success),
-          BOOK.stacker.train,
-        ],
-        [
-          `plain env (unlimited edits), ${stacker.plain.harnessHash}`,
-          pct(stacker.plain.success),
-          BOOK.stacker.plain,
-        ],
-      ],
-    ),
-    '',
-    'Reading: the same policy scores three times as much when the harness lets it stack edits; comparing numbers across harnesses credits 40 points nobody earned.',
-    '',
-    '## Evaluation reusing the training reward: the gaming policy (special-cases the public tests)',
-    '',
-    markdownTable(
-      [
-        'reward source',
-        'mean reward (what a reward-scored evaluation reports)',
-        'success (hidden tests)',
-        'book',
-      ],
-      [
-        ['public tests', pct(gamer.public.meanReward), pct(gamer.public.success), BOOK.gamer.public],
-        ['hidden tests', pct(gamer.hidden.meanReward), pct(gamer.hidden.success), BOOK.gamer.hidden],
-      ],
-    ),
-    '',
-    'Reading: scored by the reward it was trained on, the gaming policy looks perfect; scored by the hidden tests (the one success rule), it never repairs anything.',
-  ].join('\n');
   const numbers = {
     noise: { evaluations: noise, min: Math.min(...noise), max: Math.max(...noise) },
     stacker,
     gamer,
+  };
+  const config = {
+    run,
+    noiseEvaluations: NOISE_EVALS,
+    episodesPerTask: 4,
+    scriptedEpisodesPerTask: episodes,
   };
   writeResults(outDir, {
     section: '17.9',
     title: 'Design problems in practice',
     seed,
     smoke,
-    config: { run, noiseEvaluations: NOISE_EVALS, episodesPerTask: 4, scriptedEpisodesPerTask: episodes },
+    config,
     numbers,
-    markdown,
+    echo: isMain(import.meta.url),
+    ...report(numbers, config),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 

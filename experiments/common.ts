@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
+import { zScore } from './report/markdown.ts';
 
 /** The repository root, from this file's location. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -59,18 +60,6 @@ function packageVersions(
   return versions;
 }
 
-/** A Markdown table; numbers are printed as given (format them first). */
-export function markdownTable(
-  headers: readonly string[],
-  rows: ReadonlyArray<ReadonlyArray<string | number>>,
-): string {
-  return [
-    `| ${headers.join(' | ')} |`,
-    `| ${headers.map(() => '---').join(' | ')} |`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
-}
-
 /** Monte Carlo standard error of a share estimated from `evals` independent 0/1 outcomes. */
 export function shareSE(share: number, evals: number): number {
   return Math.sqrt((share * (1 - share)) / evals);
@@ -107,8 +96,8 @@ export function compareWithBook({
   const room = (book - reference) ** 2 / 4 - referenceSE ** 2;
   const maxEvals = room > 0 ? Math.floor((reference * (1 - reference)) / room) : null;
   const text = outside
-    ? `outside: ${z > 0 ? '+' : ''}${z.toFixed(1)} SE of a ${evals}-eval run${maxEvals === null ? '' : `; within 2 SE only of runs of at most ${maxEvals} evals`}`
-    : `within 2 SE (${z > 0 ? '+' : ''}${z.toFixed(1)})`;
+    ? `outside: ${zScore(z)} SE of a ${evals}-eval run${maxEvals === null ? '' : `; within 2 SE only of runs of at most ${maxEvals} evals`}`
+    : `within 2 SE (${zScore(z)})`;
   return { z, outside, maxEvals, text };
 }
 
@@ -144,6 +133,8 @@ export interface ExperimentOutput {
   markdown: string;
   /** File name (under figures/) -> SVG text. */
   figures?: Record<string, string>;
+  /** Also print the Markdown body on stdout (a script run from the command line). */
+  echo?: boolean;
 }
 
 /**
@@ -152,7 +143,7 @@ export interface ExperimentOutput {
  * Returns the paths written.
  */
 export function writeResults(outDir: string, output: ExperimentOutput): string[] {
-  const { section, title, seed, smoke, config, numbers, markdown, figures = {} } = output;
+  const { section, title, seed, smoke, config, numbers, markdown, figures = {}, echo = false } = output;
   const written: string[] = [];
   for (const [name, svg] of Object.entries(figures)) {
     const path = resolve(outDir, 'figures', name);
@@ -192,5 +183,6 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
     ].join('\n'),
   );
   written.push(jsonPath, mdPath);
+  if (echo) process.stdout.write(`${markdown}\n`);
   return written;
 }

@@ -201,14 +201,3 @@ export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; 
     trials: perTask.map((count) => count.episodes),
   };
 }
-
-/** `op count, op count` from most to least frequent. */
-export function topOps(counts: Record<string, number>): string {
-  return Object.entries(counts)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([op, count]) => `${op} ${count}`)
-    .join(', ');
-}
-
-export const pct = (value: number) => value.toFixed(3);
-export const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;

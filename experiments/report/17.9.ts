@@ -1,0 +1,85 @@
+/** The report of 17.9 (experiments/17.9.ts): three ways an evaluation misleads, each beside the book. */
+import type { main } from '../17.9.ts';
+import {
+  blocks,
+  markdownTable,
+  oursAgainstBook,
+  pct,
+  range,
+  reading,
+  section,
+  whereOursDiffers,
+  type Report,
+} from './markdown.ts';
+
+const BOOK = {
+  noise: [0.8, 0.9] as const,
+  stacker: { train: 0.2, plain: 0.6 },
+  gamer: { public: 1, hidden: 0 },
+};
+
+export function report(
+  { noise, stacker, gamer }: Awaited<ReturnType<typeof main>>,
+  {
+    noiseEvaluations,
+    scriptedEpisodesPerTask,
+  }: { noiseEvaluations: number; scriptedEpisodesPerTask: number },
+): Report {
+  const markdown = blocks(
+    section(
+      `Evaluation noise: one checkpoint (step 80), ${noiseEvaluations} evaluations of 40 episodes (4 per held-out task)`,
+      oursAgainstBook([
+        ['pass@1 of each evaluation', noise.evaluations.map(pct).join(', '), ''],
+        ['range', range(noise.evaluations), `${BOOK.noise[0]} to ${BOOK.noise[1]}`],
+      ]),
+      [
+        reading(
+          'the same checkpoint, measured eight times on 40 episodes, moves by several points from run to run; a difference of that size between two checkpoints means nothing without an interval.',
+        ),
+        whereOursDiffers(
+          `the range sits ${noise.min > BOOK.noise[0] ? 'higher than' : 'near'} the book's because our step-80 agent passes more (17.1); its width, ${pct(noise.max - noise.min)} against the book's 0.10, is the point.`,
+        ),
+      ],
+    ),
+    section(
+      `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the 30 tasks`,
+      markdownTable(
+        ['harness', 'success (ours)', 'book'],
+        [
+          [
+            `training harness (one edit), ${stacker.train.harnessHash}`,
+            pct(stacker.train.success),
+            BOOK.stacker.train,
+          ],
+          [
+            `plain env (unlimited edits), ${stacker.plain.harnessHash}`,
+            pct(stacker.plain.success),
+            BOOK.stacker.plain,
+          ],
+        ],
+      ),
+      reading(
+        'the same policy scores three times as much when the harness lets it stack edits; comparing numbers across harnesses credits 40 points nobody earned.',
+      ),
+    ),
+    section(
+      'Evaluation reusing the training reward: the gaming policy (special-cases the public tests)',
+      markdownTable(
+        [
+          'reward source',
+          'mean reward (what a reward-scored evaluation reports)',
+          'success (hidden tests)',
+          'book',
+        ],
+        [
+          ['public tests', pct(gamer.public.meanReward), pct(gamer.public.success), BOOK.gamer.public],
+          ['hidden tests', pct(gamer.hidden.meanReward), pct(gamer.hidden.success), BOOK.gamer.hidden],
+        ],
+      ),
+      reading(
+        'scored by the reward it was trained on, the gaming policy looks perfect; scored by the hidden tests (the one success rule), it never repairs anything.',
+      ),
+    ),
+  );
+  return { markdown };
+}
