@@ -19,7 +19,7 @@ import {
   sampleStandardDeviation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithRange, isMain, ROOT, runScript, writeResults } from './common.ts';
+import { compareWithRange, isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
 import { report } from './report/17.2.ts';
 
 const N = 10; // samples per simulated eval
@@ -150,4 +150,5 @@ function binomialDigits(n: number, k: number): number {
   return Math.floor(log10) + 1;
 }
 
-if (isMain(import.meta.url)) await runScript('exp:17.2', () => main());
+if (isMain(import.meta.url))
+  await runScript('exp:17.2', () => main(parseStatisticsOptions(process.argv.slice(2))));

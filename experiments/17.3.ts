@@ -33,6 +33,7 @@ import {
   compareWithBook,
   compareWithRange,
   isMain,
+  parseStatisticsOptions,
   ROOT,
   runScript,
   shareSE,
@@ -248,4 +249,5 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
   return numbers;
 }
 
-if (isMain(import.meta.url)) await runScript('exp:17.3', () => main());
+if (isMain(import.meta.url))
+  await runScript('exp:17.3', () => main(parseStatisticsOptions(process.argv.slice(2))));

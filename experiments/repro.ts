@@ -27,7 +27,7 @@ import { main as main178 } from './17.8.ts';
 import { main as main179 } from './17.9.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
-import { isMain, ROOT, runScript } from './common.ts';
+import { isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
@@ -171,6 +171,10 @@ export async function reproduce({
         : qualitativeChecks(section, fresh.numbers)
             .filter(([, ok]) => !ok)
             .map(([claim]) => `claim does not hold: ${claim}`);
+      if (resultPairMatches(expectedPath, join(expectedDir, `${section}.md`)) === false)
+        problems.push(
+          `${section}.md was not written with ${section}.json (a run was killed between the two): rerun it`,
+        );
       report.push({ section, problems });
     }
     return report;

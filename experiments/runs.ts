@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { evaluate, initBackend, type EvaluateOptions, type Evaluation } from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
@@ -15,9 +14,9 @@ import {
   trainSnapshots,
   type RLConfig,
 } from '../train/index.ts';
-import { InputError, UsageError } from '../lib/errors.ts';
+import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
-import { ROOT } from './common.ts';
+import { parseExperimentFlags, ROOT } from './common.ts';
 
 /**
  * What the experiments on trained checkpoints share: their command-line options, the training
@@ -36,29 +35,19 @@ export interface RunOptions {
 
 const DEFAULT_RUN = 'runs/default';
 
-/** Parses `--run DIR --seed S --smoke`; a bad flag is a UsageError (`runScript` reports it in one line, exit 2). */
+/**
+ * Parses `--run DIR --seed S --smoke --out DIR`; a bad flag is a UsageError (`runScript` reports
+ * it in one line, exit 2). `--out` puts the results in another folder than the run's.
+ */
 export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { run: { type: 'string' }, seed: { type: 'string' }, smoke: { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.split('\n')[0]} (options: --run DIR, --seed S, --smoke)`,
-    );
-  }
-  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed))
-    throw new UsageError(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'`);
+  const values = parseExperimentFlags(argv, { run: true });
   const smoke = values.smoke === true;
   const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
   return runOptions({
     ...(run !== undefined ? { run } : {}),
-    seed: values.seed === undefined ? seed : Number(values.seed),
+    seed: values.seed ?? seed,
     smoke,
+    ...(values.out !== undefined ? { outDir: resolve(values.out) } : {}),
   });
 }
 

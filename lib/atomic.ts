@@ -1,25 +1,89 @@
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
 import { dirname, join, basename } from 'node:path';
+
+let writeCounter = 0;
+
+/** One file of a `writeFilesAtomic` batch. */
+export interface FileWrite {
+  path: string;
+  content: string | Uint8Array;
+}
 
 /**
  * Writes a file atomically: the content goes to a temporary file in the same folder, which is
  * then renamed over the target, so a reader never sees a half-written file and an interrupted
  * write leaves the old file (or none) in place.
  */
-let writeCounter = 0;
-
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
-  refuseSpecialTarget(path);
-  mkdirSync(dirname(path), { recursive: true });
-  // pid and a counter: two writers (processes, or calls within one) never share a temporary file.
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${(writeCounter += 1)}.tmp`);
+  writeFilesAtomic([{ path, content }]);
+}
+
+/**
+ * Writes several files that belong together (a result's JSON, its Markdown, its figures): every
+ * temporary is written first, and only when all of them are on disk are they renamed into place,
+ * in the order given. A write that fails (a full disk) therefore changes none of the files, and
+ * only a kill between two renames, which take no space and no time to speak of, can leave some
+ * new beside some old. A failed write is an InputError naming the file and the reason (exit 1).
+ */
+export function writeFilesAtomic(files: readonly FileWrite[]): void {
+  for (const { path } of files) refuseSpecialTarget(path);
+  const temporaries: string[] = [];
   try {
-    writeFileSync(temporary, content);
-    renameSync(temporary, path);
+    for (const { path, content } of files) {
+      writeOrExplain(path, () => mkdirSync(dirname(path), { recursive: true }));
+      // pid and a counter: two writers (processes, or calls within one) never share a temporary file.
+      const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${(writeCounter += 1)}.tmp`);
+      temporaries.push(temporary);
+      writeOrExplain(path, () => writeFileSync(temporary, content));
+    }
+    files.forEach(({ path }, i) => writeOrExplain(path, () => renameSync(temporaries[i]!, path)));
+  } finally {
+    for (const temporary of temporaries) rmSync(temporary, { force: true });
+  }
+}
+
+/** Runs a file system write; its failure (ENOSPC, EACCES, EROFS, ...) becomes one InputError line naming `path`. */
+function writeOrExplain(path: string, write: () => void): void {
+  try {
+    write();
   } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new InputError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Removes the temporaries of `writeFileAtomic` in `dir` that a process which is gone left
+ * behind (a kill between writing and renaming). A live writer's temporaries are kept: another
+ * process may be writing into the same folder. Returns the names removed.
+ */
+export function removeDeadTemporaries(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = /^\.[^/]+\.(\d+)\.\d+\.tmp$/.exec(name);
+    if (match === null || processAlive(Number(match[1]))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Whether a process of this machine with that pid runs (signal 0 only asks). */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
