@@ -487,7 +487,7 @@ describe('detection, --format and files that are none of the formats', () => {
     await fails(
       ['metrics', HUMANEVAL, '--scorer', 'match'],
       2,
-      /--scorer applies to Inspect logs, and the file is one \(humaneval\)|--scorer applies to Inspect logs/,
+      /--scorer applies to Inspect logs, and the file is not one \(humaneval\)/,
     );
     await fails(
       ['compare', HUMANEVAL, 'samples/blog-example.jsonl', '--metric', 'acc'],
