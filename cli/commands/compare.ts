@@ -48,8 +48,8 @@ async function run(args: CommandArgs): Promise<void> {
   const run = stringFlag(args, 'run');
   if (run !== undefined && run.trim() === '') throw new UsageError('--run must name a run');
   const options = resultFileOptions(args);
-  const fileA = readResults(pathA, options);
-  const fileB = readResults(pathB, options);
+  const fileA = await readResults(pathA, options);
+  const fileB = await readResults(pathB, options);
   checkResultFileOptions(options, [fileA, fileB]);
   let report: ComparisonReport;
   try {

@@ -51,8 +51,8 @@ async function run(args: CommandArgs): Promise<void> {
   const reported = parseReported(stringFlag(args, 'reported'));
   const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
   const options = resultFileOptions(args);
-  const fileA = readResults(first, options);
-  const fileB = second === undefined ? undefined : readResults(second, options);
+  const fileA = await readResults(first, options);
+  const fileB = second === undefined ? undefined : await readResults(second, options);
   checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
   let report: DiagnosisReport;
   try {

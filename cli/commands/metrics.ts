@@ -80,7 +80,7 @@ async function run(args: CommandArgs): Promise<number> {
   const requestedKs = intListFlag(args, 'k', []);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
-  const file = readResults(path, options);
+  const file = await readResults(path, options);
   checkResultFileOptions(options, [file]);
   const grouped = groupBatch(file, run);
   const { tasks } = grouped;
