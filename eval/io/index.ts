@@ -26,3 +26,4 @@ export {
 export { FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
 export type { InspectOptions } from './formats/inspect.ts';
 export type { LmEvalOptions } from './formats/lmEval.ts';
+export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';
