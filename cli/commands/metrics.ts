@@ -21,14 +21,21 @@ const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) =>
   low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`;
 
-/** A number the file reports about itself set against the one recomputed from its rows. */
-function reportedLine({ name, value, where }: ReportedValue, recomputed: number): string {
+/**
+ * A number the file reports about itself set against the one recomputed from its rows, with the
+ * reason when the file holds only part of what the number was computed over.
+ */
+function reportedLine({ name, value, where, coverage }: ReportedValue, recomputed: number): string {
   const difference = recomputed - value;
   const verdict =
     Math.abs(difference) < 1e-9
       ? 'the same'
       : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
-  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
+  const part =
+    coverage === undefined
+      ? ''
+      : `: the ${coverage.unit === 'samples' ? 'log' : 'file'} holds ${coverage.held} of the ${coverage.counted} ${coverage.unit} its results count (${coverage.where}), so the reported value is over ${coverage.unit} the rows do not have`;
+  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}${part}`;
 }
 
 function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {
