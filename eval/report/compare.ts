@@ -144,6 +144,13 @@ export function compareResults(
     ratesB.push(score(taskB.outcomes));
     scored.add(taskA.task);
   }
+  if (ratesA.length === 0 && tooFewSamples.length > 0) {
+    const most = (tasks: readonly TaskOutcomes[]) =>
+      tasks.reduce((largest, { outcomes }) => Math.max(largest, outcomes.length), 0);
+    throw new RangeError(
+      `k = ${k} is more than the samples per task (at most ${most(a.tasks)} in A, ${most(b.tasks)} in B): pass@${k} needs at least ${k} samples of a task in both files; choose a k up to the samples per task`,
+    );
+  }
   if (ratesA.length === 0)
     throw new RangeError('the two results share no task that can be scored (tasks are paired by id)');
   const common = ratesA.length;
