@@ -70,7 +70,12 @@ async function run(args: CommandArgs): Promise<void> {
     printJson({
       files: { a: pathA, b: pathB },
       formats: { a: fileA.format, b: fileB.format },
-      benchmarks: { a: fileA.benchmark ?? null, b: fileB.benchmark ?? null, allowDifferentTasks },
+      // a side that records no benchmark has none here
+      benchmarks: {
+        ...(fileA.benchmark === undefined ? {} : { a: fileA.benchmark }),
+        ...(fileB.benchmark === undefined ? {} : { b: fileB.benchmark }),
+        allowDifferentTasks,
+      },
       notes,
       seed,
       ...rest,
