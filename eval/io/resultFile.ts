@@ -100,7 +100,7 @@ export interface ResultFile {
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
 
-function parsePassed(value: unknown, fail: (field: string, detail: string) => never): boolean {
+function parsePassed(value: unknown, fail: Fail): boolean {
   if (value === true || value === 1 || value === '1') return true;
   if (value === false || value === 0 || value === '0') return false;
   if (typeof value === 'string') {
@@ -108,17 +108,17 @@ function parsePassed(value: unknown, fail: (field: string, detail: string) => ne
     if (lower === 'true' || lower === '1') return true;
     if (lower === 'false' || lower === '0') return false;
   }
-  return fail('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
+  return fail.at('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
 }
 
 /**
  * A sample or turn index: decimal digits (CSV, or a JSON string) or a JSON integer, at most
  * 2^53 - 1. `0x1`, `1e0` and `1.0` are refused in text: they are not how an index is written.
  */
-function parseIndex(field: string, value: unknown, fail: (field: string, detail: string) => never): number {
+function parseIndex(field: string, value: unknown, fail: Fail): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
-    return fail(
+    return fail.at(
       field,
       `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`,
     );
@@ -127,10 +127,10 @@ function parseIndex(field: string, value: unknown, fail: (field: string, detail:
 }
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
-function parseId(field: string, value: unknown, fail: (field: string, detail: string) => never): string {
+function parseId(field: string, value: unknown, fail: Fail): string {
   return (
     idOf(value) ??
-    fail(
+    fail.at(
       field,
       typeof value === 'string'
         ? 'missing'
@@ -139,14 +139,21 @@ function parseId(field: string, value: unknown, fail: (field: string, detail: st
   );
 }
 
+/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
+class Fail {
+  line = 0;
+  constructor(readonly path: string) {}
+  at(field: string, detail: string): never {
+    throw new ResultFileError(this.path, this.line, field, detail);
+  }
+}
+
 /** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
-function toRow(record: Record<string, unknown>, path: string, line: number): ResultRow {
-  const fail = (field: string, detail: string): never => {
-    throw new ResultFileError(path, line, field, detail);
-  };
-  if (record.task === undefined || record.task === '') fail('task', 'missing');
-  if (record.sample === undefined || record.sample === '') fail('sample', 'missing');
-  if (record.passed === undefined || record.passed === '') fail('passed', 'missing');
+function toRow(record: Record<string, unknown>, fail: Fail, line: number): ResultRow {
+  fail.line = line;
+  if (record.task === undefined || record.task === '') fail.at('task', 'missing');
+  if (record.sample === undefined || record.sample === '') fail.at('sample', 'missing');
+  if (record.passed === undefined || record.passed === '') fail.at('passed', 'missing');
   const row: ResultRow = {
     task: parseId('task', record.task, fail),
     sample: parseIndex('sample', record.sample, fail),
@@ -157,14 +164,28 @@ function toRow(record: Record<string, unknown>, path: string, line: number): Res
     row.turn = parseIndex('turn', record.turn, fail);
   if (record.run !== undefined && record.run !== '' && record.run !== null)
     row.run = parseId('run', record.run, fail);
-  const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
-  if (Object.keys(extra).length > 0) row.extra = extra;
+  let extra: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (KNOWN.has(key)) continue;
+    extra ??= {};
+    // a key '__proto__' (JSON.parse makes it an own field) stays a field, not the prototype
+    if (key === '__proto__')
+      Object.defineProperty(extra, key, {
+        value: record[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else extra[key] = record[key];
+  }
+  if (extra !== undefined) row.extra = extra;
   return row;
 }
 
 /** The project's rows as JSON lines: an optional harness header line, then one row per line. */
 export function rowsJsonlReader(path: string): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
   let firstDataLine: number | undefined;
@@ -187,7 +208,7 @@ export function rowsJsonlReader(path: string): LineReader<ResultFile> {
         return;
       }
       firstDataLine ??= line;
-      rows.push(toRow(record, path, line));
+      rows.push(toRow(record, fail, line));
     },
     end() {
       const file = rowsFile(path, 'jsonl', rows);
@@ -233,6 +254,7 @@ function splitCsvLine(line: string, path: string, lineNumber: number): string[] 
 /** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
 export function rowsCsvReader(path: string): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const fail = new Fail(path);
   let header: string[] | undefined;
   return {
     line(text, line) {
@@ -265,7 +287,7 @@ export function rowsCsvReader(path: string): LineReader<ResultFile> {
       }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
-      rows.push(toRow(record, path, line));
+      rows.push(toRow(record, fail, line));
     },
     end: () => rowsFile(path, 'csv', rows),
   };
