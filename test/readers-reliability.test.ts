@@ -403,4 +403,14 @@ describe('smaller: messages that say what is wrong', () => {
       /k = 100 is more than the samples per task \(at most 10 in A, 10 in B\): pass@100 needs at least 100 samples of a task in both files/,
     );
   });
+
+  it('metrics on 500,001 tasks runs at --reps 100 (it said "use --reps 99 or fewer", below the least)', async () => {
+    const rows = ['task,sample,passed'];
+    for (let task = 0; task < 500_001; task++) rows.push(`t${task},0,${task % 3 === 0 ? 1 : 0}`);
+    const path = write('many-tasks.csv', `${rows.join('\n')}\n`);
+    const { code, stdout, stderr } = await cli(['metrics', path, '--reps', '100', '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as Record<string, any>).meanAccuracy.estimate).toBeCloseTo(1 / 3, 5);
+  });
 });
