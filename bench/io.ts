@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as zlib from 'node:zlib';
 import { readResults } from '../eval/io/index.ts';
+import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
@@ -118,7 +119,10 @@ async function readAndReport(path: string): Promise<void> {
 }
 
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
-  const sizes = (process.env['TINYAGENT_BENCH_IO_MB'] ?? '64,256').split(',').map(Number);
+  const raw = process.env['TINYAGENT_BENCH_IO_MB'] ?? '64,256';
+  const sizes = raw.split(',').map((part) => Number(part.trim()));
+  if (sizes.some((size) => !Number.isInteger(size) || size < 1 || size > 100_000))
+    throw new UsageError(`TINYAGENT_BENCH_IO_MB must list sizes in MB from 1 to 100000, got '${raw}'`);
   const folder = mkdtempSync(join(tmpdir(), 'bench-io-'));
   const figures: Record<string, number | string> = {};
   const rng = new Rng('bench/io');
@@ -126,20 +130,22 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     for (const size of sizes) {
       const path = join(folder, `bench-${size}.eval`);
       const { samples, bytes } = writeEval(path, size * MB, rng);
+      // tsx resolved from this file, so that the child starts from any working folder
       const output = execFileSync(
         process.execPath,
-        ['--import', 'tsx', fileURLToPath(import.meta.url), path],
-        {
-          encoding: 'utf8',
-        },
+        ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url), path],
+        { encoding: 'utf8' },
       );
-      const { rows, baseline, peak, seconds } = JSON.parse(output) as Record<string, number>;
+      const { rows, baseline, peak, seconds } = JSON.parse(output) as Record<
+        'rows' | 'baseline' | 'peak' | 'seconds',
+        number
+      >;
       rmSync(path);
       say(
-        `.eval ${(bytes / MB).toFixed(0)} MB, ${samples} samples (${rows} rows): peak RSS ${((peak as number) / MB).toFixed(0)} MB, ${(((peak as number) - (baseline as number)) / MB).toFixed(0)} MB above the process before reading, ${(seconds as number).toFixed(1)} s`,
+        `.eval ${(bytes / MB).toFixed(0)} MB, ${samples} samples (${rows} rows): peak RSS ${(peak / MB).toFixed(0)} MB, ${((peak - baseline) / MB).toFixed(0)} MB above the process before reading, ${seconds.toFixed(1)} s`,
       );
-      figures[`evalPeakRssMB_${size}`] = Math.round((peak as number) / MB);
-      figures[`evalReadSeconds_${size}`] = seconds as number;
+      figures[`evalPeakRssMB_${size}`] = Math.round(peak / MB);
+      figures[`evalReadSeconds_${size}`] = seconds;
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });
