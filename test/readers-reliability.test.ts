@@ -102,6 +102,13 @@ describe('10. compare refuses two different benchmarks paired by id', () => {
       1,
       /A .* is lm-evaluation-harness task 'copa' .*, B .* is Inspect task 'popularity'/,
     );
+    // a renamed samples file names no task, but its doc_ids are still lm-evaluation-harness's
+    const renamed = write('lm/copa.jsonl', readFileSync(copa));
+    await fails(
+      ['compare', renamed, popularity],
+      1,
+      /A .* is lm-evaluation-harness \(no task name recorded\), B .* is Inspect task 'popularity'/,
+    );
     await fails(
       ['diagnose', popularity, theory],
       1,

@@ -336,7 +336,11 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LineRea
 function withRunResults(read: SamplesRead, path: string): ResultFile {
   const { file } = read;
   const name = SAMPLES_NAME.exec(basename(path));
-  if (name === null) return file;
+  if (name === null) {
+    // renamed: the task is not known, the tool still is (its doc_ids are its own numbering)
+    file.benchmark = { tool: 'lm-evaluation-harness' };
+    return file;
+  }
   const [, task, date] = name as unknown as [string, string, string];
   file.benchmark = {
     tool: 'lm-evaluation-harness',
