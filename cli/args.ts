@@ -387,7 +387,7 @@ export function checkResultFileOptions(
     if (options[option] === undefined || files.some(({ format }) => formats.includes(format))) continue;
     const flag = option === 'partialAs' ? 'partial-as' : option;
     throw new UsageError(
-      `--${flag} applies to ${option === 'metric' || option === 'filter' ? 'lm-evaluation-harness samples' : 'Inspect logs'}, and ${files.length === 1 ? 'the file is' : 'none of the files is'} one (${files.map(({ format }) => format).join(', ')})`,
+      `--${flag} applies to ${option === 'metric' || option === 'filter' ? 'lm-evaluation-harness samples' : 'Inspect logs'}, and ${files.length === 1 ? 'the file is not' : 'none of the files is'} one (${files.map(({ format }) => format).join(', ')})`,
     );
   }
 }

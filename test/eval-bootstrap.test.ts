@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allCorrectAtK,
   bootstrapCI,
   clusteredStandardError,
   designEffect,
@@ -10,7 +11,10 @@ import {
   meanDifference,
   pairedBootstrapDiff,
   pairedStandardError,
+  passAtK,
   pearsonCorrelation,
+  prefixAllCorrectAtK,
+  prefixPassAtK,
   quantileSorted,
   requiredUnits,
   sampleBeta,
@@ -18,6 +22,9 @@ import {
   unpairedStandardError,
   winnersCurseSimulation,
 } from '../eval/index.ts';
+import { randomIndex } from '../eval/randomSource.ts';
+import { mostReps } from '../eval/report/metrics.ts';
+import { resampleMeans, taskProfile } from '../eval/report/resample.ts';
 import { Rng } from '../lib/rng.ts';
 
 const SKEWED = [0, 0, 0, 0, 0.03, 0.1, 0.12, 0.2, 0.5, 0.9, 1, 1, 1, 1, 1, 0.97, 0.99, 1, 0.4, 0.05];
@@ -179,5 +186,63 @@ describe("power and the winner's curse", () => {
     let sum = 0;
     for (let i = 0; i < 20_000; i++) sum += sampleBeta(0.4, 0.3, rng);
     expect(sum / 20_000).toBeCloseTo(0.4 / 0.7, 1);
+  });
+});
+
+describe("metrics' task-level bootstrap, summed over classes of tasks alike", () => {
+  it('gives, replicate by replicate, the means of the per-task values over the same resampled tasks', () => {
+    // uneven tasks, sizes 3 to 12, some alike, some all-pass and all-fail
+    const source = new Rng('resample-classes/tasks');
+    const tasks = Array.from({ length: 40 }, (_, j) =>
+      Uint8Array.from({ length: 3 + (j % 10) }, () => (source.next() < (j % 7) / 6 ? 1 : 0)),
+    );
+    const ks = [1, 2, 3];
+    const reps = 50;
+    const means = resampleMeans(tasks.map(taskProfile), ks, { reps, rng: new Rng('resample-classes/draws') });
+    // the reference: the r-th block of tasks.length draws, each statistic from the tasks themselves
+    const draws = new Rng('resample-classes/draws');
+    for (let r = 0; r < reps; r++) {
+      const picked = Array.from(
+        { length: tasks.length },
+        () => tasks[randomIndex(draws, tasks.length)] as Uint8Array,
+      );
+      const average = (value: (outcomes: Uint8Array) => number) =>
+        picked.reduce((sum, outcomes) => sum + value(outcomes), 0) / picked.length;
+      const c = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
+      expect(means.meanAccuracy[r]).toBeCloseTo(
+        average((o) => c(o) / o.length),
+        12,
+      );
+      expect(means.firstSampleAccuracy[r]).toBeCloseTo(
+        average((o) => o[0] as number),
+        12,
+      );
+      expect(means.pooledShare[r]).toBeCloseTo(average(c) / average((o) => o.length), 12);
+      ks.forEach((k, i) => {
+        expect(means.passAtK[i]?.[r]).toBeCloseTo(
+          average((o) => passAtK(o.length, c(o), k)),
+          12,
+        );
+        expect(means.allCorrectAtK[i]?.[r]).toBeCloseTo(
+          average((o) => allCorrectAtK(o.length, c(o), k)),
+          12,
+        );
+        expect(means.prefixPassAtK[i]?.[r]).toBeCloseTo(
+          average((o) => prefixPassAtK(o, k)),
+          12,
+        );
+        expect(means.prefixAllCorrectAtK[i]?.[r]).toBeCloseTo(
+          average((o) => prefixAllCorrectAtK(o, k)),
+          12,
+        );
+      });
+    }
+  });
+
+  it('metrics takes --reps from 100 up for half a million tasks (the limit once said "50 or fewer")', () => {
+    expect(mostReps(500_000, 3)).toBeGreaterThanOrEqual(2000);
+    expect(mostReps(1_000_000, 1000)).toBeGreaterThanOrEqual(100);
+    // past the limits even 100 replicates are refused, and the message says so rather than suggest fewer
+    expect(mostReps(100_000_000, 1)).toBeLessThan(100);
   });
 });

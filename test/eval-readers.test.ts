@@ -2,14 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  batchOf,
-  groupOutcomes,
-  parseResultText,
-  readResultFile,
-  readResults,
-  ResultFileError,
-} from '../eval/io/index.ts';
+import { batchOf, groupOutcomes, parseResultText, readResults, ResultFileError } from '../eval/io/index.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'eval-readers-'));
 const csv = (lines: string[]) => `${lines.join('\n')}\n`;
@@ -158,7 +151,7 @@ describe('result-file readers refuse rows that would silently change a number', 
 });
 
 describe('file errors are one ResultFileError naming the path', () => {
-  it('a folder, a missing file, a path under a file, a sidecar that is a folder', () => {
+  it('a folder, a missing file, a path under a file, a sidecar that is a folder', async () => {
     const cases: Array<[string, RegExp]> = [
       [folder, /is a folder, not a result file/],
       [join(folder, 'missing.jsonl'), /no such file/],
@@ -177,7 +170,7 @@ describe('file errors are one ResultFileError naming the path', () => {
     for (const [path, pattern] of cases) {
       let thrown: unknown;
       try {
-        readResults(path);
+        await readResults(path);
       } catch (error) {
         thrown = error;
       }
@@ -185,6 +178,6 @@ describe('file errors are one ResultFileError naming the path', () => {
       expect((thrown as Error).message).toMatch(pattern);
       expect((thrown as Error).message.split('\n')).toHaveLength(1);
     }
-    expect(readResultFile(file).rows).toHaveLength(1);
+    expect((await readResults(file)).rows).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupOutcomes, parseResultText, readResultFile, ResultFileError } from '../eval/io/index.ts';
+import { groupOutcomes, parseResultText, readResults, ResultFileError } from '../eval/io/index.ts';
 import { computeMetrics } from '../eval/report/metrics.ts';
 import { diagnose } from '../eval/report/diagnose.ts';
 import { Rng } from '../lib/rng.ts';
@@ -12,8 +12,8 @@ const folder = mkdtempSync(join(tmpdir(), 'eval-resultfile-'));
 describe('result files', () => {
   it.each(['samples/blog-example.jsonl', 'samples/blog-example.csv'])(
     "%s gives the blog's numbers through the reader",
-    (path) => {
-      const file = readResultFile(path);
+    async (path) => {
+      const file = await readResults(path);
       expect(file.harness?.model).toBe('constructed');
       const { tasks, issues } = groupOutcomes(file.rows);
       expect(issues).toEqual([]);
@@ -61,24 +61,24 @@ describe('result files', () => {
     ]);
   });
 
-  it('reads the harness from a header line or a sidecar, and refuses a disagreeing pair', () => {
+  it('reads the harness from a header line or a sidecar, and refuses a disagreeing pair', async () => {
     const path = join(folder, 'run.jsonl');
     writeFileSync(path, '{"harness":{"temperature":0.7}}\n{"task":"a","sample":0,"passed":1}\n');
-    expect(readResultFile(path)).toMatchObject({ harness: { temperature: 0.7 }, harnessSource: 'header' });
+    expect(await readResults(path)).toMatchObject({ harness: { temperature: 0.7 }, harnessSource: 'header' });
     writeFileSync(`${path}.harness.json`, '{"temperature":1.0}');
-    expect(() => readResultFile(path)).toThrow(/differs from the harness header/);
+    await expect(readResults(path)).rejects.toThrow(/differs from the harness header/);
     const csv = join(folder, 'run.csv');
     writeFileSync(csv, 'task,sample,passed,turn\na,0,true,0\n');
     writeFileSync(`${csv}.harness.json`, '{"harness":{"greedy":true}}');
-    expect(readResultFile(csv)).toMatchObject({ harness: { greedy: true }, harnessSource: 'sidecar' });
+    expect(await readResults(csv)).toMatchObject({ harness: { greedy: true }, harnessSource: 'sidecar' });
   });
 });
 
 describe('diagnosis', () => {
-  it('greedy pass@1 vs sampled pass@10: different harness, fields listed', () => {
+  it('greedy pass@1 vs sampled pass@10: different harness, fields listed', async () => {
     const report = diagnose(
-      readResultFile('samples/diagnose/greedy-pass1.jsonl'),
-      readResultFile('samples/diagnose/sampled-pass10.jsonl'),
+      await readResults('samples/diagnose/greedy-pass1.jsonl'),
+      await readResults('samples/diagnose/sampled-pass10.jsonl'),
     );
     expect(report.numbers.inverted).toBe(true);
     const harness = report.findings.find(({ explanation }) => explanation === 'different-harness');
@@ -87,8 +87,8 @@ describe('diagnosis', () => {
     expect(report.findings.find(({ explanation }) => explanation === 'same-batch')?.supported).toBe(false);
   });
 
-  it('one batch: reported numbers that the rows cannot produce are an aggregation bug', () => {
-    const report = diagnose(readResultFile('samples/diagnose/one-batch.jsonl'), undefined, {
+  it('one batch: reported numbers that the rows cannot produce are an aggregation bug', async () => {
+    const report = diagnose(await readResults('samples/diagnose/one-batch.jsonl'), undefined, {
       reported: { 1: 0.55, 10: 0.48 },
     });
     const batch = report.findings.find(({ explanation }) => explanation === 'same-batch');
@@ -107,8 +107,8 @@ describe('diagnosis', () => {
     expect(evidence).toMatch(/task order differs at 2 of 2 positions/);
   });
 
-  it('multi-turn: per-turn accuracy with its denominator, by-turn success monotone, final answer not', () => {
-    const report = diagnose(readResultFile('samples/diagnose/multi-turn.jsonl'), undefined);
+  it('multi-turn: per-turn accuracy with its denominator, by-turn success monotone, final answer not', async () => {
+    const report = diagnose(await readResults('samples/diagnose/multi-turn.jsonl'), undefined);
     const view = report.multiTurn?.['samples/diagnose/multi-turn.jsonl'];
     expect(view?.conversations).toBe(40);
     expect(view?.perTurn[0]?.stillGoing).toBe(40);

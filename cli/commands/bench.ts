@@ -4,7 +4,7 @@ import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command 
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
-const SUITES = ['gym', 'eval', 'model', 'train'] as const;
+const SUITES = ['gym', 'eval', 'io', 'model', 'train'] as const;
 
 interface BenchModule {
   run(say: (line: string) => void): Promise<Record<string, number | string>>;
@@ -13,8 +13,9 @@ interface BenchModule {
 export const command: Command = {
   name: 'bench',
   summary:
-    'Measure speed and memory: env episodes/s, bootstrap time, model step time, sampling and rollout rates',
-  usage: 'tinyagent bench [--only gym,eval,model,train] [--json]   (backend: TINYAGENT_BACKEND)',
+    'Measure speed and memory: env episodes/s, bootstrap time, memory of reading an Inspect log, model step time, sampling and rollout rates',
+  usage:
+    'tinyagent bench [--only gym,eval,io,model,train] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
   flags: {
     only: {
       type: 'string',

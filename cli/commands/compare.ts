@@ -1,5 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, readResults, type ResultFile } from '../../eval/io/index.ts';
+import { batchOf, checkSameBenchmark, readResults, type ResultFile } from '../../eval/io/index.ts';
 import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
@@ -48,9 +48,11 @@ async function run(args: CommandArgs): Promise<void> {
   const run = stringFlag(args, 'run');
   if (run !== undefined && run.trim() === '') throw new UsageError('--run must name a run');
   const options = resultFileOptions(args);
-  const fileA = readResults(pathA, options);
-  const fileB = readResults(pathB, options);
+  const fileA = await readResults(pathA, options);
+  const fileB = await readResults(pathB, options);
   checkResultFileOptions(options, [fileA, fileB]);
+  const allowDifferentTasks = boolFlag(args, 'allow-different-tasks');
+  const benchmarkLine = checkSameBenchmark(fileA, fileB, { allow: allowDifferentTasks });
   let report: ComparisonReport;
   try {
     report = compareResults(
@@ -68,6 +70,12 @@ async function run(args: CommandArgs): Promise<void> {
     printJson({
       files: { a: pathA, b: pathB },
       formats: { a: fileA.format, b: fileB.format },
+      // a side that records no benchmark has none here
+      benchmarks: {
+        ...(fileA.benchmark === undefined ? {} : { a: fileA.benchmark }),
+        ...(fileB.benchmark === undefined ? {} : { b: fileB.benchmark }),
+        allowDifferentTasks,
+      },
       notes,
       seed,
       ...rest,
@@ -91,6 +99,7 @@ async function run(args: CommandArgs): Promise<void> {
         ({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`,
       ),
     );
+  if (benchmarkLine !== undefined) lines.push(benchmarkLine);
   lines.push(pairingLine(report, fileA, fileB));
   if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
   if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
@@ -114,7 +123,7 @@ export const command: Command = {
   summary:
     'Compare two result files paired by task: harness differences first, then the paired difference with its interval',
   usage:
-    'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
+    'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
   positionals: { min: 2, max: 2 },
   flags: {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
@@ -122,6 +131,11 @@ export const command: Command = {
     seed: { type: 'string', description: 'seed of the paired bootstrap', default: '0' },
     reps: { type: 'string', description: 'bootstrap replicates', default: '2000' },
     run: { type: 'string', description: 'the run to use when a file holds several' },
+    'allow-different-tasks': {
+      type: 'boolean',
+      description:
+        'pair the files by task id even when they record different benchmarks (refused otherwise: the ids name different items)',
+    },
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },

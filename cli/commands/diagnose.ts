@@ -1,4 +1,4 @@
-import { readResults } from '../../eval/io/index.ts';
+import { checkSameBenchmark, readResults } from '../../eval/io/index.ts';
 import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
 import {
   boolFlag,
@@ -51,9 +51,13 @@ async function run(args: CommandArgs): Promise<void> {
   const reported = parseReported(stringFlag(args, 'reported'));
   const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
   const options = resultFileOptions(args);
-  const fileA = readResults(first, options);
-  const fileB = second === undefined ? undefined : readResults(second, options);
+  const fileA = await readResults(first, options);
+  const fileB = second === undefined ? undefined : await readResults(second, options);
   checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
+  const benchmarkLine =
+    fileB === undefined
+      ? undefined
+      : checkSameBenchmark(fileA, fileB, { allow: boolFlag(args, 'allow-different-tasks') });
   let report: DiagnosisReport;
   try {
     report = diagnose(fileA, fileB, {
@@ -68,6 +72,7 @@ async function run(args: CommandArgs): Promise<void> {
   const notes = [
     ...(fileA.notes ?? []).map((note) => `${first}: ${note}`),
     ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`),
+    ...(benchmarkLine === undefined ? [] : [benchmarkLine]),
   ];
   if (boolFlag(args, 'json')) {
     printJson({ ...report, notes });
@@ -102,7 +107,7 @@ export const command: Command = {
   summary:
     'Why does pass@k fall below pass@1? Same batch, different runs, different harness, or multi-turn: evidence for each',
   usage:
-    'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
+    'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
   positionals: { min: 1, max: 2 },
   flags: {
     k: {
@@ -113,6 +118,10 @@ export const command: Command = {
     reported: {
       type: 'string',
       description: 'the numbers that were reported, as k:value pairs, to check against the raw rows',
+    },
+    'allow-different-tasks': {
+      type: 'boolean',
+      description: 'read FILE and FILE2 as one task set even when they record different benchmarks',
     },
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },

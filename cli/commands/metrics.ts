@@ -1,6 +1,6 @@
 import { Rng } from '../../lib/rng.ts';
 import { groupBatch, readResults, type ReportedValue } from '../../eval/io/index.ts';
-import { computeMetrics, type MetricsReport } from '../../eval/report/metrics.ts';
+import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import {
   boolFlag,
@@ -17,18 +17,28 @@ import {
   type CommandArgs,
 } from '../args.ts';
 
+/** The fewest bootstrap replicates --reps accepts: fewer put the percentile ends on a handful of draws. */
+const MIN_REPS = 100;
+
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) =>
   low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`;
 
-/** A number the file reports about itself set against the one recomputed from its rows. */
-function reportedLine({ name, value, where }: ReportedValue, recomputed: number): string {
+/**
+ * A number the file reports about itself set against the one recomputed from its rows, with the
+ * reason when the file holds only part of what the number was computed over.
+ */
+function reportedLine({ name, value, where, coverage }: ReportedValue, recomputed: number): string {
   const difference = recomputed - value;
   const verdict =
     Math.abs(difference) < 1e-9
       ? 'the same'
       : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
-  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}`;
+  const part =
+    coverage === undefined
+      ? ''
+      : `: the ${coverage.unit === 'samples' ? 'log' : 'file'} holds ${coverage.held} of the ${coverage.counted} ${coverage.unit} its results count (${coverage.where}), so the reported value is over ${coverage.unit} the rows do not have`;
+  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}${part}`;
 }
 
 function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {
@@ -75,26 +85,27 @@ function printReport(path: string, report: MetricsReport, notes: string[], repor
 async function run(args: CommandArgs): Promise<number> {
   const path = args.positionals[0] as string;
   const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
+  const reps = intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 });
   const seed = intFlag(args, 'seed', 0);
   const requestedKs = intListFlag(args, 'k', []);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
-  const file = readResults(path, options);
+  const file = await readResults(path, options);
   checkResultFileOptions(options, [file]);
   const grouped = groupBatch(file, run);
   const { tasks } = grouped;
-  // every metric is bootstrapped over one shared set of tasks x reps resampled indices
-  const maxIndices = 50_000_000;
-  if (tasks.length * reps > maxIndices)
-    throw new UsageError(
-      `--reps ${reps} with ${tasks.length} tasks needs ${tasks.length * reps} resampled indices (at most ${maxIndices}); use --reps ${Math.max(1, Math.floor(maxIndices / tasks.length))} or fewer`,
-    );
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks =
     requestedKs.length > 0
       ? requestedKs
       : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
+  const most = mostReps(tasks.length, ks.filter((k) => k <= minSamples).length);
+  if (reps > most)
+    throw new UsageError(
+      most >= MIN_REPS
+        ? `--reps ${reps} with ${tasks.length} tasks and ${ks.length} values of k is more bootstrap work than metrics does; use --reps ${most} or fewer`
+        : `${tasks.length} tasks with ${ks.length} values of k are more bootstrap work than metrics does even at --reps ${MIN_REPS}, the least; ask for fewer values of k`,
+    );
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
   const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
   if (grouped.multiTurn)

@@ -1,32 +1,23 @@
-import { gunzipSync } from 'node:zlib';
 import { ResultFileError } from './errors.ts';
-import { detectFormat, isZip, type Detection, type FormatChoice } from './formats/detect.ts';
-import { parseHumanEval } from './formats/humaneval.ts';
-import {
-  parseInspectJson,
-  parsedInspectJson,
-  readInspectArchive,
-  type InspectOptions,
-} from './formats/inspect.ts';
-import { decodeText } from './formats/json.ts';
-import { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
+import { detectingReader, isZip, readerFor, type ReadOptions } from './formats/detect.ts';
+import { readInspectArchive } from './formats/inspect.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
-import { addSidecarHarness, parseResultText, readBytes, type ResultFile } from './resultFile.ts';
+import { addSidecarHarness, type Benchmark, type ResultFile } from './resultFile.ts';
+import {
+  bufferAccess,
+  FileAccess,
+  fileSize,
+  isGzip,
+  isLfsPointer,
+  lfsPointerError,
+  LineSplitter,
+  streamBytes,
+} from './source.ts';
 
-/** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
-export interface ReadOptions extends InspectOptions, LmEvalOptions {
-  format?: FormatChoice;
-}
+export type { ReadOptions };
 
-/** The bytes of a gzip file unpacked (HumanEval and lm-evaluation-harness files are often kept as .gz). */
-function gunzipped(bytes: Buffer, path: string): Buffer {
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  try {
-    return gunzipSync(bytes);
-  } catch (error) {
-    throw new ResultFileError(path, 0, undefined, `not a readable gzip file (${(error as Error).message})`);
-  }
-}
+/** The largest gzipped `.eval` archive unpacked in memory (an archive is read by position, which gzip does not allow). */
+const MAX_GZIPPED_ARCHIVE = 2 ** 31;
 
 /**
  * Reads a result file for a statistics command: the project's rows (JSONL or CSV), a HumanEval
@@ -34,30 +25,80 @@ function gunzipped(bytes: Buffer, path: string): Buffer {
  * `samples_*.jsonl`, gzipped or not; the format is detected from the content unless
  * `options.format` names it (docs/METRICS.md, "Other tools' result files"). A sidecar
  * `FILE.harness.json` adds a harness to any of them.
- * @throws ResultFileError for every problem, from a missing file or a folder to a malformed row
- *   or an ambiguous file (several scorers, metrics or filters: the message names the option).
+ *
+ * Nothing is held whole that need not be: a text is read one line at a time (through gunzip),
+ * an `.eval` archive one entry at a time, and only what the rows need is kept of each, so that
+ * memory follows the rows and the longest line or largest sample, not the file. An Inspect
+ * `.json` log is parsed whole and refused above MAX_TEXT_BYTES.
+ * @throws ResultFileError for every problem, from a missing file, a folder or a Git LFS pointer
+ *   to a malformed row or an ambiguous file (several scorers, metrics or filters: the message
+ *   names the option).
  */
-export function readResults(path: string, options: ReadOptions = {}): ResultFile {
-  const bytes = gunzipped(readBytes(path) as Buffer, path);
+export async function readResults(path: string, options: ReadOptions = {}): Promise<ResultFile> {
+  const size = fileSize(path) as number;
   const choice = options.format ?? 'auto';
-  // detection decodes the text, and parses an indented Inspect log whole: both are handed on
-  const detected: Detection =
-    choice === 'auto'
-      ? detectFormat(bytes, path)
-      : { format: choice === 'inspect' ? (isZip(bytes) ? 'inspect-eval' : 'inspect-json') : choice };
-  const { format, document } = detected;
-  const text = () => detected.text ?? decodeText(bytes);
+  const archive = choice === 'auto' || choice === 'inspect';
+  const access = new FileAccess(path, size);
   let file: ResultFile;
-  if (format === 'jsonl' || format === 'csv') file = parseResultText(text(), { path, format });
-  else if (format === 'humaneval') file = parseHumanEval(text(), path);
-  else if (format === 'lm-eval') file = readLmEvalSamples(text(), path, options);
-  else if (format === 'inspect-json')
-    file =
-      document !== undefined
-        ? parsedInspectJson(document, path, options)
-        : parseInspectJson(text(), path, options);
-  else file = readInspectArchive(bytes, path, options);
-  return addSidecarHarness(file, path);
+  try {
+    const head = access.read(0, 64);
+    if (isLfsPointer(head)) throw lfsPointerError(path);
+    const gzip = isGzip(head);
+    if (!gzip && archive && isZip(head)) file = readInspectArchive(access, path, options);
+    else {
+      const reader =
+        choice === 'auto'
+          ? detectingReader(path, options, gzip ? undefined : size)
+          : readerFor(choice === 'inspect' ? 'inspect-json' : choice, path, options);
+      const lines = new LineSplitter(path, reader);
+      let zipped: Buffer[] | undefined;
+      let zippedBytes = 0;
+      let first = true;
+      await streamBytes(path, gzip, (bytes) => {
+        if (first && gzip) {
+          if (isLfsPointer(bytes)) throw lfsPointerError(path);
+          if (archive && isZip(bytes)) zipped = [];
+        }
+        first = false;
+        if (zipped === undefined) return lines.push(bytes);
+        zippedBytes += bytes.length;
+        if (zippedBytes > MAX_GZIPPED_ARCHIVE)
+          throw new ResultFileError(
+            path,
+            0,
+            undefined,
+            'a gzipped .eval archive over 2 GiB unpacked: gunzip it first (an archive is read from the file one entry at a time)',
+          );
+        zipped.push(bytes);
+      });
+      if (zipped !== undefined) file = readInspectArchive(bufferAccess(Buffer.concat(zipped)), path, options);
+      else {
+        lines.end();
+        file = reader.end();
+      }
+    }
+  } finally {
+    access.close();
+  }
+  file = addSidecarHarness(file, path);
+  if (file.format === 'jsonl' || file.format === 'csv') {
+    const benchmark = rowsBenchmark(file);
+    if (benchmark !== undefined) file.benchmark = benchmark;
+  }
+  return file;
+}
+
+/**
+ * The benchmark of the project's rows: `benchmark` in the harness (header or sidecar), or, for a
+ * file `tinyagent eval --out` wrote (its provenance header), the TinyAgent gym.
+ */
+function rowsBenchmark({ harness, header }: ResultFile): Benchmark | undefined {
+  if (typeof harness?.benchmark === 'string' && harness.benchmark.trim() !== '')
+    return { name: harness.benchmark.trim(), source: 'harness.benchmark' };
+  const provenance = header?.provenance;
+  if (typeof provenance === 'object' && provenance !== null && 'harnessHash' in provenance)
+    return { tool: 'TinyAgent', name: 'gym', source: 'the provenance header of tinyagent eval --out' };
+  return undefined;
 }
 
 /**

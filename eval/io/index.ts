@@ -1,12 +1,12 @@
 /** Result-file input for the CLI and the diagnosis (node:fs; kept apart from the pure statistics). */
 export {
-  readResultFile,
   parseResultText,
   ResultFileError,
   type ResultFile,
   type ResultRow,
   type ResultFormat,
   type ReportedValue,
+  type Benchmark,
 } from './resultFile.ts';
 export {
   groupOutcomes,
@@ -23,7 +23,7 @@ export {
   type EvaluationLike,
   type ResultSample,
 } from './resultWriter.ts';
-export { detectFormat, FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
-export { parseHumanEval } from './formats/humaneval.ts';
-export { parseInspectJson, readInspectArchive, type InspectOptions } from './formats/inspect.ts';
-export { readLmEvalSamples, type LmEvalOptions } from './formats/lmEval.ts';
+export { FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
+export type { InspectOptions } from './formats/inspect.ts';
+export type { LmEvalOptions } from './formats/lmEval.ts';
+export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';

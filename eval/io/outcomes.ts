@@ -25,10 +25,18 @@ export interface GroupedOutcomes {
   runs: string[];
 }
 
-/** A row without `turn` is turn 0 of its sample, so it collides with an explicit turn 0. */
-function rowKey(row: ResultRow): string {
-  return JSON.stringify([row.run ?? null, row.task, row.sample, row.turn ?? 0]);
+/** What groupOutcomes keeps of a sample: its last turn's outcome, and the line of each (run, turn) seen. */
+interface SampleSeen {
+  turn: number;
+  passed: boolean;
+  /** The first (run, turn) key seen and its line; a map once there are several. */
+  lines: Map<number | string, number> | number;
+  firstKey: number | string;
 }
+
+/** A sample's (run, turn): a row without `turn` is turn 0, so it collides with an explicit turn 0. */
+const turnKey = (row: ResultRow): number | string =>
+  row.run === undefined ? (row.turn ?? 0) : `${row.run}\u0000${row.turn ?? 0}`;
 
 /**
  * Groups rows into a per-task 0/1 matrix in sample order. Nothing is dropped silently: duplicated
@@ -38,11 +46,18 @@ function rowKey(row: ResultRow): string {
  * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
  */
 export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
-  const runs = [
-    ...new Set(rows.map((row) => row.run).filter((value): value is string => value !== undefined)),
-  ];
+  const runSet = new Set<string>();
+  let withoutRunCount = 0;
+  let firstWithoutRun: number | undefined;
+  for (const row of rows) {
+    if (row.run !== undefined) runSet.add(row.run);
+    else {
+      withoutRunCount++;
+      firstWithoutRun ??= row.line;
+    }
+  }
+  const runs = [...runSet];
   const issues: Issue[] = [];
-  const withoutRun = rows.filter((row) => row.run === undefined);
   if (run === undefined && runs.length > 1) {
     issues.push({
       kind: 'multiple-runs',
@@ -50,50 +65,64 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
       tasks: [],
       lines: [],
     });
-  } else if (run === undefined && runs.length === 1 && withoutRun.length > 0) {
+  } else if (run === undefined && runs.length === 1 && withoutRunCount > 0) {
     issues.push({
       kind: 'multiple-runs',
-      message: `${rows.length - withoutRun.length} row(s) carry run '${runs[0]}' and ${withoutRun.length} carry none (first on line ${withoutRun[0]?.line}); give every row a run or none, or choose run '${runs[0]}'`,
+      message: `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${firstWithoutRun}); give every row a run or none, or choose run '${runs[0]}'`,
       tasks: [],
-      lines: withoutRun.slice(0, 10).map(({ line }) => line),
+      lines: rows
+        .filter((row) => row.run === undefined)
+        .slice(0, 10)
+        .map(({ line }) => line),
     });
   }
-  const chosen = run === undefined ? rows : rows.filter((row) => row.run === run);
-  const seen = new Map<string, ResultRow>();
-  const duplicates: Array<[ResultRow, ResultRow]> = [];
-  const byTask = new Map<string, Map<number, { turn: number; passed: boolean }>>();
-  const multiTurn = chosen.some((row) => row.turn !== undefined);
-  for (const row of chosen) {
-    const key = rowKey(row);
-    const first = seen.get(key);
-    if (first !== undefined) {
-      duplicates.push([first, row]);
-      continue;
-    }
-    seen.set(key, row);
+  const byTask = new Map<string, Map<number, SampleSeen>>();
+  const duplicates: Array<{ row: ResultRow; firstLine: number }> = [];
+  let multiTurn = false;
+  for (const row of rows) {
+    if (run !== undefined && row.run !== run) continue;
+    if (row.turn !== undefined) multiTurn = true;
     let samples = byTask.get(row.task);
     if (samples === undefined) byTask.set(row.task, (samples = new Map()));
     const turn = row.turn ?? 0;
-    const previous = samples.get(row.sample);
-    if (previous === undefined || turn > previous.turn) samples.set(row.sample, { turn, passed: row.passed });
+    const key = turnKey(row);
+    const seen = samples.get(row.sample);
+    if (seen === undefined) {
+      samples.set(row.sample, { turn, passed: row.passed, lines: row.line, firstKey: key });
+      continue;
+    }
+    const firstLine =
+      typeof seen.lines === 'number' ? (seen.firstKey === key ? seen.lines : undefined) : seen.lines.get(key);
+    if (firstLine !== undefined) {
+      duplicates.push({ row, firstLine });
+      continue;
+    }
+    if (typeof seen.lines === 'number') seen.lines = new Map([[seen.firstKey, seen.lines]]);
+    seen.lines.set(key, row.line);
+    if (turn > seen.turn) {
+      seen.turn = turn;
+      seen.passed = row.passed;
+    }
   }
   if (duplicates.length > 0) {
     const shown = duplicates
       .slice(0, 5)
       .map(
-        ([first, again]) =>
-          `task '${again.task}' sample ${again.sample}${again.turn !== undefined ? ` turn ${again.turn}` : ''} on lines ${first.line} and ${again.line}`,
+        ({ row: again, firstLine }) =>
+          `task '${again.task}' sample ${again.sample}${again.turn !== undefined ? ` turn ${again.turn}` : ''} on lines ${firstLine} and ${again.line}`,
       );
     issues.push({
       kind: 'duplicate',
       message: `${duplicates.length} duplicated row(s): ${shown.join('; ')}${duplicates.length > 5 ? '; ...' : ''}`,
-      tasks: [...new Set(duplicates.map(([, again]) => again.task))],
-      lines: duplicates.map(([, again]) => again.line),
+      tasks: [...new Set(duplicates.map(({ row }) => row.task))],
+      lines: duplicates.map(({ row }) => row.line),
     });
   }
   const tasks: TaskOutcomes[] = [];
   for (const [task, samples] of byTask) {
-    const indices = [...samples.keys()].sort((a, b) => a - b);
+    const indices = [...samples.keys()];
+    if (indices.some((index, i) => i > 0 && index < (indices[i - 1] as number)))
+      indices.sort((a, b) => a - b);
     const last = indices[indices.length - 1] as number;
     if (last !== indices.length - 1) {
       const present = new Set(indices);

@@ -1,14 +1,16 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
+import { decodeText, duplicatedKey, idOf, isObject, jsonLine, mixedFormat } from './formats/json.ts';
 import {
-  decodeText,
-  duplicatedKey,
-  eachJsonLine,
-  idOf,
-  isObject,
-  mixedFormat,
-  withoutBom,
-} from './formats/json.ts';
+  fileSize,
+  isLfsPointer,
+  lfsPointerError,
+  MAX_TEXT_BYTES,
+  MAX_TEXT_LABEL,
+  readError,
+  readText,
+  type LineReader,
+} from './source.ts';
 
 export { ResultFileError };
 
@@ -58,6 +60,26 @@ export interface ReportedValue {
   value: number;
   /** Where in the file, e.g. `results.scores['match'].metrics.accuracy`. */
   where: string;
+  /**
+   * Set when the file holds fewer of the units (samples, documents) than the reported value was
+   * computed over: the rows then cannot give that number, and this says why.
+   */
+  coverage?: { held: number; counted: number; unit: 'samples' | 'documents'; where: string };
+}
+
+/**
+ * The benchmark a file's rows belong to, as the file records it. Rows of two files pair by task
+ * id only within one benchmark of one tool: ids are each tool's own numbering (an Inspect sample
+ * id, an lm-evaluation-harness document index, a HumanEval task_id), and the same id in two
+ * benchmarks names two unrelated items.
+ */
+export interface Benchmark {
+  /** The tool whose ids the rows carry, when the format says (the project's rows: `tinyagent eval --out`). */
+  tool?: 'TinyAgent' | 'HumanEval' | 'Inspect' | 'lm-evaluation-harness';
+  /** The benchmark or task, when the file names it. */
+  name?: string;
+  /** Where the name was read, e.g. `eval.task`. */
+  source?: string;
 }
 
 export interface ResultFile {
@@ -72,11 +94,13 @@ export interface ResultFile {
   notes?: string[];
   /** Numbers the file reports about itself, to check against the rows. */
   reported?: ReportedValue[];
+  /** The benchmark the rows belong to, where the file records it (`compare` refuses two that differ). */
+  benchmark?: Benchmark;
 }
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
 
-function parsePassed(value: unknown, fail: (field: string, detail: string) => never): boolean {
+function parsePassed(value: unknown, fail: Fail): boolean {
   if (value === true || value === 1 || value === '1') return true;
   if (value === false || value === 0 || value === '0') return false;
   if (typeof value === 'string') {
@@ -84,17 +108,17 @@ function parsePassed(value: unknown, fail: (field: string, detail: string) => ne
     if (lower === 'true' || lower === '1') return true;
     if (lower === 'false' || lower === '0') return false;
   }
-  return fail('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
+  return fail.at('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
 }
 
 /**
  * A sample or turn index: decimal digits (CSV, or a JSON string) or a JSON integer, at most
  * 2^53 - 1. `0x1`, `1e0` and `1.0` are refused in text: they are not how an index is written.
  */
-function parseIndex(field: string, value: unknown, fail: (field: string, detail: string) => never): number {
+function parseIndex(field: string, value: unknown, fail: Fail): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
-    return fail(
+    return fail.at(
       field,
       `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`,
     );
@@ -103,10 +127,10 @@ function parseIndex(field: string, value: unknown, fail: (field: string, detail:
 }
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
-function parseId(field: string, value: unknown, fail: (field: string, detail: string) => never): string {
+function parseId(field: string, value: unknown, fail: Fail): string {
   return (
     idOf(value) ??
-    fail(
+    fail.at(
       field,
       typeof value === 'string'
         ? 'missing'
@@ -115,14 +139,21 @@ function parseId(field: string, value: unknown, fail: (field: string, detail: st
   );
 }
 
+/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
+class Fail {
+  line = 0;
+  constructor(readonly path: string) {}
+  at(field: string, detail: string): never {
+    throw new ResultFileError(this.path, this.line, field, detail);
+  }
+}
+
 /** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
-function toRow(record: Record<string, unknown>, path: string, line: number): ResultRow {
-  const fail = (field: string, detail: string): never => {
-    throw new ResultFileError(path, line, field, detail);
-  };
-  if (record.task === undefined || record.task === '') fail('task', 'missing');
-  if (record.sample === undefined || record.sample === '') fail('sample', 'missing');
-  if (record.passed === undefined || record.passed === '') fail('passed', 'missing');
+function toRow(record: Record<string, unknown>, fail: Fail, line: number): ResultRow {
+  fail.line = line;
+  if (record.task === undefined || record.task === '') fail.at('task', 'missing');
+  if (record.sample === undefined || record.sample === '') fail.at('sample', 'missing');
+  if (record.passed === undefined || record.passed === '') fail.at('passed', 'missing');
   const row: ResultRow = {
     task: parseId('task', record.task, fail),
     sample: parseIndex('sample', record.sample, fail),
@@ -133,39 +164,67 @@ function toRow(record: Record<string, unknown>, path: string, line: number): Res
     row.turn = parseIndex('turn', record.turn, fail);
   if (record.run !== undefined && record.run !== '' && record.run !== null)
     row.run = parseId('run', record.run, fail);
-  const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
-  if (Object.keys(extra).length > 0) row.extra = extra;
+  let extra: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (KNOWN.has(key)) continue;
+    extra ??= {};
+    // a key '__proto__' (JSON.parse makes it an own field) stays a field, not the prototype
+    if (key === '__proto__')
+      Object.defineProperty(extra, key, {
+        value: record[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else extra[key] = record[key];
+  }
+  if (extra !== undefined) row.extra = extra;
   return row;
 }
 
-type Parsed = { rows: ResultRow[]; harness?: Record<string, unknown>; header?: Record<string, unknown> };
-
-function parseJsonl(text: string, path: string): Parsed {
+/** The project's rows as JSON lines: an optional harness header line, then one row per line. */
+export function rowsJsonlReader(path: string): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
-  let seenData = false;
   let firstDataLine: number | undefined;
-  for (const { line, record } of eachJsonLine(text, path, { strict: true })) {
-    const other =
-      !('task' in record) && !('harness' in record)
-        ? mixedFormat(path, line, record, 'rows', firstDataLine ?? line)
-        : undefined;
-    if (other !== undefined) throw other;
-    if ('harness' in record && !('task' in record)) {
-      if (seenData || harness !== undefined)
-        throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
-      if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
-      harness = record.harness;
-      const { harness: _harness, ...rest } = record;
-      if (Object.keys(rest).length > 0) header = rest;
-      continue;
-    }
-    seenData = true;
-    firstDataLine ??= line;
-    rows.push(toRow(record, path, line));
-  }
-  return { rows, ...(harness === undefined ? {} : { harness }), ...(header === undefined ? {} : { header }) };
+  return {
+    line(text, line) {
+      const record = jsonLine(text, line, path, { strict: true });
+      if (record === undefined) return;
+      const other =
+        !('task' in record) && !('harness' in record)
+          ? mixedFormat(path, line, record, 'rows', firstDataLine ?? line)
+          : undefined;
+      if (other !== undefined) throw other;
+      if ('harness' in record && !('task' in record)) {
+        if (firstDataLine !== undefined || harness !== undefined)
+          throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
+        if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
+        harness = record.harness;
+        const { harness: _harness, ...rest } = record;
+        if (Object.keys(rest).length > 0) header = rest;
+        return;
+      }
+      firstDataLine ??= line;
+      rows.push(toRow(record, fail, line));
+    },
+    end() {
+      const file = rowsFile(path, 'jsonl', rows);
+      if (harness !== undefined) {
+        file.harness = harness;
+        file.harnessSource = 'header';
+      }
+      if (header !== undefined) file.header = header;
+      return file;
+    },
+  };
+}
+
+function rowsFile(path: string, format: 'jsonl' | 'csv', rows: ResultRow[]): ResultFile {
+  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+  return { path, format, rows };
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no newlines inside quotes). */
@@ -192,40 +251,46 @@ function splitCsvLine(line: string, path: string, lineNumber: number): string[] 
   return fields;
 }
 
-function parseCsv(text: string, path: string): { rows: ResultRow[] } {
-  const lines = text.split(/\r?\n/);
-  const headerIndex = lines.findIndex((line) => line.trim() !== '');
-  if (headerIndex < 0) return { rows: [] };
-  const header = splitCsvLine(lines[headerIndex] as string, path, headerIndex + 1).map((name) => name.trim());
-  const twice = header.find((name, j) => header.indexOf(name) !== j);
-  if (twice !== undefined)
-    throw new ResultFileError(
-      path,
-      headerIndex + 1,
-      twice === '' ? '(unnamed)' : twice,
-      'appears twice in the CSV header; keep one column per name',
-    );
-  for (const required of ['task', 'sample', 'passed']) {
-    if (!header.includes(required))
-      throw new ResultFileError(path, headerIndex + 1, required, 'missing from the CSV header');
-  }
+/** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
+export function rowsCsvReader(path: string): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
-  for (let i = headerIndex + 1; i < lines.length; i++) {
-    if ((lines[i] as string).trim() === '') continue;
-    const values = splitCsvLine(lines[i] as string, path, i + 1);
-    if (values.length !== header.length) {
-      throw new ResultFileError(
-        path,
-        i + 1,
-        undefined,
-        `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
-      );
-    }
-    rows.push(
-      toRow(Object.fromEntries(header.map((name, j) => [name, (values[j] as string).trim()])), path, i + 1),
-    );
-  }
-  return { rows };
+  const fail = new Fail(path);
+  let header: string[] | undefined;
+  return {
+    line(text, line) {
+      if (text.trim() === '') return;
+      if (header === undefined) {
+        const names = splitCsvLine(text, path, line).map((name) => name.trim());
+        const twice = names.find((name, j) => names.indexOf(name) !== j);
+        if (twice !== undefined)
+          throw new ResultFileError(
+            path,
+            line,
+            twice === '' ? '(unnamed)' : twice,
+            'appears twice in the CSV header; keep one column per name',
+          );
+        for (const required of ['task', 'sample', 'passed']) {
+          if (!names.includes(required))
+            throw new ResultFileError(path, line, required, 'missing from the CSV header');
+        }
+        header = names;
+        return;
+      }
+      const values = splitCsvLine(text, path, line);
+      if (values.length !== header.length) {
+        throw new ResultFileError(
+          path,
+          line,
+          undefined,
+          `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
+        );
+      }
+      const record: Record<string, unknown> = {};
+      for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
+      rows.push(toRow(record, fail, line));
+    },
+    end: () => rowsFile(path, 'csv', rows),
+  };
 }
 
 /**
@@ -237,68 +302,41 @@ export function parseResultText(
   text: string,
   { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {},
 ): ResultFile {
-  const body = withoutBom(text);
-  const chosen = format ?? (body.trimStart().startsWith('{') ? 'jsonl' : 'csv');
-  const parsed: Parsed = chosen === 'jsonl' ? parseJsonl(body, path) : parseCsv(body, path);
-  if (parsed.rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
-  const file: ResultFile = { path, format: chosen, rows: parsed.rows };
-  if (parsed.harness !== undefined) {
-    file.harness = parsed.harness;
-    file.harnessSource = 'header';
-  }
-  if (parsed.header !== undefined) file.header = parsed.header;
-  return file;
+  const chosen =
+    format ??
+    (text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('{')
+      ? 'jsonl'
+      : 'csv');
+  return readText(text, chosen === 'jsonl' ? rowsJsonlReader(path) : rowsCsvReader(path));
 }
 
 /**
- * The bytes of a file, or a ResultFileError naming the path in one line: missing, a folder, not
- * readable (permissions), or anything else the file system refuses.
- * `missing` is returned as undefined when `optional` (a sidecar that is not there).
+ * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results
+ * file), or a ResultFileError naming the path in one line: missing, a folder, not readable
+ * (permissions), a Git LFS pointer, or over MAX_TEXT_BYTES. `missing` is returned as undefined
+ * when `optional` (a sidecar that is not there).
  */
 export function readBytes(path: string, { optional = false } = {}): Buffer | undefined {
-  let kind: 'file' | 'folder' | 'other';
-  try {
-    const stats = statSync(path);
-    kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      if (optional) return undefined;
-      throw new ResultFileError(path, 0, undefined, 'no such file');
-    }
-    throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
-  }
-  if (kind === 'folder')
+  const size = fileSize(path, { optional });
+  if (size === undefined) return undefined;
+  if (size > MAX_TEXT_BYTES)
     throw new ResultFileError(
       path,
       0,
       undefined,
-      'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
+      `over ${MAX_TEXT_LABEL}, more than this reader reads whole`,
     );
-  if (kind === 'other') throw new ResultFileError(path, 0, undefined, 'is not a regular file');
+  let bytes: Buffer;
   try {
-    return readFileSync(path);
+    bytes = readFileSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      code === 'EACCES' || code === 'EPERM'
-        ? 'cannot read: permission denied'
-        : `cannot read (${code ?? (error as Error).message})`,
-    );
+    throw readError(path, error);
   }
-}
-
-/** The format the project's own reader picks for a path: by extension, else from the content. */
-function rowsFormatOf(path: string): 'jsonl' | 'csv' | undefined {
-  const extension = path.toLowerCase().split('.').pop();
-  return extension === 'csv'
-    ? 'csv'
-    : extension === 'jsonl' || extension === 'ndjson' || extension === 'json'
-      ? 'jsonl'
-      : undefined;
+  if (isLfsPointer(bytes)) throw lfsPointerError(path);
+  return bytes;
 }
 
 /**
@@ -338,16 +376,4 @@ export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
   file.harness = harness;
   file.harnessSource ??= 'sidecar';
   return file;
-}
-
-/**
- * Reads a result file and its optional sidecar `FILE.harness.json`. A header and a sidecar that
- * disagree is an error (which one is true?).
- * @throws ResultFileError on a file that cannot be read (missing, a folder, no permission) or
- *   is malformed, always in one line naming the path.
- */
-export function readResultFile(path: string): ResultFile {
-  const format = rowsFormatOf(path);
-  const text = (readBytes(path) as Buffer).toString('utf8');
-  return addSidecarHarness(parseResultText(text, format === undefined ? { path } : { path, format }), path);
 }

@@ -48,14 +48,17 @@ export interface ComparisonReport {
   warnings: string[];
 }
 
-/** The env seed recorded for each (task, sample) of the rows, keyed by JSON [task, sample]. */
-function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<string, unknown> {
-  const seeds = new Map<string, unknown>();
+/** The env seed recorded for each (task, sample) of the rows, by task, then sample (undefined when none). */
+function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<string, Map<number, unknown>> {
+  const seeds = new Map<string, Map<number, unknown>>();
   for (const row of rows) {
     if (run !== undefined && row.run !== run) continue;
-    const key = JSON.stringify([row.task, row.sample]);
+    let samples = seeds.get(row.task);
+    if (samples === undefined) seeds.set(row.task, (samples = new Map()));
     const seed = row.extra?.envSeed;
-    if (!seeds.has(key) || (seeds.get(key) === undefined && seed !== undefined)) seeds.set(key, seed);
+    // the first row of a sample decides, unless it records no seed and a later turn does
+    if (!samples.has(row.sample) || (samples.get(row.sample) === undefined && seed !== undefined))
+      samples.set(row.sample, seed);
   }
   return seeds;
 }
@@ -73,17 +76,19 @@ export function pairingOf(
   let withSeeds = 0;
   let matched = 0;
   const differing: Pairing['differing'] = [];
-  for (const [key, a] of seedsA) {
-    if (!seedsB.has(key)) continue;
-    const [task, sample] = JSON.parse(key) as [string, number];
-    if (!tasks.has(task)) continue;
-    total++;
-    const b = seedsB.get(key);
-    const recorded = (value: unknown) => typeof value === 'number' || typeof value === 'string';
-    if (!recorded(a) || !recorded(b)) continue;
-    withSeeds++;
-    if (a === b) matched++;
-    else if (differing.length < 5) differing.push({ task, sample, a, b });
+  const recorded = (value: unknown) => typeof value === 'number' || typeof value === 'string';
+  for (const [task, samplesA] of seedsA) {
+    const samplesB = seedsB.get(task);
+    if (samplesB === undefined || !tasks.has(task)) continue;
+    for (const [sample, a] of samplesA) {
+      if (!samplesB.has(sample)) continue;
+      total++;
+      const b = samplesB.get(sample);
+      if (!recorded(a) || !recorded(b)) continue;
+      withSeeds++;
+      if (a === b) matched++;
+      else if (differing.length < 5) differing.push({ task, sample, a, b });
+    }
   }
   const kind =
     total > 0 && withSeeds === total && matched === total
@@ -143,6 +148,13 @@ export function compareResults(
     ratesA.push(score(taskA.outcomes));
     ratesB.push(score(taskB.outcomes));
     scored.add(taskA.task);
+  }
+  if (ratesA.length === 0 && tooFewSamples.length > 0) {
+    const most = (tasks: readonly TaskOutcomes[]) =>
+      tasks.reduce((largest, { outcomes }) => Math.max(largest, outcomes.length), 0);
+    throw new RangeError(
+      `k = ${k} is more than the samples per task (at most ${most(a.tasks)} in A, ${most(b.tasks)} in B): pass@${k} needs at least ${k} samples of a task in both files; choose a k up to the samples per task`,
+    );
   }
   if (ratesA.length === 0)
     throw new RangeError('the two results share no task that can be scored (tasks are paired by id)');

@@ -9,9 +9,14 @@ import {
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import { passAtK } from '../passAtK.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
-import { prefixAllCorrectAtK, prefixPassAtK } from '../prefix.ts';
 import type { RandomSource } from '../randomSource.ts';
-import { resampledInterval, resampledRatioInterval, resampleIndices, type Estimate } from './resample.ts';
+import {
+  percentileInterval,
+  resampleMeans,
+  taskProfile,
+  type Estimate,
+  type TaskProfile,
+} from './resample.ts';
 
 export interface Check {
   name: string;
@@ -21,6 +26,21 @@ export interface Check {
 
 /** Below this many tasks a task-level interval is shown but flagged as unreliable. */
 export const FEW_TASKS = 5;
+
+/**
+ * Bounds on one report's bootstrap: task draws (reps x tasks; some 10 ns each, so about a
+ * minute) and replicate statistics kept for the percentiles (reps x (3 + 4 x the k every task
+ * can be scored at); 8 bytes each, 800 MB).
+ */
+export const BOOTSTRAP_LIMITS = { draws: 5_000_000_000, replicateValues: 100_000_000 } as const;
+
+/** The most replicates a report over `tasks` tasks and `scoredKs` values of k stays within BOOTSTRAP_LIMITS with. */
+export function mostReps(tasks: number, scoredKs: number): number {
+  return Math.min(
+    Math.floor(BOOTSTRAP_LIMITS.draws / tasks),
+    Math.floor(BOOTSTRAP_LIMITS.replicateValues / (3 + 4 * scoredKs)),
+  );
+}
 
 export interface MetricsReport {
   tasks: number;
@@ -59,19 +79,33 @@ export interface MetricsReport {
   checks: Check[];
 }
 
-/** Applies `perTask` to every task, or null when some task has fewer than k samples. */
-function perTaskValues(
-  tasks: readonly TaskOutcomes[],
-  k: number,
-  perTask: (outcomes: Uint8Array, c: number) => number,
-): Float64Array | null {
-  if (tasks.some(({ outcomes }) => outcomes.length < k)) return null;
-  return Float64Array.from(tasks, ({ outcomes }) =>
-    perTask(
-      outcomes,
-      outcomes.reduce((sum, value) => sum + value, 0),
-    ),
-  );
+/** The mean of per-task values in task order (the estimate beside each interval). */
+function meanOf(values: ArrayLike<number>): number {
+  let total = 0;
+  for (let j = 0; j < values.length; j++) total += values[j] as number;
+  return total / values.length;
+}
+
+/**
+ * The tasks' distinct (n, c), and which one each task has: a per-task value that depends on n
+ * and c only is computed once per class.
+ */
+function countsClasses(profiles: readonly TaskProfile[]): {
+  classes: Array<{ trials: number; successes: number }>;
+  classOf: Int32Array;
+} {
+  const index = new Map<string, number>();
+  const classes: Array<{ trials: number; successes: number }> = [];
+  const classOf = Int32Array.from(profiles, ({ trials, successes }) => {
+    const key = `${trials},${successes}`;
+    let found = index.get(key);
+    if (found === undefined) {
+      index.set(key, (found = classes.length));
+      classes.push({ trials, successes });
+    }
+    return found;
+  });
+  return { classes, classOf };
 }
 
 /**
@@ -114,29 +148,47 @@ export function computeMetrics(
 ): MetricsReport {
   if (tasks.length === 0) throw new RangeError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
-  const sizes = tasks.map(({ outcomes }) => outcomes.length);
+  const profiles = tasks.map(({ outcomes }) => taskProfile(outcomes));
+  const sizes = profiles.map(({ trials }) => trials);
   // a loop, not Math.min(...sizes): a spread of some 100,000 tasks overflows the stack
   const minSamples = sizes.reduce((a, b) => Math.min(a, b), Infinity);
   const maxSamples = sizes.reduce((a, b) => Math.max(a, b), 0);
-  const successes = tasks.map(({ outcomes }) => outcomes.reduce((sum, value) => sum + value, 0));
+  const successes = profiles.map(({ successes: c }) => c);
   const counts = { successes, trials: sizes };
-  const resampled = tasks.length >= 2;
-  const indices = resampled ? resampleIndices(tasks.length, reps, rng) : new Int32Array(0);
-  const interval = (values: Float64Array | null): Estimate | null => {
-    if (values === null) return null;
-    if (resampled) return resampledInterval(values, indices, level);
-    return { estimate: values.reduce((a, b) => a + b, 0) / values.length, low: null, high: null };
+  const { classes, classOf } = countsClasses(profiles);
+  // the mean over tasks, in task order, of a value computed once per (n, c)
+  const perCounts = (perTask: (trials: number, successes: number) => number) => {
+    const values = Float64Array.from(classes, ({ trials, successes: c }) => perTask(trials, c));
+    let total = 0;
+    for (let j = 0; j < classOf.length; j++) total += values[classOf[j] as number] as number;
+    return total / classOf.length;
   };
-  const rates = Float64Array.from(tasks, ({ outcomes }, j) => (successes[j] as number) / outcomes.length);
-  const meanAccuracy = interval(rates) as Estimate;
+  // the share of tasks, in task order, whose first success (failure) falls within the first k
+  const shareOf = (test: (profile: TaskProfile) => boolean) => {
+    let total = 0;
+    for (const profile of profiles) if (test(profile)) total++;
+    return total / profiles.length;
+  };
+  const resampled = tasks.length >= 2;
+  // the k that every task can be scored at; the others give null
+  const scoredKs = sortedKs.filter((k) => k <= minSamples);
+  const replicates = resampled ? resampleMeans(profiles, scoredKs, { reps, rng }) : undefined;
+  const interval = (estimate: number, means: Float64Array | undefined): Estimate => ({
+    estimate,
+    ...(means === undefined ? { low: null, high: null } : percentileInterval(means, level)),
+  });
+  const meanAccuracy = interval(
+    meanOf(profiles.map(({ trials, successes: c }) => c / trials)),
+    replicates?.meanAccuracy,
+  );
   const firstSampleAccuracy = interval(
-    Float64Array.from(tasks, ({ outcomes }) => outcomes[0] as number),
-  ) as Estimate;
+    shareOf(({ firstSuccess }) => firstSuccess === 0),
+    replicates?.firstSampleAccuracy,
+  );
   const totalSuccesses = successes.reduce((a, b) => a + b, 0);
   const episodes = sizes.reduce((a, b) => a + b, 0);
-  const pooledTaskLevel = resampled
-    ? resampledRatioInterval(successes, sizes, indices, level)
-    : { low: null, high: null };
+  const pooledTaskLevel =
+    replicates === undefined ? { low: null, high: null } : percentileInterval(replicates.pooledShare, level);
   const episodeLevel =
     episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
   const { rho, effect } = clustering(counts);
@@ -186,19 +238,23 @@ export function computeMetrics(
     checks: [],
   };
   for (const k of sortedKs) {
-    report.passAtK[k] = interval(perTaskValues(tasks, k, (outcomes, c) => passAtK(outcomes.length, c, k)));
-    report.prefixPassAtK[k] = interval(perTaskValues(tasks, k, (outcomes) => prefixPassAtK(outcomes, k)));
-    report.allCorrectAtK[k] = interval(
-      perTaskValues(tasks, k, (outcomes) => prefixAllCorrectAtK(outcomes, k)),
+    const index = scoredKs.indexOf(k);
+    const at = (estimate: () => number, means: Float64Array[] | undefined) =>
+      index < 0 ? null : interval(estimate(), means?.[index]);
+    report.passAtK[k] = at(() => perCounts((n, c) => passAtK(n, c, k)), replicates?.passAtK);
+    report.prefixPassAtK[k] = at(
+      () => shareOf(({ firstSuccess }) => firstSuccess < k),
+      replicates?.prefixPassAtK,
     );
-    report.unbiasedAllCorrectAtK[k] = interval(
-      perTaskValues(tasks, k, (outcomes, c) => allCorrectAtK(outcomes.length, c, k)),
+    report.allCorrectAtK[k] = at(
+      () => shareOf(({ firstFailure }) => firstFailure >= k),
+      replicates?.prefixAllCorrectAtK,
     );
-    report.plugInPassAtK[k] =
-      tasks.reduce(
-        (sum, { outcomes }, j) => sum + plugInPassAtK(outcomes.length, successes[j] as number, k),
-        0,
-      ) / tasks.length;
+    report.unbiasedAllCorrectAtK[k] = at(
+      () => perCounts((n, c) => allCorrectAtK(n, c, k)),
+      replicates?.allCorrectAtK,
+    );
+    report.plugInPassAtK[k] = perCounts((n, c) => plugInPassAtK(n, c, k));
     report.pooledPlugInPassAtK[k] = 1 - (1 - meanAccuracy.estimate) ** k;
   }
   report.checks = consistencyChecks(report, tasks, sortedKs);
@@ -213,16 +269,27 @@ function consistencyChecks(
   ks: readonly number[],
 ): Check[] {
   const checks: Check[] = [];
+  // how many tasks have fewer than k samples, from the sorted sizes; the first few named, in file order
+  const sizes = Float64Array.from(tasks, ({ outcomes }) => outcomes.length).sort();
   for (const k of ks) {
-    const short = tasks.filter(({ outcomes }) => outcomes.length < k);
+    let below = 0;
+    for (let high = sizes.length; below < high;) {
+      const middle = (below + high) >>> 1;
+      if ((sizes[middle] as number) < k) below = middle + 1;
+      else high = middle;
+    }
+    const short: TaskOutcomes[] = [];
+    for (const task of tasks) {
+      if (short.length === 8 || below === 0) break;
+      if (task.outcomes.length < k) short.push(task);
+    }
     checks.push({
       name: `k=${k} <= n`,
-      ok: short.length === 0,
+      ok: below === 0,
       detail:
-        short.length === 0
+        below === 0
           ? `every task has at least ${k} samples`
-          : `${short.length} task(s) have fewer than ${k} samples, so pass@${k} is not computed: ${short
-              .slice(0, 8)
+          : `${below} task(s) have fewer than ${k} samples, so pass@${k} is not computed: ${short
               .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
               .join(', ')}`,
     });

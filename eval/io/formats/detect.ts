@@ -1,6 +1,15 @@
 import { ResultFileError } from '../errors.ts';
-import type { ResultFormat } from '../resultFile.ts';
-import { decodeText, isObject, jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
+import { rowsCsvReader, rowsJsonlReader, type ResultFile, type ResultFormat } from '../resultFile.ts';
+import { MAX_TEXT_BYTES, type LineReader } from '../source.ts';
+import { humanEvalReader } from './humaneval.ts';
+import { inspectJsonReader, parsedInspectJson, tooLargeLog, type InspectOptions } from './inspect.ts';
+import { isObject, jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
+import { lmEvalReader, type LmEvalOptions } from './lmEval.ts';
+
+/** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
+export interface ReadOptions extends InspectOptions, LmEvalOptions {
+  format?: FormatChoice;
+}
 
 /** What `--format` accepts: `auto` detects from the content; `inspect` is either container. */
 export const FORMAT_CHOICES = ['auto', 'jsonl', 'csv', 'humaneval', 'inspect', 'lm-eval'] as const;
@@ -34,7 +43,7 @@ function formatOfRecord(
   path: string,
   line: number,
   container: string,
-): ResultFormat {
+): Exclude<ResultFormat, 'inspect-eval'> {
   const kind = recordKind(record);
   if (kind === 'rows') return 'jsonl';
   if (kind === 'humaneval') return 'humaneval';
@@ -51,81 +60,106 @@ function formatOfRecord(
   throw unknownFormat(path, line, `${container} with ${keysOf(record)}`);
 }
 
-/**
- * The first line of a text that is not blank once trimmed, with its 1-based number and where the
- * trimmed line starts in the text; found by a scan, the text is not split.
- */
-function firstNonBlankLine(text: string): { line: number; source: string; offset: number } | undefined {
-  let start = 0;
-  for (let line = 1; start <= text.length; line++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const raw = text.slice(start, end);
-    const source = raw.trim();
-    if (source !== '') return { line, source, offset: start + raw.length - raw.trimStart().length };
-    start = end + 1;
-  }
-  return undefined;
-}
-
-/** Only JSON's whitespace (what JSON.parse skips around a value). */
-const JSON_SPACE = /^[ \t\n\r]*$/;
-
-/** A file's format with what telling it took, so that the reader need not do it again. */
-export interface Detection {
-  format: ResultFormat;
-  /** The file's text (decodeText); absent for a zip archive. */
-  text?: string;
-  /** An Inspect log's whole text parsed as one JSON document, when telling the format took parsing it. */
-  document?: unknown;
+/** The reader of a text format, chosen by --format or found by `detectingReader`. */
+export function readerFor(
+  format: Exclude<ResultFormat, 'inspect-eval'>,
+  path: string,
+  options: ReadOptions,
+): LineReader<ResultFile> {
+  if (format === 'jsonl') return rowsJsonlReader(path);
+  if (format === 'csv') return rowsCsvReader(path);
+  if (format === 'humaneval') return humanEvalReader(path);
+  if (format === 'lm-eval') return lmEvalReader(path, options);
+  return inspectJsonReader(path, options);
 }
 
 /**
- * The format of a file from its content (after any gzip layer):
- * - a zip archive: an Inspect `.eval` log;
- * - JSON whose first line is an object: by its keys, `task` (or a `harness` header) for result
- *   rows, `task_id` and `passed` for HumanEval results, `doc_id` for lm-evaluation-harness
- *   samples, `eval` for an Inspect `.json` log written on one line;
- * - a JSON document over several lines (an Inspect `.json` log as Inspect writes it, indented);
- * - text whose first line names a column `task`, `sample` or `passed`: result rows in CSV.
+ * Reads a text of any format (an archive is told apart before, by its bytes), the format found
+ * from the first line that is not blank:
+ * - a JSON object on that line: by its keys, `task` (or a `harness` header) for result rows,
+ *   `task_id` and `passed` for HumanEval results, `doc_id` for lm-evaluation-harness samples,
+ *   `eval` for an Inspect `.json` log written on one line;
+ * - a first line that is not JSON on its own: a JSON document over several lines (an Inspect
+ *   `.json` log as Inspect writes it, indented), parsed whole once read; when it is not one, the
+ *   lines are result rows with a broken first line. A document over MAX_TEXT_BYTES is refused, by
+ *   its `size` (unpacked; `undefined` when not known before reading) when it is known;
+ * - text naming a column `task`, `sample` or `passed`: result rows in CSV.
  * Anything else is one ResultFileError naming what was found and what is expected.
  */
-export function detectFormat(bytes: Uint8Array, path: string): Detection {
-  if (isZip(bytes)) return { format: 'inspect-eval' };
-  const text = decodeText(bytes);
-  const first = firstNonBlankLine(text);
-  if (first === undefined) return { format: 'jsonl', text };
-  const { line, source, offset } = first;
-  if (source.startsWith('{')) {
-    let value: unknown;
-    try {
-      value = parsePythonJson(source);
-    } catch {
-      // not one object on one line: a JSON document over several lines, or a broken line of rows
+export function detectingReader(
+  path: string,
+  options: ReadOptions,
+  size: number | undefined,
+): LineReader<ResultFile> {
+  let reader: LineReader<ResultFile> | undefined;
+  let document: { first: string; lines: string[]; bytes: number } | undefined;
+  const replay = (into: LineReader<ResultFile>, lines: string[]) => {
+    lines.forEach((text, i) => into.line(text, i + 1));
+    return into.end();
+  };
+  return {
+    line(text, line) {
+      if (reader !== undefined) return reader.line(text, line);
+      if (document !== undefined) {
+        document.bytes += Buffer.byteLength(text) + 1;
+        if (document.bytes > MAX_TEXT_BYTES) {
+          if (document.first === '{') throw tooLargeLog(path);
+          replay(rowsJsonlReader(path), document.lines);
+        }
+        document.lines.push(text);
+        return;
+      }
+      const source = text.trim();
+      if (source === '') return;
+      if (source.startsWith('{')) {
+        let value: unknown;
+        try {
+          value = parsePythonJson(source);
+        } catch {
+          // not one object on one line: a JSON document over several lines, or a broken line of rows
+          if (source === '{' && size !== undefined && size > MAX_TEXT_BYTES) throw tooLargeLog(path);
+          if (source !== '{' && size !== undefined && size > MAX_TEXT_BYTES) reader = rowsJsonlReader(path);
+          else {
+            document = {
+              first: source,
+              lines: [...Array<string>(line - 1).fill(''), text],
+              bytes: text.length,
+            };
+            return;
+          }
+        }
+        if (reader === undefined) {
+          const format = isObject(value) ? formatOfRecord(value, path, line, 'a JSON object') : 'jsonl';
+          reader =
+            format === 'inspect-json'
+              ? inspectJsonReader(path, options, { line, value })
+              : readerFor(format, path, options);
+        }
+        return reader.line(text, line);
+      }
+      if (source.startsWith('[')) throw unknownFormat(path, line, 'a JSON array');
+      const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
+      if (!columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
+        throw unknownFormat(path, line, 'text without the columns task, sample, passed');
+      reader = rowsCsvReader(path);
+      reader.line(text, line);
+    },
+    end() {
+      if (reader !== undefined) return reader.end();
+      if (document === undefined) return rowsJsonlReader(path).end();
+      const text = document.lines.join('\n');
       let whole: unknown;
       try {
         whole = parsePythonJson(text);
       } catch (error) {
-        if (source === '{')
+        if (document.first === '{')
           throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
-        return { format: 'jsonl', text };
+        return replay(rowsJsonlReader(path), document.lines);
       }
-      if (!isObject(whole)) return { format: 'jsonl', text };
+      if (!isObject(whole)) return replay(rowsJsonlReader(path), document.lines);
       const format = formatOfRecord(whole, path, 0, 'a JSON document');
-      return format === 'inspect-json' ? { format, text, document: whole } : { format, text };
-    }
-    if (!isObject(value)) return { format: 'jsonl', text };
-    const format = formatOfRecord(value, path, line, 'a JSON object');
-    // an Inspect log on one line that is the whole text but for JSON whitespace: the text parses to this value
-    const whole =
-      format === 'inspect-json' &&
-      JSON_SPACE.test(text.slice(0, offset)) &&
-      JSON_SPACE.test(text.slice(offset + source.length));
-    return whole ? { format, text, document: value } : { format, text };
-  }
-  if (source.startsWith('[')) throw unknownFormat(path, line, 'a JSON array');
-  const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
-  if (columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
-    return { format: 'csv', text };
-  throw unknownFormat(path, line, 'text without the columns task, sample, passed');
+      if (format === 'inspect-json') return parsedInspectJson(whole, path, options);
+      return replay(readerFor(format, path, options), document.lines);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
-import { idOf, jsonLines, mixedFormat } from './json.ts';
+import type { LineReader } from '../source.ts';
+import { idOf, jsonLine, mixedFormat } from './json.ts';
 
 /**
  * HumanEval's `evaluate_functional_correctness SAMPLES` output, `SAMPLES_results.jsonl`
@@ -12,47 +13,61 @@ import { idOf, jsonLines, mixedFormat } from './json.ts';
  *   the order of the samples file and of HumanEval's own `completion_id`;
  * - passed: `passed` (true/false; 1/0 is taken too).
  *
- * `result` is kept in the row's `extra`; the completion is not. The file records no generation
- * settings: a sidecar `FILE.harness.json` adds them.
+ * `result` is kept in the row's `extra`; the completion is not. The benchmark is the task ids'
+ * common prefix (`HumanEval` of `HumanEval/0`). The file records no generation settings: a
+ * sidecar `FILE.harness.json` adds them.
  * @throws ResultFileError naming the line and field of a line that is not a results line.
  */
-export function parseHumanEval(text: string, path: string): ResultFile {
+export function humanEvalReader(path: string): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
   const samplesOf = new Map<string, number>();
-  const records = jsonLines(text, path);
-  const firstLine = records[0]?.line ?? 1;
-  for (const { line, record } of records) {
-    const fail = (field: string, detail: string): never => {
-      throw new ResultFileError(path, line, field, detail);
-    };
-    if (!('task_id' in record))
-      throw (
-        mixedFormat(path, line, record, 'humaneval', firstLine) ??
-        fail('task_id', 'missing (a HumanEval results line has task_id, completion, result and passed)')
-      );
-    if (!('passed' in record))
-      fail(
-        'passed',
-        'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl',
-      );
-    const task =
-      idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
-    const { passed } = record;
-    if (passed !== true && passed !== false && passed !== 1 && passed !== 0)
-      fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
-    const sample = samplesOf.get(task) ?? 0;
-    samplesOf.set(task, sample + 1);
-    const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
-    if (typeof record.result === 'string') row.extra = { result: record.result };
-    rows.push(row);
-  }
-  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+  let firstLine: number | undefined;
   return {
-    path,
-    format: 'humaneval',
-    rows,
-    notes: [
-      "outcome: 'passed'; task = task_id, sample = the line's position among its task's lines, in file order",
-    ],
+    line(text, line) {
+      const record = jsonLine(text, line, path);
+      if (record === undefined) return;
+      firstLine ??= line;
+      const fail = (field: string, detail: string): never => {
+        throw new ResultFileError(path, line, field, detail);
+      };
+      if (!('task_id' in record))
+        throw (
+          mixedFormat(path, line, record, 'humaneval', firstLine) ??
+          fail('task_id', 'missing (a HumanEval results line has task_id, completion, result and passed)')
+        );
+      if (!('passed' in record))
+        fail(
+          'passed',
+          'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl',
+        );
+      const task =
+        idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
+      const { passed } = record;
+      if (passed !== true && passed !== false && passed !== 1 && passed !== 0)
+        fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
+      const sample = samplesOf.get(task) ?? 0;
+      samplesOf.set(task, sample + 1);
+      const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
+      if (typeof record.result === 'string') row.extra = { result: record.result };
+      rows.push(row);
+    },
+    end() {
+      if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+      // HumanEval names its problems HumanEval/0, HumanEval/1, ...; variants keep the form
+      const prefixes = new Set([...samplesOf.keys()].map((task) => /^(.+)\/[^/]*$/.exec(task)?.[1]));
+      const [prefix] = prefixes;
+      return {
+        path,
+        format: 'humaneval',
+        rows,
+        benchmark:
+          prefixes.size === 1 && prefix !== undefined
+            ? { tool: 'HumanEval', name: prefix, source: `the task_id prefix '${prefix}/'` }
+            : { tool: 'HumanEval' },
+        notes: [
+          "outcome: 'passed'; task = task_id, sample = the line's position among its task's lines, in file order",
+        ],
+      };
+    },
   };
 }

@@ -1,7 +1,7 @@
-import AdmZip from 'adm-zip';
-import { decompress as zstdDecompress } from 'fzstd';
 import { ResultFileError } from '../errors.ts';
 import type { ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
+import { MAX_TEXT_BYTES, MAX_TEXT_LABEL, type LineReader, type RandomAccess } from '../source.ts';
+import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts';
 
 /**
@@ -38,11 +38,30 @@ export interface InspectOptions {
 /** Inspect's key for a legacy single `score` before the scorer's name is known (`_log.py`). */
 const SCORER_PLACEHOLDER = '88F74D2C';
 
-interface SampleRecord {
-  record: Record<string, unknown>;
+/**
+ * What the reader keeps of one sample once it is read: its id, epoch, scores and whether it
+ * errored. A sample's messages and events (most of a log) are let go at once, so that memory
+ * follows the largest sample, not the log.
+ */
+interface SampleSummary {
+  id: unknown;
+  epoch: unknown;
+  /** The sample's `scores`, or its legacy single `score`. */
+  scores: unknown;
+  score: unknown;
+  errored: boolean;
   /** Where the sample is, for messages: `samples[3]` or an archive entry's name. */
   where: string;
 }
+
+const summaryOf = (record: Record<string, unknown>, where: string): SampleSummary => ({
+  id: record.id,
+  epoch: record.epoch,
+  scores: record.scores,
+  score: record.score,
+  errored: record.error != null,
+  where,
+});
 
 /** The harness fields of an `EvalSpec` and `EvalPlan`: what generated the samples. */
 function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
@@ -105,11 +124,11 @@ function resultScores(
 }
 
 /** A sample's scores by scorer name; a legacy single `score` goes to the first scorer of the results. */
-function scoresOf(record: Record<string, unknown>, firstScorer: string | undefined): Record<string, unknown> {
-  const scores: Record<string, unknown> = isObject(record.scores)
-    ? { ...record.scores }
-    : isObject(record.score)
-      ? { [SCORER_PLACEHOLDER]: record.score }
+function scoresOf(sample: SampleSummary, firstScorer: string | undefined): Record<string, unknown> {
+  const scores: Record<string, unknown> = isObject(sample.scores)
+    ? { ...sample.scores }
+    : isObject(sample.score)
+      ? { [SCORER_PLACEHOLDER]: sample.score }
       : {};
   if (SCORER_PLACEHOLDER in scores) {
     scores[firstScorer ?? 'score'] = scores[SCORER_PLACEHOLDER];
@@ -139,7 +158,7 @@ const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(2
 /** The rows of an Inspect log from its header and its samples (shared by `.json` and `.eval`). */
 function inspectRows(
   log: Record<string, unknown>,
-  samples: SampleRecord[],
+  samples: SampleSummary[],
   path: string,
   format: 'inspect-json' | 'inspect-eval',
   options: InspectOptions,
@@ -158,22 +177,22 @@ function inspectRows(
       'samples',
       'none in this log (it was written without samples, or stopped before any finished)',
     );
-  const parsed = samples.map(({ record, where }) => {
+  const parsed = samples.map((sample) => {
+    const { id, epoch, where } = sample;
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
     };
-    const task =
-      idOf(record.id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(record.id)}`);
-    const epoch = record.epoch;
+    const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(id)}`);
     if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
       fail('epoch', `expected an integer from 1, got ${JSON.stringify(epoch)}`);
     return {
-      record,
+      id,
+      errored: sample.errored,
       where,
       task,
       epoch: epoch as number,
-      scores: scoresOf(record, scored[0]?.name),
-      key: sortKey(record.id),
+      scores: scoresOf(sample, scored[0]?.name),
+      key: sortKey(id),
     };
   });
   parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.epoch - b.epoch));
@@ -182,21 +201,21 @@ function inspectRows(
     const key = `${sample.task}\u0000${sample.epoch}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      const same = JSON.stringify(first.record.id) === JSON.stringify(sample.record.id);
+      const same = JSON.stringify(first.id) === JSON.stringify(sample.id);
       throw new ResultFileError(
         path,
         0,
         'id',
         same
-          ? `sample ${JSON.stringify(sample.record.id)} epoch ${sample.epoch} appears twice (${first.where} and ${sample.where})`
-          : `sample ids ${JSON.stringify(first.record.id)} and ${JSON.stringify(sample.record.id)} are one task here (task ids are compared as strings); rename one`,
+          ? `sample ${JSON.stringify(sample.id)} epoch ${sample.epoch} appears twice (${first.where} and ${sample.where})`
+          : `sample ids ${JSON.stringify(first.id)} and ${JSON.stringify(sample.id)} are one task here (task ids are compared as strings); rename one`,
       );
     }
     seen.set(key, sample);
   }
   const names = [...new Set(parsed.flatMap(({ scores }) => Object.keys(scores)))];
   if (names.length === 0) {
-    const errored = parsed.filter(({ record }) => record.error != null).length;
+    const errored = parsed.filter((sample) => sample.errored).length;
     throw new ResultFileError(
       path,
       0,
@@ -228,7 +247,7 @@ function inspectRows(
   const unscored: string[] = [];
   let partial = 0;
   for (const sample of parsed) {
-    const label = `id ${JSON.stringify(sample.record.id)} epoch ${sample.epoch}`;
+    const label = `id ${JSON.stringify(sample.id)} epoch ${sample.epoch}`;
     const reading = readValue(sample.scores[scorer], options.partialAs);
     if ('refused' in reading)
       throw new ResultFileError(
@@ -238,7 +257,7 @@ function inspectRows(
         `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`,
       );
     if ('missing' in reading) {
-      if (sample.record.error != null) errored.push(label);
+      if (sample.errored) errored.push(label);
       else unscored.push(label);
       continue;
     }
@@ -248,7 +267,7 @@ function inspectRows(
       sample: sample.epoch - 1,
       passed: reading.passed,
       line: rows.length + 1,
-      extra: { id: sample.record.id, epoch: sample.epoch },
+      extra: { id: sample.id, epoch: sample.epoch },
     });
   }
   if (rows.length === 0)
@@ -274,6 +293,14 @@ function inspectRows(
     notes.push(
       `${partial} partial-credit score(s) "P" read as ${options.partialAs} (Inspect's accuracy counts them 0.5)`,
     );
+  // results.total_samples (dataset samples x epochs): fewer sample records than that means the
+  // log holds part of its run (trimmed, or written with --log-samples off for some), so the
+  // reported value is over samples the rows do not have
+  const total = isObject(log.results) ? log.results.total_samples : undefined;
+  const coverage =
+    typeof total === 'number' && Number.isSafeInteger(total) && samples.length < total
+      ? { held: samples.length, counted: total, unit: 'samples' as const, where: 'results.total_samples' }
+      : undefined;
   const reported: ReportedValue[] = [];
   for (const score of scored.filter(({ name }) => name === scorer)) {
     for (const [name, metric] of Object.entries(score.metrics)) {
@@ -282,10 +309,12 @@ function inspectRows(
           name,
           value: metric.value,
           where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}`,
+          ...(coverage === undefined ? {} : { coverage }),
         });
       }
     }
   }
+  const task = log.eval.task;
   return {
     path,
     format,
@@ -294,6 +323,10 @@ function inspectRows(
     harnessSource: 'log',
     notes,
     ...(reported.length > 0 ? { reported } : {}),
+    benchmark:
+      typeof task === 'string' && task !== ''
+        ? { tool: 'Inspect', name: task, source: 'eval.task' }
+        : { tool: 'Inspect' },
   };
 }
 
@@ -306,12 +339,48 @@ function parseJson(text: string, path: string, where: string): unknown {
   }
 }
 
-/** An Inspect `.json` log: one `EvalLog` object. */
-export function parseInspectJson(text: string, path: string, options: InspectOptions = {}): ResultFile {
-  return parsedInspectJson(parseJson(text, path, ''), path, options);
+/**
+ * An Inspect `.json` log: one `EvalLog` object, which has to be parsed whole, so it is read as a
+ * text of at most MAX_TEXT_BYTES (an `.eval` log is read one sample at a time instead). `parsed`
+ * is the value of a log written on one line that detection parsed already.
+ */
+export function inspectJsonReader(
+  path: string,
+  options: InspectOptions = {},
+  parsed?: { line: number; value: unknown },
+): LineReader<ResultFile> {
+  const lines: string[] = [];
+  let bytes = 0;
+  return {
+    line(text, line) {
+      if (parsed !== undefined) {
+        if (line > parsed.line && text.trim() !== '')
+          throw new ResultFileError(path, line, undefined, 'not valid JSON (more text after the log)');
+        return;
+      }
+      bytes += Buffer.byteLength(text) + 1;
+      if (bytes > MAX_TEXT_BYTES) throw tooLargeLog(path);
+      lines.push(text);
+    },
+    end: () =>
+      parsedInspectJson(
+        parsed !== undefined ? parsed.value : parseJson(lines.join('\n'), path, ''),
+        path,
+        options,
+      ),
+  };
 }
 
-/** An Inspect `.json` log already parsed (by parsePythonJson, as parseInspectJson parses its text). */
+/** The one line for a `.json` log too large to parse whole. */
+export const tooLargeLog = (path: string) =>
+  new ResultFileError(
+    path,
+    0,
+    undefined,
+    `a JSON document over ${MAX_TEXT_LABEL}, more than one string can hold, so it cannot be parsed whole; write the Inspect log as .eval (inspect log convert --to eval), which is read one sample at a time`,
+  );
+
+/** An Inspect `.json` log already parsed (by parsePythonJson). */
 export function parsedInspectJson(log: unknown, path: string, options: InspectOptions = {}): ResultFile {
   if (!isObject(log) || !isObject(log.eval))
     throw new ResultFileError(
@@ -321,54 +390,31 @@ export function parsedInspectJson(log: unknown, path: string, options: InspectOp
       'not an Inspect log (expected a JSON object with eval and samples)',
     );
   const samples = Array.isArray(log.samples) ? log.samples : [];
-  const records = samples.map((record, i): SampleRecord => {
+  const summaries = samples.map((record, i): SampleSummary => {
     if (!isObject(record)) throw new ResultFileError(path, 0, undefined, `samples[${i}]: expected an object`);
-    return { record, where: `samples[${i}]` };
+    return summaryOf(record, `samples[${i}]`);
   });
-  return inspectRows(log, records, path, 'inspect-json', options);
+  return inspectRows(log, summaries, path, 'inspect-json', options);
 }
 
 const SAMPLE_ENTRY = /^samples\/.+_epoch_\d+(\.json|\/sample\.json)$/;
 
-/** The text of one archive entry: stored, deflated or zstd-compressed. */
-function entryText(entry: AdmZip.IZipEntry, path: string): string {
-  const method = entry.header.method;
-  try {
-    if (method === 0 || method === 8) return entry.getData().toString('utf8');
-    if (method === 93) return Buffer.from(zstdDecompress(entry.getCompressedData())).toString('utf8');
-  } catch (error) {
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      `entry '${entry.entryName}': cannot be decompressed (${(error as Error).message.split('\n')[0]})`,
-    );
-  }
-  throw new ResultFileError(
-    path,
-    0,
-    undefined,
-    `entry '${entry.entryName}': compression method ${method}, which this reader does not know (stored, deflate and zstd are read)`,
-  );
-}
-
-/** An Inspect `.eval` log: the zip archive's header and sample entries. */
-export function readInspectArchive(bytes: Buffer, path: string, options: InspectOptions = {}): ResultFile {
-  let entries: AdmZip.IZipEntry[];
-  try {
-    entries = new AdmZip(bytes).getEntries();
-  } catch (error) {
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      `not a readable zip archive (${(error as Error).message.split('\n')[0]})`,
-    );
-  }
+/**
+ * An Inspect `.eval` log: the zip archive's header and sample entries, read one entry at a time
+ * from `source` (an open file, or a buffer), each sample let go once summarised.
+ */
+export function readInspectArchive(
+  source: RandomAccess,
+  path: string,
+  options: InspectOptions = {},
+): ResultFile {
+  const entries = zipEntries(source, path);
   // a name written twice (a sample logged again) is read from its last entry, as Inspect does
-  const byName = new Map(entries.map((entry) => [entry.entryName, entry]));
-  const read = (name: string) =>
-    parseJson(entryText(byName.get(name) as AdmZip.IZipEntry, path), path, `entry '${name}': `);
+  const byName = new Map<string, ZipEntry>(entries.map((entry) => [entry.name, entry]));
+  const read = (name: string) => {
+    const entry = byName.get(name) as ZipEntry;
+    return parseJson(entryBytes(source, entry, path).toString('utf8'), path, `entry '${name}': `);
+  };
   const headerName = byName.has('header.json')
     ? 'header.json'
     : byName.has('_journal/start.json')
@@ -384,14 +430,14 @@ export function readInspectArchive(bytes: Buffer, path: string, options: Inspect
   const log = read(headerName);
   if (!isObject(log))
     throw new ResultFileError(path, 0, undefined, `entry '${headerName}': expected a JSON object`);
-  const samples = [...byName.keys()]
-    .filter((name) => SAMPLE_ENTRY.test(name))
-    .map((name): SampleRecord => {
-      const record = read(name);
-      if (!isObject(record))
-        throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
-      return { record, where: `entry '${name}'` };
-    });
+  const samples: SampleSummary[] = [];
+  for (const name of byName.keys()) {
+    if (!SAMPLE_ENTRY.test(name)) continue;
+    const record = read(name);
+    if (!isObject(record))
+      throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
+    samples.push(summaryOf(record, `entry '${name}'`));
+  }
   const file = inspectRows(log, samples, path, 'inspect-eval', options);
   if (headerName !== 'header.json')
     (file.notes as string[]).push(

@@ -64,6 +64,18 @@ export function duplicatedKey(source: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a flat object's text (no `{` or `[` inside) has each key once, known without a scan:
+ * its colons are its keys written plus the colons inside strings, so as many colons as the parsed
+ * object has keys means no key was written twice. `false` means "scan to find out".
+ */
+function flatWithoutDuplicates(source: string, value: Record<string, unknown>): boolean {
+  if (source.indexOf('{', 1) >= 0 || source.includes('[')) return false;
+  let colons = 0;
+  for (let at = source.indexOf(':'); at >= 0; at = source.indexOf(':', at + 1)) colons++;
+  return colons === Object.keys(value).length;
+}
+
 /** A JSON object (not null, not an array). */
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -137,51 +149,36 @@ export function mixedFormat(
   );
 }
 
-/** One JSON object of a JSON-lines file with its 1-based line. */
-export interface JsonLine {
-  line: number;
-  record: Record<string, unknown>;
-}
-
 /**
- * The JSON objects of a JSON-lines text, one per non-blank line (CRLF is fine), one at a time, so
- * that a reader checking each record before the next reports the file's first bad line. Lines are
- * read as Python tools write them (parsePythonJson), or, `strict`, by JSON.parse as it is (NaN
- * refused, its message given unchanged): the project's own rows.
- * @throws ResultFileError naming the line of text that is not a JSON object.
+ * The JSON object on one line of a JSON-lines file (its 1-based `line`), or `undefined` for a
+ * blank line. Lines are read as Python tools write them (parsePythonJson), or, `strict`, by
+ * JSON.parse as it is (NaN refused, its message given unchanged): the project's own rows.
+ * @throws ResultFileError naming the line when it is not one JSON object with each key once.
  */
-export function* eachJsonLine(
+export function jsonLine(
   text: string,
+  line: number,
   path: string,
   { strict = false }: { strict?: boolean } = {},
-): Generator<JsonLine> {
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const source = (lines[i] as string).trim();
-    if (source === '') continue;
-    let value: unknown;
-    try {
-      value = strict ? JSON.parse(source) : parsePythonJson(source);
-    } catch (error) {
-      throw new ResultFileError(
-        path,
-        i + 1,
-        undefined,
-        `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`,
-      );
-    }
-    if (!isObject(value))
-      throw new ResultFileError(path, i + 1, undefined, 'expected a JSON object per line');
-    const twice = duplicatedKey(source);
-    if (twice !== undefined)
-      throw new ResultFileError(path, i + 1, twice, 'appears twice in this object; keep one');
-    yield { line: i + 1, record: value };
+): Record<string, unknown> | undefined {
+  const source = text.trim();
+  if (source === '') return undefined;
+  let value: unknown;
+  try {
+    value = strict ? JSON.parse(source) : parsePythonJson(source);
+  } catch (error) {
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`,
+    );
   }
-}
-
-/** All the JSON objects of a JSON-lines text (eachJsonLine, read as Python writes them). */
-export function jsonLines(text: string, path: string): JsonLine[] {
-  return [...eachJsonLine(text, path)];
+  if (!isObject(value)) throw new ResultFileError(path, line, undefined, 'expected a JSON object per line');
+  const twice = flatWithoutDuplicates(source, value) ? undefined : duplicatedKey(source);
+  if (twice !== undefined)
+    throw new ResultFileError(path, line, twice, 'appears twice in this object; keep one');
+  return value;
 }
 
 /** An id (task, document, sample): a non-empty string (trimmed) or a JSON integer, as its decimal digits. */

@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ResultFileError } from '../errors.ts';
-import { readBytes, type ResultFile, type ResultRow } from '../resultFile.ts';
-import { idOf, isObject, jsonLines, list, mixedFormat, parsePythonJson, type JsonLine } from './json.ts';
+import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
+import type { LineReader } from '../source.ts';
+import { idOf, isObject, jsonLine, list, mixedFormat, parsePythonJson } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 const SAMPLE_FIELDS = new Set([
@@ -49,17 +50,32 @@ function responsesPerDocument(record: Record<string, unknown>): number {
   );
 }
 
+/** What one line keeps of a logged sample once read: its document, filter and metric values. */
+interface SampleLine {
+  line: number;
+  doc: unknown;
+  filter: unknown;
+  names: string[];
+  values: Record<string, unknown>;
+  repeats: number;
+}
+
+/**
+ * Metrics whose value is a list pooled across documents by lm-evaluation-harness: IFEval's
+ * `inst_level_*_acc` hold one bool per instruction of the prompt, and its `agg_inst_level_acc`
+ * (lm_eval/tasks/ifeval/utils.py) is the mean of all instructions of all documents pooled.
+ */
+const POOLED_LIST = /^inst_level_/;
+
 /** The lines of the chosen filter: every line when the file has one filter (or records none). */
 function linesOfFilter(
-  records: JsonLine[],
+  records: SampleLine[],
   path: string,
   filter: string | undefined,
-): { lines: JsonLine[]; filter: string | undefined } {
+): { lines: SampleLine[]; filter: string | undefined } {
   const filters = [
     ...new Set(
-      records
-        .map(({ record }) => record.filter)
-        .filter((value): value is string => typeof value === 'string'),
+      records.map((record) => record.filter).filter((value): value is string => typeof value === 'string'),
     ),
   ];
   if (filter === undefined) {
@@ -79,7 +95,7 @@ function linesOfFilter(
       undefined,
       `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`,
     );
-  const lines = records.filter(({ record }) => record.filter === filter);
+  const lines = records.filter((record) => record.filter === filter);
   if (lines.length === 0)
     throw new ResultFileError(
       path,
@@ -90,29 +106,19 @@ function linesOfFilter(
   return { lines, filter };
 }
 
-/** The rows of lm-evaluation-harness samples text (see readLmEvalSamples) with the metric and filter chosen. */
-function readSamples(
-  text: string,
-  path: string,
-  options: LmEvalOptions,
-): { file: ResultFile; metric: string; filter: string | undefined } {
-  const records = jsonLines(text, path);
-  const firstLine = records[0]?.line ?? 1;
-  for (const { line, record } of records) {
-    if (!('doc_id' in record))
-      throw (
-        mixedFormat(path, line, record, 'lm-eval', firstLine) ??
-        new ResultFileError(
-          path,
-          line,
-          'doc_id',
-          'missing (an lm-evaluation-harness sample has doc_id, doc, target, resps, filtered_resps and its metrics)',
-        )
-      );
-  }
+interface SamplesRead {
+  file: ResultFile;
+  metric: string;
+  filter: string | undefined;
+  /** The documents the chosen lines hold. */
+  documents: number;
+}
+
+/** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
+function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions): SamplesRead {
   if (records.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
   const { lines, filter } = linesOfFilter(records, path, options.filter);
-  const names = [...new Set(lines.flatMap(({ record }) => metricNames(record)))];
+  const names = [...new Set(lines.flatMap(({ names: lineNames }) => lineNames))];
   let metric = options.metric;
   if (metric !== undefined && !names.includes(metric))
     throw new ResultFileError(
@@ -138,46 +144,60 @@ function readSamples(
       );
     metric = names[0] as string;
   }
+  const chosen = metric;
   const rows: ResultRow[] = [];
   let repeats = 1;
-  let listed = false;
-  for (const { line, record } of lines) {
+  let pooled = false;
+  const documents = new Set<string>();
+  for (const { line, doc, values, names: lineNames, repeats: lineRepeats } of lines) {
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, line, field, detail);
     };
-    const task =
-      idOf(record.doc_id) ??
-      fail('doc_id', `expected an integer or a string, got ${JSON.stringify(record.doc_id)}`);
-    if (!(metric in record))
-      fail(metric, `missing (this line's metrics: ${list(metricNames(record)) || 'none'})`);
-    const value = record[metric];
+    const task = idOf(doc) ?? fail('doc_id', `expected an integer or a string, got ${JSON.stringify(doc)}`);
+    documents.add(task);
+    if (!(chosen in values)) fail(chosen, `missing (this line's metrics: ${list(lineNames) || 'none'})`);
+    const value = values[chosen];
     const notBinary = (shown: unknown): never =>
       fail(
-        metric as string,
+        chosen,
         `${JSON.stringify(shown)} is not 0 or 1: the outcome must be a 0/1 metric${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
       );
     if (Array.isArray(value)) {
+      if (!POOLED_LIST.test(chosen))
+        fail(
+          chosen,
+          `a list (${JSON.stringify(value).slice(0, 40)}), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function, which this reader does not know (it reads IFEval's inst_level_* lists, pooled as agg_inst_level_acc pools them); choose a metric with one 0/1 per document with --metric`,
+        );
       const bad = value.find((item) => !binary(item));
       if (value.length === 0 || bad !== undefined) notBinary(value.length === 0 ? value : bad);
-      listed = true;
-      value.forEach((item, sample) => rows.push({ task, sample, passed: item === 1 || item === true, line }));
+      pooled = true;
+      value.forEach((item, instruction) =>
+        rows.push({ task: `${task}:${instruction}`, sample: 0, passed: item === 1 || item === true, line }),
+      );
     } else {
       if (!binary(value)) notBinary(value);
       rows.push({ task, sample: 0, passed: value === 1 || value === true, line });
     }
-    repeats = Math.max(repeats, responsesPerDocument(record));
+    repeats = Math.max(repeats, lineRepeats);
   }
   const notes = [
-    `outcome: '${metric}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
+    `outcome: '${chosen}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
   ];
-  if (!listed) {
+  if (pooled)
     notes.push(
-      repeats > 1
-        ? `only one sample per task: the file holds up to ${repeats} responses per document (repeats) but lm-evaluation-harness records one '${metric}' per document, after the filter has reduced them to one answer; pass@k for k > 1 and the spread within a task need each response's outcome`
-        : `only one sample per task: lm-evaluation-harness scores each document once; pass@k for k > 1 and the spread within a task need several samples per task`,
+      `'${chosen}' holds one outcome per instruction of each prompt: each instruction is one task here (doc_id:index), so the mean accuracy is the mean over all instructions pooled, as lm-evaluation-harness's agg_inst_level_acc computes it; the instructions of one prompt share its response, so an interval over them is narrower than one over documents (prompt_level_* metrics give one outcome per document)`,
     );
-  }
-  return { file: { path, format: 'lm-eval', rows, notes }, metric, filter };
+  notes.push(
+    repeats > 1
+      ? `only one sample per task: the file holds up to ${repeats} responses per document (repeats) but lm-evaluation-harness records one '${chosen}' per document, after the filter has reduced them to one answer; pass@k for k > 1 and the spread within a task need each response's outcome`
+      : `only one sample per task: lm-evaluation-harness scores each document once; pass@k for k > 1 and the spread within a task need several samples per task`,
+  );
+  return {
+    file: { path, format: 'lm-eval', rows, notes },
+    metric: chosen,
+    filter,
+    documents: documents.size,
+  };
 }
 
 /**
@@ -188,10 +208,10 @@ function readSamples(
 function runResults(
   results: unknown,
   task: string,
-  metric: string,
-  filter: string | undefined,
+  read: SamplesRead,
   where: string,
 ): Pick<ResultFile, 'harness' | 'reported'> {
+  const { metric, filter, documents } = read;
   if (!isObject(results)) return {};
   const config = isObject(results.config) ? results.config : {};
   const taskConfig =
@@ -238,12 +258,19 @@ function runResults(
   const key = `${metric},${filter ?? 'none'}`;
   const value =
     isObject(results.results) && isObject(results.results[task]) ? results.results[task][key] : undefined;
-  return {
-    harness,
-    ...(typeof value === 'number'
-      ? { reported: [{ name: metric, value, where: `${where}: results.${task}['${key}']` }] }
-      : {}),
-  };
+  if (typeof value !== 'number') return { harness };
+  const reported: ReportedValue = { name: metric, value, where: `${where}: results.${task}['${key}']` };
+  // n-samples (lm_eval/evaluator_utils.py): the documents the run evaluated after --limit
+  const counts = isObject(results['n-samples']) ? results['n-samples'][task] : undefined;
+  const counted = isObject(counts) ? counts.effective : undefined;
+  if (typeof counted === 'number' && Number.isSafeInteger(counted) && documents < counted)
+    reported.coverage = {
+      held: documents,
+      counted,
+      unit: 'documents',
+      where: `${where}: n-samples.${task}.effective`,
+    };
+  return { harness, reported: [reported] };
 }
 
 const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl(?:\.gz)?$/;
@@ -251,7 +278,8 @@ const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+
 /**
  * lm-evaluation-harness `--log_samples` output, `samples_<task>_<date>.jsonl` (0.4.3 on; one line
  * per document and filter, written by `EvaluationTracker.save_results_samples` from the `example`
- * built in `lm_eval/evaluator.py`):
+ * built in `lm_eval/evaluator.py`), read one line at a time, keeping only each line's document,
+ * filter and metric values:
  *
  * - task: `doc_id` (the document's index in the task's split, read as its digits);
  * - passed: the chosen metric's value, which must be 0 or 1 (`exact_match`, `acc`, `acc_norm`, ...;
@@ -259,19 +287,66 @@ const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+
  *   document was scored under several filters (`filter`, e.g. `strict-match` and
  *   `flexible-extract`);
  * - sample: 0. The harness scores a document once, after its filter has reduced the `repeats`
- *   responses (`resps`) to one answer, so the file holds one outcome per document. A metric value
- *   that is a list of 0/1, one per response, is read as samples 0, 1, 2, ...
+ *   responses (`resps`) to one answer, so the file holds one outcome per document. IFEval's
+ *   `inst_level_*` lists (one bool per instruction) are read as lm-evaluation-harness pools them:
+ *   each instruction is one task, `doc_id:index`. Any other list is refused: how the harness
+ *   aggregates it is the task's own function.
  *
- * When the run's aggregated results are beside the samples, the harness (model, its arguments,
- * few-shot, generation settings, repeats, seeds, versions) and the reported value of the chosen
- * metric are taken from there.
+ * The benchmark is the task of the file name. When the run's aggregated results are beside the
+ * samples, the harness (model, its arguments, few-shot, generation settings, repeats, seeds,
+ * versions), the reported value of the chosen metric, and the documents it counts are taken from
+ * there.
  * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
  */
-export function readLmEvalSamples(text: string, path: string, options: LmEvalOptions = {}): ResultFile {
-  const { file, metric, filter } = readSamples(text, path, options);
+export function lmEvalReader(path: string, options: LmEvalOptions = {}): LineReader<ResultFile> {
+  const records: SampleLine[] = [];
+  let firstLine: number | undefined;
+  return {
+    line(text, line) {
+      const record = jsonLine(text, line, path);
+      if (record === undefined) return;
+      firstLine ??= line;
+      if (!('doc_id' in record))
+        throw (
+          mixedFormat(path, line, record, 'lm-eval', firstLine) ??
+          new ResultFileError(
+            path,
+            line,
+            'doc_id',
+            'missing (an lm-evaluation-harness sample has doc_id, doc, target, resps, filtered_resps and its metrics)',
+          )
+        );
+      const names = metricNames(record);
+      const values: Record<string, unknown> = {};
+      for (const name of names) if (name in record) values[name] = record[name];
+      records.push({
+        line,
+        doc: record.doc_id,
+        filter: record.filter,
+        names,
+        values,
+        repeats: responsesPerDocument(record),
+      });
+    },
+    end: () => withRunResults(samplesOf(records, path, options), path),
+  };
+}
+
+/** The file's benchmark (the task of its name) and what the run's results file beside it adds. */
+function withRunResults(read: SamplesRead, path: string): ResultFile {
+  const { file } = read;
   const name = SAMPLES_NAME.exec(basename(path));
-  if (name === null) return file;
+  if (name === null) {
+    // renamed: the task is not known, the tool still is (its doc_ids are its own numbering)
+    file.benchmark = { tool: 'lm-evaluation-harness' };
+    return file;
+  }
   const [, task, date] = name as unknown as [string, string, string];
+  file.benchmark = {
+    tool: 'lm-evaluation-harness',
+    name: task,
+    source: 'the file name samples_<task>_<date>',
+  };
   let sibling: string | undefined;
   try {
     sibling = readdirSync(dirname(path)).find(
@@ -291,7 +366,7 @@ export function readLmEvalSamples(text: string, path: string, options: LmEvalOpt
     );
     return file;
   }
-  const run = runResults(results, task, metric, filter, sibling);
+  const run = runResults(results, task, read, sibling);
   if (run.harness !== undefined) {
     file.harness = run.harness;
     file.harnessSource = 'log';

@@ -1,0 +1,234 @@
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import { ResultFileError } from './errors.ts';
+
+/**
+ * Opening a result file and reading it without holding it whole: the text one line at a time
+ * (through gunzip when the file is gzipped), an archive one entry at a time (`RandomAccess`).
+ * Peak memory then follows the longest line or the largest entry, not the file.
+ */
+
+/**
+ * The most text read into one string: V8's longest string is 2^29 - 24 characters (0x1fffffe8,
+ * "Cannot create a string longer than ..."), and a UTF-8 byte is at most one character, so a line
+ * or a JSON document of at most this many bytes always fits.
+ */
+export const MAX_TEXT_BYTES = 0x1fffffe8;
+
+/** `512 MiB` for messages: what MAX_TEXT_BYTES is, near enough. */
+export const MAX_TEXT_LABEL = '512 MiB';
+
+/** How a Git LFS pointer file begins (git-lfs's spec/v1): what a clone without `git lfs pull` holds. */
+const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/v1');
+
+/** Whether bytes are a Git LFS pointer (a small text file standing for the real one), not content. */
+export const isLfsPointer = (bytes: Uint8Array) =>
+  bytes.length >= LFS_POINTER.length && LFS_POINTER.equals(bytes.subarray(0, LFS_POINTER.length));
+
+/** The one line for a Git LFS pointer where a file was expected, whatever its format. */
+export const lfsPointerError = (path: string) =>
+  new ResultFileError(path, 0, undefined, 'a Git LFS pointer, not the file: run git lfs pull');
+
+/** Whether bytes begin a gzip stream (RFC 1952: 1f 8b). */
+export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
+
+/**
+ * The size of a regular file at `path`, or the ResultFileError naming the path in one line:
+ * missing, a folder, not a regular file, or anything else the file system refuses. `undefined`
+ * for a missing file when `optional` (a sidecar that is not there).
+ */
+export function fileSize(path: string, { optional = false } = {}): number | undefined {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      if (optional) return undefined;
+      throw new ResultFileError(path, 0, undefined, 'no such file');
+    }
+    throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
+  }
+  if (stats.isDirectory())
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
+    );
+  if (!stats.isFile()) throw new ResultFileError(path, 0, undefined, 'is not a regular file');
+  return stats.size;
+}
+
+/** A file system error while reading `path`, as its one line. */
+export function readError(path: string, error: unknown): ResultFileError {
+  if (error instanceof ResultFileError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new ResultFileError(
+    path,
+    0,
+    undefined,
+    code === 'EACCES' || code === 'EPERM'
+      ? 'cannot read: permission denied'
+      : `cannot read (${code ?? (error as Error).message})`,
+  );
+}
+
+/** Bytes read by position: an open file or a buffer (a gzipped archive unpacked in memory). */
+export interface RandomAccess {
+  readonly size: number;
+  /** `length` bytes from `position` (fewer at the end). */
+  read(position: number, length: number): Buffer;
+}
+
+/** An open file read by position; `close` it when done. */
+export class FileAccess implements RandomAccess {
+  readonly size: number;
+  private readonly fd: number;
+
+  constructor(
+    readonly path: string,
+    size: number,
+  ) {
+    try {
+      this.fd = openSync(path, 'r');
+    } catch (error) {
+      throw readError(path, error);
+    }
+    this.size = size;
+  }
+
+  read(position: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.size - position)));
+    let done = 0;
+    try {
+      while (done < buffer.length) {
+        const read = readSync(this.fd, buffer, done, buffer.length - done, position + done);
+        if (read === 0) break;
+        done += read;
+      }
+    } catch (error) {
+      throw readError(this.path, error);
+    }
+    return done === buffer.length ? buffer : buffer.subarray(0, done);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** A buffer read by position. */
+export const bufferAccess = (bytes: Buffer): RandomAccess => ({
+  size: bytes.length,
+  read: (position, length) => bytes.subarray(position, position + length),
+});
+
+/** What reads a text one line at a time: each line without its line end, then the end. */
+export interface LineReader<T> {
+  /** One line (1-based number), without `\n` or `\r\n`; the first without a byte-order mark. */
+  line(text: string, number: number): void;
+  end(): T;
+}
+
+/** Feeds the lines of a string to `reader` (a leading byte-order mark and CRLF are fine). */
+export function readText<T>(text: string, reader: LineReader<T>): T {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  let start = 0;
+  for (let number = 1; start <= body.length; number++) {
+    const newline = body.indexOf('\n', start);
+    const end = newline < 0 ? body.length : newline;
+    reader.line(body.slice(start, end > start && body[end - 1] === '\r' ? end - 1 : end), number);
+    start = end + 1;
+  }
+  return reader.end();
+}
+
+/**
+ * Streams the (unpacked, when `gzip`) bytes of a file to `chunk`, 1 MiB at a time; the first call
+ * gets the first bytes. Stops early when `chunk` returns false.
+ * @throws ResultFileError for a gzip stream that is broken or cut, or a read error.
+ */
+export async function streamBytes(
+  path: string,
+  gzip: boolean,
+  chunk: (bytes: Buffer) => boolean | void,
+): Promise<void> {
+  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+  const unpack = gzip ? createGunzip({ chunkSize: 1 << 20 }) : undefined;
+  const stream = unpack === undefined ? input : input.pipe(unpack);
+  if (unpack !== undefined) input.on('error', (error) => unpack.destroy(error));
+  try {
+    for await (const bytes of stream) if (chunk(bytes as Buffer) === false) break;
+  } catch (error) {
+    if (error instanceof ResultFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (gzip && typeof code === 'string' && code.startsWith('Z_'))
+      throw new ResultFileError(path, 0, undefined, `not a readable gzip file (${(error as Error).message})`);
+    throw readError(path, error);
+  } finally {
+    input.destroy();
+    unpack?.destroy();
+  }
+}
+
+/**
+ * Splits bytes into lines for a LineReader without decoding more than one line at a time, so
+ * that a file of any size is read in memory bounded by its longest line (at most MAX_TEXT_BYTES:
+ * a longer line cannot become a string, and is refused naming its number).
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private number = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly reader: LineReader<unknown>,
+  ) {}
+
+  push(bytes: Buffer): void {
+    let start = 0;
+    while (start < bytes.length) {
+      const newline = bytes.indexOf(10, start);
+      const end = newline < 0 ? bytes.length : newline;
+      if (this.pendingBytes + end - start > MAX_TEXT_BYTES)
+        throw new ResultFileError(
+          this.path,
+          this.number + 1,
+          undefined,
+          `a line longer than ${MAX_TEXT_LABEL}, more than one string can hold; a result file holds one record per line`,
+        );
+      if (newline < 0) {
+        this.pending.push(bytes.subarray(start));
+        this.pendingBytes += bytes.length - start;
+        return;
+      }
+      this.emit(
+        this.pendingBytes === 0 ? bytes.subarray(start, end) : this.joined(bytes.subarray(start, end)),
+      );
+      start = end + 1;
+    }
+  }
+
+  /** The last line (after the last newline), then the reader's end. */
+  end(): void {
+    if (this.pendingBytes > 0) this.emit(this.joined(Buffer.alloc(0)));
+  }
+
+  private joined(last: Buffer): Buffer {
+    const line = Buffer.concat([...this.pending, last]);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return line;
+  }
+
+  private emit(bytes: Buffer): void {
+    this.number++;
+    let start = 0;
+    let end = bytes.length;
+    if (this.number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    if (end > start && bytes[end - 1] === 13) end--;
+    this.reader.line(bytes.toString('utf8', start, end), this.number);
+  }
+}
