@@ -14,6 +14,7 @@ export function binomialTestGreater(k: number, n: number, p: number): number {
   if (!Number.isInteger(k) || k < 0 || k > n)
     throw new RangeError(`binomialTestGreater: k must be an integer in [0, n], got ${k}`);
   if (!(p >= 0 && p <= 1)) throw new RangeError(`binomialTestGreater: p must be in [0, 1], got ${p}`);
+  if (k === 0) return 1; // P(X >= 0) is 1 exactly, not a sum that rounds below it
   const pmf = binomialPmf(n, p);
   let tail = 0;
   // Summed from the far tail inwards, so that small terms are not lost against large ones.

@@ -46,3 +46,5 @@ export {
 } from './scheduler.ts';
 export { writeStudyReport, type StudyReportNumbers } from './report.ts';
 export { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
+export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
+export { compareStudies, formatComparison, type StudyComparison } from './compare.ts';

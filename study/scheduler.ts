@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
-import { writeStudyFile } from './disk.ts';
+import { diskError, writeStudyFile } from './disk.ts';
+import { mkdirSync } from 'node:fs';
 import type { Plan } from './plan.ts';
 import { jobCommand } from './runner.ts';
 
@@ -68,6 +69,12 @@ export function writeSlurmScripts(
     eval: join(dir, 'eval.sbatch'),
     submit: join(dir, 'submit.sh'),
   };
+  // Slurm opens each task's --output file before the task starts: the folder must exist.
+  try {
+    mkdirSync(join(plan.dir, 'logs'), { recursive: true });
+  } catch (error) {
+    throw diskError(error, join(plan.dir, 'logs'));
+  }
   writeStudyFile(
     paths.train,
     sbatchScript(plan, {
@@ -88,7 +95,7 @@ export function writeSlurmScripts(
       '# Submits the training array, then the evaluation array to start when every training task ended well.',
       'set -euo pipefail',
       `train=$(sbatch --parsable ${quote(paths.train)})`,
-      `evaluations=$(sbatch --parsable --dependency=afterok:"\${train%%;*}" ${quote(paths.eval)})`,
+      `evaluations=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"\${train%%;*}" ${quote(paths.eval)})`,
       'echo "$train $evaluations"',
       '',
     ].join('\n'),
@@ -113,7 +120,13 @@ export function submitSlurm(paths: { train: string; eval: string }): { train: st
     }
   };
   const train = sbatch(['--parsable', paths.train]);
-  const evaluation = sbatch(['--parsable', `--dependency=afterok:${train}`, paths.eval]);
+  // A failed training makes the dependency unsatisfiable: the evaluations are cancelled rather than left pending forever.
+  const evaluation = sbatch([
+    '--parsable',
+    '--kill-on-invalid-dep=yes',
+    `--dependency=afterok:${train}`,
+    paths.eval,
+  ]);
   return { train, eval: evaluation };
 }
 
