@@ -21,8 +21,16 @@ const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-run-'));
 const dir = join(root, 'smoke');
 let plan: Plan;
 
+/** Runs the CLI in a child process without blocking this worker (a study takes minutes). */
 const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 300_000 });
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
 const reportText = () => readFileSync(join(dir, 'results', 'study.md'), 'utf8');
 /** Lines `job I (...) done` in every job log: how many times each job actually ran. */
 const ranCount = (index: number) =>
@@ -33,38 +41,40 @@ const ranCount = (index: number) =>
 
 // One 2-seed smoke study of every chapter step (2 trainings, 26 evaluations), shared by the tests.
 describe('study run on a smoke study', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     plan = writePlan(dir, { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
-    const result = run(['study', 'run', dir, '--jobs', '2']);
+    const result = await run(['study', 'run', dir, '--jobs', '2']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(run(['study', 'report', dir]).status).toBe(0);
-  }, 400_000);
+    expect((await run(['study', 'report', dir])).status).toBe(0);
+  }, 900_000);
 
-  it('runs every job once, and a rerun skips them all', () => {
+  it('runs every job once, and a rerun skips them all', async () => {
     expect(plan.jobs.map((job) => jobState(plan, job).state).every((state) => state === 'done')).toBe(true);
     expect(plan.jobs.map((job) => ranCount(job.index))).toEqual(plan.jobs.map(() => 1));
-    const again = run(['study', 'run', dir, '--jobs', '2']);
+    const again = await run(['study', 'run', dir, '--jobs', '2']);
     expect(again.stdout).toMatch(/0 jobs ran, 28 were done, 0 failed/);
-    const status = run(['study', 'status', dir]);
+    const status = await run(['study', 'status', dir]);
     expect(status.stdout).toMatch(/28 done, 0 running, 0 failed, 0 pending of 28/);
   });
 
-  it('reruns a job whose output fails its checksum, to the same bytes', () => {
+  it('reruns a job whose output fails its checksum, to the same bytes', async () => {
     const job = plan.jobs[5]!;
     const path = join(jobDir(plan, job), 'result.json');
     const before = readFileSync(path, 'utf8');
     writeFileSync(path, before.replace('"successes": ', '"successes": 1'));
     expect(outputProblem(plan, job)).toBe('result.json fails its checksum');
-    expect(run(['study', 'status', dir]).stdout).toMatch(/^failed\t5\t.*result\.json fails its checksum$/m);
+    expect((await run(['study', 'status', dir])).stdout).toMatch(
+      /^failed\t5\t.*result\.json fails its checksum$/m,
+    );
     const report = reportText();
-    expect(run(['study', 'run', dir, '--jobs', '2']).stdout).toMatch(/1 jobs ran, 27 were done/);
+    expect((await run(['study', 'run', dir, '--jobs', '2'])).stdout).toMatch(/1 jobs ran, 27 were done/);
     expect(readFileSync(path, 'utf8')).toBe(before);
-    expect(run(['study', 'report', dir]).status).toBe(0);
+    expect((await run(['study', 'report', dir])).status).toBe(0);
     expect(reportText()).toBe(report);
   });
 
-  it("takes over a dead holder's claim and discards its partial output", () => {
+  it("takes over a dead holder's claim and discards its partial output", async () => {
     const job = plan.jobs[6]!;
     rmSync(jobDir(plan, job), { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // a pid that has exited
@@ -75,7 +85,7 @@ describe('study run on a smoke study', () => {
     const partial = join(dir, 'jobs', `.partial-${job.id}-${hostname()}-${dead}`);
     writeFileSync(partial, 'half');
     expect(jobState(plan, job).state).toBe('failed');
-    expect(run(['study', 'run', dir, '--index', '6']).stdout).toMatch(/done/);
+    expect((await run(['study', 'run', dir, '--index', '6'])).stdout).toMatch(/done/);
     expect(jobState(plan, job).state).toBe('done');
     expect(existsSync(partial)).toBe(false);
     expect(existsSync(join(dir, 'claims', `${job.id}.lock`))).toBe(false);
@@ -100,7 +110,7 @@ describe('study run on a smoke study', () => {
     expect(again.map(ranCount)).toEqual(before.map((count) => count + 1));
   }, 120_000);
 
-  it('the Kubernetes manifest runs job JOB_COMPLETION_INDEX', () => {
+  it('the Kubernetes manifest runs job JOB_COMPLETION_INDEX', async () => {
     const manifest = readFileSync(
       writeK8sManifest(plan, { image: 'tinyagent:local', claim: 'studies', parallelism: 4 }),
       'utf8',
@@ -119,7 +129,7 @@ describe('study run on a smoke study', () => {
     expect(result.stdout).toBe(`job 20 (${job.id}) done\n`);
     expect(jobState(plan, job).state).toBe('done');
     expect(jobState(plan, other).state).toBe('pending');
-    expect(run(['study', 'run', dir, '--index', '21']).status).toBe(0);
+    expect((await run(['study', 'run', dir, '--index', '21'])).status).toBe(0);
   });
 
   it('exp:seeds measures every claim across the seeds', async () => {
@@ -150,12 +160,12 @@ describe('study run on a smoke study', () => {
       expect(existsSync(join(root, 'results', file))).toBe(true);
   });
 
-  it('compare: a study against itself differs by 0 with P(improvement) 0.5', () => {
+  it('compare: a study against itself differs by 0 with P(improvement) 0.5', async () => {
     const comparison = compareStudies(plan, plan);
     expect(comparison.difference).toBe(0);
     expect(comparison.probabilityOfImprovement).toBe(0.5);
     expect(comparison.seedsNeeded).toBeNull();
-    const text = run(['study', 'compare', dir, dir]);
+    const text = await run(['study', 'compare', dir, dir]);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/B - A = \+0\.000/);
   });

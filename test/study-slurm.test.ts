@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +24,16 @@ function report(dir: string): { json: unknown; md: string; svg: string } {
   };
 }
 
+/** Runs the CLI in a child process without blocking this worker (a study takes minutes). */
 const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 240_000 });
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
 
 // A real single-node Slurm (slurmctld, slurmd, munged on localhost), not a mock. When the
 // packages are missing, beforeAll fails with one line naming them: the test is not skipped.
@@ -42,21 +50,24 @@ describe('a seed study on a real Slurm cluster', () => {
     // Steps 0 and 80 only: 4 trainings and 20 evaluations, so that the test stays near two minutes.
     for (const dir of [onSlurm, here])
       writePlan(dir, { recipe: 'smoke', seeds: [0, 1, 2, 3], evalSeed: 1, steps: [0, 80] });
-    const submitted = run(['study', 'slurm', onSlurm, '--cpus-per-task', '1', '--submit'], cluster!.env);
+    const submitted = await run(
+      ['study', 'slurm', onSlurm, '--cpus-per-task', '1', '--submit'],
+      cluster!.env,
+    );
     expect(submitted.stderr).toBe('');
     expect(submitted.status).toBe(0);
     expect(submitted.stdout).toMatch(
       /^submitted training array (\d+) and evaluation array (\d+) \(afterok:\1\)/,
     );
     // Run the same plan here meanwhile: Slurm has the node's two CPUs, this the machine's.
-    const local = run(['study', 'run', here, '--jobs', '2']);
+    const local = await run(['study', 'run', here, '--jobs', '2']);
     expect(local.status).toBe(0);
-    expect(await waitForQueue(cluster!.env, 200_000)).toBe(true);
+    expect(await waitForQueue(cluster!.env, 600_000)).toBe(true);
     const plan = readPlan(onSlurm);
     expect(plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index)).toEqual(
       [],
     );
-    for (const dir of [onSlurm, here]) expect(run(['study', 'report', dir]).status).toBe(0);
+    for (const dir of [onSlurm, here]) expect((await run(['study', 'report', dir])).status).toBe(0);
     const [a, b] = [report(onSlurm), report(here)];
     expect(a.json).toEqual(b.json);
     expect(a.md).toBe(b.md);
@@ -70,5 +81,5 @@ describe('a seed study on a real Slurm cluster', () => {
     process.stderr.write(
       `slurm test: ${((performance.now() - started) / 1000).toFixed(1)} s for the study on Slurm and here\n`,
     );
-  }, 300_000);
+  }, 900_000);
 });
