@@ -30,7 +30,13 @@ export {
 export { intervalCoverage } from './intervalCoverage.ts';
 
 // bootstrap (chapter 17.3, 17.4)
-export { bootstrapCI, bootstrapMeans, type BootstrapOptions, type BootstrapInterval } from './bootstrap.ts';
+export {
+  bootstrapCI,
+  bootstrapMeans,
+  percentileOfSorted,
+  type BootstrapOptions,
+  type BootstrapInterval,
+} from './bootstrap.ts';
 export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
 export { pairedBootstrapDiff } from './pairedBootstrap.ts';
 export { taskRates, type CountsInput } from './counts.ts';
@@ -56,6 +62,13 @@ export {
   type WinnersCurseOptions,
   type WinnersCurseResult,
 } from './winnersCurse.ts';
+
+// aggregates over seeds x tasks (rliable, Agarwal et al. 2021) and tests across seeds
+export { interquartileMean, stratifiedIqm } from './interquartileMean.ts';
+export { performanceProfile } from './performanceProfile.ts';
+export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
+export { welchInterval } from './welchInterval.ts';
+export { binomialTestGreater } from './binomialTest.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';

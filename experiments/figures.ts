@@ -196,3 +196,42 @@ export async function bandPanelsSvg(
     resolve: { scale: { color: 'independent' } },
   });
 }
+
+/** One cell of a heat map: a row, a column and its value (with an optional text label). */
+export interface HeatCell {
+  row: string;
+  column: string;
+  value: number;
+  label?: string;
+}
+
+/**
+ * A heat map (rows x columns, colour by value, the label written in each cell): the task x seed
+ * figure of the seed study's narrowing.
+ */
+export async function heatmapSvg(options: {
+  title: string;
+  rowTitle: string;
+  columnTitle: string;
+  valueTitle: string;
+  cells: HeatCell[];
+}): Promise<string> {
+  const { title, rowTitle, columnTitle, valueTitle, cells } = options;
+  const rows = [...new Set(cells.map((cell) => cell.row))];
+  const columns = [...new Set(cells.map((cell) => cell.column))];
+  const x = { field: 'column', type: 'nominal', title: columnTitle, sort: columns };
+  const y = { field: 'row', type: 'nominal', title: rowTitle, sort: rows };
+  return renderSpec({
+    title,
+    width: Math.max(200, 28 * columns.length),
+    height: Math.max(120, 22 * rows.length),
+    data: { values: cells.map((cell) => ({ ...cell, label: cell.label ?? '' })) },
+    layer: [
+      {
+        mark: 'rect',
+        encoding: { x, y, color: { field: 'value', type: 'quantitative', title: valueTitle } },
+      },
+      { mark: { type: 'text', fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
+    ],
+  });
+}

@@ -76,7 +76,7 @@ export function resultsDir(run: string): string {
 }
 
 /** The tiny recipe of smoke runs: snapshots every step to step 8 instead of every 10 to 80. */
-const SMOKE_CONFIG = {
+export const SMOKE_CONFIG = {
   bcSteps: 30,
   bcBatchSize: 16,
   groupSize: 2,

@@ -16,9 +16,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   agent: ['gym', 'lib'],
   train: ['agent', 'gym', 'lib'],
   eval: ['lib'],
-  experiments: ['eval', 'train', 'agent', 'gym', 'lib'],
+  // study/ (seed studies) sits beside experiments/: each may use the other's helpers.
+  experiments: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
+  study: ['experiments', 'eval', 'train', 'agent', 'gym', 'lib'],
   bench: ['eval', 'train', 'agent', 'gym', 'lib'],
-  cli: ['bench', 'eval', 'train', 'agent', 'gym', 'lib'],
+  cli: ['bench', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
 };
 
 function sourceFiles(folder: string): string[] {

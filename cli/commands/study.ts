@@ -1,0 +1,265 @@
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import {
+  jobState,
+  k8sCommand,
+  parseSeeds,
+  readPlan,
+  runJob,
+  runStudy,
+  submitSlurm,
+  writeK8sManifest,
+  writePlan,
+  writeSlurmScripts,
+  writeStudyReport,
+  type JobState,
+} from '../../study/index.ts';
+import { compareStudies, formatComparison } from '../../study/compare.ts';
+import {
+  boolFlag,
+  InputError,
+  intFlag,
+  intListFlag,
+  MAX_SEED,
+  printJson,
+  stringFlag,
+  UsageError,
+  type Command,
+} from '../args.ts';
+
+const SUBCOMMANDS = ['plan', 'run', 'status', 'report', 'slurm', 'k8s', 'compare'] as const;
+
+export const command: Command = {
+  name: 'study',
+  summary:
+    'Seed studies: a recipe over many seeds as jobs, run here, on Slurm or on Kubernetes (docs/STUDIES.md)',
+  usage: [
+    'tinyagent study plan --recipe default|smoke|FILE --seeds 0-15 --out studies/NAME [--eval-seed 1] [--threads 1|2] [--episodes N] [--steps 0,80]',
+    '       tinyagent study run DIR [--jobs N] | run DIR --index I',
+    '       tinyagent study status DIR | report DIR',
+    '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
+    '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
+    '       tinyagent study compare DIR_A DIR_B',
+  ].join('\n'),
+  positionals: { min: 1, max: 3 },
+  flags: {
+    recipe: {
+      type: 'string',
+      description: 'plan: default, smoke, or a JSON file of training config fields over the defaults',
+    },
+    seeds: { type: 'string', description: 'plan: training seeds, e.g. 0-15 or 0,2,4' },
+    out: { type: 'string', description: 'plan: the study folder to write' },
+    'eval-seed': {
+      type: 'string',
+      description: 'plan: the study seed every eval seed is forked from',
+      default: '1',
+      range: { min: 0, max: MAX_SEED },
+    },
+    threads: {
+      type: 'string',
+      description: "plan: threads per training (1 or 2; default the recipe's parallel)",
+      range: { min: 1, max: 2 },
+    },
+    episodes: {
+      type: 'string',
+      description: 'plan: episodes per held-out task in every evaluation (default 64; smoke 8)',
+      range: { min: 1, max: 1024 },
+    },
+    steps: {
+      type: 'string',
+      description: 'plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)',
+    },
+    jobs: {
+      type: 'string',
+      description: 'run: worker processes (default: the cores)',
+      range: { min: 1, max: 256 },
+    },
+    index: {
+      type: 'string',
+      description: "run: run job I alone (the array schedulers' contract)",
+      range: { min: 0, max: 1_000_000 },
+    },
+    partition: { type: 'string', description: 'slurm: the partition' },
+    time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
+    'cpus-per-task': {
+      type: 'string',
+      description: 'slurm: CPUs per array task',
+      default: '2',
+      range: { min: 1, max: 256 },
+    },
+    submit: { type: 'boolean', description: 'slurm: submit the arrays with sbatch and print their job ids' },
+    image: {
+      type: 'string',
+      description: 'k8s: container image holding node and this checkout at the same paths',
+      default: 'tinyagent:local',
+    },
+    claim: {
+      type: 'string',
+      description: 'k8s: the PersistentVolumeClaim that holds the study folder',
+      default: 'tinyagent-studies',
+    },
+    parallelism: {
+      type: 'string',
+      description: 'k8s: pods at once',
+      default: '4',
+      range: { min: 1, max: 10_000 },
+    },
+    json: { type: 'boolean', description: 'print JSON' },
+  },
+  async run(args) {
+    const [sub, ...rest] = args.positionals as [string, ...string[]];
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub))
+      throw new UsageError(`unknown study command '${sub}' (have ${SUBCOMMANDS.join(', ')})`);
+    const expect = (count: number) => {
+      if (rest.length !== count)
+        throw new UsageError(
+          `study ${sub} takes ${count === 1 ? 'one folder' : `${count} folders`}, got ${rest.length}`,
+        );
+    };
+    const json = boolFlag(args, 'json');
+    if (sub === 'plan') {
+      expect(0);
+      const recipe = stringFlag(args, 'recipe');
+      const seedsText = stringFlag(args, 'seeds');
+      const out = stringFlag(args, 'out');
+      if (recipe === undefined || seedsText === undefined || out === undefined)
+        throw new UsageError('study plan needs --recipe, --seeds and --out');
+      const threads =
+        args.flags.threads === undefined
+          ? undefined
+          : (intFlag(args, 'threads', 2, { min: 1, max: 2 }) as 1 | 2);
+      const episodes =
+        args.flags.episodes === undefined ? undefined : intFlag(args, 'episodes', 64, { min: 1, max: 1024 });
+      const steps =
+        args.flags.steps === undefined ? undefined : intListFlag(args, 'steps', [], { min: 0, max: 80 });
+      const plan = writePlan(out, {
+        ...(steps !== undefined ? { steps } : {}),
+        recipe,
+        seeds: parseSeeds(seedsText),
+        evalSeed: intFlag(args, 'eval-seed', 1, { min: 0, max: MAX_SEED }),
+        ...(threads !== undefined ? { threads } : {}),
+        ...(episodes !== undefined ? { episodes } : {}),
+      });
+      if (json) printJson({ dir: plan.dir, jobs: plan.jobs });
+      else {
+        for (const job of plan.jobs)
+          process.stdout.write(
+            job.kind === 'train'
+              ? `${job.index}\ttrain seed ${job.seed} (${job.threads} thread${job.threads === 1 ? '' : 's'})\t${job.id}\n`
+              : `${job.index}\teval seed ${job.seed} step ${job.chapterStep} ${job.label} (${job.episodes} episodes/task, eval seed ${job.evalSeed})\t${job.id}\tafter ${job.dependsOn.join(',')}\n`,
+          );
+        process.stdout.write(`${plan.dir}: ${plan.jobs.length} jobs planned\n`);
+      }
+      return;
+    }
+    if (sub === 'compare') {
+      expect(2);
+      const comparison = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
+      if (json) printJson(comparison);
+      else process.stdout.write(`${formatComparison(comparison)}\n`);
+      return;
+    }
+    expect(1);
+    const plan = readPlan(rest[0]!);
+    if (sub === 'run') {
+      if (args.flags.index !== undefined) {
+        if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
+        const index = intFlag(args, 'index', 0, { min: 0, max: 1_000_000 });
+        if (index >= plan.jobs.length)
+          throw new UsageError(
+            `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
+          );
+        const outcome = await runJob(plan, index, { quiet: false });
+        const job = plan.jobs[index]!;
+        process.stdout.write(
+          outcome === 'ran'
+            ? `job ${index} (${job.id}) done\n`
+            : outcome === 'skipped'
+              ? `job ${index} (${job.id}) already done; skipped\n`
+              : `job ${index} (${job.id}) is being run by process ${outcome.heldBy.pid} on ${outcome.heldBy.host}; left to it\n`,
+        );
+        return;
+      }
+      const workers = intFlag(args, 'jobs', availableParallelism(), { min: 1, max: 256 });
+      const summary = await runStudy(plan, { workers, say: (line) => process.stderr.write(`${line}\n`) });
+      if (json) printJson(summary);
+      else
+        process.stdout.write(
+          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`,
+        );
+      if (summary.failed.length > 0)
+        throw new InputError(
+          `${summary.failed.length} jobs failed (first: job ${summary.failed[0]!.index}, log ${summary.failed[0]!.log}); rerun study run to retry them`,
+        );
+      return;
+    }
+    if (sub === 'status') {
+      const states = plan.jobs.map((job) => ({ index: job.index, id: job.id, ...jobState(plan, job) }));
+      const count = (state: JobState['state']) => states.filter((row) => row.state === state).length;
+      if (json) {
+        printJson({
+          done: count('done'),
+          running: count('running'),
+          failed: count('failed'),
+          pending: count('pending'),
+          jobs: states,
+        });
+        return;
+      }
+      for (const row of states.filter((entry) => entry.state === 'running' || entry.state === 'failed'))
+        process.stdout.write(
+          row.state === 'running'
+            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}\n`
+            : `failed\t${row.index}\t${row.id}\t${row.state === 'failed' ? row.problem : ''}\n`,
+        );
+      process.stdout.write(
+        `${plan.dir}: ${count('done')} done, ${count('running')} running, ${count('failed')} failed, ${count('pending')} pending of ${plan.jobs.length}\n`,
+      );
+      return;
+    }
+    if (sub === 'report') {
+      const { outDir, numbers } = await writeStudyReport(plan);
+      if (json) printJson(numbers);
+      else {
+        const last = numbers.steps[numbers.steps.length - 1]!;
+        process.stdout.write(
+          `step-${last.step} held-out pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,
+        );
+      }
+      return;
+    }
+    if (sub === 'slurm') {
+      const time = stringFlag(args, 'time');
+      if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
+        throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got '${time}'`);
+      const partition = stringFlag(args, 'partition');
+      if (partition !== undefined && !/^[\w.,-]+$/.test(partition))
+        throw new UsageError(`--partition '${partition}' is not a partition name`);
+      const paths = writeSlurmScripts(plan, {
+        cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
+        ...(partition !== undefined ? { partition } : {}),
+        ...(time !== undefined ? { time } : {}),
+      });
+      if (!boolFlag(args, 'submit')) {
+        process.stdout.write(
+          `wrote ${paths.train}, ${paths.eval} and ${paths.submit}; submit with: bash ${paths.submit}\n`,
+        );
+        return;
+      }
+      const ids = submitSlurm(paths);
+      if (json) printJson(ids);
+      else
+        process.stdout.write(
+          `submitted training array ${ids.train} and evaluation array ${ids.eval} (afterok:${ids.train})\n`,
+        );
+      return;
+    }
+    // k8s
+    const path = writeK8sManifest(plan, {
+      image: stringFlag(args, 'image') ?? 'tinyagent:local',
+      claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
+      parallelism: intFlag(args, 'parallelism', 4, { min: 1, max: 10_000 }),
+    });
+    process.stdout.write(`wrote ${path}; its pods run: ${k8sCommand(readFileSync(path, 'utf8'))}\n`);
+  },
+};

@@ -1,0 +1,50 @@
+/**
+ * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
+ * (plan.ts: the plan and job ids; job.ts: one job, claimed, written atomically, verified;
+ * runner.ts: every pending job on this machine; scheduler.ts: Slurm arrays and a Kubernetes
+ * Indexed Job; report.ts, claims.ts, compare.ts: what the outputs say). docs/STUDIES.md.
+ */
+export {
+  CHAPTER_STEPS,
+  SMOKE_RECIPE,
+  STUDY_FORMAT,
+  configHash,
+  evalSeedOf,
+  jobConfig,
+  measureFor,
+  parseSeeds,
+  planJobs,
+  readPlan,
+  resolveRecipe,
+  writePlan,
+  type EvalJob,
+  type Job,
+  type Measure,
+  type Plan,
+  type StudyHeader,
+  type TrainJob,
+} from './plan.ts';
+export { claimHolder, claimJob, holderAlive, type Holder } from './claim.ts';
+export {
+  jobDir,
+  jobSeconds,
+  jobState,
+  outputProblem,
+  readEvalOutput,
+  runJob,
+  type EvalOutput,
+  type JobOutcome,
+  type JobState,
+} from './job.ts';
+export { BIN, jobCommand, jobLogPath, runStudy, type StudyRunSummary } from './runner.ts';
+export {
+  k8sCommand,
+  submitSlurm,
+  writeK8sManifest,
+  writeSlurmScripts,
+  type SlurmOptions,
+} from './scheduler.ts';
+export { writeStudyReport, type StudyReportNumbers } from './report.ts';
+export { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
+export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
+export { compareStudies, formatComparison, type StudyComparison } from './compare.ts';

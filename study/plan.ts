@@ -1,0 +1,342 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { harnessHash, parseHarness, pickHarness, type HarnessInput } from '../gym/index.ts';
+import { projectVersion } from '../agent/index.ts';
+import { defaultRLConfig, parseRLConfig, type RLConfig } from '../train/index.ts';
+import { canonicalJson } from '../lib/canonicalJson.ts';
+import { InputError, UsageError } from '../lib/errors.ts';
+import { readRegularFile } from '../lib/files.ts';
+import { Rng } from '../lib/rng.ts';
+import { writeStudyFile } from './disk.ts';
+
+/** The layout of a study folder; a folder of another format is refused, not guessed at. */
+export const STUDY_FORMAT = 1;
+
+/**
+ * The smoke recipe: the same as the smoke runs of the experiments (experiments/runs.ts,
+ * SMOKE_CONFIG; a test checks the two agree), a few seconds of training per seed.
+ */
+export const SMOKE_RECIPE: Record<string, unknown> = {
+  bcSteps: 30,
+  bcBatchSize: 16,
+  groupSize: 2,
+  segmentSteps: 1,
+  steps: 8,
+  updateEpochs: 1,
+  evalEpisodesPerTask: 1,
+  evalEvery: 8,
+  parallel: false,
+};
+
+/** The chapter's checkpoints (step 0 the base agent, then every 10 GRPO steps to 80). */
+export const CHAPTER_STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80] as const;
+
+/** What a study measures of every seed, in the chapter's steps (a smoke recipe's are ten times shorter). */
+export interface Measure {
+  /** The chapter steps evaluated (all nine for the chapter's claims; fewer for a quick study). */
+  steps: number[];
+  /** Episodes per held-out task in every evaluation (17.7 uses 64). */
+  episodes: number;
+  /** Chapter step s is checkpoint step s / stepScale (1 for the default recipe, 10 for smoke). */
+  stepScale: number;
+  /** Chapter steps evaluated a second time with an independent eval seed (evaluation noise, 17.4). */
+  repeatSteps: number[];
+  /** Temperatures at the last step besides the training harness's (17.5: greedy and 1.3). */
+  temperatures: number[];
+}
+
+export interface TrainJob {
+  index: number;
+  id: string;
+  kind: 'train';
+  seed: number;
+  /** 1 or 2: one and two threads round differently, so the count is one of the job's inputs. */
+  threads: 1 | 2;
+  dependsOn: number[];
+}
+
+export interface EvalJob {
+  index: number;
+  id: string;
+  kind: 'eval';
+  seed: number;
+  /** The checkpoint's step in the recipe (not the chapter's step). */
+  step: number;
+  chapterStep: number;
+  /** Which evaluation: 'a' (every step), 'b' (the repeat), 'temperature-T' (17.5). */
+  label: string;
+  /** Harness fields over the checkpoint's own (the training harness). */
+  harness: HarnessInput;
+  harnessHash: string;
+  evalSeed: string;
+  episodes: number;
+  dependsOn: number[];
+}
+
+export type Job = TrainJob | EvalJob;
+
+export interface StudyHeader {
+  format: typeof STUDY_FORMAT;
+  packageVersion: string;
+  recipe: string;
+  /** The recipe's config; each training job sets only its seed. */
+  config: RLConfig;
+  configHash: string;
+  seeds: number[];
+  evalSeed: number;
+  measure: Measure;
+}
+
+export interface Plan extends StudyHeader {
+  dir: string;
+  jobs: Job[];
+}
+
+const HEADER_FILE = 'study.json';
+const PLAN_FILE = 'plan.jsonl';
+
+const sha = (value: unknown, length = 16) =>
+  createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, length);
+
+/** The hash of a recipe: its config without the seed, which each job sets. */
+export function configHash(config: RLConfig): string {
+  const { seed: _seed, ...rest } = config;
+  return sha(rest);
+}
+
+/**
+ * A recipe: `default` (the training defaults), `smoke`, or a JSON file of RLConfig fields over
+ * the defaults (`{"entropyCoef": 0}`). Validated here: a bad field is an InputError naming it.
+ */
+export function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } = {}): RLConfig {
+  let overrides: Record<string, unknown>;
+  if (recipe === 'default') overrides = {};
+  else if (recipe === 'smoke') overrides = { ...SMOKE_RECIPE };
+  else {
+    const text = readRegularFile(recipe, '--recipe');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new InputError(`${recipe}: not valid JSON; a recipe is an object of training config fields`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new InputError(
+        `${recipe}: a recipe is an object of training config fields, e.g. {"entropyCoef": 0}`,
+      );
+    overrides = parsed as Record<string, unknown>;
+    if ('seed' in overrides)
+      throw new InputError(`${recipe}: a recipe has no seed; give the seeds with --seeds`);
+  }
+  if (threads !== undefined) overrides['parallel'] = threads === 2;
+  try {
+    return defaultRLConfig(overrides);
+  } catch (error) {
+    throw new InputError(
+      `${recipe === 'default' || recipe === 'smoke' ? recipe : recipe}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** The measurements of a recipe: the chapter's steps must all be snapshots of it. */
+export function measureFor(
+  config: RLConfig,
+  { episodes, steps = [...CHAPTER_STEPS] }: { episodes?: number; steps?: number[] } = {},
+): Measure {
+  const unknown = steps.filter((step) => !(CHAPTER_STEPS as readonly number[]).includes(step));
+  if (unknown.length > 0 || !steps.includes(0))
+    throw new UsageError(
+      `--steps must list chapter steps (${CHAPTER_STEPS.join(', ')}), 0 among them; got ${steps.join(',')}`,
+    );
+  const stepScale = 80 / config.steps;
+  const snapshots = new Set([0, config.steps]);
+  for (let step = config.segmentSteps; step < config.steps; step += config.segmentSteps) snapshots.add(step);
+  const missing = CHAPTER_STEPS.filter((step) => !snapshots.has(step / stepScale));
+  if (missing.length > 0)
+    throw new InputError(
+      `the recipe's snapshots (every ${config.segmentSteps} of ${config.steps} steps) do not hold the chapter's steps ${missing.join(', ')} scaled by ${80 / config.steps}; use steps 80 with segmentSteps 10 (or 8 with 1)`,
+    );
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  return {
+    steps: sorted,
+    episodes: episodes ?? (stepScale === 1 ? 64 : 8),
+    stepScale,
+    repeatSteps: [30, 80].filter((step) => sorted.includes(step)),
+    temperatures: sorted.includes(80) ? [0, 1.3] : [],
+  };
+}
+
+/**
+ * The eval seed of one evaluation of one training seed: a fork of the study's eval seed by the
+ * training seed and the evaluation's label, so that no two training seeds share episodes (the
+ * 17.4 audit found one eval seed reused for every training seed).
+ */
+export function evalSeedOf(studySeed: number, trainingSeed: number, label: string): string {
+  return new Rng(studySeed).fork(`train-${trainingSeed}`).fork(label).key;
+}
+
+/** Every job of a study: one training per seed (indices 0..S-1), then that seed's evaluations. */
+export function planJobs(header: StudyHeader): Job[] {
+  const { config, seeds, measure, evalSeed } = header;
+  const hash = header.configHash;
+  const threads: 1 | 2 = config.parallel ? 2 : 1;
+  const jobs: Job[] = seeds.map((seed, index) => ({
+    index,
+    id: `train-${seed}-${sha({ kind: 'train', configHash: hash, seed, threads }, 12)}`,
+    kind: 'train',
+    seed,
+    threads,
+    dependsOn: [],
+  }));
+  const base = pickHarness(config);
+  seeds.forEach((seed, trainIndex) => {
+    const evaluation = (chapterStep: number, label: string, harness: HarnessInput, seedLabel: string) => {
+      const full = parseHarness({ ...base, ...harness }, { where: 'harness' });
+      const inputs = {
+        kind: 'eval',
+        configHash: hash,
+        seed,
+        threads,
+        step: chapterStep / measure.stepScale,
+        harnessHash: harnessHash(full),
+        evalSeed: evalSeedOf(evalSeed, seed, seedLabel),
+        episodes: measure.episodes,
+      };
+      jobs.push({
+        index: jobs.length,
+        id: `eval-${seed}-${chapterStep}-${label}-${sha(inputs, 12)}`,
+        kind: 'eval',
+        seed,
+        step: inputs.step,
+        chapterStep,
+        label,
+        harness,
+        harnessHash: inputs.harnessHash,
+        evalSeed: inputs.evalSeed,
+        episodes: measure.episodes,
+        dependsOn: [trainIndex],
+      });
+    };
+    for (const step of measure.steps) evaluation(step, 'a', {}, 'a');
+    for (const step of measure.repeatSteps) evaluation(step, 'b', {}, 'b');
+    // 17.5 pairs the temperatures with the training harness on the same episodes (eval seed 'a').
+    for (const temperature of measure.temperatures)
+      evaluation(80, `temperature-${temperature}`, { temperature }, 'a');
+  });
+  return jobs;
+}
+
+/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range. */
+export function parseSeeds(text: string): number[] {
+  const seeds: number[] = [];
+  for (const part of text.split(',')) {
+    const range = /^\s*(\d{1,10})\s*(?:-\s*(\d{1,10}))?\s*$/.exec(part);
+    if (range === null) throw new UsageError(`--seeds must be a list like 0-15 or 0,1,2, got '${text}'`);
+    const from = Number(range[1]);
+    const to = range[2] === undefined ? from : Number(range[2]);
+    if (to < from || to > 2_147_483_647) throw new UsageError(`--seeds: bad range '${part.trim()}'`);
+    if (to - from > 9999) throw new UsageError(`--seeds: at most 10000 seeds, got '${part.trim()}'`);
+    for (let seed = from; seed <= to; seed += 1) seeds.push(seed);
+  }
+  if (new Set(seeds).size !== seeds.length) throw new UsageError(`--seeds lists a seed twice: '${text}'`);
+  return seeds;
+}
+
+/**
+ * Writes a study's plan: study.json (the recipe, seeds and measurements) and plan.jsonl (one line
+ * per job: its index, inputs and what it depends on). A folder that already holds a different
+ * plan is refused; the same plan again is a no-op, so a plan can be rerun safely.
+ */
+export function writePlan(
+  dir: string,
+  {
+    recipe,
+    seeds,
+    evalSeed,
+    threads,
+    episodes,
+    steps,
+  }: {
+    recipe: string;
+    seeds: number[];
+    evalSeed: number;
+    threads?: 1 | 2;
+    episodes?: number;
+    steps?: number[];
+  },
+): Plan {
+  const config = resolveRecipe(recipe, threads !== undefined ? { threads } : {});
+  const header: StudyHeader = {
+    format: STUDY_FORMAT,
+    packageVersion: projectVersion(),
+    recipe,
+    config: { ...config, seed: 0 },
+    configHash: configHash(config),
+    seeds,
+    evalSeed,
+    measure: measureFor(config, {
+      ...(episodes !== undefined ? { episodes } : {}),
+      ...(steps !== undefined ? { steps } : {}),
+    }),
+  };
+  const jobs = planJobs(header);
+  const planText = jobs.map((job) => JSON.stringify(job)).join('\n') + '\n';
+  const headerText = `${JSON.stringify(header, null, 2)}\n`;
+  if (existsSync(join(dir, HEADER_FILE))) {
+    const existing = readPlan(dir);
+    if (sha(existing.jobs) !== sha(jobs) || existing.configHash !== header.configHash)
+      throw new InputError(
+        `${dir} already holds another study's plan; choose another --out or delete the folder`,
+      );
+    return existing;
+  }
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new InputError(`${dir} is not empty and holds no study; choose another --out`);
+  // The plan lines first, the header last: a folder with a header always has its whole plan.
+  writeStudyFile(join(dir, PLAN_FILE), planText);
+  writeStudyFile(join(dir, HEADER_FILE), headerText);
+  return { ...header, dir: resolve(dir), jobs };
+}
+
+/** Reads a study folder's plan; a folder of another format or version, or a damaged plan, is an InputError. */
+export function readPlan(dir: string): Plan {
+  const headerPath = join(dir, HEADER_FILE);
+  if (!existsSync(headerPath))
+    throw new InputError(`${dir} holds no study (no ${HEADER_FILE}); write one with tinyagent study plan`);
+  let header: StudyHeader;
+  let jobs: Job[];
+  try {
+    header = JSON.parse(readRegularFile(headerPath, headerPath)) as StudyHeader;
+    jobs = readRegularFile(join(dir, PLAN_FILE), join(dir, PLAN_FILE))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Job);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(
+      `${dir}: the study's plan is damaged (${(error as Error).message}); write it again with tinyagent study plan`,
+    );
+  }
+  if (header?.format !== STUDY_FORMAT || header.packageVersion !== projectVersion())
+    throw new InputError(
+      `${dir} was written by another version (format ${String(header?.format)}, tinyagent ${String(header?.packageVersion)}; this is format ${STUDY_FORMAT}, tinyagent ${projectVersion()}); plan it again in a new folder`,
+    );
+  let config: RLConfig;
+  try {
+    config = parseRLConfig(header.config, { where: `${headerPath}: config` });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  // The plan must be the one its header gives: a hand-edited line would run a job under a wrong id.
+  if (sha(planJobs({ ...header, config })) !== sha(jobs))
+    throw new InputError(
+      `${dir}: plan.jsonl does not match study.json; write the plan again with tinyagent study plan`,
+    );
+  return { ...header, config, dir: resolve(dir), jobs };
+}
+
+/** The config of one training job: the recipe with the job's seed. */
+export function jobConfig(plan: Plan, seed: number): RLConfig {
+  return { ...plan.config, seed };
+}

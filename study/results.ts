@@ -1,0 +1,60 @@
+import { makeTasks, splitOptions } from '../gym/index.ts';
+import { InputError } from '../lib/errors.ts';
+import { jobState, readEvalOutput, type EvalOutput } from './job.ts';
+import type { EvalJob, Plan } from './plan.ts';
+
+/** Every evaluation of a finished study, by seed and then by `chapterStep/label`. */
+export interface StudyResults {
+  plan: Plan;
+  seeds: number[];
+  /** The held-out tasks in the order every evaluation lists them. */
+  tasks: Array<{ name: string; variant: number }>;
+  evaluations: Map<number, Map<string, EvalOutput>>;
+}
+
+export const evalKey = (chapterStep: number, label: string) => `${chapterStep}/${label}`;
+
+/** Reads every evaluation of a study; a study with jobs not done is an InputError that says how many and what to run. */
+export function loadResults(plan: Plan): StudyResults {
+  const evalJobs = plan.jobs.filter((job): job is EvalJob => job.kind === 'eval');
+  const notDone = evalJobs.filter((job) => jobState(plan, job).state !== 'done');
+  if (notDone.length > 0)
+    throw new InputError(
+      `${plan.dir}: ${notDone.length} of ${evalJobs.length} evaluation jobs are not done (first: job ${notDone[0]!.index}); run tinyagent study run ${plan.dir}`,
+    );
+  const evaluations = new Map<number, Map<string, EvalOutput>>();
+  for (const job of evalJobs) {
+    const bySeed = evaluations.get(job.seed) ?? new Map<string, EvalOutput>();
+    bySeed.set(evalKey(job.chapterStep, job.label), readEvalOutput(plan, job));
+    evaluations.set(job.seed, bySeed);
+  }
+  const heldOut = makeTasks('heldout', splitOptions(plan.config));
+  const first = evaluations.get(plan.seeds[0]!)!.get(evalKey(0, 'a'))!;
+  const tasks = first.perTask.map((count) => ({
+    name: count.name,
+    variant: heldOut.find((task) => task.name === count.name)?.variant ?? -1,
+  }));
+  return { plan, seeds: plan.seeds, tasks, evaluations };
+}
+
+/** One evaluation of one seed. */
+export function evaluationOf(
+  results: StudyResults,
+  seed: number,
+  chapterStep: number,
+  label = 'a',
+): EvalOutput {
+  const found = results.evaluations.get(seed)?.get(evalKey(chapterStep, label));
+  if (found === undefined)
+    throw new InputError(
+      `${results.plan.dir}: no evaluation ${label} of seed ${seed} at step ${chapterStep}`,
+    );
+  return found;
+}
+
+/** Per-task pass rates of one evaluation of every seed: scores[seed][task]. */
+export function taskRates(results: StudyResults, chapterStep: number, label = 'a'): number[][] {
+  return results.seeds.map((seed) =>
+    evaluationOf(results, seed, chapterStep, label).perTask.map((count) => count.successes / count.episodes),
+  );
+}

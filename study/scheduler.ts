@@ -1,0 +1,186 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { InputError } from '../lib/errors.ts';
+import { diskError, writeStudyFile } from './disk.ts';
+import { mkdirSync } from 'node:fs';
+import type { Plan } from './plan.ts';
+import { jobCommand } from './runner.ts';
+
+export interface SlurmOptions {
+  partition?: string;
+  /** Wall time per array task, Slurm's `--time` (e.g. 00:30:00). */
+  time?: string;
+  /** CPUs of an evaluation task; a training task gets as many as its threads, at least this. */
+  cpusPerTask: number;
+}
+
+const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/** The indices of a study's training jobs and of its evaluation jobs, each a contiguous range. */
+function ranges(plan: Plan): { train: [number, number]; eval: [number, number] } {
+  const trains = plan.jobs.filter((job) => job.kind === 'train').length;
+  return { train: [0, trains - 1], eval: [trains, plan.jobs.length - 1] };
+}
+
+function sbatchScript(
+  plan: Plan,
+  {
+    name,
+    range,
+    cpus,
+    options,
+  }: { name: string; range: [number, number]; cpus: number; options: SlurmOptions },
+): string {
+  const command = jobCommand(plan.dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
+    i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
+  );
+  return [
+    '#!/bin/bash',
+    `# ${name} jobs ${range[0]}..${range[1]} of the study in ${plan.dir}; written by tinyagent study slurm.`,
+    '# Each array task runs one job of the plan: tinyagent study run DIR --index $SLURM_ARRAY_TASK_ID.',
+    `#SBATCH --job-name=tinyagent-${name}`,
+    `#SBATCH --array=${range[0]}-${range[1]}`,
+    `#SBATCH --cpus-per-task=${cpus}`,
+    '#SBATCH --ntasks=1',
+    ...(options.partition !== undefined ? [`#SBATCH --partition=${options.partition}`] : []),
+    ...(options.time !== undefined ? [`#SBATCH --time=${options.time}`] : []),
+    `#SBATCH --output=${quote(join(plan.dir, 'logs', `slurm-${name}-%A_%a.out`))}`,
+    `#SBATCH --chdir=${quote(plan.dir)}`,
+    'set -euo pipefail',
+    command.join(' '),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes `<study>/slurm/train.sbatch` (an array over the training jobs), `eval.sbatch` (an array
+ * over the evaluations) and `submit.sh`, which submits the first and then the second with
+ * `--dependency=afterok` on it. Returns the paths.
+ */
+export function writeSlurmScripts(
+  plan: Plan,
+  options: SlurmOptions,
+): { train: string; eval: string; submit: string } {
+  const { train, eval: evaluations } = ranges(plan);
+  const threads = plan.config.parallel ? 2 : 1;
+  const dir = join(plan.dir, 'slurm');
+  const paths = {
+    train: join(dir, 'train.sbatch'),
+    eval: join(dir, 'eval.sbatch'),
+    submit: join(dir, 'submit.sh'),
+  };
+  // Slurm opens each task's --output file before the task starts: the folder must exist.
+  try {
+    mkdirSync(join(plan.dir, 'logs'), { recursive: true });
+  } catch (error) {
+    throw diskError(error, join(plan.dir, 'logs'));
+  }
+  writeStudyFile(
+    paths.train,
+    sbatchScript(plan, {
+      name: 'train',
+      range: train,
+      cpus: Math.max(threads, options.cpusPerTask),
+      options,
+    }),
+  );
+  writeStudyFile(
+    paths.eval,
+    sbatchScript(plan, { name: 'eval', range: evaluations, cpus: options.cpusPerTask, options }),
+  );
+  writeStudyFile(
+    paths.submit,
+    [
+      '#!/bin/bash',
+      '# Submits the training array, then the evaluation array to start when every training task ended well.',
+      'set -euo pipefail',
+      `train=$(sbatch --parsable ${quote(paths.train)})`,
+      `evaluations=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"\${train%%;*}" ${quote(paths.eval)})`,
+      'echo "$train $evaluations"',
+      '',
+    ].join('\n'),
+  );
+  return paths;
+}
+
+/** Submits the two arrays with sbatch; returns their job ids. sbatch missing is an InputError naming the packages. */
+export function submitSlurm(paths: { train: string; eval: string }): { train: string; eval: string } {
+  const sbatch = (args: string[]) => {
+    try {
+      return execFileSync('sbatch', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+        .trim()
+        .split(';')[0]!;
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException & { stderr?: string };
+      if (failure.code === 'ENOENT')
+        throw new InputError(
+          'sbatch is not on PATH: run this on a Slurm login node (Debian: apt-get install slurm-client), or submit slurm/submit.sh there',
+        );
+      throw new InputError(`sbatch failed: ${(failure.stderr ?? failure.message).trim().split('\n')[0]}`);
+    }
+  };
+  const train = sbatch(['--parsable', paths.train]);
+  // A failed training makes the dependency unsatisfiable: the evaluations are cancelled rather than left pending forever.
+  const evaluation = sbatch([
+    '--parsable',
+    '--kill-on-invalid-dep=yes',
+    `--dependency=afterok:${train}`,
+    paths.eval,
+  ]);
+  return { train, eval: evaluation };
+}
+
+/**
+ * Writes `<study>/k8s/job.yaml`: an Indexed Job with one completion per job of the plan, each pod
+ * running `study run DIR --index $JOB_COMPLETION_INDEX` on the study folder mounted from a shared
+ * volume (a PersistentVolumeClaim). Kubernetes has no dependency between indices, so an
+ * evaluation whose training is not done fails and is retried (backoffLimitPerIndex) until it is.
+ */
+export function writeK8sManifest(
+  plan: Plan,
+  { image, claim, parallelism }: { image: string; claim: string; parallelism: number },
+): string {
+  const path = join(plan.dir, 'k8s', 'job.yaml');
+  const [node, bin] = jobCommand(plan.dir, 0);
+  const threads = plan.config.parallel ? 2 : 1;
+  const manifest = [
+    '# An Indexed Job over every job of the study; written by tinyagent study k8s.',
+    '# Pod i runs job i of plan.jsonl; the study folder is on the shared volume, at the same path.',
+    'apiVersion: batch/v1',
+    'kind: Job',
+    'metadata:',
+    `  name: tinyagent-study-${plan.configHash.slice(0, 8)}`,
+    'spec:',
+    '  completionMode: Indexed',
+    `  completions: ${plan.jobs.length}`,
+    `  parallelism: ${parallelism}`,
+    '  backoffLimitPerIndex: 6',
+    `  maxFailedIndexes: ${plan.jobs.length}`,
+    '  template:',
+    '    spec:',
+    '      restartPolicy: Never',
+    '      containers:',
+    '        - name: job',
+    `          image: ${image}`,
+    `          workingDir: ${JSON.stringify(plan.dir)}`,
+    `          command: ["/bin/sh", "-c", ${JSON.stringify(`exec ${quote(node!)} ${quote(bin!)} study run ${quote(plan.dir)} --index "$JOB_COMPLETION_INDEX"`)}]`,
+    '          resources:',
+    `            requests: { cpu: "${threads}" }`,
+    '          volumeMounts:',
+    '            - name: study',
+    `              mountPath: ${JSON.stringify(plan.dir)}`,
+    '      volumes:',
+    '        - name: study',
+    `          persistentVolumeClaim: { claimName: ${JSON.stringify(claim)} }`,
+    '',
+  ].join('\n');
+  writeStudyFile(path, manifest);
+  return path;
+}
+
+/** The shell command of the manifest's container (what the contract test runs here). */
+export function k8sCommand(manifest: string): string {
+  const line = manifest.split('\n').find((text) => text.trim().startsWith('command:'));
+  if (line === undefined) throw new InputError('the manifest has no command');
+  return (JSON.parse(line.trim().slice('command:'.length)) as string[])[2]!;
+}

@@ -1,0 +1,189 @@
+import { spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SMOKE_CONFIG } from '../experiments/runs.ts';
+import { evalSeedOf, planJobs, readPlan, SMOKE_RECIPE, writePlan } from '../study/index.ts';
+import { cli } from './support/cli.ts';
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
+const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-plan-'));
+let counter = 0;
+const fresh = () => join(root, `s${(counter += 1)}`);
+
+describe('study plan', () => {
+  it('uses the smoke recipe of the experiments', () => {
+    expect(SMOKE_RECIPE).toEqual(SMOKE_CONFIG);
+  });
+
+  it('names every job by its inputs: the same plan twice gives the same ids, another seed or thread count others', () => {
+    const a = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
+    const b = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
+    expect(b.jobs.map((job) => job.id)).toEqual(a.jobs.map((job) => job.id));
+    const twoThreads = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1], evalSeed: 1, threads: 2 });
+    expect(twoThreads.jobs[0]!.id).not.toBe(a.jobs[0]!.id);
+    const otherEval = planJobs({ ...a, evalSeed: 2 });
+    expect(otherEval[0]!.id).toBe(a.jobs[0]!.id); // a training does not depend on the eval seed
+    expect(otherEval[2]!.id).not.toBe(a.jobs[2]!.id);
+    // trainings first, then each seed's 9 + 2 + 2 evaluations, each after its training
+    expect(a.jobs.map((job) => job.kind)).toEqual(['train', 'train', ...Array(26).fill('eval')]);
+    expect(
+      a.jobs.filter((job) => job.kind === 'eval' && job.seed === 1).every((job) => job.dependsOn[0] === 1),
+    ).toBe(true);
+  });
+
+  it('forks an independent eval seed for every training seed', () => {
+    const plan = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1, 2, 3], evalSeed: 1 });
+    const stepZero = plan.jobs.filter(
+      (job) => job.kind === 'eval' && job.chapterStep === 0 && job.label === 'a',
+    );
+    const seeds = stepZero.map((job) => (job.kind === 'eval' ? job.evalSeed : ''));
+    expect(new Set(seeds).size).toBe(4);
+    expect(seeds[2]).toBe(evalSeedOf(1, 2, 'a'));
+    expect(evalSeedOf(1, 2, 'a')).not.toBe(evalSeedOf(1, 2, 'b'));
+  });
+
+  it('writes one line per job and reads it back; rewriting the same plan is a no-op', async () => {
+    const dir = fresh();
+    const result = await cli([
+      'study',
+      'plan',
+      '--recipe',
+      'smoke',
+      '--seeds',
+      '0-1',
+      '--steps',
+      '0,80',
+      '--out',
+      dir,
+    ]);
+    expect(result.code).toBe(0);
+    const lines = readFileSync(join(dir, 'plan.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.length).toBe(2 + 2 * 5);
+    expect(readPlan(dir).jobs.length).toBe(12);
+    expect(
+      (await cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0-1', '--steps', '0,80', '--out', dir]))
+        .code,
+    ).toBe(0);
+    const other = await cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0-2', '--out', dir]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/already holds another study's plan/);
+  });
+});
+
+describe('study: bad input is one line and exit 1 or 2, with nothing half-written', () => {
+  const errorLines = (stderr: string) =>
+    stderr
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('tinyagent study:'));
+
+  it('a recipe that fails validation', async () => {
+    const recipe = join(root, 'bad.json');
+    writeFileSync(recipe, JSON.stringify({ groupSize: 1 }));
+    const dir = fresh();
+    const result = await cli(['study', 'plan', '--recipe', recipe, '--seeds', '0-3', '--out', dir]);
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/groupSize/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('a study folder written by another version', async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const header = JSON.parse(readFileSync(join(dir, 'study.json'), 'utf8'));
+    writeFileSync(join(dir, 'study.json'), JSON.stringify({ ...header, packageVersion: '0.0.1' }));
+    const result = await cli(['study', 'status', dir]);
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stderr)).toEqual([
+      expect.stringMatching(/written by another version.*tinyagent 0\.0\.1/),
+    ]);
+  });
+
+  it('a hand-edited plan line', async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const text = readFileSync(join(dir, 'plan.jsonl'), 'utf8').replace('"episodes":8', '"episodes":9');
+    writeFileSync(join(dir, 'plan.jsonl'), text);
+    expect((await cli(['study', 'run', dir, '--index', '1'])).code).toBe(1);
+  });
+
+  it('--index out of range', async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const result = await cli(['study', 'run', dir, '--index', '14']);
+    expect(result.code).toBe(2);
+    expect(errorLines(result.stderr)).toEqual([
+      expect.stringMatching(/--index 14 is out of range: the plan has jobs 0 to 13/),
+    ]);
+    expect(existsSync(join(dir, 'jobs'))).toBe(false);
+  });
+
+  it('an evaluation whose training is not done', async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const result = await cli(['study', 'run', dir, '--index', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/needs job 0 .* done first/);
+  });
+
+  it('sbatch missing', () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const result = spawnSync(process.execPath, [BIN, 'study', 'slurm', dir, '--submit'], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: '/nonexistent' },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^tinyagent study: sbatch is not on PATH/),
+    ]);
+    // The scripts are written whole before the submission; they are what a login node submits.
+    expect(readFileSync(join(dir, 'slurm', 'train.sbatch'), 'utf8')).toMatch(/#SBATCH --array=0-0/);
+    expect(readFileSync(join(dir, 'slurm', 'eval.sbatch'), 'utf8')).toMatch(/#SBATCH --array=1-13/);
+  });
+
+  it('a study folder on a full disk', () => {
+    // A 16 KiB tmpfs, filled: every write fails with ENOSPC, as on a full shared disk.
+    const mountPoint = join(root, 'full');
+    mkdirSync(mountPoint);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', mountPoint]);
+    try {
+      spawnSync('dd', ['if=/dev/zero', `of=${join(mountPoint, 'filler')}`, 'bs=1k', 'count=64'], {
+        stdio: 'ignore',
+      });
+      const dir = join(mountPoint, 'study');
+      const result = spawnSync(
+        process.execPath,
+        [BIN, 'study', 'plan', '--recipe', 'smoke', '--seeds', '0-3', '--out', dir],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^tinyagent study: .*ENOSPC: no space left on device/),
+      ]);
+      expect(existsSync(join(dir, 'study.json'))).toBe(false);
+      expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+
+  it('an unknown study command and a bad --seeds are usage errors', async () => {
+    expect((await cli(['study', 'launch', 'x'])).code).toBe(2);
+    expect((await cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '3-1', '--out', fresh()])).code).toBe(
+      2,
+    );
+    expect((await cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0,0', '--out', fresh()])).code).toBe(
+      2,
+    );
+  });
+});
+
+afterAll(() => {
+  // the temporary folder is left for inspection on failure; it holds no training
+});

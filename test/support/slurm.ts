@@ -1,0 +1,145 @@
+import { spawnSync, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The Debian packages the Slurm test needs (`.ci/run` installs them). */
+export const SLURM_PACKAGES = 'slurmctld slurmd slurm-client munge';
+
+export interface SlurmCluster {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  stop(): void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function pidOf(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A real single-node Slurm cluster on localhost: a slurm.conf in a temporary folder (state and
+ * spool there too), munged with its own key and socket, slurmctld and slurmd as root. Throws one
+ * line naming the packages when they are not installed. `stop` ends the three daemons by PID.
+ */
+export async function startSlurm({ cpus = 2 }: { cpus?: number } = {}): Promise<SlurmCluster> {
+  const missing = ['slurmctld', 'slurmd', 'sbatch', 'sinfo', 'munged'].filter(
+    (name) => spawnSync('sh', ['-c', `command -v ${name} || test -x /usr/sbin/${name}`]).status !== 0,
+  );
+  if (missing.length > 0)
+    throw new Error(
+      `Slurm is not installed (missing ${missing.join(', ')}): apt-get install -y ${SLURM_PACKAGES}`,
+    );
+  const dir = mkdtempSync(join(tmpdir(), 'tinyagent-slurm-'));
+  for (const sub of ['state', 'spool', 'munge', 'log']) mkdirSync(join(dir, sub), { recursive: true });
+  chmodSync(join(dir, 'munge'), 0o700);
+  const host = hostname().split('.')[0]!;
+  const key = join(dir, 'munge', 'munge.key');
+  execFileSync('dd', ['if=/dev/urandom', `of=${key}`, 'bs=1024', 'count=1'], { stdio: 'ignore' });
+  chmodSync(key, 0o400);
+  const socket = join(dir, 'munge', 'munge.socket');
+  const conf = join(dir, 'slurm.conf');
+  writeFileSync(
+    conf,
+    [
+      'ClusterName=tinyagent',
+      `SlurmctldHost=${host}(127.0.0.1)`,
+      'SlurmUser=root',
+      'SlurmdUser=root',
+      'AuthType=auth/munge',
+      'CredType=cred/munge',
+      `AuthInfo=socket=${socket}`,
+      'ProctrackType=proctrack/linuxproc',
+      'TaskPlugin=task/none',
+      'SelectType=select/cons_tres',
+      'SelectTypeParameters=CR_CPU',
+      'SchedulerType=sched/backfill',
+      'SchedulerParameters=sched_interval=1',
+      'MpiDefault=none',
+      'ReturnToService=2',
+      'SlurmctldPort=16817',
+      'SlurmdPort=16818',
+      `StateSaveLocation=${join(dir, 'state')}`,
+      `SlurmdSpoolDir=${join(dir, 'spool')}`,
+      `SlurmctldPidFile=${join(dir, 'slurmctld.pid')}`,
+      `SlurmdPidFile=${join(dir, 'slurmd.pid')}`,
+      `SlurmctldLogFile=${join(dir, 'log', 'slurmctld.log')}`,
+      `SlurmdLogFile=${join(dir, 'log', 'slurmd.log')}`,
+      'JobAcctGatherType=jobacct_gather/none',
+      'AccountingStorageType=accounting_storage/none',
+      'JobCompType=jobcomp/none',
+      'MinJobAge=600',
+      'InactiveLimit=0',
+      'KillWait=5',
+      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN`,
+      `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
+      '',
+    ].join('\n'),
+  );
+  const env = { ...process.env, SLURM_CONF: conf };
+  const pids: number[] = [];
+  const stop = () => {
+    for (const pid of pids.reverse()) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  try {
+    execFileSync(
+      'munged',
+      [
+        '--key-file',
+        key,
+        '--socket',
+        socket,
+        '--pid-file',
+        join(dir, 'munge', 'munged.pid'),
+        '--log-file',
+        join(dir, 'log', 'munged.log'),
+        '--seed-file',
+        join(dir, 'munge', 'seed'),
+        '--force',
+      ],
+      { stdio: 'ignore' },
+    );
+    pids.push(pidOf(join(dir, 'munge', 'munged.pid'))!);
+    execFileSync('slurmctld', ['-f', conf], { env, stdio: 'ignore' });
+    execFileSync('slurmd', ['-f', conf], { env, stdio: 'ignore' });
+    for (const file of ['slurmctld.pid', 'slurmd.pid']) {
+      for (let i = 0; i < 50 && pidOf(join(dir, file)) === undefined; i += 1) await sleep(100);
+      const pid = pidOf(join(dir, file));
+      if (pid === undefined) throw new Error(`${file} was not written; see ${join(dir, 'log')}`);
+      pids.push(pid);
+    }
+    for (let i = 0; i < 120; i += 1) {
+      const state = spawnSync('sinfo', ['-h', '-N', '-o', '%T'], { env, encoding: 'utf8' }).stdout.trim();
+      if (state === 'idle') return { dir, env, stop };
+      await sleep(250);
+    }
+    throw new Error(`the Slurm node did not become idle; see ${join(dir, 'log')}`);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+/** Waits until squeue shows no job of this cluster; false on timeout or a dependency that can never be met. */
+export async function waitForQueue(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const queue = spawnSync('squeue', ['-h', '-o', '%i %T %r'], { env, encoding: 'utf8' });
+    if (queue.status === 0 && queue.stdout.trim() === '') return true;
+    if (queue.stdout.includes('DependencyNeverSatisfied')) return false;
+    await sleep(1000);
+  }
+  return false;
+}
