@@ -2,6 +2,7 @@ import { Rng } from '../../lib/rng.ts';
 import { groupBatch, readResults, type ReportedValue } from '../../eval/io/index.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
+import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
   boolFlag,
   checkResultFileOptions,
@@ -41,7 +42,13 @@ function reportedLine({ name, value, where, coverage }: ReportedValue, recompute
   return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}${part}`;
 }
 
-function printReport(path: string, report: MetricsReport, notes: string[], reported: string[]): void {
+function printReport(
+  path: string,
+  report: MetricsReport,
+  notes: string[],
+  reported: string[],
+  selected: SelectedAccuracy | undefined,
+): void {
   const missing = `${report.tasks} task`;
   const cell = (value: Estimate | null | undefined) =>
     value == null
@@ -65,6 +72,7 @@ function printReport(path: string, report: MetricsReport, notes: string[], repor
     `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) +
       `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
+    ...(selected === undefined ? [] : [selectedLine(selected, report.tasks)]),
     `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}; rho ${report.intraclassCorrelation?.toFixed(3) ?? 'n/a'}, design effect ${report.designEffect?.toFixed(2) ?? 'n/a'}`,
     '',
     `${'k'.padStart(4)}  ${'unbiased pass@k'.padEnd(26)}${'prefix pass@k'.padEnd(26)}${'all-k-correct (prefix)'.padEnd(26)}${'pass^k unbiased'.padEnd(26)}plug-in (biased)`,
@@ -80,6 +88,18 @@ function printReport(path: string, report: MetricsReport, notes: string[], repor
     ...report.checks.map(({ name, ok, detail }) => `  [${ok ? 'ok' : 'FAIL'}] ${name}: ${detail}`),
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Selected accuracy beside pass@n on the same candidates, and how far apart they are. */
+function selectedLine(selected: SelectedAccuracy, tasks: number): string {
+  const lost =
+    selected.lostCount === 0
+      ? 'the selector found a correct candidate wherever one exists'
+      : `the selector missed a correct candidate in ${selected.lostCount} of ${tasks} tasks (${selected.lost.join(', ')}${selected.lostCount > selected.lost.length ? ', ...' : ''})`;
+  return (
+    `selected accuracy (the picked answer) ${pct(selected.estimate)}  task-level ${range(selected.low, selected.high, `${tasks} task`)}; ` +
+    `${pct(selected.coverage)} of tasks have a correct candidate (pass@n), ${(100 * selected.gap).toFixed(1)} points apart: ${lost}`
+  );
 }
 
 async function run(args: CommandArgs): Promise<number> {
@@ -107,6 +127,11 @@ async function run(args: CommandArgs): Promise<number> {
         : `${tasks.length} tasks with ${ks.length} values of k are more bootstrap work than metrics does even at --reps ${MIN_REPS}, the least; ask for fewer values of k`,
     );
   const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
+  const selected = selectedAccuracy(
+    { path: file.path, rows: run === undefined ? file.rows : file.rows.filter((row) => row.run === run) },
+    tasks,
+    { level, reps, rng: new Rng(seed).fork('metrics/selected') },
+  );
   const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
   if (grouped.multiTurn)
     notes.push(
@@ -125,6 +150,7 @@ async function run(args: CommandArgs): Promise<number> {
       notes,
       reported,
       ...report,
+      selectedAccuracy: selected ?? null,
     });
   else
     printReport(
@@ -132,6 +158,7 @@ async function run(args: CommandArgs): Promise<number> {
       report,
       notes,
       reported.map((value) => reportedLine(value, value.recomputed)),
+      selected,
     );
   return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }

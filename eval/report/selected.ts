@@ -1,0 +1,101 @@
+import { bootstrapCI } from '../bootstrap.ts';
+import type { RandomSource } from '../randomSource.ts';
+import { ResultFileError } from '../io/errors.ts';
+import type { ResultRow } from '../io/resultFile.ts';
+import type { TaskOutcomes } from '../io/outcomes.ts';
+
+/**
+ * Selected accuracy: when a ranker or selector picks one final answer per task among its
+ * candidates, the share of tasks whose picked answer is correct. It is not pass@k: pass@n asks
+ * whether a correct candidate exists, selected accuracy whether the selector found it (the
+ * pass@k note, "若系统还要用一个排序器挑出最终答案，需要另外评测'被选中的答案是否正确'").
+ * `coverage` is the share of tasks with at least one passing candidate (pass@n on the same
+ * candidates); `gap` = coverage - selected accuracy, the tasks the selector lost.
+ */
+export interface SelectedAccuracy {
+  estimate: number;
+  /** Task-level percentile bootstrap interval; null below 2 tasks. */
+  low: number | null;
+  high: number | null;
+  coverage: number;
+  gap: number;
+  /** Tasks with a passing candidate whose selected answer failed (first 10), and how many in all. */
+  lost: string[];
+  lostCount: number;
+}
+
+const MAX_LISTED = 10;
+
+/**
+ * Selected accuracy of a result file whose rows carry a `selected` field (true on the one sample
+ * the selector picked for its task), or undefined when no row carries one. Every task must then
+ * have exactly one selected sample: a ResultFileError names the task and the lines otherwise, or
+ * a `selected` that is not a boolean.
+ *
+ * @example the pass@k note's four tasks with a selector that picks A's 2nd, B's 2nd, C's 1st and
+ *   D's 1st candidate: selected accuracy 0.5 against pass@10 0.75 (samples/blog-selected.jsonl)
+ */
+export function selectedAccuracy(
+  file: { path: string; rows: readonly ResultRow[] },
+  tasks: readonly TaskOutcomes[],
+  { level = 0.95, reps = 2000, rng }: { level?: number; reps?: number; rng: RandomSource },
+): SelectedAccuracy | undefined {
+  const picks = new Map<string, Array<{ sample: number; passed: boolean; line: number }>>();
+  let any = false;
+  for (const row of file.rows) {
+    const value = row.extra?.['selected'];
+    if (value === undefined) continue;
+    any = true;
+    const selected = value === true || value === 'true' || value === 1 || value === '1';
+    if (!selected && value !== false && value !== 'false' && value !== 0 && value !== '0')
+      throw new ResultFileError(
+        file.path,
+        row.line,
+        'selected',
+        `expected true or false, got ${JSON.stringify(value)}`,
+      );
+    if (!selected) continue;
+    const list = picks.get(row.task) ?? [];
+    // One sample's turns share its selection: a sample counts once.
+    if (!list.some((pick) => pick.sample === row.sample))
+      list.push({ sample: row.sample, passed: row.passed, line: row.line });
+    else
+      list[list.findIndex((pick) => pick.sample === row.sample)] = {
+        sample: row.sample,
+        passed: row.passed,
+        line: row.line,
+      };
+    picks.set(row.task, list);
+  }
+  if (!any) return undefined;
+  const outcomes: number[] = [];
+  const lost: string[] = [];
+  let covered = 0;
+  for (const { task, outcomes: taskOutcomes } of tasks) {
+    const list = picks.get(task) ?? [];
+    if (list.length !== 1)
+      throw new ResultFileError(
+        file.path,
+        list[1]?.line ?? 0,
+        'selected',
+        `task '${task}' has ${list.length} selected samples${list.length > 1 ? ` (lines ${list.map((pick) => pick.line).join(', ')})` : ''}; a selector picks one answer per task`,
+      );
+    const hasCorrect = taskOutcomes.some((outcome) => outcome === 1);
+    if (hasCorrect) covered += 1;
+    const passed = list[0]!.passed;
+    outcomes.push(passed ? 1 : 0);
+    if (hasCorrect && !passed) lost.push(task);
+  }
+  const estimate = outcomes.reduce((sum, value) => sum + value, 0) / outcomes.length;
+  const interval = outcomes.length >= 2 ? bootstrapCI(outcomes, { reps, level, rng }) : undefined;
+  const coverage = covered / tasks.length;
+  return {
+    estimate,
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+    coverage,
+    gap: coverage - estimate,
+    lost: lost.slice(0, MAX_LISTED),
+    lostCount: lost.length,
+  };
+}
