@@ -1,4 +1,4 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { linkSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { InputError } from './errors.ts';
 
 /** What a path that is not a regular file is, for a message: `a FIFO`, `a folder`, ... */
@@ -39,4 +39,19 @@ function unreadable(path: string, label: string, error: unknown): InputError {
       ? `${label}: no such file '${path}'`
       : `${label}: cannot read '${path}' (${code ?? (error as Error).message})`,
   );
+}
+
+/**
+ * Hard-links `from` to `to` unless `to` exists: true when the link was made, false when `to` was
+ * there. Atomic on local file systems, so of two processes linking to one name only one wins: the
+ * run lock and the seed study's job claims are taken this way, from a file written whole first.
+ */
+export function linkUnlessExists(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }

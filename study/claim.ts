@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, linkSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { linkUnlessExists } from '../lib/files.ts';
 
 /** Who holds a job's claim. */
 export interface Holder {
@@ -55,7 +56,7 @@ export function claimJob(studyDir: string, jobId: string): { release: () => void
   writeFileSync(temporary, `${JSON.stringify(me)}\n`);
   try {
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      if (link(temporary, path)) return { release: () => release(path, me) };
+      if (linkUnlessExists(temporary, path)) return { release: () => release(path, me) };
       const holder = claimHolder(studyDir, jobId);
       if (holder !== undefined && holderAlive(holder)) return { heldBy: holder };
       const aside = `${temporary}.stale`;
@@ -70,16 +71,6 @@ export function claimJob(studyDir: string, jobId: string): { release: () => void
     return { heldBy: holder ?? { pid: -1, host: 'unknown', since: '' } };
   } finally {
     rmSync(temporary, { force: true });
-  }
-}
-
-function link(from: string, to: string): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
   }
 }
 

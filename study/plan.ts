@@ -8,26 +8,14 @@ import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { Rng } from '../lib/rng.ts';
+import { SMOKE_CONFIG } from '../experiments/runs.ts';
 import { writeStudyFile } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 export const STUDY_FORMAT = 1;
 
-/**
- * The smoke recipe: the same as the smoke runs of the experiments (experiments/runs.ts,
- * SMOKE_CONFIG; a test checks the two agree), a few seconds of training per seed.
- */
-export const SMOKE_RECIPE: Record<string, unknown> = {
-  bcSteps: 30,
-  bcBatchSize: 16,
-  groupSize: 2,
-  segmentSteps: 1,
-  steps: 8,
-  updateEpochs: 1,
-  evalEpisodesPerTask: 1,
-  evalEvery: 8,
-  parallel: false,
-};
+/** The smoke recipe: the experiments' smoke runs' (a few seconds of training per seed). */
+export const SMOKE_RECIPE: Readonly<Record<string, unknown>> = SMOKE_CONFIG;
 
 /** The chapter's checkpoints (step 0 the base agent, then every 10 GRPO steps to 80). */
 export const CHAPTER_STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80] as const;

@@ -3,8 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SMOKE_CONFIG } from '../experiments/runs.ts';
-import { evalSeedOf, planJobs, readPlan, SMOKE_RECIPE, writePlan } from '../study/index.ts';
+import { evalSeedOf, planJobs, readPlan, writePlan } from '../study/index.ts';
 import { cli } from './support/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
@@ -13,10 +12,6 @@ let counter = 0;
 const fresh = () => join(root, `s${(counter += 1)}`);
 
 describe('study plan', () => {
-  it('uses the smoke recipe of the experiments', () => {
-    expect(SMOKE_RECIPE).toEqual(SMOKE_CONFIG);
-  });
-
   it('names every job by its inputs: the same plan twice gives the same ids, another seed or thread count others', () => {
     const a = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
     const b = writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });

@@ -1,7 +1,8 @@
-import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
+import { linkUnlessExists } from '../lib/files.ts';
 
 /**
  * A run folder that cannot be used as asked: held by another training, holding another run's
@@ -40,13 +41,13 @@ export function acquireRunLock(runDir: string): () => void {
   const temporary = join(runDir, `${LOCK_FILE}.${process.pid}.${(lockCounter += 1)}.tmp`);
   writeFileSync(temporary, `${JSON.stringify(holder)}\n`);
   try {
-    if (!tryLink(temporary, path)) {
+    if (!linkUnlessExists(temporary, path)) {
       const current = readHolder(path);
       if (current !== undefined && holderAlive(current))
         throw new RunFolderError(inUseMessage(runDir, current));
       // Stale (its process is gone) or unreadable: take it over.
       rmSync(path, { force: true });
-      if (!tryLink(temporary, path)) {
+      if (!linkUnlessExists(temporary, path)) {
         const winner = readHolder(path);
         throw new RunFolderError(
           winner !== undefined ? inUseMessage(runDir, winner) : `${runDir} is locked by ${path}; retry`,
@@ -105,16 +106,6 @@ export function removeStaleTemporaries(runDir: string): string[] {
   );
   for (const name of stale) rmSync(join(runDir, name), { recursive: true, force: true });
   return stale;
-}
-
-function tryLink(from: string, to: string): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
 }
 
 function readHolder(path: string): LockHolder | undefined {
