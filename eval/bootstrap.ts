@@ -57,6 +57,8 @@ export function bootstrapMeans(
  * forms can differ in the last bit, and the intervals have always used this one.
  */
 export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) throw new RangeError('percentileOfSorted: sorted must hold at least one value');
+  if (!(q >= 0 && q <= 1)) throw new RangeError(`percentileOfSorted: q must be in [0, 1], got ${q}`);
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);

@@ -7,6 +7,8 @@
  */
 export function performanceProfile(scores: ArrayLike<number>, thresholds: readonly number[]): number[] {
   if (scores.length === 0) throw new RangeError('performanceProfile: no scores');
+  if (!thresholds.every(Number.isFinite))
+    throw new RangeError('performanceProfile: every one of thresholds must be a finite number');
   const values = Array.from(scores);
   return thresholds.map((tau) => values.filter((score) => score > tau).length / values.length);
 }

@@ -252,6 +252,21 @@ const CASES: Case[] = [
   ['sampleBeta b Infinity', () => stats.sampleBeta(1, Infinity, rng), /\bb\b/],
   ['sampleGamma shape NaN', () => stats.sampleGamma(NaN, rng), /shape/],
   ['sampleStandardNormal no rng', () => stats.sampleStandardNormal(undefined as unknown as Rng), /rng/],
+  ['percentileOfSorted no values', () => stats.percentileOfSorted([], 0.5), /sorted/],
+  ['percentileOfSorted q 1.5', () => stats.percentileOfSorted([1, 2], 1.5), /\bq\b/],
+  ['interquartileMean no values', () => stats.interquartileMean([]), /values/],
+  ['interquartileMean NaN', () => stats.interquartileMean([1, NaN]), /not finite/],
+  ['stratifiedIqm ragged', () => stats.stratifiedIqm([[1, 2], [3]], { rng }), /scores/],
+  ['stratifiedIqm reps 0', () => stats.stratifiedIqm([[1]], { reps: 0, rng }), /reps/],
+  ['stratifiedIqm level 1', () => stats.stratifiedIqm([[1]], { level: 1, rng }), /level/],
+  ['performanceProfile no scores', () => stats.performanceProfile([], [0.5]), /scores/],
+  ['performanceProfile NaN threshold', () => stats.performanceProfile([0.5], [NaN]), /thresholds/],
+  ['probabilityOfImprovement ragged', () => stats.probabilityOfImprovement([[1, 0]], [[0]]), /x and y/],
+  ['welchInterval one value', () => stats.welchInterval([1], [1, 2]), /group/],
+  ['welchInterval level 0', () => stats.welchInterval([1, 2], [1, 2], { level: 0 }), /level/],
+  ['binomialTestGreater k > n', () => stats.binomialTestGreater(5, 4, 0.5), /\bk\b/],
+  ['binomialTestGreater n -1', () => stats.binomialTestGreater(0, -1, 0.5), /\bn\b/],
+  ['binomialTestGreater p 2', () => stats.binomialTestGreater(1, 4, 2), /\bp\b/],
 ];
 
 describe('every exported statistic refuses impossible input with a RangeError naming the argument', () => {
