@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { TaskCount } from '../gym/index.ts';
+import { firstEditCounts, type TaskCount } from '../gym/index.ts';
 import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
@@ -11,6 +11,8 @@ export interface SeedCheckpoint {
   checksum: string;
   passAt1: number;
   perTask: TaskCount[];
+  /** Each task's first edits (op -> episodes), keyed by task name: which repair a task's episodes try. */
+  firstEdit: Record<string, Record<string, number>>;
 }
 
 /** The held-out measurement of one seed's final checkpoint, and of its base agent (step 0) on the same episodes. */
@@ -21,6 +23,7 @@ export interface SeedResult {
   step: number;
   passAt1: number;
   perTask: TaskCount[];
+  firstEdit: Record<string, Record<string, number>>;
   checksum: string;
   base: SeedCheckpoint;
 }
@@ -71,8 +74,14 @@ export async function trainSeeds(
         episodes: options.episodes,
         seed: options.evalSeed,
       });
-      const { passAt1, perTask, provenance } = evaluation;
-      return { step, checksum: provenance.checkpoint?.checksum ?? '', passAt1, perTask };
+      const { passAt1, perTask, provenance, records } = evaluation;
+      const firstEdit = Object.fromEntries(
+        perTask.map((count) => [
+          count.name,
+          firstEditCounts(records.filter((record) => record.task === count.name)),
+        ]),
+      );
+      return { step, checksum: provenance.checkpoint?.checksum ?? '', passAt1, perTask, firstEdit };
     };
     const final = await measure(config.steps);
     results.push({ seed, runDir, summary, ...final, base: await measure(0) });

@@ -93,6 +93,7 @@ function seedsSection(
       checksum: result.checksum,
       passAt1: result.passAt1,
       successes: successesByTask(result.perTask),
+      firstEdit: result.firstEdit,
       base: {
         checksum: result.base.checksum,
         passAt1: result.base.passAt1,
