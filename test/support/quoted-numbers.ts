@@ -6,6 +6,7 @@ import type { NotMeasured, QuotedNumber } from './numbers.ts';
 const README = 'README.md';
 const TRAINING = 'docs/TRAINING.md';
 const MODEL = 'docs/MODEL.md';
+const GYM = 'docs/GYM.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
@@ -220,6 +221,22 @@ export const QUOTED: QuotedNumber[] = [
   at('canary.json', canary(11), '1.0', 'gamer 1.0 under public-test reward', [README], one),
   at('canary.json', canary(3), '0.0', '0.0 under hidden tests', [README], one),
   at('canary.json', canary(7), '0.0', '0.0 under hidden tests', [README], one),
+  // The canary rows docs/GYM.md quotes (its table is what the gym is built to give, gym/canary.ts)
+  at('canary.json', canary(2), '0.20', '(0.20 vs 0.60', [GYM], { digits: 2 }),
+  at('canary.json', canary(6), '0.60', '(0.20 vs 0.60', [GYM], { digits: 2 }),
+  at('canary.json', canary(11), '1.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
+  at('canary.json', canary(3), '0.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
+  at(
+    'bench.json',
+    'figures.gym.gym/warmEpisodesPerSecond',
+    '4,310',
+    'runs at 4,310 episodes per second',
+    [GYM],
+    {
+      significant: 3,
+      grouped: true,
+    },
+  ),
   // npm run bench -- --out results/bench.json
   // npm run bench -- --out results/bench.json, as docs/MODEL.md quotes it
   at('bench.json', 'figures.model.parameters', '157,050', 'vocab\n250, 157,050 parameters', [MODEL], whole),
