@@ -49,17 +49,23 @@ export function commandLine(name: string, args: CommandArgs): string {
 }
 
 /**
+ * The sections of a results file that several commands fill, or none when it does not exist yet.
+ * A file that holds anything but a JSON object is an InputError; `train` asks before it trains,
+ * so that a bad file costs no training.
+ */
+export function readSections(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  const parsed = readJsonFile(path, '--out');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InputError(`--out: ${path} holds no JSON object; remove it or give another file`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
  * Writes one section of a results file that several commands fill (`results/train.json`: `run`
  * from a training, `seeds` from `--seeds`), keeping the other sections as they are. Atomic: a
  * failed write leaves the old file.
  */
 export function writeSection(path: string, section: string, value: unknown): void {
-  let current: Record<string, unknown> = {};
-  if (existsSync(path)) {
-    const parsed = readJsonFile(path, '--out');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new InputError(`--out: ${path} holds no JSON object; remove it or give another file`);
-    current = parsed as Record<string, unknown>;
-  }
-  writeJsonAtomic(path, { ...current, [section]: value });
+  writeJsonAtomic(path, { ...readSections(path), [section]: value });
 }

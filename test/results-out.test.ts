@@ -32,9 +32,14 @@ describe('--out', () => {
     mkdirSync(folder);
     await expectCliError(['canary', '--out', folder], 1, /--out: '.*a-folder' is a folder/);
     await expectCliError(['bench', '--only', 'eval', '--out', folder], 1, /is a folder/);
-    await expectCliError(['train', '--steps', '1', '--out', folder], 1, /is a folder/);
+    await expectCliError(['train', '--steps', '1', '--runs-dir', workDir, '--out', folder], 1, /is a folder/);
     const file = join(workDir, 'plain.txt');
     writeFileSync(file, 'x');
+    await expectCliError(
+      ['train', '--steps', '1', '--runs-dir', workDir, '--out', file],
+      1,
+      /plain\.txt: not valid JSON/,
+    );
     await expectCliError(['canary', '--episodes', '1', '--out', join(file, 'c.json')], 1, /cannot write/);
   });
 

@@ -33,7 +33,14 @@ import {
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { harnessHash, trainingHarness, type TaskCount } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
-import { commandLine, noteMachine, outFlag, writeSection, type MachineNote } from '../resultsFile.ts';
+import {
+  commandLine,
+  noteMachine,
+  outFlag,
+  readSections,
+  writeSection,
+  type MachineNote,
+} from '../resultsFile.ts';
 
 /**
  * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
@@ -155,7 +162,7 @@ export const command: Command = {
     [CONFIG_FLAGS.seed.flag]: CONFIG_FLAGS.seed.spec,
     seeds: {
       type: 'string',
-      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
+      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
     },
     name: {
       type: 'string',
@@ -204,6 +211,7 @@ export const command: Command = {
     const runsDir = stringFlag(args, 'runs-dir') ?? 'runs';
     const runDir = seeds !== undefined ? seedRunDir(runsDir, seeds[0] as number) : join(runsDir, name);
     const out = outFlag(args);
+    if (out !== undefined) readSections(out); // a file that is not a JSON object is refused before training
     // A resumed run's times are the resume's, not a training's: `run` records only a run trained from step 0.
     if (out !== undefined && seeds === undefined && existsSync(snapshotDir(runDir, 0)))
       throw new UsageError(
