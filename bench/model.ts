@@ -62,6 +62,14 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       parameters: model.parameterCount(),
       profileForwardMs: round(profile.forwardMs),
       profileBackwardMs: round(profile.backwardMs),
+      // The profile's rows, as printed: `profile/<op type>/forwardMs`, `.../backwardMs`, `.../calls`.
+      ...Object.fromEntries(
+        profile.rows.flatMap((row) => [
+          [`profile/${row.op}/forwardMs`, round(row.forwardMs)],
+          [`profile/${row.op}/backwardMs`, round(row.backwardMs)],
+          [`profile/${row.op}/calls`, row.calls],
+        ]),
+      ),
       samplingTokensPerSecond: round(sampling.tokensPerSecond),
       sampledTokensPerSecond: round(sampling.sampledPerSecond),
       peakRssMiB: round(peakRss / 2 ** 20),

@@ -56,5 +56,12 @@ export {
   type PartsGradients,
 } from './losses.ts';
 export { DataParallelWorker } from './worker.ts';
-export { trainSeeds, seedTable, seedRunDir, type SeedResult, type SeedsOptions } from './seeds.ts';
+export {
+  trainSeeds,
+  seedTable,
+  seedRunDir,
+  type SeedCheckpoint,
+  type SeedResult,
+  type SeedsOptions,
+} from './seeds.ts';
 export { checkRunFolder, checkRunSnapshots, snapshotMismatch, foreignSnapshotError } from './runFolder.ts';

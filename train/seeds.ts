@@ -1,11 +1,21 @@
 import { join } from 'node:path';
-import type { TaskCount } from '../gym/index.ts';
+import { firstEditCounts, type TaskCount } from '../gym/index.ts';
 import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
 import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './run.ts';
 
-/** The held-out measurement of one seed's final checkpoint. */
+/** One checkpoint of a seed's run, measured on the held-out tasks. */
+export interface SeedCheckpoint {
+  step: number;
+  checksum: string;
+  passAt1: number;
+  perTask: TaskCount[];
+  /** Each task's first edits (op -> episodes), keyed by task name: which repair a task's episodes try. */
+  firstEdit: Record<string, Record<string, number>>;
+}
+
+/** The held-out measurement of one seed's final checkpoint, and of its base agent (step 0) on the same episodes. */
 export interface SeedResult {
   seed: number;
   runDir: string;
@@ -13,6 +23,9 @@ export interface SeedResult {
   step: number;
   passAt1: number;
   perTask: TaskCount[];
+  firstEdit: Record<string, Record<string, number>>;
+  checksum: string;
+  base: SeedCheckpoint;
 }
 
 export interface SeedsOptions {
@@ -32,9 +45,10 @@ export function seedRunDir(runsDir: string, seed: number): string {
 
 /**
  * Trains the recipe once per seed, one after another, each into `runs/seed-N` (each resumes
- * like a single run), then measures every final checkpoint through `evaluate` on the tasks a
- * run's `evalPass` measures (`splitTasks`: the held-out tasks, or the development split under
- * `devSplit`) with one evaluation seed, so the seeds are compared on the same episodes.
+ * like a single run), then measures every final checkpoint and its base agent (step 0) through
+ * `evaluate` on the tasks a run's `evalPass` measures (`splitTasks`: the held-out tasks, or the
+ * development split under `devSplit`) with one evaluation seed, so the seeds are compared on the
+ * same episodes.
  */
 export async function trainSeeds(
   config: RLConfig,
@@ -53,35 +67,39 @@ export async function trainSeeds(
     } finally {
       log.close();
     }
-    const evaluation = await evaluate({
-      checkpoint: snapshotDir(runDir, config.steps),
-      tasks: heldOut,
-      episodes: options.episodes,
-      seed: options.evalSeed,
-    });
-    results.push({
-      seed,
-      runDir,
-      summary,
-      step: config.steps,
-      passAt1: evaluation.passAt1,
-      perTask: evaluation.perTask,
-    });
+    const measure = async (step: number): Promise<SeedCheckpoint> => {
+      const evaluation = await evaluate({
+        checkpoint: snapshotDir(runDir, step),
+        tasks: heldOut,
+        episodes: options.episodes,
+        seed: options.evalSeed,
+      });
+      const { passAt1, perTask, provenance, records } = evaluation;
+      const firstEdit = Object.fromEntries(
+        perTask.map((count) => [
+          count.name,
+          firstEditCounts(records.filter((record) => record.task === count.name)),
+        ]),
+      );
+      return { step, checksum: provenance.checkpoint?.checksum ?? '', passAt1, perTask, firstEdit };
+    };
+    const final = await measure(config.steps);
+    results.push({ seed, runDir, summary, ...final, base: await measure(0) });
   }
   return results;
 }
 
-/** The per-seed table: pass@1 and each task's count, the spread (max - min) at the end. */
+/** The per-seed table: pass@1 and each task's count, the base agent's pass@1, the spread (max - min) at the end. */
 export function seedTable(results: readonly SeedResult[], { split }: { split: string }): string {
   if (results.length === 0) return 'no seeds';
   const tasks = results[0]!.perTask.map((count) => count.name);
   const width = Math.max(...tasks.map((task) => task.length), 4);
   const lines = [
     `${split} pass@1 at step ${results[0]!.step}, ${results[0]!.perTask[0]?.episodes ?? 0} episodes per task:`,
-    `${'seed'.padEnd(6)}${'pass@1'.padEnd(8)}${tasks.map((task) => task.padEnd(width + 1)).join('')}`,
+    `${'seed'.padEnd(6)}${'pass@1'.padEnd(8)}${tasks.map((task) => task.padEnd(width + 1)).join('')}base (step 0)`,
     ...results.map(
       (result) =>
-        `${String(result.seed).padEnd(6)}${result.passAt1.toFixed(3).padEnd(8)}${result.perTask.map((count) => String(count.successes).padEnd(width + 1)).join('')}`,
+        `${String(result.seed).padEnd(6)}${result.passAt1.toFixed(3).padEnd(8)}${result.perTask.map((count) => String(count.successes).padEnd(width + 1)).join('')}${result.base.passAt1.toFixed(3)}`,
     ),
   ];
   const rates = results.map((result) => result.passAt1);

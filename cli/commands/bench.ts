@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
+import { writeJsonAtomic } from '../../lib/atomic.ts';
+import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
 const SUITES = ['gym', 'eval', 'io', 'model', 'train'] as const;
@@ -15,12 +17,17 @@ export const command: Command = {
   summary:
     'Measure speed and memory: env episodes/s, bootstrap time, memory of reading an Inspect log, model step time, sampling and rollout rates',
   usage:
-    'tinyagent bench [--only gym,eval,io,model,train] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
+    'tinyagent bench [--only gym,eval,io,model,train] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
   flags: {
     only: {
       type: 'string',
       description: `comma-separated suites among ${SUITES.join(', ')}`,
       default: 'all',
+    },
+    out: {
+      type: 'string',
+      description:
+        'also write the figures, the command and the machine (cores, load) into this JSON file (results/bench.json is the one the docs quote)',
     },
     json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
   },
@@ -32,7 +39,9 @@ export const command: Command = {
         throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
     }
     backendFlag(args, BACKEND_PREFERENCES, 'auto'); // a bad TINYAGENT_BACKEND is a usage error before any suite runs
+    const out = outFlag(args);
     const json = boolFlag(args, 'json');
+    const machine = noteMachine();
     const say = (line: string) => process.stderr.write(`${line}\n`);
     const figures: Record<string, Record<string, number | string>> = {};
     for (const name of chosen) {
@@ -41,6 +50,10 @@ export const command: Command = {
       say(`== ${name}`);
       const suite = (await import(path)) as BenchModule;
       figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
+    }
+    if (out !== undefined) {
+      writeJsonAtomic(out, { command: commandLine('bench', args), machine: machine(), figures });
+      say(`wrote the figures to ${out}`);
     }
     if (json) printJson(figures);
   },

@@ -1,5 +1,7 @@
 import { boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
+import { writeJsonAtomic } from '../../lib/atomic.ts';
+import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
 
 /** Each harness plays all its episodes at once: memory grows with the count (256: about 0.7 GB). */
 const EPISODES = { min: 1, max: 256 };
@@ -9,7 +11,7 @@ export const command: Command = {
   name: 'canary',
   summary:
     'Run the scripted canary policies (oracle, blind, stacker, gamer) through the gym and check their known pass rates',
-  usage: 'tinyagent canary [--episodes N] [--seed S] [--json]',
+  usage: 'tinyagent canary [--episodes N] [--seed S] [--out FILE] [--json]',
   flags: {
     episodes: {
       type: 'string',
@@ -18,20 +20,35 @@ export const command: Command = {
       range: EPISODES,
     },
     seed: { type: 'string', description: 'seed of the env and policy streams', default: '0', range: SEED },
+    out: {
+      type: 'string',
+      description:
+        'also write the JSON into this file (results/canary.json is the one the docs quote), DRIFT or not',
+    },
     json: { type: 'boolean', description: 'print { results, harnesses, seed } as JSON on stdout' },
   },
   async run(args) {
     const episodesPerTask = intFlag(args, 'episodes', 10, EPISODES);
     const seed = intFlag(args, 'seed', 0, SEED);
+    const outFile = outFlag(args);
+    const machine = noteMachine();
     const started = Date.now();
     const report = runCanary({ episodesPerTask, seed });
     const allOk = report.results.every(canaryRowOk);
-    if (boolFlag(args, 'json')) {
-      printJson({
-        ...report,
-        results: report.results.map((row) => ({ ...row, ok: canaryRowOk(row) })),
-        ok: allOk,
+    const json = {
+      ...report,
+      results: report.results.map((row) => ({ ...row, ok: canaryRowOk(row) })),
+      ok: allOk,
+    };
+    if (outFile !== undefined)
+      writeJsonAtomic(outFile, {
+        command: commandLine('canary', args),
+        machine: machine(),
+        seconds: (Date.now() - started) / 1000,
+        ...json,
       });
+    if (boolFlag(args, 'json')) {
+      printJson(json);
       return allOk ? 0 : 1;
     }
     const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -85,6 +102,7 @@ export const command: Command = {
         ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
         : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".',
     );
+    if (outFile !== undefined) out(`wrote ${rows.length} rows to ${outFile}`);
     return allOk ? 0 : 1;
   },
 };

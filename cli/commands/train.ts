@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   backendFlag,
@@ -14,9 +15,10 @@ import {
   type Command,
   type FieldSchema,
 } from '../args.ts';
-import { BACKEND_PREFERENCES, initBackend } from '../../agent/index.ts';
+import { BACKEND_PREFERENCES, checkpointChecksum, initBackend } from '../../agent/index.ts';
 import {
   measuresDevSplit,
+  snapshotDir,
   parseRLConfig,
   RLConfigSchema,
   seedRunDir,
@@ -24,10 +26,21 @@ import {
   TrainSchema,
   trainSeeds,
   trainSnapshots,
+  type RLConfig,
+  type SeedResult,
+  type TrainSummary,
 } from '../../train/index.ts';
 import { assertRunFolderFree } from '../../train/runLock.ts';
-import { trainingHarness } from '../../gym/index.ts';
+import { harnessHash, trainingHarness, type TaskCount } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
+import {
+  commandLine,
+  noteMachine,
+  outFlag,
+  readSections,
+  writeSection,
+  type MachineNote,
+} from '../resultsFile.ts';
 
 /**
  * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
@@ -36,6 +49,70 @@ import { openRunLog } from '../../lib/log.ts';
 const CONFIG_FLAGS = configFlags(TrainSchema, ['seed', 'steps', 'bcSteps']);
 /** The held-out measurement after `--seeds`: the same episodes for every seed. */
 const SEEDS_EVAL = { episodes: 32, seed: 21 };
+
+/** Successes per task, keyed by task name (the episodes per task are the section's). */
+function successesByTask(perTask: readonly TaskCount[]): Record<string, number> {
+  return Object.fromEntries(perTask.map((count) => [count.name, count.successes]));
+}
+
+/**
+ * The `run` section of `--out FILE`: one run trained from step 0 in this call, its time by
+ * phase, size, backend, the checksum of every snapshot and its held-out evalPass per step.
+ */
+function runSection(config: RLConfig, summary: TrainSummary, command: string, machine: MachineNote) {
+  return {
+    command,
+    machine,
+    runDir: summary.runDir,
+    backend: summary.backend,
+    threads: config.parallel ? 2 : 1,
+    parameterCount: summary.parameterCount,
+    seconds: summary.seconds,
+    evalPass: summary.evalPass,
+    evalEpisodesPerTask: config.evalEpisodesPerTask,
+    checksums: Object.fromEntries(
+      summary.snapshots.map((dir) => [dir.slice(summary.runDir.length + 1), checkpointChecksum(dir)]),
+    ),
+    harnessHash: harnessHash(trainingHarness()),
+    config,
+  };
+}
+
+/** The `seeds` section of `--out FILE`: the per-seed table with the evaluation that measured it. */
+function seedsSection(
+  config: RLConfig,
+  results: readonly SeedResult[],
+  split: string,
+  command: string,
+  machine: MachineNote,
+) {
+  const rates = results.map((result) => result.passAt1);
+  const baseRates = results.map((result) => result.base.passAt1);
+  return {
+    command,
+    machine,
+    split,
+    step: config.steps,
+    evaluation: { seed: SEEDS_EVAL.seed, episodesPerTask: SEEDS_EVAL.episodes, harness: 'training' },
+    rows: results.map((result) => ({
+      seed: result.seed,
+      runDir: result.runDir,
+      checksum: result.checksum,
+      passAt1: result.passAt1,
+      successes: successesByTask(result.perTask),
+      firstEdit: result.firstEdit,
+      base: {
+        checksum: result.base.checksum,
+        passAt1: result.base.passAt1,
+        successes: successesByTask(result.base.perTask),
+      },
+    })),
+    spread: Math.max(...rates) - Math.min(...rates),
+    mean: rates.reduce((sum, rate) => sum + rate, 0) / rates.length,
+    base: { min: Math.min(...baseRates), max: Math.max(...baseRates) },
+    config: { ...config, seed: null },
+  };
+}
 
 /** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
 function configFieldsHelp(): string {
@@ -80,12 +157,12 @@ export const command: Command = {
   name: 'train',
   summary: 'Behaviour cloning then GRPO to step 80, a frozen checkpoint every 10 steps (runs/<name>/step-N)',
   usage:
-    'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--json]',
+    'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--out FILE] [--json]',
   flags: {
     [CONFIG_FLAGS.seed.flag]: CONFIG_FLAGS.seed.spec,
     seeds: {
       type: 'string',
-      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
+      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
     },
     name: {
       type: 'string',
@@ -103,6 +180,11 @@ export const command: Command = {
       type: 'string',
       description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`,
       default: 'auto',
+    },
+    out: {
+      type: 'string',
+      description:
+        'also write the figures into this JSON file (results/train.json is the one the docs quote): a run trained from step 0 as its `run` section, a --seeds table as its `seeds` section; the other section is kept',
     },
     json: { type: 'boolean', description: 'print the summary as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
@@ -128,6 +210,15 @@ export const command: Command = {
     const config = configFromArgs(stringFlag(args, 'config'), overrides);
     const runsDir = stringFlag(args, 'runs-dir') ?? 'runs';
     const runDir = seeds !== undefined ? seedRunDir(runsDir, seeds[0] as number) : join(runsDir, name);
+    const out = outFlag(args);
+    if (out !== undefined) readSections(out); // a file that is not a JSON object is refused before training
+    // A resumed run's times are the resume's, not a training's: `run` records only a run trained from step 0.
+    if (out !== undefined && seeds === undefined && existsSync(snapshotDir(runDir, 0)))
+      throw new UsageError(
+        `--out records a run trained from step 0, and ${runDir} already holds step-0: train into a new folder with --name`,
+      );
+    const machine = noteMachine();
+    const command = commandLine('train', args);
     try {
       if (seeds !== undefined) {
         for (const seed of seeds) assertRunFolderFree(seedRunDir(runsDir, seed));
@@ -139,21 +230,23 @@ export const command: Command = {
           episodes: SEEDS_EVAL.episodes,
           evalSeed: SEEDS_EVAL.seed,
         });
+        const split = measuresDevSplit(config) ? 'development-split' : 'held-out';
+        if (out !== undefined)
+          writeSection(out, 'seeds', seedsSection(config, results, split, command, machine()));
         if (boolFlag(args, 'json'))
           printJson(
-            results.map(({ seed, runDir: dir, step, passAt1, perTask, summary }) => ({
+            results.map(({ seed, runDir: dir, step, passAt1, perTask, base, summary }) => ({
               seed,
               runDir: dir,
               step,
               passAt1,
               perTask,
+              base: { passAt1: base.passAt1, perTask: base.perTask },
               seconds: summary.seconds,
             })),
           );
-        else
-          process.stdout.write(
-            `${seedTable(results, { split: measuresDevSplit(config) ? 'development-split' : 'held-out' })}\n`,
-          );
+        else process.stdout.write(`${seedTable(results, { split })}\n`);
+        if (out !== undefined) process.stderr.write(`wrote the seed table to ${out} (section seeds)\n`);
         return;
       }
       // Refused before anything is written into the folder of a run in progress.
@@ -168,6 +261,10 @@ export const command: Command = {
           `done in ${s.total.toFixed(0)}s (bc ${s.bc.toFixed(0)}s, rollouts ${s.rollouts.toFixed(0)}s, updates ${s.updates.toFixed(0)}s, evals ${s.evals.toFixed(0)}s); ` +
             `checkpoints ${summary.snapshots.length} in ${runDir}`,
         );
+        if (out !== undefined) {
+          writeSection(out, 'run', runSection(config, summary, command, machine()));
+          log.say(`wrote the run's times, size and checksums to ${out} (section run)`);
+        }
         if (boolFlag(args, 'json')) printJson(summary);
       } finally {
         log.close();

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { readJsonFile, stringFlag, type CommandArgs } from './args.ts';
+import { InputError } from '../lib/errors.ts';
+import { refuseSpecialTarget, writeJsonAtomic } from '../lib/atomic.ts';
+
+/**
+ * `--out FILE` of the commands whose figures the README and docs quote (`train`, `canary`,
+ * `bench`): the results file those figures are read from (`results/train.json`,
+ * `results/canary.json`, `results/bench.json`; test/reported-numbers.test.ts checks the docs
+ * against them). Checked before anything runs, so that a folder or a FIFO at FILE costs no work.
+ */
+export function outFlag(args: CommandArgs): string | undefined {
+  const out = stringFlag(args, 'out');
+  if (out !== undefined) refuseSpecialTarget(out, '--out');
+  return out;
+}
+
+/** The machine a figure was measured on: timings depend on it, and on how busy it was. */
+export interface MachineNote {
+  node: string;
+  platform: string;
+  cpus: number;
+  /** One-minute load average when the measurement started and when it ended (above `cpus`: a shared, busy machine). */
+  loadAverage: { start: number; end: number };
+}
+
+/** Starts noting the machine; call the result when the measurement ends. */
+export function noteMachine(): () => MachineNote {
+  const start = loadavg()[0] ?? 0;
+  return () => ({
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+    loadAverage: { start: round2(start), end: round2(loadavg()[0] ?? 0) },
+  });
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** The command with the flags it was given, for the file's record of what produced it. */
+export function commandLine(name: string, args: CommandArgs): string {
+  const flags = Object.entries(args.flags).flatMap(([flag, value]) =>
+    value === undefined || value === false ? [] : value === true ? [`--${flag}`] : [`--${flag}`, value],
+  );
+  return ['tinyagent', name, ...flags, ...args.positionals].join(' ');
+}
+
+/**
+ * The sections of a results file that several commands fill, or none when it does not exist yet.
+ * A file that holds anything but a JSON object is an InputError; `train` asks before it trains,
+ * so that a bad file costs no training.
+ */
+export function readSections(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  const parsed = readJsonFile(path, '--out');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InputError(`--out: ${path} holds no JSON object; remove it or give another file`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Writes one section of a results file that several commands fill (`results/train.json`: `run`
+ * from a training, `seeds` from `--seeds`), keeping the other sections as they are. Atomic: a
+ * failed write leaves the old file.
+ */
+export function writeSection(path: string, section: string, value: unknown): void {
+  writeJsonAtomic(path, { ...readSections(path), [section]: value });
+}
