@@ -49,6 +49,7 @@ export {
   intraclassCorrelation,
   designEffect,
 } from './clustered.ts';
+export { taskVarianceIntraclassCorrelation } from './taskVarianceIntraclassCorrelation.ts';
 export { meanDifference, pairedStandardError, unpairedStandardError, pearsonCorrelation } from './paired.ts';
 export {
   requiredUnits,

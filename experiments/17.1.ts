@@ -10,7 +10,13 @@
  * Output: results/17.1.json, results/17.1.md.
  */
 import { firstEditCounts } from '../gym/index.ts';
-import { designEffect, episodeBootstrapCI, intraclassCorrelation, taskBootstrapCI } from '../eval/index.ts';
+import {
+  designEffect,
+  episodeBootstrapCI,
+  intraclassCorrelation,
+  taskBootstrapCI,
+  taskVarianceIntraclassCorrelation,
+} from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
@@ -34,14 +40,21 @@ function clusterSummary(evaluation: Evaluation, rng: Rng) {
   const allSame =
     counts.successes.every((c, j) => c === counts.successes[0] && counts.trials[j] === counts.trials[0]) &&
     (counts.successes[0] === 0 || counts.successes[0] === counts.trials[0]);
-  const rho = allSame ? null : intraclassCorrelation(counts);
+  // The chapter's rho (between-task variance over mu (1 - mu), binomial noise taken out) is the
+  // headline; the one-way ANOVA estimate stands beside it (docs/METRICS.md).
+  const rho = allSame ? null : taskVarianceIntraclassCorrelation(counts);
+  const rhoAnova = allSame ? null : intraclassCorrelation(counts);
   const n = evaluation.provenance.episodesPerTask;
+  const effect = (value: number | null) =>
+    value === null ? null : designEffect(n, Math.min(1, Math.max(value, -1 / (n - 1))));
   return {
     episodeLevel: { low: episode.low, high: episode.high, width: episode.high - episode.low },
     taskLevel: { low: task.low, high: task.high, width: task.high - task.low },
     widthRatio: episode.high > episode.low ? (task.high - task.low) / (episode.high - episode.low) : null,
     rho,
-    designEffect: rho === null ? null : designEffect(n, Math.max(rho, -1 / (n - 1))),
+    designEffect: effect(rho),
+    rhoAnova,
+    designEffectAnova: effect(rhoAnova),
   };
 }
 

@@ -58,9 +58,11 @@ export async function main(options: Partial<RunOptions> = {}) {
       steps: [30, 80],
     });
     for (const step of [30, 80]) {
+      // Each training seed has evaluation seeds of its own: two seeds' means share no random numbers,
+      // as the training-noise estimate below assumes.
       const [a, b] = [
-        await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/a` }),
-        await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/b` }),
+        await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/${trainingSeed}/a` }),
+        await evaluateOnCores({ checkpoint: at(step), episodes, seed: `${seed}/repeat/${trainingSeed}/b` }),
       ];
       repeats.push({
         trainingSeed,
@@ -112,17 +114,26 @@ export async function main(options: Partial<RunOptions> = {}) {
   // Power from the measured spreads: two-sided alpha 0.05, power 0.8.
   const differenceSD = sampleStandardDeviation(a.map((value, j) => (b[j] as number) - value));
   const taskSD = sampleStandardDeviation(b);
-  const seedSD = noise[1]!.seedMeanSD;
+  // Seeds: the spread of seed means at step 80 (our run's end) and at step 30 (where the book measured it).
+  const seedSDAt = (step: number) => noise.find((row) => row.step === step)!.seedMeanSD;
+  const [seedSDStep80, seedSDStep30] = [seedSDAt(80), seedSDAt(30)];
   const units = (sigma: number, delta: number, design: 'paired' | 'unpaired' | 'seeds') =>
     sigma > 0 ? requiredUnits({ sigma, delta, design }).units : null;
   const power = [0.02, 0.05].map((delta) => ({
     delta,
     pairedTasks: units(differenceSD, delta, 'paired'),
     unpairedTasksPerGroup: units(taskSD, delta, 'unpaired'),
-    seedsPerGroup: units(seedSD, delta, 'seeds'),
+    seedsPerGroupStep80: units(seedSDStep80, delta, 'seeds'),
+    seedsPerGroupStep30: units(seedSDStep30, delta, 'seeds'),
   }));
 
-  const numbers = { repeats, noise, paired, power, spreads: { differenceSD, taskSD, seedSD } };
+  const numbers = {
+    repeats,
+    noise,
+    paired,
+    power,
+    spreads: { differenceSD, taskSD, seedSDStep80, seedSDStep30 },
+  };
   writeResults(outDir, {
     section: '17.4',
     title: 'Comparing two training runs',

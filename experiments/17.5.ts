@@ -2,9 +2,10 @@
  * 17.5 The harness defines the number.
  *
  * Question: how far does a pass rate move when one field of the harness changes and the weights
- *   do not? The base agent (step 0) and the trained agent (step 80) under the training harness
- *   and seven single-field changes, with task-level intervals (Figure 17.2); and greedy against
- *   sampled decoding task by task.
+ *   do not? The base agent (step 0) and the trained agent (step 80) under the training harness,
+ *   the chapter's seven single-field changes and parameter renaming off, with task-level
+ *   intervals (Figure 17.2); what the base agent does with more turns and edits (counted from its
+ *   episodes); and greedy against sampled decoding task by task.
  * Command: npm run exp:17.5 [-- --run DIR --seed S --smoke]
  * Runtime: about 30 s with trained checkpoints.
  * Output: results/17.5.json, results/17.5.md, results/figures/17.2-pass-by-harness.svg.
@@ -24,7 +25,7 @@ import {
   type RunOptions,
 } from './runs.ts';
 
-/** The training harness and the chapter's seven single-field changes. */
+/** The training harness, the chapter's seven single-field changes, and one of ours (parameter renaming). */
 const HARNESSES: Array<{ name: string; change: HarnessInput }> = [
   { name: 'training harness', change: {} },
   { name: 'temperature 1.3', change: { temperature: 1.3 } },
@@ -33,7 +34,9 @@ const HARNESSES: Array<{ name: string; change: HarnessInput }> = [
   { name: '3 turns', change: { maxTurns: 3 } },
   { name: '10 turns', change: { maxTurns: 10 } },
   { name: 'unlimited edits', change: { maxEdits: null } },
-  { name: 'renaming off', change: { randomizeNames: false, renameParams: false } },
+  // The chapter's renaming is the function name's; the parameters' renaming is a field of ours, its own row.
+  { name: 'renaming off', change: { randomizeNames: false } },
+  { name: 'parameter renaming off', change: { renameParams: false } },
 ];
 const STEPS = [0, 80] as const;
 
@@ -111,6 +114,29 @@ export async function main(options: Partial<RunOptions> = {}) {
         records.filter((record) => record.success && record.turns <= 3).length / records.length,
     };
   });
+  // Whether an agent can use more turns or edits at all: with one seed for every harness, an episode
+  // plays the same until it tries a second edit (refused under the training harness) or runs out of
+  // its 6 turns; the episodes whose outcome moved are counted directly.
+  const budgetUse = STEPS.map((step) => {
+    const records = evaluations.get(`${step}/training harness`)!.records;
+    const changed = (harness: string) => {
+      const other = evaluations.get(`${step}/${harness}`)!.records;
+      return records.filter((record, i) => record.success !== other[i]!.success).length;
+    };
+    return {
+      step,
+      episodes: records.length,
+      triedSecondEdit: records.filter((record) => record.editsRefused > 0).length,
+      reachedThirdTurn: records.filter((record) => record.turns >= 3).length,
+      ranOutOfTurns: records.filter((record) => !record.submitted).length,
+      mostTurns: Math.max(...records.map((record) => record.turns)),
+      mostTurnsWithTen: Math.max(
+        ...evaluations.get(`${step}/10 turns`)!.records.map((record) => record.turns),
+      ),
+      outcomeChangedByTenTurns: changed('10 turns'),
+      outcomeChangedByUnlimitedEdits: changed('unlimited edits'),
+    };
+  });
   const greedy = STEPS.map((step) => ({
     step,
     sampled: evaluations.get(`${step}/training harness`)!.perTask,
@@ -118,7 +144,13 @@ export async function main(options: Partial<RunOptions> = {}) {
     splits: greedySplits(evaluations.get(`${step}/greedy`)!),
   }));
 
-  const numbers = { rows: moves.map(({ perTask: _perTask, ...row }) => row), greedy, withinThree, heat };
+  const numbers = {
+    rows: moves.map(({ perTask: _perTask, ...row }) => row),
+    greedy,
+    withinThree,
+    heat,
+    budgetUse,
+  };
   writeResults(outDir, {
     section: '17.5',
     title: 'The harness defines the number',

@@ -106,6 +106,26 @@ export async function main(options: Partial<RunOptions> = {}) {
   const step20AtOrAbove = early.curve.every(
     (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,
   );
+  // The book's two claims, measured at every k: where step 20 falls below either curve, and for
+  // k >= 16 whether step 80's task-level band reaches the base agent's curve.
+  const step20Below = {
+    base: early.curve.filter((point, i) => point.mean < base.curve[i]!.mean - 1e-12).map((point) => point.k),
+    step80: early.curve
+      .filter((point, i) => point.mean < late.curve[i]!.mean - 1e-12)
+      .map((point) => point.k),
+  };
+  const step80BandAtLargeK = late.curve
+    .filter((point) => point.k >= 16)
+    .map((point) => {
+      const baseMean = base.curve[point.k - 1]!.mean;
+      return {
+        k: point.k,
+        low: point.low,
+        high: point.high,
+        base: baseMean,
+        covers: point.low <= baseMean && baseMean <= point.high,
+      };
+    });
   const crossing = late.curve.find((point, i) => base.curve[i]!.mean > point.mean)?.k ?? null;
   const config = { run, episodes, agents: AGENTS };
   const numbers = {
@@ -115,6 +135,8 @@ export async function main(options: Partial<RunOptions> = {}) {
     searched,
     crossing,
     step20AtOrAbove,
+    step20Below,
+    step80BandAtLargeK,
   };
   writeResults(outDir, {
     section: '17.7',

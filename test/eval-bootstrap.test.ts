@@ -8,6 +8,7 @@ import {
   episodeStandardError,
   expectedMaxNormal,
   intraclassCorrelation,
+  taskVarianceIntraclassCorrelation,
   meanDifference,
   pairedBootstrapDiff,
   pairedStandardError,
@@ -119,6 +120,30 @@ describe('clustered errors and comparison helpers', () => {
     );
     expect(intraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 })).toBe(1);
     expect(() => intraclassCorrelation({ successes: [3], trials: 10 })).toThrow(RangeError);
+  });
+
+  it("the chapter's rho = sigma_task^2 / (mu (1 - mu)), between-task variance corrected for binomial noise, matches numpy", () => {
+    // numpy 2.4.6: r = c / n; (r.var(ddof=1) - np.mean(r * (1 - r) / (n - 1))) / (r.mean() * (1 - r.mean()))
+    expect(taskVarianceIntraclassCorrelation(trained)).toBeCloseTo(0.6757286805978223, 12);
+    expect(
+      taskVarianceIntraclassCorrelation({ successes: [3, 5, 2, 4, 6, 1, 8, 2, 3, 5], trials: 32 }),
+    ).toBeCloseTo(0.010413528953306243, 12);
+    expect(
+      taskVarianceIntraclassCorrelation({ successes: [2, 15, 7, 8], trials: [10, 20, 15, 8] }),
+    ).toBeCloseTo(0.45458400993409115, 12);
+    expect(taskVarianceIntraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 })).toBeCloseTo(
+      4 / 3,
+      12,
+    );
+    // It differs from the ANOVA estimator on the same counts (tasks weighted equally, not by episodes).
+    expect(
+      taskVarianceIntraclassCorrelation({ successes: [2, 15, 7, 8], trials: [10, 20, 15, 8] }),
+    ).not.toBeCloseTo(intraclassCorrelation({ successes: [2, 15, 7, 8], trials: [10, 20, 15, 8] }), 2);
+    expect(() => taskVarianceIntraclassCorrelation({ successes: [3], trials: 10 })).toThrow(RangeError);
+    expect(() => taskVarianceIntraclassCorrelation({ successes: [1, 0], trials: [1, 4] })).toThrow(
+      RangeError,
+    );
+    expect(() => taskVarianceIntraclassCorrelation({ successes: [0, 0], trials: 8 })).toThrow(RangeError);
   });
 
   it('design effect and clustered SE', () => {

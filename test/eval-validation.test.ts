@@ -153,6 +153,21 @@ const CASES: Case[] = [
     () => stats.intraclassCorrelation({ successes: [10, 10], trials: 10 }),
     /same outcome/,
   ],
+  [
+    'taskVarianceIntraclassCorrelation one task',
+    () => stats.taskVarianceIntraclassCorrelation({ successes: [3], trials: 10 }),
+    /at least 2/,
+  ],
+  [
+    'taskVarianceIntraclassCorrelation one episode',
+    () => stats.taskVarianceIntraclassCorrelation({ successes: [1, 0], trials: [1, 4] }),
+    /2\+ episodes/,
+  ],
+  [
+    'taskVarianceIntraclassCorrelation all outcomes alike',
+    () => stats.taskVarianceIntraclassCorrelation({ successes: [10, 10], trials: 10 }),
+    /same outcome/,
+  ],
   ['designEffect rho -1 at n = 10', () => stats.designEffect(10, -1), /rho/],
   ['designEffect rho 2', () => stats.designEffect(10, 2), /rho/],
   ['designEffect rho NaN', () => stats.designEffect(10, NaN), /rho/],

@@ -69,11 +69,21 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expectSmoke('17.4');
   });
 
-  it('17.5 evaluates both agents under eight harnesses on the same episodes and draws Figure 17.2', async () => {
+  it('17.5 evaluates both agents under nine harnesses on the same episodes and draws Figure 17.2', async () => {
     const result = await main175({ run, seed: 1, smoke: true, outDir });
-    expect(result.rows).toHaveLength(16);
-    // Eight harnesses, each the same for both agents.
-    expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(8);
+    expect(result.rows).toHaveLength(18);
+    // Nine harnesses, each the same for both agents.
+    expect(new Set(result.rows.map((row) => row.harnessHash)).size).toBe(9);
+    // Renaming off is one field, the function name's; the parameters' renaming is a row of its own.
+    expect(result.rows.find((row) => row.harness === 'renaming off')!.change).toEqual({
+      randomizeNames: false,
+    });
+    expect(result.rows.find((row) => row.harness === 'parameter renaming off')!.change).toEqual({
+      renameParams: false,
+    });
+    // An episode's outcome can move under 10 turns only if it used its budget's limit under the training harness.
+    for (const use of result.budgetUse)
+      if (use.ranOutOfTurns === 0) expect(use.outcomeChangedByTenTurns).toBe(0);
     for (const row of result.rows) expect(row.low).toBeLessThanOrEqual(row.high);
     expect(
       result.rows.filter((row) => row.harness === 'training harness').every((row) => row.move === 0),
@@ -107,6 +117,12 @@ describe('experiments on trained checkpoints (smoke)', () => {
         12,
       );
     }
+    // The per-k comparison and the summary agree: step 20 is at or above both only if it is below neither at any k.
+    expect(result.step20AtOrAbove).toBe(
+      result.step20Below.base.length === 0 && result.step20Below.step80.length === 0,
+    );
+    // Smoke runs have 8 episodes per task: no k >= 16 to compare the band at.
+    expect(result.step80BandAtLargeK).toEqual([]);
     for (const row of result.narrowing) {
       expect(row.trajectory).toHaveLength(9);
       expect(row.trajectory[8]!.successes).toBeLessThan(row.trajectory[0]!.successes);
@@ -122,7 +138,12 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(result.table.map((row) => row.step)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80]);
     // Selecting by test reports the highest test score there is.
     expect(result.byTest.test).toBe(Math.max(...result.table.map((row) => row.test)));
-    expect(result.curse.picks).toHaveLength(10);
+    // Measured twice: an evaluation's 8 candidates sharing its seed, and each with its own.
+    for (const measured of [result.curse.sharedSeed, result.curse.independentSeeds]) {
+      expect(measured.picks).toHaveLength(10);
+      expect(measured.optimism).toBeCloseTo(measured.onPicking - measured.onRest, 12);
+    }
+    expect(result.curse.independentSeeds.picks).not.toEqual(result.curse.sharedSeed.picks);
     // The simulated optimism of the best of 8 equally good checkpoints is never negative, and its prediction is sigma x E[max of 8 normals].
     const p = result.byValidation.test;
     expect(result.simulated.bias).toBeGreaterThanOrEqual(0);

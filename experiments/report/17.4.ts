@@ -55,7 +55,7 @@ export function report(
 ): Report {
   const markdown = blocks(
     section(
-      `Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodesPerEvaluation} episodes each)`,
+      `Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodesPerEvaluation} episodes each, every seed's evaluations with seeds of their own)`,
       table(repeats, {
         seed: (row) => row.trainingSeed,
         step: (row) => row.step,
@@ -106,10 +106,11 @@ export function report(
         difference: (row) => `${Math.round(row.delta * 100)} points`,
         'paired tasks': (row) => unitsText(row.pairedTasks),
         'unpaired tasks per group': (row) => unitsText(row.unpairedTasksPerGroup),
-        'seeds per group': (row) => unitsText(row.seedsPerGroup),
+        'seeds per group (step-80 spread)': (row) => unitsText(row.seedsPerGroupStep80),
+        'seeds per group (step-30 spread, as the book)': (row) => unitsText(row.seedsPerGroupStep30),
         book: () => BOOK.power,
       }),
-      `From the measured spreads: SD of per-task differences ${pct(spreads.differenceSD)}, SD of per-task pass rates ${pct(spreads.taskSD)}, SD of seed means at step 80 ${pct(spreads.seedSD)}.`,
+      `From the measured spreads: SD of per-task differences ${pct(spreads.differenceSD)}, SD of per-task pass rates ${pct(spreads.taskSD)}, SD of seed means at step 80 ${pct(spreads.seedSDStep80)} and at step 30 ${pct(spreads.seedSDStep30)} (the book measured its seeds at step 30).`,
     ),
   );
   return { markdown };

@@ -25,6 +25,7 @@ const BOOK = {
   k16: '0.958 (step 80) vs 0.941 (base)',
   k32: 'base overtakes: 0.998 vs 0.988',
   step20: 'at or above both at every k',
+  band: "step 80's task-level band covers the base agent's curve at k >= 16",
   speed: 'speed 10/64 (base), 13/64 (step 20), 3/64 (step 80); step 80 first edit fix_comparison 59 of 64',
 };
 
@@ -96,8 +97,41 @@ function narrowingSentence({ narrowing, searched }: Numbers, run: string): strin
   return `Narrowing, found from the data (tasks with fewer successes at step 80 than at step 0)${searched.length > 0 ? `: none in ${run}; in its seeds' runs:` : ':'}`;
 }
 
+/** Integers as runs: [1, 2, 3, 7] -> '1 to 3, 7'. */
+function runsOf(ks: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ks.length;) {
+    let j = i;
+    while (j + 1 < ks.length && ks[j + 1] === ks[j]! + 1) j += 1;
+    parts.push(i === j ? String(ks[i]) : `${ks[i]} to ${ks[j]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
+/** Where step 20 falls below the other two curves, from the per-k comparison. */
+function step20Text({ step20Below }: Numbers): string {
+  const { base, step80 } = step20Below;
+  if (base.length === 0 && step80.length === 0) return 'at or above both at every k';
+  return [
+    base.length > 0 ? `below the base agent at k = ${runsOf(base)}` : 'never below the base agent',
+    step80.length > 0 ? `below step 80 at k = ${runsOf(step80)}` : 'never below step 80',
+  ].join('; ');
+}
+
+/** Whether step 80's band reaches the base curve at k >= 16, from the per-k comparison. */
+function bandText({ step80BandAtLargeK }: Numbers): string {
+  if (step80BandAtLargeK.length === 0) return 'no k >= 16 measured';
+  const covered = step80BandAtLargeK.filter((point) => point.covers).map((point) => point.k);
+  const at16 = step80BandAtLargeK[0]!;
+  const first = `at k = ${at16.k} the band [${pct(at16.low)}, ${pct(at16.high)}] against the base agent's ${pct(at16.base)}`;
+  return covered.length === step80BandAtLargeK.length
+    ? `covers it at every k >= 16 (${first})`
+    : `covers it at k = ${covered.length > 0 ? runsOf(covered) : 'none'} only (${first})`;
+}
+
 export async function report(numbers: Numbers, context: Context): Promise<Report> {
-  const { agents, reference, narrowing, crossing, step20AtOrAbove } = numbers;
+  const { agents, reference, narrowing, crossing } = numbers;
   const { run, episodes } = context;
   const [base, early, late] = agents as [Agent, Agent, Agent];
   const at = (agent: Agent, k: number) => agent.curve[Math.min(k, episodes) - 1]!.mean;
@@ -117,7 +151,8 @@ export async function report(numbers: Numbers, context: Context): Promise<Report
         crossing === null ? 'none up to k = ' + episodes : String(crossing),
         BOOK.k32,
       ],
-      ['step 20', step20AtOrAbove ? 'at or above both at every k' : 'not above both at every k', BOOK.step20],
+      ['step 20 against the base agent and step 80', step20Text(numbers), BOOK.step20],
+      ["step 80's task-level band and the base agent's curve, k >= 16", bandText(numbers), BOOK.band],
     ]),
     narrowingSentence(numbers, run),
     ...narrowing.map((row) =>

@@ -18,12 +18,24 @@ const BOOK = {
   gamer: { public: 1, hidden: 0 },
 };
 
+type Numbers = Awaited<ReturnType<typeof main>>;
+
+/** What the stacker's two scores say, from the scores themselves. */
+function stackerReading({ train, plain }: Numbers['stacker']): string {
+  const points = Math.round((plain.success - train.success) * 100);
+  if (points <= 0)
+    return `the stacker scores ${pct(train.success)} under the training harness and ${pct(plain.success)} in the plain env: this canary does not see the difference between the two harnesses.`;
+  const times = train.success > 0 ? ` ${(plain.success / train.success).toFixed(1)} times as much` : ' more';
+  return `the same policy scores${times} when the harness lets it stack edits; comparing numbers across harnesses credits ${points} points nobody earned.`;
+}
+
 export function report(
-  { noise, stacker, gamer }: Awaited<ReturnType<typeof main>>,
+  { noise, stacker, gamer }: Numbers,
   {
     noiseEvaluations,
     scriptedEpisodesPerTask,
-  }: { noiseEvaluations: number; scriptedEpisodesPerTask: number },
+    scriptedTasks,
+  }: { noiseEvaluations: number; scriptedEpisodesPerTask: number; scriptedTasks: number },
 ): Report {
   const markdown = blocks(
     section(
@@ -42,7 +54,7 @@ export function report(
       ],
     ),
     section(
-      `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the 30 tasks`,
+      `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
       markdownTable(
         ['harness', 'success (ours)', 'book'],
         [
@@ -58,12 +70,10 @@ export function report(
           ],
         ],
       ),
-      reading(
-        'the same policy scores three times as much when the harness lets it stack edits; comparing numbers across harnesses credits 40 points nobody earned.',
-      ),
+      reading(stackerReading(stacker)),
     ),
     section(
-      'Evaluation reusing the training reward: the gaming policy (special-cases the public tests)',
+      `Evaluation reusing the training reward: the gaming policy (special-cases the public tests), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
       markdownTable(
         [
           'reward source',
@@ -77,7 +87,7 @@ export function report(
         ],
       ),
       reading(
-        'scored by the reward it was trained on, the gaming policy looks perfect; scored by the hidden tests (the one success rule), it never repairs anything.',
+        `scored by the reward it was trained on, the gaming policy ${gamer.public.meanReward === 1 ? 'looks perfect' : `scores ${pct(gamer.public.meanReward)}`}; scored by the hidden tests (the one success rule), it ${gamer.hidden.success === 0 ? 'never repairs anything' : `succeeds in ${pct(gamer.hidden.success)} of episodes`}.`,
       ),
     ),
   );
