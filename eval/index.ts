@@ -75,3 +75,4 @@ export { changePoint } from './changePoint.ts';
 export { changePointBootstrap } from './changePointBootstrap.ts';
 export { shannonEntropy } from './entropy.ts';
 export { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
+export { designReview, CORRELATIONS, type DesignReviewOptions } from './designReview.ts';

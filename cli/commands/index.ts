@@ -18,4 +18,5 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./eval.ts')).command,
   probe: async () => (await import('./probe.ts')).command,
   bench: async () => (await import('./bench.ts')).command,
+  review: async () => (await import('./review.ts')).command,
 };
