@@ -73,6 +73,7 @@ export { binomialEstimatorMoments } from './binomialEstimatorMoments.ts';
 export { betaBinomialMeanPosterior, type PosteriorInterval } from './betaBinomialMeanPosterior.ts';
 export { changePoint } from './changePoint.ts';
 export { changePointBootstrap } from './changePointBootstrap.ts';
+export { fallOnset } from './fallOnset.ts';
 export { shannonEntropy } from './entropy.ts';
 export { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
 export { designReview, CORRELATIONS, type DesignReviewOptions } from './designReview.ts';

@@ -4,6 +4,7 @@ import {
   binomialEstimatorMoments,
   changePoint,
   changePointBootstrap,
+  fallOnset,
   differenceStandardError,
   expectedMaxNormal,
   passAtK,
@@ -82,6 +83,22 @@ describe('changePoint and changePointBootstrap', () => {
     expect(() => changePoint([1])).toThrow(RangeError);
   });
 
+  it('fallOnset takes the change point after the peak, so an early rise is not the change', () => {
+    // From the peak (index 2) on: [0.7, 0.65, 0.1, 0.05]; numpy costs over t = 1..3: [0.2217, 0.0025, 0.2217]; argmin t = 2
+    expect(fallOnset([0.2, 0.6, 0.7, 0.65, 0.1, 0.05])).toBe(4);
+    // The single change point of the whole sequence is the rise instead.
+    expect(changePoint([0.05, 0.6, 0.7, 0.65, 0.6, 0.55, 0.5])).toBe(1);
+    expect(fallOnset([0.1, 0.2, 0.3])).toBeNull();
+    const noFall = changePointBootstrap({
+      successes: [10, 20, 60],
+      trials: [64, 64, 64],
+      reps: 200,
+      rng: new Rng(2),
+      statistic: fallOnset,
+    });
+    expect(noFall).toMatchObject({ index: null, noneShare: 1, low: null, high: null });
+  });
+
   it('collapses on one index for a sharp fall and spreads for a gentle one', () => {
     const sharp = changePointBootstrap({
       successes: [250, 251, 249, 20, 18],
@@ -96,7 +113,7 @@ describe('changePoint and changePointBootstrap', () => {
       reps: 500,
       rng: new Rng(1),
     });
-    expect(gentle.high).toBeGreaterThan(gentle.low);
+    expect(gentle.high as number).toBeGreaterThan(gentle.low as number);
     expect(gentle.share.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
   });
 });
