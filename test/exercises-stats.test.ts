@@ -61,7 +61,7 @@ describe('betaBinomialMeanPosterior', () => {
       rng: new Rng('posterior'),
     });
     expect(Math.abs(atTail.low - 0.4)).toBeLessThan(0.006);
-    expect(posterior.effectiveDraws).toBeGreaterThan(1000);
+    expect(posterior.effectiveDraws).toBeGreaterThan(50_000);
     expect(posterior.low).toBeLessThan(posterior.mean);
     expect(posterior.high).toBeGreaterThan(posterior.mean);
   });
