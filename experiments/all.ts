@@ -1,5 +1,6 @@
 /**
- * Every chapter-17 experiment in the chapter's order, training what is missing first.
+ * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises,
+ * training what is missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
  *
  * Command: npm run exp:all [-- --run DIR --seed S --smoke]
  * Runtime: about 2 minutes with trained checkpoints on two cores; 14 minutes from a fresh clone
@@ -11,15 +12,17 @@ import { isMain, runScript } from './common.ts';
 import { EXPERIMENTS } from './repro.ts';
 import { parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
-/** The pure-statistics experiments keep their own seed, 0, the one `npm run exp:17.2` and `exp:17.3` use. */
-const OWN_SEED = new Set(['17.2', '17.3']);
+/** The pure-statistics experiments keep their own seed, 0, the one `npm run exp:17.2`, `exp:17.3`, `ex:1` and `ex:7` use. */
+const OWN_SEED = new Set(['17.2', '17.3', 'ex-1', 'ex-7']);
 
 export async function main(
   options: Partial<RunOptions> = {},
+  { only }: { only?: (section: string) => boolean } = {},
 ): Promise<Array<{ section: string; seconds: number }>> {
   const resolved = runOptions(options);
   const times = [];
   for (const [section, run] of Object.entries(EXPERIMENTS)) {
+    if (only !== undefined && !only(section)) continue;
     const started = performance.now();
     process.stderr.write(`exp:${section} ...\n`);
     await run(OWN_SEED.has(section) ? { ...resolved, seed: 0 } : resolved);
