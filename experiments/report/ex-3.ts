@@ -35,7 +35,7 @@ export async function report({ agents, calibration, populationMean }: Numbers): 
         },
       ),
       reading(
-        "the model pools the tasks: it says the population mean is uncertain because 10 tasks are few, as the task bootstrap does, but it also knows that a rate lies in [0, 1] and that ten tasks can miss the population's spread. The task bootstrap's percentile interval undercovers with 10 tasks (17.3 measured 0.916); the credible interval's coverage is measured here under the model that generated the data, where a Bayesian interval with a weak prior should be close to nominal.",
+        `the credible interval covers the population mean in ${pct(calibration.bayes.coverage)} of the simulated evaluations, the task bootstrap in ${pct(calibration.bootstrap.coverage)} (17.3 measured 0.916 with its own draws), with mean widths ${pct(calibration.bayes.meanWidth)} and ${pct(calibration.bootstrap.meanWidth)}. The model pools the tasks: like the task bootstrap it is uncertain because ten tasks are few, but its prior on the spread of task rates keeps it from taking ten alike tasks as proof that every task is alike. The coverage is measured under the model that generated the data (a beta population of task rates), the case most favourable to it.`,
       ),
     ),
   );
