@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,5 +102,21 @@ describe('the chapter exercises (smoke)', () => {
     expect(result.review.unpaired.se).toBeCloseTo(0.0312, 4);
     expect(figure('ex-7-se-by-correlation.svg')).toMatch(/^<svg/);
     expectSmoke('ex-7');
+  });
+});
+
+describe('the exercise scripts refuse what they do not know', () => {
+  it('an unknown flag or a bad seed is one line and exit 2', () => {
+    for (const [script, args, expected] of [
+      ['ex-1', ['--run', 'runs/default'], /^ex:1: .*--run/],
+      ['ex-5', ['--seed', 'x'], /^ex:5: --seed must be a decimal integer/],
+    ] as const) {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', `experiments/${script}.ts`, ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr.trim()).toMatch(expected);
+    }
   });
 });
