@@ -8,7 +8,7 @@
  *   and mean squared error. The proof (c complete and sufficient, Lehmann-Scheffe) is in
  *   docs/EXERCISES.md.
  * Command: npm run ex:1 [-- --seed S --smoke --out DIR]
- * Runtime: about 2 s (10^6 simulated evaluations; smoke 10^4).
+ * Runtime: about 10 s (10^6 simulated evaluations; smoke 10^4).
  * Output: results/ex-1.json, results/ex-1.md, results/figures/ex-1-variance-by-k.svg.
  */
 import { binomialEstimatorMoments, passAtK, plugInPassAtK, sampleBinomial } from '../eval/index.ts';
