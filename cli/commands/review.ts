@@ -62,7 +62,8 @@ export const command: Command = {
     },
     'seed-sd': {
       type: 'string',
-      description: "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
+      description:
+        "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
       default: '0',
       range: RANGES['seed-sd'],
     },
