@@ -5,6 +5,8 @@ import { lineChartSvg } from '../figures.ts';
 import { blocks, pct, reading, section, subsection, table, type Report } from './markdown.ts';
 
 type Numbers = Awaited<ReturnType<typeof main>>;
+/** The chance that k samples all miss, 1 - pass@k, readable when it is tiny. */
+const miss = (passAtK: number) => (1 - passAtK === 0 ? '0' : (1 - passAtK).toExponential(1));
 const kText = (k: number | null, maxK: number) => (k === null ? `none up to ${maxK}` : `k = ${k}`);
 
 export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbers): Promise<Report> {
@@ -33,7 +35,7 @@ export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbe
           `Coverage lost (pass@${maxK} lower at step 80 than at step 0): ${
             measured.coverage
               .filter((row) => row.lost)
-              .map((row) => `${row.task} (${pct(row.base)} -> ${pct(row.step80)})`)
+              .map((row) => `${row.task} (miss chance ${miss(row.base)} -> ${miss(row.step80)})`)
               .join(', ') || 'none'
           }.`,
           measured.narrowing.length === 0
@@ -48,7 +50,7 @@ export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbe
         ),
       ),
       reading(
-        "the crossing is where the base agent, which guesses widely, has drawn enough samples to hit a task step 80 has stopped solving; it moves with the episode count only through the noise in the narrowing task's count, since pass@k is unbiased at any n. A task loses coverage at k = 128 only when its count at step 80 is 0 or near it. The onset is the change point after the peak of the task's rates; the interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap).",
+        `the crossing is the first k at which the base agent, which guesses widely, has a higher mean pass@k than step 80: where its samples reach the tasks step 80 has stopped solving. pass@k is unbiased at any n, so more episodes move the crossing only by making the counts less noisy. Coverage at k = ${maxK} is shown as the chance that ${maxK} samples miss the task (1 - pass@${maxK}); a task loses coverage in earnest only when its count at step 80 is near 0. The onset of a fall is the change point after the peak of the task's rates; its interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap).`,
       ),
     ),
   );
