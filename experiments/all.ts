@@ -3,9 +3,10 @@
  * training what is missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
  *
  * Command: npm run exp:all [-- --run DIR --seed S --smoke]
- * Runtime: about 2 minutes with trained checkpoints on two cores; 14 minutes from a fresh clone
- *   (measured: 840 s, of which about 11 minutes train the default run, seeds 1 to 3 and 17.6's
- *   type-split run).
+ * Runtime: the chapter's sections about 2 minutes with trained checkpoints on two cores; 14 minutes
+ *   from a fresh clone (measured: 840 s, of which about 11 minutes train the default run, seeds 1
+ *   to 3 and 17.6's type-split run). The exercises add about 23 to 26 minutes (the sum of their
+ *   runs alone, docs/EXERCISES.md), ex-4's four type-split trainings included.
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
 import { isMain, runScript } from './common.ts';
