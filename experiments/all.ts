@@ -5,8 +5,9 @@
  * Command: npm run exp:all [-- --run DIR --seed S --smoke]
  * Runtime: the chapter's sections about 2 minutes with trained checkpoints on two cores; 14 minutes
  *   from a fresh clone (measured: 840 s, of which about 11 minutes train the default run, seeds 1
- *   to 3 and 17.6's type-split run). The exercises add about 23 to 26 minutes (the sum of their
- *   runs alone, docs/EXERCISES.md), ex-4's four type-split trainings included.
+ *   to 3 and 17.6's type-split run). The exercises add about 14 to 15 minutes with their runs
+ *   trained, 23 to 26 with ex-4's four type-split trainings (the sums of their runs alone,
+ *   docs/EXERCISES.md).
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
 import { isMain, runScript } from './common.ts';

@@ -8,8 +8,9 @@
  *   after the peak, `fallOnset`) and a bootstrap interval for it. On the run and on the seeds'
  *   runs beside it (17.7 found its narrowing tasks there).
  * Command: npm run ex:2 [-- --run DIR --seed S --smoke]
- * Runtime: about 4 to 5 minutes per run with trained checkpoints (256 episodes per held-out task
- *   at steps 0, 20, 40, 80 and 64 at the other five); seed runs missing are trained first.
+ * Runtime: measured 360 to 434 s for the four runs with trained checkpoints (256 episodes per
+ *   held-out task at steps 0, 20, 40, 80 and 64 at the other five); seed runs missing are
+ *   trained first.
  * Output: results/ex-2.json, results/ex-2.md, results/figures/ex-2-passk.svg and
  *   ex-2-counts-<run>.svg (per-task success rates by checkpoint).
  */
