@@ -81,3 +81,13 @@ export { sampleBeta, sampleGamma, sampleStandardNormal } from './random/sampleBe
 // Playing episodes to evaluate an agent (`evaluate`) lives with the agent (agent/evaluate.ts):
 // eval/ is statistics, result-file I/O (eval/io/) and reports (eval/report/), and loads without
 // TensorFlow.
+
+// the chapter's exercises: estimator moments, a Bayesian interval, change points, entropy, design review
+export { binomialEstimatorMoments } from './binomialEstimatorMoments.ts';
+export { betaBinomialMeanPosterior, type PosteriorInterval } from './betaBinomialMeanPosterior.ts';
+export { changePoint } from './changePoint.ts';
+export { changePointBootstrap } from './changePointBootstrap.ts';
+export { fallOnset } from './fallOnset.ts';
+export { shannonEntropy } from './entropy.ts';
+export { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
+export { designReview, CORRELATIONS, type DesignReviewOptions } from './designReview.ts';

@@ -25,13 +25,20 @@ import { main as main176 } from './17.6.ts';
 import { main as main177 } from './17.7.ts';
 import { main as main178 } from './17.8.ts';
 import { main as main179 } from './17.9.ts';
+import { main as mainEx1 } from './ex-1.ts';
+import { main as mainEx2 } from './ex-2.ts';
+import { main as mainEx3 } from './ex-3.ts';
+import { main as mainEx4 } from './ex-4.ts';
+import { main as mainEx5 } from './ex-5.ts';
+import { main as mainEx6 } from './ex-6.ts';
+import { main as mainEx7 } from './ex-7.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
-/** Every chapter-17 experiment, in the chapter's order (`npm run exp:all` runs them so too). */
+/** Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises (`npm run exp:all` runs them so too). */
 export const EXPERIMENTS: Record<string, Experiment> = {
   '17.1': main171,
   '17.2': (o) => main172(o),
@@ -42,6 +49,13 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   '17.7': main177,
   '17.8': main178,
   '17.9': main179,
+  'ex-1': (o) => mainEx1(o),
+  'ex-2': mainEx2,
+  'ex-3': mainEx3,
+  'ex-4': mainEx4,
+  'ex-5': mainEx5,
+  'ex-6': mainEx6,
+  'ex-7': (o) => mainEx7(o),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
@@ -75,7 +89,22 @@ export function normalisedNumbers(path: string, runsDir?: string): unknown {
 }
 
 /** The experiments on trained checkpoints, in the order the smoke expectations are made (and the test suite runs them). */
-export const SMOKE_ORDER = ['17.1', '17.4', '17.5', '17.6', '17.7', '17.8', '17.9'];
+export const SMOKE_ORDER = [
+  '17.1',
+  '17.4',
+  '17.5',
+  '17.6',
+  '17.7',
+  '17.8',
+  '17.9',
+  'ex-1',
+  'ex-2',
+  'ex-3',
+  'ex-4',
+  'ex-5',
+  'ex-6',
+  'ex-7',
+];
 export const SMOKE_SEED = 1;
 
 /** Rewrites results/smoke/: every smoke experiment on a fresh smoke run in a temporary folder, paths written as `<runs>`. */

@@ -282,6 +282,66 @@ const CASES: Case[] = [
   ['binomialTestGreater k > n', () => stats.binomialTestGreater(5, 4, 0.5), /\bk\b/],
   ['binomialTestGreater n -1', () => stats.binomialTestGreater(0, -1, 0.5), /\bn\b/],
   ['binomialTestGreater p 2', () => stats.binomialTestGreater(1, 4, 2), /\bp\b/],
+  // the chapter's exercises
+  [
+    'binomialEstimatorMoments n 0',
+    () => stats.binomialEstimatorMoments({ n: 0, p: 0.5, estimate: (c) => c }),
+    /\bn\b/,
+  ],
+  [
+    'binomialEstimatorMoments p 2',
+    () => stats.binomialEstimatorMoments({ n: 4, p: 2, estimate: (c) => c }),
+    /\bp\b/,
+  ],
+  [
+    'betaBinomialMeanPosterior c > n',
+    () => stats.betaBinomialMeanPosterior({ successes: [5], trials: [4], rng }),
+    /successes\[0\]/,
+  ],
+  [
+    'betaBinomialMeanPosterior draws 1',
+    () => stats.betaBinomialMeanPosterior({ successes: [1], trials: [4], draws: 1, rng }),
+    /draws/,
+  ],
+  ['changePoint one value', () => stats.changePoint([1]), /values/],
+  [
+    'changePointBootstrap reps 0',
+    () => stats.changePointBootstrap({ successes: [1, 2], trials: [4, 4], reps: 0, rng }),
+    /reps/,
+  ],
+  ['fallOnset NaN', () => stats.fallOnset([1, NaN]), /values\[1\]/],
+  ['shannonEntropy negative count', () => stats.shannonEntropy({ a: -1 }), /counts\[0\]/],
+  [
+    'differenceStandardError correlation 2',
+    () =>
+      stats.differenceStandardError({
+        a: 0.4,
+        b: 0.5,
+        tasks: 10,
+        samples: 1,
+        seeds: 1,
+        correlation: 2,
+        icc: 0.5,
+        seedSD: 0,
+      }),
+    /correlation/,
+  ],
+  [
+    'designReview selectedFrom 0',
+    () =>
+      stats.designReview({
+        a: 0.4,
+        b: 0.5,
+        tasks: 10,
+        samples: 1,
+        seeds: 1,
+        selectedFrom: 0,
+        correlation: null,
+        icc: 0.5,
+        seedSD: 0,
+      }),
+    /selectedFrom/,
+  ],
 ];
 
 describe('every exported statistic refuses impossible input with a RangeError naming the argument', () => {

@@ -19,4 +19,5 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   probe: async () => (await import('./probe.ts')).command,
   bench: async () => (await import('./bench.ts')).command,
   study: async () => (await import('./study.ts')).command,
+  review: async () => (await import('./review.ts')).command,
 };

@@ -1,0 +1,90 @@
+import { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
+import { normalQuantile } from './normal.ts';
+import { checkInteger, checkProbability } from './validate.ts';
+import { expectedMaxNormal } from './winnersCurse.ts';
+
+export interface DesignReviewOptions extends Omit<DifferenceDesign, 'correlation'> {
+  /** The per-task correlation of the two agents; null: a table over `CORRELATIONS`. */
+  correlation: number | null;
+  /** The checkpoint was the best of this many by the reported metric (1: no selection). */
+  selectedFrom: number;
+  alpha?: number;
+  power?: number;
+}
+
+/** The correlations a review tabulates when none is given (17.4 measured 0.97 between two checkpoints of one run). */
+export const CORRELATIONS = [0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95];
+const MAX_SAMPLES = 10_000;
+const MAX_SEEDS = 1_000;
+
+/** The smallest count in [1, max] whose SE reaches `target`, or null when even `max` does not (the task-level floor). */
+function smallest(max: number, se: (count: number) => number, target: number): number | null {
+  if (se(max) > target) return null;
+  let [low, high] = [1, max];
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (se(mid) <= target) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/**
+ * The arithmetic of a design review of a reported improvement (chapter 17, exercise 7; 17.4 and
+ * 17.8): the SE of each arm and of the difference, unpaired and paired (`differenceStandardError`),
+ * the z of the reported difference, the expected selection inflation sigma E[max of K] of
+ * reporting the best of K checkpoints (sigma the binomial SE of one evaluation, 17.8), and the
+ * samples per task (at the given seeds) and seeds per arm (at the given samples) at which a
+ * two-sided test of level alpha detects the difference with the given power: SE <= delta /
+ * (z_{1-a/2} + z_{power}) (the requiredUnits bound). Null where no count up to 10,000 samples
+ * or 1,000 seeds reaches it.
+ *
+ * @throws RangeError on inputs outside the ranges of `differenceStandardError`, selectedFrom < 1, alpha or power outside (0, 1).
+ * @example designReview({ a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, correlation: null, icc: 0.5, seedSD: 0.01 })
+ */
+export function designReview(options: DesignReviewOptions) {
+  const { a, b, tasks, samples, selectedFrom, correlation, alpha = 0.05, power = 0.8 } = options;
+  checkInteger(selectedFrom, 'selectedFrom', 1);
+  for (const [value, name] of [
+    [alpha, 'alpha'],
+    [power, 'power'],
+  ] as const) {
+    checkProbability(value, name);
+    if (value === 0 || value === 1) throw new RangeError(`${name} must be in (0, 1), got ${value}`);
+  }
+  const delta = b - a;
+  const design = { ...options, correlation: 0 };
+  const se = (over: Partial<DifferenceDesign>) => differenceStandardError({ ...design, ...over });
+  const armSE = (p: number) => se({ a: p, b: p, correlation: 0 }) / Math.SQRT2;
+  const target = Math.abs(delta) / (normalQuantile(1 - alpha / 2) + normalQuantile(power));
+  const row = (r: number) => {
+    const pairedSE = se({ correlation: r });
+    return {
+      correlation: r,
+      pairedSE,
+      z: pairedSE > 0 ? delta / pairedSE : null,
+      samplesNeeded: smallest(MAX_SAMPLES, (m) => se({ correlation: r, samples: m }), target),
+      seedsNeeded: smallest(MAX_SEEDS, (s) => se({ correlation: r, seeds: s }), target),
+      // What no number of samples or seeds removes: the task-level part of the variance.
+      floorSE: se({ correlation: r, samples: Number.MAX_SAFE_INTEGER, seeds: Number.MAX_SAFE_INTEGER }),
+    };
+  };
+  const unpairedSE = se({});
+  const evaluationSD = Math.sqrt((b * (1 - b)) / (tasks * samples));
+  const expectedMax = expectedMaxNormal(selectedFrom);
+  return {
+    delta,
+    seA: armSE(a),
+    seB: armSE(b),
+    unpaired: { se: unpairedSE, z: unpairedSE > 0 ? delta / unpairedSE : null },
+    targetSE: target,
+    paired: (correlation === null ? CORRELATIONS : [correlation]).map(row),
+    selection: {
+      selectedFrom,
+      evaluationSD,
+      expectedMax,
+      // The best of K equally good checkpoints scores sigma E[max of K] above them on average (17.8).
+      inflation: selectedFrom > 1 ? evaluationSD * expectedMax : 0,
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Exercise 5. A harness canary, measured.
+ *
+ * Question: which fields of the harness and of the training config does the canary catch? Each
+ *   harness field is changed alone; the scripted canaries (oracle, blind, stacker, gamer) play
+ *   all 30 tasks under the changed training harness, and a field is caught when any canary's
+ *   success rate or mean reward moves beyond its tolerance (exactly, for the deterministic
+ *   policies; four binomial SEs for blind). Then step 80 of the default run as a fourth kind of
+ *   canary: its held-out pass@1 under each change, against a tolerance of three SDs of one
+ *   evaluation, measured from independent evaluations. Training-config fields are not read by an
+ *   evaluation at all; they are listed with that reason.
+ * Command: npm run ex:5 [-- --run DIR --seed S --smoke]
+ * Runtime: about 1 minute with a trained run (measured 67 s: the checkpoint's evaluations; the canaries take seconds).
+ * Output: results/ex-5.json, results/ex-5.md, results/figures/ex-5-checkpoint-moves.svg.
+ */
+import { SCRIPTED_POLICIES, type HarnessInput } from '../gym/index.ts';
+import { mean, sampleStandardDeviation } from '../eval/index.ts';
+import { trainShape } from '../train/index.ts';
+import { isMain, runScript, writeResults } from './common.ts';
+import { report } from './report/ex-5.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
+
+/** One change per harness field, each away from the training harness; null where the field has no other value. */
+export const CHANGES: Array<{ field: string; change: HarnessInput | null; note?: string }> = [
+  { field: 'split', change: { split: 'type' } },
+  { field: 'heldOutType', change: { heldOutType: 'compare' } },
+  { field: 'promptVersion', change: null, note: "only 'v1' exists" },
+  { field: 'maxTurns', change: { maxTurns: 3 } },
+  { field: 'maxEdits', change: { maxEdits: null } },
+  { field: 'contextTokens', change: { contextTokens: 48 } },
+  { field: 'randomizeNames', change: { randomizeNames: false } },
+  { field: 'renameParams', change: { renameParams: false } },
+  { field: 'varySurface', change: { varySurface: false } },
+  { field: 'renamePool', change: { renamePool: 'train' } },
+  { field: 'temperature', change: { temperature: 1.3 } },
+  { field: 'reward', change: { reward: 'public' } },
+  { field: 'maxActionTokens', change: { maxActionTokens: 2 } },
+];
+
+/** A canary's rates under one harness: every scripted policy on all 30 tasks. */
+async function canaries(harness: HarnessInput, episodes: number, seed: string) {
+  const rows = [];
+  for (const policy of SCRIPTED_POLICIES) {
+    const { records, passAt1 } = await evaluateOnCores({
+      scripted: policy,
+      harness,
+      split: 'all',
+      episodes,
+      seed,
+    });
+    rows.push({
+      policy,
+      success: passAt1,
+      reward: mean(records.map((record) => record.reward)),
+      episodes: records.length,
+    });
+  }
+  return rows;
+}
+
+export async function main(options: Partial<RunOptions> = {}) {
+  const { run, seed, smoke, outDir } = runOptions(options);
+  const canaryEpisodes = smoke ? 1 : 8;
+  const episodes = smoke ? 2 : 32;
+  const repeats = smoke ? 2 : 4;
+  const at = await ensureRun(run, { smoke, steps: [80] });
+  const baseline = await canaries({}, canaryEpisodes, `${seed}/canary`);
+  // The checkpoint's tolerance: three SDs of one evaluation, from independent evaluations under the training harness.
+  const repeated = [];
+  for (let i = 0; i < repeats; i++)
+    repeated.push(
+      (await evaluateOnCores({ checkpoint: at(80), episodes, seed: `${seed}/checkpoint/${i}` })).passAt1,
+    );
+  const evaluationSD = sampleStandardDeviation(repeated);
+  const tolerance = 3 * evaluationSD;
+  const rows = [];
+  for (const { field, change, note } of CHANGES) {
+    if (change === null) {
+      rows.push({
+        field,
+        change: null,
+        note: note ?? null,
+        moved: [],
+        caughtByCanaries: null,
+        checkpointMove: null,
+        caughtByCheckpoint: null,
+      });
+      continue;
+    }
+    const changed = await canaries(change, canaryEpisodes, `${seed}/canary`);
+    const moved = changed.flatMap((row, i) => {
+      const before = baseline[i]!;
+      // blind guesses: four binomial SEs of its rate (the canary's own rule, gym/canary.ts); the others are deterministic.
+      const allowed =
+        row.policy === 'blind' ? 4 * Math.sqrt((before.success * (1 - before.success)) / before.episodes) : 0;
+      const moves = { success: row.success - before.success, reward: row.reward - before.reward };
+      return Math.abs(moves.success) > allowed + 1e-12 || Math.abs(moves.reward) > allowed + 1e-12
+        ? [{ policy: row.policy, ...moves }]
+        : [];
+    });
+    const checkpoint = await evaluateOnCores({
+      checkpoint: at(80),
+      harness: change,
+      episodes,
+      seed: `${seed}/checkpoint/0`,
+    });
+    const checkpointMove = checkpoint.passAt1 - repeated[0]!;
+    rows.push({
+      field,
+      change,
+      note: note ?? null,
+      moved,
+      caughtByCanaries: moved.length > 0,
+      checkpointMove,
+      caughtByCheckpoint: Math.abs(checkpointMove) > tolerance,
+    });
+  }
+  // Training fields change a checkpoint, never an evaluation: `evaluate` takes only harness fields.
+  const trainingFields = Object.keys(trainShape);
+  const numbers = {
+    baseline,
+    checkpoint: { step: 80, repeated, evaluationSD, tolerance },
+    rows,
+    trainingFields,
+  };
+  writeResults(outDir, {
+    section: 'ex-5',
+    title: 'A harness canary, measured',
+    seed,
+    smoke,
+    config: { run, canaryEpisodes, episodes, repeats },
+    numbers,
+    echo: isMain(import.meta.url),
+    ...(await report(numbers)),
+  });
+  return numbers;
+}
+
+if (isMain(import.meta.url)) await runScript('ex:5', () => main(parseRunOptions(process.argv.slice(2))));
