@@ -150,7 +150,8 @@ async function run(args: CommandArgs): Promise<number> {
       notes,
       reported,
       ...report,
-      selectedAccuracy: selected ?? null,
+      // Only a file that marks a selector's pick has one: absent, not null, otherwise.
+      ...(selected !== undefined ? { selectedAccuracy: selected } : {}),
     });
   else
     printReport(
