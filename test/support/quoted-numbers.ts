@@ -242,14 +242,7 @@ export const QUOTED: QuotedNumber[] = [
   at('bench.json', 'figures.model.parameters', '157,050', 'vocab\n250, 157,050 parameters', [MODEL], whole),
   at('bench.json', 'machine.loadAverage.start', '2.2', 'load average 2.2 at the start', [MODEL], one),
   at('bench.json', 'figures.train.repeats', '5', 'each the best of 5 runs', [MODEL], {}),
-  at(
-    'bench.json',
-    'figures.train.trainStepMsOneThread',
-    '414',
-    '| 414 ms, 16.0 GFLOP/s |',
-    [MODEL],
-    whole,
-  ),
+  at('bench.json', 'figures.train.trainStepMsOneThread', '414', '| 414 ms, 16.0 GFLOP/s |', [MODEL], whole),
   at(
     'bench.json',
     'figures.train.trainStepGflopsOneThread',
@@ -258,14 +251,7 @@ export const QUOTED: QuotedNumber[] = [
     [MODEL],
     one,
   ),
-  at(
-    'bench.json',
-    'figures.train.trainStepMsTwoThreads',
-    '231',
-    '| 231 ms, 28.8 GFLOP/s |',
-    [MODEL],
-    whole,
-  ),
+  at('bench.json', 'figures.train.trainStepMsTwoThreads', '231', '| 231 ms, 28.8 GFLOP/s |', [MODEL], whole),
   at(
     'bench.json',
     'figures.train.trainStepGflopsTwoThreads',
@@ -328,14 +314,7 @@ export const QUOTED: QuotedNumber[] = [
     [MODEL],
     one,
   ),
-  at(
-    'bench.json',
-    'figures.model.profileForwardMs',
-    '140',
-    'kernels took 140 ms forward',
-    [MODEL],
-    whole,
-  ),
+  at('bench.json', 'figures.model.profileForwardMs', '140', 'kernels took 140 ms forward', [MODEL], whole),
   at('bench.json', 'figures.model.profileBackwardMs', '298', '298 ms backward + Adam', [MODEL], whole),
   at(
     'bench.json',
@@ -369,14 +348,7 @@ export const QUOTED: QuotedNumber[] = [
     [MODEL],
     whole,
   ),
-  at(
-    'bench.json',
-    'machine.loadAverage.start',
-    '2.2',
-    'a load average of 2.2 on the 2 cores',
-    [README],
-    one,
-  ),
+  at('bench.json', 'machine.loadAverage.start', '2.2', 'a load average of 2.2 on the 2 cores', [README], one),
   at('bench.json', 'machine.cpus', '2', 'a load average of 2.2 on the 2 cores', [README], {}),
   at(
     'bench.json',
