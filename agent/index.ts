@@ -32,9 +32,11 @@ export {
   rollout,
   rolloutShare,
   shareCut,
+  transcriptTurns,
   type Agent,
   type EpisodeRecord,
   type Transcript,
+  type TranscriptTurn,
 } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
@@ -43,6 +45,7 @@ export {
   projectVersion,
   type EvaluateOptions,
   type Evaluation,
+  type EvaluatedEpisode,
   type Player,
   type Provenance,
 } from './evaluate.ts';

@@ -30,6 +30,36 @@ export interface Transcript {
   oldPerTokenLogps?: readonly number[];
 }
 
+/**
+ * One turn of a transcript as the policy lived it: the words the env showed it since its last
+ * action (the first turn: the task header, spec and all), then the words it generated.
+ */
+export interface TranscriptTurn {
+  observation: string[];
+  action: string[];
+}
+
+/**
+ * A transcript in words, turn by turn: the runs of `actionMask` (0: the env's words, 1: the
+ * policy's), decoded. It ends where the training record ends: at the episode's last action, or
+ * at the first context truncation (then it has fewer turns than the episode).
+ */
+export function transcriptTurns(transcript: Transcript, tokenizer: Tokenizer): TranscriptTurn[] {
+  const words = tokenizer.decode(transcript.tokens);
+  const turns: TranscriptTurn[] = [];
+  let turn: TranscriptTurn | undefined;
+  words.forEach((word, t) => {
+    const byPolicy = transcript.actionMask[t] === 1;
+    // A new turn starts at the env's first word after an action (or at the very first word).
+    if (turn === undefined || (!byPolicy && turn.action.length > 0)) {
+      turn = { observation: [], action: [] };
+      turns.push(turn);
+    }
+    (byPolicy ? turn.action : turn.observation).push(word);
+  });
+  return turns;
+}
+
 /** An episode's result plus its transcript, with the sampling log-probabilities. */
 export interface EpisodeRecord extends EpisodeResult, Transcript {
   oldPerTokenLogps: readonly number[];

@@ -179,6 +179,51 @@ describe('evaluate', () => {
     expect(unpaired.pairing.kind).toBe('seeds-differ');
   });
 
+  it("--transcripts adds each episode's turns to its row; the readers give the same numbers with and without them", async () => {
+    const plain = join(root, 'plain.jsonl');
+    const withTranscripts = join(root, 'transcripts.jsonl');
+    const base = ['eval', '--checkpoint', dirA, '--episodes', '3', '--seed', '4', '--json'];
+    expect((await cli([...base, '--out', plain])).code).toBe(0);
+    expect((await cli([...base, '--out', withTranscripts, '--transcripts'])).code).toBe(0);
+    const rows = (path: string) =>
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, any>);
+    const without = rows(plain);
+    const withT = rows(withTranscripts);
+    expect(withT).toHaveLength(without.length);
+    expect(withT[0]).toEqual(without[0]);
+    for (const [i, row] of withT.slice(1).entries()) {
+      const { transcript, ...rest } = row;
+      expect(rest).toEqual(without[i + 1]);
+      expect(Object.keys(row).at(-1)).toBe('transcript');
+      const turns = transcript as Array<{ observation: string[]; action: string[] }>;
+      // An untrained policy's episodes are short enough for the context: every turn is there.
+      expect(turns).toHaveLength(row.turns);
+      expect(turns[0]!.observation.slice(0, 2)).toEqual(['<task>', row.shownName]);
+      expect(turns.filter(({ action }) => action.join(' ') === 'read <end>')).toHaveLength(row.readCalls);
+      const edits = turns.filter(
+        ({ action }) => action.length === 3 && action[0] === 'edit' && action[2] === '<end>',
+      );
+      if (row.firstEditOp === null) expect(edits).toEqual([]);
+      else expect(edits[0]!.action[1]).toBe(row.firstEditOp);
+      expect(turns.every(({ observation, action }) => observation.length > 0 && action.length > 0)).toBe(
+        true,
+      );
+    }
+    for (const command of [['metrics'], ['diagnose'], ['compare', plain]]) {
+      const a = await cli([...command, plain, '--json']);
+      const b = await cli([...command, withTranscripts, '--json']);
+      expect(b.stderr).toBe('');
+      expect(b.code).toBe(a.code);
+      expect(b.stdout.replaceAll(withTranscripts, plain)).toBe(a.stdout);
+    }
+    const usage = await cli(['eval', '--checkpoint', dirA, '--transcripts']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--transcripts goes into the result file: give --out FILE too/);
+  });
+
   it("probe plays one task under other tasks' specs and none, with surface variation off", async () => {
     const variants = probeVariants(makeTasks('all').find((task) => task.name === 'per_day')!);
     expect(variants.map((variant) => variant.change)).toEqual([

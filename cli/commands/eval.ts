@@ -125,7 +125,7 @@ export const command: Command = {
   summary:
     'Evaluate a checkpoint: per-task success counts on hidden tests, pass@1, first-edit ops, read calls',
   usage:
-    'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE] [--json]',
+    'tinyagent eval --checkpoint DIR [--episodes N] [--split heldout|train|all] [--seed S] [--temperature T] [harness flags] [--out FILE [--transcripts]] [--json]',
   flags: {
     checkpoint: checkpointFlags.checkpoint,
     episodes: checkpointFlags.episodes('episodes per task'),
@@ -142,6 +142,11 @@ export const command: Command = {
       description:
         'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`',
     },
+    transcripts: {
+      type: 'boolean',
+      description:
+        "with --out: add each episode's transcript to its row, turn by turn (what the policy saw, what it did), for `tinyagent view`; about 2.7 times the file",
+    },
     backend: checkpointFlags.backend,
     json: { type: 'boolean', description: 'print JSON on stdout' },
   },
@@ -153,12 +158,15 @@ export const command: Command = {
     const seed = intFlag(args, 'seed', 0, RANGES.seed);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
-    checkCheckpointFolder(dir);
     const out = stringFlag(args, 'out');
+    const transcripts = boolFlag(args, 'transcripts');
+    if (transcripts && out === undefined)
+      throw new UsageError('--transcripts goes into the result file: give --out FILE too');
+    checkCheckpointFolder(dir);
     // Before the episodes are played, so that a FIFO or a symlink at --out costs no evaluation.
     if (out !== undefined) refuseSpecialTarget(out, '--out');
     const started = performance.now();
-    const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend });
+    const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend, transcripts });
     const seconds = (performance.now() - started) / 1000;
 
     const { provenance } = result;
