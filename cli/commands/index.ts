@@ -20,4 +20,5 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   bench: async () => (await import('./bench.ts')).command,
   study: async () => (await import('./study.ts')).command,
   review: async () => (await import('./review.ts')).command,
+  view: async () => (await import('./view.ts')).command,
 };

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { writeFilesAtomic } from '../../lib/atomic.ts';
+import type { ViewerData } from './data.ts';
+
+/** One file of the viewer: its name in the page's folder, content type and bytes. */
+export interface PageFile {
+  name: string;
+  type: string;
+  body: string;
+}
+
+/** The page's static files, beside this module. */
+const STATIC: ReadonlyArray<Omit<PageFile, 'body'>> = [
+  { name: 'index.html', type: 'text/html; charset=utf-8' },
+  { name: 'viewer.css', type: 'text/css; charset=utf-8' },
+  { name: 'viewer.js', type: 'text/javascript; charset=utf-8' },
+];
+
+/**
+ * The data as a script, `data.js`, so that the page works from disk too (a page opened from a
+ * file may not fetch another). The JSON goes in as a string literal and is parsed by JSON.parse:
+ * an object literal would read a `__proto__` key from the file as the prototype, and a string
+ * literal holds any text safely (JSON.stringify escapes quotes, backslashes and controls).
+ */
+export function dataScript(data: ViewerData): string {
+  return `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`;
+}
+
+/** Every file of the page: the static ones and the data. */
+export function pageFiles(data: ViewerData): PageFile[] {
+  return [
+    ...STATIC.map((file) => ({
+      ...file,
+      body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8'),
+    })),
+    { name: 'data.js', type: 'text/javascript; charset=utf-8', body: dataScript(data) },
+  ];
+}
+
+/** Writes the page into `dir` (every file atomically, all or none); returns the page's path. */
+export function writePage(dir: string, data: ViewerData): string {
+  writeFilesAtomic(pageFiles(data).map(({ name, body }) => ({ path: join(dir, name), content: body })));
+  return join(dir, 'index.html');
+}
+
+/** The one address the viewer listens on: this machine only. */
+export const VIEWER_HOST = '127.0.0.1';
+
+/** Sent with every answer: no script, style or request but the page's own, not framed, not sniffed. */
+const HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+export interface ViewerServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the page on 127.0.0.1 (port 0: a free one). It answers only the page's own files, by
+ * exact path (`/` is index.html), to GET and HEAD; any other path is 404, whatever it spells
+ * (`/../x`, `/%2e%2e/x`, a file beside them on disk), since nothing is ever looked up on disk.
+ * A request whose Host is not this address (a page elsewhere that rebinds its name to
+ * 127.0.0.1) is refused too.
+ */
+export function servePage(files: readonly PageFile[], port: number): Promise<ViewerServer> {
+  const byPath = new Map(files.map((file) => [`/${file.name}`, file]));
+  const index = byPath.get('/index.html');
+  if (index !== undefined) byPath.set('/', index);
+  return new Promise((resolve, reject) => {
+    const server = createServer((request, response) => {
+      const path = (request.url ?? '').split('?')[0]!;
+      const file = byPath.get(path);
+      const address = server.address() as AddressInfo;
+      const hostOk =
+        request.headers.host === `${VIEWER_HOST}:${address.port}` ||
+        request.headers.host === `localhost:${address.port}`;
+      if (file === undefined || !hostOk) {
+        response.writeHead(404, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end('not found\n');
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        response.writeHead(405, {
+          ...HEADERS,
+          Allow: 'GET, HEAD',
+          'Content-Type': 'text/plain; charset=utf-8',
+        });
+        response.end('method not allowed\n');
+        return;
+      }
+      response.writeHead(200, {
+        ...HEADERS,
+        'Content-Type': file.type,
+        'Content-Length': Buffer.byteLength(file.body),
+      });
+      response.end(request.method === 'HEAD' ? undefined : file.body);
+    });
+    server.once('error', reject);
+    server.listen(port, VIEWER_HOST, () => {
+      server.off('error', reject);
+      const { port: bound } = server.address() as AddressInfo;
+      resolve({
+        url: `http://${VIEWER_HOST}:${bound}/`,
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,358 @@
+// The episode viewer's page script (`tinyagent view`). It lays out the data that data.js sets
+// (cli/view/data.ts computed every number); it computes nothing of its own. Every string in the
+// data comes from a result file, which is untrusted input: the page builds its DOM with
+// createElement and textContent only, never innerHTML, so a task id `<script>` shows as text.
+'use strict';
+
+(function viewer() {
+  const data = globalThis.VIEWER_DATA;
+  const files = data.files;
+  const [fileA, fileB] = files;
+  const comparing = fileB !== undefined;
+  const SIDES = comparing ? ['A', 'B'] : [''];
+  const MARKERS = new Set(['<task>', '</task>', '<act>', '<obs>', '</obs>', '<end>']);
+
+  /** An element with text and attributes (set as attributes: never parsed as markup), and children. */
+  function el(tag, options = {}, children = []) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(options)) {
+      if (key === 'text') node.textContent = value;
+      else if (key === 'className') node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) if (child !== null) node.append(child);
+    return node;
+  }
+
+  const percent = (value) => `${(100 * value).toFixed(1)}%`;
+  const fieldOf = (episode, name) => {
+    const found = episode.fields.find(([key]) => key === name);
+    return found === undefined ? undefined : found[1];
+  };
+  const opOf = (episode) => (episode.firstEditOp === null ? '(not recorded)' : episode.firstEditOp);
+
+  /** Episode `sample` of a task of file B, the partner of file A's (same task, same sample index). */
+  const tasksOfB = new Map((fileB?.tasks ?? []).map((task) => [task.task, task]));
+  function partnerOf(taskName, episode) {
+    const task = tasksOfB.get(taskName);
+    if (task === undefined) return undefined;
+    return task.episodes.find(
+      (other) => other.sample === episode.sample && other.turn === episode.turn && other.run === episode.run,
+    );
+  }
+
+  // ---- state, kept in the location hash so that a view can be linked to ----
+  const state = { task: '', op: '', failed: false, episode: null };
+  function readHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    state.task = params.get('task') ?? '';
+    state.op = params.get('op') ?? '';
+    state.failed = params.get('failed') === '1';
+    const episode = /^(\d+)\.(\d+)$/.exec(params.get('episode') ?? '');
+    state.episode = episode === null ? null : { task: Number(episode[1]), index: Number(episode[2]) };
+  }
+  function writeHash() {
+    const params = new URLSearchParams();
+    if (state.task !== '') params.set('task', state.task);
+    if (state.op !== '') params.set('op', state.op);
+    if (state.failed) params.set('failed', '1');
+    if (state.episode !== null) params.set('episode', `${state.episode.task}.${state.episode.index}`);
+    history.replaceState(null, '', `#${params.toString()}`);
+  }
+
+  // ---- the files: path, format, pass@k, notes, harness ----
+  function renderFiles() {
+    const box = document.getElementById('files');
+    files.forEach((file, i) => {
+      const episodes = file.tasks.reduce((sum, task) => sum + task.episodes.length, 0);
+      const passes = file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
+      const section = el('div', { className: 'file', 'data-file': String(i) }, [
+        el('div', { className: 'file-path' }, [
+          SIDES[i] === '' ? null : el('b', { text: `${SIDES[i]}: ` }),
+          el('span', { className: 'path', text: file.path }),
+        ]),
+        el('div', {
+          className: 'file-summary',
+          text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}; ${file.tasks.length} tasks, ${episodes} rows, ${file.transcripts} with transcripts; mean over tasks: ${passes}`,
+        }),
+      ]);
+      if (file.notes.length > 0)
+        section.append(
+          el(
+            'ul',
+            { className: 'notes' },
+            file.notes.map((note) => el('li', { text: note })),
+          ),
+        );
+      if (file.harness.length > 0)
+        section.append(
+          el('details', { className: 'harness' }, [
+            el('summary', { text: 'harness' }),
+            el(
+              'table',
+              {},
+              file.harness.map(([key, value]) =>
+                el('tr', {}, [el('th', { text: key }), el('td', { text: value })]),
+              ),
+            ),
+          ]),
+        );
+      box.append(section);
+    });
+    if (data.pairing !== null)
+      box.append(el('div', { className: 'pairing', text: `pairing: ${data.pairing}` }));
+  }
+
+  // ---- filters ----
+  function renderFilters() {
+    const taskSelect = document.getElementById('filter-task');
+    taskSelect.append(el('option', { value: '', text: `all ${fileA.tasks.length} tasks` }));
+    for (const task of fileA.tasks) taskSelect.append(el('option', { value: task.task, text: task.task }));
+    taskSelect.value = state.task;
+    taskSelect.addEventListener('change', () => {
+      state.task = taskSelect.value;
+      state.episode = null;
+      update();
+    });
+    const opSelect = document.getElementById('filter-op');
+    const ops = new Set();
+    for (const file of files)
+      for (const task of file.tasks) for (const episode of task.episodes) ops.add(opOf(episode));
+    opSelect.append(el('option', { value: '', text: 'any' }));
+    for (const op of [...ops].sort()) opSelect.append(el('option', { value: op, text: op }));
+    opSelect.value = state.op;
+    opSelect.addEventListener('change', () => {
+      state.op = opSelect.value;
+      update();
+    });
+    if (!files.some((file) => file.hasFirstEditOp)) document.getElementById('filter-op-label').hidden = true;
+    const failed = document.getElementById('filter-failed');
+    failed.checked = state.failed;
+    failed.addEventListener('change', () => {
+      state.failed = failed.checked;
+      update();
+    });
+  }
+
+  // ---- the task table ----
+  function renderTasks() {
+    const table = document.getElementById('tasks');
+    table.replaceChildren();
+    const head = [el('th', { text: 'task' })];
+    files.forEach((file, i) => {
+      const side = SIDES[i] === '' ? '' : `${SIDES[i]} `;
+      head.push(el('th', { text: `${side}passed` }));
+      for (const k of file.ks) head.push(el('th', { text: `${side}pass@${k}` }));
+    });
+    table.append(el('thead', {}, [el('tr', {}, head)]));
+    const body = el('tbody');
+    fileA.tasks.forEach((task, t) => {
+      const cells = [el('td', { className: 'task-name', text: task.task })];
+      files.forEach((file, i) => {
+        const own = i === 0 ? task : tasksOfB.get(task.task);
+        cells.push(
+          el('td', { className: 'count', text: own === undefined ? '-' : `${own.successes}/${own.samples}` }),
+        );
+        file.ks.forEach((_, j) =>
+          cells.push(
+            el('td', { className: 'number', text: own === undefined ? '-' : percent(own.passAtK[j]) }),
+          ),
+        );
+      });
+      const row = el('tr', { 'data-task-index': String(t) }, cells);
+      if (state.task === task.task) row.className = 'selected';
+      row.addEventListener('click', () => {
+        state.task = state.task === task.task ? '' : task.task;
+        state.episode = null;
+        document.getElementById('filter-task').value = state.task;
+        update();
+      });
+      body.append(row);
+    });
+    const mean = [el('td', { text: 'mean over tasks' })];
+    files.forEach((file) => {
+      mean.push(el('td'));
+      file.passAtK.forEach((value) => mean.push(el('td', { className: 'number', text: percent(value) })));
+    });
+    body.append(el('tr', { className: 'mean' }, mean));
+    table.append(body);
+  }
+
+  // ---- the episode list ----
+  function shown(task, episode) {
+    const partner = comparing ? partnerOf(task.task, episode) : undefined;
+    const pair = partner === undefined ? [episode] : [episode, partner];
+    if (state.failed && pair.every((one) => one.passed)) return false;
+    if (state.op !== '' && !pair.some((one) => opOf(one) === state.op)) return false;
+    return true;
+  }
+  function verdict(episode) {
+    return el('span', {
+      className: episode.passed ? 'verdict pass' : 'verdict fail',
+      text: episode.passed ? 'passed' : 'failed',
+    });
+  }
+  function renderEpisodes() {
+    const list = document.getElementById('episodes');
+    list.replaceChildren();
+    let count = 0;
+    fileA.tasks.forEach((task, t) => {
+      if (state.task !== '' && state.task !== task.task) return;
+      task.episodes.forEach((episode, e) => {
+        if (!shown(task, episode)) return;
+        count += 1;
+        const partner = comparing ? partnerOf(task.task, episode) : undefined;
+        const label = `#${episode.sample}${episode.turn === null ? '' : ` turn ${episode.turn}`}${episode.run === null ? '' : ` run ${episode.run}`}`;
+        const item = el('li', { 'data-task-index': String(t), 'data-episode-index': String(e) }, [
+          el('span', { className: 'episode-task', text: task.task }),
+          el('span', { className: 'episode-sample', text: label }),
+          comparing ? el('b', { text: 'A' }) : null,
+          verdict(episode),
+          episode.firstEditOp === null ? null : el('span', { className: 'op', text: episode.firstEditOp }),
+          comparing ? el('b', { text: 'B' }) : null,
+          comparing
+            ? partner === undefined
+              ? el('span', { className: 'verdict', text: 'none' })
+              : verdict(partner)
+            : null,
+          comparing && partner !== undefined && partner.firstEditOp !== null
+            ? el('span', { className: 'op', text: partner.firstEditOp })
+            : null,
+        ]);
+        if (state.episode?.task === t && state.episode.index === e) item.className = 'selected';
+        item.addEventListener('click', () => {
+          state.episode = { task: t, index: e };
+          update();
+        });
+        list.append(item);
+      });
+    });
+    document.getElementById('episode-count').textContent = `(${count})`;
+  }
+
+  // ---- one episode: fields, transcript turn by turn, the end ----
+  function words(list) {
+    return el(
+      'code',
+      { className: 'words' },
+      list.map((word) => el('span', { className: MARKERS.has(word) ? 'word marker' : 'word', text: word })),
+    );
+  }
+  function episodeColumn(file, side, taskName, episode) {
+    const title = `${side === '' ? '' : `${side} · `}${taskName} · sample ${episode.sample}`;
+    const column = el('div', { className: 'episode-column', 'data-side': side || 'A' }, [
+      el('h2', { text: title }),
+      el('div', { className: 'episode-file', text: file.path }),
+    ]);
+    const transcript = episode.transcript;
+    if (transcript !== null) {
+      const turns = el('ol', { className: 'turns' });
+      transcript.forEach((turn, i) => {
+        turns.append(
+          el('li', { className: 'turn', 'data-turn': String(i) }, [
+            el('div', { className: 'turn-number', text: `turn ${i + 1}` }),
+            el('div', { className: 'saw' }, [
+              el('span', { className: 'label', text: 'saw' }),
+              words(turn.observation),
+            ]),
+            el('div', { className: 'did' }, [
+              el('span', { className: 'label', text: 'did' }),
+              words(turn.action),
+            ]),
+          ]),
+        );
+      });
+      column.append(turns);
+      const recordedTurns = Number(fieldOf(episode, 'turns'));
+      if (Number.isInteger(recordedTurns) && recordedTurns > transcript.length)
+        column.append(
+          el('p', {
+            className: 'note',
+            text: `The transcript stops at the first context truncation: ${transcript.length} of the episode's ${recordedTurns} turns.`,
+          }),
+        );
+    } else if (episode.transcriptProblem !== null) {
+      column.append(el('p', { className: 'note', text: `transcript: ${episode.transcriptProblem}` }));
+    } else {
+      column.append(
+        el('p', {
+          className: 'note',
+          text:
+            file.format === 'jsonl' || file.format === 'csv'
+              ? 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).'
+              : `A ${file.format} file holds per-sample results, not transcripts: the row's fields are all there is.`,
+        }),
+      );
+    }
+    const end = [
+      ['passed', String(episode.passed)],
+      ['reward', fieldOf(episode, 'reward')],
+      ['submitted', fieldOf(episode, 'submitted')],
+      ['public tests', fieldOf(episode, 'publicPass')],
+      ['hidden tests', fieldOf(episode, 'hiddenPass')],
+    ].filter(([, value]) => value !== undefined);
+    column.append(
+      el(
+        'div',
+        { className: 'end' },
+        end.map(([key, value]) => el('span', { className: 'end-field', text: `${key}: ${value}` })),
+      ),
+    );
+    column.append(
+      el('details', { className: 'fields' }, [
+        el('summary', { text: `every field (line ${episode.line})` }),
+        el(
+          'table',
+          {},
+          episode.fields.map(([key, value]) =>
+            el('tr', {}, [el('th', { text: key }), el('td', { text: value })]),
+          ),
+        ),
+      ]),
+    );
+    return column;
+  }
+  function renderEpisode() {
+    const box = document.getElementById('episode');
+    box.replaceChildren();
+    const task = state.episode === null ? undefined : fileA.tasks[state.episode.task];
+    const episode = task?.episodes[state.episode.index];
+    if (episode === undefined) {
+      box.append(el('p', { className: 'hint', text: 'Pick an episode.' }));
+      return;
+    }
+    box.append(episodeColumn(fileA, SIDES[0], task.task, episode));
+    if (!comparing) return;
+    const partner = partnerOf(task.task, episode);
+    if (partner === undefined) {
+      box.append(
+        el('div', { className: 'episode-column', 'data-side': 'B' }, [
+          el('p', { className: 'note', text: `B has no episode ${episode.sample} of this task.` }),
+        ]),
+      );
+      return;
+    }
+    box.append(episodeColumn(fileB, 'B', task.task, partner));
+    const seeds =
+      episode.envSeed === null || partner.envSeed === null
+        ? 'no env seed recorded: paired by task and sample index only'
+        : episode.envSeed === partner.envSeed
+          ? `same env seed ${episode.envSeed}: the same renamed task under both (a common-random-numbers pair)`
+          : `env seeds differ (A ${episode.envSeed}, B ${partner.envSeed}): not the same renamed task`;
+    box.prepend(el('p', { className: 'pair-note', text: seeds }));
+  }
+
+  function update() {
+    writeHash();
+    renderTasks();
+    renderEpisodes();
+    renderEpisode();
+  }
+
+  readHash();
+  document.body.classList.toggle('comparing', comparing);
+  renderFiles();
+  renderFilters();
+  update();
+  document.body.dataset.ready = '1';
+})();
