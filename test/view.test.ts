@@ -1,0 +1,445 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, createServer } from 'node:http';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../agent/index.ts';
+import { readResults } from '../eval/io/index.ts';
+import { viewerData } from '../cli/view/data.ts';
+import { pageFiles, servePage, type ViewerServer } from '../cli/view/page.ts';
+import { startBrowser, watchPage, type PageProblems } from './support/browser.ts';
+import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
+import { cli, expectCliError } from './support/cli.ts';
+
+// `tinyagent view`: the episode viewer of a result file, driven in Debian's Chromium
+// (test/support/browser.ts). The result files are a smoke evaluation of an untrained checkpoint
+// with transcripts (10 held-out tasks x 2 episodes), the same at another temperature (its CRN
+// partner), a hand-written file with hostile strings, and other tools' files from samples/.
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const HOSTILE = '<script>window.__pwned=1</script>';
+const HOSTILE_IMG = '<img src=x onerror="window.__pwned=2">';
+
+interface Turn {
+  observation: string[];
+  action: string[];
+}
+type Row = Record<string, any> & { task: string; sample: number; passed: boolean };
+
+let work: string;
+let fileA: string;
+let fileB: string;
+let hostileFile: string;
+let rowsA: Row[];
+let browser: Browser;
+let screenshotDir: string;
+const servers: ViewerServer[] = [];
+
+const rowsOf = (path: string): Row[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as Row);
+
+async function serve(paths: string[]): Promise<ViewerServer> {
+  const files = [];
+  for (const path of paths) files.push(await readResults(path));
+  const server = await servePage(pageFiles(viewerData(files)), 0);
+  servers.push(server);
+  return server;
+}
+
+/** Opens a page, waits until the viewer has laid out its data; returns the page and what went wrong on it. */
+async function open(url: string): Promise<{ page: Page; problems: PageProblems; ms: number }> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1100, height: 800 });
+  const problems = watchPage(page);
+  const started = performance.now();
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
+  return { page, problems, ms: performance.now() - started };
+}
+
+/** A raw request, the path sent as it is (no URL normalisation), and the status. */
+function status(
+  url: string,
+  path: string,
+  options: { method?: string; host?: string } = {},
+): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.host === undefined ? {} : { host: options.host },
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'tinyagent-view-'));
+  await initBackend({ preference: 'wasm' });
+  const checkpoint = join(work, 'untrained');
+  saveUntrainedCheckpoint(checkpoint);
+  fileA = join(work, 'a.jsonl');
+  fileB = join(work, 'b.jsonl');
+  const smoke = ['eval', '--checkpoint', checkpoint, '--episodes', '2', '--seed', '3', '--transcripts'];
+  expect((await cli([...smoke, '--out', fileA])).code).toBe(0);
+  expect((await cli([...smoke, '--temperature', '0.5', '--out', fileB])).code).toBe(0);
+  rowsA = rowsOf(fileA);
+  hostileFile = join(work, 'hostile.jsonl');
+  const hostileTurns: Turn[] = [
+    {
+      observation: ['<task>', HOSTILE, ':', HOSTILE_IMG, '</task>', '<act>'],
+      action: [HOSTILE_IMG, '<end>'],
+    },
+    {
+      observation: ['<obs>', '</obs><script>window.__pwned=3</script>', '</obs>', '<act>'],
+      action: ['submit', '<end>'],
+    },
+  ];
+  writeFileSync(
+    hostileFile,
+    [
+      { harness: { model: HOSTILE } },
+      {
+        task: HOSTILE,
+        sample: 0,
+        passed: false,
+        firstEditOp: HOSTILE_IMG,
+        turns: 2,
+        transcript: hostileTurns,
+      },
+      { task: HOSTILE, sample: 1, passed: true, [HOSTILE_IMG]: HOSTILE, transcript: HOSTILE },
+      { task: HOSTILE_IMG, sample: 0, passed: true, ['__proto__']: { polluted: HOSTILE } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n'),
+  );
+  ({ browser, screenshotDir } = await startBrowser());
+}, 60_000);
+
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('tinyagent view in a browser', () => {
+  it("lists each task's episodes as the file holds them, and an episode's transcript turn by turn", async () => {
+    const server = await serve([fileA]);
+    const { page, problems, ms } = await open(server.url);
+    console.log(`view: the smoke page (${rowsA.length} episodes) loaded in ${ms.toFixed(0)} ms`);
+    const tasks = [...new Set(rowsA.map((row) => row.task))];
+    expect(
+      await page.$$eval('#tasks tbody tr[data-task-index] .task-name', (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(tasks);
+    const task = tasks[1]!;
+    const own = rowsA.filter((row) => row.task === task);
+    await page.select('#filter-task', task);
+    const listed = await page.$$eval('#episodes li', (items) =>
+      items.map((item) => ({
+        task: item.querySelector('.episode-task')?.textContent,
+        sample: item.querySelector('.episode-sample')?.textContent,
+        verdict: item.querySelector('.verdict')?.textContent,
+        op: item.querySelector('.op')?.textContent,
+      })),
+    );
+    expect(listed).toEqual(
+      own.map((row) => ({
+        task,
+        sample: `#${row.sample}`,
+        verdict: row.passed ? 'passed' : 'failed',
+        op: row.firstEditOp ?? '(none)',
+      })),
+    );
+    // Success counts as the file holds them.
+    const counts = await page.$$eval('#tasks tbody tr[data-task-index] .count', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(counts).toEqual(
+      tasks.map((name) => {
+        const rows = rowsA.filter((row) => row.task === name);
+        return `${rows.filter((row) => row.passed).length}/${rows.length}`;
+      }),
+    );
+
+    // The longest episode of the task: every turn, what it saw and what it did, in order.
+    const longest = own.reduce((best, row) => (row.transcript.length > best.transcript.length ? row : best));
+    await page.click(`#episodes li:nth-child(${own.indexOf(longest) + 1})`);
+    const turns = await page.$$eval('#episode .turn', (items) =>
+      items.map((item) => ({
+        observation: [...item.querySelectorAll('.saw .word')].map((word) => word.textContent),
+        action: [...item.querySelectorAll('.did .word')].map((word) => word.textContent),
+      })),
+    );
+    expect(turns).toEqual(longest.transcript);
+    expect(turns.length).toBe(longest.turns);
+    const end = await page.$$eval('#episode .end-field', (fields) =>
+      fields.map((field) => field.textContent),
+    );
+    expect(end).toEqual([
+      `passed: ${longest.passed}`,
+      `reward: ${longest.reward}`,
+      `submitted: ${longest.submitted}`,
+      `public tests: ${longest.publicPass}`,
+      `hidden tests: ${longest.hiddenPass}`,
+    ]);
+    await page.screenshot({ path: join(screenshotDir, 'view-episode.png') });
+
+    // Filters: failed only, then by first-edit op, over all tasks.
+    await page.select('#filter-task', '');
+    await page.click('#filter-failed');
+    const failedShown = await page.$$eval('#episodes li .verdict', (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(failedShown).toEqual(rowsA.filter((row) => !row.passed).map(() => 'failed'));
+    await page.click('#filter-failed');
+    const opOf = (row: Row) => (row.firstEditOp as string | null) ?? '(none)';
+    const op = opOf(rowsA.find((row) => row.firstEditOp !== null) ?? rowsA[0]!);
+    await page.select('#filter-op', op);
+    const byOp = await page.$$eval('#episodes li', (items) =>
+      items.map(
+        (item) =>
+          `${item.querySelector('.episode-task')?.textContent}${item.querySelector('.episode-sample')?.textContent}`,
+      ),
+    );
+    expect(byOp).toEqual(rowsA.filter((row) => opOf(row) === op).map((row) => `${row.task}#${row.sample}`));
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
+  it('renders hostile strings from the file as text and runs none of them', async () => {
+    const server = await serve([hostileFile]);
+    const { page, problems } = await open(server.url);
+    await page.click('#episodes li:nth-child(1)');
+    const shown = await page.evaluate(() => ({
+      pwned: String((window as unknown as { __pwned?: number }).__pwned),
+      scripts: document.scripts.length,
+      images: document.images.length,
+      tasks: [...document.querySelectorAll('#tasks .task-name')].map((cell) => cell.textContent),
+      saw: [...document.querySelectorAll('#episode .turn .word')].map((word) => word.textContent),
+      title: document.querySelector('#episode h2')?.textContent,
+      polluted: String(({} as Record<string, unknown>).polluted),
+    }));
+    expect(shown).toMatchObject({ pwned: 'undefined', scripts: 2, images: 0, polluted: 'undefined' });
+    expect(shown.tasks).toEqual([HOSTILE, HOSTILE_IMG]);
+    expect(shown.saw).toContain(HOSTILE);
+    expect(shown.saw).toContain('</obs><script>window.__pwned=3</script>');
+    expect(shown.title).toBe(`${HOSTILE} · sample 0`);
+    // A transcript that is not a list of turns is shown as what it is, as text.
+    await page.click('#episodes li:nth-child(2)');
+    expect(await page.$eval('#episode .note', (note) => note.textContent)).toContain(JSON.stringify(HOSTILE));
+    await page.click('#episodes li:nth-child(3)');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
+  it('pairs episode i of two files side by side: the same renamed task under both (CRN)', async () => {
+    const server = await serve([fileA, fileB]);
+    const { page, problems } = await open(server.url);
+    expect(await page.$eval('.pairing', (line) => line.textContent)).toMatch(
+      /20 episodes paired by task and sample index; common random numbers/,
+    );
+    await page.click('#episodes li:nth-child(3)');
+    const columns = await page.$$eval('#episode .episode-column', (items) =>
+      items.map((item) => ({
+        side: item.getAttribute('data-side'),
+        title: item.querySelector('h2')?.textContent,
+        first: [...item.querySelectorAll('.turn:first-child .saw .word')].map((word) => word.textContent),
+      })),
+    );
+    const rowsB = rowsOf(fileB);
+    const [a, b] = [rowsA[2]!, rowsB[2]!];
+    expect(columns).toEqual([
+      { side: 'A', title: `A · ${a.task} · sample ${a.sample}`, first: a.transcript[0].observation },
+      { side: 'B', title: `B · ${b.task} · sample ${b.sample}`, first: b.transcript[0].observation },
+    ]);
+    // The same renamed task: both saw the same first observation.
+    expect(columns[0]!.first).toEqual(columns[1]!.first);
+    expect(await page.$eval('#episode .pair-note', (note) => note.textContent)).toMatch(/^same env seed/);
+    await page.screenshot({ path: join(screenshotDir, 'view-compare.png') });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
+  it("opens other tools' files, showing their per-sample rows; --out writes a page that opens from disk", async () => {
+    const out = join(work, 'page');
+    const written = await cli(['view', 'samples/humaneval/samples.jsonl_results.jsonl', '--out', out]);
+    expect(written.code).toBe(0);
+    expect(written.stdout).toMatch(/^wrote .*index\.html \(\d+ tasks, \d+ rows\): open it in a browser\n$/);
+    const humaneval = await readResults('samples/humaneval/samples.jsonl_results.jsonl');
+    const { page, problems } = await open(pathToFileURL(join(out, 'index.html')).href);
+    expect(await page.$$eval('#tasks tbody tr[data-task-index]', (rows) => rows.length)).toBe(
+      new Set(humaneval.rows.map((row) => row.task)).size,
+    );
+    await page.click('#episodes li:nth-child(1)');
+    expect(await page.$eval('#episode .note', (note) => note.textContent)).toMatch(
+      /A humaneval file holds per-sample results, not transcripts/,
+    );
+    expect(
+      await page.$$eval('#episode .fields th', (cells) => cells.map((cell) => cell.textContent)),
+    ).toEqual(Object.keys(humaneval.rows[0]!.extra ?? {}));
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    for (const sample of [
+      'samples/inspect/arith-model-b.json',
+      'samples/lm-eval/samples_boolq_2026-08-20T10-15-02.318204.jsonl',
+    ]) {
+      const server = await serve([sample]);
+      const opened = await open(server.url);
+      expect(
+        await opened.page.$$eval('#tasks tbody tr[data-task-index]', (rows) => rows.length),
+      ).toBeGreaterThan(0);
+      expect(opened.problems).toEqual({ errors: [], failedRequests: [] });
+      await opened.page.close();
+    }
+  });
+});
+
+describe('tinyagent view serves its page and nothing else, on 127.0.0.1 only', () => {
+  it('answers the page and the data, 404 to any other path or host', async () => {
+    const server = await serve([fileA]);
+    expect(server.server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
+    for (const path of ['/', '/index.html', '/viewer.js', '/viewer.css', '/data.js', '/?x=1'])
+      expect(await status(server.url, path), path).toBe(200);
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/%2E%2E%2Fpackage.json',
+      '/data.js/../../package.json',
+      '//etc/passwd',
+      '/cli/view/page.ts',
+      '/view/viewer.js',
+      '/package.json',
+      fileA,
+      '/favicon.ico',
+      '/index.html/',
+    ])
+      expect(await status(server.url, path), path).toBe(404);
+    // Not a path at all: Node's parser answers 400 before the viewer sees it.
+    for (const path of ['index.html', '*', '../package.json'])
+      expect([400, 404], path).toContain(await status(server.url, path));
+    expect(await status(server.url, '/', { host: 'attacker.example:80' })).toBe(404);
+    expect(await status(server.url, '/', { method: 'POST' })).toBe(405);
+  });
+
+  it('the command prints its URL, listens on 127.0.0.1 and not on other addresses, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['bin/tinyagent.js', 'view', fileA, '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\n')) resolve(text);
+        });
+        child.on('exit', () => reject(new Error(`view exited early: ${text}`)));
+      });
+      const url = /(http:\/\/127\.0\.0\.1:(\d+)\/)/.exec(line);
+      expect(line).toMatch(
+        /^episode viewer of .*a\.jsonl \(10 tasks, 20 rows\): http:\/\/127\.0\.0\.1:\d+\/ {2}\(Ctrl-C stops it\)\n$/,
+      );
+      expect(await status(url![1]!, '/')).toBe(200);
+      const port = Number(url![2]);
+      const others = Object.values(networkInterfaces())
+        .flat()
+        .filter((address) => address !== undefined && !address.internal)
+        .map((address) => address!.address);
+      for (const address of ['::1', ...others]) {
+        const refused = await new Promise<string>((resolve) => {
+          const socket = connect({ host: address, port }, () => {
+            socket.destroy();
+            resolve('connected');
+          });
+          socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+        });
+        expect(refused, address).not.toBe('connected');
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
+describe("the viewer's numbers", () => {
+  it("are eval's pass@k per task, and their task mean is what tinyagent metrics reports", async () => {
+    const view = viewerData([await readResults(fileA)]).files[0]!;
+    expect(view.ks).toEqual([1, 2]);
+    const metrics = JSON.parse((await cli(['metrics', fileA, '--reps', '200', '--json'])).stdout) as {
+      passAtK: Record<string, { estimate: number }>;
+    };
+    view.ks.forEach((k, i) => expect(view.passAtK[i]).toBeCloseTo(metrics.passAtK[String(k)]!.estimate, 12));
+    for (const task of view.tasks) {
+      const rows = rowsA.filter((row) => row.task === task.task);
+      const c = rows.filter((row) => row.passed).length;
+      // Chen et al. (2021) eq. 1 with n = 2: pass@1 = c/2, pass@2 = 1 unless c = 0.
+      expect(task.passAtK).toEqual([c / 2, c > 0 ? 1 : 0]);
+      expect(task.episodes.map((episode) => episode.transcript)).toEqual(rows.map((row) => row.transcript));
+    }
+    expect(view.transcripts).toBe(rowsA.length);
+  });
+});
+
+describe('tinyagent view refuses bad flags and files in one line', () => {
+  it('usage errors exit 2', async () => {
+    await expectCliError(['view'], 2, /expected at least 1 argument/);
+    await expectCliError(['view', fileA, fileB, fileA], 2, /unexpected argument/);
+    await expectCliError(['view', fileA, fileB, '--compare', fileB], 2, /give the second file once/);
+    await expectCliError(['view', fileA, '--port', '70000'], 2, /--port must be in \[0, 65535\], got 70000/);
+    await expectCliError(['view', fileA, '--port', 'x'], 2, /--port must be a decimal integer/);
+    await expectCliError(['view', fileA, '--port', '0', '--out', join(work, 'o')], 2, /give one of them/);
+    await expectCliError(['view', fileA, '--scorer', 'match'], 2, /--scorer applies to Inspect logs/);
+    await expectCliError(['view', fileA, '--bogus'], 2, /unknown flag '--bogus'/);
+  });
+
+  it('a missing file, a folder, malformed JSON, an unknown format, a file at --out, a port in use exit 1', async () => {
+    const folder = join(work, 'a-folder');
+    mkdirSync(folder, { recursive: true });
+    const malformed = join(work, 'malformed.jsonl');
+    writeFileSync(malformed, '{"task": "a", "sample": 0, "passed": true}\n{"task": "a", "sam');
+    const unknown = join(work, 'unknown.json');
+    writeFileSync(unknown, '{"colour": "blue"}\n');
+    await expectCliError(['view', join(work, 'missing.jsonl')], 1, /missing\.jsonl: no such file/);
+    await expectCliError(['view', folder], 1, /a-folder: is a folder/);
+    await expectCliError(['view', malformed], 1, /malformed\.jsonl:2: /);
+    await expectCliError(['view', unknown], 1, /unknown\.json:1: /);
+    await expectCliError(['view', fileA, '--compare', join(work, 'missing.jsonl')], 1, /no such file/);
+    await expectCliError(['view', fileA, '--out', fileB], 1, /--out: '.*b\.jsonl' is not a folder/);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      await expectCliError(
+        ['view', fileA, '--port', String(port)],
+        1,
+        new RegExp(`--port ${port} is in use`),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
