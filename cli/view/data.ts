@@ -189,8 +189,13 @@ function pairingLine(a: FileView, b: FileView): string {
   return `${paired} episodes paired by task and sample index; the env seeds match on ${sameSeed} of the ${withSeeds} that record one, so the others are not the same renamed task`;
 }
 
-/** The data of the page: one file, or two whose episodes the page pairs by task and sample. */
+/** The data of the page: one file, or two whose episodes the page pairs by task and sample (A's tasks, in A's order). */
 export function viewerData(files: readonly ResultFile[]): ViewerData {
   const views = files.map(fileView);
-  return { files: views, pairing: views.length === 2 ? pairingLine(views[0]!, views[1]!) : null };
+  if (views.length !== 2) return { files: views, pairing: null };
+  const [a, b] = views as [FileView, FileView];
+  const inA = new Set(a.tasks.map((task) => task.task));
+  const onlyB = b.tasks.filter((task) => !inA.has(task.task)).length;
+  const left = onlyB === 0 ? '' : `; ${onlyB} task(s) only in B are not listed`;
+  return { files: views, pairing: `${pairingLine(a, b)}${left}` };
 }
