@@ -223,6 +223,8 @@
         item.addEventListener('click', () => {
           state.episode = { task: t, index: e };
           update();
+          // Two files show the pair below the lists: bring it into view.
+          if (comparing) document.getElementById('episode-pane').scrollIntoView({ block: 'start' });
         });
         list.append(item);
       });
