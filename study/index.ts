@@ -29,6 +29,7 @@ export {
   jobDir,
   jobSeconds,
   jobState,
+  outcomeLine,
   outputProblem,
   readEvalOutput,
   runJob,

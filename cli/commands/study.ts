@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import {
   jobState,
   k8sCommand,
+  outcomeLine,
   parseSeeds,
   readPlan,
   runJob,
@@ -71,7 +72,7 @@ export const command: Command = {
     },
     jobs: {
       type: 'string',
-      description: 'run: worker processes (default: the cores)',
+      description: 'run: CPU slots, a two-thread training taking 2 and an evaluation 1 (default: the cores)',
       range: { min: 1, max: 256 },
     },
     index: {
@@ -170,14 +171,7 @@ export const command: Command = {
             `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
           );
         const outcome = await runJob(plan, index, { quiet: false });
-        const job = plan.jobs[index]!;
-        process.stdout.write(
-          outcome === 'ran'
-            ? `job ${index} (${job.id}) done\n`
-            : outcome === 'skipped'
-              ? `job ${index} (${job.id}) already done; skipped\n`
-              : `job ${index} (${job.id}) is being run by process ${outcome.heldBy.pid} on ${outcome.heldBy.host}; left to it\n`,
-        );
+        process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
         return;
       }
       const workers = intFlag(args, 'jobs', availableParallelism(), { min: 1, max: 256 });
@@ -185,7 +179,7 @@ export const command: Command = {
       if (json) printJson(summary);
       else
         process.stdout.write(
-          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`,
+          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s on ${workers} CPU slot${workers === 1 ? '' : 's'}\n`,
         );
       if (summary.failed.length > 0)
         throw new InputError(
