@@ -1,21 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import {
-  jobState,
-  k8sCommand,
-  outcomeLine,
-  parseSeeds,
-  readPlan,
-  runJob,
-  runStudy,
-  submitSlurm,
-  writeK8sManifest,
-  writePlan,
-  writeSlurmScripts,
-  writeStudyReport,
-  type JobState,
-} from '../../study/index.ts';
-import { compareStudies, formatComparison } from '../../study/compare.ts';
+// Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
+// the report's statistics and figures (vega), which cost it a second or more of start-up.
+import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
+import { runStudy } from '../../study/runner.ts';
+import { k8sCommand, submitSlurm, writeK8sManifest, writeSlurmScripts } from '../../study/scheduler.ts';
 import {
   boolFlag,
   InputError,
@@ -155,6 +145,7 @@ export const command: Command = {
     }
     if (sub === 'compare') {
       expect(2);
+      const { compareStudies, formatComparison } = await import('../../study/compare.ts');
       const comparison = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
       if (json) printJson(comparison);
       else process.stdout.write(`${formatComparison(comparison)}\n`);
@@ -212,6 +203,7 @@ export const command: Command = {
       return;
     }
     if (sub === 'report') {
+      const { writeStudyReport } = await import('../../study/report.ts');
       const { outDir, numbers } = await writeStudyReport(plan);
       if (json) printJson(numbers);
       else {
