@@ -30,6 +30,8 @@ export interface JobRun {
   wall: number;
   /** Seconds inside runJob in the worker (null when the worker died). */
   inJob: number | null;
+  /** CPU seconds of the worker process during the job, every thread (null when the worker died). */
+  cpuSeconds: number | null;
   /** Seconds the job's own work took (its timing.json; null when it wrote none). */
   work: number | null;
   code: number;
@@ -128,6 +130,7 @@ export async function runStudy(
               slots,
               wall: reply.wall,
               inJob: reply.inJob,
+              cpuSeconds: reply.cpuSeconds,
               work: jobSeconds(plan, job),
               code: reply.code,
               worker: reply.worker,
@@ -179,6 +182,7 @@ interface Reply {
   worker: number;
   wall: number;
   inJob: number | null;
+  cpuSeconds: number | null;
   tensors: number | null;
   rssMb: number | null;
 }
@@ -219,6 +223,7 @@ class WorkerProcess {
         worker: this.child.pid ?? -1,
         wall: (performance.now() - current.started) / 1000,
         inJob: message.seconds,
+        cpuSeconds: message.cpuSeconds,
         tensors: message.tensors,
         rssMb: message.rssMb,
       });
@@ -247,6 +252,7 @@ class WorkerProcess {
         worker: this.child.pid ?? -1,
         wall: (performance.now() - current.started) / 1000,
         inJob: null,
+        cpuSeconds: null,
         tensors: null,
         rssMb: null,
       });

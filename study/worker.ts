@@ -32,6 +32,8 @@ export type WorkerReply =
       code: number;
       /** Seconds inside the job (runJob: verify, claim, run, checksums, rename). */
       seconds: number;
+      /** CPU seconds the process used during the job (user and system, every thread). */
+      cpuSeconds: number;
       /** Live tensors after the job (the same before every job: a job leaves nothing behind). */
       tensors: number;
       /** Resident memory of the process after the job, in MB. */
@@ -94,6 +96,7 @@ export async function serveJobs(dir: string): Promise<void> {
       const fd = openSync(request.log, 'a');
       const restore = redirectOutput(fd);
       const jobStarted = performance.now();
+      const cpuStarted = process.cpuUsage();
       let code: number;
       try {
         code = await runIndexed(plan, request.index);
@@ -108,6 +111,7 @@ export async function serveJobs(dir: string): Promise<void> {
         index: request.index,
         code,
         seconds: (performance.now() - jobStarted) / 1000,
+        cpuSeconds: (({ user, system }) => (user + system) / 1e6)(process.cpuUsage(cpuStarted)),
         tensors: tf.memory().numTensors,
         rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
       });
