@@ -1,8 +1,8 @@
 /**
  * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
  * (plan.ts: the plan and job ids; job.ts: one job, claimed, written atomically, verified;
- * runner.ts: every pending job on this machine; scheduler.ts: Slurm arrays and a Kubernetes
- * Indexed Job; report.ts, claims.ts, compare.ts: what the outputs say). docs/STUDIES.md.
+ * runner.ts and worker.ts: every pending job on this machine, in long-lived worker processes;
+ * scheduler.ts: Slurm arrays and a Kubernetes Indexed Job; report.ts, claims.ts, compare.ts: what the outputs say). docs/STUDIES.md.
  */
 export {
   CHAPTER_STEPS,
@@ -29,6 +29,7 @@ export {
   jobDir,
   jobSeconds,
   jobState,
+  outcomeLine,
   outputProblem,
   readEvalOutput,
   runJob,
@@ -36,7 +37,15 @@ export {
   type JobOutcome,
   type JobState,
 } from './job.ts';
-export { BIN, jobCommand, jobLogPath, runStudy, type StudyRunSummary } from './runner.ts';
+export {
+  BIN,
+  jobCommand,
+  jobLogPath,
+  runStudy,
+  slotsOf,
+  type JobRun,
+  type StudyRunSummary,
+} from './runner.ts';
 export {
   k8sCommand,
   submitSlurm,

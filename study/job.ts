@@ -177,6 +177,16 @@ export async function runJob(
   }
 }
 
+/** The line `study run --index I` prints for a job's outcome (the job logs and the tests read it). */
+export function outcomeLine(plan: Plan, index: number, outcome: JobOutcome): string {
+  const job = plan.jobs[index]!;
+  return outcome === 'ran'
+    ? `job ${index} (${job.id}) done`
+    : outcome === 'skipped'
+      ? `job ${index} (${job.id}) already done; skipped`
+      : `job ${index} (${job.id}) is being run by process ${outcome.heldBy.pid} on ${outcome.heldBy.host}; left to it`;
+}
+
 async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean): Promise<void> {
   await initBackend();
   const log = openRunLog(dir, { quiet });

@@ -1,11 +1,13 @@
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { progressBar } from '../lib/progress.ts';
 import { diskError } from './disk.ts';
-import { jobState, type JobState } from './job.ts';
+import { jobSeconds, jobState, type JobState } from './job.ts';
 import type { Job, Plan } from './plan.ts';
+import type { WorkerReply, WorkerRequest } from './worker.ts';
 
 /** The CLI entry point that every job runs through, here as under Slurm or Kubernetes. */
 export const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
@@ -18,6 +20,28 @@ export function jobCommand(studyDir: string, index: number | string): string[] {
 /** The log of job `index`: its standard output and error. */
 export const jobLogPath = (plan: Plan, job: Job) => join(plan.dir, 'logs', `${job.index}-${job.id}.log`);
 
+/** One job this run ran, as the scheduler saw it. */
+export interface JobRun {
+  index: number;
+  kind: Job['kind'];
+  /** CPU slots it held (`slotsOf`). */
+  slots: number;
+  /** Seconds from handing the job to a worker to its reply (or the worker's exit). */
+  wall: number;
+  /** Seconds inside runJob in the worker (null when the worker died). */
+  inJob: number | null;
+  /** CPU seconds of the worker process during the job, every thread (null when the worker died). */
+  cpuSeconds: number | null;
+  /** Seconds the job's own work took (its timing.json; null when it wrote none). */
+  work: number | null;
+  code: number;
+  /** The worker process that ran it. */
+  worker: number;
+  /** Live tensors in the worker after the job, and its resident memory in MB. */
+  tensors: number | null;
+  rssMb: number | null;
+}
+
 export interface StudyRunSummary {
   ran: number;
   skipped: number;
@@ -25,15 +49,31 @@ export interface StudyRunSummary {
   /** Jobs left because a job they need failed. */
   blocked: number;
   seconds: number;
+  /** CPU slots (`--jobs`). */
+  slots: number;
+  /** Seconds each worker process took to start (node, tsx, TensorFlow.js, the plan, the backend). */
+  workerStarts: number[];
+  jobs: JobRun[];
 }
 
 /**
- * Runs every pending job of a study on this machine with `workers` processes at once. Each job
- * is `study run DIR --index I` in a child process, the same command a scheduler runs, so a job
- * here and on a cluster take one path. A job is started as soon as the jobs it depends on are
- * done (lowest index first: the trainings, then the evaluations of whichever seed is ready), so
- * no worker waits while work is ready. Jobs another `study run` holds are waited for; a job that
- * fails is not retried in this run, and the jobs that need it are left pending.
+ * The CPU slots a job holds: a training as many as its threads (at most all of them), an
+ * evaluation one. `--jobs N` is N slots, so two-thread trainings run one at a time on 2 slots.
+ */
+export function slotsOf(job: Job, slots: number): number {
+  return job.kind === 'train' ? Math.min(job.threads, slots) : 1;
+}
+
+/**
+ * Runs every pending job of a study on this machine on `workers` CPU slots. The jobs run in
+ * long-lived worker processes (worker.ts), each job through `runJob`, the code path of `study run
+ * DIR --index I` that a scheduler runs, so start-up (node, tsx, TensorFlow.js) is paid once per
+ * worker rather than once per job. A job is started as soon as the jobs it depends on are done and
+ * it fits in the free slots (lowest index first: the trainings, then the evaluations of whichever
+ * seed is ready; a job that does not fit lets a later one that does go first), so no slot waits
+ * while work that fits is ready. Jobs another `study run` holds are waited for; a job that fails is
+ * not retried in this run, and the jobs that need it are left pending. A worker that dies is
+ * replaced, its job reported failed with the exit code in its log.
  */
 export async function runStudy(
   plan: Plan,
@@ -43,58 +83,88 @@ export async function runStudy(
   const states = new Map<number, JobState['state']>();
   const refresh = () => plan.jobs.forEach((job) => states.set(job.index, jobState(plan, job).state));
   refresh();
-  const summary: StudyRunSummary = { ran: 0, skipped: 0, failed: [], blocked: 0, seconds: 0 };
+  const summary: StudyRunSummary = {
+    ran: 0,
+    skipped: 0,
+    failed: [],
+    blocked: 0,
+    seconds: 0,
+    slots: workers,
+    workerStarts: [],
+    jobs: [],
+  };
   const initiallyDone = [...states.values()].filter((state) => state === 'done').length;
   summary.skipped = initiallyDone;
   const bar = progressBar('study', plan.jobs.length);
   const failedHere = new Set<number>();
   const running = new Map<number, Promise<void>>();
-  mkdirSync(join(plan.dir, 'logs'), { recursive: true });
+  let used = 0;
+  try {
+    mkdirSync(join(plan.dir, 'logs'), { recursive: true });
+  } catch (error) {
+    throw diskError(error, join(plan.dir, 'logs'));
+  }
+  const pool = new WorkerPool(plan, (seconds) => summary.workerStarts.push(seconds));
   let done = initiallyDone;
-  for (;;) {
-    const ready = plan.jobs.filter(
-      (job) =>
-        !running.has(job.index) &&
-        !failedHere.has(job.index) &&
-        (states.get(job.index) === 'pending' || states.get(job.index) === 'failed') &&
-        job.dependsOn.every((index) => states.get(index) === 'done'),
-    );
-    for (const job of ready.slice(0, Math.max(0, workers - running.size))) {
-      running.set(
-        job.index,
-        runChild(plan, job).then((code) => {
-          running.delete(job.index);
-          const state = jobState(plan, job).state;
-          states.set(job.index, state);
-          if (state === 'done') {
-            done += 1;
-            summary.ran += 1;
-            bar.tick(done, job.id);
-          } else if (state !== 'running') {
-            // exit 0 without an output: another run holds it (state 'running' then) or it failed
-            failedHere.add(job.index);
-            summary.failed.push({ index: job.index, id: job.id, log: jobLogPath(plan, job) });
-            say(`job ${job.index} (${job.id}) failed (exit ${code}); its log: ${jobLogPath(plan, job)}`);
-          }
-        }),
-      );
+  const isReady = (job: Job) =>
+    !failedHere.has(job.index) &&
+    (states.get(job.index) === 'pending' || states.get(job.index) === 'failed') &&
+    job.dependsOn.every((index) => states.get(index) === 'done');
+  try {
+    for (;;) {
+      for (const job of plan.jobs) {
+        if (used >= workers) break;
+        const slots = slotsOf(job, workers);
+        if (running.has(job.index) || !isReady(job) || used + slots > workers) continue;
+        used += slots;
+        running.set(
+          job.index,
+          pool.run(job).then((reply) => {
+            running.delete(job.index);
+            used -= slots;
+            const state = jobState(plan, job).state;
+            states.set(job.index, state);
+            summary.jobs.push({
+              index: job.index,
+              kind: job.kind,
+              slots,
+              wall: reply.wall,
+              inJob: reply.inJob,
+              cpuSeconds: reply.cpuSeconds,
+              work: jobSeconds(plan, job),
+              code: reply.code,
+              worker: reply.worker,
+              tensors: reply.tensors,
+              rssMb: reply.rssMb,
+            });
+            if (state === 'done') {
+              done += 1;
+              summary.ran += 1;
+              bar.tick(done, job.id);
+            } else if (state !== 'running') {
+              // ended without an output: another run holds it (state 'running' then) or it failed
+              failedHere.add(job.index);
+              summary.failed.push({ index: job.index, id: job.id, log: jobLogPath(plan, job) });
+              say(
+                `job ${job.index} (${job.id}) failed (exit ${reply.code}); its log: ${jobLogPath(plan, job)}`,
+              );
+            }
+          }),
+        );
+      }
+      if (running.size > 0) {
+        await Promise.race(running.values());
+        continue;
+      }
+      // Nothing of ours runs: wait for jobs other runs hold, else stop.
+      refresh();
+      const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
+      if (plan.jobs.some(isReady)) continue;
+      if (!elsewhere) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    if (running.size > 0) {
-      await Promise.race(running.values());
-      continue;
-    }
-    // Nothing of ours runs: wait for jobs other runs hold, else stop.
-    refresh();
-    const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
-    const stillReady = plan.jobs.some(
-      (job) =>
-        !failedHere.has(job.index) &&
-        (states.get(job.index) === 'pending' || states.get(job.index) === 'failed') &&
-        job.dependsOn.every((index) => states.get(index) === 'done'),
-    );
-    if (stillReady) continue;
-    if (!elsewhere) break;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    pool.close();
   }
   bar.done();
   summary.blocked = plan.jobs.filter(
@@ -104,25 +174,129 @@ export async function runStudy(
   return summary;
 }
 
-/** Runs one job as a child process, its output into the job's log; resolves with its exit code. */
-function runChild(plan: Plan, job: Job): Promise<number> {
-  const logPath = jobLogPath(plan, job);
-  let fd: number;
-  try {
-    fd = openSync(logPath, 'a');
-  } catch (error) {
-    return Promise.reject(diskError(error, logPath));
+/** The entry of a worker process (worker.ts behind its own TypeScript loader). */
+const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
+
+interface Reply {
+  code: number;
+  worker: number;
+  wall: number;
+  inJob: number | null;
+  cpuSeconds: number | null;
+  tensors: number | null;
+  rssMb: number | null;
+}
+
+/** One worker process: runs one job at a time; `exited` once it is gone. */
+class WorkerProcess {
+  private readonly child: ChildProcess;
+  private readonly ready: Promise<boolean>;
+  /** The job it runs: its log, and how to settle it. */
+  private current: { log: string; settle: (reply: Reply) => void; started: number } | undefined;
+  exited = false;
+
+  constructor(plan: Plan, onStart: (seconds: number) => void) {
+    this.child = fork(WORKER_ENTRY, [plan.dir], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      execArgv: [],
+      env: process.env,
+    });
+    // Output outside a job's redirection (start-up errors, a fatal error of node itself) goes to the job's log.
+    const toLog = (chunk: Buffer) => {
+      if (this.current !== undefined) appendFileSync(this.current.log, chunk);
+    };
+    this.child.stdout!.on('data', toLog);
+    this.child.stderr!.on('data', toLog);
+    let markReady: (ok: boolean) => void;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    this.child.on('message', (message: WorkerReply) => {
+      if (message.type === 'ready') {
+        onStart(message.seconds);
+        markReady(true);
+        return;
+      }
+      const current = this.current;
+      if (current === undefined) return;
+      this.current = undefined;
+      current.settle({
+        code: message.code,
+        worker: this.child.pid ?? -1,
+        wall: (performance.now() - current.started) / 1000,
+        inJob: message.seconds,
+        cpuSeconds: message.cpuSeconds,
+        tensors: message.tensors,
+        rssMb: message.rssMb,
+      });
+    });
+    this.child.on('error', () => {
+      // a failed spawn ends in 'close' too
+    });
+    this.child.on('close', (code, signal) => {
+      this.exited = true;
+      markReady(false);
+      const current = this.current;
+      if (current === undefined) return;
+      this.current = undefined;
+      const exit = code ?? 128 + (signal !== null ? (constants.signals[signal] ?? 0) : 0);
+      try {
+        appendFileSync(
+          current.log,
+          `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed
+`,
+        );
+      } catch {
+        // a full disk: the job is reported failed all the same
+      }
+      current.settle({
+        code: exit,
+        worker: this.child.pid ?? -1,
+        wall: (performance.now() - current.started) / 1000,
+        inJob: null,
+        cpuSeconds: null,
+        tensors: null,
+        rssMb: null,
+      });
+    });
   }
-  const [command, ...args] = jobCommand(plan.dir, job.index) as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', fd, fd], env: process.env });
-    child.on('error', (error) => {
-      closeSync(fd);
-      reject(error);
+
+  /** Runs job `index`, its output appended to `log`; resolves when it has ended, however. */
+  run(index: number, log: string): Promise<Reply> {
+    return new Promise((settle) => {
+      this.current = { log, settle, started: performance.now() };
+      void this.ready.then((ok) => {
+        if (ok && !this.exited) this.child.send({ index, log } satisfies WorkerRequest);
+      });
     });
-    child.on('exit', (code, signal) => {
-      closeSync(fd);
-      resolve(code ?? (signal !== null ? 128 : 1));
-    });
-  });
+  }
+
+  close(): void {
+    if (!this.exited && this.child.connected) this.child.disconnect();
+  }
+}
+
+/** Worker processes started on demand and reused; one that died is replaced by a new one. */
+class WorkerPool {
+  private readonly idle: WorkerProcess[] = [];
+  private readonly all = new Set<WorkerProcess>();
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly onStart: (seconds: number) => void,
+  ) {}
+
+  async run(job: Job): Promise<Reply> {
+    const log = jobLogPath(this.plan, job);
+    let worker = this.idle.pop();
+    while (worker?.exited) worker = this.idle.pop();
+    worker ??= new WorkerProcess(this.plan, this.onStart);
+    this.all.add(worker);
+    const reply = await worker.run(job.index, log);
+    if (worker.exited) this.all.delete(worker);
+    else this.idle.push(worker);
+    return reply;
+  }
+
+  close(): void {
+    for (const worker of this.all) worker.close();
+  }
 }

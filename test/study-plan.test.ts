@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evalSeedOf, planJobs, readPlan, writePlan } from '../study/index.ts';
+import { evalSeedOf, planJobs, readPlan, slotsOf, writePlan } from '../study/index.ts';
 import { cli } from './support/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
@@ -26,6 +26,13 @@ describe('study plan', () => {
     expect(
       a.jobs.filter((job) => job.kind === 'eval' && job.seed === 1).every((job) => job.dependsOn[0] === 1),
     ).toBe(true);
+  });
+
+  it('--jobs counts CPU slots: a training takes its threads (at most all slots), an evaluation one', () => {
+    const two = writePlan(fresh(), { recipe: 'smoke', seeds: [0], evalSeed: 1, threads: 2, steps: [0] });
+    const one = writePlan(fresh(), { recipe: 'smoke', seeds: [0], evalSeed: 1, threads: 1, steps: [0] });
+    expect([slotsOf(two.jobs[0]!, 2), slotsOf(two.jobs[0]!, 1), slotsOf(one.jobs[0]!, 2)]).toEqual([2, 1, 1]);
+    expect(two.jobs.slice(1).map((job) => slotsOf(job, 2))).toEqual(two.jobs.slice(1).map(() => 1));
   });
 
   it('forks an independent eval seed for every training seed', () => {

@@ -13,13 +13,17 @@ import {
   readPlan,
   writeK8sManifest,
   writePlan,
+  type Job,
   type Plan,
+  type StudyRunSummary,
 } from '../study/index.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-run-'));
 const dir = join(root, 'smoke');
 let plan: Plan;
+/** What `study run --jobs 2 --json` said of the shared study's first run. */
+let summary: StudyRunSummary;
 
 /** Runs the CLI in a child process without blocking this worker (a study takes minutes). */
 const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
@@ -43,9 +47,10 @@ const ranCount = (index: number) =>
 describe('study run on a smoke study', () => {
   beforeAll(async () => {
     plan = writePlan(dir, { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
-    const result = await run(['study', 'run', dir, '--jobs', '2']);
+    const result = await run(['study', 'run', dir, '--jobs', '2', '--json']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
+    summary = JSON.parse(result.stdout) as StudyRunSummary;
     expect((await run(['study', 'report', dir])).status).toBe(0);
   }, 900_000);
 
@@ -57,6 +62,75 @@ describe('study run on a smoke study', () => {
     const status = await run(['study', 'status', dir]);
     expect(status.stdout).toMatch(/28 done, 0 running, 0 failed, 0 pending of 28/);
   });
+
+  it('a worker process runs job after job: each job gives the bytes of a fresh process, and leaves no tensors behind', async () => {
+    // Two workers ran the 28 jobs, each many of them in one process.
+    const byWorker = new Map<number, StudyRunSummary['jobs']>();
+    for (const job of summary.jobs) byWorker.set(job.worker, [...(byWorker.get(job.worker) ?? []), job]);
+    expect(summary.workerStarts).toHaveLength(2);
+    expect([...byWorker.values()].map((jobs) => jobs.length).sort()).not.toContain(1);
+    for (const jobs of byWorker.values()) {
+      // The live tensors after every job are those after the worker's first (the training's kept causal masks): no job leaks.
+      expect(new Set(jobs.map((job) => job.tensors)).size).toBe(1);
+    }
+    // The last job of a worker, run again alone in a fresh process (`--index`), gives the same bytes.
+    const jobs = [...byWorker.values()][0]!;
+    const last = plan.jobs[jobs[jobs.length - 1]!.index]!;
+    expect(jobs.length).toBeGreaterThan(10);
+    const before = readFileSync(join(jobDir(plan, last), 'output.json'), 'utf8');
+    const result = readFileSync(join(jobDir(plan, last), 'result.json'), 'utf8');
+    rmSync(jobDir(plan, last), { recursive: true });
+    expect((await run(['study', 'run', dir, '--index', String(last.index)])).status).toBe(0);
+    expect(readFileSync(join(jobDir(plan, last), 'output.json'), 'utf8')).toBe(before);
+    expect(readFileSync(join(jobDir(plan, last), 'result.json'), 'utf8')).toBe(result);
+  });
+
+  it('one worker runs every job of a plan, trainings after trainings, to the same bytes; a killed worker fails its job only', async () => {
+    // Steps 0 only: the two trainings and each seed's three evaluations, all in one process.
+    const other = join(root, 'one-worker');
+    const small = writePlan(other, { recipe: 'smoke', seeds: [0, 1], evalSeed: 1, steps: [0] });
+    const result = await run(['study', 'run', other, '--jobs', '1', '--json']);
+    expect(result.status).toBe(0);
+    const ran = JSON.parse(result.stdout) as StudyRunSummary;
+    expect(new Set(ran.jobs.map((job) => job.worker)).size).toBe(1);
+    expect(ran.jobs.map((job) => job.index)).toEqual(small.jobs.map((job) => job.index));
+    // The same jobs (ids) as the shared study's, at other indices: the sha256 of every file they wrote is the same.
+    const files = (folder: string) => {
+      const { index, ...rest } = JSON.parse(readFileSync(join(folder, 'output.json'), 'utf8')) as {
+        index: number;
+      };
+      return rest;
+    };
+    for (const job of small.jobs) {
+      const shared = plan.jobs.find((candidate) => candidate.id === job.id)!;
+      expect(files(jobDir(small, job))).toEqual(files(jobDir(plan, shared)));
+    }
+    // Kill the worker while it runs the first of two evaluations: that job fails, with the signal
+    // in its log; a new worker runs the other; a rerun then runs the failed one.
+    const [first, second] = small.jobs.filter((job) => job.kind === 'eval').slice(0, 2) as [Job, Job];
+    for (const job of [first, second]) rmSync(jobDir(small, job), { recursive: true });
+    const child = spawn(process.execPath, [BIN, 'study', 'run', other, '--jobs', '1']);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const lock = join(other, 'claims', `${first.id}.lock`);
+    while (!existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const holder = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number };
+    expect(holder.pid).not.toBe(child.pid);
+    process.kill(holder.pid, 'SIGKILL');
+    expect(await exited).toBe(1);
+    expect(stderr).toMatch(new RegExp(`job ${first.index} \\(${first.id}\\) failed \\(exit 137\\)`));
+    expect(stderr).toMatch(/1 jobs failed/);
+    const log = readdirSync(join(other, 'logs')).find((name) => name.startsWith(`${first.index}-`))!;
+    expect(readFileSync(join(other, 'logs', log), 'utf8')).toMatch(
+      /ended during this job \(signal SIGKILL\)/,
+    );
+    expect(jobState(small, second).state).toBe('done');
+    expect(jobState(small, first).state).toBe('failed');
+    const rerun = await run(['study', 'run', other, '--jobs', '1']);
+    expect(rerun.stdout).toMatch(/1 jobs ran, \d+ were done, 0 failed/);
+    expect(files(jobDir(small, first))).toEqual(files(jobDir(plan, first)));
+  }, 300_000);
 
   it('reruns a job whose output fails its checksum, to the same bytes', async () => {
     const job = plan.jobs[5]!;

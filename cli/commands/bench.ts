@@ -6,7 +6,9 @@ import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
-const SUITES = ['gym', 'eval', 'io', 'model', 'train'] as const;
+const SUITES = ['gym', 'eval', 'io', 'model', 'train', 'study'] as const;
+/** What runs without --only: all but study, which runs a study of 56 jobs (minutes; docs/STUDIES.md). */
+const DEFAULT_SUITES = SUITES.filter((name) => name !== 'study');
 
 interface BenchModule {
   run(say: (line: string) => void): Promise<Record<string, number | string>>;
@@ -17,11 +19,11 @@ export const command: Command = {
   summary:
     'Measure speed and memory: env episodes/s, bootstrap time, memory of reading an Inspect log, model step time, sampling and rollout rates',
   usage:
-    'tinyagent bench [--only gym,eval,io,model,train] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
+    'tinyagent bench [--only gym,eval,io,model,train,study] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
   flags: {
     only: {
       type: 'string',
-      description: `comma-separated suites among ${SUITES.join(', ')}`,
+      description: `comma-separated suites among ${SUITES.join(', ')} (default all but study)`,
       default: 'all',
     },
     out: {
@@ -33,7 +35,7 @@ export const command: Command = {
   },
   async run(args) {
     const only = stringFlag(args, 'only');
-    const chosen = only === undefined ? [...SUITES] : only.split(',').map((name) => name.trim());
+    const chosen = only === undefined ? [...DEFAULT_SUITES] : only.split(',').map((name) => name.trim());
     for (const name of chosen) {
       if (!(SUITES as readonly string[]).includes(name))
         throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);

@@ -1,20 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import {
-  jobState,
-  k8sCommand,
-  parseSeeds,
-  readPlan,
-  runJob,
-  runStudy,
-  submitSlurm,
-  writeK8sManifest,
-  writePlan,
-  writeSlurmScripts,
-  writeStudyReport,
-  type JobState,
-} from '../../study/index.ts';
-import { compareStudies, formatComparison } from '../../study/compare.ts';
+// Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
+// the report's statistics and figures (vega), which cost it a second or more of start-up.
+import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
+import { runStudy } from '../../study/runner.ts';
+import { k8sCommand, submitSlurm, writeK8sManifest, writeSlurmScripts } from '../../study/scheduler.ts';
 import {
   boolFlag,
   InputError,
@@ -71,7 +62,7 @@ export const command: Command = {
     },
     jobs: {
       type: 'string',
-      description: 'run: worker processes (default: the cores)',
+      description: 'run: CPU slots, a two-thread training taking 2 and an evaluation 1 (default: the cores)',
       range: { min: 1, max: 256 },
     },
     index: {
@@ -154,6 +145,7 @@ export const command: Command = {
     }
     if (sub === 'compare') {
       expect(2);
+      const { compareStudies, formatComparison } = await import('../../study/compare.ts');
       const comparison = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
       if (json) printJson(comparison);
       else process.stdout.write(`${formatComparison(comparison)}\n`);
@@ -170,14 +162,7 @@ export const command: Command = {
             `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
           );
         const outcome = await runJob(plan, index, { quiet: false });
-        const job = plan.jobs[index]!;
-        process.stdout.write(
-          outcome === 'ran'
-            ? `job ${index} (${job.id}) done\n`
-            : outcome === 'skipped'
-              ? `job ${index} (${job.id}) already done; skipped\n`
-              : `job ${index} (${job.id}) is being run by process ${outcome.heldBy.pid} on ${outcome.heldBy.host}; left to it\n`,
-        );
+        process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
         return;
       }
       const workers = intFlag(args, 'jobs', availableParallelism(), { min: 1, max: 256 });
@@ -185,7 +170,7 @@ export const command: Command = {
       if (json) printJson(summary);
       else
         process.stdout.write(
-          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s with ${workers} worker${workers === 1 ? '' : 's'}\n`,
+          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s on ${workers} CPU slot${workers === 1 ? '' : 's'}\n`,
         );
       if (summary.failed.length > 0)
         throw new InputError(
@@ -218,6 +203,7 @@ export const command: Command = {
       return;
     }
     if (sub === 'report') {
+      const { writeStudyReport } = await import('../../study/report.ts');
       const { outDir, numbers } = await writeStudyReport(plan);
       if (json) printJson(numbers);
       else {

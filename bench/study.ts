@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
+
+const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
+const WORKERS = 2;
+/** Fresh `study run --index` processes timed for the per-process start-up, best of this many. */
+const STARTS = 3;
+
+/** The fields of `study run --json` this benchmark reads (study/runner.ts, StudyRunSummary). */
+interface Summary {
+  ran: number;
+  seconds: number;
+  workerStarts: number[];
+  jobs: Array<{
+    index: number;
+    kind: string;
+    slots: number;
+    wall: number;
+    inJob: number | null;
+    work: number | null;
+    worker: number;
+  }>;
+}
+
+const load = () => Math.round((loadavg()[0] ?? 0) * 100) / 100;
+
+function cli(args: string[]): { stdout: string; seconds: number } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = (performance.now() - started) / 1000;
+  if (result.status !== 0)
+    throw new Error(`tinyagent ${args.join(' ')} failed (exit ${result.status}): ${result.stderr.trim()}`);
+  return { stdout: result.stdout, seconds };
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const mean = (values: number[]) => sum(values) / values.length;
+
+/**
+ * The seed-study runner on this machine (docs/STUDIES.md, "How long it takes"):
+ * - `study run --jobs 2` of a 4-seed smoke study of every chapter step (4 trainings, 52
+ *   evaluations, all one-threaded): its wall time against the jobs' summed one-core time divided
+ *   by 2 (target: within 10%, no worker idles while work is ready);
+ * - the overhead per job (target: under 2 s): what the runner adds around a job's own work
+ *   (verify, claim, checksums, output.json, rename, the hand-over to the worker), each worker's
+ *   start (node, tsx, TensorFlow.js, the plan, the backend) spread over the jobs it ran, and a
+ *   checkpoint's load, which is inside an evaluation's work; beside it the start of a fresh
+ *   `study run --index I` process, what the runner paid per job before it kept workers, and what
+ *   every Slurm or Kubernetes task still pays.
+ * Every figure comes with the load average (1 minute) when it was taken: on a shared machine read
+ * the ratios rather than the seconds.
+ */
+export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'tinyagent-bench-study-'));
+  try {
+    const study = join(dir, 'smoke-4');
+    cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0-3', '--out', study]);
+    const loadBefore = load();
+    const ran = cli(['study', 'run', study, '--jobs', String(WORKERS), '--json']);
+    const loadAfter = load();
+    const summary = JSON.parse(ran.stdout) as Summary;
+    const jobs = summary.jobs;
+    const work = sum(jobs.map((job) => job.work ?? 0));
+    const wallSeconds = ran.seconds;
+    const ratio = wallSeconds / (work / WORKERS);
+    say(
+      `study run --jobs ${WORKERS}, 4-seed smoke study (${jobs.length} jobs): wall ${wallSeconds.toFixed(1)} s, jobs' summed time ${work.toFixed(1)} s, wall / (sum / ${WORKERS}) = ${ratio.toFixed(3)} (target <= 1.10); load ${loadBefore} -> ${loadAfter}`,
+    );
+    // Slot-seconds the workers held a job against the slot-seconds of the run: what idled.
+    const busy = sum(jobs.map((job) => job.wall * job.slots)) / (WORKERS * summary.seconds);
+    say(
+      `  slots busy ${(100 * busy).toFixed(1)}% of the run (${summary.seconds.toFixed(1)} s inside study run)`,
+    );
+
+    // Overhead per job: the worker's start spread over its jobs, and what the runner adds to each job's work.
+    const firstOf = new Set(
+      [...new Set(jobs.map((job) => job.worker))].map((worker) => jobs.find((job) => job.worker === worker)!),
+    );
+    const later = jobs.filter((job) => !firstOf.has(job));
+    const aroundJob = later.map((job) => job.wall - (job.work ?? 0));
+    const workerStart = mean(summary.workerStarts);
+    const overheadPerJob = (sum(jobs.map((job) => job.wall)) - work) / jobs.length;
+    const writeSeconds = mean(later.map((job) => (job.inJob ?? 0) - (job.work ?? 0)));
+    const handOver = mean(later.map((job) => job.wall - (job.inJob ?? 0)));
+    say(
+      `  overhead per job: ${overheadPerJob.toFixed(3)} s (target < 2), of which around each job ${mean(aroundJob).toFixed(3)} s (max ${Math.max(...aroundJob).toFixed(3)}: verify, claim, checksums, write ${writeSeconds.toFixed(3)} s; hand-over ${handOver.toFixed(3)} s) and ${summary.workerStarts.length} worker starts of ${workerStart.toFixed(2)} s spread over ${jobs.length} jobs`,
+    );
+
+    // A checkpoint's load (inside an evaluation's work), best of 5.
+    const checkpoint = join(
+      study,
+      'jobs',
+      JSON.parse(readFileSync(join(study, 'plan.jsonl'), 'utf8').split('\n')[0]!).id as string,
+      'step-8',
+    );
+    const attention = attentionModeFor(await initBackend());
+    let loadSeconds = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const loaded = await loadAgent(checkpoint, { attention });
+      loadSeconds = Math.min(loadSeconds, (performance.now() - started) / 1000);
+      loaded.agent.model.dispose();
+    }
+    say(`  a checkpoint's load (inside an evaluation's work): ${(1000 * loadSeconds).toFixed(1)} ms`);
+
+    // A fresh process per job, as under Slurm or Kubernetes: `--index` of a done job is the start alone.
+    const loadStart = load();
+    let processStart = Infinity;
+    for (let i = 0; i < STARTS; i++)
+      processStart = Math.min(
+        processStart,
+        cli(['study', 'run', study, '--index', String(jobs.length - 1)]).seconds,
+      );
+    say(
+      `  a fresh study run --index process (start, plan, verify; a done job): ${processStart.toFixed(2)} s, best of ${STARTS}; load ${loadStart}`,
+    );
+
+    return {
+      jobs: jobs.length,
+      wallSeconds,
+      summedJobSeconds: work,
+      wallOverIdeal: ratio,
+      slotsBusy: busy,
+      loadBefore,
+      loadAfter,
+      overheadPerJobSeconds: overheadPerJob,
+      aroundJobSeconds: mean(aroundJob),
+      aroundJobMaxSeconds: Math.max(...aroundJob),
+      writeSeconds,
+      handOverSeconds: handOver,
+      workerStartSeconds: workerStart,
+      workers: summary.workerStarts.length,
+      checkpointLoadSeconds: loadSeconds,
+      freshProcessSeconds: processStart,
+      loadFreshProcess: loadStart,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
