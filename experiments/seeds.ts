@@ -155,6 +155,11 @@ export async function main(options: Partial<SeedsOptions> = {}) {
     '',
     '## Each seed',
     '',
+    'Held-out pass@1 at steps 0, 20 and 80; the first k at which the base agent is above step 80;',
+    "whether step 20 is at or above both at every k; each narrowing task's successes (of 64) at step 0",
+    'and step 80, and, when the drop is from a later peak rather than from the base agent, that step',
+    'and its successes; step 80 greedy and at temperature 1.3; the selection inflation (17.8).',
+    '',
     markdownTable(
       [
         'seed',
@@ -175,7 +180,13 @@ export async function main(options: Partial<SeedsOptions> = {}) {
         f3(row.passAt1[80]!),
         row.overtakeK ?? 'none',
         row.step20AtOrAbove ? 'yes' : 'no',
-        row.narrowing.map((entry) => `${entry.task} ${entry.base}->${entry.step80}`).join(', ') || 'none',
+        row.narrowing
+          .map(
+            (entry) =>
+              `${entry.task} ${entry.base}->${entry.step80}` +
+              (entry.pBelowBase < 0.05 ? '' : ` (step ${entry.peak.step}: ${entry.peak.successes})`),
+          )
+          .join(', ') || 'none',
         f3(row.greedy),
         f3(row.hot),
         f3(row.selection.inflation),

@@ -91,7 +91,9 @@ export function seedClaims(results: StudyResults, { rng, reps = 2000 }: { rng: R
       const belowBase = pairedDropP(outcomes(0), outcomes(80));
       // The peak is chosen after looking, so its test is Bonferroni-corrected over the 7 steps between.
       const between = CHAPTER_STEPS.filter((step) => step > 0 && step < 80);
-      const belowPeak = Math.min(...between.map((step) => pairedDropP(outcomes(step), outcomes(80))));
+      const peakP = between.map((step) => pairedDropP(outcomes(step), outcomes(80)));
+      const belowPeak = Math.min(...peakP);
+      const peakStep = between[peakP.indexOf(belowPeak)]!;
       return belowBase < 0.05 || belowPeak < 0.05 / between.length
         ? [
             {
@@ -99,6 +101,8 @@ export function seedClaims(results: StudyResults, { rng, reps = 2000 }: { rng: R
               base: at(0).perTask[t]!.successes,
               step80: at(80).perTask[t]!.successes,
               pBelowBase: belowBase,
+              /** The step whose drop to step 80 is the most significant, and its successes. */
+              peak: { step: peakStep, successes: at(peakStep).perTask[t]!.successes },
               pBelowPeak: belowPeak,
             },
           ]
