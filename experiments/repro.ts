@@ -32,13 +32,14 @@ import { main as mainEx4 } from './ex-4.ts';
 import { main as mainEx5 } from './ex-5.ts';
 import { main as mainEx6 } from './ex-6.ts';
 import { main as mainEx7 } from './ex-7.ts';
+import { main as mainSeeds } from './seeds.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
-/** Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises (`npm run exp:all` runs them so too). */
+/** Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises and the claims across seeds (`npm run exp:all` runs them so too). */
 export const EXPERIMENTS: Record<string, Experiment> = {
   '17.1': main171,
   '17.2': (o) => main172(o),
@@ -56,6 +57,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   'ex-5': mainEx5,
   'ex-6': mainEx6,
   'ex-7': (o) => mainEx7(o),
+  // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
+  seeds: (o) => mainSeeds({ seed: o.seed, outDir: o.outDir }),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
