@@ -11,6 +11,9 @@ import { zScore } from './report/markdown.ts';
 /** The repository root, from this file's location. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** The seed study `npm run exp:seeds` reads by default (docs/STUDIES.md). */
+export const DEFAULT_STUDY = 'studies/default-16';
+
 /** True when the module at `url` is the script node was started with (`node --import tsx FILE`). */
 export function isMain(url: string): boolean {
   return process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(url);
