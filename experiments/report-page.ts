@@ -111,10 +111,17 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
   }</details>`;
 }
 
+/** The figures of the page so far: the specs drawn and the figures whose spec is missing. */
+interface Figures {
+  specs: unknown[];
+  missing: string[];
+}
+
 /** A figure of a results file: its spec inlined for the page's script, or a note when the spec is missing. */
-function figureHtml(resultsDir: string, path: string, specs: unknown[]): string {
+function figureHtml(resultsDir: string, path: string, { specs, missing }: Figures): string {
   const specPath = resolve(resultsDir, dirname(path), figureSpecName(path.split('/').pop()!));
   const name = escapeHtml(path);
+  if (!existsSync(specPath)) missing.push(specPath);
   if (!existsSync(specPath))
     return `<p class="missing">Figure ${name}: no spec ${escapeHtml(relative(resultsDir, specPath))} beside it (written before figures had specs): rerun the section.</p>`;
   const id = `spec-${specs.length}`;
@@ -134,7 +141,7 @@ function readJson(path: string): unknown {
 /** One section and its title: its results (provenance, tables, figures) or "not run yet, run: COMMAND". */
 function sectionHtml(
   { id, label, command, jsonPath }: Section,
-  specs: unknown[],
+  figures: Figures,
 ): { title: string; html: string } {
   const mdPath = jsonPath.replace(/\.json$/, '.md');
   const heading = (title: string) => `<h2>${escapeHtml(title)}</h2>`;
@@ -144,15 +151,15 @@ function sectionHtml(
       html: `<section id="${escapeHtml(id)}" class="not-run">${heading(label)}<p class="missing">Not run yet, run: <code>${escapeHtml(command)}</code></p></section>`,
     };
   const result = readJson(jsonPath) as ResultFile;
-  const figures = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
+  const listed = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
   const dir = dirname(jsonPath);
   const body = markdownToHtml(readFileSync(mdPath, 'utf8'), {
     dropTitle: true,
     shift: 1,
     lineBreaks: true,
     figure: (path) =>
-      figures.has(path)
-        ? figureHtml(dir, path, specs)
+      listed.has(path)
+        ? figureHtml(dir, path, figures)
         : `<p class="missing">${escapeHtml(path)}: not listed in the JSON</p>`,
     link: (target) => {
       const section = /(?:^|\/)((?:17\.\d+)|(?:ex-\d+))\.(?:json|md)$/.exec(target)?.[1];
@@ -259,9 +266,9 @@ function libraries(): string[] {
 
 export async function main(options: ReportPageOptions) {
   const all = [...sections(options), ...studySections(options)];
-  const specs: unknown[] = [];
-  const rendered = all.map((section) => sectionHtml(section, specs));
-  const figures = specs.length;
+  const drawn: Figures = { specs: [], missing: [] };
+  const rendered = all.map((section) => sectionHtml(section, drawn));
+  const figures = drawn.specs.length;
   const book = existsSync(options.reproductionFile)
     ? bookBesideOurs(readFileSync(options.reproductionFile, 'utf8'))
     : `<p class="missing">${escapeHtml(options.reproductionFile)} is missing.</p>`;
@@ -283,7 +290,14 @@ export async function main(options: ReportPageOptions) {
     script: readFileSync(new URL('./report/page.js', import.meta.url), 'utf8'),
   });
   writeFileAtomic(options.outFile, page);
-  return { outFile: options.outFile, sections: all.length, ran, figures, bytes: Buffer.byteLength(page) };
+  return {
+    outFile: options.outFile,
+    sections: all.length,
+    ran,
+    figures,
+    missingSpecs: drawn.missing,
+    bytes: Buffer.byteLength(page),
+  };
 }
 
 /** `--results DIR --out FILE`; a bad flag is a UsageError (exit 2). */
@@ -319,4 +333,8 @@ if (isMain(import.meta.url))
     process.stdout.write(
       `wrote ${shown.startsWith('..') ? written.outFile : shown} (${(written.bytes / 1e6).toFixed(1)} MB): ${written.ran} of ${written.sections} sections with results, ${written.figures} figures\n`,
     );
+    if (written.missingSpecs.length > 0)
+      process.stderr.write(
+        `report: ${written.missingSpecs.length} figures have no spec and are not drawn (rerun their sections): ${written.missingSpecs.map((path) => relative(ROOT, path)).join(', ')}\n`,
+      );
   });
