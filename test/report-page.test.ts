@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../experiments/common.ts';
-import { main as buildReportPage } from '../experiments/report-page.ts';
+import { main as buildReportPage, provenance } from '../experiments/report-page.ts';
+import { escapeHtml, jsonScript, markdownToHtml } from '../experiments/report/html.ts';
 import { startBrowser, watchPage, type PageProblems } from './support/browser.ts';
 
 const HOSTILE = '<script>window.__pwned=1</script>';
@@ -58,6 +59,68 @@ function marksPerFigure(page: Page) {
     })),
   );
 }
+
+describe('report page HTML', () => {
+  it('escapes strings and closes no script element from inside a JSON value', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;',
+    );
+    const script = jsonScript('s', { task: HOSTILE });
+    expect(script.match(/<\/script/g)).toHaveLength(1);
+    expect(JSON.parse(script.replace(/^<script[^>]*>/, '').replace(/<\/script>$/, ''))).toEqual({
+      task: HOSTILE,
+    });
+  });
+
+  it('renders the Markdown of the results files: headings, tables with code, figure lines through the hook', () => {
+    const html = markdownToHtml(
+      [
+        '# 17.9 title',
+        '',
+        '## A <b>',
+        '',
+        '| task | `op` |',
+        '| --- | --- |',
+        `| ${HOSTILE} | 1 |`,
+        '',
+        '![f](figures/f.svg)',
+      ].join('\n'),
+      { dropTitle: true, figure: (path) => `[figure ${path}]` },
+    );
+    expect(html).toBe(
+      `<h3>A &#60;b&#62;</h3>\n<div class="table"><table><thead><tr><th>task</th><th><code>op</code></th></tr></thead><tbody><tr><td>${escapeHtml(HOSTILE)}</td><td>1</td></tr></tbody></table></div>\n[figure figures/f.svg]`,
+    );
+  });
+
+  it('shows the provenance a results file records, and says what it does not record', () => {
+    const html = provenance(
+      {
+        seed: 1,
+        numbers: [
+          {
+            backend: 'wasm',
+            harnessHash: 'abc',
+            checkpoint: { path: 'runs/default/step-0', step: 0, checksum: 'ff' },
+          },
+          {
+            backend: 'wasm',
+            harnessHash: 'abc',
+            checkpoint: { path: 'runs/default/step-0', step: 0, checksum: 'ff' },
+          },
+        ],
+      },
+      'x.json',
+      undefined,
+    );
+    expect(html).toContain('<th>backend</th><td>wasm</td>');
+    expect(html).toContain('<th>harness hashes</th><td>abc</td>');
+    expect(html).toContain('<th>runs/default/step-0 (step 0)</th><td>ff</td>');
+    expect(html).toContain('<th>generated</th><td>not recorded in x.json</td>');
+    expect(provenance({ seed: 0, numbers: {} }, '17.2.json', true)).toContain(
+      '<th>backend</th><td>not recorded in 17.2.json</td>',
+    );
+  });
+});
 
 describe('report page', () => {
   it('draws every figure of the committed results with marks, with no console error and no request but the file', async () => {

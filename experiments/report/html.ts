@@ -130,6 +130,7 @@ export function markdownToHtml(markdown: string, hooks: MarkdownHooks): string {
           return `<p>${lines.map((line) => inlineMarkdown(line, hooks)).join(lineBreaks ? '<br>' : ' ')}</p>`;
       }
     })
+    .filter((html) => html !== '')
     .join('\n');
 }
 
