@@ -43,9 +43,13 @@ export async function main({ page: file, section, out }: ScreenshotOptions) {
     // Hover the middle point of the figure so that the screenshot shows a tooltip.
     const points = await figure.$$('.role-mark path');
     await points[Math.floor(points.length / 2)]?.hover();
+    // The box is in viewport coordinates, the clip in the document's.
     const box = (await figure.boundingBox())!;
+    const top = box.y + (await page.evaluate(() => window.scrollY));
     const png = await page.screenshot({
-      clip: { x: 0, y: Math.max(0, box.y - 12), width: WIDTH, height: box.height + 24 },
+      clip: { x: 0, y: Math.max(0, top - 12), width: WIDTH, height: box.height + 24 },
+      // Within the viewport: a capture beyond it resizes the page, and the tooltip goes with the mouse.
+      captureBeyondViewport: false,
     });
     if (problems.errors.length > 0 || problems.failedRequests.length > 0)
       throw new InputError(

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,6 +185,9 @@ describe('report page', () => {
     const specPath = join(copy, 'figures', '17.1-coverage-vs-episodes.vl.json');
     writeFileSync(specPath, readFileSync(specPath, 'utf8').replaceAll('task-level', HOSTILE));
     rmSync(join(copy, 'ex-3.json'));
+    // A planned study whose report has not been made yet.
+    mkdirSync(join(work, 'hostile', 'studies', 'planned'), { recursive: true });
+    writeFileSync(join(work, 'hostile', 'studies', 'planned', 'study.json'), '{}');
     const built = await build(copy, 'hostile');
     const { page, problems } = await open(built.outFile);
     const seen = await page.evaluate(() => ({
@@ -194,6 +197,7 @@ describe('report page', () => {
       legend: [...document.querySelectorAll('[id="sec-17.3"] svg text')].map((node) => node.textContent),
       scripts: document.querySelectorAll('script:not([type])').length,
       notRun: document.querySelector('[id="sec-ex-3"]')!.textContent,
+      study: document.querySelector('[id="sec-study-planned"]')!.textContent,
     }));
     expect(seen.pwned).toBeUndefined();
     expect(seen.heading).toBe(`17.1 ${HOSTILE}`);
@@ -203,6 +207,9 @@ describe('report page', () => {
     // vega, vega-lite and the page's own script: nothing a results file wrote runs.
     expect(seen.scripts).toBe(3);
     expect(seen.notRun).toContain('Not run yet, run: npm run ex:3');
+    expect(seen.study).toContain(
+      'Not run yet, run: npx tinyagent study run studies/planned && npx tinyagent study report studies/planned',
+    );
     expect(problems).toEqual({ errors: [], failedRequests: [] });
     await page.close();
   });
