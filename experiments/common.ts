@@ -5,10 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
+import type { Figure } from './figures.ts';
 import { zScore } from './report/markdown.ts';
 
 /** The repository root, from this file's location. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The seed study `npm run exp:seeds` reads by default (docs/STUDIES.md). */
+export const DEFAULT_STUDY = 'studies/default-16';
 
 /** True when the module at `url` is the script node was started with (`node --import tsx FILE`). */
 export function isMain(url: string): boolean {
@@ -133,25 +137,27 @@ export interface ExperimentOutput {
   numbers: unknown;
   /** The Markdown body (tables, figure links are added from `figures`). */
   markdown: string;
-  /** File name (under figures/) -> SVG text. */
-  figures?: Record<string, string>;
+  /** File name (under figures/, NAME.svg) -> the figure: its SVG and its vega-lite spec. */
+  figures?: Record<string, Figure>;
   /** Also print the Markdown body on stdout (a script run from the command line). */
   echo?: boolean;
 }
 
 /**
- * Writes results/N.json (numbers, config, seeds, package and node versions), results/N.md and
- * results/figures/*.svg, each atomically, so an interrupted run leaves no half-written file.
- * Returns the paths written.
+ * Writes results/N.json (numbers, config, seeds, package and node versions), results/N.md,
+ * results/figures/NAME.svg and, beside each SVG, its vega-lite spec NAME.vl.json (what the report
+ * page, experiments/report-page.ts, draws interactively; the JSON lists the SVGs, and a spec's
+ * name is its SVG's with `.vl.json` for `.svg`), all in one atomic batch, so an interrupted run
+ * leaves no half-written file. Returns the paths written.
  */
 export function writeResults(outDir: string, output: ExperimentOutput): string[] {
   const { section, title, seed, smoke, config, numbers, markdown, figures = {}, echo = false } = output;
   // What a killed run of an experiment left behind (its temporaries) goes first.
   for (const dir of [outDir, resolve(outDir, 'figures')]) removeDeadTemporaries(dir);
-  const figureWrites = Object.entries(figures).map(([name, svg]) => ({
-    path: resolve(outDir, 'figures', name),
-    content: svg,
-  }));
+  const figureWrites = Object.entries(figures).flatMap(([name, { svg, spec }]) => [
+    { path: resolve(outDir, 'figures', name), content: svg },
+    { path: resolve(outDir, 'figures', figureSpecName(name)), content: `${JSON.stringify(spec)}\n` },
+  ]);
   const figureLinks = Object.keys(figures).map((name) => `![${name}](figures/${name})`);
   const mdPath = resolve(outDir, `${section}.md`);
   const mdText = [
@@ -249,6 +255,11 @@ export function parseExperimentFlags(
     ...(values.smoke === true ? { smoke: true } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
   };
+}
+
+/** The file name of a figure's vega-lite spec, beside its SVG: `17.3-passk.svg` -> `17.3-passk.vl.json`. */
+export function figureSpecName(svgName: string): string {
+  return svgName.replace(/\.svg$/, '.vl.json');
 }
 
 /** The sha256 of a text, hex. */

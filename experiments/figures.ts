@@ -1,6 +1,23 @@
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
 
+/**
+ * A figure: its vega-lite spec (data inlined, with tooltip encodings: the values, the task or
+ * series, the interval) and the SVG rendered from that spec headless. writeResults writes both,
+ * `figures/NAME.svg` for the Markdown and `figures/NAME.vl.json` for the interactive report page.
+ */
+export interface Figure {
+  svg: string;
+  spec: Record<string, unknown>;
+}
+
+/** A tooltip field with its title and, for numbers, three decimals as the reports print them. */
+function tip(field: string, title: string, quantitative = true): Record<string, unknown> {
+  return quantitative
+    ? { field, type: 'quantitative', title, format: '.3f' }
+    : { field, type: 'nominal', title };
+}
+
 /** One line of a line chart. */
 export interface Series {
   name: string;
@@ -25,7 +42,7 @@ export interface LineChartOptions {
  * Renders a line chart (one colour per series, a legend, dashed reference lines) to SVG with
  * vega-lite compiled to vega and rendered headless (no canvas, no browser).
  */
-export async function lineChartSvg(options: LineChartOptions): Promise<string> {
+export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   const {
     title,
     xTitle,
@@ -47,6 +64,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<string> {
         x: { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } },
         y: { field: 'y', type: 'quantitative', title: yTitle, scale: yScale },
         color: { field: 'series', type: 'nominal', title: legendTitle, sort: series.map(({ name }) => name) },
+        tooltip: [tip('series', legendTitle || 'series', false), tip('x', xTitle), tip('y', yTitle)],
       },
     },
   ];
@@ -78,13 +96,20 @@ export interface IntervalChartOptions {
  * Point estimates with interval bars, grouped along x and coloured by series side by side
  * (vega-lite's xOffset), with dashed reference lines: Figure 17.2's pass@1 by harness.
  */
-export async function intervalChartSvg(options: IntervalChartOptions): Promise<string> {
+export async function intervalChartSvg(options: IntervalChartOptions): Promise<Figure> {
   const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620, height = 320 } = options;
   const groups = [...new Set(points.map((point) => point.group))];
   const series = [...new Set(points.map((point) => point.series))];
   const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
   const xOffset = { field: 'series', sort: series };
   const color = { field: 'series', type: 'nominal', title: '', sort: series };
+  const tooltip = [
+    tip('group', xTitle || 'group', false),
+    tip('series', 'series', false),
+    tip('estimate', yTitle),
+    tip('low', 'interval low'),
+    tip('high', 'interval high'),
+  ];
   const layers: unknown[] = [
     {
       mark: { type: 'rule' },
@@ -94,11 +119,12 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<s
         color,
         y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
         y2: { field: 'high' },
+        tooltip,
       },
     },
     {
       mark: { type: 'point', filled: true, size: 50 },
-      encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' } },
+      encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' }, tooltip },
     },
   ];
   layers.push(...ruleLayers(rules));
@@ -112,7 +138,10 @@ function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown
     {
       data: { values: rules },
       mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' },
-      encoding: { y: { field: 'y', type: 'quantitative' } },
+      encoding: {
+        y: { field: 'y', type: 'quantitative' },
+        tooltip: [tip('label', 'reference', false), tip('y', 'value')],
+      },
     },
     {
       data: { values: rules },
@@ -122,8 +151,8 @@ function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown
   ];
 }
 
-/** Renders a vega-lite spec to SVG headless. */
-async function renderSpec(spec: Record<string, unknown>): Promise<string> {
+/** Renders a vega-lite spec to SVG headless; returns the full spec beside it. */
+async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
   const full = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     ...spec,
@@ -134,7 +163,7 @@ async function renderSpec(spec: Record<string, unknown>): Promise<string> {
   });
   const svg = await view.toSVG();
   view.finalize();
-  return svg;
+  return { svg, spec: full };
 }
 
 /** A line with a shaded band (its interval) per series. */
@@ -156,6 +185,8 @@ export interface BandPanel {
 
 function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<string, unknown> {
   const { title, xTitle, yTitle, series, dashed = [], xScale = 'linear', yDomain = [0, 1] } = panel;
+  const lineTooltip = [tip('series', 'series', false), tip('x', xTitle), tip('y', yTitle)];
+  const bandTooltip = [...lineTooltip, tip('low', 'interval low'), tip('high', 'interval high')];
   const names = [...series, ...dashed].map(({ name }) => name);
   const values = series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
   const x = { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
@@ -169,9 +200,13 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
         y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
         y2: { field: 'high' },
         color,
+        tooltip: bandTooltip,
       },
     },
-    { mark: { type: 'line' }, encoding: { x, y: { field: 'y', type: 'quantitative' }, color } },
+    {
+      mark: { type: 'line', point: { opacity: 0 } },
+      encoding: { x, y: { field: 'y', type: 'quantitative' }, color, tooltip: bandTooltip },
+    },
   ];
   if (dashed.length > 0) {
     const dashedValues = dashed.flatMap(({ name, points }) =>
@@ -180,7 +215,7 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
     layers.push({
       data: { values: dashedValues },
       mark: { type: 'line', strokeDash: [6, 4] },
-      encoding: { x, y: { field: 'y', type: 'quantitative' }, color },
+      encoding: { x, y: { field: 'y', type: 'quantitative' }, color, tooltip: lineTooltip },
     });
   }
   return { title, width, height, data: { values }, layer: layers };
@@ -190,7 +225,7 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
 export async function bandPanelsSvg(
   panels: BandPanel[],
   { width = 360, height = 280 } = {},
-): Promise<string> {
+): Promise<Figure> {
   return renderSpec({
     hconcat: panels.map((panel) => bandPanelSpec(panel, width, height)),
     resolve: { scale: { color: 'independent' } },
@@ -215,7 +250,7 @@ export async function heatmapSvg(options: {
   columnTitle: string;
   valueTitle: string;
   cells: HeatCell[];
-}): Promise<string> {
+}): Promise<Figure> {
   const { title, rowTitle, columnTitle, valueTitle, cells } = options;
   const rows = [...new Set(cells.map((cell) => cell.row))];
   const columns = [...new Set(cells.map((cell) => cell.column))];
@@ -229,7 +264,12 @@ export async function heatmapSvg(options: {
     layer: [
       {
         mark: 'rect',
-        encoding: { x, y, color: { field: 'value', type: 'quantitative', title: valueTitle } },
+        encoding: {
+          x,
+          y,
+          color: { field: 'value', type: 'quantitative', title: valueTitle },
+          tooltip: [tip('row', rowTitle, false), tip('column', columnTitle, false), tip('value', valueTitle)],
+        },
       },
       { mark: { type: 'text', fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
     ],

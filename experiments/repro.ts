@@ -10,10 +10,14 @@
  *                                         moves the smoke numbers, to be committed with it)
  * On another backend the exact numbers cannot match (float rounding differs); the chapter's
  * qualitative claims are checked instead (`qualitativeChecks`).
+ * On the same backend each figure's vega-lite spec (results/figures/NAME.vl.json, the report
+ * page's data) must also be byte-identical to the committed one: it is made from the numbers,
+ * so a stale spec means a figure change that was not rerun. The SVGs, rendered from those specs,
+ * are not compared.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { activeBackend, initBackend } from '../agent/index.ts';
 import { main as main171 } from './17.1.ts';
@@ -35,7 +39,7 @@ import { main as mainEx7 } from './ex-7.ts';
 import { main as mainSeeds } from './seeds.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
-import { isMain, resultPairMatches, ROOT, runScript } from './common.ts';
+import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import type { RunOptions } from './runs.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
@@ -171,6 +175,21 @@ export function qualitativeChecks(section: string, numbers: any): Array<[string,
   }
 }
 
+/** The figures (`figures/NAME.svg` as a results JSON lists them) whose committed spec is missing or differs from the fresh one. */
+export function staleSpecs(
+  figures: readonly string[],
+  { expectedDir, outDir }: { expectedDir: string; outDir: string },
+): string[] {
+  return figures.flatMap((figure) => {
+    const spec = join(dirname(figure), figureSpecName(basename(figure)));
+    const committed = join(expectedDir, spec);
+    if (!existsSync(committed)) return [`${spec} is missing: rerun the section`];
+    return readFileSync(committed, 'utf8') === readFileSync(join(outDir, spec), 'utf8')
+      ? []
+      : [`${spec} differs from the rerun's: rerun the section`];
+  });
+}
+
 /** Reruns every experiment at full size into a temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite). */
 export async function reproduce({
   expectedDir,
@@ -194,6 +213,7 @@ export async function reproduce({
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as {
         numbers: unknown;
         packages?: unknown;
+        figures?: string[];
       };
       const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
       const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
@@ -203,6 +223,7 @@ export async function reproduce({
         : qualitativeChecks(section, fresh.numbers)
             .filter(([, ok]) => !ok)
             .map(([claim]) => `claim does not hold: ${claim}`);
+      if (sameBackend) problems.push(...staleSpecs(fresh.figures ?? [], { expectedDir, outDir }));
       if (resultPairMatches(expectedPath, join(expectedDir, `${section}.md`)) === false)
         problems.push(
           `${section}.md was not written with ${section}.json (a run was killed between the two): rerun it`,

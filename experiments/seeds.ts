@@ -16,11 +16,10 @@ import { parseArgs } from 'node:util';
 import { readPlan, loadResults, seedClaims, type SeedFraction } from '../study/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, ROOT, runScript, writeResults } from './common.ts';
+import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
 import { heatmapSvg, intervalChartSvg, lineChartSvg } from './figures.ts';
 
-const DEFAULT_STUDY = 'studies/default-16';
 const f3 = (value: number) => value.toFixed(3);
 const share = (claim: SeedFraction) =>
   `${claim.holds}/${claim.seeds} (${f3(claim.fraction)}, Wilson 95% [${f3(claim.wilson.low)}, ${f3(claim.wilson.high)}])`;

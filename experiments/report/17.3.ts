@@ -4,7 +4,7 @@
  */
 import type { main } from '../17.3.ts';
 import { shareSE } from '../common.ts';
-import { lineChartSvg } from '../figures.ts';
+import { lineChartSvg, type Figure } from '../figures.ts';
 import { blocks, count, pct, section, table, withSE, zScore, type Report } from './markdown.ts';
 
 type Numbers = Awaited<ReturnType<typeof main>>;
@@ -23,7 +23,7 @@ const zOf = (ours: number, se: number, reference: number, referenceSE = 0) =>
   (ours - reference) / Math.sqrt(se ** 2 + referenceSE ** 2);
 
 /** Figure 17.1: the coverage of both intervals against episodes per task, with the exact episode-level curve. */
-function coverageFigure(figure: Numbers['figure']): Promise<string> {
+function coverageFigure(figure: Numbers['figure']): Promise<Figure> {
   return lineChartSvg({
     title: 'Figure 17.1: coverage of nominal-95% bootstrap intervals',
     xTitle: 'episodes per task n',

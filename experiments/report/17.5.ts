@@ -1,6 +1,6 @@
 /** The report of 17.5 (experiments/17.5.ts): pass@1 under eight harnesses (Figure 17.2), then greedy against sampled. */
 import type { main } from '../17.5.ts';
-import { intervalChartSvg } from '../figures.ts';
+import { intervalChartSvg, type Figure } from '../figures.ts';
 import {
   blocks,
   markdownTable,
@@ -39,7 +39,7 @@ interface Context {
 }
 
 /** Figure 17.2: every agent's pass@1 under every harness, with task-level intervals and the blind-guess line. */
-function harnessFigure(rows: readonly Row[], episodes: number): Promise<string> {
+function harnessFigure(rows: readonly Row[], episodes: number): Promise<Figure> {
   return intervalChartSvg({
     title: `Figure 17.2: pass@1 by harness (${episodes} episodes per held-out task, task-level 95% intervals)`,
     xTitle: 'harness',

@@ -1,7 +1,7 @@
 /** The report of exercise 2 (experiments/ex-2.ts): 17.7 at n = 256, per-task counts by checkpoint, where narrowing starts. */
 import { basename } from 'node:path';
 import type { main } from '../ex-2.ts';
-import { lineChartSvg } from '../figures.ts';
+import { lineChartSvg, type Figure } from '../figures.ts';
 import { blocks, pct, reading, section, subsection, table, type Report } from './markdown.ts';
 
 type Numbers = Awaited<ReturnType<typeof main>>;
@@ -54,7 +54,7 @@ export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbe
       ),
     ),
   );
-  const figures: Record<string, string> = {};
+  const figures: Record<string, Figure> = {};
   const first = runs[0]!;
   figures['ex-2-passk.svg'] = await lineChartSvg({
     title: `Mean unbiased pass@k over held-out tasks, ${basename(first.run)} (n = ${curveEpisodes})`,

@@ -4,11 +4,12 @@
  * against the book, the "Reading" and "Where ours differs" paragraphs, and the number formats of
  * every results/17.N.md. Pure string functions: no I/O, no TensorFlow.
  */
+import type { Figure } from '../figures.ts';
 
-/** What a template renders from an experiment's numbers: the Markdown body and its figures (file name -> SVG). */
+/** What a template renders from an experiment's numbers: the Markdown body and its figures (file name -> SVG and spec). */
 export interface Report {
   markdown: string;
-  figures?: Record<string, string>;
+  figures?: Record<string, Figure>;
 }
 
 /** A heading, a table or a paragraph; a paragraph given as lines keeps them on consecutive lines (one Markdown paragraph). */

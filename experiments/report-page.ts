@@ -1,0 +1,340 @@
+/**
+ * One page of every result: results/report/index.html.
+ *
+ * Question: what did every experiment measure, beside the book, and from what (seed, backend,
+ *   harness, checkpoints)? The page holds each section's tables and interactive figures (the
+ *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
+ *   docs/REPRODUCTION.md's book-beside-ours rows linked to their sections, the exercises, the
+ *   seed study and every study's report, with the command to run for what is missing.
+ * Command: npm run report [-- --results DIR --out FILE]
+ * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
+ * Output: results/report/index.html, one file that opens from disk with no server and no network.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeFileAtomic } from '../lib/atomic.ts';
+import { InputError, UsageError } from '../lib/errors.ts';
+import { DEFAULT_STUDY, figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
+import {
+  escapeHtml,
+  factRows,
+  jsonScript,
+  markdownBlocks,
+  markdownToHtml,
+  pageHtml,
+  tableHtml,
+} from './report/html.ts';
+
+export interface ReportPageOptions {
+  /** The results folder (results/): 17.N.json and .md, ex-N, seeds, figures/. */
+  resultsDir: string;
+  /** Where the page goes (results/report/index.html). */
+  outFile: string;
+  /** The book-beside-ours tables (docs/REPRODUCTION.md). */
+  reproductionFile: string;
+  /** The seed studies' folders (studies/), each with its results/ once `study report` ran. */
+  studiesDir: string;
+}
+
+/** A results JSON as writeResults writes it; a field a file lacks shows as "not recorded". */
+interface ResultFile {
+  section?: unknown;
+  title?: unknown;
+  seed?: unknown;
+  smoke?: unknown;
+  generatedAt?: unknown;
+  node?: unknown;
+  platform?: unknown;
+  packages?: Record<string, unknown>;
+  config?: unknown;
+  numbers?: unknown;
+  figures?: unknown;
+}
+
+/** A section of the page: its anchor, its label, and either its results or the command that makes them. */
+interface Section {
+  id: string;
+  label: string;
+  command: string;
+  jsonPath: string;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Every value under `key` anywhere in `value` (the numbers record a backend, harness hashes and checkpoints per evaluation). */
+function valuesOf(value: unknown, key: string, found: unknown[] = []): unknown[] {
+  if (Array.isArray(value)) for (const item of value) valuesOf(item, key, found);
+  else if (typeof value === 'object' && value !== null)
+    for (const [name, item] of Object.entries(value)) {
+      if (name === key) found.push(item);
+      else valuesOf(item, key, found);
+    }
+  return found;
+}
+
+/** Seed, backend, harness hashes and checkpoint checksums as the results file records them, and what it does not record. */
+export function provenance(result: ResultFile, fileName: string, pair: boolean | undefined): string {
+  const where = [result.config, result.numbers];
+  const distinct = (key: string) => [...new Set(where.flatMap((part) => valuesOf(part, key)).map(text))];
+  const missing = `not recorded in ${fileName}`;
+  const listed = (values: string[]) => (values.length === 0 ? missing : values.join(', '));
+  const checkpoints = new Map<string, string>();
+  for (const checkpoint of where.flatMap((part) => valuesOf(part, 'checkpoint'))) {
+    const { path, step, checksum } = checkpoint as { path?: unknown; step?: unknown; checksum?: unknown };
+    if (checksum !== undefined) checkpoints.set(text(checksum), `${text(path)} (step ${text(step)})`);
+  }
+  const facts: Array<[string, string]> = [
+    ['seed', result.seed === undefined ? missing : text(result.seed)],
+    ['smoke run', result.smoke === undefined ? missing : text(result.smoke)],
+    ['backend', listed(distinct('backend'))],
+    ['harness hashes', listed(distinct('harnessHash'))],
+    ['checkpoints', checkpoints.size === 0 ? missing : `${checkpoints.size} (listed below)`],
+    ['generated', result.generatedAt === undefined ? missing : text(result.generatedAt)],
+    ['node, platform', `${text(result.node ?? missing)}, ${text(result.platform ?? missing)}`],
+    [
+      'packages',
+      result.packages === undefined
+        ? missing
+        : Object.entries(result.packages)
+            .map(([name, version]) => `${name} ${text(version)}`)
+            .join(', '),
+    ],
+    [
+      'Markdown written with this JSON',
+      pair === undefined ? `${missing} (no markdownSha256)` : pair ? 'yes' : 'NO: rerun the section',
+    ],
+  ];
+  const checksumRows = [...checkpoints].map(([checksum, name]) => [name, checksum] as const);
+  return `<details class="provenance"><summary>Provenance</summary>${factRows(facts)}${
+    checksumRows.length === 0 ? '' : `<h4>Checkpoint checksums (sha256)</h4>${factRows(checksumRows)}`
+  }</details>`;
+}
+
+/** The figures of the page so far: the specs drawn and the figures whose spec is missing. */
+interface Figures {
+  specs: unknown[];
+  missing: string[];
+}
+
+/** A figure of a results file: its spec inlined for the page's script, or a note when the spec is missing. */
+function figureHtml(resultsDir: string, path: string, { specs, missing }: Figures): string {
+  const specPath = resolve(resultsDir, dirname(path), figureSpecName(path.split('/').pop()!));
+  const name = escapeHtml(path);
+  if (!existsSync(specPath)) missing.push(specPath);
+  if (!existsSync(specPath))
+    return `<p class="missing">Figure ${name}: no spec ${escapeHtml(relative(resultsDir, specPath))} beside it (written before figures had specs): rerun the section.</p>`;
+  const id = `spec-${specs.length}`;
+  const spec = readJson(specPath);
+  specs.push(spec);
+  return `<figure>${jsonScript(id, spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption></figure>`;
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InputError(`${path} is not a JSON file: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** One section and its title: its results (provenance, tables, figures) or "not run yet, run: COMMAND". */
+function sectionHtml(
+  { id, label, command, jsonPath }: Section,
+  figures: Figures,
+): { title: string; html: string } {
+  const mdPath = jsonPath.replace(/\.json$/, '.md');
+  const heading = (title: string) => `<h2>${escapeHtml(title)}</h2>`;
+  if (!existsSync(jsonPath) || !existsSync(mdPath))
+    return {
+      title: `${label} (not run yet)`,
+      html: `<section id="${escapeHtml(id)}" class="not-run">${heading(label)}<p class="missing">Not run yet, run: <code>${escapeHtml(command)}</code></p></section>`,
+    };
+  const result = readJson(jsonPath) as ResultFile;
+  const listed = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
+  const dir = dirname(jsonPath);
+  const body = markdownToHtml(readFileSync(mdPath, 'utf8'), {
+    dropTitle: true,
+    shift: 1,
+    lineBreaks: true,
+    figure: (path) =>
+      listed.has(path)
+        ? figureHtml(dir, path, figures)
+        : `<p class="missing">${escapeHtml(path)}: not listed in the JSON</p>`,
+    link: (target) => {
+      const section = /(?:^|\/)((?:17\.\d+)|(?:ex-\d+))\.(?:json|md)$/.exec(target)?.[1];
+      return section === undefined ? undefined : `#sec-${section}`;
+    },
+  });
+  const fileName = relative(ROOT, jsonPath) || jsonPath;
+  const title = result.title === undefined ? label : `${label} ${text(result.title)}`;
+  const book = /^sec-17\.\d+$/.test(id)
+    ? ` <a class="back" href="#book-${escapeHtml(id.slice(4))}">book beside ours</a>`
+    : '';
+  const facts = provenance(result, fileName, resultPairMatches(jsonPath, mdPath));
+  return {
+    title,
+    html: `<section id="${escapeHtml(id)}">${heading(title)}<p class="source">${escapeHtml(fileName)}${book}</p>${facts}${body}</section>`,
+  };
+}
+
+/** docs/REPRODUCTION.md with each section's heading and every row of its table linked to that section of the page. */
+export function bookBesideOurs(markdown: string): string {
+  let section: string | undefined;
+  const parts = markdownBlocks(markdown).map(({ kind, lines }) => {
+    const first = lines[0]!;
+    const link = (id: string) => `<a href="#sec-${escapeHtml(id)}">${escapeHtml(id)}</a>`;
+    if (kind === 'heading' && first.startsWith('# ')) return '';
+    if (kind === 'heading') {
+      section = /^#+ (17\.\d+|ex-\d+)\b/.exec(first)?.[1];
+      const title = escapeHtml(first.replace(/^#+ /, '').replace(/\s*\(\[.*$/, ''));
+      return section === undefined
+        ? `<h3>${title}</h3>`
+        : `<h3 id="book-${escapeHtml(section)}"><a href="#sec-${escapeHtml(section)}">${title}</a></h3>`;
+    }
+    if (kind === 'table' && section !== undefined) {
+      const id = section;
+      return tableHtml(lines, {}, { header: 'section', cell: () => link(id) });
+    }
+    return markdownToHtml(lines.join('\n'), { figure: escapeHtml });
+  });
+  return parts.join('\n');
+}
+
+/** The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, then the seed study. */
+function sections({ resultsDir }: ReportPageOptions): Section[] {
+  const scripts = (readJson(join(ROOT, 'package.json')) as { scripts: Record<string, string> }).scripts;
+  const named = (pattern: RegExp, id: (match: string) => string) =>
+    Object.keys(scripts).flatMap((script) => {
+      const match = pattern.exec(script)?.[1];
+      if (match === undefined) return [];
+      const section = id(match);
+      return [
+        {
+          id: `sec-${section}`,
+          label: section,
+          command: `npm run ${script}`,
+          jsonPath: join(resultsDir, `${section}.json`),
+        },
+      ];
+    });
+  return [
+    ...named(/^exp:(17\.\d+)$/, (n) => n),
+    ...named(/^ex:(\d+)$/, (n) => `ex-${n}`),
+    {
+      id: 'sec-seeds',
+      label: 'Seed study',
+      command: `npx tinyagent study run ${DEFAULT_STUDY} && npm run exp:seeds`,
+      jsonPath: join(resultsDir, 'seeds.json'),
+    },
+  ];
+}
+
+/** Every study folder's report (studies/NAME/results/study.json), or the command that makes it. */
+function studySections({ studiesDir }: ReportPageOptions): Section[] {
+  const names = existsSync(studiesDir)
+    ? readdirSync(studiesDir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && existsSync(join(studiesDir, entry.name, 'study.json')))
+        .map((entry) => entry.name)
+        .sort()
+    : [];
+  if (names.length === 0)
+    return [
+      {
+        id: 'sec-studies',
+        label: 'Seed studies',
+        command: `npx tinyagent study plan --recipe default --seeds 0-15 --out ${DEFAULT_STUDY}`,
+        jsonPath: join(studiesDir, 'none', 'results', 'study.json'),
+      },
+    ];
+  return names.map((name) => ({
+    id: `sec-study-${name}`,
+    label: `Study ${name}`,
+    command: `npx tinyagent study run studies/${name} && npx tinyagent study report studies/${name}`,
+    jsonPath: join(studiesDir, name, 'results', 'study.json'),
+  }));
+}
+
+/** The inlined libraries, read from node_modules: the page makes no request. */
+function libraries(): string[] {
+  return ['vega/build/vega.min.js', 'vega-lite/build/vega-lite.min.js'].map((path) => {
+    const file = join(ROOT, 'node_modules', path);
+    if (!existsSync(file)) throw new InputError(`${file} is missing: run npm install`);
+    return readFileSync(file, 'utf8');
+  });
+}
+
+export async function main(options: ReportPageOptions) {
+  const all = [...sections(options), ...studySections(options)];
+  const drawn: Figures = { specs: [], missing: [] };
+  const rendered = all.map((section) => sectionHtml(section, drawn));
+  const figures = drawn.specs.length;
+  const book = existsSync(options.reproductionFile)
+    ? bookBesideOurs(readFileSync(options.reproductionFile, 'utf8'))
+    : `<p class="missing">${escapeHtml(options.reproductionFile)} is missing.</p>`;
+  const ran = all.filter(({ jsonPath }) => existsSync(jsonPath)).length;
+  const here = (file: string) => escapeHtml(relative(ROOT, file) || file);
+  const page = pageHtml({
+    title: 'TinyAgent: chapter 17 measured',
+    intro: `<p>Every result in ${here(options.resultsDir)}, beside the book (${here(options.reproductionFile)}): ${ran} of ${all.length} sections have results, ${figures} figures. Hover a figure for its values. Made by <code>npm run report</code>.</p>`,
+    toc: [
+      { id: 'book', label: 'Book beside ours' },
+      ...all.map(({ id }, i) => ({ id, label: rendered[i]!.title })),
+    ],
+    body: [
+      `<section id="book"><h2>Book beside ours</h2>${book}</section>`,
+      ...rendered.map(({ html }) => html),
+    ].join('\n'),
+    libraries: libraries(),
+    style: readFileSync(new URL('./report/page.css', import.meta.url), 'utf8'),
+    script: readFileSync(new URL('./report/page.js', import.meta.url), 'utf8'),
+  });
+  writeFileAtomic(options.outFile, page);
+  return {
+    outFile: options.outFile,
+    sections: all.length,
+    ran,
+    figures,
+    missingSpecs: drawn.missing,
+    bytes: Buffer.byteLength(page),
+  };
+}
+
+/** `--results DIR --out FILE`; a bad flag is a UsageError (exit 2). */
+export function parseReportOptions(argv: string[]): ReportPageOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { results: { type: 'string' }, out: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --results DIR, --out FILE)`);
+  }
+  for (const name of ['results', 'out'] as const)
+    if (values[name] !== undefined && values[name].trim() === '')
+      throw new UsageError(`--${name} must name a ${name === 'out' ? 'file' : 'folder'}`);
+  const resultsDir = resolve(values.results ?? join(ROOT, 'results'));
+  if (!existsSync(resultsDir)) throw new InputError(`${resultsDir}: no such results folder`);
+  return {
+    resultsDir,
+    outFile: resolve(values.out ?? join(resultsDir, 'report', 'index.html')),
+    reproductionFile: join(ROOT, 'docs', 'REPRODUCTION.md'),
+    studiesDir: join(ROOT, 'studies'),
+  };
+}
+
+if (isMain(import.meta.url))
+  await runScript('report', async () => {
+    const written = await main(parseReportOptions(process.argv.slice(2)));
+    const shown = relative(process.cwd(), written.outFile);
+    process.stdout.write(
+      `wrote ${shown.startsWith('..') ? written.outFile : shown} (${(written.bytes / 1e6).toFixed(1)} MB): ${written.ran} of ${written.sections} sections with results, ${written.figures} figures\n`,
+    );
+    if (written.missingSpecs.length > 0)
+      process.stderr.write(
+        `report: ${written.missingSpecs.length} figures have no spec and are not drawn (rerun their sections): ${written.missingSpecs.map((path) => relative(ROOT, path)).join(', ')}\n`,
+      );
+  });
