@@ -8,7 +8,7 @@ import {
   type PaddedBatch,
   type PartsGradients,
 } from './losses.ts';
-import { DataParallelWorker } from './worker.ts';
+import { DataParallelWorker, type WorkerVia } from './worker.ts';
 
 /**
  * Where training's heavy work runs: on this thread (`oneThread`), or on this thread and a worker
@@ -51,10 +51,16 @@ export function oneThread(): Compute {
  * (so a run whose snapshots all exist starts no thread), given every new agent and every weight
  * update. Each rollout and gradient is split in two shares, one per thread.
  */
-export function twoThreads({ backend }: { backend: string }): Compute {
+export function twoThreads({
+  backend,
+  via = (process.env['TINYAGENT_VIA'] as WorkerVia | undefined) ?? 'thread',
+}: {
+  backend: string;
+  via?: WorkerVia;
+}): Compute {
   let started: Promise<DataParallelWorker> | undefined;
   const holding = async (agent: Agent) => {
-    started ??= DataParallelWorker.start(agent, backend);
+    started ??= DataParallelWorker.start(agent, backend, via);
     const worker = await started;
     await worker.holdAgent(agent);
     return worker;
