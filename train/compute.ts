@@ -8,7 +8,7 @@ import {
   type PaddedBatch,
   type PartsGradients,
 } from './losses.ts';
-import { DataParallelWorker, type WorkerVia } from './worker.ts';
+import { DataParallelWorker } from './worker.ts';
 
 /**
  * Where training's heavy work runs: on this thread (`oneThread`), or on this thread and a worker
@@ -51,16 +51,10 @@ export function oneThread(): Compute {
  * (so a run whose snapshots all exist starts no thread), given every new agent and every weight
  * update. Each rollout and gradient is split in two shares, one per thread.
  */
-export function twoThreads({
-  backend,
-  via = (process.env['TINYAGENT_VIA'] as WorkerVia | undefined) ?? 'thread',
-}: {
-  backend: string;
-  via?: WorkerVia;
-}): Compute {
+export function twoThreads({ backend }: { backend: string }): Compute {
   let started: Promise<DataParallelWorker> | undefined;
   const holding = async (agent: Agent) => {
-    started ??= DataParallelWorker.start(agent, backend, via);
+    started ??= DataParallelWorker.start(agent, backend);
     const worker = await started;
     await worker.holdAgent(agent);
     return worker;

@@ -1,5 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parentPort, Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
@@ -59,73 +57,8 @@ type WorkerReply =
  * from one on one thread by float rounding in the gradients. Every split is a fixed function of
  * the batch, so a run stays deterministic either way.
  */
-/** How the worker runs: a thread of this process, or a child process (each with its own backend). */
-export type WorkerVia = 'thread' | 'process';
-
-/** Both ends of the link to the worker: requests out (resolved once written), replies in, in order. */
-interface Link {
-  send(message: WorkerRequest): Promise<void>;
-  ref(): void;
-  unref(): void;
-  end(): Promise<void>;
-}
-
-function threadLink(onReply: (reply: WorkerReply) => void, onFailure: (error: Error) => void): Link {
-  const worker = new Worker(new URL('./worker-entry.js', import.meta.url));
-  worker.on('message', onReply);
-  worker.on('error', onFailure);
-  return {
-    send: (message) => {
-      worker.postMessage(message);
-      return Promise.resolve();
-    },
-    ref: () => worker.ref(),
-    unref: () => worker.unref(),
-    end: async () => {
-      await worker.terminate();
-    },
-  };
-}
-
-function processLink(onReply: (reply: WorkerReply) => void, onFailure: (error: Error) => void): Link {
-  // Node itself runs the entry (it registers tsx), with none of this process's flags (a test
-  // runner's or a profiler's); `advanced` serialization carries typed arrays as raw bytes.
-  const child: ChildProcess = fork(fileURLToPath(new URL('./worker-entry.js', import.meta.url)), [], {
-    execArgv: [],
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  child.on('message', (reply) => onReply(reply as WorkerReply));
-  child.on('error', onFailure);
-  const exited = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      onFailure(new Error(`training worker process ended (${signal ?? `exit code ${code}`})`));
-      resolve();
-    }),
-  );
-  return {
-    send: (message) =>
-      new Promise((resolve, reject) => {
-        child.send(message, (error) => (error === null || error === undefined ? resolve() : reject(error)));
-      }),
-    ref: () => {
-      child.ref();
-      child.channel?.ref();
-    },
-    unref: () => {
-      child.unref();
-      child.channel?.unref();
-    },
-    end: async () => {
-      child.ref(); // until it has exited
-      if (child.connected) child.disconnect();
-      await exited;
-    },
-  };
-}
-
 export class DataParallelWorker {
-  private readonly link: Link;
+  private readonly worker: Worker;
   private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> =
     [];
   /** The agent whose weights the worker holds (the last one loaded or synced). */
@@ -133,46 +66,34 @@ export class DataParallelWorker {
   /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
   private loadedShape: string | undefined;
 
-  private constructor(
-    private readonly backend: string,
-    via: WorkerVia,
-  ) {
-    const onReply = (reply: WorkerReply) => {
+  private constructor(private readonly backend: string) {
+    this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
+    // The thread keeps the process alive only while a request is waiting on it.
+    this.worker.unref();
+    this.worker.on('message', (reply: WorkerReply) => {
       const next = this.waiting.shift();
-      if (this.waiting.length === 0) this.link.unref();
+      if (this.waiting.length === 0) this.worker.unref();
       if (next === undefined) return;
       if (reply.type === 'error') next.reject(new Error(`training worker: ${reply.message}`));
       else next.resolve(reply);
-    };
-    const onFailure = (error: Error) => {
+    });
+    this.worker.on('error', (error) => {
       for (const entry of this.waiting.splice(0)) entry.reject(error);
-    };
-    this.link = (via === 'process' ? processLink : threadLink)(onReply, onFailure);
-    // The worker keeps the process alive only while a request is waiting on it.
-    this.link.unref();
+    });
   }
 
-  static async start(agent: Agent, backend: string, via: WorkerVia = 'thread'): Promise<DataParallelWorker> {
-    const worker = new DataParallelWorker(backend, via);
+  static async start(agent: Agent, backend: string): Promise<DataParallelWorker> {
+    const worker = new DataParallelWorker(backend);
     await worker.load(agent);
     return worker;
   }
 
-  /** The reply to `message`; `sent` resolves once the message is written, so that this thread can compute meanwhile. */
-  private send(message: WorkerRequest): { sent: Promise<void>; reply: Promise<WorkerReply> } {
-    let sent: Promise<void> = Promise.resolve();
-    const reply = new Promise<WorkerReply>((resolve, reject) => {
-      if (this.waiting.length === 0) this.link.ref();
+  private request(message: WorkerRequest): Promise<WorkerReply> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) this.worker.ref();
       this.waiting.push({ resolve, reject });
-      sent = this.link.send(message);
+      this.worker.postMessage(message);
     });
-    return { sent, reply };
-  }
-
-  private async request(message: WorkerRequest): Promise<WorkerReply> {
-    const { sent, reply } = this.send(message);
-    await sent;
-    return reply;
   }
 
   private async load(agent: Agent): Promise<void> {
@@ -215,12 +136,11 @@ export class DataParallelWorker {
     const cut = shareCut(specs.length);
     const remote =
       cut > 0
-        ? this.send({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) })
+        ? this.request({ type: 'rollout', harness, tasks: [...tasks], specs: specs.slice(0, cut) })
         : undefined;
-    await remote?.sent;
     const local = rolloutShare(agent, harness, tasks, specs.slice(cut));
     if (remote === undefined) return local;
-    const reply = await remote.reply;
+    const reply = await remote;
     if (reply.type !== 'records') throw new Error(`training worker: expected records, got ${reply.type}`);
     return [...reply.records, ...local];
   }
@@ -235,12 +155,11 @@ export class DataParallelWorker {
     const variables = agent.model.variables();
     const remote =
       remoteParts !== undefined && remoteParts.length > 0
-        ? this.send({ type: 'gradients', parts: remoteParts })
+        ? this.request({ type: 'gradients', parts: remoteParts })
         : undefined;
-    await remote?.sent;
     const local =
       localParts !== undefined && localParts.length > 0 ? partsGradients(agent.model, localParts) : undefined;
-    const reply = remote === undefined ? undefined : await remote.reply;
+    const reply = remote === undefined ? undefined : await remote;
     if (reply !== undefined && reply.type !== 'gradients')
       throw new Error(`training worker: expected gradients, got ${reply.type}`);
     if (reply === undefined && local === undefined)
@@ -267,7 +186,7 @@ export class DataParallelWorker {
 
   async close(): Promise<void> {
     await this.request({ type: 'close' }).catch(() => undefined);
-    await this.link.end();
+    await this.worker.terminate();
   }
 }
 
@@ -283,18 +202,7 @@ function shapeOf(agent: Agent): string {
  */
 export function serveRequests(): void {
   const port = parentPort;
-  const child = port === null && process.send !== undefined;
-  if (port === null && !child) throw new Error('serveRequests: neither a worker thread nor a child process');
-  const reply = (message: WorkerReply): Promise<void> =>
-    port !== null
-      ? Promise.resolve(port.postMessage(message))
-      : new Promise((resolve) => process.send!(message, undefined, undefined, () => resolve()));
-  const onRequest = (handler: (request: WorkerRequest) => void) => {
-    if (port !== null) port.on('message', handler);
-    else process.on('message', (message) => handler(message as WorkerRequest));
-  };
-  // A child process ends with its parent's channel.
-  if (child) process.on('disconnect', () => process.exit(0));
+  if (port === null) throw new Error('serveRequests: not in a worker thread');
   let agent: Agent | undefined;
   const ready = (): Agent => {
     if (agent === undefined) throw new Error('training worker: no model yet (init first)');
@@ -334,15 +242,13 @@ export function serveRequests(): void {
     }
   };
   let queue = Promise.resolve();
-  onRequest((request) => {
+  port.on('message', (request: WorkerRequest) => {
     queue = queue.then(async () => {
-      let answer: WorkerReply;
       try {
-        answer = await serve(request);
+        port.postMessage(await serve(request));
       } catch (error) {
-        answer = { type: 'error', message: (error as Error).stack ?? String(error) };
+        port.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
       }
-      await reply(answer);
     });
   });
 }
