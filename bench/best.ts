@@ -4,25 +4,29 @@ export function fastest<T>(runs: readonly T[], seconds: (run: T) => number): T {
 }
 
 /**
- * `time` on one thread (no worker) and on two (`worker`), one after the other `repeats` times,
- * after `warmUps` untimed rounds of both: the fastest run of each (the machine is shared and
- * noisy, so alternating keeps a slow spell from falling on one side only).
+ * Each of `variants` in turn, `repeats` rounds, after `warmUps` untimed rounds: the fastest run
+ * of each, in the variants' order (the machine is shared and noisy, so taking turns keeps a slow
+ * spell from falling on one side only).
  */
+export async function fastestInTurn<T>(
+  variants: ReadonlyArray<() => Promise<T>>,
+  seconds: (run: T) => number,
+  { repeats, warmUps = 0 }: { repeats: number; warmUps?: number },
+): Promise<T[]> {
+  for (let i = 0; i < warmUps; i += 1) for (const variant of variants) await variant();
+  const runs: T[][] = variants.map(() => []);
+  for (let i = 0; i < repeats; i += 1)
+    for (const [v, variant] of variants.entries()) runs[v]!.push(await variant());
+  return runs.map((each) => fastest(each, seconds));
+}
+
+/** `time` on one thread (no worker) and on two (`worker`), in turn (`fastestInTurn`). */
 export async function fastestAlternating<T, W>(
   time: (worker?: W) => Promise<T>,
   worker: W,
   seconds: (run: T) => number,
-  { repeats, warmUps = 0 }: { repeats: number; warmUps?: number },
+  options: { repeats: number; warmUps?: number },
 ): Promise<{ one: T; two: T }> {
-  for (let i = 0; i < warmUps; i += 1) {
-    await time();
-    await time(worker);
-  }
-  const one: T[] = [];
-  const two: T[] = [];
-  for (let i = 0; i < repeats; i += 1) {
-    one.push(await time());
-    two.push(await time(worker));
-  }
-  return { one: fastest(one, seconds), two: fastest(two, seconds) };
+  const [one, two] = await fastestInTurn([() => time(), () => time(worker)], seconds, options);
+  return { one: one!, two: two! };
 }

@@ -34,7 +34,10 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     `a call that never returns fails after ${loopingCallSeconds.toFixed(2)} s (target: the limits, 2 x ${firstLimitMs} ms + ${confirmLimitMs} ms)`,
   );
   return {
+    'gym/coldEpisodes': coldEpisodes,
+    'gym/coldSeconds': coldSeconds,
     'gym/coldEpisodesPerSecond': Math.round(coldEpisodes / coldSeconds),
+    'gym/warmSeconds': warmSeconds,
     'gym/warmEpisodesPerSecond': episodesPerSecond,
     'gym/warmEpisodes': warmEpisodes,
     'gym/loopingCallSeconds': loopingCallSeconds,

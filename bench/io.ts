@@ -144,7 +144,11 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       say(
         `.eval ${(bytes / MB).toFixed(0)} MB, ${samples} samples (${rows} rows): peak RSS ${(peak / MB).toFixed(0)} MB, ${((peak - baseline) / MB).toFixed(0)} MB above the process before reading, ${seconds.toFixed(1)} s`,
       );
+      figures[`evalMB_${size}`] = Math.round(bytes / MB);
+      figures[`evalSamples_${size}`] = samples;
+      figures[`evalRows_${size}`] = rows;
       figures[`evalPeakRssMB_${size}`] = Math.round(peak / MB);
+      figures[`evalRssAboveBaselineMB_${size}`] = Math.round((peak - baseline) / MB);
       figures[`evalReadSeconds_${size}`] = seconds;
     }
   } finally {

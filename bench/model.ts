@@ -59,6 +59,7 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     );
     return {
       backend,
+      attention: model.attentionMode,
       parameters: model.parameterCount(),
       profileForwardMs: round(profile.forwardMs),
       profileBackwardMs: round(profile.backwardMs),

@@ -19,7 +19,8 @@ import {
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { fastestAlternating } from './best.ts';
+import { fastestAlternating, fastestInTurn } from './best.ts';
+import { TorchStep } from './torchReference.ts';
 
 /** Each figure is the best of this many timed runs, one- and two-thread runs alternating (the machine is shared and noisy). */
 const REPEATS = 5;
@@ -37,8 +38,15 @@ const REPEATS = 5;
  * - one default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 updates on
  *   their transcripts (advantages set to +-1: the untrained policy earns no reward).
  * The policy is untrained, so episodes are a little longer than a trained agent's.
+ *
+ * With `torchPython` (`--torch`), the same step in PyTorch on two threads (bench/torch/step.py,
+ * the same model and batch shape) alternates with the two-thread step, best of `REPEATS`; its
+ * figures are the `torch` field.
  */
-export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
+export async function run(
+  say: (line: string) => void,
+  { torchPython }: { torchPython?: string | undefined } = {},
+): Promise<Record<string, number | string | Record<string, number | string>>> {
   const backend = await initBackend();
   const tokenizer = buildTokenizer(makeTasks('all'));
   const agent: Agent = {
@@ -82,7 +90,6 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       return performance.now() - started;
     };
     const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
-    optimizer.dispose();
     const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
     say(
       `train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`,
@@ -90,6 +97,15 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     say(
       `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
     );
+    const torch =
+      torchPython === undefined
+        ? undefined
+        : await torchReference(torchPython, agent.model.parameterCount(), cfg, say, {
+            rows,
+            length,
+            ours: () => timeStep(worker),
+          });
+    optimizer.dispose();
 
     // Rollouts.
     const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
@@ -148,20 +164,73 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     return {
       backend,
       repeats: REPEATS,
+      parameters: agent.model.parameterCount(),
+      trainStepGflop: flops / 1e9,
       trainStepMsOneThread: stepMs.one,
       trainStepMsTwoThreads: stepMs.two,
       trainStepGflopsOneThread: gflops(stepMs.one),
       trainStepGflopsTwoThreads: gflops(stepMs.two),
+      trainStepTwoThreadsSpeedup: stepMs.one / stepMs.two,
+      rolloutEpisodes: records.length,
+      rolloutTokensPerEpisode: tokens / records.length,
       rolloutEpisodesPerSecondOneThread: records.length / rollSeconds.one,
       rolloutEpisodesPerSecondTwoThreads: records.length / rollSeconds.two,
       rolloutTokensPerSecondOneThread: tokens / rollSeconds.one,
       rolloutTokensPerSecondTwoThreads: tokens / rollSeconds.two,
+      rolloutTwoThreadsSpeedup: rollSeconds.one / rollSeconds.two,
       grpoStepSecondsOneThread: grpo.one.total,
       grpoStepSecondsTwoThreads: grpo.two.total,
+      grpoRolloutSecondsOneThread: grpo.one.rollouts,
+      grpoRolloutSecondsTwoThreads: grpo.two.rollouts,
+      grpoUpdatesSecondsOneThread: grpo.one.updates,
+      grpoUpdatesSecondsTwoThreads: grpo.two.updates,
+      grpoUpdateTranscripts: job.batch.batchSize,
+      grpoStepTwoThreadsSpeedup: grpo.one.total / grpo.two.total,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
+      ...(torch !== undefined ? { torch } : {}),
     };
   } finally {
     await worker.close();
     agent.model.dispose();
+  }
+}
+
+/**
+ * PyTorch's step (bench/torch/step.py, two threads) in turn with ours on two threads, best of
+ * `REPEATS` each after a warm-up round: both times, the ratio, and PyTorch's own parameter count
+ * (the same model has the same count; a different one is said).
+ */
+async function torchReference(
+  python: string,
+  parameters: number,
+  config: Agent['model']['config'],
+  say: (line: string) => void,
+  { rows, length, ours }: { rows: number; length: number; ours: () => Promise<number> },
+): Promise<Record<string, number | string>> {
+  const reference = await TorchStep.start(python, config, { rows, length, threads: 2 });
+  try {
+    const { info } = reference;
+    const [oursMs, torchMs] = await fastestInTurn([ours, () => reference.step()], (ms) => ms, {
+      repeats: REPEATS,
+      warmUps: 1,
+    });
+    const same = info.parameters === parameters;
+    say(
+      `PyTorch step 2 threads ${torchMs!.toFixed(0)} ms  (PyTorch ${info.torch}, ${info.threads} threads, ${info.parameters.toLocaleString('en-US')} parameters${same ? ', as ours' : `, ours ${parameters.toLocaleString('en-US')}`}; in turn with ours, best of ${REPEATS})`,
+    );
+    say(
+      `train step 2 threads   ${oursMs!.toFixed(0)} ms in the same turns: ${(oursMs! / torchMs!).toFixed(2)}x PyTorch's`,
+    );
+    return {
+      python,
+      version: info.torch,
+      threads: info.threads,
+      parameters: info.parameters,
+      stepMs: torchMs!,
+      oursStepMsTwoThreads: oursMs!,
+      ratio: oursMs! / torchMs!,
+    };
+  } finally {
+    await reference.close();
   }
 }

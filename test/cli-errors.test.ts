@@ -107,6 +107,18 @@ describe('exit codes: usage errors exit 2, data errors exit 1, one line each', (
 
   it('bench', async () => {
     await expectError(['bench', '--only', 'nope'], 2, /unknown suite 'nope'/);
+    // The PyTorch reference is optional: asked for, and missing, it is one line naming the package.
+    await expectError(
+      ['bench', '--only', 'model', '--torch'],
+      2,
+      /--torch times the training step: it needs the train suite/,
+    );
+    await expectError(['bench', '--only', 'gym', '--python', 'python3'], 2, /--python goes with --torch/);
+    await expectError(
+      ['bench', '--only', 'train', '--torch', '--python', join(root, 'no-python')],
+      1,
+      /--torch: no Python with PyTorch \(tried .*no-python\); install python3-torch/,
+    );
     process.env['TINYAGENT_BACKEND'] = 'bogus';
     await expectError(['bench', '--only', 'gym'], 2, /TINYAGENT_BACKEND='bogus'/);
   });

@@ -4,6 +4,7 @@ import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command 
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
+import { findTorchPython } from '../../bench/torchReference.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
 const SUITES = ['gym', 'eval', 'io', 'model', 'train', 'study'] as const;
@@ -11,7 +12,10 @@ const SUITES = ['gym', 'eval', 'io', 'model', 'train', 'study'] as const;
 const DEFAULT_SUITES = SUITES.filter((name) => name !== 'study');
 
 interface BenchModule {
-  run(say: (line: string) => void): Promise<Record<string, number | string>>;
+  run(
+    say: (line: string) => void,
+    options: { torchPython?: string | undefined },
+  ): Promise<Record<string, number | string | Record<string, number | string>>>;
 }
 
 export const command: Command = {
@@ -19,7 +23,7 @@ export const command: Command = {
   summary:
     'Measure speed and memory: env episodes/s, bootstrap time, memory of reading an Inspect log, model step time, sampling and rollout rates',
   usage:
-    'tinyagent bench [--only gym,eval,io,model,train,study] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
+    'tinyagent bench [--only gym,eval,io,model,train,study] [--torch [--python PYTHON]] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
   flags: {
     only: {
       type: 'string',
@@ -32,6 +36,16 @@ export const command: Command = {
         'also write the figures, the command and the machine (cores, load) into this JSON file (results/bench.json is the one the docs quote)',
     },
     json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
+    torch: {
+      type: 'boolean',
+      description:
+        "train suite: also time the same training step in PyTorch on two threads (bench/torch/step.py; needs python3-torch), in turn with ours; the figures are the train suite's `torch` field",
+    },
+    python: {
+      type: 'string',
+      description:
+        'the Python that runs the PyTorch reference (default: the first of python3, /usr/bin/python3 that imports torch)',
+    },
   },
   async run(args) {
     const only = stringFlag(args, 'only');
@@ -43,15 +57,23 @@ export const command: Command = {
     backendFlag(args, BACKEND_PREFERENCES, 'auto'); // a bad TINYAGENT_BACKEND is a usage error before any suite runs
     const out = outFlag(args);
     const json = boolFlag(args, 'json');
+    const python = stringFlag(args, 'python');
+    if (python !== undefined && !boolFlag(args, 'torch')) throw new UsageError('--python goes with --torch');
+    if (boolFlag(args, 'torch') && !chosen.includes('train'))
+      throw new UsageError('--torch times the training step: it needs the train suite (--only train)');
+    // Python and PyTorch are optional: looked for only with --torch, before any suite runs.
+    const torchPython = boolFlag(args, 'torch') ? findTorchPython(python) : undefined;
     const machine = noteMachine();
     const say = (line: string) => process.stderr.write(`${line}\n`);
-    const figures: Record<string, Record<string, number | string>> = {};
+    const figures: Record<string, Record<string, number | string | Record<string, number | string>>> = {};
     for (const name of chosen) {
       const path = fileURLToPath(new URL(`../../bench/${name}.ts`, import.meta.url));
       if (!existsSync(path)) continue;
       say(`== ${name}`);
       const suite = (await import(path)) as BenchModule;
-      figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`));
+      figures[name] = await suite.run(json ? say : (line) => process.stdout.write(`${line}\n`), {
+        torchPython,
+      });
     }
     if (out !== undefined) {
       writeJsonAtomic(out, { command: commandLine('bench', args), machine: machine(), figures });
