@@ -242,5 +242,12 @@ describe('study run on a smoke study', () => {
     const text = await run(['study', 'compare', dir, dir]);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/B - A = \+0\.000/);
+    const out = join(root, 'compare.json');
+    const written = await run(['study', 'compare', dir, dir, '--out', out]);
+    expect(written.status).toBe(0);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
+    expect(file.comparison.a.dir).toBe(dir);
+    expect(file.comparison.difference).toBe(0);
+    expect(file.text.join('\n')).toBe(written.stdout.trim());
   });
 });

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
+import { refuseSpecialTarget, writeJsonAtomic } from '../../lib/atomic.ts';
+import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
 import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
@@ -30,7 +32,7 @@ export const command: Command = {
     '       tinyagent study status DIR | report DIR',
     '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
     '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
-    '       tinyagent study compare DIR_A DIR_B',
+    '       tinyagent study compare DIR_A DIR_B [--out FILE]',
   ].join('\n'),
   positionals: { min: 1, max: 3 },
   flags: {
@@ -39,7 +41,10 @@ export const command: Command = {
       description: 'plan: default, smoke, or a JSON file of training config fields over the defaults',
     },
     seeds: { type: 'string', description: 'plan: training seeds, e.g. 0-15 or 0,2,4' },
-    out: { type: 'string', description: 'plan: the study folder to write' },
+    out: {
+      type: 'string',
+      description: 'plan: the study folder to write; compare: also write the comparison into this JSON file',
+    },
     'eval-seed': {
       type: 'string',
       description: 'plan: the study seed every eval seed is forked from',
@@ -146,9 +151,22 @@ export const command: Command = {
     if (sub === 'compare') {
       expect(2);
       const { compareStudies, formatComparison } = await import('../../study/compare.ts');
-      const comparison = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
+      const out = stringFlag(args, 'out');
+      if (out !== undefined) refuseSpecialTarget(out, '--out');
+      const measured = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
+      // The folders as given, not as resolved here: a committed comparison names no machine's paths.
+      const comparison = {
+        ...measured,
+        a: { ...measured.a, dir: rest[0]! },
+        b: { ...measured.b, dir: rest[1]! },
+      };
+      const text = formatComparison(comparison);
+      if (out !== undefined) {
+        writeJsonAtomic(out, { command: commandLine('study', args), comparison, text: text.split('\n') });
+        process.stderr.write(`wrote the comparison to ${out}\n`);
+      }
       if (json) printJson(comparison);
-      else process.stdout.write(`${formatComparison(comparison)}\n`);
+      else process.stdout.write(`${text}\n`);
       return;
     }
     expect(1);
