@@ -2,6 +2,7 @@
 // Entry point of the `tinyagent` command: loads the TypeScript sources through tsx,
 // so that `npx tinyagent ...` works right after `npm ci`, with no build step.
 import { register } from 'tsx/esm/api';
+import { installInternalErrorHandler } from './internal-error.js';
 
 const command = process.argv[2] ?? '';
 
@@ -14,23 +15,10 @@ const outputFailed = (error) => {
 };
 process.stdout.on('error', outputFailed);
 
-// Errors that escape `main` (a worker thread, a stray callback) still end in one line and exit
-// code 3. Registered first, so these run before the handlers that the wasm backend installs,
-// which rethrow the error and make Node print a line of its minified source (exit 7).
-const internal = (error) => {
+// Errors that escape `main` end in one line and exit code 3 (bin/internal-error.js).
+const internal = installInternalErrorHandler(command, (error) => {
   if (error?.syscall === 'write' && typeof error.code === 'string' && error.fd === 1) outputFailed(error);
-  const debug = process.env.TINYAGENT_DEBUG === '1';
-  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
-    .replace(/\s+/g, ' ')
-    .slice(0, 500);
-  process.stderr.write(
-    `tinyagent ${command}: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`,
-  );
-  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  process.exit(3);
-};
-process.on('uncaughtException', internal);
-process.on('unhandledRejection', internal);
+});
 
 register();
 try {

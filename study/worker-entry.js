@@ -3,20 +3,9 @@
 // bin/tinyagent.js, registered before the handlers the wasm backend installs; while a job runs,
 // the line goes into the job's log.
 import { register } from 'tsx/esm/api';
+import { installInternalErrorHandler } from '../bin/internal-error.js';
 
-const internal = (error) => {
-  const debug = process.env.TINYAGENT_DEBUG === '1';
-  const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
-    .replace(/\s+/g, ' ')
-    .slice(0, 500);
-  process.stderr.write(
-    `tinyagent study: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`,
-  );
-  if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  process.exit(3);
-};
-process.on('uncaughtException', internal);
-process.on('unhandledRejection', internal);
+installInternalErrorHandler('study');
 
 register();
 try {

@@ -1,0 +1,27 @@
+// The last-resort error line of every process the project starts (bin/tinyagent.js and the
+// study's worker processes): errors that escape `main` or a job (a worker thread, a stray
+// callback) end in one line and exit code 3. Installed before the TypeScript loader, so these
+// handlers run before the ones the wasm backend installs, which rethrow the error and make Node
+// print a line of its minified source (exit 7).
+
+/**
+ * Installs the handlers for `tinyagent <command>`; `before(error)` may handle an error first
+ * (bin/tinyagent.js: a failed write to standard output). Returns the handler.
+ */
+export function installInternalErrorHandler(command, before = () => {}) {
+  const internal = (error) => {
+    before(error);
+    const debug = process.env.TINYAGENT_DEBUG === '1';
+    const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+      .replace(/\s+/g, ' ')
+      .slice(0, 500);
+    process.stderr.write(
+      `tinyagent ${command}: internal error: ${message}${debug ? '' : ' (TINYAGENT_DEBUG=1 shows the stack)'}\n`,
+    );
+    if (debug && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exit(3);
+  };
+  process.on('uncaughtException', internal);
+  process.on('unhandledRejection', internal);
+  return internal;
+}
