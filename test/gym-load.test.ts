@@ -7,6 +7,7 @@ import { clearSandboxCache, makeTasks, runScripted, trainingHarness } from '../g
 import { checkpointChecksum, initBackend } from '../agent/index.ts';
 import { defaultRLConfig, trainSnapshots } from '../train/index.ts';
 import { openRunLog } from '../lib/log.ts';
+import { TINY_TRAINING } from './support/cli.ts';
 
 /**
  * The sandbox's verdict must not depend on how busy the machine is. These tests hold both cores
@@ -55,16 +56,7 @@ describe('under load', () => {
   });
 
   it('a short training run gives the same checksums with and without busy loops beside it', async () => {
-    const tiny = {
-      bcSteps: 2,
-      bcBatchSize: 4,
-      steps: 2,
-      segmentSteps: 1,
-      groupSize: 2,
-      evalEpisodesPerTask: 1,
-      evalEvery: 1,
-      parallel: true,
-    };
+    const tiny = { ...TINY_TRAINING, bcSteps: 2, steps: 2, evalEvery: 1, parallel: true };
     const train = async (name: string) => {
       clearSandboxCache();
       const runDir = join(workDir, name);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, expectCliError } from './support/cli.ts';
+import { cli, expectCliError, TINY_TRAINING } from './support/cli.ts';
 
 // `--out FILE` of train, canary and bench: the results files the docs quote
 // (test/reported-numbers.test.ts) are written by these, atomically, and a bad target is refused
@@ -45,16 +45,7 @@ describe('--out', () => {
 
   it('train writes the run section from a run trained from step 0, --seeds the seeds section beside it', async () => {
     const config = join(workDir, 'tiny.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        bcBatchSize: 4,
-        groupSize: 2,
-        segmentSteps: 1,
-        evalEpisodesPerTask: 1,
-        parallel: false,
-      }),
-    );
+    writeFileSync(config, JSON.stringify({ ...TINY_TRAINING, parallel: false }));
     const out = join(workDir, 'train.json');
     const tiny = ['--bc-steps', '1', '--steps', '1', '--config', config, '--runs-dir', workDir, '--quiet'];
     const trained = await cli(['train', ...tiny, '--name', 'run', '--out', out]);

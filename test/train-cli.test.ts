@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './support/cli.ts';
+import { cli, TINY_TRAINING } from './support/cli.ts';
 
 const workDir = mkdtempSync(join(tmpdir(), 'tinyagent-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -10,17 +10,7 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 describe('train and eval commands', () => {
   it('trains a tiny run, then evaluates its checkpoint with the documented JSON keys and writes a result file', async () => {
     const config = join(workDir, 'tiny.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        bcBatchSize: 4,
-        groupSize: 2,
-        segmentSteps: 1,
-        evalEpisodesPerTask: 1,
-        evalEvery: 1,
-        parallel: false,
-      }),
-    );
+    writeFileSync(config, JSON.stringify({ ...TINY_TRAINING, evalEvery: 1, parallel: false }));
     const trained = await cli([
       'train',
       '--bc-steps',
@@ -100,17 +90,7 @@ describe('train and eval commands', () => {
 
   it('--seeds trains several seeds into runs/seed-N, resumes them, and tables their held-out pass@1', async () => {
     const config = join(workDir, 'tiny-seeds.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        bcBatchSize: 4,
-        groupSize: 2,
-        segmentSteps: 1,
-        evalEpisodesPerTask: 1,
-        evalEvery: 1,
-        parallel: false,
-      }),
-    );
+    writeFileSync(config, JSON.stringify({ ...TINY_TRAINING, evalEvery: 1, parallel: false }));
     const argv = [
       'train',
       '--seeds',

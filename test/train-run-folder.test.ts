@@ -18,18 +18,9 @@ import { checkpointChecksum, initBackend } from '../agent/index.ts';
 import { defaultRLConfig, trainSnapshots } from '../train/index.ts';
 import { acquireRunLock, LOCK_FILE, removeStaleTemporaries, RunFolderError } from '../train/runLock.ts';
 import { openRunLog } from '../lib/log.ts';
-import { cli } from './support/cli.ts';
+import { cli, TINY_TRAINING } from './support/cli.ts';
 
-const tiny = {
-  bcSteps: 2,
-  bcBatchSize: 4,
-  steps: 2,
-  segmentSteps: 1,
-  groupSize: 2,
-  evalEpisodesPerTask: 1,
-  evalEvery: 1,
-  parallel: false,
-};
+const tiny = { ...TINY_TRAINING, bcSteps: 2, steps: 2, evalEvery: 1, parallel: false };
 let workDir: string;
 let reference: string[];
 

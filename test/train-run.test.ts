@@ -24,16 +24,9 @@ import {
 } from '../train/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import { Rng } from '../lib/rng.ts';
+import { TINY_TRAINING } from './support/cli.ts';
 
-const tiny = {
-  bcSteps: 2,
-  bcBatchSize: 4,
-  steps: 2,
-  segmentSteps: 1,
-  groupSize: 2,
-  evalEpisodesPerTask: 1,
-  evalEvery: 1,
-};
+const tiny = { ...TINY_TRAINING, bcSteps: 2, steps: 2, evalEvery: 1 };
 let workDir: string;
 let agent: Agent;
 

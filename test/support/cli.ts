@@ -38,3 +38,15 @@ export async function expectCliError(argv: string[], code: number, message: RegE
   expect(lines[0]!.length).toBeLessThan(700);
   return lines[0]!;
 }
+
+/**
+ * The training config fields of the tests' tiny runs (seconds each): small batches and groups,
+ * one step per segment, one held-out episode per task. Each test adds its steps, evalEvery and
+ * threads.
+ */
+export const TINY_TRAINING = {
+  bcBatchSize: 4,
+  groupSize: 2,
+  segmentSteps: 1,
+  evalEpisodesPerTask: 1,
+} as const;
