@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cliChild } from './support/child.ts';
 import { main as seedsMain } from '../experiments/seeds.ts';
 import {
   compareStudies,
@@ -18,23 +19,13 @@ import {
   type StudyRunSummary,
 } from '../study/index.ts';
 
-const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-run-'));
 const dir = join(root, 'smoke');
 let plan: Plan;
 /** What `study run --jobs 2 --json` said of the shared study's first run. */
 let summary: StudyRunSummary;
 
-/** Runs the CLI in a child process without blocking this worker (a study takes minutes). */
-const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
+const run = cliChild;
 const reportText = () => readFileSync(join(dir, 'results', 'study.md'), 'utf8');
 /** Lines `job I (...) done` in every job log: how many times each job actually ran. */
 const ranCount = (index: number) =>

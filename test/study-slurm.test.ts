@@ -1,12 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliChild } from './support/child.ts';
 import { jobState, readPlan, writePlan } from '../study/index.ts';
 import { startSlurm, waitForQueue, type SlurmCluster } from './support/slurm.ts';
 
-const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-slurm-'));
 let cluster: SlurmCluster | undefined;
 
@@ -24,16 +24,7 @@ function report(dir: string): { json: unknown; md: string; svg: string } {
   };
 }
 
-/** Runs the CLI in a child process without blocking this worker (a study takes minutes). */
-const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
+const run = cliChild;
 
 // A real single-node Slurm (slurmctld, slurmd, munged on localhost), not a mock. When the
 // packages are missing, beforeAll fails with one line naming them: the test is not skipped.
