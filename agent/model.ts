@@ -395,6 +395,12 @@ export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): 
  * the valid slots of its own row at or before its own slot. Position embeddings use each row's
  * true position (its count of tokens fed). When padding makes up more than half of the slots the
  * cache is compacted (valid slots moved to the front of each row, order kept).
+ *
+ * A row that will not be fed again can be retired (`retire`): its cache rows are dropped at the
+ * next feed once retired rows are an eighth of the rows computed, so that finished episodes stop
+ * costing work. A row's numbers do not depend on which other rows share its batch (every kernel
+ * here is row-wise), and the slot layout is decided from every row's count, retired or not, so
+ * retiring changes no row's logits (tested bit for bit).
  */
 export class Session {
   readonly batchSize: number;
@@ -403,8 +409,11 @@ export class Session {
   /** valid[b][slot]: whether slot holds a real token of row b. */
   private valid: boolean[][];
   private slots = 0;
-  /** Per layer, empty before the first feed. */
+  /** Per layer, empty before the first feed; its batch axis holds the rows of `computed`, in that order. */
   private cache: KeysValues[] = [];
+  /** The rows the cache holds (ascending); a retired row leaves it at the next feed that drops rows. */
+  private computed: number[];
+  private readonly retired: boolean[];
   private readonly lastLogits: Float32Array;
   private disposed = false;
 
@@ -416,6 +425,50 @@ export class Session {
     this.fed = new Array<number>(batchSize).fill(0);
     this.valid = Array.from({ length: batchSize }, () => []);
     this.lastLogits = new Float32Array(batchSize * model.config.vocabSize);
+    this.computed = Array.from({ length: batchSize }, (_, b) => b);
+    this.retired = new Array<boolean>(batchSize).fill(false);
+  }
+
+  /** Rows the next feed computes (diagnostic: retired rows leave once they are an eighth of them). */
+  get computedRows(): number {
+    return this.computed.length;
+  }
+
+  /**
+   * Marks rows that will not be fed again (a finished episode): a later non-empty chunk for one
+   * is an error. Their logits stay as they were.
+   */
+  retire(rows: readonly number[]): void {
+    if (this.disposed) throw new Error('Session.retire: session was disposed');
+    for (const row of rows) {
+      if (!Number.isInteger(row) || row < 0 || row >= this.batchSize)
+        throw new RangeError(`Session.retire: row ${row} out of range [0, ${this.batchSize})`);
+      this.retired[row] = true;
+    }
+  }
+
+  /** Drops retired rows from the cache once they are an eighth of the rows computed (a gather on the batch axis). */
+  private dropRetired(): void {
+    const kept = this.computed.filter((b) => !this.retired[b]);
+    const leaving = this.computed.length - kept.length;
+    if (leaving === 0 || leaving * 8 < this.computed.length) return;
+    if (this.cache.length > 0) {
+      const index = this.computed.flatMap((b, i) => (this.retired[b] ? [] : [i]));
+      // A copy of the kept rows' blocks (wasm's gather is an element-wise loop, several times slower).
+      const keep = (cached: tf.Tensor4D): tf.Tensor4D => {
+        const [, heads, slots, size] = cached.shape;
+        const block = heads * slots * size;
+        const from = cached.dataSync() as Float32Array;
+        const out = new Float32Array(index.length * block);
+        index.forEach((i, p) => out.set(from.subarray(i * block, (i + 1) * block), p * block));
+        return tf.tensor4d(out, [index.length, heads, slots, size]);
+      };
+      const cache = this.cache.map(({ keys, values }) => ({ keys: keep(keys), values: keep(values) }));
+      this.disposeCache();
+      this.cache = cache;
+    }
+    for (const b of this.computed) if (this.retired[b]) this.valid[b] = [];
+    this.computed = kept;
   }
 
   /** Cache slots per row, padding included (diagnostic: compaction keeps it near the longest row). */
@@ -450,24 +503,30 @@ export class Session {
       for (const id of chunk)
         if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
           throw new RangeError(`Session.feed: token id ${id} in row ${b} is outside [0, ${vocabSize})`);
+      if (chunk.length > 0 && this.retired[b] === true)
+        throw new RangeError(`Session.feed: row ${b} was retired and cannot be fed`);
       width = Math.max(width, chunk.length);
     });
     if (width === 0) return this.snapshot();
+    this.dropRetired();
+    // The slot layout follows every row's count, retired rows' too, so retiring does not move it.
     if (this.slots >= 16 && this.slots + width > 2 * (Math.max(...this.fed) + width)) this.compact();
 
-    const batch = this.batchSize;
+    const rows = this.computed;
+    const batch = rows.length;
     const ids = new Int32Array(batch * width);
     const positions = new Int32Array(batch * width);
     const lastIndex: number[] = [];
     const lastRows: number[] = [];
-    chunks.forEach((chunk, b) => {
+    rows.forEach((b, p) => {
+      const chunk = chunks[b] as readonly number[];
       chunk.forEach((id, j) => {
-        ids[b * width + j] = id;
-        positions[b * width + j] = (this.fed[b] as number) + j;
+        ids[p * width + j] = id;
+        positions[p * width + j] = (this.fed[b] as number) + j;
       });
       if (chunk.length > 0) {
         lastRows.push(b);
-        lastIndex.push(b * width + chunk.length - 1);
+        lastIndex.push(p * width + chunk.length - 1);
       }
     });
     // Additive mask: 0 where the key slot is valid and not after the query slot, -1e9 elsewhere.
@@ -478,10 +537,11 @@ export class Session {
         ? 'depthwise'
         : 'matmul';
     const mask = new Float32Array(batch * width * total);
-    chunks.forEach((chunk, b) => {
+    rows.forEach((b, p) => {
+      const chunk = chunks[b] as readonly number[];
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) {
-        const base = (mode === 'depthwise' ? j * batch + b : b * width + j) * total;
+        const base = (mode === 'depthwise' ? j * batch + p : p * width + j) * total;
         const querySlot = this.slots + j;
         for (let s = 0; s < total; s++) {
           const ok = s < this.slots ? rowValid[s] === true : s - this.slots < chunk.length;
@@ -525,11 +585,12 @@ export class Session {
     lastRows.forEach((b, r) =>
       this.lastLogits.set(logits.subarray(r * vocabSize, (r + 1) * vocabSize), b * vocabSize),
     );
-    chunks.forEach((chunk, b) => {
+    for (const b of rows) {
+      const chunk = chunks[b] as readonly number[];
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) rowValid.push(j < chunk.length);
       this.fed[b] = (this.fed[b] as number) + chunk.length;
-    });
+    }
     this.slots = total;
     return this.snapshot();
   }
@@ -540,19 +601,20 @@ export class Session {
 
   /** Moves each row's valid slots to the front (order kept), dropping the padding between them. */
   private compact(): void {
-    const batch = this.batchSize;
+    const rows = this.computed;
+    const batch = rows.length;
     const width = Math.max(...this.fed);
     const index = new Int32Array(batch * width);
-    const valid: boolean[][] = [];
-    for (let b = 0; b < batch; b++) {
+    const valid: boolean[][] = this.valid.map(() => []);
+    rows.forEach((b, p) => {
       const rowValid = this.valid[b] as boolean[];
       const kept: number[] = [];
       rowValid.forEach((ok, s) => {
         if (ok) kept.push(s);
       });
-      for (let j = 0; j < width; j++) index[b * width + j] = b * this.slots + (kept[j] ?? 0);
-      valid.push(Array.from({ length: width }, (_, j) => j < kept.length));
-    }
+      for (let j = 0; j < width; j++) index[p * width + j] = p * this.slots + (kept[j] ?? 0);
+      valid[b] = Array.from({ length: width }, (_, j) => j < kept.length);
+    });
     const { nHeads, dModel } = this.model.config;
     const headSize = dModel / nHeads;
     const gatherSlots = (cached: tf.Tensor4D) =>

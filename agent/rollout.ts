@@ -98,6 +98,8 @@ interface Recording {
  */
 class ModelPolicy implements EpisodePolicy {
   private readonly transcripts: Array<Recording | undefined>;
+  /** Rows whose episode ended: the session stops computing them. */
+  private readonly finished: number[] = [];
   private session: Session;
 
   constructor(
@@ -142,6 +144,7 @@ class ModelPolicy implements EpisodePolicy {
     if (restart) {
       this.session.dispose();
       this.session = model.startSession(this.transcripts.length);
+      this.session.retire(this.finished);
     }
     const vocabSize = model.config.vocabSize;
     const endId = tokenizer.id('<end>');
@@ -173,6 +176,8 @@ class ModelPolicy implements EpisodePolicy {
   finish(row: number, _final: StepResult): void {
     const transcript = this.transcripts[row] as Recording;
     if (transcript.recording) freeze(transcript);
+    this.finished.push(row);
+    this.session.retire([row]);
   }
 
   /** The transcript of `row` for training. */

@@ -256,6 +256,46 @@ describe('sampling session', () => {
     model.dispose();
   });
 
+  it('retiring rows leaves every other row\'s logits bit for bit the same, through compaction', () => {
+    const model = createModel(small, new Rng('retire'), WASM);
+    const rng = new Rng('retire/data');
+    const rows = 16;
+    // Row b retires after feed 2 + (b % 6); the others run on with chunks of 0, 1 or 6 tokens
+    // (6 takes the depthwise attention form, 1 the matMul form), so padding builds up.
+    const plan = Array.from({ length: 9 }, (_, feed) =>
+      Array.from({ length: rows }, (_, b) => {
+        if (feed > 2 + (b % 6)) return [];
+        const size = b === feed % rows ? 6 : rng.int(2) + (feed === 0 ? 1 : 0);
+        return Array.from({ length: size }, () => rng.int(small.vocabSize));
+      }),
+    );
+    const play = (retiring: boolean): Float32Array[] => {
+      const session = model.startSession(rows);
+      const out: Float32Array[] = [];
+      let shrank = false;
+      plan.forEach((chunks, feed) => {
+        if (retiring)
+          session.retire(chunks.flatMap((_, b) => (feed === 3 + (b % 6) ? [b] : [])));
+        const before = session.computedRows;
+        out.push(session.feed(chunks));
+        if (session.computedRows < before) shrank = true;
+      });
+      expect(shrank).toBe(retiring);
+      if (retiring) {
+        expect(session.computedRows).toBeLessThan(rows);
+        expect(() => session.feed(Array.from({ length: rows }, (_, b) => (b === 0 ? [1] : [])))).toThrow(
+          /row 0 was retired and cannot be fed/,
+        );
+      }
+      session.dispose();
+      return out;
+    };
+    const retired = play(true);
+    const kept = play(false);
+    retired.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(kept[feed]));
+    model.dispose();
+  });
+
   it('log-prob of a sampled token (temperature 1) equals tokenLogProbs', () => {
     const model = createModel(small, new Rng('logprob'), WASM);
     const rng = new Rng('logprob/sample');
