@@ -137,26 +137,5 @@ async function registerWasm(): Promise<void> {
   const require = createRequire(import.meta.url);
   const distFolder = dirname(require.resolve('@tensorflow/tfjs-backend-wasm'));
   wasm.setWasmPaths(`${distFolder}/`);
-  shareIdentityBuffers();
   wasmRegistered = true;
-}
-
-/**
- * tfjs-backend-wasm's Identity kernel copies the tensor's bytes, and `tf.customGrad`'s `save` runs
- * one per saved tensor (the engine clones them), so every forward pass of the custom layers
- * copied its activations (about 2% of a training step, profiled). tfjs tensors are never written
- * in place, so the clone can share the buffer under a reference count instead, as wasm's own
- * Reshape and the cpu backend's Identity do: the same values, no copy.
- */
-function shareIdentityBuffers(): void {
-  tf.unregisterKernel('Identity', 'wasm');
-  tf.registerKernel({
-    kernelName: 'Identity',
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend }) => {
-      const x = inputs['x'] as tf.TensorInfo;
-      (backend as unknown as { incRef(dataId: object): void }).incRef(x.dataId);
-      return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
-    },
-  });
 }
