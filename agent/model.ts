@@ -6,6 +6,7 @@ import {
   causalSelfAttention,
   dense,
   embed,
+  gatherRows,
   layerNorm,
   pickLogProbs,
   pickLogProbsWithEntropy,
@@ -557,10 +558,7 @@ export class Session {
         mode === 'depthwise'
           ? tf.tensor4d(mask, [width, batch, 1, total])
           : tf.tensor4d(mask, [batch, 1, width, total]);
-      let x = add(
-        tf.gather(weights.wte, tf.tensor1d(ids, 'int32')),
-        tf.gather(weights.wpe, tf.tensor1d(positions, 'int32')),
-      ); // [B*C, d]
+      let x = add(gatherRows(weights.wte, ids), gatherRows(weights.wpe, positions)); // [B*C, d]
       const cache: KeysValues[] = [];
       weights.blocks.forEach((block, layer) => {
         x = transformerBlock(x, block, (normed) => {
@@ -575,7 +573,7 @@ export class Session {
           return attended.out;
         });
       });
-      const last = tf.gather(x, tf.tensor1d(lastIndex, 'int32')); // [R, d]
+      const last = gatherRows(x, lastIndex); // [R, d]
       return { logits: outputLogits(last, weights), cache };
     });
     tf.dispose(past.flatMap(({ keys, values }) => [keys, values]));
@@ -620,7 +618,7 @@ export class Session {
     const gatherSlots = (cached: tf.Tensor4D) =>
       tf.tidy(() => {
         const rows = reshape(tf.transpose(cached, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
-        const picked = tf.gather(rows, tf.tensor1d(index, 'int32')); // [(b, s'), (h, e)]
+        const picked = gatherRows(rows, index); // [(b, s'), (h, e)]
         return tf.transpose(reshape(picked, [batch, width, nHeads, headSize]), [0, 2, 1, 3]);
       });
     const cache = this.cache.map(({ keys, values }) => ({

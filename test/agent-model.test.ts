@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { disposeCausalMasks, pickLogProbsWithEntropy } from '../agent/layers.ts';
+import { disposeCausalMasks, gatherRows, pickLogProbsWithEntropy } from '../agent/layers.ts';
 import {
   countParameters,
   createModel,
@@ -203,6 +203,24 @@ describe('pickLogProbsWithEntropy', () => {
   });
 });
 
+describe('gatherRows', () => {
+  it('equals tf.gather on the first axis bit for bit, repeated and out-of-order rows included', () => {
+    const rng = new Rng('gather');
+    const table = tf.tensor2d(
+      Float32Array.from({ length: 37 * 16 }, () => rng.normal()),
+      [37, 16],
+    );
+    const rows = Array.from({ length: 500 }, () => rng.int(37));
+    const ours = gatherRows(table, rows);
+    const theirs = tf.gather(table, tf.tensor1d(rows, 'int32'));
+    expect(ours.shape).toEqual([500, 16]);
+    expect(ours.dataSync()).toEqual(theirs.dataSync());
+    expect(() => gatherRows(table, [3, 37])).toThrow(/gatherRows: row 37 outside \[0, 37\)/);
+    expect(() => gatherRows(table, [1.5])).toThrow(/row 1.5 outside/);
+    tf.dispose([table, ours, theirs]);
+  });
+});
+
 describe('sampling session', () => {
   it('ragged chunks give the full-forward logits at the same positions (1e-4), through compaction', () => {
     const model = createModel(small, new Rng('session'), WASM);
@@ -256,7 +274,7 @@ describe('sampling session', () => {
     model.dispose();
   });
 
-  it('retiring rows leaves every other row\'s logits bit for bit the same, through compaction', () => {
+  it("retiring rows leaves every other row's logits bit for bit the same, through compaction", () => {
     const model = createModel(small, new Rng('retire'), WASM);
     const rng = new Rng('retire/data');
     const rows = 16;
@@ -274,8 +292,7 @@ describe('sampling session', () => {
       const out: Float32Array[] = [];
       let shrank = false;
       plan.forEach((chunks, feed) => {
-        if (retiring)
-          session.retire(chunks.flatMap((_, b) => (feed === 3 + (b % 6) ? [b] : [])));
+        if (retiring) session.retire(chunks.flatMap((_, b) => (feed === 3 + (b % 6) ? [b] : [])));
         const before = session.computedRows;
         out.push(session.feed(chunks));
         if (session.computedRows < before) shrank = true;
