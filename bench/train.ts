@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
 import {
@@ -5,9 +7,11 @@ import {
   buildTokenizer,
   createModel,
   defaultModelConfig,
+  getWeights,
   initBackend,
   rollout,
   type Agent,
+  type BackendPreference,
 } from '../agent/index.ts';
 import {
   defaultRLConfig,
@@ -21,6 +25,7 @@ import {
 import { Rng } from '../lib/rng.ts';
 import { fastestAlternating, fastestInTurn } from './best.ts';
 import { TorchStep } from './torchReference.ts';
+import type { BesideWork } from './beside.ts';
 
 /** Each figure is the best of this many timed runs, one- and two-thread runs alternating (the machine is shared and noisy). */
 const REPEATS = 5;
@@ -36,12 +41,15 @@ const REPEATS = 5;
  * - rollouts: 320 held-out episodes (32 per task) with the key/value cache, episodes/s and
  *   transcript tokens/s;
  * - one default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 updates on
- *   their transcripts (advantages set to +-1: the untrained policy earns no reward).
+ *   their transcripts (advantages set to +-1: the untrained policy earns no reward);
+ * - those 4 updates on one thread, alone and beside a copy of themselves in another process
+ *   (bench/beside.ts): how much the two cores slow each other down, which bounds what any
+ *   two-core split of the work can reach.
  * The policy is untrained, so episodes are a little longer than a trained agent's.
  *
- * With `torchPython` (`--torch`), the same step in PyTorch on two threads (bench/torch/step.py,
- * the same model and batch shape) alternates with the two-thread step, best of `REPEATS`; its
- * figures are the `torch` field.
+ * With `torchPython` (`--torch`), the same step in PyTorch on two threads and on one
+ * (bench/torch/step.py, the same model and batch shape), in turn with our two-thread step, best
+ * of `REPEATS`; its figures are the `torch` field.
  */
 export async function run(
   say: (line: string) => void,
@@ -154,11 +162,31 @@ export async function run(
       };
     };
     const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
+    // The same updates on one thread, alone and then beside a copy of themselves in another
+    // process: how much the two cores slow each other down whatever runs on them.
+    const timeUpdates = async () => (await timeGrpo()).updates;
+    const beside = await besideCopy(
+      {
+        backend: backend as BackendPreference,
+        attention: agent.model.attentionMode,
+        modelConfig: agent.model.config,
+        words: [...tokenizer.words],
+        weights: getWeights(agent.model),
+        job,
+        epochs: config.updateEpochs,
+        learningRate: config.learningRate,
+        maxGradNorm: config.maxGradNorm,
+      },
+      timeUpdates,
+    );
     say(
       `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
     );
     say(
       `GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`,
+    );
+    say(
+      `GRPO updates 1 thread  ${beside.alone.toFixed(2)} s alone, ${beside.beside.toFixed(2)} s beside a copy of themselves in another process (${(beside.beside / beside.alone).toFixed(2)}x slower, the copy ran ${beside.rounds} rounds; two cores can reach at most ${((2 * beside.alone) / beside.beside).toFixed(2)}x one on this work)`,
     );
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
@@ -186,12 +214,61 @@ export async function run(
       grpoUpdatesSecondsTwoThreads: grpo.two.updates,
       grpoUpdateTranscripts: job.batch.batchSize,
       grpoStepTwoThreadsSpeedup: grpo.one.total / grpo.two.total,
+      grpoUpdatesSecondsOneThreadAlone: beside.alone,
+      grpoUpdatesSecondsOneThreadBesideCopy: beside.beside,
+      grpoUpdatesTwoCoresCeiling: (2 * beside.alone) / beside.beside,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
       ...(torch !== undefined ? { torch } : {}),
     };
   } finally {
     await worker.close();
     agent.model.dispose();
+  }
+}
+
+/**
+ * `time` (best of `REPEATS`) alone, then while bench/beside.ts runs `work` over and over in a
+ * process of its own, then alone again: the best alone run of both rounds and the best beside.
+ */
+async function besideCopy(
+  work: BesideWork,
+  time: () => Promise<number>,
+): Promise<{ alone: number; beside: number; rounds: number }> {
+  const best = async () => {
+    let least = Infinity;
+    for (let i = 0; i < REPEATS; i += 1) least = Math.min(least, await time());
+    return least;
+  };
+  const before = await best();
+  const child = fork(fileURLToPath(new URL('./beside.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = (type: string) =>
+    new Promise<number>((resolve, reject) => {
+      const onMessage = (message: { type: string; rounds?: number }) => {
+        if (message.type !== type) return;
+        child.off('exit', onExit);
+        child.off('message', onMessage);
+        resolve(message.rounds ?? 0);
+      };
+      const onExit = (code: number | null) =>
+        reject(new Error(`bench/beside.ts exited with ${code} before '${type}'`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  try {
+    const ready = next('ready');
+    child.send(work);
+    await ready;
+    const during = await best();
+    const stopped = next('stopped');
+    child.send({ type: 'stop' });
+    const rounds = await stopped;
+    return { alone: Math.min(before, await best()), beside: during, rounds };
+  } finally {
+    child.kill();
   }
 }
 
@@ -208,18 +285,24 @@ async function torchReference(
   { rows, length, ours }: { rows: number; length: number; ours: () => Promise<number> },
 ): Promise<Record<string, number | string>> {
   const reference = await TorchStep.start(python, config, { rows, length, threads: 2 });
+  const single = await TorchStep.start(python, config, { rows, length, threads: 1 }).catch(async (error) => {
+    await reference.close();
+    throw error;
+  });
   try {
     const { info } = reference;
-    const [oursMs, torchMs] = await fastestInTurn([ours, () => reference.step()], (ms) => ms, {
-      repeats: REPEATS,
-      warmUps: 1,
-    });
+    const [oursMs, torchMs, torchOneMs] = await fastestInTurn(
+      [ours, () => reference.step(), () => single.step()],
+      (ms) => ms,
+      { repeats: REPEATS, warmUps: 1 },
+    );
     const same = info.parameters === parameters;
     say(
       `PyTorch step 2 threads ${torchMs!.toFixed(0)} ms  (PyTorch ${info.torch}, ${info.threads} threads, ${info.parameters.toLocaleString('en-US')} parameters${same ? ', as ours' : `, ours ${parameters.toLocaleString('en-US')}`}; in turn with ours, best of ${REPEATS})`,
     );
+    say(`PyTorch step 1 thread  ${torchOneMs!.toFixed(0)} ms  (in the same turns)`);
     say(
-      `train step 2 threads   ${oursMs!.toFixed(0)} ms in the same turns: ${(oursMs! / torchMs!).toFixed(2)}x PyTorch's`,
+      `train step 2 threads   ${oursMs!.toFixed(0)} ms in the same turns: ${(oursMs! / torchMs!).toFixed(2)}x PyTorch's on 2 threads, ${(oursMs! / Math.min(torchMs!, torchOneMs!)).toFixed(2)}x its faster of 1 and 2`,
     );
     return {
       python,
@@ -227,10 +310,12 @@ async function torchReference(
       threads: info.threads,
       parameters: info.parameters,
       stepMs: torchMs!,
+      stepMsOneThread: torchOneMs!,
       oursStepMsTwoThreads: oursMs!,
       ratio: oursMs! / torchMs!,
+      ratioToFaster: oursMs! / Math.min(torchMs!, torchOneMs!),
     };
   } finally {
-    await reference.close();
+    await Promise.all([reference.close(), single.close()]);
   }
 }

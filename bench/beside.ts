@@ -1,0 +1,55 @@
+// The load for bench/train.ts's "beside a copy" figure: the bench's one-thread GRPO updates, the
+// same weights and the same loss job, run over and over in a process of their own until the
+// parent says stop. Started by `besideCopy` (bench/train.ts) with `node --import tsx`.
+import * as tf from '@tensorflow/tfjs';
+import {
+  initBackend,
+  modelFromWeights,
+  tokenizerFromWords,
+  type AttentionMode,
+  type BackendPreference,
+  type ModelConfig,
+} from '../agent/index.ts';
+import { oneThread, optimizerStep, type LossJob } from '../train/index.ts';
+
+/** What the parent sends first: the agent, the job and the update's settings. */
+export interface BesideWork {
+  backend: BackendPreference;
+  attention: AttentionMode;
+  modelConfig: ModelConfig;
+  words: string[];
+  weights: Float32Array[];
+  job: LossJob;
+  epochs: number;
+  learningRate: number;
+  maxGradNorm: number;
+}
+
+process.once('message', (work: BesideWork) => {
+  void (async () => {
+    await initBackend({ preference: work.backend });
+    const agent = {
+      model: modelFromWeights(work.modelConfig, work.weights, { attention: work.attention }),
+      tokenizer: tokenizerFromWords(work.words),
+    };
+    const compute = oneThread();
+    let stop = false;
+    process.once('message', () => {
+      stop = true;
+    });
+    let rounds = 0;
+    while (!stop) {
+      const optimizer = tf.train.adam(work.learningRate);
+      for (let epoch = 0; epoch < work.epochs; epoch += 1)
+        await optimizerStep(agent, optimizer, work.job, { compute, maxGradNorm: work.maxGradNorm });
+      optimizer.dispose();
+      rounds += 1;
+      if (rounds === 1) process.send?.({ type: 'ready' });
+      await new Promise((resolve) => setImmediate(resolve)); // lets the stop message in
+    }
+    process.send?.({ type: 'stopped', rounds }, () => process.exit(0));
+  })().catch((error: unknown) => {
+    process.stderr.write(`bench/beside.ts: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+});
