@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
+import { processAlive } from './processes.ts';
 import { dirname, join, basename } from 'node:path';
 
 let writeCounter = 0;
@@ -74,17 +75,6 @@ export function removeDeadTemporaries(dir: string): string[] {
     removed.push(name);
   }
   return removed;
-}
-
-/** Whether a process of this machine with that pid runs (signal 0 only asks). */
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Writes `value` as pretty JSON with a trailing newline, atomically. */

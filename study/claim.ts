@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { linkUnlessExists } from '../lib/files.ts';
+import { holderAlive } from '../lib/processes.ts';
 
 /** Who holds a job's claim. */
 export interface Holder {
@@ -26,19 +27,8 @@ export function claimHolder(studyDir: string, jobId: string): Holder | undefined
   }
 }
 
-/**
- * Whether a holder's process is alive. On this host, by signal 0 to its pid; a holder on another
- * host (a shared folder under Slurm or Kubernetes) cannot be checked from here and counts as alive.
- */
-export function holderAlive(holder: Holder): boolean {
-  if (holder.host !== hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether a holder's process is alive (lib/processes.ts): by its pid on this host, always on another. */
+export { holderAlive };
 
 /**
  * Claims a job for this process: `claims/<id>.lock` is written whole under a temporary name and

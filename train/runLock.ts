@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
 import { linkUnlessExists } from '../lib/files.ts';
+import { holderAlive } from '../lib/processes.ts';
 
 /**
  * A run folder that cannot be used as asked: held by another training, holding another run's
@@ -123,17 +124,6 @@ function readHolder(path: string): LockHolder | undefined {
     // unreadable: treated as stale
   }
   return undefined;
-}
-
-/** Whether the holder's process may still run: always for another host, whose pids cannot be checked. */
-function holderAlive(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return true;
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function inUseMessage(runDir: string, holder: LockHolder): string {
