@@ -25,6 +25,9 @@ export interface BesideWork {
   maxGradNorm: number;
 }
 
+// A parent that ends without saying stop takes the copy with it.
+process.once('disconnect', () => process.exit(0));
+
 process.once('message', (work: BesideWork) => {
   void (async () => {
     await initBackend({ preference: work.backend });
