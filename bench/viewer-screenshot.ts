@@ -6,7 +6,7 @@
  *   node --import tsx bench/viewer-screenshot.ts /tmp/e.json docs/viewer.png
  *
  * Writes the page with `tinyagent view FILE --out DIR` (a child process, as a user runs it),
- * opens it in Debian's Chromium (test/support/browser.ts) at 1000 px wide on the first episode
+ * opens it in Debian's Chromium (lib/browser.ts) at 1000 px wide on the first episode
  * that reads, edits, tests and submits (else the longest), and saves the PNG. Prints the load
  * time: from navigation to the page laid out, the median of five loads.
  */
@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startBrowser } from '../test/support/browser.ts';
+import { startBrowser } from '../lib/browser.ts';
 
 interface Row {
   task: string;

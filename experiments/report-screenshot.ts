@@ -1,6 +1,6 @@
 /**
  * The README's screenshot of the report page: one figure of a section, drawn by the page in
- * Debian's Chromium (test/support/browser.ts), with a tooltip showing, and the page's load time.
+ * Debian's Chromium (lib/browser.ts), with a tooltip showing, and the page's load time.
  *
  * Command: npm run report && npm run report:screenshot [-- --page FILE --section ID --out FILE]
  * Runtime: a few seconds.
@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { startBrowser, watchPage } from '../test/support/browser.ts';
+import { startBrowser, watchPage } from '../lib/browser.ts';
 import { isMain, ROOT, runScript } from './common.ts';
 
 export interface ScreenshotOptions {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../experiments/common.ts';
 import { main as buildReportPage, provenance } from '../experiments/report-page.ts';
 import { escapeHtml, jsonScript, markdownToHtml } from '../experiments/report/html.ts';
-import { startBrowser, watchPage, type PageProblems } from './support/browser.ts';
+import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 
 const HOSTILE = '<script>window.__pwned=1</script>';
 const RESULTS = join(ROOT, 'results');

@@ -11,12 +11,12 @@ import { initBackend } from '../agent/index.ts';
 import { readResults } from '../eval/io/index.ts';
 import { viewerData } from '../cli/view/data.ts';
 import { pageFiles, servePage, type ViewerServer } from '../cli/view/page.ts';
-import { startBrowser, watchPage, type PageProblems } from './support/browser.ts';
+import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
 import { cli, expectCliError } from './support/cli.ts';
 
 // `tinyagent view`: the episode viewer of a result file, driven in Debian's Chromium
-// (test/support/browser.ts). The result files are a smoke evaluation of an untrained checkpoint
+// (lib/browser.ts). The result files are a smoke evaluation of an untrained checkpoint
 // with transcripts (10 held-out tasks x 2 episodes), the same at another temperature (its CRN
 // partner), a hand-written file with hostile strings, and other tools' files from samples/.
 

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
+// Debian's Chromium for the page tests and the screenshot scripts (`npm run report:screenshot`,
+// bench/viewer-screenshot.ts). puppeteer-core is a development dependency: only those import this.
+
 /** The Debian package of the browser the page tests drive (`.ci/run` installs it). */
 export const CHROMIUM_PACKAGE = 'chromium';
 /** Where Debian's package puts the browser; `CHROMIUM_PATH` overrides it. */
