@@ -448,22 +448,23 @@ export class Session {
     }
   }
 
-  /** Drops retired rows from the cache once they are an eighth of the rows computed (a gather on the batch axis). */
+  /** Drops retired rows from the cache once they are an eighth of the rows computed (row copies, `gatherRows`). */
   private dropRetired(): void {
     const kept = this.computed.filter((b) => !this.retired[b]);
     const leaving = this.computed.length - kept.length;
     if (leaving === 0 || leaving * 8 < this.computed.length) return;
     if (this.cache.length > 0) {
       const index = this.computed.flatMap((b, i) => (this.retired[b] ? [] : [i]));
-      // A copy of the kept rows' blocks (wasm's gather is an element-wise loop, several times slower).
-      const keep = (cached: tf.Tensor4D): tf.Tensor4D => {
-        const [, heads, slots, size] = cached.shape;
-        const block = heads * slots * size;
-        const from = cached.dataSync() as Float32Array;
-        const out = new Float32Array(index.length * block);
-        index.forEach((i, p) => out.set(from.subarray(i * block, (i + 1) * block), p * block));
-        return tf.tensor4d(out, [index.length, heads, slots, size]);
-      };
+      const keep = (cached: tf.Tensor4D): tf.Tensor4D =>
+        tf.tidy(() => {
+          const [rows, heads, slots, size] = cached.shape;
+          return reshape(gatherRows(reshape(cached, [rows, heads * slots * size]), index), [
+            index.length,
+            heads,
+            slots,
+            size,
+          ]);
+        });
       const cache = this.cache.map(({ keys, values }) => ({ keys: keep(keys), values: keep(values) }));
       this.disposeCache();
       this.cache = cache;
