@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { InputError, UsageError } from '../lib/errors.ts';
+import { installProducts } from './products.ts';
 
 /**
  * Chooses and starts the tfjs backend, once per process.
@@ -107,6 +108,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
         `tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`,
       );
     await tf.ready();
+    if (name === 'wasm') await installProducts();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new BackendError(

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { columnSums, product, productsInstalled, stridedProduct, type ProductGeometry } from './products.ts';
 
 /**
  * The transformer's building blocks: layers with gradients written by hand so that every heavy
@@ -9,7 +10,9 @@ import * as tf from '@tensorflow/tfjs';
  * transposed or batched matMul falls to a scalar loop that is 5-10x slower. tfjs's default
  * matMul gradient uses the transpose flags, so `dense` below states its gradient as explicit
  * `tf.transpose` + plain 2-D products. Batched attention products go through
- * `batchedProduct`, an XNNPack depthwise convolution (see its comment).
+ * `batchedProduct`, an XNNPack depthwise convolution (see its comment). On wasm the 2-D products
+ * run on our own SIMD kernel (`./products.ts`), which gives XNNPack's bits faster and reads a
+ * transposed left operand in place.
  */
 
 type Saver = tf.GradSaveFunc;
@@ -49,16 +52,26 @@ export function matMul<T extends tf.Tensor2D | tf.Tensor3D | tf.Tensor4D>(
   b: T,
   { transposeB = false }: { transposeB?: boolean } = {},
 ): T {
+  if (a.rank === 2 && !transposeB && productsInstalled())
+    return product(a as tf.Tensor2D, b as tf.Tensor2D) as T;
   return tf.matMul(a, b, false, transposeB);
 }
 
-/** `a · b + bias` in one kernel (XNNPack's fully connected op on wasm), optionally ReLU'd. */
+/** `a · b + bias` in one kernel (XNNPack's fully connected op on wasm, or ours), optionally ReLU'd. */
 export function fusedMatMul(
   a: tf.Tensor2D,
   b: tf.Tensor2D,
   bias: tf.Tensor1D,
   activation: 'relu' | 'linear' = 'linear',
 ): tf.Tensor2D {
+  if (productsInstalled()) {
+    // tfjs fuses a ReLU into the product only outside a gradient tape (`shouldFuse` in its
+    // fused_util); under one (training) it adds the bias and applies the ReLU after the product.
+    // The same order here, for the same bits.
+    if (activation === 'relu' && tf.engine().state.gradientDepth > 0)
+      return tf.relu(add(product(a, b), bias));
+    return product(a, b, { bias, relu: activation === 'relu' });
+  }
   return tf.fused.matMul({ a, b, bias, activation }) as tf.Tensor2D;
 }
 
@@ -98,13 +111,15 @@ export function dense(
 }
 
 /**
- * dW = x^T · dy and db = sum of dy's rows, for x [N, in], dy [N, out]. XNNPack packs the
- * right-hand operand of a 2-D product on every call, so the product is oriented to pack the
- * narrower of x and dy: (dy^T · x)^T when in <= out, else x^T · dy; matMul's transposeA flag is
- * 4-10x slower than either (measured, bench/model.ts shapes). With dy^T at hand, db is the
- * product dy^T · 1, which beats a column sum of a wide dy.
+ * dW = x^T · dy and db = sum of dy's rows, for x [N, in], dy [N, out]. Our kernel reads x^T in
+ * place. Without it: XNNPack packs the right-hand operand of a 2-D product on every call, so
+ * the product is oriented to pack the narrower of x and dy: (dy^T · x)^T when in <= out, else
+ * x^T · dy; matMul's transposeA flag is 4-10x slower than either (measured, bench/model.ts
+ * shapes). With dy^T at hand, db is the product dy^T · 1, which beats a column sum of a wide dy.
+ * Every form adds each output's products in order of the row, so all give the same bits on wasm.
  */
 function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
+  if (productsInstalled()) return [product(x, dy, { transposeA: true }), columnSums(dy)];
   if (x.shape[1] > dy.shape[1]) return [matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
   const dyT = tf.transpose(dy);
   return [tf.transpose(matMul(dyT, x)), reshape(matMul(dyT, onesColumn(dy.shape[0])), [-1])];
@@ -141,6 +156,7 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
       value: gatherRows(tableIn, ids.dataSync()),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32'); // [N, V]
+        if (productsInstalled()) return product(oneHot as tf.Tensor2D, dy, { transposeA: true });
         return tf.matMul(tf.transpose(oneHot), dy);
       },
     };
@@ -364,6 +380,7 @@ export function causalSelfAttention(
       width,
     ]);
   }
+  if (productsInstalled()) return inPlaceAttention(h, wqkv, bqkv, { batch, length, heads });
   // [B*T, C] rows (b, t), columns (h, e) -> the layouts below; names list the axes in order.
   const layout = (x: tf.Tensor, perm: number[], shape: [number, number, number]) =>
     reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), perm), shape);
@@ -411,14 +428,122 @@ export function causalSelfAttention(
         const dH = tf.addN(
           dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))),
         );
-        // dW and dB for all roles at once from concat(dq, dk, dv)^T, as in weightAndBiasGrad.
-        const dRolesT = tf.concat(
-          dRoles.map((d) => tf.transpose(d)),
-          0,
-        ); // [3C, B*T]
-        const dW = tf.transpose(matMul(dRolesT, hs));
-        const dB = reshape(matMul(dRolesT, onesColumn(hs.shape[0])), [-1]);
-        return [dH, dW, dB];
+        // dW [C, 3C] and dB [3C], the roles' columns side by side.
+        const grads = dRoles.map((d) => weightAndBiasGrad(hs, d));
+        return [
+          dH,
+          tf.concat(
+            grads.map(([dW]) => dW),
+            1,
+          ),
+          tf.concat(
+            grads.map(([, dB]) => dB),
+            0,
+          ),
+        ];
+      },
+    };
+  });
+  return op(h, wqkv, bqkv);
+}
+
+/**
+ * The depthwise form's attention on our strided kernel (`./products.ts`): every product reads
+ * q, k, v, dy and the attention matrices where they lie, one head at a time, and writes its
+ * result in the layout the next step reads, so only k (forward) and v (backward) are transposed.
+ * Each output adds the same products in the same order as the depthwise form's, and softmax and
+ * the row sums see the same rows, so the values are the same bits.
+ */
+function inPlaceAttention(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  { batch, length, heads }: { batch: number; length: number; heads: number },
+): tf.Tensor2D {
+  const width = h.shape[1];
+  const headSize = width / heads;
+  const scale = 1 / Math.sqrt(headSize);
+  const T = length;
+  const mask = reshape(causalMask(length), [T, T]);
+  // Strides (batch, head, row[, column]) of the layouts: an activation [B*T, C] read per head,
+  // the attention matrices [B, H, T, T], and a head's keys or values transposed [B, H, dh, T].
+  const activation: [number, number, number] = [T * width, headSize, width];
+  const matrices: [number, number, number] = [heads * T * T, T * T, T];
+  const transposed: [number, number, number] = [heads * headSize * T, headSize * T, T];
+  const across = (strides: [number, number, number]): [number, number, number, number] => [...strides, 1];
+  const down = ([b, hd, r]: [number, number, number]): [number, number, number, number] => [b, hd, 1, r];
+  const shape = (rows: number, depth: number, cols: number) => ({ rows, depth, cols, batch, heads });
+  // [B, H, T, T] = per head [T, dh] · [dh, T]
+  const toMatrices = (a: tf.Tensor, aStrides: [number, number, number, number], bT: tf.Tensor) =>
+    reshape(
+      stridedProduct(a, bT, {
+        ...shape(T, headSize, T),
+        aStrides,
+        bStrides: transposed,
+        cStrides: matrices,
+        outShape: [batch, heads, T, T],
+      }),
+      [batch, heads, T, T],
+    );
+  // [B*T, C] = per head [T, T] · [T, dh], the matrix read by rows or (aᵀ) by columns
+  const toActivation = (
+    m: tf.Tensor,
+    aStrides: [number, number, number, number],
+    x: tf.Tensor,
+  ): tf.Tensor2D =>
+    reshape(
+      stridedProduct(m, x, {
+        ...shape(T, T, headSize),
+        aStrides,
+        bStrides: activation,
+        cStrides: activation,
+        outShape: [batch * T, width],
+      } satisfies ProductGeometry),
+      [batch * T, width],
+    );
+  const transposeHeads = (x: tf.Tensor) =>
+    tf.transpose(reshape(x, [batch, T, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, T]
+
+  const op = customOp((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
+    const project = (role: number) => fusedMatMul(hIn, ...roleWeights(wIn, bIn, role));
+    const q = project(0);
+    const k = project(1);
+    const v = project(2);
+    const qs = mul(q, scale);
+    const probs = tf.softmax(add(toMatrices(qs, across(activation), transposeHeads(k)), mask)); // [B, H, t, s]
+    save([hIn, wIn, qs, k, v, probs]);
+    return {
+      value: toActivation(probs, across(matrices), v),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [hs, ws, qsSaved, ks, vs, p] = saved as [
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor2D,
+          tf.Tensor4D,
+        ];
+        const dProbs = toMatrices(dy, across(activation), transposeHeads(vs)); // [B, H, t, s]
+        const dV = toActivation(p, down(matrices), dy); // p^T · dy
+        const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true)));
+        const dQ = toActivation(dScores, across(matrices), ks); // times scale below
+        const dK = toActivation(dScores, down(matrices), qsSaved); // dScores^T · qs
+        const dRoles = [mul(dQ, scale), dK, dV]; // each [B*T, C]
+        const dH = tf.addN(
+          dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))),
+        );
+        const grads = dRoles.map((d) => weightAndBiasGrad(hs, d));
+        return [
+          dH,
+          tf.concat(
+            grads.map(([dW]) => dW),
+            1,
+          ),
+          tf.concat(
+            grads.map(([, dB]) => dB),
+            0,
+          ),
+        ];
       },
     };
   });

@@ -1,0 +1,174 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../agent/backend.ts';
+import { causalSelfAttention, dense } from '../agent/layers.ts';
+import { createModel, type ModelConfig } from '../agent/model.ts';
+import {
+  columnSums,
+  PRODUCT_KERNEL,
+  product,
+  productsInstalled,
+  productsModuleText,
+  useOwnProducts,
+} from '../agent/products.ts';
+import { Rng } from '../lib/rng.ts';
+
+// Our products must give XNNPack's bits (agent/products.ts): every reference here is tfjs's own
+// kernel on wasm (XNNPack's GEMM or depthwise convolution), compared bit for bit, not within a
+// tolerance.
+
+beforeAll(async () => {
+  expect(await initBackend({ preference: 'wasm' })).toBe('wasm');
+});
+
+afterEach(() => useOwnProducts(true));
+
+function random(rng: Rng, shape: number[], scale = 1): tf.Tensor {
+  const size = shape.reduce((a, b) => a * b, 1);
+  return tf.tensor(
+    Float32Array.from({ length: size }, () => scale * rng.normal()),
+    shape,
+  );
+}
+
+/** The count of elements whose bits differ (sign of zero included). */
+function bitsDiffer(x: tf.Tensor, y: tf.Tensor): number {
+  expect(x.shape).toEqual(y.shape);
+  const a = new Uint32Array((x.dataSync() as Float32Array).slice().buffer);
+  const b = new Uint32Array((y.dataSync() as Float32Array).slice().buffer);
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
+  return differ;
+}
+
+function kernelsRun(f: () => tf.Tensor | tf.Tensor[]): Promise<string[]> {
+  return tf.profile(() => f()).then((info) => info.kernelNames);
+}
+
+// Shapes with every tail: rows not a multiple of 4, columns not of 8 or of 4, depth of one,
+// depth over the 256 added per pass, the model's widths (64, 192, 221, 336).
+const SHAPES: [number, number, number][] = [
+  [1, 1, 1],
+  [5, 1, 9],
+  [37, 16, 95],
+  [97, 64, 221],
+  [95, 336, 64],
+  [380, 64, 336],
+  [63, 513, 7],
+  [2001, 64, 192],
+];
+
+describe('product: our kernel gives XNNPack bits', () => {
+  it('runs our kernel when on, and tfjs products when off', async () => {
+    expect(productsInstalled()).toBe(true);
+    expect(productsModuleText()).toContain('f32x4.add');
+    const a = tf.ones([8, 4]) as tf.Tensor2D;
+    const b = tf.ones([4, 8]) as tf.Tensor2D;
+    expect(await kernelsRun(() => product(a, b))).toEqual([PRODUCT_KERNEL]);
+    useOwnProducts(false);
+    expect(productsInstalled()).toBe(false);
+    expect(await kernelsRun(() => product(a, b))).not.toContain(PRODUCT_KERNEL);
+  });
+
+  it.each(SHAPES)('a [%i, %i] · b [.., %i], with and without bias and ReLU', (M, K, N) => {
+    const rng = new Rng(`products/${M}/${K}/${N}`);
+    const a = random(rng, [M, K]) as tf.Tensor2D;
+    const b = random(rng, [K, N], 0.1) as tf.Tensor2D;
+    const bias = random(rng, [N]) as tf.Tensor1D;
+    expect(bitsDiffer(product(a, b), tf.matMul(a, b))).toBe(0);
+    expect(bitsDiffer(product(a, b, { bias }), tf.fused.matMul({ a, b, bias }))).toBe(0);
+    expect(
+      bitsDiffer(product(a, b, { bias, relu: true }), tf.fused.matMul({ a, b, bias, activation: 'relu' })),
+    ).toBe(0);
+    // aᵀ · b read in place: the weight gradient's form, against both of the forms it replaces.
+    const aT = tf.transpose(a) as tf.Tensor2D; // [K, M]
+    expect(bitsDiffer(product(aT, b, { transposeA: true }), tf.matMul(a, b))).toBe(0);
+    expect(
+      bitsDiffer(product(aT, b, { transposeA: true }), tf.transpose(tf.matMul(tf.transpose(b), aT))),
+    ).toBe(0);
+    expect(bitsDiffer(columnSums(a), tf.sum(a, 0))).toBe(0);
+    expect(bitsDiffer(columnSums(a), tf.reshape(tf.matMul(aT, tf.ones([M, 1])), [-1]))).toBe(0);
+  });
+
+  it('a product that differs in one place is caught', () => {
+    const rng = new Rng('products/mutation');
+    const a = random(rng, [12, 16]) as tf.Tensor2D;
+    const b = random(rng, [16, 12]) as tf.Tensor2D;
+    const off = tf.add(tf.matMul(a, b), tf.scatterND([[3, 5]], [1e-3], [12, 12]));
+    expect(bitsDiffer(product(a, b), off)).toBe(1);
+  });
+
+  it('refuses operands whose inner sizes differ', () => {
+    expect(() => product(tf.ones([3, 4]) as tf.Tensor2D, tf.ones([5, 2]) as tf.Tensor2D)).toThrow(
+      /inner sizes differ/,
+    );
+  });
+});
+
+describe('layers on our kernel: the same bits as the depthwise form on tfjs kernels', () => {
+  function attentionCase(on: boolean) {
+    useOwnProducts(on);
+    const rng = new Rng('products/attention');
+    const [batch, length, heads, width] = [3, 13, 2, 16];
+    const h = random(rng, [batch * length, width]) as tf.Tensor2D;
+    const w = random(rng, [width, 3 * width], 0.3) as tf.Tensor2D;
+    const b = random(rng, [3 * width], 0.1) as tf.Tensor1D;
+    const options = { batch, length, heads, mode: 'depthwise' as const };
+    const out = causalSelfAttention(h, w, b, options);
+    const grads = tf.grads((x: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor) =>
+      tf.sum(tf.square(causalSelfAttention(x as tf.Tensor2D, ww as tf.Tensor2D, bb as tf.Tensor1D, options))),
+    )([h, w, b]);
+    return [out, ...grads];
+  }
+
+  it('causal self-attention, forward and gradients', async () => {
+    const ours = attentionCase(true);
+    const reference = attentionCase(false);
+    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
+    useOwnProducts(true);
+    expect(await kernelsRun(() => attentionCase(true)[0]!)).not.toContain('DepthwiseConv2dNative');
+  });
+
+  it('a ReLU dense layer under a gradient tape (where tfjs adds the bias after the product)', () => {
+    const run = (on: boolean) => {
+      useOwnProducts(on);
+      const rng = new Rng('products/dense');
+      const x = random(rng, [50, 24]) as tf.Tensor2D;
+      const w = random(rng, [24, 40], 0.3) as tf.Tensor2D;
+      const b = random(rng, [40]) as tf.Tensor1D;
+      const f = (xx: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor) =>
+        tf.sum(tf.square(dense(xx as tf.Tensor2D, ww as tf.Tensor2D, bb as tf.Tensor1D, { relu: true })));
+      return [dense(x, w, b, { relu: true }), ...tf.grads(f)([x, w, b])];
+    };
+    const ours = run(true);
+    const reference = run(false);
+    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
+  });
+
+  it("a whole model's loss gradient", () => {
+    const config: ModelConfig = {
+      vocabSize: 40,
+      contextLength: 40,
+      dModel: 16,
+      nHeads: 2,
+      nLayers: 2,
+      dFF: 24,
+    };
+    const model = createModel(config, new Rng('products/model'), { attention: 'depthwise' });
+    const rng = new Rng('products/model/ids');
+    const ids = tf.tensor2d(
+      Array.from({ length: 6 }, () => Array.from({ length: 21 }, () => rng.int(config.vocabSize))),
+      undefined,
+      'int32',
+    );
+    const gradients = (on: boolean) => {
+      useOwnProducts(on);
+      const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(model.tokenLogProbs(ids))) as tf.Scalar);
+      return [value, ...Object.values(grads)];
+    };
+    const ours = gradients(true);
+    const reference = gradients(false);
+    expect(ours).toHaveLength(reference.length);
+    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
+  });
+});
