@@ -40,6 +40,7 @@ export {
 } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
+export { productsInstalled, useOwnProducts } from './products.ts';
 export {
   evaluate,
   projectVersion,

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
@@ -9,7 +10,10 @@ import {
   defaultModelConfig,
   getWeights,
   initBackend,
+  productsInstalled,
   rollout,
+  setWeights,
+  useOwnProducts,
   type Agent,
   type BackendPreference,
 } from '../agent/index.ts';
@@ -188,6 +192,11 @@ export async function run(
     say(
       `GRPO updates 1 thread  ${beside.alone.toFixed(2)} s alone, ${beside.beside.toFixed(2)} s beside a copy of themselves in another process (${(beside.beside / beside.alone).toFixed(2)}x slower, the copy ran ${beside.rounds} rounds; two cores can reach at most ${((2 * beside.alone) / beside.beside).toFixed(2)}x one on this work)`,
     );
+    const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, job, timeUpdates) : undefined;
+    if (products !== undefined)
+      say(
+        `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
+      );
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       backend,
@@ -217,12 +226,52 @@ export async function run(
       grpoUpdatesSecondsOneThreadAlone: beside.alone,
       grpoUpdatesSecondsOneThreadBesideCopy: beside.beside,
       grpoUpdatesTwoCoresCeiling: (2 * beside.alone) / beside.beside,
+      ...(products !== undefined
+        ? {
+            grpoUpdatesSecondsOwnProducts: products.own,
+            grpoUpdatesSecondsTfjsProducts: products.tfjs,
+            ownProductsSpeedup: products.tfjs / products.own,
+          }
+        : {}),
       rssMiB: process.memoryUsage().rss / 2 ** 20,
       ...(torch !== undefined ? { torch } : {}),
     };
   } finally {
     await worker.close();
     agent.model.dispose();
+  }
+}
+
+/**
+ * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and on ours
+ * (agent/products.ts), in turn, each from the same weights, best of `REPEATS`. Our kernel gives
+ * XNNPack's bits, so the weights after the updates must hash the same; the bench stops if not.
+ */
+async function ownProductsAgainstTfjs(
+  agent: Agent,
+  job: LossJob,
+  timeUpdates: () => Promise<number>,
+): Promise<{ own: number; tfjs: number }> {
+  const start = getWeights(agent.model);
+  const weightsHash = () => {
+    const hash = createHash('sha256');
+    for (const w of getWeights(agent.model)) hash.update(new Uint8Array(w.buffer));
+    return hash.digest('hex');
+  };
+  const on = (own: boolean) => async () => {
+    useOwnProducts(own);
+    setWeights(agent.model, start);
+    const seconds = await timeUpdates();
+    return { seconds, weights: weightsHash() };
+  };
+  try {
+    const [tfjs, own] = await fastestInTurn([on(false), on(true)], (run) => run.seconds, { repeats: REPEATS });
+    if (tfjs!.weights !== own!.weights)
+      throw new Error(`bench: the ${job.batch.batchSize}-transcript updates gave other weights on our products than on tfjs's`);
+    return { own: own!.seconds, tfjs: tfjs!.seconds };
+  } finally {
+    useOwnProducts(true);
+    setWeights(agent.model, start);
   }
 }
 
