@@ -554,6 +554,79 @@ function inPlaceAttention(
 export type KeysValues = { keys: tf.Tensor4D; values: tf.Tensor4D };
 
 /**
+ * `cachedSelfAttention` on our strided kernel (`./products.ts`), with the same values: the keys
+ * are cached transposed, [B, H, dh, S], so that q · k reads q where it lies and writes the
+ * scores [B, H, C, S+C]; probs · v reads the values [B, H, S, dh] in place and writes [B*C, d].
+ * The products add as the two forms of `cachedSelfAttention` do: q · k in order of e (in both),
+ * probs · v in order of s in the depthwise form (XNNPack), in blocks of 48 slots whose sums are
+ * added in turn in the matMul form (tfjs's batched matMul on wasm). `mask` is the matMul form's,
+ * [B, 1, C, S+C].
+ */
+export function inPlaceCachedAttention(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  {
+    batch,
+    heads,
+    form,
+    mask,
+    past,
+  }: {
+    batch: number;
+    heads: number;
+    form: 'depthwise' | 'matmul';
+    mask: tf.Tensor4D;
+    past: KeysValues | undefined;
+  },
+): { out: tf.Tensor2D; cache: KeysValues } {
+  const [rows, width] = h.shape;
+  const length = rows / batch;
+  const headSize = width / heads;
+  const projected = (role: number) => {
+    const [w, b] = roleWeights(wqkv, bqkv, role);
+    return add(matMul(h, w), b); // [B*C, d]
+  };
+  const kT = tf.transpose(reshape(projected(1), [batch, length, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, C]
+  const v = tf.transpose(reshape(projected(2), [batch, length, heads, headSize]), [0, 2, 1, 3]); // [B, H, C, dh]
+  const keys = past === undefined ? kT : tf.concat([past.keys, kT], 3); // [B, H, dh, S+C]
+  const values = past === undefined ? v : tf.concat([past.values, v], 2); // [B, H, S+C, dh]
+  const total = values.shape[2];
+  const qScaled = mul(projected(0), 1 / Math.sqrt(headSize));
+  const shape = { batch, heads };
+  const scores = stridedProduct(qScaled, keys, {
+    ...shape,
+    rows: length,
+    depth: headSize,
+    cols: total,
+    aStrides: [length * width, headSize, width, 1],
+    bStrides: [heads * headSize * total, headSize * total, total],
+    cStrides: [heads * length * total, length * total, total],
+    outShape: [batch, heads, length, total],
+  });
+  const probs = tf.softmax(add(scores, mask));
+  const out = stridedProduct(
+    probs,
+    values,
+    {
+      ...shape,
+      rows: length,
+      depth: total,
+      cols: headSize,
+      aStrides: [heads * length * total, length * total, total, 1],
+      bStrides: [heads * total * headSize, total * headSize, headSize],
+      cStrides: [length * width, headSize, width],
+      outShape: [rows, width],
+    },
+    form === 'matmul' ? { blockSums: TFJS_MATMUL_BLOCK } : {},
+  ) as tf.Tensor2D;
+  return { out, cache: { keys, values } };
+}
+
+/** The block of the inner axis whose partial sums tfjs's batched matMul on wasm adds in turn. */
+const TFJS_MATMUL_BLOCK = 48;
+
+/**
  * Self-attention of a chunk of C new positions per row over the S cached slots before them and
  * over themselves, forward only (sampling): h [B*C, d] -> [B*C, d], with the layer's keys and
  * values after the chunk's are appended, [B, H, S+C, dh]. `past` is undefined before the first

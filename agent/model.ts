@@ -7,12 +7,14 @@ import {
   dense,
   embed,
   gatherRows,
+  inPlaceCachedAttention,
   layerNorm,
   pickLogProbs,
   pickLogProbsWithEntropy,
   reshape,
   type KeysValues,
 } from './layers.ts';
+import { productsInstalled } from './products.ts';
 
 /** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
 const SESSION_DEPTHWISE_MIN_WIDTH = 4;
@@ -417,6 +419,11 @@ export class Session {
   private readonly retired: boolean[];
   private readonly lastLogits: Float32Array;
   private disposed = false;
+  /**
+   * Attention on our strided kernel (`inPlaceCachedAttention`, the same values): keys cached
+   * transposed, [B, H, dh, S], and masks in the matMul form's layout. Decided once per session.
+   */
+  private readonly inPlace: boolean;
 
   constructor(model: PolicyModel, batchSize: number) {
     if (!Number.isInteger(batchSize) || batchSize < 1)
@@ -428,6 +435,7 @@ export class Session {
     this.lastLogits = new Float32Array(batchSize * model.config.vocabSize);
     this.computed = Array.from({ length: batchSize }, (_, b) => b);
     this.retired = new Array<boolean>(batchSize).fill(false);
+    this.inPlace = model.attentionMode === 'depthwise' && productsInstalled();
   }
 
   /** Rows the next feed computes (diagnostic: retired rows leave once they are an eighth of them). */
@@ -538,12 +546,13 @@ export class Session {
       width >= SESSION_DEPTHWISE_MIN_WIDTH && this.model.attentionMode === 'depthwise'
         ? 'depthwise'
         : 'matmul';
+    const maskLayout = this.inPlace ? 'matmul' : mode;
     const mask = new Float32Array(batch * width * total);
     rows.forEach((b, p) => {
       const chunk = chunks[b] as readonly number[];
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) {
-        const base = (mode === 'depthwise' ? j * batch + p : p * width + j) * total;
+        const base = (maskLayout === 'depthwise' ? j * batch + p : p * width + j) * total;
         const querySlot = this.slots + j;
         for (let s = 0; s < total; s++) {
           const ok = s < this.slots ? rowValid[s] === true : s - this.slots < chunk.length;
@@ -556,20 +565,17 @@ export class Session {
     const past = this.cache;
     const result = tf.tidy(() => {
       const maskTensor =
-        mode === 'depthwise'
+        maskLayout === 'depthwise'
           ? tf.tensor4d(mask, [width, batch, 1, total])
           : tf.tensor4d(mask, [batch, 1, width, total]);
       let x = add(gatherRows(weights.wte, ids), gatherRows(weights.wpe, positions)); // [B*C, d]
       const cache: KeysValues[] = [];
       weights.blocks.forEach((block, layer) => {
         x = transformerBlock(x, block, (normed) => {
-          const attended = cachedSelfAttention(normed, block.wqkv, block.bqkv, {
-            batch,
-            heads: nHeads,
-            mode,
-            mask: maskTensor,
-            past: past[layer],
-          });
+          const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
+          const attended = this.inPlace
+            ? inPlaceCachedAttention(normed, block.wqkv, block.bqkv, { ...options, form: mode })
+            : cachedSelfAttention(normed, block.wqkv, block.bqkv, { ...options, mode });
           cache.push(attended.cache);
           return attended.out;
         });
@@ -616,14 +622,19 @@ export class Session {
     });
     const { nHeads, dModel } = this.model.config;
     const headSize = dModel / nHeads;
-    const gatherSlots = (cached: tf.Tensor4D) =>
+    // Cached [B, H, S, dh], or [B, H, dh, S] (`transposed`, the in-place form's keys).
+    const gatherSlots = (cached: tf.Tensor4D, transposed = false) =>
       tf.tidy(() => {
-        const rows = reshape(tf.transpose(cached, [0, 2, 1, 3]), [batch * this.slots, dModel]); // [(b, s), (h, e)]
+        const bySlot = tf.transpose(cached, transposed ? [0, 3, 1, 2] : [0, 2, 1, 3]); // [b, s, h, e]
+        const rows = reshape(bySlot, [batch * this.slots, dModel]); // [(b, s), (h, e)]
         const picked = gatherRows(rows, index); // [(b, s'), (h, e)]
-        return tf.transpose(reshape(picked, [batch, width, nHeads, headSize]), [0, 2, 1, 3]);
+        return tf.transpose(
+          reshape(picked, [batch, width, nHeads, headSize]),
+          transposed ? [0, 2, 3, 1] : [0, 2, 1, 3],
+        );
       });
     const cache = this.cache.map(({ keys, values }) => ({
-      keys: gatherSlots(keys),
+      keys: gatherSlots(keys, this.inPlace),
       values: gatherSlots(values),
     }));
     this.disposeCache();

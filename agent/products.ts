@@ -35,7 +35,9 @@ const ROWS = [4, 1] as const;
  * `colCount` outputs (multiples of the tile), by rows of tiles or (columnsOuter) by columns.
  * Byte addresses: A(i, k) at a + i*ai + k*ak, B(k, j) at b + k*bk + j*bj (8 columns from there
  * are contiguous), C(i, j) at c + i*cs + 4j, bias(j) at bias + 4j. init: 0 starts at zero, 1 at
- * the bias, 2 at C (a later block of k). relu: clamp at 0 at the end (XNNPack's `pmax(0, x)`).
+ * the bias, 2 at C (a later block of k); 3 starts at zero and adds C at the end (C += this
+ * block's sum, as tfjs's blocked batched matMul adds). relu: clamp at 0 at the end (XNNPack's
+ * `pmax(0, x)`).
  */
 function tileKernel(rows: number, width: number, columnsOuter: boolean): string {
   const vectors = Math.floor(width / 4); // 0 for the scalar tail
@@ -111,6 +113,9 @@ function tileKernel(rows: number, width: number, columnsOuter: boolean): string 
     ]).flat(),
     '(local.set $pb (i32.add (local.get $pb) (local.get $bk)))',
     '(br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))',
+    '(if (i32.eq (local.get $init) (i32.const 3)) (then',
+    ...each((r, v) => `(local.set ${acc(r, v)} (${add} ${load(rowAddress(r), v)} (local.get ${acc(r, v)})))`),
+    '))',
     '(if (local.get $relu) (then',
     ...each((r, v) => `(local.set ${acc(r, v)} ${clamp(`(local.get ${acc(r, v)})`)})`),
     '))',
@@ -233,7 +238,14 @@ export interface ProductGeometry {
   outShape: number[];
 }
 
-type ProductAttrs = ProductGeometry & { relu: boolean; columnsOuter: boolean; kBlock: number; pack: boolean };
+type ProductAttrs = ProductGeometry & {
+  relu: boolean;
+  columnsOuter: boolean;
+  kBlock: number;
+  pack: boolean;
+  /** Each later block of depth adds its own sum to C (init 3) instead of continuing C's (init 2). */
+  blockSums: boolean;
+};
 
 function productKernel({
   inputs,
@@ -248,6 +260,7 @@ function productKernel({
   const { rows, depth, cols, batch, heads, aStrides, bStrides, cStrides, relu, columnsOuter, kBlock, pack } =
     attrs;
   const { tiles, pack8 } = module!;
+  if (depth === 0) throw new Error(`${PRODUCT_KERNEL}: a product over an empty inner axis`);
   const offset = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;
   const out = backend.makeOutput(attrs.outShape, 'float32');
   const [aBatch, aHead, ai, ak] = aStrides.map((s) => 4 * s) as [number, number, number, number];
@@ -277,7 +290,7 @@ function productKernel({
       if (packing) pack8(pb, bk, panels, depth, cols8 / 8);
       for (let k0 = 0; k0 < depth; k0 += kBlock) {
         const blockDepth = Math.min(kBlock, depth - k0);
-        const init = k0 > 0 ? 2 : bias === undefined ? 0 : 1;
+        const init = k0 > 0 ? (attrs.blockSums ? 3 : 2) : bias === undefined ? 0 : 1;
         const clamp = relu && k0 + blockDepth === depth ? 1 : 0;
         for (const [rowTile, i0, rowCount] of rowBlocks)
           for (const [colTile, j0, colCount] of colBlocks) {
@@ -315,15 +328,23 @@ function productKernel({
 
 /**
  * A strided product on our kernel (`productsInstalled()` must hold): see `ProductGeometry`.
- * Depth is added in one pass (no blocking), by rows of tiles.
+ * Depth is added in one pass, in order of k (XNNPack's GEMM and depthwise convolution), or with
+ * `blockSums: n` as tfjs's batched matMul on wasm adds it: the sum of each block of n values of
+ * k on its own, the blocks' sums added to the output in turn (48 in tfjs 4.22).
  */
-export function stridedProduct(a: tf.Tensor, b: tf.Tensor, geometry: ProductGeometry): tf.Tensor {
+export function stridedProduct(
+  a: tf.Tensor,
+  b: tf.Tensor,
+  geometry: ProductGeometry,
+  { blockSums }: { blockSums?: number } = {},
+): tf.Tensor {
   const attrs: ProductAttrs = {
     ...geometry,
     relu: false,
     columnsOuter: false,
-    kBlock: geometry.depth,
+    kBlock: blockSums ?? Math.max(geometry.depth, 1),
     pack: false,
+    blockSums: blockSums !== undefined,
   };
   return tf.engine().runKernel(PRODUCT_KERNEL, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor;
 }
@@ -377,6 +398,7 @@ export function product(
     columnsOuter: transposeA,
     kBlock: transposeA ? K_BLOCK_TRANSPOSED : K_BLOCK,
     pack: !transposeA,
+    blockSums: false,
   };
   const inputs = bias === undefined ? { a, b } : { a, b, bias };
   return tf.engine().runKernel(PRODUCT_KERNEL, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;

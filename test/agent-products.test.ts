@@ -145,6 +145,44 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
   });
 
+  it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring and compaction', () => {
+    const config: ModelConfig = {
+      vocabSize: 30,
+      contextLength: 128,
+      dModel: 16,
+      nHeads: 2,
+      nLayers: 2,
+      dFF: 24,
+    };
+    const model = createModel(config, new Rng('products/session'), { attention: 'depthwise' });
+    const rng = new Rng('products/session/plan');
+    const rows = 12;
+    // A wide first chunk (the depthwise form), then mostly single tokens (the matMul form, whose
+    // value products add in blocks of 48 slots), some rows skipping feeds so padding builds up
+    // and the cache is compacted, and rows retiring.
+    const plan = Array.from({ length: 40 }, (_, feed) =>
+      Array.from({ length: rows }, (_, b) => {
+        if (feed > 30 + (b % 5)) return [];
+        const size = feed === 0 ? 50 + b : feed % 9 === 4 && b % 3 === 0 ? 5 : rng.int(3) === 0 ? 0 : 1;
+        return Array.from({ length: size }, () => rng.int(config.vocabSize));
+      }),
+    );
+    const play = (on: boolean): Uint32Array[] => {
+      useOwnProducts(on);
+      const session = model.startSession(rows);
+      const out = plan.map((chunks, feed) => {
+        session.retire(chunks.flatMap((_, b) => (feed === 31 + (b % 5) ? [b] : [])));
+        return new Uint32Array(session.feed(chunks).buffer);
+      });
+      session.dispose();
+      return out;
+    };
+    const ours = play(true);
+    const reference = play(false);
+    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    model.dispose();
+  });
+
   it("a whole model's loss gradient", () => {
     const config: ModelConfig = {
       vocabSize: 40,
