@@ -330,6 +330,29 @@ function depthwiseAttention(
   return { probs, out: batchedProduct(tf.transpose(probs, [0, 2, 1]), v) };
 }
 
+/**
+ * The gradients of q|k|v = h · wqkv + bqkv [B*T, 3C] from each role's, dRoles[role] [B*T, C]:
+ * dh [B*T, C], dwqkv [C, 3C] and dbqkv [3C] (the roles' columns side by side).
+ */
+function projectionGrads(h: tf.Tensor2D, wqkv: tf.Tensor2D, dRoles: tf.Tensor2D[]): tf.Tensor[] {
+  const width = h.shape[1];
+  const dH = tf.addN(
+    dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(wqkv, [0, role * width], [width, width])))),
+  );
+  const grads = dRoles.map((d) => weightAndBiasGrad(h, d));
+  return [
+    dH,
+    tf.concat(
+      grads.map(([dW]) => dW),
+      1,
+    ),
+    tf.concat(
+      grads.map(([, dB]) => dB),
+      0,
+    ),
+  ];
+}
+
 /** Column slices of wqkv [C, 3C] and bqkv [3C] for one role (0 q, 1 k, 2 v). */
 function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Tensor2D, tf.Tensor1D] {
   const width = wqkv.shape[0];
@@ -425,22 +448,7 @@ export function causalSelfAttention(
         const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]), toSNE(ks)); // [t, n, e], times scale below
         const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
         const dRoles = [mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)]; // each [B*T, C]
-        const dH = tf.addN(
-          dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))),
-        );
-        // dW [C, 3C] and dB [3C], the roles' columns side by side.
-        const grads = dRoles.map((d) => weightAndBiasGrad(hs, d));
-        return [
-          dH,
-          tf.concat(
-            grads.map(([dW]) => dW),
-            1,
-          ),
-          tf.concat(
-            grads.map(([, dB]) => dB),
-            0,
-          ),
-        ];
+        return projectionGrads(hs, ws, dRoles);
       },
     };
   });
@@ -529,29 +537,23 @@ function inPlaceAttention(
         const dQ = toActivation(dScores, across(matrices), ks); // times scale below
         const dK = toActivation(dScores, down(matrices), qsSaved); // dScores^T · qs
         const dRoles = [mul(dQ, scale), dK, dV]; // each [B*T, C]
-        const dH = tf.addN(
-          dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(ws, [0, role * width], [width, width])))),
-        );
-        const grads = dRoles.map((d) => weightAndBiasGrad(hs, d));
-        return [
-          dH,
-          tf.concat(
-            grads.map(([dW]) => dW),
-            1,
-          ),
-          tf.concat(
-            grads.map(([, dB]) => dB),
-            0,
-          ),
-        ];
+        return projectionGrads(hs, ws, dRoles);
       },
     };
   });
   return op(h, wqkv, bqkv);
 }
 
-/** One layer's keys and values in a sampling session's cache, each [B, H, S, dh]. */
+/** One layer's keys and values in a sampling session's cache, each [B, H, S, dh] (keys [B, H, dh, S] in place). */
 export type KeysValues = { keys: tf.Tensor4D; values: tf.Tensor4D };
+
+/** A session's attention over its cache: rows, heads, the additive mask, and the layer's cache before the chunk. */
+type CachedAttentionOptions = {
+  batch: number;
+  heads: number;
+  mask: tf.Tensor4D;
+  past: KeysValues | undefined;
+};
 
 /**
  * `cachedSelfAttention` on our strided kernel (`./products.ts`), with the same values: the keys
@@ -566,19 +568,7 @@ export function inPlaceCachedAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  {
-    batch,
-    heads,
-    form,
-    mask,
-    past,
-  }: {
-    batch: number;
-    heads: number;
-    form: 'depthwise' | 'matmul';
-    mask: tf.Tensor4D;
-    past: KeysValues | undefined;
-  },
+  { batch, heads, form, mask, past }: CachedAttentionOptions & { form: 'depthwise' | 'matmul' },
 ): { out: tf.Tensor2D; cache: KeysValues } {
   const [rows, width] = h.shape;
   const length = rows / batch;
@@ -639,19 +629,7 @@ export function cachedSelfAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  {
-    batch,
-    heads,
-    mode,
-    mask,
-    past,
-  }: {
-    batch: number;
-    heads: number;
-    mode: 'depthwise' | 'matmul';
-    mask: tf.Tensor4D;
-    past: KeysValues | undefined;
-  },
+  { batch, heads, mode, mask, past }: CachedAttentionOptions & { mode: 'depthwise' | 'matmul' },
 ): { out: tf.Tensor2D; cache: KeysValues } {
   const [rows, width] = h.shape;
   const length = rows / batch;

@@ -265,9 +265,13 @@ async function ownProductsAgainstTfjs(
     return { seconds, weights: weightsHash() };
   };
   try {
-    const [tfjs, own] = await fastestInTurn([on(false), on(true)], (run) => run.seconds, { repeats: REPEATS });
+    const [tfjs, own] = await fastestInTurn([on(false), on(true)], (run) => run.seconds, {
+      repeats: REPEATS,
+    });
     if (tfjs!.weights !== own!.weights)
-      throw new Error(`bench: the ${job.batch.batchSize}-transcript updates gave other weights on our products than on tfjs's`);
+      throw new Error(
+        `bench: the ${job.batch.batchSize}-transcript updates gave other weights on our products than on tfjs's`,
+      );
     return { own: own!.seconds, tfjs: tfjs!.seconds };
   } finally {
     useOwnProducts(true);

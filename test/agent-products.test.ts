@@ -41,6 +41,17 @@ function bitsDiffer(x: tf.Tensor, y: tf.Tensor): number {
   return differ;
 }
 
+/** Runs `compute` on our kernel and on tfjs's own products: every tensor it returns, bit for bit the same. */
+function expectSameBitsBothWays(compute: () => tf.Tensor[]): void {
+  useOwnProducts(true);
+  const ours = compute();
+  useOwnProducts(false);
+  const reference = compute();
+  useOwnProducts(true);
+  expect(ours).toHaveLength(reference.length);
+  ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!), `output ${i}`).toBe(0));
+}
+
 function kernelsRun(f: () => tf.Tensor | tf.Tensor[]): Promise<string[]> {
   return tf.profile(() => f()).then((info) => info.kernelNames);
 }
@@ -106,8 +117,7 @@ describe('product: our kernel gives XNNPack bits', () => {
 });
 
 describe('layers on our kernel: the same bits as the depthwise form on tfjs kernels', () => {
-  function attentionCase(on: boolean) {
-    useOwnProducts(on);
+  function attentionCase() {
     const rng = new Rng('products/attention');
     const [batch, length, heads, width] = [3, 13, 2, 16];
     const h = random(rng, [batch * length, width]) as tf.Tensor2D;
@@ -122,16 +132,12 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
   }
 
   it('causal self-attention, forward and gradients', async () => {
-    const ours = attentionCase(true);
-    const reference = attentionCase(false);
-    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
-    useOwnProducts(true);
-    expect(await kernelsRun(() => attentionCase(true)[0]!)).not.toContain('DepthwiseConv2dNative');
+    expectSameBitsBothWays(attentionCase);
+    expect(await kernelsRun(() => attentionCase()[0]!)).not.toContain('DepthwiseConv2dNative');
   });
 
   it('a ReLU dense layer under a gradient tape (where tfjs adds the bias after the product)', () => {
-    const run = (on: boolean) => {
-      useOwnProducts(on);
+    expectSameBitsBothWays(() => {
       const rng = new Rng('products/dense');
       const x = random(rng, [50, 24]) as tf.Tensor2D;
       const w = random(rng, [24, 40], 0.3) as tf.Tensor2D;
@@ -139,10 +145,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
       const f = (xx: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor) =>
         tf.sum(tf.square(dense(xx as tf.Tensor2D, ww as tf.Tensor2D, bb as tf.Tensor1D, { relu: true })));
       return [dense(x, w, b, { relu: true }), ...tf.grads(f)([x, w, b])];
-    };
-    const ours = run(true);
-    const reference = run(false);
-    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
+    });
   });
 
   it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring and compaction', () => {
@@ -199,14 +202,9 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
       undefined,
       'int32',
     );
-    const gradients = (on: boolean) => {
-      useOwnProducts(on);
+    expectSameBitsBothWays(() => {
       const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(model.tokenLogProbs(ids))) as tf.Scalar);
       return [value, ...Object.values(grads)];
-    };
-    const ours = gradients(true);
-    const reference = gradients(false);
-    expect(ours).toHaveLength(reference.length);
-    ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!)).toBe(0));
+    });
   });
 });
