@@ -108,15 +108,30 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
         `tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`,
       );
     await tf.ready();
-    if (name === 'wasm') await installProducts();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new BackendError(
       `backend '${name}' could not start: ${reason}${name === 'tensorflow' ? ' (install @tensorflow/tfjs-node, or choose TINYAGENT_BACKEND=wasm)' : ''}`,
     );
   }
+  if (name === 'wasm') {
+    // Our product kernel gives tfjs's own products' bits, only faster: if it cannot start, wasm
+    // runs on tfjs's products and says why in `productKernelProblem`.
+    try {
+      await installProducts();
+    } catch (error) {
+      productProblem = error instanceof Error ? error.message : String(error);
+    }
+  }
   active = name;
   return name;
+}
+
+let productProblem: string | undefined;
+
+/** Why our wasm product kernel could not start (the products then run on tfjs's own), or undefined. */
+export function productKernelProblem(): string | undefined {
+  return productProblem;
 }
 
 async function loadTfjsNode(): Promise<void> {

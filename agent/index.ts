@@ -2,6 +2,7 @@
 export {
   activeBackend,
   initBackend,
+  productKernelProblem,
   BACKEND_PREFERENCES,
   BackendError,
   UnknownBackendError,

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../agent/backend.ts';
+import { initBackend, productKernelProblem } from '../agent/backend.ts';
 import { causalSelfAttention, dense } from '../agent/layers.ts';
 import { createModel, type ModelConfig } from '../agent/model.ts';
 import {
@@ -71,6 +71,7 @@ const SHAPES: [number, number, number][] = [
 
 describe('product: our kernel gives XNNPack bits', () => {
   it('runs our kernel when on, and tfjs products when off', async () => {
+    expect(productKernelProblem()).toBeUndefined();
     expect(productsInstalled()).toBe(true);
     expect(productsModuleText()).toContain('f32x4.add');
     const a = tf.ones([8, 4]) as tf.Tensor2D;

@@ -15,7 +15,12 @@ import {
   type Command,
   type FieldSchema,
 } from '../args.ts';
-import { BACKEND_PREFERENCES, checkpointChecksum, initBackend } from '../../agent/index.ts';
+import {
+  BACKEND_PREFERENCES,
+  checkpointChecksum,
+  initBackend,
+  productKernelProblem,
+} from '../../agent/index.ts';
 import {
   measuresDevSplit,
   snapshotDir,
@@ -255,6 +260,9 @@ export const command: Command = {
       const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
       try {
         log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
+        const problem = productKernelProblem();
+        if (problem !== undefined)
+          log.say(`products on tfjs's own kernels (the same numbers, slower): ${problem}`);
         const summary = await trainSnapshots(config, { runDir, log });
         const s = summary.seconds;
         log.say(
