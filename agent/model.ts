@@ -16,7 +16,11 @@ import {
 } from './layers.ts';
 import { productsInstalled } from './products.ts';
 
-/** Chunks at least this wide use the depthwise attention form in a session on wasm (measured). */
+/**
+ * Chunks at least this wide use the depthwise attention form in a session on wasm (measured on
+ * tfjs's kernels). In place on our kernel the two forms cost the same, but the width still
+ * decides how the values product adds (in order, or in blocks of 48), so the numbers keep it.
+ */
 const SESSION_DEPTHWISE_MIN_WIDTH = 4;
 
 /**
