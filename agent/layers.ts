@@ -353,6 +353,16 @@ function projectionGrads(h: tf.Tensor2D, wqkv: tf.Tensor2D, dRoles: tf.Tensor2D[
   ];
 }
 
+/**
+ * A session's q, k or v [B*C, d]: an unfused product plus a bias add, in both session forms. A
+ * fused bias (as in training) rounds differently, and the committed smoke results pin sampling's
+ * numbers.
+ */
+function sessionProjection(h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): tf.Tensor2D {
+  const [w, b] = roleWeights(wqkv, bqkv, role);
+  return add(matMul(h, w), b);
+}
+
 /** Column slices of wqkv [C, 3C] and bqkv [3C] for one role (0 q, 1 k, 2 v). */
 function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Tensor2D, tf.Tensor1D] {
   const width = wqkv.shape[0];
@@ -573,10 +583,7 @@ export function inPlaceCachedAttention(
   const [rows, width] = h.shape;
   const length = rows / batch;
   const headSize = width / heads;
-  const projected = (role: number) => {
-    const [w, b] = roleWeights(wqkv, bqkv, role);
-    return add(matMul(h, w), b); // [B*C, d]
-  };
+  const projected = (role: number) => sessionProjection(h, wqkv, bqkv, role); // [B*C, d]
   const kT = tf.transpose(reshape(projected(1), [batch, length, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, C]
   const v = tf.transpose(reshape(projected(2), [batch, length, heads, headSize]), [0, 2, 1, 3]); // [B, H, C, dh]
   const keys = past === undefined ? kT : tf.concat([past.keys, kT], 3); // [B, H, dh, S+C]
@@ -636,10 +643,11 @@ export function cachedSelfAttention(
   const headSize = width / heads;
   const n = batch * heads;
   // Each role's [B*C, d] -> [B, H, C, dh].
-  const project = (role: number) => {
-    const [w, b] = roleWeights(wqkv, bqkv, role);
-    return tf.transpose(reshape(add(matMul(h, w), b), [batch, length, heads, headSize]), [0, 2, 1, 3]);
-  };
+  const project = (role: number) =>
+    tf.transpose(
+      reshape(sessionProjection(h, wqkv, bqkv, role), [batch, length, heads, headSize]),
+      [0, 2, 1, 3],
+    );
   const q = project(0);
   const k = project(1);
   const v = project(2);
