@@ -144,6 +144,45 @@ export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tens
 }
 
 /**
+ * Rows `rows` of x [N, C] -> [R, C] (`gatherRows`), differentiable: the gradient puts dy's rows
+ * back where they came from, zeros elsewhere. Every layer after it is row-wise, so the rows it
+ * keeps get the same values, and the same gradients, as in the whole batch.
+ */
+export function pickRows(x: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
+  const count = x.shape[0];
+  const op = customOp((xIn: tf.Tensor2D, _save: Saver) => ({
+    value: gatherRows(xIn, rows),
+    gradFunc: (dy: tf.Tensor2D) => placeRows(dy, rows, count),
+  }));
+  return op(x);
+}
+
+/**
+ * The inverse of `pickRows`: values [R, C] placed at `rows` of a [count, C] of zeros, rows
+ * distinct. Differentiable: the gradient is dy's rows at `rows`.
+ */
+export function placeRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
+  const [picked, width] = values.shape;
+  if (picked !== rows.length)
+    throw new RangeError(`placeRows: ${picked} rows of values for ${rows.length} places`);
+  const op = customOp((valuesIn: tf.Tensor2D, _save: Saver) => {
+    const from = valuesIn.dataSync() as Float32Array;
+    const out = new Float32Array(count * width);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as number;
+      if (!Number.isInteger(row) || row < 0 || row >= count)
+        throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
+      out.set(from.subarray(i * width, (i + 1) * width), row * width);
+    }
+    return {
+      value: tf.tensor2d(out, [count, width]),
+      gradFunc: (dy: tf.Tensor2D) => gatherRows(dy, rows),
+    };
+  });
+  return op(values);
+}
+
+/**
  * Embedding lookup `table[ids]` [N, C]: a gather forward, and as gradient the plain 2-D product
  * oneHot(ids)^T · dy (the gradient of `tf.gather` needs a kernel wasm lacks). Only the table
  * gets a gradient.

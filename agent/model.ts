@@ -11,6 +11,8 @@ import {
   layerNorm,
   pickLogProbs,
   pickLogProbsWithEntropy,
+  pickRows,
+  placeRows,
   reshape,
   type KeysValues,
 } from './layers.ts';
@@ -152,13 +154,22 @@ interface ModelWeights {
  * ln1(x) [N, d] -> [N, d]: the one part that differs between the full-sequence forward
  * (`causalSelfAttention`, with gradients) and a session's incremental one
  * (`cachedSelfAttention`, over the key/value cache).
+ *
+ * With `rows`, the block's output is wanted at those rows only (the last block, whose output
+ * feeds nothing but the head): attention still runs over every row, since every row's key and
+ * value are read, and the rest of the block runs on the chosen rows alone, [R, d]. Every step
+ * after attention is row-wise, so those rows get the same values, and the same gradients.
  */
 function transformerBlock(
   x: tf.Tensor2D,
   w: BlockWeights,
   attend: (normed: tf.Tensor2D) => tf.Tensor2D,
+  rows?: ArrayLike<number>,
 ): tf.Tensor2D {
-  const attended = add(x, dense(attend(layerNorm(x, w.ln1Gain, w.ln1Bias)), w.wo, w.bo));
+  const attention = attend(layerNorm(x, w.ln1Gain, w.ln1Bias));
+  const [residual, heads] =
+    rows === undefined ? [x, attention] : [pickRows(x, rows), pickRows(attention, rows)];
+  const attended = add(residual, dense(heads, w.wo, w.bo));
   const hidden = dense(layerNorm(attended, w.ln2Gain, w.ln2Bias), w.w1, w.b1, { relu: true }); // [N, f]
   return add(attended, dense(hidden, w.w2, w.b2));
 }
@@ -175,6 +186,20 @@ function isVector(t: tf.Tensor): t is tf.Tensor1D {
 
 function isMatrix(t: tf.Tensor): t is tf.Tensor2D {
   return t.rank === 2;
+}
+
+/** Which positions of [B, T-1] a caller reads: where `only` is nonzero (every one without it). */
+export interface PositionsOption {
+  only?: ArrayLike<number>;
+}
+
+/** Indices of the nonzero entries of a mask, in order. */
+function positionsWhere(mask: ArrayLike<number>): Int32Array {
+  let count = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) count += 1;
+  const rows = new Int32Array(count);
+  for (let i = 0, j = 0; i < mask.length; i++) if (mask[i] !== 0) rows[j++] = i;
+  return rows;
 }
 
 /** Per-position log-probabilities of the next token and entropies of the next-token distribution. */
@@ -294,8 +319,11 @@ export class PolicyModel {
     return v;
   }
 
-  /** Rows [B*T, d] out of the last block (before the final LayerNorm) for int32 ids [B, T] (T <= contextLength). */
-  private hidden(ids: tf.Tensor2D): tf.Tensor2D {
+  /**
+   * Rows [B*T, d] out of the last block (before the final LayerNorm) for int32 ids [B, T]
+   * (T <= contextLength); with `rows` (indices into the B*T rows), those rows only, [R, d].
+   */
+  private hidden(ids: tf.Tensor2D, rows?: ArrayLike<number>): tf.Tensor2D {
     const [batch, length] = ids.shape;
     const { dModel: d, contextLength, nHeads } = this.config;
     if (length > contextLength)
@@ -303,16 +331,21 @@ export class PolicyModel {
     const tokens = embed(reshape(tf.cast(ids, 'int32'), [-1]), this.weights.wte); // [B*T, d]
     const positions = tf.slice(this.weights.wpe, [0, 0], [length, d]); // [T, d]
     let x = reshape(add(reshape(tokens, [batch, length, d]), positions), [batch * length, d]);
-    for (const block of this.weights.blocks) {
-      x = transformerBlock(x, block, (normed) =>
-        causalSelfAttention(normed, block.wqkv, block.bqkv, {
-          batch,
-          length,
-          heads: nHeads,
-          mode: this.attentionMode,
-        }),
+    const last = this.weights.blocks.length - 1;
+    this.weights.blocks.forEach((block, layer) => {
+      x = transformerBlock(
+        x,
+        block,
+        (normed) =>
+          causalSelfAttention(normed, block.wqkv, block.bqkv, {
+            batch,
+            length,
+            heads: nHeads,
+            mode: this.attentionMode,
+          }),
+        layer === last ? rows : undefined,
       );
-    }
+    });
     return x;
   }
 
@@ -326,38 +359,68 @@ export class PolicyModel {
 
   /**
    * out[b, t] = log p(ids[b, t+1] | ids[b, 0..t]) for int32 ids [B, T]; shape [B, T-1].
-   * Differentiable with respect to `variables()`.
+   * Differentiable with respect to `variables()`. With `only` (a [B, T-1] mask, such as a
+   * loss's target mask), the values are computed where the mask is nonzero and are 0 elsewhere;
+   * where computed they are the same bits as without it, and so are the gradients of anything
+   * that reads them only there. Training's losses pass their masks: the last block after
+   * attention and the head then run on those positions alone.
    */
-  tokenLogProbs(ids: tf.Tensor2D): tf.Tensor2D {
+  tokenLogProbs(ids: tf.Tensor2D, { only }: PositionsOption = {}): tf.Tensor2D {
     return tf.tidy(() => {
-      const { logits, targets, shape } = this.nextTokenLogits(ids);
-      return reshape(pickLogProbs(logits, targets), shape);
+      const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
+      return reshape(place(reshape(pickLogProbs(logits, targets), [-1, 1])), shape);
     });
   }
 
-  /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution. */
-  tokenStats(ids: tf.Tensor2D): TokenStats {
+  /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution (`only` as there). */
+  tokenStats(ids: tf.Tensor2D, { only }: PositionsOption = {}): TokenStats {
     return tf.tidy(() => {
-      const { logits, targets, shape } = this.nextTokenLogits(ids);
-      const [picked, entropy] = tf.split(pickLogProbsWithEntropy(logits, targets), 2, 1);
+      const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
+      const [picked, entropy] = tf.split(place(pickLogProbsWithEntropy(logits, targets)), 2, 1);
       // split into 2 gives 2
       return { logProbs: reshape(picked!, shape), entropy: reshape(entropy!, shape) };
     });
   }
 
-  /** Logits [B*(T-1), V] at positions 0..T-2 of int32 ids [B, T], the int32 next tokens [B*(T-1)], and [B, T-1]. */
-  private nextTokenLogits(ids: tf.Tensor2D): {
+  /**
+   * Logits [R, V] at positions 0..T-2 of int32 ids [B, T] (every one, R = B*(T-1), or those
+   * where `only` is nonzero), their int32 next tokens [R], the output shape [B, T-1], and
+   * `place`, which puts per-position rows [R, k] at their places in [B*(T-1), k] (zeros
+   * elsewhere).
+   */
+  private nextTokenLogits(
+    ids: tf.Tensor2D,
+    only: ArrayLike<number> | undefined,
+  ): {
     logits: tf.Tensor2D;
     targets: tf.Tensor1D;
     shape: [number, number];
+    place: (perPosition: tf.Tensor2D) => tf.Tensor2D;
   } {
     const [batch, length] = ids.shape;
     if (length < 2) throw new RangeError(`tokenLogProbs: need at least 2 tokens per row, got ${length}`);
     const steps = length - 1;
+    const positions = batch * steps;
+    if (only !== undefined && only.length !== positions)
+      throw new RangeError(
+        `tokenLogProbs: only has ${only.length} entries for [${batch}, ${steps}] positions`,
+      );
     const inputs = tf.slice(ids, [0, 0], [batch, steps]); // [B, T-1]
-    const targets = reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]); // [B*(T-1)]
-    const logits = outputLogits(this.hidden(inputs), this.weights); // [B*(T-1), V]
-    return { logits, targets: tf.cast(targets, 'int32'), shape: [batch, steps] };
+    const rows = only === undefined ? [] : positionsWhere(only);
+    // Every position wanted (or none, where the full forward gives the same zero-weighted loss):
+    // the whole forward.
+    if (rows.length === 0 || rows.length === positions) {
+      const targets = reshape(tf.slice(ids, [0, 1], [batch, steps]), [-1]); // [B*(T-1)]
+      const logits = outputLogits(this.hidden(inputs), this.weights); // [B*(T-1), V]
+      return { logits, targets: tf.cast(targets, 'int32'), shape: [batch, steps], place: (x) => x };
+    }
+    const idValues = ids.dataSync();
+    const targets = tf.tensor1d(
+      Int32Array.from(rows, (row) => idValues[Math.floor(row / steps) * length + (row % steps) + 1]!),
+      'int32',
+    );
+    const logits = outputLogits(this.hidden(inputs, rows), this.weights); // [R, V]
+    return { logits, targets, shape: [batch, steps], place: (x) => placeRows(x, rows, positions) };
   }
 
   /** A key/value-cached sampling session over `batchSize` rows. */
@@ -574,18 +637,25 @@ export class Session {
           : tf.tensor4d(mask, [batch, 1, width, total]);
       let x = add(gatherRows(weights.wte, ids), gatherRows(weights.wpe, positions)); // [B*C, d]
       const cache: KeysValues[] = [];
+      const lastLayer = weights.blocks.length - 1;
       weights.blocks.forEach((block, layer) => {
-        x = transformerBlock(x, block, (normed) => {
-          const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
-          const attended = this.inPlace
-            ? inPlaceCachedAttention(normed, block.wqkv, block.bqkv, { ...options, form: mode })
-            : cachedSelfAttention(normed, block.wqkv, block.bqkv, { ...options, mode });
-          cache.push(attended.cache);
-          return attended.out;
-        });
+        x = transformerBlock(
+          x,
+          block,
+          (normed) => {
+            const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
+            const attended = this.inPlace
+              ? inPlaceCachedAttention(normed, block.wqkv, block.bqkv, { ...options, form: mode })
+              : cachedSelfAttention(normed, block.wqkv, block.bqkv, { ...options, mode });
+            cache.push(attended.cache);
+            return attended.out;
+          },
+          // Only each row's last new position is read out of the last block (all of them when
+          // every row was fed one token).
+          layer === lastLayer && lastIndex.length < batch * width ? lastIndex : undefined,
+        );
       });
-      const last = gatherRows(x, lastIndex); // [R, d]
-      return { logits: outputLogits(last, weights), cache };
+      return { logits: outputLogits(x, weights), cache }; // [R, V]
     });
     tf.dispose(past.flatMap(({ keys, values }) => [keys, values]));
     this.cache = result.cache;

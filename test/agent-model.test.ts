@@ -13,6 +13,7 @@ import {
   type ModelConfig,
   type PolicyModel,
 } from '../agent/model.ts';
+import { useOwnProducts } from '../agent/products.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
@@ -164,6 +165,92 @@ describe('forward and gradients', () => {
     );
     expect(logProbs.shape).toEqual([2, 5]);
     tf.dispose([ids, logProbs, entropy, logits, expected]);
+    model.dispose();
+  });
+});
+
+describe('tokenLogProbs and tokenStats at some positions only', () => {
+  // A mask over [B, T-1] with a row left empty and a row full, the rest at random.
+  function someMask(rows: number, steps: number, rng: Rng): Float32Array {
+    return Float32Array.from({ length: rows * steps }, (_, i) => {
+      const row = Math.floor(i / steps);
+      return row === 0 ? 0 : row === 1 ? 1 : rng.next() < 0.3 ? 1 : 0;
+    });
+  }
+
+  it.each([
+    ['our products', true],
+    ["tfjs's products", false],
+  ] as const)(
+    'give the bits of the whole forward where the mask is set and 0 elsewhere, and the same gradients bit for bit (%s)',
+    (_, own) => {
+      useOwnProducts(own);
+      const model = createModel(small, new Rng('only'), WASM);
+      try {
+        for (const mode of ['depthwise', 'matmul'] as const) {
+          model.attentionMode = mode;
+          const [rows, length] = [5, 23];
+          const ids = tf.tensor2d(
+            randomIds(new Rng('only/ids'), rows, length, small.vocabSize),
+            undefined,
+            'int32',
+          );
+          const mask = someMask(rows, length - 1, new Rng('only/mask'));
+          const maskTensor = tf.tensor2d(mask, [rows, length - 1]);
+          // A loss that reads the values only where the mask is set, as training's losses do.
+          const lossOf = (stats: { logProbs: tf.Tensor2D; entropy: tf.Tensor2D }) =>
+            tf.neg(
+              tf.sum(tf.mul(tf.add(stats.logProbs, tf.mul(stats.entropy, 0.3)), maskTensor)),
+            ) as tf.Scalar;
+          const whole = tf.variableGrads(() => lossOf(model.tokenStats(ids)));
+          const some = tf.variableGrads(() => lossOf(model.tokenStats(ids, { only: mask })));
+          expect(some.value.dataSync()[0], mode).toBe(whole.value.dataSync()[0]);
+          for (const name of Object.keys(whole.grads))
+            expect(
+              Buffer.from((some.grads[name] as tf.Tensor).dataSync().buffer).equals(
+                Buffer.from((whole.grads[name] as tf.Tensor).dataSync().buffer),
+              ),
+              `${mode} ${name}`,
+            ).toBe(true);
+          const full = model.tokenStats(ids);
+          const picked = model.tokenStats(ids, { only: mask });
+          const onlyLogProbs = model.tokenLogProbs(ids, { only: mask });
+          const [a, b, c, e, f] = [
+            full.logProbs,
+            picked.logProbs,
+            onlyLogProbs,
+            full.entropy,
+            picked.entropy,
+          ].map((t) => t.dataSync());
+          mask.forEach((m, i) => {
+            expect(b![i], `logProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
+            expect(c![i], `tokenLogProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
+            expect(f![i], `entropy ${i}`).toBe(m === 0 ? 0 : e![i]);
+          });
+          tf.dispose([ids, maskTensor, whole.value, some.value, ...Object.values(whole.grads)]);
+          tf.dispose([
+            ...Object.values(some.grads),
+            full.logProbs,
+            full.entropy,
+            picked.logProbs,
+            picked.entropy,
+            onlyLogProbs,
+          ]);
+        }
+      } finally {
+        model.dispose();
+        useOwnProducts(true);
+      }
+    },
+  );
+
+  it('refuse a mask of the wrong size', () => {
+    const model = createModel(small, new Rng('only'), WASM);
+    const ids = tf.tensor2d([[1, 2, 3]], undefined, 'int32');
+    expect(() => model.tokenLogProbs(ids, { only: [1, 0, 1] })).toThrow(
+      /only has 3 entries for \[1, 2\] positions/,
+    );
+    ids.dispose();
     model.dispose();
   });
 });

@@ -117,8 +117,10 @@ export function grpoTerms(
   { clipEpsilon, klCoef, entropyCoef = 0 }: GrpoOptions,
 ): { loss: tf.Scalar; clippedTokens: tf.Scalar } {
   return tf.tidy(() => {
-    const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids) : undefined;
-    const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids); // [B, T-1]
+    // Only the policy's tokens carry loss, so the model computes its outputs there alone (`only`).
+    const only = { only: inputs.targetMask.dataSync() };
+    const stats = entropyCoef > 0 ? model.tokenStats(inputs.ids, only) : undefined;
+    const perTokenLogps = stats?.logProbs ?? model.tokenLogProbs(inputs.ids, only); // [B, T-1]
     const ratio = tf.exp(tf.sub(perTokenLogps, inputs.oldPerTokenLogps));
     const advantages = tf.expandDims(inputs.advantages, 1); // [B, 1]
     const unclipped = tf.mul(ratio, advantages);
@@ -165,7 +167,9 @@ export function clippedTokens(
 
 /** Behaviour-cloning loss: the negative log-likelihood of the demonstrator's action tokens. */
 export function bcLoss(model: PolicyModel, ids: tf.Tensor2D, targetMask: tf.Tensor2D): tf.Scalar {
-  return tf.tidy(() => tf.neg(maskedSequenceMean(model.tokenLogProbs(ids), targetMask)));
+  return tf.tidy(() =>
+    tf.neg(maskedSequenceMean(model.tokenLogProbs(ids, { only: targetMask.dataSync() }), targetMask)),
+  );
 }
 
 /** Mean k3 KL (policy vs reference) over the policy's tokens, for the log. */
