@@ -162,24 +162,28 @@ export function pickRows(x: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
  * distinct. Differentiable: the gradient is dy's rows at `rows`.
  */
 export function placeRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
-  const [picked, width] = values.shape;
+  const picked = values.shape[0];
   if (picked !== rows.length)
     throw new RangeError(`placeRows: ${picked} rows of values for ${rows.length} places`);
-  const op = customOp((valuesIn: tf.Tensor2D, _save: Saver) => {
-    const from = valuesIn.dataSync() as Float32Array;
-    const out = new Float32Array(count * width);
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as number;
-      if (!Number.isInteger(row) || row < 0 || row >= count)
-        throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
-      out.set(from.subarray(i * width, (i + 1) * width), row * width);
-    }
-    return {
-      value: tf.tensor2d(out, [count, width]),
-      gradFunc: (dy: tf.Tensor2D) => gatherRows(dy, rows),
-    };
-  });
+  const op = customOp((valuesIn: tf.Tensor2D, _save: Saver) => ({
+    value: scatterRows(valuesIn, rows, count),
+    gradFunc: (dy: tf.Tensor2D) => gatherRows(dy, rows),
+  }));
   return op(values);
+}
+
+/** `placeRows` without a gradient: values [R, C] copied to `rows` of a [count, C] of zeros. */
+function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
+  const width = values.shape[1];
+  const from = values.dataSync() as Float32Array;
+  const out = new Float32Array(count * width);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as number;
+    if (!Number.isInteger(row) || row < 0 || row >= count)
+      throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
+    out.set(from.subarray(i * width, (i + 1) * width), row * width);
+  }
+  return tf.tensor2d(out, [count, width]);
 }
 
 /**
@@ -394,14 +398,26 @@ function depthwiseAttention(
 
 /**
  * The gradients of q|k|v = h · wqkv + bqkv [B*T, 3C] from each role's, dRoles[role] [B*T, C]:
- * dh [B*T, C], dwqkv [C, 3C] and dbqkv [3C] (the roles' columns side by side).
+ * dh [B*T, C], dwqkv [C, 3C] and dbqkv [3C] (the roles' columns side by side). With `queries`,
+ * q was projected from h's rows `queries.rows` alone (`queries.h` [R, C]) and dRoles[0] is
+ * [R, C]: its part of dh goes back to those rows. The rows left out had a zero gradient, which
+ * adds nothing to any sum, so every gradient has the same bits as from all rows.
  */
-function projectionGrads(h: tf.Tensor2D, wqkv: tf.Tensor2D, dRoles: tf.Tensor2D[]): tf.Tensor[] {
+function projectionGrads(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  dRoles: tf.Tensor2D[],
+  queries?: { rows: ArrayLike<number>; h: tf.Tensor2D },
+): tf.Tensor[] {
   const width = h.shape[1];
+  const inputOf = (role: number) => (role === 0 && queries !== undefined ? queries.h : h);
   const dH = tf.addN(
-    dRoles.map((d, role) => matMul(d, tf.transpose(tf.slice(wqkv, [0, role * width], [width, width])))),
+    dRoles.map((d, role) => {
+      const dInput = matMul(d, tf.transpose(tf.slice(wqkv, [0, role * width], [width, width])));
+      return role === 0 && queries !== undefined ? scatterRows(dInput, queries.rows, h.shape[0]) : dInput;
+    }),
   );
-  const grads = dRoles.map((d) => weightAndBiasGrad(h, d));
+  const grads = dRoles.map((d, role) => weightAndBiasGrad(inputOf(role), d));
   return [
     dH,
     tf.concat(
@@ -442,17 +458,34 @@ function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Te
  * last axis; q, k and v come from three 2-D products on column slices of wqkv, because slicing
  * the [B*T, 3C] activation is slow on wasm. 'matmul' is plain tfjs batched matMul with
  * automatic gradients, for backends with a good batched matMul.
+ *
+ * With `queries` (indices of rows of h, ascending), the output is wanted at those rows only,
+ * [R, C]. On our kernel only those rows' queries are projected and attend (every row's key and
+ * value are still read); elsewhere the whole output is computed and its rows picked. Either
+ * way those rows get the same bits as in the whole output, and so do the gradients.
  */
 export function causalSelfAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  {
-    batch,
-    length,
-    heads,
-    mode,
-  }: { batch: number; length: number; heads: number; mode: 'depthwise' | 'matmul' },
+  options: AttentionShape & { mode: 'depthwise' | 'matmul'; queries?: ArrayLike<number> | undefined },
+): tf.Tensor2D {
+  const { queries, mode, ...shape } = options;
+  if (queries !== undefined && mode === 'depthwise' && productsInstalled())
+    return inPlaceAttention(h, wqkv, bqkv, { ...shape, queries });
+  const out = everyQueryAttention(h, wqkv, bqkv, { ...shape, mode });
+  return queries === undefined ? out : pickRows(out, queries);
+}
+
+/** Rows of a batch of sequences ([B*T, C] rows (b, t)) and the heads attention splits C into. */
+type AttentionShape = { batch: number; length: number; heads: number };
+
+/** `causalSelfAttention` at every row. */
+function everyQueryAttention(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  { batch, length, heads, mode }: AttentionShape & { mode: 'depthwise' | 'matmul' },
 ): tf.Tensor2D {
   const width = h.shape[1];
   const headSize = width / heads;
@@ -533,49 +566,66 @@ export function causalSelfAttention(
  * result in the layout the next step reads, so only k (forward) and v (backward) are transposed.
  * Each output adds the same products in the same order as the depthwise form's, and softmax and
  * the row sums see the same rows, so the values are the same bits.
+ *
+ * With `queries`, only those rows' queries are projected and attend: they are laid out per batch
+ * row, padded to the most any row has (M), in [B*M, C], and the matrices are [B, H, M, T], each
+ * query's row of them the same as in [B, H, T, T] (the same causal mask row). Padding queries are
+ * zero, see key 0 only and get no gradient. The gradients of keys and values add over M queries
+ * instead of T; the queries left out contributed zeros, so the sums are the same bits.
  */
 function inPlaceAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  { batch, length, heads }: { batch: number; length: number; heads: number },
+  { batch, length, heads, queries }: AttentionShape & { queries?: ArrayLike<number> },
 ): tf.Tensor2D {
   const width = h.shape[1];
   const headSize = width / heads;
   const scale = 1 / Math.sqrt(headSize);
   const T = length;
-  const mask = reshape(causalMask(length), [T, T]);
+  const picked = queries === undefined ? undefined : queryLayout(queries, batch, T);
+  const M = picked?.perRow ?? T;
   // Strides (batch, head, row[, column]) of the layouts: an activation [B*T, C] read per head,
-  // the attention matrices [B, H, T, T], and a head's keys or values transposed [B, H, dh, T].
+  // the queries' rows [B*M, C] (the activation itself when every row is a query), the attention
+  // matrices [B, H, M, T], and a head's keys or values transposed [B, H, dh, T].
   const activation: [number, number, number] = [T * width, headSize, width];
-  const matrices: [number, number, number] = [heads * T * T, T * T, T];
+  const queryRows: [number, number, number] = [M * width, headSize, width];
+  const matrices: [number, number, number] = [heads * M * T, M * T, T];
   const transposed: [number, number, number] = [heads * headSize * T, headSize * T, T];
   const across = (strides: [number, number, number]): [number, number, number, number] => [...strides, 1];
   const down = ([b, hd, r]: [number, number, number]): [number, number, number, number] => [b, hd, 1, r];
   const shape = (rows: number, depth: number, cols: number) => ({ rows, depth, cols, batch, heads });
-  // [B, H, T, T] = per head [T, dh] · [dh, T]
-  const toMatrices = (a: tf.Tensor, aStrides: [number, number, number, number], bT: tf.Tensor) =>
+  // [B, H, M, T] = per head [M, dh] · [dh, T]
+  const toMatrices = (a: tf.Tensor, bT: tf.Tensor) =>
     reshape(
       stridedProduct(a, bT, {
-        ...shape(T, headSize, T),
-        aStrides,
+        ...shape(M, headSize, T),
+        aStrides: across(queryRows),
         bStrides: transposed,
         cStrides: matrices,
-        outShape: [batch, heads, T, T],
+        outShape: [batch, heads, M, T],
       }),
-      [batch, heads, T, T],
+      [batch, heads, M, T],
     );
-  // [B*T, C] = per head [T, T] · [T, dh], the matrix read by rows or (aᵀ) by columns
-  const toActivation = (
-    m: tf.Tensor,
-    aStrides: [number, number, number, number],
-    x: tf.Tensor,
-  ): tf.Tensor2D =>
+  // Per head [M, T] · [T, dh] -> the queries' rows [B*M, C], or (aᵀ, the matrix read by columns)
+  // [T, M] · [M, dh] -> an activation [B*T, C].
+  const toQueryRows = (m: tf.Tensor, x: tf.Tensor): tf.Tensor2D =>
     reshape(
       stridedProduct(m, x, {
-        ...shape(T, T, headSize),
-        aStrides,
+        ...shape(M, T, headSize),
+        aStrides: across(matrices),
         bStrides: activation,
+        cStrides: queryRows,
+        outShape: [batch * M, width],
+      } satisfies ProductGeometry),
+      [batch * M, width],
+    );
+  const toActivation = (m: tf.Tensor, x: tf.Tensor): tf.Tensor2D =>
+    reshape(
+      stridedProduct(m, x, {
+        ...shape(T, M, headSize),
+        aStrides: down(matrices),
+        bStrides: queryRows,
         cStrides: activation,
         outShape: [batch * T, width],
       } satisfies ProductGeometry),
@@ -583,37 +633,87 @@ function inPlaceAttention(
     );
   const transposeHeads = (x: tf.Tensor) =>
     tf.transpose(reshape(x, [batch, T, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, T]
+  // Rows [R, C] of the chosen queries <-> their padded layout [B*M, C].
+  const pad = (x: tf.Tensor2D) => (picked === undefined ? x : scatterRows(x, picked.slots, batch * M));
+  const unpad = (x: tf.Tensor2D) => (picked === undefined ? x : gatherRows(x, picked.slots));
+  const mask = picked?.mask() ?? reshape(causalMask(length), [T, T]);
 
   const op = customOp((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
-    const project = (role: number) => fusedMatMul(hIn, ...roleWeights(wIn, bIn, role));
-    const q = project(0);
-    const k = project(1);
-    const v = project(2);
-    const qs = mul(q, scale);
-    const probs = tf.softmax(add(toMatrices(qs, across(activation), transposeHeads(k)), mask)); // [B, H, t, s]
-    save([hIn, wIn, qs, k, v, probs]);
+    const project = (x: tf.Tensor2D, role: number) => fusedMatMul(x, ...roleWeights(wIn, bIn, role));
+    const hQueries = queries === undefined ? hIn : gatherRows(hIn, queries);
+    const q = project(hQueries, 0);
+    const k = project(hIn, 1);
+    const v = project(hIn, 2);
+    const qs = pad(mul(q, scale));
+    const probs = tf.softmax(add(toMatrices(qs, transposeHeads(k)), mask)); // [B, H, M, T]
+    save([hIn, wIn, qs, k, v, probs, hQueries]);
     return {
-      value: toActivation(probs, across(matrices), v),
+      value: unpad(toQueryRows(probs, v)),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [hs, ws, qsSaved, ks, vs, p] = saved as [
+        const [hs, ws, qsSaved, ks, vs, p, hq] = saved as [
           tf.Tensor2D,
           tf.Tensor2D,
           tf.Tensor2D,
           tf.Tensor2D,
           tf.Tensor2D,
           tf.Tensor4D,
+          tf.Tensor2D,
         ];
-        const dProbs = toMatrices(dy, across(activation), transposeHeads(vs)); // [B, H, t, s]
-        const dV = toActivation(p, down(matrices), dy); // p^T · dy
+        const dyRows = pad(dy);
+        const dProbs = toMatrices(dyRows, transposeHeads(vs)); // [B, H, M, T]
+        const dV = toActivation(p, dyRows); // p^T · dy
         const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true)));
-        const dQ = toActivation(dScores, across(matrices), ks); // times scale below
-        const dK = toActivation(dScores, down(matrices), qsSaved); // dScores^T · qs
-        const dRoles = [mul(dQ, scale), dK, dV]; // each [B*T, C]
-        return projectionGrads(hs, ws, dRoles);
+        const dQ = unpad(toQueryRows(dScores, ks)); // times scale below
+        const dK = toActivation(dScores, qsSaved); // dScores^T · qs
+        const dRoles = [mul(dQ, scale), dK, dV]; // [R or B*T, C], [B*T, C], [B*T, C]
+        return projectionGrads(hs, ws, dRoles, queries === undefined ? undefined : { rows: queries, h: hq });
       },
     };
   });
   return op(h, wqkv, bqkv);
+}
+
+/**
+ * Where chosen query rows (indices into [B*T], ascending) go in a layout padded per batch row:
+ * row j of them to slot b * perRow + i (its i-th in batch row b), perRow the most any batch row
+ * has; and the additive mask [B, 1, perRow, T] of that layout: each query's causal mask row (0
+ * for keys at or before its position, -1e9 after), a padding slot's that of position 0.
+ */
+function queryLayout(
+  queries: ArrayLike<number>,
+  batch: number,
+  length: number,
+): { perRow: number; slots: Int32Array; mask: () => tf.Tensor4D } {
+  const counts = new Int32Array(batch);
+  const slotInRow = new Int32Array(queries.length);
+  let previous = -1;
+  for (let j = 0; j < queries.length; j++) {
+    const row = queries[j] as number;
+    if (!Number.isInteger(row) || row <= previous || row >= batch * length)
+      throw new RangeError(
+        `causalSelfAttention: query rows must ascend within [0, ${batch * length}), got ${row}`,
+      );
+    previous = row;
+    const b = Math.floor(row / length);
+    slotInRow[j] = counts[b]!;
+    counts[b] = counts[b]! + 1;
+  }
+  const perRow = Math.max(1, ...counts);
+  const slots = Int32Array.from(
+    slotInRow,
+    (i, j) => Math.floor((queries[j] as number) / length) * perRow + i,
+  );
+  const mask = () => {
+    const values = new Float32Array(batch * perRow * length);
+    for (let slot = 0; slot < batch * perRow; slot++)
+      for (let s = 1; s < length; s++) values[slot * length + s] = -1e9; // padding: position 0
+    for (let j = 0; j < queries.length; j++) {
+      const position = (queries[j] as number) % length;
+      values.fill(0, slots[j]! * length, slots[j]! * length + position + 1);
+    }
+    return tf.tensor4d(values, [batch, 1, perRow, length]);
+  };
+  return { perRow, slots, mask };
 }
 
 /** One layer's keys and values in a sampling session's cache, each [B, H, S, dh] (keys [B, H, dh, S] in place). */

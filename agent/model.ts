@@ -156,20 +156,18 @@ interface ModelWeights {
  * (`cachedSelfAttention`, over the key/value cache).
  *
  * With `rows`, the block's output is wanted at those rows only (the last block, whose output
- * feeds nothing but the head): attention still runs over every row, since every row's key and
- * value are read, and the rest of the block runs on the chosen rows alone, [R, d]. Every step
- * after attention is row-wise, so those rows get the same values, and the same gradients.
+ * feeds nothing but the head): `attend` gives its output at those rows ([R, d]; every row's key
+ * and value are still read), and the rest of the block runs on them alone. Every step after
+ * attention is row-wise, so those rows get the same values, and the same gradients.
  */
 function transformerBlock(
   x: tf.Tensor2D,
   w: BlockWeights,
-  attend: (normed: tf.Tensor2D) => tf.Tensor2D,
+  attend: (normed: tf.Tensor2D, rows: ArrayLike<number> | undefined) => tf.Tensor2D,
   rows?: ArrayLike<number>,
 ): tf.Tensor2D {
-  const attention = attend(layerNorm(x, w.ln1Gain, w.ln1Bias));
-  const [residual, heads] =
-    rows === undefined ? [x, attention] : [pickRows(x, rows), pickRows(attention, rows)];
-  const attended = add(residual, dense(heads, w.wo, w.bo));
+  const heads = attend(layerNorm(x, w.ln1Gain, w.ln1Bias), rows);
+  const attended = add(rows === undefined ? x : pickRows(x, rows), dense(heads, w.wo, w.bo));
   const hidden = dense(layerNorm(attended, w.ln2Gain, w.ln2Bias), w.w1, w.b1, { relu: true }); // [N, f]
   return add(attended, dense(hidden, w.w2, w.b2));
 }
@@ -336,12 +334,13 @@ export class PolicyModel {
       x = transformerBlock(
         x,
         block,
-        (normed) =>
+        (normed, queries) =>
           causalSelfAttention(normed, block.wqkv, block.bqkv, {
             batch,
             length,
             heads: nHeads,
             mode: this.attentionMode,
+            queries,
           }),
         layer === last ? rows : undefined,
       );
@@ -642,13 +641,13 @@ export class Session {
         x = transformerBlock(
           x,
           block,
-          (normed) => {
+          (normed, rows) => {
             const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
             const attended = this.inPlace
               ? inPlaceCachedAttention(normed, block.wqkv, block.bqkv, { ...options, form: mode })
               : cachedSelfAttention(normed, block.wqkv, block.bqkv, { ...options, mode });
             cache.push(attended.cache);
-            return attended.out;
+            return rows === undefined ? attended.out : pickRows(attended.out, rows);
           },
           // Only each row's last new position is read out of the last block (all of them when
           // every row was fed one token).
