@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { disposeCausalMasks, embed, gatherRows, pickLogProbsWithEntropy } from '../agent/layers.ts';
+import { disposeCausalMasks, gatherRows, pickLogProbsWithEntropy } from '../agent/layers.ts';
 import {
   countParameters,
   createModel,
@@ -13,7 +13,7 @@ import {
   type ModelConfig,
   type PolicyModel,
 } from '../agent/model.ts';
-import { product, useOwnProducts } from '../agent/products.ts';
+import { useOwnProducts } from '../agent/products.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
@@ -288,53 +288,6 @@ describe('pickLogProbsWithEntropy', () => {
     expect(tf.max(tf.abs(tf.sub(gradOurs, gradRef))).dataSync()[0]).toBeLessThan(1e-5 * Math.max(scale, 1));
     tf.dispose([logits, targets, weights, ours, expected, gradOurs, gradRef]);
   });
-});
-
-describe('embed', () => {
-  it.each([
-    ['our products', true],
-    ["tfjs's products", false],
-  ] as const)(
-    "gives as the table's gradient oneHot(ids)^T · dy bit for bit, ids repeated and some never used (%s)",
-    (_, own) => {
-      useOwnProducts(own);
-      try {
-        const rng = new Rng('embed');
-        const [vocab, width, rows] = [37, 24, 301];
-        const table = tf.tensor2d(
-          Array.from({ length: vocab * width }, () => rng.normal()),
-          [vocab, width],
-        );
-        const ids = tf.tensor1d(
-          Array.from({ length: rows }, () => rng.int(vocab - 5)),
-          'int32',
-        );
-        // Values of mixed sign and size, so that the order of the additions shows in the bits.
-        const dy = tf.tensor2d(
-          Array.from({ length: rows * width }, () => rng.normal() * 10 ** rng.int(4)),
-          [rows, width],
-        );
-        const grad = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(embed(ids, t as tf.Tensor2D), dy)))(table);
-        const oneHot = tf.cast(tf.oneHot(ids, vocab), 'float32') as tf.Tensor2D;
-        const expected = own
-          ? product(oneHot, dy, { transposeA: true })
-          : tf.matMul(tf.transpose(oneHot), dy);
-        expect(grad.shape).toEqual([vocab, width]);
-        expect(Buffer.from(grad.dataSync().buffer).equals(Buffer.from(expected.dataSync().buffer))).toBe(
-          true,
-        );
-        expect(
-          grad
-            .dataSync()
-            .slice((vocab - 5) * width)
-            .every((v) => v === 0),
-        ).toBe(true);
-        tf.dispose([table, ids, dy, grad, oneHot, expected]);
-      } finally {
-        useOwnProducts(true);
-      }
-    },
-  );
 });
 
 describe('gatherRows', () => {
