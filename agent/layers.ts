@@ -571,43 +571,39 @@ function inPlaceAttention(
   const transposed: [number, number, number] = [heads * headSize * T, headSize * T, T];
   const across = (strides: [number, number, number]): [number, number, number, number] => [...strides, 1];
   const down = ([b, hd, r]: [number, number, number]): [number, number, number, number] => [b, hd, 1, r];
-  const shape = (rows: number, depth: number, cols: number) => ({ rows, depth, cols, batch, heads });
+  // One product per (batch row, head): [rows, depth] · [depth, cols], read and written through
+  // the strides given, into a tensor of shape `out`.
+  const perHead = <S extends [number, number] | [number, number, number, number]>(
+    a: tf.Tensor,
+    b: tf.Tensor,
+    [rows, depth, cols]: [number, number, number],
+    strides: Pick<ProductGeometry, 'aStrides' | 'bStrides' | 'cStrides'>,
+    out: S,
+  ) => reshape(stridedProduct(a, b, { rows, depth, cols, batch, heads, ...strides, outShape: out }), out);
   // [B, H, M, T] = per head [M, dh] · [dh, T]
   const toMatrices = (a: tf.Tensor, bT: tf.Tensor) =>
-    reshape(
-      stridedProduct(a, bT, {
-        ...shape(M, headSize, T),
-        aStrides: across(queryRows),
-        bStrides: transposed,
-        cStrides: matrices,
-        outShape: [batch, heads, M, T],
-      }),
+    perHead(
+      a,
+      bT,
+      [M, headSize, T],
+      { aStrides: across(queryRows), bStrides: transposed, cStrides: matrices },
       [batch, heads, M, T],
     );
   // Per head [M, T] · [T, dh] -> the queries' rows [B*M, C], or (aᵀ, the matrix read by columns)
   // [T, M] · [M, dh] -> an activation [B*T, C].
   const toQueryRows = (m: tf.Tensor, x: tf.Tensor): tf.Tensor2D =>
-    reshape(
-      stridedProduct(m, x, {
-        ...shape(M, T, headSize),
-        aStrides: across(matrices),
-        bStrides: activation,
-        cStrides: queryRows,
-        outShape: [batch * M, width],
-      } satisfies ProductGeometry),
+    perHead(
+      m,
+      x,
+      [M, T, headSize],
+      { aStrides: across(matrices), bStrides: activation, cStrides: queryRows },
       [batch * M, width],
     );
   const toActivation = (m: tf.Tensor, x: tf.Tensor): tf.Tensor2D =>
-    reshape(
-      stridedProduct(m, x, {
-        ...shape(T, M, headSize),
-        aStrides: down(matrices),
-        bStrides: queryRows,
-        cStrides: activation,
-        outShape: [batch * T, width],
-      } satisfies ProductGeometry),
-      [batch * T, width],
-    );
+    perHead(m, x, [T, M, headSize], { aStrides: down(matrices), bStrides: queryRows, cStrides: activation }, [
+      batch * T,
+      width,
+    ]);
   const transposeHeads = (x: tf.Tensor) =>
     tf.transpose(reshape(x, [batch, T, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, T]
   // Rows [R, C] of the chosen queries <-> their padded layout [B*M, C].
