@@ -418,6 +418,30 @@ function sessionProjection(h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D,
   return add(matMul(h, w), b);
 }
 
+/** A session chunk's h [B*C, d]: its rows B*C, width d, chunk length C and head size dh. */
+function chunkShape(h: tf.Tensor2D, { batch, heads }: { batch: number; heads: number }) {
+  const [rows, width] = h.shape;
+  return { rows, width, length: rows / batch, headSize: width / heads };
+}
+
+/**
+ * A session's q, k or v (`sessionProjection`, [B*C, d]) split into heads, [B, C, H, dh], and
+ * transposed by `perm`: [0, 2, 1, 3] gives [B, H, C, dh], [0, 2, 3, 1] (keys kept transposed)
+ * [B, H, dh, C].
+ */
+function sessionHeads(
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  { batch, heads }: { batch: number; heads: number },
+  role: number,
+  perm: [number, number, number, number],
+): tf.Tensor4D {
+  const { length, headSize } = chunkShape(h, { batch, heads });
+  const split = reshape(sessionProjection(h, wqkv, bqkv, role), [batch, length, heads, headSize]);
+  return tf.transpose(split, perm);
+}
+
 /** Column slices of wqkv [C, 3C] and bqkv [3C] for one role (0 q, 1 k, 2 v). */
 function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Tensor2D, tf.Tensor1D] {
   const width = wqkv.shape[0];
@@ -715,16 +739,13 @@ export function inPlaceCachedAttention(
   bqkv: tf.Tensor1D,
   { batch, heads, form, mask, past }: CachedAttentionOptions & { form: 'depthwise' | 'matmul' },
 ): { out: tf.Tensor2D; cache: KeysValues } {
-  const [rows, width] = h.shape;
-  const length = rows / batch;
-  const headSize = width / heads;
-  const projected = (role: number) => sessionProjection(h, wqkv, bqkv, role); // [B*C, d]
-  const kT = tf.transpose(reshape(projected(1), [batch, length, heads, headSize]), [0, 2, 3, 1]); // [B, H, dh, C]
-  const v = tf.transpose(reshape(projected(2), [batch, length, heads, headSize]), [0, 2, 1, 3]); // [B, H, C, dh]
+  const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
+  const kT = sessionHeads(h, wqkv, bqkv, { batch, heads }, 1, [0, 2, 3, 1]); // [B, H, dh, C]
+  const v = sessionHeads(h, wqkv, bqkv, { batch, heads }, 2, [0, 2, 1, 3]); // [B, H, C, dh]
   const keys = past === undefined ? kT : tf.concat([past.keys, kT], 3); // [B, H, dh, S+C]
   const values = past === undefined ? v : tf.concat([past.values, v], 2); // [B, H, S+C, dh]
   const total = values.shape[2];
-  const qScaled = mul(projected(0), 1 / Math.sqrt(headSize));
+  const qScaled = mul(sessionProjection(h, wqkv, bqkv, 0), 1 / Math.sqrt(headSize)); // [B*C, d]
   const shape = { batch, heads };
   const scores = stridedProduct(qScaled, keys, {
     ...shape,
@@ -773,16 +794,10 @@ export function cachedSelfAttention(
   bqkv: tf.Tensor1D,
   { batch, heads, mode, mask, past }: CachedAttentionOptions & { mode: 'depthwise' | 'matmul' },
 ): { out: tf.Tensor2D; cache: KeysValues } {
-  const [rows, width] = h.shape;
-  const length = rows / batch;
-  const headSize = width / heads;
+  const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
   const n = batch * heads;
   // Each role's [B*C, d] -> [B, H, C, dh].
-  const project = (role: number) =>
-    tf.transpose(
-      reshape(sessionProjection(h, wqkv, bqkv, role), [batch, length, heads, headSize]),
-      [0, 2, 1, 3],
-    );
+  const project = (role: number) => sessionHeads(h, wqkv, bqkv, { batch, heads }, role, [0, 2, 1, 3]);
   const q = project(0);
   const k = project(1);
   const v = project(2);

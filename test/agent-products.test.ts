@@ -69,6 +69,11 @@ const SHAPES: [number, number, number][] = [
   [2001, 64, 192],
 ];
 
+/** A small model config: width 16, 2 heads, 2 layers, MLP 24, with the vocabulary and context given. */
+function smallModel(sizes: Pick<ModelConfig, 'vocabSize' | 'contextLength'>): ModelConfig {
+  return { ...sizes, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
+}
+
 describe('product: our kernel gives XNNPack bits', () => {
   it('runs our kernel when on, and tfjs products when off', async () => {
     expect(productKernelProblem()).toBeUndefined();
@@ -150,14 +155,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
   });
 
   it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring and compaction', () => {
-    const config: ModelConfig = {
-      vocabSize: 30,
-      contextLength: 128,
-      dModel: 16,
-      nHeads: 2,
-      nLayers: 2,
-      dFF: 24,
-    };
+    const config = smallModel({ vocabSize: 30, contextLength: 128 });
     const model = createModel(config, new Rng('products/session'), { attention: 'depthwise' });
     const rng = new Rng('products/session/plan');
     const rows = 12;
@@ -188,14 +186,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
   });
 
   it("a whole model's loss gradient", () => {
-    const config: ModelConfig = {
-      vocabSize: 40,
-      contextLength: 40,
-      dModel: 16,
-      nHeads: 2,
-      nLayers: 2,
-      dFF: 24,
-    };
+    const config = smallModel({ vocabSize: 40, contextLength: 40 });
     const model = createModel(config, new Rng('products/model'), { attention: 'depthwise' });
     const rng = new Rng('products/model/ids');
     const ids = tf.tensor2d(
