@@ -149,12 +149,92 @@ const PACK = `(func (export "pack8") (param $b i32) (param $bk i32) (param $p i3
 (br_if $row (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
 (br_if $strip (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $strips)))))`;
 
-/** The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and order, and the packer. */
+/**
+ * The sum of squares of n float32 values at p, added one after another from 0 in float32: what
+ * tfjs's `sum(square(x))` gives on wasm (its Sum kernel is a plain loop in order).
+ */
+const SUM_SQUARES = `(func (export "sumSquares") (param $p i32) (param $n i32) (result f32)
+(local $s f32) (local $x f32) (local $end i32)
+(if (i32.eqz (local.get $n)) (then (return (f32.const 0))))
+(local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+(loop $each
+(local.set $x (f32.load (local.get $p)))
+(local.set $s (f32.add (local.get $s) (f32.mul (local.get $x) (local.get $x))))
+(br_if $each (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 4))) (local.get $end))))
+(local.get $s))`;
+
+/** The scalar operands of one Adam update (`adamUpdate`), in the kernel's parameter order after the five addresses and the count. */
+const ADAM_SCALARS = [
+  'scale',
+  'beta1',
+  'oneMinusBeta1',
+  'beta2',
+  'oneMinusBeta2',
+  'debias1',
+  'debias2',
+  'epsilon',
+  'step',
+] as const;
+
+/**
+ * One Adam update of n values, four at a time and then one at a time (each lane rounds as the
+ * scalar would), writing the new weights at out and the moments over m and v:
+ *   g' = g·scale, m' = m·β1 + g'·(1-β1), v' = v·β2 + (g'·g')·(1-β2),
+ *   out = ((m'/debias1) / (sqrt(v'/debias2) + ε))·step + w,
+ * each operation rounded to float32 in that order: tf.train.adam's ops (tfjs-core 4.22,
+ * adam_optimizer.ts) after the clip's `mul(g, scale)`, so the same bits.
+ */
+function adamKernel(): string {
+  const params = ADAM_SCALARS.map((name) => `(param $${name} f32)`).join(' ');
+  const splats = ADAM_SCALARS.map((name) => `(local $${name}4 v128)`).join(' ');
+  const setSplats = ADAM_SCALARS.map(
+    (name) => `(local.set $${name}4 (f32x4.splat (local.get $${name})))`,
+  ).join('\n');
+  // The update in one type: f32x4 lanes on v128 ('4'), or f32 scalars ('').
+  const update = (lanes: '4' | '') => {
+    const [op, load, store, size] =
+      lanes === '4' ? ['f32x4', 'v128.load', 'v128.store', 16] : ['f32', 'f32.load', 'f32.store', 4];
+    const k = (name: string) => `(local.get $${name}${lanes})`;
+    return `(local.set $gv${lanes} (${op}.mul (${load} (local.get $g)) ${k('scale')}))
+(local.set $mv${lanes} (${op}.add (${op}.mul (${load} (local.get $m)) ${k('beta1')}) (${op}.mul (local.get $gv${lanes}) ${k('oneMinusBeta1')})))
+(local.set $vv${lanes} (${op}.add (${op}.mul (${load} (local.get $v)) ${k('beta2')}) (${op}.mul (${op}.mul (local.get $gv${lanes}) (local.get $gv${lanes})) ${k('oneMinusBeta2')})))
+(${store} (local.get $m) (local.get $mv${lanes}))
+(${store} (local.get $v) (local.get $vv${lanes}))
+(${store} (local.get $out) (${op}.add (${op}.mul (${op}.div (${op}.div (local.get $mv${lanes}) ${k('debias1')}) (${op}.add (${op}.sqrt (${op}.div (local.get $vv${lanes}) ${k('debias2')})) ${k('epsilon')})) ${k('step')}) (${load} (local.get $w))))
+(local.set $w (i32.add (local.get $w) (i32.const ${size})))
+(local.set $g (i32.add (local.get $g) (i32.const ${size})))
+(local.set $m (i32.add (local.get $m) (i32.const ${size})))
+(local.set $v (i32.add (local.get $v) (i32.const ${size})))
+(local.set $out (i32.add (local.get $out) (i32.const ${size})))
+(local.set $n (i32.sub (local.get $n) (i32.const ${lanes === '4' ? 4 : 1})))`;
+  };
+  return `(func (export "adam") (param $w i32) (param $g i32) (param $m i32) (param $v i32) (param $out i32) (param $n i32) ${params}
+${splats} (local $gv4 v128) (local $mv4 v128) (local $vv4 v128) (local $gv f32) (local $mv f32) (local $vv f32)
+${setSplats}
+(block $vectors (loop $four
+(br_if $vectors (i32.lt_u (local.get $n) (i32.const 4)))
+${update('4')}
+(br $four)))
+(block $done (loop $one
+(br_if $done (i32.eqz (local.get $n)))
+${update('')}
+(br $one))))`;
+}
+
+/** The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and order, the packer, and Adam's two loops. */
 export function productsModuleText(): string {
   const kernels = [false, true].flatMap((columnsOuter) =>
     ROWS.flatMap((rows) => WIDTHS.map((width) => tileKernel(rows, width, columnsOuter))),
   );
-  return ['(module', '(import "tfjs" "memory" (memory 1))', ...kernels, PACK, ')'].join('\n');
+  return [
+    '(module',
+    '(import "tfjs" "memory" (memory 1))',
+    ...kernels,
+    PACK,
+    SUM_SQUARES,
+    adamKernel(),
+    ')',
+  ].join('\n');
 }
 
 type Tile = (...args: number[]) => void;
@@ -165,7 +245,9 @@ type WasmBackend = {
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
 };
 
-let module: { tiles: Map<string, Tile>; pack8: Tile } | undefined;
+let module:
+  | { tiles: Map<string, Tile>; pack8: Tile; sumSquares: (p: number, n: number) => number; adam: Tile }
+  | undefined;
 let enabled = true;
 
 export const PRODUCT_KERNEL = 'TinyAgentProduct';
@@ -196,12 +278,83 @@ export async function installProducts(): Promise<void> {
     for (const rows of ROWS)
       for (const width of WIDTHS)
         tiles.set(`${rows}x${width}${order}`, exports[`tile${rows}x${width}${order}`] as Tile);
-  module = { tiles, pack8: exports['pack8'] as Tile };
+  module = {
+    tiles,
+    pack8: exports['pack8'] as Tile,
+    sumSquares: exports['sumSquares'] as (p: number, n: number) => number,
+    adam: exports['adam'] as Tile,
+  };
   tf.registerKernel({
     kernelName: PRODUCT_KERNEL,
     backendName: 'wasm',
     kernelFunc: productKernel as unknown as tf.KernelFunc,
   });
+  tf.registerKernel({
+    kernelName: ADAM_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
+  });
+}
+
+export const ADAM_KERNEL = 'TinyAgentAdam';
+
+/** The operands of `adamUpdate`, each rounded to float32 by the kernel. */
+export type AdamScalars = Record<(typeof ADAM_SCALARS)[number], number>;
+
+function adamUpdateKernel({
+  inputs,
+  backend,
+  attrs,
+}: {
+  inputs: { w: tf.TensorInfo; g: tf.TensorInfo; m: tf.TensorInfo; v: tf.TensorInfo };
+  backend: WasmBackend;
+  attrs: AdamScalars;
+}): tf.TensorInfo {
+  const { w, g, m, v } = inputs;
+  const offset = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;
+  const out = backend.makeOutput(w.shape, 'float32');
+  const n = w.shape.reduce((a, b) => a * b, 1);
+  module!.adam(
+    offset(w),
+    offset(g),
+    offset(m),
+    offset(v),
+    offset(out),
+    n,
+    ...ADAM_SCALARS.map((name) => attrs[name]),
+  );
+  return out;
+}
+
+/**
+ * One Adam update on our kernel (`productsInstalled()` must hold): returns the new weights, and
+ * overwrites the moments `m` and `v` in place, so they must be tensors no one else reads (the
+ * optimizer's own). See `adamKernel` for the arithmetic, the same bits as tf.train.adam's.
+ */
+export function adamUpdate(
+  w: tf.Tensor,
+  g: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  scalars: AdamScalars,
+): tf.Tensor {
+  for (const [name, t] of [
+    ['g', g],
+    ['m', m],
+    ['v', v],
+  ] as const)
+    if (t.size !== w.size || t.dtype !== 'float32' || w.dtype !== 'float32')
+      throw new Error(`adamUpdate: ${name} is ${t.dtype} [${t.shape}], the weights ${w.dtype} [${w.shape}]`);
+  return tf
+    .engine()
+    .runKernel(ADAM_KERNEL, { w, g, m, v }, scalars as unknown as tf.NamedAttrMap) as tf.Tensor;
+}
+
+/** sum(x²) over a float32 tensor on our kernel (`productsInstalled()` must hold), added in order: tfjs's `sum(square(x))` on wasm, bit for bit. */
+export function sumOfSquares(x: tf.Tensor): number {
+  if (x.dtype !== 'float32') throw new Error(`sumOfSquares: a ${x.dtype} tensor`);
+  const backend = tf.backend() as unknown as WasmBackend;
+  return module!.sumSquares(backend.dataIdMap.get(x.dataId).memoryOffset, x.size);
 }
 
 /**

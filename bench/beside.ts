@@ -1,7 +1,6 @@
 // The load for bench/train.ts's "beside a copy" figure: the bench's one-thread GRPO updates, the
 // same weights and the same loss job, run over and over in a process of their own until the
 // parent says stop. Started by `besideCopy` (bench/train.ts) with `node --import tsx`.
-import * as tf from '@tensorflow/tfjs';
 import {
   initBackend,
   modelFromWeights,
@@ -10,7 +9,7 @@ import {
   type BackendPreference,
   type ModelConfig,
 } from '../agent/index.ts';
-import { oneThread, optimizerStep, type LossJob } from '../train/index.ts';
+import { adam, oneThread, optimizerStep, type LossJob } from '../train/index.ts';
 
 /** What the parent sends first: the agent, the job and the update's settings. */
 export interface BesideWork {
@@ -42,7 +41,7 @@ process.once('message', (work: BesideWork) => {
     });
     let rounds = 0;
     while (!stop) {
-      const optimizer = tf.train.adam(work.learningRate);
+      const optimizer = adam(work.learningRate);
       for (let epoch = 0; epoch < work.epochs; epoch += 1)
         await optimizerStep(agent, optimizer, work.job, { compute, maxGradNorm: work.maxGradNorm });
       optimizer.dispose();

@@ -1,7 +1,6 @@
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
 import {
   attentionModeFor,
@@ -18,6 +17,7 @@ import {
   type BackendPreference,
 } from '../agent/index.ts';
 import {
+  adam,
   defaultRLConfig,
   oneThread,
   optimizerStep,
@@ -95,7 +95,7 @@ export async function run(
     const positions = rows * (length - 1);
     const flops =
       6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
-    const optimizer = tf.train.adam(1e-4);
+    const optimizer = adam(1e-4);
     const timeStep = async (compute: Compute = one) => {
       const started = performance.now();
       await optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 });
@@ -151,7 +151,7 @@ export async function run(
       entropyCoef: config.entropyCoef,
     };
     const timeGrpo = async (compute: Compute = one) => {
-      const grpoOptimizer = tf.train.adam(config.learningRate);
+      const grpoOptimizer = adam(config.learningRate);
       const rolloutStart = performance.now();
       await compute.rollout(agent, harness, train, grpoSpecs);
       const updateStart = performance.now();

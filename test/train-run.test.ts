@@ -14,6 +14,7 @@ import {
   type Agent,
 } from '../agent/index.ts';
 import {
+  adam,
   batchTensors,
   defaultRLConfig,
   demoTranscripts,
@@ -133,7 +134,7 @@ describe('GRPO step', () => {
   it('does not leak tensors across a training step and a batch of rollouts', async () => {
     const config = defaultRLConfig({ ...tiny, parallel: false });
     const train = makeTasks('train').slice(0, 3);
-    const optimizer = tf.train.adam(1e-3);
+    const optimizer = adam(1e-3);
     // A first step creates Adam's slot variables; count after it.
     await grpoStep(agent, optimizer, config, pickHarness(config), train, new Rng('leak/0'));
     const before = tf.memory().numTensors;

@@ -1,9 +1,9 @@
-import * as tf from '@tensorflow/tfjs';
 import { EDIT_OPS, makeEnv, type Harness, type Task } from '../gym/index.ts';
 import type { Agent, Tokenizer, Transcript } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { padBatch, type BcJob } from './losses.ts';
 import { oneThread, optimizerStep, type Compute } from './compute.ts';
+import type { Optimizer } from './optimizer.ts';
 
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
@@ -70,7 +70,7 @@ export function demoTranscripts(
 /** One behaviour-cloning step on a batch of demonstrations; returns the loss. */
 export async function bcStep(
   agent: Agent,
-  optimizer: tf.Optimizer,
+  optimizer: Optimizer,
   transcripts: readonly Transcript[],
   { maxGradNorm, compute = oneThread() }: { maxGradNorm: number; compute?: Compute },
 ): Promise<number> {

@@ -1,4 +1,3 @@
-import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
 import { activeBackend, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
 import {
@@ -8,6 +7,7 @@ import {
   type PaddedBatch,
   type PartsGradients,
 } from './losses.ts';
+import type { Optimizer } from './optimizer.ts';
 import { DataParallelWorker } from './worker.ts';
 
 /**
@@ -93,25 +93,6 @@ export function playOnTwoCores(
   return shared.rollout(agent, harness, tasks, specs);
 }
 
-/**
- * Clips `grads` to a global L2 norm of `maxGradNorm` (Pascanu et al. 2013;
- * `torch.nn.utils.clip_grad_norm_`; TRL's default max_grad_norm = 1.0) and applies them.
- * Disposes the gradients. Returns the norm before clipping.
- */
-export function applyClipped(optimizer: tf.Optimizer, grads: tf.NamedTensorMap, maxGradNorm: number): number {
-  const gradNorm = tf.tidy(
-    () => tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))).dataSync()[0]!,
-  );
-  const scale = gradNorm > maxGradNorm ? maxGradNorm / (gradNorm + 1e-6) : 1;
-  tf.tidy(() => {
-    const clipped: tf.NamedTensorMap = {};
-    for (const [name, g] of Object.entries(grads)) clipped[name] = scale === 1 ? g : tf.mul(g, scale);
-    optimizer.applyGradients(clipped);
-  });
-  for (const g of Object.values(grads)) g.dispose();
-  return gradNorm;
-}
-
 /** One optimizer step's numbers for the log. */
 export interface StepResult {
   loss: number;
@@ -124,12 +105,12 @@ export interface StepResult {
 /** One optimizer step on the job's loss: gradients from `compute`, clipped, Adam, and the new weights to every thread. */
 export async function optimizerStep(
   agent: Agent,
-  optimizer: tf.Optimizer,
+  optimizer: Optimizer,
   job: LossJob,
   { compute, maxGradNorm }: { compute: Compute; maxGradNorm: number },
 ): Promise<StepResult> {
   const { loss, grads, clippedTokens, policyTokens } = await compute.gradients(agent, job);
-  const gradNorm = applyClipped(optimizer, grads, maxGradNorm);
+  const gradNorm = optimizer.applyClipped(grads, maxGradNorm);
   await compute.weightsChanged(agent);
   return { loss, gradNorm, clippedTokens, policyTokens };
 }

@@ -4,6 +4,7 @@ import type { Agent, EpisodeRecord } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, groupAdvantages, meanKl, padBatch, type GrpoJob, type PaddedBatch } from './losses.ts';
 import { oneThread, optimizerStep, type Compute } from './compute.ts';
+import type { Optimizer } from './optimizer.ts';
 import type { RLConfig } from './config.ts';
 
 export interface StepStats {
@@ -27,7 +28,7 @@ export interface StepStats {
  */
 export async function grpoStep(
   agent: Agent,
-  optimizer: tf.Optimizer,
+  optimizer: Optimizer,
   config: RLConfig,
   harness: Harness,
   trainTasks: readonly Task[],

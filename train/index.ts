@@ -28,7 +28,6 @@ export {
   twoThreads,
   playOnTwoCores,
   optimizerStep,
-  applyClipped,
   planJob,
   lengthBuckets,
   selectRows,
@@ -56,6 +55,7 @@ export {
   type PartsGradients,
 } from './losses.ts';
 export { DataParallelWorker } from './worker.ts';
+export { adam, type Optimizer } from './optimizer.ts';
 export {
   trainSeeds,
   seedTable,

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
 import {
   devTasks,
   harnessHash,
@@ -33,6 +32,7 @@ import { configDifferences, type RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
 import { grpoStep } from './grpo.ts';
 import { oneThread, twoThreads, type Compute } from './compute.ts';
+import { adam } from './optimizer.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
 import { checkRunFolder, foreignSnapshotError, snapshotMismatch } from './runFolder.ts';
 
@@ -198,7 +198,7 @@ async function trainLocked(
       log.say(
         `backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
       );
-      const optimizer = tf.train.adam(config.bcLearningRate);
+      const optimizer = adam(config.bcLearningRate);
       const demoRng = rng.fork('bc');
       const bar = progressBar('bc', config.bcSteps);
       let loss = NaN;
@@ -244,7 +244,7 @@ async function trainLocked(
         continue;
       }
       const segmentRng = rng.fork(`segment-${segment}`);
-      const optimizer = tf.train.adam(config.learningRate);
+      const optimizer = adam(config.learningRate);
       const startStep = (segment - 1) * config.segmentSteps;
       const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
       let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
