@@ -109,6 +109,49 @@ describe('the data-parallel worker', () => {
     );
   });
 
+  it('weights sent without waiting (sendWeights) are the ones the next job plays with', async () => {
+    const tasks = makeTasks('heldout').slice(0, 3);
+    const specs = episodeSpecs(tasks, 4, new Rng('parallel/sent'));
+    const other: Agent = {
+      model: createModel(agent.model.config, new Rng('parallel/sent/other'), { attention: 'depthwise' }),
+      tokenizer: agent.tokenizer,
+    };
+    try {
+      worker.sendWeights(other);
+      const two = await worker.rollout(other, trainingHarness(), tasks, specs);
+      const one = rollout(other, trainingHarness(), tasks, specs);
+      expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
+      const mine = rollout(agent, trainingHarness(), tasks, specs);
+      expect(mine.map((record) => record.tokens)).not.toEqual(one.map((record) => record.tokens));
+    } finally {
+      await worker.syncWeights(agent);
+      other.model.dispose();
+    }
+  });
+
+  it('a failure to take weights sent without waiting is reported by the next request, and the one after it works', async () => {
+    const tasks = makeTasks('heldout').slice(0, 2);
+    const specs = episodeSpecs(tasks, 2, new Rng('parallel/bad'));
+    const smaller: Agent = {
+      model: createModel({ ...agent.model.config, nLayers: 1 }, new Rng('parallel/bad/model'), {
+        attention: 'depthwise',
+      }),
+      tokenizer: agent.tokenizer,
+    };
+    try {
+      worker.sendWeights(smaller); // the worker holds a two-layer model: setWeights refuses these
+      await expect(worker.rollout(agent, trainingHarness(), tasks, specs)).rejects.toThrow(
+        /training worker: .*setWeights: expected \d+ arrays, got \d+/,
+      );
+      await worker.holdAgent(agent); // it still holds `smaller`, as far as this thread knows: sends the weights again
+      const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
+      const one = rollout(agent, trainingHarness(), tasks, specs);
+      expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
+    } finally {
+      smaller.model.dispose();
+    }
+  });
+
   it("playOnTwoCores (the experiments' evaluation play) gives one thread's records for each agent it is handed", async () => {
     const tasks = makeTasks('heldout').slice(0, 4);
     const specs = episodeSpecs(tasks, 5, new Rng('parallel/shared'));

@@ -27,7 +27,7 @@ export interface Compute {
   ): Promise<EpisodeRecord[]>;
   /** Loss and gradient of the job's mean loss, its rows split between the threads in length buckets. */
   gradients(agent: Agent, job: LossJob): Promise<PartsGradients>;
-  /** Tells the other thread, if any, that the agent's weights changed (after an optimizer step). */
+  /** Tells the other thread, if any, that the agent's weights changed (after an optimizer step); its next job sees them. */
   weightsChanged(agent: Agent): Promise<void>;
   /** Ends the worker thread, if any. */
   close(): Promise<void>;
@@ -64,7 +64,7 @@ export function twoThreads({ backend }: { backend: string }): Compute {
       (await holding(agent)).rollout(agent, harness, tasks, specs),
     gradients: async (agent, job) => (await holding(agent)).gradients(agent, planJob(job, 2)),
     weightsChanged: async (agent) => {
-      if (started !== undefined) await (await started).syncWeights(agent);
+      if (started !== undefined) (await started).sendWeights(agent);
     },
     close: async () => {
       const worker = started;

@@ -65,6 +65,8 @@ export class DataParallelWorker {
   private holds: Agent | undefined;
   /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
   private loadedShape: string | undefined;
+  /** The reply to weights sent by `sendWeights`, which the next request's reply waits for too. */
+  private unconfirmed: Promise<WorkerReply> | undefined;
 
   private constructor(private readonly backend: string) {
     this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
@@ -88,12 +90,16 @@ export class DataParallelWorker {
     return worker;
   }
 
+  /** Posts a request; its reply, after the reply to any weights sent before it (which it reports if they failed). */
   private request(message: WorkerRequest): Promise<WorkerReply> {
-    return new Promise((resolve, reject) => {
+    const reply = new Promise<WorkerReply>((resolve, reject) => {
       if (this.waiting.length === 0) this.worker.ref();
       this.waiting.push({ resolve, reject });
       this.worker.postMessage(message);
     });
+    const sent = this.unconfirmed;
+    this.unconfirmed = undefined;
+    return sent === undefined ? reply : Promise.all([sent, reply]).then(([, answer]) => answer);
   }
 
   private async load(agent: Agent): Promise<void> {
@@ -110,9 +116,22 @@ export class DataParallelWorker {
     this.loadedShape = shape;
   }
 
-  /** Sends the current weights; later requests see them. */
+  /** Sends the current weights and waits for the worker to take them. */
   async syncWeights(agent: Agent): Promise<void> {
     await this.request({ type: 'weights', weights: getWeights(agent.model) });
+    this.holds = agent;
+  }
+
+  /**
+   * Sends the current weights without waiting: the worker serves requests in order, so every
+   * later request sees them, and it takes them while this thread goes on (after an optimizer
+   * step, with its own share of the next gradient). If taking them fails, the next request's
+   * reply says so.
+   */
+  sendWeights(agent: Agent): void {
+    const sent = this.request({ type: 'weights', weights: getWeights(agent.model) });
+    sent.catch(() => undefined); // reported through the next request's reply
+    this.unconfirmed = sent;
     this.holds = agent;
   }
 
