@@ -119,7 +119,16 @@ export async function run(
           });
     optimizer.dispose();
 
+    // Every rollout and GRPO run below starts from these weights, on both threads, so each run
+    // does the same work (a run's updates move the weights, and a one-thread run tells no worker).
+    const start = getWeights(agent.model);
+    const fromStart = async () => {
+      setWeights(agent.model, start);
+      await worker.weightsChanged(agent);
+    };
+
     // Rollouts.
+    await fromStart();
     const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
     await worker.rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
     rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
@@ -131,6 +140,10 @@ export async function run(
     const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
     // The same records on every run, on one thread or two (agent/rollout.ts plays the same batches).
     const { records } = roll.one;
+    if (
+      JSON.stringify(roll.two.records.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens))
+    )
+      throw new Error('bench train: the two-thread rollouts played other episodes than one thread');
     const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
     const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
     say(
@@ -151,6 +164,7 @@ export async function run(
       entropyCoef: config.entropyCoef,
     };
     const timeGrpo = async (compute: Compute = one) => {
+      await fromStart();
       const grpoOptimizer = adam(config.learningRate);
       const rolloutStart = performance.now();
       await compute.rollout(agent, harness, train, grpoSpecs);
@@ -243,8 +257,8 @@ export async function run(
 }
 
 /**
- * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and on ours
- * (agent/products.ts), in turn, each from the same weights, best of `REPEATS`. Our kernel gives
+ * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and Adam and on our
+ * kernels (agent/products.ts, train/optimizer.ts), in turn, each from the same weights, best of `REPEATS`. Our kernel gives
  * XNNPack's bits, so the weights after the updates must hash the same; the bench stops if not.
  */
 async function ownProductsAgainstTfjs(
