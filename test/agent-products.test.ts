@@ -154,7 +154,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     });
   });
 
-  it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring and compaction', () => {
+  it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring', () => {
     const config = smallModel({ vocabSize: 30, contextLength: 128 });
     const model = createModel(config, new Rng('products/session'), { attention: 'depthwise' });
     const rng = new Rng('products/session/plan');
@@ -180,6 +180,39 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
       return out;
     };
     const ours = play(true);
+    const reference = play(false);
+    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    model.dispose();
+  });
+
+  it('a sampling session whose cache is compacted again and again: the same logits bit for bit', () => {
+    const config = smallModel({ vocabSize: 30, contextLength: 256 });
+    const model = createModel(config, new Rng('products/grow'), { attention: 'depthwise' });
+    const rng = new Rng('products/grow/plan');
+    const rows = 8;
+    // Two tokens first, then one token per row and six for one row in turn: padding builds up
+    // faster than any row's tokens, so the cache is compacted, again and again.
+    const plan = Array.from({ length: 70 }, (_, feed) =>
+      Array.from({ length: rows }, (_, b) =>
+        Array.from({ length: feed === 0 ? 2 : feed % rows === b ? 6 : 1 }, () => rng.int(config.vocabSize)),
+      ),
+    );
+    let compactions = 0;
+    const play = (on: boolean): Uint32Array[] => {
+      useOwnProducts(on);
+      const session = model.startSession(rows);
+      compactions = 0;
+      const out = plan.map((chunks) => {
+        const before = session.slotCount;
+        const logits = new Uint32Array(session.feed(chunks).buffer);
+        if (session.slotCount < before) compactions += 1;
+        return logits;
+      });
+      session.dispose();
+      return out;
+    };
+    const ours = play(true);
+    expect(compactions).toBeGreaterThan(1);
     const reference = play(false);
     ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
     model.dispose();
