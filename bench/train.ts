@@ -209,7 +209,7 @@ export async function run(
     const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, job, timeUpdates) : undefined;
     if (products !== undefined)
       say(
-        `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
+        `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products and Adam, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack, tf.train.adam), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
       );
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
