@@ -143,7 +143,13 @@ describe('the data-parallel worker', () => {
       await expect(worker.rollout(agent, trainingHarness(), tasks, specs)).rejects.toThrow(
         /training worker: .*setWeights: expected \d+ arrays, got \d+/,
       );
-      await worker.holdAgent(agent); // it still holds `smaller`, as far as this thread knows: sends the weights again
+      // The worker does not count as holding `smaller`: holding it loads it, and it plays as one thread does.
+      await worker.holdAgent(smaller);
+      const small = await worker.rollout(smaller, trainingHarness(), tasks, specs);
+      expect(small.map((record) => record.tokens)).toEqual(
+        rollout(smaller, trainingHarness(), tasks, specs).map((record) => record.tokens),
+      );
+      await worker.holdAgent(agent); // the two-layer model again
       const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
       const one = rollout(agent, trainingHarness(), tasks, specs);
       expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));

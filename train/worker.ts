@@ -126,11 +126,14 @@ export class DataParallelWorker {
    * Sends the current weights without waiting: the worker serves requests in order, so every
    * later request sees them, and it takes them while this thread goes on (after an optimizer
    * step, with its own share of the next gradient). If taking them fails, the next request's
-   * reply says so.
+   * reply says so, and the worker no longer counts as holding `agent` (`holdAgent` sends again).
    */
   sendWeights(agent: Agent): void {
     const sent = this.request({ type: 'weights', weights: getWeights(agent.model) });
-    sent.catch(() => undefined); // reported through the next request's reply
+    // Reported through the next request's reply.
+    sent.catch(() => {
+      if (this.holds === agent) this.holds = undefined;
+    });
     this.unconfirmed = sent;
     this.holds = agent;
   }
