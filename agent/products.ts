@@ -22,6 +22,10 @@ import wabtInit from 'wabt';
  * buffers in place, as a registered tfjs kernel (`TinyAgentProduct`), so that tfjs tracks its
  * output like any other tensor. The WebAssembly is written below as text and assembled at start
  * by wabt, the WebAssembly Binary Toolkit.
+ *
+ * The same module holds the training step's optimizer arithmetic (train/optimizer.ts): Adam's
+ * update of a variable in one pass (`adamUpdate`, the tfjs kernel `TinyAgentAdam`) and the
+ * clip's sum of squares (`sumOfSquares`), each the same bits as the tfjs ops they replace.
  */
 
 /** Column widths of the tile kernels: two SIMD vectors, one, and a scalar tail. */
