@@ -258,8 +258,9 @@ export async function run(
 
 /**
  * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and Adam and on our
- * kernels (agent/products.ts, train/optimizer.ts), in turn, each from the same weights, best of `REPEATS`. Our kernel gives
- * XNNPack's bits, so the weights after the updates must hash the same; the bench stops if not.
+ * kernels (agent/products.ts, train/optimizer.ts), in turn, each from the same weights, best of
+ * `REPEATS`. Our kernels give the same bits as tfjs's, so the weights after the updates must
+ * hash the same; the bench stops if not.
  */
 async function ownProductsAgainstTfjs(
   agent: Agent,

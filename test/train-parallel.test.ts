@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodeSpecs, makeTasks, trainingHarness } from '../gym/index.ts';
+import { episodeSpecs, makeTasks, trainingHarness, type EpisodeSpec, type Task } from '../gym/index.ts';
 import {
   buildTokenizer,
   createModel,
@@ -38,6 +38,23 @@ afterAll(async () => {
   await worker.close();
   agent.model.dispose();
 });
+
+/** A model of `agent`'s shape (or `config`'s) with weights of its own seed, and the same tokenizer. */
+function otherAgent(label: string, config = agent.model.config): Agent {
+  return {
+    model: createModel(config, new Rng(label), { attention: 'depthwise' }),
+    tokenizer: agent.tokenizer,
+  };
+}
+
+const tokensOf = (records: readonly { tokens: readonly number[] }[]) =>
+  records.map((record) => record.tokens);
+
+/** Expects the worker's rollout of `player` to give the episodes one thread plays. */
+async function expectPlaysAsOneThread(player: Agent, tasks: Task[], specs: EpisodeSpec[]): Promise<void> {
+  const two = await worker.rollout(player, trainingHarness(), tasks, specs);
+  expect(tokensOf(two)).toEqual(tokensOf(rollout(player, trainingHarness(), tasks, specs)));
+}
 
 describe('the data-parallel worker', () => {
   it("gives the gradient of the whole batch: two threads, each on length buckets, equal one thread on the padded batch to 1e-6 relative (to each variable's gradient norm)", async () => {
@@ -112,17 +129,13 @@ describe('the data-parallel worker', () => {
   it('weights sent without waiting (sendWeights) are the ones the next job plays with', async () => {
     const tasks = makeTasks('heldout').slice(0, 3);
     const specs = episodeSpecs(tasks, 4, new Rng('parallel/sent'));
-    const other: Agent = {
-      model: createModel(agent.model.config, new Rng('parallel/sent/other'), { attention: 'depthwise' }),
-      tokenizer: agent.tokenizer,
-    };
+    const other = otherAgent('parallel/sent/other');
     try {
       worker.sendWeights(other);
-      const two = await worker.rollout(other, trainingHarness(), tasks, specs);
-      const one = rollout(other, trainingHarness(), tasks, specs);
-      expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
-      const mine = rollout(agent, trainingHarness(), tasks, specs);
-      expect(mine.map((record) => record.tokens)).not.toEqual(one.map((record) => record.tokens));
+      await expectPlaysAsOneThread(other, tasks, specs);
+      expect(tokensOf(rollout(agent, trainingHarness(), tasks, specs))).not.toEqual(
+        tokensOf(rollout(other, trainingHarness(), tasks, specs)),
+      );
     } finally {
       await worker.syncWeights(agent);
       other.model.dispose();
@@ -132,12 +145,7 @@ describe('the data-parallel worker', () => {
   it('a failure to take weights sent without waiting is reported by the next request, and the one after it works', async () => {
     const tasks = makeTasks('heldout').slice(0, 2);
     const specs = episodeSpecs(tasks, 2, new Rng('parallel/bad'));
-    const smaller: Agent = {
-      model: createModel({ ...agent.model.config, nLayers: 1 }, new Rng('parallel/bad/model'), {
-        attention: 'depthwise',
-      }),
-      tokenizer: agent.tokenizer,
-    };
+    const smaller = otherAgent('parallel/bad/model', { ...agent.model.config, nLayers: 1 });
     try {
       worker.sendWeights(smaller); // the worker holds a two-layer model: setWeights refuses these
       await expect(worker.rollout(agent, trainingHarness(), tasks, specs)).rejects.toThrow(
@@ -145,14 +153,9 @@ describe('the data-parallel worker', () => {
       );
       // The worker does not count as holding `smaller`: holding it loads it, and it plays as one thread does.
       await worker.holdAgent(smaller);
-      const small = await worker.rollout(smaller, trainingHarness(), tasks, specs);
-      expect(small.map((record) => record.tokens)).toEqual(
-        rollout(smaller, trainingHarness(), tasks, specs).map((record) => record.tokens),
-      );
+      await expectPlaysAsOneThread(smaller, tasks, specs);
       await worker.holdAgent(agent); // the two-layer model again
-      const two = await worker.rollout(agent, trainingHarness(), tasks, specs);
-      const one = rollout(agent, trainingHarness(), tasks, specs);
-      expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
+      await expectPlaysAsOneThread(agent, tasks, specs);
     } finally {
       smaller.model.dispose();
     }
@@ -161,15 +164,11 @@ describe('the data-parallel worker', () => {
   it("playOnTwoCores (the experiments' evaluation play) gives one thread's records for each agent it is handed", async () => {
     const tasks = makeTasks('heldout').slice(0, 4);
     const specs = episodeSpecs(tasks, 5, new Rng('parallel/shared'));
-    const other: Agent = {
-      model: createModel(agent.model.config, new Rng('parallel/other'), { attention: 'depthwise' }),
-      tokenizer: agent.tokenizer,
-    };
+    const other = otherAgent('parallel/other');
     try {
       for (const player of [agent, other, agent]) {
-        const one = rollout(player, trainingHarness(), tasks, specs);
         const two = await playOnTwoCores(player, trainingHarness(), tasks, specs);
-        expect(two.map((record) => record.tokens)).toEqual(one.map((record) => record.tokens));
+        expect(tokensOf(two)).toEqual(tokensOf(rollout(player, trainingHarness(), tasks, specs)));
       }
     } finally {
       other.model.dispose();
