@@ -154,14 +154,46 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     });
   });
 
+  /**
+   * Plays `plan` (a list of feeds, one chunk per row) on a session of `model` on our kernel and
+   * on tfjs's, expects every feed's logits bit for bit the same, and returns how many feeds
+   * compacted the cache on our kernel. `retire(feed)` names the rows to retire before a feed.
+   */
+  function sessionBothWays(
+    model: ReturnType<typeof createModel>,
+    plan: number[][][],
+    retire: (feed: number) => number[] = () => [],
+  ): number {
+    let compactions = 0;
+    const play = (on: boolean): Uint32Array[] => {
+      useOwnProducts(on);
+      const session = model.startSession(plan[0]!.length);
+      compactions = 0;
+      const out = plan.map((chunks, feed) => {
+        session.retire(retire(feed));
+        const before = session.slotCount;
+        const logits = new Uint32Array(session.feed(chunks).buffer);
+        if (session.slotCount < before) compactions += 1;
+        return logits;
+      });
+      session.dispose();
+      return out;
+    };
+    const ours = play(true);
+    const found = compactions;
+    const reference = play(false);
+    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    return found;
+  }
+
   it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring', () => {
     const config = smallModel({ vocabSize: 30, contextLength: 128 });
     const model = createModel(config, new Rng('products/session'), { attention: 'depthwise' });
     const rng = new Rng('products/session/plan');
     const rows = 12;
     // A wide first chunk (the depthwise form), then mostly single tokens (the matMul form, whose
-    // value products add in blocks of 48 slots), some rows skipping feeds so padding builds up
-    // and the cache is compacted, and rows retiring.
+    // value products add in blocks of 48 slots), some rows skipping feeds so padding builds up,
+    // and rows retiring.
     const plan = Array.from({ length: 40 }, (_, feed) =>
       Array.from({ length: rows }, (_, b) => {
         if (feed > 30 + (b % 5)) return [];
@@ -169,19 +201,9 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
         return Array.from({ length: size }, () => rng.int(config.vocabSize));
       }),
     );
-    const play = (on: boolean): Uint32Array[] => {
-      useOwnProducts(on);
-      const session = model.startSession(rows);
-      const out = plan.map((chunks, feed) => {
-        session.retire(chunks.flatMap((_, b) => (feed === 31 + (b % 5) ? [b] : [])));
-        return new Uint32Array(session.feed(chunks).buffer);
-      });
-      session.dispose();
-      return out;
-    };
-    const ours = play(true);
-    const reference = play(false);
-    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    sessionBothWays(model, plan, (feed) =>
+      Array.from({ length: rows }, (_, b) => b).filter((b) => feed === 31 + (b % 5)),
+    );
     model.dispose();
   });
 
@@ -197,24 +219,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
         Array.from({ length: feed === 0 ? 2 : feed % rows === b ? 6 : 1 }, () => rng.int(config.vocabSize)),
       ),
     );
-    let compactions = 0;
-    const play = (on: boolean): Uint32Array[] => {
-      useOwnProducts(on);
-      const session = model.startSession(rows);
-      compactions = 0;
-      const out = plan.map((chunks) => {
-        const before = session.slotCount;
-        const logits = new Uint32Array(session.feed(chunks).buffer);
-        if (session.slotCount < before) compactions += 1;
-        return logits;
-      });
-      session.dispose();
-      return out;
-    };
-    const ours = play(true);
-    expect(compactions).toBeGreaterThan(1);
-    const reference = play(false);
-    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    expect(sessionBothWays(model, plan)).toBeGreaterThan(1);
     model.dispose();
   });
 
