@@ -440,6 +440,36 @@ export const QUOTED: QuotedNumber[] = [
   at('bench.json', 'figures.train.grpoUpdatesSecondsTfjsProducts', '2.24', '| 1.13 / 2.24 s |', [MODEL], {
     digits: 2,
   }),
+  at(
+    'bench.json',
+    'figures.train.grpoUpdatesSecondsOneThreadAlone',
+    '1.10',
+    '| 1.10 / 1.14 s (ceiling 1.94) |',
+    [MODEL],
+    {
+      digits: 2,
+    },
+  ),
+  at(
+    'bench.json',
+    'figures.train.grpoUpdatesSecondsOneThreadBesideCopy',
+    '1.14',
+    '| 1.10 / 1.14 s (ceiling 1.94) |',
+    [MODEL],
+    {
+      digits: 2,
+    },
+  ),
+  at(
+    'bench.json',
+    'figures.train.grpoUpdatesTwoCoresCeiling',
+    '1.94',
+    '| 1.10 / 1.14 s (ceiling 1.94) |',
+    [MODEL],
+    {
+      digits: 2,
+    },
+  ),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
   {
