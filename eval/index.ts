@@ -69,6 +69,10 @@ export { interquartileMean, stratifiedIqm } from './interquartileMean.ts';
 export { performanceProfile } from './performanceProfile.ts';
 export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 export { welchInterval } from './welchInterval.ts';
+export { pairedTInterval } from './pairedTInterval.ts';
+export { pitmanMorganTest } from './pitmanMorganTest.ts';
+export { noncentralTCdf, twoSidedTPower } from './noncentralT.ts';
+export { requiredSeeds, type RequiredSeedsOptions } from './requiredSeeds.ts';
 export { binomialTestGreater } from './binomialTest.ts';
 
 // descriptive helpers and random variates for simulations

@@ -1,8 +1,10 @@
 import {
   bootstrapMeans,
   mean,
+  pairedTInterval,
   percentileOfSorted,
   probabilityOfImprovement,
+  requiredSeeds,
   requiredUnits,
   sampleStandardDeviation,
   welchInterval,
@@ -10,39 +12,87 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import type { Plan } from './plan.ts';
-import { evaluationOf, loadResults, taskRates } from './results.ts';
+import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 
-export interface StudyComparison {
-  a: { dir: string; recipe: string; seeds: number; mean: number; sd: number };
-  b: { dir: string; recipe: string; seeds: number; mean: number; sd: number };
-  /** mean(B) - mean(A) of step-80 held-out pass@1 over seeds. */
+interface Side {
+  dir: string;
+  recipe: string;
+  seeds: number;
+  mean: number;
+  sd: number;
+}
+
+/** Seeds per recipe to detect the observed difference at two-sided 0.05 with power 0.8, new seeds on each side. */
+export interface SeedsNeeded {
+  /** The normal approximation (`requiredUnits`, sigma the pooled SD of one seed). */
+  normal: number;
+  /** Student's t test's exact power (noncentral t), equal variances at the pooled SD. */
+  exactT: number;
+  /** Welch's test, each recipe's own SD (noncentral t with Welch-Satterthwaite df); null when one recipe does not vary. */
+  unequalVariances: number | null;
+  /** Var(A) / Var(B) of one seed's score. */
+  varianceRatio: number;
+}
+
+/** What comparing two recipes' step-80 seed scores gives, whichever studies they came from. */
+export interface SeedComparison {
+  /** 'paired' when at least 2 seeds are shared (same step-0 checkpoint and evaluation episodes), else 'unpaired'. */
+  design: 'paired' | 'unpaired';
+  /** mean(B) - mean(A) over every seed of each study. */
   difference: number;
   welch: { low: number; high: number; df: number | null };
   bootstrap: { low: number; high: number; reps: number };
+  /** B - A on the shared seeds, a t interval with n - 1 df; null with fewer than 2 shared seeds. */
+  paired: { seeds: number[]; difference: number; low: number; high: number; df: number } | null;
+  /** null when B - A is exactly 0 or neither recipe varies: there is no observed difference to power a test for. */
+  seedsNeeded: SeedsNeeded | null;
+}
+
+export interface StudyComparison extends SeedComparison {
+  a: Side;
+  b: Side;
+  /** Seeds whose step-0 checkpoint checksum and evaluation episodes are byte-identical in both studies. */
+  sharedSeeds: number[];
   /** P(B > A) over seeds x tasks at step 80 (rliable). */
   probabilityOfImprovement: number;
-  /** Seeds per recipe to detect the observed difference at two-sided 0.05 with power 0.8 (unpaired); null when the difference is 0. */
-  seedsNeeded: number | null;
 }
 
 /**
- * Compares two recipes the chapter's way (17.4): each seed is one unit, its step-80 held-out
- * pass@1 (evaluation 'a'). The difference of the means with a Welch interval and a bootstrap
- * over seeds (each study's seeds resampled on their own), the probability of improvement over
- * seeds x tasks, and the seeds per recipe needed to detect the observed difference
- * (`requiredUnits`, unpaired, sigma the pooled SD of one seed).
+ * The seeds two studies share: the same seed whose step-0 evaluation (before any training that
+ * a recipe changes) records the same checkpoint checksum, harness, evaluation seed and the same
+ * outcome of every episode. Such seeds start from one agent and are scored on one set of
+ * episodes, so their difference at step 80 is the recipes' alone.
  */
-export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
-  const [a, b] = [loadResults(planA), loadResults(planB)];
-  if (a.seeds.length < 2 || b.seeds.length < 2)
-    throw new InputError('each study needs at least 2 seeds to compare');
-  if (a.tasks.map((task) => task.name).join() !== b.tasks.map((task) => task.name).join())
-    throw new InputError(`${planA.dir} and ${planB.dir} evaluate different held-out tasks`);
-  const step80 = (results: typeof a) => results.seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
-  const [valuesA, valuesB] = [step80(a), step80(b)];
+export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
+  return a.seeds.filter((seed) => {
+    if (!b.seeds.includes(seed)) return false;
+    const [x, y] = [evaluationOf(a, seed, 0), evaluationOf(b, seed, 0)];
+    return (
+      x.checkpointChecksum === y.checkpointChecksum &&
+      x.harnessHash === y.harnessHash &&
+      x.evalSeed === y.evalSeed &&
+      x.perTask.length === y.perTask.length &&
+      x.perTask.every(
+        (task, i) => task.name === y.perTask[i]!.name && task.outcomes === y.perTask[i]!.outcomes,
+      )
+    );
+  });
+}
+
+/**
+ * Compares two recipes' seed scores (chapter 17.4: each seed is one unit). Unpaired: the
+ * difference of the means with a Welch interval and a bootstrap over seeds (each side resampled
+ * on its own). Paired, on the seeds in `shared` (indices into both): the mean difference with a
+ * t interval, n - 1 df. Seeds needed for new independent seeds: normal approximation, exact t and
+ * unequal variances.
+ */
+export function compareSeedScores(
+  valuesA: number[],
+  valuesB: number[],
+  shared: Array<{ seed: number; a: number; b: number }>,
+  { rng, reps = 4000 }: { rng: Rng; reps?: number },
+): SeedComparison {
   const welch = welchInterval(valuesA, valuesB);
-  const rng = new Rng(planA.evalSeed).fork('compare');
-  const reps = 4000;
   const meansA = bootstrapMeans(valuesA, { reps, rng: rng.fork('a') });
   const meansB = bootstrapMeans(valuesB, { reps, rng: rng.fork('b') });
   const differences = Float64Array.from(meansB, (value, i) => value - (meansA[i] as number)).sort();
@@ -51,13 +101,26 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     ((valuesA.length - 1) * sdA ** 2 + (valuesB.length - 1) * sdB ** 2) /
       (valuesA.length + valuesB.length - 2),
   );
-  const seedsNeeded =
-    welch.difference === 0 || pooled === 0
+  const delta = Math.abs(welch.difference);
+  const seedsNeeded: SeedsNeeded | null =
+    delta === 0 || pooled === 0
       ? null
-      : requiredUnits({ sigma: pooled, delta: Math.abs(welch.difference), design: 'unpaired' }).units;
+      : {
+          normal: requiredUnits({ sigma: pooled, delta, design: 'unpaired' }).units,
+          exactT: requiredSeeds({ sdA: pooled, delta }),
+          unequalVariances:
+            sdA > 0 && sdB > 0 ? requiredSeeds({ sdA, sdB, delta, variances: 'unequal' }) : null,
+          varianceRatio: sdA ** 2 / sdB ** 2,
+        };
+  const pairedInterval =
+    shared.length >= 2
+      ? pairedTInterval(
+          shared.map((pair) => pair.a),
+          shared.map((pair) => pair.b),
+        )
+      : null;
   return {
-    a: { dir: planA.dir, recipe: planA.recipe, seeds: valuesA.length, mean: mean(valuesA), sd: sdA },
-    b: { dir: planB.dir, recipe: planB.recipe, seeds: valuesB.length, mean: mean(valuesB), sd: sdB },
+    design: pairedInterval === null ? 'unpaired' : 'paired',
     difference: welch.difference,
     welch: { low: welch.low, high: welch.high, df: welch.df },
     bootstrap: {
@@ -65,20 +128,91 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
       high: percentileOfSorted(differences, 0.975),
       reps,
     },
-    probabilityOfImprovement: probabilityOfImprovement(taskRates(b, 80), taskRates(a, 80)),
+    paired:
+      pairedInterval === null
+        ? null
+        : {
+            seeds: shared.map((pair) => pair.seed),
+            difference: pairedInterval.difference,
+            low: pairedInterval.low,
+            high: pairedInterval.high,
+            df: pairedInterval.df,
+          },
     seedsNeeded,
   };
 }
 
+/**
+ * Compares two studies' recipes by their step-80 held-out pass@1 (evaluation 'a'), paired on the
+ * seeds they share (`sharedSeeds`) and unpaired over all (`compareSeedScores`), with the
+ * probability of improvement over seeds x tasks.
+ * @throws InputError when a study has fewer than 2 seeds, the two evaluate different tasks, or
+ *   the two plan the same jobs (one study, or a copy of it: nothing to compare).
+ */
+export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
+  if (planA.jobs.map((job) => job.id).join() === planB.jobs.map((job) => job.id).join())
+    throw new InputError(
+      `${planA.dir} and ${planB.dir} plan the same jobs (same recipe, seeds and evaluations): a study against itself differs by 0 by construction; compare two recipes`,
+    );
+  const [a, b] = [loadResults(planA), loadResults(planB)];
+  if (a.seeds.length < 2 || b.seeds.length < 2)
+    throw new InputError('each study needs at least 2 seeds to compare');
+  if (a.tasks.map((task) => task.name).join() !== b.tasks.map((task) => task.name).join())
+    throw new InputError(`${planA.dir} and ${planB.dir} evaluate different held-out tasks`);
+  const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
+  const [valuesA, valuesB] = [a.seeds.map((seed) => step80(a, seed)), b.seeds.map((seed) => step80(b, seed))];
+  const shared = sharedSeeds(a, b);
+  const comparison = compareSeedScores(
+    valuesA,
+    valuesB,
+    shared.map((seed) => ({ seed, a: step80(a, seed), b: step80(b, seed) })),
+    { rng: new Rng(planA.evalSeed).fork('compare') },
+  );
+  return {
+    a: {
+      dir: planA.dir,
+      recipe: planA.recipe,
+      seeds: valuesA.length,
+      mean: mean(valuesA),
+      sd: sampleStandardDeviation(valuesA),
+    },
+    b: {
+      dir: planB.dir,
+      recipe: planB.recipe,
+      seeds: valuesB.length,
+      mean: mean(valuesB),
+      sd: sampleStandardDeviation(valuesB),
+    },
+    sharedSeeds: shared,
+    ...comparison,
+    probabilityOfImprovement: probabilityOfImprovement(taskRates(b, 80), taskRates(a, 80)),
+  };
+}
+
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
+
 export function formatComparison(c: StudyComparison): string {
   const f = (value: number) => value.toFixed(3);
-  return [
+  const unpaired = `B - A = ${signed(c.difference)} over all seeds (unpaired), Welch 95% [${f(c.welch.low)}, ${f(c.welch.high)}]${c.welch.df === null ? '' : ` (df ${c.welch.df.toFixed(1)})`}, bootstrap over seeds [${f(c.bootstrap.low)}, ${f(c.bootstrap.high)}]`;
+  const design =
+    c.paired === null
+      ? `design: unpaired (${c.sharedSeeds.length === 0 ? 'no seed' : 'only 1 seed'} shared: the same seed with the same step-0 checkpoint and evaluation episodes in both)`
+      : `design: paired on the ${c.paired.seeds.length} seeds shared by both studies (seeds ${c.paired.seeds.join(', ')}: the same step-0 checkpoint and evaluation episodes)`;
+  const lines = [
     `A ${c.a.dir} (${c.a.recipe}): step-80 held-out pass@1 ${f(c.a.mean)} (SD ${f(c.a.sd)}, ${c.a.seeds} seeds)`,
     `B ${c.b.dir} (${c.b.recipe}): ${f(c.b.mean)} (SD ${f(c.b.sd)}, ${c.b.seeds} seeds)`,
-    `B - A = ${c.difference >= 0 ? '+' : ''}${f(c.difference)}, Welch 95% [${f(c.welch.low)}, ${f(c.welch.high)}]${c.welch.df === null ? '' : ` (df ${c.welch.df.toFixed(1)})`}, bootstrap over seeds [${f(c.bootstrap.low)}, ${f(c.bootstrap.high)}]`,
-    `P(B > A) over seeds x tasks: ${f(c.probabilityOfImprovement)}`,
-    c.seedsNeeded === null
-      ? 'seeds needed: undefined (no difference observed)'
-      : `seeds per recipe to detect ${f(Math.abs(c.difference))} at alpha 0.05 with power 0.8 (unpaired): ${c.seedsNeeded}`,
-  ].join('\n');
+    design,
+  ];
+  if (c.paired !== null)
+    lines.push(
+      `B - A = ${signed(c.paired.difference)} on the shared seeds (paired), t 95% [${f(c.paired.low)}, ${f(c.paired.high)}] (df ${c.paired.df})`,
+    );
+  lines.push(unpaired, `P(B > A) over seeds x tasks: ${f(c.probabilityOfImprovement)}`);
+  const s = c.seedsNeeded;
+  lines.push(
+    s === null
+      ? `seeds needed: none can be computed, ${c.difference === 0 ? 'B - A is exactly 0' : 'neither recipe varies across seeds'}: there is no observed difference to power a test for`
+      : `new seeds per recipe to detect ${f(Math.abs(c.difference))} at alpha 0.05 with power 0.8: ${s.exactT} (t test, exact; the normal approximation: ${s.normal}), ${s.unequalVariances ?? 'undefined (one recipe does not vary)'} with unequal variances (Welch; variance ratio A/B ${s.varianceRatio.toFixed(1)})`,
+  );
+  return lines.join('\n');
 }

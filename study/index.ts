@@ -54,6 +54,14 @@ export {
   type SlurmOptions,
 } from './scheduler.ts';
 export { writeStudyReport, type StudyReportNumbers } from './report.ts';
-export { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
+export { evalKey, evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
-export { compareStudies, formatComparison, type StudyComparison } from './compare.ts';
+export {
+  compareSeedScores,
+  compareStudies,
+  formatComparison,
+  sharedSeeds,
+  type SeedComparison,
+  type SeedsNeeded,
+  type StudyComparison,
+} from './compare.ts';

@@ -7,7 +7,10 @@ import { BIN, cliChild } from './support/child.ts';
 import { main as seedsMain } from '../experiments/seeds.ts';
 import {
   compareStudies,
+  evalKey,
   jobDir,
+  loadResults,
+  sharedSeeds,
   jobState,
   k8sCommand,
   outputProblem,
@@ -225,20 +228,42 @@ describe('study run on a smoke study', () => {
       expect(existsSync(join(root, 'results', file))).toBe(true);
   });
 
-  it('compare: a study against itself differs by 0 with P(improvement) 0.5', async () => {
-    const comparison = compareStudies(plan, plan);
-    expect(comparison.difference).toBe(0);
-    expect(comparison.probabilityOfImprovement).toBe(0.5);
-    expect(comparison.seedsNeeded).toBeNull();
+  it('compare: a study against itself, or a copy of it, is refused in one line', async () => {
+    expect(() => compareStudies(plan, plan)).toThrow(/plan the same jobs/);
     const text = await run(['study', 'compare', dir, dir]);
-    expect(text.status).toBe(0);
-    expect(text.stdout).toMatch(/B - A = \+0\.000/);
+    expect(text.status).toBe(1);
+    expect(text.stderr.trim().split('\n')).toHaveLength(1);
+    expect(text.stderr).toMatch(/plan the same jobs .*compare two recipes/);
     const out = join(root, 'compare.json');
     const written = await run(['study', 'compare', dir, dir, '--out', out]);
-    expect(written.status).toBe(0);
-    const file = JSON.parse(readFileSync(out, 'utf8'));
-    expect(file.comparison.a.dir).toBe(dir);
-    expect(file.comparison.difference).toBe(0);
-    expect(file.text.join('\n')).toBe(written.stdout.trim());
+    expect(written.status).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('compare: seeds are shared when their step-0 checkpoint and every evaluation episode are the same', () => {
+    const results = loadResults(plan);
+    expect(sharedSeeds(results, results)).toEqual([0, 1]);
+    // Another study whose seed 1 was evaluated on other episodes: only seed 0 pairs.
+    const evaluations = new Map(results.evaluations);
+    const seed1 = new Map(evaluations.get(1)!);
+    const step0 = seed1.get(evalKey(0, 'a'))!;
+    const flipped = step0.perTask[0]!.outcomes.replace(/^./, (c) => (c === '1' ? '0' : '1'));
+    seed1.set(evalKey(0, 'a'), {
+      ...step0,
+      perTask: [{ ...step0.perTask[0]!, outcomes: flipped }, ...step0.perTask.slice(1)],
+    });
+    evaluations.set(1, seed1);
+    expect(sharedSeeds(results, { ...results, evaluations })).toEqual([0]);
+    const otherCheckpoint = new Map(results.evaluations);
+    otherCheckpoint.set(
+      0,
+      new Map([
+        [
+          evalKey(0, 'a'),
+          { ...results.evaluations.get(0)!.get(evalKey(0, 'a'))!, checkpointChecksum: 'other' },
+        ],
+      ]),
+    );
+    expect(sharedSeeds(results, { ...results, evaluations: otherCheckpoint })).toEqual([1]);
   });
 });

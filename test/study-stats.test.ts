@@ -2,12 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   binomialTestGreater,
   interquartileMean,
+  noncentralTCdf,
+  pairedTInterval,
+  pitmanMorganTest,
+  requiredSeeds,
+  requiredUnits,
   performanceProfile,
   probabilityOfImprovement,
   stratifiedIqm,
   welchInterval,
 } from '../eval/index.ts';
-import { pairedDropP } from '../study/index.ts';
+import { compareSeedScores, formatComparison, pairedDropP, type StudyComparison } from '../study/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 // A fixed 6 runs x 4 tasks example (and a 4-run one to compare against). Reference values from
@@ -83,5 +88,114 @@ describe('tests across seeds against scipy', () => {
     expect(pairedDropP('1111111111', '0000000011')).toBeCloseTo(0.5 ** 8, 14);
     expect(pairedDropP('1100', '0011')).toBeCloseTo(0.6875, 14);
     expect(pairedDropP('1010', '1010')).toBe(1);
+  });
+});
+
+// Reference values from Python 3.11 with scipy 1.10.1 and statsmodels 0.13.5 (Debian bookworm):
+//   st.nct.cdf(t, df, nc)
+//   st.ttest_rel(b, a).confidence_interval(0.95), .df
+//   st.pearsonr(a + b, a - b)                      (the Pitman-Morgan test)
+//   TTestIndPower().solve_power(effect_size=d, alpha=0.05, power=0.8), rounded up
+//   1 - nct.cdf(c, df, nc) + nct.cdf(-c, df, nc), c = t.ppf(0.975, df), df Welch-Satterthwaite
+describe('paired comparisons and seeds needed against scipy and statsmodels', () => {
+  it('the noncentral t CDF', () => {
+    expect(noncentralTCdf(2, 10, 1)).toBeCloseTo(0.8076115625303752, 10);
+    expect(noncentralTCdf(-1.5, 7, 0.8)).toBeCloseTo(0.017874655870077083, 10);
+    expect(noncentralTCdf(3.2, 28, 2.5)).toBeCloseTo(0.7314020082171342, 10);
+    expect(noncentralTCdf(0.3, 3, -2)).toBeCloseTo(0.9881383178903734, 10);
+    expect(noncentralTCdf(1.7, 14, 1.2)).toBeCloseTo(0.6725864553879494, 10);
+    expect(() => noncentralTCdf(1, 0, 1)).toThrow(RangeError);
+  });
+
+  it('the paired t interval', () => {
+    const result = pairedTInterval([0.8, 0.85, 0.9, 0.78, 0.88], [0.7, 0.9, 0.95, 0.6, 0.92]);
+    expect(result.low).toBeCloseTo(-0.15981536818439102, 10);
+    expect(result.high).toBeCloseTo(0.10381536818439097, 10);
+    expect(result.df).toBe(4);
+    expect(pairedTInterval([0.5, 0.25], [0.75, 0.5])).toMatchObject({ low: 0.25, high: 0.25 });
+    expect(() => pairedTInterval([0.5], [0.6])).toThrow(RangeError);
+  });
+
+  it('the Pitman-Morgan test of equal paired variances', () => {
+    const x = [0.61, 0.72, 0.55, 0.8, 0.67, 0.74, 0.59, 0.7];
+    const y = [0.58, 0.79, 0.5, 0.86, 0.69, 0.81, 0.52, 0.77];
+    const result = pitmanMorganTest(x, y);
+    expect(result.correlation).toBeCloseTo(-0.9437489634675779, 12);
+    expect(result.p).toBeCloseTo(0.00042640952684198707, 12);
+    expect(result.ratio).toBeCloseTo(0.3622076023391812, 12);
+    expect(result.df).toBe(6);
+    const five = pitmanMorganTest([0.8, 0.85, 0.9, 0.78, 0.88], [0.7, 0.9, 0.95, 0.6, 0.92]);
+    expect(five.p).toBeCloseTo(0.0027479736772809066, 12);
+    expect(() => pitmanMorganTest([1, 2], [2, 1])).toThrow(RangeError);
+  });
+
+  it("seeds needed from the t test's exact power, where the normal approximation asks fewer", () => {
+    expect(requiredSeeds({ sdA: 0.1, delta: 0.1 })).toBe(17); // statsmodels 16.7147
+    expect(requiredSeeds({ sdA: 0.2, delta: 0.1 })).toBe(64); // statsmodels 63.7656
+    expect(requiredSeeds({ sdA: 0.1, delta: 0.1, power: 0.9 })).toBe(23); // statsmodels 22.0211
+    expect(requiredUnits({ sigma: 0.1, delta: 0.1, design: 'unpaired' }).units).toBe(16);
+    // The 16-seed default against the 8-seed entropy-0 study: SDs 0.11926828884203584 and
+    // 0.049549800773529135, pooled 0.10237190447012402, difference 0.11220703124999987.
+    const delta = 0.11220703124999987;
+    expect(requiredSeeds({ sdA: 0.10237190447012402, delta })).toBe(15); // statsmodels 14.0946
+    expect(requiredUnits({ sigma: 0.10237190447012402, delta, design: 'unpaired' }).units).toBe(14);
+    // scipy, Welch's power at n = 11 and 12: 0.76106, 0.80186
+    const welch = {
+      sdA: 0.11926828884203584,
+      sdB: 0.049549800773529135,
+      delta,
+      variances: 'unequal' as const,
+    };
+    expect(requiredSeeds(welch)).toBe(12);
+    expect(() => requiredSeeds({ sdA: 0.1, delta: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('study compare', () => {
+  const sides = {
+    a: { dir: 'A', recipe: 'default', seeds: 3, mean: 0.6, sd: 0.1 },
+    b: { dir: 'B', recipe: 'other', seeds: 3, mean: 0.6, sd: 0.1 },
+  };
+
+  it('uses the paired design on shared seeds and reports the unpaired difference beside it', () => {
+    const a = [0.5, 0.6, 0.7, 0.55];
+    const b = [0.55, 0.68, 0.74, 0.9];
+    const shared = [0, 1, 2].map((seed) => ({ seed, a: a[seed]!, b: b[seed]! }));
+    const result = compareSeedScores(a, b, shared, { rng: new Rng(3) });
+    expect(result.design).toBe('paired');
+    expect(result.paired).toMatchObject({ seeds: [0, 1, 2], df: 2 });
+    expect(result.paired!.difference).toBeCloseTo(
+      pairedTInterval([0.5, 0.6, 0.7], [0.55, 0.68, 0.74]).difference,
+      14,
+    );
+    expect(result.difference).toBeCloseTo(0.13, 14);
+    const unpaired = compareSeedScores(a, b, shared.slice(0, 1), { rng: new Rng(3) });
+    expect(unpaired.design).toBe('unpaired');
+    expect(unpaired.paired).toBeNull();
+    const text = formatComparison({
+      ...sides,
+      sharedSeeds: [0, 1, 2],
+      probabilityOfImprovement: 0.6,
+      ...result,
+    });
+    expect(text).toMatch(/design: paired on the 3 seeds shared/);
+    expect(text).toMatch(/on the shared seeds \(paired\), t 95% \[.*\] \(df 2\)/);
+    expect(text).toMatch(/over all seeds \(unpaired\), Welch/);
+  });
+
+  it('says why no seeds-needed figure exists when no difference is observed', () => {
+    const result = compareSeedScores([0.5, 0.7, 0.6], [0.7, 0.5, 0.6], [], { rng: new Rng(3) });
+    expect(result.difference).toBe(0);
+    expect(result.seedsNeeded).toBeNull();
+    const comparison: StudyComparison = {
+      ...sides,
+      sharedSeeds: [],
+      probabilityOfImprovement: 0.5,
+      ...result,
+    };
+    const text = formatComparison(comparison);
+    expect(text).not.toMatch(/undefined/);
+    expect(text).toMatch(/seeds needed: none can be computed, B - A is exactly 0/);
+    expect(text).toMatch(/design: unpaired \(no seed shared/);
   });
 });

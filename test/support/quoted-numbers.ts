@@ -7,6 +7,7 @@ const README = 'README.md';
 const TRAINING = 'docs/TRAINING.md';
 const MODEL = 'docs/MODEL.md';
 const GYM = 'docs/GYM.md';
+const STUDIES = 'docs/STUDIES.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
@@ -56,6 +57,39 @@ export const QUOTED: QuotedNumber[] = [
   at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437 parameters', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437', [MODEL], whole),
+  // tinyagent study compare studies/default-16 studies/entropy-0-8 --out results/study-compare-entropy.json
+  ...(
+    [
+      ['comparison.paired.difference', '0.076', 'B - A = +0.076 on the shared seeds (paired)'],
+      ['comparison.paired.low', '0.029', 't 95% [0.029, 0.123] (df 7)'],
+      ['comparison.paired.high', '0.123', 't 95% [0.029, 0.123] (df 7)'],
+      ['comparison.difference', '0.112', 'B - A = +0.112 over all seeds (unpaired)'],
+    ] as const
+  ).map(([path, text, quote]) => at('study-compare-entropy.json', path, text, quote, [STUDIES], three)),
+  at(
+    'study-compare-entropy.json',
+    'comparison.seedsNeeded.exactT',
+    '15',
+    'power 0.8: 15 (t test, exact; the normal approximation: 14)',
+    [STUDIES],
+    {},
+  ),
+  at(
+    'study-compare-entropy.json',
+    'comparison.seedsNeeded.normal',
+    '14',
+    'power 0.8: 15 (t test, exact; the normal approximation: 14)',
+    [STUDIES],
+    {},
+  ),
+  at(
+    'study-compare-entropy.json',
+    'comparison.seedsNeeded.unequalVariances',
+    '12',
+    '12 with unequal variances',
+    [STUDIES],
+    {},
+  ),
   // npm run exp:seeds (the committed study studies/default-16)
   at('seeds.json', 'numbers.episodes', '64', '64 episodes per held-out task', [README], {}),
   at('seeds.json', 'numbers.step80.mean', '0.798', 'pass@1 mean 0.798', [README], three),
