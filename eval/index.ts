@@ -71,6 +71,7 @@ export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 export { welchInterval } from './welchInterval.ts';
 export { pairedTInterval } from './pairedTInterval.ts';
 export { pitmanMorganTest } from './pitmanMorganTest.ts';
+export { correlationTest } from './correlationTest.ts';
 export { noncentralTCdf, twoSidedTPower } from './noncentralT.ts';
 export { requiredSeeds, type RequiredSeedsOptions } from './requiredSeeds.ts';
 export { binomialTestGreater } from './binomialTest.ts';

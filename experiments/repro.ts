@@ -37,6 +37,7 @@ import { main as mainEx5 } from './ex-5.ts';
 import { main as mainEx6 } from './ex-6.ts';
 import { main as mainEx7 } from './ex-7.ts';
 import { main as mainSeeds } from './seeds.ts';
+import { main as mainCoverage } from './coverage.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
@@ -63,6 +64,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   'ex-7': (o) => mainEx7(o),
   // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
   seeds: (o) => mainSeeds({ seed: o.seed, outDir: o.outDir }),
+  // The coverage of every reported interval, simulated in a world made of the committed studies.
+  coverage: (o) => mainCoverage({ seed: o.seed, smoke: o.smoke, outDir: o.outDir }),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main as main172 } from '../experiments/17.2.ts';
 import { main as main173 } from '../experiments/17.3.ts';
+import {
+  FLAG_BELOW,
+  improvementTruth,
+  main as mainCoverage,
+  METHODS,
+  mixtureIqm,
+  narrowingRate,
+} from '../experiments/coverage.ts';
 
 describe('experiments (smoke)', () => {
   it('17.2: plug-in biased low, unbiased on target, product form = exact', async () => {
@@ -62,5 +70,44 @@ describe('experiments (smoke)', () => {
     expect(markdown).toMatch(
       /\| episode-level \| population mean 0\.571 \| 0\.\d{3} ± 0\.\d{3} \| 0\.\d{3} \(exact\)/,
     );
+  });
+
+  it('coverage: every reported interval method at its design, with its MC SE and the misses on each side', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'exp-coverage-'));
+    const result = await mainCoverage({ smoke: true, seed: 1, outDir });
+    expect(result.rows.map((row) => row.method)).toEqual(METHODS.map((entry) => entry.method));
+    for (const row of result.rows) {
+      expect(row.coverage + row.missedHigh + row.missedLow).toBeCloseTo(1, 12);
+      expect(row.se).toBeCloseTo(Math.sqrt((row.coverage * (1 - row.coverage)) / result.simulations), 12);
+      expect(row.flagged).toBe(row.coverage < FLAG_BELOW);
+      expect(row.meanWidth).toBeGreaterThan(0);
+    }
+    // The truths are the committed studies': step 80's IQM and the entropy-0 recipe's gain.
+    const byMethod = (start: string) => result.rows.find((row) => row.method.startsWith(start))!;
+    expect(byMethod('episode bootstrap').truth).toBeNull();
+    expect(byMethod('Welch').truth).toBeCloseTo(0.11220703125, 10);
+    const json = JSON.parse(readFileSync(join(outDir, 'coverage.json'), 'utf8'));
+    expect(json).toMatchObject({ section: 'coverage', seed: 1, smoke: true });
+    const markdown = readFileSync(join(outDir, 'coverage.md'), 'utf8');
+    expect(markdown).toMatch(
+      /\| method \| design \| nominal \| coverage ± MC SE \| missed high \| missed low \|/,
+    );
+    const again = await mainCoverage({
+      smoke: true,
+      seed: 1,
+      outDir: mkdtempSync(join(tmpdir(), 'exp-coverage-')),
+    });
+    expect(again).toEqual(result);
+  }, 120_000);
+
+  it("coverage's exact truths, by hand on tiny worlds", () => {
+    // Seeds [0.5] and [1], 2 episodes: scores 0, 1/2, 1 with mass 1/8, 1/4, 5/8; the mean of the
+    // quantile function over [0.25, 0.75] is (0.125 * 0.5 + 0.375 * 1) / 0.5.
+    expect(mixtureIqm([[0.5], [1]], 2)).toBeCloseTo(0.875, 14);
+    // X always 1, Y ~ Binomial(2, 1/2) / 2: P(X > Y) + P(X = Y) / 2 = 3/4 + 1/8.
+    expect(improvementTruth([[1]], [[0.5]], 2)).toBeCloseTo(0.875, 14);
+    // One task, step 0 always 2 of 2, step 80 Binomial(2, 1/2): it falls unless both pass.
+    expect(narrowingRate([[0.5]], [[1]], 2)).toBeCloseTo(0.75, 14);
+    expect(narrowingRate([[0.5, 1]], [[1, 0.5]], 1)).toBeCloseTo(0.5, 14);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   binomialTestGreater,
   interquartileMean,
+  correlationTest,
   noncentralTCdf,
   pairedTInterval,
   pitmanMorganTest,
@@ -94,7 +95,7 @@ describe('tests across seeds against scipy', () => {
 // Reference values from Python 3.11 with scipy 1.10.1 and statsmodels 0.13.5 (Debian bookworm):
 //   st.nct.cdf(t, df, nc)
 //   st.ttest_rel(b, a).confidence_interval(0.95), .df
-//   st.pearsonr(a + b, a - b)                      (the Pitman-Morgan test)
+//   st.pearsonr(a, b), and st.pearsonr(a + b, a - b) (the Pitman-Morgan test)
 //   TTestIndPower().solve_power(effect_size=d, alpha=0.05, power=0.8), rounded up
 //   1 - nct.cdf(c, df, nc) + nct.cdf(-c, df, nc), c = t.ppf(0.975, df), df Welch-Satterthwaite
 describe('paired comparisons and seeds needed against scipy and statsmodels', () => {
@@ -114,6 +115,14 @@ describe('paired comparisons and seeds needed against scipy and statsmodels', ()
     expect(result.df).toBe(4);
     expect(pairedTInterval([0.5, 0.25], [0.75, 0.5])).toMatchObject({ low: 0.25, high: 0.25 });
     expect(() => pairedTInterval([0.5], [0.6])).toThrow(RangeError);
+  });
+
+  it('the test of no correlation', () => {
+    expect(correlationTest([1, 2, 3, 4], [1, 3, 2, 4]).p).toBeCloseTo(0.19999999999999996, 12);
+    const five = correlationTest([0.1, 0.4, 0.35, 0.8, 0.6], [0.2, 0.3, 0.5, 0.7, 0.9]);
+    expect(five.correlation).toBeCloseTo(0.8084443809398211, 12);
+    expect(five.p).toBeCloseTo(0.09769813463790618, 12);
+    expect(five.df).toBe(3);
   });
 
   it('the Pitman-Morgan test of equal paired variances', () => {
