@@ -72,6 +72,7 @@ export { welchInterval } from './welchInterval.ts';
 export { pairedTInterval } from './pairedTInterval.ts';
 export { pitmanMorganTest } from './pitmanMorganTest.ts';
 export { correlationTest } from './correlationTest.ts';
+export { correlatedSelectionInflation } from './correlatedSelection.ts';
 export { noncentralTCdf, twoSidedTPower } from './noncentralT.ts';
 export { requiredSeeds, type RequiredSeedsOptions } from './requiredSeeds.ts';
 export { binomialTestGreater } from './binomialTest.ts';

@@ -79,6 +79,8 @@ interface Entry {
   design: string;
   interval: (sample: Sample, sizes: Sizes, rng: Rng) => Interval;
   truth: (world: World, sample: Sample) => number;
+  /** The truth is the sample's own (the episode bootstrap's: these tasks' mean), not the world's. */
+  perSample?: true;
 }
 
 const STUDY = '16 seeds x 10 tasks x 64 episodes';
@@ -181,6 +183,7 @@ export const METHODS: Entry[] = [
     design: EVALUATION,
     interval: (s, z, rng) => episodeBootstrapCI(s.evaluation, { reps: z.reps, rng }),
     truth: (_, s) => mean(s.evaluation.tasks),
+    perSample: true,
   },
   {
     method: 'beta-binomial credible interval',
@@ -210,7 +213,7 @@ export const METHODS: Entry[] = [
     method: 'paired t interval of B - A (8 shared seeds)',
     design: COMPARE,
     interval: (s, z, rng) =>
-      compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: z.reps }).paired!,
+      compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,
     truth: (w) => mean(w.second80.slice(0, w.shared).map((row, i) => seedMean(row) - seedMean(w.step80[i]!))),
   },
 ];
@@ -282,7 +285,7 @@ const evaluationSdTruth = (rows: number[][], n: number) =>
   Math.sqrt(mean(rows.map((row) => mean(row.map((p) => (p * (1 - p)) / n)) / row.length)));
 
 /** One sample of every design from the world; each seed a study seed drawn at random, each episode a fresh draw. */
-function draw(world: World, rng: Rng): Sample {
+export function draw(world: World, rng: Rng): Sample {
   const pick = (rows: number[][]) => rows[rng.int(rows.length)]!;
   const score = (row: readonly number[], n: number) => row.map((p) => sampleBinomial(n, p, rng) / n);
   const seeds = Array.from({ length: 16 }, () => rng.int(world.step80.length));
@@ -343,13 +346,14 @@ export async function main({
   const world = loadWorld();
   const rng = new Rng(seed).fork('coverage');
   const tally = METHODS.map(() => ({ covered: 0, high: 0, low: 0, width: 0 }));
-  const truths = METHODS.map(() => 0);
-  const truthVaries = METHODS.map(() => false);
+  // The world's truths once; a per-sample truth (the episode bootstrap's) with each sample.
+  const first = draw(world, rng.fork('sample/0'));
+  const truths = METHODS.map((entry) => entry.truth(world, first));
   const bar = progressBar('coverage', simulations);
   for (let sim = 0; sim < simulations; sim++) {
-    const sample = draw(world, rng.fork(`sample/${sim}`));
+    const sample = sim === 0 ? first : draw(world, rng.fork(`sample/${sim}`));
     METHODS.forEach((entry, m) => {
-      const truth = entry.truth(world, sample);
+      const truth = entry.perSample === true ? entry.truth(world, sample) : truths[m]!;
       const { low, high } = entry.interval(sample, sizes, rng.fork(`${entry.method}/${sim}`));
       const row = tally[m]!;
       // Missed high: the whole interval above the truth; missed low: below it.
@@ -357,8 +361,6 @@ export async function main({
       else if (high < truth) row.low += 1;
       else row.covered += 1;
       row.width += (high - low) / simulations;
-      if (sim > 0 && truth !== truths[m]) truthVaries[m] = true;
-      truths[m] = truth;
     });
     bar.tick(sim + 1);
   }
@@ -376,7 +378,7 @@ export async function main({
       missedLow: low / simulations,
       meanWidth: width,
       // The episode bootstrap's truth is each sample's own tasks' mean: no one number.
-      truth: truthVaries[m] ? null : truths[m]!,
+      truth: entry.perSample === true ? null : truths[m]!,
       flagged: coverage < FLAG_BELOW,
     };
   });

@@ -84,7 +84,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     agents.push({ step, passAt1: evaluation.passAt1, counts: counts.successes, bootstrap, bayes });
   }
   const simulation = calibration({
-    evals: smoke ? 20 : 500,
+    evals: smoke ? 20 : 2_000,
     episodes: 32,
     draws: smoke ? 500 : 4_000,
     reps: smoke ? 200 : 2_000,

@@ -11,18 +11,38 @@
  * Runtime: about 4 s, most of it starting node and drawing the figure (no random draws: the seed is recorded only).
  * Output: results/ex-7.json, results/ex-7.md, results/figures/ex-7-se-by-correlation.svg.
  */
-import { designReview } from '../eval/index.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { correlatedSelectionInflation, designReview } from '../eval/index.ts';
 import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
 import { report } from './report/ex-7.ts';
 
 /** The chapter's claim, with the assumptions the review states (intraclass correlation; training noise left out, then 0.01). */
 export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, icc: 0.5 };
 
+/** Where the correlation of two checkpoints' evaluations is measured: 17.4's paired step 60 and step 80. */
+const CHECKPOINT_CORRELATION = { file: 'results/17.4.json', path: 'numbers.paired.correlation' };
+
 export function measure() {
   const review = designReview({ ...CLAIM, correlation: null, seedSD: 0 });
   // The same claim with a seed SD of 0.01 per arm: how training noise alone changes the answer.
   const withTrainingNoise = designReview({ ...CLAIM, correlation: null, seedSD: 0.01 });
-  return { claim: CLAIM, review, withTrainingNoise };
+  // sigma E[max of 5] assumes the five evaluations independent: an upper bound. Checkpoints of
+  // one run scored on the same tasks correlate; 17.4 measured how much.
+  const measured = JSON.parse(readFileSync(join(ROOT, CHECKPOINT_CORRELATION.file), 'utf8')) as {
+    numbers: { paired: { correlation: number } };
+  };
+  const correlation = measured.numbers.paired.correlation;
+  const correlatedSelection = {
+    source: `${CHECKPOINT_CORRELATION.file} ${CHECKPOINT_CORRELATION.path}`,
+    correlation,
+    inflation: correlatedSelectionInflation({
+      sigma: review.selection.evaluationSD,
+      selectedFrom: CLAIM.selectedFrom,
+      correlation,
+    }),
+  };
+  return { claim: CLAIM, review, withTrainingNoise, correlatedSelection };
 }
 
 export async function main({ seed = 0, smoke = false, outDir = `${ROOT}/results` } = {}) {

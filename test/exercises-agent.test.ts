@@ -94,12 +94,28 @@ describe('the chapter exercises (smoke)', () => {
     for (const design of [result.shared, result.separate])
       expect(design.formulaSE).toBeCloseTo(design.se, 12);
     expect(result.ratio).toBeCloseTo(result.separate.se / result.shared.se, 12);
+    // The formula's check from each repetition's own episodes, the ratio's test, and the seeds' independence.
+    for (const design of [result.shared, result.separate]) {
+      expect(design.predictedSE).toBeGreaterThan(0);
+      expect(design.correlationP).toBeGreaterThanOrEqual(0);
+      expect(design.correlationP).toBeLessThanOrEqual(1);
+    }
+    expect(result.varianceRatioTest.ratio).toBeCloseTo(result.ratio ** 2, 12);
+    expect(result.independence).toMatchObject({ policy: 'blind', repetitions: 10 });
+    expect(readFileSync(join(outDir, 'ex-6.md'), 'utf8')).toMatch(/Pitman-Morgan test .* gives p = /);
     expectSmoke('ex-6');
   });
 
   it("ex-7: the design review of the chapter's claim", async () => {
     const result = await ex7(options);
     expect(result.review.unpaired.se).toBeCloseTo(0.0312, 4);
+    // Independent evaluations bound the best-of-5 inflation; 17.4's correlation shrinks it by sqrt(1 - r).
+    const { correlation, inflation } = result.correlatedSelection;
+    expect(correlation).toBeGreaterThan(0);
+    expect(inflation).toBeCloseTo(result.review.selection.inflation * Math.sqrt(1 - correlation), 12);
+    expect(readFileSync(join(outDir, 'ex-7.md'), 'utf8')).toMatch(
+      /independent evaluations \(an upper bound\)/,
+    );
     expect(figure('ex-7-se-by-correlation.svg')).toMatch(/^<svg/);
     expectSmoke('ex-7');
   });

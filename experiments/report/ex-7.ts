@@ -7,7 +7,12 @@ type Numbers = ReturnType<typeof measure>;
 const f = (value: number | null) => (value === null ? 'n/a' : value.toFixed(4));
 const needed = (value: number | null, max: number) => (value === null ? `more than ${max}` : String(value));
 
-export async function report({ claim, review, withTrainingNoise }: Numbers): Promise<Report> {
+export async function report({
+  claim,
+  review,
+  withTrainingNoise,
+  correlatedSelection,
+}: Numbers): Promise<Report> {
   const rows = (r: typeof review) =>
     table(r.paired, {
       'per-task correlation': (row) => row.correlation.toFixed(2),
@@ -27,8 +32,12 @@ export async function report({ claim, review, withTrainingNoise }: Numbers): Pro
           ['z of the reported difference, unpaired', review.unpaired.z?.toFixed(2) ?? 'n/a'],
           ['SE that detects it (alpha 0.05, power 0.8)', f(review.targetSE)],
           [
-            `selection inflation sigma E[max of ${claim.selectedFrom}]`,
+            `selection inflation sigma E[max of ${claim.selectedFrom}], independent evaluations (an upper bound)`,
             `${f(review.selection.evaluationSD)} x ${review.selection.expectedMax.toFixed(3)} = ${f(review.selection.inflation)}`,
+          ],
+          [
+            `the same for checkpoints correlated ${correlatedSelection.correlation.toFixed(2)} (17.4's step 60 and 80), sigma sqrt(1 - r) E[max]`,
+            f(correlatedSelection.inflation),
           ],
         ] as const,
         { quantity: (row) => row[0], value: (row) => row[1] },
@@ -38,7 +47,7 @@ export async function report({ claim, review, withTrainingNoise }: Numbers): Pro
       'The same with a training-noise SD of 0.01 per arm (one seed cannot measure it):',
       rows(withTrainingNoise),
       reading(
-        `the chapter's arithmetic: SE about 0.022 per arm and 0.031 for the difference, so +${(claim.b - claim.a).toFixed(3)} is ${review.unpaired.z?.toFixed(2)} SE unpaired, and the best of five checkpoints is expected to read ${f(review.selection.inflation)} high on its own, about the whole difference. Pairing helps only as far as the per-task correlation is high; more samples shrink only the within-task part, so below the task-level floor no number of samples reaches the SE needed; training noise adds a term that only more seeds remove.`,
+        `the chapter's arithmetic: SE about 0.022 per arm and 0.031 for the difference, so +${(claim.b - claim.a).toFixed(3)} is ${review.unpaired.z?.toFixed(2)} SE unpaired, and the best of five checkpoints is expected to read at most ${f(review.selection.inflation)} high on its own (five independent evaluations), about the whole difference; checkpoints of one run on the same tasks correlate, and at 17.4's ${correlatedSelection.correlation.toFixed(2)} the expected inflation is ${f(correlatedSelection.inflation)}, ${((100 * correlatedSelection.inflation) / (claim.b - claim.a)).toFixed(0)}% of it. Pairing helps only as far as the per-task correlation is high; more samples shrink only the within-task part, so below the task-level floor no number of samples reaches the SE needed; training noise adds a term that only more seeds remove.`,
       ),
     ),
   );

@@ -8,6 +8,8 @@ const TRAINING = 'docs/TRAINING.md';
 const MODEL = 'docs/MODEL.md';
 const GYM = 'docs/GYM.md';
 const STUDIES = 'docs/STUDIES.md';
+const EXERCISES = 'docs/EXERCISES.md';
+const METRICS = 'docs/METRICS.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
@@ -57,6 +59,83 @@ export const QUOTED: QuotedNumber[] = [
   at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437 parameters', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437', [MODEL], whole),
+  // npm run ex:3 (2,000 simulated evaluations)
+  at(
+    'ex-3.json',
+    'numbers.calibration.evals',
+    '2,000',
+    'Calibration, 2,000 simulated evaluations',
+    [EXERCISES],
+    whole,
+  ),
+  at('ex-3.json', 'numbers.calibration.bayes.coverage', '0.949', '**0.949 ± 0.005**', [EXERCISES], three),
+  at('ex-3.json', 'numbers.calibration.bayes.se', '0.005', '**0.949 ± 0.005**', [EXERCISES], three),
+  at('ex-3.json', 'numbers.calibration.bootstrap.coverage', '0.920', '**0.920 ± 0.006**', [EXERCISES], three),
+  at('ex-3.json', 'numbers.calibration.bootstrap.se', '0.006', '**0.920 ± 0.006**', [EXERCISES], three),
+  // npm run ex:6
+  at('ex-6.json', 'numbers.shared.predictedSE', '0.0203', '| 0.0166 ± 0.0027 | 0.0203 |', [EXERCISES], {
+    digits: 4,
+  }),
+  at('ex-6.json', 'numbers.separate.predictedSE', '0.0224', '| 0.0186 ± 0.0030 | 0.0224 |', [EXERCISES], {
+    digits: 4,
+  }),
+  at(
+    'ex-6.json',
+    'numbers.varianceRatioTest.p',
+    '0.53',
+    'Pitman-Morgan test of the two variances gives **p = 0.53**',
+    [EXERCISES],
+    { digits: 2 },
+  ),
+  at(
+    'ex-6.json',
+    'numbers.separate.correlationP',
+    '0.047',
+    'a correlation of 0.45 with p = 0.047',
+    [EXERCISES],
+    three,
+  ),
+  at(
+    'ex-6.json',
+    'numbers.independence.correlation',
+    '0.034',
+    'correlate **0.034** (p =',
+    [EXERCISES],
+    three,
+  ),
+  at('ex-6.json', 'numbers.independence.repetitions', '200', '0.63) over 200 repetitions', [EXERCISES], {}),
+  // npm run ex:7
+  at(
+    'ex-7.json',
+    'numbers.correlatedSelection.correlation',
+    '0.670',
+    '(0.670, `results/17.4.json`)',
+    [EXERCISES],
+    three,
+  ),
+  at('ex-7.json', 'numbers.correlatedSelection.inflation', '0.0148', 'it is **0.0148**', [EXERCISES], {
+    digits: 4,
+  }),
+  // npm run exp:coverage (docs/METRICS.md quotes every method's coverage ± its MC SE)
+  ...(
+    [
+      [0, '0.956', '0.005'],
+      [1, '0.710', '0.010'],
+      [2, '0.891', '0.007'],
+      [3, '0.918', '0.006'],
+      [4, '0.839', '0.008'],
+      [5, '0.821', '0.009'],
+      [6, '0.989', '0.002'],
+      [7, '0.880', '0.007'],
+      [8, '0.950', '0.005'],
+      [9, '0.930', '0.006'],
+      [10, '0.910', '0.006'],
+    ] as const
+  ).flatMap(([row, coverage, se]) => [
+    at('coverage.json', `numbers.rows[${row}].coverage`, coverage, `${coverage} ± ${se}`, [METRICS], three),
+    at('coverage.json', `numbers.rows[${row}].se`, se, `${coverage} ± ${se}`, [METRICS], three),
+  ]),
+  at('coverage.json', 'numbers.simulations', '2,000', '2,000 simulations', [METRICS], whole),
   // tinyagent study compare studies/default-16 studies/entropy-0-8 --out results/study-compare-entropy.json
   ...(
     [
