@@ -32,7 +32,7 @@ import {
 } from '../eval/index.ts';
 import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareSeedScores, loadResults, readPlan, taskRates } from '../study/index.ts';
+import { compareSeedScores, loadResults, readPlan, sharedSeeds, taskRates } from '../study/index.ts';
 import {
   DEFAULT_STUDY,
   isMain,
@@ -55,8 +55,8 @@ interface World {
   step80: number[][];
   step0: number[][];
   second80: number[][];
-  /** Seeds of the second study that are the first's seeds 0..n-1 (shared step-0 checkpoint). */
-  shared: number;
+  /** Row indices [first, second] of the seeds the two studies share (`sharedSeeds`, as `study compare` pairs them). */
+  shared: Array<[number, number]>;
 }
 
 /** One simulated data set of every design, drawn together. */
@@ -207,7 +207,7 @@ export const METHODS: Entry[] = [
     design: COMPARE,
     interval: (s, z, rng) =>
       compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,
-    truth: (w) => mean(w.second80.slice(0, w.shared).map((row, i) => seedMean(row) - seedMean(w.step80[i]!))),
+    truth: (w) => mean(w.shared.map(([i, j]) => seedMean(w.second80[j]!) - seedMean(w.step80[i]!))),
   },
 ];
 
@@ -291,7 +291,7 @@ export function draw(world: World, rng: Rng): Sample {
   const tasks = Array.from({ length: 10 }, () => pool[rng.int(pool.length)]!);
   const successes = tasks.map((p) => sampleBinomial(32, p, rng));
   const passAt1 = (row: readonly number[]) => mean(score(row, 64));
-  const shared = Array.from({ length: 8 }, () => rng.int(world.shared));
+  const shared = Array.from({ length: 8 }, () => world.shared[rng.int(world.shared.length)]!);
   return {
     study: {
       step80,
@@ -304,10 +304,10 @@ export function draw(world: World, rng: Rng): Sample {
     compare: {
       a: Array.from({ length: 16 }, () => passAt1(pick(world.step80))),
       b: Array.from({ length: 8 }, () => passAt1(pick(world.second80))),
-      pairs: shared.map((s, i) => ({
-        seed: i,
-        a: passAt1(world.step80[s]!),
-        b: passAt1(world.second80[s]!),
+      pairs: shared.map(([i, j], k) => ({
+        seed: k,
+        a: passAt1(world.step80[i]!),
+        b: passAt1(world.second80[j]!),
       })),
     },
   };
@@ -316,7 +316,9 @@ export function draw(world: World, rng: Rng): Sample {
 function loadWorld(): World {
   const first = loadResults(readPlan(join(ROOT, DEFAULT_STUDY)));
   const second = loadResults(readPlan(join(ROOT, SECOND_STUDY)));
-  const shared = second.seeds.filter((seed, i) => seed === first.seeds[i]).length;
+  const shared = sharedSeeds(first, second).map(
+    (seed) => [first.seeds.indexOf(seed), second.seeds.indexOf(seed)] as [number, number],
+  );
   return {
     step80: taskRates(first, 80),
     step0: taskRates(first, 0),
