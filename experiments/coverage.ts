@@ -89,7 +89,7 @@ const EVALUATION = '10 tasks x 32 episodes';
 const COMPARE = '16 + 8 seeds';
 
 const seedMean = (row: readonly number[]) => mean(row);
-/** 17.4's split of two evaluations per seed (as study/claims.ts computes it). */
+/** 17.4's split of two evaluations per seed, as study/claims.ts computes it inside seedClaims (no function of its own to call). */
 function trainingNoise(a: readonly number[], b: readonly number[]) {
   const evaluation = mean(a.map((value, i) => (value - b[i]!) ** 2 / 2));
   const seedMeans = a.map((value, i) => (value + b[i]!) / 2);
@@ -98,7 +98,7 @@ function trainingNoise(a: readonly number[], b: readonly number[]) {
     evaluation: Math.sqrt(evaluation),
   };
 }
-/** The percentile bootstrap over seeds that study/claims.ts puts on the noise SDs. */
+/** The percentile bootstrap over seeds that study/claims.ts puts on the noise SDs, likewise inline there. */
 function seedBootstrap(
   n: number,
   statistic: (indices: number[]) => number,
@@ -122,7 +122,7 @@ const noiseInterval = (s: Sample, which: 'training' | 'evaluation', reps: number
     reps,
     rng,
   );
-/** rliable's stratified independent bootstrap of P(X > Y), as study/claims.ts draws it. */
+/** rliable's stratified independent bootstrap of P(X > Y), as study/claims.ts draws it inline. */
 function improvementInterval(x: number[][], y: number[][], reps: number, rng: Rng): Interval {
   const resample = (scores: number[][]) => {
     const columns = scores[0]!.map((_, t) => scores.map(() => scores[rng.int(scores.length)]![t]!));
