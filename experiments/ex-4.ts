@@ -12,7 +12,6 @@
  *   once they exist.
  * Output: results/ex-4.json, results/ex-4.md, results/figures/ex-4-entropy-vs-drop.svg.
  */
-import { dirname, join } from 'node:path';
 import { BUG_TYPES, firstEditCounts, makeTasks, REPAIR_OP_FOR } from '../gym/index.ts';
 import { pairedBootstrapDiff, shannonEntropy, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -25,13 +24,9 @@ import {
   parseRunOptions,
   runOptions,
   trainingSeedOf,
+  typeRunDir,
   type RunOptions,
 } from './runs.ts';
-
-/** The folder of a type-split run beside `run`: 17.6's `type-zero` for zero; smoke runs apart from full ones. */
-export function typeRunDir(run: string, type: string, smoke: boolean): string {
-  return join(dirname(run), `type-${type}${smoke ? '-smoke' : ''}`);
-}
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);

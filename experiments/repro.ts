@@ -121,7 +121,12 @@ export async function updateSmoke(): Promise<void> {
   const outDir = join(root, 'results');
   try {
     for (const section of SMOKE_ORDER) {
-      await EXPERIMENTS[section]!({ run: join(runsDir, 'default'), seed: SMOKE_SEED, smoke: true, outDir });
+      await EXPERIMENTS[section]!({
+        run: join(runsDir, 'default-smoke'),
+        seed: SMOKE_SEED,
+        smoke: true,
+        outDir,
+      });
       writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), {
         section,
         seed: SMOKE_SEED,
