@@ -8,7 +8,7 @@
  *   leakage audit: every channel by which held-out tasks reach training, the share of training
  *   episodes that carry a held-out function name, and the default run evaluated with the rename
  *   pool restricted to training names and to held-out names.
- * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 1.5 minutes from scratch (the type-split run trains in about 75 s); seconds after.
  * Output: results/17.6.json, results/17.6.md.
  */

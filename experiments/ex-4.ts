@@ -7,7 +7,7 @@
  *   agent (step 0 of that run) and at step 30, with task-level intervals and a paired interval
  *   for the difference; and the entropy of the first edit on the unseen type (the first edit
  *   op's distribution over the episodes, in bits) at both, as a table and a scatter figure.
- * Command: npm run ex:4 [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:4 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: measured 642 s with four of the five type-split runs to train (30 steps each), 10 s
  *   once they exist.
  * Output: results/ex-4.json, results/ex-4.md, results/figures/ex-4-entropy-vs-drop.svg.
