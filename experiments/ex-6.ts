@@ -12,8 +12,9 @@
  *   of the two SEs is tested against 1 (Pitman-Morgan, the two designs sharing step 60), each
  *   correlation against 0, and the two seeds' independence is checked on a scripted policy over
  *   many more repetitions.
- * Command: npm run ex:6 [-- --run DIR --seed S --smoke]
- * Runtime: about 4.5 minutes with trained checkpoints (measured 263 s: 60 evaluations of 320 episodes).
+ * Command: npm run ex:6 [-- --run DIR --seed S --smoke --out DIR]
+ * Runtime: about 4.5 minutes with trained checkpoints (measured 255 s: 60 evaluations of 320 episodes,
+ *   400 scripted ones of 320).
  * Output: results/ex-6.json, results/ex-6.md, results/figures/ex-6-differences.svg.
  */
 import {
