@@ -5,7 +5,7 @@
  *   held-out tasks, task by task, and what do they do first? Then, on those counts: how wide are
  *   the episode-level and the task-level intervals, how correlated are a task's episodes (the
  *   moment estimate of the intraclass correlation rho) and what is the design effect 1 + (n-1) rho?
- * Command: npm run exp:17.1 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.1 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 10 s with trained checkpoints (training the default run first takes about 2.5 minutes).
  * Output: results/17.1.json, results/17.1.md.
  */

@@ -6,7 +6,7 @@
  *   product form agree with exact arithmetic where the binomial coefficients overflow?
  *   Each simulated mean comes with its Monte Carlo SE and the exact expectation over
  *   c ~ Binomial(n, p) beside it; the book's stated range is checked against the exact value.
- * Command: npm run exp:17.2   (node --import tsx experiments/17.2.ts)
+ * Command: npm run exp:17.2 [-- --seed S --smoke --out DIR]   (node --import tsx experiments/17.2.ts)
  * Runtime: about a second (smoke: well under one).
  * Output: results/17.2.json, results/17.2.md.
  */

@@ -9,7 +9,7 @@
  *   simulation that scores each simulated benchmark by its exact bootstrap coverage).
  *   The chapter's last item (the 17.1 counts of the trained agent) needs a trained agent and
  *   is not part of this script.
- * Command: npm run exp:17.3   (node --import tsx experiments/17.3.ts)
+ * Command: npm run exp:17.3 [-- --seed S --smoke --out DIR]   (node --import tsx experiments/17.3.ts)
  * Runtime: about 15 s on two cores (smoke: under a second).
  * Output: results/17.3.json, results/17.3.md, results/figures/17.1-coverage-vs-episodes.svg.
  */

@@ -6,7 +6,7 @@
  *   the chapter's seven single-field changes and parameter renaming off, with task-level
  *   intervals (Figure 17.2); what the base agent does with more turns and edits (counted from its
  *   episodes); and greedy against sampled decoding task by task.
- * Command: npm run exp:17.5 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.5 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 30 s with trained checkpoints.
  * Output: results/17.5.json, results/17.5.md, results/figures/17.2-pass-by-harness.svg.
  */

@@ -8,11 +8,10 @@
  *   leakage audit: every channel by which held-out tasks reach training, the share of training
  *   episodes that carry a held-out function name, and the default run evaluated with the rename
  *   pool restricted to training names and to held-out names.
- * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 1.5 minutes from scratch (the type-split run trains in about 75 s); seconds after.
  * Output: results/17.6.json, results/17.6.md.
  */
-import { dirname, join } from 'node:path';
 import {
   HELD_OUT_VARIANTS,
   makeEnv,
@@ -27,6 +26,7 @@ import { isMain, runScript, writeResults } from './common.ts';
 import { report } from './report/17.6.ts';
 import {
   ensureRun,
+  typeRunDir,
   evaluateOnCores,
   parseRunOptions,
   runOptions,
@@ -42,7 +42,7 @@ const rate = (records: readonly EpisodeResult[], test: (record: EpisodeResult) =
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
-  const typeRun = join(dirname(run), `type-${HELD_OUT_TYPE}`);
+  const typeRun = typeRunDir(run, HELD_OUT_TYPE, smoke);
   const typeAt = await ensureRun(typeRun, {
     seed: trainingSeedOf(run),
     smoke,

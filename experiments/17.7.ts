@@ -7,7 +7,7 @@
  *   the blind guess 1 - 0.8^k. Then, from the data, the tasks whose success falls between the base
  *   agent and step 80 (narrowing): their counts and first edits at every checkpoint, and the step
  *   where they start to fall; when the run narrows none, the four seeds' runs are searched too.
- * Command: npm run exp:17.7 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.7 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about a minute with trained checkpoints (64 episodes per held-out task at every checkpoint of the runs it searches).
  * Output: results/17.7.json, results/17.7.md, results/figures/17.3-passk.svg (left: the mean curves
  *   with bands; right: the narrowing task that falls furthest, its pass@k at steps 0, 20 and 80).

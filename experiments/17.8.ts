@@ -8,7 +8,7 @@
  *   one evaluation sharing its seed, and each with its own) and simulated (8
  *   equally good checkpoints on a 160-episode test set). Figure 17.4: validation and test by step,
  *   and the four seeds' step-30 checkpoints with episode- and task-level intervals.
- * Command: npm run exp:17.8 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.8 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 20 s with trained checkpoints.
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */

@@ -6,7 +6,7 @@
  *   the training harness and under the plain env? (3) Reusing the training reward: what does the
  *   gaming policy score when the evaluation counts public-test reward instead of hidden-test
  *   success?
- * Command: npm run exp:17.9 [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:17.9 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: a few seconds with a trained checkpoint.
  * Output: results/17.9.json, results/17.9.md.
  */

@@ -2,7 +2,7 @@
  * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises,
  * training what is missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
  *
- * Command: npm run exp:all [-- --run DIR --seed S --smoke]
+ * Command: npm run exp:all [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: the chapter's sections about 2 minutes with trained checkpoints on two cores; 14 minutes
  *   from a fresh clone (measured: 840 s, of which about 11 minutes train the default run, seeds 1
  *   to 3 and 17.6's type-split run). The exercises add about 14 to 15 minutes with their runs

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isOutputError, outputFailed } from '../bin/internal-error.js';
@@ -33,6 +33,11 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
   // for the tinyagent commands; a reader that closes early (`| head`) is exit 0.
   const onOutputError = outputFailed(name);
   process.stdout.on('error', onOutputError);
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(scriptHelp(name, process.argv[1] ?? ''));
+    return;
+  }
   const fail = (error: unknown): never => {
     if (isOutputError(error)) onOutputError(error);
     const kind = errorKind(error);
@@ -48,6 +53,19 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
   } catch (error) {
     fail(error);
   }
+}
+
+/**
+ * A script's `--help`: its header comment (question, command and flags, runtime, output), which
+ * is the script's documentation, and the exit codes. Every npm script goes through `runScript`.
+ */
+export function scriptHelp(name: string, file: string): string {
+  const header = /^\/\*\*\n([\s\S]*?)\n\s*\*\//m.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  const text = header
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, ''))
+    .join('\n');
+  return `${name} (${relative(ROOT, file)})\n\n${text}\n\nAny flag not named above is refused (exit 2). Exit codes: 0 done, 1 bad data or environment, 2 bad usage, 3 internal error (README, "Exit codes").\n`;
 }
 
 /** Versions of the packages a result depends on, read from node_modules. */

@@ -7,7 +7,7 @@
  *   per-task success counts (steps 0 to 80, every 10), with the fall's onset (the change point
  *   after the peak, `fallOnset`) and a bootstrap interval for it. On the run and on the seeds'
  *   runs beside it (17.7 found its narrowing tasks there).
- * Command: npm run ex:2 [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:2 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: measured 360 to 434 s for the four runs with trained checkpoints (256 episodes per
  *   held-out task at steps 0, 20, 40, 80 and 64 at the other five); seed runs missing are
  *   trained first.

@@ -7,12 +7,11 @@
  *   agent (step 0 of that run) and at step 30, with task-level intervals and a paired interval
  *   for the difference; and the entropy of the first edit on the unseen type (the first edit
  *   op's distribution over the episodes, in bits) at both, as a table and a scatter figure.
- * Command: npm run ex:4 [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:4 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: measured 642 s with four of the five type-split runs to train (30 steps each), 10 s
  *   once they exist.
  * Output: results/ex-4.json, results/ex-4.md, results/figures/ex-4-entropy-vs-drop.svg.
  */
-import { dirname, join } from 'node:path';
 import { BUG_TYPES, firstEditCounts, makeTasks, REPAIR_OP_FOR } from '../gym/index.ts';
 import { pairedBootstrapDiff, shannonEntropy, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -25,13 +24,9 @@ import {
   parseRunOptions,
   runOptions,
   trainingSeedOf,
+  typeRunDir,
   type RunOptions,
 } from './runs.ts';
-
-/** The folder of a type-split run beside `run`: 17.6's `type-zero` for zero; smoke runs apart from full ones. */
-export function typeRunDir(run: string, type: string, smoke: boolean): string {
-  return join(dirname(run), `type-${type}${smoke ? '-smoke' : ''}`);
-}
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);

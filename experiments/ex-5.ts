@@ -9,7 +9,7 @@
  *   canary: its held-out pass@1 under each change, against a tolerance of three SDs of one
  *   evaluation, measured from independent evaluations. Training-config fields are not read by an
  *   evaluation at all; they are listed with that reason.
- * Command: npm run ex:5 [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:5 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 1 minute with a trained run (measured 67 s: the checkpoint's evaluations; the canaries take seconds).
  * Output: results/ex-5.json, results/ex-5.md, results/figures/ex-5-checkpoint-moves.svg.
  */

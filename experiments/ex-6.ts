@@ -7,7 +7,7 @@
  *   separate design step 80 plays episodes of its own seed. The SD of the difference over the
  *   repetitions is its SE in each design; Var(d) = Var A + Var B - 2 Cov (17.4) explains the
  *   ratio, with the covariance measured in both designs.
- * Command: npm run ex:6 [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:6 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 4.5 minutes with trained checkpoints (measured 263 s: 60 evaluations of 320 episodes).
  * Output: results/ex-6.json, results/ex-6.md, results/figures/ex-6-differences.svg.
  */

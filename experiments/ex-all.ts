@@ -2,7 +2,7 @@
  * The chapter's seven exercises in order (experiments/ex-1.ts ... ex-7.ts), training what is
  * missing first: `npm run exp:all` without the chapter's sections.
  *
- * Command: npm run ex:all [-- --run DIR --seed S --smoke]
+ * Command: npm run ex:all [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: see docs/EXERCISES.md (measured there from trained runs).
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */

@@ -8,6 +8,8 @@
  *                                         trained runs, about 14 from a fresh clone)
  *          npm run test:repro -- --update-smoke   (rewrites results/smoke/ after a change that
  *                                         moves the smoke numbers, to be committed with it)
+ * Output: one line per experiment and `repro: N passed, M failed` (exit 1 when any failed); writes
+ *   nothing but results/smoke/ under --update-smoke.
  * On another backend the exact numbers cannot match (float rounding differs); the chapter's
  * qualitative claims are checked instead (`qualitativeChecks`).
  * On the same backend each figure's vega-lite spec (results/figures/NAME.vl.json, the report
@@ -121,7 +123,12 @@ export async function updateSmoke(): Promise<void> {
   const outDir = join(root, 'results');
   try {
     for (const section of SMOKE_ORDER) {
-      await EXPERIMENTS[section]!({ run: join(runsDir, 'default'), seed: SMOKE_SEED, smoke: true, outDir });
+      await EXPERIMENTS[section]!({
+        run: join(runsDir, 'default-smoke'),
+        seed: SMOKE_SEED,
+        smoke: true,
+        outDir,
+      });
       writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), {
         section,
         seed: SMOKE_SEED,

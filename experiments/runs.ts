@@ -126,6 +126,10 @@ export async function ensureRun(
     overrides,
   }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> },
 ): Promise<(step: number) => string> {
+  // A smoke run never trains into a full run's folder (README: `runs/<name>-smoke`), whichever
+  // experiment named the folder: every run an experiment trains comes through here.
+  if (smoke && !basename(runDir).endsWith('-smoke'))
+    throw new Error(`a smoke run trains only into a folder named <name>-smoke; ${runDir} is not one`);
   // Before anything is written: a checkpoint folder or a FIFO given as --run is refused, not trained into.
   checkRunFolder(runDir);
   await initBackend();
@@ -148,6 +152,11 @@ export async function ensureRun(
     steps.map((step) => stepOf(step, smoke)),
   );
   return at;
+}
+
+/** The folder of a type-split run beside `run`: 17.6's `type-zero` for zero; smoke runs apart from full ones. */
+export function typeRunDir(run: string, type: string, smoke: boolean): string {
+  return join(dirname(run), `type-${type}${smoke ? '-smoke' : ''}`);
 }
 
 /**

@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { BROWSER } from './systemPackages.ts';
 
 // Debian's Chromium for the page tests and the screenshot scripts (`npm run report:screenshot`,
 // bench/viewer-screenshot.ts). puppeteer-core is a development dependency: only those import this.
 
-/** The Debian package of the browser the page tests drive (`.ci/run` installs it). */
-export const CHROMIUM_PACKAGE = 'chromium';
+/** The Debian package of the browser the page tests drive (lib/systemPackages.ts; `npm test` installs it). */
+export const CHROMIUM_PACKAGE = BROWSER.packages.join(' ');
 /** Where Debian's package puts the browser; `CHROMIUM_PATH` overrides it. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

@@ -94,6 +94,21 @@ describe('tinyagent statistics commands', () => {
     expect(out).toMatch(/paired SE .* unpaired SE .* per-task correlation/);
   });
 
+  it('diagnose --reported is a check: exit 1 on a mismatch (text and --json), 0 when the numbers agree', async () => {
+    // samples/diagnose/one-batch.jsonl recomputes to unbiased pass@1 49.5% and pass@10 85.0%.
+    const file = 'samples/diagnose/one-batch.jsonl';
+    expect(await main(['diagnose', file, '--reported', '1:0.495,10:0.85'])).toBe(0);
+    expect(out).toMatch(/reported pass@10 = 85\.0% vs recomputed 85\.0% \(agrees\)/);
+    out = '';
+    expect(await main(['diagnose', file, '--reported', '1:0.62'])).toBe(1);
+    expect(out).toMatch(/reported pass@1 = 62\.0% vs recomputed 49\.5%  <- MISMATCH/);
+    expect(err).toBe('tinyagent diagnose: a reported number does not match the raw rows (MISMATCH above)\n');
+    out = '';
+    expect(await main(['diagnose', file, '--reported', '1:0.62', '--json'])).toBe(1);
+    expect(JSON.parse(out).reportedMismatch).toBe(true);
+    expect(await main(['diagnose', file])).toBe(0);
+  });
+
   it('diagnose --json names the supported explanation', async () => {
     expect(
       await main([

@@ -14,6 +14,7 @@ import {
 } from '../agent/index.ts';
 import { evaluate, probeVariants } from '../agent/index.ts';
 import { writeEvaluation } from '../eval/io/index.ts';
+import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
 
@@ -128,6 +129,29 @@ describe('evaluate', () => {
       '--json',
     ]);
     expect(cliA.code).toBe(0);
+    // pass@1 with the chapter's task-level interval: tasks resampled with their episodes, seeded by --seed.
+    const printed = JSON.parse(cliA.stdout) as {
+      passAt1: number;
+      perTask: Array<{ successes: number; episodes: number }>;
+      passAt1Interval: { low: number; high: number; estimate: number; method: string };
+    };
+    expect(printed.passAt1Interval).toEqual({
+      ...taskBootstrapCI(
+        {
+          successes: printed.perTask.map((count) => count.successes),
+          trials: printed.perTask.map((count) => count.episodes),
+        },
+        { reps: 2000, level: 0.95, rng: new Rng(5).fork('eval/task-bootstrap') },
+      ),
+      method: 'task bootstrap, 2000 replicates, 95%',
+    });
+    expect(printed.passAt1Interval.estimate).toBe(printed.passAt1);
+    expect(printed.passAt1Interval.low).toBeLessThanOrEqual(printed.passAt1);
+    expect(printed.passAt1Interval.high).toBeGreaterThanOrEqual(printed.passAt1);
+    const text = await cli(['eval', '--checkpoint', dirA, '--episodes', '4', '--seed', '5']);
+    expect(text.stdout).toContain(
+      `pass@1 ${printed.passAt1.toFixed(3)} (task bootstrap 95% [${printed.passAt1Interval.low.toFixed(3)}, ${printed.passAt1Interval.high.toFixed(3)}] over ${printed.perTask.length} tasks)`,
+    );
     writeEvaluation(fileB, await evaluate({ checkpoint: dirB, episodes: 4, seed: 5 }));
     const lines = readFileSync(fileA, 'utf8')
       .trim()

@@ -16,7 +16,7 @@ import { ROOT } from '../experiments/common.ts';
 // One smoke training run serves every exercise on checkpoints here (ex-2 trains it, the others find it);
 // ex-4 trains one type-split smoke run beside it.
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-ex-'));
-const run = join(root, 'runs', 'default');
+const run = join(root, 'runs', 'default-smoke');
 const outDir = join(root, 'results');
 const options = { run, seed: SMOKE_SEED, smoke: true, outDir };
 afterAll(() => rmSync(root, { recursive: true, force: true }));

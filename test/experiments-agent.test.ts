@@ -16,7 +16,7 @@ import { ROOT } from '../experiments/common.ts';
 // One smoke training run (snapshots every step to step 8) serves every experiment here; the
 // first experiment trains it, the others find it.
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-'));
-const run = join(root, 'runs', 'default');
+const run = join(root, 'runs', 'default-smoke');
 const outDir = join(root, 'results');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -94,7 +94,7 @@ describe('experiments on trained checkpoints (smoke)', () => {
 
   it("17.6: a type-split run measured on the unseen type and the seen types' held-out variants; the leakage channels measured", async () => {
     const result = await main176({ run, seed: 1, smoke: true, outDir });
-    expect(existsSync(join(root, 'runs', 'type-zero', 'step-3'))).toBe(true);
+    expect(existsSync(join(root, 'runs', 'type-zero-smoke', 'step-3'))).toBe(true);
     expect(result.typeSplit.map((row) => row.step)).toEqual([0, 0, 30, 30]);
     // One edit per episode and one site per task: an episode succeeds only if its first edit was the repair.
     for (const row of result.typeSplit) expect(row.passAt1).toBeLessThanOrEqual(row.firstEditRight);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkRunFolder, checkRunSnapshots, defaultRLConfig } from '../train/index.ts';
-import { ensureRun, seedRun } from '../experiments/runs.ts';
+import { ensureRun, parseRunOptions, seedRun, typeRunDir } from '../experiments/runs.ts';
 import { InputError } from '../lib/errors.ts';
 
 const folders: string[] = [];
@@ -92,10 +92,28 @@ describe('run folders', () => {
     const checkpoint = join(root, 'step-80');
     mkdirSync(checkpoint);
     writeFileSync(join(checkpoint, 'manifest.json'), '{"broken":');
-    await expect(ensureRun(checkpoint, { smoke: true, steps: [0, 80] })).rejects.toThrow(
+    await expect(ensureRun(checkpoint, { smoke: false, steps: [0, 80] })).rejects.toThrow(
       /not a training run's folder/,
     );
     expect(readdirSync(checkpoint)).toEqual(['manifest.json']);
+  });
+
+  it("never trains a smoke run into a full run's folder (README: runs/<name>-smoke), whoever names it", async () => {
+    const root = tempFolder();
+    for (const name of ['default', 'type-zero', 'seed-2'])
+      await expect(ensureRun(join(root, name), { smoke: true, steps: [0] })).rejects.toThrow(
+        `a smoke run trains only into a folder named <name>-smoke; ${join(root, name)} is not one`,
+      );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it("names every run an experiment derives from a smoke run <name>-smoke (17.6's and ex-4's type runs, the seed runs)", () => {
+    const root = tempFolder();
+    const smokeRun = join(root, 'default-smoke');
+    expect(typeRunDir(smokeRun, 'zero', true)).toBe(join(root, 'type-zero-smoke'));
+    expect(typeRunDir(join(root, 'default'), 'zero', false)).toBe(join(root, 'type-zero'));
+    expect(seedRun(smokeRun, 3, true)).toBe(join(root, 'seed-3-smoke'));
+    expect(parseRunOptions(['--smoke']).run).toBe('runs/default-smoke');
   });
 
   it('puts smoke seed runs in folders of their own, beside the full ones', () => {

@@ -68,7 +68,7 @@ describe('the run folder lock', () => {
     const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(RunFolderError);
     expect(String(refused.reason.message)).toMatch(
-      /is in use by another training \(this process, since .*\); wait for it to end, or choose another --name/,
+      /is in use by another training \(this process, since .*\); wait for it to end, or choose another folder \(train's --name, an experiment's --run\)/,
     );
     expect(existsSync(join(runDir, LOCK_FILE))).toBe(false); // released at the end
     expect((await run('concurrent')).checksums).toEqual(reference); // and the folder is usable again
@@ -188,13 +188,13 @@ describe('resuming', () => {
     const { runDir } = await run('mismatch');
     await expect(run('mismatch', { seed: 3 })).rejects.toThrow(
       new RegExp(
-        `^${runDir} holds a run with another config \\(seed 0 there, 3 here\\); choose another --name or delete the folder$`,
+        `^${runDir} holds a run with another config \\(seed 0 there, 3 here\\); choose another folder \\(train's --name, an experiment's --run\\) or delete the folder$`,
       ),
     );
     await expect(run('mismatch', { seed: 3 })).rejects.toBeInstanceOf(RunFolderError);
     writeFileSync(join(runDir, 'config.json'), '{"config": ');
     await expect(run('mismatch')).rejects.toThrow(
-      /config\.json is not a run's config; delete the folder or choose another --name/,
+      /config\.json is not a run's config; delete the folder or choose another \(train's --name, an experiment's --run\)/,
     );
   });
 });
@@ -228,7 +228,7 @@ describe('the train command after the wasm backend has loaded', () => {
       },
     );
     expect(mismatch.stderr).toBe(
-      `tinyagent train: ${join(workDir, 'binary')} holds a run with another config (seed 0 there, 3 here); choose another --name or delete the folder\n`,
+      `tinyagent train: ${join(workDir, 'binary')} holds a run with another config (seed 0 there, 3 here); choose another folder (train's --name, an experiment's --run) or delete the folder\n`,
     );
     expect(mismatch.status).toBe(1);
   });

@@ -336,7 +336,7 @@ function refuseOtherRecipe(runDir: string, config: RLConfig): void {
   }
   if (previous === null || typeof previous !== 'object')
     throw new RunFolderError(
-      `${configPath} is not a run's config; delete the folder or choose another --name`,
+      `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
     );
   const before = previous;
   const now = config as Record<string, unknown>;
@@ -346,7 +346,7 @@ function refuseOtherRecipe(runDir: string, config: RLConfig): void {
       .slice(0, 4)
       .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
     throw new RunFolderError(
-      `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another --name or delete the folder`,
+      `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another folder (train's --name, an experiment's --run) or delete the folder`,
     );
   }
 }

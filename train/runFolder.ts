@@ -98,7 +98,7 @@ export function checkRunSnapshots(runDir: string, steps: readonly number[]): voi
   const config = parseJson(readRegularFile(configPath, configPath), configPath) as { config?: RLConfig };
   if (config.config === null || typeof config.config !== 'object')
     throw new RunFolderError(
-      `${configPath} is not a run's config; delete the folder or choose another --name`,
+      `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
     );
   for (const step of steps) {
     const dir = join(runDir, `step-${step}`);

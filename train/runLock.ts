@@ -132,7 +132,7 @@ function inUseMessage(runDir: string, holder: LockHolder): string {
       ? 'this process'
       : `pid ${holder.pid} on ${holder.host}`;
   return (
-    `${runDir} is in use by another training (${who}, since ${holder.since}); wait for it to end, or choose another --name ` +
+    `${runDir} is in use by another training (${who}, since ${holder.since}); wait for it to end, or choose another folder (train's --name, an experiment's --run) ` +
     `(if no such training runs, delete ${join(runDir, LOCK_FILE)})`
   );
 }

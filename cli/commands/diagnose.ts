@@ -46,7 +46,8 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
   return result;
 }
 
-async function run(args: CommandArgs): Promise<void> {
+/** Exit 1 when a `--reported` number does not match the raw rows: a failed check, as `metrics`'s are. */
+async function run(args: CommandArgs): Promise<number> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
   const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
@@ -74,9 +75,10 @@ async function run(args: CommandArgs): Promise<void> {
     ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`),
     ...(benchmarkLine === undefined ? [] : [benchmarkLine]),
   ];
+  const status = report.reportedMismatch ? 1 : 0;
   if (boolFlag(args, 'json')) {
     printJson({ ...report, notes });
-    return;
+    return status;
   }
   const { numbers } = report;
   const lines = [
@@ -100,6 +102,11 @@ async function run(args: CommandArgs): Promise<void> {
     'triage: recompute from raw samples, align generation conditions, then compare before/after paired by task.',
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (status !== 0)
+    process.stderr.write(
+      'tinyagent diagnose: a reported number does not match the raw rows (MISMATCH above)\n',
+    );
+  return status;
 }
 
 export const command: Command = {

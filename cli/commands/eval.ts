@@ -17,6 +17,8 @@ import {
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
+import { taskBootstrapCI } from '../../eval/index.ts';
+import { Rng } from '../../lib/rng.ts';
 import { refuseSpecialTarget } from '../../lib/atomic.ts';
 
 /** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
@@ -120,6 +122,9 @@ function harnessOverrides(args: CommandArgs): HarnessInput {
   return overrides;
 }
 
+/** Replicates of the pass@1 interval: 2,000, as `metrics` takes by default. */
+const INTERVAL_REPS = 2000;
+
 export const command: Command = {
   name: 'eval',
   summary:
@@ -179,8 +184,23 @@ export const command: Command = {
     );
     const meanReadCalls =
       result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
+    // The chapter's interval (17.3): tasks resampled, each with its episodes; undefined from one task.
+    const passAt1Interval =
+      result.perTask.length >= 2
+        ? {
+            ...taskBootstrapCI(
+              {
+                successes: result.perTask.map((count) => count.successes),
+                trials: result.perTask.map((count) => count.episodes),
+              },
+              { reps: INTERVAL_REPS, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
+            ),
+            method: `task bootstrap, ${INTERVAL_REPS} replicates, 95%`,
+          }
+        : null;
     const report = {
       passAt1: result.passAt1,
+      passAt1Interval,
       perTask: result.perTask,
       firstEdit,
       firstEditByTask,
@@ -216,8 +236,12 @@ export const command: Command = {
         `  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`,
       );
     }
+    const interval =
+      passAt1Interval === null
+        ? 'interval n/a: one task (a task-level interval needs at least 2)'
+        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks`;
     process.stdout.write(
-      `pass@1 ${result.passAt1.toFixed(3)}; mean read calls ${meanReadCalls.toFixed(2)}\n`,
+      `pass@1 ${result.passAt1.toFixed(3)} (${interval}); mean read calls ${meanReadCalls.toFixed(2)}\n`,
     );
     process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
     if (out !== undefined) process.stdout.write(`wrote ${result.records.length} episodes to ${out}\n`);

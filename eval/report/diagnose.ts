@@ -24,6 +24,8 @@ export interface DiagnosisReport {
   findings: Finding[];
   checklist: Array<{ item: string; ok: boolean | null; detail: string }>;
   conclusion: string;
+  /** Whether a `reported` number disagrees with the raw rows (or names a k above the samples per task): a failed check. */
+  reportedMismatch: boolean;
   multiTurn?: Record<string, MultiTurnReport>;
 }
 
@@ -319,6 +321,7 @@ export function diagnose(
     findings,
     checklist,
     conclusion,
+    reportedMismatch: batch.mismatch,
   };
   if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
   return report;

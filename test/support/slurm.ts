@@ -2,9 +2,10 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SLURM } from '../../lib/systemPackages.ts';
 
-/** The Debian packages the Slurm test needs (`.ci/run` installs them). */
-export const SLURM_PACKAGES = 'slurmctld slurmd slurm-client munge';
+/** The Debian packages the Slurm test needs (lib/systemPackages.ts; `npm test` installs them). */
+export const SLURM_PACKAGES = SLURM.packages.join(' ');
 
 export interface SlurmCluster {
   dir: string;

@@ -1,0 +1,37 @@
+/**
+ * The Debian packages the test suite drives for real: one list, read by `npm test`'s setup step
+ * (`test/system-setup.ts`, which `.ci/run` reaches through `npm test`), by the tests that start
+ * these components, and by the screenshot scripts. A test never skips a missing component: it
+ * fails, naming the packages listed here.
+ */
+export interface SystemComponent {
+  /** What the tests get from it, for the one line `npm test` prints when it installs it. */
+  what: string;
+  /** Which tests use it. */
+  tests: string;
+  /** Debian package names, installed with `apt-get install -y`. */
+  packages: readonly string[];
+}
+
+export const BROWSER: SystemComponent = {
+  what: 'a real browser (Chromium)',
+  tests: 'the report page and episode viewer tests',
+  packages: ['chromium'],
+};
+
+export const SLURM: SystemComponent = {
+  what: 'a real Slurm cluster',
+  tests: 'the seed-study Slurm tests',
+  packages: ['slurmctld', 'slurmd', 'slurm-client', 'munge'],
+};
+
+export const SYSTEM_COMPONENTS: readonly SystemComponent[] = [BROWSER, SLURM];
+
+/** Every package of every component, in list order. */
+export const SYSTEM_PACKAGES: readonly string[] = SYSTEM_COMPONENTS.flatMap(
+  (component) => component.packages,
+);
+
+/** The install line a user without root runs for `packages`. */
+export const installLine = (packages: readonly string[], { sudo }: { sudo: boolean }) =>
+  `${sudo ? 'sudo ' : ''}apt-get install -y ${packages.join(' ')}`;
