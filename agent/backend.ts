@@ -45,6 +45,20 @@ export function activeBackend(): string | undefined {
   return active;
 }
 
+let wasmSimd: boolean | undefined;
+
+/**
+ * The backend as checkpoints, run logs and result files record it: tfjs's name, except for the
+ * wasm backend's build without WebAssembly SIMD, `wasm-no-simd`. tfjs loads that build when the
+ * runtime has no SIMD (our product kernel, SIMD itself, is then off too), and its kernels give
+ * other bits than the SIMD build's: the same seed trains another checkpoint
+ * (test/backend-build.test.ts), so a record must tell the two builds apart. `wasm` is the SIMD
+ * build.
+ */
+export function recordedBackend(): string | undefined {
+  return active === 'wasm' && wasmSimd === false ? 'wasm-no-simd' : active;
+}
+
 /**
  * Starts the backend and returns its name. Idempotent: later calls return the running backend
  * (an explicit preference that differs from the running one is switched to, if it can start).
@@ -108,6 +122,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
         `tf.setBackend('${name}') returned ${String(ok)}; running backend is '${tf.getBackend()}'`,
       );
     await tf.ready();
+    if (name === 'wasm') wasmSimd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new BackendError(
@@ -116,8 +131,11 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
   }
   if (name === 'wasm') {
     // Our product kernel gives tfjs's own products' bits, only faster: if it cannot start, wasm
-    // runs on tfjs's products and says why in `productKernelProblem`.
+    // runs on tfjs's products and says why in `productKernelProblem`. It is SIMD code, so it
+    // is not tried on the build without SIMD.
     try {
+      if (wasmSimd === false)
+        throw new Error('WebAssembly SIMD is not available, and the product kernel is SIMD code');
       await installProducts();
     } catch (error) {
       productProblem = error instanceof Error ? error.message : String(error);
@@ -148,6 +166,11 @@ async function loadTfjsNode(): Promise<void> {
 let wasmRegistered = false;
 
 async function registerWasm(): Promise<void> {
+  // `node --jitless` (or a runtime without WebAssembly) has no WebAssembly object at all.
+  if (typeof WebAssembly === 'undefined')
+    throw new Error(
+      'this Node has no WebAssembly (node --jitless turns it off); run node without --jitless, or choose TINYAGENT_BACKEND=cpu',
+    );
   if (wasmRegistered) return;
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
   // Node cannot start the threaded build; the SIMD one is found in the package's dist folder.

@@ -12,7 +12,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
-import { activeBackend } from './backend.ts';
+import { recordedBackend } from './backend.ts';
 import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
@@ -141,7 +141,7 @@ export function saveCheckpoint(
       parameterCount: total,
       variables: entries,
       checksum: sha256(bytes),
-      backend: activeBackend() ?? 'unknown',
+      backend: recordedBackend() ?? 'unknown',
       ...extra,
     }),
   ) as Record<string, unknown>;

@@ -17,7 +17,7 @@ import {
   type TaskCount,
 } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { activeBackend, initBackend, type BackendPreference } from './backend.ts';
+import { initBackend, recordedBackend, type BackendPreference } from './backend.ts';
 import { loadAgent } from './load.ts';
 import { attentionModeFor } from './model.ts';
 import { rollout, transcriptTurns, type Agent, type EpisodeRecord, type TranscriptTurn } from './rollout.ts';
@@ -184,7 +184,7 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
         seed,
         episodesPerTask: episodes,
         tasks: tasks.map((task) => task.name),
-        backend: options.scripted !== undefined ? null : (activeBackend() ?? null),
+        backend: options.scripted !== undefined ? null : (recordedBackend() ?? null),
         packageVersion: projectVersion(),
       },
     };

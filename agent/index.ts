@@ -3,6 +3,7 @@ export {
   activeBackend,
   initBackend,
   productKernelProblem,
+  recordedBackend,
   BACKEND_PREFERENCES,
   BackendError,
   UnknownBackendError,

@@ -25,3 +25,22 @@ export function installInternalErrorHandler(command, before = () => {}) {
   process.on('unhandledRejection', internal);
   return internal;
 }
+
+/**
+ * The handler of a failed write to standard output, for a process whose lines begin `label`
+ * (`tinyagent eval`, `exp:17.2`): a reader that closes early (`tinyagent tasks | head`) is not an
+ * error, exit 0; output that cannot be written (a full disk, /dev/full) is the environment's
+ * fault, not a bug: one line, exit code 1.
+ */
+export function outputFailed(label) {
+  return (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`${label}: cannot write to standard output: ${error.message}\n`);
+    process.exit(1);
+  };
+}
+
+/** Whether an error that escaped is a failed write to standard output (file descriptor 1). */
+export function isOutputError(error) {
+  return error?.syscall === 'write' && typeof error.code === 'string' && error.fd === 1;
+}

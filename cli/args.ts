@@ -4,6 +4,7 @@ import type { ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
+import { MAX_ROWS } from '../eval/io/source.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { clip } from '../lib/text.ts';
 
@@ -354,11 +355,20 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
     description:
       'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)',
   },
+  'max-rows': {
+    type: 'string',
+    description: 'the most result rows read from one file (each is held in memory; docs/METRICS.md)',
+    default: String(MAX_ROWS),
+    range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  },
 };
 
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
 export function resultFileOptions(args: CommandArgs): ReadOptions {
-  const options: ReadOptions = { format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto') };
+  const options: ReadOptions = {
+    format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto'),
+    maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
+  };
   const partialAs =
     args.flags['partial-as'] === undefined
       ? undefined

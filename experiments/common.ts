@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { isOutputError, outputFailed } from '../bin/internal-error.js';
 import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import type { Figure } from './figures.ts';
@@ -28,12 +29,17 @@ export function isMain(url: string): boolean {
  * would rethrow.
  */
 export async function runScript(name: string, main: () => Promise<unknown>): Promise<void> {
+  // Standard output that cannot be written (/dev/full, a full disk) is exit 1 in one line, as
+  // for the tinyagent commands; a reader that closes early (`| head`) is exit 0.
+  const onOutputError = outputFailed(name);
+  process.stdout.on('error', onOutputError);
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(scriptHelp(name, process.argv[1] ?? ''));
     return;
   }
   const fail = (error: unknown): never => {
+    if (isOutputError(error)) onOutputError(error);
     const kind = errorKind(error);
     process.stderr.write(`${name}: ${errorLine(error, kind)}\n`);
     if (kind !== 'usage' && debugging() && error instanceof Error && error.stack !== undefined)

@@ -10,8 +10,8 @@
  * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
@@ -117,24 +117,55 @@ interface Figures {
   missing: string[];
 }
 
-/** A figure of a results file: its spec inlined for the page's script, or a note when the spec is missing. */
-function figureHtml(resultsDir: string, path: string, { specs, missing }: Figures): string {
-  const specPath = resolve(resultsDir, dirname(path), figureSpecName(path.split('/').pop()!));
+/** Whether `target` is inside `folder` (not the folder itself, not beside it). */
+function isInside(folder: string, target: string): boolean {
+  const path = relative(folder, target);
+  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+/**
+ * A figure of a results file: its spec inlined for the page's script, or a note when the spec is
+ * missing. The path comes from the results JSON, which may have been edited: a spec outside the
+ * results folder (`..`, an absolute path, a symbolic link out) or one that is not a regular file
+ * (a FIFO would hang the read) is refused, naming the JSON and the path, never what it holds.
+ */
+function figureHtml(jsonPath: string, path: string, { specs, missing }: Figures): string {
+  const resultsDir = dirname(jsonPath);
+  const specPath = resolve(resultsDir, dirname(path), figureSpecName(basename(path)));
   const name = escapeHtml(path);
+  const refuse = (why: string) =>
+    new InputError(
+      `${jsonPath}: figure ${JSON.stringify(path)} ${why}; a figure is a file under ${resultsDir}`,
+    );
+  if (isAbsolute(path) || !isInside(resultsDir, specPath)) throw refuse('is outside the results folder');
   if (!existsSync(specPath)) missing.push(specPath);
   if (!existsSync(specPath))
     return `<p class="missing">Figure ${name}: no spec ${escapeHtml(relative(resultsDir, specPath))} beside it (written before figures had specs): rerun the section.</p>`;
+  const real = realpathSync(specPath);
+  if (!isInside(realpathSync(resultsDir), real))
+    throw refuse('has its spec behind a symbolic link out of the results folder');
+  if (!statSync(real).isFile()) throw refuse(`has a spec ${specPath} that is not a regular file`);
   const id = `spec-${specs.length}`;
   const spec = readJson(specPath);
   specs.push(spec);
   return `<figure>${jsonScript(id, spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption></figure>`;
 }
 
+/** A JSON file, or the one line naming it and where it breaks: never its content, which JSON.parse's message quotes. */
 function readJson(path: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new InputError(`${path} is not a JSON file: ${(error as Error).message.split('\n')[0]}`);
+    throw new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const position = /at position (\d+)/.exec((error as Error).message);
+    const lines = position === null ? undefined : text.slice(0, Number(position[1])).split('\n');
+    const where = lines === undefined ? '' : ` at line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
+    throw new InputError(`${path} is not a JSON file (not valid JSON${where})`);
   }
 }
 
@@ -152,14 +183,13 @@ function sectionHtml(
     };
   const result = readJson(jsonPath) as ResultFile;
   const listed = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
-  const dir = dirname(jsonPath);
   const body = markdownToHtml(readFileSync(mdPath, 'utf8'), {
     dropTitle: true,
     shift: 1,
     lineBreaks: true,
     figure: (path) =>
       listed.has(path)
-        ? figureHtml(dir, path, figures)
+        ? figureHtml(jsonPath, path, figures)
         : `<p class="missing">${escapeHtml(path)}: not listed in the JSON</p>`,
     link: (target) => {
       const section = /(?:^|\/)((?:17\.\d+)|(?:ex-\d+))\.(?:json|md)$/.exec(target)?.[1];

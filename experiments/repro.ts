@@ -21,7 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { activeBackend, initBackend } from '../agent/index.ts';
+import { initBackend, recordedBackend } from '../agent/index.ts';
 import { main as main171 } from './17.1.ts';
 import { main as main172 } from './17.2.ts';
 import { main as main173 } from './17.3.ts';
@@ -225,8 +225,8 @@ export async function reproduce({
         packages?: unknown;
         figures?: string[];
       };
-      const recordedBackend = JSON.stringify(expected).match(/"backend":"?([a-z]+)/)?.[1];
-      const sameBackend = recordedBackend === undefined || recordedBackend === activeBackend();
+      const backendOfFile = JSON.stringify(expected).match(/"backend":"?([a-z-]+)/)?.[1];
+      const sameBackend = backendOfFile === undefined || backendOfFile === recordedBackend();
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const problems = sameBackend
         ? differences(expected.numbers, fresh.numbers)

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { InputError } from '../lib/errors.ts';
+import { InputError, UsageError } from '../lib/errors.ts';
 import { diskError, writeStudyFile } from './disk.ts';
 import { mkdirSync } from 'node:fs';
 import type { Plan } from './plan.ts';
@@ -14,7 +14,31 @@ export interface SlurmOptions {
   cpusPerTask: number;
 }
 
-const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+/** A word for the shell: as it is when it is safe bare, else in single quotes. */
+export const quote = (word: string) =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+
+// A line break (C0, C1, DEL, and YAML 1.1's U+2028/U+2029) in a value ends a script's comment
+// or a manifest's scalar and starts a command or a key: no quoting makes such a value safe in
+// both a `#SBATCH` line and a shell word, so it is refused.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
+/** The study folder of a plan, refused when a control character in it would break a script or a manifest. */
+function studyDir(plan: Plan): string {
+  if (CONTROL.test(plan.dir))
+    throw new InputError(
+      `study folder ${JSON.stringify(plan.dir)} holds a control character (a newline?); move it to a path without one`,
+    );
+  return plan.dir;
+}
+
+/** Slurm's `--partition` and `--time`, checked: each lands unquoted in a `#SBATCH` line. */
+function checkSlurmOptions({ partition, time }: SlurmOptions): void {
+  if (partition !== undefined && !/^[\w.,-]+$/.test(partition))
+    throw new UsageError(`--partition ${JSON.stringify(partition)} is not a partition name`);
+  if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
+    throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got ${JSON.stringify(time)}`);
+}
 
 /** The indices of a study's training jobs and of its evaluation jobs, each a contiguous range. */
 function ranges(plan: Plan): { train: [number, number]; eval: [number, number] } {
@@ -31,12 +55,13 @@ function sbatchScript(
     options,
   }: { name: string; range: [number, number]; cpus: number; options: SlurmOptions },
 ): string {
-  const command = jobCommand(plan.dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
+  const dir = studyDir(plan);
+  const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
   return [
     '#!/bin/bash',
-    `# ${name} jobs ${range[0]}..${range[1]} of the study in ${plan.dir}; written by tinyagent study slurm.`,
+    `# ${name} jobs ${range[0]}..${range[1]} of the study in ${quote(dir)}; written by tinyagent study slurm.`,
     '# Each array task runs one job of the plan: tinyagent study run DIR --index $SLURM_ARRAY_TASK_ID.',
     `#SBATCH --job-name=tinyagent-${name}`,
     `#SBATCH --array=${range[0]}-${range[1]}`,
@@ -44,8 +69,8 @@ function sbatchScript(
     '#SBATCH --ntasks=1',
     ...(options.partition !== undefined ? [`#SBATCH --partition=${options.partition}`] : []),
     ...(options.time !== undefined ? [`#SBATCH --time=${options.time}`] : []),
-    `#SBATCH --output=${quote(join(plan.dir, 'logs', `slurm-${name}-%A_%a.out`))}`,
-    `#SBATCH --chdir=${quote(plan.dir)}`,
+    `#SBATCH --output=${quote(join(dir, 'logs', `slurm-${name}-%A_%a.out`))}`,
+    `#SBATCH --chdir=${quote(dir)}`,
     'set -euo pipefail',
     command.join(' '),
     '',
@@ -61,9 +86,10 @@ export function writeSlurmScripts(
   plan: Plan,
   options: SlurmOptions,
 ): { train: string; eval: string; submit: string } {
+  checkSlurmOptions(options);
   const { train, eval: evaluations } = ranges(plan);
   const threads = plan.config.parallel ? 2 : 1;
-  const dir = join(plan.dir, 'slurm');
+  const dir = join(studyDir(plan), 'slurm');
   const paths = {
     train: join(dir, 'train.sbatch'),
     eval: join(dir, 'eval.sbatch'),
@@ -140,8 +166,19 @@ export function writeK8sManifest(
   plan: Plan,
   { image, claim, parallelism }: { image: string; claim: string; parallelism: number },
 ): string {
-  const path = join(plan.dir, 'k8s', 'job.yaml');
-  const [node, bin] = jobCommand(plan.dir, 0);
+  // An empty image is YAML's null; whitespace or a line break would end the scalar.
+  if (!/^[^\s\p{Cc}\u2028\u2029]+$/u.test(image))
+    throw new UsageError(
+      `--image ${JSON.stringify(image)} is not a container image reference (such as tinyagent:local)`,
+    );
+  // Kubernetes names a PersistentVolumeClaim with a DNS subdomain (RFC 1123).
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(claim))
+    throw new UsageError(
+      `--claim ${JSON.stringify(claim)} is not a PersistentVolumeClaim name (lower-case letters, digits, '-' and '.')`,
+    );
+  const dir = studyDir(plan);
+  const path = join(dir, 'k8s', 'job.yaml');
+  const [node, bin] = jobCommand(dir, 0);
   const threads = plan.config.parallel ? 2 : 1;
   const manifest = [
     '# An Indexed Job over every job of the study; written by tinyagent study k8s.',
@@ -161,14 +198,15 @@ export function writeK8sManifest(
     '      restartPolicy: Never',
     '      containers:',
     '        - name: job',
-    `          image: ${image}`,
-    `          workingDir: ${JSON.stringify(plan.dir)}`,
-    `          command: ["/bin/sh", "-c", ${JSON.stringify(`exec ${quote(node!)} ${quote(bin!)} study run ${quote(plan.dir)} --index "$JOB_COMPLETION_INDEX"`)}]`,
+    // JSON strings are YAML double-quoted scalars.
+    `          image: ${JSON.stringify(image)}`,
+    `          workingDir: ${JSON.stringify(dir)}`,
+    `          command: ["/bin/sh", "-c", ${JSON.stringify(`exec ${quote(node!)} ${quote(bin!)} study run ${quote(dir)} --index "$JOB_COMPLETION_INDEX"`)}]`,
     '          resources:',
     `            requests: { cpu: "${threads}" }`,
     '          volumeMounts:',
     '            - name: study',
-    `              mountPath: ${JSON.stringify(plan.dir)}`,
+    `              mountPath: ${JSON.stringify(dir)}`,
     '      volumes:',
     '        - name: study',
     `          persistentVolumeClaim: { claimName: ${JSON.stringify(claim)} }`,

@@ -107,6 +107,12 @@ describe('exit codes: usage errors exit 2, data errors exit 1, one line each', (
 
   it('bench', async () => {
     await expectError(['bench', '--only', 'nope'], 2, /unknown suite 'nope'/);
+    // a suite named twice would run twice, its second figures over its first
+    await expectError(
+      ['bench', '--only', 'gym,eval, gym'],
+      2,
+      /tinyagent bench: --only: suite 'gym' is given twice/,
+    );
     // The PyTorch reference is optional: asked for, and missing, it is one line naming the package.
     await expectError(
       ['bench', '--only', 'model', '--torch'],

@@ -45,6 +45,16 @@ describe('tinyagent review', () => {
     expect(stdout).toMatch(/ask for:/);
   });
 
+  it('best-of-1 is no selection: E[max of 1] is 0 exactly, printed 0.000, never -0.000', async () => {
+    const { code, stdout } = await cli([...CLAIM, '--selection', 'best-of-1']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/E\[max of 1\] = 0\.0222 x 0\.000 = 0\.0000 above them/);
+    expect(stdout).not.toMatch(/-0\.0+\b/);
+    const review = JSON.parse((await cli([...CLAIM, '--selection', 'best-of-1', '--json'])).stdout);
+    expect(Object.is(review.selection.expectedMax, 0)).toBe(true);
+    expect(review.selection.inflation).toBe(0);
+  });
+
   it('refuses flags outside their ranges', async () => {
     await expectCliError([...CLAIM, '--correlation', '1.5'], 2, /--correlation must be in \[-1, 1\]/);
     await expectCliError(

@@ -18,6 +18,7 @@ import {
   createModel,
   defaultModelConfig,
   evaluate,
+  recordedBackend,
   loadAgent,
   saveCheckpoint,
   type Agent,
@@ -162,13 +163,15 @@ async function trainLocked(
   const harness = pickHarness(config);
   const hash = harnessHash(harness);
   const backend = activeBackend() ?? 'none';
+  // What the records say: the build too (wasm without SIMD gives other numbers).
+  const recorded = recordedBackend() ?? 'none';
   const { train, heldOut } = splitTasks(config);
   const rng = new Rng(config.seed);
 
   refuseOtherRecipe(runDir, config);
   writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash });
   const manifestExtra = (step: number) => ({ step, seed: config.seed, harness, harnessHash: hash, config });
-  log.record('run/start', { runDir, backend, harnessHash: hash, config });
+  log.record('run/start', { runDir, backend: recorded, harnessHash: hash, config });
 
   // One or two threads for the whole run; every rollout and gradient goes through it.
   const compute = config.parallel ? twoThreads({ backend }) : oneThread();
@@ -196,7 +199,7 @@ async function trainLocked(
       });
       agent = { model, tokenizer };
       log.say(
-        `backend ${backend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
+        `backend ${recorded}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
       );
       const optimizer = adam(config.bcLearningRate);
       const demoRng = rng.fork('bc');
@@ -306,7 +309,7 @@ async function trainLocked(
     evalPass: evalHistory,
     seconds,
     parameterCount: agent.model.parameterCount(),
-    backend,
+    backend: recorded,
     resumedFrom,
   };
   writeJsonAtomic(join(runDir, 'summary.json'), summary);

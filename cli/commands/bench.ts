@@ -27,7 +27,7 @@ export const command: Command = {
   flags: {
     only: {
       type: 'string',
-      description: `comma-separated suites among ${SUITES.join(', ')} (default all but study)`,
+      description: `comma-separated suites among ${SUITES.join(', ')}, each at most once (default all but study)`,
       default: 'all',
     },
     out: {
@@ -50,9 +50,11 @@ export const command: Command = {
   async run(args) {
     const only = stringFlag(args, 'only');
     const chosen = only === undefined ? [...DEFAULT_SUITES] : only.split(',').map((name) => name.trim());
-    for (const name of chosen) {
+    for (const [i, name] of chosen.entries()) {
       if (!(SUITES as readonly string[]).includes(name))
         throw new UsageError(`--only: unknown suite '${name}' (have ${SUITES.join(', ')})`);
+      // Run twice, a suite would write its figures over its own first ones.
+      if (chosen.indexOf(name) !== i) throw new UsageError(`--only: suite '${name}' is given twice`);
     }
     backendFlag(args, BACKEND_PREFERENCES, 'auto'); // a bad TINYAGENT_BACKEND is a usage error before any suite runs
     const out = outFlag(args);

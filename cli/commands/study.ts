@@ -7,7 +7,13 @@ import { commandLine } from '../resultsFile.ts';
 import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
-import { k8sCommand, submitSlurm, writeK8sManifest, writeSlurmScripts } from '../../study/scheduler.ts';
+import {
+  k8sCommand,
+  quote,
+  submitSlurm,
+  writeK8sManifest,
+  writeSlurmScripts,
+} from '../../study/scheduler.ts';
 import {
   boolFlag,
   InputError,
@@ -234,11 +240,7 @@ export const command: Command = {
     }
     if (sub === 'slurm') {
       const time = stringFlag(args, 'time');
-      if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
-        throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got '${time}'`);
       const partition = stringFlag(args, 'partition');
-      if (partition !== undefined && !/^[\w.,-]+$/.test(partition))
-        throw new UsageError(`--partition '${partition}' is not a partition name`);
       const paths = writeSlurmScripts(plan, {
         cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
         ...(partition !== undefined ? { partition } : {}),
@@ -246,7 +248,7 @@ export const command: Command = {
       });
       if (!boolFlag(args, 'submit')) {
         process.stdout.write(
-          `wrote ${paths.train}, ${paths.eval} and ${paths.submit}; submit with: bash ${paths.submit}\n`,
+          `wrote ${paths.train}, ${paths.eval} and ${paths.submit}; submit with: bash ${quote(paths.submit)}\n`,
         );
         return;
       }

@@ -20,6 +20,7 @@ import {
   checkpointChecksum,
   initBackend,
   productKernelProblem,
+  recordedBackend,
 } from '../../agent/index.ts';
 import {
   measuresDevSplit,
@@ -256,12 +257,17 @@ export const command: Command = {
       }
       // Refused before anything is written into the folder of a run in progress.
       assertRunFolderFree(runDir);
-      const backend = await initBackend({ preference });
+      await initBackend({ preference });
+      const backend = recordedBackend();
       const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
       try {
         log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
         const problem = productKernelProblem();
-        if (problem !== undefined)
+        if (backend === 'wasm-no-simd')
+          log.say(
+            `no WebAssembly SIMD: tfjs runs its wasm build without SIMD, whose numbers differ from the SIMD build's (other checkpoints for the same seed; recorded as backend wasm-no-simd), and the products run on its own kernels (${problem})`,
+          );
+        else if (problem !== undefined)
           log.say(`products on tfjs's own kernels (the same numbers, slower): ${problem}`);
         const summary = await trainSnapshots(config, { runDir, log });
         const s = summary.seconds;

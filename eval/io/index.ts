@@ -24,6 +24,7 @@ export {
   type ResultSample,
 } from './resultWriter.ts';
 export { FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/detect.ts';
+export { MAX_ROWS, type RowLimit } from './source.ts';
 export type { InspectOptions } from './formats/inspect.ts';
 export type { LmEvalOptions } from './formats/lmEval.ts';
 export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
 import { decodeText, duplicatedKey, idOf, isObject, jsonLine, mixedFormat } from './formats/json.ts';
 import {
+  checkRowCount,
   fileSize,
   isLfsPointer,
   lfsPointerError,
@@ -10,6 +11,7 @@ import {
   readError,
   readText,
   type LineReader,
+  type RowLimit,
 } from './source.ts';
 
 export { ResultFileError };
@@ -183,7 +185,7 @@ function toRow(record: Record<string, unknown>, fail: Fail, line: number): Resul
 }
 
 /** The project's rows as JSON lines: an optional harness header line, then one row per line. */
-export function rowsJsonlReader(path: string): LineReader<ResultFile> {
+export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
   const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
@@ -208,6 +210,7 @@ export function rowsJsonlReader(path: string): LineReader<ResultFile> {
         return;
       }
       firstDataLine ??= line;
+      checkRowCount(path, line, rows.length, limit);
       rows.push(toRow(record, fail, line));
     },
     end() {
@@ -252,7 +255,7 @@ function splitCsvLine(line: string, path: string, lineNumber: number): string[] 
 }
 
 /** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
-export function rowsCsvReader(path: string): LineReader<ResultFile> {
+export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
   const fail = new Fail(path);
   let header: string[] | undefined;
@@ -287,6 +290,7 @@ export function rowsCsvReader(path: string): LineReader<ResultFile> {
       }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
+      checkRowCount(path, line, rows.length, limit);
       rows.push(toRow(record, fail, line));
     },
     end: () => rowsFile(path, 'csv', rows),

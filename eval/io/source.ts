@@ -18,6 +18,39 @@ export const MAX_TEXT_BYTES = 0x1fffffe8;
 /** `512 MiB` for messages: what MAX_TEXT_BYTES is, near enough. */
 export const MAX_TEXT_LABEL = '512 MiB';
 
+/**
+ * The most result rows read from one file unless a reader's `maxRows` (the commands'
+ * `--max-rows`) says otherwise. Rows are held in memory to be grouped by task, and a gzip of a few
+ * MB can unpack to tens of millions of identical lines: without a bound such a file exhausts the
+ * heap (docs/METRICS.md gives the memory per row measured). Far above any real evaluation
+ * (HumanEval at 200 samples per problem is 32,800 rows).
+ */
+export const MAX_ROWS = 5_000_000;
+
+/** How many rows a reader holds at most (`MAX_ROWS` when absent). */
+export interface RowLimit {
+  maxRows?: number;
+}
+
+/**
+ * Refuses the next row when `count` rows are held already and the limit is reached: one
+ * ResultFileError naming the file, the line (0 when the format has none) and the flag.
+ */
+export function checkRowCount(
+  path: string,
+  line: number,
+  count: number,
+  { maxRows = MAX_ROWS }: RowLimit,
+): void {
+  if (count >= maxRows)
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      `more than ${maxRows.toLocaleString('en-US')} result rows, the most read from one file (--max-rows N raises the limit; the rows are held in memory)`,
+    );
+}
+
 /** How a Git LFS pointer file begins (git-lfs's spec/v1): what a clone without `git lfs pull` holds. */
 const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/v1');
 

@@ -1,13 +1,13 @@
 import { ResultFileError } from '../errors.ts';
 import { rowsCsvReader, rowsJsonlReader, type ResultFile, type ResultFormat } from '../resultFile.ts';
-import { MAX_TEXT_BYTES, type LineReader } from '../source.ts';
+import { MAX_TEXT_BYTES, type LineReader, type RowLimit } from '../source.ts';
 import { humanEvalReader } from './humaneval.ts';
 import { inspectJsonReader, parsedInspectJson, tooLargeLog, type InspectOptions } from './inspect.ts';
 import { isObject, jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
 import { lmEvalReader, type LmEvalOptions } from './lmEval.ts';
 
 /** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
-export interface ReadOptions extends InspectOptions, LmEvalOptions {
+export interface ReadOptions extends InspectOptions, LmEvalOptions, RowLimit {
   format?: FormatChoice;
 }
 
@@ -66,9 +66,9 @@ export function readerFor(
   path: string,
   options: ReadOptions,
 ): LineReader<ResultFile> {
-  if (format === 'jsonl') return rowsJsonlReader(path);
-  if (format === 'csv') return rowsCsvReader(path);
-  if (format === 'humaneval') return humanEvalReader(path);
+  if (format === 'jsonl') return rowsJsonlReader(path, options);
+  if (format === 'csv') return rowsCsvReader(path, options);
+  if (format === 'humaneval') return humanEvalReader(path, options);
   if (format === 'lm-eval') return lmEvalReader(path, options);
   return inspectJsonReader(path, options);
 }
@@ -104,7 +104,7 @@ export function detectingReader(
         document.bytes += Buffer.byteLength(text) + 1;
         if (document.bytes > MAX_TEXT_BYTES) {
           if (document.first === '{') throw tooLargeLog(path);
-          replay(rowsJsonlReader(path), document.lines);
+          replay(rowsJsonlReader(path, options), document.lines);
         }
         document.lines.push(text);
         return;
@@ -118,7 +118,8 @@ export function detectingReader(
         } catch {
           // not one object on one line: a JSON document over several lines, or a broken line of rows
           if (source === '{' && size !== undefined && size > MAX_TEXT_BYTES) throw tooLargeLog(path);
-          if (source !== '{' && size !== undefined && size > MAX_TEXT_BYTES) reader = rowsJsonlReader(path);
+          if (source !== '{' && size !== undefined && size > MAX_TEXT_BYTES)
+            reader = rowsJsonlReader(path, options);
           else {
             document = {
               first: source,
@@ -141,12 +142,12 @@ export function detectingReader(
       const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
       if (!columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
         throw unknownFormat(path, line, 'text without the columns task, sample, passed');
-      reader = rowsCsvReader(path);
+      reader = rowsCsvReader(path, options);
       reader.line(text, line);
     },
     end() {
       if (reader !== undefined) return reader.end();
-      if (document === undefined) return rowsJsonlReader(path).end();
+      if (document === undefined) return rowsJsonlReader(path, options).end();
       const text = document.lines.join('\n');
       let whole: unknown;
       try {
@@ -154,9 +155,9 @@ export function detectingReader(
       } catch (error) {
         if (document.first === '{')
           throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
-        return replay(rowsJsonlReader(path), document.lines);
+        return replay(rowsJsonlReader(path, options), document.lines);
       }
-      if (!isObject(whole)) return replay(rowsJsonlReader(path), document.lines);
+      if (!isObject(whole)) return replay(rowsJsonlReader(path, options), document.lines);
       const format = formatOfRecord(whole, path, 0, 'a JSON document');
       if (format === 'inspect-json') return parsedInspectJson(whole, path, options);
       return replay(readerFor(format, path, options), document.lines);

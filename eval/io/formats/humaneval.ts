@@ -1,6 +1,6 @@
 import { ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
-import type { LineReader } from '../source.ts';
+import { checkRowCount, type LineReader, type RowLimit } from '../source.ts';
 import { idOf, jsonLine, mixedFormat } from './json.ts';
 
 /**
@@ -18,7 +18,7 @@ import { idOf, jsonLine, mixedFormat } from './json.ts';
  * sidecar `FILE.harness.json` adds them.
  * @throws ResultFileError naming the line and field of a line that is not a results line.
  */
-export function humanEvalReader(path: string): LineReader<ResultFile> {
+export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
   const samplesOf = new Map<string, number>();
   let firstLine: number | undefined;
@@ -49,6 +49,7 @@ export function humanEvalReader(path: string): LineReader<ResultFile> {
       samplesOf.set(task, sample + 1);
       const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
       if (typeof record.result === 'string') row.extra = { result: record.result };
+      checkRowCount(path, line, rows.length, limit);
       rows.push(row);
     },
     end() {

@@ -1,6 +1,13 @@
 import { ResultFileError } from '../errors.ts';
 import type { ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
-import { MAX_TEXT_BYTES, MAX_TEXT_LABEL, type LineReader, type RandomAccess } from '../source.ts';
+import {
+  checkRowCount,
+  MAX_TEXT_BYTES,
+  MAX_TEXT_LABEL,
+  type LineReader,
+  type RandomAccess,
+  type RowLimit,
+} from '../source.ts';
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts';
 
@@ -28,7 +35,7 @@ import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts
  * outcome and are left out, as Inspect's metrics leave them out; a note counts them.
  */
 
-export interface InspectOptions {
+export interface InspectOptions extends RowLimit {
   /** The scorer whose value is the outcome; required when the samples carry several. */
   scorer?: string;
   /** How to read partial credit ("P"); refused when absent. */
@@ -391,6 +398,7 @@ export function parsedInspectJson(log: unknown, path: string, options: InspectOp
     );
   const samples = Array.isArray(log.samples) ? log.samples : [];
   const summaries = samples.map((record, i): SampleSummary => {
+    checkRowCount(path, 0, i, options);
     if (!isObject(record)) throw new ResultFileError(path, 0, undefined, `samples[${i}]: expected an object`);
     return summaryOf(record, `samples[${i}]`);
   });
@@ -436,6 +444,7 @@ export function readInspectArchive(
     const record = read(name);
     if (!isObject(record))
       throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
+    checkRowCount(path, 0, samples.length, options);
     samples.push(summaryOf(record, `entry '${name}'`));
   }
   const file = inspectRows(log, samples, path, 'inspect-eval', options);

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
-import type { LineReader } from '../source.ts';
+import { checkRowCount, type LineReader, type RowLimit } from '../source.ts';
 import { idOf, isObject, jsonLine, list, mixedFormat, parsePythonJson } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
@@ -20,7 +20,7 @@ const SAMPLE_FIELDS = new Set([
   'target_hash',
 ]);
 
-export interface LmEvalOptions {
+export interface LmEvalOptions extends RowLimit {
   /** The metric whose values (0 or 1) are the outcome; required when the file has several. */
   metric?: string;
   /** The filter whose lines are read; required when the file has several. */
@@ -171,9 +171,10 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions):
       const bad = value.find((item) => !binary(item));
       if (value.length === 0 || bad !== undefined) notBinary(value.length === 0 ? value : bad);
       pooled = true;
-      value.forEach((item, instruction) =>
-        rows.push({ task: `${task}:${instruction}`, sample: 0, passed: item === 1 || item === true, line }),
-      );
+      value.forEach((item, instruction) => {
+        checkRowCount(path, line, rows.length, options);
+        rows.push({ task: `${task}:${instruction}`, sample: 0, passed: item === 1 || item === true, line });
+      });
     } else {
       if (!binary(value)) notBinary(value);
       rows.push({ task, sample: 0, passed: value === 1 || value === true, line });
@@ -316,6 +317,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LineRea
             'missing (an lm-evaluation-harness sample has doc_id, doc, target, resps, filtered_resps and its metrics)',
           )
         );
+      checkRowCount(path, line, records.length, options);
       const names = metricNames(record);
       const values: Record<string, unknown> = {};
       for (const name of names) if (name in record) values[name] = record[name];
