@@ -5,6 +5,7 @@ import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
 import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
 import { k8sCommand, submitSlurm, writeK8sManifest, writeSlurmScripts } from '../../study/scheduler.ts';
@@ -222,6 +223,8 @@ export const command: Command = {
     }
     if (sub === 'report') {
       const { writeStudyReport } = await import('../../study/report.ts');
+      // The folders it writes into stay inside the study: a link or a file in their place is refused.
+      for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
       const { outDir, numbers } = await writeStudyReport(plan);
       if (json) printJson(numbers);
       else {
@@ -239,6 +242,7 @@ export const command: Command = {
       const partition = stringFlag(args, 'partition');
       if (partition !== undefined && !/^[\w.,-]+$/.test(partition))
         throw new UsageError(`--partition '${partition}' is not a partition name`);
+      for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
       const paths = writeSlurmScripts(plan, {
         cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
         ...(partition !== undefined ? { partition } : {}),
@@ -259,6 +263,7 @@ export const command: Command = {
       return;
     }
     // k8s
+    studyFolder(plan.dir, 'k8s');
     const path = writeK8sManifest(plan, {
       image: stringFlag(args, 'image') ?? 'tinyagent:local',
       claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
