@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
@@ -56,5 +56,20 @@ export function openStudyLog(root: string, path: string): number {
     return openAppendInside(root, relative(root, path));
   } catch (error) {
     throw diskError(error, path);
+  }
+}
+
+/** Writes all of `bytes` to `fd` (writeSync may write less than asked). */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
+}
+
+/** Appends `chunk` to the log `path` of the study in `root`, never through a link (`openStudyLog`). */
+export function appendStudyLog(root: string, path: string, chunk: Uint8Array | string): void {
+  const fd = openStudyLog(root, path);
+  try {
+    writeAll(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  } finally {
+    closeSync(fd);
   }
 }

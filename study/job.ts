@@ -98,6 +98,19 @@ const evalOutputSchema = z
   })
   .strict();
 
+/** The held-out tasks of a plan's recipe, by name in evaluate's order, made once per plan (`study status` checks every evaluation). */
+const heldOutByPlan = new WeakMap<Plan, string>();
+function heldOutNames(plan: Plan): string {
+  let names = heldOutByPlan.get(plan);
+  if (names === undefined) {
+    names = makeTasks('heldout', splitOptions(plan.config))
+      .map((task) => task.name)
+      .join(',');
+    heldOutByPlan.set(plan, names);
+  }
+  return names;
+}
+
 /**
  * What is wrong with an evaluation's result.json for job `job` of the plan, or undefined: its
  * fields, its own ids (job id, seed, step, label, harness hash, eval seed, episodes) against the
@@ -122,8 +135,7 @@ export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): str
     if (result[field] !== planned)
       return `${RESULT_FILE}: its ${field} ${JSON.stringify(result[field])} is not the plan's ${JSON.stringify(planned)}`;
   }
-  const names = makeTasks('heldout', splitOptions(plan.config)).map((task) => task.name);
-  if (result.perTask.map((count) => count.name).join(',') !== names.join(','))
+  if (result.perTask.map((count) => count.name).join(',') !== heldOutNames(plan))
     return `${RESULT_FILE}: its tasks are not the recipe's held-out tasks`;
   for (const count of result.perTask) {
     const successes = [...count.outcomes].filter((outcome) => outcome === '1').length;

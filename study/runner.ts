@@ -1,11 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, writeSync } from 'node:fs';
 import { constants, hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../lib/errors.ts';
 import { progressBar } from '../lib/progress.ts';
-import { openStudyLog, studyFolder } from './disk.ts';
+import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobSeconds, jobState, type JobState } from './job.ts';
 import type { Job, Plan } from './plan.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
@@ -195,17 +194,6 @@ export async function runStudy(
   return summary;
 }
 
-/** Appends `chunk` to the log `path` of the study in `root`, never through a link (`openStudyLog`). */
-function appendLog(root: string, path: string, chunk: Buffer | string): void {
-  const fd = openStudyLog(root, path);
-  try {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The entry of a worker process (worker.ts behind its own TypeScript loader). */
 const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
@@ -241,7 +229,7 @@ class WorkerProcess {
     const toLog = (current: WorkerProcess['current'], chunk: Buffer | string) => {
       if (current === undefined || current.logProblem !== null) return;
       try {
-        appendLog(plan.dir, current.log, chunk);
+        appendStudyLog(plan.dir, current.log, chunk);
       } catch (error) {
         current.logProblem = (error as Error).message;
       }

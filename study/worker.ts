@@ -1,8 +1,8 @@
-import { closeSync, writeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/index.ts';
 import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
-import { openStudyLog } from './disk.ts';
+import { openStudyLog, writeAll } from './disk.ts';
 import { outcomeLine, runJob, type JobOutcome } from './job.ts';
 import { readPlan, type Plan } from './plan.ts';
 
@@ -60,7 +60,7 @@ function redirectOutput(fd: number, failed: (error: Error) => void): () => void 
   const write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     try {
-      for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
+      writeAll(fd, bytes);
     } catch (error) {
       failed(error as Error);
     }
