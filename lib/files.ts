@@ -1,10 +1,22 @@
-import { linkSync, readFileSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { InputError } from './errors.ts';
 
 /** What a path that is not a regular file is, for a message: `a FIFO`, `a folder`, ... */
 export function fileKind(stats: Stats): string {
   if (stats.isFile()) return 'a regular file';
   if (stats.isDirectory()) return 'a folder';
+  if (stats.isSymbolicLink()) return 'a symbolic link';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
@@ -54,4 +66,102 @@ export function linkUnlessExists(from: string, to: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+}
+
+/**
+ * Whether `name`, a path relative to `root` in a folder that others write to (a study folder on
+ * shared storage), is a `want` inside `root`: refused (an InputError naming the path and what is
+ * wrong) when it is absolute, has a `.`, `..` or empty part, or when any part of it is a symbolic
+ * link or is not what it must be (each part before the last a folder, the last a `want`). lstat
+ * never follows a link, so nothing outside `root` is looked at. Returns false when a part is missing.
+ */
+export function existsInside(root: string, name: string, want: 'file' | 'folder'): boolean {
+  const parts = name.split('/');
+  if (isAbsolute(name) || parts.some((part) => part === '' || part === '.' || part === '..'))
+    throw new InputError(`'${join(root, name)}': the path '${name}' leaves the folder ${root}`);
+  let path = root;
+  for (const [i, part] of parts.entries()) {
+    path = join(path, part);
+    let stats: Stats;
+    try {
+      stats = lstatSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw unreadable(path, path, error);
+    }
+    const wanted = i < parts.length - 1 || want === 'folder' ? stats.isDirectory() : stats.isFile();
+    if (!wanted)
+      throw new InputError(
+        `'${path}' is ${fileKind(stats)}, not ${i < parts.length - 1 || want === 'folder' ? 'a folder' : 'a regular file'}; nothing in ${root} is followed out of it or opened unless it is one`,
+      );
+  }
+  return true;
+}
+
+/** The flags that open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
+const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Opens `root/name` (checked by `existsInside`) with O_NOFOLLOW | O_NONBLOCK and checks the open
+ * file again with fstat, so that a file swapped for a link or a FIFO between the check and the
+ * open is neither followed nor waited on. Returns the descriptor; the caller closes it.
+ */
+function openInside(root: string, name: string, flags: number): number {
+  const path = join(root, name);
+  let fd: number;
+  try {
+    fd = openSync(path, flags | OPEN_ONLY_ITSELF, 0o644);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(
+      code === 'ELOOP'
+        ? `'${path}' is a symbolic link, not followed`
+        : code === 'ENXIO'
+          ? `'${path}' is a FIFO or device, not a regular file`
+          : `cannot open '${path}': ${(error as Error).message}`,
+    );
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new InputError(`'${path}' is ${fileKind(stats)}, not a regular file`);
+  }
+  return fd;
+}
+
+/**
+ * Reads the regular file `root/name` of a folder others write to (see `existsInside`), at most
+ * `maxBytes` of it: a missing file, one outside `root`, a link, a FIFO, a device or a larger file
+ * is an InputError naming the path. Opening a FIFO with no writer blocks forever and a device
+ * can be endless, so neither is ever opened for reading.
+ */
+export function readInside(
+  root: string,
+  name: string,
+  { maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {},
+): Buffer {
+  if (!existsInside(root, name, 'file')) throw new InputError(`no such file '${join(root, name)}'`);
+  const fd = openInside(root, name, constants.O_RDONLY);
+  try {
+    const { size } = fstatSync(fd);
+    if (size > maxBytes)
+      throw new InputError(
+        `'${join(root, name)}' is ${size} bytes, more than the ${maxBytes} such a file holds`,
+      );
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens the file `root/name` for appending, creating it if absent (see `existsInside`): a link
+ * is not followed and a FIFO or device is refused (an InputError), so that appending to a log
+ * never writes to a file outside `root` nor waits on a FIFO's reader. Returns the descriptor.
+ */
+export function openAppendInside(root: string, name: string): number {
+  const folder = name.split('/').slice(0, -1).join('/');
+  if (folder !== '') existsInside(root, folder, 'folder');
+  existsInside(root, name, 'file');
+  return openInside(root, name, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
 }

@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
 
-/** Whether a process of this machine with that pid runs: signal 0 only asks (EPERM: it runs, as another user). */
+/**
+ * Whether a process of this machine with that pid runs: signal 0 only asks (EPERM: it runs, as
+ * another user). Only a positive integer names one process: `kill(0, sig)` signals this process's
+ * group and `kill(-1, sig)` every process we may signal, so both "succeed"; a lock file naming
+ * such a pid (or 1.5, or NaN) names no process and is not alive.
+ */
 export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
+import { z } from 'zod';
 import { checkpointChecksum, evaluate, initBackend } from '../agent/index.ts';
-import { firstEditCounts } from '../gym/index.ts';
+import { firstEditCounts, makeTasks, splitOptions } from '../gym/index.ts';
 import { snapshotDir, trainSnapshots } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
+import { existsInside, readInside } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
+import { formatZodIssues } from '../lib/zodIssues.ts';
 import { claimHolder, claimJob, holderAlive, type Holder } from './claim.ts';
-import { diskError, writeStudyFile } from './disk.ts';
-import { jobConfig, type EvalJob, type Job, type Plan } from './plan.ts';
+import { diskError, studyFolder, writeStudyFile } from './disk.ts';
+import { jobConfig, snapshotSteps, type EvalJob, type Job, type Plan } from './plan.ts';
 
 /** What one evaluation job writes (result.json): counts and episode outcomes, nothing about where or when it ran. */
 export interface EvalOutput {
@@ -34,10 +37,17 @@ export interface EvalOutput {
 }
 
 const OUTPUT_FILE = 'output.json';
+const RESULT_FILE = 'result.json';
+/** The files of a checkpoint folder (agent/checkpoint.ts): what a training's snapshots hold. */
+const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
 /** Files of a job folder that record when and how long, not what: left out of the checksums. */
 const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
+/** The largest output.json, result.json, timing.json or failure note read: ours are a few KB. */
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
+/** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
+const inJob = (job: Job, name = '') => `jobs/${job.id}${name === '' ? '' : `/${name}`}`;
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
 function filesUnder(dir: string): string[] {
@@ -49,31 +59,165 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
+ * The files a job writes besides its logs and output.json, from its kind and the plan alone: a
+ * training its config.json and every snapshot's checkpoint, an evaluation its result.json. An
+ * output is verified against this list, never against the list its own output.json gives.
+ */
+export function expectedFiles(plan: Plan, job: Job): string[] {
+  if (job.kind === 'eval') return [RESULT_FILE];
+  const checkpoints = snapshotSteps(plan.config).flatMap((step) =>
+    CHECKPOINT_FILES.map((file) => join(snapshotDir('', step), file)),
+  );
+  return ['config.json', ...checkpoints].sort();
+}
+
+const evalOutputSchema = z
+  .object({
+    jobId: z.string(),
+    seed: z.number().int(),
+    step: z.number().int(),
+    chapterStep: z.number().int(),
+    label: z.string(),
+    harnessHash: z.string(),
+    evalSeed: z.string(),
+    episodes: z.number().int(),
+    checkpointChecksum: z.string().regex(/^[0-9a-f]{64}$/),
+    backend: z.string().nullable(),
+    passAt1: z.number(),
+    perTask: z.array(
+      z
+        .object({
+          name: z.string(),
+          successes: z.number().int().min(0),
+          episodes: z.number().int(),
+          outcomes: z.string().regex(/^[01]*$/),
+          firstEdits: z.record(z.string(), z.number().int().min(0)),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+/** The held-out tasks of a plan's recipe, by name in evaluate's order, made once per plan (`study status` checks every evaluation). */
+const heldOutByPlan = new WeakMap<Plan, string>();
+function heldOutNames(plan: Plan): string {
+  let names = heldOutByPlan.get(plan);
+  if (names === undefined) {
+    names = makeTasks('heldout', splitOptions(plan.config))
+      .map((task) => task.name)
+      .join(',');
+    heldOutByPlan.set(plan, names);
+  }
+  return names;
+}
+
+/**
+ * What is wrong with an evaluation's result.json for job `job` of the plan, or undefined: its
+ * fields, its own ids (job id, seed, step, label, harness hash, eval seed, episodes) against the
+ * plan's, its tasks against the held-out split of the recipe, every task's outcomes against its
+ * counts, and pass@1 against the counts (evaluate's formula, the mean of the tasks' rates).
+ */
+export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | undefined {
+  const parsed = evalOutputSchema.safeParse(value);
+  if (!parsed.success) return `${RESULT_FILE}: ${formatZodIssues(parsed.error.issues)}`;
+  const result = parsed.data;
+  for (const field of [
+    'jobId',
+    'seed',
+    'step',
+    'chapterStep',
+    'label',
+    'harnessHash',
+    'evalSeed',
+    'episodes',
+  ] as const) {
+    const planned = field === 'jobId' ? job.id : job[field];
+    if (result[field] !== planned)
+      return `${RESULT_FILE}: its ${field} ${JSON.stringify(result[field])} is not the plan's ${JSON.stringify(planned)}`;
+  }
+  if (result.perTask.map((count) => count.name).join(',') !== heldOutNames(plan))
+    return `${RESULT_FILE}: its tasks are not the recipe's held-out tasks`;
+  for (const count of result.perTask) {
+    const successes = [...count.outcomes].filter((outcome) => outcome === '1').length;
+    if (
+      count.episodes !== job.episodes ||
+      count.outcomes.length !== job.episodes ||
+      successes !== count.successes
+    )
+      return `${RESULT_FILE}: task ${count.name}'s counts are not its ${job.episodes} episodes' outcomes`;
+  }
+  const passAt1 =
+    result.perTask.reduce((sum, { successes, episodes }) => sum + successes / episodes, 0) /
+    result.perTask.length;
+  if (result.passAt1 !== passAt1)
+    return `${RESULT_FILE}: its passAt1 is not the mean of its tasks' pass rates`;
+  return undefined;
+}
+
+/**
  * Whether a job's output folder is complete and as written: output.json names the job and the
- * sha256 of every file, each file matches, and an evaluation was made from its training's current
- * checkpoint (when that training's output is here). Returns the problem, or undefined when it verifies.
+ * sha256 of exactly the files its kind writes (`expectedFiles`), each file matches, an
+ * evaluation's result.json is the plan's job (`evalOutputProblem`), and it was made from its
+ * training's current checkpoint (when that training's output is here). Every path stays inside
+ * the study folder and only regular files are opened (lib/files.ts `readInside`). Returns the
+ * problem, or undefined when it verifies.
  */
 export function outputProblem(plan: Plan, job: Job): string | undefined {
-  const dir = jobDir(plan, job);
-  if (!existsSync(join(dir, OUTPUT_FILE))) return existsSync(dir) ? 'no output.json' : 'missing';
-  let output: { jobId?: string; files?: Record<string, string>; checkpointChecksum?: string };
   try {
-    output = JSON.parse(readFileSync(join(dir, OUTPUT_FILE), 'utf8')) as typeof output;
-  } catch {
+    return outputProblemUnchecked(plan, job);
+  } catch (error) {
+    // A link out of the folder, a FIFO, a device, an oversized file: the output is damaged.
+    if (error instanceof InputError) return error.message;
+    throw error;
+  }
+}
+
+function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
+  const root = plan.dir;
+  if (!existsInside(root, inJob(job), 'folder')) return 'missing';
+  if (!existsInside(root, inJob(job, OUTPUT_FILE), 'file')) return 'no output.json';
+  let output: { jobId?: unknown; kind?: unknown; files?: unknown; checkpointChecksum?: unknown };
+  try {
+    output = JSON.parse(
+      readInside(root, inJob(job, OUTPUT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
+    ) as typeof output;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
     return 'output.json is not valid JSON';
   }
-  if (output.jobId !== job.id || output.files === undefined) return 'output.json names another job';
-  for (const [name, digest] of Object.entries(output.files)) {
-    const path = join(dir, name);
-    if (!existsSync(path)) return `${name} is missing`;
-    if (sha256(readFileSync(path)) !== digest) return `${name} fails its checksum`;
+  if (output === null || typeof output !== 'object' || output.jobId !== job.id || output.kind !== job.kind)
+    return 'output.json names another job';
+  const files = output.files;
+  const expected = expectedFiles(plan, job);
+  if (
+    files === null ||
+    typeof files !== 'object' ||
+    Object.keys(files).sort().join('\n') !== expected.join('\n')
+  )
+    return `output.json does not list the files ${job.kind === 'train' ? 'a training' : 'an evaluation'} job writes (${expected.length === 1 ? expected[0] : `${expected.length} files`})`;
+  let result: Buffer | undefined;
+  for (const name of expected) {
+    if (!existsInside(root, inJob(job, name), 'file')) return `${name} is missing`;
+    const bytes = readInside(root, inJob(job, name));
+    if (sha256(bytes) !== (files as Record<string, unknown>)[name]) return `${name} fails its checksum`;
+    if (name === RESULT_FILE) result = bytes;
   }
   if (job.kind === 'eval') {
+    let value: { checkpointChecksum?: unknown };
+    try {
+      value = JSON.parse(result!.toString('utf8')) as typeof value;
+    } catch {
+      return `${RESULT_FILE} is not valid JSON`;
+    }
+    const problem = evalOutputProblem(plan, job, value);
+    if (problem !== undefined) return problem;
+    if (value.checkpointChecksum !== output.checkpointChecksum)
+      return `output.json's checkpointChecksum is not its ${RESULT_FILE}'s`;
     const train = plan.jobs[job.dependsOn[0]!]!;
-    const weights = join(jobDir(plan, train), `step-${job.step}`, 'weights.bin');
+    const weights = inJob(train, join(snapshotDir('', job.step), 'weights.bin'));
     if (
-      existsSync(weights) &&
-      checkpointChecksum(join(jobDir(plan, train), `step-${job.step}`)) !== output.checkpointChecksum
+      existsInside(root, weights, 'file') &&
+      checkpointChecksum(join(jobDir(plan, train), snapshotDir('', job.step))) !== value.checkpointChecksum
     )
       return 'made from another checkpoint than its training now holds';
   }
@@ -94,10 +238,22 @@ export function jobState(plan: Plan, job: Job): JobState {
   if (holder !== undefined && holderAlive(holder)) return { state: 'running', holder };
   if (holder !== undefined)
     return { state: 'failed', problem: `its process ${holder.pid} on ${holder.host} died` };
-  const failure = join(plan.dir, 'failed', `${job.id}.txt`);
-  if (existsSync(failure)) return { state: 'failed', problem: readFileSync(failure, 'utf8').trim() };
+  const note = failureNote(plan, job);
+  if (note !== undefined) return { state: 'failed', problem: note };
   if (problem !== 'missing') return { state: 'failed', problem };
   return { state: 'pending' };
+}
+
+/** The first line of a job's `failed/<id>.txt`, read as any file of the folder (`readInside`): a link or a FIFO there is reported, not followed. */
+function failureNote(plan: Plan, job: Job): string | undefined {
+  const name = `failed/${job.id}.txt`;
+  try {
+    if (!existsInside(plan.dir, name, 'file')) return undefined;
+    return readInside(plan.dir, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8').split('\n')[0]!.trim();
+  } catch (error) {
+    if (error instanceof InputError) return `its failure note is not read: ${error.message}`;
+    throw error;
+  }
 }
 
 export type JobOutcome = 'ran' | 'skipped' | { heldBy: Holder };
@@ -123,14 +279,13 @@ export async function runJob(
         `job ${index} (${job.id}) needs job ${dependency} (${needed.id}) done first; run it, or study run without --index`,
       );
   }
+  const jobsDir = studyFolder(plan.dir, 'jobs');
   const claim = claimJob(plan.dir, job.id);
   if ('heldBy' in claim) return claim;
-  const jobsDir = join(plan.dir, 'jobs');
   const temporary = join(jobsDir, `.partial-${job.id}-${hostname()}-${process.pid}`);
   try {
     // Holding the claim: a finished output may have appeared meanwhile; anything else left is dead.
     if (outputProblem(plan, job) === undefined) return 'skipped';
-    mkdirSync(jobsDir, { recursive: true });
     for (const name of readdirSync(jobsDir))
       if (name.startsWith(`.partial-${job.id}-`) || name.startsWith(`.discarded-${job.id}-`))
         rmSync(join(jobsDir, name), { recursive: true, force: true });
@@ -139,7 +294,11 @@ export async function runJob(
       ? runTraining(plan, job.seed, temporary, quiet)
       : runEvaluation(plan, job, temporary));
     const files: Record<string, string> = {};
-    for (const name of filesUnder(temporary)) files[name] = sha256(readFileSync(join(temporary, name)));
+    const written = filesUnder(temporary);
+    // What the job wrote must be what its kind writes, or it would never verify (a change of the training's files).
+    if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
+      throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
+    for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
     const output: Record<string, unknown> = { jobId: job.id, index, kind: job.kind, files };
     if (job.kind === 'eval')
       output['checkpointChecksum'] = (
@@ -152,20 +311,21 @@ export async function runJob(
     writeStudyFile(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
     const final = jobDir(plan, job);
     // A damaged output of an earlier attempt is moved aside whole, then removed.
-    if (existsSync(final)) {
+    if (presentAsItself(final)) {
       const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
       renameSync(final, aside);
       rmSync(aside, { recursive: true, force: true });
     }
     renameSync(temporary, final);
-    rmSync(join(plan.dir, 'failed', `${job.id}.txt`), { force: true });
+    if (existsInside(plan.dir, `failed/${job.id}.txt`, 'file'))
+      rmSync(join(plan.dir, 'failed', `${job.id}.txt`), { force: true });
     return 'ran';
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
     const reported = diskError(error, plan.dir);
     try {
       writeStudyFile(
-        join(plan.dir, 'failed', `${job.id}.txt`),
+        join(studyFolder(plan.dir, 'failed'), `${job.id}.txt`),
         `${(reported as Error).message?.split('\n')[0] ?? String(reported)}\n`,
       );
     } catch {
@@ -174,6 +334,16 @@ export async function runJob(
     throw reported;
   } finally {
     claim.release();
+  }
+}
+
+/** Whether anything is at `path`, a link counting as itself (existsSync would follow it). */
+function presentAsItself(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -240,16 +410,30 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
   writeStudyFile(join(dir, 'result.json'), `${JSON.stringify(output, null, 2)}\n`);
 }
 
-/** The result of a finished evaluation job. */
+/** The result of a finished evaluation job, checked as `outputProblem` checks it: an InputError when it is not the plan's. */
 export function readEvalOutput(plan: Plan, job: EvalJob): EvalOutput {
-  return JSON.parse(readFileSync(join(jobDir(plan, job), 'result.json'), 'utf8')) as EvalOutput;
+  const path = join(jobDir(plan, job), RESULT_FILE);
+  let value: unknown;
+  try {
+    value = JSON.parse(
+      readInside(plan.dir, inJob(job, RESULT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
+    );
+  } catch (error) {
+    throw new InputError(error instanceof InputError ? error.message : `${path}: not valid JSON`);
+  }
+  const problem = evalOutputProblem(plan, job, value);
+  if (problem !== undefined)
+    throw new InputError(`${jobDir(plan, job)}: ${problem}; rerun it with tinyagent study run`);
+  return value as EvalOutput;
 }
 
 /** Seconds a finished job took, from its timing.json (null when it has none). */
 export function jobSeconds(plan: Plan, job: Job): number | null {
   try {
-    return (JSON.parse(readFileSync(join(jobDir(plan, job), 'timing.json'), 'utf8')) as { seconds: number })
-      .seconds;
+    const { seconds } = JSON.parse(
+      readInside(plan.dir, inJob(job, 'timing.json'), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
+    ) as { seconds?: unknown };
+    return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null;
   } catch {
     return null;
   }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { harnessHash, parseHarness, pickHarness, type HarnessInput } from '../gym/index.ts';
 import { projectVersion } from '../agent/index.ts';
 import { defaultRLConfig, parseRLConfig, type RLConfig } from '../train/index.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { readRegularFile } from '../lib/files.ts';
+import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { Rng } from '../lib/rng.ts';
 import { SMOKE_CONFIG } from '../experiments/runs.ts';
 import { writeStudyFile } from './disk.ts';
@@ -127,6 +127,13 @@ export function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } =
   }
 }
 
+/** The steps a training of `config` leaves a checkpoint at: 0, every `segmentSteps`, and its last. */
+export function snapshotSteps(config: RLConfig): number[] {
+  const snapshots = new Set([0, config.steps]);
+  for (let step = config.segmentSteps; step < config.steps; step += config.segmentSteps) snapshots.add(step);
+  return [...snapshots].sort((a, b) => a - b);
+}
+
 /** The measurements of a recipe: the chapter's steps must all be snapshots of it. */
 export function measureFor(
   config: RLConfig,
@@ -137,9 +144,12 @@ export function measureFor(
     throw new UsageError(
       `--steps must list chapter steps (${CHAPTER_STEPS.join(', ')}), 0 among them; got ${steps.join(',')}`,
     );
+  if (config.steps < 1)
+    throw new InputError(
+      `the recipe trains ${config.steps} GRPO steps: a study measures checkpoints of a training, so use steps 80 with segmentSteps 10 (or 8 with 1)`,
+    );
   const stepScale = 80 / config.steps;
-  const snapshots = new Set([0, config.steps]);
-  for (let step = config.segmentSteps; step < config.steps; step += config.segmentSteps) snapshots.add(step);
+  const snapshots = new Set(snapshotSteps(config));
   const missing = CHAPTER_STEPS.filter((step) => !snapshots.has(step / stepScale));
   if (missing.length > 0)
     throw new InputError(
@@ -215,6 +225,9 @@ export function planJobs(header: StudyHeader): Job[] {
   return jobs;
 }
 
+/** The largest training seed (the training config's own bound on `seed`). */
+const MAX_STUDY_SEED = 2_147_483_647;
+
 /** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range. */
 export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
@@ -223,7 +236,7 @@ export function parseSeeds(text: string): number[] {
     if (range === null) throw new UsageError(`--seeds must be a list like 0-15 or 0,1,2, got '${text}'`);
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
-    if (to < from || to > 2_147_483_647) throw new UsageError(`--seeds: bad range '${part.trim()}'`);
+    if (to < from || to > MAX_STUDY_SEED) throw new UsageError(`--seeds: bad range '${part.trim()}'`);
     if (to - from > 9999) throw new UsageError(`--seeds: at most 10000 seeds, got '${part.trim()}'`);
     for (let seed = from; seed <= to; seed += 1) seeds.push(seed);
   }
@@ -254,6 +267,17 @@ export function writePlan(
     steps?: number[];
   },
 ): Plan {
+  if (dir.trim() === '') throw new UsageError('--out must name the study folder to write, got an empty path');
+  if (seeds.length === 0) throw new UsageError('a study needs at least one training seed (--seeds 0-15)');
+  const kind = (() => {
+    try {
+      return statSync(dir);
+    } catch {
+      return undefined; // nothing there yet
+    }
+  })();
+  if (kind !== undefined && !kind.isDirectory())
+    throw new InputError(`--out '${dir}' is ${fileKind(kind)}, not a folder; give a new or empty folder`);
   const config = resolveRecipe(recipe, threads !== undefined ? { threads } : {});
   const header: StudyHeader = {
     format: STUDY_FORMAT,
@@ -271,7 +295,7 @@ export function writePlan(
   const jobs = planJobs(header);
   const planText = jobs.map((job) => JSON.stringify(job)).join('\n') + '\n';
   const headerText = `${JSON.stringify(header, null, 2)}\n`;
-  if (existsSync(join(dir, HEADER_FILE))) {
+  if (existsInside(dir, HEADER_FILE, 'file')) {
     const existing = readPlan(dir);
     if (sha(existing.jobs) !== sha(jobs) || existing.configHash !== header.configHash)
       throw new InputError(
@@ -279,7 +303,7 @@ export function writePlan(
       );
     return existing;
   }
-  if (existsSync(dir) && readdirSync(dir).length > 0)
+  if (kind !== undefined && readdirSync(dir).length > 0)
     throw new InputError(`${dir} is not empty and holds no study; choose another --out`);
   // The plan lines first, the header last: a folder with a header always has its whole plan.
   writeStudyFile(join(dir, PLAN_FILE), planText);
@@ -287,19 +311,24 @@ export function writePlan(
   return { ...header, dir: resolve(dir), jobs };
 }
 
-/** Reads a study folder's plan; a folder of another format or version, or a damaged plan, is an InputError. */
+/** The largest study.json read: one of 10,000 seeds is about 150 KB (a seed a line). */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
+/**
+ * Reads a study folder's plan, which is untrusted input (a shared folder many write to): study.json
+ * is checked field by field against what `study plan` writes for its own config (the config's
+ * hash, the seeds, the measurements), and plan.jsonl must be the plan that header gives. A folder
+ * of another format or version, a damaged or hand-edited plan, is an InputError.
+ */
 export function readPlan(dir: string): Plan {
-  const headerPath = join(dir, HEADER_FILE);
-  if (!existsSync(headerPath))
-    throw new InputError(`${dir} holds no study (no ${HEADER_FILE}); write one with tinyagent study plan`);
   let header: StudyHeader;
   let jobs: Job[];
   try {
-    header = JSON.parse(readRegularFile(headerPath, headerPath)) as StudyHeader;
-    jobs = readRegularFile(join(dir, PLAN_FILE), join(dir, PLAN_FILE))
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Job);
+    if (!existsInside(dir, HEADER_FILE, 'file'))
+      throw new InputError(`${dir} holds no study (no ${HEADER_FILE}); write one with tinyagent study plan`);
+    header = JSON.parse(
+      readInside(dir, HEADER_FILE, { maxBytes: MAX_HEADER_BYTES }).toString('utf8'),
+    ) as StudyHeader;
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw new InputError(
@@ -310,18 +339,58 @@ export function readPlan(dir: string): Plan {
     throw new InputError(
       `${dir} was written by another version (format ${String(header?.format)}, tinyagent ${String(header?.packageVersion)}; this is format ${STUDY_FORMAT}, tinyagent ${projectVersion()}); plan it again in a new folder`,
     );
+  const edited = (what: string) =>
+    new InputError(
+      `${join(dir, HEADER_FILE)}: ${what}; the plan was edited by hand: plan the study again in a new folder`,
+    );
   let config: RLConfig;
   try {
-    config = parseRLConfig(header.config, { where: `${headerPath}: config` });
+    config = parseRLConfig(header.config, { where: `${join(dir, HEADER_FILE)}: config` });
   } catch (error) {
     throw new InputError((error as Error).message);
   }
+  const hash = configHash(config);
+  if (header.configHash !== hash)
+    throw edited(`its config hashes to ${hash}, not to the configHash ${String(header.configHash)} it gives`);
+  const { seeds, evalSeed } = header;
+  const seed = (value: unknown) =>
+    Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_STUDY_SEED;
+  if (
+    !Array.isArray(seeds) ||
+    seeds.length === 0 ||
+    !seeds.every(seed) ||
+    new Set(seeds).size !== seeds.length
+  )
+    throw edited(`its seeds must be one or more distinct integers 0 to ${MAX_STUDY_SEED}`);
+  if (!seed(evalSeed)) throw edited(`its evalSeed must be an integer 0 to ${MAX_STUDY_SEED}`);
+  let measure: Measure;
+  try {
+    measure = measureFor(config, { episodes: header.measure?.episodes, steps: header.measure?.steps });
+  } catch (error) {
+    throw edited(`its measure is not one of its recipe (${(error as Error).message})`);
+  }
+  if (sha(measure) !== sha(header.measure)) throw edited('its measure is not the one its recipe gives');
+  const planned = planJobs({ ...header, config, configHash: hash, measure });
+  const planText = planned.map((job) => JSON.stringify(job)).join('\n') + '\n';
   // The plan must be the one its header gives: a hand-edited line would run a job under a wrong id.
-  if (sha(planJobs({ ...header, config })) !== sha(jobs))
-    throw new InputError(
-      `${dir}: plan.jsonl does not match study.json; write the plan again with tinyagent study plan`,
+  // It is never longer than the plan `study plan` writes, so a huge file is refused unread.
+  const mismatch = (why: string) =>
+    new InputError(
+      `${dir}: plan.jsonl does not match study.json (${why}); write the plan again with tinyagent study plan`,
     );
-  return { ...header, config, dir: resolve(dir), jobs };
+  try {
+    jobs = readInside(dir, PLAN_FILE, { maxBytes: Buffer.byteLength(planText) })
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Job);
+  } catch (error) {
+    throw mismatch(
+      error instanceof InputError ? error.message : `not JSON lines: ${(error as Error).message}`,
+    );
+  }
+  if (sha(planned) !== sha(jobs)) throw mismatch('other jobs');
+  return { ...header, config, measure, dir: resolve(dir), jobs: planned };
 }
 
 /** The config of one training job: the recipe with the job's seed. */

@@ -1,10 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { constants } from 'node:os';
+import { constants, hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InputError } from '../lib/errors.ts';
 import { progressBar } from '../lib/progress.ts';
-import { diskError } from './disk.ts';
+import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobSeconds, jobState, type JobState } from './job.ts';
 import type { Job, Plan } from './plan.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
@@ -43,7 +43,9 @@ export interface JobRun {
 }
 
 export interface StudyRunSummary {
+  /** Jobs this run ran to a verified output. */
   ran: number;
+  /** Jobs found done: before this run, or finished by another run after this one handed them to a worker. */
   skipped: number;
   failed: Array<{ index: number; id: string; log: string }>;
   /** Jobs left because a job they need failed. */
@@ -99,11 +101,11 @@ export async function runStudy(
   const failedHere = new Set<number>();
   const running = new Map<number, Promise<void>>();
   let used = 0;
-  try {
-    mkdirSync(join(plan.dir, 'logs'), { recursive: true });
-  } catch (error) {
-    throw diskError(error, join(plan.dir, 'logs'));
-  }
+  studyFolder(plan.dir, 'logs');
+  /** Why the run stops early: a log that cannot be written (a full or read-only disk) fails every job alike. */
+  let stopped: InputError | undefined;
+  /** The claims of other runs already reported as waited on, so each is said once. */
+  const announced = new Set<string>();
   const pool = new WorkerPool(plan, (seconds) => summary.workerStarts.push(seconds));
   let done = initiallyDone;
   const isReady = (job: Job) =>
@@ -113,7 +115,7 @@ export async function runStudy(
   try {
     for (;;) {
       for (const job of plan.jobs) {
-        if (used >= workers) break;
+        if (used >= workers || stopped !== undefined) break;
         const slots = slotsOf(job, workers);
         if (running.has(job.index) || !isReady(job) || used + slots > workers) continue;
         used += slots;
@@ -137,9 +139,14 @@ export async function runStudy(
               tensors: reply.tensors,
               rssMb: reply.rssMb,
             });
-            if (state === 'done') {
+            if (reply.logProblem !== null) {
+              stopped ??= new InputError(reply.logProblem);
+              failedHere.add(job.index);
+            } else if (state === 'done') {
               done += 1;
-              summary.ran += 1;
+              // A job another run finished while this one started it was skipped, not run.
+              if (reply.outcome === 'skipped') summary.skipped += 1;
+              else summary.ran += 1;
               bar.tick(done, job.id);
             } else if (state !== 'running') {
               // ended without an output: another run holds it (state 'running' then) or it failed
@@ -156,17 +163,30 @@ export async function runStudy(
         await Promise.race(running.values());
         continue;
       }
+      if (stopped !== undefined) break;
       // Nothing of ours runs: wait for jobs other runs hold, else stop.
       refresh();
       const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
       if (plan.jobs.some(isReady)) continue;
       if (!elsewhere) break;
+      for (const job of plan.jobs) {
+        const state = jobState(plan, job);
+        if (state.state !== 'running') continue;
+        const { pid, host, since } = state.holder;
+        const key = `${job.id} ${pid} ${host} ${since}`;
+        if (announced.has(key)) continue;
+        announced.add(key);
+        say(
+          `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}${host === hostname() ? '' : `; a claim of another host cannot be checked from here: if ${host} is gone, remove the lock`}`,
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {
     pool.close();
   }
   bar.done();
+  if (stopped !== undefined) throw stopped;
   summary.blocked = plan.jobs.filter(
     (job) => states.get(job.index) !== 'done' && !failedHere.has(job.index),
   ).length;
@@ -179,6 +199,8 @@ const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url)
 
 interface Reply {
   code: number;
+  outcome: 'ran' | 'skipped' | 'held' | 'failed';
+  logProblem: string | null;
   worker: number;
   wall: number;
   inJob: number | null;
@@ -192,7 +214,8 @@ class WorkerProcess {
   private readonly child: ChildProcess;
   private readonly ready: Promise<boolean>;
   /** The job it runs: its log, and how to settle it. */
-  private current: { log: string; settle: (reply: Reply) => void; started: number } | undefined;
+  private current:
+    { log: string; settle: (reply: Reply) => void; started: number; logProblem: string | null } | undefined;
   exited = false;
 
   constructor(plan: Plan, onStart: (seconds: number) => void) {
@@ -202,11 +225,17 @@ class WorkerProcess {
       env: process.env,
     });
     // Output outside a job's redirection (start-up errors, a fatal error of node itself) goes to the job's log.
-    const toLog = (chunk: Buffer) => {
-      if (this.current !== undefined) appendFileSync(this.current.log, chunk);
+    // A failed append (a full disk, a link in the log's place) is kept as the job's `logProblem`.
+    const toLog = (current: WorkerProcess['current'], chunk: Buffer | string) => {
+      if (current === undefined || current.logProblem !== null) return;
+      try {
+        appendStudyLog(plan.dir, current.log, chunk);
+      } catch (error) {
+        current.logProblem = (error as Error).message;
+      }
     };
-    this.child.stdout!.on('data', toLog);
-    this.child.stderr!.on('data', toLog);
+    this.child.stdout!.on('data', (chunk: Buffer) => toLog(this.current, chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => toLog(this.current, chunk));
     let markReady: (ok: boolean) => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
     this.child.on('message', (message: WorkerReply) => {
@@ -220,6 +249,8 @@ class WorkerProcess {
       this.current = undefined;
       current.settle({
         code: message.code,
+        outcome: message.outcome,
+        logProblem: message.logProblem ?? current.logProblem,
         worker: this.child.pid ?? -1,
         wall: (performance.now() - current.started) / 1000,
         inJob: message.seconds,
@@ -238,17 +269,14 @@ class WorkerProcess {
       if (current === undefined) return;
       this.current = undefined;
       const exit = code ?? 128 + (signal !== null ? (constants.signals[signal] ?? 0) : 0);
-      try {
-        appendFileSync(
-          current.log,
-          `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed
-`,
-        );
-      } catch {
-        // a full disk: the job is reported failed all the same
-      }
+      toLog(
+        current,
+        `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed\n`,
+      );
       current.settle({
         code: exit,
+        outcome: 'failed',
+        logProblem: current.logProblem,
         worker: this.child.pid ?? -1,
         wall: (performance.now() - current.started) / 1000,
         inJob: null,
@@ -262,7 +290,7 @@ class WorkerProcess {
   /** Runs job `index`, its output appended to `log`; resolves when it has ended, however. */
   run(index: number, log: string): Promise<Reply> {
     return new Promise((settle) => {
-      this.current = { log, settle, started: performance.now() };
+      this.current = { log, settle, started: performance.now(), logProblem: null };
       void this.ready.then((ok) => {
         if (ok && !this.exited) this.child.send({ index, log } satisfies WorkerRequest);
       });

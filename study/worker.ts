@@ -1,8 +1,9 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/index.ts';
 import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
-import { outcomeLine, runJob } from './job.ts';
+import { openStudyLog, writeAll } from './disk.ts';
+import { outcomeLine, runJob, type JobOutcome } from './job.ts';
 import { readPlan, type Plan } from './plan.ts';
 
 /**
@@ -30,6 +31,10 @@ export type WorkerReply =
       index: number;
       /** The exit code `study run --index I` would have ended with. */
       code: number;
+      /** What the job did: ran it, found it done (another run finished it) or held by another run, or failed. */
+      outcome: 'ran' | 'skipped' | 'held' | 'failed';
+      /** Why the job's log could not be written (a full or read-only disk, a link in its place), or null. */
+      logProblem: string | null;
       /** Seconds inside the job (runJob: verify, claim, run, checksums, rename). */
       seconds: number;
       /** CPU seconds the process used during the job (user and system, every thread). */
@@ -42,15 +47,23 @@ export type WorkerReply =
 
 type Write = typeof process.stdout.write;
 
-/** Sends `process.stdout` and `process.stderr` into file descriptor `fd` (synchronously) until the returned function is called. */
-function redirectOutput(fd: number): () => void {
+/**
+ * Sends `process.stdout` and `process.stderr` into file descriptor `fd` (synchronously) until the
+ * returned function is called. A write that fails (a full disk) is not retried and does not end
+ * the job: `failed` gets the first error, which the parent reports.
+ */
+function redirectOutput(fd: number, failed: (error: Error) => void): () => void {
   const saved: Array<[NodeJS.WriteStream, Write]> = [
     [process.stdout, process.stdout.write],
     [process.stderr, process.stderr.write],
   ];
   const write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
+    try {
+      writeAll(fd, bytes);
+    } catch (error) {
+      failed(error as Error);
+    }
     const done = typeof encoding === 'function' ? encoding : callback;
     if (typeof done === 'function') (done as () => void)();
     return true;
@@ -61,21 +74,28 @@ function redirectOutput(fd: number): () => void {
   };
 }
 
+/** A job's outcome as a worker reports it. */
+const outcomeKind = (outcome: JobOutcome) => (typeof outcome === 'string' ? outcome : 'held');
+
 /**
  * Runs job `index` as `study run DIR --index I` does: its outcome line on stdout, or an error as
- * the one line `tinyagent study: ...` on stderr; returns the exit code that command ends with.
+ * the one line `tinyagent study: ...` on stderr; returns the exit code that command ends with and
+ * what the job did.
  */
-export async function runIndexed(plan: Plan, index: number): Promise<number> {
+export async function runIndexed(
+  plan: Plan,
+  index: number,
+): Promise<{ code: number; outcome: 'ran' | 'skipped' | 'held' | 'failed' }> {
   try {
     const outcome = await runJob(plan, index, { quiet: false });
     process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
-    return EXIT.ok;
+    return { code: EXIT.ok, outcome: outcomeKind(outcome) };
   } catch (error) {
     const kind = errorKind(error);
     process.stderr.write(`tinyagent study: ${errorLine(error, kind)}\n`);
     if (kind === 'internal' && debugging() && error instanceof Error && error.stack !== undefined)
       process.stderr.write(`${error.stack}\n`);
-    return EXIT[kind];
+    return { code: EXIT[kind], outcome: 'failed' };
   }
 }
 
@@ -93,23 +113,36 @@ export async function serveJobs(dir: string): Promise<void> {
   process.on('message', (request: WorkerRequest) => {
     busy = true;
     void (async () => {
-      const fd = openSync(request.log, 'a');
-      const restore = redirectOutput(fd);
       const jobStarted = performance.now();
       const cpuStarted = process.cpuUsage();
-      let code: number;
+      let logProblem: string | null = null;
+      let ran: Awaited<ReturnType<typeof runIndexed>>;
+      let fd: number | undefined;
       try {
-        code = await runIndexed(plan, request.index);
-      } finally {
-        restore();
-        closeSync(fd);
+        fd = openStudyLog(plan.dir, request.log);
+      } catch (error) {
+        logProblem = (error as Error).message;
+      }
+      if (fd === undefined) ran = { code: EXIT.input, outcome: 'failed' };
+      else {
+        const restore = redirectOutput(fd, (error) => {
+          logProblem ??= `cannot write the log ${request.log}: ${error.message}`;
+        });
+        try {
+          ran = await runIndexed(plan, request.index);
+        } finally {
+          restore();
+          closeSync(fd);
+        }
       }
       busy = false;
       if (parentGone) process.exit(0);
       send({
         type: 'done',
         index: request.index,
-        code,
+        code: ran.code,
+        outcome: ran.outcome,
+        logProblem,
         seconds: (performance.now() - jobStarted) / 1000,
         cpuSeconds: (({ user, system }) => (user + system) / 1e6)(process.cpuUsage(cpuStarted)),
         tensors: tf.memory().numTensors,

@@ -16,6 +16,13 @@ describe('lib/processes', () => {
     expect(processAlive(deadPid())).toBe(false);
   });
 
+  it('processAlive: a pid that names no one process (0 is our group, -1 everyone, a fraction nothing) is not alive', () => {
+    for (const pid of [0, -1, -process.pid, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(processAlive(pid), String(pid)).toBe(false);
+    expect(holderAlive({ pid: 0, host: hostname() })).toBe(false);
+    expect(holderAlive({ pid: -1, host: hostname() })).toBe(false);
+  });
+
   it('holderAlive: by the pid on this host; a holder on another host counts as alive', () => {
     const dead = deadPid();
     expect(holderAlive({ pid: process.pid, host: hostname() })).toBe(true);

@@ -5,6 +5,7 @@ import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
 import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
 import {
@@ -228,6 +229,8 @@ export const command: Command = {
     }
     if (sub === 'report') {
       const { writeStudyReport } = await import('../../study/report.ts');
+      // The folders it writes into stay inside the study: a link or a file in their place is refused.
+      for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
       const { outDir, numbers } = await writeStudyReport(plan);
       if (json) printJson(numbers);
       else {
@@ -241,6 +244,7 @@ export const command: Command = {
     if (sub === 'slurm') {
       const time = stringFlag(args, 'time');
       const partition = stringFlag(args, 'partition');
+      for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
       const paths = writeSlurmScripts(plan, {
         cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
         ...(partition !== undefined ? { partition } : {}),
@@ -261,6 +265,7 @@ export const command: Command = {
       return;
     }
     // k8s
+    studyFolder(plan.dir, 'k8s');
     const path = writeK8sManifest(plan, {
       image: stringFlag(args, 'image') ?? 'tinyagent:local',
       claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
