@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { installProducts } from './products.ts';
+import { installKernels } from './kernels/index.ts';
 
 /**
  * Chooses and starts the tfjs backend, once per process.
@@ -118,7 +118,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     // Our product kernel gives tfjs's own products' bits, only faster: if it cannot start, wasm
     // runs on tfjs's products and says why in `productKernelProblem`.
     try {
-      await installProducts();
+      await installKernels();
     } catch (error) {
       productProblem = error instanceof Error ? error.message : String(error);
     }

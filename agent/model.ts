@@ -16,7 +16,7 @@ import {
   reshape,
   type KeysValues,
 } from './layers.ts';
-import { productsInstalled } from './products.ts';
+import { productsInstalled } from './kernels/index.ts';
 
 /**
  * Chunks at least this wide use the depthwise attention form in a session on wasm (measured on

@@ -8,9 +8,9 @@ import {
   PRODUCT_KERNEL,
   product,
   productsInstalled,
-  productsModuleText,
+  kernelsModuleText,
   useOwnProducts,
-} from '../agent/products.ts';
+} from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Our products must give XNNPack's bits (agent/products.ts): every reference here is tfjs's own
@@ -78,7 +78,7 @@ describe('product: our kernel gives XNNPack bits', () => {
   it('runs our kernel when on, and tfjs products when off', async () => {
     expect(productKernelProblem()).toBeUndefined();
     expect(productsInstalled()).toBe(true);
-    expect(productsModuleText()).toContain('f32x4.add');
+    expect(kernelsModuleText()).toContain('f32x4.add');
     const a = tf.ones([8, 4]) as tf.Tensor2D;
     const b = tf.ones([4, 8]) as tf.Tensor2D;
     expect(await kernelsRun(() => product(a, b))).toEqual([PRODUCT_KERNEL]);
