@@ -1,5 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
-import { columnSums, product, productsInstalled, stridedProduct, type ProductGeometry } from './kernels/index.ts';
+import {
+  columnSums,
+  product,
+  productsInstalled,
+  stridedProduct,
+  type ProductGeometry,
+} from './kernels/index.ts';
 
 /**
  * The transformer's building blocks: layers with gradients written by hand so that every heavy
