@@ -46,19 +46,24 @@ export function stridedSpan(counts: readonly number[], strides: readonly number[
  */
 export function checkProductBounds(kernel: string, geometry: ProductGeometry, buffers: ProductBuffers): void {
   const { rows, depth, cols, batch, heads, aStrides, bStrides, cStrides } = geometry;
-  const numbers = { rows, depth, cols, batch, heads, aStrides, bStrides, cStrides };
-  for (const [name, value] of Object.entries(numbers))
-    if (![value].flat().every((n) => Number.isSafeInteger(n) && n >= 0))
-      throw new Error(`${kernel}: ${name} ${String(value)} is not made of non-negative integers`);
-  const operands: [string, number, number | undefined][] = [
-    ['a', stridedSpan([batch, heads, rows, depth], aStrides), buffers.a],
-    ['b', stridedSpan([batch, heads, depth, cols], [...bStrides, 1]), buffers.b],
-    ['out', stridedSpan([batch, heads, rows, cols], [...cStrides, 1]), buffers.out],
-    ['bias', buffers.bias === undefined ? 0 : stridedSpan([cols], [1]), buffers.bias],
-  ];
-  for (const [name, span, size] of operands)
-    if (size !== undefined && span > size)
+  const counts = [rows, depth, cols, batch, heads, ...aStrides, ...bStrides, ...cStrides];
+  if (!counts.every(isCount)) {
+    const numbers = { rows, depth, cols, batch, heads, aStrides, bStrides, cStrides };
+    const [name, value] = Object.entries(numbers).find(([, v]) => ![v].flat().every(isCount))!;
+    throw new Error(`${kernel}: ${name} ${String(value)} is not made of non-negative integers`);
+  }
+  const over = (name: string, span: number, size: number) => {
+    if (span > size)
       throw new Error(
         `${kernel}: ${name} would reach element ${span - 1} of a ${size}-element buffer (rows ${rows}, depth ${depth}, cols ${cols}, batch ${batch}, heads ${heads})`,
       );
+  };
+  over('a', stridedSpan([batch, heads, rows, depth], aStrides), buffers.a);
+  over('b', stridedSpan([batch, heads, depth, cols], [...bStrides, 1]), buffers.b);
+  over('out', stridedSpan([batch, heads, rows, cols], [...cStrides, 1]), buffers.out);
+  if (buffers.bias !== undefined) over('bias', cols, buffers.bias);
+}
+
+function isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
 }
