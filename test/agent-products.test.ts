@@ -13,7 +13,7 @@ import {
 } from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
 
-// Our products must give XNNPack's bits (agent/products.ts): every reference here is tfjs's own
+// Our products must give XNNPack's bits (agent/kernels/products.ts): every reference here is tfjs's own
 // kernel on wasm (XNNPack's GEMM or depthwise convolution), compared bit for bit, not within a
 // tolerance.
 
