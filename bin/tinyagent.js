@@ -2,7 +2,7 @@
 // Entry point of the `tinyagent` command: loads the TypeScript sources through tsx,
 // so that `npx tinyagent ...` works right after `npm ci`, with no build step.
 import { register } from 'tsx/esm/api';
-import { installInternalErrorHandler } from './internal-error.js';
+import { installInternalErrorHandler } from '../lib/internalError.js';
 
 const command = process.argv[2] ?? '';
 
@@ -15,7 +15,7 @@ const outputFailed = (error) => {
 };
 process.stdout.on('error', outputFailed);
 
-// Errors that escape `main` end in one line and exit code 3 (bin/internal-error.js).
+// Errors that escape `main` end in one line and exit code 3 (lib/internalError.js).
 const internal = installInternalErrorHandler(command, (error) => {
   if (error?.syscall === 'write' && typeof error.code === 'string' && error.fd === 1) outputFailed(error);
 });
