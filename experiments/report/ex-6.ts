@@ -1,9 +1,39 @@
 /** The report of exercise 6 (experiments/ex-6.ts): common random numbers against separate generators. */
-import type { main } from '../ex-6.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, pct, reading, section, signed, table, type Report } from './markdown.ts';
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/**
+ * The numbers this report reads: what experiments/ex-6.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  repetitions: number;
+  episodesPerTask: number;
+  rows: { repetition: number; step60: number; step80Shared: number; step80Separate: number }[];
+  shared: {
+    differences: number[];
+    meanDifference: number;
+    se: number;
+    seOfSE: number;
+    varA: number;
+    varB: number;
+    cov: number;
+    correlation: number;
+    formulaSE: number;
+  };
+  separate: {
+    differences: number[];
+    meanDifference: number;
+    se: number;
+    seOfSE: number;
+    varA: number;
+    varB: number;
+    cov: number;
+    correlation: number;
+    formulaSE: number;
+  };
+  ratio: number;
+};
 const v = (value: number) => value.toExponential(2);
 
 export async function report({
