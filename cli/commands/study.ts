@@ -221,7 +221,7 @@ export const command: Command = {
       return;
     }
     if (sub === 'report') {
-      const { writeStudyReport } = await import('../../study/report.ts');
+      const { writeStudyReport } = await import('../../experiments/studyReport.ts');
       const { outDir, numbers } = await writeStudyReport(plan);
       if (json) printJson(numbers);
       else {
