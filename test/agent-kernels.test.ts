@@ -6,9 +6,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, productKernelProblem } from '../agent/backend.ts';
 import {
   ADAM_KERNEL,
+  ADAM_SCALARS,
   checkProductBounds,
   installKernels,
   kernelsModuleText,
+  matrixProductGeometry,
   PINNED_TFJS,
   PRODUCT_KERNEL,
   product,
@@ -170,17 +172,7 @@ describe('bounds: every call checks its operands before it writes', () => {
   it("Adam's kernel refuses moments of another size than the weights", () => {
     const w = tf.zeros([10]);
     const short = tf.zeros([9]);
-    const scalars = {
-      scale: 1,
-      beta1: 0.9,
-      oneMinusBeta1: 0.1,
-      beta2: 0.999,
-      oneMinusBeta2: 0.001,
-      debias1: 1,
-      debias2: 1,
-      epsilon: 1e-8,
-      step: -0.001,
-    };
+    const scalars = Object.fromEntries(ADAM_SCALARS.map((name) => [name, 1]));
     expect(() => tf.engine().runKernel(ADAM_KERNEL, { w, g: w, m: short, v: w }, scalars)).toThrow(
       /^TinyAgentAdam: m holds 9 elements, the weights 10$/,
     );
@@ -266,17 +258,7 @@ describe('properties: random products against the scalar reference, in the same 
         const a = values(rng, M * K, true);
         const b = values(rng, K * N, true);
         const bias = withBias ? values(rng, N, true) : undefined;
-        const geometry: ProductGeometry = {
-          rows: M,
-          depth: K,
-          cols: N,
-          batch: 1,
-          heads: 1,
-          aStrides: transposeA ? [0, 0, 1, M] : [0, 0, K, 1],
-          bStrides: [0, 0, N],
-          cStrides: [0, 0, N],
-          outShape: [M, N],
-        };
+        const geometry = matrixProductGeometry(M, K, N, { transposeA });
         const expected = new Float32Array(M * N);
         const places = scalarProduct(a, b, expected, geometry, {
           relu,

@@ -7,6 +7,6 @@ export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.
 export { checkProductBounds, stridedSpan, type ProductBuffers, type ProductGeometry } from './bounds.ts';
 export { installKernels, selfTest, uninstallKernels } from './install.ts';
 export { boundsChecked, productsInstalled, useBoundsChecks, useOwnProducts } from './instance.ts';
-export { columnSums, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
-export { Clamp, Init, kernelsModuleText } from './text.ts';
+export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
+export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';
 export { PINNED_TFJS } from './tfjsWasm.ts';

@@ -209,8 +209,26 @@ export function kernelProduct(
   { bias, relu, transposeA }: ProductOptions,
 ): tf.Tensor2D {
   const [M, K] = transposeA ? [a.shape[1], a.shape[0]] : a.shape;
-  const N = b.shape[1];
   const attrs: ProductAttrs = {
+    ...matrixProductGeometry(M, K, b.shape[1], { transposeA }),
+    relu,
+    columnsOuter: transposeA,
+    kBlock: transposeA ? K_BLOCK_TRANSPOSED : K_BLOCK,
+    pack: !transposeA,
+    blockSums: false,
+  };
+  const inputs = bias === undefined ? { a, b } : { a, b, bias };
+  return tf.engine().runKernel(PRODUCT_KERNEL, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+}
+
+/** The geometry of a 2-D product [M, K] · [K, N] -> [M, N], with a read as [K, M] in place when `transposeA`. */
+export function matrixProductGeometry(
+  M: number,
+  K: number,
+  N: number,
+  { transposeA }: { transposeA: boolean },
+): ProductGeometry {
+  return {
     rows: M,
     depth: K,
     cols: N,
@@ -220,14 +238,7 @@ export function kernelProduct(
     bStrides: [0, 0, N],
     cStrides: [0, 0, N],
     outShape: [M, N],
-    relu,
-    columnsOuter: transposeA,
-    kBlock: transposeA ? K_BLOCK_TRANSPOSED : K_BLOCK,
-    pack: !transposeA,
-    blockSums: false,
   };
-  const inputs = bias === undefined ? { a, b } : { a, b, bias };
-  return tf.engine().runKernel(PRODUCT_KERNEL, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
 /** The sum of x's rows [N, C] -> [C], each column added in order of the row (what 1ᵀ · x gives). */

@@ -20,7 +20,7 @@ import {
 } from './markdown.ts';
 
 /** One checkpoint's pass rates on the validation and test halves, with their intervals. */
-export interface Row {
+export type Row = {
   step: number;
   validation: number;
   validationLow: number;
@@ -28,7 +28,7 @@ export interface Row {
   test: number;
   testLow: number;
   testHigh: number;
-}
+};
 
 /**
  * The numbers this report reads: what experiments/17.8.ts's `main` returns, declared here so

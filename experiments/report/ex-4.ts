@@ -3,6 +3,17 @@ import type { BootstrapInterval } from '../../eval/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, interval, pct, reading, section, signed, table, topOps, type Report } from './markdown.ts';
 
+/** One checkpoint of one run, on its bug type's held-out tasks. */
+export interface Checkpoint {
+  step: number;
+  passAt1: number;
+  interval: BootstrapInterval;
+  rates: number[];
+  firstEdits: Record<string, number>;
+  firstEditEntropy: number | null;
+  firstEditRight: number;
+}
+
 /**
  * The numbers this report reads: what experiments/ex-4.ts's `main` returns, declared here so
  * that the report depends on the numbers alone, not on the experiment's code.
@@ -12,24 +23,8 @@ export type Numbers = {
   rows: {
     type: 'zero' | 'compare' | 'off_by_one' | 'negation' | 'min_max';
     run: string;
-    base: {
-      step: number;
-      passAt1: number;
-      interval: BootstrapInterval;
-      rates: number[];
-      firstEdits: Record<string, number>;
-      firstEditEntropy: number | null;
-      firstEditRight: number;
-    };
-    trained: {
-      step: number;
-      passAt1: number;
-      interval: BootstrapInterval;
-      rates: number[];
-      firstEdits: Record<string, number>;
-      firstEditEntropy: number | null;
-      firstEditRight: number;
-    };
+    base: Checkpoint;
+    trained: Checkpoint;
     difference: { estimate: number; low: number; high: number };
     belowBase: boolean;
   }[];

@@ -2,6 +2,19 @@
 import { lineChartSvg } from '../figures.ts';
 import { blocks, pct, reading, section, signed, table, type Report } from './markdown.ts';
 
+/** The step-80 minus step-60 differences over the repetitions, and their standard errors. */
+export interface Differences {
+  differences: number[];
+  meanDifference: number;
+  se: number;
+  seOfSE: number;
+  varA: number;
+  varB: number;
+  cov: number;
+  correlation: number;
+  formulaSE: number;
+}
+
 /**
  * The numbers this report reads: what experiments/ex-6.ts's `main` returns, declared here so
  * that the report depends on the numbers alone, not on the experiment's code.
@@ -10,28 +23,8 @@ export type Numbers = {
   repetitions: number;
   episodesPerTask: number;
   rows: { repetition: number; step60: number; step80Shared: number; step80Separate: number }[];
-  shared: {
-    differences: number[];
-    meanDifference: number;
-    se: number;
-    seOfSE: number;
-    varA: number;
-    varB: number;
-    cov: number;
-    correlation: number;
-    formulaSE: number;
-  };
-  separate: {
-    differences: number[];
-    meanDifference: number;
-    se: number;
-    seOfSE: number;
-    varA: number;
-    varB: number;
-    cov: number;
-    correlation: number;
-    formulaSE: number;
-  };
+  shared: Differences;
+  separate: Differences;
   ratio: number;
 };
 const v = (value: number) => value.toExponential(2);

@@ -2,6 +2,24 @@
 import { lineChartSvg } from '../figures.ts';
 import { blocks, reading, section, table, type Report } from './markdown.ts';
 
+/** One design review of the claim: the unpaired and paired standard errors, and what selection adds. */
+export interface Review {
+  delta: number;
+  seA: number;
+  seB: number;
+  unpaired: { se: number; z: number | null };
+  targetSE: number;
+  paired: {
+    correlation: number;
+    pairedSE: number;
+    z: number | null;
+    samplesNeeded: number | null;
+    seedsNeeded: number | null;
+    floorSE: number;
+  }[];
+  selection: { selectedFrom: number; evaluationSD: number; expectedMax: number; inflation: number };
+}
+
 /**
  * The numbers this report reads: what experiments/ex-7.ts's `measure` returns, declared here so
  * that the report depends on the numbers alone, not on the experiment's code.
@@ -16,38 +34,8 @@ export type Numbers = {
     selectedFrom: number;
     icc: number;
   };
-  review: {
-    delta: number;
-    seA: number;
-    seB: number;
-    unpaired: { se: number; z: number | null };
-    targetSE: number;
-    paired: {
-      correlation: number;
-      pairedSE: number;
-      z: number | null;
-      samplesNeeded: number | null;
-      seedsNeeded: number | null;
-      floorSE: number;
-    }[];
-    selection: { selectedFrom: number; evaluationSD: number; expectedMax: number; inflation: number };
-  };
-  withTrainingNoise: {
-    delta: number;
-    seA: number;
-    seB: number;
-    unpaired: { se: number; z: number | null };
-    targetSE: number;
-    paired: {
-      correlation: number;
-      pairedSE: number;
-      z: number | null;
-      samplesNeeded: number | null;
-      seedsNeeded: number | null;
-      floorSE: number;
-    }[];
-    selection: { selectedFrom: number; evaluationSD: number; expectedMax: number; inflation: number };
-  };
+  review: Review;
+  withTrainingNoise: Review;
 };
 const f = (value: number | null) => (value === null ? 'n/a' : value.toFixed(4));
 const needed = (value: number | null, max: number) => (value === null ? `more than ${max}` : String(value));
