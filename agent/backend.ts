@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { installProducts } from './products.ts';
+import { installKernels } from './kernels/index.ts';
 
 /**
  * Chooses and starts the tfjs backend, once per process.
@@ -136,7 +136,7 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     try {
       if (wasmSimd === false)
         throw new Error('WebAssembly SIMD is not available, and the product kernel is SIMD code');
-      await installProducts();
+      await installKernels();
     } catch (error) {
       productProblem = error instanceof Error ? error.message : String(error);
     }

@@ -42,7 +42,13 @@ export {
 } from './rollout.ts';
 export { loadAgent, type LoadedAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
-export { adamUpdate, productsInstalled, sumOfSquares, useOwnProducts, type AdamScalars } from './products.ts';
+export {
+  adamUpdate,
+  productsInstalled,
+  sumOfSquares,
+  useOwnProducts,
+  type AdamScalars,
+} from './kernels/index.ts';
 export {
   evaluate,
   projectVersion,

@@ -1,5 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
-import { columnSums, product, productsInstalled, stridedProduct, type ProductGeometry } from './products.ts';
+import {
+  columnSums,
+  product,
+  productsInstalled,
+  stridedProduct,
+  type ProductGeometry,
+} from './kernels/index.ts';
 
 /**
  * The transformer's building blocks: layers with gradients written by hand so that every heavy
@@ -11,7 +17,7 @@ import { columnSums, product, productsInstalled, stridedProduct, type ProductGeo
  * matMul gradient uses the transpose flags, so `dense` below states its gradient as explicit
  * `tf.transpose` + plain 2-D products. Batched attention products go through
  * `batchedProduct`, an XNNPack depthwise convolution (see its comment). On wasm the 2-D products
- * run on our own SIMD kernel (`./products.ts`), which gives XNNPack's bits faster and reads a
+ * run on our own SIMD kernel (`./kernels/`), which gives XNNPack's bits faster and reads a
  * transposed left operand in place.
  */
 
@@ -562,7 +568,7 @@ function everyQueryAttention(
 }
 
 /**
- * The depthwise form's attention on our strided kernel (`./products.ts`): every product reads
+ * The depthwise form's attention on our strided kernel (`./kernels/`): every product reads
  * q, k, v, dy and the attention matrices where they lie, one head at a time, and writes its
  * result in the layout the next step reads, so only k (forward) and v (backward) are transposed.
  * Each output adds the same products in the same order as the depthwise form's, and softmax and
@@ -725,7 +731,7 @@ type CachedAttentionOptions = {
 };
 
 /**
- * `cachedSelfAttention` on our strided kernel (`./products.ts`), with the same values: the keys
+ * `cachedSelfAttention` on our strided kernel (`./kernels/`), with the same values: the keys
  * are cached transposed, [B, H, dh, S], so that q · k reads q where it lies and writes the
  * scores [B, H, C, S+C]; probs · v reads the values [B, H, S, dh] in place and writes [B*C, d].
  * The products add as the two forms of `cachedSelfAttention` do: q · k in order of e (in both),

@@ -1,6 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/backend.ts';
 import {
+  checkProductBounds,
+  PRODUCT_KERNEL,
+  productsInstalled,
+  selfTest,
+  useBoundsChecks,
+  type ProductGeometry,
+} from '../agent/kernels/index.ts';
+import {
   attentionModeFor,
   createModel,
   defaultModelConfig,
@@ -8,7 +16,7 @@ import {
   type PolicyModel,
 } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
-import { fastest } from './best.ts';
+import { fastest, fastestInTurn } from './best.ts';
 
 /**
  * Model benchmark: the default policy (vocab 250) on the active backend, one thread.
@@ -20,7 +28,10 @@ import { fastest } from './best.ts';
  * - sampling: a 160-row session fed ragged chunks (a 20-40 token prompt per row, then one sampled
  *   token per step, with a 5-15 token "observation" after every ~10 tokens), up to 120 tokens per
  *   row; tokens/s counts every token fed; best of 3;
- * - memory: peak process RSS and tfjs's live tensor bytes.
+ * - memory: peak process RSS and tfjs's live tensor bytes;
+ * - our kernels' safety (on wasm): the self-test at start (best of 5), and what the bounds checks
+ *   cost: the same training step with them on and off, in turn, best of 5 each, and one check
+ *   alone, per call, over 100,000 calls.
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
@@ -54,6 +65,13 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       `sampling           ${sampling.tokensPerSecond.toFixed(0)} tokens/s fed, ${sampling.sampledPerSecond.toFixed(0)} sampled tokens/s  (batch 160, ragged chunks, KV cache, one thread, best of 3)`,
     );
     sampleMemory();
+    const safety = productsInstalled() ? await kernelSafety(model, 64, 96) : undefined;
+    if (safety !== undefined) {
+      say(`kernel self-test   ${safety.selfTestMs.toFixed(2)} ms  (once at start, best of 5)`);
+      say(
+        `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
+      );
+    }
     say(
       `peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`,
     );
@@ -73,6 +91,15 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       ),
       samplingTokensPerSecond: round(sampling.tokensPerSecond),
       sampledTokensPerSecond: round(sampling.sampledPerSecond),
+      ...(safety === undefined
+        ? {}
+        : {
+            'kernels/selfTestMs': round(safety.selfTestMs),
+            'kernels/stepMsBoundsChecked': round(safety.checkedMs),
+            'kernels/stepMsUnchecked': round(safety.uncheckedMs),
+            'kernels/productCallsPerStep': safety.productCalls,
+            'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
+          }),
       peakRssMiB: round(peakRss / 2 ** 20),
       peakTensorMiB: round(peakTensorBytes / 2 ** 20),
     };
@@ -92,13 +119,12 @@ interface OpRow {
   calls: number;
 }
 
-/** Kernel time per op type: the forward alone, then a whole step; backward + Adam is the difference. */
-async function stepProfile(
+/** One training step on random tokens: forward + backward + Adam, and the forward alone. */
+function trainingStep(
   model: PolicyModel,
   batch: number,
   length: number,
-  sampleMemory: () => void,
-): Promise<{ forwardMs: number; backwardMs: number; rows: OpRow[] }> {
+): { step: () => void; forward: () => void; dispose: () => void } {
   const rng = new Rng('bench/model/data');
   const ids = tf.tensor2d(
     Int32Array.from({ length: batch * length }, () => rng.int(model.config.vocabSize)),
@@ -119,6 +145,99 @@ async function stepProfile(
     tf.tidy(() => {
       model.tokenLogProbs(ids).dataSync();
     });
+  return {
+    step,
+    forward,
+    dispose: () => {
+      ids.dispose();
+      optimizer.dispose();
+    },
+  };
+}
+
+/**
+ * What our kernels' safety costs: the self-test's time (best of 5); the training step with the
+ * bounds checks on and off, in turn (best of 5 each, after a warm-up), its product calls; and
+ * one check alone (the attention form's geometry, best of 3 runs of 100,000 calls).
+ */
+async function kernelSafety(
+  model: PolicyModel,
+  batch: number,
+  length: number,
+): Promise<{
+  selfTestMs: number;
+  checkedMs: number;
+  uncheckedMs: number;
+  productCalls: number;
+  checkUs: number;
+}> {
+  const timed = (f: () => void) => {
+    const start = performance.now();
+    f();
+    return performance.now() - start;
+  };
+  const selfTestMs = Math.min(...Array.from({ length: 5 }, () => timed(() => selfTest())));
+  const { step, dispose } = trainingStep(model, batch, length);
+  try {
+    const productCalls = (await tf.profile(step)).kernels.filter((k) => k.name === PRODUCT_KERNEL).length;
+    const stepWith = (checks: boolean) => async () => {
+      useBoundsChecks(checks);
+      try {
+        return timed(step);
+      } finally {
+        useBoundsChecks(true);
+      }
+    };
+    const [checkedMs, uncheckedMs] = await fastestInTurn([stepWith(true), stepWith(false)], (ms) => ms, {
+      repeats: 5,
+      warmUps: 1,
+    });
+    const heads = model.config.nHeads;
+    const width = model.config.dModel / heads;
+    const geometry: ProductGeometry = {
+      rows: length,
+      depth: width,
+      cols: length,
+      batch,
+      heads,
+      aStrides: [length * 3 * model.config.dModel, width, 3 * model.config.dModel, 1],
+      bStrides: [heads * width * length, width * length, length],
+      cStrides: [heads * length * length, length * length, length],
+      outShape: [batch, heads, length, length],
+    };
+    const sizes = {
+      a: batch * length * 3 * model.config.dModel,
+      b: batch * heads * width * length,
+      out: batch * heads * length * length,
+    };
+    const calls = 100_000;
+    const checkMs = Math.min(
+      ...Array.from({ length: 3 }, () =>
+        timed(() => {
+          for (let i = 0; i < calls; i++) checkProductBounds(PRODUCT_KERNEL, geometry, sizes);
+        }),
+      ),
+    );
+    return {
+      selfTestMs,
+      checkedMs: checkedMs!,
+      uncheckedMs: uncheckedMs!,
+      productCalls,
+      checkUs: (1000 * checkMs) / calls,
+    };
+  } finally {
+    dispose();
+  }
+}
+
+/** Kernel time per op type: the forward alone, then a whole step; backward + Adam is the difference. */
+async function stepProfile(
+  model: PolicyModel,
+  batch: number,
+  length: number,
+  sampleMemory: () => void,
+): Promise<{ forwardMs: number; backwardMs: number; rows: OpRow[] }> {
+  const { step, forward, dispose } = trainingStep(model, batch, length);
   for (let i = 0; i < 2; i++) {
     step();
     forward();
@@ -138,8 +257,7 @@ async function stepProfile(
   };
   const forwardOps = byOp(await tf.profile(forward));
   const stepOps = byOp(await tf.profile(step));
-  ids.dispose();
-  optimizer.dispose();
+  dispose();
   const rows: OpRow[] = [...stepOps]
     .map(([op, { ms, calls }]) => {
       const fwd = forwardOps.get(op)?.ms ?? 0;

@@ -258,7 +258,7 @@ export async function run(
 
 /**
  * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and Adam and on our
- * kernels (agent/products.ts, train/optimizer.ts), in turn, each from the same weights, best of
+ * kernels (agent/kernels/, train/optimizer.ts), in turn, each from the same weights, best of
  * `REPEATS`. Our kernels give the same bits as tfjs's, so the weights after the updates must
  * hash the same; the bench stops if not.
  */

@@ -2,7 +2,7 @@
 // Entry point of the `tinyagent` command: loads the TypeScript sources through tsx,
 // so that `npx tinyagent ...` works right after `npm ci`, with no build step.
 import { register } from 'tsx/esm/api';
-import { installInternalErrorHandler, isOutputError, outputFailed } from './internal-error.js';
+import { installInternalErrorHandler, isOutputError, outputFailed } from '../lib/internalError.js';
 
 const command = process.argv[2] ?? '';
 
@@ -10,7 +10,7 @@ const command = process.argv[2] ?? '';
 const onOutputError = outputFailed(`tinyagent ${command}`);
 process.stdout.on('error', onOutputError);
 
-// Errors that escape `main` end in one line and exit code 3 (bin/internal-error.js).
+// Errors that escape `main` end in one line and exit code 3 (lib/internalError.js).
 const internal = installInternalErrorHandler(command, (error) => {
   if (isOutputError(error)) onOutputError(error);
 });

@@ -20,7 +20,7 @@ import {
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { compareWithRange, isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
-import { report } from './report/17.2.ts';
+import { report, type PassRateRow, type ProductFormRow } from './report/17.2.ts';
 
 const N = 10; // samples per simulated eval
 const K = 5;
@@ -41,33 +41,6 @@ function binomialExpectation(n: number, p: number, f: (c: number) => number): nu
   let sum = 0;
   for (let c = 0; c <= n; c++) sum += (pmf[c] as number) * f(c);
   return sum;
-}
-
-export interface PassRateRow {
-  p: number;
-  truth: number;
-  plugInMean: number;
-  plugInBias: number;
-  /** Monte Carlo standard error of the plug-in mean. */
-  plugInSE: number;
-  unbiasedMean: number;
-  unbiasedBias: number;
-  /** Monte Carlo standard error of the unbiased mean. */
-  monteCarloSE: number;
-  plugInBiasExact: number;
-  unbiasedBiasExact: number;
-  /** Whether the exact plug-in bias lies in the book's -0.08 to -0.04. */
-  bookRange: { outside: boolean; text: string };
-}
-
-export interface ProductFormRow {
-  n: number;
-  c: number;
-  k: number;
-  productForm: number;
-  exact: string;
-  exactValue: number;
-  binomialDigits: number;
 }
 
 export async function main(

@@ -26,7 +26,7 @@ import {
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.4.ts';
+import { report, type Numbers } from './report/17.4.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const SEEDS = [0, 1, 2, 3];
@@ -43,14 +43,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const seeds = smoke ? SEEDS.slice(0, 2) : SEEDS;
 
   // Seed noise against evaluation noise: every checkpoint evaluated twice, with independent episodes.
-  const repeats: Array<{
-    trainingSeed: number;
-    step: number;
-    first: number;
-    second: number;
-    difference: number;
-    mean: number;
-  }> = [];
+  const repeats: Numbers['repeats'] = [];
   for (const trainingSeed of seeds) {
     const at = await ensureRun(seedRun(run, trainingSeed, smoke), {
       seed: trainingSeed,

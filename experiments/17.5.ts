@@ -15,7 +15,7 @@ import { taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.5.ts';
+import { report, type Numbers } from './report/17.5.ts';
 import {
   countsOf,
   ensureRun,
@@ -60,16 +60,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
   const at = await ensureRun(run, { smoke, steps: STEPS });
-  const rows: Array<{
-    step: number;
-    harness: string;
-    change: HarnessInput;
-    passAt1: number;
-    low: number;
-    high: number;
-    harnessHash: string;
-    perTask: Evaluation['perTask'];
-  }> = [];
+  const rows: Array<Omit<Numbers['rows'][number], 'move'> & { perTask: Evaluation['perTask'] }> = [];
   const evaluations = new Map<string, Evaluation>();
   for (const step of STEPS) {
     for (const { name, change } of HARNESSES) {

@@ -22,7 +22,7 @@ import {
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.8.ts';
+import { report, type Row } from './report/17.8.ts';
 import {
   countsOf,
   ensureRun,
@@ -50,15 +50,6 @@ export async function main(options: Partial<RunOptions> = {}) {
   const at = await ensureRun(run, { smoke, steps: STEPS });
   const rng = new Rng(seed).fork('17.8');
 
-  type Row = {
-    step: number;
-    validation: number;
-    validationLow: number;
-    validationHigh: number;
-    test: number;
-    testLow: number;
-    testHigh: number;
-  };
   const table: Row[] = [];
   for (const step of STEPS) {
     const row: Record<string, number> = { step };

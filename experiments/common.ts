@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isOutputError, outputFailed } from '../bin/internal-error.js';
+import { isOutputError, outputFailed } from '../lib/internalError.js';
 import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import type { Figure } from './figures.ts';

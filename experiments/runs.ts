@@ -10,6 +10,7 @@ import {
   defaultRLConfig,
   playOnTwoCores,
   seedRunDir,
+  SMOKE_CONFIG,
   snapshotDir,
   trainSnapshots,
   type RLConfig,
@@ -74,19 +75,6 @@ export function resultsDir(run: string): string {
     ? join(ROOT, 'results')
     : join(ROOT, 'results', basename(run));
 }
-
-/** The tiny recipe of smoke runs: snapshots every step to step 8 instead of every 10 to 80. */
-export const SMOKE_CONFIG = {
-  bcSteps: 30,
-  bcBatchSize: 16,
-  groupSize: 2,
-  segmentSteps: 1,
-  steps: 8,
-  updateEpochs: 1,
-  evalEpisodesPerTask: 1,
-  evalEvery: 8,
-  parallel: false,
-};
 
 /** The checkpoint step that stands for the chapter's `step` (smoke runs are ten times shorter). */
 export function stepOf(step: number, smoke: boolean): number {

@@ -2,7 +2,8 @@
  * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
  * (plan.ts: the plan and job ids; job.ts: one job, claimed, written atomically, verified;
  * runner.ts and worker.ts: every pending job on this machine, in long-lived worker processes;
- * scheduler.ts: Slurm arrays and a Kubernetes Indexed Job; report.ts, claims.ts, compare.ts: what the outputs say). docs/STUDIES.md.
+ * scheduler.ts: Slurm arrays and a Kubernetes Indexed Job; claims.ts, compare.ts: what the outputs say;
+ * experiments/studyReport.ts writes a study's report). docs/STUDIES.md.
  */
 export {
   CHAPTER_STEPS,
@@ -53,7 +54,7 @@ export {
   writeSlurmScripts,
   type SlurmOptions,
 } from './scheduler.ts';
-export { writeStudyReport, type StudyReportNumbers } from './report.ts';
+export { diskError } from './disk.ts';
 export { evalKey, evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
 export {

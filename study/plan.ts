@@ -3,12 +3,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { harnessHash, parseHarness, pickHarness, type HarnessInput } from '../gym/index.ts';
 import { projectVersion } from '../agent/index.ts';
-import { defaultRLConfig, parseRLConfig, type RLConfig } from '../train/index.ts';
+import { defaultRLConfig, parseRLConfig, SMOKE_CONFIG, type RLConfig } from '../train/index.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { Rng } from '../lib/rng.ts';
-import { SMOKE_CONFIG } from '../experiments/runs.ts';
 import { writeStudyFile } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */

@@ -3,7 +3,7 @@
 // bin/tinyagent.js, registered before the handlers the wasm backend installs; while a job runs,
 // the line goes into the job's log.
 import { register } from 'tsx/esm/api';
-import { installInternalErrorHandler } from '../bin/internal-error.js';
+import { installInternalErrorHandler } from '../lib/internalError.js';
 
 installInternalErrorHandler('study');
 

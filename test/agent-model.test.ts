@@ -13,7 +13,7 @@ import {
   type ModelConfig,
   type PolicyModel,
 } from '../agent/model.ts';
-import { useOwnProducts } from '../agent/products.ts';
+import { useOwnProducts } from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };

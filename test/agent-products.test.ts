@@ -8,12 +8,12 @@ import {
   PRODUCT_KERNEL,
   product,
   productsInstalled,
-  productsModuleText,
+  kernelsModuleText,
   useOwnProducts,
-} from '../agent/products.ts';
+} from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
 
-// Our products must give XNNPack's bits (agent/products.ts): every reference here is tfjs's own
+// Our products must give XNNPack's bits (agent/kernels/products.ts): every reference here is tfjs's own
 // kernel on wasm (XNNPack's GEMM or depthwise convolution), compared bit for bit, not within a
 // tolerance.
 
@@ -78,7 +78,7 @@ describe('product: our kernel gives XNNPack bits', () => {
   it('runs our kernel when on, and tfjs products when off', async () => {
     expect(productKernelProblem()).toBeUndefined();
     expect(productsInstalled()).toBe(true);
-    expect(productsModuleText()).toContain('f32x4.add');
+    expect(kernelsModuleText()).toContain('f32x4.add');
     const a = tf.ones([8, 4]) as tf.Tensor2D;
     const b = tf.ones([4, 8]) as tf.Tensor2D;
     expect(await kernelsRun(() => product(a, b))).toEqual([PRODUCT_KERNEL]);

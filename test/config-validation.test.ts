@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fieldSchemas } from '../cli/args.ts';
 import { parseHarness } from '../gym/index.ts';
-import { parseRLConfig } from '../train/index.ts';
+import { parseRLConfig, RLConfigSchema, TrainSchema } from '../train/index.ts';
+import { cli } from './support/cli.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 
 /** The message a call throws ('' when it does not throw). */
@@ -80,6 +83,32 @@ describe('config bounds', () => {
       expect(() => parseRLConfig({ [field]: value }), field).toThrow(
         new RegExp(`config\\.${field}: Too big`),
       );
+    }
+  });
+});
+
+describe('config reference: every field in --help and in the docs', () => {
+  // The harness fields are docs/GYM.md's "Harness fields" table, the training ones docs/TRAINING.md's "Config fields".
+  const docs = {
+    harness: readFileSync(new URL('../docs/GYM.md', import.meta.url), 'utf8'),
+    training: readFileSync(new URL('../docs/TRAINING.md', import.meta.url), 'utf8'),
+  };
+
+  it('train --help describes each field with its own description, and the docs table has a row for it', async () => {
+    const { code, stdout } = await cli(['train', '--help']);
+    expect(code).toBe(0);
+    const help = stdout.split('\n');
+    const fields = Object.entries(fieldSchemas(RLConfigSchema));
+    expect(fields.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['demoReadTwice', 'demoSkipTest', 'devSplit', 'scaleRewards']),
+    );
+    for (const [name, field] of fields) {
+      expect(field.description, name).toBeTruthy();
+      const line = help.find((text) => text.trimStart().startsWith(`${name} `));
+      expect(line, name).toBeDefined();
+      expect(line!.endsWith(`: ${field.description!}`), name).toBe(true);
+      const table = name in TrainSchema.shape ? docs.training : docs.harness;
+      expect(table, name).toContain(`| \`${name}\` |`);
     }
   });
 });

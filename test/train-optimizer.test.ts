@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/backend.ts';
-import { adamUpdate, productsInstalled, sumOfSquares, useOwnProducts } from '../agent/products.ts';
+import { adamUpdate, productsInstalled, sumOfSquares, useOwnProducts } from '../agent/kernels/index.ts';
 import { adam, type Optimizer } from '../train/optimizer.ts';
 import { Rng } from '../lib/rng.ts';
 

@@ -9,6 +9,7 @@ export {
   defaultRLConfig,
   parseRLConfig,
   RLConfigSchema,
+  SMOKE_CONFIG,
   TrainSchema,
   trainShape,
   type RLConfig,

@@ -154,12 +154,37 @@ export async function trainSnapshots(
   }
 }
 
+/** What both phases of a run share: its config, folder, log, tasks, random source and compute, and the totals they add to. */
+interface RunContext {
+  config: RLConfig;
+  runDir: string;
+  log: RunLog;
+  harness: ReturnType<typeof pickHarness>;
+  train: Task[];
+  rng: Rng;
+  compute: Compute;
+  backend: string;
+  /** The backend as the records name it: the build too (wasm without SIMD gives other numbers). */
+  recordedBackend: string;
+  /** The manifest fields of the checkpoint at `step`. */
+  manifestExtra: (step: number) => {
+    step: number;
+    seed: number;
+    harness: ReturnType<typeof pickHarness>;
+    harnessHash: string;
+    config: RLConfig;
+  };
+  /** The held-out pass rate of `agent` at `step` (its random stream `eval/<step>`). */
+  evalOn: (agent: Agent, step: number) => Promise<number>;
+  seconds: TrainSummary['seconds'];
+  evalHistory: TrainSummary['evalPass'];
+}
+
 async function trainLocked(
   config: RLConfig,
   { runDir, log }: { runDir: string; log: RunLog },
 ): Promise<TrainSummary> {
   const started = performance.now();
-  const seconds = { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 };
   const harness = pickHarness(config);
   const hash = harnessHash(harness);
   const backend = activeBackend() ?? 'none';
@@ -170,66 +195,39 @@ async function trainLocked(
 
   refuseOtherRecipe(runDir, config);
   writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash });
-  const manifestExtra = (step: number) => ({ step, seed: config.seed, harness, harnessHash: hash, config });
   log.record('run/start', { runDir, backend: recorded, harnessHash: hash, config });
 
   // One or two threads for the whole run; every rollout and gradient goes through it.
   const compute = config.parallel ? twoThreads({ backend }) : oneThread();
-  const evalOn = (agent: Agent, step: number) =>
-    evalPass(agent, config, {
-      tasks: heldOut,
-      episodes: config.evalEpisodesPerTask,
-      rng: rng.fork(`eval/${step}`),
-      compute,
-    });
+  const run: RunContext = {
+    config,
+    runDir,
+    log,
+    harness,
+    train,
+    rng,
+    compute,
+    backend,
+    recordedBackend: recorded,
+    manifestExtra: (step) => ({ step, seed: config.seed, harness, harnessHash: hash, config }),
+    evalOn: (agent, step) =>
+      evalPass(agent, config, {
+        tasks: heldOut,
+        episodes: config.evalEpisodesPerTask,
+        rng: rng.fork(`eval/${step}`),
+        compute,
+      }),
+    seconds: { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 },
+    evalHistory: [],
+  };
 
   // Step 0: behaviour cloning, or the saved base agent.
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
-  const evalHistory: TrainSummary['evalPass'] = [];
   let agent = await tryLoad(snapshotDir(runDir, 0), { log, config, step: 0 });
   try {
-    if (agent !== undefined) {
-      resumedFrom = 0;
-    } else {
-      const bcStart = performance.now();
-      const tokenizer = buildTokenizer(makeTasks('all'));
-      const model = createModel(defaultModelConfig(tokenizer.words.length), rng.fork('init'), {
-        attention: attentionModeFor(backend),
-      });
-      agent = { model, tokenizer };
-      log.say(
-        `backend ${recorded}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
-      );
-      const optimizer = adam(config.bcLearningRate);
-      const demoRng = rng.fork('bc');
-      const bar = progressBar('bc', config.bcSteps);
-      let loss = NaN;
-      for (let step = 1; step <= config.bcSteps; step += 1) {
-        const demos = demoTranscripts(harness, train, config.bcBatchSize, demoRng, tokenizer, {
-          readTwice: config.demoReadTwice,
-          skipTest: config.demoSkipTest,
-        });
-        loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, compute });
-        if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
-        bar.tick(step, `loss ${loss.toFixed(3)}`);
-      }
-      bar.done();
-      optimizer.dispose();
-      seconds.bc = (performance.now() - bcStart) / 1000;
-      const evalStart = performance.now();
-      const pass = await evalOn(agent, 0);
-      seconds.evals += (performance.now() - evalStart) / 1000;
-      saveCheckpoint(snapshotDir(runDir, 0), model, {
-        ...manifestExtra(0),
-        tokenizer: tokenizer.words,
-        evalPass: pass,
-      });
-      log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
-      log.say(
-        `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
-      );
-    }
+    if (agent !== undefined) resumedFrom = 0;
+    else agent = await behaviourCloning(run);
 
     // GRPO, segment by segment: a fresh Adam and a checkpoint for each.
     const reference =
@@ -243,71 +241,19 @@ async function trainLocked(
         agent.model.dispose();
         agent = saved;
         resumedFrom = endStep;
-        snapshots.push(dir);
-        continue;
-      }
-      const segmentRng = rng.fork(`segment-${segment}`);
-      const optimizer = adam(config.learningRate);
-      const startStep = (segment - 1) * config.segmentSteps;
-      const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
-      let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
-      for (let step = startStep + 1; step <= endStep; step += 1) {
-        const stats = await grpoStep(
-          agent,
-          optimizer,
-          config,
-          harness,
-          train,
-          segmentRng.fork(`step-${step}`),
-          { reference, compute },
-        );
-        seconds.rollouts += stats.rolloutSeconds;
-        seconds.updates += stats.updateSeconds;
-        last = stats;
-        const fields: Record<string, number | null> = {
-          step,
-          'charts/meanReward': stats.meanReward,
-          'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
-          'losses/policy': stats.loss,
-          'losses/kl': stats.kl,
-          'losses/gradNorm': stats.gradNorm,
-          'losses/clipRatio': stats.clipRatio,
-          'charts/firstEditEntropy': stats.firstEditEntropy,
-        };
-        if (step % config.evalEvery === 0) {
-          const evalStart = performance.now();
-          const pass = await evalOn(agent, step);
-          seconds.evals += (performance.now() - evalStart) / 1000;
-          fields['charts/evalPass'] = pass;
-          evalHistory.push({ step, evalPass: pass });
-        }
-        log.record('grpo/step', fields);
-        bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
-      }
-      bar.done();
-      optimizer.dispose();
-      const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
-      saveCheckpoint(dir, agent.model, {
-        ...manifestExtra(endStep),
-        tokenizer: agent.tokenizer.words,
-        evalPass: pass,
-      });
+      } else await grpoSegment(run, agent, { segment, endStep, dir, reference });
       snapshots.push(dir);
-      log.say(
-        `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
-          `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,
-      );
     }
     reference?.model.dispose();
   } finally {
     await compute.close();
   }
-  seconds.total = (performance.now() - started) / 1000;
+  run.seconds.total = (performance.now() - started) / 1000;
   const summary: TrainSummary = {
     runDir,
     snapshots,
-    evalPass: evalHistory,
-    seconds,
+    evalPass: run.evalHistory,
+    seconds: run.seconds,
     parameterCount: agent.model.parameterCount(),
     backend: recorded,
     resumedFrom,
@@ -316,6 +262,123 @@ async function trainLocked(
   log.record('run/done', { ...summary });
   agent.model.dispose();
   return summary;
+}
+
+/**
+ * Step 0: a fresh model (`init` stream) trained by behaviour cloning on the scripted demos (`bc`
+ * stream), evaluated and saved as runDir/step-0, the RL base agent.
+ */
+async function behaviourCloning(run: RunContext): Promise<Agent> {
+  const { config, log, compute, seconds } = run;
+  const bcStart = performance.now();
+  const tokenizer = buildTokenizer(makeTasks('all'));
+  const model = createModel(defaultModelConfig(tokenizer.words.length), run.rng.fork('init'), {
+    attention: attentionModeFor(run.backend),
+  });
+  const agent = { model, tokenizer };
+  log.say(
+    `backend ${run.recordedBackend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
+  );
+  const optimizer = adam(config.bcLearningRate);
+  const demoRng = run.rng.fork('bc');
+  const bar = progressBar('bc', config.bcSteps);
+  let loss = NaN;
+  for (let step = 1; step <= config.bcSteps; step += 1) {
+    const demos = demoTranscripts(run.harness, run.train, config.bcBatchSize, demoRng, tokenizer, {
+      readTwice: config.demoReadTwice,
+      skipTest: config.demoSkipTest,
+    });
+    loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, compute });
+    if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
+    bar.tick(step, `loss ${loss.toFixed(3)}`);
+  }
+  bar.done();
+  optimizer.dispose();
+  seconds.bc = (performance.now() - bcStart) / 1000;
+  const evalStart = performance.now();
+  const pass = await run.evalOn(agent, 0);
+  seconds.evals += (performance.now() - evalStart) / 1000;
+  saveCheckpoint(snapshotDir(run.runDir, 0), model, {
+    ...run.manifestExtra(0),
+    tokenizer: tokenizer.words,
+    evalPass: pass,
+  });
+  log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
+  log.say(
+    `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
+  );
+  return agent;
+}
+
+/**
+ * One GRPO segment, the steps after (segment - 1)·segmentSteps to `endStep`: a fresh Adam, the
+ * segment's own stream (`segment-k`, one fork per step), a held-out eval every `evalEvery`
+ * steps, and the agent saved in `dir` at the end. Trains `agent` in place.
+ */
+async function grpoSegment(
+  run: RunContext,
+  agent: Agent,
+  {
+    segment,
+    endStep,
+    dir,
+    reference,
+  }: { segment: number; endStep: number; dir: string; reference: Agent | undefined },
+): Promise<void> {
+  const { config, log, compute, seconds, evalHistory } = run;
+  const segmentRng = run.rng.fork(`segment-${segment}`);
+  const optimizer = adam(config.learningRate);
+  const startStep = (segment - 1) * config.segmentSteps;
+  const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
+  let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
+  for (let step = startStep + 1; step <= endStep; step += 1) {
+    const stats = await grpoStep(
+      agent,
+      optimizer,
+      config,
+      run.harness,
+      run.train,
+      segmentRng.fork(`step-${step}`),
+      {
+        reference,
+        compute,
+      },
+    );
+    seconds.rollouts += stats.rolloutSeconds;
+    seconds.updates += stats.updateSeconds;
+    last = stats;
+    const fields: Record<string, number | null> = {
+      step,
+      'charts/meanReward': stats.meanReward,
+      'charts/zeroAdvantageGroups': stats.zeroAdvantageGroups,
+      'losses/policy': stats.loss,
+      'losses/kl': stats.kl,
+      'losses/gradNorm': stats.gradNorm,
+      'losses/clipRatio': stats.clipRatio,
+      'charts/firstEditEntropy': stats.firstEditEntropy,
+    };
+    if (step % config.evalEvery === 0) {
+      const evalStart = performance.now();
+      const pass = await run.evalOn(agent, step);
+      seconds.evals += (performance.now() - evalStart) / 1000;
+      fields['charts/evalPass'] = pass;
+      evalHistory.push({ step, evalPass: pass });
+    }
+    log.record('grpo/step', fields);
+    bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
+  }
+  bar.done();
+  optimizer.dispose();
+  const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
+  saveCheckpoint(dir, agent.model, {
+    ...run.manifestExtra(endStep),
+    tokenizer: agent.tokenizer.words,
+    evalPass: pass,
+  });
+  log.say(
+    `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
+      `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,
+  );
 }
 
 /**

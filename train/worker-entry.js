@@ -2,5 +2,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { serveRequests } = await import('./worker.ts');
+const { serveRequests } = await import('./workerThread.ts');
 serveRequests();

@@ -1,54 +1,13 @@
-import { parentPort, Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import {
-  getWeights,
-  initBackend,
-  modelFromWeights,
-  rolloutShare,
-  setWeights,
-  shareCut,
-  tokenizerFromWords,
-  type Agent,
-  type AttentionMode,
-  type BackendPreference,
-  type EpisodeRecord,
-  type ModelConfig,
-} from '../agent/index.ts';
+import { getWeights, rolloutShare, shareCut, type Agent, type EpisodeRecord } from '../agent/index.ts';
 import { partsGradients, type JobPart, type PartsGradients } from './losses.ts';
-
-/** Messages to the worker thread, and its replies (in the order of the requests). */
-type WorkerRequest =
-  | {
-      type: 'init';
-      backend: string;
-      attention: AttentionMode;
-      modelConfig: ModelConfig;
-      words: string[];
-      weights: Float32Array[];
-    }
-  | { type: 'weights'; weights: Float32Array[] }
-  | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
-  | { type: 'gradients'; parts: JobPart[] }
-  | { type: 'close' };
-
-type WorkerReply =
-  | { type: 'ready'; backend: string }
-  | { type: 'ok' }
-  | { type: 'records'; records: EpisodeRecord[] }
-  | {
-      type: 'gradients';
-      loss: number;
-      /** In the model's variable order. */
-      grads: Float32Array[];
-      clippedTokens: number;
-      policyTokens: number;
-    }
-  | { type: 'error'; message: string };
+import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
 
 /**
  * The two-core data-parallel worker, both ends: `DataParallelWorker` on the training thread, and
- * `serveRequests` in the worker thread (started by worker-entry.js), which holds its own copy of
+ * `serveRequests` (./workerThread.ts) in the worker thread (started by worker-entry.js), which holds its own copy of
  * the policy and its own tfjs backend, since wasm runs single-threaded under Node. The episodes
  * of each rollout and the rows of each gradient are split in two shares, one per thread.
  * Rollouts equal one thread's by design: `rollout` on one thread plays the same two shares in
@@ -215,62 +174,4 @@ export class DataParallelWorker {
 /** What the worker's copy must share with an agent to take its weights: config, attention mode and words. */
 function shapeOf(agent: Agent): string {
   return JSON.stringify([agent.model.config, agent.model.attentionMode, agent.tokenizer.words]);
-}
-
-/**
- * The worker thread's side: holds a copy of the policy and, on request, plays a share of the
- * rollouts or computes the gradient of a share of a batch. Requests are served strictly in
- * order, so a weight update sent before a job is always applied before it.
- */
-export function serveRequests(): void {
-  const port = parentPort;
-  if (port === null) throw new Error('serveRequests: not in a worker thread');
-  let agent: Agent | undefined;
-  const ready = (): Agent => {
-    if (agent === undefined) throw new Error('training worker: no model yet (init first)');
-    return agent;
-  };
-  const serve = (request: WorkerRequest): WorkerReply | Promise<WorkerReply> => {
-    switch (request.type) {
-      case 'init':
-        return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
-          agent?.model.dispose();
-          agent = {
-            model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
-            tokenizer: tokenizerFromWords(request.words),
-          };
-          return { type: 'ready', backend };
-        });
-      case 'weights':
-        setWeights(ready().model, request.weights);
-        return { type: 'ok' };
-      case 'rollout':
-        return {
-          type: 'records',
-          records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
-        };
-      case 'gradients': {
-        const { model } = ready();
-        const { loss, grads, clippedTokens, policyTokens } = partsGradients(model, request.parts);
-        const arrays = model
-          .variables()
-          .map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array));
-        tf.dispose(Object.values(grads));
-        return { type: 'gradients', loss, grads: arrays, clippedTokens, policyTokens };
-      }
-      case 'close':
-        agent?.model.dispose();
-        return { type: 'ok' };
-    }
-  };
-  let queue = Promise.resolve();
-  port.on('message', (request: WorkerRequest) => {
-    queue = queue.then(async () => {
-      try {
-        port.postMessage(await serve(request));
-      } catch (error) {
-        port.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
-      }
-    });
-  });
 }

@@ -228,7 +228,7 @@ export const command: Command = {
       return;
     }
     if (sub === 'report') {
-      const { writeStudyReport } = await import('../../study/report.ts');
+      const { writeStudyReport } = await import('../../experiments/studyReport.ts');
       // The folders it writes into stay inside the study: a link or a file in their place is refused.
       for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
       const { outDir, numbers } = await writeStudyReport(plan);

@@ -120,7 +120,7 @@ function seedsSection(
   };
 }
 
-/** One line per RLConfig field: its type, accepted range or values, and default (from the zod schema itself). */
+/** One line per RLConfig field: its type, accepted range or values, default and what it does (from the zod schema itself). */
 function configFieldsHelp(): string {
   const properties = fieldSchemas(RLConfigSchema);
   const describe = (field: FieldSchema): string => {
@@ -137,10 +137,10 @@ function configFieldsHelp(): string {
   const entries = Object.entries(properties);
   const width = Math.max(...entries.map(([name]) => name.length));
   return [
-    'Config fields (--config FILE; docs/TRAINING.md and docs/GYM.md say what each does):',
+    'Config fields (--config FILE; docs/TRAINING.md and docs/GYM.md say why each default):',
     ...entries.map(
       ([name, field]) =>
-        `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)})`,
+        `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)}): ${field.description ?? ''}`,
     ),
   ].join('\n');
 }

@@ -2,12 +2,52 @@
  * The report of 17.3 (experiments/17.3.ts): Wald against Wilson, which unit to resample, and
  * Figure 17.1, each simulated coverage beside its reference and the book.
  */
-import type { main } from '../17.3.ts';
+import type { BookComparison } from '../common.ts';
 import { shareSE } from '../common.ts';
 import { lineChartSvg, type Figure } from '../figures.ts';
 import { blocks, count, pct, section, table, withSE, zScore, type Report } from './markdown.ts';
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/**
+ * The numbers this report reads: what experiments/17.3.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  waldWilson: {
+    p: number;
+    wald: number;
+    waldSE: number;
+    wilson: number;
+    wilsonSE: number;
+    waldExact: number;
+    wilsonExact: number;
+  }[];
+  unit: {
+    se: { episodeCoversPopulation: number; episodeCoversTasks: number; taskCoversPopulation: number };
+    exact: { episodeCoversPopulation: number; episodeCoversPopulationUnlimitedReps: number };
+    largeSimulation: {
+      episodeCoversTasks: { coverage: number; se: number };
+      taskCoversPopulation: { coverage: number; se: number };
+      evals: number;
+    };
+    episodeCoversPopulation: number;
+    episodeCoversTasks: number;
+    taskCoversPopulation: number;
+  };
+  figure: { episodesPerTask: number; episodeLevel: number; episodeLevelExact: number; taskLevel: number }[];
+  book: {
+    episodeCoversPopulation: number;
+    episodeCoversTasks: number;
+    taskCoversPopulation: number;
+    wilson: readonly [0.93, 0.97];
+    waldEdge: number;
+  };
+  verdicts: {
+    episodeCoversPopulation: BookComparison;
+    episodeCoversTasks: BookComparison;
+    taskCoversPopulation: BookComparison;
+    wilson: { outside: boolean; text: string; p: number }[];
+  };
+};
 
 /** What the prose needs of the experiment's config, and the population mean of its Beta task rates. */
 interface Context {

@@ -1,5 +1,4 @@
 /** The report of 17.4 (experiments/17.4.ts): seed noise against evaluation noise, a paired comparison, power. */
-import type { main } from '../17.4.ts';
 import {
   blocks,
   interval,
@@ -14,7 +13,47 @@ import {
   type Report,
 } from './markdown.ts';
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/**
+ * The numbers this report reads: what experiments/17.4.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  repeats: {
+    trainingSeed: number;
+    step: number;
+    first: number;
+    second: number;
+    difference: number;
+    mean: number;
+  }[];
+  noise: {
+    step: number;
+    evalSD: number;
+    binomialSD: number;
+    seedMeans: number[];
+    seedMeanSD: number;
+    trainingSD: number;
+    maxRepeatDifference: number;
+  }[];
+  paired: {
+    step60: number;
+    step80: number;
+    difference: number;
+    low: number;
+    high: number;
+    pairedSE: number;
+    unpairedSE: number;
+    correlation: number;
+  };
+  power: {
+    delta: number;
+    pairedTasks: number | null;
+    unpairedTasksPerGroup: number | null;
+    seedsPerGroupStep80: number | null;
+    seedsPerGroupStep30: number | null;
+  }[];
+  spreads: { differenceSD: number; taskSD: number; seedSDStep80: number; seedSDStep30: number };
+};
 
 const BOOK = {
   repeat: 'two evaluations differ by at most 0.028',

@@ -1,5 +1,4 @@
 /** The report of 17.9 (experiments/17.9.ts): three ways an evaluation misleads, each beside the book. */
-import type { main } from '../17.9.ts';
 import {
   blocks,
   markdownTable,
@@ -18,7 +17,21 @@ const BOOK = {
   gamer: { public: 1, hidden: 0 },
 };
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/**
+ * The numbers this report reads: what experiments/17.9.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  noise: { evaluations: number[]; min: number; max: number };
+  stacker: {
+    train: { success: number; meanReward: number; harnessHash: string };
+    plain: { success: number; meanReward: number; harnessHash: string };
+  };
+  gamer: {
+    public: { success: number; meanReward: number; harnessHash: string };
+    hidden: { success: number; meanReward: number; harnessHash: string };
+  };
+};
 
 /** What the stacker's two scores say, from the scores themselves. */
 function stackerReading({ train, plain }: Numbers['stacker']): string {

@@ -1,8 +1,29 @@
 /** The report of the coverage simulation (experiments/coverage.ts): one row per interval method and design. */
-import type { main } from '../coverage.ts';
 import { blocks, count, pct, reading, section, table, withSE, type Report } from './markdown.ts';
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/** One interval method at one design: its coverage over the simulations, with its Monte Carlo SE. */
+export interface CoverageRow {
+  method: string;
+  design: string;
+  nominal: number;
+  coverage: number;
+  se: number;
+  missedHigh: number;
+  missedLow: number;
+  meanWidth: number;
+  /** The known truth; null for the episode bootstrap, whose truth is each sample's own tasks' mean. */
+  truth: number | null;
+  flagged: boolean;
+}
+
+/** The numbers this report reads (experiments/coverage.ts's `main` returns them). */
+export type Numbers = {
+  simulations: number;
+  reps: number;
+  draws: number;
+  flagBelow: number;
+  rows: CoverageRow[];
+};
 
 export function report({ simulations, reps, draws, flagBelow, rows }: Numbers): Report {
   const flagged = rows.filter((row) => row.flagged);

@@ -1,9 +1,34 @@
 /** The report of exercise 4 (experiments/ex-4.ts): the held-out-type experiment for every bug type. */
-import type { main } from '../ex-4.ts';
+import type { BootstrapInterval } from '../../eval/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, interval, pct, reading, section, signed, table, topOps, type Report } from './markdown.ts';
 
-type Numbers = Awaited<ReturnType<typeof main>>;
+/** One checkpoint of one run, on its bug type's held-out tasks. */
+export interface Checkpoint {
+  step: number;
+  passAt1: number;
+  interval: BootstrapInterval;
+  rates: number[];
+  firstEdits: Record<string, number>;
+  firstEditEntropy: number | null;
+  firstEditRight: number;
+}
+
+/**
+ * The numbers this report reads: what experiments/ex-4.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  episodes: number;
+  rows: {
+    type: 'zero' | 'compare' | 'off_by_one' | 'negation' | 'min_max';
+    run: string;
+    base: Checkpoint;
+    trained: Checkpoint;
+    difference: { estimate: number; low: number; high: number };
+    belowBase: boolean;
+  }[];
+};
 const bits = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
 
 export async function report({ episodes, rows }: Numbers): Promise<Report> {

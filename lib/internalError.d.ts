@@ -1,4 +1,4 @@
-// The types of bin/internal-error.js, for the TypeScript that shares its handlers (experiments/common.ts).
+// The types of lib/internalError.js, for the TypeScript that shares its handlers (experiments/common.ts).
 export function installInternalErrorHandler(
   command: string,
   before?: (error: unknown) => void,

@@ -1,12 +1,10 @@
 import { join } from 'node:path';
 import { mean, probabilityOfImprovement, sampleStandardDeviation, stratifiedIqm } from '../eval/index.ts';
-import { writeResults } from '../experiments/common.ts';
-import { markdownTable } from '../experiments/report/markdown.ts';
-import { intervalChartSvg } from '../experiments/figures.ts';
 import { Rng } from '../lib/rng.ts';
-import type { Plan } from './plan.ts';
-import { evaluationOf, loadResults, taskRates } from './results.ts';
-import { diskError } from './disk.ts';
+import { diskError, evaluationOf, loadResults, taskRates, type Plan } from '../study/index.ts';
+import { writeResults } from './common.ts';
+import { intervalChartSvg } from './figures.ts';
+import { markdownTable } from './report/markdown.ts';
 
 const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
 

@@ -1,0 +1,12 @@
+/**
+ * Our WebAssembly kernels on the wasm backend: strided float32 products (./products.ts), Adam's
+ * update and the clip's sum of squares (./adam.ts), each the same bits as the tfjs ops they
+ * replace. How to change one: docs/MODEL.md, "How to change a kernel".
+ */
+export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
+export { checkProductBounds, stridedSpan, type ProductBuffers, type ProductGeometry } from './bounds.ts';
+export { installKernels, selfTest, uninstallKernels } from './install.ts';
+export { boundsChecked, productsInstalled, useBoundsChecks, useOwnProducts } from './instance.ts';
+export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
+export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';
+export { PINNED_TFJS } from './tfjsWasm.ts';

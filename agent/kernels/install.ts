@@ -1,0 +1,105 @@
+import * as tf from '@tensorflow/tfjs';
+import wabtInit from 'wabt';
+import { Rng } from '../../lib/rng.ts';
+import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
+import { setKernels, type Exported, type Kernels } from './instance.ts';
+import { kernelProduct, PRODUCT_KERNEL, productKernel, tfjsProduct } from './products.ts';
+import { kernelsModuleText, ROWS, WIDTHS } from './text.ts';
+import { wasmInternals } from './tfjsWasm.ts';
+
+/**
+ * Assembles the kernels (the WAT of ./text.ts, by wabt, the WebAssembly Binary Toolkit),
+ * instantiates them over the running wasm backend's memory, registers the tfjs kernels and runs
+ * the self-test (`selfTest`). Called by `initBackend` once wasm is running; idempotent. When
+ * any of it fails, nothing stays installed and the error says why: the products then run on
+ * tfjs's own kernels, which give the same numbers, slower. `text` is for tests that install a
+ * deliberately wrong kernel.
+ */
+export async function installKernels({ text = kernelsModuleText() }: { text?: string } = {}): Promise<void> {
+  if (installed) return;
+  const { version_wasm } = await import('@tensorflow/tfjs-backend-wasm');
+  const internals = wasmInternals(version_wasm);
+  const wabt = await wabtInit();
+  const parsed = wabt.parseWat('kernels.wat', text, { simd: true });
+  let binary: Uint8Array<ArrayBuffer>;
+  try {
+    binary = new Uint8Array(parsed.toBinary({}).buffer);
+  } finally {
+    parsed.destroy();
+  }
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary), {
+    tfjs: { memory: internals.memory },
+  });
+  const tiles = new Map<string, Exported>();
+  for (const order of ['', 'c'])
+    for (const rows of ROWS)
+      for (const width of WIDTHS)
+        tiles.set(`${rows}x${width}${order}`, exports[`tile${rows}x${width}${order}`] as Exported);
+  const kernels: Kernels = {
+    internals,
+    tiles,
+    pack8: exports['pack8'] as Exported,
+    sumSquares: exports['sumSquares'] as (pointer: number, count: number) => number,
+    adam: exports['adam'] as Exported,
+  };
+  setKernels(kernels);
+  tf.registerKernel({
+    kernelName: PRODUCT_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: productKernel as unknown as tf.KernelFunc,
+  });
+  tf.registerKernel({
+    kernelName: ADAM_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
+  });
+  installed = true;
+  let problem: string | undefined;
+  try {
+    problem = selfTest();
+  } catch (error) {
+    problem = `it failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (problem !== undefined) {
+    uninstallKernels();
+    throw new Error(`self-test: ${problem}`);
+  }
+}
+
+let installed = false;
+
+/** Undoes `installKernels` (after a failed self-test, and in tests that install another kernel). */
+export function uninstallKernels(): void {
+  if (!installed) return;
+  tf.unregisterKernel(PRODUCT_KERNEL, 'wasm');
+  tf.unregisterKernel(ADAM_KERNEL, 'wasm');
+  setKernels(undefined);
+  installed = false;
+}
+
+/** The self-test's product: [6, 9] · [9, 13] + bias, ReLU'd, so every row and column tail runs. */
+const SELF_TEST_SHAPE = { rows: 6, depth: 9, cols: 13 } as const;
+
+/**
+ * One small product on our kernel against tfjs's own (on wasm, XNNPack's GEMM), bit for bit:
+ * undefined when they agree, else what differs. It guards against a tfjs build whose internals
+ * (./tfjsWasm.ts) or rounding differ from the ones the kernels were written for.
+ */
+export function selfTest(): string | undefined {
+  const { rows, depth, cols } = SELF_TEST_SHAPE;
+  const rng = new Rng('kernels/self-test');
+  const values = (count: number) => Float32Array.from({ length: count }, () => rng.normal());
+  const [ours, reference] = tf.tidy(() => {
+    const a = tf.tensor2d(values(rows * depth), [rows, depth]);
+    const b = tf.tensor2d(values(depth * cols), [depth, cols]);
+    const bias = tf.tensor1d(values(cols));
+    const options = { bias, relu: true, transposeA: false };
+    return [kernelProduct(a, b, options).dataSync(), tfjsProduct(a, b, options).dataSync()] as const;
+  });
+  const oursBits = new Uint32Array(Float32Array.from(ours).buffer);
+  const referenceBits = new Uint32Array(Float32Array.from(reference).buffer);
+  const differ = oursBits.filter((bits, i) => bits !== referenceBits[i]).length;
+  if (differ === 0) return undefined;
+  const first = oursBits.findIndex((bits, i) => bits !== referenceBits[i]);
+  return `a [${rows}, ${depth}] · [${depth}, ${cols}] product with bias and ReLU differs from tfjs's in ${differ} of ${rows * cols} outputs (the first, output ${first}: ${ours[first]} against ${reference[first]})`;
+}

@@ -1,0 +1,240 @@
+/**
+ * The WebAssembly text of our kernels, generated: register-tiled float32 products, a packer for
+ * B's columns, the clip's sum of squares and Adam's update. `kernels.wat` beside this file is
+ * its output, committed so that a change to a kernel shows as a diff one can read
+ * (`test/agent-kernels.test.ts` checks that this generator still writes it byte for byte;
+ * `npm run kernels:wat` rewrites it). The module imports the tfjs wasm module's memory and runs
+ * on its tensors' buffers in place (./install.ts).
+ */
+
+/** How a tile kernel's accumulators start (its `init` operand). */
+export const Init = {
+  /** At zero: the first block of k of a product without a bias. */
+  zero: 0,
+  /** At the bias: the first block of k of a product with one. */
+  bias: 1,
+  /** At C's values: a later block of k that continues C's partial sums, in order of k. */
+  continueC: 2,
+  /** At zero, C's values added at the end: C += this block's own sum (tfjs's blocked batched matMul). */
+  addToC: 3,
+} as const;
+
+/** What a tile kernel does to its sums after the last block of k (its `relu` operand). */
+export const Clamp = {
+  /** Nothing. */
+  none: 0,
+  /** ReLU: clamp at 0 (XNNPack's `pmax(0, x)`: NaN and -0 give +0). */
+  relu: 1,
+} as const;
+
+/** Column widths of the tile kernels: two SIMD vectors, one, and a scalar tail. */
+export const WIDTHS = [8, 4, 1] as const;
+/** Row counts of the tile kernels: four rows, and a one-row tail. */
+export const ROWS = [4, 1] as const;
+
+/**
+ * The WAT text of one tile kernel, `rows` x `width` accumulators. It computes `count` products
+ * one after another (a, b and c step by sa, sb, sc bytes), each over a block of `rowCount` x
+ * `colCount` outputs (multiples of the tile), by rows of tiles or (columnsOuter) by columns.
+ * Byte addresses: A(i, k) at a + i*ai + k*ak, B(k, j) at b + k*bk + j*bj (8 columns from there
+ * are contiguous), C(i, j) at c + i*cs + 4j, bias(j) at bias + 4j. init is one of `Init`, relu one
+ * of `Clamp`.
+ */
+function tileKernel(rows: number, width: number, columnsOuter: boolean): string {
+  const vectors = Math.floor(width / 4); // 0 for the scalar tail
+  const scalar = vectors === 0;
+  const type = scalar ? 'f32' : 'v128';
+  const perRow = Math.max(vectors, 1);
+  const acc = (r: number, v: number) => `$c${r}_${v}`;
+  const load = (addr: string, v: number) =>
+    scalar ? `(f32.load ${addr})` : `(v128.load offset=${16 * v} ${addr})`;
+  const store = (addr: string, v: number, value: string) =>
+    scalar ? `(f32.store ${addr} ${value})` : `(v128.store offset=${16 * v} ${addr} ${value})`;
+  const zero = scalar ? '(f32.const 0)' : '(v128.const i32x4 0 0 0 0)';
+  const [add, mul] = scalar ? ['f32.add', 'f32.mul'] : ['f32x4.add', 'f32x4.mul'];
+  const clamp = (x: string) =>
+    scalar ? `(select ${x} (f32.const 0) (f32.gt ${x} (f32.const 0)))` : `(f32x4.pmax ${zero} ${x})`;
+  const splat = (addr: string) => (scalar ? `(f32.load ${addr})` : `(v128.load32_splat ${addr})`);
+  const rowAddress = (r: number) => `(i32.add (local.get $pc) (i32.mul (i32.const ${r}) (local.get $cs)))`;
+  const each = (f: (r: number, v: number) => string) =>
+    Array.from({ length: rows }, (_, r) => Array.from({ length: perRow }, (_, v) => f(r, v))).flat();
+  const step = (index: '$i' | '$j') =>
+    index === '$j'
+      ? `(i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const ${width}))) (local.get $colCount))`
+      : `(i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const ${rows}))) (local.get $rowCount))`;
+  const [outer, inner] = columnsOuter ? (['$j', '$i'] as const) : (['$i', '$j'] as const);
+  return [
+    `(func (export "tile${rows}x${width}${columnsOuter ? 'c' : ''}")`,
+    '(param $a i32) (param $ai i32) (param $ak i32) (param $b i32) (param $bk i32) (param $bj i32)',
+    '(param $c i32) (param $cs i32) (param $bias i32) (param $rowCount i32) (param $colCount i32)',
+    '(param $K i32) (param $init i32) (param $relu i32) (param $count i32) (param $sa i32) (param $sb i32) (param $sc i32)',
+    `(local $i i32) (local $j i32) (local $k i32) (local $pb i32) (local $pc i32) (local $av ${type})`,
+    Array.from({ length: rows }, (_, r) => `(local $pa${r} i32)`).join(' '),
+    each((r, v) => `(local ${acc(r, v)} ${type})`).join(' '),
+    Array.from({ length: perRow }, (_, v) => `(local $b${v} ${type})`).join(' '),
+    '(if (i32.or (i32.or (i32.eqz (local.get $rowCount)) (i32.eqz (local.get $colCount))) (i32.or (i32.eqz (local.get $K)) (i32.eqz (local.get $count)))) (then (return)))',
+    '(loop $items',
+    `(local.set ${outer} (i32.const 0))`,
+    '(loop $outer',
+    `(local.set ${inner} (i32.const 0))`,
+    '(loop $tiles',
+    '(local.set $pc (i32.add (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cs))) (i32.shl (local.get $j) (i32.const 2))))',
+    // Starting values: C's partial sums, the bias, or zero.
+    `(if (i32.eq (local.get $init) (i32.const ${Init.continueC})) (then`,
+    ...each((r, v) => `(local.set ${acc(r, v)} ${load(rowAddress(r), v)})`),
+    `) (else (if (i32.eq (local.get $init) (i32.const ${Init.bias})) (then`,
+    ...Array.from(
+      { length: perRow },
+      (_, v) =>
+        `(local.set $b${v} ${load('(i32.add (local.get $bias) (i32.shl (local.get $j) (i32.const 2)))', v)})`,
+    ),
+    ') (else',
+    ...Array.from({ length: perRow }, (_, v) => `(local.set $b${v} ${zero})`),
+    '))',
+    ...each((r, v) => `(local.set ${acc(r, v)} (local.get $b${v}))`),
+    '))',
+    // The k loop: B's vectors at this k, then each row's A value times them, k in order.
+    ...Array.from(
+      { length: rows },
+      (_, r) =>
+        `(local.set $pa${r} (i32.add (local.get $a) (i32.mul (i32.add (local.get $i) (i32.const ${r})) (local.get $ai))))`,
+    ),
+    '(local.set $pb (i32.add (local.get $b) (i32.mul (local.get $j) (local.get $bj))))',
+    '(local.set $k (local.get $K))',
+    '(loop $depth',
+    ...Array.from({ length: perRow }, (_, v) => `(local.set $b${v} ${load('(local.get $pb)', v)})`),
+    ...Array.from({ length: rows }, (_, r) => [
+      `(local.set $av ${splat(`(local.get $pa${r})`)})`,
+      ...Array.from(
+        { length: perRow },
+        (_, v) =>
+          `(local.set ${acc(r, v)} (${add} (local.get ${acc(r, v)}) (${mul} (local.get $av) (local.get $b${v}))))`,
+      ),
+      `(local.set $pa${r} (i32.add (local.get $pa${r}) (local.get $ak)))`,
+    ]).flat(),
+    '(local.set $pb (i32.add (local.get $pb) (local.get $bk)))',
+    '(br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))',
+    `(if (i32.eq (local.get $init) (i32.const ${Init.addToC})) (then`,
+    ...each((r, v) => `(local.set ${acc(r, v)} (${add} ${load(rowAddress(r), v)} (local.get ${acc(r, v)})))`),
+    '))',
+    // Any relu but Clamp.none (0) clamps.
+    '(if (local.get $relu) (then',
+    ...each((r, v) => `(local.set ${acc(r, v)} ${clamp(`(local.get ${acc(r, v)})`)})`),
+    '))',
+    ...each((r, v) => store(rowAddress(r), v, `(local.get ${acc(r, v)})`)),
+    `(br_if $tiles ${step(inner)}))`,
+    `(br_if $outer ${step(outer)}))`,
+    '(local.set $a (i32.add (local.get $a) (local.get $sa)))',
+    '(local.set $b (i32.add (local.get $b) (local.get $sb)))',
+    '(local.set $c (i32.add (local.get $c) (local.get $sc)))',
+    '(br_if $items (local.tee $count (i32.sub (local.get $count) (i32.const 1)))))',
+    ')',
+  ].join('\n');
+}
+
+/**
+ * Copies B's first 8*strips columns into panels: strip s holds B(k, 8s..8s+7) for k = 0..K-1 one
+ * after another, so the kernel reads it as one stream. (B's own rows, 256 bytes apart for 64
+ * columns, fall into few cache sets and evict each other.) Only copies: no value changes.
+ */
+const PACK = `(func (export "pack8") (param $b i32) (param $bk i32) (param $p i32) (param $K i32) (param $strips i32)
+(local $s i32) (local $k i32) (local $pb i32)
+(if (i32.or (i32.eqz (local.get $strips)) (i32.eqz (local.get $K))) (then (return)))
+(loop $strip
+(local.set $pb (i32.add (local.get $b) (i32.shl (local.get $s) (i32.const 5))))
+(local.set $k (local.get $K))
+(loop $row
+(v128.store (local.get $p) (v128.load (local.get $pb)))
+(v128.store offset=16 (local.get $p) (v128.load offset=16 (local.get $pb)))
+(local.set $p (i32.add (local.get $p) (i32.const 32)))
+(local.set $pb (i32.add (local.get $pb) (local.get $bk)))
+(br_if $row (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
+(br_if $strip (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $strips)))))`;
+
+/**
+ * The sum of squares of n float32 values at p, added one after another from 0 in float32: what
+ * tfjs's `sum(square(x))` gives on wasm (its Sum kernel is a plain loop in order).
+ */
+const SUM_SQUARES = `(func (export "sumSquares") (param $p i32) (param $n i32) (result f32)
+(local $s f32) (local $x f32) (local $end i32)
+(if (i32.eqz (local.get $n)) (then (return (f32.const 0))))
+(local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+(loop $each
+(local.set $x (f32.load (local.get $p)))
+(local.set $s (f32.add (local.get $s) (f32.mul (local.get $x) (local.get $x))))
+(br_if $each (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 4))) (local.get $end))))
+(local.get $s))`;
+
+/** The scalar operands of one Adam update (`adamUpdate`), in the kernel's parameter order after the five addresses and the count. */
+export const ADAM_SCALARS = [
+  'scale',
+  'beta1',
+  'oneMinusBeta1',
+  'beta2',
+  'oneMinusBeta2',
+  'debias1',
+  'debias2',
+  'epsilon',
+  'step',
+] as const;
+
+/**
+ * One Adam update of n values, four at a time and then one at a time (each lane rounds as the
+ * scalar would), writing the new weights at out and the moments over m and v:
+ *   g' = g·scale, m' = m·β1 + g'·(1-β1), v' = v·β2 + (g'·g')·(1-β2),
+ *   out = ((m'/debias1) / (sqrt(v'/debias2) + ε))·step + w,
+ * each operation rounded to float32 in that order: tf.train.adam's ops (tfjs-core 4.22,
+ * adam_optimizer.ts) after the clip's `mul(g, scale)`, so the same bits.
+ */
+function adamKernel(): string {
+  const params = ADAM_SCALARS.map((name) => `(param $${name} f32)`).join(' ');
+  const splats = ADAM_SCALARS.map((name) => `(local $${name}4 v128)`).join(' ');
+  const setSplats = ADAM_SCALARS.map(
+    (name) => `(local.set $${name}4 (f32x4.splat (local.get $${name})))`,
+  ).join('\n');
+  // The update in one type: f32x4 lanes on v128 ('4'), or f32 scalars ('').
+  const update = (lanes: '4' | '') => {
+    const [op, load, store, size] =
+      lanes === '4' ? ['f32x4', 'v128.load', 'v128.store', 16] : ['f32', 'f32.load', 'f32.store', 4];
+    const k = (name: string) => `(local.get $${name}${lanes})`;
+    return `(local.set $gv${lanes} (${op}.mul (${load} (local.get $g)) ${k('scale')}))
+(local.set $mv${lanes} (${op}.add (${op}.mul (${load} (local.get $m)) ${k('beta1')}) (${op}.mul (local.get $gv${lanes}) ${k('oneMinusBeta1')})))
+(local.set $vv${lanes} (${op}.add (${op}.mul (${load} (local.get $v)) ${k('beta2')}) (${op}.mul (${op}.mul (local.get $gv${lanes}) (local.get $gv${lanes})) ${k('oneMinusBeta2')})))
+(${store} (local.get $m) (local.get $mv${lanes}))
+(${store} (local.get $v) (local.get $vv${lanes}))
+(${store} (local.get $out) (${op}.add (${op}.mul (${op}.div (${op}.div (local.get $mv${lanes}) ${k('debias1')}) (${op}.add (${op}.sqrt (${op}.div (local.get $vv${lanes}) ${k('debias2')})) ${k('epsilon')})) ${k('step')}) (${load} (local.get $w))))
+(local.set $w (i32.add (local.get $w) (i32.const ${size})))
+(local.set $g (i32.add (local.get $g) (i32.const ${size})))
+(local.set $m (i32.add (local.get $m) (i32.const ${size})))
+(local.set $v (i32.add (local.get $v) (i32.const ${size})))
+(local.set $out (i32.add (local.get $out) (i32.const ${size})))
+(local.set $n (i32.sub (local.get $n) (i32.const ${lanes === '4' ? 4 : 1})))`;
+  };
+  return `(func (export "adam") (param $w i32) (param $g i32) (param $m i32) (param $v i32) (param $out i32) (param $n i32) ${params}
+${splats} (local $gv4 v128) (local $mv4 v128) (local $vv4 v128) (local $gv f32) (local $mv f32) (local $vv f32)
+${setSplats}
+(block $vectors (loop $four
+(br_if $vectors (i32.lt_u (local.get $n) (i32.const 4)))
+${update('4')}
+(br $four)))
+(block $done (loop $one
+(br_if $done (i32.eqz (local.get $n)))
+${update('')}
+(br $one))))`;
+}
+
+/** The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and order, the packer, and Adam's two loops. */
+export function kernelsModuleText(): string {
+  const kernels = [false, true].flatMap((columnsOuter) =>
+    ROWS.flatMap((rows) => WIDTHS.map((width) => tileKernel(rows, width, columnsOuter))),
+  );
+  return [
+    '(module',
+    '(import "tfjs" "memory" (memory 1))',
+    ...kernels,
+    PACK,
+    SUM_SQUARES,
+    adamKernel(),
+    ')',
+  ].join('\n');
+}

@@ -1,0 +1,278 @@
+import * as tf from '@tensorflow/tfjs';
+import { version_wasm } from '@tensorflow/tfjs-backend-wasm';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend, productKernelProblem } from '../agent/backend.ts';
+import {
+  ADAM_KERNEL,
+  ADAM_SCALARS,
+  checkProductBounds,
+  installKernels,
+  kernelsModuleText,
+  matrixProductGeometry,
+  PINNED_TFJS,
+  PRODUCT_KERNEL,
+  product,
+  productsInstalled,
+  selfTest,
+  stridedProduct,
+  stridedSpan,
+  uninstallKernels,
+  type ProductGeometry,
+} from '../agent/kernels/index.ts';
+import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
+import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
+import { Rng } from '../lib/rng.ts';
+import { scalarProduct } from './support/scalarProduct.ts';
+
+// The kernels as a module (agent/kernels/): the committed WAT, the pinned tfjs internals, the
+// self-test at start, the bounds checks on every call, and random products against the scalar
+// reference in the same order of k (test/support/scalarProduct.ts). The bit-for-bit comparisons
+// with tfjs's own products are in agent-products.test.ts.
+
+beforeAll(async () => {
+  expect(await initBackend({ preference: 'wasm' })).toBe('wasm');
+  expect(productKernelProblem()).toBeUndefined();
+});
+
+afterEach(async () => {
+  await installKernels();
+});
+
+/** The bits of x, each NaN as one NaN (wasm leaves a NaN's sign and payload unspecified). */
+function bits(values: ArrayLike<number>, places: readonly number[]): number[] {
+  const word = new Uint32Array(1);
+  const float = new Float32Array(word.buffer);
+  return places.map((place) => {
+    float[0] = values[place]!;
+    return Number.isNaN(float[0]) ? -1 : word[0]!;
+  });
+}
+
+/** n float32 values: mostly normal ones, some NaN, ±Infinity, ±0 and subnormals when `specials`. */
+function values(rng: Rng, n: number, specials: boolean): Float32Array {
+  const special = [NaN, Infinity, -Infinity, 0, -0, 1e-40, -3e-39];
+  return Float32Array.from({ length: n }, () =>
+    specials && rng.int(12) === 0 ? rng.pick(special) : rng.normal(),
+  );
+}
+
+describe('the committed WAT and the pinned internals', () => {
+  it('the generator writes agent/kernels/kernels.wat byte for byte (npm run kernels:wat rewrites it)', () => {
+    expect(kernelsModuleText() === readFileSync(KERNELS_WAT, 'utf8')).toBe(true);
+  });
+
+  it('the internals are checked against the versions package.json pins', () => {
+    const pins = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(pins.dependencies['@tensorflow/tfjs']).toBe(PINNED_TFJS);
+    expect(pins.dependencies['@tensorflow/tfjs-backend-wasm']).toBe(PINNED_TFJS);
+    expect(tf.version_core).toBe(PINNED_TFJS);
+    expect(version_wasm).toBe(PINNED_TFJS);
+    expect(() => wasmInternals('4.21.0')).toThrow(
+      /^@tensorflow\/tfjs-backend-wasm is 4\.21\.0; the kernels' use of its internals is checked against 4\.22\.0$/,
+    );
+  });
+});
+
+describe('the self-test at start', () => {
+  it('passes on the kernels as generated', () => {
+    expect(productsInstalled()).toBe(true);
+    expect(selfTest()).toBeUndefined();
+  });
+
+  it('a kernel that adds in another order fails it: nothing stays installed, the products run on tfjs', async () => {
+    uninstallKernels();
+    // A kernel that subtracts where it should add, as a changed tfjs module could mislead it.
+    const wrong = kernelsModuleText().replaceAll('f32x4.add', 'f32x4.sub');
+    expect(wrong).not.toBe(kernelsModuleText());
+    await expect(installKernels({ text: wrong })).rejects.toThrow(
+      /^self-test: a \[6, 9\] · \[9, 13\] product with bias and ReLU differs from tfjs's in \d+ of 78 outputs/,
+    );
+    expect(productsInstalled()).toBe(false);
+    const a = tf.ones([4, 3]) as tf.Tensor2D;
+    const b = tf.ones([3, 5]) as tf.Tensor2D;
+    const info = await tf.profile(() => product(a, b));
+    expect(info.kernelNames).not.toContain(PRODUCT_KERNEL);
+    await installKernels();
+    expect(productsInstalled()).toBe(true);
+  });
+
+  it('a kernel that does not assemble leaves nothing installed', async () => {
+    uninstallKernels();
+    await expect(installKernels({ text: '(module (func $broken' })).rejects.toThrow();
+    expect(productsInstalled()).toBe(false);
+  });
+});
+
+describe('bounds: every call checks its operands before it writes', () => {
+  it('stridedSpan counts one past the furthest element', () => {
+    expect(stridedSpan([2, 3], [10, 1])).toBe(13);
+    expect(stridedSpan([1, 5], [1000, 2])).toBe(9);
+    expect(stridedSpan([4, 0], [1, 1])).toBe(0);
+  });
+
+  const geometry: ProductGeometry = {
+    rows: 3,
+    depth: 4,
+    cols: 5,
+    batch: 2,
+    heads: 1,
+    aStrides: [12, 0, 4, 1],
+    bStrides: [20, 0, 5],
+    cStrides: [15, 0, 5],
+    outShape: [2, 3, 5],
+  };
+  const fits = { a: 24, b: 40, out: 30, bias: 5 };
+
+  it('names the operand that would reach past its buffer', () => {
+    expect(() => checkProductBounds('K', geometry, fits)).not.toThrow();
+    expect(() => checkProductBounds('K', geometry, { ...fits, a: 23 })).toThrow(
+      /^K: a would reach element 23 of a 23-element buffer \(rows 3, depth 4, cols 5, batch 2, heads 1\)$/,
+    );
+    expect(() => checkProductBounds('K', geometry, { ...fits, b: 39 })).toThrow(
+      /^K: b would reach element 39 /,
+    );
+    expect(() => checkProductBounds('K', geometry, { ...fits, out: 29 })).toThrow(
+      /^K: out would reach element 29 /,
+    );
+    expect(() => checkProductBounds('K', geometry, { ...fits, bias: 4 })).toThrow(
+      /^K: bias would reach element 4 /,
+    );
+    expect(() => checkProductBounds('K', { ...geometry, aStrides: [12, 0, -4, 1] }, fits)).toThrow(
+      /^K: aStrides 12,0,-4,1 is not made of non-negative integers$/,
+    );
+    expect(() => checkProductBounds('K', { ...geometry, cols: 2.5 }, fits)).toThrow(/^K: cols 2.5 /);
+  });
+
+  it('a product whose output would run past its tensor throws before any write, and leaks nothing', () => {
+    const rng = new Rng('kernels/bounds');
+    const a = tf.tensor(values(rng, 24, false));
+    const b = tf.tensor(values(rng, 40, false));
+    const neighbour = tf.tensor(values(rng, 64, false));
+    const before = neighbour.dataSync().slice();
+    const tensors = tf.memory().numTensors;
+    // The output holds 30 elements; a row stride of 6 would write 5 elements past it.
+    const wrong = { ...geometry, cStrides: [18, 0, 6] as [number, number, number] };
+    expect(() => stridedProduct(a, b, wrong)).toThrow(
+      new RegExp(`^${PRODUCT_KERNEL}: out would reach element 34 of a 30-element buffer`),
+    );
+    expect(() => stridedProduct(tf.slice(a, 0, 23), b, geometry)).toThrow(
+      /: a would reach element 23 of a 23-element/,
+    );
+    expect(tf.memory().numTensors).toBe(tensors + 1); // the slice, and no output
+    expect(neighbour.dataSync()).toEqual(before);
+    const ok = stridedProduct(a, b, geometry);
+    expect(ok.shape).toEqual([2, 3, 5]);
+    tf.dispose([a, b, neighbour, ok]);
+  });
+
+  it("Adam's kernel refuses moments of another size than the weights", () => {
+    const w = tf.zeros([10]);
+    const short = tf.zeros([9]);
+    const scalars = Object.fromEntries(ADAM_SCALARS.map((name) => [name, 1]));
+    expect(() => tf.engine().runKernel(ADAM_KERNEL, { w, g: w, m: short, v: w }, scalars)).toThrow(
+      /^TinyAgentAdam: m holds 9 elements, the weights 10$/,
+    );
+    tf.dispose([w, short]);
+  });
+});
+
+describe('properties: random products against the scalar reference, in the same order of k', () => {
+  const options = (seed: number) => ({ seed, numRuns: 150, endOnFailure: true });
+
+  it('strided products: random shapes, strides, tails and blocks of k, with NaN and Infinity', () => {
+    const small = (max: number) => fc.integer({ min: 0, max });
+    const shape = fc.record({
+      batch: fc.integer({ min: 1, max: 3 }),
+      heads: fc.integer({ min: 1, max: 3 }),
+      rows: fc.integer({ min: 1, max: 9 }),
+      depth: fc.integer({ min: 1, max: 13 }),
+      cols: fc.integer({ min: 1, max: 19 }),
+      aStrides: fc.tuple(small(400), small(120), small(30), small(20)),
+      bStrides: fc.tuple(small(500), small(200), fc.integer({ min: 0, max: 40 })),
+      cPadding: fc.tuple(small(3), small(7), small(5)),
+      headsInner: fc.boolean(),
+      blockSums: fc.option(fc.integer({ min: 1, max: 13 }), { nil: undefined }),
+      seed: fc.integer(),
+    });
+    fc.assert(
+      fc.property(
+        shape,
+        ({ batch, heads, rows, depth, cols, aStrides, bStrides, cPadding, headsInner, blockSums, seed }) => {
+          // C's rows never overlap: cols (+ padding) per row, rows of heads inside items, or items inside heads.
+          const cs = cols + cPadding[0];
+          const inner = rows * cs + cPadding[1];
+          const cStrides: [number, number, number] = headsInner
+            ? [heads * inner + cPadding[2], inner, cs]
+            : [inner, batch * inner + cPadding[2], cs];
+          const outSize = stridedSpan([batch, heads, rows, cols], [...cStrides, 1]);
+          const geometry: ProductGeometry = {
+            rows,
+            depth,
+            cols,
+            batch,
+            heads,
+            aStrides,
+            bStrides,
+            cStrides,
+            outShape: [outSize],
+          };
+          const rng = new Rng(`kernels/properties/strided/${seed}`);
+          const a = values(rng, stridedSpan([batch, heads, rows, depth], aStrides), true);
+          const b = values(rng, stridedSpan([batch, heads, depth, cols], [...bStrides, 1]), true);
+          const expected = new Float32Array(outSize);
+          const places = scalarProduct(
+            a,
+            b,
+            expected,
+            geometry,
+            blockSums === undefined ? {} : { blockSums },
+          );
+          const [ta, tb] = [tf.tensor(a), tf.tensor(b)];
+          const out = stridedProduct(ta, tb, geometry, blockSums === undefined ? {} : { blockSums });
+          const got = out.dataSync();
+          tf.dispose([ta, tb, out]);
+          expect(bits(got, places)).toEqual(bits(expected, places));
+        },
+      ),
+      options(35),
+    );
+  });
+
+  it('2-D products: random shapes past the blocks of k, with bias, ReLU, aᵀ read in place, NaN and Infinity', () => {
+    const shape = fc.record({
+      M: fc.integer({ min: 1, max: 13 }),
+      K: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 60, max: 300 })),
+      N: fc.integer({ min: 1, max: 21 }),
+      withBias: fc.boolean(),
+      relu: fc.boolean(),
+      transposeA: fc.boolean(),
+      seed: fc.integer(),
+    });
+    fc.assert(
+      fc.property(shape, ({ M, K, N, withBias, relu, transposeA, seed }) => {
+        const rng = new Rng(`kernels/properties/2d/${seed}`);
+        const a = values(rng, M * K, true);
+        const b = values(rng, K * N, true);
+        const bias = withBias ? values(rng, N, true) : undefined;
+        const geometry = matrixProductGeometry(M, K, N, { transposeA });
+        const expected = new Float32Array(M * N);
+        const places = scalarProduct(a, b, expected, geometry, {
+          relu,
+          ...(bias === undefined ? {} : { bias }),
+        });
+        const ta = tf.tensor2d(a, transposeA ? [K, M] : [M, K]);
+        const tb = tf.tensor2d(b, [K, N]);
+        const tbias = bias === undefined ? undefined : tf.tensor1d(bias);
+        const out = product(ta, tb, { relu, transposeA, ...(tbias === undefined ? {} : { bias: tbias }) });
+        const got = out.dataSync();
+        tf.dispose([ta, tb, out, ...(tbias === undefined ? [] : [tbias])]);
+        expect(bits(got, places)).toEqual(bits(expected, places));
+      }),
+      options(36),
+    );
+  });
+});

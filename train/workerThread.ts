@@ -1,0 +1,71 @@
+import { parentPort } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs';
+import {
+  initBackend,
+  modelFromWeights,
+  rolloutShare,
+  setWeights,
+  tokenizerFromWords,
+  type Agent,
+  type BackendPreference,
+} from '../agent/index.ts';
+import { partsGradients } from './losses.ts';
+import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
+
+/**
+ * The worker thread's side: holds a copy of the policy and, on request, plays a share of the
+ * rollouts or computes the gradient of a share of a batch. Requests are served strictly in
+ * order, so a weight update sent before a job is always applied before it.
+ */
+export function serveRequests(): void {
+  const port = parentPort;
+  if (port === null) throw new Error('serveRequests: not in a worker thread');
+  let agent: Agent | undefined;
+  const ready = (): Agent => {
+    if (agent === undefined) throw new Error('training worker: no model yet (init first)');
+    return agent;
+  };
+  const serve = (request: WorkerRequest): WorkerReply | Promise<WorkerReply> => {
+    switch (request.type) {
+      case 'init':
+        return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
+          agent?.model.dispose();
+          agent = {
+            model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
+            tokenizer: tokenizerFromWords(request.words),
+          };
+          return { type: 'ready', backend };
+        });
+      case 'weights':
+        setWeights(ready().model, request.weights);
+        return { type: 'ok' };
+      case 'rollout':
+        return {
+          type: 'records',
+          records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
+        };
+      case 'gradients': {
+        const { model } = ready();
+        const { loss, grads, clippedTokens, policyTokens } = partsGradients(model, request.parts);
+        const arrays = model
+          .variables()
+          .map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array));
+        tf.dispose(Object.values(grads));
+        return { type: 'gradients', loss, grads: arrays, clippedTokens, policyTokens };
+      }
+      case 'close':
+        agent?.model.dispose();
+        return { type: 'ok' };
+    }
+  };
+  let queue = Promise.resolve();
+  port.on('message', (request: WorkerRequest) => {
+    queue = queue.then(async () => {
+      try {
+        port.postMessage(await serve(request));
+      } catch (error) {
+        port.postMessage({ type: 'error', message: (error as Error).stack ?? String(error) });
+      }
+    });
+  });
+}
