@@ -5,7 +5,14 @@ import { gzipSync } from 'node:zlib';
 import AdmZip from 'adm-zip';
 import { decompress } from 'fzstd';
 import { describe, expect, it } from 'vitest';
-import { groupOutcomes, readResults, ResultFileError } from '../eval/io/index.ts';
+import {
+  DETAIL_MAX_CHARS,
+  DETAIL_MAX_MESSAGES,
+  groupOutcomes,
+  readResults,
+  readSampleDetail,
+  ResultFileError,
+} from '../eval/io/index.ts';
 import { cli } from './support/cli.ts';
 
 // Other tools' result files read as they are (samples/humaneval, samples/inspect, samples/lm-eval;
@@ -391,6 +398,67 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
       ['metrics', listed],
       1,
       /:1: field 'pass': a list \(\[1,0,1\]\), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function/,
+    );
+  });
+});
+
+describe("one sample's detail, re-read from the file for the viewer", () => {
+  it('is capped: at most DETAIL_MAX_MESSAGES messages and DETAIL_MAX_CHARS characters a text, the rest counted', async () => {
+    const log = pythonJson(readFileSync(INSPECT_B, 'utf8'));
+    log.samples = [log.samples[0]];
+    const long = 'x'.repeat(DETAIL_MAX_CHARS + 5);
+    log.samples[0].input = long;
+    log.samples[0].messages = Array.from({ length: DETAIL_MAX_MESSAGES + 7 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: [
+        { type: 'text', text: `turn ${i}` },
+        { type: 'image', image: 'data:image/png;base64,AAAA' },
+      ],
+    }));
+    const path = join(folder, 'capped.json');
+    writeFileSync(path, JSON.stringify(log));
+    const file = await readResults(path);
+    const detail = (await readSampleDetail(file, file.rows[0]!))!;
+    const input = detail.parts.find((part) => part.label === 'input')!;
+    expect(input).toEqual({
+      kind: 'text',
+      label: 'input',
+      text: `${'x'.repeat(DETAIL_MAX_CHARS)}... (${DETAIL_MAX_CHARS + 5} characters; the first ${DETAIL_MAX_CHARS} shown)`,
+    });
+    const messages = detail.parts.find((part) => part.label === 'messages')!;
+    expect(messages.kind === 'messages' && messages.messages.length).toBe(DETAIL_MAX_MESSAGES);
+    expect(messages.kind === 'messages' && messages.messages[1]).toEqual({
+      role: 'assistant',
+      text: 'turn 1\n[image]',
+    });
+    expect(detail.parts.find((part) => part.label === 'messages not shown')).toEqual({
+      kind: 'text',
+      label: 'messages not shown',
+      text: `7 more (the first ${DETAIL_MAX_MESSAGES} of ${DETAIL_MAX_MESSAGES + 7} are shown)`,
+    });
+    // The reader itself keeps no messages: metrics and compare hold the outcomes only.
+    expect(JSON.stringify(file.rows)).not.toContain('turn 1');
+  });
+
+  it("reads gzipped files too; the project's rows have none; a file changed since it was read is one line", async () => {
+    const gz = join(folder, `samples_gsm8k_${DATE1}.jsonl.gz`);
+    writeFileSync(gz, gzipSync(readFileSync(LM('gsm8k', DATE1))));
+    const file = await readResults(gz, { filter: 'strict-match' });
+    const detail = (await readSampleDetail(file, file.rows[3]!))!;
+    const line = readFileSync(LM('gsm8k', DATE1), 'utf8').split('\n')[file.rows[3]!.line - 1]!;
+    expect(detail.parts.find((part) => part.label === 'filtered_resps')).toEqual({
+      kind: 'text',
+      label: 'filtered_resps',
+      text: JSON.stringify(JSON.parse(line).filtered_resps, null, 2),
+    });
+    const rows = await readResults('samples/blog-example.jsonl');
+    expect(await readSampleDetail(rows, rows.rows[0]!)).toBeNull();
+    const changing = join(folder, 'changing_results.jsonl');
+    writeFileSync(changing, readFileSync(HUMANEVAL));
+    const humaneval = await readResults(changing);
+    writeFileSync(changing, '\n');
+    await expect(readSampleDetail(humaneval, humaneval.rows[4]!)).rejects.toThrow(
+      /changing_results\.jsonl:5: no longer the line it was when read: the file changed/,
     );
   });
 });

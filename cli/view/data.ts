@@ -12,6 +12,35 @@ export interface ViewerData {
   files: FileView[];
   /** With two files: how their episodes pair (by task and sample; common random numbers when the env seeds match). */
   pairing: string | null;
+  /**
+   * Whether the page may ask the viewer's server for one sample's detail as its tool records it
+   * (`sample?file=&task=&sample=`, eval/io/formats/detail.ts): true when served, false for a
+   * page written to disk with --out, which holds the outcomes only.
+   */
+  details: boolean;
+  /** A folder of logs (`tinyagent view DIR`): the page lists them to open one; `files` is empty then. */
+  folder: FolderView | null;
+}
+
+/** The result files of a folder, as the readers' detection found them. */
+export interface FolderView {
+  path: string;
+  logs: LogView[];
+  /** What was left out of the list (files past the cap, folders too deep). */
+  notes: string[];
+}
+
+export interface LogView {
+  /** The file's path inside the folder. */
+  name: string;
+  /** The page of the file, relative to the list (`log/3/index.html`), or null when it could not be read. */
+  href: string | null;
+  format: string | null;
+  benchmark: string | null;
+  tasks: number;
+  rows: number;
+  /** Why the readers could not read it (one line), or null. */
+  problem: string | null;
 }
 
 export interface FileView {
@@ -190,12 +219,15 @@ function pairingLine(a: FileView, b: FileView): string {
 }
 
 /** The data of the page: one file, or two whose episodes the page pairs by task and sample (A's tasks, in A's order). */
-export function viewerData(files: readonly ResultFile[]): ViewerData {
+export function viewerData(
+  files: readonly ResultFile[],
+  { details = false }: { details?: boolean } = {},
+): ViewerData {
   const views = files.map(fileView);
-  if (views.length !== 2) return { files: views, pairing: null };
+  if (views.length !== 2) return { files: views, pairing: null, details, folder: null };
   const [a, b] = views as [FileView, FileView];
   const inA = new Set(a.tasks.map((task) => task.task));
   const onlyB = b.tasks.filter((task) => !inA.has(task.task)).length;
   const left = onlyB === 0 ? '' : `; ${onlyB} task(s) only in B are not listed`;
-  return { files: views, pairing: `${pairingLine(a, b)}${left}` };
+  return { files: views, pairing: `${pairingLine(a, b)}${left}`, details, folder: null };
 }

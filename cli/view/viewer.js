@@ -24,6 +24,62 @@
     return node;
   }
 
+  // ---- a folder (tinyagent view DIR): its result files, each a link to its page ----
+  if (data.folder !== null) {
+    const { folder } = data;
+    document.title = `TinyAgent log list: ${folder.path}`;
+    document.querySelector('header h1').textContent = 'Result files';
+    document.getElementById('filters').hidden = true;
+    document.querySelector('main').hidden = true;
+    const readable = folder.logs.filter((log) => log.href !== null);
+    const box = document.getElementById('files');
+    box.append(
+      el('div', { className: 'file-path' }, [el('span', { className: 'path', text: folder.path })]),
+      el('div', {
+        className: 'file-summary',
+        text: `${readable.length} result files of the ${folder.logs.length} files looked at; pick one to open it`,
+      }),
+    );
+    if (folder.notes.length > 0)
+      box.append(
+        el(
+          'ul',
+          { className: 'notes' },
+          folder.notes.map((note) => el('li', { text: note })),
+        ),
+      );
+    const head = ['file', 'format', 'benchmark', 'tasks', 'rows'].map((name) => el('th', { text: name }));
+    const rows = readable.map((log) =>
+      el('tr', { className: 'log' }, [
+        el('td', {}, [el('a', { className: 'log-link', href: log.href, text: log.name })]),
+        el('td', { text: log.format }),
+        el('td', { text: log.benchmark ?? '-' }),
+        el('td', { className: 'number', text: String(log.tasks) }),
+        el('td', { className: 'number', text: String(log.rows) }),
+      ]),
+    );
+    box.append(el('table', { id: 'logs' }, [el('thead', {}, [el('tr', {}, head)]), el('tbody', {}, rows)]));
+    const unread = folder.logs.filter((log) => log.href === null);
+    if (unread.length > 0)
+      box.append(
+        el('details', { className: 'unread' }, [
+          el('summary', { text: `${unread.length} files not read as result files` }),
+          el(
+            'ul',
+            {},
+            unread.map((log) =>
+              el('li', {}, [
+                el('span', { className: 'path', text: log.name }),
+                el('span', { text: `: ${log.problem}` }),
+              ]),
+            ),
+          ),
+        ]),
+      );
+    document.body.dataset.ready = '1';
+    return;
+  }
+
   const percent = (value) => `${(100 * value).toFixed(1)}%`;
   const fieldOf = (episode, name) => {
     const found = episode.fields.find(([key]) => key === name);
@@ -275,17 +331,14 @@
         );
     } else if (episode.transcriptProblem !== null) {
       column.append(el('p', { className: 'note', text: `transcript: ${episode.transcriptProblem}` }));
-    } else {
+    } else if (file.format === 'jsonl' || file.format === 'csv') {
       column.append(
         el('p', {
           className: 'note',
-          text:
-            file.format === 'jsonl' || file.format === 'csv'
-              ? 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).'
-              : `A ${file.format} file holds per-sample results, not transcripts: the row's fields are all there is.`,
+          text: 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).',
         }),
       );
-    }
+    } else column.append(sampleDetail(files.indexOf(file), taskName, episode));
     const end = [
       ['passed', String(episode.passed)],
       ['reward', fieldOf(episode, 'reward')],
@@ -314,6 +367,60 @@
     );
     return column;
   }
+  // ---- another tool's sample as it records it, read from the file on request ----
+  function detailPart(part) {
+    if (part.kind === 'messages')
+      return el('div', { className: 'detail-part', 'data-label': part.label }, [
+        el('h3', { text: part.label }),
+        el(
+          'ol',
+          { className: 'messages' },
+          part.messages.map((message) =>
+            el('li', { className: 'message', 'data-role': message.role }, [
+              el('span', { className: 'role', text: message.role }),
+              el('pre', { className: 'content', text: message.text }),
+            ]),
+          ),
+        ),
+      ]);
+    return el('div', { className: 'detail-part', 'data-label': part.label }, [
+      el('h3', { text: part.label }),
+      el('pre', { className: 'content', text: part.text }),
+    ]);
+  }
+  function sampleDetail(fileIndex, taskName, episode) {
+    const box = el('div', { className: 'detail' });
+    if (!data.details) {
+      box.append(
+        el('p', {
+          className: 'note',
+          text: `This page was written to disk: it holds the outcomes of the ${files[fileIndex].format} file. Each sample's messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
+        }),
+      );
+      return box;
+    }
+    box.append(el('p', { className: 'note loading', text: 'reading the sample from the file...' }));
+    const query = new URLSearchParams({
+      file: String(fileIndex),
+      task: taskName,
+      sample: String(episode.sample),
+    });
+    fetch(`sample?${query.toString()}`)
+      .then(async (response) => {
+        const answer =
+          response.status === 404 ? { error: 'the file holds no such sample' } : await response.json();
+        box.replaceChildren();
+        if (answer.error !== undefined) box.append(el('p', { className: 'note', text: answer.error }));
+        else for (const part of answer.parts) box.append(detailPart(part));
+        box.dataset.loaded = '1';
+      })
+      .catch((error) => {
+        box.replaceChildren(el('p', { className: 'note', text: `the sample could not be read: ${error}` }));
+        box.dataset.loaded = '1';
+      });
+    return box;
+  }
+
   function renderEpisode() {
     const box = document.getElementById('episode');
     box.replaceChildren();

@@ -27,3 +27,10 @@ export { FORMAT_CHOICES, OPTION_FORMATS, type FormatChoice } from './formats/det
 export type { InspectOptions } from './formats/inspect.ts';
 export type { LmEvalOptions } from './formats/lmEval.ts';
 export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';
+export {
+  readSampleDetail,
+  DETAIL_MAX_CHARS,
+  DETAIL_MAX_MESSAGES,
+  type SampleDetail,
+  type DetailPart,
+} from './formats/detail.ts';
