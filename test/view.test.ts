@@ -459,6 +459,37 @@ describe('tinyagent view in a browser', () => {
     await page.close();
   });
 
+  it("shows graded scores as scores: partial credit 0.5, each task's mean score, no pass@k", async () => {
+    const path = 'samples/inspect/arith-two-scorers.json';
+    const server = await serve([path], { scorer: 'model_graded_fact' });
+    const { page, problems } = await open(server.url);
+    const head = await page.$$eval('#tasks thead th', (cells) => cells.map((cell) => cell.textContent));
+    expect(head).toEqual(['task', 'passed', 'mean score']);
+    const file = await readResults(path, { scorer: 'model_graded_fact' });
+    const means = new Map<string, number[]>();
+    for (const row of file.rows) means.set(row.task, [...(means.get(row.task) ?? []), row.score!]);
+    const expected = [...means.values()].map((scores) => scores.reduce((a, b) => a + b, 0) / scores.length);
+    expect(
+      await page.$$eval('#tasks tbody tr[data-task-index] .score', (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(expected.map((value) => value.toFixed(4)));
+    expect(await page.$eval('.file-summary', (line) => line.textContent)).toMatch(
+      new RegExp(
+        `mean score ${(expected.reduce((a, b) => a + b, 0) / expected.length).toFixed(4)} \\(graded scores: pass@k is not defined\\)`,
+      ),
+    );
+    const verdicts = await page.$$eval('#episodes li .verdict', (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(verdicts).toEqual(
+      file.rows.map((row) => (row.score === 0.5 ? 'score 0.5' : row.passed ? 'passed' : 'failed')),
+    );
+    expect(verdicts.filter((verdict) => verdict === 'score 0.5')).toHaveLength(2);
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
   it('opens a folder of logs as a list of the result files it can read, each opening on a click', async () => {
     const { folder, paths } = await folderLogs('samples', {});
     const site = folderSite(folder, paths, {});

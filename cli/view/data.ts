@@ -1,6 +1,12 @@
 import type { TranscriptTurn } from '../../agent/index.ts';
-import { passAtK } from '../../eval/index.ts';
-import { describeBenchmark, groupOutcomes, type ResultFile } from '../../eval/io/index.ts';
+import { mean, passAtK } from '../../eval/index.ts';
+import {
+  describeBenchmark,
+  groupOutcomes,
+  groupScores,
+  isGraded,
+  type ResultFile,
+} from '../../eval/io/index.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -52,8 +58,12 @@ export interface FileView {
   notes: string[];
   /** The harness, one `field: value` pair each (values as JSON). */
   harness: Array<[string, string]>;
-  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`. */
+  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`; none for graded scores. */
   ks: number[];
+  /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
+  graded: boolean;
+  /** The mean over tasks of each task's mean score, for graded scores; null otherwise. */
+  meanScore: number | null;
   /** Mean over tasks of each task's unbiased pass@k, aligned with `ks`. */
   passAtK: number[];
   /** How many rows carry a transcript. */
@@ -70,6 +80,8 @@ export interface TaskView {
   successes: number;
   /** Unbiased pass@k (eval/passAtK.ts), aligned with the file's `ks`. */
   passAtK: number[];
+  /** The mean of the task's graded scores; null when the file's scores are 0/1. */
+  meanScore: number | null;
   /** Every row of the task, in file order. */
   episodes: EpisodeView[];
 }
@@ -80,6 +92,8 @@ export interface EpisodeView {
   run: string | null;
   line: number;
   passed: boolean;
+  /** The graded score (Inspect's partial credit 0.5, an f1), or null for a 0/1 outcome. */
+  score: number | null;
   /** The env's first edit op ('(none)': never edited), or null when the file does not record one. */
   firstEditOp: string | null;
   /** The row's other fields as the file holds them (values as JSON, long ones clipped). */
@@ -140,6 +154,7 @@ function episodeView(row: ResultFile['rows'][number]): EpisodeView {
     run: row.run ?? null,
     line: row.line,
     passed: row.passed,
+    score: row.score ?? null,
     firstEditOp:
       op === undefined ? null : typeof op === 'string' ? op : op === null ? '(none)' : jsonText(op),
     fields: Object.entries(extra)
@@ -160,7 +175,8 @@ function defaultKs(fewest: number): number[] {
 export function fileView(file: ResultFile): FileView {
   const grouped = groupOutcomes(file.rows);
   const fewest = grouped.tasks.reduce((least, { outcomes }) => Math.min(least, outcomes.length), Infinity);
-  const ks = defaultKs(fewest);
+  const graded = isGraded(file.rows);
+  const ks = graded ? [] : defaultKs(fewest);
   const rowsByTask = new Map<string, EpisodeView[]>();
   for (const row of file.rows) {
     let episodes = rowsByTask.get(row.task);
@@ -174,9 +190,14 @@ export function fileView(file: ResultFile): FileView {
       samples: outcomes.length,
       successes,
       passAtK: ks.map((k) => passAtK(outcomes.length, successes, k)),
+      meanScore: null,
       episodes: rowsByTask.get(task) ?? [],
     };
   });
+  if (graded) {
+    const scores = new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]));
+    for (const task of tasks) task.meanScore = scores.get(task.task) ?? null;
+  }
   const episodes = tasks.flatMap((task) => task.episodes);
   return {
     path: file.path,
@@ -185,6 +206,8 @@ export function fileView(file: ResultFile): FileView {
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],
     harness: Object.entries(file.harness ?? {}).map(([key, value]) => [key, jsonText(value)]),
     ks,
+    graded,
+    meanScore: graded ? mean(tasks.map((task) => task.meanScore!)) : null,
     passAtK: ks.map((_, i) => tasks.reduce((sum, task) => sum + task.passAtK[i]!, 0) / tasks.length),
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,
     hasFirstEditOp: episodes.some((episode) => episode.firstEditOp !== null),

@@ -121,7 +121,9 @@
     const box = document.getElementById('files');
     files.forEach((file, i) => {
       const episodes = file.tasks.reduce((sum, task) => sum + task.episodes.length, 0);
-      const passes = file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
+      const passes = file.graded
+        ? `mean score ${file.meanScore.toFixed(4)} (graded scores: pass@k is not defined)`
+        : file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
       const section = el('div', { className: 'file', 'data-file': String(i) }, [
         el('div', { className: 'file-path' }, [
           SIDES[i] === '' ? null : el('b', { text: `${SIDES[i]}: ` }),
@@ -199,6 +201,7 @@
       const side = SIDES[i] === '' ? '' : `${SIDES[i]} `;
       head.push(el('th', { text: `${side}passed` }));
       for (const k of file.ks) head.push(el('th', { text: `${side}pass@${k}` }));
+      if (file.graded) head.push(el('th', { text: `${side}mean score` }));
     });
     table.append(el('thead', {}, [el('tr', {}, head)]));
     const body = el('tbody');
@@ -214,6 +217,13 @@
             el('td', { className: 'number', text: own === undefined ? '-' : percent(own.passAtK[j]) }),
           ),
         );
+        if (file.graded)
+          cells.push(
+            el('td', {
+              className: 'number score',
+              text: own === undefined ? '-' : own.meanScore.toFixed(4),
+            }),
+          );
       });
       const row = el('tr', { 'data-task-index': String(t) }, cells);
       if (state.task === task.task) row.className = 'selected';
@@ -229,6 +239,7 @@
     files.forEach((file) => {
       mean.push(el('td'));
       file.passAtK.forEach((value) => mean.push(el('td', { className: 'number', text: percent(value) })));
+      if (file.graded) mean.push(el('td', { className: 'number score', text: file.meanScore.toFixed(4) }));
     });
     body.append(el('tr', { className: 'mean' }, mean));
     table.append(body);
@@ -243,6 +254,9 @@
     return true;
   }
   function verdict(episode) {
+    // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
+    if (episode.score !== null && episode.score !== 0 && episode.score !== 1)
+      return el('span', { className: 'verdict partial', text: `score ${episode.score}` });
     return el('span', {
       className: episode.passed ? 'verdict pass' : 'verdict fail',
       text: episode.passed ? 'passed' : 'failed',
@@ -341,6 +355,7 @@
     } else column.append(sampleDetail(files.indexOf(file), taskName, episode));
     const end = [
       ['passed', String(episode.passed)],
+      ['score', episode.score === null ? undefined : String(episode.score)],
       ['reward', fieldOf(episode, 'reward')],
       ['submitted', fieldOf(episode, 'submitted')],
       ['public tests', fieldOf(episode, 'publicPass')],

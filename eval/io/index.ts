@@ -16,6 +16,7 @@ export {
   type IssueKind,
 } from './outcomes.ts';
 export { readResults, batchOf, groupBatch, type ReadOptions } from './batch.ts';
+export { groupScores, isGraded, refuseGraded, type TaskScores } from './scores.ts';
 export {
   resultRows,
   writeResultFile,
