@@ -523,6 +523,20 @@ describe('tinyagent view in a browser', () => {
       expect.stringMatching(/^inspect\/arith-two-scorers\.json: .*pass --scorer NAME/),
     );
     await page.screenshot({ path: join(screenshotDir, 'view-folder.png') });
+    // only the list's own pages: /log/N/ for the files it read, nothing else below it
+    for (const path of ['/log/0/', '/log/0/index.html', '/log/0/data.js', '/log/0/viewer.js'])
+      expect(await status(server.url, path), path).toBe(200);
+    for (const path of [
+      `/log/${paths.length}/`,
+      '/log/00/',
+      '/log/0/../../package.json',
+      '/log/0/%2e%2e/package.json',
+      '/log/0/package.json',
+      '/log/-1/',
+      '/log/0/sample?file=1&task=a&sample=0',
+    ])
+      expect(await status(server.url, path), path).toBe(404);
+    expect(await status(server.url, '/log/0/', { host: 'attacker.example:80' })).toBe(404);
     // A click opens the file's page, with its samples' details.
     const index = listed.findIndex((row) => row[0] === 'inspect/arith-model-a.eval');
     await Promise.all([page.waitForNavigation(), page.click(`#logs tbody tr:nth-child(${index + 1}) a`)]);
@@ -576,6 +590,11 @@ describe('tinyagent view serves its page and nothing else, on 127.0.0.1 only', (
       fileA,
       '/favicon.ico',
       '/index.html/',
+      // a sample's detail is for other tools' files, by index into what was read: never a path
+      `/sample?file=0&task=${encodeURIComponent(rowsA[0]!.task)}&sample=0`,
+      '/sample?file=../../package.json&task=a&sample=0',
+      '/sample?file=1&task=a&sample=0',
+      '/log/0/',
     ])
       expect(await status(server.url, path), path).toBe(404);
     // Not a path at all: Node's parser answers 400 before the viewer sees it.

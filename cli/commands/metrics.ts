@@ -128,6 +128,23 @@ function recomputedReported(file: ResultFile, taskMeans: number[]) {
   }));
 }
 
+/** The fields every `metrics --json` starts with: the file, how it was read, and its checks. */
+const jsonHead = (path: string, file: ResultFile, seed: number, notes: string[], reported: unknown[]) => ({
+  file: path,
+  format: file.format,
+  harness: file.harness ?? null,
+  seed,
+  notes,
+  reported,
+});
+
+/** --level, --reps and --seed of the bootstrap. */
+const bootstrapFlags = (args: CommandArgs) => ({
+  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
+  reps: intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 }),
+  seed: intFlag(args, 'seed', 0),
+});
+
 const checkLine = (value: ReportedValue & { recomputed: number | null }) =>
   value.recomputed === null
     ? `reported ${value.name} ${value.value.toFixed(4)} (${value.where}); not recomputed: one task has no standard error`
@@ -140,9 +157,7 @@ const checkLine = (value: ReportedValue & { recomputed: number | null }) =>
  * mean do), with its task-level bootstrap interval and standard error.
  */
 function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: string[]): number {
-  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 });
-  const seed = intFlag(args, 'seed', 0);
+  const { level, reps, seed } = bootstrapFlags(args);
   if (intListFlag(args, 'k', []).length > 0)
     throw new InputError(
       `${path}: --k: pass@k is not defined on graded scores (not all 0 or 1); metrics reports the mean score${file.format.startsWith('inspect') ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
@@ -162,12 +177,7 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
     'not defined: the scores are graded (not all 0 or 1) and pass@k counts 0/1 outcomes; the mean score is the number';
   if (boolFlag(args, 'json')) {
     printJson({
-      file: path,
-      format: file.format,
-      harness: file.harness ?? null,
-      seed,
-      notes,
-      reported,
+      ...jsonHead(path, file, seed, notes, reported),
       graded: true,
       tasks: tasks.length,
       samplesPerTask: { min: fewest, max: most },
@@ -201,9 +211,7 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
 
 async function run(args: CommandArgs): Promise<number> {
   const path = args.positionals[0] as string;
-  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 });
-  const seed = intFlag(args, 'seed', 0);
+  const { level, reps, seed } = bootstrapFlags(args);
   const requestedKs = intListFlag(args, 'k', []);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
@@ -245,12 +253,7 @@ async function run(args: CommandArgs): Promise<number> {
   );
   if (boolFlag(args, 'json'))
     printJson({
-      file: path,
-      format: file.format,
-      harness: file.harness ?? null,
-      seed,
-      notes,
-      reported,
+      ...jsonHead(path, file, seed, notes, reported),
       ...report,
       // Only a file that marks a selector's pick has one: absent, not null, otherwise.
       ...(selected !== undefined ? { selectedAccuracy: selected } : {}),

@@ -24,6 +24,14 @@
     return node;
   }
 
+  /** A file's or a folder's notes, one item each. */
+  const notesList = (notes) =>
+    el(
+      'ul',
+      { className: 'notes' },
+      notes.map((note) => el('li', { text: note })),
+    );
+
   // ---- a folder (tinyagent view DIR): its result files, each a link to its page ----
   if (data.folder !== null) {
     const { folder } = data;
@@ -40,14 +48,7 @@
         text: `${readable.length} result files of the ${folder.logs.length} files looked at; pick one to open it`,
       }),
     );
-    if (folder.notes.length > 0)
-      box.append(
-        el(
-          'ul',
-          { className: 'notes' },
-          folder.notes.map((note) => el('li', { text: note })),
-        ),
-      );
+    if (folder.notes.length > 0) box.append(notesList(folder.notes));
     const head = ['file', 'format', 'benchmark', 'tasks', 'rows'].map((name) => el('th', { text: name }));
     const rows = readable.map((log) =>
       el('tr', { className: 'log' }, [
@@ -134,14 +135,7 @@
           text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}; ${file.tasks.length} tasks, ${episodes} rows, ${file.transcripts} with transcripts; mean over tasks: ${passes}`,
         }),
       ]);
-      if (file.notes.length > 0)
-        section.append(
-          el(
-            'ul',
-            { className: 'notes' },
-            file.notes.map((note) => el('li', { text: note })),
-          ),
-        );
+      if (file.notes.length > 0) section.append(notesList(file.notes));
       if (file.harness.length > 0)
         section.append(
           el('details', { className: 'harness' }, [
