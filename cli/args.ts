@@ -343,7 +343,8 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
   },
   'partial-as': {
     type: 'string',
-    description: 'Inspect logs: read partial credit "P" as pass or fail (refused otherwise)',
+    description:
+      'Inspect logs: read partial credit "P" as pass or fail (otherwise 0.5, as Inspect does: graded scores, the mean score)',
   },
   metric: {
     type: 'string',

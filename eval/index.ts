@@ -79,6 +79,7 @@ export { binomialTestGreater } from './binomialTest.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';
+export { meanStandardError } from './meanStandardError.ts';
 export { normalQuantile, normalCdfStandard, twoSidedZ } from './normal.ts';
 export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';
 export { sampleBinomial } from './random/sampleBinomial.ts';

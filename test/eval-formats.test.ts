@@ -5,7 +5,14 @@ import { gzipSync } from 'node:zlib';
 import AdmZip from 'adm-zip';
 import { decompress } from 'fzstd';
 import { describe, expect, it } from 'vitest';
-import { groupOutcomes, readResults, ResultFileError } from '../eval/io/index.ts';
+import {
+  DETAIL_MAX_CHARS,
+  DETAIL_MAX_MESSAGES,
+  groupOutcomes,
+  readResults,
+  readSampleDetail,
+  ResultFileError,
+} from '../eval/io/index.ts';
 import { cli } from './support/cli.ts';
 
 // Other tools' result files read as they are (samples/humaneval, samples/inspect, samples/lm-eval;
@@ -160,16 +167,11 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
     expect(json.pairing).toMatchObject({ kind: 'index-only', total: 24 });
   });
 
-  it('several scorers need --scorer; partial credit needs --partial-as; each says so in one line', async () => {
+  it('several scorers need --scorer, said in one line', async () => {
     await fails(
       ['metrics', INSPECT_TWO],
       1,
       /2 scorers \('match', 'model_graded_fact'\); pass --scorer NAME/,
-    );
-    await fails(
-      ['metrics', INSPECT_TWO, '--scorer', 'model_graded_fact'],
-      1,
-      /samples\[1\]: scorer 'model_graded_fact' of sample id 2 epoch 1: partial credit "P"; pass --partial-as pass or --partial-as fail/,
     );
     await fails(
       ['metrics', INSPECT_TWO, '--scorer', 'includes'],
@@ -240,11 +242,12 @@ describe('Inspect logs: .eval archives (zstd and deflate) and .json logs', () =>
         /sample 1 epoch 1 appears twice \(samples\[0\] and samples\[1\]\)/,
       ],
       [
-        log([sample(1, 1, 0.5)]),
-        /samples\[0\]: scorer 'match' of sample id 1 epoch 1: 0\.5 is not C\/I \(P with --partial-as\), true\/false or 0\/1/,
+        log([sample(1, 1, 'maybe')]),
+        /samples\[0\]: scorer 'match' of sample id 1 epoch 1: "maybe" is not a score Inspect's value_to_float reads \(C, P, I, N, a number, yes\/no, true\/false\)/,
       ],
       [log([sample(1, 0, 'C')]), /field 'epoch': samples\[0\]: expected an integer from 1, got 0/],
-      [log([sample(1, 1, { a: 1 })]), /\{"a":1\} is not C\/I/],
+      [log([sample(1, 1, { a: 1 })]), /\{"a":1\} is not a score Inspect's value_to_float reads/],
+      [log([sample(1, 1, [1, 0])]), /\[1,0\] is not a score Inspect's value_to_float reads/],
       [log([]), /field 'samples': none in this log/],
       [log([{ id: 1, epoch: 1, scores: {} }]), /no sample carries a score/],
     ];
@@ -327,7 +330,7 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
     expect(report.reported[0]).toMatchObject({ name: 'acc', value: lmReported(DATE1, 'boolq', 'acc,none') });
   });
 
-  it('several metrics need --metric, several filters --filter; a metric that is not 0/1 is refused', async () => {
+  it('several metrics need --metric, several filters --filter', async () => {
     await fails(
       ['metrics', LM('arc_easy', DATE1)],
       1,
@@ -337,11 +340,6 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
       ['metrics', LM('gsm8k', DATE1)],
       1,
       /each document is scored under 2 filters \('strict-match', 'flexible-extract'\); pass --filter NAME/,
-    );
-    await fails(
-      ['metrics', LM('drop', DATE2), '--metric', 'f1'],
-      1,
-      /samples_drop_[^:]*\.jsonl:3: field 'f1': 0\.67 is not 0 or 1: the outcome must be a 0\/1 metric \(this file's metrics: 'em', 'f1'\); pass --metric NAME/,
     );
     await fails(
       ['metrics', LM('gsm8k', DATE1), '--filter', 'strict'],
@@ -391,6 +389,185 @@ describe('lm-evaluation-harness samples_*.jsonl', () => {
       ['metrics', listed],
       1,
       /:1: field 'pass': a list \(\[1,0,1\]\), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function/,
+    );
+  });
+});
+
+describe('graded scores: Inspect partial credit and numeric scores, lm-evaluation-harness metrics that are not 0/1', () => {
+  // Inspect's value_to_float (UKGovernmentBEIS/inspect_ai, inspect_ai/scorer/_metric.py): C 1,
+  // P 0.5, I and N 0, numbers and booleans as numbers, yes/true 1, no/false 0, numeric strings.
+  it("P is 0.5 without --partial-as: the mean score is Inspect's accuracy and its stderr, and pass@k is not defined", async () => {
+    const graded = await metricsJson([INSPECT_TWO, '--scorer', 'model_graded_fact']);
+    expect(graded.graded).toBe(true);
+    expect(graded.passAtK).toBeNull();
+    expect(graded.passAtKNote).toMatch(/^not defined: the scores are graded/);
+    // samples/inspect/README.md: Inspect's accuracy 0.5833 and stderr 0.1900 for this scorer
+    const log = pythonJson(readFileSync(INSPECT_TWO, 'utf8'));
+    const metrics = log.results.scores.find(
+      ({ name }: { name: string }) => name === 'model_graded_fact',
+    ).metrics;
+    expect(graded.meanScore.estimate).toBeCloseTo(metrics.accuracy.value, 12);
+    expect(graded.meanScore.standardError).toBeCloseTo(metrics.stderr.value, 12);
+    expect(graded.meanScore.low).toBeLessThan(graded.meanScore.estimate);
+    expect(graded.meanScore.high).toBeGreaterThan(graded.meanScore.estimate);
+    expect(graded.reported.map((value: any) => [value.name, value.statistic ?? 'mean'])).toEqual([
+      ['accuracy', 'mean'],
+      ['stderr', 'stderr'],
+    ]);
+    for (const value of graded.reported) expect(value.recomputed).toBeCloseTo(value.value, 12);
+    const rows = (await readResults(INSPECT_TWO, { scorer: 'model_graded_fact' })).rows;
+    expect(rows.map((row) => row.score)).toEqual(
+      rows.map((row) => (row.passed ? 1 : row.score === 0.5 ? 0.5 : 0)),
+    );
+    expect(rows.filter((row) => row.score === 0.5)).toHaveLength(2);
+    const text = await cli(['metrics', INSPECT_TWO, '--scorer', 'model_graded_fact', '--reps', '200']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /\nmean score \(task mean\) +0\.5833 {2}task-level \[0\.\d{4}, 0\.\d{4}\], SE 0\.1900\n/,
+    );
+    expect(text.stdout).toMatch(
+      /\ncheck: reported stderr 0\.1900 .*recomputed from the rows: 0\.1900, the same\n/,
+    );
+    expect(text.stdout).toMatch(/\npass@k +not defined: the scores are graded \(not all 0 or 1\)/);
+    await fails(
+      ['metrics', INSPECT_TWO, '--scorer', 'model_graded_fact', '--k', '1'],
+      1,
+      /--k: pass@k is not defined on graded scores \(not all 0 or 1\); metrics reports the mean score \(--partial-as pass\|fail reads P as 0\/1\)/,
+    );
+  });
+
+  it('numbers, numeric strings, yes/no and booleans are read as value_to_float reads them', async () => {
+    const samples = [
+      ['a', 1, 'C'],
+      ['a', 2, 'P'],
+      ['b', 1, 0.25],
+      ['b', 2, '0.75'],
+      ['c', 1, 'Yes'],
+      ['c', 2, 'false'],
+      ['d', 1, true],
+      ['d', 2, 'N'],
+    ].map(([id, epoch, value]) => ({ id, epoch, scores: { s: { value } } }));
+    const path = join(folder, 'graded.json');
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 2, status: 'success', eval: { task: 'g', model: 'm' }, samples }),
+    );
+    const file = await readResults(path);
+    expect(file.rows.map((row) => [row.task, row.score, row.passed])).toEqual([
+      ['a', 1, true],
+      ['a', 0.5, false],
+      ['b', 0.25, false],
+      ['b', 0.75, false],
+      ['c', 1, true],
+      ['c', 0, false],
+      ['d', 1, true],
+      ['d', 0, false],
+    ]);
+    // the task means 0.75, 0.5, 0.5, 0.5; their mean 0.5625
+    expect((await metricsJson([path])).meanScore.estimate).toBeCloseTo(0.5625, 12);
+    // all 0/1 after conversion: pass/fail rows as before, no score
+    const binary = join(folder, 'binary.json');
+    writeFileSync(
+      binary,
+      JSON.stringify({ version: 2, eval: { task: 'g' }, samples: samples.filter((_, i) => i >= 4) }),
+    );
+    expect((await readResults(binary)).rows.every((row) => row.score === undefined)).toBe(true);
+  });
+
+  it("lm-evaluation-harness's f1 is a graded score: the mean is the reported f1; acc_stderr and f1_stderr are checked", async () => {
+    const f1 = await metricsJson([LM('drop', DATE2), '--metric', 'f1']);
+    const results = JSON.parse(readFileSync(`samples/lm-eval/results_${DATE2}.json`, 'utf8')).results.drop;
+    expect(f1.graded).toBe(true);
+    expect(f1.meanScore.estimate).toBeCloseTo(results['f1,none'], 12);
+    expect(f1.meanScore.standardError).toBeCloseTo(results['f1_stderr,none'], 12);
+    expect(f1.notes.join('\n')).toMatch(/graded scores: 'f1' is not 0 or 1 on 2 of 5 documents/);
+    // acc_stderr (lm_eval/api/metrics.py mean_stderr) beside acc: ours is the task-level SE
+    const boolq = await metricsJson([LM('boolq', DATE1)]);
+    const reported = JSON.parse(readFileSync(`samples/lm-eval/results_${DATE1}.json`, 'utf8')).results.boolq;
+    expect(boolq.reported.map((value: any) => [value.name, value.value])).toEqual([
+      ['acc', reported['acc,none']],
+      ['acc_stderr', reported['acc_stderr,none']],
+    ]);
+    expect(boolq.reported[1].recomputed).toBeCloseTo(reported['acc_stderr,none'], 12);
+    const text = await cli(['metrics', LM('gsm8k', DATE1), '--filter', 'strict-match', '--reps', '200']);
+    expect(text.stdout).toMatch(
+      /\ncheck: reported exact_match_stderr 0\.1667 \(results_[^)]*\['exact_match_stderr,strict-match'\]\); recomputed from the rows: 0\.1667, the same\n/,
+    );
+    // statistics of 0/1 outcomes refuse graded scores in one line
+    await fails(
+      ['compare', LM('drop', DATE2), LM('drop', DATE2), '--metric', 'f1'],
+      1,
+      /graded scores \(not all 0 or 1\): the paired comparison of pass rates counts 0\/1 outcomes; tinyagent metrics reports the mean score/,
+    );
+    await fails(
+      ['diagnose', INSPECT_TWO, '--scorer', 'model_graded_fact'],
+      1,
+      /graded scores \(not all 0 or 1\): the pass@k diagnosis counts 0\/1 outcomes; .*\(--partial-as pass\|fail reads P as 0\/1\)/,
+    );
+    // a value that is not a number is still refused, naming the line
+    const bad = join(folder, `samples_drop_${DATE2}.jsonl`);
+    writeFileSync(bad, readFileSync(LM('drop', DATE2), 'utf8').replace(/"f1": [0-9.]+/, '"f1": "high"'));
+    await fails(['metrics', bad, '--metric', 'f1'], 1, /:1: field 'f1': "high" is not a number/);
+  });
+});
+
+describe("one sample's detail, re-read from the file for the viewer", () => {
+  it('is capped: at most DETAIL_MAX_MESSAGES messages and DETAIL_MAX_CHARS characters a text, the rest counted', async () => {
+    const log = pythonJson(readFileSync(INSPECT_B, 'utf8'));
+    log.samples = [log.samples[0]];
+    const long = 'x'.repeat(DETAIL_MAX_CHARS + 5);
+    log.samples[0].input = long;
+    log.samples[0].messages = Array.from({ length: DETAIL_MAX_MESSAGES + 7 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: [
+        { type: 'text', text: `turn ${i}` },
+        { type: 'image', image: 'data:image/png;base64,AAAA' },
+      ],
+    }));
+    const path = join(folder, 'capped.json');
+    writeFileSync(path, JSON.stringify(log));
+    const file = await readResults(path);
+    const detail = (await readSampleDetail(file, file.rows[0]!))!;
+    const input = detail.parts.find((part) => part.label === 'input')!;
+    expect(input).toEqual({
+      kind: 'text',
+      label: 'input',
+      text: `${'x'.repeat(DETAIL_MAX_CHARS)}... (${DETAIL_MAX_CHARS + 5} characters; the first ${DETAIL_MAX_CHARS} shown)`,
+    });
+    const messages = detail.parts.find((part) => part.label === 'messages')!;
+    expect(messages.kind === 'messages' && messages.messages.length).toBe(DETAIL_MAX_MESSAGES);
+    expect(messages.kind === 'messages' && messages.messages[1]).toEqual({
+      role: 'assistant',
+      text: 'turn 1\n[image]',
+    });
+    expect(detail.parts.find((part) => part.label === 'messages not shown')).toEqual({
+      kind: 'text',
+      label: 'messages not shown',
+      text: `7 more (the first ${DETAIL_MAX_MESSAGES} of ${DETAIL_MAX_MESSAGES + 7} are shown)`,
+    });
+    // The reader itself keeps no messages: metrics and compare hold the outcomes only.
+    expect(JSON.stringify(file.rows)).not.toContain('turn 1');
+  });
+
+  it("reads gzipped files too; the project's rows have none; a file changed since it was read is one line", async () => {
+    const gz = join(folder, `samples_gsm8k_${DATE1}.jsonl.gz`);
+    writeFileSync(gz, gzipSync(readFileSync(LM('gsm8k', DATE1))));
+    const file = await readResults(gz, { filter: 'strict-match' });
+    const detail = (await readSampleDetail(file, file.rows[3]!))!;
+    const line = readFileSync(LM('gsm8k', DATE1), 'utf8').split('\n')[file.rows[3]!.line - 1]!;
+    expect(detail.parts.find((part) => part.label === 'filtered_resps')).toEqual({
+      kind: 'text',
+      label: 'filtered_resps',
+      text: JSON.stringify(JSON.parse(line).filtered_resps, null, 2),
+    });
+    const rows = await readResults('samples/blog-example.jsonl');
+    expect(await readSampleDetail(rows, rows.rows[0]!)).toBeNull();
+    const changing = join(folder, 'changing_results.jsonl');
+    writeFileSync(changing, readFileSync(HUMANEVAL));
+    const humaneval = await readResults(changing);
+    writeFileSync(changing, '\n');
+    await expect(readSampleDetail(humaneval, humaneval.rows[4]!)).rejects.toThrow(
+      /changing_results\.jsonl:5: no longer the line it was when read: the file changed/,
     );
   });
 });

@@ -8,9 +8,10 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/index.ts';
-import { readResults } from '../eval/io/index.ts';
+import { readResults, type ReadOptions } from '../eval/io/index.ts';
 import { viewerData } from '../cli/view/data.ts';
-import { pageFiles, servePage, type ViewerServer } from '../cli/view/page.ts';
+import { servePage, type ViewerServer } from '../cli/view/page.ts';
+import { fileSite, folderLogs, folderSite } from '../cli/view/site.ts';
 import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
 import { cli, expectCliError } from './support/cli.ts';
@@ -46,13 +47,40 @@ const rowsOf = (path: string): Row[] =>
     .slice(1)
     .map((line) => JSON.parse(line) as Row);
 
-async function serve(paths: string[]): Promise<ViewerServer> {
+async function serve(paths: string[], options: ReadOptions = {}): Promise<ViewerServer> {
   const files = [];
-  for (const path of paths) files.push(await readResults(path));
-  const server = await servePage(pageFiles(viewerData(files)), 0);
+  for (const path of paths) files.push(await readResults(path, options));
+  const site = fileSite(files);
+  const server = await servePage(site.files, 0, site.dynamic);
   servers.push(server);
   return server;
 }
+
+/** The parts of the sample detail shown (label and text; a list of messages as role: text lines). */
+async function shownDetail(page: Page): Promise<Record<string, string>> {
+  await page.waitForSelector('#episode .detail[data-loaded="1"]', { timeout: 10_000 });
+  return page.$$eval('#episode .detail-part', (parts) =>
+    Object.fromEntries(
+      parts.map((part) => [
+        part.getAttribute('data-label') ?? '',
+        part.querySelector('.messages') === null
+          ? (part.querySelector('pre')?.textContent ?? '')
+          : [...part.querySelectorAll('.message')]
+              .map(
+                (message) =>
+                  `${message.querySelector('.role')?.textContent}: ${message.querySelector('pre')?.textContent}`,
+              )
+              .join('\n'),
+      ]),
+    ),
+  );
+}
+
+const jsonLines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>);
 
 /** Opens a page, waits until the viewer has laid out its data; returns the page and what went wrong on it. */
 async function open(url: string): Promise<{ page: Page; problems: PageProblems; ms: number }> {
@@ -292,8 +320,8 @@ describe('tinyagent view in a browser', () => {
       new Set(humaneval.rows.map((row) => row.task)).size,
     );
     await page.click('#episodes li:nth-child(1)');
-    expect(await page.$eval('#episode .note', (note) => note.textContent)).toMatch(
-      /A humaneval file holds per-sample results, not transcripts/,
+    expect(await page.$eval('#episode .detail .note', (note) => note.textContent)).toMatch(
+      /^This page was written to disk: it holds the outcomes of the humaneval file\. .*tinyagent view FILE/,
     );
     expect(
       await page.$$eval('#episode .fields th', (cells) => cells.map((cell) => cell.textContent)),
@@ -313,6 +341,234 @@ describe('tinyagent view in a browser', () => {
       expect(opened.problems).toEqual({ errors: [], failedRequests: [] });
       await opened.page.close();
     }
+  });
+
+  it('shows an Inspect sample as Inspect records it: messages, target, answer, score value and explanation', async () => {
+    const path = 'samples/inspect/arith-model-b.json';
+    const log = JSON.parse(readFileSync(path, 'utf8')) as { samples: Array<Record<string, any>> };
+    const server = await serve([path]);
+    const { page, problems } = await open(server.url);
+    // Sample id "3", epoch 2: the task's second episode.
+    await page.select('#filter-task', '3');
+    await page.click('#episodes li:nth-child(2)');
+    const sample = log.samples.find((one) => one.id === '3' && one.epoch === 2)!;
+    const score = sample.scores.match;
+    expect(await shownDetail(page)).toEqual({
+      input: sample.input,
+      target: sample.target,
+      output: sample.output.completion,
+      'match: value': score.value,
+      'match: answer': score.answer,
+      'match: explanation': score.explanation,
+      messages: sample.messages.map((message: any) => `${message.role}: ${message.content}`).join('\n'),
+    });
+    expect(await page.$$eval('#episode .detail-part .message', (items) => items.length)).toBe(2);
+    await page.screenshot({ path: join(screenshotDir, 'view-inspect-sample.png') });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    // The .eval archive: the same parts, read from its sample entry.
+    const archive = await serve(['samples/inspect/arith-model-a.eval']);
+    const opened = await open(archive.url);
+    await opened.page.select('#filter-task', '2');
+    await opened.page.click('#episodes li:nth-child(2)');
+    const shown = await shownDetail(opened.page);
+    expect(Object.keys(shown)).toEqual([
+      'input',
+      'target',
+      'output',
+      'match: value',
+      'match: answer',
+      'match: explanation',
+      'messages',
+    ]);
+    expect(shown['match: value']).toBe('I');
+    expect(shown.messages).toBe(`user: ${shown.input}\nassistant: ${shown.output}`);
+    expect(opened.problems).toEqual({ errors: [], failedRequests: [] });
+    await opened.page.close();
+  });
+
+  it("shows an lm-evaluation-harness line's arguments, resps, filtered_resps, target and metric, and HumanEval's completion and result", async () => {
+    const path = 'samples/lm-eval/samples_gsm8k_2026-08-20T10-15-02.318204.jsonl';
+    const lines = jsonLines(path).filter((line) => line.filter === 'strict-match');
+    const server = await serve([path], { filter: 'strict-match' });
+    const { page, problems } = await open(server.url);
+    await page.click('#episodes li:nth-child(2)');
+    const line = lines[1]!;
+    const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+    expect(await shownDetail(page)).toEqual({
+      doc: pretty(line.doc),
+      target: line.target,
+      arguments: pretty(line.arguments),
+      resps: pretty(line.resps),
+      filtered_resps: pretty(line.filtered_resps),
+      filter: 'strict-match',
+      'metric exact_match': pretty(line.exact_match),
+    });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    const humanevalPath = 'samples/humaneval/samples.jsonl_results.jsonl';
+    const results = jsonLines(humanevalPath);
+    const humaneval = await serve([humanevalPath]);
+    const opened = await open(humaneval.url);
+    const failing = results.findIndex((result) => result.passed === false);
+    await opened.page.click(`#episodes li:nth-child(${failing + 1})`);
+    expect(await shownDetail(opened.page)).toEqual({
+      task_id: results[failing]!.task_id,
+      completion: results[failing]!.completion,
+      result: results[failing]!.result,
+      passed: 'false',
+    });
+    expect(opened.problems).toEqual({ errors: [], failedRequests: [] });
+    await opened.page.close();
+  });
+
+  it("shows hostile messages of another tool's file as text and runs none of them", async () => {
+    const path = join(work, 'hostile-inspect.json');
+    const log = JSON.parse(readFileSync('samples/inspect/arith-model-b.json', 'utf8')) as Record<string, any>;
+    log.samples = [log.samples[0]];
+    Object.assign(log.samples[0], {
+      input: HOSTILE,
+      target: HOSTILE_IMG,
+      messages: [
+        { role: 'user', content: HOSTILE },
+        { role: HOSTILE_IMG, content: [{ type: 'text', text: HOSTILE_IMG }] },
+      ],
+    });
+    log.samples[0].scores.match.explanation = '</pre><script>window.__pwned=4</script>';
+    writeFileSync(path, JSON.stringify(log));
+    const server = await serve([path]);
+    const { page, problems } = await open(server.url);
+    await page.click('#episodes li:nth-child(1)');
+    const shown = await shownDetail(page);
+    expect(shown).toMatchObject({
+      input: HOSTILE,
+      target: HOSTILE_IMG,
+      'match: explanation': '</pre><script>window.__pwned=4</script>',
+      messages: `user: ${HOSTILE}\n${HOSTILE_IMG}: ${HOSTILE_IMG}`,
+    });
+    expect(
+      await page.evaluate(() => ({
+        pwned: String((window as unknown as { __pwned?: number }).__pwned),
+        scripts: document.scripts.length,
+        images: document.images.length,
+      })),
+    ).toEqual({ pwned: 'undefined', scripts: 2, images: 0 });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
+  it("shows graded scores as scores: partial credit 0.5, each task's mean score, no pass@k", async () => {
+    const path = 'samples/inspect/arith-two-scorers.json';
+    const server = await serve([path], { scorer: 'model_graded_fact' });
+    const { page, problems } = await open(server.url);
+    const head = await page.$$eval('#tasks thead th', (cells) => cells.map((cell) => cell.textContent));
+    expect(head).toEqual(['task', 'passed', 'mean score']);
+    const file = await readResults(path, { scorer: 'model_graded_fact' });
+    const means = new Map<string, number[]>();
+    for (const row of file.rows) means.set(row.task, [...(means.get(row.task) ?? []), row.score!]);
+    const expected = [...means.values()].map((scores) => scores.reduce((a, b) => a + b, 0) / scores.length);
+    expect(
+      await page.$$eval('#tasks tbody tr[data-task-index] .score', (cells) =>
+        cells.map((cell) => cell.textContent),
+      ),
+    ).toEqual(expected.map((value) => value.toFixed(4)));
+    expect(await page.$eval('.file-summary', (line) => line.textContent)).toMatch(
+      new RegExp(
+        `mean score ${(expected.reduce((a, b) => a + b, 0) / expected.length).toFixed(4)} \\(graded scores: pass@k is not defined\\)`,
+      ),
+    );
+    const verdicts = await page.$$eval('#episodes li .verdict', (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(verdicts).toEqual(
+      file.rows.map((row) => (row.score === 0.5 ? 'score 0.5' : row.passed ? 'passed' : 'failed')),
+    );
+    expect(verdicts.filter((verdict) => verdict === 'score 0.5')).toHaveLength(2);
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
+  it('opens a folder of logs as a list of the result files it can read, each opening on a click', async () => {
+    const { folder, paths } = await folderLogs('samples', {});
+    const site = folderSite(folder, paths, {});
+    const server = await servePage(site.files, 0, site.dynamic);
+    servers.push(server);
+    const { page, problems } = await open(server.url);
+    const listed = await page.$$eval('#logs tbody tr', (rows) =>
+      rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
+    );
+    // Every file the readers read, as metrics reads it, in name order.
+    const expected = [];
+    for (const path of paths) {
+      const file = await readResults(path);
+      expected.push([
+        path.slice('samples/'.length),
+        file.format,
+        expect.any(String),
+        String(new Set(file.rows.map((row) => row.task)).size),
+        String(file.rows.length),
+      ]);
+    }
+    expect(listed).toEqual(expected);
+    expect(listed.map((row) => row[0])).toContain('inspect/arith-model-a.eval');
+    expect(listed.map((row) => row[0])).toContain('humaneval/samples.jsonl_results.jsonl');
+    // Files that are not result files are listed apart, each with the readers' reason.
+    const unread = await page.$$eval('.unread li', (items) => items.map((item) => item.textContent));
+    expect(unread).toContainEqual(
+      expect.stringMatching(/^humaneval\/samples\.jsonl: .*a HumanEval samples file, not its results/),
+    );
+    expect(unread).toContainEqual(
+      expect.stringMatching(/^inspect\/arith-two-scorers\.json: .*pass --scorer NAME/),
+    );
+    await page.screenshot({ path: join(screenshotDir, 'view-folder.png') });
+    // only the list's own pages: /log/N/ for the files it read, nothing else below it
+    for (const path of ['/log/0/', '/log/0/index.html', '/log/0/data.js', '/log/0/viewer.js'])
+      expect(await status(server.url, path), path).toBe(200);
+    for (const path of [
+      `/log/${paths.length}/`,
+      '/log/00/',
+      '/log/0/../../package.json',
+      '/log/0/%2e%2e/package.json',
+      '/log/0/package.json',
+      '/log/-1/',
+      '/log/0/sample?file=1&task=a&sample=0',
+    ])
+      expect(await status(server.url, path), path).toBe(404);
+    expect(await status(server.url, '/log/0/', { host: 'attacker.example:80' })).toBe(404);
+    // A click opens the file's page, with its samples' details.
+    const index = listed.findIndex((row) => row[0] === 'inspect/arith-model-a.eval');
+    await Promise.all([page.waitForNavigation(), page.click(`#logs tbody tr:nth-child(${index + 1}) a`)]);
+    await page.waitForSelector('body[data-ready="1"]');
+    const file = await readResults('samples/inspect/arith-model-a.eval');
+    expect(await page.$$eval('#tasks tbody tr[data-task-index]', (rows) => rows.length)).toBe(
+      new Set(file.rows.map((row) => row.task)).size,
+    );
+    expect(await page.$eval('.file-path .path', (item) => item.textContent)).toBe(
+      'samples/inspect/arith-model-a.eval',
+    );
+    await page.click('#episodes li:nth-child(1)');
+    expect((await shownDetail(page))['match: value']).toMatch(/^[CI]$/);
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    // The command: a folder prints its list's URL; --out writes the list and each file's page.
+    const out = join(work, 'folder-page');
+    const written = await cli(['view', 'samples/inspect', '--out', out]);
+    expect(written.stdout).toMatch(/^wrote .*index\.html \(3 result files of 5\): open it in a browser\n$/);
+    const fromDisk = await open(pathToFileURL(join(out, 'index.html')).href);
+    await Promise.all([
+      fromDisk.page.waitForNavigation(),
+      fromDisk.page.click('#logs tbody tr:nth-child(1) a'),
+    ]);
+    await fromDisk.page.waitForSelector('body[data-ready="1"]');
+    expect(fromDisk.page.url()).toMatch(/\/log\/0\/index\.html#?$/);
+    expect(await fromDisk.page.$eval('.file-path .path', (item) => item.textContent)).toBe(
+      'samples/inspect/arith-model-a-deflate.eval',
+    );
+    expect(fromDisk.problems).toEqual({ errors: [], failedRequests: [] });
+    await fromDisk.page.close();
   });
 });
 
@@ -334,6 +590,11 @@ describe('tinyagent view serves its page and nothing else, on 127.0.0.1 only', (
       fileA,
       '/favicon.ico',
       '/index.html/',
+      // a sample's detail is for other tools' files, by index into what was read: never a path
+      `/sample?file=0&task=${encodeURIComponent(rowsA[0]!.task)}&sample=0`,
+      '/sample?file=../../package.json&task=a&sample=0',
+      '/sample?file=1&task=a&sample=0',
+      '/log/0/',
     ])
       expect(await status(server.url, path), path).toBe(404);
     // Not a path at all: Node's parser answers 400 before the viewer sees it.
@@ -424,7 +685,16 @@ describe('tinyagent view refuses bad flags and files in one line', () => {
     const unknown = join(work, 'unknown.json');
     writeFileSync(unknown, '{"colour": "blue"}\n');
     await expectCliError(['view', join(work, 'missing.jsonl')], 1, /missing\.jsonl: no such file/);
-    await expectCliError(['view', folder], 1, /a-folder: is a folder/);
+    await expectCliError(
+      ['view', folder],
+      1,
+      /a-folder: no result file the readers detect in this folder \(0 files looked at\)/,
+    );
+    await expectCliError(
+      ['view', 'samples', '--compare', fileA],
+      2,
+      /samples is a folder: .*compare two files/,
+    );
     await expectCliError(['view', malformed], 1, /malformed\.jsonl:2: /);
     await expectCliError(['view', unknown], 1, /unknown\.json:1: /);
     await expectCliError(['view', fileA, '--compare', join(work, 'missing.jsonl')], 1, /no such file/);

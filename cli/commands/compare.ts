@@ -1,5 +1,11 @@
 import { Rng } from '../../lib/rng.ts';
-import { batchOf, checkSameBenchmark, readResults, type ResultFile } from '../../eval/io/index.ts';
+import {
+  batchOf,
+  checkSameBenchmark,
+  readResults,
+  refuseGraded,
+  type ResultFile,
+} from '../../eval/io/index.ts';
 import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
@@ -51,6 +57,7 @@ async function run(args: CommandArgs): Promise<void> {
   const fileA = await readResults(pathA, options);
   const fileB = await readResults(pathB, options);
   checkResultFileOptions(options, [fileA, fileB]);
+  for (const file of [fileA, fileB]) refuseGraded(file, 'the paired comparison of pass rates');
   const allowDifferentTasks = boolFlag(args, 'allow-different-tasks');
   const benchmarkLine = checkSameBenchmark(fileA, fileB, { allow: allowDifferentTasks });
   let report: ComparisonReport;

@@ -1,4 +1,4 @@
-import { checkSameBenchmark, readResults } from '../../eval/io/index.ts';
+import { checkSameBenchmark, readResults, refuseGraded } from '../../eval/io/index.ts';
 import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
 import {
   boolFlag,
@@ -55,6 +55,8 @@ async function run(args: CommandArgs): Promise<number> {
   const fileA = await readResults(first, options);
   const fileB = second === undefined ? undefined : await readResults(second, options);
   checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
+  for (const file of fileB === undefined ? [fileA] : [fileA, fileB])
+    refuseGraded(file, 'the pass@k diagnosis');
   const benchmarkLine =
     fileB === undefined
       ? undefined

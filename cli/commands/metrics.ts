@@ -1,11 +1,20 @@
 import { Rng } from '../../lib/rng.ts';
-import { groupBatch, readResults, type ReportedValue } from '../../eval/io/index.ts';
+import { bootstrapCI, mean, meanStandardError } from '../../eval/index.ts';
+import {
+  groupBatch,
+  groupScores,
+  isGraded,
+  readResults,
+  type ReportedValue,
+  type ResultFile,
+} from '../../eval/io/index.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
   boolFlag,
   checkResultFileOptions,
+  InputError,
   intFlag,
   intListFlag,
   numberFlag,
@@ -102,17 +111,118 @@ function selectedLine(selected: SelectedAccuracy, tasks: number): string {
   );
 }
 
+/**
+ * The task-level standard error of the task mean, what a reported `stderr` is checked against
+ * (lm-evaluation-harness's mean_stderr over one outcome per document), or null with one task.
+ */
+function taskMeanStandardError(taskMeans: number[]): number | null {
+  return taskMeans.length < 2 ? null : meanStandardError(taskMeans);
+}
+
+/** Each value the file reports, with the number recomputed from the rows for it (the mean or its standard error). */
+function recomputedReported(file: ResultFile, taskMeans: number[]) {
+  const stderr = taskMeanStandardError(taskMeans);
+  return (file.reported ?? []).map((value) => ({
+    ...value,
+    recomputed: value.statistic === 'stderr' ? stderr : mean(taskMeans),
+  }));
+}
+
+/** The fields every `metrics --json` starts with: the file, how it was read, and its checks. */
+const jsonHead = (path: string, file: ResultFile, seed: number, notes: string[], reported: unknown[]) => ({
+  file: path,
+  format: file.format,
+  harness: file.harness ?? null,
+  seed,
+  notes,
+  reported,
+});
+
+/** --level, --reps and --seed of the bootstrap. */
+const bootstrapFlags = (args: CommandArgs) => ({
+  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
+  reps: intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 }),
+  seed: intFlag(args, 'seed', 0),
+});
+
+const checkLine = (value: ReportedValue & { recomputed: number | null }) =>
+  value.recomputed === null
+    ? `reported ${value.name} ${value.value.toFixed(4)} (${value.where}); not recomputed: one task has no standard error`
+    : reportedLine(value, value.recomputed);
+
+/**
+ * A file of graded scores (Inspect's partial credit, numeric scores, an lm-evaluation-harness
+ * metric such as f1): pass@k counts 0/1 outcomes and is not defined on them, so the number is the
+ * mean score over tasks (each task's mean, then their mean, as Inspect's and lm-evaluation-harness's
+ * mean do), with its task-level bootstrap interval and standard error.
+ */
+function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: string[]): number {
+  const { level, reps, seed } = bootstrapFlags(args);
+  if (intListFlag(args, 'k', []).length > 0)
+    throw new InputError(
+      `${path}: --k: pass@k is not defined on graded scores (not all 0 or 1); metrics reports the mean score${file.format.startsWith('inspect') ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
+    );
+  const tasks = groupScores(file.rows, stringFlag(args, 'run'));
+  const taskMeans = tasks.map(({ scores }) => mean(scores));
+  const estimate = mean(taskMeans);
+  const interval =
+    tasks.length < 2
+      ? null
+      : bootstrapCI(taskMeans, { reps, level, rng: new Rng(seed).fork('metrics/bootstrap') });
+  const standardError = taskMeanStandardError(taskMeans);
+  const reported = recomputedReported(file, taskMeans);
+  const sizes = tasks.map(({ scores }) => scores.length);
+  const [fewest, most] = [Math.min(...sizes), Math.max(...sizes)];
+  const passAtK =
+    'not defined: the scores are graded (not all 0 or 1) and pass@k counts 0/1 outcomes; the mean score is the number';
+  if (boolFlag(args, 'json')) {
+    printJson({
+      ...jsonHead(path, file, seed, notes, reported),
+      graded: true,
+      tasks: tasks.length,
+      samplesPerTask: { min: fewest, max: most },
+      level,
+      reps,
+      meanScore: {
+        estimate,
+        low: interval?.low ?? null,
+        high: interval?.high ?? null,
+        interval: 'task-level',
+        standardError,
+      },
+      passAtK: null,
+      passAtKNote: passAtK,
+    });
+    return 0;
+  }
+  const missing = `${tasks.length} task`;
+  process.stdout.write(
+    [
+      `${path}: ${tasks.length} tasks, ${fewest === most ? fewest : `${fewest}-${most}`} samples per task; graded scores; ${Math.round(level * 100)}% percentile bootstrap interval (${reps} reps), task-level`,
+      ...notes.map((note) => `note: ${note}`),
+      ...reported.map((value) => `check: ${checkLine(value)}`),
+      '',
+      `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${interval === null ? `n/a: ${missing}` : `[${interval.low.toFixed(4)}, ${interval.high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
+      `pass@k                               ${passAtK}`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
 async function run(args: CommandArgs): Promise<number> {
   const path = args.positionals[0] as string;
-  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 });
-  const seed = intFlag(args, 'seed', 0);
+  const { level, reps, seed } = bootstrapFlags(args);
   const requestedKs = intListFlag(args, 'k', []);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
   const file = await readResults(path, options);
   checkResultFileOptions(options, [file]);
   const grouped = groupBatch(file, run);
+  if (isGraded(file.rows))
+    return gradedReport(args, path, file, [
+      ...(file.notes ?? []),
+      ...grouped.issues.map((issue) => issue.message),
+    ]);
   const { tasks } = grouped;
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks =
@@ -137,30 +247,18 @@ async function run(args: CommandArgs): Promise<number> {
     notes.push(
       'rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view',
     );
-  const reported = (file.reported ?? []).map((value) => ({
-    ...value,
-    recomputed: report.meanAccuracy.estimate,
-  }));
+  const reported = recomputedReported(
+    file,
+    tasks.map(({ outcomes }) => mean(outcomes)),
+  );
   if (boolFlag(args, 'json'))
     printJson({
-      file: path,
-      format: file.format,
-      harness: file.harness ?? null,
-      seed,
-      notes,
-      reported,
+      ...jsonHead(path, file, seed, notes, reported),
       ...report,
       // Only a file that marks a selector's pick has one: absent, not null, otherwise.
       ...(selected !== undefined ? { selectedAccuracy: selected } : {}),
     });
-  else
-    printReport(
-      path,
-      report,
-      notes,
-      reported.map((value) => reportedLine(value, value.recomputed)),
-      selected,
-    );
+  else printReport(path, report, notes, reported.map(checkLine), selected);
   return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }
 

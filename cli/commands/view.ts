@@ -13,7 +13,8 @@ import {
   type CommandArgs,
 } from '../args.ts';
 import { viewerData } from '../view/data.ts';
-import { pageFiles, servePage, writePage } from '../view/page.ts';
+import { pageFiles, servePage, writePage, type DynamicAnswer, type PageFile } from '../view/page.ts';
+import { fileSite, folderLogs, folderPages, folderSite } from '../view/site.ts';
 
 const DEFAULT_PORT = 7474;
 
@@ -46,6 +47,57 @@ function untilStopped(): Promise<void> {
   });
 }
 
+const isFolder = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // the reader names what is wrong with it
+  }
+};
+
+/** The page of one or two files: written (outcomes only) or served (each sample's detail on request). */
+async function filesPage(
+  args: CommandArgs,
+  path: string,
+  other: string | undefined,
+  writing: boolean,
+): Promise<{ site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string }> {
+  const options = resultFileOptions(args);
+  const files = [await readResults(path, options)];
+  if (other !== undefined) files.push(await readResults(other, options));
+  checkResultFileOptions(options, files);
+  if (files.length === 2)
+    checkSameBenchmark(files[0]!, files[1]!, { allow: boolFlag(args, 'allow-different-tasks') });
+  const tasks = new Set(files[0]!.rows.map((row) => row.task)).size;
+  return {
+    site: writing ? { files: pageFiles(viewerData(files)) } : fileSite(files),
+    what: `${tasks} tasks, ${files.reduce((sum, file) => sum + file.rows.length, 0)} rows`,
+    title: `episode viewer of ${files.map((file) => file.path).join(' vs ')}`,
+  };
+}
+
+/** The page of a folder: the result files the readers detect in it, each opening on a click. */
+async function folderPage(
+  args: CommandArgs,
+  dir: string,
+  writing: boolean,
+): Promise<{ site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string }> {
+  if (boolFlag(args, 'allow-different-tasks'))
+    throw new UsageError('--allow-different-tasks pairs two files; a folder is viewed one file at a time');
+  const options = resultFileOptions(args);
+  const { folder, paths, files } = await folderLogs(dir, options);
+  if (paths.length === 0)
+    throw new InputError(
+      `${dir}: no result file the readers detect in this folder (${folder.logs.length} files looked at); name a file to see why it is not read`,
+    );
+  checkResultFileOptions(options, files);
+  return {
+    site: writing ? { files: await folderPages(folder, paths, options) } : folderSite(folder, paths, options),
+    what: `${paths.length} result files of ${folder.logs.length}`,
+    title: `log list of ${dir}`,
+  };
+}
+
 async function run(args: CommandArgs): Promise<number> {
   const [path, second] = args.positionals as [string, string | undefined];
   const compare = stringFlag(args, 'compare');
@@ -57,22 +109,22 @@ async function run(args: CommandArgs): Promise<number> {
   if (out !== undefined && args.flags.port !== undefined)
     throw new UsageError('--port serves the page and --out writes it to disk: give one of them');
   const port = intFlag(args, 'port', DEFAULT_PORT, { min: 0, max: 65535 });
-  const options = resultFileOptions(args);
-  const files = [await readResults(path, options)];
-  if (other !== undefined) files.push(await readResults(other, options));
-  checkResultFileOptions(options, files);
-  if (files.length === 2)
-    checkSameBenchmark(files[0]!, files[1]!, { allow: boolFlag(args, 'allow-different-tasks') });
-  const data = viewerData(files);
-  const what = `${data.files[0]!.tasks.length} tasks, ${files.reduce((sum, file) => sum + file.rows.length, 0)} rows`;
+  const folder = isFolder(path);
+  if (folder && other !== undefined)
+    throw new UsageError(
+      `${path} is a folder: its list opens one file at a time; compare two files, not a folder`,
+    );
+  const { site, what, title } = folder
+    ? await folderPage(args, path, out !== undefined)
+    : await filesPage(args, path, other, out !== undefined);
   if (out !== undefined) {
-    const page = writePage(out, data);
+    const page = writePage(out, site.files);
     process.stdout.write(`wrote ${page} (${what}): open it in a browser\n`);
     return 0;
   }
   let viewer;
   try {
-    viewer = await servePage(pageFiles(data), port);
+    viewer = await servePage(site.files, port, site.dynamic);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')
@@ -81,9 +133,7 @@ async function run(args: CommandArgs): Promise<number> {
       throw new InputError(`--port ${port}: not allowed to listen there; give a port above 1023`);
     throw error;
   }
-  process.stdout.write(
-    `episode viewer of ${files.map((file) => file.path).join(' vs ')} (${what}): ${viewer.url}  (Ctrl-C stops it)\n`,
-  );
+  process.stdout.write(`${title} (${what}): ${viewer.url}  (Ctrl-C stops it)\n`);
   await untilStopped();
   await viewer.close();
   return 0;
@@ -92,9 +142,9 @@ async function run(args: CommandArgs): Promise<number> {
 export const command: Command = {
   name: 'view',
   summary:
-    "Episode viewer of a result file in the browser: tasks with success counts and pass@k, each episode's transcript, filters, two files side by side",
+    "Episode viewer of a result file in the browser: tasks with success counts and pass@k, each episode's transcript (other tools' samples as they record them), filters, two files side by side; a folder's result files as a list to open",
   usage:
-    'tinyagent view FILE [FILE2 | --compare FILE2] [--port N | --out DIR] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME]   (FILE: result rows, e.g. of tinyagent eval --out FILE --transcripts; HumanEval, Inspect, lm-evaluation-harness files too)',
+    'tinyagent view FILE [FILE2 | --compare FILE2] | DIR  [--port N | --out DIR] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME]   (FILE: result rows, e.g. of tinyagent eval --out FILE --transcripts; HumanEval, Inspect, lm-evaluation-harness files too; DIR: a folder of them, listed)',
   positionals: { min: 1, max: 2 },
   flags: {
     compare: {

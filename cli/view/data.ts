@@ -1,6 +1,12 @@
 import type { TranscriptTurn } from '../../agent/index.ts';
-import { passAtK } from '../../eval/index.ts';
-import { describeBenchmark, groupOutcomes, type ResultFile } from '../../eval/io/index.ts';
+import { mean, passAtK } from '../../eval/index.ts';
+import {
+  describeBenchmark,
+  groupOutcomes,
+  groupScores,
+  isGraded,
+  type ResultFile,
+} from '../../eval/io/index.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -12,6 +18,35 @@ export interface ViewerData {
   files: FileView[];
   /** With two files: how their episodes pair (by task and sample; common random numbers when the env seeds match). */
   pairing: string | null;
+  /**
+   * Whether the page may ask the viewer's server for one sample's detail as its tool records it
+   * (`sample?file=&task=&sample=`, eval/io/formats/detail.ts): true when served, false for a
+   * page written to disk with --out, which holds the outcomes only.
+   */
+  details: boolean;
+  /** A folder of logs (`tinyagent view DIR`): the page lists them to open one; `files` is empty then. */
+  folder: FolderView | null;
+}
+
+/** The result files of a folder, as the readers' detection found them. */
+export interface FolderView {
+  path: string;
+  logs: LogView[];
+  /** What was left out of the list (files past the cap, folders too deep). */
+  notes: string[];
+}
+
+export interface LogView {
+  /** The file's path inside the folder. */
+  name: string;
+  /** The page of the file, relative to the list (`log/3/index.html`), or null when it could not be read. */
+  href: string | null;
+  format: string | null;
+  benchmark: string | null;
+  tasks: number;
+  rows: number;
+  /** Why the readers could not read it (one line), or null. */
+  problem: string | null;
 }
 
 export interface FileView {
@@ -23,8 +58,12 @@ export interface FileView {
   notes: string[];
   /** The harness, one `field: value` pair each (values as JSON). */
   harness: Array<[string, string]>;
-  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`. */
+  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`; none for graded scores. */
   ks: number[];
+  /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
+  graded: boolean;
+  /** The mean over tasks of each task's mean score, for graded scores; null otherwise. */
+  meanScore: number | null;
   /** Mean over tasks of each task's unbiased pass@k, aligned with `ks`. */
   passAtK: number[];
   /** How many rows carry a transcript. */
@@ -41,6 +80,8 @@ export interface TaskView {
   successes: number;
   /** Unbiased pass@k (eval/passAtK.ts), aligned with the file's `ks`. */
   passAtK: number[];
+  /** The mean of the task's graded scores; null when the file's scores are 0/1. */
+  meanScore: number | null;
   /** Every row of the task, in file order. */
   episodes: EpisodeView[];
 }
@@ -51,6 +92,8 @@ export interface EpisodeView {
   run: string | null;
   line: number;
   passed: boolean;
+  /** The graded score (Inspect's partial credit 0.5, an f1), or null for a 0/1 outcome. */
+  score: number | null;
   /** The env's first edit op ('(none)': never edited), or null when the file does not record one. */
   firstEditOp: string | null;
   /** The row's other fields as the file holds them (values as JSON, long ones clipped). */
@@ -111,6 +154,7 @@ function episodeView(row: ResultFile['rows'][number]): EpisodeView {
     run: row.run ?? null,
     line: row.line,
     passed: row.passed,
+    score: row.score ?? null,
     firstEditOp:
       op === undefined ? null : typeof op === 'string' ? op : op === null ? '(none)' : jsonText(op),
     fields: Object.entries(extra)
@@ -131,7 +175,8 @@ function defaultKs(fewest: number): number[] {
 export function fileView(file: ResultFile): FileView {
   const grouped = groupOutcomes(file.rows);
   const fewest = grouped.tasks.reduce((least, { outcomes }) => Math.min(least, outcomes.length), Infinity);
-  const ks = defaultKs(fewest);
+  const graded = isGraded(file.rows);
+  const ks = graded ? [] : defaultKs(fewest);
   const rowsByTask = new Map<string, EpisodeView[]>();
   for (const row of file.rows) {
     let episodes = rowsByTask.get(row.task);
@@ -145,9 +190,14 @@ export function fileView(file: ResultFile): FileView {
       samples: outcomes.length,
       successes,
       passAtK: ks.map((k) => passAtK(outcomes.length, successes, k)),
+      meanScore: null,
       episodes: rowsByTask.get(task) ?? [],
     };
   });
+  if (graded) {
+    const scores = new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]));
+    for (const task of tasks) task.meanScore = scores.get(task.task) ?? null;
+  }
   const episodes = tasks.flatMap((task) => task.episodes);
   return {
     path: file.path,
@@ -156,6 +206,8 @@ export function fileView(file: ResultFile): FileView {
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],
     harness: Object.entries(file.harness ?? {}).map(([key, value]) => [key, jsonText(value)]),
     ks,
+    graded,
+    meanScore: graded ? mean(tasks.map((task) => task.meanScore!)) : null,
     passAtK: ks.map((_, i) => tasks.reduce((sum, task) => sum + task.passAtK[i]!, 0) / tasks.length),
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,
     hasFirstEditOp: episodes.some((episode) => episode.firstEditOp !== null),
@@ -190,12 +242,15 @@ function pairingLine(a: FileView, b: FileView): string {
 }
 
 /** The data of the page: one file, or two whose episodes the page pairs by task and sample (A's tasks, in A's order). */
-export function viewerData(files: readonly ResultFile[]): ViewerData {
+export function viewerData(
+  files: readonly ResultFile[],
+  { details = false }: { details?: boolean } = {},
+): ViewerData {
   const views = files.map(fileView);
-  if (views.length !== 2) return { files: views, pairing: null };
+  if (views.length !== 2) return { files: views, pairing: null, details, folder: null };
   const [a, b] = views as [FileView, FileView];
   const inA = new Set(a.tasks.map((task) => task.task));
   const onlyB = b.tasks.filter((task) => !inA.has(task.task)).length;
   const left = onlyB === 0 ? '' : `; ${onlyB} task(s) only in B are not listed`;
-  return { files: views, pairing: `${pairingLine(a, b)}${left}` };
+  return { files: views, pairing: `${pairingLine(a, b)}${left}`, details, folder: null };
 }

@@ -10,6 +10,8 @@ export interface PageFile {
   name: string;
   type: string;
   body: string;
+  /** The HTTP status when served (200 unless set: a detail that could not be read is 422). */
+  status?: number;
 }
 
 /** The page's static files, beside this module. */
@@ -29,22 +31,30 @@ export function dataScript(data: ViewerData): string {
   return `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`;
 }
 
+/** The page's static files (the same page lays out one file, two, or a folder's list). */
+export const staticFiles = (): PageFile[] =>
+  STATIC.map((file) => ({ ...file, body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8') }));
+
+/** The data script as a page file. */
+export const dataFile = (data: ViewerData): PageFile => ({
+  name: 'data.js',
+  type: 'text/javascript; charset=utf-8',
+  body: dataScript(data),
+});
+
 /** Every file of the page: the static ones and the data. */
 export function pageFiles(data: ViewerData): PageFile[] {
-  return [
-    ...STATIC.map((file) => ({
-      ...file,
-      body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8'),
-    })),
-    { name: 'data.js', type: 'text/javascript; charset=utf-8', body: dataScript(data) },
-  ];
+  return [...staticFiles(), dataFile(data)];
 }
 
-/** Writes the page into `dir` (every file atomically, all or none); returns the page's path. */
-export function writePage(dir: string, data: ViewerData): string {
-  writeFilesAtomic(pageFiles(data).map(({ name, body }) => ({ path: join(dir, name), content: body })));
+/** Writes the page's files into `dir` (every file atomically, all or none); returns the page's path. */
+export function writePage(dir: string, files: readonly PageFile[]): string {
+  writeFilesAtomic(files.map(({ name, body }) => ({ path: join(dir, name), content: body })));
   return join(dir, 'index.html');
 }
+
+/** An answer computed on request (a sample's detail, a log of a folder), or undefined: not found. */
+export type DynamicAnswer = (path: string, query: URLSearchParams) => Promise<PageFile | undefined>;
 
 /** The one address the viewer listens on: this machine only. */
 export const VIEWER_HOST = '127.0.0.1';
@@ -52,7 +62,7 @@ export const VIEWER_HOST = '127.0.0.1';
 /** Sent with every answer: no script, style or request but the page's own, not framed, not sniffed. */
 const HEADERS = {
   'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
@@ -66,23 +76,35 @@ export interface ViewerServer {
 
 /**
  * Serves the page on 127.0.0.1 (port 0: a free one). It answers only the page's own files, by
- * exact path (`/` is index.html), to GET and HEAD; any other path is 404, whatever it spells
- * (`/../x`, `/%2e%2e/x`, a file beside them on disk), since nothing is ever looked up on disk.
- * A request whose Host is not this address (a page elsewhere that rebinds its name to
- * 127.0.0.1) is refused too.
+ * exact path (`/` is index.html), and what `dynamic` computes for a path (a sample's detail, by
+ * the query's indices into what was read: never a path from the request), to GET and HEAD; any
+ * other path is 404, whatever it spells (`/../x`, `/%2e%2e/x`, a file beside them on disk),
+ * since nothing is ever looked up on disk by the request. A request whose Host is not this
+ * address (a page elsewhere that rebinds its name to 127.0.0.1) is refused too.
  */
-export function servePage(files: readonly PageFile[], port: number): Promise<ViewerServer> {
+export function servePage(
+  files: readonly PageFile[],
+  port: number,
+  dynamic?: DynamicAnswer,
+): Promise<ViewerServer> {
   const byPath = new Map(files.map((file) => [`/${file.name}`, file]));
   const index = byPath.get('/index.html');
   if (index !== undefined) byPath.set('/', index);
   return new Promise((resolve, reject) => {
-    const server = createServer((request, response) => {
-      const path = (request.url ?? '').split('?')[0]!;
-      const file = byPath.get(path);
+    const server = createServer(async (request, response) => {
+      const [path = '', search = ''] = (request.url ?? '').split(/\?(.*)/s);
       const address = server.address() as AddressInfo;
       const hostOk =
         request.headers.host === `${VIEWER_HOST}:${address.port}` ||
         request.headers.host === `localhost:${address.port}`;
+      let file = byPath.get(path);
+      if (file === undefined && hostOk && dynamic !== undefined && request.method === 'GET')
+        file = await dynamic(path, new URLSearchParams(search)).catch((error: unknown): PageFile => ({
+          name: path,
+          type: 'text/plain; charset=utf-8',
+          body: `${(error as Error).message.split('\n')[0]}\n`,
+          status: 422,
+        }));
       if (file === undefined || !hostOk) {
         response.writeHead(404, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
         response.end('not found\n');
@@ -97,7 +119,7 @@ export function servePage(files: readonly PageFile[], port: number): Promise<Vie
         response.end('method not allowed\n');
         return;
       }
-      response.writeHead(200, {
+      response.writeHead(file.status ?? 200, {
         ...HEADERS,
         'Content-Type': file.type,
         'Content-Length': Buffer.byteLength(file.body),

@@ -24,6 +24,63 @@
     return node;
   }
 
+  /** A file's or a folder's notes, one item each. */
+  const notesList = (notes) =>
+    el(
+      'ul',
+      { className: 'notes' },
+      notes.map((note) => el('li', { text: note })),
+    );
+
+  // ---- a folder (tinyagent view DIR): its result files, each a link to its page ----
+  if (data.folder !== null) {
+    const { folder } = data;
+    document.title = `TinyAgent log list: ${folder.path}`;
+    document.querySelector('header h1').textContent = 'Result files';
+    document.getElementById('filters').hidden = true;
+    document.querySelector('main').hidden = true;
+    const readable = folder.logs.filter((log) => log.href !== null);
+    const box = document.getElementById('files');
+    box.append(
+      el('div', { className: 'file-path' }, [el('span', { className: 'path', text: folder.path })]),
+      el('div', {
+        className: 'file-summary',
+        text: `${readable.length} result files of the ${folder.logs.length} files looked at; pick one to open it`,
+      }),
+    );
+    if (folder.notes.length > 0) box.append(notesList(folder.notes));
+    const head = ['file', 'format', 'benchmark', 'tasks', 'rows'].map((name) => el('th', { text: name }));
+    const rows = readable.map((log) =>
+      el('tr', { className: 'log' }, [
+        el('td', {}, [el('a', { className: 'log-link', href: log.href, text: log.name })]),
+        el('td', { text: log.format }),
+        el('td', { text: log.benchmark ?? '-' }),
+        el('td', { className: 'number', text: String(log.tasks) }),
+        el('td', { className: 'number', text: String(log.rows) }),
+      ]),
+    );
+    box.append(el('table', { id: 'logs' }, [el('thead', {}, [el('tr', {}, head)]), el('tbody', {}, rows)]));
+    const unread = folder.logs.filter((log) => log.href === null);
+    if (unread.length > 0)
+      box.append(
+        el('details', { className: 'unread' }, [
+          el('summary', { text: `${unread.length} files not read as result files` }),
+          el(
+            'ul',
+            {},
+            unread.map((log) =>
+              el('li', {}, [
+                el('span', { className: 'path', text: log.name }),
+                el('span', { text: `: ${log.problem}` }),
+              ]),
+            ),
+          ),
+        ]),
+      );
+    document.body.dataset.ready = '1';
+    return;
+  }
+
   const percent = (value) => `${(100 * value).toFixed(1)}%`;
   const fieldOf = (episode, name) => {
     const found = episode.fields.find(([key]) => key === name);
@@ -65,7 +122,9 @@
     const box = document.getElementById('files');
     files.forEach((file, i) => {
       const episodes = file.tasks.reduce((sum, task) => sum + task.episodes.length, 0);
-      const passes = file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
+      const passes = file.graded
+        ? `mean score ${file.meanScore.toFixed(4)} (graded scores: pass@k is not defined)`
+        : file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
       const section = el('div', { className: 'file', 'data-file': String(i) }, [
         el('div', { className: 'file-path' }, [
           SIDES[i] === '' ? null : el('b', { text: `${SIDES[i]}: ` }),
@@ -76,14 +135,7 @@
           text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}; ${file.tasks.length} tasks, ${episodes} rows, ${file.transcripts} with transcripts; mean over tasks: ${passes}`,
         }),
       ]);
-      if (file.notes.length > 0)
-        section.append(
-          el(
-            'ul',
-            { className: 'notes' },
-            file.notes.map((note) => el('li', { text: note })),
-          ),
-        );
+      if (file.notes.length > 0) section.append(notesList(file.notes));
       if (file.harness.length > 0)
         section.append(
           el('details', { className: 'harness' }, [
@@ -143,6 +195,7 @@
       const side = SIDES[i] === '' ? '' : `${SIDES[i]} `;
       head.push(el('th', { text: `${side}passed` }));
       for (const k of file.ks) head.push(el('th', { text: `${side}pass@${k}` }));
+      if (file.graded) head.push(el('th', { text: `${side}mean score` }));
     });
     table.append(el('thead', {}, [el('tr', {}, head)]));
     const body = el('tbody');
@@ -158,6 +211,13 @@
             el('td', { className: 'number', text: own === undefined ? '-' : percent(own.passAtK[j]) }),
           ),
         );
+        if (file.graded)
+          cells.push(
+            el('td', {
+              className: 'number score',
+              text: own === undefined ? '-' : own.meanScore.toFixed(4),
+            }),
+          );
       });
       const row = el('tr', { 'data-task-index': String(t) }, cells);
       if (state.task === task.task) row.className = 'selected';
@@ -173,6 +233,7 @@
     files.forEach((file) => {
       mean.push(el('td'));
       file.passAtK.forEach((value) => mean.push(el('td', { className: 'number', text: percent(value) })));
+      if (file.graded) mean.push(el('td', { className: 'number score', text: file.meanScore.toFixed(4) }));
     });
     body.append(el('tr', { className: 'mean' }, mean));
     table.append(body);
@@ -187,6 +248,9 @@
     return true;
   }
   function verdict(episode) {
+    // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
+    if (episode.score !== null && episode.score !== 0 && episode.score !== 1)
+      return el('span', { className: 'verdict partial', text: `score ${episode.score}` });
     return el('span', {
       className: episode.passed ? 'verdict pass' : 'verdict fail',
       text: episode.passed ? 'passed' : 'failed',
@@ -275,19 +339,17 @@
         );
     } else if (episode.transcriptProblem !== null) {
       column.append(el('p', { className: 'note', text: `transcript: ${episode.transcriptProblem}` }));
-    } else {
+    } else if (file.format === 'jsonl' || file.format === 'csv') {
       column.append(
         el('p', {
           className: 'note',
-          text:
-            file.format === 'jsonl' || file.format === 'csv'
-              ? 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).'
-              : `A ${file.format} file holds per-sample results, not transcripts: the row's fields are all there is.`,
+          text: 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).',
         }),
       );
-    }
+    } else column.append(sampleDetail(files.indexOf(file), taskName, episode));
     const end = [
       ['passed', String(episode.passed)],
+      ['score', episode.score === null ? undefined : String(episode.score)],
       ['reward', fieldOf(episode, 'reward')],
       ['submitted', fieldOf(episode, 'submitted')],
       ['public tests', fieldOf(episode, 'publicPass')],
@@ -314,6 +376,60 @@
     );
     return column;
   }
+  // ---- another tool's sample as it records it, read from the file on request ----
+  function detailPart(part) {
+    if (part.kind === 'messages')
+      return el('div', { className: 'detail-part', 'data-label': part.label }, [
+        el('h3', { text: part.label }),
+        el(
+          'ol',
+          { className: 'messages' },
+          part.messages.map((message) =>
+            el('li', { className: 'message', 'data-role': message.role }, [
+              el('span', { className: 'role', text: message.role }),
+              el('pre', { className: 'content', text: message.text }),
+            ]),
+          ),
+        ),
+      ]);
+    return el('div', { className: 'detail-part', 'data-label': part.label }, [
+      el('h3', { text: part.label }),
+      el('pre', { className: 'content', text: part.text }),
+    ]);
+  }
+  function sampleDetail(fileIndex, taskName, episode) {
+    const box = el('div', { className: 'detail' });
+    if (!data.details) {
+      box.append(
+        el('p', {
+          className: 'note',
+          text: `This page was written to disk: it holds the outcomes of the ${files[fileIndex].format} file. Each sample's messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
+        }),
+      );
+      return box;
+    }
+    box.append(el('p', { className: 'note loading', text: 'reading the sample from the file...' }));
+    const query = new URLSearchParams({
+      file: String(fileIndex),
+      task: taskName,
+      sample: String(episode.sample),
+    });
+    fetch(`sample?${query.toString()}`)
+      .then(async (response) => {
+        const answer =
+          response.status === 404 ? { error: 'the file holds no such sample' } : await response.json();
+        box.replaceChildren();
+        if (answer.error !== undefined) box.append(el('p', { className: 'note', text: answer.error }));
+        else for (const part of answer.parts) box.append(detailPart(part));
+        box.dataset.loaded = '1';
+      })
+      .catch((error) => {
+        box.replaceChildren(el('p', { className: 'note', text: `the sample could not be read: ${error}` }));
+        box.dataset.loaded = '1';
+      });
+    return box;
+  }
+
   function renderEpisode() {
     const box = document.getElementById('episode');
     box.replaceChildren();

@@ -16,6 +16,7 @@ export {
   type IssueKind,
 } from './outcomes.ts';
 export { readResults, batchOf, groupBatch, type ReadOptions } from './batch.ts';
+export { groupScores, isGraded, refuseGraded, type TaskScores } from './scores.ts';
 export {
   resultRows,
   writeResultFile,
@@ -28,3 +29,10 @@ export { MAX_ROWS, type RowLimit } from './source.ts';
 export type { InspectOptions } from './formats/inspect.ts';
 export type { LmEvalOptions } from './formats/lmEval.ts';
 export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';
+export {
+  readSampleDetail,
+  DETAIL_MAX_CHARS,
+  DETAIL_MAX_MESSAGES,
+  type SampleDetail,
+  type DetailPart,
+} from './formats/detail.ts';

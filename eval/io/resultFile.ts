@@ -45,6 +45,12 @@ export interface ResultRow {
   run?: string;
   /** 1-based line in the file (in an Inspect log, which has no lines per sample: the position in id and epoch order). */
   line: number;
+  /**
+   * A graded score (Inspect's partial credit "P" as 0.5, a numeric score, an lm-evaluation-harness
+   * metric such as f1), set on every row of a file whose scores are not all 0/1; `passed` is then
+   * full credit (score 1). pass@k is not defined on such rows: `metrics` reports the mean score.
+   */
+  score?: number;
   extra?: Record<string, unknown>;
 }
 
@@ -62,6 +68,8 @@ export interface ReportedValue {
   value: number;
   /** Where in the file, e.g. `results.scores['match'].metrics.accuracy`. */
   where: string;
+  /** What it estimates: the mean (accuracy, mean score: the default) or the standard error of that mean (lm-evaluation-harness's `acc_stderr`). */
+  statistic?: 'mean' | 'stderr';
   /**
    * Set when the file holds fewer of the units (samples, documents) than the reported value was
    * computed over: the rows then cannot give that number, and this says why.

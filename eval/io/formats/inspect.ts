@@ -27,9 +27,12 @@ import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts
  *   log are refused, as they would be one task here);
  * - sample: `epoch - 1` (epochs count from 1);
  * - passed: the value of one scorer in `scores`: `--scorer NAME`, required when the samples carry
- *   several. "C" passes, "I" and "N" (no answer) fail, as in Inspect's `accuracy`; "P" (partial
- *   credit) is refused unless `partialAs` says how to read it; true/false and 0/1 are read as
- *   they are; any other value is refused.
+ *   several, read as Inspect's `value_to_float` reads it (`inspect_ai/scorer/_metric.py`): "C"
+ *   1, "P" (partial credit) 0.5, "I" and "N" (no answer) 0, true/false and numbers as numbers,
+ *   strings "yes"/"true" 1 and "no"/"false" 0 (any case), a string of a finite number as that
+ *   number. When every value is 0 or 1 the rows are pass/fail; otherwise every row carries its
+ *   `score` (graded: pass@k is not defined, the mean score is). `partialAs` reads "P" as pass or
+ *   fail instead. A list, a dict or another string is refused (Inspect warns and counts it 0).
  *
  * Samples that errored (`error`) or that the scorer left unscored (no value, or NaN) have no
  * outcome and are left out, as Inspect's metrics leave them out; a note counts them.
@@ -38,7 +41,7 @@ import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts
 export interface InspectOptions extends RowLimit {
   /** The scorer whose value is the outcome; required when the samples carry several. */
   scorer?: string;
-  /** How to read partial credit ("P"); refused when absent. */
+  /** How to read partial credit ("P"); 0.5, as Inspect's accuracy, when absent. */
   partialAs?: 'pass' | 'fail';
 }
 
@@ -144,19 +147,30 @@ function scoresOf(sample: SampleSummary, firstScorer: string | undefined): Recor
   return scores;
 }
 
-type Reading = { passed: boolean; partial?: true } | { missing: true } | { refused: string };
+type Reading = { value: number; partial?: true } | { missing: true } | { refused: string };
 
-/** A score's value as an outcome (see the module comment). */
+/** A string of a finite decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
+const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
+
+/** A score's value as a number, as Inspect's `value_to_float` reads it (see the module comment). */
 function readValue(score: unknown, partialAs: 'pass' | 'fail' | undefined): Reading {
   const value = isObject(score) ? score.value : undefined;
   if (value === undefined || value === null) return { missing: true };
-  if (value === 'C' || value === true || value === 1) return { passed: true };
-  if (value === 'I' || value === 'N' || value === false || value === 0) return { passed: false };
+  if (typeof value === 'boolean') return { value: value ? 1 : 0 };
+  if (typeof value === 'number') return Number.isFinite(value) ? { value } : { missing: true };
+  if (value === 'C') return { value: 1 };
+  if (value === 'I' || value === 'N') return { value: 0 };
   if (value === 'P')
-    return partialAs === undefined
-      ? { refused: 'partial credit "P"; pass --partial-as pass or --partial-as fail' }
-      : { passed: partialAs === 'pass', partial: true };
-  return { refused: `${JSON.stringify(value)} is not C/I (P with --partial-as), true/false or 0/1` };
+    return partialAs === undefined ? { value: 0.5 } : { value: partialAs === 'pass' ? 1 : 0, partial: true };
+  if (typeof value === 'string') {
+    const lower = value.toLowerCase();
+    if (lower === 'yes' || lower === 'true') return { value: 1 };
+    if (lower === 'no' || lower === 'false') return { value: 0 };
+    if (FINITE_NUMBER.test(value)) return { value: Number(value) };
+  }
+  return {
+    refused: `${JSON.stringify(value)} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
+  };
 }
 
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
@@ -272,11 +286,14 @@ function inspectRows(
     rows.push({
       task: sample.task,
       sample: sample.epoch - 1,
-      passed: reading.passed,
+      passed: reading.value === 1,
+      score: reading.value,
       line: rows.length + 1,
       extra: { id: sample.id, epoch: sample.epoch },
     });
   }
+  const graded = rows.filter((row) => row.score !== 0 && row.score !== 1);
+  if (graded.length === 0) for (const row of rows) delete row.score;
   if (rows.length === 0)
     throw new ResultFileError(
       path,
@@ -300,6 +317,10 @@ function inspectRows(
     notes.push(
       `${partial} partial-credit score(s) "P" read as ${options.partialAs} (Inspect's accuracy counts them 0.5)`,
     );
+  if (graded.length > 0)
+    notes.push(
+      `graded scores: ${graded.length} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
+    );
   // results.total_samples (dataset samples x epochs): fewer sample records than that means the
   // log holds part of its run (trimmed, or written with --log-samples off for some), so the
   // reported value is over samples the rows do not have
@@ -311,11 +332,15 @@ function inspectRows(
   const reported: ReportedValue[] = [];
   for (const score of scored.filter(({ name }) => name === scorer)) {
     for (const [name, metric] of Object.entries(score.metrics)) {
-      if (isObject(metric) && typeof metric.value === 'number' && (name === 'accuracy' || name === 'mean')) {
+      // accuracy and mean are the mean of the values; stderr (inspect_ai/scorer/_metrics/std.py) its standard error
+      const statistic =
+        name === 'stderr' ? 'stderr' : name === 'accuracy' || name === 'mean' ? 'mean' : undefined;
+      if (isObject(metric) && typeof metric.value === 'number' && statistic !== undefined) {
         reported.push({
           name,
           value: metric.value,
           where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}`,
+          ...(statistic === 'stderr' ? { statistic } : {}),
           ...(coverage === undefined ? {} : { coverage }),
         });
       }

