@@ -55,5 +55,14 @@ export {
 } from './scheduler.ts';
 export { writeStudyReport, type StudyReportNumbers } from './report.ts';
 export { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
-export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
+export {
+  CLAIMS,
+  DECIDED,
+  seedClaims,
+  pairedDropP,
+  type ClaimName,
+  type SeedClaims,
+  type SeedFraction,
+} from './claims.ts';
+export { AGGREGATE_REPS, PROFILE_TAUS, improvement, stepAggregates } from './aggregates.ts';
 export { compareStudies, formatComparison, type StudyComparison } from './compare.ts';
