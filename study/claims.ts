@@ -14,6 +14,7 @@ import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
 import { CHAPTER_STEPS } from './plan.ts';
+import type { EvalOutput } from './job.ts';
 import { evaluationOf, taskRates, type StudyResults } from './results.ts';
 
 type Interval = { low: number; high: number };
@@ -45,6 +46,7 @@ export interface SeedFraction {
   twoStage: Interval;
   /** Seeds whose verdict holds in fewer than DECIDED of the resamples of their episodes. */
   undecided: Array<{ seed: number; probability: number }>;
+  undecidedCount: number;
 }
 
 /** A task's episode outcomes, 1 for a success. */
@@ -245,6 +247,12 @@ function selection(results: StudyResults, seed: number) {
   };
 }
 
+/** The first edit a checkpoint made most often on a task, with its count (the mechanism of a fall: 17.7). */
+function commonestFirstEdit(evaluation: EvalOutput, task: number): { op: string; episodes: number } | null {
+  const entries = Object.entries(evaluation.perTask[task]!.firstEdits).sort((x, y) => y[1] - x[1]);
+  return entries.length === 0 ? null : { op: entries[0]![0], episodes: entries[0]![1] };
+}
+
 /**
  * Every chapter claim measured across the seeds of a study; a study must have evaluated all
  * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
@@ -307,7 +315,12 @@ export function seedClaims(
           peak: { step: CHAPTER_STEPS[peak]!, successes: counts[peak]! },
           belowBase: observed.belowBase[t]!,
           fromPeak: observed.fromPeak[t]!,
-          falls: observed.falls.filter((fall) => fall.task === task).map(({ task: _, ...fall }) => fall),
+          falls: observed.falls
+            .filter((fall) => fall.task === task)
+            .map(({ task: _, ...fall }) => ({
+              ...fall,
+              troughFirstEdit: commonestFirstEdit(at(fall.to.step), t),
+            })),
         };
       }),
       selection: selection(results, trainingSeed),
@@ -330,6 +343,7 @@ export function seedClaims(
         undecided: perSeed
           .filter((row) => row.verdictProbability[claim] < DECIDED)
           .map((row) => ({ seed: row.seed, probability: row.verdictProbability[claim] })),
+        undecidedCount: perSeed.filter((row) => row.verdictProbability[claim] < DECIDED).length,
       };
       return [claim, fraction];
     }),
