@@ -1,6 +1,7 @@
 import {
   binomialTestGreater,
   bootstrapCI,
+  type BootstrapInterval,
   holmAdjust,
   mean,
   noiseStandardDeviations,
@@ -247,6 +248,14 @@ function selection(results: StudyResults, seed: number) {
   };
 }
 
+/** 17.8's figures per seed, each bootstrapped over seeds from a stream of its own. */
+const SELECTION_STREAMS = {
+  winnersCurse: 'winners-curse',
+  winnersCurseReverse: 'winners-curse/reverse',
+  realAdvantage: 'real-advantage',
+  testSelectionGain: 'test-selection-gain',
+} as const;
+
 /** The first edit a checkpoint made most often on a task, with its count (the mechanism of a fall: 17.7). */
 function commonestFirstEdit(evaluation: EvalOutput, task: number): { op: string; episodes: number } | null {
   const entries = Object.entries(evaluation.perTask[task]!.firstEdits).sort((x, y) => y[1] - x[1]);
@@ -386,24 +395,15 @@ export function seedClaims(
       ).length,
     })),
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
-    selection: {
-      winnersCurse: overSeeds(
-        perSeed.map((row) => row.selection.winnersCurse),
-        'winners-curse',
-      ),
-      winnersCurseReverse: overSeeds(
-        perSeed.map((row) => row.selection.winnersCurseReverse),
-        'winners-curse/reverse',
-      ),
-      realAdvantage: overSeeds(
-        perSeed.map((row) => row.selection.realAdvantage),
-        'real-advantage',
-      ),
-      testSelectionGain: overSeeds(
-        perSeed.map((row) => row.selection.testSelectionGain),
-        'test-selection-gain',
-      ),
-    },
+    selection: Object.fromEntries(
+      Object.entries(SELECTION_STREAMS).map(([key, label]) => [
+        key,
+        overSeeds(
+          perSeed.map((row) => row.selection[key as keyof typeof SELECTION_STREAMS]),
+          label,
+        ),
+      ]),
+    ) as Record<keyof typeof SELECTION_STREAMS, BootstrapInterval>,
     step80: {
       mean: mean(step80),
       sd: sampleStandardDeviation(step80),
