@@ -143,7 +143,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
           .filter((fall) => fall.holmP < 0.05)
           .map(
             (fall) =>
-              `${fall.from.step} -> ${fall.to.step}: ${fall.from.successes} -> ${fall.to.successes} (${p1(fall.holmP)})`,
+              `${fall.from.step} -> ${fall.to.step}: ${fall.from.successes} -> ${fall.to.successes} (${p1(fall.holmP)}${fall.troughFirstEdit === null ? '' : `; first edit \`${fall.troughFirstEdit.op}\` ${fall.troughFirstEdit.episodes}`})`,
           )
           .join('; ') || 'none',
         p1(task.belowBase.holmP),
@@ -254,7 +254,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
     '## Trajectories',
     '',
     'Every task that falls significantly during training or ends below the base agent: its successes (of ' +
-      `${numbers.episodes}) at steps 0 to 80, its peak, each fall from a peak to the next trough with its Holm-adjusted p (exact paired test, Holm over the seed's falls), and the Holm-adjusted p of step 80 below step 0.`,
+      `${numbers.episodes}) at steps 0 to 80, its peak, each fall from a peak to the next trough with its Holm-adjusted p (exact paired test, Holm over the seed's falls) and the first edit the trough checkpoint made most often on the task (of ${numbers.episodes} episodes), and the Holm-adjusted p of step 80 below step 0.`,
     '',
     markdownTable(
       ['seed', 'task', 'successes, steps 0 to 80', 'peak', 'falls (Holm p)', 'below base at 80 (Holm p)'],
