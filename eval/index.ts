@@ -80,7 +80,11 @@ export { fisherExactGreater } from './fisherExactTest.ts';
 export { holmAdjust } from './holmAdjust.ts';
 export { trajectoryFalls } from './trajectoryFalls.ts';
 export { chiSquareCdf, chiSquareQuantile } from './chiSquareQuantile.ts';
-export { noiseStandardDeviations, type StandardDeviationInterval } from './noiseStandardDeviation.ts';
+export {
+  noiseStandardDeviations,
+  standardDeviationInterval,
+  type StandardDeviationInterval,
+} from './noiseStandardDeviation.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';

@@ -10,6 +10,32 @@ export interface StandardDeviationInterval {
 }
 
 /**
+ * The chi-square interval of a standard deviation from n values assumed normal (the textbook
+ * interval, e.g. Casella & Berger 2002, Statistical Inference, chapter 9):
+ * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
+ * [sqrt((n - 1) s^2 / chi^2_{1-alpha/2, n-1}), sqrt((n - 1) s^2 / chi^2_{alpha/2, n-1})].
+ * Same as scipy: `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
+ * @throws RangeError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
+ * @example standardDeviationInterval([0.8, 0.6, 0.9, 0.7])
+ */
+export function standardDeviationInterval(
+  values: ArrayLike<number>,
+  { level = 0.95 }: { level?: number } = {},
+): StandardDeviationInterval {
+  checkFiniteValues(values);
+  checkLevel(level);
+  if (values.length < 2) throw new RangeError('standardDeviationInterval: needs at least 2 values');
+  const n = values.length;
+  const variance = sampleVariance(values);
+  const alpha = 1 - level;
+  return {
+    estimate: Math.sqrt(variance),
+    low: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(1 - alpha / 2, n - 1)),
+    high: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(alpha / 2, n - 1)),
+  };
+}
+
+/**
  * Chapter 17.4's split of the spread of seed means into training noise and evaluation noise, each
  * with a chi-square confidence interval, from two independent evaluations `a[i]`, `b[i]` of each
  * seed i's checkpoint (n seeds).

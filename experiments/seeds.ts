@@ -208,7 +208,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
         ],
         [
           'step-80 held-out pass@1 over seeds',
-          `mean ${f3(numbers.step80.mean)}, SD ${f3(numbers.step80.sd)}, ${f3(numbers.step80.min)} to ${f3(numbers.step80.max)}`,
+          `mean ${f3(numbers.step80.mean)}, SD ${f3(numbers.step80.sd)} (chi-square 95% ${range(numbers.step80.sdInterval)}), ${f3(numbers.step80.min)} to ${f3(numbers.step80.max)}`,
         ],
         ...([0, 20, 80] as const).flatMap((step) => [
           [

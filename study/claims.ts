@@ -8,6 +8,7 @@ import {
   passAtK,
   percentileOfSorted,
   sampleStandardDeviation,
+  standardDeviationInterval,
   trajectoryFalls,
   wilsonInterval,
 } from '../eval/index.ts';
@@ -407,6 +408,8 @@ export function seedClaims(
     step80: {
       mean: mean(step80),
       sd: sampleStandardDeviation(step80),
+      /** The SD over seeds with its chi-square 95% interval (normal seeds assumed). */
+      sdInterval: standardDeviationInterval(step80),
       min: Math.min(...step80),
       max: Math.max(...step80),
     },

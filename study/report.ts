@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { sampleStandardDeviation, type Estimate } from '../eval/index.ts';
+import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
 import { writeResults } from '../experiments/common.ts';
 import { markdownTable } from '../experiments/report/markdown.ts';
 import { intervalChartSvg } from '../experiments/figures.ts';
@@ -31,7 +31,8 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     return {
       step,
       mean,
-      sd: values.length > 1 ? sampleStandardDeviation(values) : null,
+      // Only with two seeds or more: one seed has no spread to measure, and it is null, never 0.
+      sd: values.length > 1 ? standardDeviationInterval(values) : null,
       min: Math.min(...values),
       max: Math.max(...values),
       iqm,
@@ -77,11 +78,18 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per held-out task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
     '',
     markdownTable(
-      ['step', 'mean [stratified 95%]', 'SD over seeds', 'min', 'max', 'IQM [stratified 95%]'],
+      [
+        'step',
+        'mean [stratified 95%]',
+        'SD over seeds [chi-square 95%]',
+        'min',
+        'max',
+        'IQM [stratified 95%]',
+      ],
       steps.map((row) => [
         row.step,
         `${f3(row.mean.estimate)} [${f3(row.mean.low)}, ${f3(row.mean.high)}]`,
-        f3(row.sd),
+        row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
         f3(row.min),
         f3(row.max),
         `${f3(row.iqm.estimate)} [${f3(row.iqm.low)}, ${f3(row.iqm.high)}]`,
@@ -126,7 +134,7 @@ export interface StudyReportNumbers {
   steps: Array<{
     step: number;
     mean: Estimate;
-    sd: number | null;
+    sd: Estimate | null;
     min: number;
     max: number;
     iqm: Estimate;

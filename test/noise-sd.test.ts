@@ -5,6 +5,7 @@ import {
   noiseStandardDeviations,
   percentileOfSorted,
   sampleBinomial,
+  standardDeviationInterval,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 
@@ -52,6 +53,15 @@ describe('noiseStandardDeviations', () => {
     const ninety = noiseStandardDeviations(a, b, { level: 0.9 });
     expect(ninety.training.low).toBeCloseTo(0.07725541568436076, 10);
     expect(ninety.training.high).toBeCloseTo(0.14430801871839885, 10);
+  });
+
+  it('the chi-square interval of an SD against scipy', () => {
+    // np.sqrt((n - 1) * s2 / chi2.ppf([0.975, 0.025], n - 1)) for x = [0.8, 0.6, 0.9, 0.7, 0.75]
+    const result = standardDeviationInterval([0.8, 0.6, 0.9, 0.7, 0.75]);
+    expect(result.estimate).toBeCloseTo(0.11180339887498951, 12);
+    expect(result.low).toBeCloseTo(0.06698512133383894, 10);
+    expect(result.high).toBeCloseTo(0.3212732867463205, 10);
+    expect(() => standardDeviationInterval([0.5])).toThrow(RangeError);
   });
 
   it('refuses what has no interval', () => {
