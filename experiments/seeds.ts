@@ -10,8 +10,9 @@
  *   with chi-square intervals; 17.8's winner's curse on fresh episodes; rliable's mean, IQM,
  *   performance profiles and probability of improvement with stratified-bootstrap intervals.
  * Command: npm run exp:seeds [-- --study DIR --seed S]
- * Runtime: measured 17 s at a load average of 2.5 (reads the study's job outputs; 1,000 episode
- *   resamples per seed, 50,000 bootstrap replicates; `tinyagent study run` makes the outputs).
+ * Runtime: measured 50 to 58 s wall, 11.6 to 14.3 s of CPU, at a load average of 12 to 17 on
+ *   the 2 cores (3.9 s wall before the episode resamples and 50,000-replicate intervals); it
+ *   reads the study's job outputs, which `tinyagent study run` makes.
  * Output: results/seeds.json, results/seeds.md, results/figures/seeds-*.svg (results/<study name>/
  *   for a study other than studies/default-16).
  */
