@@ -107,7 +107,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
       yTitle: 'share of seed x task scores above tau',
       series: ([0, 20, 80] as const).map((step) => ({
         name: `step ${step}`,
-        points: aggregates[step].profile.map((point) => ({
+        points: aggregates[step].profile!.map((point) => ({
           x: point.tau,
           y: point.estimate,
           low: point.low,

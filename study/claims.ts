@@ -369,7 +369,7 @@ export function seedClaims(
   const aggregates = Object.fromEntries(
     ([0, 20, 80] as const).map((step) => [
       step,
-      stepAggregates(results, step, { seed, reps, taskBootstrap: true }),
+      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
     ]),
   ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
   // What the IQM trims at step 80: the tasks of the lowest quarter of the seed x task scores.
