@@ -11,8 +11,8 @@
  *   found its narrowing tasks there).
  * Command: npm run ex:2 [-- --run DIR --seed S --smoke]
  * Runtime: measured 360 to 434 s for the four runs with trained checkpoints (256 episodes per
- *   held-out task at steps 0, 20, 40, 80 and 64 at the other five); seed runs missing are
- *   trained first.
+ *   held-out task at steps 0, 20, 40, 80 and 64 at the other five), 364.5 s at a load average of
+ *   16 falling to 5; seed runs missing are trained first (50.7 min with all four, at a load of 15).
  * Output: results/ex-2.json, results/ex-2.md, results/figures/ex-2-passk.svg and
  *   ex-2-counts-<run>.svg (per-task success rates by checkpoint).
  */
