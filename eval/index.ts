@@ -68,6 +68,12 @@ export {
 export { interquartileMean, stratifiedIqm } from './interquartileMean.ts';
 export { performanceProfile } from './performanceProfile.ts';
 export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
+export {
+  stratifiedBootstrap,
+  probabilityOfImprovementInterval,
+  type Estimate,
+  type StratifiedBootstrapOptions,
+} from './stratifiedBootstrap.ts';
 export { welchInterval } from './welchInterval.ts';
 export { pairedTInterval } from './pairedTInterval.ts';
 export { pitmanMorganTest } from './pitmanMorganTest.ts';
@@ -76,6 +82,15 @@ export { correlatedSelectionInflation } from './correlatedSelection.ts';
 export { noncentralTCdf, twoSidedTPower } from './noncentralT.ts';
 export { requiredSeeds, type RequiredSeedsOptions } from './requiredSeeds.ts';
 export { binomialTestGreater } from './binomialTest.ts';
+export { fisherExactGreater } from './fisherExactTest.ts';
+export { holmAdjust } from './holmAdjust.ts';
+export { trajectoryFalls } from './trajectoryFalls.ts';
+export { chiSquareCdf, chiSquareQuantile } from './chiSquareQuantile.ts';
+export {
+  noiseStandardDeviations,
+  standardDeviationInterval,
+  type StandardDeviationInterval,
+} from './noiseStandardDeviation.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';

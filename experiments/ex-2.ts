@@ -5,17 +5,27 @@
  *   move? Does any held-out task other than the narrowing one lose coverage (pass@128 lower at
  *   step 80 than at step 0)? And where does the narrowing task start to fall: every checkpoint's
  *   per-task success counts (steps 0 to 80, every 10), with the fall's onset (the change point
- *   after the peak, `fallOnset`) and a bootstrap interval for it. On the run and on the seeds'
- *   runs beside it (17.7 found its narrowing tasks there).
+ *   after the peak, `fallOnset`) and a bootstrap interval for it; and every fall of every task
+ *   during training, also one that ends above the base agent (a peak to the next trough, Fisher's
+ *   exact test, Holm over the run's falls). On the run and on the seeds' runs beside it (17.7
+ *   found its narrowing tasks there).
  * Command: npm run ex:2 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: measured 360 to 434 s for the four runs with trained checkpoints (256 episodes per
- *   held-out task at steps 0, 20, 40, 80 and 64 at the other five); seed runs missing are
- *   trained first.
+ *   held-out task at steps 0, 20, 40, 80 and 64 at the other five), 364.5 s at a load average of
+ *   16 falling to 5; seed runs missing are trained first (50.7 min with all four, at a load of 15).
  * Output: results/ex-2.json, results/ex-2.md, results/figures/ex-2-passk.svg and
  *   ex-2-counts-<run>.svg (per-task success rates by checkpoint).
  */
 import { basename } from 'node:path';
-import { bootstrapCI, changePointBootstrap, fallOnset, passAtK } from '../eval/index.ts';
+import {
+  bootstrapCI,
+  changePointBootstrap,
+  fallOnset,
+  fisherExactGreater,
+  holmAdjust,
+  passAtK,
+  trajectoryFalls,
+} from '../eval/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
@@ -47,6 +57,28 @@ function curve(counts: readonly number[], n: number, maxK: number, rng: Rng) {
       high: band?.high ?? null,
     };
   });
+}
+
+/**
+ * Every fall of every task between checkpoints (a local peak to the next trough,
+ * `trajectoryFalls`), tested one-sided by Fisher's exact test on the two counts (the checkpoints'
+ * evaluations are independent samples of different sizes), Holm-adjusted over all the run's falls.
+ */
+function fallsDuringTraining(checkpoints: ReadonlyArray<{ step: number; perTask: readonly TaskCount[] }>) {
+  const counts = (task: number) => checkpoints.map((checkpoint) => checkpoint.perTask[task]!);
+  const found = checkpoints[0]!.perTask.flatMap((_, t) =>
+    trajectoryFalls(counts(t).map((count) => count.successes / count.episodes)).map(({ from, to }) => {
+      const [high, low] = [counts(t)[from]!, counts(t)[to]!];
+      return {
+        task: high.name,
+        from: { step: checkpoints[from]!.step, successes: high.successes, episodes: high.episodes },
+        to: { step: checkpoints[to]!.step, successes: low.successes, episodes: low.episodes },
+        p: fisherExactGreater(high.successes, high.episodes, low.successes, low.episodes),
+      };
+    }),
+  );
+  const adjusted = holmAdjust(found.map((fall) => fall.p));
+  return found.map((fall, i) => ({ ...fall, holmP: adjusted[i]!, significant: adjusted[i]! < 0.05 }));
 }
 
 async function measureRun(
@@ -119,6 +151,7 @@ async function measureRun(
     crossing: { step80: crossing(80), step40: crossing(40), step20: crossing(20) },
     coverage,
     narrowing,
+    falls: fallsDuringTraining(checkpoints),
   };
 }
 

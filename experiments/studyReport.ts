@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { mean, probabilityOfImprovement, sampleStandardDeviation, stratifiedIqm } from '../eval/index.ts';
-import { Rng } from '../lib/rng.ts';
-import { diskError, evaluationOf, loadResults, taskRates, type Plan } from '../study/index.ts';
+import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
+import { diskError, evaluationOf, loadResults, type Plan } from '../study/index.ts';
+import { AGGREGATE_REPS, improvement, stepAggregates } from '../study/index.ts';
 import { writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
 import { markdownTable } from './report/markdown.ts';
@@ -10,28 +10,30 @@ const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3))
 
 /**
  * Merges a finished study's evaluations into `<study>/results/`: study.json (every seed's
- * held-out pass@1 at every chapter step, the mean, SD and range over seeds, the interquartile
- * mean over seeds x tasks with a stratified bootstrap interval, and the probability that step 80
- * improves on step 0), study.md and figures/study-pass.svg. Every number is a function of the
- * job outputs and the study's eval seed alone, so the same plan gives the same report wherever
- * its jobs ran (generatedAt aside).
+ * held-out pass@1 at every chapter step, the SD and range over seeds, the mean and the
+ * interquartile mean over seeds x tasks and the probability that step 80 improves on step 0,
+ * each with its stratified-bootstrap interval from `stepAggregates` and `improvement`, the
+ * functions `exp:seeds` prints them with), study.md and figures/study-pass.svg. Every number is
+ * a function of the job outputs and the study's eval seed alone, so the same plan gives the same
+ * report wherever its jobs ran (generatedAt aside).
  */
 export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
   const results = loadResults(plan);
-  const rng = new Rng(plan.evalSeed).fork('report');
   const perSeed = results.seeds.map((seed) => ({
     seed,
     passAt1: plan.measure.steps.map((step) => evaluationOf(results, seed, step).passAt1),
   }));
   const steps = plan.measure.steps.map((step, i) => {
     const values = perSeed.map((row) => row.passAt1[i]!);
+    const { mean, iqm } = stepAggregates(results, step, { seed: plan.evalSeed });
     return {
       step,
-      mean: mean(values),
-      sd: values.length > 1 ? sampleStandardDeviation(values) : null,
+      mean,
+      // Only with two seeds or more: one seed has no spread to measure, and it is null, never 0.
+      sd: values.length > 1 ? standardDeviationInterval(values) : null,
       min: Math.min(...values),
       max: Math.max(...values),
-      iqm: stratifiedIqm(taskRates(results, step), { reps: 2000, rng: rng.fork(`iqm/${step}`) }),
+      iqm,
     };
   });
   const numbers: StudyReportNumbers = {
@@ -41,9 +43,10 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     episodes: plan.measure.episodes,
     perSeed,
     steps,
+    reps: AGGREGATE_REPS,
     // Only when the study evaluated step 80: an undefined number is null, never a guess.
     probabilityOfImprovement: plan.measure.steps.includes(80)
-      ? probabilityOfImprovement(taskRates(results, 80), taskRates(results, 0))
+      ? improvement(results, 80, 0, { seed: plan.evalSeed })
       : null,
   };
   const figure = await intervalChartSvg({
@@ -73,18 +76,29 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per held-out task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
     '',
     markdownTable(
-      ['step', 'mean', 'SD over seeds', 'min', 'max', 'IQM [stratified 95%]'],
+      [
+        'step',
+        'mean [stratified 95%]',
+        'SD over seeds [chi-square 95%]',
+        'min',
+        'max',
+        'IQM [stratified 95%]',
+      ],
       steps.map((row) => [
         row.step,
-        f3(row.mean),
-        f3(row.sd),
+        `${f3(row.mean.estimate)} [${f3(row.mean.low)}, ${f3(row.mean.high)}]`,
+        row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
         f3(row.min),
         f3(row.max),
         `${f3(row.iqm.estimate)} [${f3(row.iqm.low)}, ${f3(row.iqm.high)}]`,
       ]),
     ),
     '',
-    `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement)}.`,
+    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. Intervals: rliable's stratified bootstrap (seeds redrawn within each task), ${AGGREGATE_REPS.toLocaleString('en-US')} replicates.`,
+    '',
+    numbers.probabilityOfImprovement === null
+      ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
+      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} [${f3(numbers.probabilityOfImprovement.low)}, ${f3(numbers.probabilityOfImprovement.high)}] (stratified bootstrap 95%).`,
     '',
     markdownTable(
       ['seed', ...plan.measure.steps.map((step) => `step ${step}`)],
@@ -117,11 +131,13 @@ export interface StudyReportNumbers {
   perSeed: Array<{ seed: number; passAt1: number[] }>;
   steps: Array<{
     step: number;
-    mean: number;
-    sd: number | null;
+    mean: Estimate;
+    sd: Estimate | null;
     min: number;
     max: number;
-    iqm: { estimate: number; low: number; high: number };
+    iqm: Estimate;
   }>;
-  probabilityOfImprovement: number | null;
+  /** Bootstrap replicates of every interval. */
+  reps: number;
+  probabilityOfImprovement: Estimate | null;
 }

@@ -56,7 +56,16 @@ export {
 } from './scheduler.ts';
 export { diskError } from './disk.ts';
 export { evalKey, evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
-export { seedClaims, pairedDropP, type SeedClaims, type SeedFraction } from './claims.ts';
+export {
+  CLAIMS,
+  DECIDED,
+  seedClaims,
+  pairedDropP,
+  type ClaimName,
+  type SeedClaims,
+  type SeedFraction,
+} from './claims.ts';
+export { AGGREGATE_REPS, PROFILE_TAUS, improvement, stepAggregates } from './aggregates.ts';
 export {
   compareSeedScores,
   compareStudies,

@@ -54,6 +54,12 @@ describe('the chapter exercises (smoke)', () => {
         expect(task.low).toBeLessThanOrEqual(task.high);
       }
     }
+    // Every fall is a drop between two checkpoints, its Holm p at or above its own.
+    for (const fall of own!.falls) {
+      expect(fall.to.successes / fall.to.episodes).toBeLessThan(fall.from.successes / fall.from.episodes);
+      expect(fall.to.step).toBeGreaterThan(fall.from.step);
+      expect(fall.holmP).toBeGreaterThanOrEqual(fall.p);
+    }
     expect(figure('ex-2-passk.svg')).toMatch(/^<svg/);
     expectSmoke('ex-2');
   });

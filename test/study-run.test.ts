@@ -218,6 +218,12 @@ describe('study run on a smoke study', () => {
       numbers.probabilityOfImprovement.estimate,
     );
     expect(report.measure.episodes).toBe(8);
+    // One function, one interval: the study report prints the IQM and P(step 80 > step 0) exp:seeds prints.
+    const study = JSON.parse(readFileSync(join(dir, 'results', 'study.json'), 'utf8'));
+    const step80 = study.numbers.steps.find((row: { step: number }) => row.step === 80);
+    expect(step80.iqm).toEqual(numbers.aggregates[80].iqm);
+    expect(step80.mean).toEqual(numbers.aggregates[80].mean);
+    expect(study.numbers.probabilityOfImprovement).toEqual(numbers.probabilityOfImprovement);
     for (const file of [
       'seeds.json',
       'seeds.md',

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   binomialTestGreater,
+  fisherExactGreater,
+  holmAdjust,
   interquartileMean,
   correlationTest,
   noncentralTCdf,
@@ -8,12 +10,25 @@ import {
   pitmanMorganTest,
   requiredSeeds,
   requiredUnits,
+  mean,
   performanceProfile,
   probabilityOfImprovement,
+  probabilityOfImprovementInterval,
+  stratifiedBootstrap,
   stratifiedIqm,
+  trajectoryFalls,
   welchInterval,
 } from '../eval/index.ts';
-import { compareSeedScores, formatComparison, pairedDropP, type StudyComparison } from '../study/index.ts';
+import {
+  CHAPTER_STEPS,
+  compareSeedScores,
+  formatComparison,
+  pairedDropP,
+  type StudyComparison,
+  seedClaims,
+  type EvalOutput,
+  type StudyResults,
+} from '../study/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 // A fixed 6 runs x 4 tasks example (and a 4-run one to compare against). Reference values from
@@ -206,5 +221,180 @@ describe('study compare', () => {
     expect(text).not.toMatch(/undefined/);
     expect(text).toMatch(/seeds needed: none can be computed, B - A is exactly 0/);
     expect(text).toMatch(/design: unpaired \(no seed shared/);
+  });
+});
+
+describe('multiple tests and falls', () => {
+  it("Holm's adjusted p-values against statsmodels", () => {
+    // statsmodels 0.13.5: multipletests(p, method='holm')[1]
+    expect(holmAdjust([0.2, 0.001, 0.04, 0.012, 0.5])).toEqual(
+      [0.4, 0.005, 0.12, 0.048, 0.5].map((x) => expect.closeTo(x, 14)),
+    );
+    expect(holmAdjust([0.03, 0.03, 0.5])).toEqual([0.09, 0.09, 0.5].map((x) => expect.closeTo(x, 14)));
+    expect(holmAdjust([])).toEqual([]);
+    expect(() => holmAdjust([1.2])).toThrow(RangeError);
+  });
+
+  it("one-sided Fisher's exact test against scipy", () => {
+    // scipy 1.10.1: fisher_exact([[c1, n1 - c1], [c2, n2 - c2]], alternative='greater')[1]
+    expect(fisherExactGreater(37, 64, 6, 64)).toBeCloseTo(3.0157096799154948e-9, 20);
+    expect(fisherExactGreater(41, 64, 63, 256)).toBeCloseTo(5.475435263254764e-9, 20);
+    expect(fisherExactGreater(5, 10, 5, 10)).toBeCloseTo(0.6718591006516703, 12);
+    expect(fisherExactGreater(0, 8, 3, 8)).toBeCloseTo(1, 12);
+    expect(() => fisherExactGreater(9, 8, 3, 8)).toThrow(RangeError);
+  });
+
+  it('a trajectory falls from each peak to the next trough', () => {
+    expect(trajectoryFalls([0.1, 0.6, 0.1, 0.1, 0.6, 0.3])).toEqual([
+      { from: 1, to: 2 },
+      { from: 4, to: 5 },
+    ]);
+    expect(trajectoryFalls([3, 2, 2, 1, 5, 4, 4])).toEqual([
+      { from: 0, to: 3 },
+      { from: 4, to: 5 },
+    ]);
+    expect(trajectoryFalls([1, 1, 2])).toEqual([]);
+    expect(trajectoryFalls([5])).toEqual([]);
+  });
+});
+
+describe("rliable's stratified bootstrap", () => {
+  it('gives the statistic of the data as the estimate, and no width when every task is constant', () => {
+    const [iqm, average] = stratifiedBootstrap(X, (sample) => [interquartileMean(sample), mean(sample)], {
+      reps: 2000,
+      rng: new Rng(1),
+    });
+    expect(iqm!.estimate).toBeCloseTo(0.4333333333333333, 12);
+    expect(average!.estimate).toBeCloseTo(mean(X.flat()), 12);
+    expect(iqm!.low).toBeLessThan(iqm!.estimate);
+    expect(iqm!.high).toBeGreaterThan(iqm!.estimate);
+    const constant = Array.from({ length: 5 }, () => [0.1, 0.4, 0.6, 0.9]);
+    const [flat] = stratifiedBootstrap(constant, (sample) => [mean(sample)], { reps: 500, rng: new Rng(1) });
+    expect(flat).toEqual({ estimate: 0.5, low: 0.5, high: 0.5 });
+  });
+
+  it('with the tasks redrawn too, constant tasks that differ give an interval', () => {
+    const constant = Array.from({ length: 5 }, () => [0.1, 0.4, 0.6, 0.9]);
+    const [redrawn] = stratifiedBootstrap(constant, (sample) => [mean(sample)], {
+      reps: 2000,
+      rng: new Rng(1),
+      taskBootstrap: true,
+    });
+    expect(redrawn!.low).toBeLessThan(0.5);
+    expect(redrawn!.high).toBeGreaterThan(0.5);
+  });
+
+  it('the probability of improvement gets an interval around it', () => {
+    const result = probabilityOfImprovementInterval(X, Y, { reps: 2000, rng: new Rng(2) });
+    expect(result.estimate).toBeCloseTo(probabilityOfImprovement(X, Y), 14);
+    expect(result.low).toBeLessThan(result.estimate);
+    expect(result.high).toBeGreaterThan(result.estimate);
+    expect(probabilityOfImprovementInterval(X, X, { reps: 500, rng: new Rng(2) }).estimate).toBe(0.5);
+  });
+});
+
+/**
+ * A study of `seeds` seeds with 10 held-out tasks (validation variant 5 for the first 5, test 4
+ * for the rest) of n episodes, whose task t succeeds `counts(seed, step, t)` times at every
+ * chapter step (the first episodes succeed, so every evaluation plays the same episodes), and
+ * twice at steps 30 and 80 and at both temperatures.
+ */
+function syntheticStudy(
+  seeds: number,
+  n: number,
+  counts: (seed: number, step: number, task: number) => number,
+): StudyResults {
+  const tasks = Array.from({ length: 10 }, (_, t) => ({ name: `task${t}`, variant: t < 5 ? 5 : 4 }));
+  const output = (seed: number, step: number, label: string): EvalOutput => {
+    const perTask = tasks.map((task, t) => {
+      const c = counts(seed, step, t);
+      return {
+        name: task.name,
+        successes: c,
+        episodes: n,
+        outcomes: '1'.repeat(c) + '0'.repeat(n - c),
+        firstEdits: {},
+      };
+    });
+    return {
+      jobId: `${seed}/${step}/${label}`,
+      seed,
+      step,
+      chapterStep: step,
+      label,
+      harnessHash: '',
+      evalSeed: '',
+      episodes: n,
+      checkpointChecksum: '',
+      backend: null,
+      passAt1: mean(perTask.map((count) => count.successes / n)),
+      perTask,
+    };
+  };
+  const evaluations = new Map(
+    Array.from({ length: seeds }, (_, seed) => {
+      const bySeed = new Map<string, EvalOutput>();
+      for (const step of CHAPTER_STEPS) bySeed.set(`${step}/a`, output(seed, step, 'a'));
+      for (const step of [30, 80]) bySeed.set(`${step}/b`, output(seed, step, 'b'));
+      for (const label of ['temperature-0', 'temperature-1.3'])
+        bySeed.set(`80/${label}`, output(seed, 80, label));
+      return [seed, bySeed] as const;
+    }),
+  );
+  const plan = {
+    dir: 'synthetic',
+    measure: { steps: [...CHAPTER_STEPS], episodes: n },
+  } as unknown as StudyResults['plan'];
+  return { plan, seeds: Array.from({ length: seeds }, (_, seed) => seed), tasks, evaluations };
+}
+
+describe("the claims in the book's sense", () => {
+  const options = { seed: 1, reps: 200, resamples: 50 };
+
+  it("step 20 at or above the base agent at every k, though below step 80: the literal reading fails, the book's holds", () => {
+    // Base 6 of 32 on every task, step 20 at 16, step 80 at 30: step 20 is below step 80 at k = 1.
+    const study = syntheticStudy(2, 32, (_, step) =>
+      step === 0 ? 6 : step === 20 ? 16 : step < 80 ? 24 : 30,
+    );
+    const { claims } = seedClaims(study, options);
+    expect(claims.step20AtOrAboveBase.holds).toBe(2);
+    expect(claims.step20AtOrAboveBoth.holds).toBe(0);
+  });
+
+  it('a task that falls from a peak to above the base agent is late-training instability, not narrowing', () => {
+    // Task 0 of seed 0: 24 of 64 at the base, 60 at steps 10 to 70, 40 at step 80; seed 1's task 0 ends at 0.
+    const study = syntheticStudy(2, 64, (seed, step, task) =>
+      task !== 0 ? Math.min(64, 8 + step / 2) : step === 0 ? 24 : step === 80 ? (seed === 0 ? 40 : 0) : 60,
+    );
+    const result = seedClaims(study, options);
+    expect(result.perSeed[0]!.verdicts).toMatchObject({
+      narrowsBelowBase: false,
+      lateTrainingInstability: true,
+    });
+    expect(result.perSeed[1]!.verdicts).toMatchObject({
+      narrowsBelowBase: true,
+      lateTrainingInstability: true,
+    });
+    expect(result.claims.narrowsBelowBase.holds).toBe(1);
+    const trajectory = result.perSeed[0]!.trajectories[0]!;
+    expect(trajectory.peak).toEqual({ step: 10, successes: 60 });
+    expect(trajectory.belowBase.holmP).toBe(1);
+    expect(trajectory.falls.map((fall) => [fall.from.step, fall.to.step])).toEqual([[70, 80]]);
+    // Verdicts this clear survive every resampling of the episodes.
+    expect(result.perSeed[1]!.verdictProbability.narrowsBelowBase).toBe(1);
+    expect(result.claims.narrowsBelowBase.undecided).toEqual([]);
+  });
+
+  it("the winner's curse is the pick's score minus a fresh score of it, and can be negative", () => {
+    // Test tasks (5 to 9) at step 40: 20 of the first 32 episodes succeed, and none of the last 32.
+    const study = syntheticStudy(2, 64, (_, step, task) =>
+      task >= 5 && step === 40 ? 20 : task >= 5 ? 10 : 30,
+    );
+    const { perSeed } = seedClaims(study, options);
+    expect(perSeed[0]!.selection.byFirstHalf).toBe(40);
+    expect(perSeed[0]!.selection.winnersCurse).toBeCloseTo(20 / 32 - 0, 12);
+    // Every other step has its 10 successes in its first half too: picked on the second half
+    // (all 0), the first step wins the tie and scores 10/32 on the first half, above its 0.
+    expect(perSeed[0]!.selection.winnersCurseReverse).toBeCloseTo(0 - 10 / 32, 12);
   });
 });

@@ -236,7 +236,7 @@ export const command: Command = {
       else {
         const last = numbers.steps[numbers.steps.length - 1]!;
         process.stdout.write(
-          `step-${last.step} held-out pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,
+          `step-${last.step} held-out pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.estimate.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.estimate.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,
         );
       }
       return;

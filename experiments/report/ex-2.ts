@@ -26,8 +26,20 @@ export type Numbers = {
       high: number | null;
       noFallShare: number;
     }[];
+    /** Every fall of a task between checkpoints, with its one-sided Fisher test and Holm's p over the run's falls. */
+    falls: Fall[];
   }[];
 };
+
+/** One fall of a task's rate from a checkpoint to the next low point. */
+export interface Fall {
+  task: string;
+  from: { step: number; successes: number; episodes: number };
+  to: { step: number; successes: number; episodes: number };
+  p: number;
+  holmP: number;
+  significant: boolean;
+}
 /** The chance that k samples all miss, 1 - pass@k, readable when it is tiny. */
 const miss = (passAtK: number) => (1 - passAtK === 0 ? '0' : (1 - passAtK).toExponential(1));
 const kText = (k: number | null, maxK: number) => (k === null ? `none up to ${maxK}` : `k = ${k}`);
@@ -70,10 +82,22 @@ export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbe
                 '95% bootstrap interval': (row) => `[${row.low ?? 'no fall'}, ${row.high ?? 'no fall'}]`,
                 'replicates without a fall': (row) => pct(row.noFallShare),
               }),
+          measured.falls.some((fall) => fall.significant)
+            ? table(
+                measured.falls.filter((fall) => fall.significant),
+                {
+                  'falls during training (Holm < 0.05)': (row) => row.task,
+                  from: (row) => `step ${row.from.step}: ${row.from.successes}/${row.from.episodes}`,
+                  to: (row) => `step ${row.to.step}: ${row.to.successes}/${row.to.episodes}`,
+                  "Fisher's exact p": (row) => row.p.toExponential(1),
+                  'Holm p': (row) => row.holmP.toExponential(1),
+                },
+              )
+            : `No task falls between checkpoints by Fisher's exact test, Holm over the run's ${measured.falls.length} falls.`,
         ),
       ),
       reading(
-        `the crossing is the first k at which the base agent, which guesses widely, has a higher mean pass@k than step 80: where its samples reach the tasks step 80 has stopped solving. pass@k is unbiased at any n, so more episodes move the crossing only by making the counts less noisy. Coverage at k = ${maxK} is shown as the chance that ${maxK} samples miss the task (1 - pass@${maxK}); a task loses coverage in earnest only when its count at step 80 is near 0. The onset of a fall is the change point after the peak of the task's rates; its interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap).`,
+        `the crossing is the first k at which the base agent, which guesses widely, has a higher mean pass@k than step 80: where its samples reach the tasks step 80 has stopped solving. pass@k is unbiased at any n, so more episodes move the crossing only by making the counts less noisy. Coverage at k = ${maxK} is shown as the chance that ${maxK} samples miss the task (1 - pass@${maxK}); a task loses coverage in earnest only when its count at step 80 is near 0. The onset of a fall is the change point after the peak of the task's rates; its interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap). A task can also fall during training and end above the base agent: every fall of a task's rate from a checkpoint to the next low point is tested one-sided by Fisher's exact test on the two counts, with Holm's correction over every fall of the run.`,
       ),
     ),
   );

@@ -1,0 +1,95 @@
+import { chiSquareQuantile } from './chiSquareQuantile.ts';
+import { mean, sampleVariance } from './describe.ts';
+import { checkFiniteValues, checkLevel } from './validate.ts';
+
+/** A standard deviation with its confidence interval. */
+export interface StandardDeviationInterval {
+  estimate: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * The chi-square interval of a standard deviation from n values assumed normal (the textbook
+ * interval, e.g. Casella & Berger 2002, Statistical Inference, chapter 9):
+ * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
+ * [sqrt((n - 1) s^2 / chi^2_{1-alpha/2, n-1}), sqrt((n - 1) s^2 / chi^2_{alpha/2, n-1})].
+ * Same as scipy: `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
+ * @throws RangeError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
+ * @example standardDeviationInterval([0.8, 0.6, 0.9, 0.7])
+ */
+export function standardDeviationInterval(
+  values: ArrayLike<number>,
+  { level = 0.95 }: { level?: number } = {},
+): StandardDeviationInterval {
+  checkFiniteValues(values);
+  checkLevel(level);
+  if (values.length < 2) throw new RangeError('standardDeviationInterval: needs at least 2 values');
+  const n = values.length;
+  const variance = sampleVariance(values);
+  const alpha = 1 - level;
+  return {
+    estimate: Math.sqrt(variance),
+    low: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(1 - alpha / 2, n - 1)),
+    high: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(alpha / 2, n - 1)),
+  };
+}
+
+/**
+ * Chapter 17.4's split of the spread of seed means into training noise and evaluation noise, each
+ * with a chi-square confidence interval, from two independent evaluations `a[i]`, `b[i]` of each
+ * seed i's checkpoint (n seeds).
+ *
+ * Evaluation noise: d_i = a_i - b_i has mean 0 and variance 2 sigma_e^2, so
+ * sigma_e^2-hat = sum d_i^2 / (2 n), and n sigma_e^2-hat / sigma_e^2 ~ chi^2(n) when the d_i are
+ * normal; the interval is sqrt(n sigma_e^2-hat / chi^2_{1-alpha/2, n}) to
+ * sqrt(n sigma_e^2-hat / chi^2_{alpha/2, n}).
+ *
+ * Training noise (the method of moments): the seed means m_i = (a_i + b_i) / 2 have variance
+ * sigma_t^2 + sigma_e^2 / 2, so sigma_t^2-hat = max(0, S_m^2 - sigma_e^2-hat / 2). Its interval
+ * takes the chi-square interval of the variance of the m_i, (n - 1) S_m^2 / chi^2_{1-alpha/2, n-1}
+ * to (n - 1) S_m^2 / chi^2_{alpha/2, n-1}, subtracts the evaluation share sigma_e^2-hat / 2 from
+ * both ends (treated as known: it is estimated from n more degrees of freedom and is a small part
+ * of S_m^2 when training noise dominates), and takes square roots, a bound below 0 becoming 0.
+ * The chi-square interval for a normal variance is the textbook one (Casella & Berger 2002,
+ * Statistical Inference, chapter 9); it assumes normal seed means, and its coverage is measured
+ * by simulation in test/noise-sd.test.ts.
+ *
+ * @throws RangeError on fewer than 2 seeds, a and b of different lengths, a value that is not
+ *   finite, or level outside (0, 1).
+ * @example noiseStandardDeviations([0.8, 0.6, 0.9], [0.82, 0.61, 0.88])
+ */
+export function noiseStandardDeviations(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  { level = 0.95 }: { level?: number } = {},
+): { training: StandardDeviationInterval; evaluation: StandardDeviationInterval; seeds: number } {
+  checkFiniteValues(a, 'a');
+  checkFiniteValues(b, 'b');
+  checkLevel(level);
+  const n = a.length;
+  if (n < 2 || b.length !== n)
+    throw new RangeError(
+      `noiseStandardDeviations: a and b need the same number (>= 2) of seeds, got ${n} and ${b.length}`,
+    );
+  const differences = Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));
+  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
+  const seedMeanVariance = sampleVariance(
+    Array.from({ length: n }, (_, i) => ((a[i] as number) + (b[i] as number)) / 2),
+  );
+  const alpha = 1 - level;
+  const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluationVariance / 2));
+  return {
+    training: {
+      estimate: trainingSD(seedMeanVariance),
+      low: trainingSD(((n - 1) * seedMeanVariance) / chiSquareQuantile(1 - alpha / 2, n - 1)),
+      high: trainingSD(((n - 1) * seedMeanVariance) / chiSquareQuantile(alpha / 2, n - 1)),
+    },
+    evaluation: {
+      estimate: Math.sqrt(evaluationVariance),
+      low: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(1 - alpha / 2, n)),
+      high: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(alpha / 2, n)),
+    },
+    seeds: n,
+  };
+}
