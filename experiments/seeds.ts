@@ -30,6 +30,16 @@ import {
 import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
+import { coverageNote } from './coverageNotes.ts';
+
+/** The interval methods seeds.md prints whose coverage exp:coverage measures (its METHODS' names). */
+const SEEDS_COVERAGE = [
+  'Wilson, a claim over seeds',
+  'training-noise SD, chi-square (reported)',
+  'evaluation-noise SD, chi-square (reported)',
+  'stratified-bootstrap IQM (step 80)',
+  'P(step 80 > step 0), stratified bootstrap',
+];
 import { bandPanelsSvg, heatmapSvg, intervalChartSvg } from './figures.ts';
 
 const f3 = (value: number) => value.toFixed(3);
@@ -234,6 +244,8 @@ export async function main(options: Partial<SeedsOptions> = {}) {
       .join(
         ', ',
       )}, so the IQM (${f3(aggregates[80].iqm.estimate)}) leaves out the failure 17.7 is about, which the mean (${f3(aggregates[80].mean.estimate)}) keeps: read them side by side. Every bootstrap interval here comes from ${numbers.reps.toLocaleString('en-US')} replicates (rliable's default).`,
+    '',
+    coverageNote(SEEDS_COVERAGE),
     '',
     '## Narrowing and falls: seeds per held-out task',
     '',

@@ -1,0 +1,37 @@
+/**
+ * What `npm run exp:coverage` measured of the interval methods a report prints: one sentence
+ * naming each method's simulated coverage at its design, and which fall below the flag, so that a
+ * flagged interval is flagged where it is reported (results/coverage.md has the whole table).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../lib/errors.ts';
+import { ROOT } from './common.ts';
+import type { Numbers } from './report/coverage.ts';
+
+/** The committed coverage results. */
+export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');
+
+/** The sentence for `methods` (the `method` names of experiments/coverage.ts's METHODS). */
+export function coverageNote(methods: readonly string[], file = COVERAGE_FILE): string {
+  if (!existsSync(file))
+    return 'The coverage of these intervals is not measured yet: run `npm run exp:coverage`.';
+  let numbers: Numbers;
+  try {
+    numbers = (JSON.parse(readFileSync(file, 'utf8')) as { numbers: Numbers }).numbers;
+  } catch {
+    throw new InputError(`${file} is not a coverage results file: rerun \`npm run exp:coverage\``);
+  }
+  const rows = methods.map((method) => {
+    const row = numbers.rows?.find((candidate) => candidate.method === method);
+    if (row === undefined)
+      throw new InputError(`${file} has no coverage of '${method}': rerun \`npm run exp:coverage\``);
+    return row;
+  });
+  const each = rows.map(
+    (row) =>
+      `${row.method} ${row.coverage.toFixed(3)} ± ${row.se.toFixed(3)} at ${row.design}${row.flagged ? ' (**below ' + numbers.flagBelow.toFixed(2) + '**)' : ''}`,
+  );
+  const flagged = rows.filter((row) => row.flagged);
+  return `Coverage of these nominal-95% intervals, measured by simulation (\`npm run exp:coverage\`, results/coverage.md, ${numbers.simulations.toLocaleString('en-US')} simulations): ${each.join('; ')}.${flagged.length === 0 ? '' : ` The ${flagged.length === 1 ? 'one' : flagged.length} below ${numbers.flagBelow.toFixed(2)} ${flagged.length === 1 ? 'is' : 'are'} narrower than ${flagged.length === 1 ? 'its' : 'their'} nominal level says: read ${flagged.length === 1 ? 'it' : 'them'} as too narrow.`}`;
+}

@@ -1,0 +1,32 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COVERAGE_FILE, coverageNote } from '../experiments/coverageNotes.ts';
+import { METHODS } from '../experiments/coverage.ts';
+
+describe('coverage flagged where an interval is reported (experiments/coverageNotes.ts)', () => {
+  it("names each method's measured coverage and flags those below 0.93, from results/coverage.json", () => {
+    const note = coverageNote(['Wilson, a claim over seeds', 'stratified-bootstrap IQM (step 80)']);
+    expect(note).toMatch(
+      /Wilson, a claim over seeds 0\.\d{3} ± 0\.\d{3} at 16 seeds x 10 tasks x 64 episodes;/,
+    );
+    expect(note).toMatch(
+      /stratified-bootstrap IQM \(step 80\) 0\.\d{3} ± 0\.\d{3} at .* \(\*\*below 0\.93\*\*\)/,
+    );
+    expect(note).toMatch(/The one below 0\.93 is narrower than its nominal level says/);
+  });
+
+  it('every method the committed file holds is one of exp:coverage METHODS, and an unknown one is refused', () => {
+    for (const entry of METHODS) expect(() => coverageNote([entry.method])).not.toThrow();
+    expect(() => coverageNote(['no such method'])).toThrow(
+      `${COVERAGE_FILE} has no coverage of 'no such method': rerun \`npm run exp:coverage\``,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'tinyagent-coverage-'));
+    writeFileSync(join(dir, 'bad.json'), '{');
+    expect(() => coverageNote(['x'], join(dir, 'bad.json'))).toThrow(/is not a coverage results file/);
+    expect(coverageNote(['x'], join(dir, 'missing.json'))).toMatch(
+      /not measured yet: run `npm run exp:coverage`/,
+    );
+  });
+});
