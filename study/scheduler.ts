@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { diskError, writeStudyFile } from './disk.ts';
-import { mkdirSync } from 'node:fs';
+import { studyFolder, writeStudyFile } from './disk.ts';
 import type { Plan } from './plan.ts';
 import { jobCommand } from './runner.ts';
 
@@ -95,12 +94,9 @@ export function writeSlurmScripts(
     eval: join(dir, 'eval.sbatch'),
     submit: join(dir, 'submit.sh'),
   };
-  // Slurm opens each task's --output file before the task starts: the folder must exist.
-  try {
-    mkdirSync(join(plan.dir, 'logs'), { recursive: true });
-  } catch (error) {
-    throw diskError(error, join(plan.dir, 'logs'));
-  }
+  // Slurm opens each task's --output file before the task starts: the folder must exist. Made
+  // only now, once every value is checked; a link or a file in their place is refused.
+  for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
   writeStudyFile(
     paths.train,
     sbatchScript(plan, {
@@ -177,7 +173,7 @@ export function writeK8sManifest(
       `--claim ${JSON.stringify(claim)} is not a PersistentVolumeClaim name (lower-case letters, digits, '-' and '.')`,
     );
   const dir = studyDir(plan);
-  const path = join(dir, 'k8s', 'job.yaml');
+  const path = join(studyFolder(dir, 'k8s'), 'job.yaml');
   const [node, bin] = jobCommand(dir, 0);
   const threads = plan.config.parallel ? 2 : 1;
   const manifest = [

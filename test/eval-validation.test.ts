@@ -342,6 +342,44 @@ const CASES: Case[] = [
       }),
     /selectedFrom/,
   ],
+  // seeds, claims and comparisons (exp:seeds, study compare, exp:coverage)
+  [
+    'stratifiedBootstrap score NaN',
+    () =>
+      stats.stratifiedBootstrap(
+        [
+          [0.1, NaN],
+          [0.2, 0.3],
+        ],
+        (x) => [stats.mean(x)],
+        { reps: 10, rng },
+      ),
+    /scores/,
+  ],
+  [
+    'probabilityOfImprovementInterval tasks differ',
+    () => stats.probabilityOfImprovementInterval([[0.1, 0.2]], [[0.1]], { reps: 10, rng }),
+    /\bx and y\b/,
+  ],
+  ['pairedTInterval one unit', () => stats.pairedTInterval([0.5], [0.6]), /\ba\b/],
+  ['pitmanMorganTest two units', () => stats.pitmanMorganTest([1, 2], [2, 1]), /\ba\b/],
+  ['correlationTest two units', () => stats.correlationTest([1, 2], [2, 1]), /\ba\b/],
+  [
+    'correlatedSelectionInflation correlation 1.5',
+    () => stats.correlatedSelectionInflation({ sigma: 0.1, selectedFrom: 5, correlation: 1.5 }),
+    /correlation/,
+  ],
+  ['noncentralTCdf df 0', () => stats.noncentralTCdf(1, 0, 1), /\bdf\b/],
+  ['twoSidedTPower df 0', () => stats.twoSidedTPower(0, 1, 2), /\bdf\b/],
+  ['requiredSeeds delta 0', () => stats.requiredSeeds({ sdA: 0.1, delta: 0 }), /delta/],
+  ['fisherExactGreater c1 > n1', () => stats.fisherExactGreater(9, 8, 3, 8), /\bc1\b/],
+  ['holmAdjust p 1.2', () => stats.holmAdjust([1.2]), /p-value/],
+  ['trajectoryFalls NaN', () => stats.trajectoryFalls([NaN, 1]), /values\[0\]/],
+  ['chiSquareCdf df 0', () => stats.chiSquareCdf(1, 0), /\bdf\b/],
+  ['chiSquareQuantile p 1.5', () => stats.chiSquareQuantile(1.5, 3), /\bp\b/],
+  ['noiseStandardDeviations one seed', () => stats.noiseStandardDeviations([0.5], [0.6]), /seeds/],
+  ['standardDeviationInterval one value', () => stats.standardDeviationInterval([0.5]), /values/],
+  ['meanStandardError one value', () => stats.meanStandardError([0.5]), /values/],
 ];
 
 describe('every exported statistic refuses impossible input with a RangeError naming the argument', () => {

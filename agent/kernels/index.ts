@@ -10,3 +10,4 @@ export { boundsChecked, productsInstalled, useBoundsChecks, useOwnProducts } fro
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
 export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';
 export { PINNED_TFJS } from './tfjsWasm.ts';
+export { KERNELS_WAT } from './writeWat.ts';

@@ -244,7 +244,6 @@ export const command: Command = {
     if (sub === 'slurm') {
       const time = stringFlag(args, 'time');
       const partition = stringFlag(args, 'partition');
-      for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
       const paths = writeSlurmScripts(plan, {
         cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
         ...(partition !== undefined ? { partition } : {}),
@@ -265,7 +264,6 @@ export const command: Command = {
       return;
     }
     // k8s
-    studyFolder(plan.dir, 'k8s');
     const path = writeK8sManifest(plan, {
       image: stringFlag(args, 'image') ?? 'tinyagent:local',
       claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
