@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,19 @@ const NOT_OURS: Record<string, string> = {
 };
 const ours = Object.keys(scripts).filter((name) => !(name in NOT_OURS));
 
-/** The command of a script with its stdout redirected to /dev/full by the shell. */
+/**
+ * The command of a script with its stdout redirected to /dev/full by the shell. Asynchronous: a
+ * worker blocked in spawnSync for the whole file misses vitest's own messages (its RPC times out
+ * after 60 s and the run fails with all tests green).
+ */
 function runToFull(name: string, args: string[] = []) {
   const command = [scripts[name]!, ...args.map((arg) => `'${arg}'`)].join(' ');
-  return spawnSync('/bin/sh', ['-c', `${command} > /dev/full`], { cwd: ROOT, encoding: 'utf8' });
+  return new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn('/bin/sh', ['-c', `${command} > /dev/full`], { cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
 }
 
 describe('every npm script with standard output on /dev/full: exit 1, one line', () => {
@@ -41,8 +50,8 @@ describe('every npm script with standard output on /dev/full: exit 1, one line',
   // --help writes to standard output at once: every script, the costly ones too, in seconds.
   it.each(ours)(
     'npm run %s -- --help',
-    (name) => {
-      const result = runToFull(name, ['--help']);
+    async (name) => {
+      const result = await runToFull(name, ['--help']);
       const label = scripts[name]!.startsWith('node bin/tinyagent.js ')
         ? `tinyagent ${scripts[name]!.split(' ').pop()}`
         : name;
@@ -60,8 +69,8 @@ describe('every npm script with standard output on /dev/full: exit 1, one line',
     ['report', ['--out', join(out, 'report', 'index.html')]],
   ])(
     'npm run %s',
-    (name, args) => {
-      const result = runToFull(name, args);
+    async (name, args) => {
+      const result = await runToFull(name, args);
       expect(result.stderr).toBe(`${name}: ${FULL}\n`);
       expect(result.status).toBe(1);
     },
