@@ -11,6 +11,21 @@ import { missingPackages, setupAction } from './system-setup.ts';
 const ROOT = join(import.meta.dirname, '..');
 const SCRIPT = join(ROOT, 'test', 'system-setup.ts');
 
+/** Runs the setup step with stand-ins on PATH: `dpkg-query` printing `dpkgOutput`, `apt-get` recording its arguments. */
+function runWithStubs(dpkgOutput: string) {
+  const bin = mkdtempSync(join(tmpdir(), 'tinyagent-setup-'));
+  const log = join(bin, 'apt.log');
+  writeFileSync(join(bin, 'dpkg-query'), `#!/bin/sh\n${dpkgOutput}\n`);
+  writeFileSync(join(bin, 'apt-get'), `#!/bin/sh\necho "$*" >> ${log}\n`);
+  for (const name of ['dpkg-query', 'apt-get']) chmodSync(join(bin, name), 0o755);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+  });
+  return { result, log };
+}
+
 describe("npm test's setup step (test/system-setup.ts)", () => {
   it('lists what is missing, in list order', () => {
     expect(missingPackages(SYSTEM_COMPONENTS, new Set(['slurmd', 'munge']))).toEqual([
@@ -38,17 +53,8 @@ describe("npm test's setup step (test/system-setup.ts)", () => {
   });
 
   it('runs apt-get update, then apt-get install -y of exactly the missing packages (stub apt-get and dpkg-query on PATH)', () => {
-    const bin = mkdtempSync(join(tmpdir(), 'tinyagent-setup-'));
-    const log = join(bin, 'apt.log');
-    // dpkg-query reports only slurmd as installed; apt-get records its arguments.
-    writeFileSync(join(bin, 'dpkg-query'), `#!/bin/sh\necho "slurmd ii "\n`);
-    writeFileSync(join(bin, 'apt-get'), `#!/bin/sh\necho "$*" >> ${log}\n`);
-    for (const name of ['dpkg-query', 'apt-get']) chmodSync(join(bin, name), 0o755);
-    const result = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-    });
+    // dpkg-query reports only slurmd as installed.
+    const { result, log } = runWithStubs('echo "slurmd ii "');
     const missing = SYSTEM_PACKAGES.filter((name) => name !== 'slurmd');
     if (process.getuid?.() === 0) {
       expect(result.status, result.stderr).toBe(0);
@@ -68,19 +74,7 @@ describe("npm test's setup step (test/system-setup.ts)", () => {
   });
 
   it('is silent and installs nothing when every package is installed', () => {
-    const bin = mkdtempSync(join(tmpdir(), 'tinyagent-setup-'));
-    const log = join(bin, 'apt.log');
-    writeFileSync(
-      join(bin, 'dpkg-query'),
-      `#!/bin/sh\n${SYSTEM_PACKAGES.map((name) => `echo "${name} ii "`).join('\n')}\n`,
-    );
-    writeFileSync(join(bin, 'apt-get'), `#!/bin/sh\necho "$*" >> ${log}\n`);
-    for (const name of ['dpkg-query', 'apt-get']) chmodSync(join(bin, name), 0o755);
-    const result = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-    });
+    const { result, log } = runWithStubs(SYSTEM_PACKAGES.map((name) => `echo "${name} ii "`).join('\n'));
     expect(result.status).toBe(0);
     expect(result.stderr).toBe('');
     expect(existsSync(log)).toBe(false);
