@@ -131,7 +131,14 @@ export function compareWithBook({
   return { z, outside, maxEvals, text };
 }
 
-/** Whether an exact value lies in the range a book states, e.g. "0.93 to 0.97". */
+/** How many decimals a number as a book writes it has: 0.04 -> 2, 0.93 -> 2, 1 -> 0. */
+const decimalsOf = (value: number) => (String(value).split('.')[1] ?? '').length;
+
+/**
+ * Whether an exact value lies in the range a book states, e.g. "0.93 to 0.97", read two ways:
+ * at the book's own precision (the value rounded to the decimals its bounds are written with,
+ * the headline: -0.0356 is -0.04, inside "0.04 to 0.08") and exactly (`outsideExact`).
+ */
 export function compareWithRange({
   value,
   low,
@@ -142,11 +149,19 @@ export function compareWithRange({
   low: number;
   high: number;
   digits?: number;
-}): { outside: boolean; text: string } {
-  const outside = value < low || value > high;
+}): { outside: boolean; outsideExact: boolean; text: string } {
+  const decimals = Math.max(decimalsOf(low), decimalsOf(high));
+  const rounded = Number(value.toFixed(decimals));
+  const outside = rounded < low || rounded > high;
+  const outsideExact = value < low || value > high;
   return {
     outside,
-    text: outside ? `outside: exact ${value.toFixed(digits)} is not in ${low} to ${high}` : 'inside',
+    outsideExact,
+    text: outside
+      ? `outside: exact ${value.toFixed(digits)} is not in ${low} to ${high}, even at the book's ${decimals} decimals`
+      : outsideExact
+        ? `inside at the book's ${decimals} decimals (exact ${value.toFixed(digits)} is ${rounded.toFixed(decimals)}); just outside read exactly`
+        : 'inside',
   };
 }
 

@@ -45,7 +45,7 @@ export type Numbers = {
     episodeCoversPopulation: BookComparison;
     episodeCoversTasks: BookComparison;
     taskCoversPopulation: BookComparison;
-    wilson: { outside: boolean; text: string; p: number }[];
+    wilson: { outside: boolean; outsideExact: boolean; text: string; p: number }[];
   };
 };
 
@@ -98,7 +98,15 @@ function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: conf
       'book vs exact': (_, i) => `Wilson ${verdicts.wilson[i]?.text}`,
     }),
     outside.length === 0
-      ? "Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p."
+      ? verdicts.wilson.some((verdict) => verdict.outsideExact)
+        ? `Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p at the book's two decimals; read exactly, it is just below at p = ${verdicts.wilson
+            .filter((verdict) => verdict.outsideExact)
+            .map(({ p }) => p)
+            .join(', ')} (${verdicts.wilson
+            .filter((verdict) => verdict.outsideExact)
+            .map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number))
+            .join(', ')}).`
+        : "Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p."
       : `The book's "Wilson 0.93-0.97" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact coverage there is ${outside.map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number)).join(', ')}.`,
   );
 }
