@@ -59,3 +59,12 @@ export {
   type Provenance,
 } from './evaluate.ts';
 export { probeCheckpoint, probeVariants, type ProbeRow } from './probe.ts';
+export {
+  fingerprint,
+  fingerprintDifferences,
+  isFingerprint,
+  sourcesSha256,
+  FINGERPRINT_PARTS,
+  SOURCE_FOLDERS,
+  type Fingerprint,
+} from './fingerprint.ts';
