@@ -10,6 +10,7 @@ const GYM = 'docs/GYM.md';
 const STUDIES = 'docs/STUDIES.md';
 const EXERCISES = 'docs/EXERCISES.md';
 const METRICS = 'docs/METRICS.md';
+const LOG = 'docs/MEASUREMENTS.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
@@ -449,28 +450,6 @@ export const QUOTED: QuotedNumber[] = [
     {},
   ),
   at('train.json', 'seeds.rows[0].base.successes.speed', '7', "the base agent's 7", [TRAINING], {}),
-  at('train.json', 'run.seconds.total', '74', 'took 74 s on this 2-core machine', [TRAINING], whole),
-  at('train.json', 'run.machine.cpus', '2', 'took 74 s on this 2-core machine', [TRAINING], {}),
-  at(
-    'train.json',
-    'run.machine.loadAverage.start',
-    '1.4',
-    'load average 1.4 at\nthe start, 1.7 at the end',
-    [TRAINING],
-    one,
-  ),
-  at(
-    'train.json',
-    'run.machine.loadAverage.end',
-    '1.7',
-    'load average 1.4 at\nthe start, 1.7 at the end',
-    [TRAINING],
-    one,
-  ),
-  at('train.json', 'run.seconds.bc', '10', 'behaviour cloning 10 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.rollouts', '16', 'rollouts 16 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.evals', '1', 'evaluations 1 s', [TRAINING], whole),
   at('train.json', 'run.parameterCount', '157,437', 'count (157,437)', [TRAINING], whole),
   // npm run canary -- --out results/canary.json
   ...[0, 4, 8].map((row) => at('canary.json', canary(row), '1.0', 'oracle 1.0 everywhere', [README], one)),
@@ -485,112 +464,55 @@ export const QUOTED: QuotedNumber[] = [
   at('canary.json', canary(6), '0.60', '(0.20 vs 0.60', [GYM], { digits: 2 }),
   at('canary.json', canary(11), '1.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
   at('canary.json', canary(3), '0.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
-  at(
-    'bench.json',
-    'figures.gym.gym/warmEpisodesPerSecond',
-    '27,800',
-    'runs at 27,800 episodes per second',
-    [GYM],
-    {
+  // npm run bench -- --out results/bench.json, as docs/MEASUREMENTS.md's generated tables print it
+  // (test/measurement-log.test.ts checks the whole table; these tie the log to the README's figures)
+  ...(
+    [
+      ['figures.gym.gym/warmEpisodesPerSecond', '27,775', 'scripted episodes, warm', '/s'],
+      ['figures.gym.gym/coldEpisodesPerSecond', '7,821', 'scripted episodes, cold', '/s'],
+      ['figures.train.trainStepMsOneThread', '281', 'training step, one thread', ' ms'],
+      ['figures.train.trainStepMsTwoThreads', '176', 'training step, two threads', ' ms'],
+      ['figures.train.rolloutEpisodesPerSecondOneThread', '678', 'rollouts, one thread', '/s'],
+      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,071', 'rollouts, two threads', '/s'],
+      ['figures.train.torch.stepMs', '202', 'PyTorch step, two threads', ' ms'],
+      ['figures.train.torch.stepMsOneThread', '169', 'PyTorch step, one thread', ' ms'],
+      ['figures.train.torch.oursStepMsTwoThreads', '177', 'our step, two threads, same turns', ' ms'],
+    ] as const
+  ).map(([path, text, label, unit]) =>
+    at(
+      'bench.json',
+      path,
+      text,
+      `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`,
+      [LOG],
+      whole,
+    ),
+  ),
+  ...(
+    [
+      ['figures.train.trainStepGflopsOneThread', '23.6', 'training step, one thread', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsTwoThreads', '37.6', 'training step, two threads', ' GFLOP/s'],
+      [
+        'figures.train.grpoStepSecondsOneThread',
+        '1.44',
+        'GRPO step (160 rollouts, 4 updates), one thread',
+        ' s',
+      ],
+      ['figures.train.grpoStepSecondsTwoThreads', '0.942', 'GRPO step, two threads', ' s'],
+      ['figures.train.ownProductsSpeedup', '1.98', "our products over tfjs's", 'x'],
+      ['figures.train.torch.ratio', '0.876', 'ours / PyTorch on two threads', 'x'],
+      ['figures.eval.taskBootstrapSeconds', '0.0438', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
+    ] as const
+  ).map(([path, text, label, unit]) =>
+    at('bench.json', path, text, `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`, [LOG], {
       significant: 3,
-      grouped: true,
-    },
+    }),
   ),
-  // npm run bench -- --out results/bench.json
-  // npm run bench -- --out results/bench.json, as docs/MODEL.md quotes it
-  at('bench.json', 'figures.model.parameters', '157,050', 'vocab\n250, 157,050 parameters', [MODEL], whole),
-  at('bench.json', 'machine.loadAverage.start', '2.0', 'load average 2.0 at the start', [MODEL], one),
-  at('bench.json', 'figures.train.repeats', '5', 'each the best of 5 runs', [MODEL], {}),
-  at('bench.json', 'figures.train.trainStepMsOneThread', '281', '| 281 ms, 23.6 GFLOP/s |', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.trainStepGflopsOneThread',
-    '23.6',
-    '| 281 ms, 23.6 GFLOP/s |',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.train.trainStepMsTwoThreads', '176', '| 176 ms, 37.6 GFLOP/s |', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.trainStepGflopsTwoThreads',
-    '37.6',
-    '| 176 ms, 37.6 GFLOP/s |',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.train.grpoStepSecondsOneThread', '1.44', 'one thread | 1.44 s |', [MODEL], {
+  at('bench.json', 'machine.loadAverage.start', '2.05', 'load average 2.05 at the start', [LOG], {
     digits: 2,
   }),
-  at('bench.json', 'figures.train.grpoStepSecondsTwoThreads', '0.94', 'two threads | 0.94 s', [MODEL], {
-    digits: 2,
-  }),
-  at(
-    'bench.json',
-    'figures.train.rolloutEpisodesPerSecondOneThread',
-    '678',
-    '| 678 / 1,071 episodes/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.train.rolloutEpisodesPerSecondTwoThreads',
-    '1,071',
-    '| 678 / 1,071 episodes/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.samplingTokensPerSecond',
-    '6,523',
-    '| 6,523 tokens fed/s, 2,498 sampled tokens/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.sampledTokensPerSecond',
-    '2,498',
-    '| 6,523 tokens fed/s, 2,498 sampled tokens/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.peakRssMiB',
-    '644',
-    'RSS 644 MiB; live tf tensors 41.9 MiB',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.peakTensorMiB',
-    '41.9',
-    'RSS 644 MiB; live tf tensors 41.9 MiB',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.model.profileForwardMs', '120', 'kernels took\n120 ms forward', [MODEL], whole),
-  at('bench.json', 'figures.model.profileBackwardMs', '228', '228 ms backward + Adam', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.model.profile/TinyAgentProduct/forwardMs',
-    '75',
-    'took 75 ms forward\nand 168 ms backward',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.profile/TinyAgentProduct/backwardMs',
-    '168',
-    'took 75 ms forward\nand 168 ms backward',
-    [MODEL],
-    whole,
-  ),
+  at('train.json', 'run.seconds.total', '73.8', '| total | 73.8 s | `run.seconds.total` |', [LOG], one),
+  at('train.json', 'run.seconds.updates', '46.4', '| updates | 46.4 s | `run.seconds.updates` |', [LOG], one),
   at('bench.json', 'machine.loadAverage.start', '2.0', 'a load average of 2.0 on the 2 cores', [README], one),
   at('bench.json', 'machine.cpus', '2', 'a load average of 2.0 on the 2 cores', [README], {}),
   at(
@@ -653,56 +575,6 @@ export const QUOTED: QuotedNumber[] = [
     'updates 1.98 times faster on our products',
     [README],
     { digits: 2 },
-  ),
-  at('bench.json', 'figures.train.torch.stepMs', '202', 'PyTorch 202 ms a step', [MODEL], whole),
-  at('bench.json', 'figures.train.torch.stepMsOneThread', '169', 'and 169 ms on one', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.torch.oursStepMsTwoThreads',
-    '177',
-    'ours 177 ms in the same turns',
-    [MODEL],
-    whole,
-  ),
-  at('bench.json', 'figures.train.torch.ratio', '0.88', '0.88 times PyTorch', [MODEL], { digits: 2 }),
-  at('bench.json', 'figures.train.torch.ratioToFaster', '1.05', '1.05 times its faster', [MODEL], {
-    digits: 2,
-  }),
-  at('bench.json', 'figures.train.grpoUpdatesSecondsOwnProducts', '1.13', '| 1.13 / 2.24 s |', [MODEL], {
-    digits: 2,
-  }),
-  at('bench.json', 'figures.train.grpoUpdatesSecondsTfjsProducts', '2.24', '| 1.13 / 2.24 s |', [MODEL], {
-    digits: 2,
-  }),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesSecondsOneThreadAlone',
-    '1.10',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
-  ),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesSecondsOneThreadBesideCopy',
-    '1.14',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
-  ),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesTwoCoresCeiling',
-    '1.94',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
   ),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
