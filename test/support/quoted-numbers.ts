@@ -14,7 +14,14 @@ const LOG = 'docs/MEASUREMENTS.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
-export const SCANNED = [{ doc: README, heading: 'What it measures' }] as const;
+export const SCANNED = [
+  { doc: README, heading: 'What it measures' },
+  // The reference sections whose figures moved to docs/MEASUREMENTS.md: none may come back unbacked.
+  { doc: MODEL, heading: 'Performance (wasm)' },
+  { doc: TRAINING, heading: 'Two cores, and length buckets' },
+  { doc: GYM, heading: '3. Running code' },
+  { doc: STUDIES, heading: 'How long it takes' },
+] as const;
 
 const one = { digits: 1 };
 const whole = { digits: 0, grouped: true };
@@ -224,6 +231,14 @@ export const QUOTED: QuotedNumber[] = [
     {},
   ),
   at('seeds.json', 'numbers.claims.greedyAtOrAbove.holds', '16', 'in all 16', [README], {}),
+  at(
+    'seeds.json',
+    'numbers.noise.step80.training.estimate',
+    '0.117',
+    'the training-noise SD across 16 seeds is 0.117',
+    [TRAINING],
+    three,
+  ),
   // npm run exp:seeds, as docs/STUDIES.md counts the claims
   at(
     'seeds.json',
@@ -784,7 +799,77 @@ export const QUOTED: QuotedNumber[] = [
 ];
 
 /** Numbers in a scanned section that are settings or the book's figures, each with its phrase. */
+const shape = 'a shape or size of the code, not a measurement';
+const setting = 'a setting of the code or the bench';
+
 export const NOT_MEASURED: Record<string, NotMeasured[]> = {
+  [MODEL]: [
+    { quote: 'unbatched 2-D matMuls', why: shape },
+    { quote: 'rank-5 slices', why: shape },
+    { quote: 'with plain 2-D products', why: shape },
+    { quote: 'image a [1, I, K, N], filter b [1, K, N, P]', why: shape },
+    { quote: 'three 2-D products', why: shape },
+    { quote: 'a rank-5 slice of the [B·T, 3C] activation', why: shape },
+    { quote: 'rank-4 transposes', why: shape },
+    { quote: '4 rows × 8 columns of accumulators', why: "the kernel's tile" },
+    { quote: 'the bias (or 0)', why: "the accumulators' start" },
+    { quote: "a 2-D product first copies B's 8-column strips", why: "the kernel's walk" },
+    { quote: '256 bytes apart for 64 columns', why: 'the layout of a float32 row of the model' },
+    { quote: 'k in blocks of 64', why: "the kernel's walk" },
+    { quote: 'k in blocks of 256', why: "the kernel's walk" },
+    { quote: '14 transposes per layer (5 forward, 9 backward) two remain', why: 'counted in the code' },
+    { quote: 'each block of 48 slots', why: "tfjs's batched matMul on wasm" },
+    { quote: 'sees key 0', why: 'the padding rule' },
+    { quote: 'unrolled by 2 or 4, and 6 × 8 tiles', why: 'the alternatives tried' },
+    { quote: 'the 16 SIMD registers', why: 'the WebAssembly SIMD register file' },
+    { quote: 'the training step of 64 × 96 tokens', why: "the train bench's workload" },
+    { quote: 'its rollouts and 4 updates', why: 'the default GRPO step' },
+    { quote: 'those 4 updates on one thread', why: 'the default GRPO step' },
+    { quote: '2 × alone / beside', why: "the ceiling's formula" },
+    { quote: 'the 4 updates run slower', why: 'the default GRPO step' },
+    { quote: 'can reach 2 (the ceiling', why: 'two cores' },
+    { quote: '128-bit WebAssembly SIMD', why: "WebAssembly's SIMD width" },
+    { quote: 'Node 20', why: 'the Node version' },
+    { quote: 'the 1.8x target', why: 'a target, not a measurement' },
+    { quote: 'same 64 × 96 batch', why: "the train bench's workload" },
+    { quote: 'clip to norm 1', why: setting },
+    { quote: '(exit 1)', why: 'an exit code' },
+    { quote: 'Debian 12 ships PyTorch 1.13', why: 'versions' },
+    { quote: 'load average under 2', why: 'when to remeasure' },
+    {
+      quote: 'FLOPs per step = 6·P·N + 12·L·T·d·N with N = 64·95 predicted positions, T = 95',
+      why: 'the formula and the workload',
+    },
+    { quote: 'step has 64 rows of one length', why: "the train bench's workload" },
+    { quote: 'one thread, 64 × 96, its rows', why: "the model bench's workload" },
+  ],
+  [TRAINING]: [
+    { quote: 'lockstep batches of at most 160', why: 'ROLLOUT_BATCH' },
+    { quote: "about 128 tokens' worth of dispatch", why: 'BUCKET_COST' },
+    { quote: 'the padded batch to 1e-5 relative', why: "the test's tolerance" },
+    { quote: 'drift apart over 80 steps', why: 'the default run length' },
+    { quote: 'seed 0 trained with', why: 'a seed' },
+    { quote: 'ends at another step-80', why: 'a checkpoint' },
+  ],
+  [GYM]: [
+    { quote: 'first gets 50 ms of wall-clock time', why: 'SANDBOX_LIMITS.firstLimitMs' },
+    { quote: 'it is run again with 2 s', why: 'SANDBOX_LIMITS.confirmLimitMs' },
+    { quote: 'fails after about 2.05 s per test call', why: 'the two limits added' },
+    { quote: 'a single 50 ms limit', why: 'the old setting' },
+    { quote: 'scores exactly 1.0 in 20 cold runs', why: "test/gym-load.test.ts's design" },
+    { quote: 'the six ops to the 30 task sources', why: 'the task set' },
+    { quote: 'within a default episode (480 of them)', why: 'counted by test/gym-sandbox.test.ts' },
+    { quote: 'on all 30 tasks', why: 'the task set' },
+    { quote: 'all 30 names of a task', why: 'the task set' },
+    { quote: '## 3. Running code', why: 'the heading' },
+  ],
+  [STUDIES]: [
+    { quote: 'on 2 cores, one two-thread training', why: 'the machine the runner plans for' },
+    { quote: 'On M machines of 2 cores each', why: 'the machine the runner plans for' },
+    { quote: 'it runs a 4-seed smoke study of every chapter step, 56 jobs', why: "the study bench's plan" },
+    { quote: 'over the 2 workers (the target: within 10%)', why: "the bench's target" },
+    { quote: 'the target: under 2 s', why: "the bench's target" },
+  ],
   [README]: [
     { quote: '(10 tasks x 32 episodes, hidden tests', why: 'the evaluation 17.1 runs' },
     { quote: 'The book: 0.144 and 0.819, with `speed` at 1 of 32', why: "the book's figures" },
