@@ -67,6 +67,17 @@ describe('docs/MEASUREMENTS.md (npm run docs:measurements)', () => {
     expect(committed().split(REGION_END)[1]).toBe(regeneratedLog(ROOT).split(REGION_END)[1]);
   });
 
+  it('every dated note below the tables names the commit that recorded it', () => {
+    const notes = committed().split(REGION_END)[1]!;
+    const items = notes
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !/^\| (choice|alternative|code|where) \|/.test(line))
+      .concat(notes.split(/\n(?=- )/).filter((item) => item.startsWith('- ')));
+    expect(items.length).toBeGreaterThan(40);
+    const undated = items.filter((item) => !/\b[0-9a-f]{7}\b/.test(item));
+    expect(undated).toEqual([]);
+  });
+
   it('a figure a results file does not hold reads "not measured", never 0', () => {
     const read = (file: string) => {
       const json = results(file);
