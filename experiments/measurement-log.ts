@@ -186,8 +186,8 @@ function provenance(json: Record<string, Json>, file: string): string {
   const part = (value: Json) => (typeof value === 'number' ? logNumber(value) : 'not recorded');
   const command = typeof json['command'] === 'string' ? `\`${json['command']}\`` : 'not recorded';
   return (
-    `Command: ${command}. Machine: Node ${String(machine['node'] ?? 'not recorded')}, ` +
-    `${String(machine['platform'] ?? 'not recorded')}, ${part(machine['cpus'])} cores; one-minute load ` +
+    `Command: ${command}.\nMachine: Node ${String(machine['node'] ?? 'not recorded')}, ` +
+    `${String(machine['platform'] ?? 'not recorded')}, ${part(machine['cpus'])} cores;\none-minute load ` +
     `average ${part(load['start'])} at the start, ${part(load['end'])} at the end (\`results/${file}\`).`
   );
 }
