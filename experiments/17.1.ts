@@ -29,6 +29,7 @@ import {
   runOptions,
   type RunOptions,
 } from './runs.ts';
+import { coverageNote, EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from './coverageNotes.ts';
 
 const STEPS = [0, 80] as const;
 
@@ -95,7 +96,10 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, episodes, steps: STEPS },
     numbers,
     echo: isMain(import.meta.url),
-    ...report(numbers, { episodes }),
+    ...report(numbers, {
+      episodes,
+      coverage: coverageNote([TASK_BOOTSTRAP_METHOD, EPISODE_BOOTSTRAP_METHOD]),
+    }),
   });
   return { agents: numbers };
 }

@@ -44,6 +44,11 @@ import {
   shareSE,
   writeResults,
 } from './common.ts';
+import {
+  CREDIBLE_INTERVAL_METHOD,
+  EPISODE_BOOTSTRAP_METHOD,
+  TASK_BOOTSTRAP_METHOD,
+} from './coverageNotes.ts';
 import { report } from './report/coverage.ts';
 import { join } from 'node:path';
 
@@ -170,20 +175,20 @@ export const METHODS: Entry[] = [
     truth: (w) => evaluationSdTruth(w.step80, 64),
   },
   {
-    method: 'task (cluster) bootstrap of the mean',
+    method: TASK_BOOTSTRAP_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) => taskBootstrapCI(s.evaluation, { reps: z.reps, rng }),
     truth: (w) => mean(w.step80.flat()),
   },
   {
-    method: 'episode bootstrap (of these tasks)',
+    method: EPISODE_BOOTSTRAP_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) => episodeBootstrapCI(s.evaluation, { reps: z.reps, rng }),
     truth: (_, s) => mean(s.evaluation.tasks),
     perSample: true,
   },
   {
-    method: 'beta-binomial credible interval',
+    method: CREDIBLE_INTERVAL_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) =>
       betaBinomialMeanPosterior({

@@ -9,25 +9,62 @@ import { InputError } from '../lib/errors.ts';
 import { ROOT } from './common.ts';
 import type { Numbers } from './report/coverage.ts';
 
+/** The names of the interval methods other reports and commands cite (experiments/coverage.ts's METHODS rows). */
+export const TASK_BOOTSTRAP_METHOD = 'task (cluster) bootstrap of the mean';
+export const EPISODE_BOOTSTRAP_METHOD = 'episode bootstrap (of these tasks)';
+export const CREDIBLE_INTERVAL_METHOD = 'beta-binomial credible interval';
+
 /** The committed coverage results. */
 export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');
+
+type CoverageRow = Numbers['rows'][number];
+
+function readCoverage(file: string): Numbers {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { numbers: Numbers }).numbers;
+  } catch {
+    throw new InputError(`${file} is not a coverage results file: rerun \`npm run exp:coverage\``);
+  }
+}
+
+function rowOf(numbers: Numbers, method: string, file: string): CoverageRow {
+  const row = numbers.rows?.find((candidate) => candidate.method === method);
+  if (row === undefined)
+    throw new InputError(`${file} has no coverage of '${method}': rerun \`npm run exp:coverage\``);
+  return row;
+}
+
+/**
+ * One method's measured coverage in a short clause for a command's output, with the design it
+ * was simulated at: `design` is the caller's, and a design other than the simulated one is said
+ * to be not simulated. Undefined when results/coverage.json is not there.
+ */
+export function coverageClause(
+  method: string,
+  design: string,
+  file = COVERAGE_FILE,
+): { text: string; coverage: number; se: number; design: string; flagged: boolean } | undefined {
+  if (!existsSync(file)) return undefined;
+  const numbers = readCoverage(file);
+  const row = rowOf(numbers, method, file);
+  const measured = `simulated coverage ${row.coverage.toFixed(3)} ± ${row.se.toFixed(3)} at ${row.design}`;
+  const flag = row.flagged ? `, below ${numbers.flagBelow.toFixed(2)}: read it as too narrow` : '';
+  const other = design === row.design ? '' : `; ${design} is not simulated`;
+  return {
+    text: `${measured}${flag}${other} (results/coverage.md)`,
+    coverage: row.coverage,
+    se: row.se,
+    design: row.design,
+    flagged: row.flagged,
+  };
+}
 
 /** The sentence for `methods` (the `method` names of experiments/coverage.ts's METHODS). */
 export function coverageNote(methods: readonly string[], file = COVERAGE_FILE): string {
   if (!existsSync(file))
     return 'The coverage of these intervals is not measured yet: run `npm run exp:coverage`.';
-  let numbers: Numbers;
-  try {
-    numbers = (JSON.parse(readFileSync(file, 'utf8')) as { numbers: Numbers }).numbers;
-  } catch {
-    throw new InputError(`${file} is not a coverage results file: rerun \`npm run exp:coverage\``);
-  }
-  const rows = methods.map((method) => {
-    const row = numbers.rows?.find((candidate) => candidate.method === method);
-    if (row === undefined)
-      throw new InputError(`${file} has no coverage of '${method}': rerun \`npm run exp:coverage\``);
-    return row;
-  });
+  const numbers = readCoverage(file);
+  const rows = methods.map((method) => rowOf(numbers, method, file));
   const each = rows.map(
     (row) =>
       `${row.method} ${row.coverage.toFixed(3)} ± ${row.se.toFixed(3)} at ${row.design}${row.flagged ? ' (**below ' + numbers.flagBelow.toFixed(2) + '**)' : ''}`,

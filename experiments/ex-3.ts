@@ -24,6 +24,7 @@ import {
   runOptions,
   type RunOptions,
 } from './runs.ts';
+import { coverageNote, CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from './coverageNotes.ts';
 
 const STEPS = [0, 80];
 const BETA = [0.4, 0.3] as const;
@@ -100,7 +101,9 @@ export async function main(options: Partial<RunOptions> = {}) {
     config: { run, episodes, draws, steps: STEPS, beta: BETA, tasks: TASKS },
     numbers,
     echo: isMain(import.meta.url),
-    ...(await report(numbers)),
+    ...(await report(numbers, {
+      coverage: coverageNote([CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD]),
+    })),
   });
   return numbers;
 }

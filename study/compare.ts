@@ -3,7 +3,7 @@ import {
   mean,
   pairedTInterval,
   percentileOfSorted,
-  probabilityOfImprovement,
+  probabilityOfImprovementInterval,
   requiredSeeds,
   requiredUnits,
   sampleStandardDeviation,
@@ -11,6 +11,7 @@ import {
 } from '../eval/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
+import { AGGREGATE_REPS } from './aggregates.ts';
 import type { Plan } from './plan.ts';
 import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 
@@ -53,8 +54,8 @@ export interface StudyComparison extends SeedComparison {
   b: Side;
   /** Seeds whose step-0 checkpoint checksum and evaluation episodes are byte-identical in both studies. */
   sharedSeeds: number[];
-  /** P(B > A) over seeds x tasks at step 80 (rliable). */
-  probabilityOfImprovement: number;
+  /** P(B > A) over seeds x tasks at step 80 (rliable), with its stratified-bootstrap 95% interval (seeds of A and of B redrawn apart within each task, AGGREGATE_REPS replicates). */
+  probabilityOfImprovement: { estimate: number; low: number; high: number; reps: number };
 }
 
 /**
@@ -90,7 +91,7 @@ export function compareSeedScores(
   valuesA: number[],
   valuesB: number[],
   shared: Array<{ seed: number; a: number; b: number }>,
-  { rng, reps = 4000 }: { rng: Rng; reps?: number },
+  { rng, reps = AGGREGATE_REPS }: { rng: Rng; reps?: number },
 ): SeedComparison {
   const welch = welchInterval(valuesA, valuesB);
   const meansA = bootstrapMeans(valuesA, { reps, rng: rng.fork('a') });
@@ -162,12 +163,17 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
   const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
   const [valuesA, valuesB] = [a.seeds.map((seed) => step80(a, seed)), b.seeds.map((seed) => step80(b, seed))];
   const shared = sharedSeeds(a, b);
+  const rng = new Rng(planA.evalSeed).fork('compare');
   const comparison = compareSeedScores(
     valuesA,
     valuesB,
     shared.map((seed) => ({ seed, a: step80(a, seed), b: step80(b, seed) })),
-    { rng: new Rng(planA.evalSeed).fork('compare') },
+    { rng },
   );
+  const improvement = probabilityOfImprovementInterval(taskRates(b, 80), taskRates(a, 80), {
+    reps: AGGREGATE_REPS,
+    rng: rng.fork('probability-of-improvement'),
+  });
   return {
     a: {
       dir: planA.dir,
@@ -185,15 +191,19 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     },
     sharedSeeds: shared,
     ...comparison,
-    probabilityOfImprovement: probabilityOfImprovement(taskRates(b, 80), taskRates(a, 80)),
+    probabilityOfImprovement: { ...improvement, reps: AGGREGATE_REPS },
   };
 }
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
-export function formatComparison(c: StudyComparison): string {
+/**
+ * The comparison as the command prints it. `coverage`: one line per interval method on what its
+ * coverage simulation measured (the command passes them in: study/ reads no results files).
+ */
+export function formatComparison(c: StudyComparison, coverage: readonly string[] = []): string {
   const f = (value: number) => value.toFixed(3);
-  const unpaired = `B - A = ${signed(c.difference)} over all seeds (unpaired), Welch 95% [${f(c.welch.low)}, ${f(c.welch.high)}]${c.welch.df === null ? '' : ` (df ${c.welch.df.toFixed(1)})`}, bootstrap over seeds [${f(c.bootstrap.low)}, ${f(c.bootstrap.high)}]`;
+  const unpaired = `B - A = ${signed(c.difference)} over all seeds (unpaired), Welch 95% [${f(c.welch.low)}, ${f(c.welch.high)}]${c.welch.df === null ? '' : ` (df ${c.welch.df.toFixed(1)})`}, bootstrap over seeds [${f(c.bootstrap.low)}, ${f(c.bootstrap.high)}] (${c.bootstrap.reps.toLocaleString('en-US')} replicates)`;
   const design =
     c.paired === null
       ? `design: unpaired (${c.sharedSeeds.length === 0 ? 'no seed' : 'only 1 seed'} shared: the same seed with the same step-0 checkpoint and evaluation episodes in both)`
@@ -207,12 +217,17 @@ export function formatComparison(c: StudyComparison): string {
     lines.push(
       `B - A = ${signed(c.paired.difference)} on the shared seeds (paired), t 95% [${f(c.paired.low)}, ${f(c.paired.high)}] (df ${c.paired.df})`,
     );
-  lines.push(unpaired, `P(B > A) over seeds x tasks: ${f(c.probabilityOfImprovement)}`);
+  const p = c.probabilityOfImprovement;
+  lines.push(
+    unpaired,
+    `P(B > A) over seeds x tasks: ${f(p.estimate)} [${f(p.low)}, ${f(p.high)}] (stratified bootstrap 95%, ${p.reps.toLocaleString('en-US')} replicates)`,
+  );
   const s = c.seedsNeeded;
   lines.push(
     s === null
       ? `seeds needed: none can be computed, ${c.difference === 0 ? 'B - A is exactly 0' : 'neither recipe varies across seeds'}: there is no observed difference to power a test for`
       : `new seeds per recipe to detect ${f(Math.abs(c.difference))} at alpha 0.05 with power 0.8: ${s.exactT} (t test, exact; the normal approximation: ${s.normal}), ${s.unequalVariances ?? 'undefined (one recipe does not vary)'} with unequal variances (Welch; variance ratio A/B ${s.varianceRatio.toFixed(1)})`,
   );
+  lines.push(...coverage);
   return lines.join('\n');
 }

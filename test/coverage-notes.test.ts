@@ -2,7 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COVERAGE_FILE, coverageNote } from '../experiments/coverageNotes.ts';
+import {
+  COVERAGE_FILE,
+  coverageClause,
+  coverageNote,
+  TASK_BOOTSTRAP_METHOD,
+} from '../experiments/coverageNotes.ts';
 import { METHODS } from '../experiments/coverage.ts';
 
 describe('coverage flagged where an interval is reported (experiments/coverageNotes.ts)', () => {
@@ -28,5 +33,18 @@ describe('coverage flagged where an interval is reported (experiments/coverageNo
     expect(coverageNote(['x'], join(dir, 'missing.json'))).toMatch(
       /not measured yet: run `npm run exp:coverage`/,
     );
+  });
+
+  it("a command's clause names the simulated design, flags it, and says when the caller's design is not simulated", () => {
+    const row = coverageClause(TASK_BOOTSTRAP_METHOD, '10 tasks x 32 episodes')!;
+    expect(row.design).toBe('10 tasks x 32 episodes');
+    expect(row.flagged).toBe(row.coverage < 0.93);
+    expect(row.text).toMatch(/^simulated coverage 0\.\d{3} ± 0\.\d{3} at 10 tasks x 32 episodes/);
+    expect(row.text).not.toMatch(/is not simulated/);
+    expect(coverageClause(TASK_BOOTSTRAP_METHOD, '5 tasks x 4 episodes')!.text).toMatch(
+      /; 5 tasks x 4 episodes is not simulated \(results\/coverage\.md\)$/,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'tinyagent-coverage-'));
+    expect(coverageClause(TASK_BOOTSTRAP_METHOD, 'x', join(dir, 'missing.json'))).toBeUndefined();
   });
 });

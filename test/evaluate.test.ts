@@ -17,6 +17,7 @@ import { writeEvaluation } from '../eval/io/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
+import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../experiments/coverageNotes.ts';
 
 let root: string;
 let dirA: string;
@@ -133,7 +134,7 @@ describe('evaluate', () => {
     const printed = JSON.parse(cliA.stdout) as {
       passAt1: number;
       perTask: Array<{ successes: number; episodes: number }>;
-      passAt1Interval: { low: number; high: number; estimate: number; method: string };
+      passAt1Interval: { low: number; high: number; estimate: number; method: string; coverage: unknown };
     };
     expect(printed.passAt1Interval).toEqual({
       ...taskBootstrapCI(
@@ -144,14 +145,17 @@ describe('evaluate', () => {
         { reps: 2000, level: 0.95, rng: new Rng(5).fork('eval/task-bootstrap') },
       ),
       method: 'task bootstrap, 2000 replicates, 95%',
+      coverage: coverageClause(TASK_BOOTSTRAP_METHOD, `${printed.perTask.length} tasks x 4 episodes`),
     });
     expect(printed.passAt1Interval.estimate).toBe(printed.passAt1);
     expect(printed.passAt1Interval.low).toBeLessThanOrEqual(printed.passAt1);
     expect(printed.passAt1Interval.high).toBeGreaterThanOrEqual(printed.passAt1);
     const text = await cli(['eval', '--checkpoint', dirA, '--episodes', '4', '--seed', '5']);
     expect(text.stdout).toContain(
-      `pass@1 ${printed.passAt1.toFixed(3)} (task bootstrap 95% [${printed.passAt1Interval.low.toFixed(3)}, ${printed.passAt1Interval.high.toFixed(3)}] over ${printed.perTask.length} tasks)`,
+      `pass@1 ${printed.passAt1.toFixed(3)} (task bootstrap 95% [${printed.passAt1Interval.low.toFixed(3)}, ${printed.passAt1Interval.high.toFixed(3)}] over ${printed.perTask.length} tasks; simulated coverage `,
     );
+    // The simulated design is 10 tasks x 32 episodes, so 4 episodes per task is said to be another.
+    expect(text.stdout).toContain('10 tasks x 4 episodes is not simulated (results/coverage.md))');
     writeEvaluation(fileB, await evaluate({ checkpoint: dirB, episodes: 4, seed: 5 }));
     const lines = readFileSync(fileA, 'utf8')
       .trim()

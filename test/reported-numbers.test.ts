@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_MEASURED, QUOTED, SCANNED } from './support/quoted-numbers.ts';
+import { NOT_MEASURED, QUOTED, SCANNED, WHOLE_DOCS } from './support/quoted-numbers.ts';
 import {
+  figuresNoResultHolds,
   folded,
   formatNumber,
   measuredText,
@@ -43,7 +44,27 @@ describe('scanned sections quote no figure without a results file', () => {
   });
 });
 
+describe('whole docs quote only figures a committed results file holds', () => {
+  // REPRODUCTION.md and EXERCISES.md hold hundreds of figures, most in tables beside the book's;
+  // each must be printed or held (rounded as the doc prints it) by a committed results file
+  // (results/, studies/*/results/), or backed by a QUOTED or NOT_MEASURED phrase.
+  it.each(WHOLE_DOCS.map((doc) => [doc]))('%s', (doc) => {
+    const quotes = [
+      ...QUOTED.filter((entry) => entry.docs.includes(doc)).map((entry) => entry.quote ?? entry.text),
+      ...(NOT_MEASURED[doc] ?? []).map((setting) => setting.quote),
+    ];
+    expect(figuresNoResultHolds(readDoc(doc), quotes)).toEqual([]);
+  });
+});
+
 describe('the checks themselves', () => {
+  it('a whole-doc figure no results file holds is found; rounded, grouped and e-notation forms are held', () => {
+    // results/ex-3.json holds effectiveDraws 9468.61... and ex-6.json a covariance of 0.000181...
+    expect(figuresNoResultHolds('about 9,500 draws, Cov 1.81e-4, and 123456.789 nowhere', [])).toEqual([
+      '123456.789',
+    ]);
+  });
+
   it('finds a figure no phrase backs, and ignores code spans and backed phrases', () => {
     const text =
       '- `npm run exp:17.4`: pass@1 of one run took 152 s\n  (spread 0.131); seeds 0.903 and\n  0.887';

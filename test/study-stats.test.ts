@@ -196,13 +196,21 @@ describe('study compare', () => {
     const unpaired = compareSeedScores(a, b, shared.slice(0, 1), { rng: new Rng(3) });
     expect(unpaired.design).toBe('unpaired');
     expect(unpaired.paired).toBeNull();
-    const text = formatComparison({
-      ...sides,
-      sharedSeeds: [0, 1, 2],
-      probabilityOfImprovement: 0.6,
-      ...result,
-    });
+    const text = formatComparison(
+      {
+        ...sides,
+        sharedSeeds: [0, 1, 2],
+        probabilityOfImprovement: { estimate: 0.6, low: 0.45, high: 0.75, reps: 50_000 },
+        ...result,
+      },
+      ['coverage of Welch: a clause'],
+    );
     expect(text).toMatch(/design: paired on the 3 seeds shared/);
+    expect(text).toMatch(
+      /P\(B > A\) over seeds x tasks: 0\.600 \[0\.450, 0\.750\] \(stratified bootstrap 95%, 50,000 replicates\)/,
+    );
+    expect(text).toMatch(/bootstrap over seeds \[.*\] \(50,000 replicates\)/);
+    expect(text.split('\n').at(-1)).toBe('coverage of Welch: a clause');
     expect(text).toMatch(/on the shared seeds \(paired\), t 95% \[.*\] \(df 2\)/);
     expect(text).toMatch(/over all seeds \(unpaired\), Welch/);
   });
@@ -214,7 +222,7 @@ describe('study compare', () => {
     const comparison: StudyComparison = {
       ...sides,
       sharedSeeds: [],
-      probabilityOfImprovement: 0.5,
+      probabilityOfImprovement: { estimate: 0.5, low: 0.3, high: 0.7, reps: 50_000 },
       ...result,
     };
     const text = formatComparison(comparison);

@@ -18,6 +18,7 @@ import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
+import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../experiments/coverageNotes.ts';
 import { Rng } from '../../lib/rng.ts';
 import { refuseSpecialTarget } from '../../lib/atomic.ts';
 
@@ -196,6 +197,11 @@ export const command: Command = {
               { reps: INTERVAL_REPS, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
             ),
             method: `task bootstrap, ${INTERVAL_REPS} replicates, 95%`,
+            coverage:
+              coverageClause(
+                TASK_BOOTSTRAP_METHOD,
+                `${result.perTask.length} tasks x ${episodes} episodes`,
+              ) ?? null,
           }
         : null;
     const report = {
@@ -239,7 +245,7 @@ export const command: Command = {
     const interval =
       passAt1Interval === null
         ? 'interval n/a: one task (a task-level interval needs at least 2)'
-        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks`;
+        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
     process.stdout.write(
       `pass@1 ${result.passAt1.toFixed(3)} (${interval}); mean read calls ${meanReadCalls.toFixed(2)}\n`,
     );

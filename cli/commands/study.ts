@@ -167,7 +167,18 @@ export const command: Command = {
         a: { ...measured.a, dir: rest[0]! },
         b: { ...measured.b, dir: rest[1]! },
       };
-      const text = formatComparison(comparison);
+      const { coverageClause } = await import('../../experiments/coverageNotes.ts');
+      const design = `${comparison.a.seeds} + ${comparison.b.seeds} seeds`;
+      const coverage = [
+        ['Welch interval of B - A', 'Welch'],
+        ['bootstrap over seeds of B - A', 'bootstrap over seeds'],
+        ...(comparison.paired === null ? [] : [['paired t interval of B - A (8 shared seeds)', 'paired t']]),
+        ['P(step 80 > step 0), stratified bootstrap', 'P(B > A)'],
+      ].flatMap(([method, name]) => {
+        const clause = coverageClause(method!, design);
+        return clause === undefined ? [] : [`coverage of ${name}: ${clause.text}`];
+      });
+      const text = formatComparison(comparison, coverage);
       if (out !== undefined) {
         writeJsonAtomic(out, { command: commandLine('study', args), comparison, text: text.split('\n') });
         process.stderr.write(`wrote the comparison to ${out}\n`);

@@ -81,7 +81,14 @@ function clusterDifference(trained: Agent, episodes: number): string {
   );
 }
 
-export function report(agents: readonly Agent[], { episodes }: { episodes: number }): Report {
+/**
+ * `coverage`: what `npm run exp:coverage` measured of the two intervals (experiments/coverageNotes.ts),
+ * a sentence the experiment passes in so that the report reads only its inputs.
+ */
+export function report(
+  agents: readonly Agent[],
+  { episodes, coverage }: { episodes: number; coverage: string },
+): Report {
   const [base, trained] = agents as [Agent, Agent];
   const bounds = ({ low, high, width }: { low: number; high: number; width: number }) =>
     `${interval(low, high)} (${pct(width)})`;
@@ -130,6 +137,7 @@ export function report(agents: readonly Agent[], { episodes }: { episodes: numbe
           "a guessing agent's episodes are nearly independent (rho near 0), so the two intervals agree; a trained agent's tasks differ (some always pass, some rarely), so its episodes carry less information than their number suggests and only the task-level interval is honest.",
         ),
         clusterDifference(trained, episodes),
+        coverage,
       ],
     ),
   );

@@ -52,8 +52,12 @@ export type Numbers = {
     seedsPerGroupStep80: number | null;
     seedsPerGroupStep30: number | null;
   }[];
+  pairing: { seRatio: number; tasksRatio: { delta: number; ratio: number | null }[] };
   spreads: { differenceSD: number; taskSD: number; seedSDStep80: number; seedSDStep30: number };
 };
+
+/** The book's paired and unpaired SEs (17.4) and its tasks for 5 points: 533 per group unpaired, about 17 paired. */
+const BOOK_PAIRING = { seRatio: 0.132 / 0.023, tasksRatio: 533 / 17 };
 
 const BOOK = {
   repeat: 'two evaluations differ by at most 0.028',
@@ -88,8 +92,19 @@ function pairedDifference({ difference, low, high, correlation, step60, step80 }
   );
 }
 
+/** What pairing buys here against the book: the SE ratio and the unpaired design's tasks per group over the paired tasks. */
+function pairingBuys({ seRatio, tasksRatio }: Numbers['pairing'], correlation: number): string {
+  const ratios = tasksRatio
+    .filter((row) => row.ratio !== null)
+    .map((row) => `${row.ratio!.toFixed(1)} times at ${Math.round(row.delta * 100)} points`)
+    .join(' and ');
+  return whereOursDiffers(
+    `pairing buys less here than in the book: the paired SE is ${seRatio.toFixed(1)} times smaller than the unpaired one (the book: ${BOOK_PAIRING.seRatio.toFixed(1)} times, 0.132 / 0.023), and an unpaired design needs ${ratios === '' ? 'n/a (no spread measured)' : ratios} as many tasks per group as the paired design needs tasks (the book: ${BOOK_PAIRING.tasksRatio.toFixed(1)} times at 5 points, 533 / 17, about 30). Our per-task correlation between the two checkpoints is ${correlationText(correlation)} against the book's 0.97, so pairing cancels less of the task-to-task spread.`,
+  );
+}
+
 export function report(
-  { repeats, noise, paired, power, spreads }: Numbers,
+  { repeats, noise, paired, power, pairing, spreads }: Numbers,
   { run, seeds, episodesPerEvaluation }: Context,
 ): Report {
   const markdown = blocks(
@@ -150,6 +165,7 @@ export function report(
         book: () => BOOK.power,
       }),
       `From the measured spreads: SD of per-task differences ${pct(spreads.differenceSD)}, SD of per-task pass rates ${pct(spreads.taskSD)}, SD of seed means at step 80 ${pct(spreads.seedSDStep80)} and at step 30 ${pct(spreads.seedSDStep30)} (the book measured its seeds at step 30).`,
+      [pairingBuys(pairing, paired.correlation)],
     ),
   );
   return { markdown };

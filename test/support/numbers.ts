@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -124,5 +124,64 @@ export function unbackedNumbers(text: string, quotes: readonly string[]): string
     rest = rest.split(folded(quote)).join(' ');
   // What inline code is left holds names (`step-80`, `exp:17.4`), not figures; so do digits
   // that follow a letter or an @ (pass@1).
-  return rest.replace(/`[^`]*`/g, ' ').match(/(?<![\w@])\d[\d,]*(?:\.\d+)?/g) ?? [];
+  return rest.replace(/`[^`]*`/g, ' ').match(/(?<![\w@])\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?/g) ?? [];
+}
+
+/** The committed results files a doc's figures may come from: results/ (all depths) and every study's results/. */
+function resultFiles(): string[] {
+  const under = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return under(path);
+      return /\.(json|md)$/.test(entry.name) && !entry.name.endsWith('.vl.json') ? [path] : [];
+    });
+  const studies = readdirSync(join(ROOT, 'studies'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, 'studies', entry.name, 'results')))
+    .flatMap((entry) => under(`studies/${entry.name}/results`));
+  return [...under('results'), ...studies];
+}
+
+let printed: Set<string> | undefined;
+
+/**
+ * Every way the committed results files print or hold a figure: each number of each results
+ * Markdown and JSON file, as written and rounded to 0 to 6 decimals, without its sign or digit
+ * grouping (a doc's "1,177" is the JSON's 1177; its "0.080" is 0.0800331...).
+ */
+export function numbersInResults(): Set<string> {
+  if (printed !== undefined) return printed;
+  printed = new Set();
+  for (const file of resultFiles())
+    for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(
+      /\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?/gi,
+    )) {
+      const text = match[0].replace(/,/g, '');
+      printed.add(text);
+      const value = Number(text);
+      if (!Number.isFinite(value)) continue;
+      for (let digits = 0; digits <= 6; digits += 1) printed.add(value.toFixed(digits));
+      for (let digits = 1; digits <= 6; digits += 1) {
+        printed.add(value.toPrecision(digits));
+        // 9468.6 at two significant digits is printed 9,500, not 9.5e+3.
+        printed.add(String(Number(value.toPrecision(digits))));
+      }
+    }
+  return printed;
+}
+
+/**
+ * The figures of a doc that no committed results file holds (`numbersInResults`) and no quote
+ * backs: what is left once the QUOTED and NOT_MEASURED phrases are blanked, code spans dropped,
+ * and digits after a letter or an @ skipped (pass@1, step-80 names).
+ */
+export function figuresNoResultHolds(text: string, quotes: readonly string[]): string[] {
+  const held = numbersInResults();
+  return unbackedNumbers(text, quotes).filter((figure) => {
+    const plain = figure.replace(/,/g, '');
+    // 1.81e-4 is held as 0.000181 (three significant digits, as written).
+    const exponent = /^(\d+(?:\.\d+)?)e[-+]?\d+$/i.exec(plain);
+    if (exponent === null) return !held.has(plain);
+    const significant = exponent[1]!.replace('.', '').replace(/^0+/, '').length;
+    return !held.has(Number(plain).toPrecision(significant));
+  });
 }

@@ -11,6 +11,7 @@ const STUDIES = 'docs/STUDIES.md';
 const EXERCISES = 'docs/EXERCISES.md';
 const METRICS = 'docs/METRICS.md';
 const LOG = 'docs/MEASUREMENTS.md';
+const REPRODUCTION = 'docs/REPRODUCTION.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
@@ -897,4 +898,23 @@ export const NOT_MEASURED: Record<string, NotMeasured[]> = {
     { quote: 'step 20', why: 'a checkpoint' },
     { quote: 'step 80', why: 'a checkpoint' },
   ],
+  [REPRODUCTION]: [
+    {
+      quote: 'Every evaluation there is 640 episodes',
+      why: "the study's design: 10 held-out tasks x 64 episodes",
+    },
+  ],
+  [EXERCISES]: [
+    { quote: 'Hinkley 1970', why: 'a citation' },
+    { quote: 'Hesterberg 1995', why: 'a citation' },
+    {
+      quote: '0.46478 and P(mu < 0.4) = 0.29673',
+      why: "scipy's grid posterior, the outside reference test/exercises-stats.test.ts checks against",
+    },
+    { quote: 'from 41.0% to 43.4%', why: "the exercise's reported case, the tool's input" },
+    { quote: '0.024/(1.960 + 0.842)', why: 'the normal quantiles of a two-sided 5% test with power 0.8' },
+  ],
 };
+
+/** The docs whose every figure must be held by a committed results file or backed by a phrase. */
+export const WHOLE_DOCS = [REPRODUCTION, EXERCISES] as const;
