@@ -14,6 +14,7 @@ import {
   withTables,
 } from '../experiments/measurement-log.ts';
 import { InputError } from '../lib/errors.ts';
+import { figuresNoResultHolds } from './support/numbers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const committed = () => readFileSync(join(ROOT, MEASUREMENT_LOG), 'utf8');
@@ -65,6 +66,16 @@ describe('docs/MEASUREMENTS.md (npm run docs:measurements)', () => {
       `# Log\n\nbefore\n\n${REGION_START}\n\nnew tables\n\n${REGION_END}\n\n## Notes\n\nafter 1.5 s\n`,
     );
     expect(committed().split(REGION_END)[1]).toBe(regeneratedLog(ROOT).split(REGION_END)[1]);
+  });
+
+  it('every figure of the generated tables is one a committed results file holds, as printed', () => {
+    const log = committed();
+    const region = log.slice(log.indexOf(REGION_START) + REGION_START.length, log.indexOf(REGION_END));
+    expect(region).toContain('| training step, one thread |');
+    expect(figuresNoResultHolds(region, [])).toEqual([]);
+    expect(figuresNoResultHolds(`${region}\n| a figure made up | 4,321.5 ms | \`none\` |`, [])).toEqual([
+      '4,321.5',
+    ]);
   });
 
   it('every dated note below the tables names the commit that recorded it', () => {
