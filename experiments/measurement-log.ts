@@ -185,8 +185,10 @@ function provenance(json: Record<string, Json>, file: string): string {
   const load = isRecord(machine['loadAverage']) ? machine['loadAverage'] : {};
   const part = (value: Json) => (typeof value === 'number' ? logNumber(value) : 'not recorded');
   const command = typeof json['command'] === 'string' ? `\`${json['command']}\`` : 'not recorded';
+  // The file's own date when it records one; else the commit that last changed it dates it.
+  const made = typeof json['generatedAt'] === 'string' ? `Made ${json['generatedAt']}.\n` : '';
   return (
-    `Command: ${command}.\nMachine: Node ${String(machine['node'] ?? 'not recorded')}, ` +
+    `${made}Command: ${command}.\nMachine: Node ${String(machine['node'] ?? 'not recorded')}, ` +
     `${String(machine['platform'] ?? 'not recorded')}, ${part(machine['cpus'])} cores;\none-minute load ` +
     `average ${part(load['start'])} at the start, ${part(load['end'])} at the end (\`results/${file}\`).`
   );

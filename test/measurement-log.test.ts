@@ -100,10 +100,18 @@ describe('docs/MEASUREMENTS.md (npm run docs:measurements)', () => {
       return json;
     };
     const tables = measurementTables(read);
+    expect(tables).not.toContain('Made ');
     expect(tables).toContain('| training step, two threads | not measured | `trainStepMsTwoThreads` |');
     expect(tables).toContain('| every policy under every harness | not measured | `seconds` |');
     expect(tables).not.toContain('figures.train.torch');
     expect(tables).not.toMatch(/\| 0 ms \| `trainStepMsTwoThreads`/);
+  });
+
+  it("dates a results file's tables by the date it records", () => {
+    const read = (file: string) => ({ ...results(file), generatedAt: '2026-12-02T07:00:00.000Z' });
+    expect(measurementTables(read)).toContain(
+      'Made 2026-12-02T07:00:00.000Z.\nCommand: `tinyagent bench --torch --out results/bench.json`.',
+    );
   });
 
   it('prints whole numbers grouped and others to three significant digits', () => {
