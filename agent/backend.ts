@@ -9,7 +9,8 @@ import { installKernels } from './kernels/index.ts';
  *
  * Order for 'auto': `@tensorflow/tfjs-node` (native TensorFlow, backend name 'tensorflow') when it
  * is installed and loads; otherwise the WebAssembly backend (SIMD, single-threaded under Node);
- * otherwise the plain JavaScript 'cpu' backend, which is 15-30x slower than wasm on this model.
+ * otherwise the plain JavaScript 'cpu' backend, many times slower than wasm on this model
+ * (docs/MEASUREMENTS.md).
  * `TINYAGENT_BACKEND` (auto | tensorflow | wasm | cpu) overrides an 'auto' or absent preference.
  * An explicit choice that cannot start throws an error naming the backend and the reason.
  */

@@ -13,7 +13,8 @@ import {
  * sequence, for training; over a sampling session's key/value cache).
  *
  * Why: tfjs-backend-wasm sends only plain, untransposed, unbatched 2-D matMuls to XNNPack; a
- * transposed or batched matMul falls to a scalar loop that is 5-10x slower. tfjs's default
+ * transposed or batched matMul falls to a scalar loop, several times slower (docs/MEASUREMENTS.md,
+ * "Figures behind code comments"). tfjs's default
  * matMul gradient uses the transpose flags, so `dense` below states its gradient as explicit
  * `tf.transpose` + plain 2-D products. Batched attention products go through
  * `batchedProduct`, an XNNPack depthwise convolution (see its comment). On wasm the 2-D products
@@ -120,8 +121,8 @@ export function dense(
  * dW = x^T · dy and db = sum of dy's rows, for x [N, in], dy [N, out]. Our kernel reads x^T in
  * place. Without it: XNNPack packs the right-hand operand of a 2-D product on every call, so
  * the product is oriented to pack the narrower of x and dy: (dy^T · x)^T when in <= out, else
- * x^T · dy; matMul's transposeA flag is 4-10x slower than either (measured, bench/model.ts
- * shapes). With dy^T at hand, db is the product dy^T · 1, which beats a column sum of a wide dy.
+ * x^T · dy; matMul's transposeA flag is slower than either (measured on bench/model.ts's shapes:
+ * docs/MEASUREMENTS.md). With dy^T at hand, db is the product dy^T · 1, which beats a column sum of a wide dy.
  * Every form adds each output's products in order of the row, so all give the same bits on wasm.
  */
 function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
@@ -133,8 +134,8 @@ function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Te
 
 /**
  * `tf.gather(table, rows)` on the first axis of a 2-D table, as one block copy per row: wasm's
- * gather kernel moves one element at a time (an embedding lookup of 6,080 rows took 11 ms of a
- * step, profiled). The same values: it only copies.
+ * gather kernel moves one element at a time, which made the embedding lookup a visible part of a
+ * profiled step (docs/MEASUREMENTS.md). The same values: it only copies.
  */
 export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
   const [count, width] = table.shape;
@@ -307,8 +308,8 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
  *
  * This is a depthwise convolution: image a as [1, I, K, N] (N channels), filter b as
  * [1, K, N, P] (a K-wide kernel, channel multiplier P), 'valid' padding, so the output is
- * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]. Measured on wasm, 2-3x
- * faster than tf.matMul on [N, I, K] x [N, K, P], which takes the scalar fallback.
+ * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]. Measured on wasm, faster
+ * than tf.matMul on [N, I, K] x [N, K, P], which takes the scalar fallback (docs/MEASUREMENTS.md).
  */
 export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   const [rows, inner, count] = a.shape;

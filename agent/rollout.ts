@@ -224,7 +224,10 @@ function rolloutBatch(
   }
 }
 
-/** Episodes played in lockstep at a time, at most (measured: 40 to 160 are equally fast per episode on wasm, 320 is about 10% slower). */
+/**
+ * Episodes played in lockstep at a time, at most: smaller batches were no faster per episode on
+ * wasm, and a larger one was slower (docs/MEASUREMENTS.md, "Figures behind code comments").
+ */
 const ROLLOUT_BATCH = 160;
 
 /** Where `count` specs split into the two shares that two cores play: [0, cut) and [cut, count). */

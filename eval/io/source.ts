@@ -22,7 +22,7 @@ export const MAX_TEXT_LABEL = '512 MiB';
  * The most result rows read from one file unless a reader's `maxRows` (the commands'
  * `--max-rows`) says otherwise. Rows are held in memory to be grouped by task, and a gzip of a few
  * MB can unpack to tens of millions of identical lines: without a bound such a file exhausts the
- * heap (docs/METRICS.md gives the memory per row measured). Far above any real evaluation
+ * heap (docs/MEASUREMENTS.md gives the memory measured). Far above any real evaluation
  * (HumanEval at 200 samples per problem is 32,800 rows).
  */
 export const MAX_ROWS = 5_000_000;

@@ -10,11 +10,19 @@ const GYM = 'docs/GYM.md';
 const STUDIES = 'docs/STUDIES.md';
 const EXERCISES = 'docs/EXERCISES.md';
 const METRICS = 'docs/METRICS.md';
+const LOG = 'docs/MEASUREMENTS.md';
 const REPRODUCTION = 'docs/REPRODUCTION.md';
 const three = { digits: 3 };
 
 /** The sections whose every number must be backed by QUOTED or NOT_MEASURED. */
-export const SCANNED = [{ doc: README, heading: 'What it measures' }] as const;
+export const SCANNED = [
+  { doc: README, heading: 'What it measures' },
+  // The reference sections whose figures moved to docs/MEASUREMENTS.md: none may come back unbacked.
+  { doc: MODEL, heading: 'Performance (wasm)' },
+  { doc: TRAINING, heading: 'Two cores, and length buckets' },
+  { doc: GYM, heading: '3. Running code' },
+  { doc: STUDIES, heading: 'How long it takes' },
+] as const;
 
 const one = { digits: 1 };
 const whole = { digits: 0, grouped: true };
@@ -224,6 +232,14 @@ export const QUOTED: QuotedNumber[] = [
     {},
   ),
   at('seeds.json', 'numbers.claims.greedyAtOrAbove.holds', '16', 'in all 16', [README], {}),
+  at(
+    'seeds.json',
+    'numbers.noise.step80.training.estimate',
+    '0.117',
+    'the training-noise SD across 16 seeds is 0.117',
+    [TRAINING],
+    three,
+  ),
   // npm run exp:seeds, as docs/STUDIES.md counts the claims
   at(
     'seeds.json',
@@ -450,28 +466,6 @@ export const QUOTED: QuotedNumber[] = [
     {},
   ),
   at('train.json', 'seeds.rows[0].base.successes.speed', '7', "the base agent's 7", [TRAINING], {}),
-  at('train.json', 'run.seconds.total', '74', 'took 74 s on this 2-core machine', [TRAINING], whole),
-  at('train.json', 'run.machine.cpus', '2', 'took 74 s on this 2-core machine', [TRAINING], {}),
-  at(
-    'train.json',
-    'run.machine.loadAverage.start',
-    '1.4',
-    'load average 1.4 at\nthe start, 1.7 at the end',
-    [TRAINING],
-    one,
-  ),
-  at(
-    'train.json',
-    'run.machine.loadAverage.end',
-    '1.7',
-    'load average 1.4 at\nthe start, 1.7 at the end',
-    [TRAINING],
-    one,
-  ),
-  at('train.json', 'run.seconds.bc', '10', 'behaviour cloning 10 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.rollouts', '16', 'rollouts 16 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [TRAINING], whole),
-  at('train.json', 'run.seconds.evals', '1', 'evaluations 1 s', [TRAINING], whole),
   at('train.json', 'run.parameterCount', '157,437', 'count (157,437)', [TRAINING], whole),
   // npm run canary -- --out results/canary.json
   ...[0, 4, 8].map((row) => at('canary.json', canary(row), '1.0', 'oracle 1.0 everywhere', [README], one)),
@@ -486,112 +480,55 @@ export const QUOTED: QuotedNumber[] = [
   at('canary.json', canary(6), '0.60', '(0.20 vs 0.60', [GYM], { digits: 2 }),
   at('canary.json', canary(11), '1.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
   at('canary.json', canary(3), '0.00', '(1.00 vs 0.00)', [GYM], { digits: 2 }),
-  at(
-    'bench.json',
-    'figures.gym.gym/warmEpisodesPerSecond',
-    '27,800',
-    'runs at 27,800 episodes per second',
-    [GYM],
-    {
+  // npm run bench -- --out results/bench.json, as docs/MEASUREMENTS.md's generated tables print it
+  // (test/measurement-log.test.ts checks the whole table; these tie the log to the README's figures)
+  ...(
+    [
+      ['figures.gym.gym/warmEpisodesPerSecond', '27,775', 'scripted episodes, warm', '/s'],
+      ['figures.gym.gym/coldEpisodesPerSecond', '7,821', 'scripted episodes, cold', '/s'],
+      ['figures.train.trainStepMsOneThread', '281', 'training step, one thread', ' ms'],
+      ['figures.train.trainStepMsTwoThreads', '176', 'training step, two threads', ' ms'],
+      ['figures.train.rolloutEpisodesPerSecondOneThread', '678', 'rollouts, one thread', '/s'],
+      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,071', 'rollouts, two threads', '/s'],
+      ['figures.train.torch.stepMs', '202', 'PyTorch step, two threads', ' ms'],
+      ['figures.train.torch.stepMsOneThread', '169', 'PyTorch step, one thread', ' ms'],
+      ['figures.train.torch.oursStepMsTwoThreads', '177', 'our step, two threads, same turns', ' ms'],
+    ] as const
+  ).map(([path, text, label, unit]) =>
+    at(
+      'bench.json',
+      path,
+      text,
+      `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`,
+      [LOG],
+      whole,
+    ),
+  ),
+  ...(
+    [
+      ['figures.train.trainStepGflopsOneThread', '23.6', 'training step, one thread', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsTwoThreads', '37.6', 'training step, two threads', ' GFLOP/s'],
+      [
+        'figures.train.grpoStepSecondsOneThread',
+        '1.44',
+        'GRPO step (160 rollouts, 4 updates), one thread',
+        ' s',
+      ],
+      ['figures.train.grpoStepSecondsTwoThreads', '0.942', 'GRPO step, two threads', ' s'],
+      ['figures.train.ownProductsSpeedup', '1.98', "our products over tfjs's", 'x'],
+      ['figures.train.torch.ratio', '0.876', 'ours / PyTorch on two threads', 'x'],
+      ['figures.eval.taskBootstrapSeconds', '0.0438', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
+    ] as const
+  ).map(([path, text, label, unit]) =>
+    at('bench.json', path, text, `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`, [LOG], {
       significant: 3,
-      grouped: true,
-    },
+    }),
   ),
-  // npm run bench -- --out results/bench.json
-  // npm run bench -- --out results/bench.json, as docs/MODEL.md quotes it
-  at('bench.json', 'figures.model.parameters', '157,050', 'vocab\n250, 157,050 parameters', [MODEL], whole),
-  at('bench.json', 'machine.loadAverage.start', '2.0', 'load average 2.0 at the start', [MODEL], one),
-  at('bench.json', 'figures.train.repeats', '5', 'each the best of 5 runs', [MODEL], {}),
-  at('bench.json', 'figures.train.trainStepMsOneThread', '281', '| 281 ms, 23.6 GFLOP/s |', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.trainStepGflopsOneThread',
-    '23.6',
-    '| 281 ms, 23.6 GFLOP/s |',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.train.trainStepMsTwoThreads', '176', '| 176 ms, 37.6 GFLOP/s |', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.trainStepGflopsTwoThreads',
-    '37.6',
-    '| 176 ms, 37.6 GFLOP/s |',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.train.grpoStepSecondsOneThread', '1.44', 'one thread | 1.44 s |', [MODEL], {
+  at('bench.json', 'machine.loadAverage.start', '2.05', 'load average 2.05 at the start', [LOG], {
     digits: 2,
   }),
-  at('bench.json', 'figures.train.grpoStepSecondsTwoThreads', '0.94', 'two threads | 0.94 s', [MODEL], {
-    digits: 2,
-  }),
-  at(
-    'bench.json',
-    'figures.train.rolloutEpisodesPerSecondOneThread',
-    '678',
-    '| 678 / 1,071 episodes/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.train.rolloutEpisodesPerSecondTwoThreads',
-    '1,071',
-    '| 678 / 1,071 episodes/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.samplingTokensPerSecond',
-    '6,523',
-    '| 6,523 tokens fed/s, 2,498 sampled tokens/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.sampledTokensPerSecond',
-    '2,498',
-    '| 6,523 tokens fed/s, 2,498 sampled tokens/s |',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.peakRssMiB',
-    '644',
-    'RSS 644 MiB; live tf tensors 41.9 MiB',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.peakTensorMiB',
-    '41.9',
-    'RSS 644 MiB; live tf tensors 41.9 MiB',
-    [MODEL],
-    one,
-  ),
-  at('bench.json', 'figures.model.profileForwardMs', '120', 'kernels took\n120 ms forward', [MODEL], whole),
-  at('bench.json', 'figures.model.profileBackwardMs', '228', '228 ms backward + Adam', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.model.profile/TinyAgentProduct/forwardMs',
-    '75',
-    'took 75 ms forward\nand 168 ms backward',
-    [MODEL],
-    whole,
-  ),
-  at(
-    'bench.json',
-    'figures.model.profile/TinyAgentProduct/backwardMs',
-    '168',
-    'took 75 ms forward\nand 168 ms backward',
-    [MODEL],
-    whole,
-  ),
+  at('train.json', 'run.seconds.total', '73.8', '| total | 73.8 s | `run.seconds.total` |', [LOG], one),
+  at('train.json', 'run.seconds.updates', '46.4', '| updates | 46.4 s | `run.seconds.updates` |', [LOG], one),
   at('bench.json', 'machine.loadAverage.start', '2.0', 'a load average of 2.0 on the 2 cores', [README], one),
   at('bench.json', 'machine.cpus', '2', 'a load average of 2.0 on the 2 cores', [README], {}),
   at(
@@ -654,56 +591,6 @@ export const QUOTED: QuotedNumber[] = [
     'updates 1.98 times faster on our products',
     [README],
     { digits: 2 },
-  ),
-  at('bench.json', 'figures.train.torch.stepMs', '202', 'PyTorch 202 ms a step', [MODEL], whole),
-  at('bench.json', 'figures.train.torch.stepMsOneThread', '169', 'and 169 ms on one', [MODEL], whole),
-  at(
-    'bench.json',
-    'figures.train.torch.oursStepMsTwoThreads',
-    '177',
-    'ours 177 ms in the same turns',
-    [MODEL],
-    whole,
-  ),
-  at('bench.json', 'figures.train.torch.ratio', '0.88', '0.88 times PyTorch', [MODEL], { digits: 2 }),
-  at('bench.json', 'figures.train.torch.ratioToFaster', '1.05', '1.05 times its faster', [MODEL], {
-    digits: 2,
-  }),
-  at('bench.json', 'figures.train.grpoUpdatesSecondsOwnProducts', '1.13', '| 1.13 / 2.24 s |', [MODEL], {
-    digits: 2,
-  }),
-  at('bench.json', 'figures.train.grpoUpdatesSecondsTfjsProducts', '2.24', '| 1.13 / 2.24 s |', [MODEL], {
-    digits: 2,
-  }),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesSecondsOneThreadAlone',
-    '1.10',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
-  ),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesSecondsOneThreadBesideCopy',
-    '1.14',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
-  ),
-  at(
-    'bench.json',
-    'figures.train.grpoUpdatesTwoCoresCeiling',
-    '1.94',
-    '| 1.10 / 1.14 s (ceiling 1.94) |',
-    [MODEL],
-    {
-      digits: 2,
-    },
   ),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
@@ -913,7 +800,77 @@ export const QUOTED: QuotedNumber[] = [
 ];
 
 /** Numbers in a scanned section that are settings or the book's figures, each with its phrase. */
+const shape = 'a shape or size of the code, not a measurement';
+const setting = 'a setting of the code or the bench';
+
 export const NOT_MEASURED: Record<string, NotMeasured[]> = {
+  [MODEL]: [
+    { quote: 'unbatched 2-D matMuls', why: shape },
+    { quote: 'rank-5 slices', why: shape },
+    { quote: 'with plain 2-D products', why: shape },
+    { quote: 'image a [1, I, K, N], filter b [1, K, N, P]', why: shape },
+    { quote: 'three 2-D products', why: shape },
+    { quote: 'a rank-5 slice of the [B·T, 3C] activation', why: shape },
+    { quote: 'rank-4 transposes', why: shape },
+    { quote: '4 rows × 8 columns of accumulators', why: "the kernel's tile" },
+    { quote: 'the bias (or 0)', why: "the accumulators' start" },
+    { quote: "a 2-D product first copies B's 8-column strips", why: "the kernel's walk" },
+    { quote: '256 bytes apart for 64 columns', why: 'the layout of a float32 row of the model' },
+    { quote: 'k in blocks of 64', why: "the kernel's walk" },
+    { quote: 'k in blocks of 256', why: "the kernel's walk" },
+    { quote: '14 transposes per layer (5 forward, 9 backward) two remain', why: 'counted in the code' },
+    { quote: 'each block of 48 slots', why: "tfjs's batched matMul on wasm" },
+    { quote: 'sees key 0', why: 'the padding rule' },
+    { quote: 'unrolled by 2 or 4, and 6 × 8 tiles', why: 'the alternatives tried' },
+    { quote: 'the 16 SIMD registers', why: 'the WebAssembly SIMD register file' },
+    { quote: 'the training step of 64 × 96 tokens', why: "the train bench's workload" },
+    { quote: 'its rollouts and 4 updates', why: 'the default GRPO step' },
+    { quote: 'those 4 updates on one thread', why: 'the default GRPO step' },
+    { quote: '2 × alone / beside', why: "the ceiling's formula" },
+    { quote: 'the 4 updates run slower', why: 'the default GRPO step' },
+    { quote: 'can reach 2 (the ceiling', why: 'two cores' },
+    { quote: '128-bit WebAssembly SIMD', why: "WebAssembly's SIMD width" },
+    { quote: 'Node 20', why: 'the Node version' },
+    { quote: 'the 1.8x target', why: 'a target, not a measurement' },
+    { quote: 'same 64 × 96 batch', why: "the train bench's workload" },
+    { quote: 'clip to norm 1', why: setting },
+    { quote: '(exit 1)', why: 'an exit code' },
+    { quote: 'Debian 12 ships PyTorch 1.13', why: 'versions' },
+    { quote: 'load average under 2', why: 'when to remeasure' },
+    {
+      quote: 'FLOPs per step = 6·P·N + 12·L·T·d·N with N = 64·95 predicted positions, T = 95',
+      why: 'the formula and the workload',
+    },
+    { quote: 'step has 64 rows of one length', why: "the train bench's workload" },
+    { quote: 'one thread, 64 × 96, its rows', why: "the model bench's workload" },
+  ],
+  [TRAINING]: [
+    { quote: 'lockstep batches of at most 160', why: 'ROLLOUT_BATCH' },
+    { quote: "about 128 tokens' worth of dispatch", why: 'BUCKET_COST' },
+    { quote: 'the padded batch to 1e-5 relative', why: "the test's tolerance" },
+    { quote: 'drift apart over 80 steps', why: 'the default run length' },
+    { quote: 'seed 0 trained with', why: 'a seed' },
+    { quote: 'ends at another step-80', why: 'a checkpoint' },
+  ],
+  [GYM]: [
+    { quote: 'first gets 50 ms of wall-clock time', why: 'SANDBOX_LIMITS.firstLimitMs' },
+    { quote: 'it is run again with 2 s', why: 'SANDBOX_LIMITS.confirmLimitMs' },
+    { quote: 'fails after about 2.05 s per test call', why: 'the two limits added' },
+    { quote: 'a single 50 ms limit', why: 'the old setting' },
+    { quote: 'scores exactly 1.0 in 20 cold runs', why: "test/gym-load.test.ts's design" },
+    { quote: 'the six ops to the 30 task sources', why: 'the task set' },
+    { quote: 'within a default episode (480 of them)', why: 'counted by test/gym-sandbox.test.ts' },
+    { quote: 'on all 30 tasks', why: 'the task set' },
+    { quote: 'all 30 names of a task', why: 'the task set' },
+    { quote: '## 3. Running code', why: 'the heading' },
+  ],
+  [STUDIES]: [
+    { quote: 'on 2 cores, one two-thread training', why: 'the machine the runner plans for' },
+    { quote: 'On M machines of 2 cores each', why: 'the machine the runner plans for' },
+    { quote: 'it runs a 4-seed smoke study of every chapter step, 56 jobs', why: "the study bench's plan" },
+    { quote: 'over the 2 workers (the target: within 10%)', why: "the bench's target" },
+    { quote: 'the target: under 2 s', why: "the bench's target" },
+  ],
   [README]: [
     { quote: '(10 tasks x 32 episodes, hidden tests', why: 'the evaluation 17.1 runs' },
     { quote: 'The book: 0.144 and 0.819, with `speed` at 1 of 32', why: "the book's figures" },
