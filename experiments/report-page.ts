@@ -6,7 +6,7 @@
  *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
  *   docs/REPRODUCTION.md's book-beside-ours rows linked to their sections, the exercises, the
  *   seed study and every study's report, with the command to run for what is missing.
- * Command: npm run report [-- --results DIR --out FILE]
+ * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
  * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
@@ -35,6 +35,8 @@ export interface ReportPageOptions {
   reproductionFile: string;
   /** The seed studies' folders (studies/), each with its results/ once `study report` ran. */
   studiesDir: string;
+  /** Folders written by `tinyagent aggregate --out DIR`, each shown as a section of its own. */
+  aggregateDirs?: string[];
 }
 
 /** A results JSON as writeResults writes it; a field a file lacks shows as "not recorded". */
@@ -294,8 +296,18 @@ function libraries(): string[] {
   });
 }
 
+/** Each `tinyagent aggregate --out DIR` folder given with --aggregate: its aggregate.json, .md and figures. */
+function aggregateSections({ aggregateDirs = [] }: ReportPageOptions): Section[] {
+  return aggregateDirs.map((dir, i) => ({
+    id: `sec-aggregate-${i + 1}`,
+    label: `Aggregate ${relative(ROOT, dir) || dir}`,
+    command: `tinyagent aggregate FILE... --out ${dir}`,
+    jsonPath: join(dir, 'aggregate.json'),
+  }));
+}
+
 export async function main(options: ReportPageOptions) {
-  const all = [...sections(options), ...studySections(options)];
+  const all = [...sections(options), ...studySections(options), ...aggregateSections(options)];
   const drawn: Figures = { specs: [], missing: [] };
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;
@@ -330,25 +342,41 @@ export async function main(options: ReportPageOptions) {
   };
 }
 
-/** `--results DIR --out FILE`; a bad flag is a UsageError (exit 2). */
+/** `--results DIR --out FILE --aggregate DIR...`; a bad flag is a UsageError (exit 2). */
 export function parseReportOptions(argv: string[]): ReportPageOptions {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { results: { type: 'string' }, out: { type: 'string' } },
+      options: {
+        results: { type: 'string' },
+        out: { type: 'string' },
+        aggregate: { type: 'string', multiple: true },
+      },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --results DIR, --out FILE)`);
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]} (options: --results DIR, --out FILE, --aggregate DIR)`,
+    );
   }
   for (const name of ['results', 'out'] as const)
     if (values[name] !== undefined && values[name].trim() === '')
       throw new UsageError(`--${name} must name a ${name === 'out' ? 'file' : 'folder'}`);
   const resultsDir = resolve(values.results ?? join(ROOT, 'results'));
   if (!existsSync(resultsDir)) throw new InputError(`${resultsDir}: no such results folder`);
+  const aggregateDirs = (values.aggregate ?? []).map((dir) => {
+    if (dir.trim() === '') throw new UsageError('--aggregate must name a folder');
+    const folder = resolve(dir);
+    if (!existsSync(join(folder, 'aggregate.json')))
+      throw new InputError(
+        `${folder}: no aggregate.json (write it with tinyagent aggregate FILE... --out ${dir})`,
+      );
+    return folder;
+  });
   return {
+    aggregateDirs,
     resultsDir,
     outFile: resolve(values.out ?? join(resultsDir, 'report', 'index.html')),
     reproductionFile: join(ROOT, 'docs', 'REPRODUCTION.md'),
