@@ -214,6 +214,27 @@ describe('report page', () => {
     await page.close();
   });
 
+  it("a seed's tooltip in the step-80 seeds figure gives its interval, not its point twice", async () => {
+    const { page } = await open(full.outFile);
+    const texts: string[] = [];
+    for (const container of await page.$$('[id="sec-seeds"] .view')) {
+      const title = await container.evaluate((node) => node.textContent ?? '');
+      if (!title.includes('Step-80 held-out pass@1 of each of')) continue;
+      for (const point of (await container.$$('.mark-symbol path')).slice(0, 3)) {
+        await point.hover();
+        texts.push(await page.$eval('#tooltip', (element) => (element as HTMLElement).innerText));
+      }
+    }
+    expect(texts.length).toBe(3);
+    for (const text of texts) {
+      const value = (name: string) => Number(new RegExp(`${name}: (\\d\\.\\d{3})`).exec(text)?.[1]);
+      expect(text).toMatch(/seed \d+/);
+      expect(value('interval low')).toBeLessThan(value('interval high'));
+      expect(value('interval low')).toBeLessThanOrEqual(value('held-out pass@1'));
+    }
+    await page.close();
+  });
+
   it('the book-beside-ours table shows the numbers of the results folder it was pointed at', async () => {
     const copy = join(work, 'changed-results');
     cpSync(RESULTS, copy, {
