@@ -219,6 +219,16 @@ describe('tinyagent aggregate', () => {
     await expectCliError(['aggregate', one, one], 1, /algorithm 'a' is also in/);
   });
 
+  it('reads a large file (200,000 rows) without running out of stack', async () => {
+    const rows = ['run,task,score'];
+    for (let run = 0; run < 20; run += 1)
+      for (let task = 0; task < 10_000; task += 1)
+        rows.push(`${run},t${task},${((run * 7 + task) % 11) / 10}`);
+    const numbers = await aggregateJson([write('big.csv', `${rows.join('\n')}\n`), '--reps', '100']);
+    expect(numbers.algorithms[0]).toMatchObject({ algorithm: 'big', runs: 20, tasks: 10_000 });
+    expect(numbers.algorithms[0]!.profile.at(-1)!.tau).toBe(1);
+  }, 60_000);
+
   it('--out writes figures that the report page shows, and nothing when the input is bad', async () => {
     const out = mkdtempSync(join(tmpdir(), 'aggregate-out-'));
     const bad = write('a.csv', 'run,task,score\n0,x,?\n');

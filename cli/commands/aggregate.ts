@@ -29,9 +29,15 @@ const PRINTED: readonly AggregateMetric[] = ['iqm', 'mean', 'median', 'optimalit
  * 0, 0.05, ..., 1.
  */
 export function profileTaus(algorithms: readonly AlgorithmScores[]): number[] {
-  const all = algorithms.flatMap(({ scores }) => scores.flat());
-  const low = Math.min(0, ...all);
-  const high = Math.max(1, ...all);
+  // A loop, not Math.min(...scores): a large file's scores would overflow the call stack.
+  let low = 0;
+  let high = 1;
+  for (const { scores } of algorithms)
+    for (const row of scores)
+      for (const score of row) {
+        low = Math.min(low, score);
+        high = Math.max(high, score);
+      }
   return Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20);
 }
 
