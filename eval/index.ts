@@ -74,6 +74,15 @@ export {
   type Estimate,
   type StratifiedBootstrapOptions,
 } from './stratifiedBootstrap.ts';
+export {
+  AGGREGATE_METRICS,
+  AGGREGATE_REPS,
+  interquartileMeanOfSorted,
+  profileOfSorted,
+  rliableAggregates,
+  type AggregateMetric,
+  type AggregateOptions,
+} from './aggregateMetrics.ts';
 export { welchInterval } from './welchInterval.ts';
 export { pairedTInterval } from './pairedTInterval.ts';
 export { pitmanMorganTest } from './pitmanMorganTest.ts';

@@ -11,11 +11,82 @@ export interface Figure {
   spec: Record<string, unknown>;
 }
 
-/** A tooltip field with its title and, for numbers, three decimals as the reports print them. */
-function tip(field: string, title: string, quantitative = true): Record<string, unknown> {
-  return quantitative
-    ? { field, type: 'quantitative', title, format: '.3f' }
-    : { field, type: 'nominal', title };
+/**
+ * A tooltip field with its title and, for numbers, three decimals as the reports print them; a
+ * field whose every value in `values` is an integer (k, a step, a count) prints as one (`3`, not
+ * `3.000`).
+ */
+function tip(
+  field: string,
+  title: string,
+  quantitative = true,
+  values: ReadonlyArray<Record<string, unknown>> = [],
+): Record<string, unknown> {
+  if (!quantitative) return { field, type: 'nominal', title };
+  const present = values.map((value) => value[field]).filter((value) => value !== undefined);
+  const integers = present.length > 0 && present.every((value) => Number.isInteger(value));
+  return { field, type: 'quantitative', title, format: integers ? 'd' : '.3f' };
+}
+
+/** The colours of series that appear in several figures: one series, one colour, in every figure. */
+export const SERIES_COLOURS: Readonly<Record<string, string>> = {
+  'step 0': '#4c78a8',
+  'step 10': '#9ecae9',
+  'step 20': '#f58518',
+  'step 30': '#ffbf79',
+  'step 40': '#54a24b',
+  'step 50': '#88d27a',
+  'step 60': '#b79a20',
+  'step 70': '#f2cf5b',
+  'step 80': '#e45756',
+  'episode-level': '#439894',
+  'task-level': '#b279a2',
+  validation: '#d67195',
+  test: '#9e765f',
+  seeds: '#79706e',
+  mean: '#83bcb6',
+  IQM: '#d6a5c9',
+};
+
+/** Colours for the other series, none of them in SERIES_COLOURS. */
+const OTHER_COLOURS = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#bcbd22',
+  '#7f7f7f',
+  '#aec7e8',
+  '#ffbb78',
+];
+
+/**
+ * The colour scale of a figure's series, the one map every figure uses: a series named in
+ * SERIES_COLOURS (or `step N: ...`, coloured as `step N`) gets its colour; any other gets one of
+ * OTHER_COLOURS chosen by its name (a hash, the next free colour when two collide in the figure),
+ * so a task or an algorithm keeps its colour from figure to figure unless its figure holds a
+ * colliding name.
+ */
+export function colourScale(names: readonly string[]): { domain: string[]; range: string[] } {
+  const used = new Set<string>();
+  const fixed = names.map(
+    (name) => SERIES_COLOURS[name] ?? SERIES_COLOURS[/^step \d+/.exec(name)?.[0] ?? ''],
+  );
+  fixed.forEach((colour) => colour !== undefined && used.add(colour));
+  const range = names.map((name, i) => {
+    if (fixed[i] !== undefined) return fixed[i];
+    let slot =
+      [...name].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) >>> 0, 7) % OTHER_COLOURS.length;
+    for (let tries = 0; used.has(OTHER_COLOURS[slot]!) && tries < OTHER_COLOURS.length; tries += 1)
+      slot = (slot + 1) % OTHER_COLOURS.length;
+    used.add(OTHER_COLOURS[slot]!);
+    return OTHER_COLOURS[slot]!;
+  });
+  return { domain: [...names], range };
 }
 
 /** One line of a line chart. */
@@ -63,8 +134,18 @@ export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
       encoding: {
         x: { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } },
         y: { field: 'y', type: 'quantitative', title: yTitle, scale: yScale },
-        color: { field: 'series', type: 'nominal', title: legendTitle, sort: series.map(({ name }) => name) },
-        tooltip: [tip('series', legendTitle || 'series', false), tip('x', xTitle), tip('y', yTitle)],
+        color: {
+          field: 'series',
+          type: 'nominal',
+          title: legendTitle,
+          sort: series.map(({ name }) => name),
+          scale: colourScale(series.map(({ name }) => name)),
+        },
+        tooltip: [
+          tip('series', legendTitle || 'series', false),
+          tip('x', xTitle, true, values),
+          tip('y', yTitle, true, values),
+        ],
       },
     },
   ];
@@ -102,13 +183,14 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<F
   const series = [...new Set(points.map((point) => point.series))];
   const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
   const xOffset = { field: 'series', sort: series };
-  const color = { field: 'series', type: 'nominal', title: '', sort: series };
+  const color = { field: 'series', type: 'nominal', title: '', sort: series, scale: colourScale(series) };
+  const values = points as unknown as ReadonlyArray<Record<string, unknown>>;
   const tooltip = [
     tip('group', xTitle || 'group', false),
     tip('series', 'series', false),
-    tip('estimate', yTitle),
-    tip('low', 'interval low'),
-    tip('high', 'interval high'),
+    tip('estimate', yTitle, true, values),
+    tip('low', 'interval low', true, values),
+    tip('high', 'interval high', true, values),
   ];
   const layers: unknown[] = [
     {
@@ -140,7 +222,7 @@ function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown
       mark: { type: 'rule', strokeDash: [6, 4], color: 'gray' },
       encoding: {
         y: { field: 'y', type: 'quantitative' },
-        tooltip: [tip('label', 'reference', false), tip('y', 'value')],
+        tooltip: [tip('label', 'reference', false), tip('y', 'value', true, rules)],
       },
     },
     {
@@ -185,12 +267,21 @@ export interface BandPanel {
 
 function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<string, unknown> {
   const { title, xTitle, yTitle, series, dashed = [], xScale = 'linear', yDomain = [0, 1] } = panel;
-  const lineTooltip = [tip('series', 'series', false), tip('x', xTitle), tip('y', yTitle)];
-  const bandTooltip = [...lineTooltip, tip('low', 'interval low'), tip('high', 'interval high')];
   const names = [...series, ...dashed].map(({ name }) => name);
   const values = series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
+  const all = [...series, ...dashed].flatMap(({ points }) => points);
+  const lineTooltip = [
+    tip('series', 'series', false),
+    tip('x', xTitle, true, all),
+    tip('y', yTitle, true, all),
+  ];
+  const bandTooltip = [
+    ...lineTooltip,
+    tip('low', 'interval low', true, all),
+    tip('high', 'interval high', true, all),
+  ];
   const x = { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
-  const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: { domain: names } };
+  const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: colourScale(names) };
   const layers: unknown[] = [
     {
       mark: { type: 'area', opacity: 0.2 },
@@ -242,7 +333,9 @@ export interface HeatCell {
 
 /**
  * A heat map (rows x columns, colour by value, the label written in each cell): the task x seed
- * figure of the seed study's narrowing.
+ * figure of the seed study's narrowing. With `divergingAt` the colour scale diverges from that
+ * value (red below, blue above, white at it, symmetric), so a fall below it never looks like a
+ * small gain.
  */
 export async function heatmapSvg(options: {
   title: string;
@@ -250,8 +343,21 @@ export async function heatmapSvg(options: {
   columnTitle: string;
   valueTitle: string;
   cells: HeatCell[];
+  divergingAt?: number;
 }): Promise<Figure> {
-  const { title, rowTitle, columnTitle, valueTitle, cells } = options;
+  const { title, rowTitle, columnTitle, valueTitle, cells, divergingAt } = options;
+  const reach = Math.max(1e-9, ...cells.map((cell) => Math.abs(cell.value - (divergingAt ?? 0))));
+  const scale =
+    divergingAt === undefined
+      ? {}
+      : {
+          scale: {
+            scheme: 'redblue',
+            domain: [divergingAt - reach, divergingAt + reach],
+            domainMid: divergingAt,
+          },
+        };
+  const heatValues = cells as unknown as ReadonlyArray<Record<string, unknown>>;
   const rows = [...new Set(cells.map((cell) => cell.row))];
   const columns = [...new Set(cells.map((cell) => cell.column))];
   const x = { field: 'column', type: 'nominal', title: columnTitle, sort: columns };
@@ -267,8 +373,12 @@ export async function heatmapSvg(options: {
         encoding: {
           x,
           y,
-          color: { field: 'value', type: 'quantitative', title: valueTitle },
-          tooltip: [tip('row', rowTitle, false), tip('column', columnTitle, false), tip('value', valueTitle)],
+          color: { field: 'value', type: 'quantitative', title: valueTitle, ...scale },
+          tooltip: [
+            tip('row', rowTitle, false),
+            tip('column', columnTitle, false),
+            tip('value', valueTitle, true, heatValues),
+          ],
         },
       },
       { mark: { type: 'text', fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },

@@ -6,7 +6,7 @@
  *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
  *   docs/REPRODUCTION.md's book-beside-ours rows linked to their sections, the exercises, the
  *   seed study and every study's report, with the command to run for what is missing.
- * Command: npm run report [-- --results DIR --out FILE]
+ * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
  * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
@@ -23,6 +23,7 @@ import {
   markdownBlocks,
   markdownToHtml,
   pageHtml,
+  tableCells,
   tableHtml,
 } from './report/html.ts';
 
@@ -35,6 +36,8 @@ export interface ReportPageOptions {
   reproductionFile: string;
   /** The seed studies' folders (studies/), each with its results/ once `study report` ran. */
   studiesDir: string;
+  /** Folders written by `tinyagent aggregate --out DIR`, each shown as a section of its own. */
+  aggregateDirs?: string[];
 }
 
 /** A results JSON as writeResults writes it; a field a file lacks shows as "not recorded". */
@@ -208,8 +211,106 @@ function sectionHtml(
   };
 }
 
-/** docs/REPRODUCTION.md with each section's heading and every row of its table linked to that section of the page. */
-export function bookBesideOurs(markdown: string): string {
+/** Every number in a results JSON, by the path that holds it. */
+function numberLeaves(
+  value: unknown,
+  path = '',
+  found: Array<[string, number]> = [],
+): Array<[string, number]> {
+  if (typeof value === 'number' && Number.isFinite(value)) found.push([path, value]);
+  else if (Array.isArray(value)) value.forEach((item, i) => numberLeaves(item, `${path}[${i}]`, found));
+  else if (typeof value === 'object' && value !== null)
+    for (const [key, item] of Object.entries(value)) numberLeaves(item, `${path}.${key}`, found);
+  return found;
+}
+
+/** A number at a path of a JSON (`numberLeaves`' paths), or undefined. */
+function numberAt(leaves: ReadonlyArray<[string, number]>, path: string): number | undefined {
+  return leaves.find(([candidate]) => candidate === path)?.[1];
+}
+
+/**
+ * The results the book table's "ours" numbers are read from: for each section, the committed
+ * results it was written from (`reference`, results/) and the folder the page is pointed at.
+ */
+export interface BookResults {
+  referenceDir: string;
+  resultsDir: string;
+}
+
+/**
+ * One "ours" cell of docs/REPRODUCTION.md read from another results folder: each number with a
+ * decimal point is looked up in the committed results (the section's JSON and seeds.json) at
+ * the decimals it is printed with; found at one or more places that all hold the same value in
+ * `resultsDir`, it is printed from there, otherwise it is kept and marked with a dagger. Counts
+ * (numbers without a decimal point) are too ambiguous to look up and stay as written.
+ */
+function oursCell(
+  cell: string,
+  reference: ReadonlyArray<[string, number]>,
+  target: ReadonlyArray<[string, number]> | undefined,
+): string {
+  return cell.replace(/(?<![\w.`])-?\d+\.\d+(?![\w.])/g, (token) => {
+    const decimals = token.split('.')[1]!.length;
+    const paths = reference.filter(([, value]) => value.toFixed(decimals) === token).map(([path]) => path);
+    const values = new Set(
+      paths
+        .map((path) => (target === undefined ? undefined : numberAt(target, path)))
+        .map((v) => v?.toFixed(decimals)),
+    );
+    const [only] = values;
+    return paths.length > 0 && values.size === 1 && only !== undefined ? only : `${token}†`;
+  });
+}
+
+/** Reads a results JSON's numbers for the book table, or undefined when the file is missing or broken. */
+function leavesOf(path: string): Array<[string, number]> | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return numberLeaves(JSON.parse(readFileSync(path, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A section's table with its "ours" and "across seeds" columns read from `resultsDir` (see oursCell). */
+function oursFromResults(
+  lines: readonly string[],
+  section: string,
+  { referenceDir, resultsDir }: BookResults,
+) {
+  const files = [`${section}.json`, 'seeds.json', ...(section === '17.3' ? ['17.1.json'] : [])];
+  const reference = files.flatMap((file) =>
+    (leavesOf(join(referenceDir, file)) ?? []).map(
+      ([path, value]) => [`${file}${path}`, value] as [string, number],
+    ),
+  );
+  const present = files.map((file) => leavesOf(join(resultsDir, file)));
+  const target = present.every((leaves) => leaves === undefined)
+    ? undefined
+    : files.flatMap((file, i) =>
+        (present[i] ?? []).map(([path, value]) => [`${file}${path}`, value] as [string, number]),
+      );
+  const header = tableCells(lines[0]!);
+  const ours = header.map((name) => /^(ours|across)/.test(name));
+  return lines.map((line, row) =>
+    row < 2
+      ? line
+      : `| ${tableCells(line)
+          .map((cell, column) =>
+            (ours[column] === true ? oursCell(cell, reference, target) : cell).replace(/\|/g, '\\|'),
+          )
+          .join(' | ')} |`,
+  );
+}
+
+/**
+ * docs/REPRODUCTION.md with each section's heading and every row of its table linked to that
+ * section of the page. Its "ours" numbers are the committed results'; with `results` naming
+ * another folder they are read from that folder instead (see oursCell), and a note says how.
+ */
+export function bookBesideOurs(markdown: string, results?: BookResults): string {
+  const elsewhere = results !== undefined && resolve(results.referenceDir) !== resolve(results.resultsDir);
   let section: string | undefined;
   const parts = markdownBlocks(markdown).map(({ kind, lines }) => {
     const first = lines[0]!;
@@ -224,11 +325,15 @@ export function bookBesideOurs(markdown: string): string {
     }
     if (kind === 'table' && section !== undefined) {
       const id = section;
-      return tableHtml(lines, {}, { header: 'section', cell: () => link(id) });
+      const rows = elsewhere ? oursFromResults(lines, id, results) : lines;
+      return tableHtml(rows, {}, { header: 'section', cell: () => link(id) });
     }
     return markdownToHtml(lines.join('\n'), { figure: escapeHtml });
   });
-  return parts.join('\n');
+  const note = elsewhere
+    ? `<p class="missing">The "ours" columns are read from ${escapeHtml(results.resultsDir)}: each number with a decimal point where the committed results (${escapeHtml(results.referenceDir)}) hold it; a number marked † is not found there and is shown as committed, and counts (no decimal point) and the text are docs/REPRODUCTION.md's.</p>`
+    : '';
+  return note + parts.join('\n');
 }
 
 /** The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, then the seed study. */
@@ -294,13 +399,26 @@ function libraries(): string[] {
   });
 }
 
+/** Each `tinyagent aggregate --out DIR` folder given with --aggregate: its aggregate.json, .md and figures. */
+function aggregateSections({ aggregateDirs = [] }: ReportPageOptions): Section[] {
+  return aggregateDirs.map((dir, i) => ({
+    id: `sec-aggregate-${i + 1}`,
+    label: `Aggregate ${relative(ROOT, dir) || dir}`,
+    command: `tinyagent aggregate FILE... --out ${dir}`,
+    jsonPath: join(dir, 'aggregate.json'),
+  }));
+}
+
 export async function main(options: ReportPageOptions) {
-  const all = [...sections(options), ...studySections(options)];
+  const all = [...sections(options), ...studySections(options), ...aggregateSections(options)];
   const drawn: Figures = { specs: [], missing: [] };
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;
   const book = existsSync(options.reproductionFile)
-    ? bookBesideOurs(readFileSync(options.reproductionFile, 'utf8'))
+    ? bookBesideOurs(readFileSync(options.reproductionFile, 'utf8'), {
+        referenceDir: join(ROOT, 'results'),
+        resultsDir: options.resultsDir,
+      })
     : `<p class="missing">${escapeHtml(options.reproductionFile)} is missing.</p>`;
   const ran = all.filter(({ jsonPath }) => existsSync(jsonPath)).length;
   const here = (file: string) => escapeHtml(relative(ROOT, file) || file);
@@ -330,25 +448,41 @@ export async function main(options: ReportPageOptions) {
   };
 }
 
-/** `--results DIR --out FILE`; a bad flag is a UsageError (exit 2). */
+/** `--results DIR --out FILE --aggregate DIR...`; a bad flag is a UsageError (exit 2). */
 export function parseReportOptions(argv: string[]): ReportPageOptions {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { results: { type: 'string' }, out: { type: 'string' } },
+      options: {
+        results: { type: 'string' },
+        out: { type: 'string' },
+        aggregate: { type: 'string', multiple: true },
+      },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --results DIR, --out FILE)`);
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]} (options: --results DIR, --out FILE, --aggregate DIR)`,
+    );
   }
   for (const name of ['results', 'out'] as const)
     if (values[name] !== undefined && values[name].trim() === '')
       throw new UsageError(`--${name} must name a ${name === 'out' ? 'file' : 'folder'}`);
   const resultsDir = resolve(values.results ?? join(ROOT, 'results'));
   if (!existsSync(resultsDir)) throw new InputError(`${resultsDir}: no such results folder`);
+  const aggregateDirs = (values.aggregate ?? []).map((dir) => {
+    if (dir.trim() === '') throw new UsageError('--aggregate must name a folder');
+    const folder = resolve(dir);
+    if (!existsSync(join(folder, 'aggregate.json')))
+      throw new InputError(
+        `${folder}: no aggregate.json (write it with tinyagent aggregate FILE... --out ${dir})`,
+      );
+    return folder;
+  });
   return {
+    aggregateDirs,
     resultsDir,
     outFile: resolve(values.out ?? join(resultsDir, 'report', 'index.html')),
     reproductionFile: join(ROOT, 'docs', 'REPRODUCTION.md'),

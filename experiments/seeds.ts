@@ -27,7 +27,9 @@ import {
   type ClaimName,
   type SeedFraction,
 } from '../study/index.ts';
+import { taskBootstrapCI } from '../eval/index.ts';
 import { UsageError } from '../lib/errors.ts';
+import { Rng } from '../lib/rng.ts';
 import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
 import { coverageNote } from './coverageNotes.ts';
@@ -93,20 +95,30 @@ export async function main(options: Partial<SeedsOptions> = {}) {
   const smoke = plan.measure.stepScale !== 1;
   const seedCount = numbers.seeds.length;
 
+  // Each seed's own evaluation interval, the task-level one the chapter recommends for one
+  // checkpoint (tasks redrawn, 2,000 replicates, as `tinyagent eval` prints it), from a stream
+  // of its own: no number of seeds.json depends on it.
+  const figureRng = new Rng(seed).fork('figure/seed-intervals');
   const strip = await intervalChartSvg({
-    title: `Step-80 held-out pass@1 of each of ${seedCount} seeds, with the mean and the IQM over seeds x tasks (stratified 95%)`,
+    title: `Step-80 held-out pass@1 of each of ${seedCount} seeds (task-level 95%, ${numbers.episodes} episodes per task), and the mean and IQM over seeds x tasks (stratified 95%)`,
     xTitle: '',
     yTitle: 'held-out pass@1',
     points: [
-      ...perSeed.map((row) => ({
-        group: 'step 80',
-        series: 'seeds',
-        estimate: row.passAt1[80]!,
-        low: row.passAt1[80]!,
-        high: row.passAt1[80]!,
-      })),
-      { group: 'step 80', series: 'mean', ...aggregates[80].mean },
-      { group: 'step 80', series: 'IQM', ...aggregates[80].iqm },
+      ...perSeed.map((row) => {
+        const interval = taskBootstrapCI(
+          { successes: row.trajectories.map((task) => task.successes.at(-1)!), trials: numbers.episodes },
+          { reps: 2000, rng: figureRng.fork(`seed-${row.seed}`) },
+        );
+        return {
+          group: `seed ${row.seed}`,
+          series: 'seeds',
+          estimate: row.passAt1[80]!,
+          low: interval.low,
+          high: interval.high,
+        };
+      }),
+      { group: 'mean', series: 'mean', ...aggregates[80].mean },
+      { group: 'IQM', series: 'IQM', ...aggregates[80].iqm },
     ],
   });
   const profile = await bandPanelsSvg([
@@ -140,6 +152,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
         label: task.belowBase.holmP < 0.05 ? '*' : '',
       })),
     ),
+    divergingAt: 0,
   });
 
   const significantFalls = perSeed.flatMap((row) =>

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { progressBar, type Progress } from './progress.ts';
 
 /**
  * A run's logger: JSON lines (pino) into `<runDir>/log.jsonl`, and short human lines on
@@ -11,6 +12,8 @@ export interface RunLog {
   record(event: string, fields: Record<string, unknown>): void;
   /** A short line for the person at the terminal (stderr, so stdout stays machine-readable). */
   say(line: string): void;
+  /** Progress of one phase: a bar on a terminal, a line at its start and end off one, nothing when quiet. */
+  progress(label: string, total: number): Progress;
   close(): void;
 }
 
@@ -29,6 +32,9 @@ export function openRunLog(runDir: string | undefined, { quiet = false }: { quie
     say(line) {
       if (!quiet) process.stderr.write(`${line}\n`);
       logger?.info({ event: 'say', line });
+    },
+    progress(label, total) {
+      return progressBar(label, total, quiet ? { terminal: false } : { offTerminal: 'phases' });
     },
     close() {
       destination?.close();

@@ -97,7 +97,8 @@ export async function runStudy(
   };
   const initiallyDone = [...states.values()].filter((state) => state === 'done').length;
   summary.skipped = initiallyDone;
-  const bar = progressBar('study', plan.jobs.length);
+  // Off a terminal, a line per job done: a log or CI shows the run advance.
+  const bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
   const failedHere = new Set<number>();
   const running = new Map<number, Promise<void>>();
   let used = 0;

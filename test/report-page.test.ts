@@ -214,6 +214,60 @@ describe('report page', () => {
     await page.close();
   });
 
+  it("a seed's tooltip in the step-80 seeds figure gives its interval, not its point twice", async () => {
+    const { page } = await open(full.outFile);
+    const texts: string[] = [];
+    for (const container of await page.$$('[id="sec-seeds"] .view')) {
+      const title = await container.evaluate((node) => node.textContent ?? '');
+      if (!title.includes('Step-80 held-out pass@1 of each of')) continue;
+      for (const point of (await container.$$('.mark-symbol path')).slice(0, 3)) {
+        await point.hover();
+        texts.push(await page.$eval('#tooltip', (element) => (element as HTMLElement).innerText));
+      }
+    }
+    expect(texts.length).toBe(3);
+    for (const text of texts) {
+      const value = (name: string) => Number(new RegExp(`${name}: (\\d\\.\\d{3})`).exec(text)?.[1]);
+      expect(text).toMatch(/seed \d+/);
+      expect(value('interval low')).toBeLessThan(value('interval high'));
+      expect(value('interval low')).toBeLessThanOrEqual(value('held-out pass@1'));
+    }
+    await page.close();
+  });
+
+  it('the book-beside-ours table shows the numbers of the results folder it was pointed at', async () => {
+    const copy = join(work, 'changed-results');
+    cpSync(RESULTS, copy, {
+      recursive: true,
+      filter: (source) => !source.includes(join('results', 'report')),
+    });
+    const json = JSON.parse(readFileSync(join(copy, '17.1.json'), 'utf8'));
+    expect(json.numbers[1].passAt1.toFixed(3)).toBe('0.884');
+    json.numbers[1].passAt1 = 0.777;
+    writeFileSync(join(copy, '17.1.json'), JSON.stringify(json));
+    const built = await build(copy, 'changed');
+    const oursOf = async (file: string) => {
+      const { page } = await open(file);
+      const row = await page.evaluate(() => {
+        const table = document.querySelector('#book-17\\.1 + .table table')!;
+        const header = [...table.querySelectorAll('th')].map((cell) => cell.textContent);
+        const cells = [...table.querySelectorAll('tbody tr')]
+          .map((tr) => [...tr.querySelectorAll('td')].map((cell) => cell.textContent))
+          .find((cells) => cells[1] === 'trained agent pass@1 (step 80)')!;
+        return {
+          ours: cells[header.indexOf('ours')],
+          note: document.querySelector('#book > p.missing')?.textContent,
+        };
+      });
+      await page.close();
+      return row;
+    };
+    expect(await oursOf(full.outFile)).toEqual({ ours: '0.884', note: undefined });
+    const changed = await oursOf(built.outFile);
+    expect(changed.ours).toBe('0.777');
+    expect(changed.note).toContain(`read from ${copy}`);
+  });
+
   it('refuses a bad flag (exit 2) and a missing results folder (exit 1) in one line', () => {
     const run = (args: string[]) =>
       spawnSync(process.execPath, ['--import', 'tsx', 'experiments/report-page.ts', ...args], {
@@ -223,7 +277,7 @@ describe('report page', () => {
     const bad = run(['--bogus']);
     expect([bad.status, bad.stderr.trim()]).toEqual([
       2,
-      "report: Unknown option '--bogus' (options: --results DIR, --out FILE)",
+      "report: Unknown option '--bogus' (options: --results DIR, --out FILE, --aggregate DIR)",
     ]);
     const missing = run(['--results', join(work, 'nowhere')]);
     expect([missing.status, missing.stderr.trim()]).toEqual([

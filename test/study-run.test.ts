@@ -42,7 +42,12 @@ describe('study run on a smoke study', () => {
   beforeAll(async () => {
     plan = writePlan(dir, { recipe: 'smoke', seeds: [0, 1], evalSeed: 1 });
     const result = await run(['study', 'run', dir, '--jobs', '2', '--json']);
-    expect(result.stderr).toBe('');
+    // Piped stderr: a progress line per job done, nothing else (test/progress.test.ts).
+    expect(result.stderr.trimEnd().split('\n')).toEqual(
+      plan.jobs.map((_, i) =>
+        expect.stringMatching(new RegExp(`^study ${i + 1}/${plan.jobs.length} \\d+s \\S+$`)),
+      ),
+    );
     expect(result.status).toBe(0);
     summary = JSON.parse(result.stdout) as StudyRunSummary;
     expect((await run(['study', 'report', dir])).status).toBe(0);

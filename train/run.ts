@@ -28,7 +28,6 @@ import { writeJsonAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import type { RunLog } from '../lib/log.ts';
-import { progressBar } from '../lib/progress.ts';
 import { configDifferences, type RLConfig } from './config.ts';
 import { bcStep, demoTranscripts } from './bc.ts';
 import { grpoStep } from './grpo.ts';
@@ -281,7 +280,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   );
   const optimizer = adam(config.bcLearningRate);
   const demoRng = run.rng.fork('bc');
-  const bar = progressBar('bc', config.bcSteps);
+  const bar = log.progress('behaviour cloning', config.bcSteps);
   let loss = NaN;
   for (let step = 1; step <= config.bcSteps; step += 1) {
     const demos = demoTranscripts(run.harness, run.train, config.bcBatchSize, demoRng, tokenizer, {
@@ -292,7 +291,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
     if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
     bar.tick(step, `loss ${loss.toFixed(3)}`);
   }
-  bar.done();
+  bar.done(`loss ${loss.toFixed(3)}`);
   optimizer.dispose();
   seconds.bc = (performance.now() - bcStart) / 1000;
   const evalStart = performance.now();
@@ -329,7 +328,7 @@ async function grpoSegment(
   const segmentRng = run.rng.fork(`segment-${segment}`);
   const optimizer = adam(config.learningRate);
   const startStep = (segment - 1) * config.segmentSteps;
-  const bar = progressBar(`grpo ${startStep}->${endStep}`, endStep - startStep);
+  const bar = log.progress(`grpo ${startStep}->${endStep}`, endStep - startStep);
   let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
   for (let step = startStep + 1; step <= endStep; step += 1) {
     const stats = await grpoStep(
@@ -367,7 +366,7 @@ async function grpoSegment(
     log.record('grpo/step', fields);
     bar.tick(step - startStep, `reward ${stats.meanReward.toFixed(2)}`);
   }
-  bar.done();
+  bar.done(`reward ${last.meanReward.toFixed(2)}`);
   optimizer.dispose();
   const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
   saveCheckpoint(dir, agent.model, {

@@ -14,6 +14,7 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   compare: async () => (await import('./compare.ts')).command,
   diagnose: async () => (await import('./diagnose.ts')).command,
   power: async () => (await import('./power.ts')).command,
+  aggregate: async () => (await import('./aggregate.ts')).command,
   train: async () => (await import('./train.ts')).command,
   eval: async () => (await import('./eval.ts')).command,
   probe: async () => (await import('./probe.ts')).command,

@@ -239,7 +239,7 @@ function rowsFile(path: string, format: 'jsonl' | 'csv', rows: ResultRow[]): Res
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no newlines inside quotes). */
-function splitCsvLine(line: string, path: string, lineNumber: number): string[] {
+export function splitCsvLine(line: string, path: string, lineNumber: number): string[] {
   const fields: string[] = [];
   let field = '';
   let quoted = false;

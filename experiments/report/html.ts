@@ -53,7 +53,7 @@ export function inlineMarkdown(text: string, hooks: Pick<MarkdownHooks, 'link'> 
 }
 
 /** The cells of a table row `| a | b |`; an escaped `\|` stays in its cell. */
-function tableCells(line: string): string[] {
+export function tableCells(line: string): string[] {
   return line
     .trim()
     .replace(/^\|/, '')
