@@ -25,7 +25,20 @@ export {
   type StudyHeader,
   type TrainJob,
 } from './plan.ts';
-export { claimHolder, claimJob, holderAlive, type Holder } from './claim.ts';
+export {
+  DEFAULT_LEASE_TIMEOUT,
+  LEASE_TIMEOUT_ENV,
+  claimHolder,
+  claimJob,
+  leaseAtOnce,
+  leaseTimeout,
+  readLease,
+  watchLeases,
+  type Claim,
+  type Held,
+  type Holder,
+  type Lease,
+} from './claim.ts';
 export {
   jobDir,
   jobSeconds,

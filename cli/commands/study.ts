@@ -5,6 +5,7 @@ import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
 import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, unlockClaims } from '../../study/claim.ts';
 import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
@@ -21,13 +22,25 @@ import {
   intFlag,
   intListFlag,
   MAX_SEED,
+  numberFlag,
   printJson,
   stringFlag,
   UsageError,
   type Command,
 } from '../args.ts';
+import { RetryError } from '../../lib/errors.ts';
 
-const SUBCOMMANDS = ['plan', 'run', 'status', 'report', 'slurm', 'k8s', 'compare'] as const;
+const SUBCOMMANDS = ['plan', 'run', 'status', 'unlock', 'report', 'slurm', 'k8s', 'compare'] as const;
+const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
+
+/** How long ago a renewal was by this host's clock (only shown: staleness is judged by watching, never by clocks). */
+function renewedAgo(renewed: string): string {
+  const seconds = (Date.now() - Date.parse(renewed)) / 1000;
+  if (!Number.isFinite(seconds)) return '';
+  return seconds < 0
+    ? ` (${(-seconds).toFixed(0)} s in the future by this host's clock)`
+    : ` (${seconds.toFixed(0)} s ago by this host's clock)`;
+}
 
 export const command: Command = {
   name: 'study',
@@ -35,8 +48,8 @@ export const command: Command = {
     'Seed studies: a recipe over many seeds as jobs, run here, on Slurm or on Kubernetes (docs/STUDIES.md)',
   usage: [
     'tinyagent study plan --recipe default|smoke|FILE --seeds 0-15 --out studies/NAME [--eval-seed 1] [--threads 1|2] [--episodes N] [--steps 0,80]',
-    '       tinyagent study run DIR [--jobs N] | run DIR --index I',
-    '       tinyagent study status DIR | report DIR',
+    '       tinyagent study run DIR [--jobs N] [--lease-timeout S] | run DIR --index I [--lease-timeout S]',
+    '       tinyagent study status DIR | report DIR | unlock DIR [--force] [--lease-timeout S]',
     '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
     '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
     '       tinyagent study compare DIR_A DIR_B [--out FILE]',
@@ -82,6 +95,12 @@ export const command: Command = {
       description: "run: run job I alone (the array schedulers' contract)",
       range: { min: 0, max: 1_000_000 },
     },
+    'lease-timeout': {
+      type: 'string',
+      description: `run, status, unlock: seconds a claim of another host may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
+      range: LEASE_TIMEOUT_RANGE,
+    },
+    force: { type: 'boolean', description: 'unlock: also remove claims whose holder looks alive' },
     partition: { type: 'string', description: 'slurm: the partition' },
     time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
     'cpus-per-task': {
@@ -177,7 +196,35 @@ export const command: Command = {
       return;
     }
     expect(1);
+    // The timeout is read by every job (the workers inherit it), so a bad one is refused before any runs.
+    if (args.flags['lease-timeout'] !== undefined)
+      process.env[LEASE_TIMEOUT_ENV] = String(
+        numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_RANGE),
+      );
+    const timeout = leaseTimeout();
     const plan = readPlan(rest[0]!);
+    if (sub === 'unlock') {
+      const rows = await unlockClaims(
+        plan.dir,
+        plan.jobs.map((job) => job.id),
+        {
+          timeout,
+          force: boolFlag(args, 'force'),
+          say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
+        },
+      );
+      if (json) printJson(rows);
+      else {
+        for (const row of rows)
+          process.stdout.write(
+            `${row.verdict}\t${row.index ?? '-'}\t${row.jobId}\t${row.holder === undefined ? row.problem : `process ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}`}\t${row.removed ? 'removed' : 'kept'}\n`,
+          );
+        process.stdout.write(
+          `${plan.dir}: ${rows.length} claims, ${rows.filter((row) => row.removed).length} removed, ${rows.filter((row) => !row.removed).length} kept\n`,
+        );
+      }
+      return;
+    }
     if (sub === 'run') {
       if (args.flags.index !== undefined) {
         if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
@@ -186,7 +233,12 @@ export const command: Command = {
           throw new UsageError(
             `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
           );
-        const outcome = await runJob(plan, index, { quiet: false });
+        const outcome = await runJob(plan, index, {
+          quiet: false,
+          say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
+        });
+        // Held by a live lease: not done, exit 75, so that afterok and backoffLimitPerIndex see it.
+        if (typeof outcome !== 'string') throw new RetryError(outcomeLine(plan, index, outcome));
         process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
         return;
       }
@@ -200,6 +252,10 @@ export const command: Command = {
       if (summary.failed.length > 0)
         throw new InputError(
           `${summary.failed.length} jobs failed (first: job ${summary.failed[0]!.index}, log ${summary.failed[0]!.log}); rerun study run to retry them`,
+        );
+      if (summary.blocked > 0)
+        throw new RetryError(
+          `${summary.blocked} jobs are not done (held by other runs or waiting on them); rerun study run when they end`,
         );
       return;
     }
@@ -219,7 +275,7 @@ export const command: Command = {
       for (const row of states.filter((entry) => entry.state === 'running' || entry.state === 'failed'))
         process.stdout.write(
           row.state === 'running'
-            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}\n`
+            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}${renewedAgo(row.renewed)}${row.sameHost ? '' : `; another host's: stale once not renewed for ${timeout} s (study unlock watches it)`}\n`
             : `failed\t${row.index}\t${row.id}\t${row.state === 'failed' ? row.problem : ''}\n`,
         );
       process.stdout.write(
