@@ -40,6 +40,10 @@ export {
   type Lease,
 } from './claim.ts';
 export {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobFingerprint,
+  type FingerprintGroup,
   jobDir,
   jobSeconds,
   jobState,

@@ -3,7 +3,16 @@ import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:f
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { checkpointChecksum, evaluate, initBackend } from '../agent/index.ts';
+import {
+  checkpointChecksum,
+  evaluate,
+  fingerprint,
+  FINGERPRINT_PARTS,
+  fingerprintDifferences,
+  initBackend,
+  isFingerprint,
+  type Fingerprint,
+} from '../agent/index.ts';
 import { firstEditCounts, makeTasks, splitOptions } from '../gym/index.ts';
 import { snapshotDir, trainSnapshots } from '../train/index.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
@@ -311,7 +320,14 @@ export async function runJob(
     if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
       throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
     for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
-    const output: Record<string, unknown> = { jobId: job.id, index, kind: job.kind, files };
+    // What made these bytes (agent/fingerprint.ts), outside the checksums: `study report` refuses to merge outputs of different code.
+    const output: Record<string, unknown> = {
+      jobId: job.id,
+      index,
+      kind: job.kind,
+      files,
+      fingerprint: fingerprint(),
+    };
     if (job.kind === 'eval')
       output['checkpointChecksum'] = (
         JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
@@ -452,4 +468,74 @@ export function jobSeconds(plan: Plan, job: Job): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The fingerprint a job's output.json records (agent/fingerprint.ts), or undefined when it has
+ * none (made before fingerprints were recorded) or one that is not a whole fingerprint: both
+ * differ from every fingerprint in every part (`fingerprintDifferences`).
+ */
+export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
+  try {
+    const { fingerprint: recorded } = JSON.parse(
+      readInside(plan.dir, inJob(job, OUTPUT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
+    ) as { fingerprint?: unknown };
+    return isFingerprint(recorded) ? recorded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The jobs of one fingerprint (undefined: none recorded), in index order. */
+export interface FingerprintGroup {
+  fingerprint: Fingerprint | undefined;
+  jobs: Job[];
+}
+
+/** `jobs` grouped by the fingerprint their outputs record, the largest group first. */
+export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): FingerprintGroup[] {
+  const groups = new Map<string, FingerprintGroup>();
+  for (const job of jobs) {
+    const recorded = jobFingerprint(plan, job);
+    const key = recorded === undefined ? '' : FINGERPRINT_PARTS.map((part) => recorded[part]).join('\0');
+    const group = groups.get(key) ?? { fingerprint: recorded, jobs: [] };
+    group.jobs.push(job);
+    groups.set(key, group);
+  }
+  // Between groups of one size, one with a fingerprint is the one the others are compared with.
+  return [...groups.values()].sort(
+    (a, b) =>
+      b.jobs.length - a.jobs.length ||
+      Number(a.fingerprint === undefined) - Number(b.fingerprint === undefined),
+  );
+}
+
+/** Job indices as ranges: `0-13, 15` (at most 6 ranges, then `...`). */
+function indexRanges(jobs: readonly Job[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < jobs.length;) {
+    let j = i;
+    while (j + 1 < jobs.length && jobs[j + 1]!.index === jobs[j]!.index + 1) j += 1;
+    ranges.push(i === j ? String(jobs[i]!.index) : `${jobs[i]!.index}-${jobs[j]!.index}`);
+    i = j + 1;
+  }
+  return ranges.length > 6 ? `${ranges.slice(0, 6).join(', ')}, ...` : ranges.join(', ');
+}
+
+/**
+ * What differs between the groups of `fingerprintGroups`, in one line: each smaller group's
+ * jobs against the largest group's, with the parts in which their fingerprints differ; undefined
+ * when every job has one fingerprint (or none has any).
+ */
+export function describeMixedFingerprints(groups: readonly FingerprintGroup[]): string | undefined {
+  if (groups.length < 2) return undefined;
+  const [largest, ...others] = groups as [FingerprintGroup, ...FingerprintGroup[]];
+  const name = (group: FingerprintGroup) =>
+    `job${group.jobs.length === 1 ? '' : 's'} ${indexRanges(group.jobs)} (${group.jobs.length}${group.fingerprint === undefined ? ', no fingerprint' : ''})`;
+  return others
+    .map(
+      (group) =>
+        `${name(group)} ${group.jobs.length === 1 ? 'differs' : 'differ'} from ${name(largest)} in ${fingerprintDifferences(largest.fingerprint, group.fingerprint).join(', ')}`,
+    )
+    .join('; ');
 }

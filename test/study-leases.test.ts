@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
-  cpSync,
   existsSync,
   readdirSync,
   renameSync,
@@ -17,8 +16,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { claimJob, readLease, unlockClaims, type Claim, type Held } from '../study/claim.ts';
-import { jobDir, jobState, readPlan, writePlan, type Plan } from '../study/index.ts';
+import { jobDir, jobFingerprint, jobState, type Plan } from '../study/index.ts';
+import { fingerprintDifferences, isFingerprint, sourcesSha256 } from '../agent/index.ts';
 import { BIN, cliChild } from './support/child.ts';
+import { finishedSmokeStudy, type StudyCopy } from './support/smoke-study.ts';
 
 // Claims are leases: tested here on bare claims folders, with fake leases of "another host"
 // written by the test (renewed by it, or not) and with real processes that hold a lease.
@@ -234,13 +235,7 @@ describe('unlockClaims (study unlock)', () => {
 // The CLI on a finished smoke study of one seed and step 0 (a training, an evaluation), copied
 // for each test; every command a real process.
 describe('study run, status and unlock with leases', () => {
-  const base = join(root, 'base');
-  const copy = (): { dir: string; plan: Plan; train: string; evaluation: string } => {
-    const dir = join(root, `copy-${(counter += 1)}`);
-    cpSync(base, dir, { recursive: true });
-    const plan = readPlan(dir);
-    return { dir, plan, train: jobDir(plan, plan.jobs[0]!), evaluation: jobDir(plan, plan.jobs[1]!) };
-  };
+  let copy: () => StudyCopy;
   /** The one stderr line of a command that ended with `code`. */
   const oneLine = (result: { status: number | null; stderr: string }, code: number) => {
     expect(result.status, result.stderr).toBe(code);
@@ -250,10 +245,7 @@ describe('study run, status and unlock with leases', () => {
   };
 
   beforeAll(async () => {
-    writePlan(base, { recipe: 'smoke', seeds: [0], evalSeed: 1, steps: [0] });
-    const result = await cliChild(['study', 'run', base, '--jobs', '1']);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/2 jobs ran, 0 were done, 0 failed/);
+    copy = await finishedSmokeStudy(join(root, 'cli'));
   }, 300_000);
 
   it('--index on a job held by a live lease exits 75; on an evaluation whose training is missing, 1, naming the training', async () => {
@@ -395,5 +387,74 @@ describe('study run, status and unlock with leases', () => {
     );
     expect(forced.stdout).toMatch(/: 1 claims, 1 removed, 0 kept\n$/);
     expect(readdirSync(join(dir, 'claims')).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  }, 120_000);
+
+  /** Rewrites the fingerprint job `index`'s output.json records (outside its checksums), or removes it. */
+  const refingerprint = (
+    plan: Plan,
+    index: number,
+    edit: (print: Record<string, string>) => Record<string, string> | undefined,
+  ) => {
+    const path = join(jobDir(plan, plan.jobs[index]!), 'output.json');
+    const output = JSON.parse(readFileSync(path, 'utf8')) as { fingerprint?: Record<string, string> };
+    const edited = edit(output.fingerprint!);
+    if (edited === undefined) delete output.fingerprint;
+    else output.fingerprint = edited;
+    writeFileSync(path, JSON.stringify(output));
+  };
+
+  it("every job's output records the fingerprint of the code that made it; status finds none stale", async () => {
+    const { dir, plan } = copy();
+    const prints = plan.jobs.map((job) => jobFingerprint(plan, job));
+    expect(prints.every((print) => isFingerprint(print))).toBe(true);
+    expect(fingerprintDifferences(prints[0], prints[1])).toEqual([]);
+    expect(prints[0]!.sources).toBe(sourcesSha256());
+    const status = await cliChild(['study', 'status', dir]);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toBe(`${dir}: 2 done, 0 running, 0 failed, 0 pending of 2\n`);
+  }, 60_000);
+
+  it('outputs of different code: status lists them stale, report refuses naming the parts and the jobs, --allow-mixed merges and says so', async () => {
+    const { dir, plan } = copy();
+    refingerprint(plan, 1, (print) => ({ ...print, sources: 'f'.repeat(64), threads: 'default' }));
+    const status = await cliChild(['study', 'status', dir]);
+    expect(status.stdout).toMatch(
+      /^stale\t1\t.*\tmade by other code: sources: f{12} -> [0-9a-f]{12}, threads: default -> 1$/m,
+    );
+    expect(status.stdout).toMatch(
+      /2 done, 0 running, 0 failed, 0 pending of 2; 1 of the done made by other code than this \(stale\)\n$/,
+    );
+    const refused = await cliChild(['study', 'report', dir]);
+    expect(oneLine(refused, 1)).toMatch(
+      /^tinyagent study: .*: its outputs were made by different code: job 1 \(1\) differs from job 0 \(1\) in sources: [0-9a-f]{12} -> f{12}, threads: 1 -> default; rerun those jobs/,
+    );
+    expect(existsSync(join(dir, 'results', 'study.json'))).toBe(false);
+    const mixed = await cliChild(['study', 'report', dir, '--allow-mixed']);
+    expect(oneLine(mixed, 0)).toMatch(
+      /^tinyagent study: warning: merging outputs of different code: job 1 \(1\) differs/,
+    );
+    expect(readFileSync(join(dir, 'results', 'study.md'), 'utf8')).toMatch(
+      /\*\*Mixed code\.\*\* .*job 1 \(1\) differs from job 0/,
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'results', 'study.json'), 'utf8')).numbers.mixedCode).toMatch(
+      /^job 1 \(1\) differs/,
+    );
+  }, 120_000);
+
+  it('outputs with no fingerprint: one of them differs from the rest; all of them merge as one code, with a note', async () => {
+    const { dir, plan } = copy();
+    refingerprint(plan, 0, () => undefined);
+    expect(oneLine(await cliChild(['study', 'report', dir]), 1)).toMatch(
+      /job 0 \(1, no fingerprint\) differs from job 1 \(1\) in version: .* -> missing, sources: /,
+    );
+    expect((await cliChild(['study', 'status', dir])).stdout).toMatch(
+      /^stale\t0\t.*\tno fingerprint \(made before fingerprints were recorded\)$/m,
+    );
+    refingerprint(plan, 1, () => undefined);
+    const report = await cliChild(['study', 'report', dir]);
+    expect(oneLine(report, 0)).toMatch(
+      /^tinyagent study: note: no output of .* records a fingerprint .*merged as one code/,
+    );
+    expect(readFileSync(join(dir, 'results', 'study.md'), 'utf8')).not.toMatch(/Mixed code/);
   }, 120_000);
 });

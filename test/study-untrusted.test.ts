@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliChild } from './support/child.ts';
-import { jobDir, readPlan, writePlan, type Plan, type StudyRunSummary } from '../study/index.ts';
+import { finishedSmokeStudy, type StudyCopy } from './support/smoke-study.ts';
+import { jobDir, writePlan, type StudyRunSummary } from '../study/index.ts';
 
 // A study folder lives on shared storage that many jobs and people write to: everything in it is
 // untrusted input. One finished smoke study of one seed and step 0 (a training, an evaluation),
@@ -25,12 +26,11 @@ const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-untrusted-'));
 const base = join(root, 'base');
 let counter = 0;
 
-/** A copy of the finished study, and its plan. */
-function copy(): { dir: string; plan: Plan; train: string; evaluation: string } {
-  const dir = join(root, `copy-${(counter += 1)}`);
-  cpSync(base, dir, { recursive: true });
-  const plan = readPlan(dir);
-  return { dir, plan, train: jobDir(plan, plan.jobs[0]!), evaluation: jobDir(plan, plan.jobs[1]!) };
+/** A copy of the finished study (test/support/smoke-study.ts), and its plan. */
+let copyStudy: () => StudyCopy;
+function copy(): StudyCopy {
+  counter += 1;
+  return copyStudy();
 }
 
 /**
@@ -83,10 +83,7 @@ function leftovers(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  writePlan(base, { recipe: 'smoke', seeds: [0], evalSeed: 1, steps: [0] });
-  const result = await cliChild(['study', 'run', base, '--jobs', '1']);
-  expect(result.stderr).toBe('');
-  expect(result.stdout).toMatch(/2 jobs ran, 0 were done, 0 failed/);
+  copyStudy = await finishedSmokeStudy(root);
 }, 300_000);
 
 describe('a job is checked against its kind and the plan, not against its own output.json', () => {

@@ -4,7 +4,16 @@ import { refuseSpecialTarget, writeJsonAtomic } from '../../lib/atomic.ts';
 import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
-import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobFingerprint,
+  jobState,
+  outcomeLine,
+  runJob,
+  type JobState,
+} from '../../study/job.ts';
+import { fingerprint, fingerprintDifferences, initBackend } from '../../agent/index.ts';
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, unlockClaims } from '../../study/claim.ts';
 import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
@@ -49,7 +58,7 @@ export const command: Command = {
   usage: [
     'tinyagent study plan --recipe default|smoke|FILE --seeds 0-15 --out studies/NAME [--eval-seed 1] [--threads 1|2] [--episodes N] [--steps 0,80]',
     '       tinyagent study run DIR [--jobs N] [--lease-timeout S] | run DIR --index I [--lease-timeout S]',
-    '       tinyagent study status DIR | report DIR | unlock DIR [--force] [--lease-timeout S]',
+    '       tinyagent study status DIR | report DIR [--allow-mixed] | unlock DIR [--force] [--lease-timeout S]',
     '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
     '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
     '       tinyagent study compare DIR_A DIR_B [--out FILE]',
@@ -101,6 +110,11 @@ export const command: Command = {
       range: LEASE_TIMEOUT_RANGE,
     },
     force: { type: 'boolean', description: 'unlock: also remove claims whose holder looks alive' },
+    'allow-mixed': {
+      type: 'boolean',
+      description:
+        'report: merge outputs made by different code (their fingerprints differ); the report says so',
+    },
     partition: { type: 'string', description: 'slurm: the partition' },
     time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
     'cpus-per-task': {
@@ -262,16 +276,35 @@ export const command: Command = {
     if (sub === 'status') {
       const states = plan.jobs.map((job) => ({ index: job.index, id: job.id, ...jobState(plan, job) }));
       const count = (state: JobState['state']) => states.filter((row) => row.state === state).length;
+      // Done by other code: what the backend a run would start now gives (TINYAGENT_BACKEND), part by part.
+      await initBackend();
+      const current = fingerprint();
+      const stale = states
+        .filter((row) => row.state === 'done')
+        .flatMap((row) => {
+          const recorded = jobFingerprint(plan, plan.jobs[row.index]!);
+          const differences = fingerprintDifferences(recorded, current);
+          return differences.length === 0
+            ? []
+            : [{ index: row.index, id: row.id, fingerprint: recorded ?? null, differences }];
+        });
       if (json) {
         printJson({
           done: count('done'),
           running: count('running'),
           failed: count('failed'),
           pending: count('pending'),
+          stale: stale.length,
           jobs: states,
+          staleJobs: stale,
+          fingerprint: current,
         });
         return;
       }
+      for (const row of stale)
+        process.stdout.write(
+          `stale\t${row.index}\t${row.id}\t${row.fingerprint === null ? 'no fingerprint (made before fingerprints were recorded)' : `made by other code: ${row.differences.join(', ')}`}\n`,
+        );
       for (const row of states.filter((entry) => entry.state === 'running' || entry.state === 'failed'))
         process.stdout.write(
           row.state === 'running'
@@ -279,7 +312,7 @@ export const command: Command = {
             : `failed\t${row.index}\t${row.id}\t${row.state === 'failed' ? row.problem : ''}\n`,
         );
       process.stdout.write(
-        `${plan.dir}: ${count('done')} done, ${count('running')} running, ${count('failed')} failed, ${count('pending')} pending of ${plan.jobs.length}\n`,
+        `${plan.dir}: ${count('done')} done, ${count('running')} running, ${count('failed')} failed, ${count('pending')} pending of ${plan.jobs.length}${stale.length === 0 ? '' : `; ${stale.length} of the done made by other code than this (stale)`}\n`,
       );
       return;
     }
@@ -287,7 +320,21 @@ export const command: Command = {
       const { writeStudyReport } = await import('../../experiments/studyReport.ts');
       // The folders it writes into stay inside the study: a link or a file in their place is refused.
       for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
-      const { outDir, numbers } = await writeStudyReport(plan);
+      // One report merges the outputs of one code (agent/fingerprint.ts), unless told otherwise.
+      const done = plan.jobs.filter((job) => jobState(plan, job).state === 'done');
+      const groups = fingerprintGroups(plan, done);
+      const mixedCode = describeMixedFingerprints(groups);
+      if (mixedCode !== undefined && !boolFlag(args, 'allow-mixed'))
+        throw new InputError(
+          `${plan.dir}: its outputs were made by different code: ${mixedCode}; rerun those jobs with one version (remove their jobs/<id> folders, then study run), or merge them anyway with --allow-mixed`,
+        );
+      if (mixedCode !== undefined)
+        process.stderr.write(`tinyagent study: warning: merging outputs of different code: ${mixedCode}\n`);
+      else if (groups.length === 1 && groups[0]!.fingerprint === undefined)
+        process.stderr.write(
+          `tinyagent study: note: no output of ${plan.dir} records a fingerprint (made before fingerprints were recorded), so they are merged as one code that cannot be named\n`,
+        );
+      const { outDir, numbers } = await writeStudyReport(plan, mixedCode !== undefined ? { mixedCode } : {});
       if (json) printJson(numbers);
       else {
         const last = numbers.steps[numbers.steps.length - 1]!;
