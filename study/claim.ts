@@ -274,7 +274,8 @@ function takeAside(path: string, temporary: string, mark: string): boolean {
     rmSync(aside, { force: true });
     return false;
   }
-  rmSync(aside, { force: true });
+  // A folder in the lock's place is removed whole; a link is removed, not what it points at.
+  rmSync(aside, { recursive: true, force: true });
   return true;
 }
 

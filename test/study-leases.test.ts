@@ -170,7 +170,7 @@ describe('a claim is a lease its holder renews', () => {
 });
 
 describe('a lock edited by hand names no holder and is taken over at once, never followed nor opened', () => {
-  it('garbage, a huge file, a symbolic link, a FIFO: each one line, and the claim taken', async () => {
+  it('garbage, a huge file, a symbolic link, a FIFO, a folder: each one line, and the claim taken', async () => {
     const dir = folder();
     const outside = join(root, `outside-${counter}.lock`);
     writeFileSync(outside, JSON.stringify({ pid: 4242, host: OTHER, since: 'x' }));
@@ -178,11 +178,13 @@ describe('a lock edited by hand names no holder and is taken over at once, never
     writeFileSync(lockOf(dir, 'huge'), 'x'.repeat(1 << 20));
     symlinkSync(outside, lockOf(dir, 'link'));
     execFileSync('mkfifo', [lockOf(dir, 'fifo')]);
+    mkdirSync(join(lockOf(dir, 'folder'), 'inside'), { recursive: true });
     const expected = {
       garbage: /garbage\.lock' is not a lease$/,
       huge: /huge\.lock' is 1048576 bytes, more than the 4096/,
       link: /link\.lock' is a symbolic link/,
       fifo: /fifo\.lock' is a FIFO/,
+      folder: /folder\.lock' is a folder, not a regular file/,
     };
     for (const [jobId, message] of Object.entries(expected)) {
       const lines: string[] = [];
