@@ -18,7 +18,10 @@ const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3))
  * a function of the job outputs and the study's eval seed alone, so the same plan gives the same
  * report wherever its jobs ran (generatedAt aside).
  */
-export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
+export async function writeStudyReport(
+  plan: Plan,
+  { mixedCode }: { mixedCode?: string } = {},
+): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
   const results = loadResults(plan);
   const perSeed = results.seeds.map((seed) => ({
     seed,
@@ -49,6 +52,8 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     probabilityOfImprovement: plan.measure.steps.includes(80)
       ? improvement(results, 80, 0, { seed: plan.evalSeed })
       : null,
+    // Only when asked to merge outputs of different code (`study report --allow-mixed`).
+    ...(mixedCode !== undefined ? { mixedCode } : {}),
   };
   const figure = await intervalChartSvg({
     title: `Held-out pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its stratified 95% interval`,
@@ -74,6 +79,12 @@ export async function writeStudyReport(plan: Plan): Promise<{ outDir: string; nu
     ],
   });
   const markdown = [
+    ...(mixedCode === undefined
+      ? []
+      : [
+          `**Mixed code.** These outputs were made by different code (merged with --allow-mixed): ${mixedCode}. A difference between their numbers may come from the code, not the seeds.`,
+          '',
+        ]),
     `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per held-out task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
     '',
     markdownTable(
@@ -143,4 +154,6 @@ export interface StudyReportNumbers {
   /** Bootstrap replicates of every interval. */
   reps: number;
   probabilityOfImprovement: Estimate | null;
+  /** Which jobs were made by other code than the rest, and how it differs (agent/fingerprint.ts); only in a report merged with --allow-mixed. */
+  mixedCode?: string;
 }

@@ -4,12 +4,13 @@ import { oneLine } from './text.ts';
  * Exit codes of every command and experiment script (README, "Exit codes"): 0 done; 1 bad data
  * the user can fix (a result file, a checkpoint, a config, a run folder in use) or a check that
  * failed (a canary drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal
- * error (a bug: one line, the stack with TINYAGENT_DEBUG=1).
+ * error (a bug: one line, the stack with TINYAGENT_DEBUG=1); 75 (EX_TEMPFAIL of BSD's
+ * sysexits.h) not done now, retry later: a study job another live process holds.
  */
-export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3 } as const;
+export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3, retry: 75 } as const;
 
-/** What an error that reached the top is: a mistake in the call, bad data the user can fix, or a bug. Each is a key of `EXIT`. */
-export type ErrorKind = 'usage' | 'input' | 'internal';
+/** What an error that reached the top is: a mistake in the call, bad data the user can fix, a bug, or work to retry later. Each is a key of `EXIT`. */
+export type ErrorKind = 'usage' | 'input' | 'internal' | 'retry';
 
 /** A mistake in how a command was called: reported in one line, exit code 2. */
 export class UsageError extends Error {
@@ -25,9 +26,18 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
-/** The kind of an error: a UsageError is usage, an InputError is input, anything else is a bug. */
+/**
+ * Work that cannot be done now and may be retried as it is (a job held by another live process,
+ * a claim taken over by another): one line, exit code 75, which schedulers retry.
+ */
+export class RetryError extends Error {
+  override name = 'RetryError';
+}
+
+/** The kind of an error: a UsageError is usage, an InputError is input, a RetryError retry, anything else is a bug. */
 export function errorKind(error: unknown): ErrorKind {
   if (error instanceof UsageError) return 'usage';
+  if (error instanceof RetryError) return 'retry';
   if (error instanceof InputError) return 'input';
   return 'internal';
 }

@@ -17,9 +17,22 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
+ * What this host can tell of a lock's holder by its pid: `alive` or `dead` when it names this
+ * host, undefined when it names another, whose processes cannot be asked from here (a study
+ * folder's claims judge those by their renewals: study/claim.ts).
+ */
+export function localHolder(holder: {
+  readonly pid: number;
+  readonly host: string;
+}): 'alive' | 'dead' | undefined {
+  if (holder.host !== hostname()) return undefined;
+  return processAlive(holder.pid) ? 'alive' : 'dead';
+}
+
+/**
  * Whether a lock's holder may still run: on this host, when its pid does; a holder on another
- * host (a shared folder under Slurm or Kubernetes) cannot be checked from here and counts as alive.
+ * host (a training's run folder on shared storage) cannot be checked from here and counts as alive.
  */
 export function holderAlive(holder: { readonly pid: number; readonly host: string }): boolean {
-  return holder.host !== hostname() || processAlive(holder.pid);
+  return localHolder(holder) !== 'dead';
 }

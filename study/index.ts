@@ -25,8 +25,25 @@ export {
   type StudyHeader,
   type TrainJob,
 } from './plan.ts';
-export { claimHolder, claimJob, holderAlive, type Holder } from './claim.ts';
 export {
+  DEFAULT_LEASE_TIMEOUT,
+  LEASE_TIMEOUT_ENV,
+  claimHolder,
+  claimJob,
+  leaseAtOnce,
+  leaseTimeout,
+  readLease,
+  watchLeases,
+  type Claim,
+  type Held,
+  type Holder,
+  type Lease,
+} from './claim.ts';
+export {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobFingerprint,
+  type FingerprintGroup,
   jobDir,
   jobSeconds,
   jobState,

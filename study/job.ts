@@ -3,14 +3,23 @@ import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:f
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { checkpointChecksum, evaluate, initBackend } from '../agent/index.ts';
+import {
+  checkpointChecksum,
+  evaluate,
+  fingerprint,
+  FINGERPRINT_PARTS,
+  fingerprintDifferences,
+  initBackend,
+  isFingerprint,
+  type Fingerprint,
+} from '../agent/index.ts';
 import { firstEditCounts, makeTasks, splitOptions } from '../gym/index.ts';
 import { snapshotDir, trainSnapshots } from '../train/index.ts';
-import { InputError } from '../lib/errors.ts';
+import { InputError, RetryError } from '../lib/errors.ts';
 import { existsInside, readInside } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
-import { claimHolder, claimJob, holderAlive, type Holder } from './claim.ts';
+import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
 import { diskError, studyFolder, writeStudyFile } from './disk.ts';
 import { jobConfig, snapshotSteps, type EvalJob, type Job, type Plan } from './plan.ts';
 
@@ -226,7 +235,8 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
 
 export type JobState =
   | { state: 'done' }
-  | { state: 'running'; holder: Holder }
+  /** Claimed by a live holder: its pid runs on this host, or on another host its lease is not yet watched stale (`leaseAtOnce`). */
+  | { state: 'running'; holder: Holder; renewed: string; sameHost: boolean }
   | { state: 'failed'; problem: string }
   | { state: 'pending' };
 
@@ -234,10 +244,13 @@ export type JobState =
 export function jobState(plan: Plan, job: Job): JobState {
   const problem = outputProblem(plan, job);
   if (problem === undefined) return { state: 'done' };
-  const holder = claimHolder(plan.dir, job.id);
-  if (holder !== undefined && holderAlive(holder)) return { state: 'running', holder };
-  if (holder !== undefined)
+  const read = readLease(plan.dir, job.id);
+  if (read !== undefined && 'lease' in read) {
+    const { holder, renewed } = read.lease;
+    const now = leaseAtOnce(read.lease);
+    if (now !== 'stale') return { state: 'running', holder, renewed, sameHost: now === 'live' };
     return { state: 'failed', problem: `its process ${holder.pid} on ${holder.host} died` };
+  }
   const note = failureNote(plan, job);
   if (note !== undefined) return { state: 'failed', problem: note };
   if (problem !== 'missing') return { state: 'failed', problem };
@@ -256,33 +269,41 @@ function failureNote(plan: Plan, job: Job): string | undefined {
   }
 }
 
-export type JobOutcome = 'ran' | 'skipped' | { heldBy: Holder };
+export type JobOutcome = 'ran' | 'skipped' | Held;
 
 /**
  * Runs job `index` of the plan, alone: the contract of `study run --index I` and of every array
- * scheduler. A job whose output verifies is skipped; one claimed by a live process is left to it;
- * otherwise the job is claimed, what a dead attempt left is discarded, and the job writes into a
+ * scheduler. A job whose output verifies is skipped; one claimed by a live lease is left to it
+ * (the caller exits 75, retry later); otherwise the job is claimed (study/claim.ts: a stale
+ * lease is taken over), what a dead attempt left is discarded, and the job writes into a
  * temporary folder that is renamed into place whole once output.json (the checksums) is in it.
+ * A holder whose lease was taken over meanwhile (it stopped renewing, and another process judged
+ * it stale) removes its own temporary folder only and throws a RetryError (exit 75).
  */
 export async function runJob(
   plan: Plan,
   index: number,
-  { quiet = true }: { quiet?: boolean } = {},
+  { quiet = true, say = () => {} }: { quiet?: boolean; say?: (line: string) => void } = {},
 ): Promise<JobOutcome> {
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
   if (outputProblem(plan, job) === undefined) return 'skipped';
   for (const dependency of job.dependsOn) {
     const needed = plan.jobs[dependency]!;
-    if (outputProblem(plan, needed) !== undefined)
+    const problem = outputProblem(plan, needed);
+    if (problem !== undefined)
       throw new InputError(
-        `job ${index} (${job.id}) needs job ${dependency} (${needed.id}) done first; run it, or study run without --index`,
+        `job ${index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
       );
   }
   const jobsDir = studyFolder(plan.dir, 'jobs');
-  const claim = claimJob(plan.dir, job.id);
+  const claim = await claimJob(plan.dir, job.id, { say });
   if ('heldBy' in claim) return claim;
   const temporary = join(jobsDir, `.partial-${job.id}-${hostname()}-${process.pid}`);
+  const lost = () =>
+    new RetryError(
+      `job ${index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} was taken over by another process (this one did not renew it in time); this attempt's output was discarded and the new holder's left as it is: retry later`,
+    );
   try {
     // Holding the claim: a finished output may have appeared meanwhile; anything else left is dead.
     if (outputProblem(plan, job) === undefined) return 'skipped';
@@ -299,7 +320,14 @@ export async function runJob(
     if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
       throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
     for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
-    const output: Record<string, unknown> = { jobId: job.id, index, kind: job.kind, files };
+    // What made these bytes (agent/fingerprint.ts), outside the checksums: `study report` refuses to merge outputs of different code.
+    const output: Record<string, unknown> = {
+      jobId: job.id,
+      index,
+      kind: job.kind,
+      files,
+      fingerprint: fingerprint(),
+    };
     if (job.kind === 'eval')
       output['checkpointChecksum'] = (
         JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
@@ -310,6 +338,7 @@ export async function runJob(
     );
     writeStudyFile(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
     const final = jobDir(plan, job);
+    if (!claim.held()) throw lost();
     // A damaged output of an earlier attempt is moved aside whole, then removed.
     if (presentAsItself(final)) {
       const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
@@ -322,6 +351,8 @@ export async function runJob(
     return 'ran';
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
+    // Taken over: the job is the new holder's now, and so are its failure note and its folder.
+    if (error instanceof RetryError || !claim.held()) throw error instanceof RetryError ? error : lost();
     const reported = diskError(error, plan.dir);
     try {
       writeStudyFile(
@@ -354,7 +385,7 @@ export function outcomeLine(plan: Plan, index: number, outcome: JobOutcome): str
     ? `job ${index} (${job.id}) done`
     : outcome === 'skipped'
       ? `job ${index} (${job.id}) already done; skipped`
-      : `job ${index} (${job.id}) is being run by process ${outcome.heldBy.pid} on ${outcome.heldBy.host}; left to it`;
+      : `job ${index} (${job.id}) is held by process ${outcome.heldBy.pid} on ${outcome.heldBy.host} (claimed ${outcome.heldBy.since}, last renewed ${outcome.renewed}); left to it: retry later`;
 }
 
 async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean): Promise<void> {
@@ -437,4 +468,74 @@ export function jobSeconds(plan: Plan, job: Job): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The fingerprint a job's output.json records (agent/fingerprint.ts), or undefined when it has
+ * none (made before fingerprints were recorded) or one that is not a whole fingerprint: both
+ * differ from every fingerprint in every part (`fingerprintDifferences`).
+ */
+export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
+  try {
+    const { fingerprint: recorded } = JSON.parse(
+      readInside(plan.dir, inJob(job, OUTPUT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
+    ) as { fingerprint?: unknown };
+    return isFingerprint(recorded) ? recorded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The jobs of one fingerprint (undefined: none recorded), in index order. */
+export interface FingerprintGroup {
+  fingerprint: Fingerprint | undefined;
+  jobs: Job[];
+}
+
+/** `jobs` grouped by the fingerprint their outputs record, the largest group first. */
+export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): FingerprintGroup[] {
+  const groups = new Map<string, FingerprintGroup>();
+  for (const job of jobs) {
+    const recorded = jobFingerprint(plan, job);
+    const key = recorded === undefined ? '' : FINGERPRINT_PARTS.map((part) => recorded[part]).join('\0');
+    const group = groups.get(key) ?? { fingerprint: recorded, jobs: [] };
+    group.jobs.push(job);
+    groups.set(key, group);
+  }
+  // Between groups of one size, one with a fingerprint is the one the others are compared with.
+  return [...groups.values()].sort(
+    (a, b) =>
+      b.jobs.length - a.jobs.length ||
+      Number(a.fingerprint === undefined) - Number(b.fingerprint === undefined),
+  );
+}
+
+/** Job indices as ranges: `0-13, 15` (at most 6 ranges, then `...`). */
+function indexRanges(jobs: readonly Job[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < jobs.length;) {
+    let j = i;
+    while (j + 1 < jobs.length && jobs[j + 1]!.index === jobs[j]!.index + 1) j += 1;
+    ranges.push(i === j ? String(jobs[i]!.index) : `${jobs[i]!.index}-${jobs[j]!.index}`);
+    i = j + 1;
+  }
+  return ranges.length > 6 ? `${ranges.slice(0, 6).join(', ')}, ...` : ranges.join(', ');
+}
+
+/**
+ * What differs between the groups of `fingerprintGroups`, in one line: each smaller group's
+ * jobs against the largest group's, with the parts in which their fingerprints differ; undefined
+ * when every job has one fingerprint (or none has any).
+ */
+export function describeMixedFingerprints(groups: readonly FingerprintGroup[]): string | undefined {
+  if (groups.length < 2) return undefined;
+  const [largest, ...others] = groups as [FingerprintGroup, ...FingerprintGroup[]];
+  const name = (group: FingerprintGroup) =>
+    `job${group.jobs.length === 1 ? '' : 's'} ${indexRanges(group.jobs)} (${group.jobs.length}${group.fingerprint === undefined ? ', no fingerprint' : ''})`;
+  return others
+    .map(
+      (group) =>
+        `${name(group)} ${group.jobs.length === 1 ? 'differs' : 'differ'} from ${name(largest)} in ${fingerprintDifferences(largest.fingerprint, group.fingerprint).join(', ')}`,
+    )
+    .join('; ');
 }

@@ -1,9 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { constants, hostname } from 'node:os';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../lib/errors.ts';
 import { progressBar } from '../lib/progress.ts';
+import { leaseTimeout } from './claim.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobSeconds, jobState, type JobState } from './job.ts';
 import type { Job, Plan } from './plan.ts';
@@ -83,7 +84,14 @@ export async function runStudy(
 ): Promise<StudyRunSummary> {
   const started = performance.now();
   const states = new Map<number, JobState['state']>();
-  const refresh = () => plan.jobs.forEach((job) => states.set(job.index, jobState(plan, job).state));
+  /** Jobs held by a live process of this host (a pid that runs): never probed. */
+  const sameHost = new Set<number>();
+  const setState = (job: Job, state: JobState) => {
+    states.set(job.index, state.state);
+    if (state.state === 'running' && state.sameHost) sameHost.add(job.index);
+    else sameHost.delete(job.index);
+  };
+  const refresh = () => plan.jobs.forEach((job) => setState(job, jobState(plan, job)));
   refresh();
   const summary: StudyRunSummary = {
     ran: 0,
@@ -107,11 +115,30 @@ export async function runStudy(
   let stopped: InputError | undefined;
   /** The claims of other runs already reported as waited on, so each is said once. */
   const announced = new Set<string>();
+  /** Says once per holder which claim of another run this run waits on (or watches, on another host). */
+  const announce = (job: Job) => {
+    const state = jobState(plan, job);
+    if (state.state !== 'running') return;
+    const { pid, host, since } = state.holder;
+    const key = `${job.id} ${pid} ${host} ${since}`;
+    if (announced.has(key)) return;
+    announced.add(key);
+    say(
+      `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}${state.sameHost ? '' : `, last renewed ${state.renewed}; it is taken over if not renewed for ${timeout} s`}`,
+    );
+  };
   const pool = new WorkerPool(plan, (seconds) => summary.workerStarts.push(seconds));
   let done = initiallyDone;
+  /** When each job held by another host's lease was last handed to a worker, which watches the lease (`claimJob`). */
+  const probed = new Map<number, number>();
+  const timeout = leaseTimeout();
   const isReady = (job: Job) =>
     !failedHere.has(job.index) &&
-    (states.get(job.index) === 'pending' || states.get(job.index) === 'failed') &&
+    (states.get(job.index) === 'pending' ||
+      states.get(job.index) === 'failed' ||
+      (states.get(job.index) === 'running' &&
+        !sameHost.has(job.index) &&
+        performance.now() - (probed.get(job.index) ?? -Infinity) >= timeout * 1000)) &&
     job.dependsOn.every((index) => states.get(index) === 'done');
   try {
     for (;;) {
@@ -120,13 +147,18 @@ export async function runStudy(
         const slots = slotsOf(job, workers);
         if (running.has(job.index) || !isReady(job) || used + slots > workers) continue;
         used += slots;
+        if (states.get(job.index) === 'running') {
+          probed.set(job.index, performance.now());
+          announce(job);
+        }
         running.set(
           job.index,
           pool.run(job).then((reply) => {
             running.delete(job.index);
             used -= slots;
-            const state = jobState(plan, job).state;
-            states.set(job.index, state);
+            const current = jobState(plan, job);
+            setState(job, current);
+            const state = current.state;
             summary.jobs.push({
               index: job.index,
               kind: job.kind,
@@ -149,6 +181,9 @@ export async function runStudy(
               if (reply.outcome === 'skipped') summary.skipped += 1;
               else summary.ran += 1;
               bar.tick(done, job.id);
+            } else if (reply.outcome === 'held') {
+              // another run holds it, live: left to it, and watched again later
+              probed.set(job.index, performance.now());
             } else if (state !== 'running') {
               // ended without an output: another run holds it (state 'running' then) or it failed
               failedHere.add(job.index);
@@ -170,17 +205,7 @@ export async function runStudy(
       const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
       if (plan.jobs.some(isReady)) continue;
       if (!elsewhere) break;
-      for (const job of plan.jobs) {
-        const state = jobState(plan, job);
-        if (state.state !== 'running') continue;
-        const { pid, host, since } = state.holder;
-        const key = `${job.id} ${pid} ${host} ${since}`;
-        if (announced.has(key)) continue;
-        announced.add(key);
-        say(
-          `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}${host === hostname() ? '' : `; a claim of another host cannot be checked from here: if ${host} is gone, remove the lock`}`,
-        );
-      }
+      for (const job of plan.jobs) announce(job);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {

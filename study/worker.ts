@@ -87,9 +87,14 @@ export async function runIndexed(
   index: number,
 ): Promise<{ code: number; outcome: 'ran' | 'skipped' | 'held' | 'failed' }> {
   try {
-    const outcome = await runJob(plan, index, { quiet: false });
-    process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
-    return { code: EXIT.ok, outcome: outcomeKind(outcome) };
+    const outcome = await runJob(plan, index, {
+      quiet: false,
+      say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
+    });
+    // As `study run --index I` ends: a held job is one line on stderr and exit 75 (RetryError).
+    if (typeof outcome === 'string') process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
+    else process.stderr.write(`tinyagent study: ${outcomeLine(plan, index, outcome)}\n`);
+    return { code: typeof outcome === 'string' ? EXIT.ok : EXIT.retry, outcome: outcomeKind(outcome) };
   } catch (error) {
     const kind = errorKind(error);
     process.stderr.write(`tinyagent study: ${errorLine(error, kind)}\n`);

@@ -4,7 +4,17 @@ import { refuseSpecialTarget, writeJsonAtomic } from '../../lib/atomic.ts';
 import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
-import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobFingerprint,
+  jobState,
+  outcomeLine,
+  runJob,
+  type JobState,
+} from '../../study/job.ts';
+import { fingerprint, fingerprintDifferences, initBackend } from '../../agent/index.ts';
+import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, unlockClaims } from '../../study/claim.ts';
 import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
@@ -21,13 +31,25 @@ import {
   intFlag,
   intListFlag,
   MAX_SEED,
+  numberFlag,
   printJson,
   stringFlag,
   UsageError,
   type Command,
 } from '../args.ts';
+import { RetryError } from '../../lib/errors.ts';
 
-const SUBCOMMANDS = ['plan', 'run', 'status', 'report', 'slurm', 'k8s', 'compare'] as const;
+const SUBCOMMANDS = ['plan', 'run', 'status', 'unlock', 'report', 'slurm', 'k8s', 'compare'] as const;
+const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
+
+/** How long ago a renewal was by this host's clock (only shown: staleness is judged by watching, never by clocks). */
+function renewedAgo(renewed: string): string {
+  const seconds = (Date.now() - Date.parse(renewed)) / 1000;
+  if (!Number.isFinite(seconds)) return '';
+  return seconds < 0
+    ? ` (${(-seconds).toFixed(0)} s in the future by this host's clock)`
+    : ` (${seconds.toFixed(0)} s ago by this host's clock)`;
+}
 
 export const command: Command = {
   name: 'study',
@@ -35,8 +57,8 @@ export const command: Command = {
     'Seed studies: a recipe over many seeds as jobs, run here, on Slurm or on Kubernetes (docs/STUDIES.md)',
   usage: [
     'tinyagent study plan --recipe default|smoke|FILE --seeds 0-15 --out studies/NAME [--eval-seed 1] [--threads 1|2] [--episodes N] [--steps 0,80]',
-    '       tinyagent study run DIR [--jobs N] | run DIR --index I',
-    '       tinyagent study status DIR | report DIR',
+    '       tinyagent study run DIR [--jobs N] [--lease-timeout S] | run DIR --index I [--lease-timeout S]',
+    '       tinyagent study status DIR | report DIR [--allow-mixed] | unlock DIR [--force] [--lease-timeout S]',
     '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
     '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
     '       tinyagent study compare DIR_A DIR_B [--out FILE]',
@@ -81,6 +103,17 @@ export const command: Command = {
       type: 'string',
       description: "run: run job I alone (the array schedulers' contract)",
       range: { min: 0, max: 1_000_000 },
+    },
+    'lease-timeout': {
+      type: 'string',
+      description: `run, status, unlock: seconds a claim of another host may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
+      range: LEASE_TIMEOUT_RANGE,
+    },
+    force: { type: 'boolean', description: 'unlock: also remove claims whose holder looks alive' },
+    'allow-mixed': {
+      type: 'boolean',
+      description:
+        'report: merge outputs made by different code (their fingerprints differ); the report says so',
     },
     partition: { type: 'string', description: 'slurm: the partition' },
     time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
@@ -188,7 +221,35 @@ export const command: Command = {
       return;
     }
     expect(1);
+    // The timeout is read by every job (the workers inherit it), so a bad one is refused before any runs.
+    if (args.flags['lease-timeout'] !== undefined)
+      process.env[LEASE_TIMEOUT_ENV] = String(
+        numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_RANGE),
+      );
+    const timeout = leaseTimeout();
     const plan = readPlan(rest[0]!);
+    if (sub === 'unlock') {
+      const rows = await unlockClaims(
+        plan.dir,
+        plan.jobs.map((job) => job.id),
+        {
+          timeout,
+          force: boolFlag(args, 'force'),
+          say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
+        },
+      );
+      if (json) printJson(rows);
+      else {
+        for (const row of rows)
+          process.stdout.write(
+            `${row.verdict}\t${row.index ?? '-'}\t${row.jobId}\t${row.holder === undefined ? row.problem : `process ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}`}\t${row.removed ? 'removed' : 'kept'}\n`,
+          );
+        process.stdout.write(
+          `${plan.dir}: ${rows.length} claims, ${rows.filter((row) => row.removed).length} removed, ${rows.filter((row) => !row.removed).length} kept\n`,
+        );
+      }
+      return;
+    }
     if (sub === 'run') {
       if (args.flags.index !== undefined) {
         if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
@@ -197,7 +258,12 @@ export const command: Command = {
           throw new UsageError(
             `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
           );
-        const outcome = await runJob(plan, index, { quiet: false });
+        const outcome = await runJob(plan, index, {
+          quiet: false,
+          say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
+        });
+        // Held by a live lease: not done, exit 75, so that afterok and backoffLimitPerIndex see it.
+        if (typeof outcome !== 'string') throw new RetryError(outcomeLine(plan, index, outcome));
         process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
         return;
       }
@@ -212,29 +278,52 @@ export const command: Command = {
         throw new InputError(
           `${summary.failed.length} jobs failed (first: job ${summary.failed[0]!.index}, log ${summary.failed[0]!.log}); rerun study run to retry them`,
         );
+      if (summary.blocked > 0)
+        throw new RetryError(
+          `${summary.blocked} jobs are not done (held by other runs or waiting on them); rerun study run when they end`,
+        );
       return;
     }
     if (sub === 'status') {
       const states = plan.jobs.map((job) => ({ index: job.index, id: job.id, ...jobState(plan, job) }));
       const count = (state: JobState['state']) => states.filter((row) => row.state === state).length;
+      // Done by other code: what the backend a run would start now gives (TINYAGENT_BACKEND), part by part.
+      await initBackend();
+      const current = fingerprint();
+      const stale = states
+        .filter((row) => row.state === 'done')
+        .flatMap((row) => {
+          const recorded = jobFingerprint(plan, plan.jobs[row.index]!);
+          const differences = fingerprintDifferences(recorded, current);
+          return differences.length === 0
+            ? []
+            : [{ index: row.index, id: row.id, fingerprint: recorded ?? null, differences }];
+        });
       if (json) {
         printJson({
           done: count('done'),
           running: count('running'),
           failed: count('failed'),
           pending: count('pending'),
+          stale: stale.length,
           jobs: states,
+          staleJobs: stale,
+          fingerprint: current,
         });
         return;
       }
+      for (const row of stale)
+        process.stdout.write(
+          `stale\t${row.index}\t${row.id}\t${row.fingerprint === null ? 'no fingerprint (made before fingerprints were recorded)' : `made by other code: ${row.differences.join(', ')}`}\n`,
+        );
       for (const row of states.filter((entry) => entry.state === 'running' || entry.state === 'failed'))
         process.stdout.write(
           row.state === 'running'
-            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}\n`
+            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}${renewedAgo(row.renewed)}${row.sameHost ? '' : `; another host's: stale once not renewed for ${timeout} s (study unlock watches it)`}\n`
             : `failed\t${row.index}\t${row.id}\t${row.state === 'failed' ? row.problem : ''}\n`,
         );
       process.stdout.write(
-        `${plan.dir}: ${count('done')} done, ${count('running')} running, ${count('failed')} failed, ${count('pending')} pending of ${plan.jobs.length}\n`,
+        `${plan.dir}: ${count('done')} done, ${count('running')} running, ${count('failed')} failed, ${count('pending')} pending of ${plan.jobs.length}${stale.length === 0 ? '' : `; ${stale.length} of the done made by other code than this (stale)`}\n`,
       );
       return;
     }
@@ -242,7 +331,21 @@ export const command: Command = {
       const { writeStudyReport } = await import('../../experiments/studyReport.ts');
       // The folders it writes into stay inside the study: a link or a file in their place is refused.
       for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
-      const { outDir, numbers } = await writeStudyReport(plan);
+      // One report merges the outputs of one code (agent/fingerprint.ts), unless told otherwise.
+      const done = plan.jobs.filter((job) => jobState(plan, job).state === 'done');
+      const groups = fingerprintGroups(plan, done);
+      const mixedCode = describeMixedFingerprints(groups);
+      if (mixedCode !== undefined && !boolFlag(args, 'allow-mixed'))
+        throw new InputError(
+          `${plan.dir}: its outputs were made by different code: ${mixedCode}; rerun those jobs with one version (remove their jobs/<id> folders, then study run), or merge them anyway with --allow-mixed`,
+        );
+      if (mixedCode !== undefined)
+        process.stderr.write(`tinyagent study: warning: merging outputs of different code: ${mixedCode}\n`);
+      else if (groups.length === 1 && groups[0]!.fingerprint === undefined)
+        process.stderr.write(
+          `tinyagent study: note: no output of ${plan.dir} records a fingerprint (made before fingerprints were recorded), so they are merged as one code that cannot be named\n`,
+        );
+      const { outDir, numbers } = await writeStudyReport(plan, mixedCode !== undefined ? { mixedCode } : {});
       if (json) printJson(numbers);
       else {
         const last = numbers.steps[numbers.steps.length - 1]!;
