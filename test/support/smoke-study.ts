@@ -20,7 +20,11 @@ export async function finishedSmokeStudy(root: string): Promise<() => StudyCopy>
   const base = join(root, 'base');
   writePlan(base, { recipe: 'smoke', seeds: [0], evalSeed: 1, steps: [0] });
   const result = await cliChild(['study', 'run', base, '--jobs', '1']);
-  expect(result.stderr).toBe('');
+  // Off a terminal, study run prints one progress line per job done, and nothing else.
+  expect(result.stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(/^study 1\/2 \d+s train-0-/),
+    expect.stringMatching(/^study 2\/2 \d+s eval-0-/),
+  ]);
   expect(result.stdout).toMatch(/2 jobs ran, 0 were done, 0 failed/);
   let copies = 0;
   return () => {
