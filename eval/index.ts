@@ -77,8 +77,6 @@ export {
 export {
   AGGREGATE_METRICS,
   AGGREGATE_REPS,
-  interquartileMeanOfSorted,
-  profileOfSorted,
   rliableAggregates,
   type AggregateMetric,
   type AggregateOptions,

@@ -270,6 +270,16 @@ const CASES: Case[] = [
   ['percentileOfSorted no values', () => stats.percentileOfSorted([], 0.5), /sorted/],
   ['percentileOfSorted q 1.5', () => stats.percentileOfSorted([1, 2], 1.5), /\bq\b/],
   ['interquartileMean no values', () => stats.interquartileMean([]), /values/],
+  [
+    'rliableAggregates gamma NaN',
+    () => stats.rliableAggregates([[1]], { metrics: ['iqm'], gamma: NaN, rng }),
+    /gamma/,
+  ],
+  [
+    'rliableAggregates taus descending',
+    () => stats.rliableAggregates([[1]], { metrics: ['iqm'], taus: [0.5, 0.2], rng }),
+    /taus/,
+  ],
   ['interquartileMean NaN', () => stats.interquartileMean([1, NaN]), /not finite/],
   ['stratifiedIqm ragged', () => stats.stratifiedIqm([[1, 2], [3]], { rng }), /scores/],
   ['stratifiedIqm reps 0', () => stats.stratifiedIqm([[1]], { reps: 0, rng }), /reps/],

@@ -128,7 +128,7 @@ describe('study: bad input is one line and exit 1 or 2, with nothing half-writte
     writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
     const result = await cli(['study', 'run', dir, '--index', '1']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/needs job 0 .* done first/);
+    expect(result.stderr).toMatch(/needs the training of seed 0, job 0 .* done first/);
   });
 
   it('sbatch missing', () => {
