@@ -23,7 +23,12 @@ import { compareSeedScores } from '../study/index.ts';
 import {
   CREDIBLE_INTERVAL_METHOD,
   EPISODE_BOOTSTRAP_METHOD,
+  IMPROVEMENT_METHOD,
+  IQM_METHOD,
+  PAIRED_T_METHOD,
+  SEED_BOOTSTRAP_METHOD,
   TASK_BOOTSTRAP_METHOD,
+  WELCH_METHOD,
 } from './coverageNotes.ts';
 
 /** The truth: rows[seed][task] pass rates of each recipe and step. */
@@ -106,14 +111,14 @@ export const METHODS: Entry[] = [
     truth: (w) => narrowingRate(w.step80, w.step0),
   },
   {
-    method: 'stratified-bootstrap IQM (step 80)',
+    method: IQM_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
       stratifiedBootstrap(s.study.step80, (scores) => [interquartileMean(scores)], { reps: z.reps, rng })[0]!,
     truth: (w) => mixtureIqm(w.step80),
   },
   {
-    method: 'P(step 80 > step 0), stratified bootstrap',
+    method: IMPROVEMENT_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
       probabilityOfImprovementInterval(s.study.step80, s.study.step0Independent, { reps: z.reps, rng }),
@@ -169,19 +174,19 @@ export const METHODS: Entry[] = [
     truth: (w) => mean(w.step80.flat()),
   },
   {
-    method: 'Welch interval of B - A',
+    method: WELCH_METHOD,
     design: COMPARE,
     interval: (s) => welchInterval(s.compare.a, s.compare.b),
     truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
   },
   {
-    method: 'bootstrap over seeds of B - A',
+    method: SEED_BOOTSTRAP_METHOD,
     design: COMPARE,
     interval: (s, z, rng) => compareSeedScores(s.compare.a, s.compare.b, [], { rng, reps: z.reps }).bootstrap,
     truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
   },
   {
-    method: 'paired t interval of B - A (8 shared seeds)',
+    method: PAIRED_T_METHOD,
     design: COMPARE,
     interval: (s, z, rng) =>
       compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,

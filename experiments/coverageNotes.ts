@@ -13,6 +13,11 @@ import type { Numbers } from './report/coverage.ts';
 export const TASK_BOOTSTRAP_METHOD = 'task (cluster) bootstrap of the mean';
 export const EPISODE_BOOTSTRAP_METHOD = 'episode bootstrap (of these tasks)';
 export const CREDIBLE_INTERVAL_METHOD = 'beta-binomial credible interval';
+export const IQM_METHOD = 'stratified-bootstrap IQM (step 80)';
+export const IMPROVEMENT_METHOD = 'P(step 80 > step 0), stratified bootstrap';
+export const WELCH_METHOD = 'Welch interval of B - A';
+export const SEED_BOOTSTRAP_METHOD = 'bootstrap over seeds of B - A';
+export const PAIRED_T_METHOD = 'paired t interval of B - A (8 shared seeds)';
 
 /** The committed coverage results. */
 export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');

@@ -32,15 +32,15 @@ import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
-import { coverageNote } from './coverageNotes.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
 
 /** The interval methods seeds.md prints whose coverage exp:coverage measures (its METHODS' names). */
 const SEEDS_COVERAGE = [
   'Wilson, a claim over seeds',
   'training-noise SD, chi-square (reported)',
   'evaluation-noise SD, chi-square (reported)',
-  'stratified-bootstrap IQM (step 80)',
-  'P(step 80 > step 0), stratified bootstrap',
+  IQM_METHOD,
+  IMPROVEMENT_METHOD,
 ];
 import { bandPanelsSvg, heatmapSvg, intervalChartSvg } from './figures.ts';
 

@@ -5,7 +5,7 @@ import { AGGREGATE_REPS, improvement, stepAggregates } from '../study/index.ts';
 import { writeResults } from './common.ts';
 import { intervalChartSvg } from './figures.ts';
 import { markdownTable } from './report/markdown.ts';
-import { coverageNote } from './coverageNotes.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
 
 const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
 
@@ -112,7 +112,7 @@ export async function writeStudyReport(
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
       : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} [${f3(numbers.probabilityOfImprovement.low)}, ${f3(numbers.probabilityOfImprovement.high)}] (stratified bootstrap 95%).`,
     '',
-    coverageNote(['stratified-bootstrap IQM (step 80)', 'P(step 80 > step 0), stratified bootstrap']),
+    coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
     '',
     markdownTable(
       ['seed', ...plan.measure.steps.map((step) => `step ${step}`)],

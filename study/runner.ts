@@ -205,7 +205,8 @@ export async function runStudy(
       const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
       if (plan.jobs.some(isReady)) continue;
       if (!elsewhere) break;
-      for (const job of plan.jobs) announce(job);
+      // Only the jobs the last look found held: announce reads each one's claim again.
+      for (const job of plan.jobs) if (states.get(job.index) === 'running') announce(job);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {

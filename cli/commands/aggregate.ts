@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   AGGREGATE_METRICS,
   AGGREGATE_REPS,
@@ -8,7 +7,8 @@ import {
   type AggregateMetric,
   type Estimate,
 } from '../../eval/index.ts';
-import { ROOT, writeResults } from '../../experiments/common.ts';
+import { writeResults } from '../../experiments/common.ts';
+import { coverageClause, IMPROVEMENT_METHOD, IQM_METHOD } from '../../experiments/coverageNotes.ts';
 import { bandPanelsSvg, intervalChartSvg } from '../../experiments/figures.ts';
 import { Rng } from '../../lib/rng.ts';
 import { boolFlag, intFlag, MAX_SEED, numberFlag, printJson, type Command } from '../args.ts';
@@ -43,14 +43,10 @@ export function profileTaus(algorithms: readonly AlgorithmScores[]): number[] {
 
 /** The coverage rows of results/coverage.json that speak for these intervals, at the design they simulate. */
 function coverageNote(): string {
-  const file = join(ROOT, 'results', 'coverage.json');
-  const rows = existsSync(file)
-    ? ((JSON.parse(readFileSync(file, 'utf8')) as { numbers?: { rows?: unknown } }).numbers?.rows ?? [])
-    : [];
-  const found = (Array.isArray(rows) ? rows : []).filter(
-    (row: { method?: unknown }) =>
-      typeof row.method === 'string' && /^(stratified-bootstrap IQM|P\(step 80 > step 0\))/.test(row.method),
-  ) as Array<{ method: string; design: string; coverage: number }>;
+  const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => {
+    const clause = coverageClause(method, '');
+    return clause === undefined ? [] : [{ method, ...clause }];
+  });
   const simulated =
     found.length === 0
       ? 'results/coverage.json is missing (npm run exp:coverage simulates them)'

@@ -200,13 +200,14 @@ export const command: Command = {
         a: { ...measured.a, dir: rest[0]! },
         b: { ...measured.b, dir: rest[1]! },
       };
-      const { coverageClause } = await import('../../experiments/coverageNotes.ts');
+      const { coverageClause, IMPROVEMENT_METHOD, PAIRED_T_METHOD, SEED_BOOTSTRAP_METHOD, WELCH_METHOD } =
+        await import('../../experiments/coverageNotes.ts');
       const design = `${comparison.a.seeds} + ${comparison.b.seeds} seeds`;
       const coverage = [
-        ['Welch interval of B - A', 'Welch'],
-        ['bootstrap over seeds of B - A', 'bootstrap over seeds'],
-        ...(comparison.paired === null ? [] : [['paired t interval of B - A (8 shared seeds)', 'paired t']]),
-        ['P(step 80 > step 0), stratified bootstrap', 'P(B > A)'],
+        [WELCH_METHOD, 'Welch'],
+        [SEED_BOOTSTRAP_METHOD, 'bootstrap over seeds'],
+        ...(comparison.paired === null ? [] : [[PAIRED_T_METHOD, 'paired t']]),
+        [IMPROVEMENT_METHOD, 'P(B > A)'],
       ].flatMap(([method, name]) => {
         const clause = coverageClause(method!, design);
         return clause === undefined ? [] : [`coverage of ${name}: ${clause.text}`];
