@@ -3,6 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { readJsonFile, stringFlag, type CommandArgs } from './args.ts';
 import { InputError } from '../lib/errors.ts';
 import { refuseSpecialTarget, writeJsonAtomic } from '../lib/atomic.ts';
+import { fingerprint } from '../agent/index.ts';
 
 /**
  * `--out FILE` of the commands whose figures the README and docs quote (`train`, `canary`,
@@ -63,9 +64,15 @@ export function readSections(path: string): Record<string, unknown> {
 
 /**
  * Writes one section of a results file that several commands fill (`results/train.json`: `run`
- * from a training, `seeds` from `--seeds`), keeping the other sections as they are. Atomic: a
+ * from a training, `seeds` from `--seeds`), with the fingerprint of the process that made it,
+ * keeping the other sections as they are. Atomic: a
  * failed write leaves the old file.
  */
 export function writeSection(path: string, section: string, value: unknown): void {
-  writeJsonAtomic(path, { ...readSections(path), [section]: value });
+  // Each section records what made its bits (docs/CONTRACT.md): the sections come from different runs.
+  const recorded =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? { ...value, fingerprint: fingerprint() }
+      : value;
+  writeJsonAtomic(path, { ...readSections(path), [section]: recorded });
 }

@@ -8,6 +8,7 @@ import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import type { Figure } from './figures.ts';
 import { zScore } from './report/markdown.ts';
+import { fingerprint } from '../agent/index.ts';
 
 /** The repository root, from this file's location. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -185,7 +186,7 @@ export interface ExperimentOutput {
 }
 
 /**
- * Writes results/N.json (numbers, config, seeds, package and node versions), results/N.md,
+ * Writes results/N.json (numbers, config, seeds, package and node versions, the fingerprint), results/N.md,
  * results/figures/NAME.svg and, beside each SVG, its vega-lite spec NAME.vl.json (what the report
  * page, experiments/report-page.ts, draws interactively; the JSON lists the SVGs, and a spec's
  * name is its SVG's with `.vl.json` for `.svg`), all in one atomic batch, so an interrupted run
@@ -221,6 +222,8 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     packages: packageVersions(),
+    // What made these bits (docs/CONTRACT.md): test:repro compares it before the numbers.
+    fingerprint: fingerprint(),
   };
   const jsonPath = resolve(outDir, `${section}.json`);
   const jsonText = `${JSON.stringify(

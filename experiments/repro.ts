@@ -8,20 +8,35 @@
  *                                         trained runs, about 14 from a fresh clone)
  *          npm run test:repro -- --update-smoke   (rewrites results/smoke/ after a change that
  *                                         moves the smoke numbers, to be committed with it)
- * Output: one line per experiment and `repro: N passed, M failed` (exit 1 when any failed); writes
+ *          npm run test:repro -- --rebaseline     (regenerates every committed number: runs trained
+ *                                         by other code, results/, results/smoke/, the study
+ *                                         reports and comparisons; prints old -> new of each
+ *                                         number that moved; docs/CONTRACT.md)
+ * Output: the fingerprint line (how this code and arithmetic differ from the committed results'),
+ *   one line per experiment and `repro: N passed, M failed` (exit 1 when any failed); writes
  *   nothing but results/smoke/ under --update-smoke.
- * On another backend the exact numbers cannot match (float rounding differs); the chapter's
- * qualitative claims are checked instead (`qualitativeChecks`).
+ * Fingerprints are compared first (docs/CONTRACT.md): on other arithmetic (another backend, tfjs
+ * or backend version) the exact numbers cannot match, and the chapter's qualitative claims are
+ * checked instead (`qualitativeChecks`); on the same arithmetic by other code every number must
+ * still match.
  * On the same backend each figure's vega-lite spec (results/figures/NAME.vl.json, the report
  * page's data) must also be byte-identical to the committed one: it is made from the numbers,
  * so a stale spec means a figure change that was not rerun. The SVGs, rendered from those specs,
  * are not compared.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { initBackend, recordedBackend } from '../agent/index.ts';
+import {
+  fingerprint,
+  fingerprintDifferences,
+  initBackend,
+  isFingerprint,
+  recordedBackend,
+  type Fingerprint,
+} from '../agent/index.ts';
+import { arithmeticDiffers, committedFingerprint, sayBackendNotice } from './contract.ts';
 import { main as main171 } from './17.1.ts';
 import { main as main172 } from './17.2.ts';
 import { main as main173 } from './17.3.ts';
@@ -40,10 +55,18 @@ import { main as mainEx6 } from './ex-6.ts';
 import { main as mainEx7 } from './ex-7.ts';
 import { main as mainSeeds } from './seeds.ts';
 import { main as mainCoverage } from './coverage.ts';
-import { writeJsonAtomic } from '../lib/atomic.ts';
+import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
-import type { RunOptions } from './runs.ts';
+import { setRetrainOtherCode, type RunOptions } from './runs.ts';
+import {
+  contractFiles,
+  movedNumbers,
+  movedTable,
+  regenerateStudyFiles,
+  snapshotNumbers,
+  type Moved,
+} from './rebaseline.ts';
 
 type Experiment = (options: RunOptions) => Promise<unknown>;
 /** Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises and the claims across seeds (`npm run exp:all` runs them so too). */
@@ -125,6 +148,7 @@ export async function updateSmoke(): Promise<void> {
   const runsDir = join(root, 'runs');
   const outDir = join(root, 'results');
   try {
+    const writes = [];
     for (const section of SMOKE_ORDER) {
       await EXPERIMENTS[section]!({
         run: join(runsDir, 'default-smoke'),
@@ -132,12 +156,19 @@ export async function updateSmoke(): Promise<void> {
         smoke: true,
         outDir,
       });
-      writeJsonAtomic(join(ROOT, 'results', 'smoke', `${section}.json`), {
+      const record = {
         section,
         seed: SMOKE_SEED,
+        fingerprint: fingerprint(),
         numbers: normalisedNumbers(join(outDir, `${section}.json`), runsDir),
+      };
+      writes.push({
+        path: join(ROOT, 'results', 'smoke', `${section}.json`),
+        content: `${JSON.stringify(record, null, 2)}\n`,
       });
     }
+    // All or nothing: a failed experiment leaves results/smoke/ as it was.
+    writeFilesAtomic(writes);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -200,6 +231,76 @@ export function staleSpecs(
   });
 }
 
+/** A results file as the comparison reads it. */
+export interface ResultsRecord {
+  numbers: unknown;
+  fingerprint?: unknown;
+}
+
+/**
+ * Compares a fresh results file with its committed one, fingerprints first (docs/CONTRACT.md):
+ * `notes` name the fingerprint parts that differ; when the arithmetic is the same (tfjs, backend
+ * and its version: `arithmeticDiffers`) every number must be equal exactly, else only the chapter's
+ * qualitative claims are checked (`qualitativeChecks`). A committed file with no fingerprint
+ * (written before fingerprints) is judged by the backend its numbers name, as before.
+ */
+export function compareWithCommitted(
+  section: string,
+  committed: ResultsRecord,
+  fresh: ResultsRecord,
+): { notes: string[]; exact: boolean; problems: string[] } {
+  const committedPrint = isFingerprint(committed.fingerprint) ? committed.fingerprint : undefined;
+  const freshPrint = isFingerprint(fresh.fingerprint) ? fresh.fingerprint : fingerprint();
+  let exact: boolean;
+  const notes: string[] = [];
+  if (committedPrint === undefined) {
+    notes.push('the committed file records no fingerprint (test:repro -- --rebaseline records one)');
+    const backendOfFile = JSON.stringify(committed.numbers).match(/"backend":"?([a-z-]+)/)?.[1];
+    exact = backendOfFile === undefined || backendOfFile === recordedBackend();
+  } else {
+    const differs = fingerprintDifferences(committedPrint, freshPrint);
+    if (differs.length > 0) notes.push(`fingerprint differs: ${differs.join(', ')}`);
+    exact = !arithmeticDiffers(committedPrint, freshPrint);
+  }
+  const problems = exact
+    ? differences(committed.numbers, fresh.numbers)
+    : qualitativeChecks(section, fresh.numbers)
+        .filter(([, ok]) => !ok)
+        .map(([claim]) => `claim does not hold: ${claim}`);
+  return { notes, exact, problems };
+}
+
+/** What a smoke rerun of `section` (written to `outDir`, its runs under `runsDir`) differs in from results/smoke/, fingerprint notes first when a number moved. */
+export function smokeProblems(section: string, outDir: string, runsDir: string): string[] {
+  const committedPath = join(ROOT, 'results', 'smoke', `${section}.json`);
+  const committed = JSON.parse(readFileSync(committedPath, 'utf8')) as ResultsRecord;
+  const freshPath = join(outDir, `${section}.json`);
+  const fresh = JSON.parse(readFileSync(freshPath, 'utf8')) as ResultsRecord;
+  const problems = differences(committed.numbers, normalisedNumbers(freshPath, runsDir));
+  if (problems.length === 0) return [];
+  const print = isFingerprint(committed.fingerprint) ? committed.fingerprint : undefined;
+  const differs = fingerprintDifferences(
+    print,
+    isFingerprint(fresh.fingerprint) ? fresh.fingerprint : undefined,
+  );
+  return [...(differs.length > 0 ? [`fingerprint differs: ${differs.join(', ')}`] : []), ...problems];
+}
+
+/** The line test:repro prints before it compares anything: how this process's fingerprint differs from the committed results'. */
+export function fingerprintHeadline(
+  committed: Fingerprint | undefined,
+  fresh: Fingerprint = fingerprint(),
+): string {
+  if (committed === undefined)
+    return 'fingerprint: results/17.1.json records none (made before fingerprints); comparing numbers by the backend they name';
+  const differs = fingerprintDifferences(committed, fresh);
+  if (differs.length === 0)
+    return "fingerprint: the same as the committed results'; every number must match exactly";
+  return arithmeticDiffers(committed, fresh)
+    ? `fingerprint: other arithmetic than the committed results' (${differs.join(', ')}); checking the chapter's qualitative claims, not exact numbers`
+    : `fingerprint: other code than the committed results' (${differs.join(', ')}), the same arithmetic; every number must still match exactly`;
+}
+
 /** Reruns every experiment at full size into a temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite). */
 export async function reproduce({
   expectedDir,
@@ -207,38 +308,32 @@ export async function reproduce({
 }: {
   expectedDir: string;
   run: string;
-}): Promise<Array<{ section: string; problems: string[] }>> {
+}): Promise<Array<{ section: string; notes: string[]; problems: string[] }>> {
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-repro-'));
   try {
     await initBackend();
+    sayBackendNotice(expectedDir);
+    process.stdout.write(`${fingerprintHeadline(committedFingerprint(expectedDir))}\n`);
     const report = [];
     for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
       const expectedPath = join(expectedDir, `${section}.json`);
       if (!existsSync(expectedPath)) {
-        report.push({ section, problems: [`${expectedPath} is missing`] });
+        report.push({ section, notes: [], problems: [`${expectedPath} is missing`] });
         continue;
       }
-      const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as { seed: number; numbers: unknown };
+      const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ResultsRecord & { seed: number };
       await experiment({ run, seed: expected.seed, smoke: false, outDir });
-      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as {
-        numbers: unknown;
-        packages?: unknown;
+      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
         figures?: string[];
       };
-      const backendOfFile = JSON.stringify(expected).match(/"backend":"?([a-z-]+)/)?.[1];
-      const sameBackend = backendOfFile === undefined || backendOfFile === recordedBackend();
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
-      const problems = sameBackend
-        ? differences(expected.numbers, fresh.numbers)
-        : qualitativeChecks(section, fresh.numbers)
-            .filter(([, ok]) => !ok)
-            .map(([claim]) => `claim does not hold: ${claim}`);
-      if (sameBackend) problems.push(...staleSpecs(fresh.figures ?? [], { expectedDir, outDir }));
+      const { notes, exact, problems } = compareWithCommitted(section, expected, fresh);
+      if (exact) problems.push(...staleSpecs(fresh.figures ?? [], { expectedDir, outDir }));
       if (resultPairMatches(expectedPath, join(expectedDir, `${section}.md`)) === false)
         problems.push(
           `${section}.md was not written with ${section}.json (a run was killed between the two): rerun it`,
         );
-      report.push({ section, problems });
+      report.push({ section, notes, problems });
     }
     return report;
   } finally {
@@ -246,19 +341,87 @@ export async function reproduce({
   }
 }
 
+/**
+ * `test:repro -- --rebaseline`: regenerates every committed number in one command. Runs trained
+ * by other code (their manifests' fingerprints differ) are trained again; every experiment reruns
+ * at its committed seed into a temporary folder, and its files replace results/ in one atomic batch
+ * once all succeeded; then results/smoke/, every study report and comparison (through the CLI).
+ * Returns the numbers that moved, old -> new.
+ */
+export async function rebaseline({ run = 'runs/default' }: { run?: string } = {}): Promise<{
+  moved: Moved[];
+  files: number;
+  commands: string[];
+}> {
+  const resultsDir = join(ROOT, 'results');
+  const before = snapshotNumbers(contractFiles());
+  setRetrainOtherCode(true);
+  await initBackend();
+  sayBackendNotice(resultsDir);
+  const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-rebaseline-'));
+  try {
+    for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
+      const committedPath = join(resultsDir, `${section}.json`);
+      const seed = existsSync(committedPath)
+        ? (JSON.parse(readFileSync(committedPath, 'utf8')) as { seed: number }).seed
+        : undefined;
+      if (typeof seed !== 'number')
+        throw new UsageError(`${committedPath} is missing or records no seed: restore it from git first`);
+      process.stderr.write(`rebaseline: ${section}\n`);
+      await experiment({ run, seed, smoke: false, outDir });
+    }
+    writeFilesAtomic(
+      filesUnder(outDir).map((path) => ({
+        path: join(resultsDir, relative(outDir, path)),
+        content: readFileSync(path),
+      })),
+    );
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  process.stderr.write('rebaseline: results/smoke/\n');
+  await updateSmoke();
+  process.stderr.write('rebaseline: study reports and comparisons\n');
+  const commands = await regenerateStudyFiles();
+  const files = contractFiles();
+  return { moved: movedNumbers(before, snapshotNumbers(files)), files: files.length, commands };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
 if (isMain(import.meta.url)) {
   await runScript('test:repro', async () => {
     let updateSmokeFlag: boolean;
+    let rebaselineFlag: boolean;
     try {
       const { values } = parseArgs({
         args: process.argv.slice(2),
-        options: { 'update-smoke': { type: 'boolean' } },
+        options: { 'update-smoke': { type: 'boolean' }, rebaseline: { type: 'boolean' } },
         strict: true,
         allowPositionals: false,
       });
       updateSmokeFlag = values['update-smoke'] === true;
+      rebaselineFlag = values.rebaseline === true;
     } catch (error) {
-      throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --update-smoke)`);
+      throw new UsageError(
+        `${(error as Error).message.split('\n')[0]} (options: --update-smoke, --rebaseline)`,
+      );
+    }
+    if (updateSmokeFlag && rebaselineFlag)
+      throw new UsageError(
+        '--rebaseline rewrites results/smoke/ too: give one of --update-smoke, --rebaseline',
+      );
+    if (rebaselineFlag) {
+      const { moved, files, commands } = await rebaseline();
+      process.stdout.write(
+        `rebaseline: ${files} committed results files checked (${commands.length} study reports and comparisons rerun through the CLI); ${moved.length === 0 ? 'no number moved' : `${moved.length} numbers moved:`}\n`,
+      );
+      if (moved.length > 0) process.stdout.write(`${movedTable(moved)}\n`);
+      return;
     }
     if (updateSmokeFlag) {
       await updateSmoke();
@@ -266,10 +429,16 @@ if (isMain(import.meta.url)) {
       return;
     }
     const report = await reproduce({ expectedDir: join(ROOT, 'results'), run: 'runs/default' });
-    for (const { section, problems } of report)
+    // A file's own fingerprint note is printed only when it is not the headline's (every file of one run shares it).
+    const headline = fingerprintDifferences(committedFingerprint(join(ROOT, 'results')), fingerprint()).join(
+      ', ',
+    );
+    for (const { section, notes, problems } of report) {
+      const own = notes.filter((note) => note !== `fingerprint differs: ${headline}`);
       process.stdout.write(
-        `${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`,
+        `${problems.length === 0 ? 'ok  ' : 'FAIL'} ${section}${own.length > 0 ? ` (${own.join('; ')})` : ''}${problems.length > 0 ? `: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}` : ''}\n`,
       );
+    }
     const failed = report.filter(({ problems }) => problems.length > 0).length;
     process.stdout.write(`repro: ${report.length - failed} passed, ${failed} failed\n`);
     process.exitCode = failed === 0 ? 0 : 1;

@@ -1,6 +1,14 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { evaluate, initBackend, type EvaluateOptions, type Evaluation } from '../agent/index.ts';
+import {
+  evaluate,
+  fingerprint,
+  fingerprintDifferences,
+  initBackend,
+  isFingerprint,
+  type EvaluateOptions,
+  type Evaluation,
+} from '../agent/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import {
@@ -18,6 +26,7 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { parseExperimentFlags, ROOT } from './common.ts';
+import { sayBackendNotice } from './contract.ts';
 
 /**
  * What the experiments on trained checkpoints share: their command-line options, the training
@@ -121,7 +130,32 @@ export async function ensureRun(
   // Before anything is written: a checkpoint folder or a FIFO given as --run is refused, not trained into.
   checkRunFolder(runDir);
   await initBackend();
+  sayBackendNotice(join(ROOT, 'results'));
   const at = checkpointsOf(runDir, smoke);
+  const otherCode = otherCodeOf(steps.map(at));
+  if (otherCode !== undefined) {
+    if (retrainOtherCode) {
+      // --rebaseline: the run is trained again by this code; the old one goes only once the new one is made.
+      const aside = `${runDir}.other-code-${process.pid}`;
+      process.stderr.write(`${runDir} was trained by other code (${otherCode}); training it again\n`);
+      renameSync(runDir, aside);
+      try {
+        await ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) });
+      } catch (error) {
+        rmSync(runDir, { recursive: true, force: true });
+        renameSync(aside, runDir);
+        throw error;
+      }
+      rmSync(aside, { recursive: true, force: true });
+      return at;
+    }
+    if (!noticedRuns.has(runDir)) {
+      noticedRuns.add(runDir);
+      process.stderr.write(
+        `notice: ${runDir} was trained by other code than this (${otherCode}); its checkpoints give that code's numbers (npm run test:repro -- --rebaseline trains it again)\n`,
+      );
+    }
+  }
   if (steps.some((step) => !existsSync(join(at(step), 'manifest.json')))) {
     const log = openRunLog(runDir, { quiet: smoke });
     try {
@@ -140,6 +174,37 @@ export async function ensureRun(
     steps.map((step) => stepOf(step, smoke)),
   );
   return at;
+}
+
+let retrainOtherCode = false;
+const noticedRuns = new Set<string>();
+
+/**
+ * Whether `ensureRun` trains again a run whose checkpoints were made by other code (their
+ * manifests' fingerprints differ from this process's, or record none): `test:repro --rebaseline`
+ * sets it; otherwise such a run is used as it is, with a notice.
+ */
+export function setRetrainOtherCode(retrain: boolean): void {
+  retrainOtherCode = retrain;
+}
+
+/** How the existing checkpoints among `folders` differ from this process's fingerprint (the first that does), or undefined when none does. */
+function otherCodeOf(folders: readonly string[]): string | undefined {
+  const current = fingerprint();
+  for (const folder of folders) {
+    const path = join(folder, 'manifest.json');
+    if (!existsSync(path)) continue;
+    let recorded: unknown;
+    try {
+      recorded = (JSON.parse(readFileSync(path, 'utf8')) as { fingerprint?: unknown }).fingerprint;
+    } catch {
+      continue; // a damaged manifest is checkRunSnapshots' to report
+    }
+    if (!isFingerprint(recorded)) return `${path} records no fingerprint`;
+    const differs = fingerprintDifferences(recorded, current);
+    if (differs.length > 0) return differs.join(', ');
+  }
+  return undefined;
 }
 
 /** The folder of a type-split run beside `run`: 17.6's `type-zero` for zero; smoke runs apart from full ones. */

@@ -3,6 +3,7 @@ import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
 import { diskError, evaluationOf, loadResults, type Plan } from '../study/index.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from '../study/index.ts';
 import { writeResults } from './common.ts';
+import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg } from './figures.ts';
 import { markdownTable } from './report/markdown.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
@@ -20,7 +21,7 @@ const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3))
  */
 export async function writeStudyReport(
   plan: Plan,
-  { mixedCode }: { mixedCode?: string } = {},
+  { mixedCode, outputsFingerprint }: { mixedCode?: string; outputsFingerprint?: Fingerprint } = {},
 ): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
   const results = loadResults(plan);
   const perSeed = results.seeds.map((seed) => ({
@@ -126,7 +127,14 @@ export async function writeStudyReport(
       title: `Seed study of the ${plan.recipe} recipe`,
       seed: plan.evalSeed,
       smoke: plan.measure.stepScale !== 1,
-      config: { recipe: plan.recipe, configHash: plan.configHash, seeds: plan.seeds, measure: plan.measure },
+      config: {
+        recipe: plan.recipe,
+        configHash: plan.configHash,
+        seeds: plan.seeds,
+        measure: plan.measure,
+        // What made the job outputs these numbers are computed from (the file's own fingerprint is the report's process).
+        ...(outputsFingerprint !== undefined ? { outputsFingerprint } : {}),
+      },
       numbers,
       markdown,
       figures: { 'study-pass.svg': figure },

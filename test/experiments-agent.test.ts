@@ -10,8 +10,7 @@ import { main as main177 } from '../experiments/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, seedRun, stepOf, trainingSeedOf } from '../experiments/runs.ts';
-import { differences, normalisedNumbers } from '../experiments/repro.ts';
-import { ROOT } from '../experiments/common.ts';
+import { smokeProblems } from '../experiments/repro.ts';
 
 // One smoke training run (snapshots every step to step 8) serves every experiment here; the
 // first experiment trains it, the others find it.
@@ -26,10 +25,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
  * test:repro`. After a change that moves them, `npm run test:repro -- --update-smoke` rewrites them.
  */
 function expectSmoke(section: string): void {
-  const expected = normalisedNumbers(join(ROOT, 'results', 'smoke', `${section}.json`));
-  expect(
-    differences(expected, normalisedNumbers(join(outDir, `${section}.json`), join(root, 'runs'))),
-  ).toEqual([]);
+  expect(smokeProblems(section, outDir, join(root, 'runs'))).toEqual([]);
 }
 
 describe('experiments on trained checkpoints (smoke)', () => {

@@ -85,7 +85,11 @@ describe('results files', () => {
       ],
       [
         ['experiments/repro.ts', '--bogus'],
-        /^test:repro: Unknown option '--bogus' \(options: --update-smoke\)/,
+        /^test:repro: Unknown option '--bogus' \(options: --update-smoke, --rebaseline\)/,
+      ],
+      [
+        ['experiments/repro.ts', '--rebaseline', '--update-smoke'],
+        /^test:repro: --rebaseline rewrites results\/smoke\/ too: give one of --update-smoke, --rebaseline$/,
       ],
     ];
     for (const [args, message] of cases) {

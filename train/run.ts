@@ -22,6 +22,7 @@ import {
   loadAgent,
   saveCheckpoint,
   type Agent,
+  fingerprint,
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
@@ -193,7 +194,7 @@ async function trainLocked(
   const rng = new Rng(config.seed);
 
   refuseOtherRecipe(runDir, config);
-  writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash });
+  writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash, fingerprint: fingerprint() });
   log.record('run/start', { runDir, backend: recorded, harnessHash: hash, config });
 
   // One or two threads for the whole run; every rollout and gradient goes through it.
@@ -208,7 +209,15 @@ async function trainLocked(
     compute,
     backend,
     recordedBackend: recorded,
-    manifestExtra: (step) => ({ step, seed: config.seed, harness, harnessHash: hash, config }),
+    // Every snapshot records what made its bits (docs/CONTRACT.md).
+    manifestExtra: (step) => ({
+      step,
+      seed: config.seed,
+      harness,
+      harnessHash: hash,
+      config,
+      fingerprint: fingerprint(),
+    }),
     evalOn: (agent, step) =>
       evalPass(agent, config, {
         tasks: heldOut,

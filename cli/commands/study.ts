@@ -214,7 +214,12 @@ export const command: Command = {
       });
       const text = formatComparison(comparison, coverage);
       if (out !== undefined) {
-        writeJsonAtomic(out, { command: commandLine('study', args), comparison, text: text.split('\n') });
+        writeJsonAtomic(out, {
+          command: commandLine('study', args),
+          fingerprint: fingerprint(),
+          comparison,
+          text: text.split('\n'),
+        });
         process.stderr.write(`wrote the comparison to ${out}\n`);
       }
       if (json) printJson(comparison);
@@ -346,7 +351,11 @@ export const command: Command = {
         process.stderr.write(
           `tinyagent study: note: no output of ${plan.dir} records a fingerprint (made before fingerprints were recorded), so they are merged as one code that cannot be named\n`,
         );
-      const { outDir, numbers } = await writeStudyReport(plan, mixedCode !== undefined ? { mixedCode } : {});
+      const outputsFingerprint = groups.length === 1 ? groups[0]!.fingerprint : undefined;
+      const { outDir, numbers } = await writeStudyReport(plan, {
+        ...(mixedCode !== undefined ? { mixedCode } : {}),
+        ...(outputsFingerprint !== undefined ? { outputsFingerprint } : {}),
+      });
       if (json) printJson(numbers);
       else {
         const last = numbers.steps[numbers.steps.length - 1]!;

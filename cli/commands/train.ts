@@ -39,6 +39,8 @@ import {
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { harnessHash, trainingHarness, type TaskCount } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
+import { ROOT } from '../../experiments/common.ts';
+import { sayBackendNotice } from '../../experiments/contract.ts';
 import {
   commandLine,
   noteMachine,
@@ -229,6 +231,7 @@ export const command: Command = {
       if (seeds !== undefined) {
         for (const seed of seeds) assertRunFolderFree(seedRunDir(runsDir, seed));
         await initBackend({ preference });
+        sayBackendNotice(join(ROOT, 'results'));
         const quiet = boolFlag(args, 'quiet');
         const results = await trainSeeds(config, seeds, {
           runsDir,
@@ -258,6 +261,7 @@ export const command: Command = {
       // Refused before anything is written into the folder of a run in progress.
       assertRunFolderFree(runDir);
       await initBackend({ preference });
+      sayBackendNotice(join(ROOT, 'results'));
       const backend = recordedBackend();
       const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
       try {

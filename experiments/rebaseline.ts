@@ -1,0 +1,147 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { InputError } from '../lib/errors.ts';
+import { ROOT } from './common.ts';
+
+/**
+ * The parts of `npm run test:repro -- --rebaseline` that do not rerun experiments: which files
+ * are the committed numbers, the study reports and comparisons regenerated through the CLI (the
+ * one path their users take), and the old -> new table of every number that moved.
+ */
+
+/** A number of a committed results file: its file (relative to the checkout), its path inside, its value. */
+export interface NumberAt {
+  file: string;
+  path: string;
+  value: number | string | boolean | null;
+}
+
+/** One number that moved at a rebaseline (`old` undefined: new; `new` undefined: gone). */
+export interface Moved {
+  file: string;
+  path: string;
+  old: NumberAt['value'] | undefined;
+  new: NumberAt['value'] | undefined;
+}
+
+/** The committed files whose numbers a rebaseline regenerates: results/*.json, results/smoke/*.json and every study's results/study.json. */
+export function contractFiles(root: string = ROOT): string[] {
+  const jsonIn = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => join(dir, name))
+      : [];
+  const studies = join(root, 'studies');
+  const reports = existsSync(studies)
+    ? readdirSync(studies, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => join(studies, entry.name, 'results', 'study.json'))
+        .filter((path) => existsSync(path))
+        .sort()
+    : [];
+  return [...jsonIn(join(root, 'results')), ...jsonIn(join(root, 'results', 'smoke')), ...reports];
+}
+
+// The parts of a results file that are not its numbers: when and where it was made, and by what.
+const NOT_NUMBERS = new Set(['generatedAt', 'node', 'platform', 'packages', 'fingerprint', 'markdownSha256']);
+
+/** Every leaf (number, string, boolean, null) of a file's numbers, by path; the meta fields (time, versions, fingerprint) left out. */
+export function leavesOf(file: string, value: unknown, path = ''): NumberAt[] {
+  if (value === null || typeof value !== 'object')
+    return [{ file, path: path || '(root)', value: value as NumberAt['value'] }];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    path === '' && NOT_NUMBERS.has(key)
+      ? []
+      : leavesOf(file, inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key),
+  );
+}
+
+/** Every committed file's leaves, keyed by file. A file that is not JSON is an InputError naming it. */
+export function snapshotNumbers(files: readonly string[], root: string = ROOT): Map<string, NumberAt[]> {
+  const snapshot = new Map<string, NumberAt[]>();
+  for (const path of files) {
+    const file = relative(root, path);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new InputError(
+        `${file}: not JSON (${(error as Error).message.split('\n')[0]}); restore it from git first`,
+      );
+    }
+    snapshot.set(file, leavesOf(file, parsed));
+  }
+  return snapshot;
+}
+
+/** The leaves that differ between two snapshots, file by file in the first's order, then files only in the second. */
+export function movedNumbers(before: Map<string, NumberAt[]>, after: Map<string, NumberAt[]>): Moved[] {
+  const files = [...before.keys(), ...[...after.keys()].filter((file) => !before.has(file))];
+  return files.flatMap((file) => {
+    const old = new Map((before.get(file) ?? []).map((leaf) => [leaf.path, leaf.value]));
+    const fresh = new Map((after.get(file) ?? []).map((leaf) => [leaf.path, leaf.value]));
+    const paths = [...old.keys(), ...[...fresh.keys()].filter((path) => !old.has(path))];
+    return paths.flatMap((path) => {
+      const a = old.get(path);
+      const b = fresh.get(path);
+      return Object.is(a, b) ? [] : [{ file, path, old: a, new: b }];
+    });
+  });
+}
+
+/** The table of moved numbers, one Markdown row each (for the commit message and the closing note). */
+export function movedTable(moved: readonly Moved[]): string {
+  const show = (value: Moved['old']) => (value === undefined ? '(none)' : JSON.stringify(value));
+  return [
+    '| file | number | old | new |',
+    '| --- | --- | --- | --- |',
+    ...moved.map((row) => `| ${row.file} | ${row.path} | ${show(row.old)} | ${show(row.new)} |`),
+  ].join('\n');
+}
+
+const run = promisify(execFile);
+
+/** Runs the CLI (`bin/tinyagent.js`) with `args` in the checkout; a failure is an InputError with its first stderr line. */
+async function tinyagent(args: readonly string[], root: string): Promise<void> {
+  try {
+    await run(process.execPath, [join(root, 'bin', 'tinyagent.js'), ...args], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? (error as Error).message;
+    throw new InputError(`tinyagent ${args.join(' ')} failed: ${stderr.trim().split('\n')[0]}`);
+  }
+}
+
+/**
+ * Regenerates every study report (`tinyagent study report DIR` for each studies/DIR with a
+ * report) and every comparison results file (a results/*.json whose `command` is a `tinyagent
+ * study ... compare`, rerun as recorded). The studies' jobs are not rerun: their outputs are the
+ * committed measurements a report is computed from (`study run` makes them). Returns the
+ * commands run.
+ */
+export async function regenerateStudyFiles(root: string = ROOT): Promise<string[]> {
+  const commands: string[][] = [];
+  for (const path of contractFiles(root).filter((file) => file.endsWith(join('results', 'study.json')))) {
+    commands.push(['study', 'report', relative(root, join(path, '..', '..'))]);
+  }
+  for (const path of contractFiles(root).filter((file) => relative(root, file).startsWith('results'))) {
+    const recorded = (JSON.parse(readFileSync(path, 'utf8')) as { command?: unknown }).command;
+    if (typeof recorded !== 'string' || !recorded.startsWith('tinyagent study ')) continue;
+    // Recorded by commandLine (cli/resultsFile.ts): the flags, then the positionals, joined by spaces.
+    const words = recorded.split(' ').slice(1);
+    if (!words.includes('compare')) continue;
+    if (words.some((word) => word === '' || (word.startsWith('-') && !['--out', '--json'].includes(word))))
+      throw new InputError(
+        `${relative(root, path)}: its command '${recorded}' is not one a rebaseline reruns`,
+      );
+    commands.push(words);
+  }
+  for (const args of commands) await tinyagent(args, root);
+  return commands.map((args) => ['tinyagent', ...args].join(' '));
+}
