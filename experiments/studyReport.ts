@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
-import { diskError, evaluationOf, loadResults, type Plan } from '../study/index.ts';
+import { diskError, evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from '../study/index.ts';
 import { writeResults } from './common.ts';
 import type { Fingerprint } from '../agent/index.ts';
@@ -57,9 +57,9 @@ export async function writeStudyReport(
     ...(mixedCode !== undefined ? { mixedCode } : {}),
   };
   const figure = await intervalChartSvg({
-    title: `Held-out pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its stratified 95% interval`,
+    title: `${capitalised(splitName(plan))} pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its stratified 95% interval`,
     xTitle: 'chapter step',
-    yTitle: 'held-out pass@1',
+    yTitle: `${splitName(plan)} pass@1`,
     points: [
       ...steps.map((row) => ({
         group: `step ${row.step}`,
@@ -86,7 +86,7 @@ export async function writeStudyReport(
           `**Mixed code.** These outputs were made by different code (merged with --allow-mixed): ${mixedCode}. A difference between their numbers may come from the code, not the seeds.`,
           '',
         ]),
-    `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per held-out task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
+    `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per ${splitName(plan)} task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
     '',
     markdownTable(
       [
@@ -165,3 +165,5 @@ export interface StudyReportNumbers {
   /** Which jobs were made by other code than the rest, and how it differs (agent/fingerprint.ts); only in a report merged with --allow-mixed. */
   mixedCode?: string;
 }
+
+const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;

@@ -12,7 +12,7 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS } from './aggregates.ts';
-import type { Plan } from './plan.ts';
+import { splitName, type Plan } from './plan.ts';
 import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 
 interface Side {
@@ -50,6 +50,8 @@ export interface SeedComparison {
 }
 
 export interface StudyComparison extends SeedComparison {
+  /** The tasks both studies evaluate, as reports name them (`held-out`, or `development-split` under devSplit). */
+  split: string;
   a: Side;
   b: Side;
   /** Seeds whose step-0 checkpoint checksum and evaluation episodes are byte-identical in both studies. */
@@ -144,7 +146,7 @@ export function compareSeedScores(
 }
 
 /**
- * Compares two studies' recipes by their step-80 held-out pass@1 (evaluation 'a'), paired on the
+ * Compares two studies' recipes by their step-80 pass@1 on the tasks both measure (evaluation 'a'), paired on the
  * seeds they share (`sharedSeeds`) and unpaired over all (`compareSeedScores`), with the
  * probability of improvement over seeds x tasks.
  * @throws InputError when a study has fewer than 2 seeds, the two evaluate different tasks, or
@@ -159,7 +161,9 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
   if (a.seeds.length < 2 || b.seeds.length < 2)
     throw new InputError('each study needs at least 2 seeds to compare');
   if (a.tasks.map((task) => task.name).join() !== b.tasks.map((task) => task.name).join())
-    throw new InputError(`${planA.dir} and ${planB.dir} evaluate different held-out tasks`);
+    throw new InputError(
+      `${planA.dir} and ${planB.dir} evaluate different tasks (${splitName(planA)} and ${splitName(planB)}); compare studies of one split`,
+    );
   const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
   const [valuesA, valuesB] = [a.seeds.map((seed) => step80(a, seed)), b.seeds.map((seed) => step80(b, seed))];
   const shared = sharedSeeds(a, b);
@@ -175,6 +179,7 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     rng: rng.fork('probability-of-improvement'),
   });
   return {
+    split: splitName(planA),
     a: {
       dir: planA.dir,
       recipe: planA.recipe,
@@ -209,7 +214,7 @@ export function formatComparison(c: StudyComparison, coverage: readonly string[]
       ? `design: unpaired (${c.sharedSeeds.length === 0 ? 'no seed' : 'only 1 seed'} shared: the same seed with the same step-0 checkpoint and evaluation episodes in both)`
       : `design: paired on the ${c.paired.seeds.length} seeds shared by both studies (seeds ${c.paired.seeds.join(', ')}: the same step-0 checkpoint and evaluation episodes)`;
   const lines = [
-    `A ${c.a.dir} (${c.a.recipe}): step-80 held-out pass@1 ${f(c.a.mean)} (SD ${f(c.a.sd)}, ${c.a.seeds} seeds)`,
+    `A ${c.a.dir} (${c.a.recipe}): step-80 ${c.split} pass@1 ${f(c.a.mean)} (SD ${f(c.a.sd)}, ${c.a.seeds} seeds)`,
     `B ${c.b.dir} (${c.b.recipe}): ${f(c.b.mean)} (SD ${f(c.b.sd)}, ${c.b.seeds} seeds)`,
     design,
   ];

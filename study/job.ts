@@ -13,7 +13,7 @@ import {
   isFingerprint,
   type Fingerprint,
 } from '../agent/index.ts';
-import { firstEditCounts, makeTasks, splitOptions } from '../gym/index.ts';
+import { firstEditCounts } from '../gym/index.ts';
 import { snapshotDir, trainSnapshots } from '../train/index.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
 import { existsInside, readInside } from '../lib/files.ts';
@@ -21,7 +21,16 @@ import { openRunLog } from '../lib/log.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
 import { diskError, studyFolder, writeStudyFile } from './disk.ts';
-import { jobConfig, snapshotSteps, type EvalJob, type Job, type Plan } from './plan.ts';
+import {
+  jobConfig,
+  measuredSplit,
+  measuredTasks,
+  snapshotSteps,
+  splitName,
+  type EvalJob,
+  type Job,
+  type Plan,
+} from './plan.ts';
 
 /** What one evaluation job writes (result.json): counts and episode outcomes, nothing about where or when it ran. */
 export interface EvalOutput {
@@ -107,15 +116,15 @@ const evalOutputSchema = z
   })
   .strict();
 
-/** The held-out tasks of a plan's recipe, by name in evaluate's order, made once per plan (`study status` checks every evaluation). */
-const heldOutByPlan = new WeakMap<Plan, string>();
-function heldOutNames(plan: Plan): string {
-  let names = heldOutByPlan.get(plan);
+/** The tasks a plan's evaluations play (`measuredTasks`), by name in evaluate's order, made once per plan (`study status` checks every evaluation). */
+const measuredByPlan = new WeakMap<Plan, string>();
+function measuredNames(plan: Plan): string {
+  let names = measuredByPlan.get(plan);
   if (names === undefined) {
-    names = makeTasks('heldout', splitOptions(plan.config))
+    names = measuredTasks(plan)
       .map((task) => task.name)
       .join(',');
-    heldOutByPlan.set(plan, names);
+    measuredByPlan.set(plan, names);
   }
   return names;
 }
@@ -123,7 +132,7 @@ function heldOutNames(plan: Plan): string {
 /**
  * What is wrong with an evaluation's result.json for job `job` of the plan, or undefined: its
  * fields, its own ids (job id, seed, step, label, harness hash, eval seed, episodes) against the
- * plan's, its tasks against the held-out split of the recipe, every task's outcomes against its
+ * plan's, its tasks against the split the recipe measures, every task's outcomes against its
  * counts, and pass@1 against the counts (evaluate's formula, the mean of the tasks' rates).
  */
 export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | undefined {
@@ -144,8 +153,8 @@ export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): str
     if (result[field] !== planned)
       return `${RESULT_FILE}: its ${field} ${JSON.stringify(result[field])} is not the plan's ${JSON.stringify(planned)}`;
   }
-  if (result.perTask.map((count) => count.name).join(',') !== heldOutNames(plan))
-    return `${RESULT_FILE}: its tasks are not the recipe's held-out tasks`;
+  if (result.perTask.map((count) => count.name).join(',') !== measuredNames(plan))
+    return `${RESULT_FILE}: its tasks are not the recipe's ${splitName(plan)} tasks`;
   for (const count of result.perTask) {
     const successes = [...count.outcomes].filter((outcome) => outcome === '1').length;
     if (
@@ -406,7 +415,7 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
   const result = await evaluate({
     checkpoint,
     harness: job.harness,
-    split: 'heldout',
+    split: measuredSplit(plan),
     episodes: job.episodes,
     seed: job.evalSeed,
   });

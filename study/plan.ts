@@ -1,9 +1,24 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { harnessHash, parseHarness, pickHarness, type HarnessInput } from '../gym/index.ts';
+import {
+  devTasks,
+  harnessHash,
+  makeTasks,
+  parseHarness,
+  pickHarness,
+  splitOptions,
+  type HarnessInput,
+  type Task,
+} from '../gym/index.ts';
 import { projectVersion } from '../agent/index.ts';
-import { defaultRLConfig, parseRLConfig, SMOKE_CONFIG, type RLConfig } from '../train/index.ts';
+import {
+  defaultRLConfig,
+  measuresDevSplit,
+  parseRLConfig,
+  SMOKE_CONFIG,
+  type RLConfig,
+} from '../train/index.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
@@ -85,6 +100,28 @@ const PLAN_FILE = 'plan.jsonl';
 
 const sha = (value: unknown, length = 16) =>
   createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, length);
+
+/**
+ * The tasks a study's evaluations play: the held-out tasks of the recipe's split, or, for a
+ * recipe with `devSplit` (choosing a recipe, docs/RECIPES.md), the development split's five, so
+ * that no held-out task is played while choosing. The training measures the same split.
+ */
+export type MeasuredSplit = 'heldout' | 'dev';
+
+export function measuredSplit(plan: Pick<Plan, 'config'>): MeasuredSplit {
+  return measuresDevSplit(plan.config) ? 'dev' : 'heldout';
+}
+
+/** The measured split's tasks, in evaluate's order. */
+export function measuredTasks(plan: Pick<Plan, 'config'>): Task[] {
+  const options = splitOptions(plan.config);
+  return measuredSplit(plan) === 'dev' ? devTasks(options) : makeTasks('heldout', options);
+}
+
+/** The measured split as reports name it: `held-out` or `development-split` (as in "held-out pass@1"). */
+export function splitName(plan: Pick<Plan, 'config'>): string {
+  return measuredSplit(plan) === 'dev' ? 'development-split' : 'held-out';
+}
 
 /** The hash of a recipe: its config without the seed, which each job sets. */
 export function configHash(config: RLConfig): string {

@@ -1,13 +1,12 @@
-import { makeTasks, splitOptions } from '../gym/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { jobState, readEvalOutput, type EvalOutput } from './job.ts';
-import type { EvalJob, Plan } from './plan.ts';
+import { measuredTasks, type EvalJob, type Plan } from './plan.ts';
 
 /** Every evaluation of a finished study, by seed and then by `chapterStep/label`. */
 export interface StudyResults {
   plan: Plan;
   seeds: number[];
-  /** The held-out tasks in the order every evaluation lists them. */
+  /** The tasks evaluated (held-out, or the development split's: `measuredTasks`) in the order every evaluation lists them. */
   tasks: Array<{ name: string; variant: number }>;
   evaluations: Map<number, Map<string, EvalOutput>>;
 }
@@ -28,11 +27,11 @@ export function loadResults(plan: Plan): StudyResults {
     bySeed.set(evalKey(job.chapterStep, job.label), readEvalOutput(plan, job));
     evaluations.set(job.seed, bySeed);
   }
-  const heldOut = makeTasks('heldout', splitOptions(plan.config));
+  const measured = measuredTasks(plan);
   const first = evaluations.get(plan.seeds[0]!)!.get(evalKey(0, 'a'))!;
   const tasks = first.perTask.map((count) => ({
     name: count.name,
-    variant: heldOut.find((task) => task.name === count.name)?.variant ?? -1,
+    variant: measured.find((task) => task.name === count.name)?.variant ?? -1,
   }));
   return { plan, seeds: plan.seeds, tasks, evaluations };
 }

@@ -198,6 +198,7 @@ describe('study compare', () => {
     expect(unpaired.paired).toBeNull();
     const text = formatComparison(
       {
+        split: 'development-split',
         ...sides,
         sharedSeeds: [0, 1, 2],
         probabilityOfImprovement: { estimate: 0.6, low: 0.45, high: 0.75, reps: 50_000 },
@@ -206,6 +207,7 @@ describe('study compare', () => {
       ['coverage of Welch: a clause'],
     );
     expect(text).toMatch(/design: paired on the 3 seeds shared/);
+    expect(text).toMatch(/: step-80 development-split pass@1 /);
     expect(text).toMatch(
       /P\(B > A\) over seeds x tasks: 0\.600 \[0\.450, 0\.750\] \(stratified bootstrap 95%, 50,000 replicates\)/,
     );
@@ -220,6 +222,7 @@ describe('study compare', () => {
     expect(result.difference).toBe(0);
     expect(result.seedsNeeded).toBeNull();
     const comparison: StudyComparison = {
+      split: 'held-out',
       ...sides,
       sharedSeeds: [],
       probabilityOfImprovement: { estimate: 0.5, low: 0.3, high: 0.7, reps: 50_000 },

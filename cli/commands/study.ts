@@ -16,7 +16,7 @@ import {
 import { fingerprint, fingerprintDifferences, initBackend } from '../../agent/index.ts';
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, unlockClaims } from '../../study/claim.ts';
 import { studyFolder } from '../../study/disk.ts';
-import { parseSeeds, readPlan, writePlan } from '../../study/plan.ts';
+import { parseSeeds, readPlan, splitName, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
 import {
   k8sCommand,
@@ -87,7 +87,8 @@ export const command: Command = {
     },
     episodes: {
       type: 'string',
-      description: 'plan: episodes per held-out task in every evaluation (default 64; smoke 8)',
+      description:
+        'plan: episodes per measured task (held-out, or the development split under devSplit) in every evaluation (default 64; smoke 8)',
       range: { min: 1, max: 1024 },
     },
     steps: {
@@ -360,7 +361,7 @@ export const command: Command = {
       else {
         const last = numbers.steps[numbers.steps.length - 1]!;
         process.stdout.write(
-          `step-${last.step} held-out pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.estimate.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.estimate.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,
+          `step-${last.step} ${splitName(plan)} pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.estimate.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.estimate.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,
         );
       }
       return;

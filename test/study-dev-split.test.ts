@@ -1,0 +1,54 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devTasks, makeTasks } from '../gym/index.ts';
+import { SMOKE_CONFIG } from '../train/index.ts';
+import { jobDir, measuredSplit, readPlan, writePlan } from '../study/index.ts';
+import { cliChild } from './support/child.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'study-dev-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// docs/RECIPES.md: a recipe is chosen on the development split, and no held-out task is played while choosing.
+describe('a study of a devSplit recipe', () => {
+  it('trains outside the development split and evaluates its five tasks, never a held-out one; its report and status say so', async () => {
+    const recipe = join(root, 'dev-smoke.json');
+    writeFileSync(recipe, JSON.stringify({ ...SMOKE_CONFIG, devSplit: true }));
+    const dir = join(root, 'study');
+    const plan = writePlan(dir, { recipe, seeds: [0, 1], evalSeed: 1, steps: [0], episodes: 2 });
+    expect(measuredSplit(plan)).toBe('dev');
+    const held = makeTasks('heldout').map((task) => task.name);
+    const dev = devTasks().map((task) => task.name);
+    expect(dev).toHaveLength(5);
+    expect(dev.some((name) => held.includes(name))).toBe(false);
+
+    const ran = await cliChild(['study', 'run', dir, '--jobs', '1']);
+    expect(ran.status, ran.stderr).toBe(0);
+    const evaluations = readPlan(dir).jobs.filter((job) => job.kind === 'eval');
+    for (const job of evaluations) {
+      const output = JSON.parse(readFileSync(join(jobDir(plan, job), 'result.json'), 'utf8'));
+      expect(output.perTask.map((count: { name: string }) => count.name)).toEqual(dev);
+    }
+    // Every job verifies against the split it measures: a rerun finds them all done.
+    const status = await cliChild(['study', 'status', dir]);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/: 4 done, 0 running, 0 failed, 0 pending of 4$/m);
+
+    const report = await cliChild(['study', 'report', dir]);
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^step-0 development-split pass@1 over 2 seeds: mean /);
+    expect(readFileSync(join(dir, 'results', 'study.md'), 'utf8')).toMatch(
+      /episodes per development-split task/,
+    );
+
+    // A development-split study and a held-out one measure different tasks: compare refuses them in one line.
+    const heldOut = join(root, 'held');
+    writePlan(heldOut, { recipe: 'smoke', seeds: [0, 1], evalSeed: 1, steps: [0], episodes: 2 });
+    expect((await cliChild(['study', 'run', heldOut, '--jobs', '1'])).status).toBe(0);
+    const compared = await cliChild(['study', 'compare', dir, heldOut]);
+    expect(compared.status).toBe(1);
+    expect(compared.stderr.trim().split('\n')).toHaveLength(1);
+    expect(compared.stderr).toMatch(/evaluate different tasks \(development-split and held-out\)/);
+  }, 600_000);
+});
