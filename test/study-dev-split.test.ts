@@ -6,6 +6,7 @@ import { devTasks, makeTasks } from '../gym/index.ts';
 import { SMOKE_CONFIG } from '../train/index.ts';
 import { jobDir, measuredSplit, readPlan, writePlan } from '../study/index.ts';
 import { cliChild } from './support/child.ts';
+import { main as recipesMain } from '../experiments/recipes.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'study-dev-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -15,8 +16,9 @@ describe('a study of a devSplit recipe', () => {
   it('trains outside the development split and evaluates its five tasks, never a held-out one; its report and status say so', async () => {
     const recipe = join(root, 'dev-smoke.json');
     writeFileSync(recipe, JSON.stringify({ ...SMOKE_CONFIG, devSplit: true }));
-    const dir = join(root, 'study');
-    const plan = writePlan(dir, { recipe, seeds: [0, 1], evalSeed: 1, steps: [0], episodes: 2 });
+    const studies = join(root, 'recipes-dev');
+    const dir = join(studies, 'default');
+    const plan = writePlan(dir, { recipe, seeds: [0, 1], evalSeed: 1, steps: [0, 30, 80], episodes: 2 });
     expect(measuredSplit(plan)).toBe('dev');
     const held = makeTasks('heldout').map((task) => task.name);
     const dev = devTasks().map((task) => task.name);
@@ -33,13 +35,40 @@ describe('a study of a devSplit recipe', () => {
     // Every job verifies against the split it measures: a rerun finds them all done.
     const status = await cliChild(['study', 'status', dir]);
     expect(status.status, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/: 4 done, 0 running, 0 failed, 0 pending of 4$/m);
+    expect(status.stdout).toMatch(/: 16 done, 0 running, 0 failed, 0 pending of 16$/m);
 
     const report = await cliChild(['study', 'report', dir]);
     expect(report.status, report.stderr).toBe(0);
-    expect(report.stdout).toMatch(/^step-0 development-split pass@1 over 2 seeds: mean /);
+    expect(report.stdout).toMatch(/^step-80 development-split pass@1 over 2 seeds: mean /);
     expect(readFileSync(join(dir, 'results', 'study.md'), 'utf8')).toMatch(
       /episodes per development-split task/,
+    );
+
+    // exp:recipes over the candidates that ran: a second candidate that leaves behaviour cloning
+    // alone is paired with the default on both seeds; the choice waits for the other four.
+    const entropyRecipe = join(root, 'dev-entropy-0.json');
+    writeFileSync(entropyRecipe, JSON.stringify({ ...SMOKE_CONFIG, devSplit: true, entropyCoef: 0 }));
+    const entropy = join(studies, 'entropy-0');
+    writePlan(entropy, {
+      recipe: entropyRecipe,
+      seeds: [0, 1],
+      evalSeed: 1,
+      steps: [0, 30, 80],
+      episodes: 2,
+    });
+    expect((await cliChild(['study', 'run', entropy, '--jobs', '1'])).status).toBe(0);
+    const recipes = await recipesMain({ seed: 0, outDir: join(root, 'results'), studiesDir: studies });
+    expect(recipes.tasks).toEqual(dev);
+    expect(recipes.candidates.map((c) => c.name)).toEqual(['default', 'entropy-0']);
+    expect(recipes.candidates[0]!.steps.map((s) => s.step)).toEqual([0, 30, 80]);
+    expect(recipes.rule).toHaveLength(1);
+    expect(recipes.rule[0]!.difference.design).toBe('paired t');
+    expect(recipes.rule[0]!.difference.seeds).toEqual([0, 1]);
+    expect(recipes.rule[0]!.qualifies).toBe(recipes.rule[0]!.above && recipes.rule[0]!.steadier);
+    expect(recipes.choice.status).toBe('pending');
+    expect(recipes.missing).toEqual(['lr-0.0005', 'epochs-2', 'kl-0.1', 'bc-160']);
+    expect(readFileSync(join(root, 'results', 'recipes.md'), 'utf8')).toMatch(
+      /\*\*Choice:\*\* pending: 4 of 6/,
     );
 
     // A development-split study and a held-out one measure different tasks: compare refuses them in one line.
@@ -50,5 +79,5 @@ describe('a study of a devSplit recipe', () => {
     expect(compared.status).toBe(1);
     expect(compared.stderr.trim().split('\n')).toHaveLength(1);
     expect(compared.stderr).toMatch(/evaluate different tasks \(development-split and held-out\)/);
-  }, 600_000);
+  }, 900_000);
 });
