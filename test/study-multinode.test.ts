@@ -22,6 +22,8 @@ const reference = join(root, 'reference');
 /** 2 trainings and 10 evaluations: small, so that the three studies and two node failures fit CI. */
 const PLAN = { recipe: 'smoke', seeds: [0, 1], evalSeed: 1, steps: [0, 80] };
 let cluster: MultiNodeCluster | undefined;
+/** The reference study's run and report (started in beforeAll). */
+let referenceReady: Promise<void> | undefined;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
@@ -91,6 +93,7 @@ async function expectFinished(plan: Plan, extra: string[] = []): Promise<void> {
   expect(readdirSync(join(plan.dir, 'jobs')).filter((name) => name.startsWith('.'))).toEqual([]);
   expect(readdirSync(join(plan.dir, 'claims')).filter((name) => !name.startsWith('.'))).toEqual([]);
   expect((await cliChild(['study', 'report', plan.dir])).status).toBe(0);
+  await referenceReady;
   expectSameReport(plan.dir, reference);
 }
 
@@ -99,14 +102,19 @@ describe('a seed study on a real two-node Slurm cluster, with a node killed and 
     const started = performance.now();
     cluster = await startMultiNodeSlurm({ nodes: 2 });
     process.stderr.write(`multinode: cluster of 2 nodes up in ${seconds(started).toFixed(1)} s\n`);
-    const before = performance.now();
-    writePlan(reference, PLAN);
-    const local = await cliChild(['study', 'run', reference, '--jobs', '2']);
-    expect(local.status).toBe(0);
-    expect((await cliChild(['study', 'report', reference])).status).toBe(0);
-    process.stderr.write(`multinode: reference study run --jobs 2 in ${seconds(before).toFixed(1)} s\n`);
-  }, 180_000);
-  afterAll(() => {
+    // Run here while the first study runs on the cluster; each comparison awaits it.
+    referenceReady = (async () => {
+      const before = performance.now();
+      writePlan(reference, PLAN);
+      const local = await cliChild(['study', 'run', reference, '--jobs', '2']);
+      expect(local.status).toBe(0);
+      expect((await cliChild(['study', 'report', reference])).status).toBe(0);
+      process.stderr.write(`multinode: reference study run --jobs 2 in ${seconds(before).toFixed(1)} s\n`);
+    })();
+    referenceReady.catch(() => {});
+  }, 60_000);
+  afterAll(async () => {
+    await referenceReady?.catch(() => {});
     cluster?.stop();
     rmSync(root, { recursive: true, force: true });
   });
