@@ -25,7 +25,14 @@ export const SLURM: SystemComponent = {
   packages: ['slurmctld', 'slurmd', 'slurm-client', 'munge'],
 };
 
-export const SYSTEM_COMPONENTS: readonly SystemComponent[] = [BROWSER, SLURM];
+/** `ip` (netns, veth, bridge) and `nsenter`/`unshare`: each Slurm node of the multi-node test in its own namespaces. */
+export const NAMESPACES: SystemComponent = {
+  what: 'network, UTS and PID namespaces for several Slurm nodes on one machine',
+  tests: 'the multi-node Slurm test (test/study-multinode.test.ts)',
+  packages: ['iproute2', 'util-linux'],
+};
+
+export const SYSTEM_COMPONENTS: readonly SystemComponent[] = [BROWSER, SLURM, NAMESPACES];
 
 /** Every package of every component, in list order. */
 export const SYSTEM_PACKAGES: readonly string[] = SYSTEM_COMPONENTS.flatMap(

@@ -1,28 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliChild } from './support/child.ts';
 import { jobState, readPlan, writePlan } from '../study/index.ts';
 import { startSlurm, waitForQueue, type SlurmCluster } from './support/slurm.ts';
+import { expectSameReport } from './support/study-report.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-slurm-'));
 let cluster: SlurmCluster | undefined;
-
-/** The report's three files, with the one timestamp (generatedAt) removed. */
-function report(dir: string): { json: unknown; md: string; svg: string } {
-  const json = JSON.parse(readFileSync(join(dir, 'results', 'study.json'), 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  delete json['generatedAt'];
-  return {
-    json,
-    md: readFileSync(join(dir, 'results', 'study.md'), 'utf8'),
-    svg: readFileSync(join(dir, 'results', 'figures', 'study-pass.svg'), 'utf8'),
-  };
-}
 
 const run = cliChild;
 
@@ -59,10 +46,7 @@ describe('a seed study on a real Slurm cluster', () => {
       [],
     );
     for (const dir of [onSlurm, here]) expect((await run(['study', 'report', dir])).status).toBe(0);
-    const [a, b] = [report(onSlurm), report(here)];
-    expect(a.json).toEqual(b.json);
-    expect(a.md).toBe(b.md);
-    expect(a.svg).toBe(b.svg);
+    expectSameReport(onSlurm, here);
     // every array task wrote its log into the study folder
     expect(
       spawnSync('sh', ['-c', `ls ${join(onSlurm, 'logs')} | grep -c '^slurm-'`], {

@@ -32,6 +32,8 @@ describe("npm test's setup step (test/system-setup.ts)", () => {
       'chromium',
       'slurmctld',
       'slurm-client',
+      'iproute2',
+      'util-linux',
     ]);
     expect(missingPackages(SYSTEM_COMPONENTS, new Set(SYSTEM_PACKAGES))).toEqual([]);
   });
