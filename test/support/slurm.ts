@@ -1,6 +1,6 @@
 import { spawnSync, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { SLURM } from '../../lib/systemPackages.ts';
 
@@ -78,7 +78,8 @@ export async function startSlurm({ cpus = 2 }: { cpus?: number } = {}): Promise<
       'MinJobAge=600',
       'InactiveLimit=0',
       'KillWait=5',
-      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN`,
+      // Memory in MB, below the machine's so that slurmd accepts it: a task's --mem is checked against it.
+      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${Math.floor((0.8 * totalmem()) / 2 ** 20)} State=UNKNOWN`,
       `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
       '',
     ].join('\n'),
