@@ -22,7 +22,7 @@ export interface SlurmOptions {
   evalCpus?: number;
   /** Memory per array task in Slurm's size syntax (default 2G). */
   mem?: string;
-  /** `#SBATCH --requeue` (default true): a task on a lost node is requeued by Slurm. */
+  /** `#SBATCH --requeue` (default true): a task on a lost node is requeued by Slurm; false writes `--no-requeue`. */
   requeue?: boolean;
   /** Extra `#SBATCH` options, one each, e.g. `--qos=long`. */
   sbatch?: string[];
@@ -61,7 +61,18 @@ function studyDir(plan: Plan): string {
 }
 
 /** Options the scripts set themselves: one given again with --sbatch would change how the study is scheduled. */
-const OWN_OPTIONS = ['array', 'dependency', 'output', 'chdir', 'job-name', 'ntasks', 'cpus-per-task', 'mem'];
+const OWN_OPTIONS = [
+  'array',
+  'dependency',
+  'output',
+  'chdir',
+  'job-name',
+  'ntasks',
+  'cpus-per-task',
+  'mem',
+  'requeue',
+  'no-requeue',
+];
 
 /** Slurm's memory size: an integer with an optional unit K, M (the default), G or T. */
 const MEM = /^[1-9]\d{0,9}[KMGT]?$/;
@@ -74,7 +85,9 @@ function checkSlurmOptions(options: SlurmOptions): void {
     ['--account', account],
   ] as const)
     if (name !== undefined && !/^[\w.,-]+$/.test(name))
-      throw new UsageError(`${flag} ${JSON.stringify(name)} is not a ${flag.slice(2)} name`);
+      throw new UsageError(
+        `${flag} ${JSON.stringify(name)} is not ${flag === '--account' ? 'an account' : 'a partition'} name`,
+      );
   if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
     throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got ${JSON.stringify(time)}`);
   if (mem !== undefined && !MEM.test(mem))
@@ -199,7 +212,8 @@ function sbatchScript(
     `#SBATCH --cpus-per-task=${cpus}`,
     '#SBATCH --ntasks=1',
     `#SBATCH --mem=${options.mem ?? '2G'}`,
-    ...(options.requeue !== false ? ['#SBATCH --requeue'] : []),
+    // Said either way: left out, the site's JobRequeue decides (1, requeue, is Slurm's default).
+    `#SBATCH --${options.requeue !== false ? '' : 'no-'}requeue`,
     ...(options.partition !== undefined ? [`#SBATCH --partition=${options.partition}`] : []),
     ...(options.account !== undefined ? [`#SBATCH --account=${options.account}`] : []),
     ...(options.time !== undefined ? [`#SBATCH --time=${options.time}`] : []),
@@ -425,9 +439,13 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
       '        - name: job',
       // JSON strings are YAML double-quoted scalars.
       `          image: ${JSON.stringify(image)}`,
-      // Kubernetes expands $(JOB_COMPLETION_INDEX), the variable the Job controller sets in an Indexed Job's pods.
       `          args: ${JSON.stringify(args).replace(/","/g, '", "')}`,
-      `          env: [{ name: ${JSON.stringify(LEASE_TIMEOUT_ENV)}, value: ${JSON.stringify(String(timeout))} }]`,
+      // Kubernetes expands $(NAME) in args from the container's env. The Job controller adds
+      // JOB_COMPLETION_INDEX to an Indexed Job's pods; declared here too, from the same annotation
+      // (the downward API), the expansion does not depend on that.
+      '          env:',
+      `            - { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: ${JSON.stringify("metadata.annotations['batch.kubernetes.io/job-completion-index']")} } } }`,
+      `            - { name: ${JSON.stringify(LEASE_TIMEOUT_ENV)}, value: ${JSON.stringify(String(timeout))} }`,
       '          resources:',
       `            requests: { cpu: "${cpus}", memory: "${k8sMemory(mem)}" }`,
       '          volumeMounts:',

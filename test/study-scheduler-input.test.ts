@@ -201,7 +201,7 @@ describe('flags written into a script or a manifest', () => {
   it.each([
     [{ partition: `cpu\n${INJECTED}` }, /--partition "cpu\\ntouch PWNED" is not a partition name/],
     [{ partition: 'cpu --wrap=x' }, /--partition "cpu --wrap=x" is not a partition name/],
-    [{ account: 'a;b' }, /--account "a;b" is not a account name/],
+    [{ account: 'a;b' }, /--account "a;b" is not an account name/],
     [
       { time: `01:00:00\n${INJECTED}` },
       /--time must be Slurm's \[D-\]HH\[:MM\[:SS\]\], got "01:00:00\\ntouch PWNED"/,
@@ -226,7 +226,7 @@ describe('flags written into a script or a manifest', () => {
       '2 G',
       'must be Slurm\'s size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got "2 G"',
     ],
-    ['--account', 'a b', 'is not a account name'],
+    ['--account', 'a b', 'is not an account name'],
     ['--dependency', 'seed', 'must be per-seed or array, got "seed"'],
     [
       '--sbatch',
@@ -252,7 +252,7 @@ describe('flags written into a script or a manifest', () => {
     },
   );
 
-  it('the resources, the site options and --requeue land in the scripts; --no-requeue leaves it out', () => {
+  it('the resources, the site options and --requeue land in the scripts; --no-requeue writes --no-requeue', () => {
     const result = cli([
       'study',
       'slurm',
@@ -298,8 +298,10 @@ describe('flags written into a script or a manifest', () => {
     expect(defaults('eval.sbatch')).toEqual(
       expect.arrayContaining(['#SBATCH --cpus-per-task=1', '#SBATCH --mem=2G']),
     );
-    for (const name of ['train.sbatch', 'eval.sbatch'])
+    for (const name of ['train.sbatch', 'eval.sbatch']) {
       expect(defaults(name)).not.toContain('#SBATCH --requeue');
+      expect(defaults(name)).toContain('#SBATCH --no-requeue');
+    }
     // The retry loop's bound comes from the lease timeout: three timeouts of 5-second sleeps.
     expect(retryTries(60)).toBe(36);
     expect(retryTries(0.5)).toBe(3);
@@ -386,9 +388,13 @@ describe('the Kubernetes manifests of a study folder moved elsewhere', () => {
     const manifests = { train: readFileSync(paths.train, 'utf8'), eval: readFileSync(paths.eval, 'utf8') };
     for (const [kind, manifest] of Object.entries(manifests)) {
       const count = kind === 'train' ? trains : plan.jobs.length - trains;
-      // Every line is a comment or `key: value`, each string value a JSON (YAML double-quoted) string.
+      // Every line is a comment, `key: value` or a list item of a flow mapping, each string value a
+      // JSON (YAML double-quoted) string.
       for (const line of manifest.trimEnd().split('\n'))
-        expect(line).toMatch(/^(#.*|\s*(- )?[A-Za-z]+:( .*)?|\s*#.*)$/);
+        expect(line).toMatch(/^(\s*#.*|\s*(- )?[A-Za-z]+:( .*)?|\s*- \{ .* \})$/);
+      expect(manifest).toContain(
+        `- { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } }`,
+      );
       expect(manifest).toContain('kind: Job\n');
       expect(manifest).toContain('completionMode: Indexed\n');
       expect(manifest).toContain(`completions: ${count}\n`);

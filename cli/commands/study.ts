@@ -157,7 +157,7 @@ export const command: Command = {
     },
     'no-requeue': {
       type: 'boolean',
-      description: 'slurm: leave out #SBATCH --requeue (a task on a lost node then fails instead)',
+      description: 'slurm: #SBATCH --no-requeue instead of --requeue (a task on a lost node then fails)',
     },
     submit: {
       type: 'boolean',
