@@ -163,7 +163,11 @@ async function slurmDependencies(
   dir: string,
   say: (line: string) => void,
 ): Promise<Record<string, number | string>> {
-  const own = process.env['SLURM_CONF'] === undefined ? await startSlurm({ cpus: WORKERS }) : undefined;
+  // Ports of its own, so that a Slurm test running meanwhile (16817, 16818) does not collide with it.
+  const own =
+    process.env['SLURM_CONF'] === undefined
+      ? await startSlurm({ cpus: WORKERS, ports: [16827, 16828] })
+      : undefined;
   const env = own?.env ?? process.env;
   try {
     const wall: Record<string, number> = {};
