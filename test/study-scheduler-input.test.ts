@@ -312,6 +312,12 @@ describe('flags written into a script or a manifest', () => {
     );
   });
 
+  it('study run --offset without --index is refused (exit 2)', () => {
+    const result = cli(['study', 'run', dir, '--offset', '2']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('tinyagent study: --offset goes with --index (see tinyagent study --help)\n');
+  });
+
   it.each([
     ['--image', `x\n  evil: 1`, 'is not a container image reference (such as tinyagent:local)'],
     ['--image', '', 'is not a container image reference (such as tinyagent:local)'],
