@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -93,7 +93,13 @@ describe('a seed study on a real Slurm cluster', () => {
       return report(local);
     })();
   }, 60_000);
-  afterAll(() => cluster?.stop());
+  afterAll(async () => {
+    // A task left running by a failed test would outlive the daemons (its slurmstepd): cancelled first.
+    if (cluster !== undefined)
+      await slurm('scancel', [`--user=${userInfo().username}`]).catch(() => undefined);
+    await sleep(1000);
+    cluster?.stop();
+  });
   const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
