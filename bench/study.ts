@@ -4,6 +4,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
+import { jobState, readPlan } from '../study/index.ts';
+import { startSlurm, waitForQueue } from '../test/support/slurm.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
 const WORKERS = 2;
@@ -28,9 +30,9 @@ interface Summary {
 
 const load = () => Math.round((loadavg()[0] ?? 0) * 100) / 100;
 
-function cli(args: string[]): { stdout: string; seconds: number } {
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env): { stdout: string; seconds: number } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 26, env });
   const seconds = (performance.now() - started) / 1000;
   if (result.status !== 0)
     throw new Error(`tinyagent ${args.join(' ')} failed (exit ${result.status}): ${result.stderr.trim()}`);
@@ -51,10 +53,13 @@ const mean = (values: number[]) => sum(values) / values.length;
  *   checkpoint's load, which is inside an evaluation's work; beside it the start of a fresh
  *   `study run --index I` process, what the runner paid per job before it kept workers, and what
  *   every Slurm or Kubernetes task still pays.
+ * - the same study on Slurm with each dependency scheme of `study slurm` (slurmDependencies).
  * Every figure comes with the load average (1 minute) when it was taken: on a shared machine read
  * the ratios rather than the seconds.
  */
-export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
+export async function run(
+  say: (line: string) => void,
+): Promise<Record<string, number | string | Record<string, number | string>>> {
   const dir = mkdtempSync(join(tmpdir(), 'tinyagent-bench-study-'));
   try {
     const study = join(dir, 'smoke-4');
@@ -119,7 +124,9 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       `  a fresh study run --index process (start, plan, verify; a done job): ${processStart.toFixed(2)} s, best of ${STARTS}; load ${loadStart}`,
     );
 
+    const slurm = await slurmDependencies(dir, say);
     return {
+      slurm,
       jobs: jobs.length,
       wallSeconds,
       summedJobSeconds: work,
@@ -140,5 +147,58 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The two dependency schemes of `study slurm` (docs/STUDIES.md, "Slurm"), each on the same 4-seed
+ * smoke study of every chapter step (4 trainings, 52 evaluations): the wall time from the
+ * submission to the queue's end, per seed (each seed's evaluations start when its training is
+ * done) and array (when every training is), and array / per seed. On the cluster of SLURM_CONF
+ * when it is set, else on a single-node cluster of 2 CPUs started here (test/support/slurm.ts;
+ * needs root and Debian's slurmctld slurmd slurm-client munge). A wall time includes up to 1 s of
+ * polling the queue.
+ */
+async function slurmDependencies(
+  dir: string,
+  say: (line: string) => void,
+): Promise<Record<string, number | string>> {
+  // Ports of its own, so that a Slurm test running meanwhile (16817, 16818) does not collide with it.
+  const own =
+    process.env['SLURM_CONF'] === undefined
+      ? await startSlurm({ cpus: WORKERS, ports: [16827, 16828] })
+      : undefined;
+  const env = own?.env ?? process.env;
+  try {
+    const wall: Record<string, number> = {};
+    for (const dependency of ['per-seed', 'array']) {
+      const study = join(dir, `slurm-${dependency}`);
+      cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0-3', '--out', study]);
+      const loadBefore = load();
+      const started = performance.now();
+      const arrays = JSON.parse(
+        cli(['study', 'slurm', study, '--dependency', dependency, '--submit', '--json'], env).stdout,
+      ) as unknown[];
+      if (!(await waitForQueue(env, 3_600_000)))
+        throw new Error(`the ${dependency} study did not leave the Slurm queue within an hour`);
+      wall[dependency] = (performance.now() - started) / 1000;
+      const plan = readPlan(study);
+      const left = plan.jobs.filter((job) => jobState(plan, job).state !== 'done').length;
+      if (left > 0)
+        throw new Error(`${left} jobs of the ${dependency} study on Slurm are not done; see ${study}/logs`);
+      say(
+        `study slurm --dependency ${dependency}, 4-seed smoke study (${plan.jobs.length} jobs, ${arrays.length} arrays) on ${own === undefined ? 'the SLURM_CONF cluster' : `a single-node Slurm of ${WORKERS} CPUs`}: wall ${wall[dependency]!.toFixed(1)} s from submission to an empty queue; load ${loadBefore} -> ${load()}`,
+      );
+    }
+    const ratio = wall['array']! / wall['per-seed']!;
+    say(`  array / per seed = ${ratio.toFixed(3)} (below 1: per seed was slower)`);
+    return {
+      cluster: own === undefined ? 'SLURM_CONF' : `single node, ${WORKERS} CPUs`,
+      perSeedWallSeconds: wall['per-seed']!,
+      arrayWallSeconds: wall['array']!,
+      arrayOverPerSeed: ratio,
+    };
+  } finally {
+    own?.stop();
   }
 }

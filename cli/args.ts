@@ -23,6 +23,8 @@ export interface FlagSpec {
   /** A numeric flag's accepted range, shown in --help as `[min..max]`; pass the same to intFlag/numberFlag. */
   range?: { min: number; max: number };
   short?: string;
+  /** A string flag that may be given more than once; its value is the list (`listFlag`). */
+  multiple?: boolean;
 }
 
 export interface Command {
@@ -40,6 +42,8 @@ export interface Command {
 
 export interface CommandArgs {
   flags: Record<string, string | boolean | undefined>;
+  /** The values of the flags given with `multiple`, each in order (absent: not given). */
+  lists?: Record<string, string[]>;
   positionals: string[];
 }
 
@@ -62,11 +66,15 @@ export function helpText(command: Command): string {
 
 /** Parses argv strictly: an unknown flag or a missing value is a UsageError. */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
   };
   for (const [name, spec] of Object.entries(command.flags)) {
-    options[name] = spec.short !== undefined ? { type: spec.type, short: spec.short } : { type: spec.type };
+    options[name] = {
+      type: spec.type,
+      ...(spec.short !== undefined ? { short: spec.short } : {}),
+      ...(spec.multiple === true ? { multiple: true } : {}),
+    };
   }
   let parsed;
   try {
@@ -87,17 +95,23 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     throw new UsageError(`expected at least ${min} argument(s), got ${parsed.positionals.length}`);
   if (parsed.positionals.length > max)
     throw new UsageError(`unexpected argument '${parsed.positionals[max]}'`);
-  return { flags: parsed.values as CommandArgs['flags'], positionals: parsed.positionals };
+  const flags: CommandArgs['flags'] = {};
+  const lists: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (Array.isArray(value)) lists[name] = value.map(String);
+    else flags[name] = value;
+  }
+  return { flags, lists, positionals: parsed.positionals };
 }
 
 /**
  * `--seed -1` would make node's parseArgs report the value as "ambiguous" (it looks like a
  * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
- * check can say what is wrong with it.
+ * check can say what is wrong with it, and a repeatable flag followed by `--x` as `--flag=--x`.
  */
 function joinNegativeValues(
   argv: readonly string[],
-  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
 ): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
@@ -108,7 +122,8 @@ function joinNegativeValues(
       name !== undefined &&
       options[name]?.type === 'string' &&
       next !== undefined &&
-      /^-(\d|\.\d)/.test(next)
+      // A repeatable flag's values are options of another program (`--sbatch --qos=long`).
+      (/^-(\d|\.\d)/.test(next) || (options[name]?.multiple === true && next.startsWith('--')))
     ) {
       joined.push(`${arg}=${next}`);
       i += 1;
@@ -319,6 +334,12 @@ export function choiceFlag<T extends string>(
 export function stringFlag(args: CommandArgs, name: string): string | undefined {
   const raw = args.flags[name];
   return typeof raw === 'string' ? raw : undefined;
+}
+
+/** Every value of a flag given more than once (`multiple`), in order; [] when absent. */
+export function listFlag(args: CommandArgs, name: string): string[] {
+  const raw = args.lists?.[name] ?? args.flags[name];
+  return Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
 }
 
 export function boolFlag(args: CommandArgs, name: string): boolean {

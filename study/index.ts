@@ -68,11 +68,22 @@ export {
   type StudyRunSummary,
 } from './runner.ts';
 export {
-  k8sCommand,
+  K8S_STUDY_PATH,
+  RETRY_SLEEP_SECONDS,
+  SLURM_DEPENDENCIES,
+  arrayList,
+  k8sContainerArgs,
+  retryTries,
+  slurmArrays,
   submitSlurm,
-  writeK8sManifest,
+  writeK8sManifests,
   writeSlurmScripts,
+  type K8sOptions,
+  type SlurmArray,
+  type SlurmDependency,
   type SlurmOptions,
+  type SlurmScripts,
+  type SubmittedArray,
 } from './scheduler.ts';
 export { diskError } from './disk.ts';
 export { evalKey, evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';

@@ -1,17 +1,46 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
+import { leaseTimeout, LEASE_TIMEOUT_ENV } from './claim.ts';
 import { studyFolder, writeStudyFile } from './disk.ts';
-import type { Plan } from './plan.ts';
+import { jobState } from './job.ts';
+import type { Job, Plan } from './plan.ts';
 import { jobCommand } from './runner.ts';
+
+/** How evaluation arrays wait for the trainings: each seed's on its own training, or all on the whole training array. */
+export const SLURM_DEPENDENCIES = ['per-seed', 'array'] as const;
+export type SlurmDependency = (typeof SLURM_DEPENDENCIES)[number];
 
 export interface SlurmOptions {
   partition?: string;
+  account?: string;
   /** Wall time per array task, Slurm's `--time` (e.g. 00:30:00). */
   time?: string;
-  /** CPUs of an evaluation task; a training task gets as many as its threads, at least this. */
-  cpusPerTask: number;
+  /** CPUs of a training task (default: the training's threads). */
+  trainCpus?: number;
+  /** CPUs of an evaluation task (default 1: an evaluation runs one thread). */
+  evalCpus?: number;
+  /** Memory per array task in Slurm's size syntax (default 2G). */
+  mem?: string;
+  /** `#SBATCH --requeue` (default true): a task on a lost node is requeued by Slurm; false writes `--no-requeue`. */
+  requeue?: boolean;
+  /** Extra `#SBATCH` options, one each, e.g. `--qos=long`. */
+  sbatch?: string[];
+  /** Default per-seed. */
+  dependency?: SlurmDependency;
 }
+
+/** A task whose job another live lease holds sleeps this long before it runs `study run --index` again. */
+export const RETRY_SLEEP_SECONDS = 5;
+
+/**
+ * Tries of a task whose job is held, each RETRY_SLEEP_SECONDS apart: enough to wait three lease
+ * timeouts, at least 3. A holder that died is taken over by the try that watches its lease
+ * unrenewed for one timeout; three leave room for a requeued task whose old holder still runs
+ * (a node cut off but alive) to see it finish. Past that the task exits 75 and fails, and a
+ * resubmission picks the job up.
+ */
+export const retryTries = (timeout: number) => Math.max(3, Math.ceil((3 * timeout) / RETRY_SLEEP_SECONDS));
 
 /** A word for the shell: as it is when it is safe bare, else in single quotes. */
 export const quote = (word: string) =>
@@ -31,64 +60,203 @@ function studyDir(plan: Plan): string {
   return plan.dir;
 }
 
-/** Slurm's `--partition` and `--time`, checked: each lands unquoted in a `#SBATCH` line. */
-function checkSlurmOptions({ partition, time }: SlurmOptions): void {
-  if (partition !== undefined && !/^[\w.,-]+$/.test(partition))
-    throw new UsageError(`--partition ${JSON.stringify(partition)} is not a partition name`);
+/** Options the scripts set themselves: one given again with --sbatch would change how the study is scheduled. */
+const OWN_OPTIONS = [
+  'array',
+  'dependency',
+  'output',
+  'chdir',
+  'job-name',
+  'ntasks',
+  'cpus-per-task',
+  'mem',
+  'requeue',
+  'no-requeue',
+];
+
+/** Slurm's memory size: an integer with an optional unit K, M (the default), G or T. */
+const MEM = /^[1-9]\d{0,9}[KMGT]?$/;
+
+/** The values of SlurmOptions, checked: each lands unquoted in a `#SBATCH` line. */
+function checkSlurmOptions(options: SlurmOptions): void {
+  const { partition, account, time, mem, sbatch = [], dependency } = options;
+  for (const [flag, name] of [
+    ['--partition', partition],
+    ['--account', account],
+  ] as const)
+    if (name !== undefined && !/^[\w.,-]+$/.test(name))
+      throw new UsageError(
+        `${flag} ${JSON.stringify(name)} is not ${flag === '--account' ? 'an account' : 'a partition'} name`,
+      );
   if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
     throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got ${JSON.stringify(time)}`);
+  if (mem !== undefined && !MEM.test(mem))
+    throw new UsageError(
+      `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
+    );
+  if (dependency !== undefined && !(SLURM_DEPENDENCIES as readonly string[]).includes(dependency))
+    throw new UsageError(
+      `--dependency must be ${SLURM_DEPENDENCIES.join(' or ')}, got ${JSON.stringify(dependency)}`,
+    );
+  for (const line of sbatch) {
+    // One long option, `--name` or `--name=value`, its value of characters no shell or sbatch
+    // reads specially: a space, a quote or `#` would split or end the line's option.
+    const option = /^--([a-z][a-z-]*)(=[\w@%+:,./=-]+)?$/.exec(line);
+    if (option === null)
+      throw new UsageError(
+        `--sbatch ${JSON.stringify(line)} is not one sbatch option (such as --qos=long or --exclusive: a long option, its value without spaces, quotes or shell characters)`,
+      );
+    if (OWN_OPTIONS.includes(option[1]!))
+      throw new UsageError(
+        `--sbatch ${JSON.stringify(line)}: --${option[1]} is set by study slurm itself${option[1] === 'cpus-per-task' ? ' (use --train-cpus and --eval-cpus)' : option[1] === 'mem' ? ' (use --mem)' : ''}`,
+      );
+  }
 }
 
-/** The indices of a study's training jobs and of its evaluation jobs, each a contiguous range. */
-function ranges(plan: Plan): { train: [number, number]; eval: [number, number] } {
-  const trains = plan.jobs.filter((job) => job.kind === 'train').length;
-  return { train: [0, trains - 1], eval: [trains, plan.jobs.length - 1] };
+/** An array index list: runs of consecutive indices as ranges (`0-3,5,7-9`). */
+export function arrayList(indices: readonly number[]): string {
+  const sorted = [...new Set(indices)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j += 1;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** One sbatch call of a submission: a script over an index list, after a training array or one task of it. */
+export interface SlurmArray {
+  script: 'train' | 'eval';
+  /** The plan's indices this array runs (its task ids). */
+  indices: number[];
+  /** The seed of a per-seed evaluation array. */
+  seed?: number;
+  /** afterok on the training array (`task` undefined) or on its task `task`; absent when the trainings needed are done. */
+  after?: { task?: number };
+}
+
+/**
+ * The arrays that run the jobs of `todo` (a plan's indices not done): the trainings as one array,
+ * then the evaluations, per seed (one array each, after its own training's task) or as one array
+ * after the whole training array. An evaluation whose training is done waits on nothing.
+ */
+export function slurmArrays(
+  plan: Plan,
+  todo: ReadonlySet<number>,
+  dependency: SlurmDependency = 'per-seed',
+): SlurmArray[] {
+  const pending = plan.jobs.filter((job) => todo.has(job.index));
+  const trains = pending.filter((job) => job.kind === 'train').map((job) => job.index);
+  const evaluations = pending.filter((job) => job.kind === 'eval');
+  const arrays: SlurmArray[] = trains.length > 0 ? [{ script: 'train', indices: trains }] : [];
+  const waits = (job: Job) => job.dependsOn.some((index) => trains.includes(index));
+  if (dependency === 'array') {
+    if (evaluations.length > 0)
+      arrays.push({
+        script: 'eval',
+        indices: evaluations.map((job) => job.index),
+        ...(evaluations.some(waits) ? { after: {} } : {}),
+      });
+    return arrays;
+  }
+  for (const seed of [...new Set(evaluations.map((job) => job.seed))]) {
+    const ofSeed = evaluations.filter((job) => job.seed === seed);
+    const training = ofSeed[0]!.dependsOn.find((index) => trains.includes(index));
+    arrays.push({
+      script: 'eval',
+      indices: ofSeed.map((job) => job.index),
+      seed,
+      ...(training !== undefined ? { after: { task: training } } : {}),
+    });
+  }
+  return arrays;
+}
+
+/** The sbatch arguments of one array; `train` is the training array's job id (a shell expansion in submit.sh). */
+function sbatchArgs(array: SlurmArray, script: string, train: string): string[] {
+  return [
+    '--parsable',
+    `--array=${arrayList(array.indices)}`,
+    ...(array.seed !== undefined ? [`--job-name=tinyagent-eval-seed${array.seed}`] : []),
+    // A failed training makes the dependency unsatisfiable: its evaluations are cancelled rather than left pending forever.
+    ...(array.after !== undefined
+      ? [
+          '--kill-on-invalid-dep=yes',
+          `--dependency=afterok:${train}${array.after.task !== undefined ? `_${array.after.task}` : ''}`,
+        ]
+      : []),
+    script,
+  ];
 }
 
 function sbatchScript(
   plan: Plan,
-  {
-    name,
-    range,
-    cpus,
-    options,
-  }: { name: string; range: [number, number]; cpus: number; options: SlurmOptions },
+  { name, indices, cpus, options }: { name: string; indices: number[]; cpus: number; options: SlurmOptions },
 ): string {
   const dir = studyDir(plan);
   const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
+  const timeout = leaseTimeout();
+  const tries = retryTries(timeout);
   return [
     '#!/bin/bash',
-    `# ${name} jobs ${range[0]}..${range[1]} of the study in ${quote(dir)}; written by tinyagent study slurm.`,
+    `# The ${name} jobs of the study in ${quote(dir)}; written by tinyagent study slurm.`,
     '# Each array task runs one job of the plan: tinyagent study run DIR --index $SLURM_ARRAY_TASK_ID.',
+    '# A job another live lease holds (exit 75: e.g. a requeued task whose old node still holds it)',
+    `# is tried again every ${RETRY_SLEEP_SECONDS} s, ${tries} tries in all (three lease timeouts of ${timeout} s).`,
     `#SBATCH --job-name=tinyagent-${name}`,
-    `#SBATCH --array=${range[0]}-${range[1]}`,
+    `#SBATCH --array=${arrayList(indices)}`,
     `#SBATCH --cpus-per-task=${cpus}`,
     '#SBATCH --ntasks=1',
+    `#SBATCH --mem=${options.mem ?? '2G'}`,
+    // Said either way: left out, the site's JobRequeue decides (1, requeue, is Slurm's default).
+    `#SBATCH --${options.requeue !== false ? '' : 'no-'}requeue`,
     ...(options.partition !== undefined ? [`#SBATCH --partition=${options.partition}`] : []),
+    ...(options.account !== undefined ? [`#SBATCH --account=${options.account}`] : []),
     ...(options.time !== undefined ? [`#SBATCH --time=${options.time}`] : []),
+    ...(options.sbatch ?? []).map((line) => `#SBATCH ${line}`),
     `#SBATCH --output=${quote(join(dir, 'logs', `slurm-${name}-%A_%a.out`))}`,
     `#SBATCH --chdir=${quote(dir)}`,
     'set -euo pipefail',
-    command.join(' '),
+    `export ${LEASE_TIMEOUT_ENV}="\${${LEASE_TIMEOUT_ENV}:-${timeout}}"`,
+    'for ((try = 1; ; try++)); do',
+    '  status=0',
+    `  ${command.join(' ')} || status=$?`,
+    `  if ((status != 75 || try >= ${tries})); then exit "$status"; fi`,
+    `  echo "tinyagent slurm: job $SLURM_ARRAY_TASK_ID is held by another live lease (exit 75); try $try of ${tries}, again in ${RETRY_SLEEP_SECONDS} s" >&2`,
+    `  sleep ${RETRY_SLEEP_SECONDS}`,
+    'done',
     '',
   ].join('\n');
 }
 
+export interface SlurmScripts {
+  train: string;
+  eval: string;
+  submit: string;
+  /** What submit.sh and `--submit` send: the jobs not done when the scripts were written. */
+  arrays: SlurmArray[];
+}
+
 /**
- * Writes `<study>/slurm/train.sbatch` (an array over the training jobs), `eval.sbatch` (an array
- * over the evaluations) and `submit.sh`, which submits the first and then the second with
- * `--dependency=afterok` on it. Returns the paths.
+ * Writes `<study>/slurm/train.sbatch` (an array script over the training jobs), `eval.sbatch`
+ * (over the evaluations) and `submit.sh`, which submits the jobs not done now: the trainings as
+ * one array, then the evaluations, by default one array per seed after its own training's task
+ * (`afterok:<train>_<task>`), with `dependency: 'array'` one array after the whole training array.
  */
-export function writeSlurmScripts(
-  plan: Plan,
-  options: SlurmOptions,
-): { train: string; eval: string; submit: string } {
+export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): SlurmScripts {
   checkSlurmOptions(options);
-  const { train, eval: evaluations } = ranges(plan);
-  const threads = plan.config.parallel ? 2 : 1;
+  const trains = plan.jobs.filter((job) => job.kind === 'train');
+  const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
+  const threads = Math.max(1, ...trains.map((job) => job.threads));
   const dir = join(studyDir(plan), 'slurm');
+  const todo = new Set(
+    plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index),
+  );
+  const arrays = slurmArrays(plan, todo, options.dependency);
   const paths = {
     train: join(dir, 'train.sbatch'),
     eval: join(dir, 'eval.sbatch'),
@@ -97,36 +265,59 @@ export function writeSlurmScripts(
   // Slurm opens each task's --output file before the task starts: the folder must exist. Made
   // only now, once every value is checked; a link or a file in their place is refused.
   for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
+  const index = (jobs: Job[]) => jobs.map((job) => job.index);
   writeStudyFile(
     paths.train,
     sbatchScript(plan, {
       name: 'train',
-      range: train,
-      cpus: Math.max(threads, options.cpusPerTask),
+      indices: index(trains),
+      cpus: options.trainCpus ?? threads,
       options,
     }),
   );
   writeStudyFile(
     paths.eval,
-    sbatchScript(plan, { name: 'eval', range: evaluations, cpus: options.cpusPerTask, options }),
+    sbatchScript(plan, { name: 'eval', indices: index(evaluations), cpus: options.evalCpus ?? 1, options }),
   );
+  const lines =
+    arrays.length === 0
+      ? ['echo "every job of the study was done when this was written: nothing to submit"']
+      : arrays.map((array, i) => {
+          const args = sbatchArgs(array, paths[array.script], '${train}').map((word) =>
+            word.includes('${train}') ? `"${word}"` : quote(word),
+          );
+          const id = array.script === 'train' ? 'train' : `eval${i}`;
+          return `${id}=$(sbatch ${args.join(' ')}); ${id}=\${${id}%%;*}`;
+        });
   writeStudyFile(
     paths.submit,
     [
       '#!/bin/bash',
-      '# Submits the training array, then the evaluation array to start when every training task ended well.',
+      `# Submits the jobs of the study not done when this was written (${todo.size} of ${plan.jobs.length}): the training`,
+      `# array, then ${options.dependency === 'array' ? 'the evaluation array, after every training task ended well' : "one evaluation array per seed, after its own training's task"}.`,
+      '# Write it again (tinyagent study slurm DIR) before submitting after some jobs ran.',
       'set -euo pipefail',
-      `train=$(sbatch --parsable ${quote(paths.train)})`,
-      `evaluations=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"\${train%%;*}" ${quote(paths.eval)})`,
-      'echo "$train $evaluations"',
+      ...lines,
+      ...(arrays.length === 0
+        ? []
+        : [
+            `echo ${arrays.map((array, i) => (array.script === 'train' ? '"$train"' : `"$eval${i}"`)).join(' ')}`,
+          ]),
       '',
     ].join('\n'),
   );
-  return paths;
+  return { ...paths, arrays };
 }
 
-/** Submits the two arrays with sbatch; returns their job ids. sbatch missing is an InputError naming the packages. */
-export function submitSlurm(paths: { train: string; eval: string }): { train: string; eval: string } {
+/** One submitted array: its job id and what it runs. */
+export interface SubmittedArray extends SlurmArray {
+  id: string;
+  /** The dependency it was submitted with (`afterok:12_3`), or null. */
+  dependency: string | null;
+}
+
+/** Submits the arrays of `writeSlurmScripts` with sbatch, as submit.sh does; returns their job ids. sbatch missing is an InputError naming the packages. */
+export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
   const sbatch = (args: string[]) => {
     try {
       return execFileSync('sbatch', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -141,27 +332,49 @@ export function submitSlurm(paths: { train: string; eval: string }): { train: st
       throw new InputError(`sbatch failed: ${(failure.stderr ?? failure.message).trim().split('\n')[0]}`);
     }
   };
-  const train = sbatch(['--parsable', paths.train]);
-  // A failed training makes the dependency unsatisfiable: the evaluations are cancelled rather than left pending forever.
-  const evaluation = sbatch([
-    '--parsable',
-    '--kill-on-invalid-dep=yes',
-    `--dependency=afterok:${train}`,
-    paths.eval,
-  ]);
-  return { train, eval: evaluation };
+  const submitted: SubmittedArray[] = [];
+  let train = '';
+  for (const array of scripts.arrays) {
+    const args = sbatchArgs(array, scripts[array.script], train);
+    const id = sbatch(args);
+    if (array.script === 'train') train = id;
+    const dependency = args.find((arg) => arg.startsWith('--dependency='));
+    submitted.push({ ...array, id, dependency: dependency?.slice('--dependency='.length) ?? null });
+  }
+  return submitted;
+}
+
+/** Where a Kubernetes pod mounts the study folder: the manifests name no path of the planning host. */
+export const K8S_STUDY_PATH = '/study';
+
+/** Slurm's memory size as a Kubernetes quantity (Slurm's K, M, G, T are binary units; no unit is M). */
+const k8sMemory = (mem: string) => {
+  const unit = /[KMGT]$/.test(mem) ? mem.slice(-1) : 'M';
+  return `${mem.replace(/[KMGT]$/, '')}${unit}i`;
+};
+
+export interface K8sOptions {
+  image: string;
+  claim: string;
+  parallelism: number;
+  /** CPUs a training pod requests (default its threads). */
+  trainCpus?: number;
+  /** CPUs an evaluation pod requests (default 1). */
+  evalCpus?: number;
+  /** Memory a pod requests, Slurm's size syntax (default 2G). */
+  mem?: string;
 }
 
 /**
- * Writes `<study>/k8s/job.yaml`: an Indexed Job with one completion per job of the plan, each pod
- * running `study run DIR --index $JOB_COMPLETION_INDEX` on the study folder mounted from a shared
- * volume (a PersistentVolumeClaim). Kubernetes has no dependency between indices, so an
- * evaluation whose training is not done fails and is retried (backoffLimitPerIndex) until it is.
+ * Writes `<study>/k8s/train.yaml` and `eval.yaml`: two Indexed Jobs, the trainings and the
+ * evaluations, whose pods run the image's CLI (`args: [study, run, /study, --index, I, --offset, K]`,
+ * pod i running job K + i) on the study folder mounted at /study from a PersistentVolumeClaim.
+ * Kubernetes has no dependency between Jobs: apply eval.yaml once train.yaml's Job is complete
+ * (docs/STUDIES.md); an evaluation started early fails, naming its training, and is retried
+ * (backoffLimitPerIndex). Returns the two paths.
  */
-export function writeK8sManifest(
-  plan: Plan,
-  { image, claim, parallelism }: { image: string; claim: string; parallelism: number },
-): string {
+export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: string; eval: string } {
+  const { image, claim, parallelism, mem = '2G' } = options;
   // An empty image is YAML's null; whitespace or a line break would end the scalar.
   if (!/^[^\s\p{Cc}\u2028\u2029]+$/u.test(image))
     throw new UsageError(
@@ -172,49 +385,85 @@ export function writeK8sManifest(
     throw new UsageError(
       `--claim ${JSON.stringify(claim)} is not a PersistentVolumeClaim name (lower-case letters, digits, '-' and '.')`,
     );
+  if (!MEM.test(mem))
+    throw new UsageError(
+      `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
+    );
   const dir = studyDir(plan);
-  const path = join(studyFolder(dir, 'k8s'), 'job.yaml');
-  const [node, bin] = jobCommand(dir, 0);
-  const threads = plan.config.parallel ? 2 : 1;
-  const manifest = [
-    '# An Indexed Job over every job of the study; written by tinyagent study k8s.',
-    '# Pod i runs job i of plan.jsonl; the study folder is on the shared volume, at the same path.',
-    'apiVersion: batch/v1',
-    'kind: Job',
-    'metadata:',
-    `  name: tinyagent-study-${plan.configHash.slice(0, 8)}`,
-    'spec:',
-    '  completionMode: Indexed',
-    `  completions: ${plan.jobs.length}`,
-    `  parallelism: ${parallelism}`,
-    '  backoffLimitPerIndex: 6',
-    `  maxFailedIndexes: ${plan.jobs.length}`,
-    '  template:',
-    '    spec:',
-    '      restartPolicy: Never',
-    '      containers:',
-    '        - name: job',
-    // JSON strings are YAML double-quoted scalars.
-    `          image: ${JSON.stringify(image)}`,
-    `          workingDir: ${JSON.stringify(dir)}`,
-    `          command: ["/bin/sh", "-c", ${JSON.stringify(`exec ${quote(node!)} ${quote(bin!)} study run ${quote(dir)} --index "$JOB_COMPLETION_INDEX"`)}]`,
-    '          resources:',
-    `            requests: { cpu: "${threads}" }`,
-    '          volumeMounts:',
-    '            - name: study',
-    `              mountPath: ${JSON.stringify(dir)}`,
-    '      volumes:',
-    '        - name: study',
-    `          persistentVolumeClaim: { claimName: ${JSON.stringify(claim)} }`,
-    '',
-  ].join('\n');
-  writeStudyFile(path, manifest);
-  return path;
+  const folder = studyFolder(dir, 'k8s');
+  const trains = plan.jobs.filter((job) => job.kind === 'train');
+  const threads = Math.max(1, ...trains.map((job) => job.threads));
+  const paths = { train: join(folder, 'train.yaml'), eval: join(folder, 'eval.yaml') };
+  const timeout = leaseTimeout();
+  for (const [kind, jobs, cpus] of [
+    ['train', trains, options.trainCpus ?? threads],
+    ['eval', plan.jobs.filter((job) => job.kind === 'eval'), options.evalCpus ?? 1],
+  ] as const) {
+    const offset = jobs[0]?.index ?? 0;
+    const args = [
+      'study',
+      'run',
+      K8S_STUDY_PATH,
+      '--index',
+      '$(JOB_COMPLETION_INDEX)',
+      '--offset',
+      String(offset),
+    ];
+    const manifest = [
+      `# The ${kind === 'train' ? 'trainings' : 'evaluations'} of a study as an Indexed Job; written by tinyagent study k8s.`,
+      `# Pod i runs job ${offset} + i of plan.jsonl with the image's CLI (ENTRYPOINT node /app/bin/tinyagent.js),`,
+      `# the study folder mounted at ${K8S_STUDY_PATH} from the PersistentVolumeClaim.`,
+      ...(kind === 'eval'
+        ? ['# Apply it once the training Job is complete: an evaluation whose training is not done fails.']
+        : []),
+      'apiVersion: batch/v1',
+      'kind: Job',
+      'metadata:',
+      `  name: tinyagent-study-${plan.configHash.slice(0, 8)}-${kind}`,
+      'spec:',
+      '  completionMode: Indexed',
+      `  completions: ${jobs.length}`,
+      `  parallelism: ${parallelism}`,
+      '  # backoffLimitPerIndex and maxFailedIndexes need Kubernetes 1.29+ (beta there, on by default).',
+      '  backoffLimitPerIndex: 6',
+      `  maxFailedIndexes: ${jobs.length}`,
+      '  # Exit 75: the job is held by another live lease (another pod or node runs it); not a failure.',
+      '  podFailurePolicy:',
+      '    rules:',
+      '      - action: Ignore',
+      '        onExitCodes: { operator: In, values: [75] }',
+      '  template:',
+      '    spec:',
+      '      restartPolicy: Never',
+      '      containers:',
+      '        - name: job',
+      // JSON strings are YAML double-quoted scalars.
+      `          image: ${JSON.stringify(image)}`,
+      `          args: ${JSON.stringify(args).replace(/","/g, '", "')}`,
+      // Kubernetes expands $(NAME) in args from the container's env. The Job controller adds
+      // JOB_COMPLETION_INDEX to an Indexed Job's pods; declared here too, from the same annotation
+      // (the downward API), the expansion does not depend on that.
+      '          env:',
+      `            - { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: ${JSON.stringify("metadata.annotations['batch.kubernetes.io/job-completion-index']")} } } }`,
+      `            - { name: ${JSON.stringify(LEASE_TIMEOUT_ENV)}, value: ${JSON.stringify(String(timeout))} }`,
+      '          resources:',
+      `            requests: { cpu: "${cpus}", memory: "${k8sMemory(mem)}" }`,
+      '          volumeMounts:',
+      '            - name: study',
+      `              mountPath: ${JSON.stringify(K8S_STUDY_PATH)}`,
+      '      volumes:',
+      '        - name: study',
+      `          persistentVolumeClaim: { claimName: ${JSON.stringify(claim)} }`,
+      '',
+    ].join('\n');
+    writeStudyFile(paths[kind], manifest);
+  }
+  return paths;
 }
 
-/** The shell command of the manifest's container (what the contract test runs here). */
-export function k8sCommand(manifest: string): string {
-  const line = manifest.split('\n').find((text) => text.trim().startsWith('command:'));
-  if (line === undefined) throw new InputError('the manifest has no command');
-  return (JSON.parse(line.trim().slice('command:'.length)) as string[])[2]!;
+/** The container args of a manifest (what the contract test runs here, through the image's ENTRYPOINT). */
+export function k8sContainerArgs(manifest: string): string[] {
+  const line = manifest.split('\n').find((text) => text.trim().startsWith('args:'));
+  if (line === undefined) throw new InputError('the manifest has no container args');
+  return JSON.parse(line.trim().slice('args:'.length)) as string[];
 }

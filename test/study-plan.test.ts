@@ -143,7 +143,7 @@ describe('study: bad input is one line and exit 1 or 2, with nothing half-writte
       expect.stringMatching(/^tinyagent study: sbatch is not on PATH/),
     ]);
     // The scripts are written whole before the submission; they are what a login node submits.
-    expect(readFileSync(join(dir, 'slurm', 'train.sbatch'), 'utf8')).toMatch(/#SBATCH --array=0-0/);
+    expect(readFileSync(join(dir, 'slurm', 'train.sbatch'), 'utf8')).toMatch(/#SBATCH --array=0\n/);
     expect(readFileSync(join(dir, 'slurm', 'eval.sbatch'), 'utf8')).toMatch(/#SBATCH --array=1-13/);
   });
 

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliChild } from './support/child.ts';
+import { podCommand } from './support/k8s.ts';
 import { main as seedsMain } from '../experiments/seeds.ts';
 import {
   compareStudies,
@@ -12,10 +13,9 @@ import {
   loadResults,
   sharedSeeds,
   jobState,
-  k8sCommand,
   outputProblem,
   readPlan,
-  writeK8sManifest,
+  writeK8sManifests,
   writePlan,
   type Job,
   type Plan,
@@ -183,21 +183,19 @@ describe('study run on a smoke study', () => {
     expect(again.map(ranCount)).toEqual(before.map((count) => count + 1));
   }, 120_000);
 
-  it('the Kubernetes manifest runs job JOB_COMPLETION_INDEX', async () => {
+  it("the evaluation manifest's pod JOB_COMPLETION_INDEX runs job 2 + JOB_COMPLETION_INDEX", async () => {
     const manifest = readFileSync(
-      writeK8sManifest(plan, { image: 'tinyagent:local', claim: 'studies', parallelism: 4 }),
+      writeK8sManifests(plan, { image: 'tinyagent:local', claim: 'studies', parallelism: 4 }).eval,
       'utf8',
     );
     expect(manifest).toMatch(/completionMode: Indexed/);
-    expect(manifest).toMatch(/completions: 28/);
+    expect(manifest).toMatch(/completions: 26/);
     const job = plan.jobs[20]!;
     const other = plan.jobs[21]!;
     rmSync(jobDir(plan, job), { recursive: true });
     rmSync(jobDir(plan, other), { recursive: true });
-    const result = spawnSync('/bin/sh', ['-c', k8sCommand(manifest)], {
-      encoding: 'utf8',
-      env: { ...process.env, JOB_COMPLETION_INDEX: '20' },
-    });
+    const [node, ...args] = podCommand(manifest, { index: 18, study: dir });
+    const result = spawnSync(node!, args, { encoding: 'utf8' });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`job 20 (${job.id}) done\n`);
     expect(jobState(plan, job).state).toBe('done');

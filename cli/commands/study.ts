@@ -19,17 +19,21 @@ import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, splitName, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
 import {
-  k8sCommand,
+  arrayList,
+  k8sContainerArgs,
   quote,
+  SLURM_DEPENDENCIES,
   submitSlurm,
-  writeK8sManifest,
+  writeK8sManifests,
   writeSlurmScripts,
+  type SlurmDependency,
 } from '../../study/scheduler.ts';
 import {
   boolFlag,
   InputError,
   intFlag,
   intListFlag,
+  listFlag,
   MAX_SEED,
   numberFlag,
   printJson,
@@ -57,10 +61,10 @@ export const command: Command = {
     'Seed studies: a recipe over many seeds as jobs, run here, on Slurm or on Kubernetes (docs/STUDIES.md)',
   usage: [
     'tinyagent study plan --recipe default|smoke|FILE --seeds 0-15 --out studies/NAME [--eval-seed 1] [--threads 1|2] [--episodes N] [--steps 0,80]',
-    '       tinyagent study run DIR [--jobs N] [--lease-timeout S] | run DIR --index I [--lease-timeout S]',
+    '       tinyagent study run DIR [--jobs N] [--lease-timeout S] | run DIR --index I [--offset K] [--lease-timeout S]',
     '       tinyagent study status DIR | report DIR [--allow-mixed] | unlock DIR [--force] [--lease-timeout S]',
-    '       tinyagent study slurm DIR [--partition P --time T --cpus-per-task 2] [--submit]',
-    '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N]',
+    '       tinyagent study slurm DIR [--dependency per-seed|array] [--partition P --account A --time T] [--train-cpus N --eval-cpus N --mem 2G] [--sbatch OPTION]... [--no-requeue] [--submit]',
+    '       tinyagent study k8s DIR [--image IMAGE --claim PVC --parallelism N --train-cpus N --eval-cpus N --mem 2G]',
     '       tinyagent study compare DIR_A DIR_B [--out FILE]',
   ].join('\n'),
   positionals: { min: 1, max: 3 },
@@ -105,6 +109,12 @@ export const command: Command = {
       description: "run: run job I alone (the array schedulers' contract)",
       range: { min: 0, max: 1_000_000 },
     },
+    offset: {
+      type: 'string',
+      description: 'run: with --index I, run job K + I (an Indexed Job over part of the plan)',
+      default: '0',
+      range: { min: 0, max: 1_000_000 },
+    },
     'lease-timeout': {
       type: 'string',
       description: `run, status, unlock: seconds a claim of another host may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
@@ -116,18 +126,47 @@ export const command: Command = {
       description:
         'report: merge outputs made by different code (their fingerprints differ); the report says so',
     },
-    partition: { type: 'string', description: 'slurm: the partition' },
-    time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
-    'cpus-per-task': {
+    dependency: {
       type: 'string',
-      description: 'slurm: CPUs per array task',
-      default: '2',
+      description:
+        "slurm: per-seed (each seed's evaluations start when its training is done) or array (when every training is)",
+      default: 'per-seed',
+    },
+    partition: { type: 'string', description: 'slurm: the partition' },
+    account: { type: 'string', description: 'slurm: the account to charge' },
+    time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
+    'train-cpus': {
+      type: 'string',
+      description: "slurm, k8s: CPUs of a training task (default: the training's threads)",
       range: { min: 1, max: 256 },
     },
-    submit: { type: 'boolean', description: 'slurm: submit the arrays with sbatch and print their job ids' },
+    'eval-cpus': {
+      type: 'string',
+      description: 'slurm, k8s: CPUs of an evaluation task',
+      default: '1',
+      range: { min: 1, max: 256 },
+    },
+    mem: {
+      type: 'string',
+      description: "slurm, k8s: memory per task, Slurm's size (1500M, 2G)",
+      default: '2G',
+    },
+    sbatch: {
+      type: 'string',
+      multiple: true,
+      description: 'slurm: one more #SBATCH option such as --qos=long (repeatable)',
+    },
+    'no-requeue': {
+      type: 'boolean',
+      description: 'slurm: #SBATCH --no-requeue instead of --requeue (a task on a lost node then fails)',
+    },
+    submit: {
+      type: 'boolean',
+      description: 'slurm: submit the jobs not done with sbatch and print the job ids',
+    },
     image: {
       type: 'string',
-      description: 'k8s: container image holding node and this checkout at the same paths',
+      description: 'k8s: container image built from the Dockerfile (ENTRYPOINT the CLI)',
       default: 'tinyagent:local',
     },
     claim: {
@@ -258,12 +297,15 @@ export const command: Command = {
       return;
     }
     if (sub === 'run') {
+      if (args.flags.offset !== undefined && args.flags.index === undefined)
+        throw new UsageError('--offset goes with --index');
       if (args.flags.index !== undefined) {
         if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
-        const index = intFlag(args, 'index', 0, { min: 0, max: 1_000_000 });
+        const offset = intFlag(args, 'offset', 0, { min: 0, max: 1_000_000 });
+        const index = offset + intFlag(args, 'index', 0, { min: 0, max: 1_000_000 });
         if (index >= plan.jobs.length)
           throw new UsageError(
-            `--index ${index} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
+            `--index ${offset === 0 ? index : `${index - offset} --offset ${offset} (job ${index})`} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
           );
         const outcome = await runJob(plan, index, {
           quiet: false,
@@ -366,34 +408,83 @@ export const command: Command = {
       }
       return;
     }
+    const resources = () => {
+      const trainCpus =
+        args.flags['train-cpus'] === undefined
+          ? undefined
+          : intFlag(args, 'train-cpus', 1, { min: 1, max: 256 });
+      return {
+        ...(trainCpus !== undefined ? { trainCpus } : {}),
+        evalCpus: intFlag(args, 'eval-cpus', 1, { min: 1, max: 256 }),
+        mem: stringFlag(args, 'mem') ?? '2G',
+      };
+    };
     if (sub === 'slurm') {
+      const dependency = stringFlag(args, 'dependency') ?? 'per-seed';
+      if (!(SLURM_DEPENDENCIES as readonly string[]).includes(dependency))
+        throw new UsageError(
+          `--dependency must be ${SLURM_DEPENDENCIES.join(' or ')}, got ${JSON.stringify(dependency)}`,
+        );
       const time = stringFlag(args, 'time');
       const partition = stringFlag(args, 'partition');
-      const paths = writeSlurmScripts(plan, {
-        cpusPerTask: intFlag(args, 'cpus-per-task', 2, { min: 1, max: 256 }),
+      const account = stringFlag(args, 'account');
+      const scripts = writeSlurmScripts(plan, {
+        ...resources(),
+        dependency: dependency as SlurmDependency,
+        requeue: !boolFlag(args, 'no-requeue'),
+        sbatch: listFlag(args, 'sbatch'),
         ...(partition !== undefined ? { partition } : {}),
+        ...(account !== undefined ? { account } : {}),
         ...(time !== undefined ? { time } : {}),
       });
+      const jobs = (count: number) => `${count} job${count === 1 ? '' : 's'}`;
+      const todo = scripts.arrays.reduce((total, array) => total + array.indices.length, 0);
       if (!boolFlag(args, 'submit')) {
         process.stdout.write(
-          `wrote ${paths.train}, ${paths.eval} and ${paths.submit}; submit with: bash ${quote(paths.submit)}\n`,
+          `wrote ${scripts.train}, ${scripts.eval} and ${scripts.submit}; ${todo === 0 ? 'every job is done: submit.sh submits nothing' : `submit the ${jobs(todo)} not done with: bash ${quote(scripts.submit)}`}\n`,
         );
         return;
       }
-      const ids = submitSlurm(paths);
-      if (json) printJson(ids);
-      else
-        process.stdout.write(
-          `submitted training array ${ids.train} and evaluation array ${ids.eval} (afterok:${ids.train})\n`,
-        );
+      if (todo === 0) {
+        if (json) printJson([]);
+        else
+          process.stdout.write(
+            `${plan.dir}: every job is done (${jobs(plan.jobs.length)}); nothing submitted\n`,
+          );
+        return;
+      }
+      const submitted = submitSlurm(scripts);
+      if (json) {
+        printJson(submitted);
+        return;
+      }
+      const train = submitted.find((array) => array.script === 'train');
+      const evaluations = submitted.filter((array) => array.script === 'eval');
+      const describe = (array: (typeof submitted)[number]) =>
+        `${array.id} (${array.seed !== undefined ? `seed ${array.seed}: ` : ''}--array=${arrayList(array.indices)}${array.dependency !== null ? `, ${array.dependency}` : ''})`;
+      process.stdout.write(
+        `submitted ${jobs(todo)} of ${plan.jobs.length}: ${[
+          ...(train !== undefined ? [`training array ${describe(train)}`] : []),
+          ...(evaluations.length > 0
+            ? [
+                `evaluation array${evaluations.length === 1 ? '' : 's'} ${evaluations.map(describe).join(', ')}`,
+              ]
+            : []),
+        ].join(' and ')}\n`,
+      );
       return;
     }
     // k8s
-    const path = writeK8sManifest(plan, {
+    const paths = writeK8sManifests(plan, {
+      ...resources(),
       image: stringFlag(args, 'image') ?? 'tinyagent:local',
       claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
       parallelism: intFlag(args, 'parallelism', 4, { min: 1, max: 10_000 }),
     });
-    process.stdout.write(`wrote ${path}; its pods run: ${k8sCommand(readFileSync(path, 'utf8'))}\n`);
+    const podCommand = (path: string) =>
+      `tinyagent ${k8sContainerArgs(readFileSync(path, 'utf8')).join(' ')}`;
+    process.stdout.write(
+      `wrote ${paths.train} (pods run: ${podCommand(paths.train)}) and ${paths.eval} (${podCommand(paths.eval)}); apply the second once the first Job is complete\n`,
+    );
   },
 };

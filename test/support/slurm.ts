@@ -1,6 +1,6 @@
 import { spawnSync, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { SLURM } from '../../lib/systemPackages.ts';
 
@@ -29,7 +29,14 @@ function pidOf(file: string): number | undefined {
  * spool there too), munged with its own key and socket, slurmctld and slurmd as root. Throws one
  * line naming the packages when they are not installed. `stop` ends the three daemons by PID.
  */
-export async function startSlurm({ cpus = 2 }: { cpus?: number } = {}): Promise<SlurmCluster> {
+export async function startSlurm({
+  cpus = 2,
+  ports = [16817, 16818],
+}: {
+  cpus?: number;
+  /** slurmctld's and slurmd's; another pair lets a second cluster run beside the test's (the bench's). */
+  ports?: [number, number];
+} = {}): Promise<SlurmCluster> {
   const missing = ['slurmctld', 'slurmd', 'sbatch', 'sinfo', 'munged'].filter(
     (name) => spawnSync('sh', ['-c', `command -v ${name} || test -x /usr/sbin/${name}`]).status !== 0,
   );
@@ -64,8 +71,8 @@ export async function startSlurm({ cpus = 2 }: { cpus?: number } = {}): Promise<
       'SchedulerParameters=sched_interval=1',
       'MpiDefault=none',
       'ReturnToService=2',
-      'SlurmctldPort=16817',
-      'SlurmdPort=16818',
+      `SlurmctldPort=${ports[0]}`,
+      `SlurmdPort=${ports[1]}`,
       `StateSaveLocation=${join(dir, 'state')}`,
       `SlurmdSpoolDir=${join(dir, 'spool')}`,
       `SlurmctldPidFile=${join(dir, 'slurmctld.pid')}`,
@@ -78,7 +85,8 @@ export async function startSlurm({ cpus = 2 }: { cpus?: number } = {}): Promise<
       'MinJobAge=600',
       'InactiveLimit=0',
       'KillWait=5',
-      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN`,
+      // Memory in MB, below the machine's so that slurmd accepts it: a task's --mem is checked against it.
+      `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${Math.floor((0.8 * totalmem()) / 2 ** 20)} State=UNKNOWN`,
       `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
       '',
     ].join('\n'),
