@@ -8,7 +8,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /**
  * The one-way import flow (README "Layout", ../shared/spec/STYLE.md): experiments -> eval / train
  * -> agent -> gym -> lib. eval/ is statistics and result-file I/O and imports only lib/; study/
- * (seed studies) sits below experiments/, which reads studies; cli/ and bench/ sit on top, bin/
+ * (seed studies) sits below experiments/, which reads studies; cli/ and bench/ (which times studies) sit on top, bin/
  * (the executables) above them, and nothing but bin/ and the tests imports cli/.
  */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -19,7 +19,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   eval: ['lib'],
   study: ['eval', 'train', 'agent', 'gym', 'lib'],
   experiments: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
-  bench: ['eval', 'train', 'agent', 'gym', 'lib'],
+  bench: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
   cli: ['bench', 'experiments', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
   bin: ['cli', 'lib'],
 };

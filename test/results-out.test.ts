@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, expectCliError, TINY_TRAINING } from './support/cli.ts';
+import { isFingerprint } from '../agent/index.ts';
 
 // `--out FILE` of train, canary and bench: the results files the docs quote
 // (test/reported-numbers.test.ts) are written by these, atomically, and a bad target is refused
@@ -14,7 +15,7 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
 
 describe('--out', () => {
-  it('canary writes its rows, the command and the machine', async () => {
+  it('canary writes its rows, the command, the machine and the fingerprint', async () => {
     const out = join(workDir, 'canary.json');
     const result = await cli(['canary', '--episodes', '1', '--out', out]);
     expect(result.code).toBe(0);
@@ -25,6 +26,8 @@ describe('--out', () => {
     expect(file.ok).toBe(true);
     expect(file.machine.cpus).toBeGreaterThan(0);
     expect(file.machine.loadAverage).toHaveProperty('start');
+    // The scripted policies use no tfjs: the fingerprint names the code, and no backend.
+    expect(isFingerprint(file.fingerprint) && file.fingerprint.backend).toBe('none');
   });
 
   it('a folder, or a file under a file, is refused in one line before anything runs', async () => {

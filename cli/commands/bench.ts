@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
+import { fingerprint } from '../../agent/index.ts';
 import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
 import { findTorchPython } from '../../bench/torchReference.ts';
 
@@ -78,7 +79,13 @@ export const command: Command = {
       });
     }
     if (out !== undefined) {
-      writeJsonAtomic(out, { command: commandLine('bench', args), machine: machine(), figures });
+      // The fingerprint names the code and backend the figures were measured on (docs/CONTRACT.md).
+      writeJsonAtomic(out, {
+        command: commandLine('bench', args),
+        machine: machine(),
+        fingerprint: fingerprint(),
+        figures,
+      });
       say(`wrote the figures to ${out}`);
     }
     if (json) printJson(figures);

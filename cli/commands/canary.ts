@@ -1,6 +1,7 @@
 import { boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
+import { fingerprint } from '../../agent/index.ts';
 import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
 
 /** Each harness plays all its episodes at once: memory grows with the count (256: about 0.7 GB). */
@@ -44,6 +45,7 @@ export const command: Command = {
       writeJsonAtomic(outFile, {
         command: commandLine('canary', args),
         machine: machine(),
+        fingerprint: fingerprint(),
         seconds: (Date.now() - started) / 1000,
         ...json,
       });

@@ -17,6 +17,7 @@ import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NAMESPACES, SLURM } from '../../lib/systemPackages.ts';
+import { pidOf, sharedConfLines, startMunged, writeMungeKey } from './slurm.ts';
 import { processAlive } from '../../lib/processes.ts';
 
 const execFileAsync = promisify(execFile);
@@ -85,15 +86,6 @@ const ip = (...args: string[]) =>
   execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const ipQuiet = (...args: string[]) => spawnSync('ip', args, { stdio: 'ignore' });
 
-function pidFile(file: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
@@ -150,7 +142,7 @@ function removeLeftovers(): void {
     if (pid === undefined || !dead(pid)) continue;
     const dir = join(tmpdir(), name);
     for (const file of ['munge/munged.pid', 'slurmctld.pid']) {
-      const daemon = pidFile(join(dir, file));
+      const daemon = pidOf(join(dir, file));
       // A recycled pid is another process: only one whose command line names this folder is ended.
       if (daemon !== undefined && readCmdline(daemon).includes(dir)) signal(daemon, 'SIGKILL');
     }
@@ -280,9 +272,7 @@ export async function startMultiNodeSlurm({
       ip('-n', node.netns, 'link', 'set', 'lo', 'up');
     }
     const controllerPort = await freePort(26817);
-    const key = join(dir, 'munge', 'munge.key');
-    execFileSync('dd', ['if=/dev/urandom', `of=${key}`, 'bs=1024', 'count=1'], { stdio: 'ignore' });
-    chmodSync(key, 0o400);
+    const key = writeMungeKey(dir);
     const socket = join(dir, 'munge', 'munge.socket');
     const conf = join(dir, 'slurm.conf');
     writeFileSync(
@@ -290,19 +280,8 @@ export async function startMultiNodeSlurm({
       [
         'ClusterName=tinyagent-multinode',
         `SlurmctldHost=${hostname().split('.')[0]!}(${controllerAddress})`,
-        'SlurmUser=root',
-        'SlurmdUser=root',
-        'AuthType=auth/munge',
-        'CredType=cred/munge',
         // cred_expire is also how long a requeued job waits before it may start again (default 120 s).
-        `AuthInfo=socket=${socket},cred_expire=20`,
-        'ProctrackType=proctrack/linuxproc',
-        'TaskPlugin=task/none',
-        'SelectType=select/cons_tres',
-        'SelectTypeParameters=CR_CPU',
-        'SchedulerType=sched/backfill',
-        'SchedulerParameters=sched_interval=1',
-        'MpiDefault=none',
+        ...sharedConfLines(socket, ',cred_expire=20'),
         // A node that comes back (a restarted slurmd) is used again without an admin's scontrol.
         'ReturnToService=2',
         // Batch jobs are requeued after their node fails (also sbatch's default with JobRequeue=1).
@@ -316,14 +295,8 @@ export async function startMultiNodeSlurm({
         `SlurmdPidFile=${join(dir, 'slurmd-%n.pid')}`,
         `SlurmctldLogFile=${join(dir, 'log', 'slurmctld.log')}`,
         `SlurmdLogFile=${join(dir, 'log', 'slurmd-%n.log')}`,
-        'JobAcctGatherType=jobacct_gather/none',
-        'AccountingStorageType=accounting_storage/none',
-        'JobCompType=jobcomp/none',
         // A requeued task appends to its log: the killed or taken-over attempt's lines stay readable.
         'JobFileAppend=1',
-        'MinJobAge=600',
-        'InactiveLimit=0',
-        'KillWait=5',
         // Memory in MB below the machine's (each node sees all of it), so a task's --mem fits.
         ...nodes.map(
           (node) =>
@@ -340,27 +313,10 @@ export async function startMultiNodeSlurm({
       SLURM_CONF: conf,
       TINYAGENT_LEASE_TIMEOUT: String(leaseTimeout),
     };
-    execFileSync(
-      'munged',
-      [
-        '--key-file',
-        key,
-        '--socket',
-        socket,
-        '--pid-file',
-        join(dir, 'munge', 'munged.pid'),
-        '--log-file',
-        join(dir, 'log', 'munged.log'),
-        '--seed-file',
-        join(dir, 'munge', 'seed'),
-        '--force',
-      ],
-      { stdio: 'ignore' },
-    );
-    daemons.push(pidFile(join(dir, 'munge', 'munged.pid'))!);
+    daemons.push(startMunged(dir, key, socket));
     execFileSync('slurmctld', ['-f', conf], { env, stdio: 'ignore' });
-    for (let i = 0; i < 50 && pidFile(join(dir, 'slurmctld.pid')) === undefined; i += 1) await sleep(100);
-    const controller = pidFile(join(dir, 'slurmctld.pid'));
+    for (let i = 0; i < 50 && pidOf(join(dir, 'slurmctld.pid')) === undefined; i += 1) await sleep(100);
+    const controller = pidOf(join(dir, 'slurmctld.pid'));
     if (controller === undefined) throw new Error(`slurmctld did not start; see ${join(dir, 'log')}`);
     daemons.push(controller);
 

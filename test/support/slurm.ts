@@ -15,13 +15,72 @@ export interface SlurmCluster {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function pidOf(file: string): number | undefined {
+/** The pid a daemon wrote into `file`, or undefined before it has. */
+export function pidOf(file: string): number | undefined {
   try {
     const pid = Number(readFileSync(file, 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A munge key (1 KiB of random bytes, root-only) in `dir/munge/`; returns its path. */
+export function writeMungeKey(dir: string): string {
+  const key = join(dir, 'munge', 'munge.key');
+  execFileSync('dd', ['if=/dev/urandom', `of=${key}`, 'bs=1024', 'count=1'], { stdio: 'ignore' });
+  chmodSync(key, 0o400);
+  return key;
+}
+
+/** Starts munged with `key` on `socket`, its pid, log and seed in `dir`; returns its pid. */
+export function startMunged(dir: string, key: string, socket: string): number {
+  execFileSync(
+    'munged',
+    [
+      '--key-file',
+      key,
+      '--socket',
+      socket,
+      '--pid-file',
+      join(dir, 'munge', 'munged.pid'),
+      '--log-file',
+      join(dir, 'log', 'munged.log'),
+      '--seed-file',
+      join(dir, 'munge', 'seed'),
+      '--force',
+    ],
+    { stdio: 'ignore' },
+  );
+  return pidOf(join(dir, 'munge', 'munged.pid'))!;
+}
+
+/**
+ * The slurm.conf lines both test clusters share: root daemons, munge on `socket` (`authInfo`
+ * adds options), processes tracked without cgroups, one CPU a slot, scheduling every second,
+ * no accounting, finished jobs kept 10 minutes for the tests to read.
+ */
+export function sharedConfLines(socket: string, authInfo = ''): string[] {
+  return [
+    'SlurmUser=root',
+    'SlurmdUser=root',
+    'AuthType=auth/munge',
+    'CredType=cred/munge',
+    `AuthInfo=socket=${socket}${authInfo}`,
+    'ProctrackType=proctrack/linuxproc',
+    'TaskPlugin=task/none',
+    'SelectType=select/cons_tres',
+    'SelectTypeParameters=CR_CPU',
+    'SchedulerType=sched/backfill',
+    'SchedulerParameters=sched_interval=1',
+    'MpiDefault=none',
+    'JobAcctGatherType=jobacct_gather/none',
+    'AccountingStorageType=accounting_storage/none',
+    'JobCompType=jobcomp/none',
+    'MinJobAge=600',
+    'InactiveLimit=0',
+    'KillWait=5',
+  ];
 }
 
 /**
@@ -48,9 +107,7 @@ export async function startSlurm({
   for (const sub of ['state', 'spool', 'munge', 'log']) mkdirSync(join(dir, sub), { recursive: true });
   chmodSync(join(dir, 'munge'), 0o700);
   const host = hostname().split('.')[0]!;
-  const key = join(dir, 'munge', 'munge.key');
-  execFileSync('dd', ['if=/dev/urandom', `of=${key}`, 'bs=1024', 'count=1'], { stdio: 'ignore' });
-  chmodSync(key, 0o400);
+  const key = writeMungeKey(dir);
   const socket = join(dir, 'munge', 'munge.socket');
   const conf = join(dir, 'slurm.conf');
   writeFileSync(
@@ -58,18 +115,7 @@ export async function startSlurm({
     [
       'ClusterName=tinyagent',
       `SlurmctldHost=${host}(127.0.0.1)`,
-      'SlurmUser=root',
-      'SlurmdUser=root',
-      'AuthType=auth/munge',
-      'CredType=cred/munge',
-      `AuthInfo=socket=${socket}`,
-      'ProctrackType=proctrack/linuxproc',
-      'TaskPlugin=task/none',
-      'SelectType=select/cons_tres',
-      'SelectTypeParameters=CR_CPU',
-      'SchedulerType=sched/backfill',
-      'SchedulerParameters=sched_interval=1',
-      'MpiDefault=none',
+      ...sharedConfLines(socket),
       'ReturnToService=2',
       `SlurmctldPort=${ports[0]}`,
       `SlurmdPort=${ports[1]}`,
@@ -79,12 +125,6 @@ export async function startSlurm({
       `SlurmdPidFile=${join(dir, 'slurmd.pid')}`,
       `SlurmctldLogFile=${join(dir, 'log', 'slurmctld.log')}`,
       `SlurmdLogFile=${join(dir, 'log', 'slurmd.log')}`,
-      'JobAcctGatherType=jobacct_gather/none',
-      'AccountingStorageType=accounting_storage/none',
-      'JobCompType=jobcomp/none',
-      'MinJobAge=600',
-      'InactiveLimit=0',
-      'KillWait=5',
       // Memory in MB, below the machine's so that slurmd accepts it: a task's --mem is checked against it.
       `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${Math.floor((0.8 * totalmem()) / 2 ** 20)} State=UNKNOWN`,
       `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
@@ -103,24 +143,7 @@ export async function startSlurm({
     }
   };
   try {
-    execFileSync(
-      'munged',
-      [
-        '--key-file',
-        key,
-        '--socket',
-        socket,
-        '--pid-file',
-        join(dir, 'munge', 'munged.pid'),
-        '--log-file',
-        join(dir, 'log', 'munged.log'),
-        '--seed-file',
-        join(dir, 'munge', 'seed'),
-        '--force',
-      ],
-      { stdio: 'ignore' },
-    );
-    pids.push(pidOf(join(dir, 'munge', 'munged.pid'))!);
+    pids.push(startMunged(dir, key, socket));
     execFileSync('slurmctld', ['-f', conf], { env, stdio: 'ignore' });
     execFileSync('slurmd', ['-f', conf], { env, stdio: 'ignore' });
     for (const file of ['slurmctld.pid', 'slurmd.pid']) {
