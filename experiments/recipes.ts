@@ -12,12 +12,15 @@
  * Command: npm run exp:recipes [-- --seed S]
  * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them, about
  *   10 to 25 min of training per candidate); seconds, most of it the 50,000-replicate intervals.
- * Output: results/recipes.json, results/recipes.md. Candidates not yet run are listed as such,
- *   and the choice waits for all of them.
+ * Output: results/recipes.json, results/recipes.md. Candidates not yet run (no study, or one
+ *   with jobs not done) are listed as such, and the choice waits for all of them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobState,
   loadResults,
   readPlan,
   sharedSeeds,
@@ -76,8 +79,21 @@ export async function main({
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
   echo = false,
 }: { seed?: number; outDir?: string; studiesDir?: string; echo?: boolean } = {}) {
-  const ran = CANDIDATES.filter((name) => existsSync(join(studiesDir, name, 'plan.jsonl')));
+  // A candidate counts once every job of its study is done; one still running is not run yet.
+  const finished = (name: string) => {
+    if (!existsSync(join(studiesDir, name, 'plan.jsonl'))) return false;
+    const plan = readPlan(join(studiesDir, name));
+    return plan.jobs.every((job) => jobState(plan, job).state === 'done');
+  };
+  const ran = CANDIDATES.filter(finished);
   const loaded = new Map(ran.map((name) => [name, loadResults(readPlan(join(studiesDir, name)))]));
+  // Which code made each candidate's outputs (study report's rule, agent/fingerprint.ts): named, not refused here.
+  const mixedCode = ran.flatMap((name) => {
+    const plan = loaded.get(name)!.plan;
+    const done = plan.jobs.filter((job) => jobState(plan, job).state === 'done');
+    const text = describeMixedFingerprints(fingerprintGroups(plan, done));
+    return text === undefined ? [] : [{ name, text }];
+  });
   const tasks = loaded.get(ran[0] ?? 'default')?.tasks.map((task) => task.name) ?? [];
   const candidates = ran.map((name) => ({ name, ...candidateNumbers(loaded.get(name)!, seed) }));
   const base = loaded.get('default');
@@ -143,6 +159,7 @@ export async function main({
     rule,
     missing,
     choice,
+    mixedCode,
   };
   const stepTable = markdownTable(
     ['candidate', 'seeds', ...STEPS.flatMap((step) => [`step ${step} mean [95%]`, `step ${step} SD`])],
@@ -195,11 +212,16 @@ export async function main({
     '',
     `## The rule (99% intervals, Bonferroni over five comparisons)`,
     '',
-    rule.length === 0 ? 'Not applied: the default has not run.' : ruleTable,
+    rule.length === 0
+      ? `Not applied: ${base === undefined ? 'the default has not run' : 'no other candidate has run'}.`
+      : ruleTable,
     '',
     `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%).`,
     '',
     `**Choice:** ${choice.text}.`,
+    ...(mixedCode.length === 0
+      ? []
+      : ['', '**Mixed code.** ' + mixedCode.map(({ name, text }) => `${name}: ${text}.`).join(' ')]),
   ].join('\n');
   writeResults(outDir, {
     section: 'recipes',
