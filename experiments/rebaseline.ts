@@ -26,7 +26,7 @@ export interface Moved {
   new: NumberAt['value'] | undefined;
 }
 
-/** The committed files whose numbers a rebaseline regenerates: results/*.json, results/smoke/*.json and every study's results/study.json. */
+/** The committed files whose numbers a rebaseline regenerates: results/*.json, results/smoke/*.json and every study's results/study.json (studies/NAME and studies/GROUP/NAME). */
 export function contractFiles(root: string = ROOT): string[] {
   const jsonIn = (dir: string) =>
     existsSync(dir)
@@ -35,15 +35,22 @@ export function contractFiles(root: string = ROOT): string[] {
           .sort()
           .map((name) => join(dir, name))
       : [];
-  const studies = join(root, 'studies');
-  const reports = existsSync(studies)
-    ? readdirSync(studies, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => join(studies, entry.name, 'results', 'study.json'))
-        .filter((path) => existsSync(path))
-        .sort()
-    : [];
+  const reports = studyFolders(join(root, 'studies'))
+    .map((dir) => join(dir, 'results', 'study.json'))
+    .filter((path) => existsSync(path));
   return [...jsonIn(join(root, 'results')), ...jsonIn(join(root, 'results', 'smoke')), ...reports];
+}
+
+/** The study folders (those with a plan.jsonl) under `dir`, two levels deep at most (studies/NAME, studies/GROUP/NAME), sorted. */
+function studyFolders(dir: string, depth = 2): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(dir, entry.name))
+    .sort()
+    .flatMap((folder) =>
+      existsSync(join(folder, 'plan.jsonl')) ? [folder] : depth > 1 ? studyFolders(folder, depth - 1) : [],
+    );
 }
 
 // The parts of a results file that are not its numbers: when and where it was made, and by what.
@@ -128,7 +135,15 @@ async function tinyagent(args: readonly string[], root: string): Promise<void> {
 export async function regenerateStudyFiles(root: string = ROOT): Promise<string[]> {
   const commands: string[][] = [];
   for (const path of contractFiles(root).filter((file) => file.endsWith(join('results', 'study.json')))) {
-    commands.push(['study', 'report', relative(root, join(path, '..', '..'))]);
+    // A report merged from outputs of different code (--allow-mixed) is made again the same way.
+    const mixed = (JSON.parse(readFileSync(path, 'utf8')) as { numbers?: { mixedCode?: unknown } }).numbers
+      ?.mixedCode;
+    commands.push([
+      'study',
+      'report',
+      relative(root, join(path, '..', '..')),
+      ...(typeof mixed === 'string' ? ['--allow-mixed'] : []),
+    ]);
   }
   for (const path of contractFiles(root).filter((file) => relative(root, file).startsWith('results'))) {
     const recorded = (JSON.parse(readFileSync(path, 'utf8')) as { command?: unknown }).command;

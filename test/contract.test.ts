@@ -112,15 +112,22 @@ describe('the numbers as a contract (docs/CONTRACT.md)', () => {
   it('tables the numbers a rebaseline moved, leaving out when, where and by what a file was made', () => {
     const root = temp();
     mkdirSync(join(root, 'results', 'smoke'), { recursive: true });
-    mkdirSync(join(root, 'studies', 's', 'results'), { recursive: true });
+    for (const study of ['s', 'group/t', 'no-plan'])
+      mkdirSync(join(root, 'studies', study, 'results'), { recursive: true });
     const write = (path: string, value: unknown) => writeFileSync(join(root, path), JSON.stringify(value));
     write('results/a.json', { generatedAt: '1', fingerprint: WASM, numbers: { x: 1, y: [2, 3] } });
     write('results/smoke/a.json', { numbers: { x: 1 } });
     write('studies/s/results/study.json', { numbers: { mean: 0.5 } });
+    write('studies/s/plan.jsonl', {});
+    // A study in a group folder (studies/recipes-dev/NAME) counts; a folder without a plan does not.
+    write('studies/group/t/results/study.json', { numbers: { mean: 0.6 } });
+    write('studies/group/t/plan.jsonl', {});
+    write('studies/no-plan/results/study.json', { numbers: { mean: 0.7 } });
     const files = contractFiles(root);
     expect(files.map((file) => file.slice(root.length + 1))).toEqual([
       'results/a.json',
       'results/smoke/a.json',
+      'studies/group/t/results/study.json',
       'studies/s/results/study.json',
     ]);
     const before = snapshotNumbers(files, root);
