@@ -68,6 +68,20 @@ describe('the numbers as a contract (docs/CONTRACT.md)', () => {
       numbers: { paired: { pairedSE: 0.03, unpairedSE: 0.02 } },
     });
     expect(claimFails.problems).toEqual(['claim does not hold: pairing cuts the SE']);
+    // A file made without tfjs (17.2, 17.3, exp:recipes run alone) is compared exactly, and only its code parts are named.
+    const statistics = compareWithCommitted(
+      '17.2',
+      {
+        fingerprint: { ...WASM, backend: 'none', backendVersion: 'none', kernel: 'off', threads: 'none' },
+        numbers: 1,
+      },
+      { fingerprint: { ...WASM, sources: 'c'.repeat(64) }, numbers: 1 },
+    );
+    expect(statistics).toEqual({
+      notes: ['fingerprint differs: sources: aaaaaaaaaaaa -> cccccccccccc'],
+      exact: true,
+      problems: [],
+    });
     const unrecorded = compareWithCommitted(
       '17.4',
       { numbers: committed.numbers },
