@@ -16,12 +16,17 @@ import { fingerprint, fingerprintDifferences, isFingerprint, type Fingerprint } 
  */
 export const ARITHMETIC_PARTS: readonly (keyof Fingerprint)[] = ['tfjs', 'backend', 'backendVersion'];
 
+/** The fingerprint a parsed record (a results file, a manifest) holds, or undefined when it holds none or a partial one. */
+export function fingerprintOf(record: unknown): Fingerprint | undefined {
+  const value = (record as { fingerprint?: unknown } | null)?.fingerprint;
+  return isFingerprint(value) ? value : undefined;
+}
+
 /** The fingerprint a results file records, or undefined for a file written before fingerprints (or a damaged one). */
 export function recordedFingerprint(path: string): Fingerprint | undefined {
   if (!existsSync(path)) return undefined;
   try {
-    const value = (JSON.parse(readFileSync(path, 'utf8')) as { fingerprint?: unknown }).fingerprint;
-    return isFingerprint(value) ? value : undefined;
+    return fingerprintOf(JSON.parse(readFileSync(path, 'utf8')));
   } catch {
     return undefined;
   }

@@ -32,11 +32,10 @@ import {
   fingerprint,
   fingerprintDifferences,
   initBackend,
-  isFingerprint,
   recordedBackend,
   type Fingerprint,
 } from '../agent/index.ts';
-import { arithmeticDiffers, committedFingerprint, sayBackendNotice } from './contract.ts';
+import { arithmeticDiffers, committedFingerprint, fingerprintOf, sayBackendNotice } from './contract.ts';
 import { main as main171 } from './17.1.ts';
 import { main as main172 } from './17.2.ts';
 import { main as main173 } from './17.3.ts';
@@ -252,8 +251,8 @@ export function compareWithCommitted(
   committed: ResultsRecord,
   fresh: ResultsRecord,
 ): { notes: string[]; exact: boolean; problems: string[] } {
-  const committedPrint = isFingerprint(committed.fingerprint) ? committed.fingerprint : undefined;
-  const freshPrint = isFingerprint(fresh.fingerprint) ? fresh.fingerprint : fingerprint();
+  const committedPrint = fingerprintOf(committed);
+  const freshPrint = fingerprintOf(fresh) ?? fingerprint();
   let exact: boolean;
   const notes: string[] = [];
   if (committedPrint === undefined) {
@@ -286,11 +285,7 @@ export function smokeProblems(section: string, outDir: string, runsDir: string):
   const fresh = JSON.parse(readFileSync(freshPath, 'utf8')) as ResultsRecord;
   const problems = differences(committed.numbers, normalisedNumbers(freshPath, runsDir));
   if (problems.length === 0) return [];
-  const print = isFingerprint(committed.fingerprint) ? committed.fingerprint : undefined;
-  const differs = fingerprintDifferences(
-    print,
-    isFingerprint(fresh.fingerprint) ? fresh.fingerprint : undefined,
-  );
+  const differs = fingerprintDifferences(fingerprintOf(committed), fingerprintOf(fresh));
   return [...(differs.length > 0 ? [`fingerprint differs: ${differs.join(', ')}`] : []), ...problems];
 }
 

@@ -5,7 +5,6 @@ import {
   fingerprint,
   fingerprintDifferences,
   initBackend,
-  isFingerprint,
   type EvaluateOptions,
   type Evaluation,
 } from '../agent/index.ts';
@@ -26,7 +25,7 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { parseExperimentFlags, ROOT } from './common.ts';
-import { sayBackendNotice } from './contract.ts';
+import { fingerprintOf, sayBackendNotice } from './contract.ts';
 
 /**
  * What the experiments on trained checkpoints share: their command-line options, the training
@@ -194,13 +193,14 @@ function otherCodeOf(folders: readonly string[]): string | undefined {
   for (const folder of folders) {
     const path = join(folder, 'manifest.json');
     if (!existsSync(path)) continue;
-    let recorded: unknown;
+    let manifest: unknown;
     try {
-      recorded = (JSON.parse(readFileSync(path, 'utf8')) as { fingerprint?: unknown }).fingerprint;
+      manifest = JSON.parse(readFileSync(path, 'utf8'));
     } catch {
       continue; // a damaged manifest is checkRunSnapshots' to report
     }
-    if (!isFingerprint(recorded)) return `${path} records no fingerprint`;
+    const recorded = fingerprintOf(manifest);
+    if (recorded === undefined) return `${path} records no fingerprint`;
     const differs = fingerprintDifferences(recorded, current);
     if (differs.length > 0) return differs.join(', ');
   }
