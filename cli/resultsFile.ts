@@ -22,6 +22,8 @@ export interface MachineNote {
   node: string;
   platform: string;
   cpus: number;
+  /** The processor's model as the OS names it (timings, and other libraries' kernels, depend on it). */
+  cpuModel: string;
   /** One-minute load average when the measurement started and when it ended (above `cpus`: a shared, busy machine). */
   loadAverage: { start: number; end: number };
 }
@@ -33,6 +35,7 @@ export function noteMachine(): () => MachineNote {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     loadAverage: { start: round2(start), end: round2(loadavg()[0] ?? 0) },
   });
 }

@@ -189,7 +189,8 @@ function provenance(json: Record<string, Json>, file: string): string {
   const made = typeof json['generatedAt'] === 'string' ? `Made ${json['generatedAt']}.\n` : '';
   return (
     `${made}Command: ${command}.\nMachine: Node ${String(machine['node'] ?? 'not recorded')}, ` +
-    `${String(machine['platform'] ?? 'not recorded')}, ${part(machine['cpus'])} cores;\none-minute load ` +
+    `${String(machine['platform'] ?? 'not recorded')}, ${part(machine['cpus'])} cores` +
+    `${typeof machine['cpuModel'] === 'string' ? ` (${machine['cpuModel']})` : ''};\none-minute load ` +
     `average ${part(load['start'])} at the start, ${part(load['end'])} at the end (\`results/${file}\`).`
   );
 }

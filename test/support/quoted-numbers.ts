@@ -54,18 +54,18 @@ const canary = (row: number) => `results[${row}].meanReward`;
 export const QUOTED: QuotedNumber[] = [
   // npm run train -- --seed 0 --out results/train.json (section run)
   at('train.json', 'run.machine.cpus', '2', 'this machine: 2 cores', [README], {}),
-  at('train.json', 'run.seconds.total', '74', '`npm run train`: 74 s', [README], whole),
+  at('train.json', 'run.seconds.total', '67', '`npm run train`: 67 s', [README], whole),
   at(
     'train.json',
     'run.machine.loadAverage.start',
-    '1.4',
-    'a load average of 1.4 on the 2 cores',
+    '1.7',
+    'a load average of 1.7 on the 2 cores',
     [README],
     one,
   ),
   at('train.json', 'run.seconds.bc', '10', 'behaviour cloning 10 s', [README], whole),
-  at('train.json', 'run.seconds.rollouts', '16', 'rollouts 16 s', [README], whole),
-  at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [README], whole),
+  at('train.json', 'run.seconds.rollouts', '14', 'rollouts 14 s', [README], whole),
+  at('train.json', 'run.seconds.updates', '42', 'updates 42 s', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437 parameters', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437', [MODEL], whole),
   // npm run ex:3 (2,000 simulated evaluations)
@@ -438,15 +438,15 @@ export const QUOTED: QuotedNumber[] = [
   // (test/measurement-log.test.ts checks the whole table; these tie the log to the README's figures)
   ...(
     [
-      ['figures.gym.gym/warmEpisodesPerSecond', '27,775', 'scripted episodes, warm', '/s'],
-      ['figures.gym.gym/coldEpisodesPerSecond', '7,821', 'scripted episodes, cold', '/s'],
-      ['figures.train.trainStepMsOneThread', '281', 'training step, one thread', ' ms'],
-      ['figures.train.trainStepMsTwoThreads', '176', 'training step, two threads', ' ms'],
-      ['figures.train.rolloutEpisodesPerSecondOneThread', '678', 'rollouts, one thread', '/s'],
-      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,071', 'rollouts, two threads', '/s'],
-      ['figures.train.torch.stepMs', '202', 'PyTorch step, two threads', ' ms'],
-      ['figures.train.torch.stepMsOneThread', '169', 'PyTorch step, one thread', ' ms'],
-      ['figures.train.torch.oursStepMsTwoThreads', '177', 'our step, two threads, same turns', ' ms'],
+      ['figures.gym.gym/warmEpisodesPerSecond', '23,741', 'scripted episodes, warm', '/s'],
+      ['figures.gym.gym/coldEpisodesPerSecond', '5,483', 'scripted episodes, cold', '/s'],
+      ['figures.train.trainStepMsOneThread', '303', 'training step, one thread', ' ms'],
+      ['figures.train.trainStepMsTwoThreads', '242', 'training step, two threads', ' ms'],
+      ['figures.train.rolloutEpisodesPerSecondOneThread', '688', 'rollouts, one thread', '/s'],
+      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,023', 'rollouts, two threads', '/s'],
+      ['figures.train.torch.stepMs', '351', 'PyTorch step, two threads', ' ms'],
+      ['figures.train.torch.stepMsOneThread', '156', 'PyTorch step, one thread', ' ms'],
+      ['figures.train.torch.oursStepMsTwoThreads', '238', 'our step, two threads, same turns', ' ms'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at(
@@ -460,43 +460,45 @@ export const QUOTED: QuotedNumber[] = [
   ),
   ...(
     [
-      ['figures.train.trainStepGflopsOneThread', '23.6', 'training step, one thread', ' GFLOP/s'],
-      ['figures.train.trainStepGflopsTwoThreads', '37.6', 'training step, two threads', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsOneThread', '21.8', 'training step, one thread', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsTwoThreads', '27.3', 'training step, two threads', ' GFLOP/s'],
       [
         'figures.train.grpoStepSecondsOneThread',
-        '1.44',
+        '1.58',
         'GRPO step (160 rollouts, 4 updates), one thread',
         ' s',
       ],
-      ['figures.train.grpoStepSecondsTwoThreads', '0.942', 'GRPO step, two threads', ' s'],
-      ['figures.train.ownProductsSpeedup', '1.98', "our products over tfjs's", 'x'],
-      ['figures.train.torch.ratio', '0.876', 'ours / PyTorch on two threads', 'x'],
-      ['figures.eval.taskBootstrapSeconds', '0.0438', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
+      ['figures.train.ownProductsSpeedup', '1.58', "our products over tfjs's", 'x'],
+      ['figures.train.torch.ratio', '0.678', 'ours / PyTorch on two threads', 'x'],
+      ['figures.eval.taskBootstrapSeconds', '0.0307', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at('bench.json', path, text, `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`, [LOG], {
       significant: 3,
     }),
   ),
-  at('bench.json', 'machine.loadAverage.start', '2.05', 'load average 2.05 at the start', [LOG], {
+  at('bench.json', 'figures.train.grpoStepSecondsTwoThreads', '1.10', '| GRPO step, two threads | 1.10 s |', [LOG], {
     digits: 2,
   }),
-  at('train.json', 'run.seconds.total', '73.8', '| total | 73.8 s | `run.seconds.total` |', [LOG], one),
-  at('train.json', 'run.seconds.updates', '46.4', '| updates | 46.4 s | `run.seconds.updates` |', [LOG], one),
-  at('bench.json', 'machine.loadAverage.start', '2.0', 'a load average of 2.0 on the 2 cores', [README], one),
-  at('bench.json', 'machine.cpus', '2', 'a load average of 2.0 on the 2 cores', [README], {}),
+  at('bench.json', 'machine.loadAverage.start', '0.08', 'load average 0.0800 at the start', [LOG], {
+    digits: 2,
+  }),
+  at('train.json', 'run.seconds.total', '67.1', '| total | 67.1 s | `run.seconds.total` |', [LOG], one),
+  at('train.json', 'run.seconds.updates', '41.9', '| updates | 41.9 s | `run.seconds.updates` |', [LOG], one),
+  at('bench.json', 'machine.loadAverage.start', '0.1', 'a load average of 0.1 on the 2 cores', [README], one),
+  at('bench.json', 'machine.cpus', '2', 'a load average of 0.1 on the 2 cores', [README], {}),
   at(
     'bench.json',
     'figures.gym.gym/warmEpisodesPerSecond',
-    '27,800',
-    '27,800 scripted env episodes/s warm',
+    '23,700',
+    '23,700 scripted env episodes/s warm',
     [README],
     {
       significant: 3,
       grouped: true,
     },
   ),
-  at('bench.json', 'figures.train.trainStepMsTwoThreads', '176', '176 ms on two', [README], whole),
+  at('bench.json', 'figures.train.trainStepMsTwoThreads', '242', '242 ms on two', [README], whole),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
   {
