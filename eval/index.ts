@@ -82,7 +82,7 @@ export {
   type AggregateOptions,
 } from './aggregateMetrics.ts';
 export { welchInterval } from './welchInterval.ts';
-export { pairedTInterval } from './pairedTInterval.ts';
+export { meanTInterval, pairedTInterval } from './pairedTInterval.ts';
 export { pitmanMorganTest } from './pitmanMorganTest.ts';
 export { correlationTest } from './correlationTest.ts';
 export { correlatedSelectionInflation } from './correlatedSelection.ts';

@@ -57,7 +57,10 @@ export function draw(world: World, rng: Rng): Sample {
   const step0 = seeds.map((s) => score(world.step0[s]!, 64));
   const repeat = seeds.map((s) => score(world.step80[s]!, 64));
   // The claim whose Wilson interval is measured: some task's step-80 count below its step-0 count.
-  const narrows = step80.filter((row, i) => row.some((rate, t) => rate < step0[i]![t]!)).length;
+  const narrowing = step80.map((row, i) => row.some((rate, t) => rate < step0[i]![t]!));
+  const narrows = narrowing.filter(Boolean).length;
+  // The 8-seed design is the first 8 of these 16 seeds: no draw of its own.
+  const narrows8 = narrowing.slice(0, 8).filter(Boolean).length;
   const pool = world.step80.flat();
   const tasks = Array.from({ length: 10 }, () => pool[rng.int(pool.length)]!);
   const successes = tasks.map((p) => sampleBinomial(32, p, rng));
@@ -70,6 +73,7 @@ export function draw(world: World, rng: Rng): Sample {
       a: step80.map(mean),
       b: repeat.map(mean),
       narrows,
+      narrows8,
     },
     evaluation: { successes, trials: 32, tasks },
     compare: {

@@ -5,9 +5,11 @@
  */
 import {
   betaBinomialMeanPosterior,
+  bootstrapCI,
   binomialPmf,
   episodeBootstrapCI,
   mean,
+  meanTInterval,
   noiseStandardDeviations,
   percentileOfSorted,
   probabilityOfImprovementInterval,
@@ -23,6 +25,9 @@ import { compareSeedScores } from '../study/index.ts';
 import {
   CREDIBLE_INTERVAL_METHOD,
   EPISODE_BOOTSTRAP_METHOD,
+  MEAN_OVER_SEEDS_METHOD,
+  TRAINING_SD_8_METHOD,
+  WILSON_8_METHOD,
   IMPROVEMENT_METHOD,
   IQM_METHOD,
   PAIRED_T_METHOD,
@@ -42,7 +47,15 @@ export interface World {
 
 /** One simulated data set of every design, drawn together. */
 export interface Sample {
-  study: { step80: number[][]; step0Independent: number[][]; a: number[]; b: number[]; narrows: number };
+  study: {
+    step80: number[][];
+    step0Independent: number[][];
+    a: number[];
+    b: number[];
+    narrows: number;
+    /** The claim's count over the first 8 of the 16 seeds (the 8-seed design). */
+    narrows8: number;
+  };
   evaluation: { successes: number[]; trials: number; tasks: number[] };
   compare: { a: number[]; b: number[]; pairs: Array<{ seed: number; a: number; b: number }> };
 }
@@ -66,6 +79,8 @@ export interface Entry {
 }
 
 export const STUDY = '16 seeds x 10 tasks x 64 episodes';
+/** A recipe's study of 8 seeds (exp:recipe-claims), simulated as the first 8 seeds of each STUDY sample. */
+export const STUDY8 = '8 seeds x 10 tasks x 64 episodes';
 export const EVALUATION = '10 tasks x 32 episodes';
 export const COMPARE = '16 + 8 seeds';
 
@@ -191,6 +206,42 @@ export const METHODS: Entry[] = [
     interval: (s, z, rng) =>
       compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,
     truth: (w) => mean(w.shared.map(([i, j]) => seedMean(w.second80[j]!) - seedMean(w.step80[i]!))),
+  },
+  {
+    method: WILSON_8_METHOD,
+    design: STUDY8,
+    interval: (s) => wilsonInterval(s.study.narrows8, 8),
+    truth: (w) => narrowingRate(w.step80, w.step0),
+  },
+  {
+    method: TRAINING_SD_8_METHOD,
+    design: STUDY8,
+    interval: (s) => noiseStandardDeviations(s.study.a.slice(0, 8), s.study.b.slice(0, 8)).training,
+    truth: (w) => trainingSdTruth(w.step80),
+  },
+  {
+    method: MEAN_OVER_SEEDS_METHOD,
+    design: STUDY,
+    interval: (s) => meanTInterval(s.study.a),
+    truth: (w) => mean(w.step80.map(seedMean)),
+  },
+  {
+    method: `${MEAN_OVER_SEEDS_METHOD} (8)`,
+    design: STUDY8,
+    interval: (s) => meanTInterval(s.study.a.slice(0, 8)),
+    truth: (w) => mean(w.step80.map(seedMean)),
+  },
+  {
+    method: 'percentile bootstrap over seeds of a mean (replaced)',
+    design: STUDY,
+    interval: (s, z, rng) => bootstrapCI(s.study.a, { reps: z.reps, rng }),
+    truth: (w) => mean(w.step80.map(seedMean)),
+  },
+  {
+    method: 'percentile bootstrap over seeds of a mean (replaced) (8)',
+    design: STUDY8,
+    interval: (s, z, rng) => bootstrapCI(s.study.a.slice(0, 8), { reps: z.reps, rng }),
+    truth: (w) => mean(w.step80.map(seedMean)),
   },
 ];
 

@@ -18,6 +18,11 @@ export const IMPROVEMENT_METHOD = 'P(step 80 > step 0), stratified bootstrap';
 export const WELCH_METHOD = 'Welch interval of B - A';
 export const SEED_BOOTSTRAP_METHOD = 'bootstrap over seeds of B - A';
 export const PAIRED_T_METHOD = 'paired t interval of B - A (8 shared seeds)';
+/** The claims across recipes (exp:recipe-claims) at a recipe's 8 seeds. */
+export const WILSON_8_METHOD = 'Wilson, a claim over seeds (8)';
+export const TRAINING_SD_8_METHOD = 'training-noise SD, chi-square (reported) (8)';
+/** A t interval over seeds of a mean of per-seed values: 17.8's figures over seeds (simulated with the seeds' step-80 pass@1 as the values). */
+export const MEAN_OVER_SEEDS_METHOD = 't interval of a mean over seeds';
 
 /** The committed coverage results. */
 export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');

@@ -15,14 +15,10 @@
  * Output: results/recipes.json, results/recipes.md. Candidates not yet run (no study, or one
  *   with jobs not done) are listed as such, and the choice waits for all of them.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  describeMixedFingerprints,
-  fingerprintGroups,
-  jobState,
+  finishedStudy,
   loadResults,
-  readPlan,
   sharedSeeds,
   stepAggregates,
   evaluationOf,
@@ -79,21 +75,18 @@ export async function main({
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
   echo = false,
 }: { seed?: number; outDir?: string; studiesDir?: string; echo?: boolean } = {}) {
-  // A candidate counts once every job of its study is done; one still running is not run yet.
-  const finished = (name: string) => {
-    if (!existsSync(join(studiesDir, name, 'plan.jsonl'))) return false;
-    const plan = readPlan(join(studiesDir, name));
-    return plan.jobs.every((job) => jobState(plan, job).state === 'done');
-  };
-  const ran = CANDIDATES.filter(finished);
-  const loaded = new Map(ran.map((name) => [name, loadResults(readPlan(join(studiesDir, name)))]));
-  // Which code made each candidate's outputs (study report's rule, agent/fingerprint.ts): named, not refused here.
-  const mixedCode = ran.flatMap((name) => {
-    const plan = loaded.get(name)!.plan;
-    const done = plan.jobs.filter((job) => jobState(plan, job).state === 'done');
-    const text = describeMixedFingerprints(fingerprintGroups(plan, done));
-    return text === undefined ? [] : [{ name, text }];
+  // A candidate counts once every evaluation of its study is done; one still running is not run yet.
+  const states = new Map(CANDIDATES.map((name) => [name, finishedStudy(join(studiesDir, name))]));
+  const finished = CANDIDATES.flatMap((name) => {
+    const state = states.get(name)!;
+    return state.state === 'finished' ? [{ name, ...state }] : [];
   });
+  const ran = finished.map(({ name }) => name);
+  const loaded = new Map(finished.map(({ name, plan }) => [name, loadResults(plan)]));
+  // Which code made each candidate's outputs (study report's rule, agent/fingerprint.ts): named, not refused here.
+  const mixedCode = finished.flatMap(({ name, mixedCode: text }) =>
+    text === undefined ? [] : [{ name, text }],
+  );
   const tasks = loaded.get(ran[0] ?? 'default')?.tasks.map((task) => task.name) ?? [];
   const candidates = ran.map((name) => ({ name, ...candidateNumbers(loaded.get(name)!, seed) }));
   const base = loaded.get('default');

@@ -32,11 +32,12 @@ import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
-import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD, MEAN_OVER_SEEDS_METHOD, coverageNote } from './coverageNotes.ts';
 
 /** The interval methods seeds.md prints whose coverage exp:coverage measures (its METHODS' names). */
 const SEEDS_COVERAGE = [
   'Wilson, a claim over seeds',
+  MEAN_OVER_SEEDS_METHOD,
   'training-noise SD, chi-square (reported)',
   'evaluation-noise SD, chi-square (reported)',
   IQM_METHOD,
@@ -52,7 +53,7 @@ const withInterval = (value: { estimate: number; low: number; high: number }) =>
 const p1 = (p: number) => (p < 0.001 ? p.toExponential(0) : p.toFixed(3));
 
 /** What each claim says, as the report's rows name it. */
-const CLAIM_TEXT: Record<ClaimName, string> = {
+export const CLAIM_TEXT: Record<ClaimName, string> = {
   step20AtOrAboveBase:
     "17.7, the book's sense (headline): step 20 at or above the base agent at every k (mean pass@k over held-out tasks)",
   step20AtOrAboveBoth: '17.7 read literally: step 20 at or above both the base agent and step 80 at every k',
@@ -215,7 +216,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
           ];
         }),
         [
-          "17.8: winner's curse: the score of the step picked on the first half of the test episodes minus its score on the second half (bootstrap 95% over seeds)",
+          "17.8: winner's curse: the score of the step picked on the first half of the test episodes minus its score on the second half (t 95% over seeds)",
           `${signed(selection.winnersCurse.estimate)} ${range(selection.winnersCurse)}`,
         ],
         [

@@ -1,9 +1,8 @@
 import {
   binomialTestGreater,
-  bootstrapCI,
-  type BootstrapInterval,
   holmAdjust,
   mean,
+  meanTInterval,
   noiseStandardDeviations,
   passAtK,
   percentileOfSorted,
@@ -249,13 +248,8 @@ function selection(results: StudyResults, seed: number) {
   };
 }
 
-/** 17.8's figures per seed, each bootstrapped over seeds from a stream of its own. */
-const SELECTION_STREAMS = {
-  winnersCurse: 'winners-curse',
-  winnersCurseReverse: 'winners-curse/reverse',
-  realAdvantage: 'real-advantage',
-  testSelectionGain: 'test-selection-gain',
-} as const;
+/** 17.8's figures per seed, each with a t interval over seeds (`meanTInterval`). */
+const SELECTION_FIGURES = ['winnersCurse', 'winnersCurseReverse', 'realAdvantage', 'testSelectionGain'] as const;
 
 /** The first edit a checkpoint made most often on a task, with its count (the mechanism of a fall: 17.7). */
 function commonestFirstEdit(evaluation: EvalOutput, task: number): { op: string; episodes: number } | null {
@@ -364,7 +358,6 @@ export function seedClaims(
       perSeed.map((row) => row.passAt1[step]!),
       perSeed.map((row) => row.repeat[step]),
     );
-  const overSeeds = (values: number[], label: string) => bootstrapCI(values, { reps, rng: rng.fork(label) });
   const step80 = perSeed.map((row) => row.passAt1[80]!);
   const aggregates = Object.fromEntries(
     ([0, 20, 80] as const).map((step) => [
@@ -397,14 +390,8 @@ export function seedClaims(
     })),
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
     selection: Object.fromEntries(
-      Object.entries(SELECTION_STREAMS).map(([key, label]) => [
-        key,
-        overSeeds(
-          perSeed.map((row) => row.selection[key as keyof typeof SELECTION_STREAMS]),
-          label,
-        ),
-      ]),
-    ) as Record<keyof typeof SELECTION_STREAMS, BootstrapInterval>,
+      SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
+    ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>,
     step80: {
       mean: mean(step80),
       sd: sampleStandardDeviation(step80),
@@ -426,3 +413,113 @@ export function seedClaims(
 }
 
 export type SeedClaims = ReturnType<typeof seedClaims>;
+
+/** A claim's standing in one recipe: on its side of the line, on the other, or not settled by the seeds measured. */
+export type Standing = 'holds' | 'fails' | 'open';
+
+/** The claims compared across recipes: the nine verdicts counted over seeds, then two values. */
+export const VALUE_CLAIMS = ['trainingNoise30', 'winnersCurse'] as const;
+export type ValueClaimName = (typeof VALUE_CLAIMS)[number];
+
+/**
+ * Where a claim stands across recipes: it holds, or fails, in every recipe measured (whatever the
+ * recipe); it holds in one and fails in another (it belongs to a recipe); or some recipe leaves
+ * it open.
+ */
+export type AcrossRecipes = 'holds whatever the recipe' | 'fails whatever the recipe' | 'belongs to a recipe' | 'open';
+
+/**
+ * A verdict counted over seeds stands where its Wilson 95% interval on the count lies against
+ * one half: it holds when the interval lies above 0.5 (more likely than not in a seed of the
+ * recipe), fails when it lies below.
+ */
+export function rateStanding(claim: SeedFraction): Standing {
+  if (claim.wilson.low > 0.5) return 'holds';
+  if (claim.wilson.high < 0.5) return 'fails';
+  return 'open';
+}
+
+/**
+ * 17.4's "highly reproducible across seeds" (the book's training-noise SD at step 30 is
+ * estimated at zero): it fails when the chi-square interval of the training-noise SD lies above
+ * zero (the seed means differ by more than their evaluation noise explains), and holds when the
+ * interval's high end is below the evaluation-noise SD (whatever the seeds differ by, one
+ * evaluation's noise is larger).
+ */
+export function reproducibleStanding(noise: { training: Interval; evaluation: { estimate: number } }): Standing {
+  if (noise.training.low > 0) return 'fails';
+  if (noise.training.high < noise.evaluation.estimate) return 'holds';
+  return 'open';
+}
+
+/** 17.8's winner's curse (the book's +0.03): it holds when its t interval over seeds lies above zero, fails when below. */
+export function curseStanding(curse: Interval): Standing {
+  if (curse.low > 0) return 'holds';
+  if (curse.high < 0) return 'fails';
+  return 'open';
+}
+
+/** One claim in every recipe (each recipe's standing) and where it stands across them. */
+export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
+  if (standings.length > 0 && standings.every((standing) => standing === 'holds'))
+    return 'holds whatever the recipe';
+  if (standings.length > 0 && standings.every((standing) => standing === 'fails'))
+    return 'fails whatever the recipe';
+  if (standings.includes('holds') && standings.includes('fails')) return 'belongs to a recipe';
+  return 'open';
+}
+
+/**
+ * Every claim of `seedClaims` in every recipe given (each a study of its own seeds on the held-out
+ * tasks): per recipe the claim's count or value with its interval and its standing, and where the
+ * claim stands across the recipes. Pure; reads only what `seedClaims` returned.
+ */
+export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claims: SeedClaims }>) {
+  if (recipes.length === 0) throw new RangeError('claimsAcrossRecipes: no recipe given');
+  const rates = CLAIMS.map((claim) => {
+    const per = recipes.map(({ name, claims }) => ({
+      recipe: name,
+      ...claims.claims[claim],
+      standing: rateStanding(claims.claims[claim]),
+    }));
+    return { claim, kind: 'rate' as const, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) };
+  });
+  const values = VALUE_CLAIMS.map((claim) => {
+    const per = recipes.map(({ name, claims }) => {
+      if (claim === 'trainingNoise30') {
+        const noise = claims.noise.step30;
+        return {
+          recipe: name,
+          seeds: claims.seeds.length,
+          estimate: noise.training.estimate,
+          low: noise.training.low,
+          high: noise.training.high,
+          evaluationNoise: noise.evaluation.estimate,
+          standing: reproducibleStanding(noise),
+        };
+      }
+      const curse = claims.selection.winnersCurse;
+      return {
+        recipe: name,
+        seeds: claims.seeds.length,
+        estimate: curse.estimate,
+        low: curse.low,
+        high: curse.high,
+        standing: curseStanding(curse),
+      };
+    });
+    return { claim, kind: 'value' as const, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) };
+  });
+  return {
+    recipes: recipes.map(({ name, claims }) => ({
+      name,
+      seeds: claims.seeds,
+      episodes: claims.episodes,
+      step80: claims.step80,
+    })),
+    rates,
+    values,
+  };
+}
+
+export type ClaimsAcrossRecipes = ReturnType<typeof claimsAcrossRecipes>;

@@ -86,15 +86,32 @@ export {
   type SubmittedArray,
 } from './scheduler.ts';
 export { diskError } from './disk.ts';
-export { evalKey, evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
+export {
+  evalKey,
+  evaluationOf,
+  finishedStudy,
+  loadResults,
+  taskRates,
+  type StudyResults,
+} from './results.ts';
 export {
   CLAIMS,
   DECIDED,
+  VALUE_CLAIMS,
+  acrossRecipes,
+  claimsAcrossRecipes,
+  curseStanding,
+  rateStanding,
+  reproducibleStanding,
   seedClaims,
   pairedDropP,
+  type AcrossRecipes,
   type ClaimName,
+  type ClaimsAcrossRecipes,
   type SeedClaims,
   type SeedFraction,
+  type Standing,
+  type ValueClaimName,
 } from './claims.ts';
 export { AGGREGATE_REPS, PROFILE_TAUS, improvement, stepAggregates } from './aggregates.ts';
 export {

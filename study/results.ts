@@ -1,6 +1,14 @@
 import { InputError } from '../lib/errors.ts';
-import { jobState, readEvalOutput, type EvalOutput } from './job.ts';
-import { measuredTasks, type EvalJob, type Plan } from './plan.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  describeMixedFingerprints,
+  fingerprintGroups,
+  jobState,
+  readEvalOutput,
+  type EvalOutput,
+} from './job.ts';
+import { measuredTasks, readPlan, type EvalJob, type Plan } from './plan.ts';
 
 /** Every evaluation of a finished study, by seed and then by `chapterStep/label`. */
 export interface StudyResults {
@@ -56,4 +64,26 @@ export function taskRates(results: StudyResults, chapterStep: number, label = 'a
   return results.seeds.map((seed) =>
     evaluationOf(results, seed, chapterStep, label).perTask.map((count) => count.successes / count.episodes),
   );
+}
+
+/**
+ * A committed study as a report reads it: absent (no plan), not finished (some evaluation not
+ * done), or finished, with its plan and, when its evaluations were made by different code, the
+ * line that says which jobs differ in what (`describeMixedFingerprints`): named by the report,
+ * not refused. Only the evaluations count, as for `loadResults`: a committed study holds no
+ * training weights (they are not committed), and no report reads them.
+ */
+export function finishedStudy(
+  dir: string,
+):
+  | { state: 'absent' }
+  | { state: 'unfinished'; plan: Plan; done: number; evaluations: number }
+  | { state: 'finished'; plan: Plan; mixedCode: string | undefined } {
+  if (!existsSync(join(dir, 'plan.jsonl'))) return { state: 'absent' };
+  const plan = readPlan(dir);
+  const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
+  const done = evaluations.filter((job) => jobState(plan, job).state === 'done');
+  if (done.length < evaluations.length)
+    return { state: 'unfinished', plan, done: done.length, evaluations: evaluations.length };
+  return { state: 'finished', plan, mixedCode: describeMixedFingerprints(fingerprintGroups(plan, done)) };
 }

@@ -6,6 +6,7 @@ import {
   interquartileMean,
   correlationTest,
   noncentralTCdf,
+  meanTInterval,
   pairedTInterval,
   pitmanMorganTest,
   requiredSeeds,
@@ -18,6 +19,7 @@ import {
   stratifiedIqm,
   trajectoryFalls,
   welchInterval,
+  wilsonInterval,
 } from '../eval/index.ts';
 import {
   CHAPTER_STEPS,
@@ -26,6 +28,12 @@ import {
   pairedDropP,
   type StudyComparison,
   seedClaims,
+  acrossRecipes,
+  claimsAcrossRecipes,
+  curseStanding,
+  rateStanding,
+  reproducibleStanding,
+  type SeedFraction,
   type EvalOutput,
   type StudyResults,
 } from '../study/index.ts';
@@ -121,6 +129,20 @@ describe('paired comparisons and seeds needed against scipy and statsmodels', ()
     expect(noncentralTCdf(0.3, 3, -2)).toBeCloseTo(0.9881383178903734, 10);
     expect(noncentralTCdf(1.7, 14, 1.2)).toBeCloseTo(0.6725864553879494, 10);
     expect(() => noncentralTCdf(1, 0, 1)).toThrow(RangeError);
+  });
+
+  it('the one-sample t interval of a mean', () => {
+    // scipy 1.10.1: stats.ttest_1samp(x, 0).confidence_interval(0.95) and (0.99).
+    const x = [0.012, -0.03, 0.05, 0.0, 0.021, -0.008, 0.017, 0.04];
+    const result = meanTInterval(x);
+    expect(result.estimate).toBeCloseTo(0.012750000000000001, 14);
+    expect(result.low).toBeCloseTo(-0.008768405492765773, 10);
+    expect(result.high).toBeCloseTo(0.034268405492765774, 10);
+    expect(result.df).toBe(7);
+    expect(meanTInterval(x, { level: 0.99 }).low).toBeCloseTo(-0.01909577870051674, 10);
+    expect(meanTInterval(x, { level: 0.99 }).high).toBeCloseTo(0.044595778700516744, 10);
+    expect(meanTInterval([0.25, 0.25, 0.25])).toMatchObject({ low: 0.25, high: 0.25 });
+    expect(() => meanTInterval([0.5])).toThrow(RangeError);
   });
 
   it('the paired t interval', () => {
@@ -407,5 +429,77 @@ describe("the claims in the book's sense", () => {
     // Every other step has its 10 successes in its first half too: picked on the second half
     // (all 0), the first step wins the tie and scores 10/32 on the first half, above its 0.
     expect(perSeed[0]!.selection.winnersCurseReverse).toBeCloseTo(0 - 10 / 32, 12);
+  });
+});
+
+describe('the claims across recipes', () => {
+  const options = { seed: 1, reps: 200, resamples: 50 };
+  const fraction = (holds: number, seeds: number): SeedFraction => ({
+    holds,
+    seeds,
+    fraction: holds / seeds,
+    wilson: wilsonInterval(holds, seeds),
+    twoStage: { low: 0, high: 1 },
+    undecided: [],
+    undecidedCount: 0,
+  });
+
+  it('a verdict holds in a recipe when its Wilson interval lies above one half, fails below it, and is open across it', () => {
+    // Wilson 95% at 8 seeds: 8/8 [0.676, 1], 7/8 [0.529, 0.978], 6/8 [0.409, 0.929], 1/8 [0.022, 0.471].
+    expect(rateStanding(fraction(8, 8))).toBe('holds');
+    expect(rateStanding(fraction(7, 8))).toBe('holds');
+    expect(rateStanding(fraction(6, 8))).toBe('open');
+    expect(rateStanding(fraction(4, 8))).toBe('open');
+    expect(rateStanding(fraction(1, 8))).toBe('fails');
+    expect(rateStanding(fraction(0, 8))).toBe('fails');
+  });
+
+  it("17.4's reproducibility fails when the training-noise interval lies above 0 and holds when it lies below the evaluation noise", () => {
+    const evaluation = { estimate: 0.02 };
+    expect(reproducibleStanding({ training: { low: 0.01, high: 0.2 }, evaluation })).toBe('fails');
+    expect(reproducibleStanding({ training: { low: 0, high: 0.015 }, evaluation })).toBe('holds');
+    expect(reproducibleStanding({ training: { low: 0, high: 0.05 }, evaluation })).toBe('open');
+    expect(curseStanding({ low: 0.001, high: 0.05 })).toBe('holds');
+    expect(curseStanding({ low: -0.05, high: -0.001 })).toBe('fails');
+    expect(curseStanding({ low: -0.01, high: 0.02 })).toBe('open');
+  });
+
+  it("across recipes: whatever the recipe only when every recipe agrees, a recipe's own when one holds and another fails", () => {
+    expect(acrossRecipes(['holds', 'holds', 'holds'])).toBe('holds whatever the recipe');
+    expect(acrossRecipes(['fails', 'fails'])).toBe('fails whatever the recipe');
+    expect(acrossRecipes(['holds', 'open', 'fails'])).toBe('belongs to a recipe');
+    expect(acrossRecipes(['holds', 'open'])).toBe('open');
+    expect(acrossRecipes(['open', 'open'])).toBe('open');
+  });
+
+  it('two recipes of 8 seeds: the claim one recipe shows and the other does not belongs to a recipe', () => {
+    // Recipe A: step 20 (16 of 32) above the base agent (6) on every task; recipe B: step 20 at 3.
+    // Both end at 30 of 32, and their seeds differ at step 30 only in B.
+    const a = syntheticStudy(8, 32, (_, step) => (step === 0 ? 6 : step === 20 ? 16 : step < 80 ? 24 : 30));
+    const b = syntheticStudy(8, 32, (seed, step) =>
+      step === 0 ? 6 : step === 20 ? 3 : step === 30 ? 10 + 2 * seed : step < 80 ? 24 : 30,
+    );
+    const across = claimsAcrossRecipes([
+      { name: 'A', claims: seedClaims(a, options) },
+      { name: 'B', claims: seedClaims(b, options) },
+    ]);
+    const rate = (claim: string) => across.rates.find((row) => row.claim === claim)!;
+    expect(rate('step20AtOrAboveBase').recipes.map((cell) => [cell.holds, cell.standing])).toEqual([
+      [8, 'holds'],
+      [0, 'fails'],
+    ]);
+    expect(rate('step20AtOrAboveBase').across).toBe('belongs to a recipe');
+    // Step 20 is below step 80 at k = 1 in both: the literal reading fails whatever the recipe.
+    expect(rate('step20AtOrAboveBoth').across).toBe('fails whatever the recipe');
+    // Greedy and T 1.3 play as the training temperature here: greedy ties (holds), T 1.3 is not below (fails).
+    expect(rate('greedyAtOrAbove').across).toBe('holds whatever the recipe');
+    expect(rate('hotBelow').across).toBe('fails whatever the recipe');
+    const noise = across.values.find((row) => row.claim === 'trainingNoise30')!;
+    // A's seeds are identical (an SD of 0 and no evaluation noise: open); B's differ (fails).
+    expect(noise.recipes.map((cell) => cell.standing)).toEqual(['open', 'fails']);
+    expect(noise.recipes[1]!.low).toBeGreaterThan(0);
+    expect(noise.across).toBe('open');
+    expect(across.recipes.map((row) => row.seeds.length)).toEqual([8, 8]);
+    expect(() => claimsAcrossRecipes([])).toThrow(/no recipe/);
   });
 });
