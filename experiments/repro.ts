@@ -55,6 +55,7 @@ import { main as mainEx7 } from './ex-7.ts';
 import { main as mainSeeds } from './seeds.ts';
 import { main as mainCoverage } from './coverage.ts';
 import { main as mainRecipes } from './recipes.ts';
+import { main as mainRecipeClaims } from './recipe-claims.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
@@ -93,6 +94,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   coverage: (o) => mainCoverage({ seed: o.seed, smoke: o.smoke, outDir: o.outDir }),
   // The recipes compared on the development split, read from the committed candidate studies.
   recipes: (o) => mainRecipes({ seed: o.seed, outDir: o.outDir }),
+  // The chapter's claims across recipes, read from the committed held-out recipe studies.
+  'recipe-claims': (o) => mainRecipeClaims({ seed: o.seed, outDir: o.outDir }),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
