@@ -51,7 +51,11 @@ import { CLAIM_TEXT } from './seeds.ts';
  */
 export const RECIPE_STUDIES = [
   { name: 'default', study: 'studies/default-16', recipe: 'default' },
-  { name: 'entropy-0', study: 'studies/recipes-held-out/entropy-0', recipe: 'studies/recipes/entropy-0.json' },
+  {
+    name: 'entropy-0',
+    study: 'studies/recipes-held-out/entropy-0',
+    recipe: 'studies/recipes/entropy-0.json',
+  },
   { name: 'kl-0.1', study: 'studies/recipes-held-out/kl-0.1', recipe: 'studies/recipes/kl-0.1.json' },
 ] as const;
 /** A recipe needs at least this many seeds to be compared (the recipe issue's floor). */
@@ -83,7 +87,8 @@ const VALUE_TEXT: Record<ValueClaimName, string> = {
     "17.8: the winner's curse is positive (the book's +0.03): the pick's score on the first half of the test episodes minus its score on the second (t 95% over seeds)",
 };
 
-const mark = (standing: Standing) => (standing === 'holds' ? 'holds' : standing === 'fails' ? 'fails' : 'open');
+const mark = (standing: Standing) =>
+  standing === 'holds' ? 'holds' : standing === 'fails' ? 'fails' : 'open';
 
 export async function main({
   seed,
@@ -105,18 +110,28 @@ export async function main({
           },
         ],
   );
-  const ready = states.flatMap((entry) => (entry.state.state === 'finished' ? [{ ...entry, ...entry.state }] : []));
+  const ready = states.flatMap((entry) =>
+    entry.state.state === 'finished' ? [{ ...entry, ...entry.state }] : [],
+  );
   for (const entry of ready) {
     if (entry.plan.seeds.length < MIN_SEEDS)
-      throw new InputError(`${entry.study}: ${entry.plan.seeds.length} seeds; a recipe's claims need at least ${MIN_SEEDS}`);
+      throw new InputError(
+        `${entry.study}: ${entry.plan.seeds.length} seeds; a recipe's claims need at least ${MIN_SEEDS}`,
+      );
     const missing = CHAPTER_STEPS.filter((step) => !entry.plan.measure.steps.includes(step));
     if (missing.length > 0)
-      throw new InputError(`${entry.study}: the claims need every chapter step; this study lacks ${missing.join(', ')}`);
+      throw new InputError(
+        `${entry.study}: the claims need every chapter step; this study lacks ${missing.join(', ')}`,
+      );
     if (measuredSplit(entry.plan) !== 'heldout')
-      throw new InputError(`${entry.study}: the claims are measured on the held-out tasks; this study measures the ${splitName(entry.plan)} tasks`);
+      throw new InputError(
+        `${entry.study}: the claims are measured on the held-out tasks; this study measures the ${splitName(entry.plan)} tasks`,
+      );
   }
   if (ready.length === 0)
-    throw new InputError(`no recipe study is finished (${notRun.map((row) => `${row.study}: ${row.why}`).join('; ')})`);
+    throw new InputError(
+      `no recipe study is finished (${notRun.map((row) => `${row.study}: ${row.why}`).join('; ')})`,
+    );
   // Each study's own eval seed unless told, so that the default's numbers are results/seeds.json's.
   const measured = ready.map((entry) => ({
     name: entry.name,
@@ -142,10 +157,18 @@ export async function main({
     })),
     ...across,
     summary: {
-      holdsWhatever: [...across.rates, ...across.values].filter((row) => row.across === 'holds whatever the recipe').map((row) => row.claim),
-      failsWhatever: [...across.rates, ...across.values].filter((row) => row.across === 'fails whatever the recipe').map((row) => row.claim),
-      belongsToRecipe: [...across.rates, ...across.values].filter((row) => row.across === 'belongs to a recipe').map((row) => row.claim),
-      open: [...across.rates, ...across.values].filter((row) => row.across === 'open').map((row) => row.claim),
+      holdsWhatever: [...across.rates, ...across.values]
+        .filter((row) => row.across === 'holds whatever the recipe')
+        .map((row) => row.claim),
+      failsWhatever: [...across.rates, ...across.values]
+        .filter((row) => row.across === 'fails whatever the recipe')
+        .map((row) => row.claim),
+      belongsToRecipe: [...across.rates, ...across.values]
+        .filter((row) => row.across === 'belongs to a recipe')
+        .map((row) => row.claim),
+      open: [...across.rates, ...across.values]
+        .filter((row) => row.across === 'open')
+        .map((row) => row.claim),
     },
     notRun,
     mixedCode,
@@ -156,7 +179,8 @@ export async function main({
     across.rates.map((row) => [
       CLAIM_TEXT[row.claim],
       ...row.recipes.map(
-        (cell) => `${cell.holds}/${cell.seeds} ${range(cell.wilson)}; ${range(cell.twoStage)}: **${mark(cell.standing)}**`,
+        (cell) =>
+          `${cell.holds}/${cell.seeds} ${range(cell.wilson)}; ${range(cell.twoStage)}: **${mark(cell.standing)}**`,
       ),
       row.across,
     ]),
@@ -209,7 +233,10 @@ export async function main({
     `${coverageNote(['Wilson, a claim over seeds', WILSON_8_METHOD, 'training-noise SD, chi-square (reported)', TRAINING_SD_8_METHOD, MEAN_OVER_SEEDS_METHOD, `${MEAN_OVER_SEEDS_METHOD} (8)`])} The simulated world is studies/default-16's seeds (an 8-seed study is simulated as 8 of them), so a recipe whose seeds spread differently may cover differently; the winner's curse's interval is the t interval over seeds of a mean, simulated with the seeds' step-80 pass@1 as the values.`,
     ...(notRun.length === 0
       ? []
-      : ['', `**Not run:** ${notRun.map((row) => `${row.name} (\`${row.study}\`: ${row.why})`).join('; ')}.`]),
+      : [
+          '',
+          `**Not run:** ${notRun.map((row) => `${row.name} (\`${row.study}\`: ${row.why})`).join('; ')}.`,
+        ]),
     ...(mixedCode.length === 0
       ? []
       : ['', '**Mixed code.** ' + mixedCode.map(({ name, text }) => `${name}: ${text}.`).join(' ')]),
@@ -241,9 +268,13 @@ export async function main({
       high: cell.high,
     })),
   );
-  const reach = Math.max(0.05, ...valuePoints.flatMap((point) => [Math.abs(point.low), Math.abs(point.high)]));
+  const reach = Math.max(
+    0.05,
+    ...valuePoints.flatMap((point) => [Math.abs(point.low), Math.abs(point.high)]),
+  );
   const values = await intervalChartSvg({
-    title: "17.4's training-noise SD at step 30 (chi-square 95%) and 17.8's winner's curse (t 95% over seeds), per recipe",
+    title:
+      "17.4's training-noise SD at step 30 (chi-square 95%) and 17.8's winner's curse (t 95% over seeds), per recipe",
     xTitle: '',
     yTitle: 'pass@1',
     points: valuePoints,

@@ -249,7 +249,12 @@ function selection(results: StudyResults, seed: number) {
 }
 
 /** 17.8's figures per seed, each with a t interval over seeds (`meanTInterval`). */
-const SELECTION_FIGURES = ['winnersCurse', 'winnersCurseReverse', 'realAdvantage', 'testSelectionGain'] as const;
+const SELECTION_FIGURES = [
+  'winnersCurse',
+  'winnersCurseReverse',
+  'realAdvantage',
+  'testSelectionGain',
+] as const;
 
 /** The first edit a checkpoint made most often on a task, with its count (the mechanism of a fall: 17.7). */
 function commonestFirstEdit(evaluation: EvalOutput, task: number): { op: string; episodes: number } | null {
@@ -426,7 +431,8 @@ export type ValueClaimName = (typeof VALUE_CLAIMS)[number];
  * recipe); it holds in one and fails in another (it belongs to a recipe); or some recipe leaves
  * it open.
  */
-export type AcrossRecipes = 'holds whatever the recipe' | 'fails whatever the recipe' | 'belongs to a recipe' | 'open';
+export type AcrossRecipes =
+  'holds whatever the recipe' | 'fails whatever the recipe' | 'belongs to a recipe' | 'open';
 
 /**
  * A verdict counted over seeds stands where its Wilson 95% interval on the count lies against
@@ -446,7 +452,10 @@ export function rateStanding(claim: SeedFraction): Standing {
  * interval's high end is below the evaluation-noise SD (whatever the seeds differ by, one
  * evaluation's noise is larger).
  */
-export function reproducibleStanding(noise: { training: Interval; evaluation: { estimate: number } }): Standing {
+export function reproducibleStanding(noise: {
+  training: Interval;
+  evaluation: { estimate: number };
+}): Standing {
   if (noise.training.low > 0) return 'fails';
   if (noise.training.high < noise.evaluation.estimate) return 'holds';
   return 'open';
@@ -482,7 +491,12 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
       ...claims.claims[claim],
       standing: rateStanding(claims.claims[claim]),
     }));
-    return { claim, kind: 'rate' as const, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) };
+    return {
+      claim,
+      kind: 'rate' as const,
+      recipes: per,
+      across: acrossRecipes(per.map((row) => row.standing)),
+    };
   });
   const values = VALUE_CLAIMS.map((claim) => {
     const per = recipes.map(({ name, claims }) => {
@@ -508,7 +522,12 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
         standing: curseStanding(curse),
       };
     });
-    return { claim, kind: 'value' as const, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) };
+    return {
+      claim,
+      kind: 'value' as const,
+      recipes: per,
+      across: acrossRecipes(per.map((row) => row.standing)),
+    };
   });
   return {
     recipes: recipes.map(({ name, claims }) => ({

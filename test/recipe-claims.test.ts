@@ -41,7 +41,9 @@ describe("the chapter's claims across recipes (exp:recipe-claims)", () => {
     // Every recipe compared has at least 8 seeds; the summary lists every claim once.
     for (const study of across.studies) expect(study.seeds.length).toBeGreaterThanOrEqual(8);
     const listed = Object.values(across.summary as Record<string, string[]>).flat();
-    expect(listed.sort()).toEqual([...across.rates, ...across.values].map((row: { claim: string }) => row.claim).sort());
+    expect(listed.sort()).toEqual(
+      [...across.rates, ...across.values].map((row: { claim: string }) => row.claim).sort(),
+    );
   });
 
   it('a tree with no finished recipe study is a one-line input error naming each study', async () => {

@@ -477,9 +477,16 @@ export const QUOTED: QuotedNumber[] = [
       significant: 3,
     }),
   ),
-  at('bench.json', 'figures.train.grpoStepSecondsTwoThreads', '1.10', '| GRPO step, two threads | 1.10 s |', [LOG], {
-    digits: 2,
-  }),
+  at(
+    'bench.json',
+    'figures.train.grpoStepSecondsTwoThreads',
+    '1.10',
+    '| GRPO step, two threads | 1.10 s |',
+    [LOG],
+    {
+      digits: 2,
+    },
+  ),
   at('bench.json', 'machine.loadAverage.start', '0.08', 'load average 0.0800 at the start', [LOG], {
     digits: 2,
   }),
