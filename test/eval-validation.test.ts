@@ -372,6 +372,8 @@ const CASES: Case[] = [
     /\bx and y\b/,
   ],
   ['pairedTInterval one unit', () => stats.pairedTInterval([0.5], [0.6]), /\ba\b/],
+  ['meanTInterval one value', () => stats.meanTInterval([0.5]), /\bvalues\b/],
+  ['meanTInterval NaN', () => stats.meanTInterval([0.5, NaN]), /\bvalues\b/],
   ['pitmanMorganTest two units', () => stats.pitmanMorganTest([1, 2], [2, 1]), /\ba\b/],
   ['correlationTest two units', () => stats.correlationTest([1, 2], [2, 1]), /\ba\b/],
   [
