@@ -94,6 +94,22 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+const running = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Waits (synchronously: it runs on 'exit' too) until every pid has exited, at most `seconds`. */
+function awaitExit(pids: readonly number[], seconds: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const end = Date.now() + seconds * 1000; Date.now() < end && pids.some(running);)
+    Atomics.wait(pause, 0, 0, 50);
+}
+
 /** The pids of the processes whose PID namespace is that of `pid` (which is one of them). */
 function pidNamespaceMembers(pid: number): number[] {
   let ns: string;
@@ -253,7 +269,9 @@ export async function startMultiNodeSlurm({
     for (const pid of daemons.reverse()) signal(pid, 'SIGTERM');
     ipQuiet('link', 'del', bridge);
     for (const [i] of nodes.entries()) ipQuiet('link', 'del', `${LINK.host}${process.pid}x${i + 1}`);
-    rmSync(dir, { recursive: true, force: true });
+    // slurmctld saves its state as it stops: the folder goes once it (and munged) has exited.
+    awaitExit(daemons, 10);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   process.on('exit', stop);
   try {
