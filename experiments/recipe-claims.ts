@@ -27,8 +27,8 @@ import {
   measuredSplit,
   splitName,
   seedClaims,
+  type AcrossRecipes,
   type ClaimName,
-  type Standing,
   type ValueClaimName,
 } from '../study/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
@@ -87,9 +87,6 @@ const VALUE_TEXT: Record<ValueClaimName, string> = {
     "17.8: the winner's curse is positive (the book's +0.03): the pick's score on the first half of the test episodes minus its score on the second (t 95% over seeds)",
 };
 
-const mark = (standing: Standing) =>
-  standing === 'holds' ? 'holds' : standing === 'fails' ? 'fails' : 'open';
-
 export async function main({
   seed,
   outDir = join(ROOT, 'results'),
@@ -143,6 +140,9 @@ export async function main({
   const mixedCode = ready.flatMap((entry) =>
     entry.mixedCode === undefined ? [] : [{ name: entry.name, text: entry.mixedCode }],
   );
+  const everyClaim = [...across.rates, ...across.values];
+  const claimsWhere = (where: AcrossRecipes) =>
+    everyClaim.filter((row) => row.across === where).map((row) => row.claim);
   const numbers = {
     split: 'held-out',
     minSeeds: MIN_SEEDS,
@@ -157,18 +157,10 @@ export async function main({
     })),
     ...across,
     summary: {
-      holdsWhatever: [...across.rates, ...across.values]
-        .filter((row) => row.across === 'holds whatever the recipe')
-        .map((row) => row.claim),
-      failsWhatever: [...across.rates, ...across.values]
-        .filter((row) => row.across === 'fails whatever the recipe')
-        .map((row) => row.claim),
-      belongsToRecipe: [...across.rates, ...across.values]
-        .filter((row) => row.across === 'belongs to a recipe')
-        .map((row) => row.claim),
-      open: [...across.rates, ...across.values]
-        .filter((row) => row.across === 'open')
-        .map((row) => row.claim),
+      holdsWhatever: claimsWhere('holds whatever the recipe'),
+      failsWhatever: claimsWhere('fails whatever the recipe'),
+      belongsToRecipe: claimsWhere('belongs to a recipe'),
+      open: claimsWhere('open'),
     },
     notRun,
     mixedCode,
@@ -180,7 +172,7 @@ export async function main({
       CLAIM_TEXT[row.claim],
       ...row.recipes.map(
         (cell) =>
-          `${cell.holds}/${cell.seeds} ${range(cell.wilson)}; ${range(cell.twoStage)}: **${mark(cell.standing)}**`,
+          `${cell.holds}/${cell.seeds} ${range(cell.wilson)}; ${range(cell.twoStage)}: **${cell.standing}**`,
       ),
       row.across,
     ]),
@@ -191,7 +183,7 @@ export async function main({
       VALUE_TEXT[row.claim],
       ...row.recipes.map(
         (cell) =>
-          `${row.claim === 'winnersCurse' ? signed(cell.estimate) : f3(cell.estimate)} ${range(cell)}${'evaluationNoise' in cell && cell.evaluationNoise !== undefined ? ` (evaluation noise ${f3(cell.evaluationNoise)})` : ''}: **${mark(cell.standing)}**`,
+          `${row.claim === 'winnersCurse' ? signed(cell.estimate) : f3(cell.estimate)} ${range(cell)}${'evaluationNoise' in cell && cell.evaluationNoise !== undefined ? ` (evaluation noise ${f3(cell.evaluationNoise)})` : ''}: **${cell.standing}**`,
       ),
       row.across,
     ]),
