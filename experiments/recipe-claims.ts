@@ -19,12 +19,12 @@
  */
 import { join, resolve } from 'node:path';
 import {
-  CHAPTER_STEPS,
   CLAIMS,
   claimsAcrossRecipes,
   finishedStudy,
   loadResults,
   measuredSplit,
+  requireChapterSteps,
   splitName,
   seedClaims,
   type AcrossRecipes,
@@ -115,11 +115,8 @@ export async function main({
       throw new InputError(
         `${entry.study}: ${entry.plan.seeds.length} seeds; a recipe's claims need at least ${MIN_SEEDS}`,
       );
-    const missing = CHAPTER_STEPS.filter((step) => !entry.plan.measure.steps.includes(step));
-    if (missing.length > 0)
-      throw new InputError(
-        `${entry.study}: the claims need every chapter step; this study lacks ${missing.join(', ')}`,
-      );
+    // Every study is checked before any is measured (seedClaims checks again).
+    requireChapterSteps(entry.plan);
     if (measuredSplit(entry.plan) !== 'heldout')
       throw new InputError(
         `${entry.study}: the claims are measured on the held-out tasks; this study measures the ${splitName(entry.plan)} tasks`,

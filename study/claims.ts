@@ -262,6 +262,15 @@ function commonestFirstEdit(evaluation: EvalOutput, task: number): { op: string;
   return entries.length === 0 ? null : { op: entries[0]![0], episodes: entries[0]![1] };
 }
 
+/** The claims read every chapter step: a study that lacks one is refused, in one line naming the steps. */
+export function requireChapterSteps(plan: { dir: string; measure: { steps: readonly number[] } }): void {
+  const missing = CHAPTER_STEPS.filter((step) => !plan.measure.steps.includes(step));
+  if (missing.length > 0)
+    throw new InputError(
+      `${plan.dir}: the claims need every chapter step; this study lacks ${missing.join(', ')}`,
+    );
+}
+
 /**
  * Every chapter claim measured across the seeds of a study; a study must have evaluated all
  * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
@@ -273,11 +282,7 @@ export function seedClaims(
   { seed, reps = AGGREGATE_REPS, resamples = 1000 }: { seed: number; reps?: number; resamples?: number },
 ) {
   const { plan, seeds } = results;
-  const missing = CHAPTER_STEPS.filter((step) => !plan.measure.steps.includes(step));
-  if (missing.length > 0)
-    throw new InputError(
-      `${plan.dir}: the claims need every chapter step; this study lacks ${missing.join(', ')}`,
-    );
+  requireChapterSteps(plan);
   const rng = new Rng(seed).fork('seeds');
   const tasks = results.tasks.map((task) => task.name);
   const kMax = Math.min(32, plan.measure.episodes);

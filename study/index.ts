@@ -103,6 +103,7 @@ export {
   curseStanding,
   rateStanding,
   reproducibleStanding,
+  requireChapterSteps,
   seedClaims,
   pairedDropP,
   type AcrossRecipes,
