@@ -6,32 +6,26 @@
  *   step 20 and step 80: unbiased pass@k for k = 1..64 with task-level bootstrap bands, against
  *   the blind guess 1 - 0.8^k. Then, from the data, the tasks whose success falls between the base
  *   agent and step 80 (narrowing): their counts and first edits at every checkpoint, and the step
- *   where they start to fall; when the run narrows none, the four seeds' runs are searched too.
+ *   where they start to fall; when the run narrows none, the four training seeds' runs beside it
+ *   are searched (trained first where missing, as exp:all does).
  * Command: npm run exp:17.7 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about a minute with trained checkpoints (64 episodes per held-out task at every checkpoint of the runs it searches).
+ * Runtime: about a minute with trained checkpoints (64 episodes per held-out task at every checkpoint
+ *   of the runs it searches); from a fresh clone add the seed runs' training (about 2 minutes each).
  * Output: results/17.7.json, results/17.7.md, results/figures/17.3-passk.svg (left: the mean curves
  *   with bands; right: the narrowing task that falls furthest, its pass@k at steps 0, 20 and 80).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
 import { report } from './report/17.7.ts';
-import {
-  checkpointsOf,
-  ensureRun,
-  evaluateOnCores,
-  parseRunOptions,
-  runOptions,
-  seedRun,
-  type RunOptions,
-} from './runs.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const AGENTS = [0, 20, 80] as const;
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
+/** The training seeds whose runs are searched when the run itself narrows no task. */
+const SEARCHED_SEEDS = [0, 1, 2, 3] as const;
 /** Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k. */
 function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
   return Array.from({ length: n }, (_, i) => {
@@ -51,6 +45,8 @@ function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
  * end below where they began, and for each of those the step of its peak and the step where it
  * starts to fall.
  */
+type Narrowing = Awaited<ReturnType<typeof runTrajectory>>['narrowing'][number];
+
 async function runTrajectory(runDir: string, at: (step: number) => string, episodes: number, seed: number) {
   const evaluations: Array<{ step: number; result: Evaluation }> = [];
   for (const step of TRAJECTORY)
@@ -68,6 +64,28 @@ async function runTrajectory(runDir: string, at: (step: number) => string, episo
     return [{ task, runDir, trajectory, peakStep: peak.step, fallsAt: fall?.step ?? null }];
   });
   return { evaluations, narrowing };
+}
+
+/**
+ * The narrowing tasks of the four training seeds' runs beside `run` (`npm run train -- --seeds
+ * 0,1,2,3`), for a run that narrows none itself. Missing seed runs are trained first, as `npm run
+ * exp:all` does, so that the result never depends on which runs happen to be on disk. The run
+ * itself stands for its own seed when it is that seed's recipe (`seedRun`).
+ */
+export async function searchSeedRuns(
+  run: string,
+  { smoke, episodes, seed }: { smoke: boolean; episodes: number; seed: number },
+): Promise<{ narrowing: Narrowing[]; searched: string[] }> {
+  const narrowing: Narrowing[] = [];
+  const searched: string[] = [];
+  for (const trainingSeed of SEARCHED_SEEDS) {
+    const dir = seedRun(run, trainingSeed, smoke);
+    if (dir === run) continue;
+    const seedAt = await ensureRun(dir, { seed: trainingSeed, smoke, steps: TRAJECTORY });
+    searched.push(dir);
+    narrowing.push(...(await runTrajectory(dir, seedAt, episodes, seed)).narrowing);
+  }
+  return { narrowing, searched };
 }
 
 export async function main(options: Partial<RunOptions> = {}) {
@@ -91,18 +109,10 @@ export async function main(options: Partial<RunOptions> = {}) {
   const reference = Array.from({ length: episodes }, (_, i) => ({ k: i + 1, y: 1 - 0.8 ** (i + 1) }));
 
   // Narrowing, found from the data: held-out tasks with fewer successes at step 80 than at step 0.
-  let narrowing = own.narrowing;
-  const searched: string[] = [];
-  if (narrowing.length === 0) {
-    // None here: look for one in the seeds' runs beside this one (npm run train -- --seeds 0,1,2,3).
-    for (const trainingSeed of [0, 1, 2, 3]) {
-      const dir = seedRun(run, trainingSeed, smoke);
-      const seedAt = checkpointsOf(dir, smoke);
-      if (!existsSync(join(seedAt(80), 'manifest.json')) || dir === run) continue;
-      searched.push(dir);
-      narrowing = [...narrowing, ...(await runTrajectory(dir, seedAt, episodes, seed)).narrowing];
-    }
-  }
+  const { narrowing, searched } =
+    own.narrowing.length > 0
+      ? { narrowing: own.narrowing, searched: [] }
+      : await searchSeedRuns(run, { smoke, episodes, seed });
   const step20AtOrAbove = early.curve.every(
     (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,
   );

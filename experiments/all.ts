@@ -12,22 +12,26 @@
  */
 import { isMain, runScript } from './common.ts';
 import { EXPERIMENTS } from './repro.ts';
-import { parseRunOptions, runOptions, type RunOptions } from './runs.ts';
+import { parseRunOptions, runOptions, type ExperimentOptions } from './runs.ts';
 
-/** The pure-statistics experiments keep their own seed, 0, the one `npm run exp:17.2`, `exp:17.3`, `ex:1` and `ex:7` use. */
-const OWN_SEED = new Set(['17.2', '17.3', 'ex-1', 'ex-7']);
-
+/**
+ * Runs every experiment (or those `only` keeps) as its own script would: without `--seed` each
+ * keeps its own default seed, the one its committed results were made with (1 for the experiments
+ * on trained checkpoints, 0 for the pure-statistics ones), so `exp:all` rewrites every committed
+ * file as the single scripts do.
+ */
 export async function main(
-  options: Partial<RunOptions> = {},
+  options: Partial<ExperimentOptions> = {},
   { only }: { only?: (section: string) => boolean } = {},
 ): Promise<Array<{ section: string; seconds: number }>> {
-  const resolved = runOptions(options);
+  const { seed: _default, ...shared } = runOptions(options);
+  const given = options.seed !== undefined ? { seed: options.seed } : {};
   const times = [];
   for (const [section, run] of Object.entries(EXPERIMENTS)) {
     if (only !== undefined && !only(section)) continue;
     const started = performance.now();
     process.stderr.write(`exp:${section} ...\n`);
-    await run(OWN_SEED.has(section) ? { ...resolved, seed: 0 } : resolved);
+    await run({ ...shared, ...given });
     const seconds = (performance.now() - started) / 1000;
     times.push({ section, seconds });
     process.stderr.write(`exp:${section} done in ${seconds.toFixed(1)} s\n`);

@@ -254,17 +254,15 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
  * run. A smoke run from the command line writes `results/default-smoke/`, as the other
  * experiments' smoke runs do, never the committed results.
  */
-export function parseStatisticsOptions(
-  argv: string[],
-  { seed = 0 }: { seed?: number } = {},
-): { seed: number; smoke: boolean; outDir: string } {
+export function parseStatisticsOptions(argv: string[]): { seed?: number; smoke: boolean; outDir: string } {
   const values = parseExperimentFlags(argv, { run: false });
   const smoke = values.smoke === true;
   const outDir =
     values.out !== undefined
       ? resolve(values.out)
       : resolve(ROOT, 'results', ...(smoke ? ['default-smoke'] : []));
-  return { seed: values.seed ?? seed, smoke, outDir };
+  // Without --seed the experiment keeps its own default, the seed its committed results record.
+  return { ...(values.seed !== undefined ? { seed: values.seed } : {}), smoke, outDir };
 }
 
 /** The experiment scripts' flags, checked: unknown ones, a malformed seed and an empty --out are UsageErrors. */

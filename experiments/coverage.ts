@@ -172,4 +172,4 @@ export async function main({
 }
 
 if (isMain(import.meta.url))
-  await runScript('exp:coverage', () => main(parseStatisticsOptions(process.argv.slice(2), { seed: 1 })));
+  await runScript('exp:coverage', () => main(parseStatisticsOptions(process.argv.slice(2))));

@@ -245,6 +245,13 @@ async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
   });
   const svg = await view.toSVG();
   view.finalize();
+  // A layer without data has no bounds, and vega then sizes the view to the largest double: such
+  // a figure would push everything after it on a page out of reach.
+  const size = /^<svg[^>]*?\bwidth="([^"]*)"[^>]*?\bheight="([^"]*)"/.exec(svg);
+  if (size === null || ![size[1], size[2]].every((side) => Number(side) > 0 && Number(side) < 1e5))
+    throw new Error(
+      `a figure rendered at ${size === null ? 'no size' : `${size[1]} x ${size[2]} px`}: a panel without data?`,
+    );
   return { svg, spec: full };
 }
 
@@ -317,6 +324,8 @@ export async function bandPanelsSvg(
   panels: BandPanel[],
   { width = 360, height = 280 } = {},
 ): Promise<Figure> {
+  const empty = panels.find((panel) => panel.series.length + (panel.dashed?.length ?? 0) === 0);
+  if (empty !== undefined) throw new Error(`figure panel "${empty.title}" has no series to draw`);
   return renderSpec({
     hconcat: panels.map((panel) => bandPanelSpec(panel, width, height)),
     resolve: { scale: { color: 'independent' } },

@@ -236,8 +236,8 @@ export async function main({
 
 if (isMain(import.meta.url)) {
   await runScript('exp:recipes', async () => {
-    const { seed, smoke, outDir } = parseStatisticsOptions(process.argv.slice(2));
+    const { smoke, ...options } = parseStatisticsOptions(process.argv.slice(2));
     if (smoke) throw new UsageError('exp:recipes has no smoke run: it reads the committed candidate studies');
-    await main({ seed, outDir, echo: true });
+    await main({ ...options, echo: true });
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Regression test of the reported numbers: every experiment rerun at its recorded seed must
+ * Regression test of the reported numbers: every experiment rerun as its script runs it must
  * reproduce the committed results/17.N.json exactly (on the backend that wrote them), and the
  * smoke runs must reproduce results/smoke/ exactly (the test suite checks those).
  *
@@ -19,10 +19,9 @@
  * or backend version) the exact numbers cannot match, and the chapter's qualitative claims are
  * checked instead (`qualitativeChecks`); on the same arithmetic by other code every number must
  * still match.
- * On the same backend each figure's vega-lite spec (results/figures/NAME.vl.json, the report
- * page's data) must also be byte-identical to the committed one: it is made from the numbers,
- * so a stale spec means a figure change that was not rerun. The SVGs, rendered from those specs,
- * are not compared.
+ * On the same backend every file an experiment writes must also be byte-identical to the committed
+ * one, the machine's part aside (`fileDifferences`): its JSON, its Markdown, each figure's SVG and
+ * vega-lite spec (results/figures/NAME.vl.json, the report page's data).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +58,7 @@ import { main as mainRecipeClaims } from './recipe-claims.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
-import { setRetrainOtherCode, type RunOptions } from './runs.ts';
+import { setRetrainOtherCode, type ExperimentOptions } from './runs.ts';
 import {
   contractFiles,
   movedNumbers,
@@ -69,8 +68,12 @@ import {
   type Moved,
 } from './rebaseline.ts';
 
-type Experiment = (options: RunOptions) => Promise<unknown>;
-/** Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises and the claims across seeds (`npm run exp:all` runs them so too). */
+type Experiment = (options: ExperimentOptions) => Promise<unknown>;
+/**
+ * Every chapter-17 experiment, in the chapter's order, then the chapter's seven exercises and the
+ * claims across seeds (`npm run exp:all` runs them so too). Without a seed each uses its own
+ * default, the one its script uses and its committed results record.
+ */
 export const EXPERIMENTS: Record<string, Experiment> = {
   '17.1': main171,
   '17.2': (o) => main172(o),
@@ -89,13 +92,15 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   'ex-6': mainEx6,
   'ex-7': (o) => mainEx7(o),
   // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
-  seeds: (o) => mainSeeds({ seed: o.seed, outDir: o.outDir }),
+  seeds: ({ seed, outDir }) => mainSeeds({ ...(seed !== undefined ? { seed } : {}), outDir }),
   // The coverage of every reported interval, simulated in a world made of the committed studies.
-  coverage: (o) => mainCoverage({ seed: o.seed, smoke: o.smoke, outDir: o.outDir }),
+  coverage: ({ seed, smoke, outDir }) =>
+    mainCoverage({ ...(seed !== undefined ? { seed } : {}), smoke, outDir }),
   // The recipes compared on the development split, read from the committed candidate studies.
-  recipes: (o) => mainRecipes({ seed: o.seed, outDir: o.outDir }),
+  recipes: ({ seed, outDir }) => mainRecipes({ ...(seed !== undefined ? { seed } : {}), outDir }),
   // The chapter's claims across recipes, read from the committed held-out recipe studies.
-  'recipe-claims': (o) => mainRecipeClaims({ seed: o.seed, outDir: o.outDir }),
+  'recipe-claims': ({ seed, outDir }) =>
+    mainRecipeClaims({ ...(seed !== undefined ? { seed } : {}), outDir }),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
@@ -221,18 +226,43 @@ export function qualitativeChecks(section: string, numbers: any): Array<[string,
   }
 }
 
-/** The figures (`figures/NAME.svg` as a results JSON lists them) whose committed spec is missing or differs from the fresh one. */
-export function staleSpecs(
-  figures: readonly string[],
+/** What a results JSON records of the machine and moment that wrote it, not of its numbers: left out when files are compared. */
+const ENVIRONMENT_FIELDS = ['generatedAt', 'node', 'platform', 'packages', 'fingerprint', 'markdownSha256'];
+
+/** A written file's text with the machine's part taken out: a JSON's environment fields, the Markdown's node version. */
+function withoutEnvironment(path: string): string {
+  const text = readFileSync(path, 'utf8');
+  if (path.endsWith('.md')) return text.replace(/; node v[\d.]+;/, ';');
+  if (!path.endsWith('.json') || path.endsWith('.vl.json')) return text;
+  const record = JSON.parse(text) as Record<string, unknown>;
+  for (const field of ENVIRONMENT_FIELDS) delete record[field];
+  return JSON.stringify(record);
+}
+
+/**
+ * The committed files of `section` that a fresh run (in `outDir`) did not rewrite byte for byte,
+ * the environment aside (`withoutEnvironment`): its JSON, its Markdown and every figure the JSON
+ * lists, SVG and vega-lite spec. A script must rewrite what is committed, not only its numbers.
+ */
+export function fileDifferences(
+  section: string,
   { expectedDir, outDir }: { expectedDir: string; outDir: string },
 ): string[] {
-  return figures.flatMap((figure) => {
-    const spec = join(dirname(figure), figureSpecName(basename(figure)));
-    const committed = join(expectedDir, spec);
-    if (!existsSync(committed)) return [`${spec} is missing: rerun the section`];
-    return readFileSync(committed, 'utf8') === readFileSync(join(outDir, spec), 'utf8')
+  const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { figures?: string[] };
+  const files = [
+    `${section}.json`,
+    `${section}.md`,
+    ...(fresh.figures ?? []).flatMap((figure) => [
+      figure,
+      join(dirname(figure), figureSpecName(basename(figure))),
+    ]),
+  ];
+  return files.flatMap((file) => {
+    const committed = join(expectedDir, file);
+    if (!existsSync(committed)) return [`${file} is missing: rerun the section`];
+    return withoutEnvironment(committed) === withoutEnvironment(join(outDir, file))
       ? []
-      : [`${spec} differs from the rerun's: rerun the section`];
+      : [`${file} differs from the rerun's: rerun the section`];
   });
 }
 
@@ -307,7 +337,10 @@ export function fingerprintHeadline(
     : `fingerprint: other code than the committed results' (${differs.join(', ')}), the same arithmetic; every number must still match exactly`;
 }
 
-/** Reruns every experiment at full size into a temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite). */
+/**
+ * Reruns every experiment at full size as its script runs it (its own default seed) into a
+ * temporary folder and compares with `expectedDir` (the smoke runs are compared by the test suite).
+ */
 export async function reproduce({
   expectedDir,
   run,
@@ -328,13 +361,20 @@ export async function reproduce({
         continue;
       }
       const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ResultsRecord & { seed: number };
-      await experiment({ run, seed: expected.seed, smoke: false, outDir });
+      // As its script runs it (no --seed): a committed file must be what the script writes.
+      await experiment({ run, smoke: false, outDir });
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
+        seed: number;
         figures?: string[];
       };
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const { notes, exact, problems } = compareWithCommitted(section, expected, fresh);
-      if (exact) problems.push(...staleSpecs(fresh.figures ?? [], { expectedDir, outDir }));
+      if (fresh.seed !== expected.seed)
+        problems.unshift(
+          `the script draws with seed ${fresh.seed}, the committed file records seed ${expected.seed}`,
+        );
+      // Numbers that match in files that do not (a config, a sentence, a figure) are a stale file.
+      if (exact && problems.length === 0) problems.push(...fileDifferences(section, { expectedDir, outDir }));
       if (resultPairMatches(expectedPath, join(expectedDir, `${section}.md`)) === false)
         problems.push(
           `${section}.md was not written with ${section}.json (a run was killed between the two): rerun it`,
@@ -350,7 +390,7 @@ export async function reproduce({
 /**
  * `test:repro -- --rebaseline`: regenerates every committed number in one command. Runs trained
  * by other code (their manifests' fingerprints differ) are trained again; every experiment reruns
- * at its committed seed into a temporary folder, and its files replace results/ in one atomic batch
+ * as its script runs it (its own default seed) into a temporary folder, and its files replace results/ in one atomic batch
  * once all succeeded; then results/smoke/, every study report and comparison (through the CLI).
  * Returns the numbers that moved, old -> new.
  */
@@ -367,14 +407,9 @@ export async function rebaseline({ run = 'runs/default' }: { run?: string } = {}
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-rebaseline-'));
   try {
     for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
-      const committedPath = join(resultsDir, `${section}.json`);
-      const seed = existsSync(committedPath)
-        ? (JSON.parse(readFileSync(committedPath, 'utf8')) as { seed: number }).seed
-        : undefined;
-      if (typeof seed !== 'number')
-        throw new UsageError(`${committedPath} is missing or records no seed: restore it from git first`);
       process.stderr.write(`rebaseline: ${section}\n`);
-      await experiment({ run, seed, smoke: false, outDir });
+      // Each at its script's own seed, so that the script alone rewrites what is committed.
+      await experiment({ run, smoke: false, outDir });
     }
     writeFilesAtomic(
       filesUnder(outDir).map((path) => ({

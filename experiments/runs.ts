@@ -44,20 +44,24 @@ export interface RunOptions {
 
 const DEFAULT_RUN = 'runs/default';
 
+/** An experiment's options before its own defaults: without `--seed` each experiment draws with the seed its committed results were made with. */
+export type ExperimentOptions = Omit<RunOptions, 'seed'> & { seed?: number };
+
 /**
  * Parses `--run DIR --seed S --smoke --out DIR`; a bad flag is a UsageError (`runScript` reports
- * it in one line, exit 2). `--out` puts the results in another folder than the run's.
+ * it in one line, exit 2). `--out` puts the results in another folder than the run's. The seed is
+ * left out unless given: each experiment has its own default.
  */
-export function parseRunOptions(argv: string[], { seed = 1 }: { seed?: number } = {}): RunOptions {
+export function parseRunOptions(argv: string[]): ExperimentOptions {
   const values = parseExperimentFlags(argv, { run: true });
   const smoke = values.smoke === true;
   const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
-  return runOptions({
+  const { seed: _default, ...filled } = runOptions({
     ...(run !== undefined ? { run } : {}),
-    seed: values.seed ?? seed,
     smoke,
     ...(values.out !== undefined ? { outDir: resolve(values.out) } : {}),
   });
+  return { ...filled, ...(values.seed !== undefined ? { seed: values.seed } : {}) };
 }
 
 /**

@@ -9,7 +9,7 @@
  *   task's trajectory with its falls and their tests; 17.4's training- and evaluation-noise SDs
  *   with chi-square intervals; 17.8's winner's curse on fresh episodes; rliable's mean, IQM,
  *   performance profiles and probability of improvement with stratified-bootstrap intervals.
- * Command: npm run exp:seeds [-- --study DIR --seed S]
+ * Command: npm run exp:seeds [-- --study DIR --seed S --out DIR]
  * Runtime: measured 50 to 58 s wall, 11.6 to 14.3 s of CPU, at a load average of 12 to 17 on
  *   the 2 cores (3.9 s wall before the episode resamples and 50,000-replicate intervals); it
  *   reads the study's job outputs, which `tinyagent study run` makes.
@@ -354,17 +354,21 @@ function parseSeedsOptions(argv: string[]): Partial<SeedsOptions> {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { study: { type: 'string' }, seed: { type: 'string' } },
+      options: { study: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
       strict: true,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: --study DIR, --seed S)`);
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]} (options: --study DIR, --seed S, --out DIR)`,
+    );
   }
+  if (values.out === '') throw new UsageError('--out names no folder');
   if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed))
     throw new UsageError(`--seed must be a decimal integer, got '${values.seed}'`);
   return {
     ...(values.study !== undefined ? { study: values.study } : {}),
     ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
+    ...(values.out !== undefined ? { outDir: resolve(values.out) } : {}),
   };
 }
 

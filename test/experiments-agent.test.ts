@@ -6,7 +6,8 @@ import { main as main171 } from '../experiments/17.1.ts';
 import { main as main174 } from '../experiments/17.4.ts';
 import { main as main175 } from '../experiments/17.5.ts';
 import { main as main176 } from '../experiments/17.6.ts';
-import { main as main177 } from '../experiments/17.7.ts';
+import { main as main177, searchSeedRuns } from '../experiments/17.7.ts';
+import { report as report177 } from '../experiments/report/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, seedRun, stepOf, trainingSeedOf } from '../experiments/runs.ts';
@@ -126,6 +127,29 @@ describe('experiments on trained checkpoints (smoke)', () => {
     expect(readFileSync(join(outDir, 'figures', '17.3-passk.svg'), 'utf8')).toMatch(/^<svg/);
     expectSmoke('17.7');
   });
+
+  it("17.7 on a run that narrows no task: the four seeds' runs are searched, those missing trained first; the report draws the mean curves alone", async () => {
+    const seedDir = (seed: number) => join(root, 'runs', `seed-${seed}-smoke`);
+    // 17.4 trained seed 1 beside the run; seeds 2 and 3 are not there yet.
+    expect(existsSync(seedDir(3))).toBe(false);
+    const found = await searchSeedRuns(run, { smoke: true, episodes: 8, seed: 1 });
+    // Seed 0's run is the run itself (the default recipe), so it is not searched again.
+    expect(found.searched).toEqual([1, 2, 3].map(seedDir));
+    for (const seed of [1, 2, 3])
+      expect(existsSync(join(seedDir(seed), 'step-8', 'manifest.json'))).toBe(true);
+    for (const row of found.narrowing) expect(found.searched).toContain(row.runDir);
+
+    const numbers = await main177({ run, seed: 1, smoke: true, outDir: join(root, 'results-177') });
+    const none = { ...numbers, narrowing: [], searched: found.searched };
+    const { markdown, figures } = await report177(none, { run, episodes: 8, agents: [0, 20, 80] });
+    expect(markdown).toContain(`No held-out task narrows`);
+    expect(markdown).toContain(seedDir(3));
+    const svg = figures!['17.3-passk.svg']!.svg;
+    const [, width, height] = /^<svg[^>]*?width="([^"]+)"[^>]*?height="([^"]+)"/.exec(svg)!;
+    expect(Number(width)).toBeGreaterThan(100);
+    expect(Number(width)).toBeLessThan(1000);
+    expect(Number(height)).toBeLessThan(1000);
+  }, 300_000); // two smoke trainings and four runs' evaluations: a hang, not slowness, at this bound
 
   it("17.8: validation and test by checkpoint, selection by each, the winner's curse measured and simulated, Figure 17.4", async () => {
     const result = await main178({ run, seed: 1, smoke: true, outDir });

@@ -162,3 +162,14 @@ describe('the committed step-80 seeds figure', () => {
     ]);
   });
 });
+
+describe('a panel without data', () => {
+  it('is refused, naming the panel: vega would size it to the largest double and push a page out of reach', async () => {
+    const left = { title: 'curves', xTitle: 'k', yTitle: 'pass@k', series: [band('step 0', [1, 2, 4])] };
+    await expect(
+      bandPanelsSvg([left, { title: 'nothing narrows', xTitle: 'step', yTitle: 'share', series: [] }]),
+    ).rejects.toThrow(/"nothing narrows" has no series/);
+    const alone = await bandPanelsSvg([left]);
+    expect(alone.svg).toMatch(/^<svg[^>]*width="\d{3}"/);
+  });
+});

@@ -61,7 +61,8 @@ interface Context {
 
 /**
  * Figure 17.3: left the mean pass@k curves with their bands, right the narrowing task that falls
- * furthest from its peak to step 80, its own pass@k at each compared checkpoint.
+ * furthest from its peak to step 80, its own pass@k at each compared checkpoint (no right panel
+ * when no task narrows).
  */
 function passAtKFigure({ agents, reference, narrowing }: Numbers, { episodes, agents: steps }: Context) {
   const dropOf = (row: Narrowing) =>
@@ -77,25 +78,23 @@ function passAtKFigure({ agents, reference, narrowing }: Numbers, { episodes, ag
     name: 'blind guess 1 - 0.8^k',
     points: reference.map((point) => ({ x: point.k, y: point.y })),
   };
-  const right: BandPanel =
+  // Nothing narrows: the figure is the mean curves alone (the text names the runs searched).
+  const right: BandPanel[] =
     shown === undefined
-      ? {
-          title: 'No held-out task narrows in this run or its seeds',
-          xTitle: 'step',
-          yTitle: 'successes / episodes',
-          series: [],
-        }
-      : {
-          title: `The narrowing task alone: ${shown.task} (${shown.runDir})`,
-          xTitle: 'k',
-          yTitle: 'pass@k',
-          xScale: 'log',
-          series: steps.map((step) => ({
-            name: `step ${step}: ${shown.trajectory.find((point) => point.step === step)!.successes}/${episodes}`,
-            points: taskCurve(shown.trajectory.find((point) => point.step === step)!.successes),
-          })),
-          dashed: [blindGuess],
-        };
+      ? []
+      : [
+          {
+            title: `The narrowing task alone: ${shown.task} (${shown.runDir})`,
+            xTitle: 'k',
+            yTitle: 'pass@k',
+            xScale: 'log',
+            series: steps.map((step) => ({
+              name: `step ${step}: ${shown.trajectory.find((point) => point.step === step)!.successes}/${episodes}`,
+              points: taskCurve(shown.trajectory.find((point) => point.step === step)!.successes),
+            })),
+            dashed: [blindGuess],
+          },
+        ];
   return bandPanelsSvg([
     {
       title: `Mean unbiased pass@k over the held-out tasks (${episodes} episodes each)`,
@@ -108,7 +107,7 @@ function passAtKFigure({ agents, reference, narrowing }: Numbers, { episodes, ag
       })),
       dashed: [blindGuess],
     },
-    right,
+    ...right,
   ]);
 }
 

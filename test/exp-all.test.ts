@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../experiments/common.ts';
+import { fileDifferences } from '../experiments/repro.ts';
+import { parseRunOptions } from '../experiments/runs.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-all-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// The experiments that need no trained run (pure statistics, or reading the committed studies),
+// each with its script: they run here at full size in about a minute per entry point; test:repro
+// reruns the others the same way.
+const WITHOUT_RUNS: Record<string, string> = {
+  '17.2': '17.2.ts',
+  '17.3': '17.3.ts',
+  'ex-1': 'ex-1.ts',
+  'ex-7': 'ex-7.ts',
+  seeds: 'seeds.ts',
+  recipes: 'recipes.ts',
+  'recipe-claims': 'recipe-claims.ts',
+};
+
+/** Node with tsx on `args` in the checkout, in a child process (minutes of computing would stall the test worker). */
+const node = (args: string[]) =>
+  new Promise<{ status: number | null; stderr: string }>((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('exit', (status) => done({ status, stderr }));
+  });
+
+/** Every committed file of each section rewritten in `outDir` byte for byte (the machine's part aside), at the committed seed. */
+function expectCommitted(outDir: string): void {
+  for (const section of Object.keys(WITHOUT_RUNS)) {
+    const seedOf = (dir: string) =>
+      (JSON.parse(readFileSync(join(dir, `${section}.json`), 'utf8')) as { seed: number }).seed;
+    expect(seedOf(outDir), section).toBe(seedOf(join(ROOT, 'results')));
+    expect(fileDifferences(section, { expectedDir: join(ROOT, 'results'), outDir }), section).toEqual([]);
+  }
+}
+
+describe('every entry point rewrites the committed results', () => {
+  it('exp:all leaves the seed to each experiment unless --seed is given', () => {
+    expect(parseRunOptions([])).not.toHaveProperty('seed');
+    expect(parseRunOptions(['--seed', '5']).seed).toBe(5);
+  });
+
+  it('each script alone, without --seed', async () => {
+    const outDir = join(root, 'alone');
+    for (const script of Object.values(WITHOUT_RUNS)) {
+      const { status, stderr } = await node([join('experiments', script), '--out', outDir]);
+      expect(status, `${script}: ${stderr}`).toBe(0);
+    }
+    expectCommitted(outDir);
+  }, 600_000); // about a minute alone; a hang, not slowness, at this bound
+
+  it('exp:all, without --seed', async () => {
+    const outDir = join(root, 'all');
+    const only = JSON.stringify(Object.keys(WITHOUT_RUNS));
+    const program = `const { main } = await import(${JSON.stringify(join(ROOT, 'experiments', 'all.ts'))}); await main({ outDir: ${JSON.stringify(outDir)} }, { only: (section) => ${only}.includes(section) });`;
+    const { status, stderr } = await node(['--input-type=module', '-e', program]);
+    expect(status, stderr).toBe(0);
+    expectCommitted(outDir);
+  }, 600_000);
+});
