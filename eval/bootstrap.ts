@@ -19,7 +19,8 @@ export interface BootstrapInterval {
   high: number;
   level: number;
   reps: number;
-  method: 'percentile' | 'bca';
+  /** The bootstrap's method, or the exact interval a task or episode bootstrap fell back to (`withoutCollapse`). */
+  method: 'percentile' | 'bca' | 'exact over tasks' | 'exact over episodes';
 }
 
 /**

@@ -5,19 +5,29 @@ import {
   type BootstrapOptions,
 } from './bootstrap.ts';
 import { binomialPmf } from './discrete.ts';
+import { withoutCollapse } from './exactOverUnits.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
 import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
  * Task-level (cluster) bootstrap interval of the mean pass rate: resample tasks, each taking its
  * episodes along, i.e. `bootstrapCI` of the per-task rates c_j / n_j (chapter 17.3; Field &
- * Welsh 2007 on the cluster bootstrap). Answers "how would it do on similar tasks?".
+ * Welsh 2007 on the cluster bootstrap). Answers "how would it do on similar tasks?". When every
+ * task has the same rate (all 0 or all 1) the resamples have no spread, and the exact interval
+ * over the tasks stands in (`withoutCollapse`, method 'exact over tasks').
  *
  * @throws RangeError on bad counts, fewer than 2 tasks, or bad options (see taskRates, bootstrapCI).
  * @example taskBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
 export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
-  return bootstrapCI(taskRates(counts), options);
+  const rates = taskRates(counts);
+  const interval = bootstrapCI(rates, options);
+  const { low, high, method } = withoutCollapse(interval, interval.estimate, {
+    units: rates.length,
+    unit: 'tasks',
+    level: interval.level,
+  });
+  return method === 'percentile' ? interval : { ...interval, low, high, method };
 }
 
 /**
@@ -28,7 +38,9 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
  * Resampling M 0/1 episodes holding S successes gives a mean distributed exactly as
  * Binomial(M, S/M) / M, so each replicate is one draw by inversion of that CDF (binary search
  * in a table built once) instead of M draws: the same bootstrap distribution, M times cheaper.
- * The estimate is the pooled share S/M (equal to the mean of task rates when all n_j agree).
+ * The estimate is the pooled share S/M (equal to the mean of task rates when all n_j agree). At
+ * S = 0 or S = M the resamples have no spread, and the exact interval over the episodes stands
+ * in (`withoutCollapse`, method 'exact over episodes').
  *
  * @throws RangeError on bad counts, fewer than 2 episodes in all, reps < 1, level outside (0, 1)
  *   or no rng.
@@ -50,14 +62,13 @@ export function episodeBootstrapCI(
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
   replicates.sort();
   const alpha = 1 - level;
-  return {
-    estimate: successes / episodes,
-    low: percentileOfSorted(replicates, alpha / 2),
-    high: percentileOfSorted(replicates, 1 - alpha / 2),
-    level,
-    reps,
-    method: 'percentile',
-  };
+  const estimate = successes / episodes;
+  const interval = withoutCollapse(
+    { low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2) },
+    estimate,
+    { units: episodes, unit: 'episodes', level },
+  );
+  return { estimate, low: interval.low, high: interval.high, level, reps, method: interval.method };
 }
 
 /**

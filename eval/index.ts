@@ -38,6 +38,7 @@ export {
   type BootstrapInterval,
 } from './bootstrap.ts';
 export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
+export { exactOverUnits, withoutCollapse } from './exactOverUnits.ts';
 export { pairedBootstrapDiff } from './pairedBootstrap.ts';
 export { taskRates, type CountsInput } from './counts.ts';
 export { percentileCoverage, taskBootstrapDistribution } from './exactBootstrap.ts';

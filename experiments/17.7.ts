@@ -15,7 +15,7 @@
  *   with bands; right: the narrowing task that falls furthest, its pass@k at steps 0, 20 and 80).
  */
 import { firstEditCounts } from '../gym/index.ts';
-import { bootstrapCI, passAtK } from '../eval/index.ts';
+import { bootstrapCI, passAtK, withoutCollapse } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
@@ -26,16 +26,24 @@ const AGENTS = [0, 20, 80] as const;
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** The training seeds whose runs are searched when the run itself narrows no task. */
 const SEARCHED_SEEDS = [0, 1, 2, 3] as const;
-/** Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k. */
+/**
+ * Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k; where
+ * every task's pass@k is alike (all 1 at large k) the exact band over the tasks stands in.
+ */
 function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
   return Array.from({ length: n }, (_, i) => {
     const k = i + 1;
     const perTask = counts.map((c) => passAtK(n, c, k));
+    const mean = perTask.reduce((a, b) => a + b, 0) / perTask.length;
     const band =
       perTask.length > 1
-        ? bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) })
+        ? withoutCollapse(bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }), mean, {
+            units: perTask.length,
+            unit: 'tasks',
+            level: 0.95,
+          })
         : { low: NaN, high: NaN };
-    return { k, mean: perTask.reduce((a, b) => a + b, 0) / perTask.length, low: band.low, high: band.high };
+    return { k, mean, low: band.low, high: band.high };
   });
 }
 

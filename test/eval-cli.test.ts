@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
 
@@ -25,6 +28,39 @@ describe('tinyagent statistics commands', () => {
     expect(report.allCorrectAtK['10'].estimate).toBe(0.25);
     expect(report.plugInPassAtK['10']).toBeLessThan(0.75);
     expect(report.checks.length).toBeGreaterThan(0);
+  });
+
+  it('metrics at 5/5 and 0/30: the exact interval over the tasks and samples, marked, never zero width', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tinyagent-boundary-'));
+    try {
+      const rows = (tasks: number, samples: number, passed: boolean) =>
+        Array.from({ length: tasks * samples }, (_, i) =>
+          JSON.stringify({ task: `t${Math.floor(i / samples)}`, sample: i % samples, passed }),
+        ).join('\n');
+      writeFileSync(join(dir, 'all.jsonl'), rows(5, 1, true));
+      writeFileSync(join(dir, 'none.jsonl'), rows(10, 3, false));
+      expect(await main(['metrics', join(dir, 'all.jsonl'), '--json'])).toBe(0);
+      const all = JSON.parse(out);
+      // statsmodels 0.13.5 proportion_confint(5, 5, method="beta")
+      expect(all.meanAccuracy).toMatchObject({ estimate: 1, high: 1, method: 'exact over tasks' });
+      expect(all.meanAccuracy.low).toBeCloseTo(0.4781762498950185, 10);
+      expect(all.pooledShare.episodeLevel.method).toBe('exact over episodes');
+      out = '';
+      expect(await main(['metrics', join(dir, 'none.jsonl'), '--k', '1,2'])).toBe(0);
+      // statsmodels 0.13.5 proportion_confint(0, 10, method="beta"): [0, 0.3085]
+      expect(out).toMatch(/task-level \[0\.0%, 30\.8%\]\*/);
+      expect(out).toMatch(/^\* exact \(Clopper-Pearson\) over the 10 tasks/m);
+      expect(out).not.toMatch(/\[0\.0%, 0\.0%\]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('metrics names both estimators of rho', async () => {
+    expect(await main(['metrics', 'samples/blog-example.jsonl', '--reps', '200'])).toBe(0);
+    expect(out).toMatch(
+      /the chapter's rho \(sigma_task\^2 \/ \(mu \(1 - mu\)\)\) -?\d\.\d{3}, one-way ANOVA rho -?\d\.\d{3}/,
+    );
   });
 
   it('metrics: k > n is reported by the checks (exit 1); a malformed file names line and field (exit 1)', async () => {

@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   agrestiCoullInterval,
   clopperPearsonInterval,
+  episodeBootstrapCI,
+  exactOverUnits,
   jeffreysInterval,
   proportionInterval,
   PROPORTION_METHODS,
+  taskBootstrapCI,
   waldInterval,
   wilsonInterval,
   type ProportionMethod,
 } from '../eval/index.ts';
+import { Rng } from '../lib/rng.ts';
 
 // Reference: statsmodels 0.13.5 `proportion_confint(c, n, alpha=1-level, method=...)`
 // (method "normal" = wald, "beta" = clopper-pearson, "agresti_coull", "wilson", "jeffreys"),
@@ -102,5 +106,41 @@ describe('one-proportion intervals vs statsmodels', () => {
     expect(() => clopperPearsonInterval(1, 0)).toThrow(RangeError);
     expect(() => jeffreysInterval(1, 10, { level: 1 })).toThrow(RangeError);
     expect(() => proportionInterval(1, 10, { method: 'nope' as ProportionMethod })).toThrow(RangeError);
+  });
+});
+
+describe('exactOverUnits: the interval a collapsed bootstrap falls back to', () => {
+  // statsmodels 0.13.5 proportion_confint(c, n, method="beta") at whole c; scipy 1.10.1
+  // beta.ppf(0.025, x, m - x + 1) and beta.ppf(0.975, x + 1, m - x) at x = m v otherwise.
+  it.each([
+    [1, 5, 0.4781762498950185, 1],
+    [0, 10, 0, 0.30849710781876083],
+    [0, 30, 0, 0.11570330822202782],
+    [0.3, 10, 0.06673951117773447, 0.6524528500599973],
+    [0.5, 6, 0.11811724875702521, 0.8818827512429748],
+    [0.375, 4, 0.02847089508714679, 0.8772461172304822],
+  ])('value %s over %s units', (value, units, low, high) => {
+    const interval = exactOverUnits(value, units);
+    expect(interval.low).toBeCloseTo(low, 10);
+    expect(interval.high).toBeCloseTo(high, 10);
+  });
+
+  it('refuses no units and a value outside [0, 1]', () => {
+    expect(() => exactOverUnits(1, 0)).toThrow(RangeError);
+    expect(() => exactOverUnits(1.5, 4)).toThrow(/value/);
+  });
+
+  it('replaces a zero-width task or episode bootstrap, never a real one', () => {
+    const rng = new Rng(1);
+    const allSolved = taskBootstrapCI({ successes: [4, 4, 4, 4, 4], trials: 4 }, { rng });
+    expect(allSolved.method).toBe('exact over tasks');
+    expect(allSolved.low).toBeCloseTo(0.4781762498950185, 10);
+    expect(allSolved.high).toBe(1);
+    const noneSolved = episodeBootstrapCI({ successes: [0, 0, 0], trials: 10 }, { rng });
+    expect(noneSolved.method).toBe('exact over episodes');
+    expect(noneSolved.high).toBeCloseTo(0.11570330822202782, 10);
+    const mixed = taskBootstrapCI({ successes: [4, 0, 2, 4, 1], trials: 4 }, { rng });
+    expect(mixed.method).toBe('percentile');
+    expect(mixed.low).toBeLessThan(mixed.high);
   });
 });

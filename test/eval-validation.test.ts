@@ -372,6 +372,13 @@ const CASES: Case[] = [
     /\bx and y\b/,
   ],
   ['pairedTInterval one unit', () => stats.pairedTInterval([0.5], [0.6]), /\ba\b/],
+  ['exactOverUnits no units', () => stats.exactOverUnits(1, 0), /\bunits\b/],
+  ['exactOverUnits value above 1', () => stats.exactOverUnits(1.5, 4), /\bvalue\b/],
+  [
+    'withoutCollapse value above 1',
+    () => stats.withoutCollapse({ low: 1, high: 1 }, 1.5, { units: 4, unit: 'tasks', level: 0.95 }),
+    /\bvalue\b/,
+  ],
   ['meanTInterval one value', () => stats.meanTInterval([0.5]), /\bvalues\b/],
   ['meanTInterval NaN', () => stats.meanTInterval([0.5, NaN]), /\bvalues\b/],
   ['pitmanMorganTest two units', () => stats.pitmanMorganTest([1, 2], [2, 1]), /\ba\b/],

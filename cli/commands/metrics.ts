@@ -59,12 +59,25 @@ function printReport(
   selected: SelectedAccuracy | undefined,
 ): void {
   const missing = `${report.tasks} task`;
+  // '*': the exact interval over the tasks, where every task scored alike and the bootstrap had no spread.
+  const exact = (value: { method?: string }) => (value.method === undefined ? '' : '*');
   const cell = (value: Estimate | null | undefined) =>
     value == null
       ? 'n/a'
       : value.low === null
         ? `${pct(value.estimate)} (n/a: ${missing})`
-        : `${pct(value.estimate)} ${range(value.low, value.high, missing)}`;
+        : `${pct(value.estimate)} ${range(value.low, value.high, missing)}${exact(value)}`;
+  const estimates = [
+    report.meanAccuracy,
+    report.pooledShare.taskLevel,
+    report.firstSampleAccuracy,
+    ...[report.passAtK, report.prefixPassAtK, report.allCorrectAtK, report.unbiasedAllCorrectAtK].flatMap(
+      (family) => Object.values(family),
+    ),
+  ];
+  const anyExact = estimates.some((value) => value != null && value.method !== undefined);
+  const episodeExact = report.pooledShare.episodeLevel.method !== undefined;
+  const rhoText = (value: number | null) => value?.toFixed(3) ?? 'n/a';
   const { meanAccuracy, pooledShare } = report;
   const sizes =
     report.samplesPerTask.min === report.samplesPerTask.max
@@ -77,12 +90,23 @@ function printReport(
     ...notes.map((note) => `note: ${note}`),
     ...reported.map((line) => `check: ${line}`),
     '',
-    `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}`,
+    `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}${exact(meanAccuracy)}`,
     `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) +
-      `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
+      `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}${exact(pooledShare.taskLevel)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${episodeExact ? '**' : ''}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
     ...(selected === undefined ? [] : [selectedLine(selected, report.tasks)]),
-    `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}; rho ${report.intraclassCorrelation?.toFixed(3) ?? 'n/a'}, design effect ${report.designEffect?.toFixed(2) ?? 'n/a'}`,
+    `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}`,
+    `intraclass correlation: the chapter's rho (sigma_task^2 / (mu (1 - mu))) ${rhoText(report.chapterIntraclassCorrelation)}, one-way ANOVA rho ${rhoText(report.intraclassCorrelation)} (design effect from it ${report.designEffect?.toFixed(2) ?? 'n/a'})`,
+    ...(anyExact
+      ? [
+          `* exact (Clopper-Pearson) over the ${report.tasks} tasks: every task scored alike, so resampled tasks have no spread and a bootstrap interval would have zero width`,
+        ]
+      : []),
+    ...(episodeExact
+      ? [
+          `** exact (Clopper-Pearson) over the ${pooledShare.episodes} samples: every sample scored alike, so the episode bootstrap has no spread`,
+        ]
+      : []),
     '',
     `${'k'.padStart(4)}  ${'unbiased pass@k'.padEnd(26)}${'prefix pass@k'.padEnd(26)}${'all-k-correct (prefix)'.padEnd(26)}${'pass^k unbiased'.padEnd(26)}plug-in (biased)`,
   ];

@@ -1,5 +1,6 @@
 import { allCorrectAtK } from '../allCorrectAtK.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
+import { withoutCollapse } from '../exactOverUnits.ts';
 import {
   clusteredStandardError,
   designEffect,
@@ -8,6 +9,7 @@ import {
 } from '../clustered.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import { passAtK } from '../passAtK.ts';
+import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
 import {
@@ -59,8 +61,8 @@ export interface MetricsReport {
     successes: number;
     episodes: number;
     equalsMeanAccuracy: boolean;
-    taskLevel: { low: number | null; high: number | null };
-    episodeLevel: { low: number | null; high: number | null };
+    taskLevel: { low: number | null; high: number | null; method?: 'exact over tasks' };
+    episodeLevel: { low: number | null; high: number | null; method?: 'exact over episodes' };
     episodeSE: number | null;
   };
   firstSampleAccuracy: Estimate;
@@ -72,8 +74,11 @@ export interface MetricsReport {
   plugInPassAtK: Record<string, number>;
   /** 1 - (1 - mean accuracy)^k: wrong again when tasks differ in difficulty. */
   pooledPlugInPassAtK: Record<string, number>;
+  /** The one-way ANOVA rho (`intraclassCorrelation`), the design effect at the mean task size from it. */
   intraclassCorrelation: number | null;
   designEffect: number | null;
+  /** The chapter's rho, sigma_task^2 / (mu (1 - mu)) (`taskVarianceIntraclassCorrelation`); null where it does not exist. */
+  chapterIntraclassCorrelation: number | null;
   /** What makes a number above less than it looks: too few tasks, uneven tasks. */
   warnings: string[];
   checks: Check[];
@@ -130,6 +135,16 @@ function clustering(counts: { successes: number[]; trials: number[] }): {
   return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
 }
 
+/** The chapter's rho, or null where it does not exist (fewer than 2 tasks, a task of 1 sample, every sample alike). */
+function chapterRho(counts: { successes: number[]; trials: number[] }): number | null {
+  try {
+    return taskVarianceIntraclassCorrelation(counts);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
 /**
  * Every metric of METRICS.md on one batch (tasks x samples, generation order), each with a
  * task-level (cluster) percentile bootstrap interval over one shared set of resampled tasks, plus
@@ -173,10 +188,19 @@ export function computeMetrics(
   // the k that every task can be scored at; the others give null
   const scoredKs = sortedKs.filter((k) => k <= minSamples);
   const replicates = resampled ? resampleMeans(profiles, scoredKs, { reps, rng }) : undefined;
-  const interval = (estimate: number, means: Float64Array | undefined): Estimate => ({
-    estimate,
-    ...(means === undefined ? { low: null, high: null } : percentileInterval(means, level)),
-  });
+  // A statistic whose resampled tasks are all alike (every task at 100%, say) has no bootstrap
+  // spread: the exact interval over the tasks stands in, never a zero-width one.
+  const interval = (estimate: number, means: Float64Array | undefined): Estimate => {
+    if (means === undefined) return { estimate, low: null, high: null };
+    const { low, high, method } = withoutCollapse(percentileInterval(means, level), estimate, {
+      units: tasks.length,
+      unit: 'tasks',
+      level,
+    });
+    return method === 'percentile'
+      ? { estimate, low, high }
+      : { estimate, low, high, method: 'exact over tasks' };
+  };
   const meanAccuracy = interval(
     meanOf(profiles.map(({ trials, successes: c }) => c / trials)),
     replicates?.meanAccuracy,
@@ -187,8 +211,7 @@ export function computeMetrics(
   );
   const totalSuccesses = successes.reduce((a, b) => a + b, 0);
   const episodes = sizes.reduce((a, b) => a + b, 0);
-  const pooledTaskLevel =
-    replicates === undefined ? { low: null, high: null } : percentileInterval(replicates.pooledShare, level);
+  const pooledTaskLevel = interval(totalSuccesses / episodes, replicates?.pooledShare);
   const episodeLevel =
     episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
   const { rho, effect } = clustering(counts);
@@ -221,8 +244,18 @@ export function computeMetrics(
       successes: totalSuccesses,
       episodes,
       equalsMeanAccuracy: minSamples === maxSamples,
-      taskLevel: { low: pooledTaskLevel.low, high: pooledTaskLevel.high },
-      episodeLevel: { low: episodeLevel.low, high: episodeLevel.high },
+      taskLevel: {
+        low: pooledTaskLevel.low,
+        high: pooledTaskLevel.high,
+        ...(pooledTaskLevel.method !== undefined ? { method: pooledTaskLevel.method } : {}),
+      },
+      episodeLevel: {
+        low: episodeLevel.low,
+        high: episodeLevel.high,
+        ...('method' in episodeLevel && episodeLevel.method === 'exact over episodes'
+          ? { method: episodeLevel.method }
+          : {}),
+      },
       episodeSE: episodes >= 2 ? episodeStandardError(counts) : null,
     },
     firstSampleAccuracy,
@@ -234,6 +267,7 @@ export function computeMetrics(
     pooledPlugInPassAtK: {},
     intraclassCorrelation: rho,
     designEffect: effect,
+    chapterIntraclassCorrelation: chapterRho(counts),
     warnings,
     checks: [],
   };

@@ -8,6 +8,8 @@ export interface Estimate {
   estimate: number;
   low: number | null;
   high: number | null;
+  /** Present where the task bootstrap had no spread and the exact interval over the tasks stands in (`withoutCollapse`). */
+  method?: 'exact over tasks';
 }
 
 /** What every metric of a report needs of one task: its n, c, and where its first success and first failure fall. */
