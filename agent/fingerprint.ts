@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { activeBackend, recordedBackend } from './backend.ts';
@@ -77,9 +78,16 @@ export function sourcesSha256(root: string = ROOT): string {
   return digest;
 }
 
-function packageVersion(name: string): string {
+const require = createRequire(import.meta.url);
+
+/**
+ * The version of the installed package `name` that this code loads, `missing` if none: found as
+ * Node resolves an import, so in the checkout's node_modules as in a project that installed
+ * tinyagent, where npm hoists the dependencies beside it.
+ */
+export function packageVersion(name: string): string {
   try {
-    const path = join(ROOT, 'node_modules', name, 'package.json');
+    const path = require.resolve(`${name}/package.json`);
     return (JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown }).version?.toString() ?? 'unknown';
   } catch {
     return 'missing';

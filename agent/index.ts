@@ -63,6 +63,7 @@ export {
   fingerprint,
   fingerprintDifferences,
   isFingerprint,
+  packageVersion,
   sourcesSha256,
   FINGERPRINT_PARTS,
   SOURCE_FOLDERS,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Entry point of the `tinyagent` command: loads the TypeScript sources through tsx,
-// so that `npx tinyagent ...` works right after `npm ci`, with no build step.
+// Entry point of the `tinyagent` command: loads the TypeScript sources through tsx, in the
+// checkout right after `npm ci` (no build step) and in an installed package alike, which holds
+// the same sources (README, "Installing the command and the library elsewhere").
 import { register } from 'tsx/esm/api';
 import { installInternalErrorHandler, isOutputError, outputFailed } from '../lib/internalError.js';
 

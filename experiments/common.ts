@@ -8,7 +8,7 @@ import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import type { Figure } from './figures.ts';
 import { zScore } from './report/markdown.ts';
-import { fingerprint } from '../agent/index.ts';
+import { fingerprint, packageVersion } from '../agent/index.ts';
 
 /** The repository root, from this file's location. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -69,7 +69,7 @@ export function scriptHelp(name: string, file: string): string {
   return `${name} (${relative(ROOT, file)})\n\n${text}\n\nAny flag not named above is refused (exit 2). Exit codes: 0 done, 1 bad data or environment, 2 bad usage, 3 internal error (README, "Exit codes").\n`;
 }
 
-/** Versions of the packages a result depends on, read from node_modules. */
+/** Versions of the packages a result depends on, as installed (`packageVersion`). */
 function packageVersions(
   names: readonly string[] = [
     'seedrandom',
@@ -81,14 +81,7 @@ function packageVersions(
     'tsx',
   ],
 ): Record<string, string> {
-  const versions: Record<string, string> = {};
-  for (const name of names) {
-    const path = resolve(ROOT, 'node_modules', name, 'package.json');
-    versions[name] = existsSync(path)
-      ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version
-      : 'missing';
-  }
-  return versions;
+  return Object.fromEntries(names.map((name) => [name, packageVersion(name)]));
 }
 
 /** Monte Carlo standard error of a share estimated from `evals` independent 0/1 outcomes. */

@@ -13,10 +13,11 @@ const scripts = (
 const out = mkdtempSync(join(tmpdir(), 'tinyagent-script-output-'));
 const FULL = 'cannot write to standard output: ENOSPC: no space left on device, write';
 
-/** Scripts that are other tools (their own handling of standard output) or the test suite's setup. */
+/** Scripts that are other tools (their own handling of standard output), the test suite's setup or `npm pack`'s build. */
 const NOT_OURS: Record<string, string> = {
   pretest: 'node --import tsx test/system-setup.ts',
   test: 'vitest run',
+  prepack: `node -e "require('node:fs').rmSync('dist',{recursive:true,force:true})" && tsc -p tsconfig.build.json`,
   typecheck: 'tsc --noEmit',
   format: 'prettier --write .',
   'format:check': 'prettier --check .',
