@@ -8,8 +8,9 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../agent/index.ts';
-import { readResults, type ReadOptions } from '../eval/io/index.ts';
-import { viewerData } from '../cli/view/data.ts';
+import { groupOutcomes, readResults, type ReadOptions } from '../eval/io/index.ts';
+import { viewerData, type FileView } from '../cli/view/data.ts';
+import { Rng } from '../lib/rng.ts';
 import { servePage, type ViewerServer } from '../cli/view/page.ts';
 import { fileSite, folderLogs, folderSite } from '../cli/view/site.ts';
 import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
@@ -76,6 +77,25 @@ async function shownDetail(page: Page): Promise<Record<string, string>> {
   );
 }
 
+/** The words the page uses for what it lists, and which TinyAgent-only parts it shows. */
+async function pageWords(page: Page) {
+  return page.evaluate(() => {
+    const text = (selector: string) => document.querySelector(selector)?.textContent ?? null;
+    const visible = (selector: string) =>
+      (document.querySelector(selector) as HTMLElement | null)?.checkVisibility() ?? false;
+    return {
+      units: text('#tasks-heading'),
+      rows: text('#episodes-heading'),
+      filter: text('#filter-task-name'),
+      all: text('#filter-task option'),
+      column: text('#tasks thead tr:last-child th'),
+      meanRow: text('#tasks tr.mean td'),
+      firstEdit: visible('#filter-op-label'),
+      summary: text('.file-summary') ?? '',
+    };
+  });
+}
+
 const jsonLines = (path: string) =>
   readFileSync(path, 'utf8')
     .trim()
@@ -83,9 +103,9 @@ const jsonLines = (path: string) =>
     .map((line) => JSON.parse(line) as Record<string, any>);
 
 /** Opens a page, waits until the viewer has laid out its data; returns the page and what went wrong on it. */
-async function open(url: string): Promise<{ page: Page; problems: PageProblems; ms: number }> {
+async function open(url: string, width = 1100): Promise<{ page: Page; problems: PageProblems; ms: number }> {
   const page = await browser.newPage();
-  await page.setViewport({ width: 1100, height: 800 });
+  await page.setViewport({ width, height: 800 });
   const problems = watchPage(page);
   const started = performance.now();
   await page.goto(url, { waitUntil: 'load' });
@@ -179,6 +199,22 @@ describe('tinyagent view in a browser', () => {
         cells.map((cell) => cell.textContent),
       ),
     ).toEqual(tasks);
+    // The project's own words: tasks and their episodes, with the env's first-edit filter.
+    const words = await pageWords(page);
+    expect(words).toMatchObject({
+      units: 'Tasks',
+      rows: 'Episodes',
+      filter: 'task',
+      all: `all ${tasks.length} tasks`,
+      column: 'task',
+      meanRow: 'mean over tasks',
+      firstEdit: true,
+    });
+    expect(words.summary).toContain(
+      `${tasks.length} tasks, ${rowsA.length} episodes, ${rowsA.length} with transcripts`,
+    );
+    // the model of a tinyagent eval --out file: its checkpoint, from the provenance header
+    expect(words.summary).toContain(`; model ${join(work, 'untrained')}; `);
     const task = tasks[1]!;
     const own = rowsA.filter((row) => row.task === task);
     await page.select('#filter-task', task);
@@ -193,7 +229,7 @@ describe('tinyagent view in a browser', () => {
     expect(listed).toEqual(
       own.map((row) => ({
         task,
-        sample: `#${row.sample}`,
+        sample: `sample ${row.sample}`,
         verdict: row.passed ? 'passed' : 'failed',
         op: row.firstEditOp ?? '(none)',
       })),
@@ -249,7 +285,9 @@ describe('tinyagent view in a browser', () => {
           `${item.querySelector('.episode-task')?.textContent}${item.querySelector('.episode-sample')?.textContent}`,
       ),
     );
-    expect(byOp).toEqual(rowsA.filter((row) => opOf(row) === op).map((row) => `${row.task}#${row.sample}`));
+    expect(byOp).toEqual(
+      rowsA.filter((row) => opOf(row) === op).map((row) => `${row.task}sample ${row.sample}`),
+    );
     expect(problems).toEqual({ errors: [], failedRequests: [] });
     await page.close();
   });
@@ -271,7 +309,7 @@ describe('tinyagent view in a browser', () => {
     expect(shown.tasks).toEqual([HOSTILE, HOSTILE_IMG]);
     expect(shown.saw).toContain(HOSTILE);
     expect(shown.saw).toContain('</obs><script>window.__pwned=3</script>');
-    expect(shown.title).toBe(`${HOSTILE} · sample 0`);
+    expect(shown.title).toBe(`task ${HOSTILE} · sample 0`);
     // A transcript that is not a list of turns is shown as what it is, as text.
     await page.click('#episodes li:nth-child(2)');
     expect(await page.$eval('#episode .note', (note) => note.textContent)).toContain(JSON.stringify(HOSTILE));
@@ -285,7 +323,7 @@ describe('tinyagent view in a browser', () => {
     const server = await serve([fileA, fileB]);
     const { page, problems } = await open(server.url);
     expect(await page.$eval('.pairing', (line) => line.textContent)).toMatch(
-      /20 episodes paired by task and sample index; common random numbers/,
+      /20 episodes paired by task and sample; common random numbers/,
     );
     await page.click('#episodes li:nth-child(3)');
     const columns = await page.$$eval('#episode .episode-column', (items) =>
@@ -298,8 +336,8 @@ describe('tinyagent view in a browser', () => {
     const rowsB = rowsOf(fileB);
     const [a, b] = [rowsA[2]!, rowsB[2]!];
     expect(columns).toEqual([
-      { side: 'A', title: `A · ${a.task} · sample ${a.sample}`, first: a.transcript[0].observation },
-      { side: 'B', title: `B · ${b.task} · sample ${b.sample}`, first: b.transcript[0].observation },
+      { side: 'A', title: `A · task ${a.task} · sample ${a.sample}`, first: a.transcript[0].observation },
+      { side: 'B', title: `B · task ${b.task} · sample ${b.sample}`, first: b.transcript[0].observation },
     ]);
     // The same renamed task: both saw the same first observation.
     expect(columns[0]!.first).toEqual(columns[1]!.first);
@@ -348,9 +386,30 @@ describe('tinyagent view in a browser', () => {
     const log = JSON.parse(readFileSync(path, 'utf8')) as { samples: Array<Record<string, any>> };
     const server = await serve([path]);
     const { page, problems } = await open(server.url);
+    // Inspect's words: samples by id, each run for epochs numbered from 1; no TinyAgent filter.
+    const ids = new Set(log.samples.map((one) => one.id));
+    const words = await pageWords(page);
+    expect(words).toMatchObject({
+      units: 'Samples',
+      rows: 'Epochs',
+      filter: 'sample',
+      all: `all ${ids.size} samples`,
+      column: 'sample',
+      meanRow: 'mean over samples',
+      firstEdit: false,
+    });
+    expect(words.summary).toContain(
+      `; ${ids.size} samples, ${log.samples.length} epochs; mean over samples:`,
+    );
+    expect(words.summary).not.toContain('transcripts');
+    expect(words.summary).toContain('model mockllm/model-b, date 2026-08-20T10:02:00+00:00, status success');
     // Sample id "3", epoch 2: the task's second episode.
     await page.select('#filter-task', '3');
+    expect(
+      await page.$$eval('#episodes li .episode-sample', (items) => items.map((item) => item.textContent)),
+    ).toEqual(['epoch 1', 'epoch 2', 'epoch 3']);
     await page.click('#episodes li:nth-child(2)');
+    expect(await page.$eval('#episode h2', (title) => title.textContent)).toBe('sample 3 · epoch 2');
     const sample = log.samples.find((one) => one.id === '3' && one.epoch === 2)!;
     const score = sample.scores.match;
     expect(await shownDetail(page)).toEqual({
@@ -393,8 +452,21 @@ describe('tinyagent view in a browser', () => {
     const lines = jsonLines(path).filter((line) => line.filter === 'strict-match');
     const server = await serve([path], { filter: 'strict-match' });
     const { page, problems } = await open(server.url);
+    // lm-evaluation-harness's words: documents, each scored once (one logged sample each)
+    expect(await pageWords(page)).toMatchObject({
+      units: 'Documents',
+      rows: 'Samples',
+      filter: 'document',
+      all: `all ${lines.length} documents`,
+      column: 'document',
+      firstEdit: false,
+    });
     await page.click('#episodes li:nth-child(2)');
     const line = lines[1]!;
+    expect(await page.$eval('#episodes li:nth-child(2) .episode-sample', (item) => item.textContent)).toBe(
+      '',
+    );
+    expect(await page.$eval('#episode h2', (title) => title.textContent)).toBe(`document ${line.doc_id}`);
     const pretty = (value: unknown) => JSON.stringify(value, null, 2);
     expect(await shownDetail(page)).toEqual({
       doc: pretty(line.doc),
@@ -459,12 +531,67 @@ describe('tinyagent view in a browser', () => {
     await page.close();
   });
 
+  it('collapses a long tool output to its first 15 lines, a long message to 25, each with a button for the rest', async () => {
+    const path = join(work, 'tool-output.json');
+    const log = JSON.parse(readFileSync('samples/inspect/arith-model-b.json', 'utf8')) as Record<string, any>;
+    log.samples = [log.samples[0]];
+    const lines = (count: number, word: string) =>
+      Array.from({ length: count }, (_, i) => `${word} line ${i + 1}`).join('\n');
+    log.samples[0].messages = [
+      { role: 'user', content: 'list the files' },
+      { role: 'assistant', content: '', tool_calls: [{ function: 'bash', arguments: { cmd: 'ls' } }] },
+      { role: 'tool', content: lines(60, 'tool') },
+      { role: 'tool', content: lines(12, 'short') },
+      { role: 'assistant', content: lines(40, 'answer') },
+    ];
+    writeFileSync(path, JSON.stringify(log));
+    const server = await serve([path]);
+    const { page, problems } = await open(server.url);
+    await page.click('#episodes li:nth-child(1)');
+    await shownDetail(page);
+    const blocks = () =>
+      page.$$eval('#episode .message', (items) =>
+        items.map((item) => {
+          const pre = item.querySelector('pre')!;
+          return {
+            role: item.getAttribute('data-role'),
+            collapsed: pre.classList.contains('collapsed'),
+            cut: pre.scrollHeight > pre.clientHeight + 1,
+            // lines shown: the visible height over one line's height
+            shown: Math.round(pre.clientHeight / parseFloat(getComputedStyle(pre).lineHeight)),
+            button: item.querySelector('button.expand')?.textContent ?? null,
+          };
+        }),
+      );
+    const before = await blocks();
+    expect(before.map(({ role, collapsed, cut, button }) => ({ role, collapsed, cut, button }))).toEqual([
+      { role: 'user', collapsed: false, cut: false, button: null },
+      { role: 'assistant', collapsed: false, cut: false, button: null },
+      { role: 'tool', collapsed: true, cut: true, button: 'show all 60 lines' },
+      { role: 'tool', collapsed: false, cut: false, button: null },
+      { role: 'assistant', collapsed: true, cut: true, button: 'show all 40 lines' },
+    ]);
+    expect(before[2]!.shown).toBeGreaterThanOrEqual(14);
+    expect(before[2]!.shown).toBeLessThanOrEqual(16);
+    expect(before[4]!.shown).toBeGreaterThanOrEqual(24);
+    expect(before[4]!.shown).toBeLessThanOrEqual(26);
+    // the whole text is in the page, and the button shows it
+    expect(await page.$eval('#episode .message:nth-child(3) pre', (pre) => pre.textContent)).toBe(
+      lines(60, 'tool'),
+    );
+    await page.click('#episode .message:nth-child(3) button.expand');
+    const after = await blocks();
+    expect(after[2]).toMatchObject({ collapsed: false, cut: false, button: 'show fewer' });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+  });
+
   it("shows graded scores as scores: partial credit 0.5, each task's mean score, no pass@k", async () => {
     const path = 'samples/inspect/arith-two-scorers.json';
     const server = await serve([path], { scorer: 'model_graded_fact' });
     const { page, problems } = await open(server.url);
     const head = await page.$$eval('#tasks thead th', (cells) => cells.map((cell) => cell.textContent));
-    expect(head).toEqual(['task', 'passed', 'mean score']);
+    expect(head).toEqual(['sample', 'passed', 'mean score']);
     const file = await readResults(path, { scorer: 'model_graded_fact' });
     const means = new Map<string, number[]>();
     for (const row of file.rows) means.set(row.task, [...(means.get(row.task) ?? []), row.score!]);
@@ -476,7 +603,7 @@ describe('tinyagent view in a browser', () => {
     ).toEqual(expected.map((value) => value.toFixed(4)));
     expect(await page.$eval('.file-summary', (line) => line.textContent)).toMatch(
       new RegExp(
-        `mean score ${(expected.reduce((a, b) => a + b, 0) / expected.length).toFixed(4)} \\(graded scores: pass@k is not defined\\)`,
+        `mean score ${(expected.reduce((a, b) => a + b, 0) / expected.length).toFixed(4)} \\[\\d\\.\\d{4}, \\d\\.\\d{4}\\] \\(graded scores: pass@k is not defined\\)`,
       ),
     );
     const verdicts = await page.$$eval('#episodes li .verdict', (items) =>
@@ -499,21 +626,50 @@ describe('tinyagent view in a browser', () => {
     const listed = await page.$$eval('#logs tbody tr', (rows) =>
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
     );
-    // Every file the readers read, as metrics reads it, in name order.
+    // Every file the readers read, as metrics reads it, in name order: file, task, model, score
+    // (the mean over units of pass@1), status, date, size and format, as Inspect's log list has them.
     const expected = [];
     for (const path of paths) {
       const file = await readResults(path);
+      // each task's samples as eval groups them (a duplicate once, a multi-turn sample by its last turn)
+      const { tasks } = groupOutcomes(file.rows);
+      const means = tasks.map(({ outcomes }) => outcomes.reduce((a, b) => a + b, 0) / outcomes.length);
+      const score = means.reduce((a, b) => a + b, 0) / means.length;
       expected.push([
         path.slice('samples/'.length),
-        file.format,
         expect.any(String),
-        String(new Set(file.rows.map((row) => row.task)).size),
-        String(file.rows.length),
+        expect.any(String),
+        `${(100 * score).toFixed(1)}% pass@1`,
+        expect.any(String),
+        expect.any(String),
+        expect.stringMatching(new RegExp(`^${tasks.length} (tasks|samples|documents)`)),
+        file.format,
       ]);
     }
     expect(listed).toEqual(expected);
-    expect(listed.map((row) => row[0])).toContain('inspect/arith-model-a.eval');
-    expect(listed.map((row) => row[0])).toContain('humaneval/samples.jsonl_results.jsonl');
+    const row = (name: string) => listed.find((one) => one[0] === name);
+    expect(row('inspect/arith-model-b.json')).toEqual([
+      'inspect/arith-model-b.json',
+      'arith',
+      'mockllm/model-b',
+      '79.2% pass@1', // samples/inspect/README.md: accuracy 0.7917
+      'success',
+      '2026-08-20 10:02',
+      '8 samples, 24 epochs',
+      'inspect-json',
+    ]);
+    expect(row('lm-eval/samples_boolq_2026-08-20T10-15-02.318204.jsonl')?.slice(1)).toEqual([
+      'boolq',
+      'EleutherAI/pythia-160m',
+      expect.stringMatching(/% pass@1$/),
+      '-',
+      '2026-08-20 10:15',
+      '10 documents',
+      'lm-eval',
+    ]);
+    expect(row('humaneval/samples.jsonl_results.jsonl')).toBeDefined();
+    // The list has no filters: the filter bar is hidden, not shown empty.
+    expect(await page.$eval('#filters', (bar) => (bar as HTMLElement).checkVisibility())).toBe(false);
     // Files that are not result files are listed apart, each with the readers' reason.
     const unread = await page.$$eval('.unread li', (items) => items.map((item) => item.textContent));
     expect(unread).toContainEqual(
@@ -647,13 +803,31 @@ describe('tinyagent view serves its page and nothing else, on 127.0.0.1 only', (
 });
 
 describe("the viewer's numbers", () => {
+  /**
+   * Two files of 12 tasks x 12 samples (pass@1, 5, 10, 12 columns on each side) whose tasks
+   * differ in difficulty and whose B passes a little more often, drawn from a seeded Rng.
+   */
+  function pairOfFiles(): [string, string] {
+    const rng = new Rng(11);
+    const paths: [string, string] = [join(work, 'wide-a.jsonl'), join(work, 'wide-b.jsonl')];
+    const rates = Array.from({ length: 12 }, (_, t) => (t + 0.5) / 12);
+    paths.forEach((path, side) => {
+      const rows = rates.flatMap((rate, t) =>
+        Array.from({ length: 12 }, (_, sample) => ({
+          task: `a_longer_task_name_${String(t).padStart(2, '0')}`,
+          sample,
+          passed: rng.next() < Math.min(1, rate + 0.15 * side),
+          firstEditOp: ['fix_comparison', 'add_zero_guard', 'remove_negation'][rng.int(3)],
+        })),
+      );
+      writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'));
+    });
+    return paths;
+  }
+
   it("are eval's pass@k per task, and their task mean is what tinyagent metrics reports", async () => {
     const view = viewerData([await readResults(fileA)]).files[0]!;
     expect(view.ks).toEqual([1, 2]);
-    const metrics = JSON.parse((await cli(['metrics', fileA, '--reps', '200', '--json'])).stdout) as {
-      passAtK: Record<string, { estimate: number }>;
-    };
-    view.ks.forEach((k, i) => expect(view.passAtK[i]).toBeCloseTo(metrics.passAtK[String(k)]!.estimate, 12));
     for (const task of view.tasks) {
       const rows = rowsA.filter((row) => row.task === task.task);
       const c = rows.filter((row) => row.passed).length;
@@ -662,6 +836,102 @@ describe("the viewer's numbers", () => {
       expect(task.episodes.map((episode) => episode.transcript)).toEqual(rows.map((row) => row.transcript));
     }
     expect(view.transcripts).toBe(rowsA.length);
+  });
+
+  it('give each mean its task-level interval, the one tinyagent metrics prints, in the task table', async () => {
+    const [path] = pairOfFiles();
+    const view = viewerData([await readResults(path)]).files[0]!;
+    expect(view.ks).toEqual([1, 5, 10, 12]);
+    const metrics = JSON.parse((await cli(['metrics', path, '--json'])).stdout) as {
+      passAtK: Record<string, { estimate: number; low: number; high: number }>;
+    };
+    expect(view.passAtK).toEqual(view.ks.map((k) => metrics.passAtK[String(k)]));
+    // a real interval: wider than a point, around the estimate
+    expect(view.passAtK[0]!.high! - view.passAtK[0]!.low!).toBeGreaterThan(0.1);
+    const server = await serve([path]);
+    const { page, problems } = await open(server.url);
+    const share = (value: number) => (100 * value).toFixed(1);
+    expect(
+      await page.$$eval('#tasks tr.interval-row td', (cells) => cells.map((cell) => cell.textContent)),
+    ).toEqual([
+      '95% interval',
+      '',
+      ...view.ks.map((k) => {
+        const { low, high } = metrics.passAtK[String(k)]!;
+        return `[${share(low)}, ${share(high)}]`;
+      }),
+    ]);
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    // Graded scores: the mean score's interval, as metrics prints it for them.
+    const graded = 'samples/inspect/arith-two-scorers.json';
+    const gradedView = viewerData([await readResults(graded, { scorer: 'model_graded_fact' })]).files[0]!;
+    const gradedMetrics = JSON.parse(
+      (await cli(['metrics', graded, '--scorer', 'model_graded_fact', '--json'])).stdout,
+    ) as { meanScore: { estimate: number; low: number; high: number } };
+    expect(gradedView.meanScore).toEqual({
+      estimate: gradedMetrics.meanScore.estimate,
+      low: gradedMetrics.meanScore.low,
+      high: gradedMetrics.meanScore.high,
+    });
+  });
+
+  it('side by side: B - A per task and over tasks with the paired interval tinyagent compare prints, within 1280 px', async () => {
+    const [pathA, pathB] = pairOfFiles();
+    const data = viewerData([await readResults(pathA), await readResults(pathB)]);
+    const compare = JSON.parse((await cli(['compare', pathA, pathB, '--json'])).stdout) as {
+      difference: { estimate: number; low: number; high: number };
+    };
+    const { estimate, low, high } = compare.difference;
+    expect(data.difference?.mean).toMatchObject({ estimate, low, high, commonTasks: 12 });
+    expect(low).toBeLessThan(estimate);
+    const [a, b] = data.files as [FileView, FileView];
+    expect(data.difference?.perTask).toEqual(
+      a.tasks.map((task, t) => b.tasks[t]!.successes / 12 - task.successes / 12),
+    );
+    const server = await serve([pathA, pathB]);
+    const { page, problems } = await open(server.url, 1280);
+    const points = (value: number) => `${value >= 0 ? '+' : '-'}${Math.abs(100 * value).toFixed(1)}`;
+    const column = await page.$$eval('#tasks tbody td.difference', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(column).toEqual([
+      ...data.difference!.perTask.map((value) => points(value!)),
+      points(estimate),
+      `[${points(low)}, ${points(high)}]`,
+    ]);
+    expect(
+      await page.$$eval('#tasks thead tr:first-child th', (cells) => cells.map((cell) => cell.textContent)),
+    ).toEqual(['', 'A', 'B', '']);
+    // Nothing runs off the page or is cut off in its pane: not the table, not an episode's line.
+    const overflow = await page.evaluate(() => {
+      const wider = (selector: string) =>
+        [...document.querySelectorAll(selector)]
+          .filter((node) => node.scrollWidth > node.clientWidth)
+          .map((node) => node.id || node.className || node.tagName);
+      return {
+        page: document.documentElement.scrollWidth,
+        panes: wider('#tasks-pane, #episodes-pane, #episodes, #episodes li, #episode'),
+      };
+    });
+    expect(overflow).toEqual({ page: 1280, panes: [] });
+    await page.click('#episodes li:nth-child(1)');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(1280);
+    await page.screenshot({ path: join(screenshotDir, 'view-compare-1280.png') });
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.close();
+
+    // Graded scores have no paired difference of pass rates: no column, and the reason.
+    const graded = 'samples/inspect/arith-two-scorers.json';
+    const both = await serve([graded, graded], { scorer: 'model_graded_fact' });
+    const opened = await open(both.url);
+    expect(await opened.page.$$eval('#tasks .difference', (cells) => cells.length)).toBe(0);
+    expect(
+      await opened.page.$$eval('.pairing', (lines) => lines.map((line) => line.textContent).join('\n')),
+    ).toMatch(/B - A: n\/a: .*graded scores/);
+    expect(opened.problems).toEqual({ errors: [], failedRequests: [] });
+    await opened.page.close();
   });
 });
 

@@ -1,5 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
-import { bootstrapCI, mean, meanStandardError } from '../../eval/index.ts';
+import { mean, meanStandardError } from '../../eval/index.ts';
 import {
   groupBatch,
   groupScores,
@@ -8,7 +8,12 @@ import {
   type ReportedValue,
   type ResultFile,
 } from '../../eval/io/index.ts';
-import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
+import {
+  computeMetrics,
+  meanScoreEstimate,
+  mostReps,
+  type MetricsReport,
+} from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
@@ -188,12 +193,11 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
     );
   const tasks = groupScores(file.rows, stringFlag(args, 'run'));
   const taskMeans = tasks.map(({ scores }) => mean(scores));
-  const estimate = mean(taskMeans);
-  const interval =
-    tasks.length < 2
-      ? null
-      : bootstrapCI(taskMeans, { reps, level, rng: new Rng(seed).fork('metrics/bootstrap') });
-  const standardError = taskMeanStandardError(taskMeans);
+  const { estimate, low, high, standardError } = meanScoreEstimate(taskMeans, {
+    reps,
+    level,
+    rng: new Rng(seed).fork('metrics/bootstrap'),
+  });
   const reported = recomputedReported(file, taskMeans);
   const sizes = tasks.map(({ scores }) => scores.length);
   const [fewest, most] = [Math.min(...sizes), Math.max(...sizes)];
@@ -209,8 +213,8 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
       reps,
       meanScore: {
         estimate,
-        low: interval?.low ?? null,
-        high: interval?.high ?? null,
+        low,
+        high,
         interval: 'task-level',
         standardError,
       },
@@ -226,7 +230,7 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
       ...notes.map((note) => `note: ${note}`),
       ...reported.map((value) => `check: ${checkLine(value)}`),
       '',
-      `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${interval === null ? `n/a: ${missing}` : `[${interval.low.toFixed(4)}, ${interval.high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
+      `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${low === null || high === null ? `n/a: ${missing}` : `[${low.toFixed(4)}, ${high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
       `pass@k                               ${passAtK}`,
     ].join('\n') + '\n',
   );

@@ -1,12 +1,21 @@
 import type { TranscriptTurn } from '../../agent/index.ts';
 import { mean, passAtK } from '../../eval/index.ts';
 import {
+  batchOf,
   describeBenchmark,
   groupOutcomes,
   groupScores,
   isGraded,
+  refuseGraded,
+  ResultFileError,
+  type Origin,
   type ResultFile,
+  type ResultFormat,
 } from '../../eval/io/index.ts';
+import { compareResults } from '../../eval/report/compare.ts';
+import { computeMetrics, meanScoreEstimate } from '../../eval/report/metrics.ts';
+import type { Estimate } from '../../eval/report/resample.ts';
+import { Rng } from '../../lib/rng.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -18,6 +27,8 @@ export interface ViewerData {
   files: FileView[];
   /** With two files: how their episodes pair (by task and sample; common random numbers when the env seeds match). */
   pairing: string | null;
+  /** With two files: B - A, per task and over tasks with the paired interval `tinyagent compare` prints. */
+  difference: PairedDifference | null;
   /**
    * Whether the page may ask the viewer's server for one sample's detail as its tool records it
    * (`sample?file=&task=&sample=`, eval/io/formats/detail.ts): true when served, false for a
@@ -26,6 +37,20 @@ export interface ViewerData {
   details: boolean;
   /** A folder of logs (`tinyagent view DIR`): the page lists them to open one; `files` is empty then. */
   folder: FolderView | null;
+}
+
+/**
+ * B - A of two files, in A's task order: each task's pass@1 difference, and the mean over the
+ * common tasks with its paired bootstrap interval, as `tinyagent compare A B` computes them with its
+ * defaults (k 1, 95%, 2000 replicates, seed 0: eval/report/compare.ts).
+ */
+export interface PairedDifference {
+  /** Per task of A: B's pass@1 minus A's, or null when B does not have the task. */
+  perTask: Array<number | null>;
+  /** The mean difference over the common tasks and its interval (low and high null below 2 tasks); null when compare refuses the pair. */
+  mean: (Estimate & { level: number; commonTasks: number }) | null;
+  /** Why there is no difference (graded scores, no common task), one line; null otherwise. */
+  problem: string | null;
 }
 
 /** The result files of a folder, as the readers' detection found them. */
@@ -42,18 +67,78 @@ export interface LogView {
   /** The page of the file, relative to the list (`log/3/index.html`), or null when it could not be read. */
   href: string | null;
   format: string | null;
+  /** The benchmark's (task's) name as the file records it, or null. */
   benchmark: string | null;
+  /** The model, date and status the file records (eval/io: Origin). */
+  origin: Origin;
+  /** The mean over units of pass@1, or of the mean score when graded; null when unread. */
+  score: { name: 'pass@1' | 'mean score'; value: number } | null;
+  /** How many units (tasks, samples, documents: `vocabulary.units`) and rows. */
   tasks: number;
   rows: number;
+  vocabulary: Vocabulary | null;
   /** Why the readers could not read it (one line), or null. */
   problem: string | null;
 }
 
+/**
+ * Each tool's own words for what the viewer lists, so that a file reads as its tool shows it:
+ * an Inspect log holds samples (by id) run for epochs (numbered from 1), an lm-evaluation-harness
+ * file documents (doc_id) scored once each, HumanEval and the project's rows tasks and samples.
+ */
+export interface Vocabulary {
+  /** What the rows group into (the reader's `task`): task, sample (Inspect's id), document (lm-evaluation-harness's doc_id). */
+  unit: string;
+  units: string;
+  /** One row of a unit (the reader's `sample`): sample, epoch; null where a unit has one row. */
+  repeat: string | null;
+  /** The tool's number of the first repeat: 1 for Inspect's epochs, 0 for a sample index. */
+  firstRepeat: number;
+  /** One row, and the rows as a heading: episode(s), epoch(s), sample(s). */
+  row: string;
+  rows: string;
+}
+
+const TASKS: Vocabulary = {
+  unit: 'task',
+  units: 'tasks',
+  repeat: 'sample',
+  firstRepeat: 0,
+  row: 'episode',
+  rows: 'episodes',
+};
+const INSPECT: Vocabulary = {
+  unit: 'sample',
+  units: 'samples',
+  repeat: 'epoch',
+  firstRepeat: 1,
+  row: 'epoch',
+  rows: 'epochs',
+};
+const VOCABULARY: Record<ResultFormat, Vocabulary> = {
+  jsonl: TASKS,
+  csv: TASKS,
+  humaneval: { ...TASKS, row: 'sample', rows: 'samples' },
+  'inspect-json': INSPECT,
+  'inspect-eval': INSPECT,
+  // lm-evaluation-harness logs one sample (a line of samples_*.jsonl) per document and filter
+  'lm-eval': {
+    unit: 'document',
+    units: 'documents',
+    repeat: null,
+    firstRepeat: 0,
+    row: 'sample',
+    rows: 'samples',
+  },
+};
+
 export interface FileView {
   path: string;
-  format: string;
+  format: ResultFormat;
+  vocabulary: Vocabulary;
   /** The benchmark the file records, in words, or null. */
   benchmark: string | null;
+  origin: Origin;
   /** What the reader chose or left out, and the rows' structural issues (duplicates, gaps). */
   notes: string[];
   /** The harness, one `field: value` pair each (values as JSON). */
@@ -62,10 +147,15 @@ export interface FileView {
   ks: number[];
   /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
   graded: boolean;
-  /** The mean over tasks of each task's mean score, for graded scores; null otherwise. */
-  meanScore: number | null;
-  /** Mean over tasks of each task's unbiased pass@k, aligned with `ks`. */
-  passAtK: number[];
+  /** The mean over tasks of each task's mean score with its task-level interval, for graded scores; null otherwise. */
+  meanScore: Estimate | null;
+  /**
+   * Mean over tasks of each task's unbiased pass@k, aligned with `ks`, with its task-level
+   * interval: the numbers `tinyagent metrics FILE` prints with its defaults (eval/report/metrics.ts).
+   */
+  passAtK: Estimate[];
+  /** The intervals' confidence level. */
+  level: number;
   /** How many rows carry a transcript. */
   transcripts: number;
   /** Whether the rows carry `firstEditOp` (files of `tinyagent eval --out`). */
@@ -171,6 +261,28 @@ function defaultKs(fewest: number): number[] {
   return [...new Set([...[1, 5, 10].filter((k) => k <= fewest), fewest])];
 }
 
+/**
+ * The defaults of `tinyagent metrics` and `tinyagent compare` (--level, --reps, --seed), and the
+ * streams their bootstraps draw from: the viewer's intervals are theirs, number for number.
+ */
+const LEVEL = 0.95;
+const REPS = 2000;
+const SEED = 0;
+const metricsRng = () => new Rng(SEED).fork('metrics/bootstrap');
+const compareRng = () => new Rng(SEED).fork('compare/bootstrap');
+
+/** A file's one number for a list of files: the mean over units of pass@1, or of the mean score when graded. */
+export function headlineScore(file: ResultFile): NonNullable<LogView['score']> {
+  if (isGraded(file.rows))
+    return { name: 'mean score', value: mean(groupScores(file.rows).map(({ scores }) => mean(scores))) };
+  return {
+    name: 'pass@1',
+    value: mean(groupOutcomes(file.rows).tasks.map(({ outcomes }) => mean(outcomes))),
+  };
+}
+
+export const vocabularyOf = (format: ResultFormat): Vocabulary => VOCABULARY[format];
+
 /** The viewer's view of one file read by `readResults`. */
 export function fileView(file: ResultFile): FileView {
   const grouped = groupOutcomes(file.rows);
@@ -194,28 +306,72 @@ export function fileView(file: ResultFile): FileView {
       episodes: rowsByTask.get(task) ?? [],
     };
   });
+  let meanScore: Estimate | null = null;
+  let passAtKs: Estimate[] = [];
   if (graded) {
     const scores = new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]));
     for (const task of tasks) task.meanScore = scores.get(task.task) ?? null;
+    const { estimate, low, high } = meanScoreEstimate(
+      tasks.map((task) => task.meanScore!),
+      { level: LEVEL, reps: REPS, rng: metricsRng() },
+    );
+    meanScore = { estimate, low, high };
+  } else {
+    const report = computeMetrics(grouped.tasks, { ks, level: LEVEL, reps: REPS, rng: metricsRng() });
+    passAtKs = ks.map((k) => report.passAtK[k]!);
   }
   const episodes = tasks.flatMap((task) => task.episodes);
   return {
     path: file.path,
     format: file.format,
+    vocabulary: vocabularyOf(file.format),
     benchmark: file.benchmark === undefined ? null : describeBenchmark(file.benchmark),
+    origin: file.origin ?? {},
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],
     harness: Object.entries(file.harness ?? {}).map(([key, value]) => [key, jsonText(value)]),
     ks,
     graded,
-    meanScore: graded ? mean(tasks.map((task) => task.meanScore!)) : null,
-    passAtK: ks.map((_, i) => tasks.reduce((sum, task) => sum + task.passAtK[i]!, 0) / tasks.length),
+    meanScore,
+    passAtK: passAtKs,
+    level: LEVEL,
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,
     hasFirstEditOp: episodes.some((episode) => episode.firstEditOp !== null),
     tasks,
   };
 }
 
-/** One line on how the episodes of two files pair: by task and sample index, with or without matching env seeds. */
+/**
+ * B - A of two files (A's tasks, in A's order): each task's pass@1 difference, and the mean
+ * difference with its paired interval from eval's compareResults, with compare's defaults. A
+ * pair compare refuses (graded scores, duplicated rows, several runs, no common task) has the
+ * reason instead.
+ */
+function pairedDifference(
+  files: readonly [ResultFile, ResultFile],
+  [a, b]: readonly [FileView, FileView],
+): PairedDifference {
+  const refused = (problem: string): PairedDifference => ({ perTask: [], mean: null, problem });
+  try {
+    for (const file of files) refuseGraded(file, 'the paired comparison of pass rates');
+    const report = compareResults(
+      { tasks: batchOf(files[0], undefined), harness: files[0].harness, rows: files[0].rows },
+      { tasks: batchOf(files[1], undefined), harness: files[1].harness, rows: files[1].rows },
+      { level: LEVEL, reps: REPS, rng: compareRng() },
+    );
+    const inB = new Map(b.tasks.map((task) => [task.task, task]));
+    const perTask = a.tasks.map((task) => {
+      const other = inB.get(task.task);
+      return other === undefined ? null : other.successes / other.samples - task.successes / task.samples;
+    });
+    const { estimate, low, high, level } = report.difference;
+    return { perTask, mean: { estimate, low, high, level, commonTasks: report.commonTasks }, problem: null };
+  } catch (error) {
+    if (error instanceof ResultFileError || error instanceof RangeError) return refused(error.message);
+    throw error;
+  }
+}
+
+/** One line on how the rows of two files pair: by task and sample (in each tool's words), with or without matching env seeds. */
 function pairingLine(a: FileView, b: FileView): string {
   const inB = new Map(b.tasks.map((task) => [task.task, task]));
   let paired = 0;
@@ -234,11 +390,13 @@ function pairingLine(a: FileView, b: FileView): string {
       if (episode.envSeed === partner.envSeed) sameSeed += 1;
     }
   }
-  if (paired === 0) return 'no episode pairs: the files share no task and sample index';
-  if (withSeeds === 0) return `${paired} episodes paired by task and sample index (no env seeds recorded)`;
+  const { unit, repeat, rows } = a.vocabulary;
+  const by = `${unit}${repeat === null ? '' : ` and ${repeat}`}`;
+  if (paired === 0) return `no pairs: the files share no ${by}`;
+  if (withSeeds === 0) return `${paired} ${rows} paired by ${by} (no env seeds recorded)`;
   if (sameSeed === paired)
-    return `${paired} episodes paired by task and sample index; common random numbers: the env seeds match on all of them`;
-  return `${paired} episodes paired by task and sample index; the env seeds match on ${sameSeed} of the ${withSeeds} that record one, so the others are not the same renamed task`;
+    return `${paired} ${rows} paired by ${by}; common random numbers: the env seeds match on all of them`;
+  return `${paired} ${rows} paired by ${by}; the env seeds match on ${sameSeed} of the ${withSeeds} that record one, so the others are not the same renamed task`;
 }
 
 /** The data of the page: one file, or two whose episodes the page pairs by task and sample (A's tasks, in A's order). */
@@ -247,10 +405,16 @@ export function viewerData(
   { details = false }: { details?: boolean } = {},
 ): ViewerData {
   const views = files.map(fileView);
-  if (views.length !== 2) return { files: views, pairing: null, details, folder: null };
+  if (views.length !== 2) return { files: views, pairing: null, difference: null, details, folder: null };
   const [a, b] = views as [FileView, FileView];
   const inA = new Set(a.tasks.map((task) => task.task));
   const onlyB = b.tasks.filter((task) => !inA.has(task.task)).length;
-  const left = onlyB === 0 ? '' : `; ${onlyB} task(s) only in B are not listed`;
-  return { files: views, pairing: `${pairingLine(a, b)}${left}`, details, folder: null };
+  const left = onlyB === 0 ? '' : `; ${onlyB} ${b.vocabulary.units} only in B are not listed`;
+  return {
+    files: views,
+    pairing: `${pairingLine(a, b)}${left}`,
+    difference: pairedDifference(files as [ResultFile, ResultFile], [a, b]),
+    details,
+    folder: null,
+  };
 }

@@ -1,14 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
-  describeBenchmark,
   readResults,
   readSampleDetail,
   ResultFileError,
   type ReadOptions,
   type ResultFile,
 } from '../../eval/io/index.ts';
-import { viewerData, type FolderView, type LogView } from './data.ts';
+import { headlineScore, viewerData, vocabularyOf, type FolderView, type LogView } from './data.ts';
 import { dataFile, pageFiles, staticFiles, type DynamicAnswer, type PageFile } from './page.ts';
 
 /** The most files of a folder the list reads (the first, in name order); a note says when there are more. */
@@ -101,9 +100,12 @@ export async function folderLogs(
         name,
         href: `log/${paths.length}/index.html`,
         format: file.format,
-        benchmark: file.benchmark === undefined ? null : describeBenchmark(file.benchmark),
+        benchmark: file.benchmark?.name ?? null,
+        origin: file.origin ?? {},
+        score: headlineScore(file),
         tasks: new Set(file.rows.map((row) => row.task)).size,
         rows: file.rows.length,
+        vocabulary: vocabularyOf(file.format),
         problem: null,
       });
       paths.push(path);
@@ -116,7 +118,18 @@ export async function folderLogs(
             .replace(/^:(\d+):/, 'line $1:')
             .replace(/^:\s*/, '')
         : error.message;
-      logs.push({ name, href: null, format: null, benchmark: null, tasks: 0, rows: 0, problem });
+      logs.push({
+        name,
+        href: null,
+        format: null,
+        benchmark: null,
+        origin: {},
+        score: null,
+        tasks: 0,
+        rows: 0,
+        vocabulary: null,
+        problem,
+      });
     }
   }
   return { folder: { path: dir, logs, notes }, paths, files };
@@ -141,7 +154,10 @@ export function folderSite(
     return open;
   };
   return {
-    files: [...staticFiles(), dataFile({ files: [], pairing: null, details: false, folder })],
+    files: [
+      ...staticFiles(),
+      dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
+    ],
     async dynamic(path, query) {
       const match = /^\/log\/(0|[1-9][0-9]{0,8})\/([a-z.]*)$/.exec(path);
       if (match === null || Number(match[1]) >= paths.length) return undefined;
@@ -161,7 +177,10 @@ export async function folderPages(
   paths: readonly string[],
   options: ReadOptions,
 ): Promise<PageFile[]> {
-  const pages = [...staticFiles(), dataFile({ files: [], pairing: null, details: false, folder })];
+  const pages = [
+    ...staticFiles(),
+    dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
+  ];
   for (const [index, path] of paths.entries()) {
     const data = viewerData([await readResults(path, options)]);
     pages.push(...pageFiles(data).map((file) => ({ ...file, name: join('log', String(index), file.name) })));

@@ -1,18 +1,39 @@
+// @ts-check
 // The episode viewer's page script (`tinyagent view`). It lays out the data that data.js sets
 // (cli/view/data.ts computed every number); it computes nothing of its own. Every string in the
 // data comes from a result file, which is untrusted input: the page builds its DOM with
 // createElement and textContent only, never innerHTML, so a task id `<script>` shows as text.
+// Type-checked by `tsc` (tsconfig.json's allowJs) against the data's types in data.ts.
 'use strict';
 
-(function viewer() {
-  const data = globalThis.VIEWER_DATA;
-  const files = data.files;
-  const [fileA, fileB] = files;
-  const comparing = fileB !== undefined;
-  const SIDES = comparing ? ['A', 'B'] : [''];
-  const MARKERS = new Set(['<task>', '</task>', '<act>', '<obs>', '</obs>', '<end>']);
+/** @typedef {import('./data.ts').ViewerData} ViewerData */
+/** @typedef {import('./data.ts').FileView} FileView */
+/** @typedef {import('./data.ts').TaskView} TaskView */
+/** @typedef {import('./data.ts').EpisodeView} EpisodeView */
+/** @typedef {import('./data.ts').FolderView} FolderView */
+/** @typedef {import('./data.ts').Vocabulary} Vocabulary */
+/** @typedef {import('../../eval/io/index.ts').DetailPart} DetailPart */
+/** @typedef {import('../../eval/report/resample.ts').Estimate} Estimate */
 
-  /** An element with text and attributes (set as attributes: never parsed as markup), and children. */
+(function viewer() {
+  /** @type {ViewerData} */
+  const data = /** @type {any} */ (globalThis).VIEWER_DATA;
+  const MARKERS = new Set(['<task>', '</task>', '<act>', '<obs>', '</obs>', '<end>']);
+  /**
+   * Text over this many lines (a line of 100 characters or more counted as one per 100) shows
+   * its first lines and a button for the rest, as Inspect's viewer collapses a tool's output at
+   * 15 lines and a message at 25. The heights are in viewer.css (`pre.collapsed`).
+   */
+  const COLLAPSED_LINES = { tool: 15, other: 25 };
+
+  /**
+   * An element with text and attributes (set as attributes: never parsed as markup), and children.
+   * @template {keyof HTMLElementTagNameMap} K
+   * @param {K} tag
+   * @param {Record<string, string>} [options]
+   * @param {Array<Node | null>} [children]
+   * @returns {HTMLElementTagNameMap[K]}
+   */
   function el(tag, options = {}, children = []) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(options)) {
@@ -24,7 +45,17 @@
     return node;
   }
 
-  /** A file's or a folder's notes, one item each. */
+  /** @param {string} id */
+  function byId(id) {
+    const node = document.getElementById(id);
+    if (node === null) throw new Error(`the page has no #${id}`);
+    return node;
+  }
+
+  /** @param {string} word */
+  const capital = (word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+
+  /** A file's or a folder's notes, one item each. @param {string[]} notes */
   const notesList = (notes) =>
     el(
       'ul',
@@ -32,15 +63,41 @@
       notes.map((note) => el('li', { text: note })),
     );
 
+  /** A recorded date as `YYYY-MM-DD HH:MM` (its own time zone, as recorded), else as it is. @param {string} date */
+  const shortDate = (date) => {
+    const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(date);
+    return match === null ? date : `${match[1]} ${match[2]}`;
+  };
+
+  /** @param {number} value */
+  const percent = (value) => `${(100 * value).toFixed(1)}%`;
+  /** A difference of two shares, in percentage points with its sign. @param {number} value */
+  const points = (value) => `${value >= 0 ? '+' : '-'}${Math.abs(100 * value).toFixed(1)}`;
+  /** An interval's ends written by `format`, or n/a when it does not exist (below 2 units). */
+  const range = (
+    /** @type {{low: number | null, high: number | null}} */ { low, high },
+    /** @type {(value: number) => string} */ format,
+  ) => (low === null || high === null ? 'n/a' : `[${format(low)}, ${format(high)}]`);
+  /** @param {number} value */
+  const share = (value) => (100 * value).toFixed(1);
+  /** @param {number} value */
+  const score = (value) => value.toFixed(4);
+
   // ---- a folder (tinyagent view DIR): its result files, each a link to its page ----
   if (data.folder !== null) {
-    const { folder } = data;
+    renderFolder(data.folder);
+    document.body.dataset.ready = '1';
+    return;
+  }
+
+  /** @param {FolderView} folder */
+  function renderFolder(folder) {
     document.title = `TinyAgent log list: ${folder.path}`;
-    document.querySelector('header h1').textContent = 'Result files';
-    document.getElementById('filters').hidden = true;
-    document.querySelector('main').hidden = true;
+    /** @type {HTMLElement} */ (document.querySelector('header h1')).textContent = 'Result files';
+    byId('filters').hidden = true;
+    /** @type {HTMLElement} */ (document.querySelector('main')).hidden = true;
     const readable = folder.logs.filter((log) => log.href !== null);
-    const box = document.getElementById('files');
+    const box = byId('files');
     box.append(
       el('div', { className: 'file-path' }, [el('span', { className: 'path', text: folder.path })]),
       el('div', {
@@ -49,16 +106,34 @@
       }),
     );
     if (folder.notes.length > 0) box.append(notesList(folder.notes));
-    const head = ['file', 'format', 'benchmark', 'tasks', 'rows'].map((name) => el('th', { text: name }));
-    const rows = readable.map((log) =>
-      el('tr', { className: 'log' }, [
-        el('td', {}, [el('a', { className: 'log-link', href: log.href, text: log.name })]),
-        el('td', { text: log.format }),
+    // Inspect's log list shows task, model, score, status and completion date; so does this one
+    const columns = ['file', 'task', 'model', 'score', 'status', 'date', 'size', 'format'];
+    const head = columns.map((name) => el('th', { text: name }));
+    const rows = readable.map((log) => {
+      const { model, date, status } = log.origin;
+      const terms = /** @type {Vocabulary} */ (log.vocabulary);
+      return el('tr', { className: 'log' }, [
+        el('td', {}, [el('a', { className: 'log-link', href: log.href ?? '', text: log.name })]),
         el('td', { text: log.benchmark ?? '-' }),
-        el('td', { className: 'number', text: String(log.tasks) }),
-        el('td', { className: 'number', text: String(log.rows) }),
-      ]),
-    );
+        el('td', { className: 'model', text: model ?? '-' }),
+        el('td', {
+          className: 'number',
+          text:
+            log.score === null
+              ? '-'
+              : log.score.name === 'pass@1'
+                ? `${percent(log.score.value)} pass@1`
+                : `${score(log.score.value)} mean`,
+        }),
+        el('td', { className: `status ${status ?? ''}`, text: status ?? '-' }),
+        el('td', date === undefined ? { text: '-' } : { text: shortDate(date), title: date }),
+        el('td', {
+          className: 'number',
+          text: `${log.tasks} ${terms.units}${log.rows === log.tasks ? '' : `, ${log.rows} ${terms.rows}`}`,
+        }),
+        el('td', { text: log.format ?? '-' }),
+      ]);
+    });
     box.append(el('table', { id: 'logs' }, [el('thead', {}, [el('tr', {}, head)]), el('tbody', {}, rows)]));
     const unread = folder.logs.filter((log) => log.href === null);
     if (unread.length > 0)
@@ -77,19 +152,40 @@
           ),
         ]),
       );
-    document.body.dataset.ready = '1';
-    return;
   }
 
-  const percent = (value) => `${(100 * value).toFixed(1)}%`;
+  const files = data.files;
+  const fileA = /** @type {FileView} */ (files[0]);
+  const fileB = files[1];
+  const comparing = fileB !== undefined;
+  const SIDES = comparing ? ['A', 'B'] : [''];
+  /** The words of A's tool (two files of different tools pair only with --allow-different-tasks). */
+  const terms = fileA.vocabulary;
+  const difference = data.difference;
+  const differenceShown = difference !== null && difference.mean !== null;
+  /** The project's own rows (tinyagent eval --out): transcripts and first-edit ops are theirs. */
+  const projectRows = (/** @type {FileView} */ file) => file.format === 'jsonl' || file.format === 'csv';
+
+  /** @param {EpisodeView} episode @param {string} name */
   const fieldOf = (episode, name) => {
     const found = episode.fields.find(([key]) => key === name);
     return found === undefined ? undefined : found[1];
   };
+  /** @param {EpisodeView} episode */
   const opOf = (episode) => (episode.firstEditOp === null ? '(not recorded)' : episode.firstEditOp);
+  /** A row's name in its tool's words: `sample 3`, `epoch 2`; empty where a unit has one row. @param {EpisodeView} episode */
+  const rowName = (episode) =>
+    [
+      terms.repeat === null ? '' : `${terms.repeat} ${episode.sample + terms.firstRepeat}`,
+      episode.turn === null ? '' : `turn ${episode.turn}`,
+      episode.run === null ? '' : `run ${episode.run}`,
+    ]
+      .filter((part) => part !== '')
+      .join(' ');
 
   /** Episode `sample` of a task of file B, the partner of file A's (same task, same sample index). */
   const tasksOfB = new Map((fileB?.tasks ?? []).map((task) => [task.task, task]));
+  /** @param {string} taskName @param {EpisodeView} episode */
   function partnerOf(taskName, episode) {
     const task = tasksOfB.get(taskName);
     if (task === undefined) return undefined;
@@ -99,6 +195,7 @@
   }
 
   // ---- state, kept in the location hash so that a view can be linked to ----
+  /** @type {{task: string, op: string, failed: boolean, episode: {task: number, index: number} | null}} */
   const state = { task: '', op: '', failed: false, episode: null };
   function readHash() {
     const params = new URLSearchParams(location.hash.slice(1));
@@ -117,14 +214,28 @@
     history.replaceState(null, '', `#${params.toString()}`);
   }
 
-  // ---- the files: path, format, pass@k, notes, harness ----
+  // ---- the files: path, what they hold, the mean with its interval, notes, harness ----
   function renderFiles() {
-    const box = document.getElementById('files');
+    const box = byId('files');
     files.forEach((file, i) => {
+      const { units, rows } = file.vocabulary;
       const episodes = file.tasks.reduce((sum, task) => sum + task.episodes.length, 0);
-      const passes = file.graded
-        ? `mean score ${file.meanScore.toFixed(4)} (graded scores: pass@k is not defined)`
-        : file.ks.map((k, j) => `pass@${k} ${percent(file.passAtK[j])}`).join(', ');
+      const meanScore = file.meanScore;
+      const passes =
+        meanScore !== null
+          ? `mean score ${score(meanScore.estimate)} ${range(meanScore, score)} (graded scores: pass@k is not defined)`
+          : file.ks
+              .map((k, j) => {
+                const estimate = /** @type {Estimate} */ (file.passAtK[j]);
+                return `pass@${k} ${percent(estimate.estimate)} ${range(estimate, share)}`;
+              })
+              .join(', ');
+      const { model, date, status } = file.origin;
+      const origin = [
+        model === undefined ? '' : `model ${model}`,
+        date === undefined ? '' : `date ${date}`,
+        status === undefined ? '' : `status ${status}`,
+      ].filter((part) => part !== '');
       const section = el('div', { className: 'file', 'data-file': String(i) }, [
         el('div', { className: 'file-path' }, [
           SIDES[i] === '' ? null : el('b', { text: `${SIDES[i]}: ` }),
@@ -132,7 +243,7 @@
         ]),
         el('div', {
           className: 'file-summary',
-          text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}; ${file.tasks.length} tasks, ${episodes} rows, ${file.transcripts} with transcripts; mean over tasks: ${passes}`,
+          text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}${origin.length === 0 ? '' : `; ${origin.join(', ')}`}; ${file.tasks.length} ${units}, ${episodes} ${rows}${projectRows(file) ? `, ${file.transcripts} with transcripts` : ''}; mean over ${units}: ${passes}`,
         }),
       ]);
       if (file.notes.length > 0) section.append(notesList(file.notes));
@@ -153,12 +264,15 @@
     });
     if (data.pairing !== null)
       box.append(el('div', { className: 'pairing', text: `pairing: ${data.pairing}` }));
+    if (difference?.problem != null)
+      box.append(el('div', { className: 'pairing', text: `B - A: n/a: ${difference.problem}` }));
   }
 
   // ---- filters ----
   function renderFilters() {
-    const taskSelect = document.getElementById('filter-task');
-    taskSelect.append(el('option', { value: '', text: `all ${fileA.tasks.length} tasks` }));
+    byId('filter-task-name').textContent = terms.unit;
+    const taskSelect = /** @type {HTMLSelectElement} */ (byId('filter-task'));
+    taskSelect.append(el('option', { value: '', text: `all ${fileA.tasks.length} ${terms.units}` }));
     for (const task of fileA.tasks) taskSelect.append(el('option', { value: task.task, text: task.task }));
     taskSelect.value = state.task;
     taskSelect.addEventListener('change', () => {
@@ -166,7 +280,7 @@
       state.episode = null;
       update();
     });
-    const opSelect = document.getElementById('filter-op');
+    const opSelect = /** @type {HTMLSelectElement} */ (byId('filter-op'));
     const ops = new Set();
     for (const file of files)
       for (const task of file.tasks) for (const episode of task.episodes) ops.add(opOf(episode));
@@ -177,8 +291,9 @@
       state.op = opSelect.value;
       update();
     });
-    if (!files.some((file) => file.hasFirstEditOp)) document.getElementById('filter-op-label').hidden = true;
-    const failed = document.getElementById('filter-failed');
+    // the first edit is the TinyAgent env's: other tools' files have none
+    if (!files.some((file) => file.hasFirstEditOp)) byId('filter-op-label').hidden = true;
+    const failed = /** @type {HTMLInputElement} */ (byId('filter-failed'));
     failed.checked = state.failed;
     failed.addEventListener('change', () => {
       state.failed = failed.checked;
@@ -186,60 +301,114 @@
     });
   }
 
-  // ---- the task table ----
+  // ---- the task table: each unit's counts and pass@k, the mean with its interval, B - A ----
   function renderTasks() {
-    const table = document.getElementById('tasks');
+    byId('tasks-heading').textContent = capital(terms.units);
+    const table = byId('tasks');
     table.replaceChildren();
-    const head = [el('th', { text: 'task' })];
+    // two files: a row naming each file's columns (A, B) above the columns' own names
+    const sides = [el('th')];
+    const head = [el('th', { text: terms.unit })];
     files.forEach((file, i) => {
-      const side = SIDES[i] === '' ? '' : `${SIDES[i]} `;
-      head.push(el('th', { text: `${side}passed` }));
-      for (const k of file.ks) head.push(el('th', { text: `${side}pass@${k}` }));
-      if (file.graded) head.push(el('th', { text: `${side}mean score` }));
+      const columns = [el('th', { text: 'passed' })];
+      for (const k of file.ks) columns.push(el('th', { text: `pass@${k}` }));
+      if (file.graded) columns.push(el('th', { text: 'mean score' }));
+      columns[0]?.classList.add('side-start');
+      head.push(...columns);
+      sides.push(
+        el('th', { className: 'side side-start', colspan: String(columns.length), text: SIDES[i] ?? '' }),
+      );
     });
-    table.append(el('thead', {}, [el('tr', {}, head)]));
+    if (differenceShown) {
+      sides.push(el('th', { className: 'side side-start' }));
+      head.push(
+        el('th', {
+          className: 'difference side-start',
+          text: 'B - A',
+          title: `B's pass@1 minus A's, in percentage points; over the ${terms.units}: the paired bootstrap interval, as tinyagent compare A B prints it`,
+        }),
+      );
+    }
+    table.append(el('thead', {}, [comparing ? el('tr', {}, sides) : null, el('tr', {}, head)]));
     const body = el('tbody');
     fileA.tasks.forEach((task, t) => {
-      const cells = [el('td', { className: 'task-name', text: task.task })];
+      const cells = [el('td', { className: 'task-name', text: task.task, title: task.task })];
       files.forEach((file, i) => {
         const own = i === 0 ? task : tasksOfB.get(task.task);
         cells.push(
-          el('td', { className: 'count', text: own === undefined ? '-' : `${own.successes}/${own.samples}` }),
+          el('td', {
+            className: 'count side-start',
+            text: own === undefined ? '-' : `${own.successes}/${own.samples}`,
+          }),
         );
         file.ks.forEach((_, j) =>
           cells.push(
-            el('td', { className: 'number', text: own === undefined ? '-' : percent(own.passAtK[j]) }),
+            el('td', {
+              className: 'number',
+              text: own === undefined ? '-' : percent(/** @type {number} */ (own.passAtK[j])),
+            }),
           ),
         );
         if (file.graded)
           cells.push(
             el('td', {
               className: 'number score',
-              text: own === undefined ? '-' : own.meanScore.toFixed(4),
+              text: own?.meanScore == null ? '-' : score(own.meanScore),
             }),
           );
       });
+      if (differenceShown) {
+        const value = difference.perTask[t];
+        cells.push(
+          el('td', { className: 'number difference side-start', text: value == null ? '-' : points(value) }),
+        );
+      }
       const row = el('tr', { 'data-task-index': String(t) }, cells);
       if (state.task === task.task) row.className = 'selected';
       row.addEventListener('click', () => {
         state.task = state.task === task.task ? '' : task.task;
         state.episode = null;
-        document.getElementById('filter-task').value = state.task;
+        /** @type {HTMLSelectElement} */ (byId('filter-task')).value = state.task;
         update();
       });
       body.append(row);
     });
-    const mean = [el('td', { text: 'mean over tasks' })];
+    // the mean over units, and below it each mean's interval: task-level, as tinyagent metrics prints
+    const mean = [el('td', { text: `mean over ${terms.units}` })];
+    const interval = [
+      el('td', {
+        text: `${Math.round(fileA.level * 100)}% interval`,
+        title: `task-level: the ${terms.units} resampled (percentile bootstrap), as tinyagent metrics prints it`,
+      }),
+    ];
     files.forEach((file) => {
-      mean.push(el('td'));
-      file.passAtK.forEach((value) => mean.push(el('td', { className: 'number', text: percent(value) })));
-      if (file.graded) mean.push(el('td', { className: 'number score', text: file.meanScore.toFixed(4) }));
+      mean.push(el('td', { className: 'side-start' }));
+      interval.push(el('td', { className: 'side-start' }));
+      for (const estimate of file.passAtK) {
+        mean.push(el('td', { className: 'number', text: percent(estimate.estimate) }));
+        interval.push(el('td', { className: 'number interval', text: range(estimate, share) }));
+      }
+      if (file.meanScore !== null) {
+        mean.push(el('td', { className: 'number score', text: score(file.meanScore.estimate) }));
+        interval.push(el('td', { className: 'number interval', text: range(file.meanScore, score) }));
+      }
     });
-    body.append(el('tr', { className: 'mean' }, mean));
+    if (differenceShown) {
+      const paired = /** @type {Estimate} */ (difference.mean);
+      mean.push(el('td', { className: 'number difference side-start', text: points(paired.estimate) }));
+      interval.push(
+        el('td', { className: 'number interval difference side-start', text: range(paired, points) }),
+      );
+    }
+    body.append(
+      el('tr', { className: 'mean' }, mean),
+      el('tr', { className: 'mean interval-row' }, interval),
+    );
     table.append(body);
   }
 
   // ---- the episode list ----
+  /** @param {TaskView} task @param {EpisodeView} episode */
   function shown(task, episode) {
     const partner = comparing ? partnerOf(task.task, episode) : undefined;
     const pair = partner === undefined ? [episode] : [episode, partner];
@@ -247,6 +416,7 @@
     if (state.op !== '' && !pair.some((one) => opOf(one) === state.op)) return false;
     return true;
   }
+  /** @param {EpisodeView} episode */
   function verdict(episode) {
     // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
     if (episode.score !== null && episode.score !== 0 && episode.score !== 1)
@@ -257,7 +427,8 @@
     });
   }
   function renderEpisodes() {
-    const list = document.getElementById('episodes');
+    byId('episodes-heading').textContent = capital(terms.rows);
+    const list = byId('episodes');
     list.replaceChildren();
     let count = 0;
     fileA.tasks.forEach((task, t) => {
@@ -266,10 +437,9 @@
         if (!shown(task, episode)) return;
         count += 1;
         const partner = comparing ? partnerOf(task.task, episode) : undefined;
-        const label = `#${episode.sample}${episode.turn === null ? '' : ` turn ${episode.turn}`}${episode.run === null ? '' : ` run ${episode.run}`}`;
         const item = el('li', { 'data-task-index': String(t), 'data-episode-index': String(e) }, [
-          el('span', { className: 'episode-task', text: task.task }),
-          el('span', { className: 'episode-sample', text: label }),
+          el('span', { className: 'episode-task', text: task.task, title: task.task }),
+          el('span', { className: 'episode-sample', text: rowName(episode) }),
           comparing ? el('b', { text: 'A' }) : null,
           verdict(episode),
           episode.firstEditOp === null ? null : el('span', { className: 'op', text: episode.firstEditOp }),
@@ -288,24 +458,27 @@
           state.episode = { task: t, index: e };
           update();
           // Two files show the pair below the lists: bring it into view.
-          if (comparing) document.getElementById('episode-pane').scrollIntoView({ block: 'start' });
+          if (comparing) byId('episode-pane').scrollIntoView({ block: 'start' });
         });
         list.append(item);
       });
     });
-    document.getElementById('episode-count').textContent = `(${count})`;
+    byId('episode-count').textContent = `(${count})`;
   }
 
   // ---- one episode: fields, transcript turn by turn, the end ----
-  function words(list) {
+  /** @param {string[]} list */
+  function wordList(list) {
     return el(
       'code',
       { className: 'words' },
       list.map((word) => el('span', { className: MARKERS.has(word) ? 'word marker' : 'word', text: word })),
     );
   }
+  /** @param {FileView} file @param {string} side @param {string} taskName @param {EpisodeView} episode */
   function episodeColumn(file, side, taskName, episode) {
-    const title = `${side === '' ? '' : `${side} · `}${taskName} · sample ${episode.sample}`;
+    const name = rowName(episode);
+    const title = `${side === '' ? '' : `${side} · `}${file.vocabulary.unit} ${taskName}${name === '' ? '' : ` · ${name}`}`;
     const column = el('div', { className: 'episode-column', 'data-side': side || 'A' }, [
       el('h2', { text: title }),
       el('div', { className: 'episode-file', text: file.path }),
@@ -319,11 +492,11 @@
             el('div', { className: 'turn-number', text: `turn ${i + 1}` }),
             el('div', { className: 'saw' }, [
               el('span', { className: 'label', text: 'saw' }),
-              words(turn.observation),
+              wordList(turn.observation),
             ]),
             el('div', { className: 'did' }, [
               el('span', { className: 'label', text: 'did' }),
-              words(turn.action),
+              wordList(turn.action),
             ]),
           ]),
         );
@@ -339,7 +512,7 @@
         );
     } else if (episode.transcriptProblem !== null) {
       column.append(el('p', { className: 'note', text: `transcript: ${episode.transcriptProblem}` }));
-    } else if (file.format === 'jsonl' || file.format === 'csv') {
+    } else if (projectRows(file)) {
       column.append(
         el('p', {
           className: 'note',
@@ -376,7 +549,29 @@
     );
     return column;
   }
+
   // ---- another tool's sample as it records it, read from the file on request ----
+  /** Lines as the collapse counts them: a line of 100 characters or more counts once per 100. @param {string} text */
+  const lineCount = (text) =>
+    text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 100)), 0);
+  /**
+   * A text block; a long one collapsed to its first lines, with a button that shows the rest.
+   * @param {string} text @param {number} limit
+   */
+  function textBlock(text, limit) {
+    const pre = el('pre', { className: 'content', text });
+    if (lineCount(text) <= limit) return pre;
+    pre.classList.add('collapsed');
+    const lines = text.split('\n').length;
+    const all = `show all ${lines} line${lines === 1 ? '' : 's'}`;
+    const toggle = el('button', { type: 'button', className: 'expand', text: all });
+    toggle.addEventListener('click', () => {
+      const collapsed = pre.classList.toggle('collapsed');
+      toggle.textContent = collapsed ? all : 'show fewer';
+    });
+    return el('div', { className: 'block' }, [pre, toggle]);
+  }
+  /** @param {DetailPart} part */
   function detailPart(part) {
     if (part.kind === 'messages')
       return el('div', { className: 'detail-part', 'data-label': part.label }, [
@@ -387,28 +582,29 @@
           part.messages.map((message) =>
             el('li', { className: 'message', 'data-role': message.role }, [
               el('span', { className: 'role', text: message.role }),
-              el('pre', { className: 'content', text: message.text }),
+              textBlock(message.text, message.role === 'tool' ? COLLAPSED_LINES.tool : COLLAPSED_LINES.other),
             ]),
           ),
         ),
       ]);
     return el('div', { className: 'detail-part', 'data-label': part.label }, [
       el('h3', { text: part.label }),
-      el('pre', { className: 'content', text: part.text }),
+      textBlock(part.text, COLLAPSED_LINES.other),
     ]);
   }
+  /** @param {number} fileIndex @param {string} taskName @param {EpisodeView} episode */
   function sampleDetail(fileIndex, taskName, episode) {
     const box = el('div', { className: 'detail' });
     if (!data.details) {
       box.append(
         el('p', {
           className: 'note',
-          text: `This page was written to disk: it holds the outcomes of the ${files[fileIndex].format} file. Each sample's messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
+          text: `This page was written to disk: it holds the outcomes of the ${files[fileIndex]?.format} file. Each ${terms.unit}'s messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
         }),
       );
       return box;
     }
-    box.append(el('p', { className: 'note loading', text: 'reading the sample from the file...' }));
+    box.append(el('p', { className: 'note loading', text: `reading the ${terms.row} from the file...` }));
     const query = new URLSearchParams({
       file: String(fileIndex),
       task: taskName,
@@ -416,36 +612,44 @@
     });
     fetch(`sample?${query.toString()}`)
       .then(async (response) => {
+        /** @type {{error?: string, parts?: DetailPart[]}} */
         const answer =
-          response.status === 404 ? { error: 'the file holds no such sample' } : await response.json();
+          response.status === 404 ? { error: `the file holds no such ${terms.row}` } : await response.json();
         box.replaceChildren();
         if (answer.error !== undefined) box.append(el('p', { className: 'note', text: answer.error }));
-        else for (const part of answer.parts) box.append(detailPart(part));
+        else for (const part of answer.parts ?? []) box.append(detailPart(part));
         box.dataset.loaded = '1';
       })
       .catch((error) => {
-        box.replaceChildren(el('p', { className: 'note', text: `the sample could not be read: ${error}` }));
+        box.replaceChildren(
+          el('p', { className: 'note', text: `the ${terms.row} could not be read: ${error}` }),
+        );
         box.dataset.loaded = '1';
       });
     return box;
   }
 
   function renderEpisode() {
-    const box = document.getElementById('episode');
+    const box = byId('episode');
     box.replaceChildren();
     const task = state.episode === null ? undefined : fileA.tasks[state.episode.task];
-    const episode = task?.episodes[state.episode.index];
-    if (episode === undefined) {
-      box.append(el('p', { className: 'hint', text: 'Pick an episode.' }));
+    const episode = state.episode === null ? undefined : task?.episodes[state.episode.index];
+    if (task === undefined || episode === undefined) {
+      const row = terms.row;
+      box.append(el('p', { className: 'hint', text: `Pick ${/^[aeiou]/.test(row) ? 'an' : 'a'} ${row}.` }));
       return;
     }
-    box.append(episodeColumn(fileA, SIDES[0], task.task, episode));
-    if (!comparing) return;
+    box.append(episodeColumn(fileA, SIDES[0] ?? '', task.task, episode));
+    if (fileB === undefined) return;
     const partner = partnerOf(task.task, episode);
     if (partner === undefined) {
+      const name = rowName(episode);
       box.append(
         el('div', { className: 'episode-column', 'data-side': 'B' }, [
-          el('p', { className: 'note', text: `B has no episode ${episode.sample} of this task.` }),
+          el('p', {
+            className: 'note',
+            text: `B has no ${name === '' ? terms.row : name} of this ${terms.unit}.`,
+          }),
         ]),
       );
       return;
@@ -453,7 +657,7 @@
     box.append(episodeColumn(fileB, 'B', task.task, partner));
     const seeds =
       episode.envSeed === null || partner.envSeed === null
-        ? 'no env seed recorded: paired by task and sample index only'
+        ? `no env seed recorded: paired by ${terms.unit}${terms.repeat === null ? '' : ` and ${terms.repeat}`} only`
         : episode.envSeed === partner.envSeed
           ? `same env seed ${episode.envSeed}: the same renamed task under both (a common-random-numbers pair)`
           : `env seeds differ (A ${episode.envSeed}, B ${partner.envSeed}): not the same renamed task`;

@@ -84,8 +84,22 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
   if (file.format === 'jsonl' || file.format === 'csv') {
     const benchmark = rowsBenchmark(file);
     if (benchmark !== undefined) file.benchmark = benchmark;
+    const model = rowsModel(file);
+    if (model !== undefined) file.origin = { model };
   }
   return file;
+}
+
+/**
+ * The model of the project's rows: `model` in the harness, else the checkpoint (or the scripted
+ * player, `scripted:NAME`) of the provenance header `tinyagent eval --out` writes.
+ */
+function rowsModel({ harness, header }: ResultFile): string | undefined {
+  if (typeof harness?.model === 'string' && harness.model.trim() !== '') return harness.model.trim();
+  const provenance = header?.provenance as Record<string, unknown> | undefined;
+  const checkpoint = provenance?.checkpoint as Record<string, unknown> | null | undefined;
+  if (typeof checkpoint?.path === 'string') return checkpoint.path;
+  return typeof provenance?.player === 'string' ? provenance.player : undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   type ResultFormat,
   type ReportedValue,
   type Benchmark,
+  type Origin,
 } from './resultFile.ts';
 export {
   groupOutcomes,

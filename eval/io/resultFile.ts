@@ -106,6 +106,21 @@ export interface ResultFile {
   reported?: ReportedValue[];
   /** The benchmark the rows belong to, where the file records it (`compare` refuses two that differ). */
   benchmark?: Benchmark;
+  /** What the file records of its run, as text, for a list of files (`tinyagent view DIR`). */
+  origin?: Origin;
+}
+
+/**
+ * A run's model, date and status as its file records them (each left out when it does not): an
+ * Inspect log's `eval.model`, `stats.completed_at` (else `eval.created`) and `status` (success,
+ * error, cancelled, started); lm-evaluation-harness's `model_name` and the date of its file name;
+ * the checkpoint (or scripted player) of a `tinyagent eval --out` file.
+ */
+export interface Origin {
+  model?: string;
+  /** ISO 8601 as recorded (an Inspect log's time zone kept). */
+  date?: string;
+  status?: string;
 }
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);

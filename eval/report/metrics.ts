@@ -1,4 +1,5 @@
 import { allCorrectAtK } from '../allCorrectAtK.ts';
+import { bootstrapCI } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
 import { withoutCollapse } from '../exactOverUnits.ts';
 import {
@@ -7,7 +8,9 @@ import {
   episodeStandardError,
   intraclassCorrelation,
 } from '../clustered.ts';
+import { mean } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
+import { meanStandardError } from '../meanStandardError.ts';
 import { passAtK } from '../passAtK.ts';
 import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
@@ -293,6 +296,24 @@ export function computeMetrics(
   }
   report.checks = consistencyChecks(report, tasks, sortedKs);
   return report;
+}
+
+/**
+ * The mean score over tasks of graded scores (each task's mean, then their mean, as Inspect's and
+ * lm-evaluation-harness's mean do) with its task-level percentile bootstrap interval
+ * (eval/bootstrap.ts) and standard error (s / sqrt(N) over the task means); both null below 2
+ * tasks, where no spread exists. pass@k counts 0/1 outcomes and is not defined on such scores.
+ * @throws RangeError on no tasks, or a task mean that is not finite.
+ * @example meanScoreEstimate([0.5, 1, 0.25], { level: 0.95, reps: 2000, rng: new Rng(0) })
+ */
+export function meanScoreEstimate(
+  taskMeans: readonly number[],
+  { level = 0.95, reps = 2000, rng }: { level?: number; reps?: number; rng: RandomSource },
+): Estimate & { standardError: number | null } {
+  if (taskMeans.length === 0) throw new RangeError('no tasks');
+  if (taskMeans.length < 2) return { estimate: mean(taskMeans), low: null, high: null, standardError: null };
+  const { low, high } = bootstrapCI(taskMeans, { reps, level, rng });
+  return { estimate: mean(taskMeans), low, high, standardError: meanStandardError(taskMeans) };
 }
 
 const TOLERANCE = 1e-12;

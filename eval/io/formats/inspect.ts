@@ -1,5 +1,5 @@
 import { ResultFileError } from '../errors.ts';
-import type { ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
+import type { Origin, ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
 import {
   checkRowCount,
   MAX_TEXT_BYTES,
@@ -107,6 +107,20 @@ function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
       harness.plan_config = log.plan.config;
   }
   return harness;
+}
+
+/** The log's model, date (`stats.completed_at`, else `eval.created`) and status, where they are text. */
+function originOf(log: Record<string, unknown>): Origin {
+  const spec = log.eval as Record<string, unknown>;
+  const completed = isObject(log.stats) ? log.stats.completed_at : undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const date = text(completed) ?? text(spec.created);
+  const [model, status] = [text(spec.model), text(log.status)];
+  return {
+    ...(model === undefined ? {} : { model }),
+    ...(date === undefined ? {} : { date }),
+    ...(status === undefined ? {} : { status }),
+  };
 }
 
 /** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */
@@ -359,6 +373,7 @@ function inspectRows(
       typeof task === 'string' && task !== ''
         ? { tool: 'Inspect', name: task, source: 'eval.task' }
         : { tool: 'Inspect' },
+    origin: originOf(log),
   };
 }
 

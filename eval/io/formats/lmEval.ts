@@ -369,6 +369,8 @@ function withRunResults(read: SamplesRead, path: string): ResultFile {
     return file;
   }
   const [, task, date] = name as unknown as [string, string, string];
+  // the name's date with its time's dashes as colons: 2026-08-20T10-15-02.318204 -> 2026-08-20T10:15:02.318204
+  file.origin = { date: date.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3') };
   file.benchmark = {
     tool: 'lm-evaluation-harness',
     name: task,
@@ -398,6 +400,8 @@ function withRunResults(read: SamplesRead, path: string): ResultFile {
     file.harness = run.harness;
     file.harnessSource = 'log';
   }
+  const model = isObject(results) ? results.model_name : undefined;
+  if (typeof model === 'string' && model !== '') file.origin = { ...file.origin, model };
   if (run.reported !== undefined) file.reported = run.reported;
   (file.notes as string[]).push(
     `harness${run.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`,
