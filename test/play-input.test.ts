@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cappedLines, MAX_LINE_BYTES } from '../cli/commands/play.ts';
+import { badActionHint, cappedLines, MAX_LINE_BYTES } from '../cli/commands/play.ts';
 
 const bin = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
 
@@ -49,6 +49,26 @@ describe('play input lines', () => {
     expect(result.stdout.match(/<obs> error bad action <\/obs>/g)?.length).toBeGreaterThanOrEqual(3);
     expect(result.stdout).toContain('terminated (submitted): reward 0');
     expect(result.stdout.length).toBeLessThan(20_000);
+  });
+
+  it('says why an action was bad: the missing <end>, an unknown tool, an op, an argument', () => {
+    const bad = ['<act>', 'x', '<obs>', 'error', 'bad', 'action', '</obs>', '<act>'];
+    expect(badActionHint(['read'], bad)).toBe('hint: every action ends with <end>, e.g. `read <end>`');
+    expect(badActionHint(['edit', 'swap_min_max'], bad)).toMatch(/`edit OP <end>`/);
+    expect(badActionHint(['reade', '<end>'], bad)).toBe('hint: the tools are read, edit, test, submit');
+    expect(badActionHint(['edit', 'fix', '<end>'], bad)).toMatch(
+      /OP one of add_zero_guard, .*special_case_tests/,
+    );
+    expect(badActionHint(['test', 'x', '<end>'], bad)).toBe('hint: `test <end>` takes no argument');
+    // No hint where the env did not answer `error bad action`.
+    expect(badActionHint(['read'], ['<obs>', 'edited', '</obs>', '<act>'])).toBeUndefined();
+    const result = spawnSync(process.execPath, [bin, 'play', '--task', 'under_cap'], {
+      input: 'read\nread <end>\nsubmit <end>\n',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('hint: every action ends with <end>, e.g. `read <end>`');
   });
 
   it('input that ends before the episode does is a data error: one line, exit 1', () => {

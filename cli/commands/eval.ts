@@ -44,10 +44,10 @@ export const checkpointFlags = {
     default: '32',
     range: RANGES.episodes,
   }),
-  seed: (description: string): FlagSpec => ({
+  seed: (description: string, defaultSeed = 0): FlagSpec => ({
     type: 'string',
     description,
-    default: '0',
+    default: String(defaultSeed),
     range: RANGES.seed,
   }),
   backend: {
@@ -141,7 +141,7 @@ export const command: Command = {
         'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)',
       default: 'heldout',
     },
-    seed: checkpointFlags.seed('seed of env resets and token sampling'),
+    seed: checkpointFlags.seed("seed of env resets and token sampling (1: the experiments' seed)", 1),
     ...harnessFlags,
     out: {
       type: 'string',
@@ -161,7 +161,8 @@ export const command: Command = {
     if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
     const episodes = intFlag(args, 'episodes', 32, RANGES.episodes);
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all', 'dev'] as const, 'heldout');
-    const seed = intFlag(args, 'seed', 0, RANGES.seed);
+    // The seed the chapter's experiments evaluate with (exp:17.1's 0.884 at step 80 is this default's).
+    const seed = intFlag(args, 'seed', 1, RANGES.seed);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
     const out = stringFlag(args, 'out');

@@ -1,5 +1,5 @@
 import { choiceFlag, InputError, intFlag, MAX_SEED, stringFlag, UsageError, type Command } from '../args.ts';
-import { makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
+import { EDIT_OPS, makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
 
 /**
  * The longest input line read as an action, in bytes: a well-formed action is a few words. A
@@ -50,6 +50,24 @@ export async function* cappedLines(
   if (size > 0 || tooLong) yield finish();
 }
 
+/**
+ * Why the env answered `error bad action`, in one line, or undefined when it did not: the env
+ * only says the action was malformed, which a person typing `read` cannot act on.
+ */
+export function badActionHint(action: readonly string[], observation: readonly string[]): string | undefined {
+  if (observation.slice(-5, -2).join(' ') !== 'error bad action') return undefined;
+  const [tool, ...rest] = action;
+  const tools = ['read', 'edit', 'test', 'submit'];
+  if (action[action.length - 1] !== '<end>')
+    return `hint: every action ends with <end>, e.g. \`${tool !== undefined && tools.includes(tool) ? tool : 'read'}${tool === 'edit' ? ' OP' : ''} <end>\``;
+  if (tool === undefined || !tools.includes(tool)) return `hint: the tools are ${tools.join(', ')}`;
+  if (tool === 'edit')
+    return rest.length === 2 && (EDIT_OPS as readonly string[]).includes(rest[0]!)
+      ? undefined
+      : `hint: edit takes one op: \`edit OP <end>\` with OP one of ${EDIT_OPS.join(', ')}`;
+  return rest.length > 1 ? `hint: \`${tool} <end>\` takes no argument` : undefined;
+}
+
 export const command: Command = {
   name: 'play',
   summary: 'Play one gym episode by hand: see exactly what the policy sees, type its actions',
@@ -88,7 +106,7 @@ export const command: Command = {
     out(
       `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`,
     );
-    out('Ops: add_zero_guard fix_comparison fix_off_by_one remove_negation swap_min_max special_case_tests');
+    out(`Ops: ${EDIT_OPS.join(' ')}`);
     const lines = cappedLines(process.stdin);
     try {
       for (;;) {
@@ -111,6 +129,8 @@ export const command: Command = {
           out(next.value.tooLong ? `(a line longer than ${MAX_LINE_BYTES} bytes)` : action.join(' '));
         const result = env.step(action);
         observation = result.observation;
+        const hint = badActionHint(action, observation);
+        if (hint !== undefined) out(hint);
         if (result.terminated || result.truncated) {
           out('');
           out(observation.join(' '));

@@ -113,7 +113,7 @@ export function report(
       }),
       [
         reading(
-          'the base agent guesses among six ops (about 1/6 would pass); the trained agent repairs most tasks and fails few; which tasks it fails depends on the run (docs/TRAINING.md).',
+          'the base agent guesses among all six ops, the gaming op included (about 1/6 would pass; the scripted blind guess among the five repair ops passes 0.2); the trained agent repairs most tasks and fails few; which tasks it fails depends on the run (docs/TRAINING.md).',
         ),
         weakTasks(trained, episodes),
       ],

@@ -91,7 +91,13 @@ function harnessFigure(rows: readonly Row[], episodes: number): Promise<Figure> 
       low: row.low,
       high: row.high,
     })),
-    rules: [{ y: 0.2, label: 'blind guess among five repair ops (0.2)' }],
+    rules: [
+      {
+        y: 0.2,
+        label:
+          'scripted blind guess among the five repair ops (0.2; the base agent also tries the gaming op: 1/6)',
+      },
+    ],
   });
 }
 
