@@ -41,7 +41,7 @@ import {
   WILSON_8_METHOD,
   coverageNote,
 } from './coverageNotes.ts';
-import { CLAIM_TEXT } from './seeds.ts';
+import { CLAIM_SHORT, CLAIM_TEXT } from './seeds.ts';
 
 /**
  * The recipes compared, each a study on the held-out tasks: the default (the recipe docs/RECIPES.md
@@ -67,15 +67,7 @@ const range = ({ low, high }: { low: number; high: number }) => `[${f3(low)}, ${
 
 /** The short names the figure and the table's first column use. */
 const SHORT: Record<ClaimName | ValueClaimName, string> = {
-  step20AtOrAboveBase: '17.7 step 20 >= base (headline)',
-  step20AtOrAboveBoth: '17.7 step 20 >= both (literal)',
-  overtakesBy32: '17.7 base overtakes by k 32',
-  narrowsBelowBase: '17.7 narrows below base (headline)',
-  narrowsBelowBaseUncorrected: '17.7 narrows, uncorrected',
-  lateTrainingInstability: 'late-training instability',
-  fallsDuringTraining: 'falls during training',
-  greedyAtOrAbove: '17.5 greedy >= T 1.0',
-  hotBelow: '17.5 T 1.3 < T 1.0',
+  ...CLAIM_SHORT,
   trainingNoise30: '17.4 training-noise SD at 30',
   winnersCurse: "17.8 winner's curse",
 };

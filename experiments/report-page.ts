@@ -2,10 +2,12 @@
  * One page of every result: results/report/index.html.
  *
  * Question: what did every experiment measure, beside the book, and from what (seed, backend,
- *   harness, checkpoints)? The page holds each section's tables and interactive figures (the
+ *   harness, checkpoints)? The page opens with the chapter's three questions answered from the
+ *   results (report/answers.ts), then holds each section's tables and interactive figures (the
  *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
- *   docs/REPRODUCTION.md's book-beside-ours rows linked to their sections, the exercises, the
- *   seed study and every study's report, with the command to run for what is missing.
+ *   the exercises, the seed study and every study's report, with the command to run for what is
+ *   missing, and after them docs/REPRODUCTION.md's book-beside-ours rows linked to their sections.
+ *   A broken figure is a note in its place; every other section is still laid out.
  * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
  * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
@@ -15,7 +17,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
+import { CLAIMS } from '../study/index.ts';
 import { DEFAULT_STUDY, figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
+import { chapterAnswers, type AnswerSources } from './report/answers.ts';
+import { CLAIM_SHORT, CLAIM_TEXT } from './seeds.ts';
 import {
   escapeHtml,
   factRows,
@@ -62,6 +67,9 @@ interface Section {
   command: string;
   jsonPath: string;
 }
+
+/** A path as the page and its messages name it: from the checkout when inside it, else as given. */
+const shownPath = (path: string) => (isInside(ROOT, path) ? relative(ROOT, path) : path);
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -114,10 +122,10 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
   }</details>`;
 }
 
-/** The figures of the page so far: the specs drawn and the figures whose spec is missing. */
+/** The figures of the page so far: the specs drawn, and a line for each figure not drawn or drawn in part. */
 interface Figures {
   specs: unknown[];
-  missing: string[];
+  problems: string[];
 }
 
 /** Whether `target` is inside `folder` (not the folder itself, not beside it). */
@@ -126,13 +134,58 @@ function isInside(folder: string, target: string): boolean {
   return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const CONCAT = ['hconcat', 'vconcat', 'concat'] as const;
+
+/** The rows of a view's own inline data, else those it inherits; undefined when they are not inline values (a URL, a generator). */
+function inlineRows(view: Record<string, unknown>, inherited: number | undefined): number | undefined {
+  if (!('data' in view)) return inherited;
+  return isObject(view.data) && Array.isArray(view.data.values) ? view.data.values.length : undefined;
+}
+
+/** Whether a vega-lite view draws nothing: every mark in it reads inline data that has no rows. */
+function drawsNothing(view: unknown, inherited?: number): boolean {
+  if (!isObject(view)) return false;
+  const rows = inlineRows(view, inherited);
+  const children =
+    [view.layer, ...CONCAT.map((key) => view[key])].find(Array.isArray) ??
+    (isObject(view.spec) ? [view.spec] : undefined);
+  if (children !== undefined)
+    return children.length > 0 && children.every((child: unknown) => drawsNothing(child, rows));
+  return rows === 0;
+}
+
+/**
+ * A spec without its side-by-side panels that draw nothing, and their titles; undefined when
+ * nothing is left to draw. vega sizes an empty legend (an empty panel's) as Number.MAX_VALUE
+ * pixels: drawn, such a panel makes its figure 33,554,430 px tall.
+ */
+function withoutEmptyPanels(spec: unknown): { spec: unknown; dropped: string[] } | undefined {
+  if (drawsNothing(spec)) return undefined;
+  const key = isObject(spec) ? CONCAT.find((name) => Array.isArray(spec[name])) : undefined;
+  if (!isObject(spec) || key === undefined) return { spec, dropped: [] };
+  const rows = inlineRows(spec, undefined);
+  const panels = spec[key] as unknown[];
+  const empty = panels.map((panel) => drawsNothing(panel, rows));
+  const dropped = panels.flatMap((panel, i) => {
+    if (!empty[i]) return [];
+    const title = isObject(panel) ? panel.title : undefined;
+    const text = isObject(title) ? title.text : title;
+    return [typeof text === 'string' ? text : `panel ${i + 1}`];
+  });
+  if (dropped.length === 0) return { spec, dropped };
+  return { spec: { ...spec, [key]: panels.filter((_, i) => !empty[i]) }, dropped };
+}
+
 /**
  * A figure of a results file: its spec inlined for the page's script, or a note when the spec is
- * missing. The path comes from the results JSON, which may have been edited: a spec outside the
- * results folder (`..`, an absolute path, a symbolic link out) or one that is not a regular file
- * (a FIFO would hang the read) is refused, naming the JSON and the path, never what it holds.
+ * missing, is not JSON or holds no data (a panel with no data is left out, with a note). The path
+ * comes from the results JSON, which may have been edited: a spec outside the results folder
+ * (`..`, an absolute path, a symbolic link out) or one that is not a regular file (a FIFO would
+ * hang the read) is refused, naming the JSON and the path, never what it holds.
  */
-function figureHtml(jsonPath: string, path: string, { specs, missing }: Figures): string {
+function figureHtml(jsonPath: string, path: string, { specs, problems }: Figures): string {
   const resultsDir = dirname(jsonPath);
   const specPath = resolve(resultsDir, dirname(path), figureSpecName(basename(path)));
   const name = escapeHtml(path);
@@ -141,17 +194,39 @@ function figureHtml(jsonPath: string, path: string, { specs, missing }: Figures)
       `${jsonPath}: figure ${JSON.stringify(path)} ${why}; a figure is a file under ${resultsDir}`,
     );
   if (isAbsolute(path) || !isInside(resultsDir, specPath)) throw refuse('is outside the results folder');
-  if (!existsSync(specPath)) missing.push(specPath);
+  const shown = shownPath(specPath);
+  const note = (problem: string, html: string) => {
+    problems.push(`${shown}: ${problem}`);
+    return `<p class="missing">Figure ${name}: ${html}</p>`;
+  };
   if (!existsSync(specPath))
-    return `<p class="missing">Figure ${name}: no spec ${escapeHtml(relative(resultsDir, specPath))} beside it (written before figures had specs): rerun the section.</p>`;
+    return note(
+      'no such spec (written before figures had specs): rerun its section',
+      `no spec ${escapeHtml(relative(resultsDir, specPath))} beside it (written before figures had specs): rerun the section.`,
+    );
   const real = realpathSync(specPath);
   if (!isInside(realpathSync(resultsDir), real))
     throw refuse('has its spec behind a symbolic link out of the results folder');
   if (!statSync(real).isFile()) throw refuse(`has a spec ${specPath} that is not a regular file`);
+  let drawable;
+  try {
+    drawable = withoutEmptyPanels(readJson(specPath));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    problems.push(`${error.message}: its figure is not drawn`);
+    return `<p class="missing">Figure ${name} is not drawn: ${escapeHtml(error.message)}.</p>`;
+  }
+  if (drawable === undefined)
+    return note('not drawn: no data in its spec', 'not drawn: its spec holds no data.');
   const id = `spec-${specs.length}`;
-  const spec = readJson(specPath);
-  specs.push(spec);
-  return `<figure>${jsonScript(id, spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption></figure>`;
+  specs.push(drawable.spec);
+  const left = drawable.dropped.map((title) =>
+    note(
+      `panel ${JSON.stringify(title)} holds no data; drawn without it`,
+      `the panel "${escapeHtml(title)}" holds no data and is left out.`,
+    ),
+  );
+  return `<figure>${jsonScript(id, drawable.spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption>${left.join('')}</figure>`;
 }
 
 /** A JSON file, or the one line naming it and where it breaks: never its content, which JSON.parse's message quotes. */
@@ -172,6 +247,11 @@ function readJson(path: string): unknown {
   }
 }
 
+/** The seed study's verdict table names its columns by claim: the page shows each claim's words, its full text on hover. */
+const HEADER_WORDS = new Map(
+  CLAIMS.map((claim) => [claim, { label: CLAIM_SHORT[claim], title: CLAIM_TEXT[claim] }]),
+);
+
 /** One section and its title: its results (provenance, tables, figures) or "not run yet, run: COMMAND". */
 function sectionHtml(
   { id, label, command, jsonPath }: Section,
@@ -190,6 +270,7 @@ function sectionHtml(
     dropTitle: true,
     shift: 1,
     lineBreaks: true,
+    headerWords: HEADER_WORDS,
     figure: (path) =>
       listed.has(path)
         ? figureHtml(jsonPath, path, figures)
@@ -199,7 +280,7 @@ function sectionHtml(
       return section === undefined ? undefined : `#sec-${section}`;
     },
   });
-  const fileName = relative(ROOT, jsonPath) || jsonPath;
+  const fileName = shownPath(jsonPath);
   const title = result.title === undefined ? label : `${label} ${text(result.title)}`;
   const book = /^sec-17\.\d+$/.test(id)
     ? ` <a class="back" href="#book-${escapeHtml(id.slice(4))}">book beside ours</a>`
@@ -409,9 +490,25 @@ function aggregateSections({ aggregateDirs = [] }: ReportPageOptions): Section[]
   }));
 }
 
+/** The results the header's answers read, each with its section (answers.ts says what each answer reads). */
+function answerSources(all: readonly Section[]): AnswerSources {
+  const source = (name: keyof AnswerSources) => {
+    const section = all.find(({ id }) => id === `sec-${name}`);
+    if (section === undefined) throw new Error(`the page has no section sec-${name}`);
+    const { id, label, command, jsonPath } = section;
+    return {
+      name: shownPath(jsonPath),
+      json: existsSync(jsonPath) ? readJson(jsonPath) : undefined,
+      command,
+      section: { id, label: name === 'seeds' ? 'the seed study' : label },
+    };
+  };
+  return { '17.4': source('17.4'), '17.7': source('17.7'), seeds: source('seeds'), 'ex-7': source('ex-7') };
+}
+
 export async function main(options: ReportPageOptions) {
   const all = [...sections(options), ...studySections(options), ...aggregateSections(options)];
-  const drawn: Figures = { specs: [], missing: [] };
+  const drawn: Figures = { specs: [], problems: [] };
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;
   const book = existsSync(options.reproductionFile)
@@ -421,17 +518,17 @@ export async function main(options: ReportPageOptions) {
       })
     : `<p class="missing">${escapeHtml(options.reproductionFile)} is missing.</p>`;
   const ran = all.filter(({ jsonPath }) => existsSync(jsonPath)).length;
-  const here = (file: string) => escapeHtml(relative(ROOT, file) || file);
+  const here = (file: string) => escapeHtml(shownPath(file));
   const page = pageHtml({
     title: 'TinyAgent: chapter 17 measured',
-    intro: `<p>Every result in ${here(options.resultsDir)}, beside the book (${here(options.reproductionFile)}): ${ran} of ${all.length} sections have results, ${figures} figures. Hover a figure for its values. Made by <code>npm run report</code>.</p>`,
+    intro: `${chapterAnswers(answerSources(all))}<p>Every result in ${here(options.resultsDir)}: ${ran} of ${all.length} sections have results, ${figures} figures; the book beside ours (${here(options.reproductionFile)}) follows them. Hover a figure for its values. Made by <code>npm run report</code>.</p>`,
     toc: [
-      { id: 'book', label: 'Book beside ours' },
       ...all.map(({ id }, i) => ({ id, label: rendered[i]!.title })),
+      { id: 'book', label: 'Book beside ours' },
     ],
     body: [
-      `<section id="book"><h2>Book beside ours</h2>${book}</section>`,
       ...rendered.map(({ html }) => html),
+      `<section id="book"><h2>Book beside ours</h2>${book}</section>`,
     ].join('\n'),
     libraries: libraries(),
     style: readFileSync(new URL('./report/page.css', import.meta.url), 'utf8'),
@@ -443,7 +540,7 @@ export async function main(options: ReportPageOptions) {
     sections: all.length,
     ran,
     figures,
-    missingSpecs: drawn.missing,
+    figureProblems: drawn.problems,
     bytes: Buffer.byteLength(page),
   };
 }
@@ -497,8 +594,5 @@ if (isMain(import.meta.url))
     process.stdout.write(
       `wrote ${shown.startsWith('..') ? written.outFile : shown} (${(written.bytes / 1e6).toFixed(1)} MB): ${written.ran} of ${written.sections} sections with results, ${written.figures} figures\n`,
     );
-    if (written.missingSpecs.length > 0)
-      process.stderr.write(
-        `report: ${written.missingSpecs.length} figures have no spec and are not drawn (rerun their sections): ${written.missingSpecs.map((path) => relative(ROOT, path)).join(', ')}\n`,
-      );
+    for (const problem of written.figureProblems) process.stderr.write(`report: ${problem}\n`);
   });

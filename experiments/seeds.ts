@@ -69,6 +69,19 @@ export const CLAIM_TEXT: Record<ClaimName, string> = {
   hotBelow: '17.5: temperature 1.3 below the training temperature at step 80',
 };
 
+/** Each claim in a few words: recipe-claims' figure and table, and the report page's verdict-table headers. */
+export const CLAIM_SHORT: Record<ClaimName, string> = {
+  step20AtOrAboveBase: '17.7 step 20 >= base (headline)',
+  step20AtOrAboveBoth: '17.7 step 20 >= both (literal)',
+  overtakesBy32: '17.7 base overtakes by k 32',
+  narrowsBelowBase: '17.7 narrows below base (headline)',
+  narrowsBelowBaseUncorrected: '17.7 narrows, uncorrected',
+  lateTrainingInstability: 'late-training instability',
+  fallsDuringTraining: 'falls during training',
+  greedyAtOrAbove: '17.5 greedy >= T 1.0',
+  hotBelow: '17.5 T 1.3 < T 1.0',
+};
+
 const share = (claim: SeedFraction) =>
   `${claim.holds}/${claim.seeds} (${f3(claim.fraction)}, Wilson ${range(claim.wilson)})`;
 const undecided = (claim: SeedFraction) =>

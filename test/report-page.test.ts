@@ -7,6 +7,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../experiments/common.ts';
 import { main as buildReportPage, provenance } from '../experiments/report-page.ts';
+import { bandPanelsSvg } from '../experiments/figures.ts';
+import { chapterAnswers } from '../experiments/report/answers.ts';
 import { escapeHtml, jsonScript, markdownToHtml } from '../experiments/report/html.ts';
 import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 
@@ -36,6 +38,30 @@ async function build(resultsDir: string, name: string) {
     reproductionFile: join(ROOT, 'docs', 'REPRODUCTION.md'),
     studiesDir: join(work, name, 'studies'),
   });
+}
+
+/** A copy of the committed results (without a generated page) to edit, in the temporary folder. */
+function copyOfResults(name: string): string {
+  const copy = join(work, name);
+  cpSync(RESULTS, copy, { recursive: true, filter: (source) => !source.includes(join('results', 'report')) });
+  return copy;
+}
+
+/** A results JSON of a folder, edited in place. */
+function editJson(file: string, edit: (json: any) => void) {
+  const json = JSON.parse(readFileSync(file, 'utf8'));
+  edit(json);
+  writeFileSync(file, JSON.stringify(json));
+}
+
+/** The header's answers as the page shows them: each one's text and the sections it links to. */
+function answersOf(page: Page) {
+  return page.$$eval('header .answers > li', (items) =>
+    items.map((item) => ({
+      text: (item as HTMLElement).innerText,
+      links: [...item.querySelectorAll('a')].map((link) => link.getAttribute('href')!.slice(1)),
+    })),
+  );
 }
 
 /** Opens a page from disk and waits until its script has drawn every figure; records every request it makes. */
@@ -122,6 +148,35 @@ describe('report page HTML', () => {
   });
 });
 
+describe('the answers at the top of the page', () => {
+  const source = (name: string, json: unknown) => ({
+    name: `results/${name}.json`,
+    json,
+    command: `npm run exp:${name}`,
+    section: { id: `sec-${name}`, label: name },
+  });
+  const committed = (name: string) => JSON.parse(readFileSync(join(RESULTS, `${name}.json`), 'utf8'));
+
+  it('says which file or field an answer lacks and what to run, and answers the others', () => {
+    const passk = committed('17.7');
+    delete passk.numbers.step80BandAtLargeK;
+    const html = chapterAnswers({
+      '17.4': source('17.4', committed('17.4')),
+      '17.7': source('17.7', passk),
+      seeds: source('seeds', undefined),
+      'ex-7': source('ex-7', committed('ex-7')),
+    });
+    const items = html.split('<li>').slice(1);
+    expect(items).toHaveLength(3);
+    expect(items[0]).toContain('Not answered: results/17.7.json does not record what this answer reads');
+    expect(items[0]).toContain('numbers.step80BandAtLargeK');
+    expect(items[0]).toContain('rerun: npm run exp:17.7');
+    expect(items[1]).toContain('Not answered: results/seeds.json is missing (run: npm run exp:seeds)');
+    expect(items[2]).not.toContain('Not answered');
+    expect(items[2]).toContain('href="#sec-17.4"');
+  });
+});
+
 describe('report page', () => {
   it('draws every figure of the committed results with marks, with no console error and no request but the file', async () => {
     const built = full;
@@ -133,8 +188,9 @@ describe('report page', () => {
     const figures = await marksPerFigure(page);
     expect(figures.length).toBe(built.figures);
     expect(built.figures).toBeGreaterThan(0);
-    expect(built.missingSpecs).toEqual([]);
+    expect(built.figureProblems).toEqual([]);
     expect(rendered.count).toBe(built.figures);
+    expect(await page.evaluate(() => document.body.dataset['notDrawn'])).toBe('0');
     expect(figures.filter(({ marks }) => marks === 0)).toEqual([]);
     expect(problems).toEqual({ errors: [], failedRequests: [] });
     expect(requests).toEqual([pathToFileURL(built.outFile).href]);
@@ -171,11 +227,7 @@ describe('report page', () => {
   });
 
   it('renders a hostile string from a results file as text, never as markup, and says what has not run', async () => {
-    const copy = join(work, 'hostile-results');
-    cpSync(RESULTS, copy, {
-      recursive: true,
-      filter: (source) => !source.includes(join('results', 'report')),
-    });
+    const copy = copyOfResults('hostile-results');
     const json = JSON.parse(readFileSync(join(copy, '17.1.json'), 'utf8'));
     json.title = HOSTILE;
     json.numbers[0].backend = HOSTILE;
@@ -236,11 +288,7 @@ describe('report page', () => {
   });
 
   it('the book-beside-ours table shows the numbers of the results folder it was pointed at', async () => {
-    const copy = join(work, 'changed-results');
-    cpSync(RESULTS, copy, {
-      recursive: true,
-      filter: (source) => !source.includes(join('results', 'report')),
-    });
+    const copy = copyOfResults('changed-results');
     const json = JSON.parse(readFileSync(join(copy, '17.1.json'), 'utf8'));
     expect(json.numbers[1].passAt1.toFixed(3)).toBe('0.884');
     json.numbers[1].passAt1 = 0.777;
@@ -266,6 +314,180 @@ describe('report page', () => {
     const changed = await oursOf(built.outFile);
     expect(changed.ours).toBe('0.777');
     expect(changed.note).toContain(`read from ${copy}`);
+  });
+
+  it('answers the three questions first, from the results, each with its interval and links; the book comes after the results', async () => {
+    const { page } = await open(full.outFile);
+    const answers = await answersOf(page);
+    const f3 = (value: number) => value.toFixed(3);
+    const seeds = JSON.parse(readFileSync(join(RESULTS, 'seeds.json'), 'utf8')).numbers;
+    const comparing = JSON.parse(readFileSync(join(RESULTS, '17.4.json'), 'utf8')).numbers;
+    expect(answers.map(({ text }) => text.split('?')[0])).toEqual([
+      'Does RL raise pass@k at large k, or only sharpen',
+      'How many seeds',
+      'Is A better than B',
+    ]);
+    for (const { text } of answers) expect(text).not.toContain('Not answered');
+    const [passk, howMany, better] = answers.map(({ text }) => text);
+    const { overtakesBy32, narrowsBelowBase } = seeds.claims;
+    for (const claim of [overtakesBy32, narrowsBelowBase])
+      expect(passk).toContain(
+        `${claim.holds} of ${claim.seeds} (Wilson 95% [${f3(claim.wilson.low)}, ${f3(claim.wilson.high)}])`,
+      );
+    expect(passk).toMatch(
+      /at k = \d+: \d\.\d{3}, task-level 95% \[\d\.\d{3}, \d\.\d{3}\], against \d\.\d{3}/,
+    );
+    // Seeds per recipe, 2 ((z_0.975 + z_0.8) sd / delta)^2 rounded up, from seeds.json's SD and its
+    // chi-square interval (0.119 [0.088, 0.185]): scipy.stats.norm.ppf gives 89.32, 48.74, 213.95 at
+    // 5 points and 558.25 at 2.
+    expect(howMany).toContain('90 per recipe to tell two recipes 5 points apart at step 80 (49 to 214');
+    expect(howMany).toContain('559 for 2 points');
+    const sd = seeds.step80.sdInterval;
+    expect(howMany).toContain(`SD ${f3(sd.estimate)} (chi-square 95% [${f3(sd.low)}, ${f3(sd.high)}])`);
+    expect(howMany).toContain(
+      `gave ${[...comparing.power]
+        .sort((a: { delta: number }, b: { delta: number }) => b.delta - a.delta)
+        .map((row: { seedsPerGroupStep80: number }) => row.seedsPerGroupStep80)
+        .join(' and ')}`,
+    );
+    const { paired } = comparing;
+    expect(better).toContain(
+      `+${f3(paired.difference)} (paired task-level 95% [+${f3(paired.low)}, +${f3(paired.high)}]`,
+    );
+    // ex-7's claim is 0.77 SE: not shown; (z_0.975 + z_0.8) x its SE 0.03123 = 0.0875 (scipy).
+    expect(better).toContain('is not shown');
+    expect(better).toContain('that design detects only 0.087 or more');
+    expect(answers.map(({ links }) => links)).toEqual([
+      ['sec-17.7', 'sec-seeds'],
+      ['sec-seeds', 'sec-17.4'],
+      ['sec-17.4', 'sec-ex-7'],
+    ]);
+    const order = await page.evaluate(() => ({
+      sections: [...document.querySelectorAll('main > section')].map((section) => section.id),
+      toc: [...document.querySelectorAll('nav a')].map((link) => link.getAttribute('href')),
+      answersBeforeMain: document.querySelector('header .answers') !== null,
+    }));
+    expect(order.answersBeforeMain).toBe(true);
+    expect(order.sections.at(-1)).toBe('book');
+    expect(order.sections.indexOf('sec-17.1')).toBe(0);
+    expect(order.toc.at(-1)).toBe('#book');
+    await page.close();
+  });
+
+  it('verdict tables have words for headers, not identifiers, and no table is wider than its box', async () => {
+    const { page } = await open(full.outFile);
+    const seen = await page.evaluate(() => ({
+      headers: [...document.querySelectorAll('main th')].map((cell) => cell.textContent ?? ''),
+      verdictTitles: [...document.querySelectorAll('[id="sec-seeds"] th[title]')].map((cell) =>
+        cell.getAttribute('title'),
+      ),
+      clipped: [...document.querySelectorAll('.table')]
+        .filter((box) => box.scrollWidth > box.clientWidth)
+        .map((box) => `${box.closest('section')?.id}: ${box.scrollWidth} > ${box.clientWidth}`),
+    }));
+    // A camelCase identifier such as step20AtOrAboveBase.
+    expect(seen.headers.filter((header) => /^[a-z]+[A-Z0-9]\w*$/.test(header))).toEqual([]);
+    expect(seen.headers).toContain('17.7 narrows below base (headline)');
+    expect(seen.verdictTitles).toHaveLength(9);
+    expect(seen.verdictTitles).toContain('17.7: the base agent overtakes step 80 at some k <= 32');
+    expect(seen.clipped).toEqual([]);
+    await page.close();
+  });
+
+  it('a negative verdict says what the design could have detected', async () => {
+    const copy = copyOfResults('negative-results');
+    editJson(join(copy, '17.4.json'), (json) => {
+      json.numbers.paired.low = -0.01;
+    });
+    editJson(join(copy, 'seeds.json'), (json) => {
+      json.numbers.claims.overtakesBy32.holds = 0;
+    });
+    const built = await build(copy, 'negative');
+    const { page } = await open(built.outFile);
+    const [passk, , better] = (await answersOf(page)).map(({ text }) => text);
+    const { wilson } = JSON.parse(readFileSync(join(copy, 'seeds.json'), 'utf8')).numbers.claims
+      .overtakesBy32;
+    expect(passk).toContain(
+      `none of 16 (Wilson 95% [${wilson.low.toFixed(3)}, ${wilson.high.toFixed(3)}]: a rate above ${wilson.high.toFixed(3)} would have shown)`,
+    );
+    // (z_0.975 + z_0.8) x 17.4's paired SE 0.059875 = 0.16775 (scipy.stats.norm.ppf).
+    expect(better).toContain('is not shown better or worse than its step 60');
+    expect(better).toContain(
+      'which holds 0); the paired design would detect 0.168 or more (two-sided 5%, power 0.8)',
+    );
+    await page.close();
+  });
+
+  it('a figure with an empty panel, one laid out at an absurd size, one without data and one not JSON: a note each, and every section in reach', async () => {
+    const copy = copyOfResults('broken-figures');
+    const figures = join(copy, 'figures');
+    // The right panel of 17.7's figure as experiments/report/17.7.ts writes it when no task narrows.
+    const { spec: empty } = await bandPanelsSvg([
+      { title: 'left', xTitle: 'k', yTitle: 'pass@k', series: [{ name: 'a', points: [{ x: 1, y: 0.5 }] }] },
+      {
+        title: 'No held-out task narrows in this run or its seeds',
+        xTitle: 'step',
+        yTitle: 'successes / episodes',
+        series: [],
+      },
+    ]);
+    editJson(join(figures, '17.3-passk.vl.json'), (spec) => {
+      spec.hconcat[1] = (empty.hconcat as unknown[])[1];
+    });
+    // Data, but a legend with no entries and no title: vega's bounds are Number.MAX_VALUE.
+    writeFileSync(
+      join(figures, 'ex-1-variance-by-k.vl.json'),
+      JSON.stringify({
+        data: { values: [{ x: 1, y: 1, series: 'a' }] },
+        mark: 'line',
+        encoding: {
+          x: { field: 'x', type: 'quantitative' },
+          y: { field: 'y', type: 'quantitative' },
+          color: { field: 'series', type: 'nominal', title: '', scale: { domain: [], range: [] } },
+        },
+      }),
+    );
+    writeFileSync(
+      join(figures, 'ex-3-intervals.vl.json'),
+      JSON.stringify({ data: { values: [] }, mark: 'point' }),
+    );
+    writeFileSync(join(figures, 'ex-4-entropy-vs-drop.vl.json'), '{"mark": "point",\n  x}');
+    const built = await build(copy, 'broken-figures');
+    expect(built.figureProblems).toEqual([
+      `${join(figures, '17.3-passk.vl.json')}: panel "No held-out task narrows in this run or its seeds" holds no data; drawn without it`,
+      `${join(figures, 'ex-3-intervals.vl.json')}: not drawn: no data in its spec`,
+      `${join(figures, 'ex-4-entropy-vs-drop.vl.json')} is not a JSON file (not valid JSON at line 2, column 3): its figure is not drawn`,
+    ]);
+    expect(built.figures).toBe(full.figures - 2);
+    const { page, problems } = await open(built.outFile);
+    const seen = await page.evaluate(() => ({
+      rendered: Number(document.body.dataset['rendered']),
+      notDrawn: document.body.dataset['notDrawn'],
+      heights: [...document.querySelectorAll('main > section')].map(
+        (section) => [section.id, section.getBoundingClientRect().height] as const,
+      ),
+      bookTop: document.getElementById('book')!.getBoundingClientRect().top + window.scrollY,
+      passk: document.querySelector('[id="sec-17.7"] figure')!.textContent,
+      passkMarks: document.querySelectorAll('[id="sec-17.7"] figure svg .role-mark > *').length,
+      ex1: document.querySelector('[id="sec-ex-1"] .view')!.textContent,
+      ex3: document.querySelector('[id="sec-ex-3"] .missing')?.textContent,
+      ex4: document.querySelector('[id="sec-ex-4"] .missing')?.textContent,
+    }));
+    expect(seen.rendered).toBe(built.figures - 1);
+    expect(seen.notDrawn).toBe('1');
+    expect(seen.heights.filter(([, height]) => !(height < 20_000))).toEqual([]);
+    expect(seen.bookTop).toBeLessThan(200_000);
+    expect(seen.passk).toContain(
+      'the panel "No held-out task narrows in this run or its seeds" holds no data and is left out',
+    );
+    expect(seen.passkMarks).toBeGreaterThan(0);
+    expect(seen.ex1).toContain('This figure is not drawn: vega lays it out');
+    expect(seen.ex3).toContain('not drawn: its spec holds no data');
+    expect(seen.ex4).toContain('is not drawn');
+    // vega never wrote a non-finite attribute into the page (Chromium logs those as errors).
+    expect(problems).toEqual({ errors: [], failedRequests: [] });
+    await page.screenshot({ path: join(screenshotDir, 'report-broken-figures.png'), fullPage: true });
+    await page.close();
   });
 
   it('refuses a bad flag (exit 2) and a missing results folder (exit 1) in one line', () => {

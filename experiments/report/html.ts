@@ -33,6 +33,8 @@ export interface MarkdownHooks {
   dropTitle?: boolean;
   /** Keep a paragraph's lines as lines (the results files write one statement a line); else join them as Markdown does. */
   lineBreaks?: boolean;
+  /** Words for a table header that is an identifier (a claim's name): its label, and its full text as the header's title. */
+  headerWords?: ReadonlyMap<string, { label: string; title: string }>;
 }
 
 /** Inline Markdown: `code`, **bold**, [text](target); everything else escaped. */
@@ -65,11 +67,16 @@ export function tableCells(line: string): string[] {
 /** A Markdown table's lines (header, separator, rows) as an HTML table, with an extra first column when given. */
 export function tableHtml(
   lines: readonly string[],
-  hooks: Pick<MarkdownHooks, 'link'> = {},
+  hooks: Pick<MarkdownHooks, 'link' | 'headerWords'> = {},
   extra?: { header: string; cell: (row: number) => string },
 ): string {
   const [header = '', , ...rows] = lines;
-  const head = tableCells(header).map((cell) => `<th>${inlineMarkdown(cell, hooks)}</th>`);
+  const head = tableCells(header).map((cell) => {
+    const words = hooks.headerWords?.get(cell);
+    return words === undefined
+      ? `<th>${inlineMarkdown(cell, hooks)}</th>`
+      : `<th title="${escapeHtml(words.title)}">${escapeHtml(words.label)}</th>`;
+  });
   const body = rows.map((row, i) => {
     const cells = tableCells(row).map((cell) => `<td>${inlineMarkdown(cell, hooks)}</td>`);
     return `<tr>${extra === undefined ? '' : `<td>${extra.cell(i)}</td>`}${cells.join('')}</tr>`;
