@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { projectVersion } from '../lib/version.ts';
 import { activeBackend, recordedBackend } from './backend.ts';
 import { productsInstalled } from './kernels/index.ts';
 
@@ -115,10 +116,6 @@ export function fingerprint(): Fingerprint {
         : 'off',
     threads,
   };
-}
-
-function projectVersion(): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 function sha256File(path: string): string {

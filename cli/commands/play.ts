@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { choiceFlag, InputError, intFlag, MAX_SEED, stringFlag, UsageError, type Command } from '../args.ts';
 import { makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
 
@@ -86,7 +87,7 @@ export const command: Command = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     let { observation } = env.reset({ seed, options: { task: task.id } });
     out(
-      `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`,
+      `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${count(harness.maxTurns, 'turn')}, ${harness.maxEdits === null ? 'unlimited edits' : count(harness.maxEdits, 'edit')}.`,
     );
     out('Ops: add_zero_guard fix_comparison fix_off_by_one remove_negation swap_min_max special_case_tests');
     const lines = cappedLines(process.stdin);
