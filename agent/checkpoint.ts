@@ -17,6 +17,7 @@ import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type Mod
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
+import { makeFolders } from '../lib/files.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
@@ -148,7 +149,7 @@ export function saveCheckpoint(
   const manifest = { ...fields, manifestChecksum: manifestChecksum(fields) } as CheckpointManifest;
 
   const target = resolve(dir);
-  mkdirSync(dirname(target), { recursive: true });
+  makeFolders(dirname(target));
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
   const aside = `${temporary}.old`;
   try {

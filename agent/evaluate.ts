@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   countsByTask,
   devTasks,
@@ -17,6 +16,7 @@ import {
   type TaskCount,
 } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { projectVersion } from '../lib/version.ts';
 import { initBackend, recordedBackend, type BackendPreference } from './backend.ts';
 import { loadAgent } from './load.ts';
 import { attentionModeFor } from './model.ts';
@@ -89,15 +89,7 @@ export interface Evaluation {
   provenance: Provenance;
 }
 
-let packageVersion: string | undefined;
-
-/** The project's version, from package.json. */
-export function projectVersion(): string {
-  packageVersion ??= (
-    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
-  return packageVersion;
-}
+export { projectVersion };
 
 /**
  * Strips a rollout record to its result (the tokens are training data, not an evaluation's);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { projectVersion } from '../lib/version.ts';
 import { activeBackend, recordedBackend } from './backend.ts';
 import { productsInstalled } from './kernels/index.ts';
 
@@ -123,10 +124,6 @@ export function fingerprint(): Fingerprint {
         : 'off',
     threads,
   };
-}
-
-function projectVersion(): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 function sha256File(path: string): string {

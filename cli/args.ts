@@ -5,8 +5,10 @@ import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
 import { MAX_ROWS } from '../eval/io/source.ts';
+import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
-import { clip } from '../lib/text.ts';
+import { duplicatedKeyPath } from '../lib/json.ts';
+import { clip, closestName } from '../lib/text.ts';
 
 import { InputError, UsageError } from '../lib/errors.ts';
 
@@ -25,6 +27,11 @@ export interface FlagSpec {
   short?: string;
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
+  /**
+   * An old name kept working: the flag is read as `aliasOf`, with a one-line warning on stderr
+   * that the name is deprecated. Its description says which flag it stands for.
+   */
+  aliasOf?: string;
 }
 
 export interface Command {
@@ -64,7 +71,11 @@ export function helpText(command: Command): string {
   return lines.join('\n');
 }
 
-/** Parses argv strictly: an unknown flag or a missing value is a UsageError. */
+/**
+ * Parses argv strictly: an unknown flag (with the nearest known one as a hint), a missing value,
+ * a flag given twice (unless `multiple`), an empty value or argument are UsageErrors. A
+ * deprecated name (`aliasOf`) is read as its flag, with a warning on stderr.
+ */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
@@ -83,25 +94,82 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
       options,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0] as string;
     const unknown = /^Unknown option '([^']*)'/.exec(message);
-    throw new UsageError(unknown !== null ? `unknown flag '${clip(unknown[1] as string)}'` : message);
+    if (unknown === null) throw new UsageError(message);
+    const typed = unknown[1] as string;
+    const near = closestName(typed.replace(/^-+/, ''), Object.keys(options));
+    throw new UsageError(
+      `unknown flag '${clip(typed)}'${near === undefined ? '' : `; did you mean --${near}?`}`,
+    );
   }
   if (parsed.values.help === true) return 'help';
+  checkGivenOnce(command, parsed.tokens);
   const { min, max } = command.positionals ?? { min: 0, max: 0 };
   if (parsed.positionals.length < min)
-    throw new UsageError(`expected at least ${min} argument(s), got ${parsed.positionals.length}`);
+    throw new UsageError(
+      `expected at least ${min} argument${min === 1 ? '' : 's'}, got ${parsed.positionals.length}`,
+    );
   if (parsed.positionals.length > max)
-    throw new UsageError(`unexpected argument '${parsed.positionals[max]}'`);
+    throw new UsageError(`unexpected argument '${clip(parsed.positionals[max] as string)}'`);
+  const empty = parsed.positionals.findIndex((value) => value.trim() === '');
+  if (empty >= 0)
+    throw new UsageError(
+      `argument ${empty + 1} is empty: it names no file or folder (give a path; . is this folder)`,
+    );
   const flags: CommandArgs['flags'] = {};
   const lists: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(parsed.values)) {
-    if (Array.isArray(value)) lists[name] = value.map(String);
-    else flags[name] = value;
+  const deprecated: string[] = [];
+  for (const [given, value] of Object.entries(parsed.values)) {
+    const alias = command.flags[given]?.aliasOf;
+    if (alias !== undefined) deprecated.push(`--${given} is now --${alias}`);
+    const name = alias ?? given;
+    if (typeof value === 'string' && value.trim() === '')
+      throw new UsageError(`--${given} is empty; give it a value`);
+    if (Array.isArray(value)) {
+      const blank = value.find((each) => String(each).trim() === '');
+      if (blank !== undefined) throw new UsageError(`--${given} is empty; give it a value`);
+      lists[name] = value.map(String);
+    } else flags[name] = value;
   }
+  if (deprecated.length > 0)
+    process.stderr.write(
+      `tinyagent ${command.name}: warning: ${deprecated.join(' and ')} (deprecated; ${deprecated.length === 1 ? 'the old name still works' : 'the old names still work'})\n`,
+    );
   return { flags, lists, positionals: parsed.positionals };
+}
+
+/**
+ * A UsageError when a flag that takes one value was given more than once, directly or under its
+ * deprecated name (`--index 1 --index 5` would otherwise run job 5 and say nothing).
+ */
+function checkGivenOnce(
+  command: Command,
+  tokens: ReadonlyArray<{ kind: string; name?: string; value?: string | undefined }>,
+): void {
+  const seen = new Map<string, { given: string; value: string | undefined }>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined || token.name === 'help') continue;
+    const spec = command.flags[token.name];
+    if (spec?.multiple === true) continue;
+    const name = spec?.aliasOf ?? token.name;
+    const before = seen.get(name);
+    if (before !== undefined) {
+      const values =
+        before.value === undefined || token.value === undefined
+          ? ''
+          : ` ('${clip(before.value)}', then '${clip(token.value)}')`;
+      throw new UsageError(
+        before.given === token.name
+          ? `--${name} is given twice${values}; give it once`
+          : `--${before.given} and --${token.name} are one flag (--${name})${values}; give it once`,
+      );
+    }
+    seen.set(name, { given: token.name, value: token.value });
+  }
 }
 
 /**
@@ -201,11 +269,35 @@ export function backendFlag<T extends string>(args: CommandArgs, names: readonly
  */
 export function readJsonFile(path: string, flag: string): unknown {
   const text = readRegularFile(path, flag);
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new InputError(`${path}: not valid JSON (${clip(jsonErrorWhere(error, text), 120)})`);
   }
+  // JSON.parse keeps the last of two values silently; a config says each field once.
+  const twice = duplicatedKeyPath(text);
+  if (twice !== undefined)
+    throw new InputError(`${path}: the key '${clip(twice, 80)}' is given twice; keep one`);
+  return value;
+}
+
+/**
+ * `--out FILE` of a command that writes one format, named by the file's extension (`.json` for
+ * JSON, `.jsonl` for JSON lines): another extension is a UsageError naming the one to use, so
+ * that a file never holds other than what its name says. A folder, a FIFO or a link at FILE is
+ * refused (an InputError) before any work.
+ */
+export function outFileFlag(
+  args: CommandArgs,
+  { extension, format }: { extension: '.json' | '.jsonl'; format: string },
+): string | undefined {
+  const out = stringFlag(args, 'out');
+  if (out === undefined) return undefined;
+  if (!out.toLowerCase().endsWith(extension))
+    throw new UsageError(`--out writes ${format}: name the file *${extension}, got '${clip(out, 80)}'`);
+  refuseSpecialTarget(out, '--out');
+  return out;
 }
 
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
@@ -398,9 +490,7 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
   if (partialAs !== undefined) options.partialAs = partialAs;
   for (const name of ['scorer', 'metric', 'filter'] as const) {
     const value = stringFlag(args, name);
-    if (value === undefined) continue;
-    if (value.trim() === '') throw new UsageError(`--${name} must name a ${name}`);
-    options[name] = value;
+    if (value !== undefined) options[name] = value;
   }
   return options;
 }

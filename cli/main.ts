@@ -1,4 +1,5 @@
-import { oneLine } from '../lib/text.ts';
+import { projectVersion } from '../lib/version.ts';
+import { closestName, oneLine } from '../lib/text.ts';
 import { EXIT, helpText, parseCommandArgs, type Command } from './args.ts';
 import { commandLoaders } from './commands/index.ts';
 import { debugging, errorKind, errorLine } from '../lib/errors.ts';
@@ -10,11 +11,22 @@ function topHelp(summaries: Array<[string, string]>): string {
   return [
     'tinyagent: a tiny RL-trained code-repair agent and the statistics to measure it honestly',
     '',
-    'Usage: tinyagent <command> [options]   (tinyagent <command> --help for its options)',
+    'Usage: tinyagent <command> [options]   (tinyagent help <command>, or <command> --help, for its options)',
     '',
     'Commands:',
     ...summaries.map(([name, summary]) => `  ${name.padEnd(width + 2)}${summary}`),
+    '',
+    'tinyagent --version prints the version. Exit codes: 0 done, 1 bad data or environment, 2 bad usage, 3 internal error, 75 retry later (README, "Exit codes").',
   ].join('\n');
+}
+
+/** The one line for a command name that is not one, with the nearest command as a hint. */
+function unknownCommand(name: string): number {
+  const near = closestName(name, [...Object.keys(commandLoaders), 'help', '--help', '--version']);
+  process.stderr.write(
+    `tinyagent: unknown command '${oneLine(name, 60)}'${near === undefined ? '' : `; did you mean ${near}?`} (try tinyagent --help)\n`,
+  );
+  return EXIT.usage;
 }
 
 /**
@@ -25,6 +37,18 @@ function topHelp(summaries: Array<[string, string]>): string {
  */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' && rest.length === 0) {
+    process.stdout.write(`tinyagent ${projectVersion()}\n`);
+    return EXIT.ok;
+  }
+  // `tinyagent help CMD` is `tinyagent CMD --help`.
+  if (name === 'help' && rest.length > 0) {
+    if (rest.length > 1) {
+      process.stderr.write(`tinyagent help: give one command, got ${rest.length}\n`);
+      return EXIT.usage;
+    }
+    return main([rest[0] as string, '--help']);
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const summaries: Array<[string, string]> = [];
     for (const [commandName, load] of Object.entries(commandLoaders))
@@ -33,10 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const load = Object.hasOwn(commandLoaders, name) ? commandLoaders[name] : undefined;
-  if (load === undefined) {
-    process.stderr.write(`tinyagent: unknown command '${oneLine(name, 60)}' (try tinyagent --help)\n`);
-    return EXIT.usage;
-  }
+  if (load === undefined) return unknownCommand(name);
   try {
     const command: Command = await load();
     const args = parseCommandArgs(command, rest);

@@ -1,20 +1,19 @@
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { readJsonFile, stringFlag, type CommandArgs } from './args.ts';
+import { outFileFlag, readJsonFile, type CommandArgs } from './args.ts';
 import { InputError } from '../lib/errors.ts';
-import { refuseSpecialTarget, writeJsonAtomic } from '../lib/atomic.ts';
+import { writeJsonAtomic } from '../lib/atomic.ts';
 import { fingerprint } from '../agent/index.ts';
 
 /**
  * `--out FILE` of the commands whose figures the README and docs quote (`train`, `canary`,
  * `bench`): the results file those figures are read from (`results/train.json`,
  * `results/canary.json`, `results/bench.json`; test/reported-numbers.test.ts checks the docs
- * against them). Checked before anything runs, so that a folder or a FIFO at FILE costs no work.
+ * against them), JSON, so named `.json`. Checked before anything runs, so that a folder or a FIFO
+ * at FILE costs no work.
  */
 export function outFlag(args: CommandArgs): string | undefined {
-  const out = stringFlag(args, 'out');
-  if (out !== undefined) refuseSpecialTarget(out, '--out');
-  return out;
+  return outFileFlag(args, { extension: '.json', format: 'JSON' });
 }
 
 /** The machine a figure was measured on: timings depend on it, and on how busy it was. */

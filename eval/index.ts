@@ -103,6 +103,7 @@ export {
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, quantileSorted } from './describe.ts';
 export { meanStandardError } from './meanStandardError.ts';
+export { pooledStandardDeviation, type GroupSpread } from './pooledStandardDeviation.ts';
 export { normalQuantile, normalCdfStandard, twoSidedZ } from './normal.ts';
 export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';
 export { sampleBinomial } from './random/sampleBinomial.ts';

@@ -10,7 +10,7 @@
  *   docs/EXERCISES.md).
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
-import { isMain, runScript } from './common.ts';
+import { isMain, resultFiles, runScript, wroteLine } from './common.ts';
 import { EXPERIMENTS } from './repro.ts';
 import { parseRunOptions, runOptions, type ExperimentOptions } from './runs.ts';
 
@@ -34,7 +34,9 @@ export async function main(
     await run({ ...shared, ...given });
     const seconds = (performance.now() - started) / 1000;
     times.push({ section, seconds });
-    process.stderr.write(`exp:${section} done in ${seconds.toFixed(1)} s\n`);
+    process.stderr.write(
+      `exp:${section} done in ${seconds.toFixed(1)} s; ${wroteLine(resultFiles(shared.outDir, section))}\n`,
+    );
   }
   process.stderr.write(
     `all experiments: ${times.reduce((sum, time) => sum + time.seconds, 0).toFixed(0)} s\n`,

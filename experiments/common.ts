@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isOutputError, outputFailed } from '../lib/internalError.js';
 import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors.ts';
+import { closestName, count } from '../lib/text.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import type { Figure } from './figures.ts';
 import { zScore } from './report/markdown.ts';
@@ -172,7 +173,7 @@ export interface ExperimentOutput {
   markdown: string;
   /** File name (under figures/, NAME.svg) -> the figure: its SVG and its vega-lite spec. */
   figures?: Record<string, Figure>;
-  /** Also print the Markdown body on stdout (a script run from the command line). */
+  /** Also print the Markdown body and the files written on stdout (a script run from the command line). */
   echo?: boolean;
   /** What wrote the results, when not `experiments/SECTION.ts` (e.g. a command line). */
   generatedBy?: string;
@@ -237,9 +238,38 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
     { path: mdPath, content: mdText },
     { path: jsonPath, content: jsonText },
   ]);
-  const written = [...figureWrites.map((write) => write.path), jsonPath, mdPath];
-  if (echo) process.stdout.write(`${markdown}\n`);
+  const written = [jsonPath, mdPath, ...figureWrites.map((write) => write.path)];
+  if (echo) process.stdout.write(`${markdown}\n${wroteLine(written)}\n`);
   return written;
+}
+
+/**
+ * What `writeResults` wrote, in one line, paths relative to the current folder: `wrote
+ * results/17.2.json, results/17.2.md and 1 figure in results/figures (17.2-bias: .svg and .vl.json)`.
+ */
+export function wroteLine(paths: readonly string[]): string {
+  const shown = (path: string) => {
+    const inside = relative(process.cwd(), path);
+    return inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+  };
+  const svgs = paths.filter((path) => path.endsWith('.svg'));
+  const others = paths.filter((path) => !path.endsWith('.svg') && !path.endsWith('.vl.json'));
+  const figures =
+    svgs.length === 0
+      ? ''
+      : ` and ${count(svgs.length, 'figure')} in ${shown(dirname(svgs[0]!))} (${svgs.map((path) => basename(path, '.svg')).join(', ')}: .svg and .vl.json)`;
+  return `wrote ${others.map(shown).join(', ')}${figures}`;
+}
+
+/** The files `writeResults` wrote for `section` in `outDir`: its JSON, its Markdown and the figures the JSON lists. */
+export function resultFiles(outDir: string, section: string): string[] {
+  const jsonPath = resolve(outDir, `${section}.json`);
+  const { figures = [] } = JSON.parse(readFileSync(jsonPath, 'utf8')) as { figures?: string[] };
+  return [
+    jsonPath,
+    resolve(outDir, `${section}.md`),
+    ...figures.flatMap((figure) => [resolve(outDir, figure), resolve(outDir, figureSpecName(figure))]),
+  ];
 }
 
 /**
@@ -258,33 +288,57 @@ export function parseStatisticsOptions(argv: string[]): { seed?: number; smoke: 
   return { ...(values.seed !== undefined ? { seed: values.seed } : {}), smoke, outDir };
 }
 
+/**
+ * The one parser of every script's flags, as strict as the `tinyagent` commands': an unknown
+ * flag (with the nearest known one as a hint), a flag given twice, a missing or empty value, or
+ * an argument are UsageErrors naming it; `names` lists the flags for the message.
+ */
+export function parseScriptFlags<const O extends Record<string, { type: 'string' | 'boolean' }>>(
+  argv: string[],
+  options: O,
+  names: string,
+): { [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false, tokens: true });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0] as string;
+    const unknown = /^Unknown option '([^']*)'/.exec(message);
+    if (unknown === null) throw new UsageError(`${message} (options: ${names})`);
+    const near = closestName((unknown[1] as string).replace(/^-+/, ''), Object.keys(options));
+    throw new UsageError(
+      `unknown flag '${unknown[1]}'${near === undefined ? '' : `; did you mean --${near}?`} (options: ${names})`,
+    );
+  }
+  const given = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (given.has(token.name)) throw new UsageError(`--${token.name} is given twice; give it once`);
+    given.add(token.name);
+    if (typeof token.value === 'string' && token.value.trim() === '')
+      throw new UsageError(`--${token.name} is empty; give it a value`);
+  }
+  return parsed.values as { [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean };
+}
+
 /** The experiment scripts' flags, checked: unknown ones, a malformed seed and an empty --out are UsageErrors. */
 export function parseExperimentFlags(
   argv: string[],
   { run }: { run: boolean },
 ): { run?: string; seed?: number; smoke?: boolean; out?: string } {
-  const names = `${run ? '--run DIR, ' : ''}--seed S, --smoke, --out DIR`;
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        ...(run ? { run: { type: 'string' as const } } : {}),
-        seed: { type: 'string' },
-        smoke: { type: 'boolean' },
-        out: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (options: ${names})`);
-  }
+  const { run: runFlag, ...statistics } = {
+    run: { type: 'string' },
+    seed: { type: 'string' },
+    smoke: { type: 'boolean' },
+    out: { type: 'string' },
+  } as const;
+  const values: { run?: string; seed?: string; smoke?: boolean; out?: string } = parseScriptFlags(
+    argv,
+    run ? { run: runFlag, ...statistics } : statistics,
+    `${run ? '--run DIR, ' : ''}--seed S, --smoke, --out DIR`,
+  );
   if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed))
     throw new UsageError(`--seed must be a decimal integer in [0, 999999999], got '${values.seed}'`);
-  if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder');
-  if (typeof values.run === 'string' && values.run.trim() === '')
-    throw new UsageError('--run must name a folder');
   return {
     ...(typeof values.run === 'string' ? { run: values.run } : {}),
     ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),

@@ -32,7 +32,15 @@ import {
   type ValueClaimName,
 } from '../study/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { isMain, parseExperimentFlags, ROOT, runScript, writeResults } from './common.ts';
+import {
+  isMain,
+  parseExperimentFlags,
+  resultFiles,
+  ROOT,
+  runScript,
+  writeResults,
+  wroteLine,
+} from './common.ts';
 import { markdownTable } from './report/markdown.ts';
 import { intervalChartSvg } from './figures.ts';
 import {
@@ -284,12 +292,10 @@ if (isMain(import.meta.url)) {
     const flags = parseExperimentFlags(process.argv.slice(2), { run: false });
     if (flags.smoke === true)
       throw new UsageError('exp:recipe-claims has no smoke run: it reads the committed recipe studies');
-    const numbers = await main({
-      ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-      ...(flags.out !== undefined ? { outDir: resolve(flags.out) } : {}),
-    });
+    const outDir = resolve(flags.out ?? join(ROOT, 'results'));
+    const numbers = await main({ ...(flags.seed !== undefined ? { seed: flags.seed } : {}), outDir });
     process.stdout.write(
-      `recipe-claims: ${numbers.studies.map((row) => `${row.name} (${row.seeds.length} seeds)`).join(', ')}; whatever the recipe: holds ${numbers.summary.holdsWhatever.length}, fails ${numbers.summary.failsWhatever.length}; belongs to a recipe ${numbers.summary.belongsToRecipe.length}; open ${numbers.summary.open.length}\n`,
+      `recipe-claims: ${numbers.studies.map((row) => `${row.name} (${row.seeds.length} seeds)`).join(', ')}; whatever the recipe: holds ${numbers.summary.holdsWhatever.length}, fails ${numbers.summary.failsWhatever.length}; belongs to a recipe ${numbers.summary.belongsToRecipe.length}; open ${numbers.summary.open.length}\n${wroteLine(resultFiles(outDir, 'recipe-claims'))}\n`,
     );
   });
 }

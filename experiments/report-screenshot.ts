@@ -10,11 +10,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
-import { InputError, UsageError } from '../lib/errors.ts';
+import { InputError } from '../lib/errors.ts';
 import { startBrowser, watchPage } from '../lib/browser.ts';
-import { isMain, ROOT, runScript } from './common.ts';
+import { isMain, parseScriptFlags, ROOT, runScript } from './common.ts';
 
 export interface ScreenshotOptions {
   page: string;
@@ -64,21 +63,11 @@ export async function main({ page: file, section, out }: ScreenshotOptions) {
 }
 
 function parseScreenshotOptions(argv: string[]): ScreenshotOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { page: { type: 'string' }, section: { type: 'string' }, out: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.split('\n')[0]} (options: --page FILE, --section ID, --out FILE)`,
-    );
-  }
-  for (const name of ['page', 'section', 'out'] as const)
-    if (values[name] !== undefined && values[name].trim() === '') throw new UsageError(`--${name} is empty`);
+  const values = parseScriptFlags(
+    argv,
+    { page: { type: 'string' }, section: { type: 'string' }, out: { type: 'string' } },
+    '--page FILE, --section ID, --out FILE',
+  );
   return {
     page: resolve(values.page ?? join(ROOT, 'results', 'report', 'index.html')),
     section: values.section ?? 'sec-17.5',

@@ -26,7 +26,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   fingerprint,
   fingerprintDifferences,
@@ -57,7 +56,7 @@ import { main as mainRecipes } from './recipes.ts';
 import { main as mainRecipeClaims } from './recipe-claims.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
-import { figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
+import { figureSpecName, isMain, parseScriptFlags, resultPairMatches, ROOT, runScript } from './common.ts';
 import { setRetrainOtherCode, type ExperimentOptions } from './runs.ts';
 import {
   contractFiles,
@@ -436,22 +435,13 @@ function filesUnder(dir: string): string[] {
 
 if (isMain(import.meta.url)) {
   await runScript('test:repro', async () => {
-    let updateSmokeFlag: boolean;
-    let rebaselineFlag: boolean;
-    try {
-      const { values } = parseArgs({
-        args: process.argv.slice(2),
-        options: { 'update-smoke': { type: 'boolean' }, rebaseline: { type: 'boolean' } },
-        strict: true,
-        allowPositionals: false,
-      });
-      updateSmokeFlag = values['update-smoke'] === true;
-      rebaselineFlag = values.rebaseline === true;
-    } catch (error) {
-      throw new UsageError(
-        `${(error as Error).message.split('\n')[0]} (options: --update-smoke, --rebaseline)`,
-      );
-    }
+    const values = parseScriptFlags(
+      process.argv.slice(2),
+      { 'update-smoke': { type: 'boolean' }, rebaseline: { type: 'boolean' } },
+      '--update-smoke, --rebaseline',
+    );
+    const updateSmokeFlag = values['update-smoke'] === true;
+    const rebaselineFlag = values.rebaseline === true;
     if (updateSmokeFlag && rebaselineFlag)
       throw new UsageError(
         '--rebaseline rewrites results/smoke/ too: give one of --update-smoke, --rebaseline',

@@ -17,7 +17,6 @@
  *   for a study other than studies/default-16).
  */
 import { basename, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   CLAIMS,
   DECIDED,
@@ -30,7 +29,7 @@ import {
 import { taskBootstrapCI } from '../eval/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
-import { DEFAULT_STUDY, isMain, ROOT, runScript, writeResults } from './common.ts';
+import { DEFAULT_STUDY, isMain, parseScriptFlags, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD, MEAN_OVER_SEEDS_METHOD, coverageNote } from './coverageNotes.ts';
 
@@ -357,25 +356,17 @@ export async function main(options: Partial<SeedsOptions> = {}) {
     numbers,
     markdown,
     figures: { 'seeds-step80.svg': strip, 'seeds-profiles.svg': profile, 'seeds-narrowing.svg': narrowing },
+    echo: isMain(import.meta.url),
   });
-  if (isMain(import.meta.url)) process.stdout.write(`${markdown}\n`);
   return numbers;
 }
 
 function parseSeedsOptions(argv: string[]): Partial<SeedsOptions> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { study: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.split('\n')[0]} (options: --study DIR, --seed S, --out DIR)`,
-    );
-  }
-  if (values.out === '') throw new UsageError('--out names no folder');
+  const values = parseScriptFlags(
+    argv,
+    { study: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    '--study DIR, --seed S, --out DIR',
+  );
   if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed))
     throw new UsageError(`--seed must be a decimal integer, got '${values.seed}'`);
   return {

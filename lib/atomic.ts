@@ -1,5 +1,6 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
+import { makeFolders } from './files.ts';
 import { processAlive } from './processes.ts';
 import { dirname, join, basename } from 'node:path';
 
@@ -32,7 +33,7 @@ export function writeFilesAtomic(files: readonly FileWrite[]): void {
   const temporaries: string[] = [];
   try {
     for (const { path, content } of files) {
-      writeOrExplain(path, () => mkdirSync(dirname(path), { recursive: true }));
+      writeOrExplain(path, () => makeFolders(dirname(path)));
       // pid and a counter: two writers (processes, or calls within one) never share a temporary file.
       const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${(writeCounter += 1)}.tmp`);
       temporaries.push(temporary);
@@ -92,7 +93,7 @@ export function refuseSpecialTarget(path: string, what = path): void {
   try {
     stats = lstatSync(path);
   } catch {
-    return; // nothing there yet (or a folder on the way is missing: mkdirSync reports that)
+    return; // nothing there yet (or a folder on the way is missing: makeFolders reports that)
   }
   if (stats.isFile()) return;
   const kind = stats.isSymbolicLink()

@@ -4,12 +4,13 @@ import {
   fstatSync,
   linkSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
   statSync,
   type Stats,
 } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { InputError } from './errors.ts';
 
 /** What a path that is not a regular file is, for a message: `a FIFO`, `a folder`, ... */
@@ -164,4 +165,37 @@ export function openAppendInside(root: string, name: string): number {
   if (folder !== '') existsInside(root, folder, 'folder');
   existsInside(root, name, 'file');
   return openInside(root, name, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+}
+
+/**
+ * Makes a folder and every missing folder above it, one `mkdir` at a time. Node's own
+ * `mkdirSync(path, { recursive: true })` never returns under /proc (procfs answers ENOENT for a
+ * folder that exists, and Node retries its parent for ever); here a `mkdir` that fails throws its
+ * error (ENOENT, EACCES, ENOTDIR, ...) for the caller to name the path. A folder made meanwhile
+ * by another process is fine.
+ */
+export function makeFolders(path: string): void {
+  const missing: string[] = [];
+  for (let folder = resolve(path); ; folder = dirname(folder)) {
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (stats !== undefined) {
+      // A file in the place of a folder: the mkdir of the folder below it says ENOTDIR, or of itself EEXIST.
+      if (!stats.isDirectory() && missing.length === 0) mkdirSync(folder);
+      break;
+    }
+    missing.push(folder);
+    if (dirname(folder) === folder) break;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(folder).isDirectory()) throw error;
+    }
+  }
 }

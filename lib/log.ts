@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { makeFolders } from './files.ts';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { progressBar, type Progress } from './progress.ts';
@@ -21,7 +22,7 @@ export function openRunLog(runDir: string | undefined, { quiet = false }: { quie
   let logger: Logger | undefined;
   let destination: SyncFile | undefined;
   if (runDir !== undefined) {
-    mkdirSync(runDir, { recursive: true });
+    makeFolders(runDir);
     destination = new SyncFile(join(runDir, 'log.jsonl'));
     logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   }

@@ -7,3 +7,51 @@ export function clip(text: string, maxLength = 40): string {
 export function oneLine(message: string, maxLength = 500): string {
   return clip(message.replace(/\s+/g, ' ').trim(), maxLength);
 }
+
+/**
+ * `1 sample`, `2 samples`: a count with its noun, singular for exactly 1. `plural` is the plural
+ * form when it is not the noun with an `s`.
+ */
+export function count(value: number, noun: string, plural = `${noun}s`): string {
+  return `${value} ${value === 1 ? noun : plural}`;
+}
+
+/**
+ * The optimal string alignment distance of two strings (Levenshtein with adjacent
+ * transpositions, each edit costing 1; Damerau 1964): `seeed` -> `seed` is 1, `sede` -> `seed` 1.
+ */
+export function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * The known name a mistyped one most likely meant, for a "did you mean" hint: the only name it is
+ * the start of (`--epi` -> `episodes`), else the nearest within 2 edits (1 for names of up to 4
+ * letters, where 2 edits reach unrelated words); undefined when none is close or two are equally close.
+ */
+export function closestName(typed: string, names: Iterable<string>): string | undefined {
+  const known = [...names];
+  const starting = typed.length >= 2 ? known.filter((name) => name.startsWith(typed)) : [];
+  if (starting.length === 1) return starting[0];
+  const limit = typed.length <= 4 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  let tied = false;
+  for (const name of known) {
+    const distance = editDistance(typed.toLowerCase(), name.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance, tied] = [name, distance, false];
+    else if (distance === bestDistance) tied = true;
+  }
+  return best !== undefined && !tied ? best : undefined;
+}

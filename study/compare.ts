@@ -3,6 +3,7 @@ import {
   mean,
   pairedTInterval,
   percentileOfSorted,
+  pooledStandardDeviation,
   probabilityOfImprovementInterval,
   requiredSeeds,
   requiredUnits,
@@ -100,10 +101,7 @@ export function compareSeedScores(
   const meansB = bootstrapMeans(valuesB, { reps, rng: rng.fork('b') });
   const differences = Float64Array.from(meansB, (value, i) => value - (meansA[i] as number)).sort();
   const [sdA, sdB] = [sampleStandardDeviation(valuesA), sampleStandardDeviation(valuesB)];
-  const pooled = Math.sqrt(
-    ((valuesA.length - 1) * sdA ** 2 + (valuesB.length - 1) * sdB ** 2) /
-      (valuesA.length + valuesB.length - 2),
-  );
+  const pooled = pooledStandardDeviation({ sd: sdA, n: valuesA.length }, { sd: sdB, n: valuesB.length });
   const delta = Math.abs(welch.difference);
   const seedsNeeded: SeedsNeeded | null =
     delta === 0 || pooled === 0
@@ -145,6 +143,64 @@ export function compareSeedScores(
   };
 }
 
+/** Each seed's step-80 pass@1 (evaluation 'a', the tasks the study measures): the unit of a seed design. */
+export function seedScores(results: StudyResults): number[] {
+  return results.seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
+}
+
+/** The SD of one seed's score a design of new seeds can take from data (`tinyagent power --from`), and where it came from. */
+export interface SeedSpread {
+  sd: number;
+  /** What the SD is of, for a message: `step-80 held-out pass@1 over 16 seeds of studies/default-16`. */
+  source: string;
+}
+
+/**
+ * The SD of one seed's step-80 pass@1 in a finished study (chapter 17.4: the training-noise SD
+ * a seed design powers for); `name` is the folder as the user gave it. An InputError when the study is not finished or has fewer than 2 seeds.
+ */
+export function studySeedSpread(plan: Plan, name = plan.dir): SeedSpread {
+  const values = seedScores(loadResults(plan));
+  if (values.length < 2)
+    throw new InputError(`${plan.dir}: 1 seed has no SD; a study of 2 or more seeds gives one`);
+  return {
+    sd: sampleStandardDeviation(values),
+    source: `step-80 ${splitName(plan)} pass@1 over ${values.length} seeds of ${name}`,
+  };
+}
+
+/**
+ * The pooled SD of one seed's score over the two recipes of a `tinyagent study compare --out`
+ * file (its `comparison.a` and `.b`: SD and seeds each), or undefined when `file` is not one.
+ * An InputError names `path` when the file is one with a field out of its range.
+ */
+export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | undefined {
+  const comparison = (file as { comparison?: unknown } | null)?.comparison;
+  if (typeof comparison !== 'object' || comparison === null) return undefined;
+  const side = (name: 'a' | 'b') => {
+    const value = (comparison as Record<string, unknown>)[name] as
+      { sd?: unknown; seeds?: unknown } | undefined;
+    const { sd, seeds } = value ?? {};
+    if (
+      typeof sd !== 'number' ||
+      !(sd >= 0) ||
+      !Number.isFinite(sd) ||
+      !Number.isInteger(seeds) ||
+      (seeds as number) < 2
+    )
+      throw new InputError(
+        `${path}: comparison.${name} needs an sd (a number >= 0) and seeds (an integer >= 2), as tinyagent study compare --out writes them`,
+      );
+    return { sd, n: seeds as number, dir: (value as { dir?: unknown }).dir };
+  };
+  const [a, b] = [side('a'), side('b')];
+  const name = (dir: unknown, fallback: string) => (typeof dir === 'string' ? dir : fallback);
+  return {
+    sd: pooledStandardDeviation(a, b),
+    source: `the pooled SD of ${name(a.dir, 'A')} (${a.n} seeds, SD ${a.sd.toFixed(3)}) and ${name(b.dir, 'B')} (${b.n} seeds, SD ${b.sd.toFixed(3)}) in ${path}`,
+  };
+}
+
 /**
  * Compares two studies' recipes by their step-80 pass@1 on the tasks both measure (evaluation 'a'), paired on the
  * seeds they share (`sharedSeeds`) and unpaired over all (`compareSeedScores`), with the
@@ -165,7 +221,7 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
       `${planA.dir} and ${planB.dir} evaluate different tasks (${splitName(planA)} and ${splitName(planB)}); compare studies of one split`,
     );
   const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
-  const [valuesA, valuesB] = [a.seeds.map((seed) => step80(a, seed)), b.seeds.map((seed) => step80(b, seed))];
+  const [valuesA, valuesB] = [seedScores(a), seedScores(b)];
   const shared = sharedSeeds(a, b);
   const rng = new Rng(planA.evalSeed).fork('compare');
   const comparison = compareSeedScores(

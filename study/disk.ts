@@ -1,8 +1,8 @@
-import { closeSync, mkdirSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
-import { existsInside, openAppendInside } from '../lib/files.ts';
+import { existsInside, makeFolders, openAppendInside } from '../lib/files.ts';
 
 /** File-system faults the user fixes (a full disk, a quota, a read-only or missing share): one line, exit 1. */
 const ENVIRONMENT_CODES = new Set([
@@ -40,7 +40,7 @@ export function writeStudyFile(path: string, content: string | Uint8Array): void
 export function studyFolder(root: string, name: string): string {
   const path = join(root, name);
   try {
-    if (!existsInside(root, name, 'folder')) mkdirSync(path, { recursive: true });
+    if (!existsInside(root, name, 'folder')) makeFolders(path);
   } catch (error) {
     throw diskError(error, path);
   }

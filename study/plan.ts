@@ -22,6 +22,7 @@ import {
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
+import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeStudyFile } from './disk.ts';
 
@@ -149,18 +150,20 @@ export function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } =
       throw new InputError(
         `${recipe}: a recipe is an object of training config fields, e.g. {"entropyCoef": 0}`,
       );
+    const twice = duplicatedKeyPath(text);
+    if (twice !== undefined) throw new InputError(`${recipe}: the key '${twice}' is given twice; keep one`);
     overrides = parsed as Record<string, unknown>;
     if ('seed' in overrides)
       throw new InputError(`${recipe}: a recipe has no seed; give the seeds with --seeds`);
   }
-  if (threads !== undefined) overrides['parallel'] = threads === 2;
+  // The recipe is checked as written before --threads sets `parallel`, which would hide a bad value there.
+  let config: RLConfig;
   try {
-    return defaultRLConfig(overrides);
+    config = defaultRLConfig(overrides);
   } catch (error) {
-    throw new InputError(
-      `${recipe === 'default' || recipe === 'smoke' ? recipe : recipe}: ${(error as Error).message}`,
-    );
+    throw new InputError(`${recipe}: ${(error as Error).message}`);
   }
+  return threads === undefined ? config : defaultRLConfig({ ...config, parallel: threads === 2 });
 }
 
 /** The steps a training of `config` leaves a checkpoint at: 0, every `segmentSteps`, and its last. */

@@ -78,7 +78,7 @@ describe('the wasm build, SIMD or not, is recorded with the backend', () => {
       'wasm-no-simd',
     );
     // an evaluation's provenance too
-    const out = join(runs, 'no-simd-eval.json');
+    const out = join(runs, 'no-simd-eval.jsonl');
     const evaluation = node([
       ...NO_SIMD,
       BIN,

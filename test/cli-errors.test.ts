@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import { oneLine, reportError } from '../cli/main.ts';
 import { cli, expectCliError as expectError } from './support/cli.ts';
 import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
 import { ROOT as ROOT_DIR } from '../experiments/common.ts';
+import { makeFolders } from '../lib/files.ts';
+import { duplicatedKeyPath } from '../lib/json.ts';
+import { BIN } from './support/child.ts';
 
 // The error contract of every command and experiment script (README, "Exit codes"): usage
 // errors exit 2, bad data 1, a bug 3, each reported in one line.
@@ -206,4 +209,87 @@ describe('experiment scripts end an error in one line', () => {
       rmSync(root, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('config files and output paths', () => {
+  it('a key given twice in a config or recipe is refused with its path, not read as the last', async () => {
+    const config = join(root, 'twice.json');
+    writeFileSync(config, '{"steps": 8,\n "bcSteps": 1, "steps": 80}\n');
+    await expectError(
+      ['train', '--config', config, '--runs-dir', root],
+      1,
+      /twice\.json: the key 'steps' is given twice/,
+    );
+    expect(duplicatedKeyPath('{"a": {"b": 1, "c": [{"d": 1, "d": 2}]}}')).toBe('a.c[].d');
+    expect(duplicatedKeyPath('{"a": {"b": 1}, "c": {"b": 2}, "s": "\\"a\\": 1"}')).toBeUndefined();
+    const recipe = join(root, 'recipe-twice.json');
+    writeFileSync(recipe, '{"entropyCoef": 0, "entropyCoef": 0.01}');
+    await expectError(
+      ['study', 'plan', '--recipe', recipe, '--seeds', '0', '--out', join(root, 'study-twice')],
+      1,
+      /recipe-twice\.json: the key 'entropyCoef' is given twice/,
+    );
+  });
+
+  it('a flag does not hide an invalid field of the config file it overrides', async () => {
+    const config = join(root, 'fractional.json');
+    writeFileSync(config, JSON.stringify({ steps: 1.5 }));
+    await expectError(
+      ['train', '--config', config, '--steps', '0', '--runs-dir', root],
+      1,
+      /fractional\.json: invalid config: config\.steps/,
+    );
+    const recipe = join(root, 'parallel-yes.json');
+    writeFileSync(recipe, JSON.stringify({ parallel: 'yes' }));
+    await expectError(
+      [
+        'study',
+        'plan',
+        '--recipe',
+        recipe,
+        '--seeds',
+        '0',
+        '--threads',
+        '2',
+        '--out',
+        join(root, 'study-yes'),
+      ],
+      1,
+      /parallel-yes\.json: invalid config: config\.parallel/,
+    );
+  });
+
+  it("an output path under /proc is one line naming it, exit 1 (Node's own recursive mkdir never returns there)", async () => {
+    expect(() => makeFolders('/proc/tinyagent-no-such/x')).toThrow(
+      /ENOENT.*mkdir '\/proc\/tinyagent-no-such'/,
+    );
+    await expectError(
+      ['canary', '--episodes', '1', '--out', '/proc/tinyagent-no-such/c.json'],
+      1,
+      /cannot write \/proc\/tinyagent-no-such\/c\.json: ENOENT/,
+    );
+    await expectError(
+      ['train', '--runs-dir', '/proc/tinyagent-no-such', '--steps', '0', '--bc-steps', '0', '--quiet'],
+      1,
+      /\/proc\/tinyagent-no-such\/default: ENOENT/,
+    );
+    const nested = join(root, 'made', 'a', 'b');
+    makeFolders(nested);
+    makeFolders(nested); // there already: fine
+    expect(statSync(nested).isDirectory()).toBe(true);
+    writeFileSync(join(root, 'a-file'), '');
+    expect(() => makeFolders(join(root, 'a-file', 'x'))).toThrow(/ENOTDIR/);
+  });
+
+  it('a deleted current folder is one line before the TypeScript loader starts, exit 1', () => {
+    const result = spawnSync(
+      '/bin/sh',
+      ['-c', `mkdir gone && cd gone && rmdir ../gone && exec "${process.execPath}" "${BIN}" tasks`],
+      { cwd: mkdtempSync(join(root, 'cwd-')), encoding: 'utf8' },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'tinyagent tasks: the current folder no longer exists (ENOENT); cd into one that does\n',
+    );
+  });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   configFlags,
@@ -10,7 +12,8 @@ import {
   type CommandArgs,
 } from '../cli/args.ts';
 import { TrainSchema } from '../train/index.ts';
-import { cli } from './support/cli.ts';
+import { closestName, count, editDistance } from '../lib/text.ts';
+import { cli, expectCliError } from './support/cli.ts';
 
 describe('flags', () => {
   const command: Command = {
@@ -104,3 +107,149 @@ describe('config flags, made from the config schema', () => {
     }
   });
 });
+
+describe('command-line habits', () => {
+  it('--version prints the version package.json records', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+    expect(await cli(['--version'])).toEqual({ code: 0, stdout: `tinyagent ${version}\n`, stderr: '' });
+  });
+
+  it('tinyagent help CMD is CMD --help; a command that is not one is a usage error', async () => {
+    const help = await cli(['help', 'passk']);
+    expect(help).toEqual({ ...(await cli(['passk', '--help'])), code: 0 });
+    expect(help.stdout).toMatch(/^Usage: tinyagent passk --samples N --successes C/m);
+    await expectCliErrorAny(['help', 'pask'], /unknown command 'pask'; did you mean passk\?/);
+    await expectCliErrorAny(['help', 'passk', 'power'], /give one command, got 2/);
+  });
+
+  it('a mistyped command or flag gets the nearest name as a hint, and none when nothing is near', async () => {
+    await expectCliErrorAny(
+      ['evl'],
+      /^tinyagent: unknown command 'evl'; did you mean eval\? \(try tinyagent --help\)$/,
+    );
+    await expectCliErrorAny(['--versoin'], /did you mean --version\?/);
+    await expectCliError(
+      ['metrics', 'x.jsonl', '--sedd', '1'],
+      2,
+      /unknown flag '--sedd'; did you mean --seed\?/,
+    );
+    await expectCliError(['train', '--bc-step', '3'], 2, /did you mean --bc-steps\?/);
+    await expectCliError(['eval', '--checkpint', 'x'], 2, /did you mean --checkpoint\?/);
+    await expectCliError(['study', 'sttus', 'x'], 2, /unknown study command 'sttus'; did you mean status\?/);
+    expect((await cli(['metrics', 'x.jsonl', '--frobnicate'])).stderr).not.toMatch(/did you mean/);
+  });
+
+  it('closestName: a unique prefix, else one name within 2 edits (1 for short names), never a tie', () => {
+    expect(closestName('epi', ['episodes', 'seed'])).toBe('episodes');
+    expect(closestName('seeed', ['seed', 'seeds'])).toBe('seed');
+    expect(closestName('sede', ['seed', 'json'])).toBe('seed'); // a transposition is one edit
+    expect(closestName('jsno', ['json'])).toBe('json');
+    expect(closestName('xy', ['k', 'n'])).toBeUndefined();
+    expect(closestName('rus', ['run', 'runs'])).toBeUndefined(); // 1 edit from both
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+
+  it('a flag given twice is refused, naming it and both values, not read as the last', async () => {
+    await expectCliError(
+      ['study', 'run', 'studies/default-16', '--index', '1', '--index', '5'],
+      2,
+      /--index is given twice \('1', then '5'\); give it once/,
+    );
+    await expectCliError(['metrics', 'x.jsonl', '--json', '--json'], 2, /--json is given twice/);
+    // under its deprecated name too
+    await expectCliError(
+      ['passk', '--samples', '10', '--n', '12', '--successes', '1'],
+      2,
+      /--samples and --n are one flag \(--samples\) \('10', then '12'\)/,
+    );
+    // a repeatable flag is the list of its values
+    const command: Command = {
+      name: 'probe',
+      summary: '',
+      usage: '',
+      flags: { sbatch: { type: 'string', description: '', multiple: true } },
+      run: async () => {},
+    };
+    expect(
+      (parseCommandArgs(command, ['--sbatch', '--qos=a', '--sbatch', '--x']) as CommandArgs).lists,
+    ).toEqual({
+      sbatch: ['--qos=a', '--x'],
+    });
+  });
+
+  it("an empty value or argument ('') is refused: it would name the current folder", async () => {
+    for (const argv of [
+      ['compare', 'a.jsonl', 'b.jsonl', '--out', ''],
+      ['eval', '--checkpoint', 'x', '--out', ''],
+      ['bench', '--out', ''],
+      ['train', '--out', ''],
+      ['train', '--runs-dir', ''],
+      ['study', 'compare', 'a', 'b', '--out', ''],
+      ['metrics', 'x.jsonl', '--seed='],
+    ]) {
+      // compare writes no file: its --out is an unknown flag, refused alike
+      const expected =
+        argv[0] === 'compare' ? /unknown flag '--out'/ : /--(out|runs-dir|seed) is empty; give it a value/;
+      await expectCliError(argv, 2, expected);
+    }
+    for (const sub of ['status', 'run', 'report'])
+      await expectCliError(['study', sub, ''], 2, /argument 2 is empty: it names no file or folder/);
+    await expectCliError(['metrics', '  '], 2, /argument 1 is empty/);
+  });
+
+  it('passk --samples/--successes, with --n/--c as deprecated names that still work and say so in one line', async () => {
+    const now = await cli(['passk', '--samples', '20', '--successes', '3', '--k', '1,5', '--json']);
+    const old = await cli(['passk', '--n', '20', '--c', '3', '--k', '1,5', '--json']);
+    expect(now.code).toBe(0);
+    expect(old.stdout).toBe(now.stdout);
+    expect(now.stderr).toBe('');
+    expect(old.stderr).toBe(
+      'tinyagent passk: warning: --n is now --samples and --c is now --successes (deprecated; the old names still work)\n',
+    );
+    const interval = await cli(['interval', '--successes', '3', '--trials', '40', '--json']);
+    expect(interval.stdout).toBe(
+      (await cli(['interval', '--successes', '3', '--samples', '40', '--json'])).stdout,
+    );
+    expect(interval.stderr).toMatch(
+      /^tinyagent interval: warning: --trials is now --samples \(deprecated; the old name still works\)\n$/,
+    );
+    expect((await cli(['passk', '--help'])).stdout).toMatch(/--n VALUE +deprecated name of --samples/);
+  });
+
+  it('counts are singular at 1: "1 success in 1 sample"', async () => {
+    expect((await cli(['passk', '--samples', '1', '--successes', '1'])).stdout).toMatch(
+      /^1 success in 1 sample\n/,
+    );
+    expect((await cli(['passk', '--samples', '2', '--successes', '0'])).stdout).toMatch(
+      /^0 successes in 2 samples\n/,
+    );
+    expect(count(1, 'task')).toBe('1 task');
+    expect(count(0, 'task')).toBe('0 tasks');
+    expect(count(2, 'success', 'successes')).toBe('2 successes');
+  });
+
+  it('--out writes what its extension says, refusing another extension before any work', async () => {
+    await expectCliError(
+      ['eval', '--checkpoint', 'no-such-folder', '--out', 'e.json'],
+      2,
+      /--out writes JSON lines, one row per episode: name the file \*\.jsonl, got 'e\.json'/,
+    );
+    await expectCliError(
+      ['bench', '--only', 'gym', '--out', 'b.md'],
+      2,
+      /--out writes JSON: name the file \*\.json/,
+    );
+    await expectCliError(['canary', '--out', 'c.csv'], 2, /name the file \*\.json/);
+    await expectCliError(['train', '--out', 'train'], 2, /name the file \*\.json/);
+    await expectCliError(['study', 'compare', 'a', 'b', '--out', 'c.txt'], 2, /name the file \*\.json/);
+  });
+});
+
+/** A failure before any command runs (`tinyagent: ...`, `tinyagent help: ...`): exit 2, one line. */
+async function expectCliErrorAny(argv: string[], message: RegExp): Promise<void> {
+  const { code, stdout, stderr } = await cli(argv);
+  expect(code, argv.join(' ')).toBe(2);
+  expect(stdout).toBe('');
+  expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(stderr.trimEnd()).toMatch(message);
+}

@@ -36,11 +36,11 @@ describe('exit codes: 2 for a bad flag, 1 for a bad file, one line on stderr, fo
     ['diagnose', ['diagnose', good, '--reported', '1:1.5']],
     ['diagnose', ['diagnose', good, '--k', '0']],
     ['diagnose', ['diagnose', good, '--reported', '0x10:0.5']],
-    ['passk', ['passk', '--n', '10']],
-    ['passk', ['passk', '--n', '1e21', '--c', '3', '--k', '2']],
-    ['passk', ['passk', '--n', '10', '--c', '11']],
-    ['interval', ['interval', '--successes', '3', '--trials', '1e21']],
-    ['interval', ['interval', '--successes', '3', '--trials', '10', '--level', '1']],
+    ['passk', ['passk', '--samples', '10']],
+    ['passk', ['passk', '--samples', '1e21', '--successes', '3', '--k', '2']],
+    ['passk', ['passk', '--samples', '10', '--successes', '11']],
+    ['interval', ['interval', '--successes', '3', '--samples', '1e21']],
+    ['interval', ['interval', '--successes', '3', '--samples', '10', '--level', '1']],
     ['power', ['power', '--sd', '1', '--delta', '0.1', '--power', '0.025']],
     ['power', ['power', '--sd', '-1', '--delta', '0.1']],
     ['power', ['power', '--sd', '1e300', '--delta', '1e-300']],
@@ -190,12 +190,12 @@ describe('compare reports how episodes were paired', () => {
 describe('large and edge counts', () => {
   // That the work does not grow with n (2 factors for k = 2, none for k = 10^6) is counted in
   // test/eval-passk.test.ts; npm run bench times it.
-  it('passk --n 10^12 --c 5 10^11 --k 2 answers 1 - (n-c)(n-c-1)/(n(n-1)) = 0.75000000000025', async () => {
+  it('passk --samples 10^12 --successes 5 10^11 --k 2 answers 1 - (n-c)(n-c-1)/(n(n-1)) = 0.75000000000025', async () => {
     const { stdout, code } = await cli([
       'passk',
-      '--n',
+      '--samples',
       '1000000000000',
-      '--c',
+      '--successes',
       '500000000000',
       '--k',
       '2,1000000',
@@ -207,10 +207,10 @@ describe('large and edge counts', () => {
     expect(values['1000000']).toBe(1);
   });
 
-  it('passk --n 1e21 is refused at once with a message naming the limit', async () => {
-    const { stderr, code } = await cli(['passk', '--n', '1e21', '--c', '3', '--k', '2']);
+  it('passk --samples 1e21 is refused at once with a message naming the limit', async () => {
+    const { stderr, code } = await cli(['passk', '--samples', '1e21', '--successes', '3', '--k', '2']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/--n 1e21 is above 2\^53 - 1/);
+    expect(stderr).toMatch(/--samples 1e21 is above 2\^53 - 1/);
   });
 
   it('power: the required N rises with the power over [0.5, 1); lower powers are refused', async () => {
@@ -242,7 +242,7 @@ describe('large and edge counts', () => {
     const { code, stderr } = await cli(['diagnose', two, '--k', '50']);
     expect(code).toBe(1);
     expect(stderr).toMatch(
-      /k = 50 exceeds the samples per task of .*two-samples\.jsonl: task\(s\) a, b have only 2/,
+      /k = 50 exceeds the samples per task of .*two-samples\.jsonl: tasks a, b have only 2/,
     );
     expect((await cli(['diagnose', two, '--k', '2'])).code).toBe(0);
   });

@@ -677,7 +677,7 @@ describe('detection, --format and files that are none of the formats', () => {
       2,
       /--metric applies to lm-evaluation-harness samples, and none of the files is one \(humaneval, jsonl\)/,
     );
-    await fails(['metrics', INSPECT_A, '--scorer', ' '], 2, /--scorer must name a scorer/);
+    await fails(['metrics', INSPECT_A, '--scorer', ' '], 2, /--scorer is empty/);
   });
 });
 

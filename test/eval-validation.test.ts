@@ -379,6 +379,11 @@ const CASES: Case[] = [
     () => stats.withoutCollapse({ low: 1, high: 1 }, 1.5, { units: 4, unit: 'tasks', level: 0.95 }),
     /\bvalue\b/,
   ],
+  [
+    'pooledStandardDeviation one unit',
+    () => stats.pooledStandardDeviation({ sd: 0.1, n: 1 }, { sd: 0.1, n: 8 }),
+    /\ba\.n\b/,
+  ],
   ['meanTInterval one value', () => stats.meanTInterval([0.5]), /\bvalues\b/],
   ['meanTInterval NaN', () => stats.meanTInterval([0.5, NaN]), /\bvalues\b/],
   ['pitmanMorganTest two units', () => stats.pitmanMorganTest([1, 2], [2, 1]), /\ba\b/],

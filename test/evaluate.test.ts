@@ -286,8 +286,8 @@ describe('evaluate', () => {
   });
 
   it('refuses --out onto a FIFO or a symbolic link before playing, and leaves them as they were', async () => {
-    const fifo = join(root, 'out.fifo');
-    const link = join(root, 'out.link');
+    const fifo = join(root, 'out-fifo.jsonl');
+    const link = join(root, 'out-link.jsonl');
     execFileSync('mkfifo', [fifo]);
     symlinkSync(join(root, 'elsewhere.jsonl'), link);
     for (const [target, kind] of [

@@ -81,11 +81,11 @@ describe('results files', () => {
       [['experiments/17.2.ts', '--seed', 'abc'], /^exp:17\.2: --seed must be a decimal integer/],
       [
         ['experiments/17.3.ts', '--bogus'],
-        /^exp:17\.3: Unknown option '--bogus' \(options: --seed S, --smoke, --out DIR\)/,
+        /^exp:17\.3: unknown flag '--bogus' \(options: --seed S, --smoke, --out DIR\)/,
       ],
       [
         ['experiments/repro.ts', '--bogus'],
-        /^test:repro: Unknown option '--bogus' \(options: --update-smoke, --rebaseline\)/,
+        /^test:repro: unknown flag '--bogus' \(options: --update-smoke, --rebaseline\)/,
       ],
       [
         ['experiments/repro.ts', '--rebaseline', '--update-smoke'],

@@ -31,17 +31,17 @@ describe('--out', () => {
   });
 
   it('a folder, or a file under a file, is refused in one line before anything runs', async () => {
-    const folder = join(workDir, 'a-folder');
+    const folder = join(workDir, 'a-folder.json');
     mkdirSync(folder);
-    await expectCliError(['canary', '--out', folder], 1, /--out: '.*a-folder' is a folder/);
+    await expectCliError(['canary', '--out', folder], 1, /--out: '.*a-folder\.json' is a folder/);
     await expectCliError(['bench', '--only', 'eval', '--out', folder], 1, /is a folder/);
     await expectCliError(['train', '--steps', '1', '--runs-dir', workDir, '--out', folder], 1, /is a folder/);
-    const file = join(workDir, 'plain.txt');
+    const file = join(workDir, 'plain.json');
     writeFileSync(file, 'x');
     await expectCliError(
       ['train', '--steps', '1', '--runs-dir', workDir, '--out', file],
       1,
-      /plain\.txt: not valid JSON/,
+      /plain\.json: not valid JSON/,
     );
     await expectCliError(['canary', '--episodes', '1', '--out', join(file, 'c.json')], 1, /cannot write/);
   });

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scriptHelp } from '../experiments/common.ts';
+import { resultFiles, scriptHelp, wroteLine } from '../experiments/common.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const scripts = Object.entries(
@@ -67,4 +68,43 @@ describe('every npm script has --help (experiments/common.ts runScript)', () => 
       expect((await run(['--import', 'tsx', 'experiments/17.2.ts', '--bogus'])).status).toBe(2);
     },
   );
+});
+
+describe('the scripts parse flags as the commands do, and say what they wrote', () => {
+  it('a mistyped flag gets a hint; a flag given twice or empty is refused (exit 2, one line)', async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ['--sed', '1'],
+        "exp:17.2: unknown flag '--sed'; did you mean --seed? (options: --seed S, --smoke, --out DIR)\n",
+      ],
+      [['--seed', '1', '--seed', '2'], 'exp:17.2: --seed is given twice; give it once\n'],
+      [['--smoke', '--smoke'], 'exp:17.2: --smoke is given twice; give it once\n'],
+      [['--out', ''], 'exp:17.2: --out is empty; give it a value\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await run(['--import', 'tsx', 'experiments/17.2.ts', ...args]);
+      expect(result.stderr, args.join(' ')).toBe(stderr);
+      expect(result.status).toBe(2);
+    }
+  }, 120_000);
+
+  it('an experiment prints the files it wrote, last', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-script-wrote-'));
+    const { status, stdout } = await run([
+      '--import',
+      'tsx',
+      'experiments/17.3.ts',
+      '--smoke',
+      '--out',
+      outDir,
+    ]);
+    expect(status).toBe(0);
+    const written = resultFiles(outDir, '17.3');
+    expect(written.every((path) => existsSync(path))).toBe(true);
+    expect(written).toHaveLength(4); // JSON, Markdown, one figure as SVG and as its vega-lite spec
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(
+      `wrote ${outDir}/17.3.json, ${outDir}/17.3.md and 1 figure in ${outDir}/figures (17.1-coverage-vs-episodes: .svg and .vl.json)`,
+    );
+    expect(wroteLine(written)).toBe(stdout.trimEnd().split('\n').at(-1));
+  }, 120_000);
 });

@@ -387,7 +387,7 @@ describe('study run, status and unlock with leases', () => {
     expect(forced.stderr).toMatch(
       /^tinyagent study: warning: removing the claim .* which looks alive \(--force\)/m,
     );
-    expect(forced.stdout).toMatch(/: 1 claims, 1 removed, 0 kept\n$/);
+    expect(forced.stdout).toMatch(/: 1 claim, 1 removed, 0 kept\n$/);
     expect(readdirSync(join(dir, 'claims')).filter((name) => name.endsWith('.lock'))).toEqual([]);
   }, 120_000);
 

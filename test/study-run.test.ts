@@ -119,7 +119,7 @@ describe('study run on a smoke study', () => {
     process.kill(holder.pid, 'SIGKILL');
     expect(await exited).toBe(1);
     expect(stderr).toMatch(new RegExp(`job ${first.index} \\(${first.id}\\) failed \\(exit 137\\)`));
-    expect(stderr).toMatch(/1 jobs failed/);
+    expect(stderr).toMatch(/1 job failed/);
     const log = readdirSync(join(other, 'logs')).find((name) => name.startsWith(`${first.index}-`))!;
     expect(readFileSync(join(other, 'logs', log), 'utf8')).toMatch(
       /ended during this job \(signal SIGKILL\)/,
@@ -127,7 +127,7 @@ describe('study run on a smoke study', () => {
     expect(jobState(small, second).state).toBe('done');
     expect(jobState(small, first).state).toBe('failed');
     const rerun = await run(['study', 'run', other, '--jobs', '1']);
-    expect(rerun.stdout).toMatch(/1 jobs ran, \d+ were done, 0 failed/);
+    expect(rerun.stdout).toMatch(/1 job ran, \d+ were done, 0 failed/);
     expect(files(jobDir(small, first))).toEqual(files(jobDir(plan, first)));
   }, 300_000);
 
@@ -141,7 +141,7 @@ describe('study run on a smoke study', () => {
       /^failed\t5\t.*result\.json fails its checksum$/m,
     );
     const report = reportText();
-    expect((await run(['study', 'run', dir, '--jobs', '2'])).stdout).toMatch(/1 jobs ran, 27 were done/);
+    expect((await run(['study', 'run', dir, '--jobs', '2'])).stdout).toMatch(/1 job ran, 27 were done/);
     expect(readFileSync(path, 'utf8')).toBe(before);
     expect((await run(['study', 'report', dir])).status).toBe(0);
     expect(reportText()).toBe(report);

@@ -116,7 +116,7 @@ describe('a job is checked against its kind and the plan, not against its own ou
     );
     expect(oneLine(await run(['study', 'report', dir]))).toMatch(/not done/);
     expect((await run(['study', 'run', dir, '--jobs', '1'])).stdout).toMatch(
-      /1 jobs ran, 1 were done, 0 failed/,
+      /1 job ran, 1 was done, 0 failed/,
     );
     expect(readFileSync(join(evaluation, 'result.json'), 'utf8')).toBe(before);
     expect((await run(['study', 'report', dir])).status).toBe(0);
@@ -334,7 +334,7 @@ describe('environment faults: exit 1, one line, nothing left', () => {
   it('study plan --out "" is refused, writing nothing into the current folder', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
     const result = await run(['study', 'plan', '--recipe', 'smoke', '--seeds', '0', '--out', ''], { cwd });
-    expect(oneLine(result, 2)).toMatch(/--out must name the study folder to write, got an empty path/);
+    expect(oneLine(result, 2)).toMatch(/--out is empty/);
     expect(readdirSync(cwd)).toEqual([]);
   });
 

@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
-import { linkUnlessExists } from '../lib/files.ts';
+import { linkUnlessExists, makeFolders } from '../lib/files.ts';
 import { holderAlive } from '../lib/processes.ts';
 
 /**
@@ -36,7 +36,7 @@ let lockCounter = 0;
  * guards against a second run started by hand, not against that race.
  */
 export function acquireRunLock(runDir: string): () => void {
-  mkdirSync(runDir, { recursive: true });
+  makeFolders(runDir);
   const path = join(runDir, LOCK_FILE);
   const holder: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   const temporary = join(runDir, `${LOCK_FILE}.${process.pid}.${(lockCounter += 1)}.tmp`);

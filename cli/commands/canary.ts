@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
@@ -55,7 +56,7 @@ export const command: Command = {
     }
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(
-      `Harness canary: 4 scripted policies on all 30 tasks, ${episodesPerTask} episodes per task each, seed ${seed}`,
+      `Harness canary: 4 scripted policies on all 30 tasks, ${count(episodesPerTask, 'episode')} per task each, seed ${seed}`,
     );
     out(
       '  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)',
@@ -104,7 +105,7 @@ export const command: Command = {
         ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
         : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".',
     );
-    if (outFile !== undefined) out(`wrote ${rows.length} rows to ${outFile}`);
+    if (outFile !== undefined) out(`wrote ${count(rows.length, 'row')} to ${outFile}`);
     return allOk ? 0 : 1;
   },
 };

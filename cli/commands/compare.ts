@@ -1,4 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
+import { count } from '../../lib/text.ts';
 import {
   batchOf,
   checkSameBenchmark,
@@ -6,7 +7,7 @@ import {
   refuseGraded,
   type ResultFile,
 } from '../../eval/io/index.ts';
-import { compareResults, type ComparisonReport } from '../../eval/report/compare.ts';
+import { compareResults, tasksNeededLine, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
   boolFlag,
@@ -18,7 +19,6 @@ import {
   RESULT_FILE_FLAGS,
   resultFileOptions,
   stringFlag,
-  UsageError,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -52,7 +52,6 @@ async function run(args: CommandArgs): Promise<void> {
   const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
   const seed = intFlag(args, 'seed', 0);
   const run = stringFlag(args, 'run');
-  if (run !== undefined && run.trim() === '') throw new UsageError('--run must name a run');
   const options = resultFileOptions(args);
   const fileA = await readResults(pathA, options);
   const fileB = await readResults(pathB, options);
@@ -63,8 +62,8 @@ async function run(args: CommandArgs): Promise<void> {
   let report: ComparisonReport;
   try {
     report = compareResults(
-      { tasks: batchOf(fileA, run), harness: fileA.harness, rows: fileA.rows },
-      { tasks: batchOf(fileB, run), harness: fileB.harness, rows: fileB.rows },
+      { tasks: batchOf(fileA, run), harness: fileA.harness, rows: fileA.rows, header: fileA.header },
+      { tasks: batchOf(fileB, run), harness: fileB.harness, rows: fileB.rows, header: fileB.header },
       { k, level, reps, rng: new Rng(seed).fork('compare/bootstrap'), ...(run === undefined ? {} : { run }) },
     );
   } catch (error) {
@@ -101,7 +100,7 @@ async function run(args: CommandArgs): Promise<void> {
   else if (report.harnessDifferences.length === 0) lines.push('harness: identical');
   else
     lines.push(
-      `harness: ${report.harnessDifferences.length} field(s) differ, so this compares harnesses as well as checkpoints:`,
+      `harness: ${report.harnessDifferences.length === 1 ? '1 field differs' : `${report.harnessDifferences.length} fields differ`}, so this compares harnesses as well as checkpoints:`,
       ...report.harnessDifferences.map(
         ({ field, a, b }) => `  ${field}: A ${formatHarnessValue(a)}  B ${formatHarnessValue(b)}`,
       ),
@@ -111,16 +110,17 @@ async function run(args: CommandArgs): Promise<void> {
   if (report.onlyInA.length > 0) lines.push(`tasks only in A (left out): ${report.onlyInA.join(', ')}`);
   if (report.onlyInB.length > 0) lines.push(`tasks only in B (left out): ${report.onlyInB.join(', ')}`);
   if (report.tooFewSamples.length > 0)
-    lines.push(`tasks with fewer than ${k} samples (left out): ${report.tooFewSamples.join(', ')}`);
+    lines.push(`tasks with fewer than ${count(k, 'sample')} (left out): ${report.tooFewSamples.join(', ')}`);
   lines.push(...report.warnings.map((warning) => `warning: ${warning}`));
   const metric = k === 1 ? 'pass@1' : `pass@${k}`;
   const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
   const missing = `n/a: ${report.commonTasks} task`;
   const { difference } = report;
   lines.push(
-    `${report.commonTasks} common tasks, paired by id: ${metric} A ${report.a.toFixed(3)}, B ${report.b.toFixed(3)}`,
+    `${count(report.commonTasks, 'common task')}, paired by id: ${metric} A ${report.a.toFixed(3)}, B ${report.b.toFixed(3)}`,
     `B - A = ${signed(difference.estimate)}, paired bootstrap ${Math.round(level * 100)}% interval ${difference.low === null || difference.high === null ? missing : `[${signed(difference.low)}, ${signed(difference.high)}]`}`,
     `paired SE ${report.pairedSE === null ? missing : report.pairedSE.toFixed(3)}, unpaired SE ${report.unpairedSE === null ? missing : report.unpairedSE.toFixed(3)}, per-task correlation ${report.correlation === null ? 'n/a' : report.correlation.toFixed(2)}`,
+    tasksNeededLine(report),
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -7,6 +7,7 @@ import {
   intFlag,
   MAX_SEED,
   numberFlag,
+  outFileFlag,
   printJson,
   stringFlag,
   UsageError,
@@ -20,7 +21,7 @@ import { writeEvaluation } from '../../eval/io/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
 import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../experiments/coverageNotes.ts';
 import { Rng } from '../../lib/rng.ts';
-import { refuseSpecialTarget } from '../../lib/atomic.ts';
+import { count } from '../../lib/text.ts';
 
 /** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
 export const RANGES = {
@@ -146,7 +147,7 @@ export const command: Command = {
     out: {
       type: 'string',
       description:
-        'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSONL for `tinyagent metrics` and `compare`',
+        'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSON lines for `tinyagent metrics` and `compare`: a FILE.jsonl',
     },
     transcripts: {
       type: 'boolean',
@@ -165,13 +166,12 @@ export const command: Command = {
     const seed = intFlag(args, 'seed', 1, RANGES.seed);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
-    const out = stringFlag(args, 'out');
     const transcripts = boolFlag(args, 'transcripts');
-    if (transcripts && out === undefined)
+    if (transcripts && args.flags.out === undefined)
       throw new UsageError('--transcripts goes into the result file: give --out FILE too');
-    checkCheckpointFolder(dir);
     // Before the episodes are played, so that a FIFO or a symlink at --out costs no evaluation.
-    if (out !== undefined) refuseSpecialTarget(out, '--out');
+    const out = outFileFlag(args, { extension: '.jsonl', format: 'JSON lines, one row per episode' });
+    checkCheckpointFolder(dir);
     const started = performance.now();
     const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend, transcripts });
     const seconds = (performance.now() - started) / 1000;
@@ -236,7 +236,7 @@ export const command: Command = {
       return;
     }
     process.stdout.write(
-      `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${episodes} episodes per task, ${seconds.toFixed(1)}s\n`,
+      `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s\n`,
     );
     for (const count of result.perTask) {
       process.stdout.write(
@@ -251,6 +251,7 @@ export const command: Command = {
       `pass@1 ${result.passAt1.toFixed(3)} (${interval}); mean read calls ${meanReadCalls.toFixed(2)}\n`,
     );
     process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
-    if (out !== undefined) process.stdout.write(`wrote ${result.records.length} episodes to ${out}\n`);
+    if (out !== undefined)
+      process.stdout.write(`wrote ${count(result.records.length, 'episode')} to ${out}\n`);
   },
 };

@@ -4,19 +4,20 @@ import { boolFlag, choiceFlag, intFlag, numberFlag, printJson, UsageError, type 
 export const command: Command = {
   name: 'interval',
   summary: 'Confidence interval for one proportion (Wilson, Wald, Clopper-Pearson, Jeffreys, Agresti-Coull)',
-  usage: 'tinyagent interval --successes C --trials N [--method wilson] [--level 0.95] [--json]',
+  usage: 'tinyagent interval --successes C --samples N [--method wilson] [--level 0.95] [--json]',
   flags: {
     successes: { type: 'string', description: 'number of successes C' },
-    trials: { type: 'string', description: 'number of trials N (an integer up to 2^53 - 1)' },
+    samples: { type: 'string', description: 'number of samples (trials) N (an integer up to 2^53 - 1)' },
     method: { type: 'string', description: PROPORTION_METHODS.join(' | '), default: 'wilson' },
     level: { type: 'string', description: 'confidence level', default: '0.95' },
     json: { type: 'boolean', description: 'print JSON' },
+    trials: { type: 'string', description: 'deprecated name of --samples', aliasOf: 'samples' },
   },
   async run(args) {
-    if (args.flags.successes === undefined || args.flags.trials === undefined)
-      throw new UsageError('--successes and --trials are required');
+    if (args.flags.successes === undefined || args.flags.samples === undefined)
+      throw new UsageError('--successes and --samples are required');
     // Counts above 2^53 - 1 are not exact integers: intFlag refuses them.
-    const trials = intFlag(args, 'trials', 0, { min: 1 });
+    const trials = intFlag(args, 'samples', 0, { min: 1 });
     const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
     const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });

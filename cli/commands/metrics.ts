@@ -1,4 +1,5 @@
 import { Rng } from '../../lib/rng.ts';
+import { count } from '../../lib/text.ts';
 import { mean, meanStandardError } from '../../eval/index.ts';
 import {
   groupBatch,
@@ -38,6 +39,10 @@ const MIN_REPS = 100;
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) =>
   low === null || high === null ? `n/a: ${missing}` : `[${pct(low)}, ${pct(high)}]`;
+
+/** The plug-in pass@k and its pooled form; n/a where k exceeds a task's samples (no data behind the formula). */
+const plugIn = (value: number | null | undefined, pooled: number | null | undefined) =>
+  value == null || pooled == null ? 'n/a' : `${pct(value)} (pooled ${pct(pooled)})`;
 
 /**
  * A number the file reports about itself set against the one recomputed from its rows, with the
@@ -90,13 +95,13 @@ function printReport(
       : `${report.samplesPerTask.min}-${report.samplesPerTask.max}`;
   const se = (value: number | null) => (value === null ? `n/a: ${missing}` : value.toFixed(4));
   const lines = [
-    `${path}: ${report.tasks} tasks, ${sizes} samples per task; ${Math.round(report.level * 100)}% percentile bootstrap intervals (${report.reps} reps), task-level unless marked`,
+    `${path}: ${count(report.tasks, 'task')}, ${sizes} ${sizes === '1' ? 'sample' : 'samples'} per task; ${Math.round(report.level * 100)}% percentile bootstrap intervals (${report.reps} reps), task-level unless marked`,
     ...report.warnings.map((warning) => `warning: ${warning}`),
     ...notes.map((note) => `note: ${note}`),
     ...reported.map((line) => `check: ${line}`),
     '',
     `mean accuracy (task mean, pass@1)    ${pct(meanAccuracy.estimate)}  task-level ${range(meanAccuracy.low, meanAccuracy.high, missing)}${exact(meanAccuracy)}`,
-    `pooled share (${pooledShare.successes}/${pooledShare.episodes} samples)`.padEnd(37) +
+    `pooled share (${pooledShare.successes}/${count(pooledShare.episodes, 'sample')})`.padEnd(37) +
       `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}${exact(pooledShare.taskLevel)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${episodeExact ? '**' : ''}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
     ...(selected === undefined ? [] : [selectedLine(selected, report.tasks)]),
@@ -117,7 +122,7 @@ function printReport(
   ];
   for (const k of Object.keys(report.passAtK)) {
     lines.push(
-      `${k.padStart(4)}  ${cell(report.passAtK[k]).padEnd(26)}${cell(report.prefixPassAtK[k]).padEnd(26)}${cell(report.allCorrectAtK[k]).padEnd(26)}${cell(report.unbiasedAllCorrectAtK[k]).padEnd(26)}${pct(report.plugInPassAtK[k] as number)} (pooled ${pct(report.pooledPlugInPassAtK[k] as number)})`,
+      `${k.padStart(4)}  ${cell(report.passAtK[k]).padEnd(26)}${cell(report.prefixPassAtK[k]).padEnd(26)}${cell(report.allCorrectAtK[k]).padEnd(26)}${cell(report.unbiasedAllCorrectAtK[k]).padEnd(26)}${plugIn(report.plugInPassAtK[k], report.pooledPlugInPassAtK[k])}`,
     );
   }
   lines.push(
@@ -226,7 +231,7 @@ function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: 
   const missing = `${tasks.length} task`;
   process.stdout.write(
     [
-      `${path}: ${tasks.length} tasks, ${fewest === most ? fewest : `${fewest}-${most}`} samples per task; graded scores; ${Math.round(level * 100)}% percentile bootstrap interval (${reps} reps), task-level`,
+      `${path}: ${count(tasks.length, 'task')}, ${fewest === most ? fewest : `${fewest}-${most}`} ${most === 1 ? 'sample' : 'samples'} per task; graded scores; ${Math.round(level * 100)}% percentile bootstrap interval (${reps} reps), task-level`,
       ...notes.map((note) => `note: ${note}`),
       ...reported.map((value) => `check: ${checkLine(value)}`),
       '',

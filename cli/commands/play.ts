@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { choiceFlag, InputError, intFlag, MAX_SEED, stringFlag, UsageError, type Command } from '../args.ts';
 import { EDIT_OPS, makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
 
@@ -104,7 +105,7 @@ export const command: Command = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     let { observation } = env.reset({ seed, options: { task: task.id } });
     out(
-      `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${harness.maxTurns} turns, ${harness.maxEdits ?? 'unlimited'} edit(s).`,
+      `Actions: read <end> | edit OP <end> | test <end> | submit <end>; ${count(harness.maxTurns, 'turn')}, ${harness.maxEdits === null ? 'unlimited edits' : count(harness.maxEdits, 'edit')}.`,
     );
     out(`Ops: ${EDIT_OPS.join(' ')}`);
     const lines = cappedLines(process.stdin);

@@ -1,52 +1,143 @@
-import { requiredUnits } from '../../eval/index.ts';
-import { boolFlag, choiceFlag, numberFlag, printJson, UsageError, type Command } from '../args.ts';
+import { statSync } from 'node:fs';
+import { requiredUnits, type PowerDesign } from '../../eval/index.ts';
+import {
+  boolFlag,
+  choiceFlag,
+  InputError,
+  numberFlag,
+  printJson,
+  readJsonFile,
+  stringFlag,
+  UsageError,
+  type Command,
+} from '../args.ts';
+
+/** An SD taken from data (`--from`): the value, the design it is the unit SD of, and what it is. */
+interface MeasuredSpread {
+  sd: number;
+  design: PowerDesign;
+  source: string;
+}
+
+/**
+ * The SD a design takes from `path`: a study folder (one seed's step-80 pass@1), a `tinyagent
+ * study compare --out` file (the two recipes' pooled seed SD) or a `tinyagent compare --json`
+ * output (the SD of the per-task differences). Anything else is an InputError naming the path.
+ */
+async function spreadFrom(path: string): Promise<MeasuredSpread> {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // not there: readJsonFile says so
+  }
+  // The study modules only when asked: `tinyagent power --sd` stays quick.
+  const { comparisonSeedSpread, studySeedSpread } = await import('../../study/compare.ts');
+  if (folder) {
+    const { readPlan } = await import('../../study/plan.ts');
+    return { ...studySeedSpread(readPlan(path), path), design: 'seeds' };
+  }
+  const file = readJsonFile(path, '--from');
+  const seeds = comparisonSeedSpread(file, path);
+  if (seeds !== undefined) return { ...seeds, design: 'seeds' };
+  const needed = (file as { tasksNeeded?: { sd?: unknown; why?: unknown } } | null)?.tasksNeeded;
+  const commonTasks = (file as { commonTasks?: unknown }).commonTasks;
+  if (typeof needed === 'object' && needed !== null && 'sd' in needed) {
+    if (typeof needed.sd !== 'number' || !(needed.sd > 0) || !Number.isFinite(needed.sd))
+      throw new InputError(
+        `${path}: the per-task differences give no SD to design with (${typeof needed.why === 'string' ? needed.why : 'tasksNeeded.sd is not a number > 0'})`,
+      );
+    return {
+      sd: needed.sd,
+      design: 'paired',
+      source: `the SD of the per-task differences B - A over ${String(commonTasks)} tasks in ${path}`,
+    };
+  }
+  throw new InputError(
+    `${path}: not a study folder, a tinyagent study compare --out file or a tinyagent compare --json output; --from takes the SD from one of those`,
+  );
+}
 
 export const command: Command = {
   name: 'power',
   summary: 'Tasks (or seeds) needed to detect a difference: N >= ((z_{1-a/2} + z_{1-b}) sigma / delta)^2',
   usage:
-    'tinyagent power --sd SIGMA --delta D [--alpha 0.05] [--power 0.8] [--design paired|unpaired|seeds] [--json]',
+    'tinyagent power (--sd SIGMA | --from STUDY|FILE) --delta D [--alpha 0.05] [--power 0.8] [--design paired|unpaired|seeds] [--json]',
   flags: {
     sd: {
       type: 'string',
       description: 'per-unit SD (of paired differences for paired; of one group otherwise)',
     },
+    from: {
+      type: 'string',
+      description:
+        "take the SD from data instead of --sd: a study folder (one seed's step-80 pass@1; design seeds), a `tinyagent study compare --out` file (the two recipes' pooled seed SD; design seeds) or a `tinyagent compare --json` output (the SD of the per-task differences; design paired)",
+    },
     delta: { type: 'string', description: 'difference to detect, e.g. 0.05' },
     alpha: { type: 'string', description: 'two-sided significance level', default: '0.05' },
     power: { type: 'string', description: 'power 1 - beta, in [0.5, 1)', default: '0.8' },
-    design: { type: 'string', description: 'paired | unpaired | seeds', default: 'paired' },
+    design: {
+      type: 'string',
+      description: 'paired | unpaired | seeds (with --from: the one its SD is of)',
+      default: 'paired',
+    },
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {
-    if (args.flags.sd === undefined || args.flags.delta === undefined)
-      throw new UsageError('--sd and --delta are required');
-    const sigma = numberFlag(args, 'sd', 0, { min: 0 });
+    const from = stringFlag(args, 'from');
+    if (from !== undefined && args.flags.sd !== undefined)
+      throw new UsageError('give --sd or --from, not both: --from takes the SD from the data');
+    if ((args.flags.sd === undefined && from === undefined) || args.flags.delta === undefined)
+      throw new UsageError('--delta and one of --sd or --from are required');
     const delta = numberFlag(args, 'delta', 0, { min: Number.MIN_VALUE });
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
     const power = numberFlag(args, 'power', 0.8, { min: 1e-9, max: 1 - 1e-9 });
-    const design = choiceFlag(args, 'design', ['paired', 'unpaired', 'seeds'] as const, 'paired');
+    const designs = ['paired', 'unpaired', 'seeds'] as const;
+    let measured: MeasuredSpread | undefined;
+    let sigma: number;
+    let design: PowerDesign;
+    if (from !== undefined) {
+      if (args.flags.design !== undefined) choiceFlag(args, 'design', designs, 'paired');
+      measured = await spreadFrom(from);
+      if (args.flags.design !== undefined && args.flags.design !== measured.design)
+        throw new UsageError(
+          `--design ${String(args.flags.design)}: the SD of ${from} is of design ${measured.design} (${measured.source}); leave --design out`,
+        );
+      ({ sd: sigma, design } = measured);
+    } else {
+      sigma = numberFlag(args, 'sd', 0, { min: 0 });
+      design = choiceFlag(args, 'design', designs, 'paired');
+    }
     let result;
     try {
       result = requiredUnits({ sigma, delta, alpha, power, design });
     } catch (error) {
-      // Every input is a flag, so a refused value is a usage error; name the flag.
+      // Every input is a flag, or from --from, so a refused value is a usage error; name the flag.
       if (error instanceof RangeError)
         throw new UsageError(
           error.message.replace(
             /^(sigma|delta|alpha|power)\b/,
-            (name) => `--${name === 'sigma' ? 'sd' : name}`,
+            (name) => `--${name === 'sigma' ? (from === undefined ? 'sd' : 'from') : name}`,
           ),
         );
       throw error;
     }
     if (boolFlag(args, 'json')) {
-      printJson({ sigma, delta, alpha, power, ...result });
+      printJson({
+        sigma,
+        delta,
+        alpha,
+        power,
+        ...(measured === undefined ? {} : { from: { path: from, source: measured.source } }),
+        ...result,
+      });
       return;
     }
     const unit = design === 'seeds' ? 'seeds' : 'tasks';
     process.stdout.write(
-      `${result.units} ${unit}${result.perGroup ? ' per group' : ' (paired)'} to detect ${delta} at two-sided alpha ${alpha} with power ${power} (sigma ${sigma}${result.perGroup ? ', sqrt(2) sigma for the difference' : ''}; exact N ${result.exact.toFixed(2)})\n`,
+      `${result.units} ${result.units === 1 ? unit.slice(0, -1) : unit}${result.perGroup ? ' per group' : ' (paired)'} to detect ${delta} at two-sided alpha ${alpha} with power ${power} (sigma ${measured === undefined ? sigma : sigma.toFixed(4)}${result.perGroup ? ', sqrt(2) sigma for the difference' : ''}; exact N ${result.exact.toFixed(2)})\n`,
     );
+    if (measured !== undefined) process.stdout.write(`sigma: ${measured.source}\n`);
     if (design === 'seeds' && result.units < 3)
       process.stdout.write('note: estimating the seed SD itself takes at least 3 seeds per group\n');
   },

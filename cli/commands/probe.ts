@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { findTask, makeTasks } from '../../gym/index.ts';
 import { BACKEND_PREFERENCES, initBackend, probeCheckpoint } from '../../agent/index.ts';
 import { backendFlag, boolFlag, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
@@ -38,7 +39,7 @@ export const command: Command = {
       return;
     }
     process.stdout.write(
-      `${checkpoint} on ${task.name} (${task.type}, repair ${task.repairOp}), ${episodes} episodes per probe, surface variation off\n`,
+      `${checkpoint} on ${task.name} (${task.type}, repair ${task.repairOp}), ${count(episodes, 'episode')} per probe, surface variation off\n`,
     );
     for (const row of rows) {
       process.stdout.write(

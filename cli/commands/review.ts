@@ -1,4 +1,5 @@
 import { designReview } from '../../eval/index.ts';
+import { count } from '../../lib/text.ts';
 import { boolFlag, intFlag, numberFlag, printJson, UsageError, type Command } from '../args.ts';
 
 const RANGES = {
@@ -107,7 +108,7 @@ export const command: Command = {
     }
     const { a, b, tasks, samples, seeds, selectedFrom } = options;
     const lines = [
-      `reported: ${a} -> ${b} (${review.delta >= 0 ? '+' : ''}${review.delta.toFixed(3)}) on ${tasks} tasks, ${samples} sample(s) per task, ${seeds} seed(s) per arm, ${selectedFrom > 1 ? `best of ${selectedFrom} checkpoints` : 'last checkpoint'}`,
+      `reported: ${a} -> ${b} (${review.delta >= 0 ? '+' : ''}${review.delta.toFixed(3)}) on ${count(tasks, 'task')}, ${count(samples, 'sample')} per task, ${count(seeds, 'seed')} per arm, ${selectedFrom > 1 ? `best of ${selectedFrom} checkpoints` : 'last checkpoint'}`,
       `assumed: intraclass correlation ${options.icc}, seed SD ${options.seedSD}`,
       `SE of each arm: ${f(review.seA)} and ${f(review.seB)}`,
       `SE of the difference, unpaired: ${f(review.unpaired.se)} (z = ${f(review.unpaired.z, 2)})`,

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { refuseSpecialTarget, writeJsonAtomic } from '../../lib/atomic.ts';
+import { writeJsonAtomic } from '../../lib/atomic.ts';
+import { clip, closestName, count } from '../../lib/text.ts';
 import { commandLine } from '../resultsFile.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
@@ -36,6 +37,7 @@ import {
   listFlag,
   MAX_SEED,
   numberFlag,
+  outFileFlag,
   printJson,
   stringFlag,
   UsageError,
@@ -184,12 +186,16 @@ export const command: Command = {
   },
   async run(args) {
     const [sub, ...rest] = args.positionals as [string, ...string[]];
-    if (!(SUBCOMMANDS as readonly string[]).includes(sub))
-      throw new UsageError(`unknown study command '${sub}' (have ${SUBCOMMANDS.join(', ')})`);
-    const expect = (count: number) => {
-      if (rest.length !== count)
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub)) {
+      const near = closestName(sub, SUBCOMMANDS);
+      throw new UsageError(
+        `unknown study command '${clip(sub)}'${near === undefined ? '' : `; did you mean ${near}?`} (have ${SUBCOMMANDS.join(', ')})`,
+      );
+    }
+    const expect = (wanted: number) => {
+      if (rest.length !== wanted)
         throw new UsageError(
-          `study ${sub} takes ${count === 1 ? 'one folder' : `${count} folders`}, got ${rest.length}`,
+          `study ${sub} takes ${wanted === 1 ? 'one folder' : `${wanted} folders`}, got ${rest.length}`,
         );
     };
     const json = boolFlag(args, 'json');
@@ -221,18 +227,17 @@ export const command: Command = {
         for (const job of plan.jobs)
           process.stdout.write(
             job.kind === 'train'
-              ? `${job.index}\ttrain seed ${job.seed} (${job.threads} thread${job.threads === 1 ? '' : 's'})\t${job.id}\n`
+              ? `${job.index}\ttrain seed ${job.seed} (${count(job.threads, 'thread')})\t${job.id}\n`
               : `${job.index}\teval seed ${job.seed} step ${job.chapterStep} ${job.label} (${job.episodes} episodes/task, eval seed ${job.evalSeed})\t${job.id}\tafter ${job.dependsOn.join(',')}\n`,
           );
-        process.stdout.write(`${plan.dir}: ${plan.jobs.length} jobs planned\n`);
+        process.stdout.write(`${plan.dir}: ${count(plan.jobs.length, 'job')} planned\n`);
       }
       return;
     }
     if (sub === 'compare') {
       expect(2);
       const { compareStudies, formatComparison } = await import('../../study/compare.ts');
-      const out = stringFlag(args, 'out');
-      if (out !== undefined) refuseSpecialTarget(out, '--out');
+      const out = outFileFlag(args, { extension: '.json', format: 'JSON' });
       const measured = compareStudies(readPlan(rest[0]!), readPlan(rest[1]!));
       // The folders as given, not as resolved here: a committed comparison names no machine's paths.
       const comparison = {
@@ -291,7 +296,7 @@ export const command: Command = {
             `${row.verdict}\t${row.index ?? '-'}\t${row.jobId}\t${row.holder === undefined ? row.problem : `process ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}`}\t${row.removed ? 'removed' : 'kept'}\n`,
           );
         process.stdout.write(
-          `${plan.dir}: ${rows.length} claims, ${rows.filter((row) => row.removed).length} removed, ${rows.filter((row) => !row.removed).length} kept\n`,
+          `${plan.dir}: ${count(rows.length, 'claim')}, ${rows.filter((row) => row.removed).length} removed, ${rows.filter((row) => !row.removed).length} kept\n`,
         );
       }
       return;
@@ -321,15 +326,15 @@ export const command: Command = {
       if (json) printJson(summary);
       else
         process.stdout.write(
-          `${plan.dir}: ${summary.ran} jobs ran, ${summary.skipped} were done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s on ${workers} CPU slot${workers === 1 ? '' : 's'}\n`,
+          `${plan.dir}: ${count(summary.ran, 'job')} ran, ${summary.skipped} ${summary.skipped === 1 ? 'was' : 'were'} done, ${summary.failed.length} failed, ${summary.blocked} left pending; ${summary.seconds.toFixed(1)} s on ${count(workers, 'CPU slot')}\n`,
         );
       if (summary.failed.length > 0)
         throw new InputError(
-          `${summary.failed.length} jobs failed (first: job ${summary.failed[0]!.index}, log ${summary.failed[0]!.log}); rerun study run to retry them`,
+          `${count(summary.failed.length, 'job')} failed (first: job ${summary.failed[0]!.index}, log ${summary.failed[0]!.log}); rerun study run to retry them`,
         );
       if (summary.blocked > 0)
         throw new RetryError(
-          `${summary.blocked} jobs are not done (held by other runs or waiting on them); rerun study run when they end`,
+          `${summary.blocked === 1 ? '1 job is' : `${summary.blocked} jobs are`} not done (held by other runs or waiting on them); rerun study run when they end`,
         );
       return;
     }
@@ -437,7 +442,7 @@ export const command: Command = {
         ...(account !== undefined ? { account } : {}),
         ...(time !== undefined ? { time } : {}),
       });
-      const jobs = (count: number) => `${count} job${count === 1 ? '' : 's'}`;
+      const jobs = (value: number) => count(value, 'job');
       const todo = scripts.arrays.reduce((total, array) => total + array.indices.length, 0);
       if (!boolFlag(args, 'submit')) {
         process.stdout.write(

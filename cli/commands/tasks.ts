@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { boolFlag, choiceFlag, printJson, type Command } from '../args.ts';
 import { BUG_TYPES, makeTasks, type BugType } from '../../gym/index.ts';
 
@@ -53,7 +54,7 @@ export const command: Command = {
           .trimEnd()}\n`,
       );
     process.stdout.write(
-      `${rows.length} tasks (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
+      `${count(rows.length, 'task')} (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
     );
   },
 };

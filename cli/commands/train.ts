@@ -154,11 +154,15 @@ function configFromArgs(configFile: string | undefined, overrides: Record<string
   const parsed = readJsonFile(configFile, '--config');
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new InputError(`${configFile}: expected a JSON object of config fields`);
+  // The file is checked on its own first: a flag that overrides a field must not hide that the
+  // file's value was invalid (`{"steps": 1.5}` with --steps 0).
+  let fromFile: RLConfig;
   try {
-    return parseRLConfig({ ...trainingHarness(), ...parsed, ...overrides });
+    fromFile = parseRLConfig({ ...trainingHarness(), ...parsed });
   } catch (error) {
     throw new InputError(`${configFile}: ${(error as Error).message}`);
   }
+  return parseRLConfig({ ...fromFile, ...overrides });
 }
 
 export const command: Command = {

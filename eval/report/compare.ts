@@ -1,10 +1,17 @@
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import { pairedBootstrapDiff } from '../pairedBootstrap.ts';
-import { meanDifference, pairedStandardError, pearsonCorrelation, unpairedStandardError } from '../paired.ts';
+import {
+  differences,
+  meanDifference,
+  pairedStandardError,
+  pearsonCorrelation,
+  unpairedStandardError,
+} from '../paired.ts';
 import { passAtK } from '../passAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
-import { mean, sampleVariance } from '../describe.ts';
+import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
+import { requiredUnits } from '../requiredUnits.ts';
 import { harnessDifferences, type HarnessDifference } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
 
@@ -26,6 +33,31 @@ export interface Pairing {
   differing: Array<{ task: string; sample: number; a: unknown; b: unknown }>;
 }
 
+/** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it). */
+export interface RecordedCheckpoint {
+  checksum: string;
+  step: number | null;
+  path: string | null;
+}
+
+/**
+ * Paired tasks like these that a comparison needs to detect the difference it measured, B - A,
+ * at two-sided `alpha` with `power` (`requiredUnits`, design paired, sigma the SD of the
+ * per-task differences): what `tinyagent power --sd SD --delta D` answers. `tasks` is null, and
+ * `why` says why, below 2 tasks, at a difference of 0, when every task differs by the same amount
+ * (no SD) or past 2^53 - 1 tasks.
+ */
+export interface TasksNeeded {
+  tasks: number | null;
+  why: string | null;
+  /** SD of the per-task differences (null below 2 tasks). */
+  sd: number | null;
+  /** |B - A|, the difference to detect. */
+  delta: number;
+  alpha: number;
+  power: number;
+}
+
 export interface ComparisonReport {
   harnessDifferences: HarnessDifference[];
   onlyInA: string[];
@@ -45,7 +77,82 @@ export interface ComparisonReport {
   /** Tasks that could not be scored at k (fewer than k samples on either side). */
   tooFewSamples: string[];
   pairing: Pairing;
+  /** The checkpoint both files evaluate, when their provenance records one and the same (null otherwise). */
+  sameCheckpoint: RecordedCheckpoint | null;
+  tasksNeeded: TasksNeeded;
   warnings: string[];
+}
+
+/** The checkpoint a result file's header records (`provenance.checkpoint.checksum`), if any. */
+export function recordedCheckpoint(
+  header: Record<string, unknown> | undefined,
+): RecordedCheckpoint | undefined {
+  const provenance = header?.['provenance'];
+  if (typeof provenance !== 'object' || provenance === null) return undefined;
+  const checkpoint = (provenance as Record<string, unknown>)['checkpoint'];
+  if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
+  const { checksum, step, path } = checkpoint as Record<string, unknown>;
+  if (typeof checksum !== 'string' || checksum === '') return undefined;
+  return {
+    checksum,
+    step: typeof step === 'number' ? step : null,
+    path: typeof path === 'string' ? path : null,
+  };
+}
+
+/** The tasks needed to detect the measured difference (see `TasksNeeded`). */
+export function tasksNeeded(
+  ratesA: readonly number[],
+  ratesB: readonly number[],
+  { alpha = 0.05, power = 0.8 }: { alpha?: number; power?: number } = {},
+): TasksNeeded {
+  const perTask = differences(ratesA, ratesB);
+  const delta = Math.abs(mean(perTask));
+  const sd = perTask.length >= 2 ? sampleStandardDeviation(perTask) : null;
+  const none = (why: string): TasksNeeded => ({ tasks: null, why, sd, delta, alpha, power });
+  if (sd === null) return none('1 task: the SD of the per-task differences needs 2');
+  if (delta === 0) return none('B - A is 0: there is no difference to detect');
+  if (sd === 0) return none('every task differs by the same amount: the SD of the differences is 0');
+  try {
+    return {
+      tasks: requiredUnits({ sigma: sd, delta, alpha, power, design: 'paired' }).units,
+      why: null,
+      sd,
+      delta,
+      alpha,
+      power,
+    };
+  } catch (error) {
+    if (error instanceof RangeError) return none('more than 2^53 - 1 tasks');
+    throw error;
+  }
+}
+
+/**
+ * The sentence on `tasksNeeded` beside a comparison of `common` tasks: how many tasks like these
+ * would detect the difference it measured, and the `tinyagent power` line that answers for another.
+ */
+export function tasksNeededLine({ tasksNeeded: needed, commonTasks }: ComparisonReport): string {
+  const head = `tasks to detect a difference of ${needed.delta.toFixed(3)} (paired, two-sided alpha ${needed.alpha}, power ${needed.power})`;
+  if (needed.tasks === null || needed.sd === null) return `${head}: n/a (${needed.why ?? 'undefined'})`;
+  const sd = needed.sd.toPrecision(3);
+  return `${head}: ${needed.tasks} like these, ${commonTasks === 1 ? 'from 1' : `from the ${commonTasks}`} compared here (SD of the per-task differences ${sd}; tinyagent power --sd ${sd} --delta D for another difference)`;
+}
+
+/**
+ * The warning for two result files of one checkpoint: with the same harness their difference is
+ * evaluation noise (other episodes or sampling), with another the harness's; either way not a
+ * difference between agents. Undefined when the files record different checkpoints or none.
+ */
+export function sameCheckpointWarning(
+  checkpoint: RecordedCheckpoint | null,
+  harnessesDiffer: boolean,
+): string | undefined {
+  if (checkpoint === null) return undefined;
+  const which = `${checkpoint.step === null ? '' : `step ${checkpoint.step}, `}checksum ${checkpoint.checksum.slice(0, 12)}`;
+  return harnessesDiffer
+    ? `A and B evaluate one checkpoint (${which}) under different harnesses: B - A is the harness's effect, not a difference between agents`
+    : `A and B are two evaluations of one checkpoint (${which}) under one harness: B - A is evaluation noise (other episodes or sampling), not a difference between agents`;
 }
 
 /** The env seed recorded for each (task, sample) of the rows, by task, then sample (undefined when none). */
@@ -110,11 +217,13 @@ export function compareResults(
     tasks: readonly TaskOutcomes[];
     harness?: Record<string, unknown> | undefined;
     rows?: readonly ResultRow[];
+    header?: Record<string, unknown> | undefined;
   },
   b: {
     tasks: readonly TaskOutcomes[];
     harness?: Record<string, unknown> | undefined;
     rows?: readonly ResultRow[];
+    header?: Record<string, unknown> | undefined;
   },
   {
     k = 1,
@@ -181,8 +290,14 @@ export function compareResults(
     warnings.push(
       `env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes: those pairs did not share random numbers`,
     );
+  const harnessChanges = harnessDifferences(a.harness, b.harness);
+  const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
+  const sameCheckpoint =
+    checkpointA !== undefined && checkpointA.checksum === checkpointB?.checksum ? checkpointA : null;
+  const checkpointWarning = sameCheckpointWarning(sameCheckpoint, harnessChanges.length > 0);
+  if (checkpointWarning !== undefined) warnings.unshift(checkpointWarning);
   return {
-    harnessDifferences: harnessDifferences(a.harness, b.harness),
+    harnessDifferences: harnessChanges,
     onlyInA,
     onlyInB,
     commonTasks: common,
@@ -201,6 +316,8 @@ export function compareResults(
     correlation: varies(ratesA) && varies(ratesB) ? pearsonCorrelation(ratesA, ratesB) : null,
     tooFewSamples,
     pairing,
+    sameCheckpoint,
+    tasksNeeded: tasksNeeded(ratesA, ratesB),
     warnings,
   };
 }

@@ -1,3 +1,4 @@
+import { count } from '../../lib/text.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultFile } from '../io/resultFile.ts';
 import { passAtK } from '../passAtK.ts';
@@ -57,14 +58,14 @@ function sameBatchEvidence(
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
   const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
   const evidence = [
-    `${label}: recomputed from the raw rows over ${tasks.length} tasks: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i] as number)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i] as number)}`).join(', ')} (monotone by construction)`,
+    `${label}: recomputed from the raw rows over ${count(tasks.length, 'task')}: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i] as number)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i] as number)}`).join(', ')} (monotone by construction)`,
   ];
   let mismatch = false;
   for (const [key, value] of Object.entries(reported ?? {})) {
     const k = Number(key);
     if (k > n) {
       evidence.push(
-        `reported pass@${k} = ${percent(value)} but tasks have only ${n} samples: k > n cannot come from this batch`,
+        `reported pass@${k} = ${percent(value)} but tasks have only ${count(n, 'sample')}: k > n cannot come from this batch`,
       );
       mismatch = true;
       continue;
@@ -123,7 +124,7 @@ export function diagnose(
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
     throw new RangeError(
-      `k = ${requestedK} exceeds the samples per task of ${labels[1]}: task(s) ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} have only ${nB}, and pass@${requestedK} needs at least ${requestedK} samples of every task`,
+      `k = ${requestedK} exceeds the samples per task of ${labels[1]}: ${short.length === 1 ? 'task' : 'tasks'} ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
     );
   }
   const k = requestedK ?? nB;
@@ -163,7 +164,7 @@ export function diagnose(
         if (other !== undefined && (byIdA.get(name) ?? 0) > 0 && byIdB.get(other) === 0) impossible++;
       });
       dataIssues.push(
-        `task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${impossible} task(s) would pass at k=1 and fail at k=${k})` : ''}`,
+        `task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${count(impossible, 'task')} would pass at k=1 and fail at k=${k})` : ''}`,
       );
     }
   }
@@ -215,7 +216,7 @@ export function diagnose(
           ? `pass@${k} (${labels[1]}) and pass@1 (${labels[0]}) share no task: the two numbers average different task sets and cannot be compared task by task`
           : `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
         runToRun === null
-          ? `run-to-run task-level SE: n/a: ${common.length} common task(s), a standard error needs at least 2`
+          ? `run-to-run task-level SE: n/a: ${count(common.length, 'common task')}, a standard error needs at least 2`
           : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
         runToRun === null
           ? 'cannot tell whether the gap is sampling error'
@@ -255,7 +256,7 @@ export function diagnose(
     multiTurn[labels[1]] = multiTurnReport(second.rows);
   const turnEvidence = Object.entries(multiTurn).flatMap(([label, view]) => [
     `${label}: ${view.conversations} conversations; per-turn accuracy ${view.perTurn.map(({ turn, passed, stillGoing }) => `t${turn + 1} ${passed}/${stillGoing}`).join(', ')} (denominator: conversations still going at that turn)`,
-    `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${(view.perTurn[i]?.turn ?? i) + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater} conversation(s) were right at some turn and ended wrong)`,
+    `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${(view.perTurn[i]?.turn ?? i) + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater === 1 ? '1 conversation was' : `${view.brokenLater} conversations were`} right at some turn and ended wrong)`,
     `${label}: first failure at turn ${Object.entries(view.firstFailure)
       .map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`)
       .join(', ')}`,
@@ -289,7 +290,7 @@ export function diagnose(
     {
       item: 'paired by task id',
       ok: onlyA.length === 0 && onlyB.length === 0,
-      detail: `${onlyA.length + onlyB.length} task(s) in only one result`,
+      detail: `${count(onlyA.length + onlyB.length, 'task')} in only one result`,
     },
     {
       item: 'task-level intervals',

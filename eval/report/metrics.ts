@@ -73,10 +73,10 @@ export interface MetricsReport {
   prefixPassAtK: Record<string, Estimate | null>;
   allCorrectAtK: Record<string, Estimate | null>;
   unbiasedAllCorrectAtK: Record<string, Estimate | null>;
-  /** Mean over tasks of 1 - (1 - c_j/n_j)^k: biased low, shown only to show the error. */
-  plugInPassAtK: Record<string, number>;
-  /** 1 - (1 - mean accuracy)^k: wrong again when tasks differ in difficulty. */
-  pooledPlugInPassAtK: Record<string, number>;
+  /** Mean over tasks of 1 - (1 - c_j/n_j)^k: biased low, shown only to show the error; null where pass@k is (k above a task's samples). */
+  plugInPassAtK: Record<string, number | null>;
+  /** 1 - (1 - mean accuracy)^k: wrong again when tasks differ in difficulty; null where pass@k is. */
+  pooledPlugInPassAtK: Record<string, number | null>;
   /** The one-way ANOVA rho (`intraclassCorrelation`), the design effect at the mean task size from it. */
   intraclassCorrelation: number | null;
   designEffect: number | null;
@@ -291,8 +291,9 @@ export function computeMetrics(
       () => perCounts((n, c) => allCorrectAtK(n, c, k)),
       replicates?.allCorrectAtK,
     );
-    report.plugInPassAtK[k] = perCounts((n, c) => plugInPassAtK(n, c, k));
-    report.pooledPlugInPassAtK[k] = 1 - (1 - meanAccuracy.estimate) ** k;
+    // Beyond a task's samples the formula in p-hat still gives a number, but no data back it.
+    report.plugInPassAtK[k] = index < 0 ? null : perCounts((n, c) => plugInPassAtK(n, c, k));
+    report.pooledPlugInPassAtK[k] = index < 0 ? null : 1 - (1 - meanAccuracy.estimate) ** k;
   }
   report.checks = consistencyChecks(report, tasks, sortedKs);
   return report;
@@ -343,8 +344,8 @@ function consistencyChecks(
       ok: below === 0,
       detail:
         below === 0
-          ? `every task has at least ${k} samples`
-          : `${below} task(s) have fewer than ${k} samples, so pass@${k} is not computed: ${short
+          ? `every task has at least ${k} ${k === 1 ? 'sample' : 'samples'}`
+          : `${below} ${below === 1 ? 'task has' : 'tasks have'} fewer than ${k} ${k === 1 ? 'sample' : 'samples'}, so pass@${k} is not computed: ${short
               .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
               .join(', ')}`,
     });

@@ -1,0 +1,34 @@
+/**
+ * The first key written twice in one object of a valid JSON text, at any depth, as its path
+ * (`steps`, `harness.temperature`, `rows[].task`); undefined when every object names each key
+ * once. JSON.parse keeps the last of two silently, so `{"steps": 80, "steps": 8}` would train 8
+ * steps with nothing said.
+ */
+export function duplicatedKeyPath(source: string): string | undefined {
+  // One frame per open object or array: an object's keys so far and the key being read.
+  const frames: Array<{ keys: Set<string> | undefined; key: string | undefined }> = [];
+  const path = () =>
+    frames
+      .map(({ keys, key }) => (keys === undefined ? '[]' : `.${key ?? ''}`))
+      .join('')
+      .replace(/^\./, '');
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '"') {
+      let end = i + 1;
+      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
+      const frame = frames.at(-1);
+      // In valid JSON a string followed by a colon is a key, and only an object has keys.
+      if (frame?.keys !== undefined && /^\s*:/.test(source.slice(end + 1, end + 64))) {
+        const key = JSON.parse(source.slice(i, end + 1)) as string;
+        frame.key = key;
+        if (frame.keys.has(key)) return path();
+        frame.keys.add(key);
+      }
+      i = end;
+    } else if (char === '{') frames.push({ keys: new Set(), key: undefined });
+    else if (char === '[') frames.push({ keys: undefined, key: undefined });
+    else if (char === '}' || char === ']') frames.pop();
+  }
+  return undefined;
+}
