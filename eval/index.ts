@@ -122,3 +122,4 @@ export { fallOnset } from './fallOnset.ts';
 export { shannonEntropy } from './entropy.ts';
 export { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
 export { designReview, CORRELATIONS, type DesignReviewOptions } from './designReview.ts';
+export { countDropDetection, pairedDropTestPower, type DropEffect } from './dropDetection.ts';

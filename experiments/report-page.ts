@@ -20,7 +20,7 @@ import { InputError, UsageError } from '../lib/errors.ts';
 import { CLAIMS } from '../study/index.ts';
 import { DEFAULT_STUDY, figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import { chapterAnswers, type AnswerSources } from './report/answers.ts';
-import { CLAIM_SHORT, CLAIM_TEXT } from './seeds.ts';
+import { CLAIM_SHORT, CLAIM_TEXT } from './report/seeds.ts';
 import {
   escapeHtml,
   factRows,

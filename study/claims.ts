@@ -1,16 +1,23 @@
 import {
   binomialTestGreater,
+  countDropDetection,
+  exactOverUnits,
   holmAdjust,
+  intervalCoverage,
   mean,
   meanTInterval,
   noiseStandardDeviations,
+  pairedDropTestPower,
   passAtK,
   percentileOfSorted,
   sampleStandardDeviation,
   standardDeviationInterval,
+  taskVarianceIntraclassCorrelation,
   trajectoryFalls,
+  twoSidedTPower,
   wilsonInterval,
 } from '../eval/index.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
@@ -20,34 +27,109 @@ import { evaluationOf, taskRates, type StudyResults } from './results.ts';
 
 type Interval = { low: number; high: number };
 
-/** The claims measured in every seed, in the order the report lists them. */
+/**
+ * The claims whose verdict is measured in every seed, in the order the report lists them
+ * (docs/CLAIMS.md, section 2): narrowing in the book's reading (a task ends below the base agent,
+ * point counts), then tested per task and with Holm; the base agent overtaking; step 20 against
+ * the base agent (the headline of "the narrowing comes late") and against both (the literal
+ * reading); then the falls.
+ */
 export const CLAIMS = [
+  'endsBelowBase',
+  'endsBelowBaseTested',
+  'endsBelowBaseHolm',
+  'overtakesBy32',
   'step20AtOrAboveBase',
   'step20AtOrAboveBoth',
-  'overtakesBy32',
-  'narrowsBelowBase',
-  'narrowsBelowBaseUncorrected',
   'lateTrainingInstability',
   'fallsDuringTraining',
-  'greedyAtOrAbove',
-  'hotBelow',
 ] as const;
 export type ClaimName = (typeof CLAIMS)[number];
 
-/** A verdict is decided when it holds in at least this share of its seed's episode resamples. */
-export const DECIDED = 0.95;
+/** 17.7 read literally cannot hold: step 20 is less trained than step 80, so below it at k = 1. */
+export const FALSE_BY_CONSTRUCTION: readonly ClaimName[] = ['step20AtOrAboveBoth'];
 
-/** How many seeds a claim holds in: a Wilson 95% interval on the count, a two-stage bootstrap interval on the rate, the undecided seeds. */
+/** A verdict is well supported when at least this share of its seed's episode resamples give it. */
+export const SUPPORTED = 0.95;
+
+/** A claim fails only where its verdict would have caught the book's effect in at least this share of seeds (docs/CLAIMS.md, section 5). */
+export const DETECTION_TO_FAIL = 0.8;
+
+/** Pairs of chapter steps (earlier, later): the falls a trajectory can show, all tested. */
+const STEP_PAIRS = (CHAPTER_STEPS.length * (CHAPTER_STEPS.length - 1)) / 2;
+
+/**
+ * The book's effect (chapter 17.7, `speed`): "基座智能体在 64 个回合中解决它 10 次，20 步检查点
+ * 13 次，80 步检查点 3 次" (the base agent solves it 10 times in 64 episodes, step 20 13 times,
+ * step 80 3 times).
+ */
+export const BOOK_TASK = { step0: 10 / 64, step20: 13 / 64, step80: 3 / 64 } as const;
+
+/**
+ * The probability that a verdict holds in one seed whose evaluation shows the book's effect on
+ * one task, at `episodes` per task over `tasks` held-out tasks (exact binomial sums, the two
+ * checkpoints' outcomes on an episode independent; docs/CLAIMS.md, section 4), or null where the
+ * book gives no effect size. For the overtaking it is the narrowing task's alone (the book: "大 k
+ * 处的全部差距都来自这一个任务", the whole gap at large k comes from this one task): far below n/2
+ * successes, its unbiased pass@k at k <= 32 is higher at the base agent exactly when its count is.
+ * The tested readings need the task's own drop past the correction's first threshold (Holm over
+ * the tasks; Bonferroni over the steps first), so these are lower bounds when other tasks fall too.
+ */
+export function detectionRate(
+  claim: ClaimName,
+  { episodes, tasks }: { episodes: number; tasks: number },
+): number | null {
+  const narrowing = { n: episodes, early: BOOK_TASK.step0, late: BOOK_TASK.step80 };
+  const fall = { n: episodes, early: BOOK_TASK.step20, late: BOOK_TASK.step80 };
+  switch (claim) {
+    case 'endsBelowBase':
+    case 'overtakesBy32':
+      return countDropDetection(narrowing);
+    case 'endsBelowBaseTested':
+      return pairedDropTestPower(narrowing, 0.05);
+    case 'endsBelowBaseHolm':
+      return pairedDropTestPower(narrowing, 0.05 / tasks);
+    case 'lateTrainingInstability':
+      return pairedDropTestPower(fall, 0.05 / ((CHAPTER_STEPS.length - 2) * tasks));
+    case 'fallsDuringTraining':
+      return pairedDropTestPower(fall, 0.05 / (STEP_PAIRS * tasks));
+    default:
+      return null;
+  }
+}
+
+/** Where a claim stands in one recipe (docs/CLAIMS.md, section 5). */
+export type Standing =
+  'holds' | 'fails' | 'not detected' | 'open' | 'false by construction' | 'agrees' | 'differs';
+
+/** How many seeds a claim holds in, its rate's interval with seed and evaluation noise, what its test could detect, and its standing. */
 export interface SeedFraction {
   holds: number;
   seeds: number;
   fraction: number;
-  wilson: Interval;
-  /** Seeds and, within each, episodes redrawn (`twoStageRate`). */
-  twoStage: Interval;
-  /** Seeds whose verdict holds in fewer than DECIDED of the resamples of their episodes. */
-  undecided: Array<{ seed: number; probability: number }>;
-  undecidedCount: number;
+  /**
+   * The rate's interval: the two-stage bootstrap (seeds, then episodes, redrawn; `twoStageRate`),
+   * or the exact interval over the seeds where every resampled verdict is alike.
+   */
+  interval: Interval & { method: 'two-stage bootstrap' | 'exact over seeds' };
+  /** The Wilson interval on the count (each verdict taken as exact), with its exact coverage at the observed rate. */
+  wilson: Interval & { coverageAtRate: number };
+  /** Seeds whose verdict fewer than SUPPORTED of their episode resamples give. */
+  weaklySupported: Array<{ seed: number; support: number }>;
+  /** The verdict's detection rate at the book's effect (`detectionRate`), null where the book gives none. */
+  detection: number | null;
+  standing: Standing;
+}
+
+/** A verdict's standing from its rate's interval and its detection rate (docs/CLAIMS.md, section 5). */
+export function rateStanding(
+  claim: ClaimName,
+  { interval, detection }: { interval: Interval; detection: number | null },
+): Standing {
+  if (FALSE_BY_CONSTRUCTION.includes(claim)) return 'false by construction';
+  if (interval.low > 0.5) return 'holds';
+  if (interval.high >= 0.5) return 'open';
+  return detection !== null && detection >= DETECTION_TO_FAIL ? 'fails' : 'not detected';
 }
 
 /** A task's episode outcomes, 1 for a success. */
@@ -103,15 +185,16 @@ const successes = (outcomes: Outcomes) => {
   for (let i = 0; i < outcomes.length; i += 1) count += outcomes[i]!;
   return count;
 };
-const passAt1 = (perTask: readonly Outcomes[]) =>
-  mean(perTask.map((outcomes) => successes(outcomes) / outcomes.length));
 
 /**
- * Every verdict of one seed and what it rests on. Narrowing is the book's: a task that ends
- * significantly below the base agent (exact paired test), Holm over the tasks. A fall from a
- * later peak to step 80 is late-training instability (the most significant of the 7 steps
- * between, Bonferroni over them, then Holm over the tasks); a fall anywhere in training is a
- * peak to the next trough of the task's trajectory (`trajectoryFalls`), Holm over the seed's falls.
+ * Every verdict of one seed and what it rests on (docs/CLAIMS.md, section 2). Narrowing in the
+ * book's reading is a task whose step-80 count is below the base agent's; tested, its drop by the
+ * exact paired test at 0.05, then with Holm over the tasks. Late-training instability is a fall
+ * from an earlier step to step 80 (the most significant of the steps between, Bonferroni over
+ * them, then Holm over the tasks); a fall during training is a task's steepest drop over every
+ * pair of steps (Bonferroni over the pairs, then Holm over the tasks), a correction no choice of
+ * peak and trough from the same counts can beat. The peak-to-trough falls of each trajectory
+ * (`trajectoryFalls`) are kept to describe it, untested.
  */
 function seedVerdicts(episodes: SeedEpisodes, kMax: number, tasks: readonly string[]) {
   const n = episodes.steps[0]![0]!.length;
@@ -132,35 +215,40 @@ function seedVerdicts(episodes: SeedEpisodes, kMax: number, tasks: readonly stri
     return { step: between[p.indexOf(best)]!, p: Math.min(1, best * between.length) };
   });
   const fromPeakHolm = holmAdjust(fromPeak.map((row) => row.p));
-  const found = tasks.flatMap((task, t) => {
-    const counts = episodes.steps.map((perTask) => successes(perTask[t]!));
-    return trajectoryFalls(counts).map(({ from, to }) => ({
-      task,
-      from: { step: CHAPTER_STEPS[from]!, successes: counts[from]! },
-      to: { step: CHAPTER_STEPS[to]!, successes: counts[to]! },
-      p: pairedDropP(episodes.steps[from]![t]!, episodes.steps[to]![t]!),
-    }));
+  const steepest = tasks.map((_, t) => {
+    let drop = { from: 0, to: 1, p: 1 };
+    for (let i = 0; i < CHAPTER_STEPS.length; i += 1)
+      for (let j = i + 1; j < CHAPTER_STEPS.length; j += 1) {
+        const p = pairedDropP(episodes.steps[i]![t]!, episodes.steps[j]![t]!);
+        if (p < drop.p) drop = { from: i, to: j, p };
+      }
+    return { ...drop, p: Math.min(1, drop.p * STEP_PAIRS) };
   });
-  const fallsHolm = holmAdjust(found.map((fall) => fall.p));
-  const falls = found.map((fall, i) => ({ ...fall, holmP: fallsHolm[i]! }));
-  const step80 = passAt1(at(80));
+  const steepestHolm = holmAdjust(steepest.map((drop) => drop.p));
   const verdicts: Record<ClaimName, boolean> = {
+    endsBelowBase: tasks.some((_, t) => successes(at(80)[t]!) < successes(at(0)[t]!)),
+    endsBelowBaseTested: belowBaseP.some((p) => p < 0.05),
+    endsBelowBaseHolm: belowBaseHolm.some((p) => p < 0.05),
+    overtakesBy32: overtake !== -1,
     step20AtOrAboveBase: early.every((value, i) => value >= base[i]! - 1e-12),
     step20AtOrAboveBoth: early.every((value, i) => value >= Math.max(base[i]!, late[i]!) - 1e-12),
-    overtakesBy32: overtake !== -1,
-    narrowsBelowBase: belowBaseHolm.some((p) => p < 0.05),
-    narrowsBelowBaseUncorrected: belowBaseP.some((p) => p < 0.05),
     lateTrainingInstability: fromPeakHolm.some((p) => p < 0.05),
-    fallsDuringTraining: falls.some((fall) => fall.holmP < 0.05),
-    greedyAtOrAbove: passAt1(episodes.greedy) >= step80,
-    hotBelow: passAt1(episodes.hot) < step80,
+    fallsDuringTraining: steepestHolm.some((p) => p < 0.05),
   };
   return {
     verdicts,
     overtakeK: overtake === -1 ? null : overtake + 1,
     belowBase: tasks.map((task, t) => ({ task, p: belowBaseP[t]!, holmP: belowBaseHolm[t]! })),
     fromPeak: tasks.map((task, t) => ({ task, ...fromPeak[t]!, holmP: fromPeakHolm[t]! })),
-    falls,
+    steepest: tasks.map((task, t) => ({
+      task,
+      from: CHAPTER_STEPS[steepest[t]!.from]!,
+      to: CHAPTER_STEPS[steepest[t]!.to]!,
+      /** Bonferroni over the step pairs. */
+      p: steepest[t]!.p,
+      /** Then Holm over the tasks. */
+      holmP: steepestHolm[t]!,
+    })),
   };
 }
 
@@ -183,8 +271,14 @@ function resampleEpisodes(episodes: SeedEpisodes, rng: Rng): SeedEpisodes {
  * replacement, and for each drawn seed one of its episode resamples, and takes the share of
  * verdicts that hold. It carries both the seed-to-seed variation and each verdict's evaluation
  * noise; resampling at both stages counts the evaluation noise a second time, so it errs wide.
+ * Where it has no spread (every seed's every resample gives one verdict) the exact interval over
+ * the seeds stands in (`exactOverUnits`).
  */
-function twoStageRate(resampled: ReadonlyArray<readonly boolean[]>, reps: number, rng: Rng): Interval {
+function twoStageRate(
+  resampled: ReadonlyArray<readonly boolean[]>,
+  reps: number,
+  rng: Rng,
+): SeedFraction['interval'] {
   const seeds = resampled.length;
   const replicates = Float64Array.from({ length: reps }, () => {
     let holds = 0;
@@ -194,7 +288,11 @@ function twoStageRate(resampled: ReadonlyArray<readonly boolean[]>, reps: number
     }
     return holds / seeds;
   }).sort();
-  return { low: percentileOfSorted(replicates, 0.025), high: percentileOfSorted(replicates, 0.975) };
+  const low = percentileOfSorted(replicates, 0.025);
+  const high = percentileOfSorted(replicates, 0.975);
+  if (low < high) return { low, high, method: 'two-stage bootstrap' };
+  // Every resampled verdict alike (all hold, or none): the exact interval over the seeds.
+  return { ...exactOverUnits(low, seeds), method: 'exact over seeds' };
 }
 
 /**
@@ -245,7 +343,44 @@ function selection(results: StudyResults, seed: number) {
     winnersCurseReverse: second.curse,
     realAdvantage: first.advantage,
     testSelectionGain: byTest.test - byValidation.test,
+    bookCurse: bookDesignCurse(results, seed, test),
   };
+}
+
+/** Episodes per task of one small test evaluation in the book's design of 17.8. */
+const BOOK_EVALUATION_EPISODES = 8;
+
+/**
+ * 17.8's winner's curse in the book's design: "做 10 次小规模测试评测（每个任务 8 个回合），每次用来
+ * 挑选一个检查点，再用另外 9 次没有参与挑选的评测给所选检查点打分" (10 small test evaluations, 8
+ * episodes per task, each picking a checkpoint, which the other 9 then score). Here the seed's
+ * episodes of each test task are cut into disjoint groups of 8 (8 groups of 64): each group picks
+ * the best of the 8 trained checkpoints (steps 10 to 80; the earliest on a tie), the other groups
+ * score the pick, and the curse is the mean over groups of the picking score less the fresh one.
+ */
+function bookDesignCurse(results: StudyResults, seed: number, test: readonly number[]): number {
+  const steps = CHAPTER_STEPS.filter((step) => step > 0);
+  const outcomes = steps.map((step) =>
+    test.map((t) => bits(evaluationOf(results, seed, step).perTask[t]!.outcomes)),
+  );
+  const groups = Math.floor(outcomes[0]![0]!.length / BOOK_EVALUATION_EPISODES);
+  const score = (s: number, inGroup: (group: number) => boolean) => {
+    let total = 0;
+    let count = 0;
+    for (const episodes of outcomes[s]!)
+      for (let e = 0; e < groups * BOOK_EVALUATION_EPISODES; e += 1)
+        if (inGroup(Math.floor(e / BOOK_EVALUATION_EPISODES))) {
+          total += episodes[e]!;
+          count += 1;
+        }
+    return total / count;
+  };
+  const curses = Array.from({ length: groups }, (_, g) => {
+    const picking = steps.map((_, s) => score(s, (group) => group === g));
+    const pick = picking.indexOf(Math.max(...picking));
+    return picking[pick]! - score(pick, (group) => group !== g);
+  });
+  return mean(curses);
 }
 
 /** 17.8's figures per seed, each with a t interval over seeds (`meanTInterval`). */
@@ -254,6 +389,7 @@ const SELECTION_FIGURES = [
   'winnersCurseReverse',
   'realAdvantage',
   'testSelectionGain',
+  'bookCurse',
 ] as const;
 
 /** The first edit a checkpoint made most often on a task, with its count (the mechanism of a fall: 17.7). */
@@ -301,16 +437,19 @@ export function seedClaims(
       { length: resamples },
       () => seedVerdicts(resampleEpisodes(episodes, stream), kMax, tasks).verdicts,
     );
+    const counts = (step: number) => episodes.steps[CHAPTER_STEPS.indexOf(step as never)]!.map(successes);
     return {
       seed: trainingSeed,
       passAt1: Object.fromEntries(CHAPTER_STEPS.map((step) => [step, at(step).passAt1])),
       repeat: { 30: at(30, 'b').passAt1, 80: at(80, 'b').passAt1 },
       greedy: at(80, 'temperature-0').passAt1,
       hot: at(80, 'temperature-1.3').passAt1,
+      /** 17.3's rho of the base agent (the chapter's estimator), null where it does not exist. */
+      baseRho: chapterRho(counts(0), plan.measure.episodes),
       overtakeK: observed.overtakeK,
       verdicts: observed.verdicts,
-      /** The share of the episode resamples in which each verdict is the observed one. */
-      verdictProbability: Object.fromEntries(
+      /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
+      support: Object.fromEntries(
         CLAIMS.map((claim) => [
           claim,
           resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
@@ -319,45 +458,53 @@ export function seedClaims(
       resampledVerdicts: Object.fromEntries(
         CLAIMS.map((claim) => [claim, resampled.map((draw) => draw[claim])]),
       ) as Record<ClaimName, boolean[]>,
-      /** Each task's successes at every chapter step, its peak, and its tests. */
+      /** Each task's successes at every chapter step, its peak, its falls (descriptive), and its tests. */
       trajectories: tasks.map((task, t) => {
-        const counts = episodes.steps.map((perTask) => successes(perTask[t]!));
-        const peak = counts.indexOf(Math.max(...counts));
+        const successesAt = episodes.steps.map((perTask) => successes(perTask[t]!));
+        const peak = successesAt.indexOf(Math.max(...successesAt));
         return {
           task,
-          successes: counts,
-          peak: { step: CHAPTER_STEPS[peak]!, successes: counts[peak]! },
+          successes: successesAt,
+          peak: { step: CHAPTER_STEPS[peak]!, successes: successesAt[peak]! },
           belowBase: observed.belowBase[t]!,
           fromPeak: observed.fromPeak[t]!,
-          falls: observed.falls
-            .filter((fall) => fall.task === task)
-            .map(({ task: _, ...fall }) => ({
-              ...fall,
-              troughFirstEdit: commonestFirstEdit(at(fall.to.step), t),
-            })),
+          steepest: {
+            ...observed.steepest[t]!,
+            troughFirstEdit: commonestFirstEdit(at(observed.steepest[t]!.to), t),
+          },
+          falls: trajectoryFalls(successesAt).map(({ from, to }) => ({
+            from: { step: CHAPTER_STEPS[from]!, successes: successesAt[from]! },
+            to: { step: CHAPTER_STEPS[to]!, successes: successesAt[to]! },
+          })),
         };
       }),
       selection: selection(results, trainingSeed),
     };
   });
 
+  const detectionAt = { episodes: plan.measure.episodes, tasks: tasks.length };
   const claims = Object.fromEntries(
     CLAIMS.map((claim) => {
       const holds = perSeed.filter((row) => row.verdicts[claim]).length;
+      const interval = twoStageRate(
+        perSeed.map((row) => row.resampledVerdicts[claim]),
+        reps,
+        rng.fork(`two-stage/${claim}`),
+      );
+      const detection = detectionRate(claim, detectionAt);
+      const weak = perSeed.filter((row) => row.support[claim] < SUPPORTED);
       const fraction: SeedFraction = {
         holds,
         seeds: seeds.length,
         fraction: holds / seeds.length,
-        wilson: wilsonInterval(holds, seeds.length),
-        twoStage: twoStageRate(
-          perSeed.map((row) => row.resampledVerdicts[claim]),
-          reps,
-          rng.fork(`two-stage/${claim}`),
-        ),
-        undecided: perSeed
-          .filter((row) => row.verdictProbability[claim] < DECIDED)
-          .map((row) => ({ seed: row.seed, probability: row.verdictProbability[claim] })),
-        undecidedCount: perSeed.filter((row) => row.verdictProbability[claim] < DECIDED).length,
+        interval,
+        wilson: {
+          ...wilsonInterval(holds, seeds.length),
+          coverageAtRate: intervalCoverage(seeds.length, holds / seeds.length, wilsonWithExactEnds),
+        },
+        weaklySupported: weak.map((row) => ({ seed: row.seed, support: row.support[claim] })),
+        detection,
+        standing: rateStanding(claim, { interval, detection }),
       };
       return [claim, fraction];
     }),
@@ -383,6 +530,10 @@ export function seedClaims(
     .sort((x, y) => x.score - y.score)
     .slice(0, Math.floor(0.25 * scores80.length))
     .map((entry) => entry.task);
+  const selectionFigures = Object.fromEntries(
+    SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
+  ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>;
+  const baseRhos = perSeed.flatMap((row) => (row.baseRho === null ? [] : [row.baseRho]));
   return {
     seeds,
     episodes: plan.measure.episodes,
@@ -392,16 +543,47 @@ export function seedClaims(
     claims,
     byTask: tasks.map((task, t) => ({
       task,
-      belowBase: perSeed.filter((row) => row.trajectories[t]!.belowBase.holmP < 0.05).length,
-      lateTrainingInstability: perSeed.filter((row) => row.trajectories[t]!.fromPeak.holmP < 0.05).length,
-      fallsDuringTraining: perSeed.filter((row) =>
-        row.trajectories[t]!.falls.some((fall) => fall.holmP < 0.05),
+      endsBelowBase: perSeed.filter(
+        (row) => row.trajectories[t]!.successes.at(-1)! < row.trajectories[t]!.successes[0]!,
       ).length,
+      belowBaseHolm: perSeed.filter((row) => row.trajectories[t]!.belowBase.holmP < 0.05).length,
+      lateTrainingInstability: perSeed.filter((row) => row.trajectories[t]!.fromPeak.holmP < 0.05).length,
+      fallsDuringTraining: perSeed.filter((row) => row.trajectories[t]!.steepest.holmP < 0.05).length,
     })),
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
-    selection: Object.fromEntries(
-      SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
-    ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>,
+    selection: selectionFigures,
+    /** The winner's curse's standing (docs/CLAIMS.md, section 5), in ours and in the book's design. */
+    curse: {
+      ours: curseStanding(
+        selectionFigures.winnersCurse,
+        perSeed.map((row) => row.selection.winnersCurse),
+      ),
+      book: curseStanding(
+        selectionFigures.bookCurse,
+        perSeed.map((row) => row.selection.bookCurse),
+      ),
+    },
+    /** 17.5 as magnitudes: each seed's step-80 pass@1 at greedy and at T 1.3 less at the training temperature. */
+    temperature: {
+      greedy: magnitude(
+        perSeed.map((row) => row.greedy - row.passAt1[80]!),
+        BOOK_TEMPERATURE.greedy,
+      ),
+      hot: magnitude(
+        perSeed.map((row) => row.hot - row.passAt1[80]!),
+        BOOK_TEMPERATURE.hot,
+      ),
+    },
+    /** 17.3's base-agent rho over the seeds (the book: about 0.01). */
+    baseRho:
+      baseRhos.length === 0
+        ? null
+        : {
+            mean: mean(baseRhos),
+            min: Math.min(...baseRhos),
+            max: Math.max(...baseRhos),
+            seeds: baseRhos.length,
+          },
     step80: {
       mean: mean(step80),
       sd: sampleStandardDeviation(step80),
@@ -422,33 +604,77 @@ export function seedClaims(
   };
 }
 
+/** Wilson's interval with its ends at 0 and 1 exact where the count is 0 or n (the formula gives them up to rounding). */
+function wilsonWithExactEnds(c: number, n: number): Interval {
+  const { low, high } = wilsonInterval(c, n);
+  return { low: c === 0 ? 0 : low, high: c === n ? 1 : high };
+}
+
+/** The chapter's rho of one checkpoint's counts, or null where it does not exist (every episode alike). */
+function chapterRho(successesPerTask: readonly number[], trials: number): number | null {
+  try {
+    return taskVarianceIntraclassCorrelation({ successes: [...successesPerTask], trials });
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+/**
+ * 17.5's sizes in the book: temperature 1.3 moves the trained agent by -0.10, greedy decoding by
+ * +0.03 to +0.04 (chapter 17.5's table).
+ */
+export const BOOK_TEMPERATURE = { hot: [-0.1, -0.1], greedy: [0.03, 0.04] } as const;
+
+/** A magnitude over seeds (t interval) against the book's value or range: it agrees when the interval reaches it. */
+function magnitude(values: readonly number[], book: readonly [number, number]) {
+  const interval = meanTInterval(values);
+  const agrees = interval.low <= book[1] && book[0] <= interval.high;
+  const standing: Standing = agrees ? 'agrees' : 'differs';
+  return { ...interval, book, standing };
+}
+
+/** The book's winner's curse (17.8): "在测试集上做选择把报告的数字抬高了 0.03" (selecting on the test set raised the reported number by 0.03). */
+export const BOOK_CURSE = 0.03;
+
+/**
+ * The winner's curse's standing (docs/CLAIMS.md, section 5): it holds when its t interval over
+ * seeds lies above zero, fails when below; otherwise it was not detected, with the power a
+ * two-sided t test at 0.05 had at the book's +0.03 with these seeds and their SD.
+ */
+export function curseStanding(
+  curse: Interval,
+  values: readonly number[],
+): { standing: Standing; power: number } {
+  const n = values.length;
+  const sd = sampleStandardDeviation(values);
+  const df = n - 1;
+  const power =
+    sd > 0 ? twoSidedTPower(df, Math.min(37, BOOK_CURSE / (sd / Math.sqrt(n))), tQuantile(0.975, df)) : 1;
+  const standing: Standing =
+    curse.low > 0 ? 'holds' : curse.high < 0 ? 'fails' : power >= DETECTION_TO_FAIL ? 'open' : 'not detected';
+  return { standing, power };
+}
+
 export type SeedClaims = ReturnType<typeof seedClaims>;
 
-/** A claim's standing in one recipe: on its side of the line, on the other, or not settled by the seeds measured. */
-export type Standing = 'holds' | 'fails' | 'open';
-
-/** The claims compared across recipes: the nine verdicts counted over seeds, then two values. */
-export const VALUE_CLAIMS = ['trainingNoise30', 'winnersCurse'] as const;
+/** The claims compared across recipes beside the verdicts: 17.4's training noise, 17.8's curse in ours and in the book's design, 17.5's two magnitudes. */
+export const VALUE_CLAIMS = ['trainingNoise30', 'winnersCurse', 'bookCurse', 'greedy', 'hot'] as const;
 export type ValueClaimName = (typeof VALUE_CLAIMS)[number];
 
 /**
- * Where a claim stands across recipes: it holds, or fails, in every recipe measured (whatever the
- * recipe); it holds in one and fails in another (it belongs to a recipe); or some recipe leaves
- * it open.
+ * Where a claim stands across recipes (docs/CLAIMS.md, section 5): it holds (fails, agrees with
+ * the book, differs from it) in every recipe measured; it holds in one and fails in another, or
+ * agrees in one and differs in another (it belongs to a recipe); or it is open.
  */
 export type AcrossRecipes =
-  'holds whatever the recipe' | 'fails whatever the recipe' | 'belongs to a recipe' | 'open';
-
-/**
- * A verdict counted over seeds stands where its Wilson 95% interval on the count lies against
- * one half: it holds when the interval lies above 0.5 (more likely than not in a seed of the
- * recipe), fails when it lies below.
- */
-export function rateStanding(claim: SeedFraction): Standing {
-  if (claim.wilson.low > 0.5) return 'holds';
-  if (claim.wilson.high < 0.5) return 'fails';
-  return 'open';
-}
+  | 'holds whatever the recipe'
+  | 'fails whatever the recipe'
+  | 'agrees whatever the recipe'
+  | 'differs whatever the recipe'
+  | 'false by construction'
+  | 'belongs to a recipe'
+  | 'open';
 
 /**
  * 17.4's "highly reproducible across seeds" (the book's training-noise SD at step 30 is
@@ -466,20 +692,18 @@ export function reproducibleStanding(noise: {
   return 'open';
 }
 
-/** 17.8's winner's curse (the book's +0.03): it holds when its t interval over seeds lies above zero, fails when below. */
-export function curseStanding(curse: Interval): Standing {
-  if (curse.low > 0) return 'holds';
-  if (curse.high < 0) return 'fails';
-  return 'open';
-}
-
 /** One claim in every recipe (each recipe's standing) and where it stands across them. */
 export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
-  if (standings.length > 0 && standings.every((standing) => standing === 'holds'))
-    return 'holds whatever the recipe';
-  if (standings.length > 0 && standings.every((standing) => standing === 'fails'))
-    return 'fails whatever the recipe';
-  if (standings.includes('holds') && standings.includes('fails')) return 'belongs to a recipe';
+  for (const standing of ['holds', 'fails', 'agrees', 'differs'] as const)
+    if (standings.length > 0 && standings.every((each) => each === standing))
+      return `${standing} whatever the recipe`;
+  if (standings.length > 0 && standings.every((each) => each === 'false by construction'))
+    return 'false by construction';
+  if (
+    (standings.includes('holds') && standings.includes('fails')) ||
+    (standings.includes('agrees') && standings.includes('differs'))
+  )
+    return 'belongs to a recipe';
   return 'open';
 }
 
@@ -491,11 +715,7 @@ export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
 export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claims: SeedClaims }>) {
   if (recipes.length === 0) throw new RangeError('claimsAcrossRecipes: no recipe given');
   const rates = CLAIMS.map((claim) => {
-    const per = recipes.map(({ name, claims }) => ({
-      recipe: name,
-      ...claims.claims[claim],
-      standing: rateStanding(claims.claims[claim]),
-    }));
+    const per = recipes.map(({ name, claims }) => ({ recipe: name, ...claims.claims[claim] }));
     return {
       claim,
       kind: 'rate' as const,
@@ -505,27 +725,46 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
   });
   const values = VALUE_CLAIMS.map((claim) => {
     const per = recipes.map(({ name, claims }) => {
-      if (claim === 'trainingNoise30') {
-        const noise = claims.noise.step30;
-        return {
-          recipe: name,
-          seeds: claims.seeds.length,
-          estimate: noise.training.estimate,
-          low: noise.training.low,
-          high: noise.training.high,
-          evaluationNoise: noise.evaluation.estimate,
-          standing: reproducibleStanding(noise),
-        };
+      const seeds = claims.seeds.length;
+      switch (claim) {
+        case 'trainingNoise30': {
+          const noise = claims.noise.step30;
+          return {
+            recipe: name,
+            seeds,
+            estimate: noise.training.estimate,
+            low: noise.training.low,
+            high: noise.training.high,
+            evaluationNoise: noise.evaluation.estimate,
+            standing: reproducibleStanding(noise),
+          };
+        }
+        case 'winnersCurse':
+        case 'bookCurse': {
+          const curse = claims.selection[claim];
+          const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
+          return {
+            recipe: name,
+            seeds,
+            estimate: curse.estimate,
+            low: curse.low,
+            high: curse.high,
+            power,
+            standing,
+          };
+        }
+        default: {
+          const move = claims.temperature[claim];
+          return {
+            recipe: name,
+            seeds,
+            estimate: move.estimate,
+            low: move.low,
+            high: move.high,
+            standing: move.standing,
+          };
+        }
       }
-      const curse = claims.selection.winnersCurse;
-      return {
-        recipe: name,
-        seeds: claims.seeds.length,
-        estimate: curse.estimate,
-        low: curse.low,
-        high: curse.high,
-        standing: curseStanding(curse),
-      };
     });
     return {
       claim,

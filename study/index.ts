@@ -95,9 +95,15 @@ export {
   type StudyResults,
 } from './results.ts';
 export {
+  BOOK_CURSE,
+  BOOK_TASK,
+  BOOK_TEMPERATURE,
   CLAIMS,
-  DECIDED,
+  DETECTION_TO_FAIL,
+  FALSE_BY_CONSTRUCTION,
+  SUPPORTED,
   VALUE_CLAIMS,
+  detectionRate,
   acrossRecipes,
   claimsAcrossRecipes,
   curseStanding,

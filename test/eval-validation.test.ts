@@ -372,6 +372,16 @@ const CASES: Case[] = [
     /\bx and y\b/,
   ],
   ['pairedTInterval one unit', () => stats.pairedTInterval([0.5], [0.6]), /\ba\b/],
+  [
+    'countDropDetection early above 1',
+    () => stats.countDropDetection({ n: 8, early: 2, late: 0 }),
+    /\bearly\b/,
+  ],
+  [
+    'pairedDropTestPower no episodes',
+    () => stats.pairedDropTestPower({ n: 0, early: 0.5, late: 0 }, 0.05),
+    /\bn\b/,
+  ],
   ['exactOverUnits no units', () => stats.exactOverUnits(1, 0), /\bunits\b/],
   ['exactOverUnits value above 1', () => stats.exactOverUnits(1.5, 4), /\bvalue\b/],
   [

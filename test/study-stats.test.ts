@@ -19,7 +19,6 @@ import {
   stratifiedIqm,
   trajectoryFalls,
   welchInterval,
-  wilsonInterval,
 } from '../eval/index.ts';
 import {
   CHAPTER_STEPS,
@@ -31,9 +30,9 @@ import {
   acrossRecipes,
   claimsAcrossRecipes,
   curseStanding,
+  detectionRate,
   rateStanding,
   reproducibleStanding,
-  type SeedFraction,
   type EvalOutput,
   type StudyResults,
 } from '../study/index.ts';
@@ -401,21 +400,53 @@ describe("the claims in the book's sense", () => {
     );
     const result = seedClaims(study, options);
     expect(result.perSeed[0]!.verdicts).toMatchObject({
-      narrowsBelowBase: false,
+      endsBelowBase: false,
+      endsBelowBaseHolm: false,
       lateTrainingInstability: true,
     });
     expect(result.perSeed[1]!.verdicts).toMatchObject({
-      narrowsBelowBase: true,
+      endsBelowBase: true,
+      endsBelowBaseHolm: true,
       lateTrainingInstability: true,
     });
-    expect(result.claims.narrowsBelowBase.holds).toBe(1);
+    expect(result.claims.endsBelowBaseHolm.holds).toBe(1);
     const trajectory = result.perSeed[0]!.trajectories[0]!;
     expect(trajectory.peak).toEqual({ step: 10, successes: 60 });
     expect(trajectory.belowBase.holmP).toBe(1);
     expect(trajectory.falls.map((fall) => [fall.from.step, fall.to.step])).toEqual([[70, 80]]);
+    // Its steepest drop over every pair of steps: 60 -> 40 from step 10 (the earliest of the peak's steps).
+    expect([trajectory.steepest.from, trajectory.steepest.to]).toEqual([10, 80]);
     // Verdicts this clear survive every resampling of the episodes.
-    expect(result.perSeed[1]!.verdictProbability.narrowsBelowBase).toBe(1);
-    expect(result.claims.narrowsBelowBase.undecided).toEqual([]);
+    expect(result.perSeed[1]!.support.endsBelowBaseHolm).toBe(1);
+    expect(result.claims.endsBelowBaseHolm.weaklySupported).toEqual([]);
+  });
+
+  it('a fall anywhere in training is tested over every pair of steps: a peak and trough picked from noise do not pass', () => {
+    // Every task wanders by a few successes between steps: no drop survives Bonferroni over the 36 pairs.
+    const wander = [30, 34, 29, 33, 28, 32, 30, 31, 29];
+    const noisy = seedClaims(
+      syntheticStudy(2, 64, (_, step) => wander[step / 10]!),
+      options,
+    );
+    expect(noisy.claims.fallsDuringTraining.holds).toBe(0);
+    // A real collapse, 50 to 5 of 64 between steps 40 and 60, passes it.
+    const collapse = seedClaims(
+      syntheticStudy(2, 64, (_, step, task) => (task === 3 && step >= 50 ? 5 : step >= 20 ? 50 : 30)),
+      options,
+    );
+    expect(collapse.claims.fallsDuringTraining.holds).toBe(2);
+    expect(collapse.perSeed[0]!.trajectories[3]!.steepest).toMatchObject({ from: 20, to: 50 });
+  });
+
+  it('17.3, 17.5 and 17.8 over seeds: the base rho, the temperature moves as magnitudes, the book-design curse', () => {
+    const study = syntheticStudy(3, 64, (seed, step, task) => (step === 0 ? 8 + task : 40 + seed));
+    const result = seedClaims(study, options);
+    // Greedy and T 1.3 play as the training temperature here: moves of 0, which differ from the book's.
+    expect(result.temperature.hot).toMatchObject({ estimate: 0, standing: 'differs' });
+    expect(result.temperature.greedy.standing).toBe('differs');
+    expect(result.baseRho!.seeds).toBe(3);
+    // Every step plays alike on the test tasks: whichever step a group picks, the others score it alike.
+    expect(result.selection.bookCurse.estimate).toBeCloseTo(0, 12);
   });
 
   it("the winner's curse is the pick's score minus a fresh score of it, and can be negative", () => {
@@ -434,34 +465,50 @@ describe("the claims in the book's sense", () => {
 
 describe('the claims across recipes', () => {
   const options = { seed: 1, reps: 200, resamples: 50 };
-  const fraction = (holds: number, seeds: number): SeedFraction => ({
-    holds,
-    seeds,
-    fraction: holds / seeds,
-    wilson: wilsonInterval(holds, seeds),
-    twoStage: { low: 0, high: 1 },
-    undecided: [],
-    undecidedCount: 0,
+  const interval = (low: number, high: number) => ({ low, high });
+
+  it('a rate holds above one half, fails below it only where its test had the power, and is open across it', () => {
+    const at = (low: number, high: number, detection: number | null) => ({
+      interval: interval(low, high),
+      detection,
+    });
+    expect(rateStanding('endsBelowBase', at(0.55, 0.9, 0.97))).toBe('holds');
+    expect(rateStanding('endsBelowBase', at(0.3, 0.5, 0.97))).toBe('open');
+    expect(rateStanding('endsBelowBase', at(0, 0.375, 0.97))).toBe('fails');
+    expect(rateStanding('endsBelowBaseHolm', at(0, 0.375, 0.19))).toBe('not detected');
+    expect(rateStanding('step20AtOrAboveBase', at(0, 0.3, null))).toBe('not detected');
+    expect(rateStanding('step20AtOrAboveBoth', at(0, 0.2, null))).toBe('false by construction');
   });
 
-  it('a verdict holds in a recipe when its Wilson interval lies above one half, fails below it, and is open across it', () => {
-    // Wilson 95% at 8 seeds: 8/8 [0.676, 1], 7/8 [0.529, 0.978], 6/8 [0.409, 0.929], 1/8 [0.022, 0.471].
-    expect(rateStanding(fraction(8, 8))).toBe('holds');
-    expect(rateStanding(fraction(7, 8))).toBe('holds');
-    expect(rateStanding(fraction(6, 8))).toBe('open');
-    expect(rateStanding(fraction(4, 8))).toBe('open');
-    expect(rateStanding(fraction(1, 8))).toBe('fails');
-    expect(rateStanding(fraction(0, 8))).toBe('fails');
+  it("the detection rates at the book's effect are the exact binomial sums (scipy reference values)", () => {
+    // scipy 1.10.1: test/drop-detection.test.ts's sums at 10 -> 3 of 64 and 13 -> 3 of 64.
+    const design = { episodes: 64, tasks: 10 };
+    expect(detectionRate('endsBelowBase', design)).toBeCloseTo(0.9762766604993623, 12);
+    expect(detectionRate('endsBelowBaseTested', design)).toBeCloseTo(0.5565133287216923, 12);
+    expect(detectionRate('endsBelowBaseHolm', design)).toBeCloseTo(0.1876487919059869, 12);
+    expect(detectionRate('lateTrainingInstability', design)).toBeCloseTo(0.2018906753341155, 12);
+    expect(detectionRate('fallsDuringTraining', design)).toBeCloseTo(0.0969029152625147, 12);
+    expect(detectionRate('step20AtOrAboveBase', design)).toBeNull();
   });
 
-  it("17.4's reproducibility fails when the training-noise interval lies above 0 and holds when it lies below the evaluation noise", () => {
+  it("17.4's reproducibility fails when the training-noise interval lies above 0 and holds when it lies below the evaluation noise; the curse is not detected where its power is low", () => {
     const evaluation = { estimate: 0.02 };
     expect(reproducibleStanding({ training: { low: 0.01, high: 0.2 }, evaluation })).toBe('fails');
     expect(reproducibleStanding({ training: { low: 0, high: 0.015 }, evaluation })).toBe('holds');
     expect(reproducibleStanding({ training: { low: 0, high: 0.05 }, evaluation })).toBe('open');
-    expect(curseStanding({ low: 0.001, high: 0.05 })).toBe('holds');
-    expect(curseStanding({ low: -0.05, high: -0.001 })).toBe('fails');
-    expect(curseStanding({ low: -0.01, high: 0.02 })).toBe('open');
+    const values = [0.02, -0.01, 0.03, 0, 0.01, 0.04, -0.02, 0.02];
+    expect(curseStanding({ low: 0.001, high: 0.05 }, values).standing).toBe('holds');
+    expect(curseStanding({ low: -0.05, high: -0.001 }, values).standing).toBe('fails');
+    // SD 0.0203 over 8 seeds: the t test's power at +0.03 is enough to call it open (scipy 1.10.1:
+    // 1 - nct.cdf(t.ppf(0.975, 7), 7, d) + nct.cdf(-t.ppf(0.975, 7), 7, d), d = 0.03 / (sd / sqrt 8)).
+    const spread = curseStanding({ low: -0.01, high: 0.02 }, values);
+    expect(spread.power).toBeCloseTo(0.9452367549885791, 9);
+    expect(spread.standing).toBe('open');
+    const wide = curseStanding(
+      { low: -0.05, high: 0.08 },
+      values.map((value) => value * 4),
+    );
+    expect(wide.standing).toBe('not detected');
   });
 
   it("across recipes: whatever the recipe only when every recipe agrees, a recipe's own when one holds and another fails", () => {
@@ -469,10 +516,12 @@ describe('the claims across recipes', () => {
     expect(acrossRecipes(['fails', 'fails'])).toBe('fails whatever the recipe');
     expect(acrossRecipes(['holds', 'open', 'fails'])).toBe('belongs to a recipe');
     expect(acrossRecipes(['holds', 'open'])).toBe('open');
+    expect(acrossRecipes(['agrees', 'differs'])).toBe('belongs to a recipe');
+    expect(acrossRecipes(['holds', 'not detected'])).toBe('open');
     expect(acrossRecipes(['open', 'open'])).toBe('open');
   });
 
-  it('two recipes of 8 seeds: the claim one recipe shows and the other does not belongs to a recipe', () => {
+  it('two recipes of 8 seeds: the claim one recipe shows and the other does not is open where the other could not have shown it', () => {
     // Recipe A: step 20 (16 of 32) above the base agent (6) on every task; recipe B: step 20 at 3.
     // Both end at 30 of 32, and their seeds differ at step 30 only in B.
     const a = syntheticStudy(8, 32, (_, step) => (step === 0 ? 6 : step === 20 ? 16 : step < 80 ? 24 : 30));
@@ -486,14 +535,15 @@ describe('the claims across recipes', () => {
     const rate = (claim: string) => across.rates.find((row) => row.claim === claim)!;
     expect(rate('step20AtOrAboveBase').recipes.map((cell) => [cell.holds, cell.standing])).toEqual([
       [8, 'holds'],
-      [0, 'fails'],
+      // 0 of 8, but the book gives no effect size to say what the verdict could detect.
+      [0, 'not detected'],
     ]);
-    expect(rate('step20AtOrAboveBase').across).toBe('belongs to a recipe');
-    // Step 20 is below step 80 at k = 1 in both: the literal reading fails whatever the recipe.
-    expect(rate('step20AtOrAboveBoth').across).toBe('fails whatever the recipe');
-    // Greedy and T 1.3 play as the training temperature here: greedy ties (holds), T 1.3 is not below (fails).
-    expect(rate('greedyAtOrAbove').across).toBe('holds whatever the recipe');
-    expect(rate('hotBelow').across).toBe('fails whatever the recipe');
+    expect(rate('step20AtOrAboveBase').across).toBe('open');
+    expect(rate('step20AtOrAboveBoth').across).toBe('false by construction');
+    // Greedy and T 1.3 play as the training temperature here: moves of 0, which differ from the book's whatever the recipe.
+    const value = (claim: string) => across.values.find((row) => row.claim === claim)!;
+    expect(value('greedy').across).toBe('differs whatever the recipe');
+    expect(value('hot').across).toBe('differs whatever the recipe');
     const noise = across.values.find((row) => row.claim === 'trainingNoise30')!;
     // A's seeds are identical (an SD of 0 and no evaluation noise: open); B's differ (fails).
     expect(noise.recipes.map((cell) => cell.standing)).toEqual(['open', 'fails']);

@@ -32,7 +32,13 @@ const f3 = (value: number) => value.toFixed(3);
 const points = (delta: number) => Number((delta * 100).toPrecision(3));
 const interval = z.object({ low: z.number(), high: z.number() });
 const estimate = interval.extend({ estimate: z.number() });
-const claim = z.object({ holds: z.number(), seeds: z.number(), wilson: interval });
+const claim = z.object({
+  holds: z.number(),
+  seeds: z.number(),
+  interval,
+  standing: z.string(),
+  detection: z.number().nullable(),
+});
 const pointAtK = z.object({ k: z.number(), mean: z.number(), low: z.number(), high: z.number() });
 
 /** What each answer reads of each file: the fields, not the whole file (a field it lacks is named in the note). */
@@ -56,7 +62,7 @@ const SCHEMAS = {
     config: z.object({ recipe: z.string() }),
     numbers: z.object({
       seeds: z.array(z.number()).min(2),
-      claims: z.object({ overtakesBy32: claim, narrowsBelowBase: claim }),
+      claims: z.object({ overtakesBy32: claim, endsBelowBase: claim }),
       step80: z.object({ sdInterval: estimate }),
       noise: z.object({ step80: z.object({ training: estimate, evaluation: estimate }) }),
     }),
@@ -100,12 +106,14 @@ function detectable(standardError: number): number {
   return (normalQuantile(1 - ALPHA / 2) + normalQuantile(POWER)) * standardError;
 }
 
-/** How many seeds a claim holds in, with its Wilson interval; at none, the rate the count rules out. */
-function seedCount({ holds, seeds, wilson }: z.infer<typeof claim>): string {
-  const range = `Wilson 95% [${f3(wilson.low)}, ${f3(wilson.high)}]`;
-  return holds === 0
-    ? `none of ${seeds} (${range}: a rate above ${f3(wilson.high)} would have shown)`
-    : `${holds} of ${seeds} (${range})`;
+/** How many seeds a claim holds in, with its rate's interval (seed and evaluation noise) and its standing (docs/CLAIMS.md). */
+function seedCount({ holds, seeds, interval: rate, standing, detection }: z.infer<typeof claim>): string {
+  const range = `two-stage 95% [${f3(rate.low)}, ${f3(rate.high)}]`;
+  const judged =
+    standing === 'not detected'
+      ? `not detected${detection === null ? '' : `: power ${f3(detection)} at the book's effect`}`
+      : standing;
+  return `${holds} of ${seeds} (${range}; ${judged})`;
 }
 
 /** 17.7 and the seed study: does RL raise pass@k at large k, or only sharpen the distribution? */
@@ -119,7 +127,7 @@ function passAtKAnswer(sources: AnswerSources): string {
     throw new Unanswered(
       `${sources['17.7'].name} has no pass@${k} on a curve (rerun: ${sources['17.7'].command})`,
     );
-  const { overtakesBy32: overtakes, narrowsBelowBase: narrows } = seeds.numbers.claims;
+  const { overtakesBy32: overtakes, endsBelowBase: narrows } = seeds.numbers.claims;
   const runAbove = numbers.crossing === null;
   const verdict =
     runAbove && overtakes.holds === 0
