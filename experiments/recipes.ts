@@ -24,10 +24,12 @@ import {
   evaluationOf,
   type StudyResults,
 } from '../study/index.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import {
   noiseStandardDeviations,
   pairedTInterval,
   standardDeviationInterval,
+  twoSidedTPower,
   welchInterval,
 } from '../eval/index.ts';
 import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
@@ -41,6 +43,7 @@ export const RULE_LEVEL = 1 - 0.05 / 5;
 const STEPS = [0, 30, 80] as const;
 
 const f3 = (value: number) => value.toFixed(3);
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
 const interval = (low: number, high: number) => `[${f3(low)}, ${f3(high)}]`;
 
 /** One candidate study's numbers on the development split. */
@@ -54,19 +57,31 @@ function candidateNumbers(results: StudyResults, seed: number) {
   return { seeds: results.seeds, steps, noise30: noiseStandardDeviations(at('a'), at('b')) };
 }
 
-/** Step 80's difference candidate - default at RULE_LEVEL: paired on shared seeds (2 or more), else Welch over all. */
-function differenceFromDefault(candidate: StudyResults, base: StudyResults) {
+/**
+ * Step 80's difference candidate - default at `level`: paired on shared seeds (2 or more), else
+ * Welch over all.
+ */
+function differenceFromDefault(candidate: StudyResults, base: StudyResults, level = RULE_LEVEL) {
   const shared = sharedSeeds(base, candidate);
   const at80 = (results: StudyResults, seeds: readonly number[]) =>
     seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
   if (shared.length >= 2) {
-    const paired = pairedTInterval(at80(base, shared), at80(candidate, shared), { level: RULE_LEVEL });
+    const paired = pairedTInterval(at80(base, shared), at80(candidate, shared), { level });
     return { design: 'paired t' as const, seeds: shared, ...paired };
   }
-  const welch = welchInterval(at80(base, base.seeds), at80(candidate, candidate.seeds), {
-    level: RULE_LEVEL,
-  });
+  const welch = welchInterval(at80(base, base.seeds), at80(candidate, candidate.seeds), { level });
   return { design: 'Welch' as const, seeds: [] as number[], ...welch };
+}
+
+/**
+ * The power the rule's test had (docs/CLAIMS.md, section 6): the chance that its interval's lower
+ * end clears 0 for a candidate `gain` above the default, with the design's standard error and
+ * degrees of freedom as measured (a noncentral t; the two-sided power, whose lower tail is nil here).
+ */
+function rulePower(difference: { standardError: number; df: number | null }, gain: number): number | null {
+  if (difference.df === null || !(difference.standardError > 0)) return null;
+  const critical = tQuantile(1 - (1 - RULE_LEVEL) / 2, difference.df);
+  return twoSidedTPower(difference.df, Math.min(37, gain / difference.standardError), critical);
 }
 
 export async function main({
@@ -91,6 +106,9 @@ export async function main({
   const candidates = ran.map((name) => ({ name, ...candidateNumbers(loaded.get(name)!, seed) }));
   const base = loaded.get('default');
   const baseNoise = candidates.find((c) => c.name === 'default')?.noise30.training.estimate;
+  // The most a candidate could gain at step 80: the default's distance from 1.
+  const baseStep80 = candidates.find((c) => c.name === 'default')?.steps.find((s) => s.step === 80);
+  const largestGain = baseStep80 === undefined ? undefined : 1 - baseStep80.mean.estimate;
   const rule =
     base === undefined
       ? []
@@ -104,6 +122,8 @@ export async function main({
             return {
               name,
               difference,
+              difference95: differenceFromDefault(loaded.get(name)!, base, 0.95),
+              powerAtLargestGain: rulePower(difference, largestGain!),
               trainingNoise30: noise,
               above,
               steadier,
@@ -131,7 +151,11 @@ export async function main({
         ? {
             status: 'none-qualifies' as const,
             chosen: 'default',
-            text: 'no candidate qualifies: the default stays',
+            text: `no candidate qualifies: the default stays. The rule could not have shown much: at the largest gain the default leaves room for (${signed(largestGain!)} at step 80), its tests had power ${rule
+              .map((row) => (row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain)))
+              .join(
+                ', ',
+              )} (${rule.map((row) => row.name).join(', ')}); a next comparison is sized by power first`,
           }
         : {
             status: 'chosen' as const,
@@ -180,14 +204,18 @@ export async function main({
       'design',
       'step-80 difference [99%]',
       'lower end > 0',
+      'power at the largest gain',
+      'read at 95%',
       'training noise at 30 <= default',
       'qualifies',
     ],
     rule.map((row) => [
       row.name,
       row.difference.design === 'paired t' ? `paired t, ${row.difference.seeds.length} seeds` : 'Welch',
-      `${row.difference.difference >= 0 ? '+' : ''}${f3(row.difference.difference)} ${interval(row.difference.low, row.difference.high)}`,
+      `${signed(row.difference.difference)} ${interval(row.difference.low, row.difference.high)}`,
       row.above ? 'yes' : 'no',
+      row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain),
+      `${row.difference95.low > 0 ? 'better' : row.difference95.high < 0 ? 'worse' : 'not shown better or worse'} (95% ${interval(row.difference95.low, row.difference95.high)})`,
       `${row.steadier ? 'yes' : 'no'} (${f3(row.trainingNoise30)})`,
       row.qualifies ? 'yes' : 'no',
     ]),
