@@ -564,8 +564,34 @@ describe("rliable's layouts beside the long one", () => {
 
   it('--out DIR twice: the second run writes over the first; a file at DIR is refused', async () => {
     const out = join(dir, 'out');
-    for (let i = 0; i < 2; i += 1)
-      expect((await cli(['aggregate', `${SAMPLES}/scores.csv`, '--reps', '200', '--out', out])).code).toBe(0);
+    for (const scale of ['linear', 'log'])
+      expect(
+        (
+          await cli([
+            'aggregate',
+            `${SAMPLES}/scores.csv`,
+            '--reps',
+            '200',
+            '--tau-scale',
+            scale,
+            '--out',
+            out,
+          ])
+        ).code,
+      ).toBe(0);
+    const spec = (name: string) => JSON.parse(readFileSync(join(out, 'figures', name), 'utf8'));
+    // one panel per metric, each on its own scale (rliable's plot_interval_estimates); the profile on a symlog axis
+    const metrics = spec('aggregate-metrics.vl.json');
+    expect(metrics.hconcat.map((panel: { title: string }) => panel.title)).toEqual([
+      'IQM',
+      'mean',
+      'median',
+      'optimality gap (gamma 1)',
+    ]);
+    expect(metrics.resolve).toEqual({ scale: { y: 'independent' } });
+    const x = spec('aggregate-profiles.vl.json').hconcat[0].layer[0].encoding.x;
+    expect(x.scale.type).toBe('symlog');
+    expect(x.axis.values).toEqual([0, 0.5, 1]);
     await expectCliError(
       ['aggregate', `${SAMPLES}/scores.csv`, '--out', `${SAMPLES}/scores.csv`],
       1,
