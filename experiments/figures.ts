@@ -103,8 +103,7 @@ export interface LineChartOptions {
   /** Horizontal reference lines, e.g. the nominal 0.95 of a coverage plot. */
   rules?: Array<{ y: number; label: string }>;
   yDomain?: [number, number];
-  /** `symlog`: sign(x) log(1 + |x|), a log axis that takes 0 and negative values. */
-  xScale?: 'linear' | 'log' | 'symlog';
+  xScale?: 'linear' | 'log';
   legendTitle?: string;
   width?: number;
   height?: number;
@@ -285,7 +284,8 @@ export interface BandPanel {
  * (Vega's own bunch up at the wide end; below 1 the axis is nearly linear, so no finer ticks).
  */
 function symlogTicks(values: readonly number[]): number[] {
-  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const low = values.reduce((a, b) => Math.min(a, b));
+  const high = values.reduce((a, b) => Math.max(a, b));
   const steps = [0.5];
   for (let power = 1; power <= Math.max(-low, high); power *= 10) steps.push(power, 2 * power, 5 * power);
   return [...steps.map((step) => -step).reverse(), 0, ...steps].filter((tick) => tick >= low && tick <= high);
