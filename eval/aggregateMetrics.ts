@@ -80,6 +80,10 @@ export interface AggregateOptions {
   reps?: number;
   level?: number;
   taskBootstrap?: boolean;
+  /** Redraw whole runs instead of the runs within each task (`stratifiedBootstrap`'s `wholeRuns`). */
+  wholeRuns?: boolean;
+  /** Called after each replicate with the number done. */
+  progress?: (done: number) => void;
   rng: RandomSource;
 }
 
@@ -101,6 +105,8 @@ export function rliableAggregates(
     reps = AGGREGATE_REPS,
     level = 0.95,
     taskBootstrap = false,
+    wholeRuns = false,
+    progress,
     rng,
   }: AggregateOptions,
 ): { metrics: Partial<Record<AggregateMetric, Estimate>>; profile: Array<Estimate & { tau: number }> } {
@@ -110,12 +116,12 @@ export function rliableAggregates(
   const runs = scores.length;
   const estimates = stratifiedBootstrap(
     scores,
-    (sample) => {
-      const sorted = sample.slice().sort();
+    (sample, sortedSample) => {
+      const sorted = sortedSample();
       const values = metrics.map((metric) => metricOf(metric, sample, sorted, runs, gamma));
       return taus.length === 0 ? values : [...values, ...profileOfSorted(sorted, taus)];
     },
-    { reps, level, taskBootstrap, rng },
+    { reps, level, taskBootstrap, wholeRuns, ...(progress === undefined ? {} : { progress }), rng },
   );
   return {
     metrics: Object.fromEntries(metrics.map((metric, i) => [metric, estimates[i]!])),

@@ -17,6 +17,14 @@ export interface StratifiedBootstrapOptions {
   level?: number;
   /** Also resample the tasks with replacement before the runs within each (rliable's `task_bootstrap=True`). */
   taskBootstrap?: boolean;
+  /**
+   * Redraw whole runs (rows: a run keeps its scores on every task) instead of the runs within
+   * each task apart; for runs that are each one policy scored on all tasks, whose tasks are
+   * correlated. Not rliable's.
+   */
+  wholeRuns?: boolean;
+  /** Called after each replicate with the number done (a progress bar). */
+  progress?: (done: number) => void;
   rng: RandomSource;
 }
 
@@ -29,65 +37,193 @@ function checkMatrix(scores: ReadonlyArray<ReadonlyArray<number>>, name: string)
   return tasks;
 }
 
+/** A runs x tasks matrix laid out task by task, `columns[task * runs + run]`. */
+function columnsOf(scores: ReadonlyArray<ReadonlyArray<number>>): Float64Array {
+  const runs = scores.length;
+  const columns = new Float64Array(runs * scores[0]!.length);
+  scores.forEach((row, run) => row.forEach((score, task) => (columns[task * runs + run] = score)));
+  return columns;
+}
+
+/** Float64Array.prototype.sort's order of finite numbers (ECMA-262 TypedArray SortCompare): -0 before +0. */
+const typedOrder = (a: number, b: number) =>
+  a < b ? -1 : a > b ? 1 : Object.is(a, b) ? 0 : Object.is(a, -0) ? -1 : 1;
+
+/**
+ * Sorts a replicate in O(n) instead of O(n log n): its n values are drawn from the data's n
+ * cells, so one count per cell's rank in the data's sorted order, walked in rank order, lists
+ * them sorted, the same numbers in the same order as Float64Array.prototype.sort (values that
+ * compare equal are the same number). `drawn[i]` is the cell of the replicate's value i. The
+ * array returned is reused by the next call.
+ */
+function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
+  const order = Array.from({ length: cells.length }, (_, i) => i).sort((i, j) =>
+    typedOrder(cells[i]!, cells[j]!),
+  );
+  const rank = new Int32Array(cells.length);
+  const byRank = new Float64Array(cells.length);
+  order.forEach((cell, position) => {
+    rank[cell] = position;
+    byRank[position] = cells[cell]!;
+  });
+  const counts = new Int32Array(cells.length);
+  const sorted = new Float64Array(cells.length);
+  return (drawn) => {
+    counts.fill(0);
+    for (let i = 0; i < drawn.length; i += 1) counts[rank[drawn[i]!]!]! += 1;
+    let next = 0;
+    for (let position = 0; position < byRank.length; position += 1)
+      for (let count = counts[position]!; count > 0; count -= 1) sorted[next++] = byRank[position]!;
+    return sorted;
+  };
+}
+
+/** The percentile interval of the replicates (type-7 quantiles alpha/2 and 1 - alpha/2) around the estimate. */
+function percentileInterval(estimate: number, replicates: Float64Array, level: number): Estimate {
+  const sorted = replicates.sort();
+  const alpha = 1 - level;
+  return {
+    estimate,
+    low: percentileOfSorted(sorted, alpha / 2),
+    high: percentileOfSorted(sorted, 1 - alpha / 2),
+  };
+}
+
 /**
  * rliable's stratified bootstrap (Agarwal et al. 2021, "Deep RL at the edge of the statistical
  * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of one or more statistics
  * of a runs x tasks score matrix `scores[run][task]`: each replicate redraws the N runs with
  * replacement independently within each task (so every task keeps its weight); with
  * `taskBootstrap` it first redraws the M tasks with replacement, so that the interval also
- * speaks for tasks like these rather than for these tasks. `statistic` gets the replicate as a
- * flat array, task by task, and returns a vector; each component gets its percentile interval
- * (the type-7 quantiles alpha/2 and 1 - alpha/2 of its replicates). The estimate is the
+ * speaks for tasks like these rather than for these tasks; with `wholeRuns` it redraws N whole
+ * runs (rows) once and every task takes its scores from them. `statistic` gets the replicate as
+ * a flat array, task by task, and a function giving the same values sorted (computed once per
+ * replicate, valid until the next), and returns a vector; each component gets its percentile
+ * interval (the type-7 quantiles alpha/2 and 1 - alpha/2 of its replicates). The estimate is the
  * statistic of the data.
  * @throws RangeError on an empty, ragged or non-finite matrix, reps < 1, level outside (0, 1) or no rng.
  * @example stratifiedBootstrap([[0.1, 0.9], [0.3, 0.7]], (s) => [s[0]! + s[1]!], { rng: new Rng(1) })
  */
 export function stratifiedBootstrap(
   scores: ReadonlyArray<ReadonlyArray<number>>,
-  statistic: (sample: Float64Array) => number[],
-  { reps = 50_000, level = 0.95, taskBootstrap = false, rng }: StratifiedBootstrapOptions,
+  statistic: (sample: Float64Array, sorted: () => Float64Array) => number[],
+  {
+    reps = 50_000,
+    level = 0.95,
+    taskBootstrap = false,
+    wholeRuns = false,
+    progress,
+    rng,
+  }: StratifiedBootstrapOptions,
 ): Estimate[] {
   const tasks = checkMatrix(scores, 'stratifiedBootstrap: scores');
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
   const runs = scores.length;
-  const sample = new Float64Array(runs * tasks);
-  for (let task = 0; task < tasks; task += 1)
-    for (let run = 0; run < runs; run += 1) sample[task * runs + run] = scores[run]![task]!;
-  const estimates = statistic(sample);
+  const cells = columnsOf(scores); // [task * runs + run]
+  const sortCells = rankSorter(cells);
+  const drawn = Int32Array.from({ length: cells.length }, (_, cell) => cell);
+  const rows = new Int32Array(runs);
+  let sortedDrawn: Float64Array | undefined;
+  const sorted = () => (sortedDrawn ??= sortCells(drawn));
+  const sample = cells.slice();
+  const estimates = statistic(sample, sorted);
   const replicates = estimates.map(() => new Float64Array(reps));
   for (let r = 0; r < reps; r += 1) {
+    if (wholeRuns) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
     for (let slot = 0; slot < tasks; slot += 1) {
       const task = taskBootstrap ? randomIndex(rng, tasks) : slot;
-      for (let run = 0; run < runs; run += 1)
-        sample[slot * runs + run] = scores[randomIndex(rng, runs)]![task]!;
+      for (let run = 0; run < runs; run += 1) {
+        const cell = task * runs + (wholeRuns ? rows[run]! : randomIndex(rng, runs));
+        drawn[slot * runs + run] = cell;
+        sample[slot * runs + run] = cells[cell]!;
+      }
     }
-    const values = statistic(sample);
+    sortedDrawn = undefined;
+    const values = statistic(sample, sorted);
     for (let c = 0; c < values.length; c += 1) replicates[c]![r] = values[c]!;
+    progress?.(r + 1);
   }
-  const alpha = 1 - level;
-  return estimates.map((estimate, c) => {
-    const sorted = replicates[c]!.sort();
-    return {
-      estimate,
-      low: percentileOfSorted(sorted, alpha / 2),
-      high: percentileOfSorted(sorted, 1 - alpha / 2),
-    };
-  });
+  return estimates.map((estimate, c) => percentileInterval(estimate, replicates[c]!, level));
+}
+
+/**
+ * Redraws the runs of a runs x tasks matrix: `drawn[task * runs + run]` becomes the run drawn
+ * for that place, within each task apart (rliable's stratified resampling) or, with `rows`, the
+ * same whole runs for every task.
+ */
+function redrawRuns(drawn: Int32Array, runs: number, rows: Int32Array | undefined, rng: RandomSource): void {
+  if (rows !== undefined) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
+  for (let start = 0; start < drawn.length; start += runs)
+    for (let run = 0; run < runs; run += 1)
+      drawn[start + run] = rows === undefined ? randomIndex(rng, runs) : rows[run]!;
+}
+
+/**
+ * P(X > Y) of a replicate in O(N + K) per task instead of O(N K): its runs are drawn from the
+ * data's, so each run of X has a fixed number of Y's scores of the task below it and at or below
+ * it; the drawn runs of Y, counted in Y's sorted order, then give each drawn run of X its wins.
+ * Wins are sums of halves, exact in any order: the same number as `probabilityOfImprovement` of
+ * the drawn scores. `x`, `y` laid out task by task (`x[task * xRuns + run]`).
+ */
+function improvementCounter(
+  x: Float64Array,
+  y: Float64Array,
+  xRuns: number,
+  yRuns: number,
+): (xDrawn: Int32Array, yDrawn: Int32Array) => number {
+  const tasks = x.length / xRuns;
+  const yRank = new Int32Array(y.length);
+  const [below, atOrBelow] = [new Int32Array(x.length), new Int32Array(x.length)];
+  for (let task = 0; task < tasks; task += 1) {
+    const ys = y.subarray(task * yRuns, (task + 1) * yRuns);
+    const order = Array.from({ length: yRuns }, (_, j) => j).sort((i, j) => ys[i]! - ys[j]!);
+    order.forEach((run, rank) => (yRank[task * yRuns + run] = rank));
+    for (let i = task * xRuns; i < (task + 1) * xRuns; i += 1)
+      ys.forEach((score) => {
+        below[i]! += score < x[i]! ? 1 : 0;
+        atOrBelow[i]! += score <= x[i]! ? 1 : 0;
+      });
+  }
+  const drawnBelow = new Int32Array(yRuns + 1); // [rank]: drawn runs of Y ranked below `rank`
+  return (xDrawn, yDrawn) => {
+    let total = 0;
+    for (let task = 0; task < tasks; task += 1) {
+      drawnBelow.fill(0);
+      for (let k = task * yRuns; k < (task + 1) * yRuns; k += 1)
+        drawnBelow[yRank[task * yRuns + yDrawn[k]!]! + 1]! += 1;
+      for (let rank = 1; rank <= yRuns; rank += 1) drawnBelow[rank]! += drawnBelow[rank - 1]!;
+      let wins = 0;
+      for (let k = task * xRuns; k < (task + 1) * xRuns; k += 1) {
+        const cell = task * xRuns + xDrawn[k]!;
+        const beaten = drawnBelow[below[cell]!]!;
+        wins += beaten + 0.5 * (drawnBelow[atOrBelow[cell]!]! - beaten);
+      }
+      total += wins / (xRuns * yRuns);
+    }
+    return total / tasks;
+  };
 }
 
 /**
  * The probability of improvement P(X > Y) (`probabilityOfImprovement`) with rliable's interval
  * for it (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, the
- * runs of Y with replacement within each task, so the two may have different runs.
+ * runs of Y with replacement within each task, so the two may have different runs; with
+ * `wholeRuns`, whole runs of X and, apart, of Y.
  * @throws RangeError as stratifiedBootstrap does, or on x and y with different task counts.
  * @example probabilityOfImprovementInterval(x, y, { rng: new Rng(1) })
  */
 export function probabilityOfImprovementInterval(
   x: ReadonlyArray<ReadonlyArray<number>>,
   y: ReadonlyArray<ReadonlyArray<number>>,
-  { reps = 50_000, level = 0.95, rng }: Omit<StratifiedBootstrapOptions, 'taskBootstrap'>,
+  {
+    reps = 50_000,
+    level = 0.95,
+    wholeRuns = false,
+    progress,
+    rng,
+  }: Omit<StratifiedBootstrapOptions, 'taskBootstrap'>,
 ): Estimate {
   const tasks = checkMatrix(x, 'probabilityOfImprovementInterval: x');
   if (checkMatrix(y, 'probabilityOfImprovementInterval: y') !== tasks)
@@ -95,19 +231,15 @@ export function probabilityOfImprovementInterval(
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
-  const resample = (scores: ReadonlyArray<ReadonlyArray<number>>) => {
-    const columns = Array.from({ length: tasks }, (_, t) =>
-      scores.map(() => scores[randomIndex(rng, scores.length)]![t]!),
-    );
-    return scores.map((_, run) => columns.map((column) => column[run]!));
-  };
-  const replicates = Float64Array.from({ length: reps }, () =>
-    probabilityOfImprovement(resample(x), resample(y)),
-  ).sort();
-  const alpha = 1 - level;
-  return {
-    estimate: probabilityOfImprovement(x, y),
-    low: percentileOfSorted(replicates, alpha / 2),
-    high: percentileOfSorted(replicates, 1 - alpha / 2),
-  };
+  const improvement = improvementCounter(columnsOf(x), columnsOf(y), x.length, y.length);
+  const [xDrawn, yDrawn] = [new Int32Array(x.length * tasks), new Int32Array(y.length * tasks)];
+  const [xRows, yRows] = wholeRuns ? [new Int32Array(x.length), new Int32Array(y.length)] : [];
+  const replicates = new Float64Array(reps);
+  for (let r = 0; r < reps; r += 1) {
+    redrawRuns(xDrawn, x.length, xRows, rng);
+    redrawRuns(yDrawn, y.length, yRows, rng);
+    replicates[r] = improvement(xDrawn, yDrawn);
+    progress?.(r + 1);
+  }
+  return percentileInterval(probabilityOfImprovement(x, y), replicates, level);
 }

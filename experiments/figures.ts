@@ -178,6 +178,19 @@ export interface IntervalChartOptions {
  * (vega-lite's xOffset), with dashed reference lines: Figure 17.2's pass@1 by harness.
  */
 export async function intervalChartSvg(options: IntervalChartOptions): Promise<Figure> {
+  return renderSpec(intervalChartSpec(options));
+}
+
+/** Interval charts side by side, each with its own y scale: rliable's aggregate metrics, one panel per metric. */
+export async function intervalPanelsSvg(panels: IntervalChartOptions[], title: string): Promise<Figure> {
+  return renderSpec({
+    title,
+    hconcat: panels.map(intervalChartSpec),
+    resolve: { scale: { y: 'independent' } },
+  });
+}
+
+function intervalChartSpec(options: IntervalChartOptions): Record<string, unknown> {
   const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620, height = 320 } = options;
   const groups = [...new Set(points.map((point) => point.group))];
   const series = [...new Set(points.map((point) => point.series))];
@@ -210,7 +223,7 @@ export async function intervalChartSvg(options: IntervalChartOptions): Promise<F
     },
   ];
   layers.push(...ruleLayers(rules));
-  return renderSpec({ title, width, height, data: { values: points }, layer: layers });
+  return { title, width, height, data: { values: points }, layer: layers };
 }
 
 /** Dashed grey horizontal reference lines, each labelled at the left edge (none when there are no rules). */
@@ -268,8 +281,21 @@ export interface BandPanel {
   series: BandSeries[];
   /** Lines drawn dashed, without bands (e.g. a reference curve). */
   dashed?: BandSeries[];
-  xScale?: 'linear' | 'log';
+  /** `symlog`: sign(x) log(1 + |x|), a log axis that takes 0 and negative values. */
+  xScale?: 'linear' | 'log' | 'symlog';
   yDomain?: [number, number];
+}
+
+/**
+ * Ticks for a symlog axis over these values: 0, +-0.5 and +-1, 2, 5 times the powers of ten
+ * (Vega's own bunch up at the wide end; below 1 the axis is nearly linear, so no finer ticks).
+ */
+function symlogTicks(values: readonly number[]): number[] {
+  const low = values.reduce((a, b) => Math.min(a, b));
+  const high = values.reduce((a, b) => Math.max(a, b));
+  const steps = [0.5];
+  for (let power = 1; power <= Math.max(-low, high); power *= 10) steps.push(power, 2 * power, 5 * power);
+  return [...steps.map((step) => -step).reverse(), 0, ...steps].filter((tick) => tick >= low && tick <= high);
 }
 
 function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<string, unknown> {
@@ -287,7 +313,16 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
     tip('low', 'interval low', true, all),
     tip('high', 'interval high', true, all),
   ];
-  const x = { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
+  const x =
+    xScale === 'symlog'
+      ? {
+          field: 'x',
+          type: 'quantitative',
+          title: xTitle,
+          scale: { type: xScale, nice: false },
+          axis: { values: symlogTicks(all.map((point) => point.x)), format: '~g' },
+        }
+      : { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
   const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: colourScale(names) };
   const layers: unknown[] = [
     {

@@ -1,9 +1,24 @@
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { probabilityOfImprovement, rliableAggregates } from '../eval/index.ts';
+import {
+  aggregateNumbers,
+  defaultReps,
+  linspace,
+  profileTaus,
+  replicateWork,
+  tauFlag,
+} from '../cli/commands/aggregate.ts';
+import { readScoreFiles, type AlgorithmScores } from '../cli/commands/aggregateScores.ts';
+import {
+  probabilityOfImprovement,
+  probabilityOfImprovementInterval,
+  rliableAggregates,
+  stratifiedBootstrap,
+} from '../eval/index.ts';
 import { main as reportMain, parseReportOptions } from '../experiments/report-page.ts';
+import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli, expectCliError } from './support/cli.ts';
 
@@ -260,5 +275,327 @@ describe('tinyagent aggregate', () => {
       expect(page.includes(`<figcaption>${name}</figcaption>`), name).toBe(true);
     expect(page.includes('P(tuned &#62; baseline)')).toBe(true);
     expect(() => parseReportOptions(['--aggregate', join(out, 'bad')])).toThrow(/no aggregate.json/);
+  });
+});
+
+describe('the bootstrap: sorted replicates, whole runs', () => {
+  it("the sorted replicate it hands the statistic is Float64Array's sort of the replicate, ties and -0 included", () => {
+    const scores = [
+      [0, -0, 0.5, 1],
+      [-0, 0.5, 0.5, 0],
+      [1, 0, -0, 0.25],
+    ];
+    let checked = 0;
+    for (const options of [{}, { taskBootstrap: true }, { wholeRuns: true }])
+      stratifiedBootstrap(
+        scores,
+        (sample, sorted) => {
+          const expected = sample.slice().sort();
+          const got = sorted();
+          expect(Array.from(got).map((v) => Object.is(v, -0))).toEqual(
+            Array.from(expected).map((v) => Object.is(v, -0)),
+          );
+          expect(got).toEqual(expected);
+          checked += 1;
+          return [0];
+        },
+        { reps: 200, rng: new Rng(5), ...options },
+      );
+    expect(checked).toBe(3 * 201);
+  });
+
+  // Runs that are each one policy over three tasks: run effects make the tasks correlated.
+  // Reference variances of the bootstrap mean from Python 3.11.7, numpy 2.4.6:
+  //   np.var(x.mean(axis=1)) / N                  (whole runs redrawn)      0.014774305555555558
+  //   np.sum(np.var(x, axis=0)) / N / M**2        (runs redrawn per task)   0.005260416666666667
+  const POLICIES = [
+    [0.2, 0.3, 0.1],
+    [0.6, 0.7, 0.5],
+    [0.4, 0.6, 0.3],
+    [0.9, 0.8, 0.9],
+  ];
+  const replicateVariance = (wholeRuns: boolean) => {
+    const means: number[] = [];
+    stratifiedBootstrap(
+      POLICIES,
+      (sample) => {
+        means.push(sample.reduce((a, b) => a + b, 0) / sample.length);
+        return [0];
+      },
+      { reps: 40_000, wholeRuns, rng: new Rng(11) },
+    );
+    means.shift(); // the data's own
+    const mean = means.reduce((a, b) => a + b, 0) / means.length;
+    return means.reduce((a, b) => a + (b - mean) ** 2, 0) / means.length;
+  };
+
+  it('whole runs: the variance of the mean is that of the run means over N; within tasks, the sum of task variances over N M^2', () => {
+    // 40,000 replicates: the relative SE of a variance estimate is about sqrt(2 / 40,000) = 0.7%
+    expect(replicateVariance(true) / 0.014774305555555558).toBeCloseTo(1, 1);
+    expect(replicateVariance(false) / 0.005260416666666667).toBeCloseTo(1, 1);
+  });
+
+  it('whole runs widen the intervals of correlated tasks, for the aggregates and for P(X > Y)', () => {
+    const shifted = POLICIES.map((row) => row.map((score) => score + 0.1));
+    const width = ({ low, high }: { low: number; high: number }) => high - low;
+    const within = rliableAggregates(POLICIES, { metrics: ['mean'], reps: 4000, rng: new Rng(3) });
+    const whole = rliableAggregates(POLICIES, {
+      metrics: ['mean'],
+      reps: 4000,
+      wholeRuns: true,
+      rng: new Rng(3),
+    });
+    expect(whole.metrics.mean!.estimate).toBe(within.metrics.mean!.estimate);
+    expect(width(whole.metrics.mean!)).toBeGreaterThan(1.4 * width(within.metrics.mean!));
+    const pairWithin = probabilityOfImprovementInterval(shifted, POLICIES, { reps: 4000, rng: new Rng(4) });
+    const pairWhole = probabilityOfImprovementInterval(shifted, POLICIES, {
+      reps: 4000,
+      wholeRuns: true,
+      rng: new Rng(4),
+    });
+    expect(pairWhole.estimate).toBe(pairWithin.estimate);
+    expect(width(pairWhole)).toBeGreaterThan(width(pairWithin));
+  });
+});
+
+describe('taus', () => {
+  // numpy 2.4.6: np.linspace(0.0, 8.0, 81) (rliable's Atari thresholds) and np.linspace(-1, 60, 7)
+  it('START:STOP:COUNT is np.linspace to the bit', () => {
+    const atari = tauFlag('0:8:81');
+    expect(atari).toHaveLength(81);
+    expect([3, 7, 29, 41, 57, 79].map((i) => atari[i])).toEqual([
+      0.30000000000000004, 0.7000000000000001, 2.9000000000000004, 4.1000000000000005, 5.7, 7.9,
+    ]);
+    expect(linspace(-1, 60, 7)).toEqual([
+      -1.0, 9.166666666666666, 19.333333333333332, 29.5, 39.666666666666664, 49.83333333333333, 60.0,
+    ]);
+    expect(tauFlag('0, 0.5,1,2')).toEqual([0, 0.5, 1, 2]);
+    expect(() => tauFlag('0,1,0.5')).toThrow(/must ascend: 0.5 follows 1/);
+    expect(() => tauFlag('0,x')).toThrow(/'x' is not a finite number/);
+    expect(() => tauFlag('0:1:1')).toThrow(/COUNT must be an integer/);
+  });
+
+  it('log: 21 taus evenly spaced in sign(x) log(1 + |x|) from the lowest score to the highest', () => {
+    // numpy 2.4.6: f = sign(x) log1p(|x|), g = sign(y) expm1(|y|); g(f(-1) + (f(60) - f(-1)) * arange(21) / 20)
+    const reference = [
+      -1.0, -0.5729394473462713, -0.2370692525089968, 0.02783636479730949, 0.3068988339397133,
+      0.6617280927687345, 1.1128951855994957, 1.6865562932688756, 2.415969124305964, 3.3434210135286446,
+      4.522680508593631, 6.022114573972983, 7.928652130659054, 10.35282371577967, 13.4351694338052,
+      17.354386697032712, 22.33769011642331, 28.67398415215114, 36.7306122015244, 46.97465314406128, 60.0,
+    ];
+    const atari = [
+      {
+        scores: [
+          [-1, 3],
+          [0.5, 60],
+        ],
+      },
+    ] as unknown as AlgorithmScores[];
+    const taus = profileTaus(atari, 'log');
+    taus.forEach((tau, i) => expect(tau).toBeCloseTo(reference[i]!, 12));
+    expect(profileTaus(atari)).toEqual(Array.from({ length: 21 }, (_, i) => -1 + (61 * i) / 20));
+  });
+});
+
+describe('replicates fit the size of the data', () => {
+  const shape = (runs: number, tasks: number) =>
+    ({
+      runs: Array.from({ length: runs }, String),
+      tasks: Array.from({ length: tasks }, String),
+    }) as AlgorithmScores;
+
+  it("rliable's 50,000 for small data, fewer (whole thousands, at least 2,000) for large", () => {
+    expect(defaultReps([shape(5, 4), shape(4, 4)])).toBe(50_000);
+    // two algorithms of 10 runs x 560 tasks: 5,600 + 5,600 scores, drawn again for the pair
+    expect(replicateWork([shape(10, 560), shape(10, 560)])).toBe(22_400);
+    expect(defaultReps([shape(10, 560), shape(10, 560)])).toBe(22_000);
+    // three algorithms: each in two pairs
+    expect(replicateWork([shape(2, 3), shape(4, 3), shape(5, 3)])).toBe(3 * (6 + 12 + 15));
+    expect(defaultReps([shape(10, 8300), shape(10, 8300)])).toBe(2000);
+  });
+
+  it('says when the default was lowered, and shows progress on a terminal', async () => {
+    let drawn = '';
+    const algorithms = readScoreFiles([`${SAMPLES}/scores.csv`]);
+    const numbers = aggregateNumbers(algorithms, {
+      reps: 300,
+      seed: 0,
+      gamma: 1,
+      progress: (total) =>
+        progressBar('aggregate', total, { terminal: true, write: (text) => (drawn += text) }),
+    });
+    expect(numbers.reps).toBe(300);
+    // two algorithms and one pair, 300 replicates each
+    expect(drawn).toMatch(/\raggregate \[#{24}\] 900\/900 \d+s/);
+    expect(drawn.endsWith('\n')).toBe(true);
+  });
+});
+
+describe("rliable's layouts beside the long one", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aggregate-layouts-'));
+  const file = (name: string, text: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const csvLines = (scores: number[][], prefix: (run: number) => string[]) =>
+    scores.map((row, run) => [...prefix(run), ...row].join(','));
+  const TASKS = ['sort', 'parse', 'merge', 'count'];
+  const numbersOf = (json: AggregateJson) =>
+    json.algorithms.map(({ algorithm, runs, iqm, mean, median, optimalityGap, profile }) => ({
+      algorithm,
+      runs,
+      iqm,
+      mean,
+      median,
+      optimalityGap,
+      profile,
+    }));
+
+  it('a wide CSV (a line per run, a column per task), a headerless matrix and a score dict give the long file its numbers', async () => {
+    const long = await aggregateJson([`${SAMPLES}/scores.csv`, '--reps', '400', '--seed', '2']);
+    const wide = file(
+      'wide.csv',
+      [
+        `algorithm,run,${TASKS.join(',')}`,
+        ...csvLines(BASELINE, (run) => ['baseline', String(run)]),
+        ...csvLines(TUNED, (run) => ['tuned', String(run)]),
+      ].join('\n'),
+    );
+    const fromWide = await aggregateJson([wide, '--reps', '400', '--seed', '2']);
+    expect(numbersOf(fromWide)).toEqual(numbersOf(long));
+    expect(fromWide.improvements).toEqual(long.improvements);
+    // rliable's own: {algorithm: runs x tasks} (tasks named 0, 1, ...), and np.savetxt(FILE, scores, delimiter=',')
+    const dict = await aggregateJson([`${SAMPLES}/rliable.json`, '--reps', '400', '--seed', '2']);
+    expect(numbersOf(dict)).toEqual(numbersOf(long));
+    expect(dict.improvements).toEqual(long.improvements);
+    const baseline = file('baseline.csv', csvLines(BASELINE, () => []).join('\n'));
+    const tuned = file('tuned.json', JSON.stringify(TUNED));
+    const apart = await aggregateJson([baseline, tuned, '--reps', '400', '--seed', '2']);
+    expect(numbersOf(apart)).toEqual(numbersOf(long));
+    // pandas' to_csv: the index, an unnamed first column, names the runs (the file names the
+    // algorithm, and the algorithm its random stream)
+    mkdirSync(join(dir, 'pandas'));
+    const pandas = file(
+      'pandas/baseline.csv',
+      [`,${TASKS.join(',')}`, ...csvLines(BASELINE, (run) => [`r${run}`])].join('\n'),
+    );
+    expect(numbersOf(await aggregateJson([pandas, '--reps', '400', '--seed', '2']))).toEqual(
+      numbersOf(long).slice(0, 1),
+    );
+    // and without its index (to_csv(index=False)), a numpy array's columns named 0, 1, 2, ...: a header
+    mkdirSync(join(dir, 'unindexed'));
+    const unindexed = file('unindexed/baseline.csv', ['0,1,2,3', ...csvLines(BASELINE, () => [])].join('\n'));
+    const read = await aggregateJson([unindexed, '--reps', '400', '--seed', '2']);
+    expect(read.algorithms[0]!.runs).toBe(5);
+    expect(numbersOf(read)).toEqual(numbersOf(long).slice(0, 1));
+  });
+
+  it('refuses a ragged matrix, a runs x tasks x frames array and a NaN, naming the algorithm and the run', async () => {
+    await expectCliError(
+      ['aggregate', file('ragged.json', JSON.stringify({ dqn: [[0.1, 0.2], [0.3]] }))],
+      1,
+      /ragged\.json: algorithm 'dqn': run 1 has 1 scores, run 0 has 2/,
+    );
+    await expectCliError(
+      ['aggregate', file('frames.json', JSON.stringify({ dqn: [[[0.1, 0.2]]] }))],
+      1,
+      /frames\.json: algorithm 'dqn': run 0, task 0: a list, not a score/,
+    );
+    await expectCliError(
+      ['aggregate', file('nan.json', '{"dqn": [[0.1, NaN]]}')],
+      1,
+      /nan\.json: algorithm 'dqn': run 0, task 1: null \(NaN or infinity in Python\) is not a finite number/,
+    );
+    await expectCliError(
+      ['aggregate', file('wide-bad.csv', 'run,pong\n0,0.5\n1,high\n')],
+      1,
+      /wide-bad\.csv:3: field 'pong': 'high' is not a finite decimal number/,
+    );
+  });
+
+  it("another tool's file: what it is and what aggregate reads, not a missing CSV header", async () => {
+    for (const [path, what] of [
+      ['samples/inspect/arith-model-a.eval', /an Inspect log \(\.eval\), not a score file/],
+      ['samples/inspect/arith-model-b.json', /an Inspect log \(\.json\), not a score file/],
+      ['samples/humaneval/samples.jsonl_results.jsonl', /HumanEval results/],
+      ['samples/blog-example.csv', /result rows \(task, sample, passed\)/],
+    ] as const) {
+      const line = await expectCliError(['aggregate', path], 1, what);
+      expect(line).toMatch(/aggregate reads scores by run and task, in CSV or JSON/);
+      expect(line).toMatch(/tinyagent metrics reads/);
+    }
+    // what rliable's users hold: a pickle (the Atari and Procgen scores), NumPy arrays
+    const pickle = file('atari.pkl', Buffer.from([0x80, 0x04, 0x95]));
+    await expectCliError(['aggregate', pickle], 1, /a Python pickle, not a score file.*json\.dump/);
+    const npy = file('scores.npy', Buffer.from('\x93NUMPY\x01\x00', 'latin1'));
+    await expectCliError(['aggregate', npy], 1, /a NumPy \.npy array.*np\.savetxt/);
+  });
+
+  it('--resample whole-runs, --tau and --tau-scale log: said in the output and in the JSON', async () => {
+    const json = (await aggregateJson([
+      `${SAMPLES}/scores.csv`,
+      '--reps',
+      '300',
+      '--resample',
+      'whole-runs',
+      '--tau',
+      '0:1:5',
+      '--tau-scale',
+      'log',
+    ])) as AggregateJson & { resample: string; tauScale: string; taus: number[]; notes: string[] };
+    expect(json).toMatchObject({ resample: 'whole-runs', tauScale: 'log', taus: [0, 0.25, 0.5, 0.75, 1] });
+    expect(json.algorithms[0]!.profile.map(({ estimate }) => estimate)).toEqual([0.9, 0.65, 0.4, 0.2, 0]);
+    expect(json.notes.join(' ')).toMatch(/Whole runs redrawn/);
+    expect(json.coverage).toMatch(/whole-run intervals is not simulated/);
+    const text = await cli(['aggregate', `${SAMPLES}/scores.csv`, '--reps', '300']);
+    expect(text.stdout).toMatch(/300 bootstrap replicates \(--reps\)/);
+    expect(text.stdout).toMatch(
+      /Runs redrawn within each task apart \(rliable's stratified bootstrap\).*--resample whole-runs/,
+    );
+    await expectCliError(
+      ['aggregate', `${SAMPLES}/scores.csv`, '--resample', 'seeds'],
+      2,
+      /--resample must be one of/,
+    );
+    await expectCliError(['aggregate', `${SAMPLES}/scores.csv`, '--tau', '1,0'], 2, /--tau must ascend/);
+    await expectCliError(['aggregate', `${SAMPLES}/scores.csv`, '--tau-scale', 'ln'], 2, /--tau-scale/);
+  });
+
+  it('--out DIR twice: the second run writes over the first; a file at DIR is refused', async () => {
+    const out = join(dir, 'out');
+    for (const scale of ['linear', 'log'])
+      expect(
+        (
+          await cli([
+            'aggregate',
+            `${SAMPLES}/scores.csv`,
+            '--reps',
+            '200',
+            '--tau-scale',
+            scale,
+            '--out',
+            out,
+          ])
+        ).code,
+      ).toBe(0);
+    const spec = (name: string) => JSON.parse(readFileSync(join(out, 'figures', name), 'utf8'));
+    // one panel per metric, each on its own scale (rliable's plot_interval_estimates); the profile on a symlog axis
+    const metrics = spec('aggregate-metrics.vl.json');
+    expect(metrics.hconcat.map((panel: { title: string }) => panel.title)).toEqual([
+      'IQM',
+      'mean',
+      'median',
+      'optimality gap (gamma 1)',
+    ]);
+    expect(metrics.resolve).toEqual({ scale: { y: 'independent' } });
+    const x = spec('aggregate-profiles.vl.json').hconcat[0].layer[0].encoding.x;
+    expect(x.scale.type).toBe('symlog');
+    expect(x.axis.values).toEqual([0, 0.5, 1]);
+    await expectCliError(
+      ['aggregate', `${SAMPLES}/scores.csv`, '--out', `${SAMPLES}/scores.csv`],
+      1,
+      /--out: '.*scores\.csv' is a regular file; give a folder/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   AGGREGATE_METRICS,
@@ -9,10 +10,24 @@ import {
 } from '../../eval/index.ts';
 import { writeResults } from '../../experiments/common.ts';
 import { coverageClause, IMPROVEMENT_METHOD, IQM_METHOD } from '../../experiments/coverageNotes.ts';
-import { bandPanelsSvg, intervalChartSvg } from '../../experiments/figures.ts';
+import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../experiments/figures.ts';
+import { progressBar, type Progress } from '../../lib/progress.ts';
 import { Rng } from '../../lib/rng.ts';
-import { boolFlag, intFlag, MAX_SEED, numberFlag, printJson, type Command } from '../args.ts';
-import { outFlag } from '../resultsFile.ts';
+import { InputError } from '../../lib/errors.ts';
+import { fileKind } from '../../lib/files.ts';
+import { clip } from '../../lib/text.ts';
+import {
+  boolFlag,
+  choiceFlag,
+  intFlag,
+  MAX_SEED,
+  numberFlag,
+  printJson,
+  stringFlag,
+  UsageError,
+  type Command,
+  type CommandArgs,
+} from '../args.ts';
 import { readScoreFiles, type AlgorithmScores } from './aggregateScores.ts';
 
 const TITLES: Record<AggregateMetric, string> = {
@@ -23,12 +38,20 @@ const TITLES: Record<AggregateMetric, string> = {
 };
 const PRINTED: readonly AggregateMetric[] = ['iqm', 'mean', 'median', 'optimalityGap'];
 
+/** How the profile's taus are spaced and its axis drawn: `log` is the symmetric log sign(x) log(1 + |x|) (Vega-Lite's symlog), which takes 0 and negative scores. */
+export const TAU_SCALES = ['linear', 'log'] as const;
+export type TauScale = (typeof TAU_SCALES)[number];
+
+const symlog = (x: number) => Math.sign(x) * Math.log1p(Math.abs(x));
+const symexp = (y: number) => Math.sign(y) * Math.expm1(Math.abs(y));
+
 /**
- * The performance profile's thresholds: 21 evenly spaced from the lower of 0 and the lowest
- * score to the higher of 1 and the highest, so scores normalised to [0, 1] get the seed study's
- * 0, 0.05, ..., 1.
+ * The performance profile's default thresholds: 21 from the lower of 0 and the lowest score to
+ * the higher of 1 and the highest, evenly spaced (scores normalised to [0, 1] get the seed
+ * study's 0, 0.05, ..., 1) or, with `log`, evenly spaced in sign(x) log(1 + |x|), so that a
+ * profile over -1 to 60 (normalised Atari scores) has as many taus below 1 as above.
  */
-export function profileTaus(algorithms: readonly AlgorithmScores[]): number[] {
+export function profileTaus(algorithms: readonly AlgorithmScores[], scale: TauScale = 'linear'): number[] {
   // A loop, not Math.min(...scores): a large file's scores would overflow the call stack.
   let low = 0;
   let high = 1;
@@ -38,11 +61,94 @@ export function profileTaus(algorithms: readonly AlgorithmScores[]): number[] {
         low = Math.min(low, score);
         high = Math.max(high, score);
       }
-  return Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20);
+  if (scale === 'linear') return Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20);
+  const [from, to] = [symlog(low), symlog(high)];
+  return Array.from({ length: 21 }, (_, i) =>
+    i === 0 ? low : i === 20 ? high : symexp(from + ((to - from) * i) / 20),
+  );
+}
+
+/**
+ * numpy.linspace(start, stop, count) as numpy computes it (numpy/_core/function_base.py: step =
+ * (stop - start) / (count - 1), start + i * step, the last set to stop), so that `--tau 0:8:81`
+ * gives rliable's `np.linspace(0.0, 8.0, 81)` to the bit.
+ */
+export function linspace(start: number, stop: number, count: number): number[] {
+  const step = (stop - start) / (count - 1);
+  return Array.from({ length: count }, (_, i) => (i === count - 1 ? stop : start + i * step));
+}
+
+/** `--tau`: a comma-separated ascending list (`0,0.5,1,2,4,8`) or START:STOP:COUNT (np.linspace). */
+export function tauFlag(raw: string): number[] {
+  const number = (text: string) => {
+    const value = Number(text.trim());
+    if (text.trim() === '' || !Number.isFinite(value))
+      throw new UsageError(
+        `--tau: '${clip(text)}' is not a finite number (a list 0,0.5,1 or START:STOP:COUNT)`,
+      );
+    return value;
+  };
+  const range = raw.split(':');
+  let taus: number[];
+  if (range.length === 3) {
+    const [start, stop, count] = range.map(number) as [number, number, number];
+    if (!Number.isInteger(count) || count < 2 || count > 1000)
+      throw new UsageError(`--tau START:STOP:COUNT: COUNT must be an integer in [2, 1000], got ${count}`);
+    taus = linspace(start, stop, count);
+  } else if (range.length === 1) taus = raw.split(',').map(number);
+  else throw new UsageError(`--tau must be a list (0,0.5,1) or START:STOP:COUNT, got '${clip(raw)}'`);
+  if (taus.length > 1000) throw new UsageError(`--tau: at most 1000 taus, got ${taus.length}`);
+  const unordered = taus.findIndex((tau, i) => i > 0 && tau <= taus[i - 1]!);
+  if (unordered > 0)
+    throw new UsageError(`--tau must ascend: ${taus[unordered]} follows ${taus[unordered - 1]}`);
+  return taus;
+}
+
+/** At most five of the taus for the table, evenly spread, the first and the last among them. */
+function shownTaus(count: number): number[] {
+  if (count <= 5) return Array.from({ length: count }, (_, i) => i);
+  return [...new Set([0, 1, 2, 3, 4].map((i) => Math.round((i * (count - 1)) / 4)))];
+}
+
+/** Which runs a replicate redraws: rliable's, within each task apart, or whole runs. */
+export const RESAMPLINGS = ['within-tasks', 'whole-runs'] as const;
+export type Resampling = (typeof RESAMPLINGS)[number];
+
+const RESAMPLING_NOTES: Record<Resampling, string> = {
+  'within-tasks':
+    "Runs redrawn within each task apart (rliable's stratified bootstrap): this takes a run's scores on different tasks as independent, as when each task has runs of its own. If a run is one policy (one seed) scored on every task, its scores are correlated across tasks and these intervals can be too narrow: --resample whole-runs redraws whole runs.",
+  'whole-runs':
+    "Whole runs redrawn (--resample whole-runs): a run keeps its scores on every task together, for runs that are each one policy scored on every task (a run is the same run on every task by its name, or its line); not rliable's stratified bootstrap.",
+};
+
+/**
+ * The most replicates x `replicateWork` of a run with the default replicates: rliable's 50,000
+ * unless they would exceed it, else as many as fit (whole thousands, at least MIN_REPS), so that
+ * the time of a default run stops growing with the size of the data.
+ */
+export const WORK_BUDGET = 5e8;
+/** The fewest replicates a default run takes: rliable's `create_performance_profile` default. */
+export const MIN_REPS = 2000;
+
+/**
+ * The work of one replicate: every score of every algorithm, drawn once for its aggregates and
+ * once for each pair it is in (P(X > Y) counts in O(runs) per task, `probabilityOfImprovementInterval`).
+ */
+export function replicateWork(algorithms: readonly AlgorithmScores[]): number {
+  const cells = algorithms.map(({ runs, tasks }) => runs.length * tasks.length);
+  return cells.reduce((work, own) => work + own * algorithms.length, 0);
+}
+
+/** The default replicates for these algorithms: AGGREGATE_REPS, or as many as WORK_BUDGET allows. */
+export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
+  const fit = Math.floor(WORK_BUDGET / replicateWork(algorithms) / 1000) * 1000;
+  return Math.min(AGGREGATE_REPS, Math.max(MIN_REPS, fit));
 }
 
 /** The coverage rows of results/coverage.json that speak for these intervals, at the design they simulate. */
-function coverageNote(): string {
+function coverageNote(resample: Resampling): string {
+  if (resample === 'whole-runs')
+    return "Coverage of whole-run intervals is not simulated (results/coverage.md simulates the stratified bootstrap at the seed study's design only; docs/METRICS.md).";
   const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => {
     const clause = coverageClause(method, '');
     return clause === undefined ? [] : [{ method, ...clause }];
@@ -59,19 +165,50 @@ function coverageNote(): string {
 const interval = ({ estimate, low, high }: Estimate) =>
   `${estimate.toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]`;
 
-/** The table and the JSON of every algorithm's aggregates and every pair's probability of improvement. */
+export interface AggregateSettings {
+  /** Replicates; default `defaultReps`. */
+  reps?: number;
+  seed: number;
+  gamma: number;
+  /** The profile's taus; default `profileTaus` at `tauScale`. */
+  taus?: number[];
+  tauScale?: TauScale;
+  resample?: Resampling;
+  /** The progress bar over every bootstrap's replicates, given their total; default on stderr. */
+  progress?: (total: number) => Progress;
+}
+
+/** Every algorithm's aggregates and every pair's probability of improvement, for the table and the JSON. */
 export function aggregateNumbers(
   algorithms: readonly AlgorithmScores[],
-  { reps, seed, gamma }: { reps: number; seed: number; gamma: number },
+  {
+    reps = defaultReps(algorithms),
+    seed,
+    gamma,
+    tauScale = 'linear',
+    taus = profileTaus(algorithms, tauScale),
+    resample = 'within-tasks',
+    progress = (total) => progressBar('aggregate', total),
+  }: AggregateSettings,
 ) {
-  const taus = profileTaus(algorithms);
   const rng = new Rng(seed);
+  const wholeRuns = resample === 'whole-runs';
+  const pairs = (algorithms.length * (algorithms.length - 1)) / 2;
+  const bar = progress(reps * (algorithms.length + pairs));
+  let before = 0;
+  const ticking = () => {
+    const offset = before;
+    before += reps;
+    return (done: number) => bar.tick(offset + done);
+  };
   const perAlgorithm = algorithms.map(({ algorithm, path, runs, tasks, scores }) => {
     const { metrics, profile } = rliableAggregates(scores, {
       metrics: AGGREGATE_METRICS,
       taus,
       gamma,
       reps,
+      wholeRuns,
+      progress: ticking(),
       rng: rng.fork(`aggregate/${algorithm}`),
     });
     return { algorithm, path, runs: runs.length, tasks: tasks.length, ...metrics, profile };
@@ -82,14 +219,43 @@ export function aggregateNumbers(
       y: earlier.algorithm,
       ...probabilityOfImprovementInterval(later.scores, earlier.scores, {
         reps,
+        wholeRuns,
+        progress: ticking(),
         rng: rng.fork(`improvement/${later.algorithm}>${earlier.algorithm}`),
       }),
     })),
   );
-  return { reps, seed, gamma, level: 0.95, taus, algorithms: perAlgorithm, improvements };
+  bar.done();
+  return {
+    reps,
+    defaultReps: defaultReps(algorithms),
+    seed,
+    gamma,
+    level: 0.95,
+    resample,
+    tauScale,
+    taus,
+    algorithms: perAlgorithm,
+    improvements,
+  };
 }
 
 type Numbers = ReturnType<typeof aggregateNumbers>;
+
+/** What the replicates were: their number, why, and how they redrew the runs. */
+function notes(numbers: Numbers): string[] {
+  const count = numbers.reps.toLocaleString('en-US');
+  const why =
+    numbers.reps !== numbers.defaultReps
+      ? '(--reps)'
+      : numbers.reps < AGGREGATE_REPS
+        ? `(rliable's default ${AGGREGATE_REPS.toLocaleString('en-US')} lowered for the size of the data: replicates x scores drawn per replicate at most ${WORK_BUDGET.toExponential().replace('e+', 'e')}; --reps sets them)`
+        : "(rliable's default)";
+  return [
+    `${count} bootstrap replicates ${why}, seed ${numbers.seed}, 95% percentile intervals.`,
+    RESAMPLING_NOTES[numbers.resample],
+  ];
+}
 
 function table(numbers: Numbers): string {
   const header = [
@@ -102,11 +268,11 @@ function table(numbers: Numbers): string {
     String(row.runs),
     ...PRINTED.map((m) => interval(row[m]!)),
   ]);
-  const shown = [0, 5, 10, 15, 20].map((i) => numbers.taus[i]!);
-  const profileHeader = ['algorithm', ...shown.map((tau) => `tau ${Number(tau.toFixed(3))}`)];
+  const shown = shownTaus(numbers.taus.length);
+  const profileHeader = ['algorithm', ...shown.map((i) => `tau ${Number(numbers.taus[i]!.toFixed(3))}`)];
   const profileRows = numbers.algorithms.map((row) => [
     row.algorithm,
-    ...[0, 5, 10, 15, 20].map((i) => interval(row.profile[i]!)),
+    ...shown.map((i) => interval(row.profile[i]!)),
   ]);
   const markdown = (head: string[], body: string[][]) =>
     [
@@ -116,11 +282,11 @@ function table(numbers: Numbers): string {
     ].join('\n');
   const tasks = numbers.algorithms[0]!.tasks;
   return [
-    `${numbers.algorithms.length} algorithm(s) x ${tasks} tasks; ${numbers.reps.toLocaleString('en-US')} stratified-bootstrap replicates (runs redrawn within each task), seed ${numbers.seed}, 95% percentile intervals.`,
+    `${numbers.algorithms.length} algorithm(s) x ${tasks} tasks; ${notes(numbers).join('\n')}`,
     '',
     markdown(header, rows),
     '',
-    'Performance profile (share of run x task scores above tau, with its band; every tau in --json and the figure):',
+    `Performance profile (share of run x task scores above tau, with its band; ${numbers.taus.length} taus${numbers.tauScale === 'log' ? ', spaced on a log scale' : ''}, all in --json and the figure):`,
     '',
     markdown(profileHeader, profileRows),
     '',
@@ -135,28 +301,36 @@ function table(numbers: Numbers): string {
           ),
         ].join('\n'),
     '',
-    coverageNote(),
+    coverageNote(numbers.resample),
   ].join('\n');
 }
 
 async function figures(numbers: Numbers) {
-  const values = numbers.algorithms.flatMap((row) => PRINTED.flatMap((m) => [row[m]!.low, row[m]!.high]));
-  const yDomain: [number, number] = [Math.min(0, ...values), Math.max(1, ...values)];
-  const points = numbers.algorithms.flatMap((row) =>
-    PRINTED.map((m) => ({ group: TITLES[m], series: row.algorithm, ...row[m]! })),
+  const aggregates = await intervalPanelsSvg(
+    PRINTED.map((m) => {
+      const points = numbers.algorithms.map((row) => ({
+        group: row.algorithm,
+        series: row.algorithm,
+        ...row[m]!,
+      }));
+      const values = points.flatMap(({ low, high }) => [low, high]);
+      return {
+        title: m === 'optimalityGap' ? `optimality gap (gamma ${numbers.gamma})` : TITLES[m],
+        xTitle: '',
+        yTitle: 'score',
+        points,
+        yDomain: [Math.min(0, ...values), Math.max(1, ...values)] as [number, number],
+        width: 160,
+      };
+    }),
+    `Aggregate metrics with 95% bootstrap intervals (${numbers.resample === 'whole-runs' ? 'whole runs redrawn' : 'stratified'})`,
   );
-  const aggregates = await intervalChartSvg({
-    title: 'Aggregate metrics with 95% stratified-bootstrap intervals',
-    xTitle: '',
-    yTitle: 'score',
-    points,
-    yDomain,
-  });
   const profile = await bandPanelsSvg([
     {
       title: 'Performance profiles (score distributions) with 95% bands',
-      xTitle: 'tau',
+      xTitle: numbers.tauScale === 'log' ? 'tau (log scale: sign(tau) log(1 + |tau|))' : 'tau',
       yTitle: 'share of run x task scores > tau',
+      xScale: numbers.tauScale === 'log' ? 'symlog' : 'linear',
       series: numbers.algorithms.map((row) => ({
         name: row.algorithm,
         points: row.profile.map(({ tau, estimate, low, high }) => ({ x: tau, y: estimate, low, high })),
@@ -179,17 +353,32 @@ async function figures(numbers: Numbers) {
   return { ...result, 'aggregate-improvement.svg': improvement };
 }
 
+/** `--out DIR`: a folder, or nothing yet (a rerun writes over its own files); checked before any work. */
+function outDirFlag(args: CommandArgs): string | undefined {
+  const out = stringFlag(args, 'out');
+  if (out === undefined) return undefined;
+  let stats;
+  try {
+    stats = lstatSync(out);
+  } catch {
+    return out; // nothing there yet
+  }
+  if (!stats.isDirectory())
+    throw new InputError(`--out: '${out}' is ${fileKind(stats)}; give a folder (or the path of none yet)`);
+  return out;
+}
+
 export const command: Command = {
   name: 'aggregate',
   summary:
     'rliable on your own runs x tasks scores: IQM, mean, median, optimality gap, performance profiles, probability of improvement, with stratified-bootstrap intervals',
-  usage: 'tinyagent aggregate FILE... [--reps 50000] [--seed 0] [--gamma 1] [--json] [--out DIR]',
+  usage:
+    'tinyagent aggregate FILE... [--reps N] [--seed 0] [--gamma 1] [--tau LIST] [--tau-scale linear|log] [--resample within-tasks|whole-runs] [--json] [--out DIR]',
   positionals: { min: 1, max: 64 },
   flags: {
     reps: {
       type: 'string',
-      description: "stratified-bootstrap replicates (rliable's default)",
-      default: String(AGGREGATE_REPS),
+      description: `bootstrap replicates (default: rliable's ${AGGREGATE_REPS.toLocaleString('en-US')}, fewer for a large file, at least ${MIN_REPS.toLocaleString('en-US')})`,
       range: { min: 100, max: 1_000_000 },
     },
     seed: {
@@ -203,6 +392,23 @@ export const command: Command = {
       description: "the optimality gap's threshold (rliable's default)",
       default: '1',
     },
+    tau: {
+      type: 'string',
+      description:
+        "the profile's thresholds: a list (0,0.5,1,2,4,8) or START:STOP:COUNT as np.linspace (0:8:81); default 21 from min(0, lowest score) to max(1, highest)",
+    },
+    'tau-scale': {
+      type: 'string',
+      description:
+        "the profile's x axis and default taus: linear, or log (sign(x) log(1 + |x|), takes 0 and negatives)",
+      default: 'linear',
+    },
+    resample: {
+      type: 'string',
+      description:
+        "within-tasks (rliable's stratified bootstrap: runs made per task) or whole-runs (each run one policy scored on every task)",
+      default: 'within-tasks',
+    },
     json: { type: 'boolean', description: 'print JSON' },
     out: {
       type: 'string',
@@ -212,18 +418,33 @@ export const command: Command = {
   },
   moreHelp: () =>
     [
-      'Each FILE holds one row per run and task: CSV with a header naming run, task, score and',
-      'optionally algorithm, or JSON (one {"run", "task", "score"} object per line, or an array of',
-      'them). Without an algorithm column a file is one algorithm, named by the file. Every run of',
-      'an algorithm scores every task once, and the algorithms share their tasks. See docs/METRICS.md.',
+      'Each FILE holds scores by run and task, as rliable takes them: CSV with a header naming run,',
+      'task, score (and optionally algorithm), or one line per run and one column per task (a header',
+      'naming the tasks, optionally algorithm and run, or no header); JSON, one {"run", "task",',
+      '"score"} object per line or an array of them, or rliable\'s {"algorithm": [[score per task] per',
+      'run]}. Without an algorithm a file is one algorithm, named by the file. Every run of an',
+      'algorithm scores every task once, and the algorithms share their tasks. Progress goes to',
+      'stderr on a terminal. See docs/METRICS.md.',
     ].join('\n'),
   async run(args) {
-    const reps = intFlag(args, 'reps', AGGREGATE_REPS, { min: 100, max: 1_000_000 });
+    const reps =
+      args.flags.reps === undefined ? undefined : intFlag(args, 'reps', 0, { min: 100, max: 1_000_000 });
     const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
     const gamma = numberFlag(args, 'gamma', 1);
-    const out = outFlag(args);
+    const tauText = stringFlag(args, 'tau');
+    const taus = tauText === undefined ? undefined : tauFlag(tauText);
+    const tauScale = choiceFlag(args, 'tau-scale', TAU_SCALES, 'linear');
+    const resample = choiceFlag(args, 'resample', RESAMPLINGS, 'within-tasks');
+    const out = outDirFlag(args);
     const algorithms = readScoreFiles(args.positionals);
-    const numbers = aggregateNumbers(algorithms, { reps, seed, gamma });
+    const numbers = aggregateNumbers(algorithms, {
+      ...(reps === undefined ? {} : { reps }),
+      ...(taus === undefined ? {} : { taus }),
+      seed,
+      gamma,
+      tauScale,
+      resample,
+    });
     const text = table(numbers);
     if (out !== undefined)
       writeResults(resolve(out), {
@@ -232,12 +453,20 @@ export const command: Command = {
         generatedBy: `tinyagent aggregate ${args.positionals.join(' ')}`,
         seed,
         smoke: false,
-        config: { files: args.positionals, reps, gamma, level: numbers.level },
+        config: {
+          files: args.positionals,
+          reps: numbers.reps,
+          gamma,
+          level: numbers.level,
+          resample,
+          tauScale,
+        },
         numbers,
         markdown: text,
         figures: await figures(numbers),
       });
-    if (boolFlag(args, 'json')) printJson({ ...numbers, coverage: coverageNote() });
+    if (boolFlag(args, 'json'))
+      printJson({ ...numbers, notes: notes(numbers), coverage: coverageNote(resample) });
     else process.stdout.write(`${text}\n`);
   },
 };

@@ -1,14 +1,19 @@
 import { basename, extname } from 'node:path';
 import { ResultFileError } from '../../eval/io/errors.ts';
-import { splitCsvLine } from '../../eval/io/resultFile.ts';
-import { readRegularFile } from '../../lib/files.ts';
+import { isZip } from '../../eval/io/formats/detect.ts';
+import { isObject, parsePythonJson, recordKind, type RecordKind } from '../../eval/io/formats/json.ts';
+import { readBytes, splitCsvLine } from '../../eval/io/resultFile.ts';
+import { bufferAccess, isGzip } from '../../eval/io/source.ts';
+import { zipEntries } from '../../eval/io/zip.ts';
 import { clip } from '../../lib/text.ts';
 
 /**
- * Reading runs x tasks score files, as rliable takes its score matrices: one row per run and
- * task (`algorithm`, optional, `run`, `task`, `score`), in CSV with a header, JSON lines, or a
- * JSON array of such objects. A file without an algorithm column is one algorithm, named by the
- * file (`tuned.csv` is `tuned`).
+ * Reading runs x tasks score files in rliable's layout (a runs x tasks matrix per algorithm: JSON
+ * `{algorithm: [[score per task] per run]}`, or CSV with a line per run and a column per task)
+ * or one row per run and task (`algorithm`, optional, `run`, `task`, `score`: CSV with a header,
+ * JSON lines, or a JSON array of such objects), the layout found from the content. A file
+ * without an algorithm is one algorithm, named by the file (`tuned.csv` is `tuned`). Another
+ * tool's file is refused saying what it is.
  */
 
 /** One algorithm's scores: `scores[run][task]`, runs and tasks in order of first appearance. */
@@ -29,37 +34,153 @@ interface ScoreRow {
   line: number;
 }
 
+/** What aggregate reads, for the line refusing another kind of file. */
+const READS = 'aggregate reads scores by run and task, in CSV or JSON (docs/METRICS.md)';
+
+const notScores = (path: string, what: string, instead: string) =>
+  new ResultFileError(path, 0, undefined, `${what}, not a score file: ${READS}; ${instead}`);
+
+const PYTHON_DATA =
+  'write the matrices as text: json.dump({name: scores.tolist()}, f) or np.savetxt(FILE, scores, delimiter=",")';
+
+/** A NumPy .npy file's first six bytes (NEP 1). */
+const NPY = Buffer.from('\x93NUMPY', 'latin1');
+
+/**
+ * Refuses, by its first bytes, a file that is no text at all: an Inspect `.eval` log or another
+ * zip archive (a NumPy `.npz`), a NumPy `.npy` array, a Python pickle (rliable's own score
+ * files), a gzip; each in one line saying what it is and what aggregate reads.
+ */
+function refuseBinary(bytes: Buffer, path: string): void {
+  if (isZip(bytes)) {
+    const names = zipEntries(bufferAccess(bytes), path).map(({ name }) => name);
+    if (names.includes('header.json') || names.includes('_journal/start.json'))
+      throw notScores(path, 'an Inspect log (.eval)', 'tinyagent metrics reads it');
+    if (names.length > 0 && names.every((name) => name.endsWith('.npy')))
+      throw notScores(path, 'a NumPy .npz archive', PYTHON_DATA);
+    throw notScores(path, 'a zip archive', 'unpack it first');
+  }
+  if (bytes.subarray(0, NPY.length).equals(NPY)) throw notScores(path, 'a NumPy .npy array', PYTHON_DATA);
+  // pickle protocols 2 to 5 begin with PROTO (0x80) and the protocol number
+  if (bytes[0] === 0x80 && bytes[1]! >= 2 && bytes[1]! <= 5)
+    throw notScores(
+      path,
+      'a Python pickle',
+      `aggregate does not unpickle (it would run code); ${PYTHON_DATA}`,
+    );
+  if (isGzip(bytes)) throw notScores(path, 'a gzip file', 'gunzip it first');
+}
+
+/** What another tool's record found first in a JSON file is (`recordKind`), refused in one line. */
+const OTHER_RECORDS: Record<RecordKind, [string, string]> = {
+  rows: ['result rows (task, sample, passed)', 'tinyagent metrics reads them'],
+  humaneval: ['HumanEval results (task_id, passed)', 'tinyagent metrics reads them'],
+  'lm-eval': ['lm-evaluation-harness samples (doc_id)', 'tinyagent metrics reads them'],
+  inspect: ['an Inspect log (.json)', 'tinyagent metrics reads it'],
+};
+
+function refuseOtherRecord(record: Record<string, unknown>, path: string): void {
+  const kind = recordKind(record);
+  if (kind === 'rows' && !('passed' in record) && !('harness' in record)) return;
+  const other = kind === undefined ? undefined : OTHER_RECORDS[kind];
+  if (other !== undefined) throw notScores(path, ...other);
+}
+
 const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function decimalScore(text: string, path: string, line: number, field: string): number {
+  if (!DECIMAL_NUMBER.test(text) || !Number.isFinite(Number(text)))
+    throw new ResultFileError(path, line, field, `'${clip(text)}' is not a finite decimal number`);
+  return Number(text);
+}
+
+/** Reads the CSV line `values` (at `line`) as score rows. */
+type CsvLayout = (values: string[], line: number) => ScoreRow[];
+
+/** The long layout: a header naming run, task, score (and optionally algorithm); one score a line. */
+function longCsv(header: string[], path: string, line: number): CsvLayout {
+  if (header.includes('passed') && !header.includes('score'))
+    throw notScores(path, 'result rows (task, sample, passed)', 'tinyagent metrics reads them');
+  for (const required of ['run', 'task', 'score'])
+    if (!header.includes(required))
+      throw new ResultFileError(path, line, required, 'missing from the CSV header (run, task, score)');
+  return (values, at) => {
+    const record = Object.fromEntries(header.map((name, j) => [name, values[j]!]));
+    return [checkedRow(record, decimalScore(record['score']!, path, at, 'score'), path, at)];
+  };
+}
+
+/**
+ * rliable's layout, one line per run and one column per task: a header naming the tasks (and
+ * optionally `algorithm` and `run`; an unnamed first column, as pandas writes its index, is the
+ * run), or no header (`np.savetxt(FILE, scores, delimiter=',')`), the tasks then named by their
+ * column from 0. A run without a name is named by its place among its algorithm's lines, from 0.
+ */
+function wideCsv(header: string[] | undefined, path: string, line: number): CsvLayout {
+  const names = header ?? [];
+  const runColumn = names[0] === '' ? 0 : names.indexOf('run');
+  const algorithmColumn = names.indexOf('algorithm');
+  const taskColumns =
+    header === undefined
+      ? undefined
+      : names.flatMap((name, j) => (j === runColumn || j === algorithmColumn ? [] : [j]));
+  if (taskColumns?.length === 0)
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      'no task columns in the CSV header (run, task, score, or one column per task)',
+    );
+  const runsSoFar = new Map<string | undefined, number>();
+  return (values, at) => {
+    const algorithm = algorithmColumn < 0 ? undefined : values[algorithmColumn]!;
+    const place = runsSoFar.get(algorithm) ?? 0;
+    runsSoFar.set(algorithm, place + 1);
+    const run = runColumn < 0 ? String(place) : values[runColumn]!;
+    const record = { algorithm, run, task: '' };
+    return (taskColumns ?? values.map((_, j) => j)).map((j) => {
+      const task = header === undefined ? String(j) : names[j]!;
+      const score = decimalScore(values[j]!, path, at, header === undefined ? `column ${j + 1}` : task);
+      return checkedRow({ ...record, task }, score, path, at);
+    });
+  };
+}
 
 function csvRows(text: string, path: string): ScoreRow[] {
   const rows: ScoreRow[] = [];
-  let header: string[] | undefined;
+  let width = 0;
+  let headerNote = '';
+  let layout: CsvLayout | undefined;
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = i + 1;
     if (raw.trim() === '') return;
     const values = splitCsvLine(raw, path, line).map((value) => value.trim());
-    if (header === undefined) {
-      const twice = values.find((name, j) => values.indexOf(name) !== j);
-      if (twice !== undefined)
-        throw new ResultFileError(path, line, twice, 'appears twice in the CSV header');
-      for (const required of ['run', 'task', 'score'])
-        if (!values.includes(required))
-          throw new ResultFileError(path, line, required, 'missing from the CSV header (run, task, score)');
-      header = values;
-      return;
+    if (layout === undefined) {
+      width = values.length;
+      // numbers are a matrix without a header, but for 0, 1, 2, ...: the tasks' names as pandas
+      // writes a numpy array's columns (to_csv(index=False))
+      const numbers = values.every((value) => DECIMAL_NUMBER.test(value));
+      if (numbers && !values.every((value, j) => value === String(j)))
+        layout = wideCsv(undefined, path, line);
+      else {
+        const twice = values.find((name, j) => values.indexOf(name) !== j);
+        if (twice !== undefined)
+          throw new ResultFileError(path, line, twice, 'appears twice in the CSV header');
+        // a header naming task or score is the long layout, and is checked as one
+        const long = values.includes('task') || values.includes('score');
+        layout = (long ? longCsv : wideCsv)(values, path, line);
+        headerNote = ` (${values.join(',')})`;
+        return;
+      }
     }
-    if (values.length !== header.length)
+    if (values.length !== width)
       throw new ResultFileError(
         path,
         line,
         undefined,
-        `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
+        `expected ${width} fields${clip(headerNote, 80)}, got ${values.length}`,
       );
-    const record = Object.fromEntries(header.map((name, j) => [name, values[j]!]));
-    const score = record['score']!;
-    if (!DECIMAL_NUMBER.test(score) || !Number.isFinite(Number(score)))
-      throw new ResultFileError(path, line, 'score', `'${clip(score)}' is not a finite decimal number`);
-    rows.push(checkedRow(record, Number(score), path, line));
+    for (const row of layout(values, line)) rows.push(row);
   });
   return rows;
 }
@@ -91,18 +212,71 @@ function jsonRow(value: unknown, path: string, line: number): ScoreRow {
   return checkedRow(record, score, path, line);
 }
 
+/**
+ * One algorithm's runs x tasks matrix as rliable takes it (`scores[run][task]`, a list per run):
+ * rows named by their place, runs and tasks from 0.
+ */
+function matrixRows(matrix: unknown, algorithm: string | undefined, path: string): ScoreRow[] {
+  const where = algorithm === undefined ? '' : `algorithm '${clip(algorithm)}': `;
+  const expected = `${where}expected a runs x tasks matrix (a list per run of one score per task)`;
+  if (!Array.isArray(matrix) || matrix.length === 0 || !matrix.every((run) => Array.isArray(run)))
+    throw new ResultFileError(path, 0, undefined, expected);
+  const tasks = (matrix[0] as unknown[]).length;
+  return matrix.flatMap((run: unknown[], i) => {
+    if (run.length !== tasks || tasks === 0)
+      throw new ResultFileError(
+        path,
+        0,
+        undefined,
+        `${where}run ${i} has ${run.length} scores, run 0 has ${tasks}`,
+      );
+    return run.map((score, task) => {
+      if (Array.isArray(score))
+        throw new ResultFileError(
+          path,
+          0,
+          undefined,
+          `${where}run ${i}, task ${task}: a list, not a score: aggregate reads runs x tasks matrices (select one frame of a runs x tasks x frames array)`,
+        );
+      if (typeof score !== 'number' || !Number.isFinite(score))
+        throw new ResultFileError(
+          path,
+          0,
+          undefined,
+          `${where}run ${i}, task ${task}: ${score === null ? 'null (NaN or infinity in Python)' : clip(JSON.stringify(score))} is not a finite number`,
+        );
+      return { algorithm, run: String(i), task: String(task), score, line: 0 };
+    });
+  });
+}
+
 function jsonRows(text: string, path: string): ScoreRow[] {
+  let whole: unknown;
+  try {
+    whole = parsePythonJson(text);
+  } catch {
+    // not one JSON document: JSON lines, read one at a time below
+  }
+  if (isObject(whole) && !('score' in whole)) {
+    refuseOtherRecord(whole, path);
+    const notMatrix = Object.keys(whole).find((key) => !Array.isArray(whole[key]));
+    if (notMatrix !== undefined)
+      throw new ResultFileError(
+        path,
+        0,
+        undefined,
+        `a JSON object whose '${clip(notMatrix)}' is not a runs x tasks matrix: expected {"algorithm": [[score per task] per run]} (rliable's score dict) or {"run", "task", "score"} rows`,
+      );
+    return Object.entries(whole).flatMap(([algorithm, matrix]) => matrixRows(matrix, algorithm, path));
+  }
   if (text.trimStart().startsWith('[')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
+    if (whole === undefined)
       throw new ResultFileError(path, 0, undefined, 'not valid JSON (a JSON array of {run, task, score})');
-    }
-    if (!Array.isArray(parsed))
+    if (!Array.isArray(whole))
       throw new ResultFileError(path, 0, undefined, 'not a JSON array of {run, task, score}');
+    if (Array.isArray(whole[0])) return matrixRows(whole, undefined, path);
     // A JSON array has no lines to name: its elements are counted from 1 instead.
-    return parsed.map((value, i) => jsonRow(value, `${path}: element ${i + 1}`, 0));
+    return whole.map((value, i) => jsonRow(value, `${path}: element ${i + 1}`, 0));
   }
   const rows: ScoreRow[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -118,6 +292,7 @@ function jsonRows(text: string, path: string): ScoreRow[] {
         'not valid JSON (one {run, task, score} object per line)',
       );
     }
+    if (rows.length === 0 && isObject(value) && !('score' in value)) refuseOtherRecord(value, path);
     rows.push(jsonRow(value, path, i + 1));
   });
   return rows;
@@ -181,7 +356,9 @@ function toMatrix(algorithm: string, path: string, rows: readonly ScoreRow[]): A
 export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
   const algorithms: AlgorithmScores[] = [];
   for (const path of paths) {
-    const rows = parseScoreRows(readRegularFile(path, 'score file'), path);
+    const bytes = readBytes(path)!;
+    refuseBinary(bytes, path);
+    const rows = parseScoreRows(bytes.toString('utf8'), path);
     const groups = new Map<string, ScoreRow[]>();
     const fileName = basename(path, extname(path));
     for (const row of rows) {
