@@ -210,7 +210,8 @@ function improvementCounter(
  * The probability of improvement P(X > Y) (`probabilityOfImprovement`) with rliable's interval
  * for it (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, the
  * runs of Y with replacement within each task, so the two may have different runs; with
- * `wholeRuns`, whole runs of X and, apart, of Y.
+ * `wholeRuns`, whole runs of X and, apart, of Y; with `paired` too, where row i of X and of Y are
+ * one unit (one seed at two checkpoints), the same whole rows of both.
  * @throws RangeError as stratifiedBootstrap does, or on x and y with different task counts.
  * @example probabilityOfImprovementInterval(x, y, { rng: new Rng(1) })
  */
@@ -221,13 +222,18 @@ export function probabilityOfImprovementInterval(
     reps = 50_000,
     level = 0.95,
     wholeRuns = false,
+    paired = false,
     progress,
     rng,
-  }: Omit<StratifiedBootstrapOptions, 'taskBootstrap'>,
+  }: Omit<StratifiedBootstrapOptions, 'taskBootstrap'> & { paired?: boolean },
 ): Estimate {
   const tasks = checkMatrix(x, 'probabilityOfImprovementInterval: x');
   if (checkMatrix(y, 'probabilityOfImprovementInterval: y') !== tasks)
     throw new RangeError('probabilityOfImprovementInterval: x and y must have the same tasks');
+  if (paired && !(wholeRuns && x.length === y.length))
+    throw new RangeError(
+      'probabilityOfImprovementInterval: paired needs wholeRuns and as many runs of x as of y',
+    );
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
@@ -237,7 +243,8 @@ export function probabilityOfImprovementInterval(
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r += 1) {
     redrawRuns(xDrawn, x.length, xRows, rng);
-    redrawRuns(yDrawn, y.length, yRows, rng);
+    if (paired) yDrawn.set(xDrawn);
+    else redrawRuns(yDrawn, y.length, yRows, rng);
     replicates[r] = improvement(xDrawn, yDrawn);
     progress?.(r + 1);
   }

@@ -1,76 +1,85 @@
 /**
  * The interval methods `npm run exp:coverage` (experiments/coverage.ts) simulates, each at its
- * design with the truth it claims to cover, and the exact truths: binomial sums over the
- * committed studies' seeds and tasks.
+ * design with the truth it claims to cover, one sample's draw, and the exact truths: binomial
+ * sums over a world's seeds and tasks (experiments/coverageWorld.ts).
  */
 import {
   betaBinomialMeanPosterior,
-  bootstrapCI,
   binomialPmf,
   episodeBootstrapCI,
+  exactOverUnits,
   mean,
   meanTInterval,
   noiseStandardDeviations,
   percentileOfSorted,
   probabilityOfImprovementInterval,
-  sampleVariance,
-  stratifiedBootstrap,
-  interquartileMean,
+  rliableAggregates,
   taskBootstrapCI,
   welchInterval,
   wilsonInterval,
 } from '../eval/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { compareSeedScores } from '../study/index.ts';
+import { compareSeedScores, SELECTION_FIGURES } from '../study/index.ts';
 import {
+  CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
   EPISODE_BOOTSTRAP_METHOD,
-  MEAN_OVER_SEEDS_METHOD,
-  TRAINING_SD_8_METHOD,
-  WILSON_8_METHOD,
   IMPROVEMENT_METHOD,
   IQM_METHOD,
+  MEAN_OVER_SEEDS_METHOD,
   PAIRED_T_METHOD,
+  PROFILE_METHOD,
   SEED_BOOTSTRAP_METHOD,
+  TASK_BOOTSTRAP_BOUNDARY_METHOD,
   TASK_BOOTSTRAP_METHOD,
+  TRAINING_SD_METHOD,
+  EVALUATION_SD_METHOD,
   WELCH_METHOD,
+  WILSON_METHOD,
+  selectionMethod,
+  eightSeeds,
 } from './coverageNotes.ts';
+import type { SelectionFigure, World } from './coverageWorld.ts';
 
-/** The truth: rows[seed][task] pass rates of each recipe and step. */
-export interface World {
-  step80: number[][];
-  step0: number[][];
-  second80: number[][];
-  /** Row indices [first, second] of the seeds the two studies share (`sharedSeeds`, as `study compare` pairs them). */
-  shared: Array<[number, number]>;
+export const STUDY = '16 seeds x 10 tasks x 64 episodes';
+export const STUDY8 = '8 seeds x 10 tasks x 64 episodes';
+export const EVALUATION = '10 tasks x 32 episodes';
+export const BOUNDARY = '5 tasks x 1 sample';
+export const COMPARE = '16 + 8 seeds';
+const EPISODES = 64;
+
+/** A seed of a sample: its scores at step 80 and 0 on the same episodes, and a second evaluation of step 80. */
+interface SampledSeed {
+  step80: number[];
+  step0: number[];
+  repeat: number;
+  /** Per task, the episodes only step 0 solved and those only step 80 solved (the paired tests' counts). */
+  onlyEarly: number[];
+  onlyLate: number[];
 }
 
-/** One simulated data set of every design, drawn together. */
+/** One simulated data set of every design, drawn together from one world. */
 export interface Sample {
-  study: {
-    step80: number[][];
-    step0Independent: number[][];
-    a: number[];
-    b: number[];
-    narrows: number;
-    /** The claim's count over the first 8 of the 16 seeds (the 8-seed design). */
-    narrows8: number;
-  };
+  seeds: SampledSeed[];
+  /** The claim's verdict (a task's step-80 count below its step-0 count) in each seed. */
+  verdicts: boolean[];
+  /** Per seed, the share of resamples of its episodes in which the verdict holds (exact, `resampledVerdict`). */
+  support: number[];
+  selection: Record<SelectionFigure, number[]>;
   evaluation: { successes: number[]; trials: number; tasks: number[] };
+  boundary: { successes: number[]; trials: number };
   compare: { a: number[]; b: number[]; pairs: Array<{ seed: number; a: number; b: number }> };
 }
 
-export type Interval = { low: number; high: number };
+export type Interval = { low: number; high: number; method?: string };
 export interface Sizes {
   reps: number;
   draws: number;
 }
-/**
- * One interval method at one design: its interval of one sample and the truth it claims to cover.
- * A new method is one entry.
- */
+/** One interval method at one design: its interval of one sample and the truth it claims to cover. A new method is one entry. */
 export interface Entry {
-  method: string;
+  /** The id reports cite it by (experiments/coverageNotes.ts). */
+  id: string;
   design: string;
   interval: (sample: Sample, sizes: Sizes, rng: Rng) => Interval;
   truth: (world: World, sample: Sample) => number;
@@ -78,106 +87,214 @@ export interface Entry {
   perSample?: true;
 }
 
-export const STUDY = '16 seeds x 10 tasks x 64 episodes';
-/** A recipe's study of 8 seeds (exp:recipe-claims), simulated as the first 8 seeds of each STUDY sample. */
-export const STUDY8 = '8 seeds x 10 tasks x 64 episodes';
-export const EVALUATION = '10 tasks x 32 episodes';
-export const COMPARE = '16 + 8 seeds';
-
-const seedMean = (row: readonly number[]) => mean(row);
-/** 17.4's split of two evaluations per seed, for the percentile bootstrap that the chi-square interval replaced (kept to show why). */
-function trainingNoise(a: readonly number[], b: readonly number[]) {
-  const evaluation = mean(a.map((value, i) => (value - b[i]!) ** 2 / 2));
-  const seedMeans = a.map((value, i) => (value + b[i]!) / 2);
+/** One sample of every design from the world; each seed one of its rows drawn at random, each episode a fresh draw. */
+export function draw(world: World, rng: Rng): Sample {
+  const score = (row: readonly number[], n: number) => row.map((p) => binomialDraw(n, p, rng) / n);
+  const seeds = Array.from({ length: 16 }, (): SampledSeed => {
+    const s = rng.int(world.step80.length);
+    const paired = world.step80[s]!.map((late, t) => pairedEpisodes(world.step0[s]![t]!, late, rng));
+    return {
+      step80: paired.map((task) => task.late / EPISODES),
+      step0: paired.map((task) => task.early / EPISODES),
+      repeat: mean(score(world.step80[s]!, EPISODES)),
+      onlyEarly: paired.map((task) => task.onlyEarly),
+      onlyLate: paired.map((task) => task.onlyLate),
+    };
+  });
+  const pool = world.step80.flat();
+  const tasks = Array.from({ length: 10 }, () => pool[rng.int(pool.length)]!);
+  const boundaryTasks = Array.from({ length: 5 }, () => pool[rng.int(pool.length)]!);
+  const passAt1 = (row: readonly number[]) => mean(score(row, EPISODES));
+  const pick = (rows: number[][]) => rows[rng.int(rows.length)]!;
+  const shared = Array.from({ length: 8 }, () => world.shared[rng.int(world.shared.length)]!);
   return {
-    training: Math.sqrt(Math.max(0, sampleVariance(seedMeans) - evaluation / 2)),
-    evaluation: Math.sqrt(evaluation),
+    seeds,
+    verdicts: seeds.map((seed) => seed.step80.some((rate, t) => rate < seed.step0[t]!)),
+    support: seeds.map((seed) => resampledVerdict(seed.onlyEarly, seed.onlyLate)),
+    selection: Object.fromEntries(
+      SELECTION_FIGURES.map((figure) => {
+        const values = world.selection[figure];
+        return [figure, Array.from({ length: 16 }, () => values[rng.int(values.length)]!)];
+      }),
+    ) as Sample['selection'],
+    evaluation: { successes: tasks.map((p) => binomialDraw(32, p, rng)), trials: 32, tasks },
+    boundary: { successes: boundaryTasks.map((p) => binomialDraw(1, p, rng)), trials: 1 },
+    compare: {
+      a: Array.from({ length: 16 }, () => passAt1(pick(world.step80))),
+      b: Array.from({ length: 8 }, () => passAt1(pick(world.second80))),
+      pairs: shared.map(([i, j], k) => ({
+        seed: k,
+        a: passAt1(world.step80[i]!),
+        b: passAt1(world.second80[j]!),
+      })),
+    },
   };
 }
-/** The percentile bootstrap over seeds that the noise SDs had before the chi-square interval. */
-function seedBootstrap(
-  n: number,
-  statistic: (indices: number[]) => number,
-  reps: number,
-  rng: Rng,
-): Interval {
-  const replicates = Float64Array.from({ length: reps }, () =>
-    statistic(Array.from({ length: n }, () => rng.int(n))),
-  ).sort();
-  return { low: percentileOfSorted(replicates, 0.025), high: percentileOfSorted(replicates, 0.975) };
+
+const binomialDraw = (n: number, p: number, rng: Rng) => {
+  let successes = 0;
+  for (let i = 0; i < n; i++) if (rng.next() < p) successes++;
+  return successes;
+};
+
+/** One task's 64 episodes played by step 0 and step 80, their outcomes drawn apart: the counts the paired tests read. */
+function pairedEpisodes(early: number, late: number, rng: Rng) {
+  let [earlyWins, lateWins, onlyEarly, onlyLate] = [0, 0, 0, 0];
+  for (let e = 0; e < EPISODES; e++) {
+    const a = rng.next() < early;
+    const b = rng.next() < late;
+    earlyWins += a ? 1 : 0;
+    lateWins += b ? 1 : 0;
+    if (a && !b) onlyEarly++;
+    if (b && !a) onlyLate++;
+  }
+  return { early: earlyWins, late: lateWins, onlyEarly, onlyLate };
 }
-/** The percentile bootstrap over a sample's 16 seeds of one of the two noise SDs. */
-const noiseInterval = (s: Sample, which: 'training' | 'evaluation', reps: number, rng: Rng) =>
-  seedBootstrap(
-    s.study.a.length,
-    (ix) =>
-      trainingNoise(
-        ix.map((i) => s.study.a[i]!),
-        ix.map((i) => s.study.b[i]!),
-      )[which],
-    reps,
-    rng,
+
+/**
+ * The probability that a resample of a seed's episodes (each task's 64 redrawn with replacement,
+ * the same draw at both steps) shows a task below the base agent: 1 - prod over tasks of
+ * P(only-late* >= only-early*), the starred counts trinomial at the observed shares. It is what
+ * the two-stage bootstrap's second stage draws from, with infinitely many resamples.
+ */
+function resampledVerdict(onlyEarly: readonly number[], onlyLate: readonly number[]): number {
+  let noneBelow = 1;
+  onlyEarly.forEach((early, t) => (noneBelow *= notBelow(early, onlyLate[t]!)));
+  return 1 - noneBelow;
+}
+const notBelowCache = new Map<number, number>();
+function notBelow(early: number, late: number): number {
+  const key = early * 1000 + late;
+  let value = notBelowCache.get(key);
+  if (value !== undefined) return value;
+  const [a, b] = [early / EPISODES, late / EPISODES];
+  // d* discordant ~ Binomial(64, a + b); only-early* | d* ~ Binomial(d*, a / (a + b)).
+  if (a + b === 0) value = 1;
+  else {
+    const discordant = binomialPmf(EPISODES, a + b);
+    value = 0;
+    for (let d = 0; d <= EPISODES; d++) {
+      const split = binomialPmf(d, a / (a + b));
+      for (let x = 0; x <= d; x++) if (d - x >= x) value += discordant[d]! * split[x]!;
+    }
+  }
+  notBelowCache.set(key, value);
+  return value;
+}
+
+/** The two-stage interval of the claim's rate over the first `seeds` seeds (study/claims.ts's `twoStageRate`, resamples drawn exactly). */
+function twoStage(sample: Sample, seeds: number, reps: number, rng: Rng): Interval {
+  const support = sample.support.slice(0, seeds);
+  const replicates = Float64Array.from({ length: reps }, () => {
+    let holds = 0;
+    for (let s = 0; s < seeds; s++) if (rng.next() < support[rng.int(seeds)]!) holds++;
+    return holds / seeds;
+  }).sort();
+  const low = percentileOfSorted(replicates, 0.025);
+  const high = percentileOfSorted(replicates, 0.975);
+  return low < high ? { low, high } : { ...exactOverUnits(low, seeds), method: 'exact' };
+}
+
+const seedMean = (row: readonly number[]) => mean(row);
+const step80Rows = (s: Sample, seeds = 16) => s.seeds.slice(0, seeds).map((seed) => seed.step80);
+const counted = (s: Sample, seeds: number) => s.verdicts.slice(0, seeds).filter(Boolean).length;
+const noise = (s: Sample, seeds: number) =>
+  noiseStandardDeviations(
+    s.seeds.slice(0, seeds).map((seed) => mean(seed.step80)),
+    s.seeds.slice(0, seeds).map((seed) => seed.repeat),
   );
+
+/** The interval methods the results print, at the designs they print them at. */
 export const METHODS: Entry[] = [
+  ...[16, 8].flatMap((seeds): Entry[] => {
+    const design = seeds === 16 ? STUDY : STUDY8;
+    const id = (base: string) => (seeds === 16 ? base : eightSeeds(base));
+    return [
+      {
+        id: id(CLAIM_RATE_METHOD),
+        design,
+        interval: (s, z, rng) => twoStage(s, seeds, z.reps, rng),
+        truth: (w) => narrowingRate(w.step80, w.step0),
+      },
+      {
+        id: id(WILSON_METHOD),
+        design,
+        interval: (s) => wilsonInterval(counted(s, seeds), seeds),
+        truth: (w) => narrowingRate(w.step80, w.step0),
+      },
+      {
+        id: id(MEAN_OVER_SEEDS_METHOD),
+        design,
+        interval: (s) => meanTInterval(step80Rows(s, seeds).map(seedMean)),
+        truth: (w) => mean(w.step80.map(seedMean)),
+      },
+      {
+        id: id(TRAINING_SD_METHOD),
+        design,
+        interval: (s) => noise(s, seeds).training,
+        truth: (w) => trainingSdTruth(w.step80),
+      },
+      ...SELECTION_FIGURES.map((figure): Entry => ({
+        id: id(selectionMethod(figure)),
+        design,
+        interval: (s) => meanTInterval(s.selection[figure].slice(0, seeds)),
+        truth: (w) => mean(w.selection[figure]),
+      })),
+    ];
+  }),
   {
-    method: 'Wilson, a claim over seeds',
+    id: EVALUATION_SD_METHOD,
     design: STUDY,
-    interval: (s) => wilsonInterval(s.study.narrows, 16),
-    truth: (w) => narrowingRate(w.step80, w.step0),
+    interval: (s) => noise(s, 16).evaluation,
+    truth: (w) => evaluationSdTruth(w.step80, EPISODES),
   },
   {
-    method: IQM_METHOD,
+    id: IQM_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
-      stratifiedBootstrap(s.study.step80, (scores) => [interquartileMean(scores)], { reps: z.reps, rng })[0]!,
+      rliableAggregates(step80Rows(s), { metrics: ['iqm'], reps: z.reps, rng, wholeRuns: true }).metrics.iqm!,
     truth: (w) => mixtureIqm(w.step80),
   },
   {
-    method: IMPROVEMENT_METHOD,
+    id: PROFILE_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
-      probabilityOfImprovementInterval(s.study.step80, s.study.step0Independent, { reps: z.reps, rng }),
+      rliableAggregates(step80Rows(s), { metrics: [], taus: [0.5], reps: z.reps, rng, wholeRuns: true })
+        .profile[0]!,
+    truth: (w) => mixtureShareAbove(w.step80, 0.5),
+  },
+  {
+    id: IMPROVEMENT_METHOD,
+    design: STUDY,
+    interval: (s, z, rng) =>
+      probabilityOfImprovementInterval(
+        step80Rows(s),
+        s.seeds.map((seed) => seed.step0),
+        { reps: z.reps, rng, wholeRuns: true, paired: true },
+      ),
     truth: (w) => improvementTruth(w.step80, w.step0),
   },
   {
-    method: 'training-noise SD, chi-square (reported)',
-    design: STUDY,
-    interval: (s) => noiseStandardDeviations(s.study.a, s.study.b).training,
-    truth: (w) => trainingSdTruth(w.step80),
-  },
-  {
-    method: 'evaluation-noise SD, chi-square (reported)',
-    design: STUDY,
-    interval: (s) => noiseStandardDeviations(s.study.a, s.study.b).evaluation,
-    truth: (w) => evaluationSdTruth(w.step80, 64),
-  },
-  {
-    method: 'training-noise SD, percentile bootstrap (replaced)',
-    design: STUDY,
-    interval: (s, z, rng) => noiseInterval(s, 'training', z.reps, rng),
-    truth: (w) => trainingSdTruth(w.step80),
-  },
-  {
-    method: 'evaluation-noise SD, percentile bootstrap (replaced)',
-    design: STUDY,
-    interval: (s, z, rng) => noiseInterval(s, 'evaluation', z.reps, rng),
-    truth: (w) => evaluationSdTruth(w.step80, 64),
-  },
-  {
-    method: TASK_BOOTSTRAP_METHOD,
+    id: TASK_BOOTSTRAP_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) => taskBootstrapCI(s.evaluation, { reps: z.reps, rng }),
     truth: (w) => mean(w.step80.flat()),
   },
   {
-    method: EPISODE_BOOTSTRAP_METHOD,
+    id: TASK_BOOTSTRAP_BOUNDARY_METHOD,
+    design: BOUNDARY,
+    interval: (s, z, rng) => taskBootstrapCI(s.boundary, { reps: z.reps, rng }),
+    truth: (w) => mean(w.step80.flat()),
+  },
+  {
+    id: EPISODE_BOOTSTRAP_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) => episodeBootstrapCI(s.evaluation, { reps: z.reps, rng }),
     truth: (_, s) => mean(s.evaluation.tasks),
     perSample: true,
   },
   {
-    method: CREDIBLE_INTERVAL_METHOD,
+    id: CREDIBLE_INTERVAL_METHOD,
     design: EVALUATION,
     interval: (s, z, rng) =>
       betaBinomialMeanPosterior({
@@ -189,59 +306,23 @@ export const METHODS: Entry[] = [
     truth: (w) => mean(w.step80.flat()),
   },
   {
-    method: WELCH_METHOD,
+    id: WELCH_METHOD,
     design: COMPARE,
     interval: (s) => welchInterval(s.compare.a, s.compare.b),
     truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
   },
   {
-    method: SEED_BOOTSTRAP_METHOD,
+    id: SEED_BOOTSTRAP_METHOD,
     design: COMPARE,
     interval: (s, z, rng) => compareSeedScores(s.compare.a, s.compare.b, [], { rng, reps: z.reps }).bootstrap,
     truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
   },
   {
-    method: PAIRED_T_METHOD,
+    id: PAIRED_T_METHOD,
     design: COMPARE,
     interval: (s, z, rng) =>
       compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,
     truth: (w) => mean(w.shared.map(([i, j]) => seedMean(w.second80[j]!) - seedMean(w.step80[i]!))),
-  },
-  {
-    method: WILSON_8_METHOD,
-    design: STUDY8,
-    interval: (s) => wilsonInterval(s.study.narrows8, 8),
-    truth: (w) => narrowingRate(w.step80, w.step0),
-  },
-  {
-    method: TRAINING_SD_8_METHOD,
-    design: STUDY8,
-    interval: (s) => noiseStandardDeviations(s.study.a.slice(0, 8), s.study.b.slice(0, 8)).training,
-    truth: (w) => trainingSdTruth(w.step80),
-  },
-  {
-    method: MEAN_OVER_SEEDS_METHOD,
-    design: STUDY,
-    interval: (s) => meanTInterval(s.study.a),
-    truth: (w) => mean(w.step80.map(seedMean)),
-  },
-  {
-    method: `${MEAN_OVER_SEEDS_METHOD} (8)`,
-    design: STUDY8,
-    interval: (s) => meanTInterval(s.study.a.slice(0, 8)),
-    truth: (w) => mean(w.step80.map(seedMean)),
-  },
-  {
-    method: 'percentile bootstrap over seeds of a mean (replaced)',
-    design: STUDY,
-    interval: (s, z, rng) => bootstrapCI(s.study.a, { reps: z.reps, rng }),
-    truth: (w) => mean(w.step80.map(seedMean)),
-  },
-  {
-    method: 'percentile bootstrap over seeds of a mean (replaced) (8)',
-    design: STUDY8,
-    interval: (s, z, rng) => bootstrapCI(s.study.a.slice(0, 8), { reps: z.reps, rng }),
-    truth: (w) => mean(w.step80.map(seedMean)),
   },
 ];
 
@@ -252,11 +333,17 @@ function mixturePmf(rows: readonly number[][], task: number, n: number): Float64
   return pmf;
 }
 
-/** The IQM of the pooled score distribution (every task weighted alike): the mean of its quantile function over [0.25, 0.75]. */
-export function mixtureIqm(rows: number[][], n = 64): number {
+/** The pooled score pmf over tasks (each task weighted alike). */
+function pooledPmf(rows: readonly number[][], n: number): Float64Array {
   const tasks = rows[0]!.length;
   const mass = new Float64Array(n + 1);
   for (let t = 0; t < tasks; t++) mixturePmf(rows, t, n).forEach((m, c) => (mass[c]! += m / tasks));
+  return mass;
+}
+
+/** The IQM of the pooled score distribution: the mean of its quantile function over [0.25, 0.75]. */
+export function mixtureIqm(rows: number[][], n = EPISODES): number {
+  const mass = pooledPmf(rows, n);
   let [below, sum] = [0, 0];
   for (let c = 0; c <= n; c++) {
     const overlap = Math.max(0, Math.min(below + mass[c]!, 0.75) - Math.max(below, 0.25));
@@ -266,8 +353,16 @@ export function mixtureIqm(rows: number[][], n = 64): number {
   return sum / 0.5;
 }
 
+/** The share of pooled seed x task scores above tau: the performance profile's truth. */
+export function mixtureShareAbove(rows: number[][], tau: number, n = EPISODES): number {
+  const mass = pooledPmf(rows, n);
+  let share = 0;
+  for (let c = 0; c <= n; c++) if (c / n > tau) share += mass[c]!;
+  return share;
+}
+
 /** P(X > Y) + P(X = Y) / 2 per task, averaged over tasks (rliable's probability of improvement), of independent seeds. */
-export function improvementTruth(x: number[][], y: number[][], n = 64): number {
+export function improvementTruth(x: number[][], y: number[][], n = EPISODES): number {
   const tasks = x[0]!.length;
   let total = 0;
   for (let t = 0; t < tasks; t++) {
@@ -282,7 +377,7 @@ export function improvementTruth(x: number[][], y: number[][], n = 64): number {
 }
 
 /** P(some task's step-80 count is below its step-0 count) for a seed drawn at random, 64 episodes each. */
-export function narrowingRate(step80: number[][], step0: number[][], n = 64): number {
+export function narrowingRate(step80: number[][], step0: number[][], n = EPISODES): number {
   return mean(
     step80.map((row, s) => {
       let allHold = 1;

@@ -4,8 +4,8 @@
  * Question: which training recipe should the project use, chosen as docs/RECIPES.md fixed before
  *   any candidate ran? Each candidate is a study of 8 seeds (studies/recipes-dev/NAME, a
  *   `devSplit` recipe: trained outside the development split, evaluated on its five tasks, no
- *   held-out task played). For each: pass@1 at steps 0, 30 and 80 (mean and IQM with stratified-
- *   bootstrap 95% intervals, SD with its chi-square interval), step 30's training- and
+ *   held-out task played). For each: pass@1 at steps 0, 30 and 80 (mean with the t interval on
+ *   the seed means, IQM with whole seeds redrawn, SD with its chi-square interval), step 30's training- and
  *   evaluation-noise SDs, and step 80's difference from the default with a 99% interval
  *   (Bonferroni over five comparisons; paired t on the seeds that share their step-0 agent and
  *   episodes, else Welch); then the rule, line by line, and the choice.

@@ -16,20 +16,34 @@
  *   for a study other than studies/default-16).
  */
 import { basename, join, resolve } from 'node:path';
-import { readPlan, loadResults, seedClaims } from '../study/index.ts';
+import { readPlan, loadResults, seedClaims, SELECTION_FIGURES } from '../study/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_STUDY, isMain, parseScriptFlags, ROOT, runScript, writeResults } from './common.ts';
 import { report } from './report/seeds.ts';
-import { IMPROVEMENT_METHOD, IQM_METHOD, MEAN_OVER_SEEDS_METHOD, coverageNote } from './coverageNotes.ts';
+import {
+  CLAIM_RATE_METHOD,
+  EVALUATION_SD_METHOD,
+  IMPROVEMENT_METHOD,
+  IQM_METHOD,
+  MEAN_OVER_SEEDS_METHOD,
+  PROFILE_METHOD,
+  TRAINING_SD_METHOD,
+  WILSON_METHOD,
+  coverageNote,
+  selectionMethod,
+} from './coverageNotes.ts';
 
 /** The interval methods seeds.md prints whose coverage exp:coverage measures. */
 const SEEDS_COVERAGE = [
-  'Wilson, a claim over seeds',
+  CLAIM_RATE_METHOD,
+  WILSON_METHOD,
   MEAN_OVER_SEEDS_METHOD,
-  'training-noise SD, chi-square (reported)',
-  'evaluation-noise SD, chi-square (reported)',
   IQM_METHOD,
+  PROFILE_METHOD,
   IMPROVEMENT_METHOD,
+  TRAINING_SD_METHOD,
+  EVALUATION_SD_METHOD,
+  ...SELECTION_FIGURES.map(selectionMethod),
 ];
 
 export interface SeedsOptions {

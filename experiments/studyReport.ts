@@ -14,7 +14,7 @@ const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3))
  * Merges a finished study's evaluations into `<study>/results/`: study.json (every seed's
  * held-out pass@1 at every chapter step, the SD and range over seeds, the mean and the
  * interquartile mean over seeds x tasks and the probability that step 80 improves on step 0,
- * each with its stratified-bootstrap interval from `stepAggregates` and `improvement`, the
+ * each with its interval over seeds from `stepAggregates` and `improvement` (a seed the unit), the
  * functions `exp:seeds` prints them with), study.md and figures/study-pass.svg. Every number is
  * a function of the job outputs and the study's eval seed alone, so the same plan gives the same
  * report wherever its jobs ran (generatedAt aside).
@@ -57,7 +57,7 @@ export async function writeStudyReport(
     ...(mixedCode !== undefined ? { mixedCode } : {}),
   };
   const figure = await intervalChartSvg({
-    title: `${capitalised(splitName(plan))} pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its stratified 95% interval`,
+    title: `${capitalised(splitName(plan))} pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its 95% interval (whole seeds redrawn)`,
     xTitle: 'chapter step',
     yTitle: `${splitName(plan)} pass@1`,
     points: [
@@ -91,11 +91,11 @@ export async function writeStudyReport(
     markdownTable(
       [
         'step',
-        'mean [stratified 95%]',
+        'mean [t 95% on seed means]',
         'SD over seeds [chi-square 95%]',
         'min',
         'max',
-        'IQM [stratified 95%]',
+        'IQM [whole seeds redrawn, 95%]',
       ],
       steps.map((row) => [
         row.step,
@@ -107,11 +107,11 @@ export async function writeStudyReport(
       ]),
     ),
     '',
-    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. Intervals: rliable's stratified bootstrap (seeds redrawn within each task), ${AGGREGATE_REPS.toLocaleString('en-US')} replicates.`,
+    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${AGGREGATE_REPS.toLocaleString('en-US')} replicates).`,
     '',
     numbers.probabilityOfImprovement === null
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
-      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} [${f3(numbers.probabilityOfImprovement.low)}, ${f3(numbers.probabilityOfImprovement.high)}] (stratified bootstrap 95%).`,
+      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} [${f3(numbers.probabilityOfImprovement.low)}, ${f3(numbers.probabilityOfImprovement.high)}] (whole seeds redrawn, 95%).`,
     '',
     coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
     '',

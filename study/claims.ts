@@ -304,7 +304,7 @@ function twoStageRate(
  * minus the validation pick's on the same half) and the test-selection gain (the test pick's test
  * score minus the validation pick's, on all the test episodes: >= 0 by construction).
  */
-function selection(results: StudyResults, seed: number) {
+export function seedSelection(results: StudyResults, seed: number) {
   const test = results.tasks.flatMap((task, t) => (task.variant === 4 ? [t] : []));
   const validation = results.tasks.flatMap((task, t) => (task.variant === 5 ? [t] : []));
   const scores = CHAPTER_STEPS.map((step) => {
@@ -384,7 +384,7 @@ function bookDesignCurse(results: StudyResults, seed: number, test: readonly num
 }
 
 /** 17.8's figures per seed, each with a t interval over seeds (`meanTInterval`). */
-const SELECTION_FIGURES = [
+export const SELECTION_FIGURES = [
   'winnersCurse',
   'winnersCurseReverse',
   'realAdvantage',
@@ -478,7 +478,7 @@ export function seedClaims(
           })),
         };
       }),
-      selection: selection(results, trainingSeed),
+      selection: seedSelection(results, trainingSeed),
     };
   });
 

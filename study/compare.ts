@@ -57,7 +57,7 @@ export interface StudyComparison extends SeedComparison {
   b: Side;
   /** Seeds whose step-0 checkpoint checksum and evaluation episodes are byte-identical in both studies. */
   sharedSeeds: number[];
-  /** P(B > A) over seeds x tasks at step 80 (rliable), with its stratified-bootstrap 95% interval (seeds of A and of B redrawn apart within each task, AGGREGATE_REPS replicates). */
+  /** P(B > A) over seeds x tasks at step 80 (rliable), with its 95% interval from whole seeds of A and of B redrawn apart (AGGREGATE_REPS replicates). */
   probabilityOfImprovement: { estimate: number; low: number; high: number; reps: number };
 }
 
@@ -230,8 +230,10 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     shared.map((seed) => ({ seed, a: step80(a, seed), b: step80(b, seed) })),
     { rng },
   );
+  // A seed is the unit: whole seeds of A and, apart, of B redrawn (docs/CLAIMS.md, section 1).
   const improvement = probabilityOfImprovementInterval(taskRates(b, 80), taskRates(a, 80), {
     reps: AGGREGATE_REPS,
+    wholeRuns: true,
     rng: rng.fork('probability-of-improvement'),
   });
   return {
@@ -281,7 +283,7 @@ export function formatComparison(c: StudyComparison, coverage: readonly string[]
   const p = c.probabilityOfImprovement;
   lines.push(
     unpaired,
-    `P(B > A) over seeds x tasks: ${f(p.estimate)} [${f(p.low)}, ${f(p.high)}] (stratified bootstrap 95%, ${p.reps.toLocaleString('en-US')} replicates)`,
+    `P(B > A) over seeds x tasks: ${f(p.estimate)} [${f(p.low)}, ${f(p.high)}] (whole seeds redrawn, 95%, ${p.reps.toLocaleString('en-US')} replicates)`,
   );
   const s = c.seedsNeeded;
   lines.push(

@@ -111,6 +111,8 @@ export {
   reproducibleStanding,
   requireChapterSteps,
   seedClaims,
+  seedSelection,
+  SELECTION_FIGURES,
   pairedDropP,
   type AcrossRecipes,
   type ClaimName,

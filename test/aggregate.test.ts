@@ -547,7 +547,7 @@ describe("rliable's layouts beside the long one", () => {
     expect(json).toMatchObject({ resample: 'whole-runs', tauScale: 'log', taus: [0, 0.25, 0.5, 0.75, 1] });
     expect(json.algorithms[0]!.profile.map(({ estimate }) => estimate)).toEqual([0.9, 0.65, 0.4, 0.2, 0]);
     expect(json.notes.join(' ')).toMatch(/Whole runs redrawn/);
-    expect(json.coverage).toMatch(/whole-run intervals is not simulated/);
+    expect(json.coverage).toMatch(/whole runs redrawn, as here/);
     const text = await cli(['aggregate', `${SAMPLES}/scores.csv`, '--reps', '300']);
     expect(text.stdout).toMatch(/300 bootstrap replicates \(--reps\)/);
     expect(text.stdout).toMatch(

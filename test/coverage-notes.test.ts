@@ -6,26 +6,26 @@ import {
   COVERAGE_FILE,
   coverageClause,
   coverageNote,
+  IQM_METHOD,
+  methodLabel,
   TASK_BOOTSTRAP_METHOD,
+  WILSON_METHOD,
 } from '../experiments/coverageNotes.ts';
 import { METHODS } from '../experiments/coverage.ts';
 
 describe('coverage flagged where an interval is reported (experiments/coverageNotes.ts)', () => {
-  it("names each method's measured coverage and flags those below 0.93, from results/coverage.json", () => {
-    const note = coverageNote(['Wilson, a claim over seeds', 'stratified-bootstrap IQM (step 80)']);
+  it("names each method's measured coverage in both worlds and flags those below 0.93, from results/coverage.json", () => {
+    const note = coverageNote([WILSON_METHOD, IQM_METHOD]);
     expect(note).toMatch(
-      /Wilson, a claim over seeds 0\.\d{3} ± 0\.\d{3} at 16 seeds x 10 tasks x 64 episodes;/,
+      /Wilson interval of a claim count over seeds 0\.\d{3} ± 0\.\d{3} observed, 0\.\d{3} ± 0\.\d{3} fitted at 16 seeds x 10 tasks x 64 episodes/,
     );
-    expect(note).toMatch(
-      /stratified-bootstrap IQM \(step 80\) 0\.\d{3} ± 0\.\d{3} at .* \(\*\*below 0\.93\*\*\)/,
-    );
-    expect(note).toMatch(/The one below 0\.93 is narrower than its nominal level says/);
+    expect(note).toMatch(/in the observed and a fitted world/);
   });
 
   it('every method the committed file holds is one of exp:coverage METHODS, and an unknown one is refused', () => {
-    for (const entry of METHODS) expect(() => coverageNote([entry.method])).not.toThrow();
-    expect(() => coverageNote(['no such method'])).toThrow(
-      `${COVERAGE_FILE} has no coverage of 'no such method': rerun \`npm run exp:coverage\``,
+    for (const entry of METHODS) expect(() => coverageNote([entry.id])).not.toThrow();
+    expect(() => coverageNote(['no-such-method'])).toThrow(
+      `${COVERAGE_FILE} has no coverage of 'no-such-method': rerun \`npm run exp:coverage\``,
     );
     const dir = mkdtempSync(join(tmpdir(), 'tinyagent-coverage-'));
     writeFileSync(join(dir, 'bad.json'), '{');
@@ -35,16 +35,23 @@ describe('coverage flagged where an interval is reported (experiments/coverageNo
     );
   });
 
-  it("a command's clause names the simulated design, flags it, and says when the caller's design is not simulated", () => {
+  it("a command's clause names the simulated design in both worlds, flags it, and says when the caller's design is not simulated", () => {
     const row = coverageClause(TASK_BOOTSTRAP_METHOD, '10 tasks x 32 episodes')!;
     expect(row.design).toBe('10 tasks x 32 episodes');
     expect(row.flagged).toBe(row.coverage < 0.93);
-    expect(row.text).toMatch(/^simulated coverage 0\.\d{3} ± 0\.\d{3} at 10 tasks x 32 episodes/);
+    expect(row.text).toMatch(
+      /^simulated coverage 0\.\d{3} ± 0\.\d{3} observed, 0\.\d{3} ± 0\.\d{3} fitted at 10 tasks x 32 episodes/,
+    );
     expect(row.text).not.toMatch(/is not simulated/);
     expect(coverageClause(TASK_BOOTSTRAP_METHOD, '5 tasks x 4 episodes')!.text).toMatch(
       /; 5 tasks x 4 episodes is not simulated \(results\/coverage\.md\)$/,
     );
     const dir = mkdtempSync(join(tmpdir(), 'tinyagent-coverage-'));
     expect(coverageClause(TASK_BOOTSTRAP_METHOD, 'x', join(dir, 'missing.json'))).toBeUndefined();
+  });
+
+  it('every method id has a label, and an unknown id is refused', () => {
+    for (const entry of METHODS) expect(methodLabel(entry.id)).not.toBe('');
+    expect(() => methodLabel('nope')).toThrow(/no coverage method 'nope'/);
   });
 });

@@ -230,7 +230,7 @@ describe('study compare', () => {
     expect(text).toMatch(/design: paired on the 3 seeds shared/);
     expect(text).toMatch(/: step-80 development-split pass@1 /);
     expect(text).toMatch(
-      /P\(B > A\) over seeds x tasks: 0\.600 \[0\.450, 0\.750\] \(stratified bootstrap 95%, 50,000 replicates\)/,
+      /P\(B > A\) over seeds x tasks: 0\.600 \[0\.450, 0\.750\] \(whole seeds redrawn, 95%, 50,000 replicates\)/,
     );
     expect(text).toMatch(/bootstrap over seeds \[.*\] \(50,000 replicates\)/);
     expect(text.split('\n').at(-1)).toBe('coverage of Welch: a clause');

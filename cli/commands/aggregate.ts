@@ -147,8 +147,6 @@ export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
 
 /** The coverage rows of results/coverage.json that speak for these intervals, at the design they simulate. */
 function coverageNote(resample: Resampling): string {
-  if (resample === 'whole-runs')
-    return "Coverage of whole-run intervals is not simulated (results/coverage.md simulates the stratified bootstrap at the seed study's design only; docs/METRICS.md).";
   const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => {
     const clause = coverageClause(method, '');
     return clause === undefined ? [] : [{ method, ...clause }];
@@ -157,9 +155,13 @@ function coverageNote(resample: Resampling): string {
     found.length === 0
       ? 'results/coverage.json is missing (npm run exp:coverage simulates them)'
       : found
-          .map(({ method, design, coverage }) => `${method} at ${design}: ${coverage.toFixed(3)}`)
+          .map(({ text }) => text.replace(/; {2}is not simulated.*$|; is not simulated.*$/, ''))
           .join('; ');
-  return `Coverage of these nominal intervals was simulated only for the IQM and P(X > Y) at the seed study's design (${simulated}); no other design, and not the mean, median, optimality gap or profile bands, is simulated (docs/METRICS.md).`;
+  const which =
+    resample === 'whole-runs'
+      ? 'whole runs redrawn, as here'
+      : 'whole runs redrawn; the within-task intervals printed here are not simulated';
+  return `Coverage of these nominal intervals was simulated only for the IQM and P(X > Y) at the seed study's design, ${which} (${simulated}); no other design, and not the mean, median, optimality gap or profile bands, is simulated (docs/METRICS.md).`;
 }
 
 const interval = ({ estimate, low, high }: Estimate) =>

@@ -1,18 +1,28 @@
-/** The report of the coverage simulation (experiments/coverage.ts): one row per interval method and design. */
+/** The report of the coverage simulation (experiments/coverage.ts): one row per interval method and design, both worlds. */
 import { blocks, count, pct, reading, section, table, withSE, type Report } from './markdown.ts';
 
-/** One interval method at one design: its coverage over the simulations, with its Monte Carlo SE. */
-export interface CoverageRow {
-  method: string;
-  design: string;
-  nominal: number;
+/** One method's coverage in one world over the simulations, with its Monte Carlo SE. */
+export interface WorldCoverage {
+  world: 'observed' | 'fitted';
   coverage: number;
   se: number;
   missedHigh: number;
   missedLow: number;
   meanWidth: number;
+  /** The share of samples whose interval fell back to the exact one over the units. */
+  exact: number;
   /** The known truth; null for the episode bootstrap, whose truth is each sample's own tasks' mean. */
   truth: number | null;
+}
+
+/** One interval method at one design, in both worlds. */
+export interface CoverageRow {
+  id: string;
+  method: string;
+  design: string;
+  nominal: number;
+  worlds: WorldCoverage[];
+  /** Below the flag in either world. */
   flagged: boolean;
 }
 
@@ -23,30 +33,58 @@ export type Numbers = {
   draws: number;
   flagBelow: number;
   rows: CoverageRow[];
+  wilson: Array<{
+    seeds: number;
+    at: Array<{ rate: number; coverage: number }>;
+    lowest: { rate: number; coverage: number };
+  }>;
 };
 
-export function report({ simulations, reps, draws, flagBelow, rows }: Numbers): Report {
+export function report({ simulations, reps, draws, flagBelow, rows, wilson }: Numbers): Report {
   const flagged = rows.filter((row) => row.flagged);
+  const inWorld = (row: CoverageRow, world: 'observed' | 'fitted') =>
+    row.worlds.find((entry) => entry.world === world)!;
+  const cell = (row: CoverageRow, world: 'observed' | 'fitted') => {
+    const entry = inWorld(row, world);
+    return `${withSE(entry.coverage, entry.se)} (high ${pct(entry.missedHigh)}, low ${pct(entry.missedLow)}; width ${pct(entry.meanWidth)}${entry.exact > 0 ? `; exact in ${pct(entry.exact)}` : ''})`;
+  };
   return {
     markdown: blocks(
       section(
-        `Coverage of nominal-95% intervals (${count(simulations)} simulations each; bootstraps of ${count(reps)} replicates, posteriors of ${count(draws)} draws)`,
+        `Coverage of nominal-95% intervals (${count(simulations)} simulations in each world; bootstraps of ${count(reps)} replicates, posteriors of ${count(draws)} draws)`,
         table(rows, {
           method: (row) => row.method,
           design: (row) => row.design,
-          nominal: (row) => pct(row.nominal),
-          'coverage ± MC SE': (row) => withSE(row.coverage, row.se),
-          'missed high': (row) => pct(row.missedHigh),
-          'missed low': (row) => pct(row.missedLow),
-          'mean width': (row) => pct(row.meanWidth),
-          truth: (row) => (row.truth === null ? "each sample's tasks" : pct(row.truth)),
+          'observed world: coverage ± MC SE (missed high, low; mean width)': (row) => cell(row, 'observed'),
+          'fitted world': (row) => cell(row, 'fitted'),
+          'truth (observed; fitted)': (row) =>
+            row.worlds
+              .map((entry) => (entry.truth === null ? "each sample's tasks" : pct(entry.truth)))
+              .join('; '),
           [`below ${pct(flagBelow)}`]: (row) => (row.flagged ? '**flagged**' : ''),
         }),
         reading(
           flagged.length === 0
-            ? `every method covers at least ${pct(flagBelow)} at the designs the results use.`
-            : `${flagged.map((row) => `${row.method} (${row.design}) covers ${pct(row.coverage)}`).join('; ')}: below ${pct(flagBelow)}, so where the results report ${flagged.length === 1 ? 'it' : 'them'} the interval is narrower than its nominal level says. "Missed high" counts intervals wholly above the truth, "missed low" wholly below it. The MC SE is sqrt(c (1 - c) / ${count(simulations)}); a bootstrap of ${count(reps)} replicates moves a percentile endpoint by a little of the interval's width, which the coverage includes.`,
+            ? `every method covers at least ${pct(flagBelow)} in both worlds at the designs the results use.`
+            : `${flagged.map((row) => `${row.method} (${row.design}) covers ${row.worlds.map((entry) => `${pct(entry.coverage)} ${entry.world}`).join(', ')}`).join('; ')}: below ${pct(flagBelow)} in a world, so where the results report ${flagged.length === 1 ? 'it' : 'them'} the interval is narrower than its nominal level says. The observed world draws seeds as the study's own rows, so no seed is worse than the worst observed; the fitted world draws them from a model of the same data, which can. "Missed high" counts intervals wholly above the truth, "missed low" wholly below it; "exact" the samples where every unit was alike and the exact interval stood in. The MC SE is sqrt(c (1 - c) / ${count(simulations)}).`,
         ),
+      ),
+      section(
+        "The Wilson interval's exact coverage over the rates a claim can show",
+        table(
+          wilson[0]!.at.map((point, i) => ({
+            rate: point.rate,
+            values: wilson.map((entry) => entry.at[i]!.coverage),
+          })),
+          Object.fromEntries([
+            ['true rate', (row: { rate: number }) => pct(row.rate)],
+            ...wilson.map((entry, w) => [
+              `${entry.seeds} seeds`,
+              (row: { values: number[] }) => pct(row.values[w]!),
+            ]),
+          ]),
+        ),
+        `The exact binomial coverage (no simulation): lowest ${wilson.map((entry) => `${pct(entry.lowest.coverage)} at a rate of ${pct(entry.lowest.rate)} with ${entry.seeds} seeds`).join(', ')}. It dips below 0.95 near 0 and 1, where a claim that holds in almost every seed, or almost none, is counted.`,
       ),
     ),
   };

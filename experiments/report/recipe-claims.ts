@@ -5,10 +5,11 @@
 import type { ClaimName, ClaimsAcrossRecipes, ValueClaimName } from '../../study/index.ts';
 import { intervalChartSvg } from '../figures.ts';
 import {
-  MEAN_OVER_SEEDS_METHOD,
-  TRAINING_SD_8_METHOD,
-  WILSON_8_METHOD,
+  CLAIM_RATE_METHOD,
+  TRAINING_SD_METHOD,
   coverageNote,
+  eightSeeds,
+  selectionMethod,
 } from '../coverageNotes.ts';
 import { markdownTable, signed, type Report } from './markdown.ts';
 import { CLAIM_SHORT, CLAIM_TEXT, standingText } from './seeds.ts';
@@ -100,7 +101,14 @@ export async function report(
       `- False by construction: ${list(summary['falseByConstruction'])}.`,
       `- Open at these seeds: ${list(summary['open'])}.`,
     ].join('\n'),
-    `${coverageNote(['Wilson, a claim over seeds', WILSON_8_METHOD, 'training-noise SD, chi-square (reported)', TRAINING_SD_8_METHOD, MEAN_OVER_SEEDS_METHOD, `${MEAN_OVER_SEEDS_METHOD} (8)`])}`,
+    coverageNote(
+      [
+        CLAIM_RATE_METHOD,
+        TRAINING_SD_METHOD,
+        selectionMethod('winnersCurse'),
+        selectionMethod('bookCurse'),
+      ].flatMap((id) => [id, eightSeeds(id)]),
+    ),
     ...(numbers.notRun.length === 0
       ? []
       : [
