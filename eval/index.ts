@@ -123,3 +123,4 @@ export { shannonEntropy } from './entropy.ts';
 export { differenceStandardError, type DifferenceDesign } from './differenceStandardError.ts';
 export { designReview, CORRELATIONS, type DesignReviewOptions } from './designReview.ts';
 export { countDropDetection, pairedDropTestPower, type DropEffect } from './dropDetection.ts';
+export { expandedPercentileLevel } from './expandedPercentileLevel.ts';

@@ -12,14 +12,12 @@ import {
   meanTInterval,
   noiseStandardDeviations,
   percentileOfSorted,
-  probabilityOfImprovementInterval,
-  rliableAggregates,
   taskBootstrapCI,
   welchInterval,
   wilsonInterval,
 } from '../eval/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { compareSeedScores, SELECTION_FIGURES } from '../study/index.ts';
+import { compareSeedScores, seedAggregates, seedImprovement, SELECTION_FIGURES } from '../study/index.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -252,25 +250,24 @@ export const METHODS: Entry[] = [
     id: IQM_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
-      rliableAggregates(step80Rows(s), { metrics: ['iqm'], reps: z.reps, rng, wholeRuns: true }).metrics.iqm!,
+      seedAggregates(step80Rows(s), { metrics: ['iqm'], reps: z.reps, rng }).metrics.iqm!,
     truth: (w) => mixtureIqm(w.step80),
   },
   {
     id: PROFILE_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
-      rliableAggregates(step80Rows(s), { metrics: [], taus: [0.5], reps: z.reps, rng, wholeRuns: true })
-        .profile[0]!,
+      seedAggregates(step80Rows(s), { metrics: [], taus: [0.5], reps: z.reps, rng }).profile[0]!,
     truth: (w) => mixtureShareAbove(w.step80, 0.5),
   },
   {
     id: IMPROVEMENT_METHOD,
     design: STUDY,
     interval: (s, z, rng) =>
-      probabilityOfImprovementInterval(
+      seedImprovement(
         step80Rows(s),
         s.seeds.map((seed) => seed.step0),
-        { reps: z.reps, rng, wholeRuns: true, paired: true },
+        { reps: z.reps, rng },
       ),
     truth: (w) => improvementTruth(w.step80, w.step0),
   },

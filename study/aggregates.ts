@@ -1,9 +1,11 @@
 import {
   AGGREGATE_REPS,
+  expandedPercentileLevel,
   mean,
   meanTInterval,
   probabilityOfImprovementInterval,
   rliableAggregates,
+  type AggregateMetric,
   type Estimate,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -15,14 +17,45 @@ export { AGGREGATE_REPS };
 export const PROFILE_TAUS = Array.from({ length: 21 }, (_, i) => i / 20);
 
 /**
- * The aggregates of one chapter step over seeds x tasks, with a seed as the unit (docs/CLAIMS.md,
- * section 1: a seed is one policy evaluated on every task, so its tasks are correlated): the mean
- * of the per-task pass rates with the t interval on the seed means; the interquartile mean and,
- * with `profile`, the performance profile (the share of seed x task scores above each tau; Agarwal
- * et al. 2021) with percentile intervals from 50,000 replicates that redraw whole seeds; with
- * `taskBootstrap` also the IQM's interval when the tasks are redrawn too. The stream is forked
- * from `seed` by the step alone, and the replicates are drawn the same whatever is computed from
- * them, so `exp:seeds` and `study report` give one interval for one quantity.
+ * rliable's aggregates of a seeds x tasks matrix with a seed as the unit (docs/CLAIMS.md, section
+ * 1: a seed is one policy evaluated on every task, so its tasks are correlated): replicates that
+ * redraw whole seeds (with `taskBootstrap`, the tasks too), read as expanded percentile intervals
+ * (`expandedPercentileLevel`), so that few seeds do not make them narrow.
+ */
+export function seedAggregates(
+  scores: number[][],
+  options: { metrics: AggregateMetric[]; taus?: number[]; reps: number; rng: Rng; taskBootstrap?: boolean },
+) {
+  return rliableAggregates(scores, {
+    ...options,
+    wholeRuns: true,
+    level: expandedPercentileLevel(scores.length, 0.95),
+  });
+}
+
+/** rliable's probability of improvement of `later` over `earlier`, the same seeds at two steps: whole seeds redrawn for both, read as `seedAggregates`. */
+export function seedImprovement(
+  later: number[][],
+  earlier: number[][],
+  { reps, rng }: { reps: number; rng: Rng },
+): Estimate {
+  return probabilityOfImprovementInterval(later, earlier, {
+    reps,
+    wholeRuns: true,
+    paired: true,
+    level: expandedPercentileLevel(later.length, 0.95),
+    rng,
+  });
+}
+
+/**
+ * The aggregates of one chapter step over seeds x tasks, a seed the unit: the mean of the per-task
+ * pass rates with the t interval on the seed means; the interquartile mean and, with `profile`,
+ * the performance profile (the share of seed x task scores above each tau; Agarwal et al. 2021)
+ * from `seedAggregates` (50,000 replicates); with `taskBootstrap` also the IQM's interval when
+ * the tasks are redrawn too. The stream is forked from `seed` by the step alone, and the
+ * replicates are drawn the same whatever is computed from them, so `exp:seeds` and `study report`
+ * give one interval for one quantity.
  */
 export function stepAggregates(
   results: StudyResults,
@@ -42,11 +75,10 @@ export function stepAggregates(
   const scores = taskRates(results, step);
   const rng = new Rng(seed).fork(`aggregates/${step}`);
   // The profile's 21 bands cost 21 sorts of 50,000 replicates: only where it is drawn.
-  const { metrics, profile: bands } = rliableAggregates(scores, {
+  const { metrics, profile: bands } = seedAggregates(scores, {
     metrics: ['iqm'],
     taus: profile ? PROFILE_TAUS : [],
     reps,
-    wholeRuns: true,
     rng: rng.fork('seeds'),
   });
   const { estimate: meanEstimate, low, high } = meanTInterval(scores.map((row) => mean(row)));
@@ -55,11 +87,10 @@ export function stepAggregates(
     iqm: metrics.iqm!,
     profile: profile ? bands : null,
     iqmTaskBootstrap: taskBootstrap
-      ? rliableAggregates(scores, {
+      ? seedAggregates(scores, {
           metrics: ['iqm'],
           reps,
           rng: rng.fork('seeds-and-tasks'),
-          wholeRuns: true,
           taskBootstrap: true,
         }).metrics.iqm!
       : null,
@@ -68,9 +99,8 @@ export function stepAggregates(
 
 /**
  * The probability that a seed x task score of step `later` beats one of step `earlier`
- * (rliable's probability of improvement), with its 95% interval from replicates that redraw whole
- * seeds, the same seeds at both steps; the stream forked from `seed` by the two steps alone, as
- * `stepAggregates`.
+ * (rliable's probability of improvement), with its 95% interval (`seedImprovement`); the stream
+ * forked from `seed` by the two steps alone, as `stepAggregates`.
  */
 export function improvement(
   results: StudyResults,
@@ -78,10 +108,8 @@ export function improvement(
   earlier: number,
   { seed, reps = AGGREGATE_REPS }: { seed: number; reps?: number },
 ): Estimate {
-  return probabilityOfImprovementInterval(taskRates(results, later), taskRates(results, earlier), {
+  return seedImprovement(taskRates(results, later), taskRates(results, earlier), {
     reps,
-    wholeRuns: true,
-    paired: true,
     rng: new Rng(seed).fork(`improvement/${later}-${earlier}`),
   });
 }

@@ -122,7 +122,14 @@ export {
   type Standing,
   type ValueClaimName,
 } from './claims.ts';
-export { AGGREGATE_REPS, PROFILE_TAUS, improvement, stepAggregates } from './aggregates.ts';
+export {
+  AGGREGATE_REPS,
+  PROFILE_TAUS,
+  improvement,
+  seedAggregates,
+  seedImprovement,
+  stepAggregates,
+} from './aggregates.ts';
 export {
   compareSeedScores,
   compareStudies,

@@ -382,6 +382,7 @@ const CASES: Case[] = [
     () => stats.pairedDropTestPower({ n: 0, early: 0.5, late: 0 }, 0.05),
     /\bn\b/,
   ],
+  ['expandedPercentileLevel one unit', () => stats.expandedPercentileLevel(1, 0.95), /\bn\b/],
   ['exactOverUnits no units', () => stats.exactOverUnits(1, 0), /\bunits\b/],
   ['exactOverUnits value above 1', () => stats.exactOverUnits(1.5, 4), /\bvalue\b/],
   [
