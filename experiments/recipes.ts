@@ -35,6 +35,7 @@ import {
 import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
 import { markdownTable } from './report/markdown.ts';
 import { UsageError } from '../lib/errors.ts';
+import { coverageNote, eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from './coverageNotes.ts';
 
 /** The pre-registered candidates (docs/RECIPES.md, section 1), in its table's order: a tie goes to the earlier. */
 export const CANDIDATES = ['default', 'entropy-0', 'lr-0.0005', 'epochs-2', 'kl-0.1', 'bc-160'] as const;
@@ -237,7 +238,7 @@ export async function main({
       ? `Not applied: ${base === undefined ? 'the default has not run' : 'no other candidate has run'}.`
       : ruleTable,
     '',
-    `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%).`,
+    `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%). ${coverageNote([eightSeeds(MEAN_OVER_SEEDS_METHOD), eightSeeds(TRAINING_SD_METHOD)])} The IQM's interval at 8 seeds is not simulated.`,
     '',
     `**Choice:** ${choice.text}.`,
     ...(mixedCode.length === 0

@@ -14,5 +14,7 @@ describe('expandedPercentileLevel (Hesterberg 2015, section 4.4)', () => {
   it('tends to the level itself as n grows, and refuses one unit', () => {
     expect(expandedPercentileLevel(100_000, 0.95)).toBeCloseTo(0.95, 4);
     expect(() => expandedPercentileLevel(1, 0.95)).toThrow(/\bn\b/);
+    // At 2 units 1 - 2 P(Z > 17.96) rounds to 1: the level stays a valid one, the replicates' range.
+    expect(expandedPercentileLevel(2, 0.95)).toBeLessThan(1);
   });
 });
