@@ -1,4 +1,4 @@
-/** The agent: tokenizer, transformer policy, backend choice, checkpoints, batched rollouts, and playing episodes to evaluate it (`evaluate`, `probeCheckpoint`). */
+/** The agent: tokenizer, transformer policy, backend choice, checkpoints, batched rollouts, and playing episodes to evaluate it (`evaluate`, `probeCheckpoint`, the op probabilities at a first edit). */
 export {
   activeBackend,
   initBackend,
@@ -59,6 +59,11 @@ export {
   type Provenance,
 } from './evaluate.ts';
 export { probeCheckpoint, probeVariants, type ProbeRow } from './probe.ts';
+export {
+  checkpointOpProbabilitiesAtFirstEdit,
+  firstEditPrefix,
+  opProbabilitiesAtFirstEdit,
+} from './decision.ts';
 export {
   fingerprint,
   fingerprintDifferences,

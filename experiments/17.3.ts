@@ -162,13 +162,17 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
     const stream = rng.fork(`wald-wilson/${p}`);
     let wald = 0;
     let wilson = 0;
+    // An evaluation that sees no failure (or no success) gets a Wald interval of width zero.
+    let allAlike = 0;
     for (let e = 0; e < config.waldWilson.evals; e++) {
       const c = sampleBinomial(EPISODES, p, stream);
       const a = waldInterval(c, EPISODES);
       const b = wilsonInterval(c, EPISODES);
       if (a.low <= p && p <= a.high) wald++;
       if (b.low <= p && p <= b.high) wilson++;
+      if (c === 0 || c === EPISODES) allAlike++;
     }
+    const pmf = binomialPmf(EPISODES, p);
     const [waldShare, wilsonShare] = [wald / config.waldWilson.evals, wilson / config.waldWilson.evals];
     return {
       p,
@@ -178,6 +182,8 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       wilsonSE: shareSE(wilsonShare, config.waldWilson.evals),
       waldExact: intervalCoverage(EPISODES, p, waldInterval),
       wilsonExact: intervalCoverage(EPISODES, p, wilsonInterval),
+      allAlike: allAlike / config.waldWilson.evals,
+      allAlikeExact: (pmf[0] as number) + (pmf[EPISODES] as number),
     };
   });
 

@@ -7,7 +7,8 @@
  *   variants of the other types: pass@1, read calls, how often the first edit is right. Then the
  *   leakage audit: every channel by which held-out tasks reach training, the share of training
  *   episodes that carry a held-out function name, and the default run evaluated with the rename
- *   pool restricted to training names and to held-out names.
+ *   pool restricted to training names and to held-out names: two independent evaluations, each
+ *   with its own episode seeds, and their difference with Welch's unpaired interval.
  * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: about 1.5 minutes from scratch (the type-split run trains in about 75 s); seconds after.
  * Output: results/17.6.json, results/17.6.md.
@@ -21,6 +22,7 @@ import {
   vocabularyWords,
   type EpisodeResult,
 } from '../gym/index.ts';
+import { welchInterval } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript, writeResults } from './common.ts';
 import { report } from './report/17.6.ts';
@@ -102,14 +104,25 @@ export async function main(options: Partial<RunOptions> = {}) {
   const heldOutOnlyWords = [...vocabulary].filter(
     (word) => !trainVocabulary.has(word) && !heldOutNames.has(word),
   );
+  // Each pool gets an evaluation of its own, with episode seeds of its own: on shared seeds a
+  // policy that ignores the name would play the same episodes twice, and a zero difference would
+  // be forced. The difference is unpaired (Welch over the two evaluations' episodes).
   const at = await ensureRun(run, { smoke, steps: [80] });
-  const pools = [];
-  for (const pool of ['train', 'heldout'] as const)
-    pools.push({
-      pool,
-      passAt1: (await evaluateOnCores({ checkpoint: at(80), harness: { renamePool: pool }, episodes, seed }))
-        .passAt1,
+  const evaluations = [];
+  for (const pool of ['train', 'heldout'] as const) {
+    const result = await evaluateOnCores({
+      checkpoint: at(80),
+      harness: { renamePool: pool },
+      episodes,
+      seed: `${seed}/pool/${pool}`,
     });
+    evaluations.push({ pool, result, outcomes: result.records.map((record) => (record.success ? 1 : 0)) });
+  }
+  const pools = evaluations.map(({ pool, result }) => ({ pool, passAt1: result.passAt1 }));
+  const { difference, low, high, standardError } = welchInterval(
+    evaluations[0]!.outcomes,
+    evaluations[1]!.outcomes,
+  );
 
   const numbers = {
     typeSplit,
@@ -122,6 +135,7 @@ export async function main(options: Partial<RunOptions> = {}) {
       vocabulary: vocabulary.size,
       heldOutOnlyWords,
       pools,
+      poolDifference: { difference, low, high, standardError },
     },
   };
   writeResults(outDir, {

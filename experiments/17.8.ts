@@ -17,6 +17,7 @@ import {
   episodeBootstrapCI,
   expectedMaxNormal,
   mean,
+  sampleVariance,
   taskBootstrapCI,
   winnersCurseSimulation,
 } from '../eval/index.ts';
@@ -51,6 +52,8 @@ export async function main(options: Partial<RunOptions> = {}) {
   const rng = new Rng(seed).fork('17.8');
 
   const table: Row[] = [];
+  // Each test task's successes at each step: which task holds the test score down, and when.
+  const testCounts: number[][] = [];
   for (const step of STEPS) {
     const row: Record<string, number> = { step };
     for (const side of ['validation', 'test'] as const) {
@@ -64,8 +67,9 @@ export async function main(options: Partial<RunOptions> = {}) {
         [`${side}Low`]: interval.low,
         [`${side}High`]: interval.high,
       });
+      if (side === 'test') testCounts.push(result.perTask.map((count) => count.successes));
     }
-    table.push(row as Row);
+    table.push({ ...(row as Omit<Row, 'testCounts'>), testCounts: testCounts.at(-1)! });
   }
   // Ties go to the later checkpoint (more training for the same score).
   const best = (side: 'validation' | 'test') =>
@@ -104,7 +108,11 @@ export async function main(options: Partial<RunOptions> = {}) {
     });
     const onPicking = mean(picks.map((pick) => pick.onPicking));
     const onRest = mean(picks.map((pick) => pick.onRest));
-    return { picks, onPicking, onRest, optimism: onPicking - onRest };
+    // The SE of one small evaluation, measured: each candidate's SD over the 10 evaluations, pooled.
+    const evaluationSD = Math.sqrt(
+      mean(CANDIDATES.map((_, i) => sampleVariance(scores.map((row) => row[i]!)))),
+    );
+    return { picks, onPicking, onRest, optimism: onPicking - onRest, evaluationSD };
   };
   const curse = {
     sharedSeed: await measureCurse((e) => `${seed}/curse/${e}`),

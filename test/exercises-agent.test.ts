@@ -71,13 +71,26 @@ describe('the chapter exercises (smoke)', () => {
     expectSmoke('ex-3');
   });
 
-  it('ex-4: a type-split run per held-out type, its pass@1 against the base agent and the first-edit entropy', async () => {
+  it("ex-4: a type-split run per held-out type, its pass@1 against the base agent and the entropy of the first edit, the policy's and the pooled sample's", async () => {
     const result = await ex4(options);
     expect(existsSync(join(root, 'runs', 'type-compare-smoke', 'step-3', 'manifest.json'))).toBe(true);
     for (const row of result.rows) {
       expect(row.difference.low).toBeLessThanOrEqual(row.difference.estimate);
       // First edit right bounds success: one edit per episode.
       expect(row.trained.passAt1).toBeLessThanOrEqual(row.trained.firstEditRight + 1e-12);
+      for (const checkpoint of [row.base, row.trained]) {
+        const { decision } = checkpoint;
+        // The policy's own entropy over six ops: between 0 and log2 6; each task's, a mean over the episodes that edited.
+        expect(decision.perTask).toHaveLength(6);
+        for (const task of decision.perTask) {
+          expect(task.episodes).toBeLessThanOrEqual(result.episodes);
+          if (task.episodes === 0) expect(task.entropy).toBeNull();
+          else expect(task.entropy!).toBeLessThanOrEqual(Math.log2(6) + 1e-9);
+        }
+        const known = decision.perTask.flatMap((task) => (task.entropy === null ? [] : [task.entropy]));
+        if (known.length > 0)
+          expect(decision.entropy).toBeCloseTo(known.reduce((a, b) => a + b, 0) / known.length, 12);
+      }
     }
     expectSmoke('ex-4');
   });

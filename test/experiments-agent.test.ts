@@ -98,6 +98,12 @@ describe('experiments on trained checkpoints (smoke)', () => {
     // 10 of the 29 other names are held-out names: the share of training resets showing one is near 10/29.
     expect(Math.abs(result.leakage.share - 10 / 29)).toBeLessThan(0.07);
     expect(result.leakage.pools.map((row) => row.pool)).toEqual(['train', 'heldout']);
+    // Two independent evaluations, their unpaired difference held-out minus training names.
+    const [train, heldOut] = result.leakage.pools;
+    const { difference, low, high } = result.leakage.poolDifference;
+    expect(difference).toBeCloseTo(heldOut!.passAt1 - train!.passAt1, 12);
+    expect(low).toBeLessThanOrEqual(difference);
+    expect(high).toBeGreaterThanOrEqual(difference);
     expectSmoke('17.6');
   });
 
@@ -162,7 +168,14 @@ describe('experiments on trained checkpoints (smoke)', () => {
     for (const measured of [result.curse.sharedSeed, result.curse.independentSeeds]) {
       expect(measured.picks).toHaveLength(10);
       expect(measured.optimism).toBeCloseTo(measured.onPicking - measured.onRest, 12);
+      expect(measured.evaluationSD).toBeGreaterThanOrEqual(0);
     }
+    // Each test task's successes at each step, which the test score averages.
+    for (const row of result.table)
+      expect(row.testCounts.reduce((a, b) => a + b, 0) / (row.testCounts.length * 4)).toBeCloseTo(
+        row.test,
+        12,
+      );
     expect(result.curse.independentSeeds.picks).not.toEqual(result.curse.sharedSeed.picks);
     // The simulated optimism of the best of 8 equally good checkpoints is never negative, and its prediction is sigma x E[max of 8 normals].
     const p = result.byValidation.test;

@@ -69,6 +69,24 @@ function weakTasks(trained: Agent, episodes: number): string {
   );
 }
 
+/**
+ * Whether the base agent's two intervals agree, as the book's do (0.075 and 0.081, rho about
+ * 0.01): taken to agree within a factor 1.25 of each other's width.
+ */
+function baseClusters(base: Agent): string {
+  const { rho, widthRatio: ratio } = base.clusters;
+  const measured = `our base agent's rho is ${rho === null ? 'n/a' : rho.toFixed(3)} and its task-level interval ${widthRatio(base)} times as wide as its episode-level one`;
+  if (ratio === null || Math.abs(Math.log(ratio)) <= Math.log(1.25))
+    return `Base agent: ${measured}: the two agree, as the book's (${BOOK.widths[0]}, rho ${BOOK.rho[0]}) do.`;
+  const why =
+    ratio < 1
+      ? 'the per-task counts spread less than binomial noise alone would spread them (rho below 0), so resampling tasks finds less spread than resampling episodes'
+      : 'the per-task counts spread more than binomial noise alone would spread them';
+  return whereOursDiffers(
+    `the book's base agent has two intervals that agree (${BOOK.widths[0]}, rho ${BOOK.rho[0]}); ${measured}, so they do not agree: ${why}. rho near 0 still says the guessing agent's episodes are nearly independent; that the two intervals of one ten-task evaluation agree does not follow from it.`,
+  );
+}
+
 /** Where the trained agent's clustering differs from the book's, and the measurement that says why. */
 function clusterDifference(trained: Agent, episodes: number): string {
   const { clusters, perTask } = trained;
@@ -134,8 +152,9 @@ export function report(
       }),
       [
         reading(
-          "a guessing agent's episodes are nearly independent (rho near 0), so the two intervals agree; a trained agent's tasks differ (some always pass, some rarely), so its episodes carry less information than their number suggests and only the task-level interval is honest.",
+          "a guessing agent's tasks are about equally easy (rho near 0): its episodes are nearly independent, and both intervals measure the same noise, up to chance; a trained agent's tasks differ (some always pass, some rarely), so its episodes carry less information than their number suggests and only the task-level interval is honest.",
         ),
+        baseClusters(base),
         clusterDifference(trained, episodes),
         coverage,
       ],

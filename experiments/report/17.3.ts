@@ -20,6 +20,9 @@ export type Numbers = {
     wilsonSE: number;
     waldExact: number;
     wilsonExact: number;
+    /** Share of the simulated evaluations with no failure or no success (a zero-width Wald interval), and its exact value. */
+    allAlike: number;
+    allAlikeExact: number;
   }[];
   unit: {
     se: { episodeCoversPopulation: number; episodeCoversTasks: number; taskCoversPopulation: number };
@@ -92,9 +95,13 @@ function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: conf
       p: (row) => row.p,
       'Wald (ours)': (row) => withSE(row.wald, row.waldSE),
       'Wald exact': (row) => pct(row.waldExact),
+      'no failure or no success (ours / exact)': (row) => `${pct(row.allAlike)} / ${pct(row.allAlikeExact)}`,
       'Wilson (ours)': (row) => withSE(row.wilson, row.wilsonSE),
       'Wilson exact': (row) => pct(row.wilsonExact),
-      book: (row) => (row.p === 0.03 || row.p === 0.97 ? 'Wald ~0.70; Wilson 0.93-0.97' : 'Wilson 0.93-0.97'),
+      book: (row) =>
+        row.p === 0.03 || row.p === 0.97
+          ? 'Wald ~0.70 (about 30% of evaluations see no failure, or no success); Wilson 0.93-0.97'
+          : 'Wilson 0.93-0.97',
       'book vs exact': (_, i) => `Wilson ${verdicts.wilson[i]?.text}`,
     }),
     outside.length === 0

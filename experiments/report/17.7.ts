@@ -50,7 +50,10 @@ const BOOK = {
   step20: 'at or above both at every k',
   band: "step 80's task-level band covers the base agent's curve at k >= 16",
   speed: 'speed 10/64 (base), 13/64 (step 20), 3/64 (step 80); step 80 first edit fix_comparison 59 of 64',
+  speedPassAt32: "speed: step 80 about 0.88, the base agent's essentially 1",
 };
+/** The k of the book's per-task comparison: the crossing of its mean curves. */
+const TASK_K = 32;
 
 interface Context {
   run: string;
@@ -176,17 +179,41 @@ export async function report(numbers: Numbers, context: Context): Promise<Report
       ['step 20 against the base agent and step 80', step20Text(numbers), BOOK.step20],
       ["step 80's task-level band and the base agent's curve, k >= 16", bandText(numbers), BOOK.band],
     ]),
+    ...(episodes >= TASK_K
+      ? [
+          `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
+          table(base.perTask, {
+            task: (count) => count.name,
+            ...Object.fromEntries(
+              agents.map((agent) => [
+                `step ${agent.step}: successes, pass@${TASK_K}`,
+                (_: unknown, j: number) => {
+                  const { successes } = agent.perTask[j]!;
+                  return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
+                },
+              ]),
+            ),
+          }),
+        ]
+      : []),
     narrowingSentence(numbers, run),
-    ...narrowing.map((row) =>
-      subsection(
+    ...narrowing.map((row) => {
+      const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
+      const [first, last] = [count(0), count(80)];
+      return subsection(
         `${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
         table(row.trajectory, {
           step: (point) => point.step,
           successes: (point) => `${point.successes}/${episodes}`,
           'first edits': (point) => topOps(point.firstEdit),
         }),
-      ),
-    ),
+        ...(first !== undefined && last !== undefined && episodes >= TASK_K
+          ? [
+              `pass@${TASK_K} from these counts: step 0 ${pct(passAtK(episodes, first, TASK_K))}, step 80 ${pct(passAtK(episodes, last, TASK_K))}.`,
+            ]
+          : []),
+      );
+    }),
     `Book: ${BOOK.speed}. Reading: RL concentrates the first edit on the op the training tasks rewarded; where a held-out task's surface resembles another type's training tasks, that concentration is wrong every time, and pass@k at large k (which rewards trying many ops) falls below the guessing base agent's.`,
   );
   return { markdown, figures: { '17.3-passk.svg': await passAtKFigure(numbers, context) } };

@@ -28,6 +28,8 @@ export type Row = {
   test: number;
   testLow: number;
   testHigh: number;
+  /** Each test task's successes, in the order of `split.test`. */
+  testCounts: number[];
 };
 
 /**
@@ -45,12 +47,16 @@ export type Numbers = {
       onPicking: number;
       onRest: number;
       optimism: number;
+      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
+      evaluationSD: number;
     };
     independentSeeds: {
       picks: { evaluation: number; step: number; onPicking: number; onRest: number }[];
       onPicking: number;
       onRest: number;
       optimism: number;
+      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
+      evaluationSD: number;
     };
   };
   simulated: { e8: number; meanPickedScore: number; bias: number; predictedBias: number; trials: number };
@@ -62,6 +68,7 @@ const BOOK = {
   select: 'by validation: step 80, 0.744 on test; by test: step 70 reports 0.762',
   picks: 'steps 30 to 80, mode 50',
   gap: '0.795 vs 0.766 (+0.03)',
+  gapInSE: 'about half the SE of one 40-episode evaluation',
   simulated: '+0.04 (sigma x E[max of 8 normals], E = 1.42)',
 };
 
@@ -133,6 +140,22 @@ function curseDifference({ table: byStep, curse }: Numbers): string {
   );
 }
 
+/** The test task whose successes fall most from one step to a later one (the first such fall): what holds a test score down while the other tasks rise. */
+function largestTestFall({ split, table: byStep }: Numbers, episodes: number): string {
+  let fall = { size: 0, task: 0, from: 0, to: 0 };
+  split.test.forEach((_, task) =>
+    byStep.forEach((from, i) =>
+      byStep.slice(i + 1).forEach((to) => {
+        const size = from.testCounts[task]! - to.testCounts[task]!;
+        if (size > fall.size) fall = { size, task, from: from.step, to: to.step };
+      }),
+    ),
+  );
+  if (fall.size === 0) return 'No test task falls from one step to a later one.';
+  const counts = (step: number) => byStep.find((row) => row.step === step)!.testCounts[fall.task]!;
+  return `The test task that falls furthest is \`${split.test[fall.task]}\`, from ${counts(fall.from)} of ${episodes} at step ${fall.from} to ${counts(fall.to)} at step ${fall.to}: while it is down, it holds the test score back as the other tasks rise.`;
+}
+
 export async function report(
   numbers: Numbers,
   { episodes, smallEpisodes }: { episodes: number; smallEpisodes: number },
@@ -147,6 +170,7 @@ export async function report(
           withInterval({ estimate: row.validation, low: row.validationLow, high: row.validationHigh }),
         'test [task-level 95%]': (row) =>
           withInterval({ estimate: row.test, low: row.testLow, high: row.testHigh }),
+        [`test per task (${split.test.join(' ')}, of ${episodes})`]: (row) => row.testCounts.join(' '),
       }),
       markdownTable(
         ['selection', 'checkpoint', 'reported test pass@1', 'book'],
@@ -156,7 +180,7 @@ export async function report(
         ],
       ),
       reading(
-        `choosing on the test set reports the best of nine noisy test scores (${pct(byTest.test)}), ${signed(byTest.test - byValidation.test)} over the checkpoint chosen on validation; with five test tasks the test intervals overlap across most steps, so the test set cannot rank them. Book: ${BOOK.validation}.`,
+        `choosing on the test set reports the best of nine noisy test scores (${pct(byTest.test)}), ${signed(byTest.test - byValidation.test)} over the checkpoint chosen on validation; with five test tasks the test intervals overlap across most steps, so the test set cannot rank them. ${largestTestFall(numbers, episodes)} Book: ${BOOK.validation}.`,
       ),
     ),
     section(
@@ -184,6 +208,11 @@ export async function report(
             `${label}: on the picking evaluation vs the rest`,
             `${pct(measured.onPicking)} vs ${pct(measured.onRest)} (${signed(measured.optimism)})`,
             BOOK.gap,
+          ] as const,
+          [
+            `${label}: the gap in SEs of one ${smallEpisodes * split.test.length}-episode evaluation (its SD over the 10, measured)`,
+            `${(measured.optimism / measured.evaluationSD).toFixed(2)} (SD ${pct(measured.evaluationSD)})`,
+            BOOK.gapInSE,
           ] as const,
         ]),
         [
