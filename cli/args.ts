@@ -4,7 +4,7 @@ import type { ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
-import { MAX_ROWS } from '../eval/io/source.ts';
+import { defaultMaxBytes, MAX_ROWS } from '../eval/io/source.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
@@ -475,6 +475,13 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
     default: String(MAX_ROWS),
     range: { min: 1, max: Number.MAX_SAFE_INTEGER },
   },
+  'max-bytes': {
+    type: 'string',
+    description:
+      'the most bytes the rows of one file hold, and one JSON text of it may take to parse (docs/METRICS.md)',
+    default: "a quarter of node's heap limit",
+    range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  },
 };
 
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
@@ -482,6 +489,7 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
   const options: ReadOptions = {
     format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto'),
     maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
+    maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes(), { min: 1 }),
   };
   const partialAs =
     args.flags['partial-as'] === undefined

@@ -5,6 +5,7 @@ import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcom
 import { addSidecarHarness, type Benchmark, type ResultFile } from './resultFile.ts';
 import {
   bufferAccess,
+  defaultMaxBytes,
   FileAccess,
   fileSize,
   isGzip,
@@ -12,12 +13,10 @@ import {
   lfsPointerError,
   LineSplitter,
   streamBytes,
+  unpackedArchive,
 } from './source.ts';
 
 export type { ReadOptions };
-
-/** The largest gzipped `.eval` archive unpacked in memory (an archive is read by position, which gzip does not allow). */
-const MAX_GZIPPED_ARCHIVE = 2 ** 31;
 
 /**
  * Reads a result file for a statistics command: the project's rows (JSONL or CSV), a HumanEval
@@ -27,9 +26,11 @@ const MAX_GZIPPED_ARCHIVE = 2 ** 31;
  * `FILE.harness.json` adds a harness to any of them.
  *
  * Nothing is held whole that need not be: a text is read one line at a time (through gunzip),
- * an `.eval` archive one entry at a time, and only what the rows need is kept of each, so that
- * memory follows the rows and the longest line or largest sample, not the file. An Inspect
- * `.json` log is parsed whole and refused above MAX_TEXT_BYTES.
+ * a JSON document (an Inspect `.json` log) one member and one sample at a time, an `.eval`
+ * archive one entry at a time, and only what the rows need is kept of each, so that memory
+ * follows the rows and the longest line or largest sample, not the file. What the rows hold is
+ * bounded by `maxRows` and `maxBytes` (RowBudget), and so is each JSON text parsed; a gzipped
+ * `.eval` archive is unpacked in memory, within `maxBytes`.
  * @throws ResultFileError for every problem, from a missing file, a folder or a Git LFS pointer
  *   to a malformed row or an ambiguous file (several scorers, metrics or filters: the message
  *   names the option).
@@ -38,6 +39,7 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
   const size = fileSize(path) as number;
   const choice = options.format ?? 'auto';
   const archive = choice === 'auto' || choice === 'inspect';
+  const maxBytes = options.maxBytes ?? defaultMaxBytes();
   const access = new FileAccess(path, size);
   let file: ResultFile;
   try {
@@ -50,29 +52,23 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
         choice === 'auto'
           ? detectingReader(path, options, gzip ? undefined : size)
           : readerFor(choice === 'inspect' ? 'inspect-json' : choice, path, options);
-      const lines = new LineSplitter(path, reader);
-      let zipped: Buffer[] | undefined;
-      let zippedBytes = 0;
+      const lines = new LineSplitter(path, reader, { maxBytes });
+      let zipped = false;
       let first = true;
       await streamBytes(path, gzip, (bytes) => {
         if (first && gzip) {
           if (isLfsPointer(bytes)) throw lfsPointerError(path);
-          if (archive && isZip(bytes)) zipped = [];
+          zipped = archive && isZip(bytes);
         }
         first = false;
-        if (zipped === undefined) return lines.push(bytes);
-        zippedBytes += bytes.length;
-        if (zippedBytes > MAX_GZIPPED_ARCHIVE)
-          throw new ResultFileError(
-            path,
-            0,
-            undefined,
-            'a gzipped .eval archive over 2 GiB unpacked: gunzip it first (an archive is read from the file one entry at a time)',
-          );
-        zipped.push(bytes);
+        if (zipped) return false;
+        lines.push(bytes);
+        return true;
       });
-      if (zipped !== undefined) file = readInspectArchive(bufferAccess(Buffer.concat(zipped)), path, options);
-      else {
+      if (zipped) {
+        const unpacked = await unpackedArchive(path, maxBytes);
+        file = readInspectArchive(bufferAccess(unpacked), path, options);
+      } else {
         lines.end();
         file = reader.end();
       }
@@ -80,7 +76,7 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
   } finally {
     access.close();
   }
-  file = addSidecarHarness(file, path);
+  file = addSidecarHarness(file, path, options);
   if (file.format === 'jsonl' || file.format === 'csv') {
     const benchmark = rowsBenchmark(file);
     if (benchmark !== undefined) file.benchmark = benchmark;

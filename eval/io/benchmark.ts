@@ -29,15 +29,11 @@ function differ(a: Benchmark | undefined, b: Benchmark | undefined): boolean {
  * Checks that two files to be paired by task id hold one benchmark (docs/METRICS.md,
  * "Comparing two files"): the same id in two benchmarks names unrelated items, and a difference
  * computed over them is no comparison.
- * @returns a line saying what each file records (or undefined when neither records anything),
- *   beginning `warning:` when they differ and `allow` let them through.
+ * @returns a line saying what each file records, and, when a side records no name, that pairing
+ *   assumes one benchmark; beginning `warning:` when they differ and `allow` let them through.
  * @throws InputError naming both benchmarks when they differ and `allow` is not set.
  */
-export function checkSameBenchmark(
-  a: ResultFile,
-  b: ResultFile,
-  { allow }: { allow: boolean },
-): string | undefined {
+export function checkSameBenchmark(a: ResultFile, b: ResultFile, { allow }: { allow: boolean }): string {
   const [left, right] = [describeBenchmark(a.benchmark), describeBenchmark(b.benchmark)];
   if (differ(a.benchmark, b.benchmark)) {
     const both = `A ${a.path} is ${left}, B ${b.path} is ${right}`;
@@ -47,8 +43,10 @@ export function checkSameBenchmark(
       );
     return `warning: different benchmarks paired by id, as --allow-different-tasks asks: ${both}`;
   }
-  if (a.benchmark === undefined && b.benchmark === undefined) return undefined;
-  if (a.benchmark === undefined || b.benchmark === undefined)
+  // a side without a name is not known to differ, and not known to agree: the line says so, never silence
+  if (a.benchmark?.name === undefined && b.benchmark?.name === undefined && left === right)
+    return `benchmark: neither file records its ${left === 'no benchmark recorded' ? 'benchmark' : `task name (${left}, both)`}, so pairing by task id assumes both hold the same one (A ${a.path}, B ${b.path})`;
+  if (a.benchmark?.name === undefined || b.benchmark?.name === undefined)
     return `benchmark: A ${left}, B ${right}; pairing by task id assumes both hold the same one`;
   return left === right ? `benchmark: ${left}, both` : `benchmark: A ${left}, B ${right}`;
 }

@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { ResultFileError } from './errors.ts';
-import { decodeText, duplicatedKey, idOf, isObject, jsonLine, mixedFormat } from './formats/json.ts';
+import { decodeText, idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
 import {
-  checkRowCount,
   fileSize,
   isLfsPointer,
   lfsPointerError,
   MAX_TEXT_BYTES,
   MAX_TEXT_LABEL,
+  defaultMaxBytes,
+  formatBytes,
   readError,
   readText,
+  RowBudget,
   type LineReader,
   type RowLimit,
 } from './source.ts';
@@ -207,16 +209,22 @@ function toRow(record: Record<string, unknown>, fail: Fail, line: number): Resul
   return row;
 }
 
+/** What a row holds beside ROW_BYTES: its ids, or, with other fields (extra), what its line's parse took (`parsed`), which bounds theirs. */
+const heldBytes = (row: ResultRow, parsed: number) =>
+  row.extra !== undefined ? parsed : row.task.length + (row.run?.length ?? 0);
+
 /** The project's rows as JSON lines: an optional harness header line, then one row per line. */
 export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const budget = new RowBudget(path, limit);
+  const cost = { bytes: 0 };
   const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
   let firstDataLine: number | undefined;
   return {
     line(text, line) {
-      const record = jsonLine(text, line, path, { strict: true });
+      const record = jsonLine(text, line, path, { strict: true, maxBytes: budget.maxBytes, cost });
       if (record === undefined) return;
       const other =
         !('task' in record) && !('harness' in record)
@@ -233,8 +241,9 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
         return;
       }
       firstDataLine ??= line;
-      checkRowCount(path, line, rows.length, limit);
-      rows.push(toRow(record, fail, line));
+      const row = toRow(record, fail, line);
+      budget.row(line, heldBytes(row, cost.bytes));
+      rows.push(row);
     },
     end() {
       const file = rowsFile(path, 'jsonl', rows);
@@ -280,6 +289,7 @@ export function splitCsvLine(line: string, path: string, lineNumber: number): st
 /** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
 export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const budget = new RowBudget(path, limit);
   const fail = new Fail(path);
   let header: string[] | undefined;
   return {
@@ -313,8 +323,9 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
       }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
-      checkRowCount(path, line, rows.length, limit);
-      rows.push(toRow(record, fail, line));
+      const row = toRow(record, fail, line);
+      budget.row(line, heldBytes(row, text.length));
+      rows.push(row);
     },
     end: () => rowsFile(path, 'csv', rows),
   };
@@ -343,10 +354,13 @@ export function parseResultText(
 /**
  * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results
  * file), or a ResultFileError naming the path in one line: missing, a folder, not readable
- * (permissions), a Git LFS pointer, or over MAX_TEXT_BYTES. `missing` is returned as undefined
- * when `optional` (a sidecar that is not there).
+ * (permissions), a Git LFS pointer, or over MAX_TEXT_BYTES or `maxBytes`. `missing` is returned as
+ * undefined when `optional` (a sidecar that is not there).
  */
-export function readBytes(path: string, { optional = false } = {}): Buffer | undefined {
+export function readBytes(
+  path: string,
+  { optional = false, maxBytes = defaultMaxBytes() }: { optional?: boolean; maxBytes?: number } = {},
+): Buffer | undefined {
   const size = fileSize(path, { optional });
   if (size === undefined) return undefined;
   if (size > MAX_TEXT_BYTES)
@@ -355,6 +369,13 @@ export function readBytes(path: string, { optional = false } = {}): Buffer | und
       0,
       undefined,
       `over ${MAX_TEXT_LABEL}, more than this reader reads whole`,
+    );
+  if (size > maxBytes)
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `over ${formatBytes(maxBytes)}, more than a file may hold (--max-bytes N raises the limit)`,
     );
   let bytes: Buffer;
   try {
@@ -370,11 +391,14 @@ export function readBytes(path: string, { optional = false } = {}): Buffer | und
  * Adds the harness of a sidecar `FILE.harness.json` to a file read from `path`, if there is one.
  * A harness in the file and a sidecar that disagree is an error (which one is true?).
  */
-export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
+export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimit = {}): ResultFile {
   const sidecarPath = `${path}.harness.json`;
-  const sidecarBytes = readBytes(sidecarPath, { optional: true });
+  const maxBytes = limit.maxBytes ?? defaultMaxBytes();
+  const sidecarBytes = readBytes(sidecarPath, { optional: true, maxBytes });
   if (sidecarBytes === undefined) return file;
   const sidecarText = decodeText(sidecarBytes);
+  const shape = jsonShape(sidecarText);
+  checkShape(shape, sidecarText.length, { path: sidecarPath, line: 0, maxBytes });
   let sidecar: unknown;
   try {
     sidecar = JSON.parse(sidecarText);
@@ -383,7 +407,7 @@ export function addSidecarHarness(file: ResultFile, path: string): ResultFile {
   }
   if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar))
     throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
-  const twice = duplicatedKey(sidecarText);
+  const twice = shape.duplicate;
   if (twice !== undefined)
     throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
   const record = sidecar as Record<string, unknown>;

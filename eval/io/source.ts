@@ -1,4 +1,5 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { createGunzip } from 'node:zlib';
 import { ResultFileError } from './errors.ts';
 
@@ -27,9 +28,85 @@ export const MAX_TEXT_LABEL = '512 MiB';
  */
 export const MAX_ROWS = 5_000_000;
 
-/** How many rows a reader holds at most (`MAX_ROWS` when absent). */
+/** How much a reader holds at most: rows (`MAX_ROWS` when absent) and bytes (`defaultMaxBytes()` when absent). */
 export interface RowLimit {
   maxRows?: number;
+  /** The commands' `--max-bytes`: what the rows of one file may hold, and what one JSON text may take to parse. */
+  maxBytes?: number;
+}
+
+let heapQuarter: number | undefined;
+
+/**
+ * The bytes a file's rows may hold unless `maxBytes` (the commands' `--max-bytes`) says otherwise:
+ * a quarter of V8's heap limit (1 GiB of the 4 GiB Node gives itself on a machine of 16 GB or more;
+ * `node --max-old-space-size=MB` sets the limit). A row's fields are held in memory, and what a
+ * row holds has no bound but this: 6,000 rows of one 1 MB field each are 6 GB. The rest of the
+ * heap is for the one JSON text being parsed (bounded by the same number) and the statistics.
+ */
+export function defaultMaxBytes(): number {
+  heapQuarter ??= Math.floor(getHeapStatistics().heap_size_limit / 4);
+  return heapQuarter;
+}
+
+/** A byte count for a message: `1,073,741,824 bytes (1 GiB)`. */
+export function formatBytes(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let size = bytes;
+  let unit = -1;
+  while (size >= 1024 && unit < units.length - 1) {
+    size /= 1024;
+    unit++;
+  }
+  const short = unit < 0 ? '' : ` (${size >= 10 ? Math.round(size) : size.toFixed(1)} ${units[unit]})`;
+  return `${bytes.toLocaleString('en-US')} bytes${short}`;
+}
+
+/**
+ * What one row costs beside the text it keeps (its object, sample, outcome and line), in bytes:
+ * 1,000,000 rows of short task ids read took 67 bytes each of the heap (node --expose-gc), and the
+ * grouping by task adds little; the rest is headroom for what a reader builds on the way.
+ */
+export const ROW_BYTES = 100;
+
+/**
+ * The rows one reader holds, counted as they are read: each row at ROW_BYTES plus the characters
+ * of the text it keeps (ids, fields). Past `maxRows` rows, or `maxBytes` bytes, the next row is
+ * refused in one line naming the file, the line (0 when the format has none) and the flag, so
+ * that a file whose rows would exhaust the heap stops in memory bounded by the limits.
+ */
+export class RowBudget {
+  rows = 0;
+  bytes = 0;
+  readonly maxRows: number;
+  readonly maxBytes: number;
+
+  constructor(
+    readonly path: string,
+    { maxRows = MAX_ROWS, maxBytes = defaultMaxBytes() }: RowLimit = {},
+  ) {
+    this.maxRows = maxRows;
+    this.maxBytes = maxBytes;
+  }
+
+  /** One more row at `line`, keeping `text` characters of ids and fields. */
+  row(line: number, text = 0): void {
+    checkRowCount(this.path, line, this.rows, this);
+    this.rows++;
+    this.hold(line, ROW_BYTES + text);
+  }
+
+  /** `bytes` more held (a row, or what a reader keeps beside its rows). */
+  hold(line: number, bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes > this.maxBytes)
+      throw new ResultFileError(
+        this.path,
+        line,
+        undefined,
+        `the rows read so far hold more than ${formatBytes(this.maxBytes)}, the most held from one file (--max-bytes N raises the limit, within node's heap: node --max-old-space-size=MB); the rows are held in memory`,
+      );
+  }
 }
 
 /**
@@ -207,30 +284,37 @@ export async function streamBytes(
 
 /**
  * Splits bytes into lines for a LineReader without decoding more than one line at a time, so
- * that a file of any size is read in memory bounded by its longest line (at most MAX_TEXT_BYTES:
- * a longer line cannot become a string, and is refused naming its number).
+ * that a file of any size is read in memory bounded by its longest line: at most MAX_TEXT_BYTES
+ * (a longer line cannot become a string) and at most `maxBytes` (a line is held whole while it is
+ * read and parsed), a longer one refused naming its number.
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private number = 0;
+  private readonly longest: number;
 
   constructor(
     private readonly path: string,
     private readonly reader: LineReader<unknown>,
-  ) {}
+    { maxBytes = defaultMaxBytes() }: RowLimit = {},
+  ) {
+    this.longest = Math.min(MAX_TEXT_BYTES, maxBytes);
+  }
 
   push(bytes: Buffer): void {
     let start = 0;
     while (start < bytes.length) {
       const newline = bytes.indexOf(10, start);
       const end = newline < 0 ? bytes.length : newline;
-      if (this.pendingBytes + end - start > MAX_TEXT_BYTES)
+      if (this.pendingBytes + end - start > this.longest)
         throw new ResultFileError(
           this.path,
           this.number + 1,
           undefined,
-          `a line longer than ${MAX_TEXT_LABEL}, more than one string can hold; a result file holds one record per line`,
+          this.longest === MAX_TEXT_BYTES
+            ? `a line longer than ${MAX_TEXT_LABEL}, more than one string can hold; a result file holds one record per line`
+            : `a line longer than ${formatBytes(this.longest)}, more than a file may hold (--max-bytes N raises the limit); a result file holds one record per line`,
         );
       if (newline < 0) {
         this.pending.push(bytes.subarray(start));
@@ -264,4 +348,39 @@ export class LineSplitter {
     if (end > start && bytes[end - 1] === 13) end--;
     this.reader.line(bytes.toString('utf8', start, end), this.number);
   }
+}
+
+/** The largest gzipped `.eval` archive unpacked in memory (an archive is read by position, which gzip does not allow). */
+const MAX_GZIPPED_ARCHIVE = 2 ** 31;
+
+/**
+ * A gzipped `.eval` archive unpacked into one buffer of its exact size: a first pass counts its
+ * bytes (holding none) and refuses it past `maxBytes` (and 2 GiB), a second fills the buffer, so that memory is
+ * the archive once, never its chunks and then their copy.
+ * @throws ResultFileError past the limit, or when the file changes between the passes.
+ */
+export async function unpackedArchive(path: string, maxBytes = defaultMaxBytes()): Promise<Buffer> {
+  const limit = Math.min(MAX_GZIPPED_ARCHIVE, maxBytes);
+  let size = 0;
+  const over = () =>
+    new ResultFileError(
+      path,
+      0,
+      undefined,
+      `a gzipped .eval archive over ${formatBytes(limit)} unpacked, more than is unpacked in memory (${limit === MAX_GZIPPED_ARCHIVE ? '2 GiB at most' : '--max-bytes N raises the limit, up to 2 GiB'}): gunzip it first (an archive is read from the file one entry at a time)`,
+    );
+  await streamBytes(path, true, (bytes) => {
+    size += bytes.length;
+    if (size > limit) throw over();
+  });
+  const archive = Buffer.allocUnsafe(size);
+  let filled = 0;
+  await streamBytes(path, true, (bytes) => {
+    if (filled + bytes.length > size)
+      throw new ResultFileError(path, 0, undefined, 'the file changed while it was read');
+    bytes.copy(archive, filled);
+    filled += bytes.length;
+  });
+  if (filled !== size) throw new ResultFileError(path, 0, undefined, 'the file changed while it was read');
+  return archive;
 }

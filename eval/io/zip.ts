@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { ResultFileError } from './errors.ts';
-import { MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from './source.ts';
+import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from './source.ts';
 
 /**
  * A zip archive read by position (PKWARE APPNOTE 6.3: the end of central directory record, its
@@ -65,13 +65,24 @@ function directoryOf(source: RandomAccess, path: string): { offset: number; size
   return { offset, size, entries };
 }
 
+/** How many times its size the central directory takes once read into entries, at most. */
+const DIRECTORY_GROWTH = 4;
+
 /**
  * The entries of a zip archive, in the order of its central directory.
  * @throws ResultFileError `not a readable zip archive (...)` for an archive that is cut or damaged.
  */
-export function zipEntries(source: RandomAccess, path: string): ZipEntry[] {
+export function zipEntries(source: RandomAccess, path: string, maxBytes = MAX_TEXT_BYTES): ZipEntry[] {
   const { offset, size, entries: count } = directoryOf(source, path);
   if (size > MAX_TEXT_BYTES) throw broken(path, `a central directory over ${MAX_TEXT_LABEL}`);
+  // each entry of at least 46 bytes becomes an object of about 150 with its name
+  if (size * DIRECTORY_GROWTH > maxBytes)
+    throw new ResultFileError(
+      path,
+      0,
+      undefined,
+      `a zip archive whose central directory (${formatBytes(size)}) would take more than the ${formatBytes(maxBytes)} a file may hold (--max-bytes N raises the limit)`,
+    );
   const directory = source.read(offset, size);
   const entries: ZipEntry[] = [];
   let at = 0;
@@ -117,13 +128,23 @@ const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 /**
  * The unpacked bytes of one entry: stored, deflated or zstd-compressed, checked against the
  * size and CRC-32 the central directory records.
- * @throws ResultFileError naming the entry when it cannot be read, is too large, or is damaged.
+ * @throws ResultFileError naming the entry when it cannot be read, is too large (over
+ *   MAX_TEXT_BYTES or `maxBytes` unpacked), or is damaged.
  */
-export function entryBytes(source: RandomAccess, entry: ZipEntry, path: string): Buffer {
+export function entryBytes(
+  source: RandomAccess,
+  entry: ZipEntry,
+  path: string,
+  maxBytes = MAX_TEXT_BYTES,
+): Buffer {
   const fail = (detail: string) =>
     new ResultFileError(path, 0, undefined, `entry '${entry.name}': ${detail}`);
   if (entry.size > MAX_TEXT_BYTES)
     throw fail(`over ${MAX_TEXT_LABEL} unpacked, more than one string can hold`);
+  if (entry.size > maxBytes)
+    throw fail(
+      `over ${formatBytes(maxBytes)} unpacked, more than a file may hold (--max-bytes N raises the limit)`,
+    );
   const header = source.read(entry.headerOffset, 30);
   if (header.length < 30 || header.readUInt32LE(0) !== LOCAL) throw fail('its local header is damaged');
   const start = entry.headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
@@ -132,7 +153,8 @@ export function entryBytes(source: RandomAccess, entry: ZipEntry, path: string):
   let bytes: Buffer;
   try {
     if (entry.method === 0) bytes = packed;
-    else if (entry.method === 8) bytes = zlib.inflateRawSync(packed, { maxOutputLength: MAX_TEXT_BYTES });
+    else if (entry.method === 8)
+      bytes = zlib.inflateRawSync(packed, { maxOutputLength: Math.min(MAX_TEXT_BYTES, maxBytes) });
     else if (entry.method === 93)
       bytes = Buffer.from(zstdDecompress(packed, new Uint8Array(entry.size))).subarray(0, entry.size);
     else

@@ -1,8 +1,18 @@
 import { ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
-import { bufferAccess, FileAccess, fileSize, isGzip, LineSplitter, streamBytes } from '../source.ts';
+import {
+  bufferAccess,
+  defaultMaxBytes,
+  FileAccess,
+  fileSize,
+  isGzip,
+  LineSplitter,
+  streamBytes,
+  unpackedArchive,
+} from '../source.ts';
 import { entryBytes, zipEntries } from '../zip.ts';
-import { isObject, parsePythonJson } from './json.ts';
+import { JsonDocument } from './document.ts';
+import { isObject, jsonLine, parseJsonText } from './json.ts';
 
 /**
  * One sample of another tool's file as that tool records it, re-read from the file on demand
@@ -141,47 +151,66 @@ export function humanEvalDetail(record: Record<string, unknown>): SampleDetail {
   };
 }
 
-/** Line `line` of a text file (gzipped or not), parsed as a JSON object. */
-async function recordAtLine(path: string, line: number): Promise<Record<string, unknown>> {
-  let found: string | undefined;
-  const splitter = new LineSplitter(path, {
-    line(lineText, number) {
-      if (number === line) found = lineText;
+/**
+ * The record that begins at line `line` of a text file (gzipped or not): the line parsed as a JSON
+ * object, or, in a file that is one JSON array (lm-evaluation-harness 0.4.0 to 0.4.2), the
+ * element that begins there. Read as a stream up to it, within the limits of a first reading.
+ */
+async function recordAtLine(path: string, line: number, maxBytes: number): Promise<Record<string, unknown>> {
+  let found: unknown;
+  let array: JsonDocument | undefined;
+  let first = true;
+  const splitter = new LineSplitter(
+    path,
+    {
+      line(lineText, number) {
+        if (first && lineText.trim() !== '') {
+          first = false;
+          if (lineText.trimStart().startsWith('['))
+            array = new JsonDocument({
+              path,
+              maxBytes,
+              element: (value, at) => {
+                if (at === line) found = value;
+              },
+            });
+        }
+        if (array !== undefined) array.line(lineText, number);
+        else if (number === line) found = jsonLine(lineText, line, path, { maxBytes }) ?? null;
+      },
+      end: () => undefined,
     },
-    end: () => undefined,
-  });
-  const access = new FileAccess(path, fileSize(path) as number);
-  let gzip: boolean;
-  try {
-    gzip = isGzip(access.read(0, 2));
-  } finally {
-    access.close();
-  }
-  await streamBytes(path, gzip, (bytes) => {
+    { maxBytes },
+  );
+  await streamBytes(path, isGzip(headOf(path)), (bytes) => {
     splitter.push(bytes);
     return found === undefined;
   });
   if (found === undefined) splitter.end();
-  const value = found === undefined ? undefined : parsePythonJson(found);
-  if (!isObject(value))
+  if (!isObject(found))
     throw new ResultFileError(path, line, undefined, 'no longer the line it was when read: the file changed');
-  return value;
+  return found;
 }
 
-/** The whole (unpacked) bytes of a file. */
-async function bytesOf(path: string, gzip: boolean): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  await streamBytes(path, gzip, (bytes) => {
-    chunks.push(bytes);
-  });
-  return Buffer.concat(chunks);
+/** The first bytes of a file (to tell gzip apart). */
+function headOf(path: string): Buffer {
+  const access = new FileAccess(path, fileSize(path) as number);
+  try {
+    return access.read(0, 2);
+  } finally {
+    access.close();
+  }
 }
 
 const sameSample = (record: unknown, id: unknown, epoch: unknown): record is Record<string, unknown> =>
   isObject(record) && JSON.stringify(record.id) === JSON.stringify(id) && record.epoch === epoch;
 
-/** An Inspect sample of a `.json` or `.eval` log, found by its id and epoch. */
-async function inspectSample(file: ResultFile, row: ResultRow): Promise<Record<string, unknown>> {
+/** An Inspect sample of a `.json` or `.eval` log, found by its id and epoch, within the limits of a first reading. */
+async function inspectSample(
+  file: ResultFile,
+  row: ResultRow,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
   const { id, epoch } = row.extra ?? {};
   const missing = () =>
     new ResultFileError(
@@ -190,28 +219,40 @@ async function inspectSample(file: ResultFile, row: ResultRow): Promise<Record<s
       undefined,
       `sample ${JSON.stringify(id)} epoch ${String(epoch)} is no longer in the log: the file changed`,
     );
+  const gzip = isGzip(headOf(file.path));
+  if (file.format === 'inspect-json') {
+    // the log streamed one sample at a time (a log written on one line is one line, parsed whole)
+    let found: Record<string, unknown> | undefined;
+    const document = new JsonDocument({
+      path: file.path,
+      maxBytes,
+      each: 'samples',
+      element: (value) => {
+        if (found === undefined && sameSample(value, id, epoch)) found = value;
+      },
+    });
+    const splitter = new LineSplitter(file.path, document, { maxBytes });
+    await streamBytes(file.path, gzip, (bytes) => {
+      splitter.push(bytes);
+      return found === undefined;
+    });
+    if (found === undefined) splitter.end();
+    if (found === undefined) throw missing();
+    return found;
+  }
   const access = new FileAccess(file.path, fileSize(file.path) as number);
   try {
-    const gzip = isGzip(access.read(0, 2));
-    if (file.format === 'inspect-json') {
-      const log = parsePythonJson((await bytesOf(file.path, gzip)).toString('utf8'));
-      const found =
-        isObject(log) && Array.isArray(log.samples)
-          ? log.samples.find((s) => sameSample(s, id, epoch))
-          : undefined;
-      if (found === undefined) throw missing();
-      return found as Record<string, unknown>;
-    }
-    const source = gzip ? bufferAccess(await bytesOf(file.path, true)) : access;
+    const source = gzip ? bufferAccess(await unpackedArchive(file.path, maxBytes)) : access;
     // a name written twice (a sample logged again) is read from its last entry, as the reader does
-    const byName = new Map(zipEntries(source, file.path).map((entry) => [entry.name, entry]));
+    const byName = new Map(zipEntries(source, file.path, maxBytes).map((entry) => [entry.name, entry]));
     const named = `samples/${String(id)}_epoch_${String(epoch)}`;
     // the entries Inspect names for it first, then any other sample entry by its content
     const names = [`${named}.json`, `${named}/sample.json`].filter((name) => byName.has(name));
     for (const name of byName.keys())
       if (name.startsWith('samples/') && !names.includes(name)) names.push(name);
     for (const name of names) {
-      const record = parsePythonJson(entryBytes(source, byName.get(name)!, file.path).toString('utf8'));
+      const text = entryBytes(source, byName.get(name)!, file.path, maxBytes).toString('utf8');
+      const record = parseJsonText(text, { path: file.path, maxBytes, what: `entry '${name}': ` });
       if (sameSample(record, id, epoch)) return record;
     }
     throw missing();
@@ -222,13 +263,25 @@ async function inspectSample(file: ResultFile, row: ResultRow): Promise<Record<s
 
 /**
  * The detail of one row of `file` (another tool's file), re-read from the file, or null for the
- * project's own rows (the viewer has their fields and transcripts already).
+ * project's own rows (the viewer has their fields and transcripts already). The re-reading keeps
+ * the readers' limits (the default --max-bytes): a file that no longer fits them, or no longer
+ * reads, changed since it was read, and says so.
  * @throws ResultFileError when the file cannot be read again or no longer holds the row.
  */
 export async function readSampleDetail(file: ResultFile, row: ResultRow): Promise<SampleDetail | null> {
-  if (file.format === 'inspect-json' || file.format === 'inspect-eval')
-    return inspectDetail(await inspectSample(file, row));
-  if (file.format === 'lm-eval') return lmEvalDetail(await recordAtLine(file.path, row.line));
-  if (file.format === 'humaneval') return humanEvalDetail(await recordAtLine(file.path, row.line));
+  const maxBytes = defaultMaxBytes();
+  try {
+    if (file.format === 'inspect-json' || file.format === 'inspect-eval')
+      return inspectDetail(await inspectSample(file, row, maxBytes));
+    if (file.format === 'lm-eval') return lmEvalDetail(await recordAtLine(file.path, row.line, maxBytes));
+    if (file.format === 'humaneval')
+      return humanEvalDetail(await recordAtLine(file.path, row.line, maxBytes));
+  } catch (error) {
+    if (!(error instanceof ResultFileError) || error.message.includes('the file changed')) throw error;
+    const reason = error.message.startsWith(file.path)
+      ? error.message.slice(file.path.length).replace(/^:\d*:?\s*/, '')
+      : error.message;
+    throw new ResultFileError(file.path, 0, undefined, `the file changed since it was read: ${reason}`);
+  }
   return null;
 }

@@ -1,10 +1,17 @@
 import { ResultFileError } from '../errors.ts';
 import { rowsCsvReader, rowsJsonlReader, type ResultFile, type ResultFormat } from '../resultFile.ts';
-import { MAX_TEXT_BYTES, type LineReader, type RowLimit } from '../source.ts';
+import { defaultMaxBytes, MAX_TEXT_BYTES, type LineReader, type RowLimit } from '../source.ts';
+import { JsonDocument } from './document.ts';
 import { humanEvalReader } from './humaneval.ts';
-import { inspectJsonReader, parsedInspectJson, tooLargeLog, type InspectOptions } from './inspect.ts';
-import { isObject, jsonErrorWhere, parsePythonJson, recordKind, unknownFormat } from './json.ts';
-import { lmEvalReader, type LmEvalOptions } from './lmEval.ts';
+import { InspectLog, inspectJsonReader, tooLargeLog, type InspectOptions } from './inspect.ts';
+import { checkShape, isObject, jsonShape, parsePythonJson, recordKind, unknownFormat } from './json.ts';
+import {
+  isLmEvalResults,
+  lmEvalReader,
+  resultsWithoutSamples,
+  type LmEvalOptions,
+  type LmEvalReader,
+} from './lmEval.ts';
 
 /** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
 export interface ReadOptions extends InspectOptions, LmEvalOptions, RowLimit {
@@ -73,16 +80,123 @@ export function readerFor(
   return inspectJsonReader(path, options);
 }
 
+/** The members of a JSON document that tell its kind (recordKind) or that its reader uses. */
+const KIND_KEYS = new Set([
+  'task',
+  'harness',
+  'task_id',
+  'passed',
+  'doc_id',
+  'eval',
+  'samples',
+  'version',
+  'status',
+  'results',
+]);
+const RESULTS_KEYS = new Set(['results', 'versions', 'configs', 'config', 'lm_eval_version']);
+
+/**
+ * A JSON document over several lines, found by its first line (`{` or `[`, or an object cut at
+ * the line's end), read as it streams (JsonDocument): an object is an Inspect `.json` log (its
+ * samples summarised one at a time), lm-evaluation-harness's results without samples (refused,
+ * saying what they report), or none of the formats; an array is lm-evaluation-harness samples as
+ * 0.4.0 to 0.4.2 wrote them. A first line that is not exactly `{` or `[` may also be a broken
+ * row: when the document fails, the line is read as a row, and its error is the one given.
+ */
+function documentReader(
+  path: string,
+  options: ReadOptions,
+  first: { text: string; line: number },
+): LineReader<ResultFile> {
+  const maxBytes = options.maxBytes ?? defaultMaxBytes();
+  const opening = first.text.trim();
+  const log = new InspectLog(path, options);
+  const names: string[] = [];
+  let memberCount = 0;
+  const kind: Record<string, unknown> = {};
+  let samples: LmEvalReader | undefined;
+  let root: '{' | '[' | undefined;
+  let bytes = 0;
+  const document = new JsonDocument({
+    path,
+    maxBytes,
+    each: 'samples',
+    root: (found) => (root = found),
+    member(key, value) {
+      if (names.length < 7) names.push(key);
+      memberCount++;
+      if (KIND_KEYS.has(key) || RESULTS_KEYS.has(key)) kind[key] = value;
+      log.member(key, value);
+    },
+    element(value, line, index) {
+      if (root === '{') return log.sample(value, index);
+      if (index === 0) {
+        if (!isObject(value) || !('doc_id' in value)) throw unknownFormat(path, first.line, 'a JSON array');
+        samples = lmEvalReader(path, options);
+      }
+      (samples as LmEvalReader).record(value, line);
+    },
+  });
+  /** A first line that may be a broken row: its error as a row when the document fails. */
+  const asRow = (error: unknown): never => {
+    if (opening === '{' || opening.startsWith('[') || !(error instanceof ResultFileError)) throw error;
+    rowsJsonlReader(path, options).line(first.text, first.line);
+    throw error;
+  };
+  return {
+    line(text, line) {
+      bytes += Buffer.byteLength(text) + 1;
+      if (bytes > MAX_TEXT_BYTES && root === '{') {
+        if (opening === '{') throw tooLargeLog(path);
+        asRow(tooLargeLog(path));
+      }
+      try {
+        document.line(text, line);
+      } catch (error) {
+        asRow(error);
+      }
+    },
+    end() {
+      try {
+        document.end();
+      } catch (error) {
+        asRow(error);
+      }
+      if (root === '[') {
+        if (samples === undefined) throw unknownFormat(path, first.line, 'a JSON array');
+        return samples.end();
+      }
+      if (isLmEvalResults(kind)) throw resultsWithoutSamples(path, kind);
+      const format = recordKind(kind);
+      if (format === 'inspect') return log.rows();
+      if (format === undefined) {
+        const more = memberCount > 6 ? ', ...' : '';
+        throw unknownFormat(
+          path,
+          0,
+          `a JSON document with ${memberCount === 0 ? 'no keys' : `keys ${names.slice(0, 6).join(', ')}${more}`}`,
+        );
+      }
+      // one record written over several lines: its first line, read as that format's line, is the error
+      readerFor(format === 'rows' ? 'jsonl' : format, path, options).line(first.text, first.line);
+      throw unknownFormat(path, first.line, 'a JSON object over several lines');
+    },
+  };
+}
+
+/** Whether a first line that is not JSON alone may begin a document over several lines (it ends where a pretty-printer breaks a line). */
+const opensDocument = (source: string) => /[{[,:]$/.test(source);
+
 /**
  * Reads a text of any format (an archive is told apart before, by its bytes), the format found
  * from the first line that is not blank:
  * - a JSON object on that line: by its keys, `task` (or a `harness` header) for result rows,
  *   `task_id` and `passed` for HumanEval results, `doc_id` for lm-evaluation-harness samples,
- *   `eval` for an Inspect `.json` log written on one line;
- * - a first line that is not JSON on its own: a JSON document over several lines (an Inspect
- *   `.json` log as Inspect writes it, indented), parsed whole once read; when it is not one, the
- *   lines are result rows with a broken first line. A document over MAX_TEXT_BYTES is refused, by
- *   its `size` (unpacked; `undefined` when not known before reading) when it is known;
+ *   `eval` for an Inspect `.json` log written on one line, `results` beside `versions`,
+ *   `configs` or `config` for lm-evaluation-harness's results (refused: they hold no samples);
+ * - `{` or `[`, or an object cut where a pretty-printer breaks a line: a JSON document over
+ *   several lines, read as it streams (documentReader). An object over MAX_TEXT_BYTES is refused,
+ *   by its `size` (unpacked; `undefined` when not known before reading) when it is known;
  * - text naming a column `task`, `sample` or `passed`: result rows in CSV.
  * Anything else is one ResultFileError naming what was found and what is expected.
  */
@@ -91,54 +205,39 @@ export function detectingReader(
   options: ReadOptions,
   size: number | undefined,
 ): LineReader<ResultFile> {
+  const maxBytes = options.maxBytes ?? defaultMaxBytes();
   let reader: LineReader<ResultFile> | undefined;
-  let document: { first: string; lines: string[]; bytes: number } | undefined;
-  const replay = (into: LineReader<ResultFile>, lines: string[]) => {
-    lines.forEach((text, i) => into.line(text, i + 1));
-    return into.end();
-  };
   return {
     line(text, line) {
       if (reader !== undefined) return reader.line(text, line);
-      if (document !== undefined) {
-        document.bytes += Buffer.byteLength(text) + 1;
-        if (document.bytes > MAX_TEXT_BYTES) {
-          if (document.first === '{') throw tooLargeLog(path);
-          replay(rowsJsonlReader(path, options), document.lines);
-        }
-        document.lines.push(text);
-        return;
-      }
       const source = text.trim();
       if (source === '') return;
       if (source.startsWith('{')) {
         let value: unknown;
+        checkShape(jsonShape(source), source.length, { path, line, maxBytes });
         try {
           value = parsePythonJson(source);
         } catch {
           // not one object on one line: a JSON document over several lines, or a broken line of rows
           if (source === '{' && size !== undefined && size > MAX_TEXT_BYTES) throw tooLargeLog(path);
-          if (source !== '{' && size !== undefined && size > MAX_TEXT_BYTES)
-            reader = rowsJsonlReader(path, options);
-          else {
-            document = {
-              first: source,
-              lines: [...Array<string>(line - 1).fill(''), text],
-              bytes: text.length,
-            };
-            return;
-          }
-        }
-        if (reader === undefined) {
-          const format = isObject(value) ? formatOfRecord(value, path, line, 'a JSON object') : 'jsonl';
           reader =
-            format === 'inspect-json'
-              ? inspectJsonReader(path, options, { line, value })
-              : readerFor(format, path, options);
+            (source === '{' || opensDocument(source)) && (size === undefined || size <= MAX_TEXT_BYTES)
+              ? documentReader(path, options, { text, line })
+              : rowsJsonlReader(path, options);
+          return reader.line(text, line);
         }
+        if (isLmEvalResults(value)) throw resultsWithoutSamples(path, value);
+        const format = isObject(value) ? formatOfRecord(value, path, line, 'a JSON object') : 'jsonl';
+        reader =
+          format === 'inspect-json'
+            ? inspectJsonReader(path, options, { line, value })
+            : readerFor(format, path, options);
         return reader.line(text, line);
       }
-      if (source.startsWith('[')) throw unknownFormat(path, line, 'a JSON array');
+      if (source.startsWith('[')) {
+        reader = documentReader(path, options, { text, line });
+        return reader.line(text, line);
+      }
       const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
       if (!columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
         throw unknownFormat(path, line, 'text without the columns task, sample, passed');
@@ -147,20 +246,7 @@ export function detectingReader(
     },
     end() {
       if (reader !== undefined) return reader.end();
-      if (document === undefined) return rowsJsonlReader(path, options).end();
-      const text = document.lines.join('\n');
-      let whole: unknown;
-      try {
-        whole = parsePythonJson(text);
-      } catch (error) {
-        if (document.first === '{')
-          throw new ResultFileError(path, 0, undefined, `not valid JSON (${jsonErrorWhere(error, text)})`);
-        return replay(rowsJsonlReader(path, options), document.lines);
-      }
-      if (!isObject(whole)) return replay(rowsJsonlReader(path, options), document.lines);
-      const format = formatOfRecord(whole, path, 0, 'a JSON document');
-      if (format === 'inspect-json') return parsedInspectJson(whole, path, options);
-      return replay(readerFor(format, path, options), document.lines);
+      return rowsJsonlReader(path, options).end();
     },
   };
 }

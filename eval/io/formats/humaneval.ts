@@ -1,7 +1,10 @@
 import { ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
-import { checkRowCount, type LineReader, type RowLimit } from '../source.ts';
-import { idOf, jsonLine, mixedFormat } from './json.ts';
+import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
+import { idOf, jsonLine, mixedFormat, prefixOf } from './json.ts';
+
+/** The most characters of a line's `result` a row keeps ("passed", "timed out", "failed: " and the exception). */
+export const RESULT_CHARS = 1000;
 
 /**
  * HumanEval's `evaluate_functional_correctness SAMPLES` output, `SAMPLES_results.jsonl`
@@ -13,18 +16,20 @@ import { idOf, jsonLine, mixedFormat } from './json.ts';
  *   the order of the samples file and of HumanEval's own `completion_id`;
  * - passed: `passed` (true/false; 1/0 is taken too).
  *
- * `result` is kept in the row's `extra`; the completion is not. The benchmark is the task ids'
+ * `result` is kept in the row's `extra` (its first RESULT_CHARS characters, which hold every
+ * result HumanEval writes but an exception's long message); the completion is not. The benchmark is the task ids'
  * common prefix (`HumanEval` of `HumanEval/0`). The file records no generation settings: a
  * sidecar `FILE.harness.json` adds them.
  * @throws ResultFileError naming the line and field of a line that is not a results line.
  */
 export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];
+  const budget = new RowBudget(path, limit);
   const samplesOf = new Map<string, number>();
   let firstLine: number | undefined;
   return {
     line(text, line) {
-      const record = jsonLine(text, line, path);
+      const record = jsonLine(text, line, path, { maxBytes: budget.maxBytes });
       if (record === undefined) return;
       firstLine ??= line;
       const fail = (field: string, detail: string): never => {
@@ -48,8 +53,18 @@ export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<
       const sample = samplesOf.get(task) ?? 0;
       samplesOf.set(task, sample + 1);
       const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };
-      if (typeof record.result === 'string') row.extra = { result: record.result };
-      checkRowCount(path, line, rows.length, limit);
+      const { result } = record;
+      if (typeof result === 'string')
+        row.extra = {
+          result:
+            result.length > RESULT_CHARS
+              ? `${prefixOf(result, RESULT_CHARS)} (${result.length} characters)`
+              : result,
+        };
+      budget.row(
+        line,
+        task.length + (typeof result === 'string' ? Math.min(result.length, RESULT_CHARS) : 0),
+      );
       rows.push(row);
     },
     end() {

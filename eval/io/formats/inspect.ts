@@ -1,15 +1,16 @@
 import { ResultFileError } from '../errors.ts';
 import type { Origin, ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
 import {
-  checkRowCount,
   MAX_TEXT_BYTES,
   MAX_TEXT_LABEL,
+  RowBudget,
   type LineReader,
   type RandomAccess,
   type RowLimit,
 } from '../source.ts';
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
-import { idOf, isObject, jsonErrorWhere, list, parsePythonJson } from './json.ts';
+import { JsonDocument, type DocumentReading } from './document.ts';
+import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
 
 /**
  * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
@@ -49,29 +50,82 @@ export interface InspectOptions extends RowLimit {
 const SCORER_PLACEHOLDER = '88F74D2C';
 
 /**
- * What the reader keeps of one sample once it is read: its id, epoch, scores and whether it
- * errored. A sample's messages and events (most of a log) are let go at once, so that memory
- * follows the largest sample, not the log.
+ * A score's value as a sample summary keeps it: null, a boolean, a number, or a short string as
+ * it is (a string of a number of any length as its number); anything else (a list, a dict, a long
+ * string) as what the refusal says of it, since value_to_float reads no such value.
  */
-interface SampleSummary {
-  id: unknown;
-  epoch: unknown;
-  /** The sample's `scores`, or its legacy single `score`. */
-  scores: unknown;
-  score: unknown;
-  errored: boolean;
-  /** Where the sample is, for messages: `samples[3]` or an archive entry's name. */
-  where: string;
+type KeptScore = null | undefined | boolean | number | string | { unreadable: string };
+
+/** The longest string value kept as it is: every value Inspect reads as a string is short. */
+const MAX_SCORE_CHARS = 1000;
+
+function keptScore(score: unknown): KeptScore {
+  const value = isObject(score) ? score.value : undefined;
+  if (value === undefined || value === null || typeof value === 'boolean' || typeof value === 'number')
+    return value;
+  if (typeof value === 'string' && value.length <= MAX_SCORE_CHARS) return value;
+  if (typeof value === 'string' && FINITE_NUMBER.test(value)) return Number(value);
+  return { unreadable: prefixOf(JSON.stringify(value) ?? String(value), 200) };
 }
 
-const summaryOf = (record: Record<string, unknown>, where: string): SampleSummary => ({
-  id: record.id,
-  epoch: record.epoch,
-  scores: record.scores,
-  score: record.score,
-  errored: record.error != null,
-  where,
-});
+/**
+ * What the reader keeps of one sample once it is read: its id, epoch, each scorer's value and
+ * whether it errored. A sample's messages, events and score explanations (most of a log) are let
+ * go at once, so that memory follows the largest sample, not the log.
+ */
+interface SampleSummary {
+  /** The sample's id: an integer or a string, or what a message says of any other value. */
+  id: number | string | { shown: string };
+  epoch: number | { shown: string };
+  /** Its scorers' names (a legacy single `score` as SCORER_PLACEHOLDER), one array shared by the samples that have the same. */
+  scorers: readonly string[];
+  /** Each scorer's value, aligned with `scorers`. */
+  values: KeptScore[];
+  errored: boolean;
+  /** Where the sample is, for messages: its index in `samples` or an archive entry's name. */
+  where: number | string;
+}
+
+const shownValue = (value: unknown) => ({ shown: prefixOf(JSON.stringify(value) ?? String(value), 200) });
+
+/** The samples of one log as they are read, each summarised and counted in the budget (a row of its id's and values' characters). */
+class Summaries {
+  readonly list: SampleSummary[] = [];
+  private readonly scorerLists = new Map<string, readonly string[]>();
+
+  constructor(readonly budget: RowBudget) {}
+
+  add(record: Record<string, unknown>, where: number | string): void {
+    const { id, epoch } = record;
+    const scores = isObject(record.scores)
+      ? record.scores
+      : isObject(record.score)
+        ? { [SCORER_PLACEHOLDER]: record.score }
+        : {};
+    const names = Object.keys(scores);
+    const key = names.join('\u0000');
+    let scorers = this.scorerLists.get(key);
+    if (scorers === undefined) this.scorerLists.set(key, (scorers = names));
+    const values = names.map((name) => keptScore(scores[name]));
+    const summary: SampleSummary = {
+      id: typeof id === 'number' || typeof id === 'string' ? id : shownValue(id),
+      epoch: typeof epoch === 'number' ? epoch : shownValue(epoch),
+      scorers,
+      values,
+      errored: record.error != null,
+      where,
+    };
+    let chars = (typeof summary.id === 'string' ? summary.id.length : 0) + 8 * values.length;
+    for (const value of values)
+      chars += typeof value === 'string' ? value.length : isObject(value) ? value.unreadable.length : 0;
+    this.budget.row(0, chars);
+    this.list.push(summary);
+  }
+}
+
+/** Where a sample is, for messages: `samples[3]` or `entry 'samples/3_epoch_1.json'`. */
+const whereOf = (where: number | string) =>
+  typeof where === 'number' ? `samples[${where}]` : `entry '${where}'`;
 
 /** The harness fields of an `EvalSpec` and `EvalPlan`: what generated the samples. */
 function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
@@ -147,31 +201,28 @@ function resultScores(
   return [];
 }
 
-/** A sample's scores by scorer name; a legacy single `score` goes to the first scorer of the results. */
-function scoresOf(sample: SampleSummary, firstScorer: string | undefined): Record<string, unknown> {
-  const scores: Record<string, unknown> = isObject(sample.scores)
-    ? { ...sample.scores }
-    : isObject(sample.score)
-      ? { [SCORER_PLACEHOLDER]: sample.score }
-      : {};
-  if (SCORER_PLACEHOLDER in scores) {
-    scores[firstScorer ?? 'score'] = scores[SCORER_PLACEHOLDER];
-    delete scores[SCORER_PLACEHOLDER];
-  }
-  return scores;
-}
+/** A sample's scorers, a legacy single `score` named for the first scorer of the results. */
+const scorersOf = (sample: SampleSummary, firstScorer: string | undefined): readonly string[] =>
+  sample.scorers.includes(SCORER_PLACEHOLDER)
+    ? sample.scorers.map((name) => (name === SCORER_PLACEHOLDER ? (firstScorer ?? 'score') : name))
+    : sample.scorers;
 
 type Reading = { value: number; partial?: true } | { missing: true } | { refused: string };
 
-/** A string of a finite decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
+/** A string of a decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
 const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
-/** A score's value as a number, as Inspect's `value_to_float` reads it (see the module comment). */
-function readValue(score: unknown, partialAs: 'pass' | 'fail' | undefined): Reading {
-  const value = isObject(score) ? score.value : undefined;
+/**
+ * A score's value as a number, as Inspect's `value_to_float` reads it (see the module comment).
+ * An infinite value is refused, however it is written: the number `1e309` (too large for a
+ * double), the bare token `Infinity`, or the string `"1e309"` (which Inspect's is_finite_number
+ * rejects, and counts 0 with a warning): a mean over it is not defined.
+ */
+function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Reading {
   if (value === undefined || value === null) return { missing: true };
   if (typeof value === 'boolean') return { value: value ? 1 : 0 };
-  if (typeof value === 'number') return Number.isFinite(value) ? { value } : { missing: true };
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? { value } : { refused: `${value}: ${INFINITE}` };
   if (value === 'C') return { value: 1 };
   if (value === 'I' || value === 'N') return { value: 0 };
   if (value === 'P')
@@ -180,12 +231,20 @@ function readValue(score: unknown, partialAs: 'pass' | 'fail' | undefined): Read
     const lower = value.toLowerCase();
     if (lower === 'yes' || lower === 'true') return { value: 1 };
     if (lower === 'no' || lower === 'false') return { value: 0 };
-    if (FINITE_NUMBER.test(value)) return { value: Number(value) };
+    if (FINITE_NUMBER.test(value)) {
+      const number = Number(value);
+      return Number.isFinite(number)
+        ? { value: number }
+        : { refused: `${JSON.stringify(value)}: ${INFINITE}` };
+    }
   }
   return {
-    refused: `${JSON.stringify(value)} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
+    refused: `${typeof value === 'string' ? JSON.stringify(value) : value.unreadable} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
   };
 }
+
+const INFINITE =
+  'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
 
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
@@ -213,20 +272,23 @@ function inspectRows(
       'none in this log (it was written without samples, or stopped before any finished)',
     );
   const parsed = samples.map((sample) => {
-    const { id, epoch, where } = sample;
+    const { id, epoch } = sample;
+    const where = whereOf(sample.where);
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
     };
-    const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${JSON.stringify(id)}`);
+    const shown = (value: unknown) => (isObject(value) ? (value.shown as string) : JSON.stringify(value));
+    const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${shown(id)}`);
     if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
-      fail('epoch', `expected an integer from 1, got ${JSON.stringify(epoch)}`);
+      fail('epoch', `expected an integer from 1, got ${shown(epoch)}`);
     return {
       id,
       errored: sample.errored,
       where,
       task,
       epoch: epoch as number,
-      scores: scoresOf(sample, scored[0]?.name),
+      scorers: scorersOf(sample, scored[0]?.name),
+      values: sample.values,
       key: sortKey(id),
     };
   });
@@ -248,7 +310,7 @@ function inspectRows(
     }
     seen.set(key, sample);
   }
-  const names = [...new Set(parsed.flatMap(({ scores }) => Object.keys(scores)))];
+  const names = [...new Set(parsed.flatMap(({ scorers }) => scorers))];
   if (names.length === 0) {
     const errored = parsed.filter((sample) => sample.errored).length;
     throw new ResultFileError(
@@ -283,7 +345,7 @@ function inspectRows(
   let partial = 0;
   for (const sample of parsed) {
     const label = `id ${JSON.stringify(sample.id)} epoch ${sample.epoch}`;
-    const reading = readValue(sample.scores[scorer], options.partialAs);
+    const reading = readValue(sample.values[sample.scorers.lastIndexOf(scorer)], options.partialAs);
     if ('refused' in reading)
       throw new ResultFileError(
         path,
@@ -344,15 +406,22 @@ function inspectRows(
       ? { held: samples.length, counted: total, unit: 'samples' as const, where: 'results.total_samples' }
       : undefined;
   const reported: ReportedValue[] = [];
+  const unchecked: string[] = [];
   for (const score of scored.filter(({ name }) => name === scorer)) {
     for (const [name, metric] of Object.entries(score.metrics)) {
       // accuracy and mean are the mean of the values; stderr (inspect_ai/scorer/_metrics/std.py) its standard error
       const statistic =
         name === 'stderr' ? 'stderr' : name === 'accuracy' || name === 'mean' ? 'mean' : undefined;
-      if (isObject(metric) && typeof metric.value === 'number' && statistic !== undefined) {
+      const value = isObject(metric) ? metric.value : undefined;
+      if (statistic === undefined) {
+        // a metric of the task's own (or one of Inspect's this reader does not recompute)
+        const shown = typeof value === 'number' && Number.isFinite(value) ? ` ${value}` : '';
+        unchecked.push(`'${name}'${shown}`);
+      }
+      if (typeof value === 'number' && Number.isFinite(value) && statistic !== undefined) {
         reported.push({
           name,
-          value: metric.value,
+          value,
           where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}`,
           ...(statistic === 'stderr' ? { statistic } : {}),
           ...(coverage === undefined ? {} : { coverage }),
@@ -360,6 +429,10 @@ function inspectRows(
       }
     }
   }
+  if (unchecked.length > 0)
+    notes.push(
+      `results.scores['${scorer}'] reports ${unchecked.slice(0, 5).join(', ')}${unchecked.length > 5 ? ', ...' : ''}, not checked against the rows: only accuracy, mean and stderr are recomputed here${reported.length === 0 ? ', and the log reports none of them for this scorer' : ''}`,
+    );
   const task = log.eval.task;
   return {
     path,
@@ -377,26 +450,78 @@ function inspectRows(
   };
 }
 
-/** Parses JSON text as Inspect writes it (NaN for an unscored value); `where` names it in errors. */
-function parseJson(text: string, path: string, where: string): unknown {
-  try {
-    return parsePythonJson(text);
-  } catch (error) {
-    throw new ResultFileError(path, 0, undefined, `${where}not valid JSON (${jsonErrorWhere(error, text)})`);
+/** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is checked and let go. */
+const LOG_MEMBERS = new Set(['version', 'status', 'eval', 'plan', 'results', 'stats']);
+
+/**
+ * An Inspect `.json` log read one member and one sample at a time (a JsonDocument whose `each`
+ * is `samples`): the members the rows use are kept, each sample summarised and let go, so that
+ * a log of any number of samples is read in memory bounded by the budget (--max-rows,
+ * --max-bytes), refused as soon as it passes it.
+ */
+export class InspectLog {
+  readonly log: Record<string, unknown> = {};
+  private readonly summaries: Summaries;
+  private notObject: number | undefined;
+  readonly budget: RowBudget;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: InspectOptions = {},
+  ) {
+    this.budget = new RowBudget(path, options);
+    this.summaries = new Summaries(this.budget);
+  }
+
+  /** The handlers of a JsonDocument reading the log. */
+  reading(): Pick<DocumentReading, 'each' | 'member' | 'element'> {
+    return {
+      each: 'samples',
+      member: (key, value) => this.member(key, value),
+      element: (value, _line, index) => this.sample(value, index),
+    };
+  }
+
+  member(key: string, value: unknown): void {
+    if (LOG_MEMBERS.has(key)) this.log[key] = value;
+  }
+
+  sample(value: unknown, index: number): void {
+    if (!isObject(value)) {
+      this.notObject ??= index;
+      return;
+    }
+    this.summaries.add(value, index);
+  }
+
+  /** The rows, once the whole log is read. */
+  rows(): ResultFile {
+    if (!isObject(this.log.eval))
+      throw new ResultFileError(
+        this.path,
+        0,
+        undefined,
+        'not an Inspect log (expected a JSON object with eval and samples)',
+      );
+    if (this.notObject !== undefined)
+      throw new ResultFileError(this.path, 0, undefined, `samples[${this.notObject}]: expected an object`);
+    return inspectRows(this.log, this.summaries.list, this.path, 'inspect-json', this.options);
   }
 }
 
 /**
- * An Inspect `.json` log: one `EvalLog` object, which has to be parsed whole, so it is read as a
- * text of at most MAX_TEXT_BYTES (an `.eval` log is read one sample at a time instead). `parsed`
- * is the value of a log written on one line that detection parsed already.
+ * An Inspect `.json` log: one `EvalLog` object over many lines (Inspect writes it indented), read
+ * one member and one sample at a time (InspectLog), at most MAX_TEXT_BYTES of it (the size it was
+ * parsed whole at, and still refused past: an `.eval` log has no such limit). `parsed` is the
+ * value of a log written on one line that detection parsed already.
  */
 export function inspectJsonReader(
   path: string,
   options: InspectOptions = {},
   parsed?: { line: number; value: unknown },
 ): LineReader<ResultFile> {
-  const lines: string[] = [];
+  const log = new InspectLog(path, options);
+  const document = new JsonDocument({ path, maxBytes: log.budget.maxBytes, ...log.reading() });
   let bytes = 0;
   return {
     line(text, line) {
@@ -407,18 +532,17 @@ export function inspectJsonReader(
       }
       bytes += Buffer.byteLength(text) + 1;
       if (bytes > MAX_TEXT_BYTES) throw tooLargeLog(path);
-      lines.push(text);
+      document.line(text, line);
     },
-    end: () =>
-      parsedInspectJson(
-        parsed !== undefined ? parsed.value : parseJson(lines.join('\n'), path, ''),
-        path,
-        options,
-      ),
+    end() {
+      if (parsed !== undefined) return parsedInspectJson(parsed.value, path, options);
+      document.end();
+      return log.rows();
+    },
   };
 }
 
-/** The one line for a `.json` log too large to parse whole. */
+/** The one line for a `.json` log too large to read. */
 export const tooLargeLog = (path: string) =>
   new ResultFileError(
     path,
@@ -427,22 +551,15 @@ export const tooLargeLog = (path: string) =>
     `a JSON document over ${MAX_TEXT_LABEL}, more than one string can hold, so it cannot be parsed whole; write the Inspect log as .eval (inspect log convert --to eval), which is read one sample at a time`,
   );
 
-/** An Inspect `.json` log already parsed (by parsePythonJson). */
-export function parsedInspectJson(log: unknown, path: string, options: InspectOptions = {}): ResultFile {
-  if (!isObject(log) || !isObject(log.eval))
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      'not an Inspect log (expected a JSON object with eval and samples)',
-    );
-  const samples = Array.isArray(log.samples) ? log.samples : [];
-  const summaries = samples.map((record, i): SampleSummary => {
-    checkRowCount(path, 0, i, options);
-    if (!isObject(record)) throw new ResultFileError(path, 0, undefined, `samples[${i}]: expected an object`);
-    return summaryOf(record, `samples[${i}]`);
-  });
-  return inspectRows(log, summaries, path, 'inspect-json', options);
+/** An Inspect `.json` log already parsed (by parsePythonJson): a log written on one line. */
+export function parsedInspectJson(value: unknown, path: string, options: InspectOptions = {}): ResultFile {
+  const log = new InspectLog(path, options);
+  if (isObject(value))
+    for (const [key, member] of Object.entries(value)) {
+      if (key === 'samples' && Array.isArray(member)) member.forEach((sample, i) => log.sample(sample, i));
+      else log.member(key, member);
+    }
+  return log.rows();
 }
 
 const SAMPLE_ENTRY = /^samples\/.+_epoch_\d+(\.json|\/sample\.json)$/;
@@ -456,13 +573,16 @@ export function readInspectArchive(
   path: string,
   options: InspectOptions = {},
 ): ResultFile {
-  const entries = zipEntries(source, path);
+  const budget = new RowBudget(path, options);
+  const entries = zipEntries(source, path, budget.maxBytes);
   // a name written twice (a sample logged again) is read from its last entry, as Inspect does
   const byName = new Map<string, ZipEntry>(entries.map((entry) => [entry.name, entry]));
-  const read = (name: string) => {
-    const entry = byName.get(name) as ZipEntry;
-    return parseJson(entryBytes(source, entry, path).toString('utf8'), path, `entry '${name}': `);
-  };
+  const read = (name: string) =>
+    parseJsonText(entryBytes(source, byName.get(name) as ZipEntry, path, budget.maxBytes).toString('utf8'), {
+      path,
+      maxBytes: budget.maxBytes,
+      what: `entry '${name}': `,
+    });
   const headerName = byName.has('header.json')
     ? 'header.json'
     : byName.has('_journal/start.json')
@@ -478,16 +598,15 @@ export function readInspectArchive(
   const log = read(headerName);
   if (!isObject(log))
     throw new ResultFileError(path, 0, undefined, `entry '${headerName}': expected a JSON object`);
-  const samples: SampleSummary[] = [];
+  const samples = new Summaries(budget);
   for (const name of byName.keys()) {
     if (!SAMPLE_ENTRY.test(name)) continue;
     const record = read(name);
     if (!isObject(record))
       throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
-    checkRowCount(path, 0, samples.length, options);
-    samples.push(summaryOf(record, `entry '${name}'`));
+    samples.add(record, name);
   }
-  const file = inspectRows(log, samples, path, 'inspect-eval', options);
+  const file = inspectRows(log, samples.list, path, 'inspect-eval', options);
   if (headerName !== 'header.json')
     (file.notes as string[]).push(
       'no header.json: the evaluation had not finished when the archive was last written; read the samples flushed so far',

@@ -1,4 +1,5 @@
 import { ResultFileError } from '../errors.ts';
+import { defaultMaxBytes, formatBytes } from '../source.ts';
 
 /** A text without its leading byte-order mark, if it has one. */
 export function withoutBom(text: string): string {
@@ -13,8 +14,10 @@ export function decodeText(bytes: Uint8Array): string {
 /**
  * JSON as Python tools write it. Python's `json.dumps` (lm-evaluation-harness) and pydantic with
  * `ser_json_inf_nan="constants"` (Inspect: an unscored sample's value is NaN) write the bare
- * tokens `NaN`, `Infinity` and `-Infinity`, which `JSON.parse` refuses. Outside strings they are
- * read as `null` here, so a NaN score is a missing score, as it is to Inspect's metrics.
+ * tokens `NaN`, `Infinity` and `-Infinity`, which `JSON.parse` refuses. Outside strings `NaN` is
+ * read as `null`, so a NaN score is a missing score, as it is to Inspect's metrics; `Infinity`
+ * is read as the number Infinity, as the number `1e309` (too large for a double) is read by
+ * JSON.parse, so that the readers have one rule for an infinite value however it is written.
  * @throws SyntaxError from JSON.parse on anything else that is not JSON.
  */
 export function parsePythonJson(text: string): unknown {
@@ -23,10 +26,139 @@ export function parsePythonJson(text: string): unknown {
   } catch (error) {
     if (!/NaN|Infinity/.test(text)) throw error;
   }
-  // strings first, so that a NaN inside a string is kept as it is
+  // strings first, so that a NaN inside a string is kept as it is; 1e999 is JSON for Infinity
   return JSON.parse(
-    text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (token) => (token.startsWith('"') ? token : 'null')),
+    text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (token) =>
+      token.startsWith('"') ? token : token === 'NaN' ? 'null' : token.replace('Infinity', '1e999'),
+    ),
   );
+}
+
+/** The deepest nesting of arrays and objects read: JSON.stringify, which prints a value, recurses (and overflows the stack near 5,000). */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * What one JSON value costs once parsed beyond the characters of the text, at most, in bytes: V8
+ * takes about 34 bytes for an empty object in an array and 37 for an object's key and number
+ * (measured with node --expose-gc on 2,000,000 of each), so a parse is bounded by the text's
+ * length plus this much per `{`, `[`, `,` and `:`.
+ */
+export const JSON_VALUE_BYTES = 48;
+
+/** A JSON text's structure outside its strings: its deepest nesting, its values, a top-level key written twice. */
+export interface JsonShape {
+  depth: number;
+  /** The `{`, `[`, `,` and `:` outside strings, plus one: an upper bound of the values (keys and values). */
+  values: number;
+  /** The first key written twice at the top level of an object, if any. */
+  duplicate: string | undefined;
+}
+
+const STRING_END = /["\\]/g;
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+
+/**
+ * Scans a JSON text without parsing it (a text that is not JSON gives some shape; JSON.parse then
+ * refuses it). Stops at a nesting deeper than MAX_JSON_DEPTH.
+ */
+export function jsonShape(source: string): JsonShape {
+  let depth = 0;
+  let deepest = 0;
+  let values = 1;
+  let duplicate: string | undefined;
+  const seen = new Set<string>();
+  for (let i = 0; i < source.length && deepest <= MAX_JSON_DEPTH; i++) {
+    const code = source.charCodeAt(i);
+    if (code === 34) {
+      let end = i + 1;
+      for (;;) {
+        STRING_END.lastIndex = end;
+        const found = STRING_END.exec(source);
+        if (found === null) {
+          end = source.length;
+          break;
+        }
+        if (source.charCodeAt(found.index) === 92) end = found.index + 2;
+        else {
+          end = found.index;
+          break;
+        }
+      }
+      if (depth === 1 && duplicate === undefined) {
+        let next = end + 1;
+        while (next < source.length && isSpace(source.charCodeAt(next))) next++;
+        if (source.charCodeAt(next) === 58) {
+          let key: string | undefined;
+          try {
+            key = JSON.parse(source.slice(i, end + 1)) as string;
+          } catch {
+            // a broken key: JSON.parse refuses the text
+          }
+          if (key !== undefined && seen.has(key)) duplicate = key;
+          else if (key !== undefined) seen.add(key);
+        }
+      }
+      i = end;
+    } else if (code === 123 || code === 91) {
+      values++;
+      if (++depth > deepest) deepest = depth;
+    } else if (code === 125 || code === 93) depth--;
+    else if (code === 44 || code === 58) values++;
+  }
+  return { depth: deepest, values, duplicate };
+}
+
+/** What parsing a text of `length` characters and `shape` would take, in bytes, at most (JSON_VALUE_BYTES). */
+export const parseCost = (length: number, shape: JsonShape) => length + shape.values * JSON_VALUE_BYTES;
+
+/**
+ * The one line for a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take
+ * more than `maxBytes` (--max-bytes): such a text is refused before JSON.parse builds it.
+ */
+export function checkShape(
+  shape: JsonShape,
+  length: number,
+  where: { path: string; line: number; maxBytes: number; what?: string },
+): void {
+  const { path, line, maxBytes, what = '' } = where;
+  if (shape.depth > MAX_JSON_DEPTH)
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      `${what}arrays and objects nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} deep, deeper than this reader reads (no result file nests so deep)`,
+    );
+  const cost = parseCost(length, shape);
+  if (cost > maxBytes)
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      `${what}a JSON text of ${length.toLocaleString('en-US')} characters and ${shape.values.toLocaleString('en-US')} values, which would take about ${formatBytes(cost)} to parse, more than the ${formatBytes(maxBytes)} a file may hold (--max-bytes N raises the limit)`,
+    );
+}
+
+/**
+ * A JSON text parsed as Python tools write it (parsePythonJson), once its shape is checked
+ * (checkShape): nothing deeper than MAX_JSON_DEPTH, nothing whose parse would pass `maxBytes`.
+ * @throws ResultFileError naming `path` (and `line`) for a text too deep, too large or not JSON.
+ */
+export function parseJsonText(
+  text: string,
+  where: { path: string; line?: number; maxBytes?: number; what?: string },
+): unknown {
+  const { path, line = 0, maxBytes = defaultMaxBytes(), what = '' } = where;
+  checkShape(jsonShape(text), text.length, { path, line, maxBytes, what });
+  try {
+    return parsePythonJson(text);
+  } catch (error) {
+    throw new ResultFileError(
+      path,
+      line,
+      undefined,
+      `${what}not valid JSON (${jsonErrorWhere(error, text)})`,
+    );
+  }
 }
 
 /** `line L, column C` for a JSON.parse error message that gives `position P` in `text`. */
@@ -44,25 +176,7 @@ export function jsonErrorWhere(error: unknown, text: string): string {
  * The first key that appears twice at the top level of a valid JSON object text, if any:
  * JSON.parse keeps the last silently, which would let `{"passed": true, "passed": false}` pass.
  */
-export function duplicatedKey(source: string): string | undefined {
-  const seen = new Set<string>();
-  let depth = 0;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === '"') {
-      let end = i + 1;
-      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
-      if (depth === 1 && /^\s*:/.test(source.slice(end + 1, end + 64))) {
-        const key = JSON.parse(source.slice(i, end + 1)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
-      }
-      i = end;
-    } else if (char === '{' || char === '[') depth++;
-    else if (char === '}' || char === ']') depth--;
-  }
-  return undefined;
-}
+export const duplicatedKey = (source: string): string | undefined => jsonShape(source).duplicate;
 
 /**
  * Whether a flat object's text (no `{` or `[` inside) has each key once, known without a scan:
@@ -74,6 +188,19 @@ function flatWithoutDuplicates(source: string, value: Record<string, unknown>): 
   let colons = 0;
   for (let at = source.indexOf(':'); at >= 0; at = source.indexOf(':', at + 1)) colons++;
   return colons === Object.keys(value).length;
+}
+
+/** The most bytes a flat object's parse takes per character of its text (a key and a number: about 37 bytes for 6 characters). */
+const FLAT_BYTES_PER_CHAR = 8;
+
+/**
+ * The first `chars` characters of a text, as a string of their own (with `...` when cut): V8
+ * keeps a slice of a string as a view of the whole, so a row that kept `text.slice(0, 200)` of a
+ * 1 MB field would hold the megabyte.
+ */
+export function prefixOf(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  return `${JSON.parse(JSON.stringify(text.slice(0, chars))) as string}...`;
 }
 
 /** A JSON object (not null, not an array). */
@@ -152,17 +279,29 @@ export function mixedFormat(
 /**
  * The JSON object on one line of a JSON-lines file (its 1-based `line`), or `undefined` for a
  * blank line. Lines are read as Python tools write them (parsePythonJson), or, `strict`, by
- * JSON.parse as it is (NaN refused, its message given unchanged): the project's own rows.
+ * JSON.parse as it is (NaN refused, its message given unchanged): the project's own rows. A
+ * text that is not a flat object short enough is scanned first (checkShape); `cost` is set to
+ * what its parse takes at most (its length for a flat object).
  * @throws ResultFileError naming the line when it is not one JSON object with each key once.
  */
 export function jsonLine(
   text: string,
   line: number,
   path: string,
-  { strict = false }: { strict?: boolean } = {},
+  {
+    strict = false,
+    maxBytes = defaultMaxBytes(),
+    cost,
+  }: { strict?: boolean; maxBytes?: number; cost?: { bytes: number } } = {},
 ): Record<string, unknown> | undefined {
   const source = text.trim();
   if (source === '') return undefined;
+  // a flat object (nothing nested) too short for its parse to grow large is parsed as it is;
+  // any other text is scanned first (its nesting, its size once parsed, a key written twice)
+  const flat = source.indexOf('{', 1) < 0 && !source.includes('[');
+  const shape = flat && source.length * FLAT_BYTES_PER_CHAR <= maxBytes ? undefined : jsonShape(source);
+  if (shape !== undefined) checkShape(shape, source.length, { path, line, maxBytes });
+  if (cost !== undefined) cost.bytes = shape === undefined ? source.length : parseCost(source.length, shape);
   let value: unknown;
   try {
     value = strict ? JSON.parse(source) : parsePythonJson(source);
@@ -175,7 +314,12 @@ export function jsonLine(
     );
   }
   if (!isObject(value)) throw new ResultFileError(path, line, undefined, 'expected a JSON object per line');
-  const twice = flatWithoutDuplicates(source, value) ? undefined : duplicatedKey(source);
+  const twice =
+    shape !== undefined
+      ? shape.duplicate
+      : flatWithoutDuplicates(source, value)
+        ? undefined
+        : duplicatedKey(source);
   if (twice !== undefined)
     throw new ResultFileError(path, line, twice, 'appears twice in this object; keep one');
   return value;

@@ -1,9 +1,10 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
-import { checkRowCount, type LineReader, type RowLimit } from '../source.ts';
-import { idOf, isObject, jsonLine, list, mixedFormat, parsePythonJson } from './json.ts';
+import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
+import { JsonDocument } from './document.ts';
+import { idOf, isObject, jsonLine, list, mixedFormat, parseJsonText, prefixOf } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 const SAMPLE_FIELDS = new Set([
@@ -50,13 +51,47 @@ function responsesPerDocument(record: Record<string, unknown>): number {
   );
 }
 
+/** A value as a message shows it, at most `chars` characters: JSON, and Infinity by its name (JSON has none). */
+function shown(value: unknown, chars = 200): string {
+  const text =
+    typeof value === 'number' && !Number.isFinite(value)
+      ? String(value)
+      : (JSON.stringify(value) ?? String(value));
+  return prefixOf(text, chars);
+}
+
+/**
+ * A metric's value as a line keeps it: a number or a boolean as it is, a list of 0/1 as booleans,
+ * anything else as what a message says of it (the line is let go, and a value that is not a
+ * number is refused only if its metric is the one chosen).
+ */
+type KeptValue =
+  number | boolean | { list: boolean[] | undefined; shown: string; bad: string } | { shown: string };
+
+function kept(value: unknown): KeptValue {
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (!Array.isArray(value)) return { shown: shown(value) };
+  const bad = value.find((item) => !binary(item));
+  return {
+    list:
+      value.length > 0 && bad === undefined ? value.map((item) => item === 1 || item === true) : undefined,
+    shown: prefixOf(JSON.stringify(value) ?? '', 40).replace(/\.\.\.$/, ''),
+    bad: value.length === 0 ? '[]' : shown(bad),
+  };
+}
+
+/** The bytes a kept value holds beside its object, for the budget. */
+const keptBytes = (value: KeptValue) =>
+  typeof value === 'object' ? ('list' in value ? (value.list?.length ?? 0) * 8 : 0) + value.shown.length : 8;
+
 /** What one line keeps of a logged sample once read: its document, filter and metric values. */
 interface SampleLine {
   line: number;
-  doc: unknown;
-  filter: unknown;
+  /** The document's id (doc_id as its digits), or what a message says of a doc_id that is none. */
+  doc: string | { shown: string };
+  filter: string | undefined;
   names: string[];
-  values: Record<string, unknown>;
+  values: Record<string, KeptValue>;
   repeats: number;
 }
 
@@ -115,7 +150,12 @@ interface SamplesRead {
 }
 
 /** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
-function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions): SamplesRead {
+function samplesOf(
+  records: SampleLine[],
+  path: string,
+  options: LmEvalOptions,
+  held: RowBudget,
+): SamplesRead {
   if (records.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
   const { lines, filter } = linesOfFilter(records, path, options.filter);
   const names = [...new Set(lines.flatMap(({ names: lineNames }) => lineNames))];
@@ -146,6 +186,8 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions):
   }
   const chosen = metric;
   const rows: ResultRow[] = [];
+  // one row per line is counted as its line was read; the instructions of a list are rows more
+  const budget = new RowBudget(path, { ...options, maxBytes: Math.max(0, held.maxBytes - held.bytes) });
   let repeats = 1;
   let pooled = false;
   const documents = new Set<string>();
@@ -153,36 +195,43 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions):
     const fail = (field: string, detail: string): never => {
       throw new ResultFileError(path, line, field, detail);
     };
-    const task = idOf(doc) ?? fail('doc_id', `expected an integer or a string, got ${JSON.stringify(doc)}`);
+    const task =
+      typeof doc === 'string' ? doc : fail('doc_id', `expected an integer or a string, got ${doc.shown}`);
     documents.add(task);
     if (!(chosen in values)) fail(chosen, `missing (this line's metrics: ${list(lineNames) || 'none'})`);
-    const value = values[chosen];
-    const notBinary = (shown: unknown): never =>
-      fail(
-        chosen,
-        `${JSON.stringify(shown)} is not 0 or 1: each instruction's outcome must be 0/1${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
-      );
-    if (Array.isArray(value)) {
+    const value = values[chosen] as KeptValue;
+    if (typeof value === 'object' && 'list' in value) {
       if (!POOLED_LIST.test(chosen))
         fail(
           chosen,
-          `a list (${JSON.stringify(value).slice(0, 40)}), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function, which this reader does not know (it reads IFEval's inst_level_* lists, pooled as agg_inst_level_acc pools them); choose a metric with one 0/1 per document with --metric`,
+          `a list (${value.shown}), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function, which this reader does not know (it reads IFEval's inst_level_* lists, pooled as agg_inst_level_acc pools them); choose a metric with one 0/1 per document with --metric`,
         );
-      const bad = value.find((item) => !binary(item));
-      if (value.length === 0 || bad !== undefined) notBinary(value.length === 0 ? value : bad);
-      pooled = true;
-      value.forEach((item, instruction) => {
-        checkRowCount(path, line, rows.length, options);
-        rows.push({ task: `${task}:${instruction}`, sample: 0, passed: item === 1 || item === true, line });
-      });
-    } else {
-      const score = typeof value === 'boolean' ? Number(value) : value;
-      if (typeof score !== 'number' || !Number.isFinite(score))
+      const items =
+        value.list ??
         fail(
           chosen,
-          `${JSON.stringify(value)} is not a number: a metric's value per document is a number (0/1, or a graded score such as f1)`,
+          `${value.bad} is not 0 or 1: each instruction's outcome must be 0/1${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
         );
-      rows.push({ task, sample: 0, passed: score === 1, score: score as number, line });
+      pooled = true;
+      items.forEach((passed, instruction) => {
+        budget.row(line);
+        rows.push({ task: `${task}:${instruction}`, sample: 0, passed, line });
+      });
+    } else {
+      const number = typeof value === 'boolean' ? Number(value) : value;
+      const score =
+        typeof number === 'number'
+          ? number
+          : fail(
+              chosen,
+              `${number.shown} is not a number: a metric's value per document is a number (0/1, or a graded score such as f1)`,
+            );
+      if (!Number.isFinite(score))
+        fail(
+          chosen,
+          `${score} is not a finite number, so the mean over documents is not defined (a number too large for a double, 1e309, is Infinity too); choose another metric with --metric`,
+        );
+      rows.push({ task, sample: 0, passed: score === 1, score, line });
     }
     repeats = Math.max(repeats, lineRepeats);
   }
@@ -270,7 +319,7 @@ function runResults(
   const key = `${metric},${filter ?? 'none'}`;
   const value =
     isObject(results.results) && isObject(results.results[task]) ? results.results[task][key] : undefined;
-  if (typeof value !== 'number') return { harness };
+  if (typeof value !== 'number' || !Number.isFinite(value)) return { harness };
   const reported: ReportedValue[] = [{ name: metric, value, where: `${where}: results.${task}['${key}']` }];
   // the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean): `<metric>_stderr,<filter>`
   const stderrKey = `${metric}_stderr,${filter ?? 'none'}`;
@@ -278,7 +327,7 @@ function runResults(
     isObject(results.results) && isObject(results.results[task])
       ? results.results[task][stderrKey]
       : undefined;
-  if (typeof stderr === 'number')
+  if (typeof stderr === 'number' && Number.isFinite(stderr))
     reported.push({
       name: `${metric}_stderr`,
       value: stderr,
@@ -299,13 +348,19 @@ function runResults(
   return { harness, reported };
 }
 
-const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl(?:\.gz)?$/;
+/** `samples_<task>_<date>.jsonl` (0.4.3 on), or `.json` (builds of May and June 2024, one JSON object a line all the same). */
+const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl?(?:\.gz)?$/;
 
 /**
- * lm-evaluation-harness `--log_samples` output, `samples_<task>_<date>.jsonl` (0.4.3 on; one line
- * per document and filter, written by `EvaluationTracker.save_results_samples` from the `example`
- * built in `lm_eval/evaluator.py`), read one line at a time, keeping only each line's document,
- * filter and metric values:
+ * lm-evaluation-harness `--log_samples` output, read one line at a time, keeping only each line's
+ * document, filter and metric values. Its files, by version:
+ *
+ * - `samples_<task>_<date>.jsonl` (0.4.3 on; `samples_<task>_<date>.json` in builds of May and
+ *   June 2024): one line per document and filter, written by
+ *   `EvaluationTracker.save_results_samples` from the `example` built in `lm_eval/evaluator.py`,
+ *   beside `results_<date>.json`;
+ * - `<model_args>_<task>.jsonl` (before 0.4.0, from July 2023: one object a line; 0.4.0 to 0.4.2:
+ *   one JSON array, indented), beside `results.json` (or the file `--output_path` named).
  *
  * - task: `doc_id` (the document's index in the task's split, read as its digits);
  * - passed: the chosen metric's value, which must be 0 or 1 (`exact_match`, `acc`, `acc_norm`, ...;
@@ -318,19 +373,44 @@ const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+
  *   each instruction is one task, `doc_id:index`. Any other list is refused: how the harness
  *   aggregates it is the task's own function.
  *
- * The benchmark is the task of the file name. When the run's aggregated results are beside the
- * samples, the harness (model, its arguments, few-shot, generation settings, repeats, seeds,
+ * The benchmark is the task of the file name (`samples_<task>_<date>`, or `<model_args>_<task>`
+ * for a task the results file beside it names). When the run's aggregated results are beside
+ * the samples, the harness (model, its arguments, few-shot, generation settings, repeats, seeds,
  * versions), the reported value of the chosen metric, and the documents it counts are taken from
  * there.
  * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
  */
-export function lmEvalReader(path: string, options: LmEvalOptions = {}): LineReader<ResultFile> {
+export interface LmEvalReader extends LineReader<ResultFile> {
+  /** One logged sample already parsed (a line, or an element of a samples array); `line` where it starts. */
+  record(record: unknown, line: number): void;
+}
+
+export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalReader {
   const records: SampleLine[] = [];
+  const budget = new RowBudget(path, options);
+  const namesSeen = new Map<string, string[]>();
+  const filters = new Map<string, string>();
   let firstLine: number | undefined;
-  return {
+  let array: JsonDocument | undefined;
+  const reader: LmEvalReader = {
     line(text, line) {
-      const record = jsonLine(text, line, path);
-      if (record === undefined) return;
+      if (array !== undefined) return array.line(text, line);
+      if (firstLine === undefined && text.trimStart().startsWith('[')) {
+        // 0.4.0 to 0.4.2: the samples as one JSON array
+        array = new JsonDocument({
+          path,
+          maxBytes: budget.maxBytes,
+          element: (value, at) => reader.record(value, at),
+        });
+        firstLine = line;
+        return array.line(text, line);
+      }
+      const record = jsonLine(text, line, path, { maxBytes: budget.maxBytes });
+      if (record !== undefined) reader.record(record, line);
+    },
+    record(record, line) {
+      if (!isObject(record))
+        throw new ResultFileError(path, line, undefined, 'expected a JSON object per logged sample');
       firstLine ??= line;
       if (!('doc_id' in record))
         throw (
@@ -342,69 +422,216 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LineRea
             'missing (an lm-evaluation-harness sample has doc_id, doc, target, resps, filtered_resps and its metrics)',
           )
         );
-      checkRowCount(path, line, records.length, options);
-      const names = metricNames(record);
-      const values: Record<string, unknown> = {};
-      for (const name of names) if (name in record) values[name] = record[name];
-      records.push({
-        line,
-        doc: record.doc_id,
-        filter: record.filter,
-        names,
-        values,
-        repeats: responsesPerDocument(record),
-      });
+      const lineNames = metricNames(record);
+      const key = lineNames.join('\u0000');
+      let names = namesSeen.get(key);
+      if (names === undefined) namesSeen.set(key, (names = lineNames));
+      const values: Record<string, KeptValue> = {};
+      let bytes = 0;
+      for (const name of names)
+        if (name in record) {
+          values[name] = kept(record[name]);
+          bytes += name.length + keptBytes(values[name]);
+        }
+      const doc = idOf(record.doc_id) ?? { shown: shown(record.doc_id) };
+      let filter: string | undefined;
+      if (typeof record.filter === 'string') {
+        filter = filters.get(record.filter);
+        if (filter === undefined) filters.set(record.filter, (filter = record.filter));
+      }
+      budget.row(line, bytes + (typeof doc === 'string' ? doc.length : doc.shown.length));
+      records.push({ line, doc, filter, names, values, repeats: responsesPerDocument(record) });
     },
-    end: () => withRunResults(samplesOf(records, path, options), path),
+    end() {
+      if (array !== undefined) array.end();
+      return withRunResults(samplesOf(records, path, options, budget), path, budget.maxBytes);
+    },
   };
+  return reader;
 }
 
-/** The file's benchmark (the task of its name) and what the run's results file beside it adds. */
-function withRunResults(read: SamplesRead, path: string): ResultFile {
-  const { file } = read;
-  const name = SAMPLES_NAME.exec(basename(path));
-  if (name === null) {
-    // renamed: the task is not known, the tool still is (its doc_ids are its own numbering)
-    file.benchmark = { tool: 'lm-evaluation-harness' };
-    return file;
-  }
-  const [, task, date] = name as unknown as [string, string, string];
-  // the name's date with its time's dashes as colons: 2026-08-20T10-15-02.318204 -> 2026-08-20T10:15:02.318204
-  file.origin = { date: date.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3') };
-  file.benchmark = {
-    tool: 'lm-evaluation-harness',
-    name: task,
-    source: 'the file name samples_<task>_<date>',
-  };
+/** The most `.json` files beside a samples file looked into for its results, and the largest read. */
+const MAX_RESULTS_CANDIDATES = 20;
+const MAX_RESULTS_BYTES = 64 * 2 ** 20;
+
+/** The run's results beside a samples file: its name, the task, and its parsed content; or a note why not. */
+interface RunResults {
+  sibling: string;
+  task: string;
+  results: unknown;
+}
+
+/** `results_<date>.json` beside `samples_<task>_<date>.jsonl`: the task is the file name's. */
+function datedResults(
+  path: string,
+  task: string,
+  date: string,
+  maxBytes: number,
+): RunResults | string | undefined {
   let sibling: string | undefined;
   try {
     sibling = readdirSync(dirname(path)).find(
       (entry) => entry.endsWith(`_${date}.json`) && !entry.startsWith('samples_'),
     );
   } catch {
-    return file;
+    return undefined;
   }
-  if (sibling === undefined) return file;
-  const siblingPath = join(dirname(path), sibling);
-  let results: unknown;
+  if (sibling === undefined) return undefined;
   try {
-    results = parsePythonJson((readBytes(siblingPath) as Buffer).toString('utf8'));
+    return { sibling, task, results: readResultsFile(join(dirname(path), sibling), maxBytes) };
   } catch (error) {
-    (file.notes as string[]).push(
-      `${sibling} beside it is not readable (${(error as Error).message.split('\n')[0]}): no harness or reported value`,
-    );
+    return `${sibling} beside it is not readable (${(error as Error).message.split('\n')[0]}): no harness or reported value`;
+  }
+}
+
+function readResultsFile(path: string, maxBytes: number): unknown {
+  const bytes = readBytes(path, { maxBytes }) as Buffer;
+  return parseJsonText(bytes.toString('utf8'), { path, maxBytes });
+}
+
+/** The task names a results file records: its configs, results and versions. */
+const taskNames = (results: Record<string, unknown>) =>
+  new Set(
+    ['configs', 'results', 'versions'].flatMap((key) =>
+      isObject(results[key]) ? Object.keys(results[key]) : [],
+    ),
+  );
+
+/**
+ * The results beside a samples file named as before 0.4.3, `<model_args>_<task>.jsonl`: the
+ * task name cannot be cut from the name alone (task names hold `_`), so it is the longest task
+ * of a results file in the folder (`results.json` first, then the other `.json` files, at most
+ * MAX_RESULTS_CANDIDATES of at most MAX_RESULTS_BYTES) with which the name ends.
+ */
+function namedResults(path: string, maxBytes: number): RunResults | undefined {
+  const stem = basename(path)
+    .replace(/\.gz$/, '')
+    .replace(/\.jsonl?$/, '');
+  let entries: string[];
+  try {
+    entries = readdirSync(dirname(path));
+  } catch {
+    return undefined;
+  }
+  const candidates = entries
+    .filter(
+      (entry) =>
+        entry.endsWith('.json') &&
+        entry !== basename(path) &&
+        !entry.startsWith('samples_') &&
+        !entry.endsWith('.harness.json'),
+    )
+    .sort((a, b) => (a === 'results.json' ? -1 : b === 'results.json' ? 1 : a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, MAX_RESULTS_CANDIDATES);
+  for (const sibling of candidates) {
+    const siblingPath = join(dirname(path), sibling);
+    let results: unknown;
+    try {
+      if (statSync(siblingPath).size > Math.min(MAX_RESULTS_BYTES, maxBytes)) continue;
+      results = readResultsFile(siblingPath, maxBytes);
+    } catch {
+      continue; // not a results file this reader can read: another candidate may be
+    }
+    if (!isLmEvalResults(results)) continue;
+    const task = [...taskNames(results)]
+      .filter((name) => stem.endsWith(`_${name}`))
+      .sort((a, b) => b.length - a.length)[0];
+    if (task !== undefined) return { sibling, task, results };
+  }
+  return undefined;
+}
+
+/** The file's benchmark (the task of its name) and what the run's results file beside it adds. */
+function withRunResults(read: SamplesRead, path: string, maxBytes: number): ResultFile {
+  const { file } = read;
+  const notes = file.notes as string[];
+  const name = SAMPLES_NAME.exec(basename(path));
+  let run: RunResults | string | undefined;
+  let source: string;
+  if (name !== null) {
+    const [, task, date] = name as unknown as [string, string, string];
+    file.benchmark = {
+      tool: 'lm-evaluation-harness',
+      name: task,
+      source: 'the file name samples_<task>_<date>',
+    };
+    // the name's date with its time's dashes as colons: 2026-08-20T10-15-02.318204 -> 2026-08-20T10:15:02.318204
+    file.origin = { date: date.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3') };
+    run = datedResults(path, task, date, maxBytes);
+    source = '';
+  } else {
+    run = namedResults(path, maxBytes);
+    source = 'the file name <model_args>_<task> and ';
+  }
+  if (typeof run === 'string') notes.push(run);
+  if (typeof run !== 'object') {
+    if (name === null) {
+      // renamed, or no results file beside it: the task is not known, the tool still is (its doc_ids are its own numbering)
+      file.benchmark = { tool: 'lm-evaluation-harness' };
+      notes.push(
+        'the task is not known: the file is not named samples_<task>_<date>.jsonl and no results file beside it names a task its name ends with',
+      );
+    }
     return file;
   }
-  const run = runResults(results, task, read, sibling);
-  if (run.harness !== undefined) {
-    file.harness = run.harness;
+  const { sibling, task, results } = run;
+  if (name === null)
+    file.benchmark = {
+      tool: 'lm-evaluation-harness',
+      name: task,
+      source: `${source}the tasks of ${sibling}`,
+    };
+  const found = runResults(results, task, read, sibling);
+  if (found.harness !== undefined) {
+    file.harness = found.harness;
     file.harnessSource = 'log';
   }
+  if (found.reported !== undefined) file.reported = found.reported;
   const model = isObject(results) ? results.model_name : undefined;
   if (typeof model === 'string' && model !== '') file.origin = { ...file.origin, model };
-  if (run.reported !== undefined) file.reported = run.reported;
-  (file.notes as string[]).push(
-    `harness${run.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`,
+  notes.push(
+    `harness${found.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`,
   );
   return file;
+}
+
+/**
+ * Whether a JSON object is lm-evaluation-harness's aggregated results (`results_<date>.json`,
+ * or `results.json` and the file `--output_path` named before 0.4.3 and in 0.3): `results` by
+ * task, beside `versions`, `configs` or `config`.
+ */
+export function isLmEvalResults(record: unknown): record is Record<string, unknown> {
+  return (
+    isObject(record) &&
+    isObject(record.results) &&
+    Object.values(record.results).some(isObject) &&
+    (isObject(record.versions) || isObject(record.configs) || isObject(record.config))
+  );
+}
+
+/**
+ * The one line for lm-evaluation-harness's aggregated results read as a result file: what they
+ * report (the first tasks' metrics), and that the rows the commands need are its samples.
+ */
+export function resultsWithoutSamples(path: string, results: Record<string, unknown>): ResultFileError {
+  const byTask = Object.entries(results.results as Record<string, unknown>).filter(([, value]) =>
+    isObject(value),
+  ) as Array<[string, Record<string, unknown>]>;
+  const metrics = byTask.slice(0, 4).map(([task, values]) => {
+    const shownValues = Object.entries(values)
+      .filter(
+        ([key, value]) => !key.includes('_stderr') && typeof value === 'number' && Number.isFinite(value),
+      )
+      .slice(0, 3)
+      .map(([key, value]) => `${key} ${(value as number).toFixed(4)}`);
+    return `${task}${shownValues.length > 0 ? ` ${shownValues.join(', ')}` : ''}`;
+  });
+  const version = typeof results.lm_eval_version === 'string' ? `lm-eval ${results.lm_eval_version}, ` : '';
+  const more = byTask.length > 4 ? `; and ${byTask.length - 4} more` : '';
+  return new ResultFileError(
+    path,
+    0,
+    undefined,
+    `lm-evaluation-harness results without samples (${version}${byTask.length} task(s): ${metrics.join('; ')}${more}): these are aggregates, and the commands need each document's outcome, which --log_samples writes beside them (samples_<task>_<date>.jsonl)`,
+  );
 }
