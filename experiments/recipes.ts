@@ -45,7 +45,8 @@ const STEPS = [0, 30, 80] as const;
 
 const f3 = (value: number) => value.toFixed(3);
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
-const interval = (low: number, high: number) => `[${f3(low)}, ${f3(high)}]`;
+const interval = (low: number | null, high: number | null) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
 /** One candidate study's numbers on the development split. */
 function candidateNumbers(results: StudyResults, seed: number) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
 import { diskError, evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
-import { AGGREGATE_REPS, improvement, stepAggregates } from '../study/index.ts';
+import { AGGREGATE_REPS, improvement, stepAggregates, type SeedEstimate } from '../study/index.ts';
 import { writeResults } from './common.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg } from './figures.ts';
@@ -9,6 +9,9 @@ import { markdownTable } from './report/markdown.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
 
 const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
+/** An interval over seeds, or why there is none: one seed has no spread to measure. */
+const range = ({ low, high }: { low: number | null; high: number | null }) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
 /**
  * Merges a finished study's evaluations into `<study>/results/`: study.json (every seed's
@@ -65,8 +68,8 @@ export async function writeStudyReport(
         group: `step ${row.step}`,
         series: 'IQM [95%]',
         estimate: row.iqm.estimate,
-        low: row.iqm.low,
-        high: row.iqm.high,
+        low: row.iqm.low ?? row.iqm.estimate,
+        high: row.iqm.high ?? row.iqm.estimate,
       })),
       ...perSeed.flatMap((row) =>
         plan.measure.steps.map((step, i) => ({
@@ -99,11 +102,11 @@ export async function writeStudyReport(
       ],
       steps.map((row) => [
         row.step,
-        `${f3(row.mean.estimate)} [${f3(row.mean.low)}, ${f3(row.mean.high)}]`,
+        `${f3(row.mean.estimate)} ${range(row.mean)}`,
         row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
         f3(row.min),
         f3(row.max),
-        `${f3(row.iqm.estimate)} [${f3(row.iqm.low)}, ${f3(row.iqm.high)}]`,
+        `${f3(row.iqm.estimate)} ${range(row.iqm)}`,
       ]),
     ),
     '',
@@ -111,7 +114,7 @@ export async function writeStudyReport(
     '',
     numbers.probabilityOfImprovement === null
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
-      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} [${f3(numbers.probabilityOfImprovement.low)}, ${f3(numbers.probabilityOfImprovement.high)}] (whole seeds redrawn, 95%).`,
+      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} ${range(numbers.probabilityOfImprovement)} (whole seeds redrawn, 95%).`,
     '',
     coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
     '',
@@ -153,15 +156,15 @@ export interface StudyReportNumbers {
   perSeed: Array<{ seed: number; passAt1: number[] }>;
   steps: Array<{
     step: number;
-    mean: Estimate;
+    mean: SeedEstimate;
     sd: Estimate | null;
     min: number;
     max: number;
-    iqm: Estimate;
+    iqm: SeedEstimate;
   }>;
   /** Bootstrap replicates of every interval. */
   reps: number;
-  probabilityOfImprovement: Estimate | null;
+  probabilityOfImprovement: SeedEstimate | null;
   /** Which jobs were made by other code than the rest, and how it differs (agent/fingerprint.ts); only in a report merged with --allow-mixed. */
   mixedCode?: string;
 }

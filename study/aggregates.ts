@@ -3,6 +3,7 @@ import {
   expandedPercentileLevel,
   mean,
   meanTInterval,
+  probabilityOfImprovement,
   probabilityOfImprovementInterval,
   rliableAggregates,
   type AggregateMetric,
@@ -67,12 +68,13 @@ export function stepAggregates(
     taskBootstrap = false,
   }: { seed: number; reps?: number; profile?: boolean; taskBootstrap?: boolean },
 ): {
-  mean: Estimate;
-  iqm: Estimate;
+  mean: SeedEstimate;
+  iqm: SeedEstimate;
   profile: Array<Estimate & { tau: number }> | null;
   iqmTaskBootstrap: Estimate | null;
 } {
   const scores = taskRates(results, step);
+  if (scores.length < 2) return oneSeed(scores);
   const rng = new Rng(seed).fork(`aggregates/${step}`);
   // The profile's 21 bands cost 21 sorts of 50,000 replicates: only where it is drawn.
   const { metrics, profile: bands } = seedAggregates(scores, {
@@ -97,6 +99,20 @@ export function stepAggregates(
   };
 }
 
+/** A number over seeds with its interval; a study of one seed has no spread to measure, and its interval is null, never 0 wide. */
+export type SeedEstimate = { estimate: number; low: number | null; high: number | null };
+
+/** `stepAggregates` of a study of one seed: the estimates, and no interval. */
+function oneSeed(scores: number[][]) {
+  const { metrics } = rliableAggregates(scores, { metrics: ['mean', 'iqm'], reps: 1, rng: new Rng(0) });
+  const alone = (value: Estimate | undefined): SeedEstimate => ({
+    estimate: value!.estimate,
+    low: null,
+    high: null,
+  });
+  return { mean: alone(metrics.mean), iqm: alone(metrics.iqm), profile: null, iqmTaskBootstrap: null };
+}
+
 /**
  * The probability that a seed x task score of step `later` beats one of step `earlier`
  * (rliable's probability of improvement), with its 95% interval (`seedImprovement`); the stream
@@ -107,8 +123,10 @@ export function improvement(
   later: number,
   earlier: number,
   { seed, reps = AGGREGATE_REPS }: { seed: number; reps?: number },
-): Estimate {
-  return seedImprovement(taskRates(results, later), taskRates(results, earlier), {
+): SeedEstimate {
+  const [x, y] = [taskRates(results, later), taskRates(results, earlier)];
+  if (x.length < 2) return { estimate: probabilityOfImprovement(x, y), low: null, high: null };
+  return seedImprovement(x, y, {
     reps,
     rng: new Rng(seed).fork(`improvement/${later}-${earlier}`),
   });

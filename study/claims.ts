@@ -357,20 +357,24 @@ const BOOK_EVALUATION_EPISODES = 8;
  * episodes of each test task are cut into disjoint groups of 8 (8 groups of 64): each group picks
  * the best of the 8 trained checkpoints (steps 10 to 80; the earliest on a tie), the other groups
  * score the pick, and the curse is the mean over groups of the picking score less the fresh one.
+ * A study of fewer than 16 episodes per task (a smoke study) is cut in two halves instead.
  */
 function bookDesignCurse(results: StudyResults, seed: number, test: readonly number[]): number {
   const steps = CHAPTER_STEPS.filter((step) => step > 0);
   const outcomes = steps.map((step) =>
     test.map((t) => bits(evaluationOf(results, seed, step).perTask[t]!.outcomes)),
   );
-  const groups = Math.floor(outcomes[0]![0]!.length / BOOK_EVALUATION_EPISODES);
+  const episodes = outcomes[0]![0]!.length;
+  // Two groups at least: a smoke study's 8 episodes are cut in halves of 4.
+  const size = Math.min(BOOK_EVALUATION_EPISODES, Math.floor(episodes / 2));
+  const groups = Math.floor(episodes / size);
   const score = (s: number, inGroup: (group: number) => boolean) => {
     let total = 0;
     let count = 0;
-    for (const episodes of outcomes[s]!)
-      for (let e = 0; e < groups * BOOK_EVALUATION_EPISODES; e += 1)
-        if (inGroup(Math.floor(e / BOOK_EVALUATION_EPISODES))) {
-          total += episodes[e]!;
+    for (const played of outcomes[s]!)
+      for (let e = 0; e < groups * size; e += 1)
+        if (inGroup(Math.floor(e / size))) {
+          total += played[e]!;
           count += 1;
         }
     return total / count;
@@ -419,6 +423,8 @@ export function seedClaims(
 ) {
   const { plan, seeds } = results;
   requireChapterSteps(plan);
+  if (seeds.length < 2)
+    throw new InputError(`${plan.dir}: the claims are measured across seeds; this study has ${seeds.length}`);
   const rng = new Rng(seed).fork('seeds');
   const tasks = results.tasks.map((task) => task.name);
   const kMax = Math.min(32, plan.measure.episodes);

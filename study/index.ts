@@ -129,6 +129,7 @@ export {
   seedAggregates,
   seedImprovement,
   stepAggregates,
+  type SeedEstimate,
 } from './aggregates.ts';
 export {
   compareSeedScores,

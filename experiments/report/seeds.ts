@@ -11,8 +11,9 @@ import { bandPanelsSvg, heatmapSvg, intervalChartSvg } from '../figures.ts';
 import { markdownTable, section, signed, type Report } from './markdown.ts';
 
 const f3 = (value: number) => value.toFixed(3);
-const range = ({ low, high }: { low: number; high: number }) => `[${f3(low)}, ${f3(high)}]`;
-const withInterval = (value: { estimate: number; low: number; high: number }) =>
+const range = ({ low, high }: { low: number | null; high: number | null }) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
+const withInterval = (value: { estimate: number; low: number | null; high: number | null }) =>
   `${f3(value.estimate)} ${range(value)}`;
 const p1 = (p: number) => (p < 0.001 ? p.toExponential(0) : p.toFixed(3));
 
@@ -301,8 +302,16 @@ async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<R
           high: interval.high,
         };
       }),
-      { group: 'mean', series: 'mean', ...aggregates[80].mean },
-      { group: 'IQM', series: 'IQM', ...aggregates[80].iqm },
+      ...(['mean', 'iqm'] as const).map((name) => {
+        const { estimate, low, high } = aggregates[80][name];
+        return {
+          group: name === 'iqm' ? 'IQM' : 'mean',
+          series: name === 'iqm' ? 'IQM' : 'mean',
+          estimate,
+          low: low ?? estimate,
+          high: high ?? estimate,
+        };
+      }),
     ],
   });
   const profile = await bandPanelsSvg([
