@@ -247,6 +247,7 @@ const NULLABLE = new Set([
   'unpairedSE',
   'correlation',
   'intraclassCorrelation',
+  'chapterIntraclassCorrelation',
   'designEffect',
   'harness',
   'step',

@@ -103,7 +103,11 @@ describe('the npm package (npm pack, then npm install elsewhere)', () => {
       expect(help.status).toBe(0);
       expect(help.stdout).toMatch(/^ {2}passk\s/m);
 
-      const passk = await run(command, ['passk', '--n', '20', '--c', '3', '--k', '1,5,10', '--json'], dir);
+      const passk = await run(
+        command,
+        ['passk', '--samples', '20', '--successes', '3', '--k', '1,5,10', '--json'],
+        dir,
+      );
       expect(passk.stderr).toBe('');
       expect(JSON.parse(passk.stdout)).toEqual({
         1: passAtK(20, 3, 1),
@@ -153,7 +157,11 @@ describe('the npm package (npm pack, then npm install elsewhere)', () => {
       const command = join(project, 'node_modules', '.bin', 'tinyagent');
       const metrics = await run(command, ['metrics', 'results.jsonl', '--json'], project);
       expect(metrics.stderr).toBe('');
-      const passk = await run(command, ['passk', '--n', '20', '--c', '3', '--k', '5', '--json'], project);
+      const passk = await run(
+        command,
+        ['passk', '--samples', '20', '--successes', '3', '--k', '5', '--json'],
+        project,
+      );
       expect(fromLibrary).toEqual({
         meanAccuracy: (JSON.parse(metrics.stdout) as { meanAccuracy: { estimate: number } }).meanAccuracy
           .estimate,
