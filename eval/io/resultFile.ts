@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../lib/files.ts';
 import { ResultFileError } from './errors.ts';
 import { decodeText, duplicatedKey, idOf, isObject, jsonLine, mixedFormat } from './formats/json.ts';
 import {
@@ -358,7 +358,7 @@ export function readBytes(path: string, { optional = false } = {}): Buffer | und
     );
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readRegularBytes(path);
   } catch (error) {
     throw readError(path, error);
   }
