@@ -7,6 +7,7 @@ import { isOutputError, outputFailed } from '../lib/internalError.js';
 import { debugging, errorKind, errorLine, EXIT, UsageError } from '../lib/errors.ts';
 import { closestName, count } from '../lib/text.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
+import { readRegularFile } from '../lib/files.ts';
 import type { Figure } from './figures.ts';
 import { zScore } from './report/markdown.ts';
 import { fingerprint, packageVersion } from '../agent/index.ts';
@@ -363,8 +364,7 @@ export function sha256(text: string): string {
  * (undefined).
  */
 export function resultPairMatches(jsonPath: string, mdPath: string): boolean | undefined {
-  const recorded = (JSON.parse(readFileSync(jsonPath, 'utf8')) as { markdownSha256?: unknown })
-    .markdownSha256;
+  const recorded = (JSON.parse(readRegularFile(jsonPath)) as { markdownSha256?: unknown }).markdownSha256;
   if (typeof recorded !== 'string') return undefined;
-  return existsSync(mdPath) && sha256(readFileSync(mdPath, 'utf8')) === recorded;
+  return existsSync(mdPath) && sha256(readRegularFile(mdPath)) === recorded;
 }

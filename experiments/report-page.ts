@@ -17,6 +17,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
+import { readRegularFile } from '../lib/files.ts';
 import { CLAIMS } from '../study/index.ts';
 import { DEFAULT_STUDY, figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import { chapterAnswers, type AnswerSources } from './report/answers.ts';
@@ -229,14 +230,23 @@ function figureHtml(jsonPath: string, path: string, { specs, problems }: Figures
   return `<figure>${jsonScript(id, drawable.spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption>${left.join('')}</figure>`;
 }
 
+/**
+ * The most bytes of one results file (JSON, Markdown or figure spec) the page reads: far above
+ * any the experiments write (the largest, ex-2.json, is 0.45 MB), far below what would stall it.
+ */
+const MAX_RESULTS_FILE_BYTES = 64 * 2 ** 20;
+
+/**
+ * A results file's text, opened as every file we did not write is (lib/files.ts): a symbolic
+ * link, a FIFO, a device, a folder or a file over MAX_RESULTS_FILE_BYTES is refused in one line
+ * naming it, before anything is read.
+ */
+const readResultsText = (path: string) =>
+  readRegularFile(path, undefined, { maxBytes: MAX_RESULTS_FILE_BYTES });
+
 /** A JSON file, or the one line naming it and where it breaks: never its content, which JSON.parse's message quotes. */
 function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const text = readResultsText(path);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -266,7 +276,7 @@ function sectionHtml(
     };
   const result = readJson(jsonPath) as ResultFile;
   const listed = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
-  const body = markdownToHtml(readFileSync(mdPath, 'utf8'), {
+  const body = markdownToHtml(readResultsText(mdPath), {
     dropTitle: true,
     shift: 1,
     lineBreaks: true,
@@ -344,11 +354,12 @@ function oursCell(
   });
 }
 
-/** Reads a results JSON's numbers for the book table, or undefined when the file is missing or broken. */
+/** Reads a results JSON's numbers for the book table, or undefined when the file is missing or not JSON (one that is not a regular file is refused: readResultsText). */
 function leavesOf(path: string): Array<[string, number]> | undefined {
   if (!existsSync(path)) return undefined;
+  const text = readResultsText(path);
   try {
-    return numberLeaves(JSON.parse(readFileSync(path, 'utf8')));
+    return numberLeaves(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -512,7 +523,7 @@ export async function main(options: ReportPageOptions) {
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;
   const book = existsSync(options.reproductionFile)
-    ? bookBesideOurs(readFileSync(options.reproductionFile, 'utf8'), {
+    ? bookBesideOurs(readResultsText(options.reproductionFile), {
         referenceDir: join(ROOT, 'results'),
         resultsDir: options.resultsDir,
       })

@@ -6,7 +6,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   statSync,
   type Stats,
 } from 'node:fs';
@@ -25,33 +25,142 @@ export function fileKind(stats: Stats): string {
 }
 
 /**
- * Reads a text file that must be a regular file (a symlink to one is fine). Anything else is
- * refused before it is opened, since opening a FIFO with no writer blocks forever and a device
- * can be endless. Errors are InputErrors: `label: 'path' is a FIFO, not a regular file`, `label:
- * no such file 'path'`, `label: cannot read 'path' (ELOOP)`.
+ * The most bytes `readRegularFile` reads unless told otherwise: V8's longest string (2^29 - 24
+ * characters, "Cannot create a string longer than ..."); a larger file cannot become one anyway.
  */
-export function readRegularFile(path: string, label: string): string {
-  let stats: Stats;
-  try {
-    stats = statSync(path);
-  } catch (error) {
-    throw unreadable(path, label, error);
-  }
-  if (!stats.isFile()) throw new InputError(`${label}: '${path}' is ${fileKind(stats)}, not a regular file`);
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw unreadable(path, label, error);
+export const MAX_READ_BYTES = 0x1fffffe8;
+
+/** A file `openRegularFile` would not open or read: its path and what is wrong with it (`is a FIFO, not a regular file`), for a caller that words its own error. */
+export class FileRefusedError extends InputError {
+  override name = 'FileRefusedError';
+
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+    label: string | undefined,
+  ) {
+    // `'x' is a FIFO, ...`, `no such file 'x'`, `cannot read 'x': permission denied`, `cannot write 'x' (EIO)`
+    const named = problem.startsWith('is ')
+      ? `'${path}' ${problem}`
+      : problem.replace(/^(no such file|cannot \w+)/, (start) => `${start} '${path}'`);
+    super(label === undefined ? named : `${label}: ${named}`);
   }
 }
 
-function unreadable(path: string, label: string, error: unknown): InputError {
+/** The flags that open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
+const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** What is wrong with a path that could not be looked at or opened, from the error's code. */
+function problemOf(error: unknown, doing: 'read' | 'write' = 'read'): string {
   const code = (error as NodeJS.ErrnoException).code;
-  return new InputError(
-    code === 'ENOENT'
-      ? `${label}: no such file '${path}'`
-      : `${label}: cannot read '${path}' (${code ?? (error as Error).message})`,
-  );
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
+  if (code === 'ELOOP') return 'is a symbolic link, not a regular file';
+  if (code === 'ENXIO') return 'is a FIFO or device, not a regular file';
+  if (code === 'EACCES' || code === 'EPERM') return `cannot ${doing}: permission denied`;
+  // Node's message is `CODE: what, syscall 'path'`: the code and what, the path being named already.
+  const what = /^[A-Z]+: ([^,]+)/.exec((error as Error).message)?.[0];
+  return `cannot ${doing} (${what ?? code ?? (error as Error).message})`;
+}
+
+/**
+ * Opens `path` with `flags` | O_NOFOLLOW | O_NONBLOCK and checks the open file with fstat: a
+ * symbolic link is never followed, a FIFO never waited on, and anything but a regular file is
+ * closed again and refused. Returns the descriptor and what fstat saw; the caller closes it.
+ */
+function openItself(path: string, flags: number, label?: string): { fd: number; stats: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | OPEN_ONLY_ITSELF, 0o644);
+  } catch (error) {
+    throw new FileRefusedError(
+      path,
+      problemOf(error, (flags & constants.O_WRONLY) === 0 ? 'read' : 'write'),
+      label,
+    );
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new FileRefusedError(path, `is ${fileKind(stats)}, not a regular file`, label);
+  }
+  return { fd, stats };
+}
+
+/**
+ * Opens a file we did not write for reading, the one way every such file is opened: it must be a
+ * regular file itself (lstat: not a symbolic link, not a FIFO, a device or a folder, none of which
+ * is opened), of at most `maxBytes`, and the file opened (O_NOFOLLOW | O_NONBLOCK, then fstat) must
+ * be the one looked at, so that a file swapped for a link or a FIFO in between is neither followed
+ * nor waited on. Opening a FIFO with no writer blocks forever and a device can be endless.
+ * Returns the descriptor and the size; the caller closes it.
+ * @throws FileRefusedError naming the path in one line (`label: 'path' is a FIFO, not a regular file`,
+ *   `label: no such file 'path'`, `label: 'path' is 9 bytes, more than the 4 such a file may hold`).
+ */
+export function openRegularFile(
+  path: string,
+  { label, maxBytes = Number.POSITIVE_INFINITY }: { label?: string; maxBytes?: number } = {},
+): { fd: number; size: number } {
+  let looked: Stats;
+  try {
+    looked = lstatSync(path);
+  } catch (error) {
+    throw new FileRefusedError(path, problemOf(error), label);
+  }
+  if (!looked.isFile()) throw new FileRefusedError(path, `is ${fileKind(looked)}, not a regular file`, label);
+  const { fd, stats } = openItself(path, constants.O_RDONLY, label);
+  const refuse = (problem: string) => {
+    closeSync(fd);
+    return new FileRefusedError(path, problem, label);
+  };
+  if (stats.ino !== looked.ino || stats.dev !== looked.dev)
+    throw refuse('is not the file it was a moment ago (replaced while opened)');
+  if (stats.size > maxBytes) throw refuse(tooLarge(stats.size, maxBytes));
+  return { fd, size: stats.size };
+}
+
+const tooLarge = (size: number, maxBytes: number) =>
+  `is ${size} bytes, more than the ${maxBytes} such a file may hold`;
+
+/**
+ * The bytes of a file we did not write, opened by `openRegularFile` and read to its end, at most
+ * `maxBytes` of it (a file that grows past it while read is refused too).
+ * @throws FileRefusedError naming the path (see `openRegularFile`).
+ */
+export function readRegularBytes(
+  path: string,
+  { label, maxBytes = MAX_READ_BYTES }: { label?: string; maxBytes?: number } = {},
+): Buffer {
+  const { fd, size } = openRegularFile(path, label === undefined ? { maxBytes } : { label, maxBytes });
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    // One read of the size fstat gave, and one more byte to see whether the file grew.
+    for (let room = size + 1; ; room = Math.min(1 << 20, maxBytes + 1 - total)) {
+      const chunk = Buffer.allocUnsafe(Math.max(1, room));
+      let read: number;
+      try {
+        read = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw new FileRefusedError(path, problemOf(error), label);
+      }
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) throw new FileRefusedError(path, tooLarge(total, maxBytes), label);
+      chunks.push(chunk.subarray(0, read));
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A text file we did not write, as UTF-8 (see `readRegularBytes`): a symbolic link, a FIFO, a
+ * device, a folder or a file over `maxBytes` is refused before it is read, in one line naming the
+ * path after `label` (`--config: '/x' is a FIFO, not a regular file`).
+ */
+export function readRegularFile(path: string, label?: string, { maxBytes = MAX_READ_BYTES } = {}): string {
+  return readRegularBytes(path, label === undefined ? { maxBytes } : { label, maxBytes }).toString('utf8');
 }
 
 /**
@@ -88,7 +197,7 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
       stats = lstatSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw unreadable(path, path, error);
+      throw new FileRefusedError(path, problemOf(error), undefined);
     }
     const wanted = i < parts.length - 1 || want === 'folder' ? stats.isDirectory() : stats.isFile();
     if (!wanted)
@@ -99,42 +208,11 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
   return true;
 }
 
-/** The flags that open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
-const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-/**
- * Opens `root/name` (checked by `existsInside`) with O_NOFOLLOW | O_NONBLOCK and checks the open
- * file again with fstat, so that a file swapped for a link or a FIFO between the check and the
- * open is neither followed nor waited on. Returns the descriptor; the caller closes it.
- */
-function openInside(root: string, name: string, flags: number): number {
-  const path = join(root, name);
-  let fd: number;
-  try {
-    fd = openSync(path, flags | OPEN_ONLY_ITSELF, 0o644);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(
-      code === 'ELOOP'
-        ? `'${path}' is a symbolic link, not followed`
-        : code === 'ENXIO'
-          ? `'${path}' is a FIFO or device, not a regular file`
-          : `cannot open '${path}': ${(error as Error).message}`,
-    );
-  }
-  const stats = fstatSync(fd);
-  if (!stats.isFile()) {
-    closeSync(fd);
-    throw new InputError(`'${path}' is ${fileKind(stats)}, not a regular file`);
-  }
-  return fd;
-}
-
 /**
  * Reads the regular file `root/name` of a folder others write to (see `existsInside`), at most
  * `maxBytes` of it: a missing file, one outside `root`, a link, a FIFO, a device or a larger file
- * is an InputError naming the path. Opening a FIFO with no writer blocks forever and a device
- * can be endless, so neither is ever opened for reading.
+ * is an InputError naming the path. The file is opened as every file we did not write is
+ * (`readRegularBytes`).
  */
 export function readInside(
   root: string,
@@ -142,17 +220,7 @@ export function readInside(
   { maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {},
 ): Buffer {
   if (!existsInside(root, name, 'file')) throw new InputError(`no such file '${join(root, name)}'`);
-  const fd = openInside(root, name, constants.O_RDONLY);
-  try {
-    const { size } = fstatSync(fd);
-    if (size > maxBytes)
-      throw new InputError(
-        `'${join(root, name)}' is ${size} bytes, more than the ${maxBytes} such a file holds`,
-      );
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  return readRegularBytes(join(root, name), { maxBytes });
 }
 
 /**
@@ -164,7 +232,7 @@ export function openAppendInside(root: string, name: string): number {
   const folder = name.split('/').slice(0, -1).join('/');
   if (folder !== '') existsInside(root, folder, 'folder');
   existsInside(root, name, 'file');
-  return openInside(root, name, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  return openItself(join(root, name), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT).fd;
 }
 
 /**

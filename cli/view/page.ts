@@ -75,12 +75,23 @@ export interface ViewerServer {
 }
 
 /**
+ * Whether a request's Host names the viewer: 127.0.0.1 or localhost with the port it listens on,
+ * or without a port when that is 80, which a browser leaves out (RFC 9110, 7.2: a default port
+ * may be omitted). Any other name is a page elsewhere that rebinds its name to 127.0.0.1.
+ */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  const names = [VIEWER_HOST, 'localhost'];
+  const allowed = names.map((name) => `${name}:${port}`).concat(port === 80 ? names : []);
+  return host !== undefined && allowed.includes(host.toLowerCase());
+}
+
+/**
  * Serves the page on 127.0.0.1 (port 0: a free one). It answers only the page's own files, by
  * exact path (`/` is index.html), and what `dynamic` computes for a path (a sample's detail, by
- * the query's indices into what was read: never a path from the request), to GET and HEAD; any
- * other path is 404, whatever it spells (`/../x`, `/%2e%2e/x`, a file beside them on disk),
- * since nothing is ever looked up on disk by the request. A request whose Host is not this
- * address (a page elsewhere that rebinds its name to 127.0.0.1) is refused too.
+ * the query's indices into what was read: never a path from the request), to GET and HEAD (any
+ * other method is 405, with Allow); any other path is 404, whatever it spells (`/../x`,
+ * `/%2e%2e/x`, a file beside them on disk), since nothing is ever looked up on disk by the
+ * request. A request whose Host is not this address (`hostAllowed`) is refused (404) first.
  */
 export function servePage(
   files: readonly PageFile[],
@@ -93,23 +104,11 @@ export function servePage(
   return new Promise((resolve, reject) => {
     const server = createServer(async (request, response) => {
       const [path = '', search = ''] = (request.url ?? '').split(/\?(.*)/s);
-      const address = server.address() as AddressInfo;
-      const hostOk =
-        request.headers.host === `${VIEWER_HOST}:${address.port}` ||
-        request.headers.host === `localhost:${address.port}`;
-      let file = byPath.get(path);
-      if (file === undefined && hostOk && dynamic !== undefined && request.method === 'GET')
-        file = await dynamic(path, new URLSearchParams(search)).catch((error: unknown): PageFile => ({
-          name: path,
-          type: 'text/plain; charset=utf-8',
-          body: `${(error as Error).message.split('\n')[0]}\n`,
-          status: 422,
-        }));
-      if (file === undefined || !hostOk) {
+      const notFound = () => {
         response.writeHead(404, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
         response.end('not found\n');
-        return;
-      }
+      };
+      if (!hostAllowed(request.headers.host, (server.address() as AddressInfo).port)) return notFound();
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         response.writeHead(405, {
           ...HEADERS,
@@ -119,6 +118,15 @@ export function servePage(
         response.end('method not allowed\n');
         return;
       }
+      let file = byPath.get(path);
+      if (file === undefined && dynamic !== undefined)
+        file = await dynamic(path, new URLSearchParams(search)).catch((error: unknown): PageFile => ({
+          name: path,
+          type: 'text/plain; charset=utf-8',
+          body: `${(error as Error).message.split('\n')[0]}\n`,
+          status: 422,
+        }));
+      if (file === undefined) return notFound();
       response.writeHead(file.status ?? 200, {
         ...HEADERS,
         'Content-Type': file.type,

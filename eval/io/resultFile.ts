@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularBytes } from '../../lib/files.ts';
 import { ResultFileError } from './errors.ts';
 import { decodeText, idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
 import {
@@ -379,7 +379,7 @@ export function readBytes(
     );
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readRegularBytes(path);
   } catch (error) {
     throw readError(path, error);
   }

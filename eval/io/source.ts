@@ -1,6 +1,7 @@
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, lstatSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { createGunzip } from 'node:zlib';
+import { fileKind, FileRefusedError, openRegularFile } from '../../lib/files.ts';
 import { ResultFileError } from './errors.ts';
 
 /**
@@ -144,13 +145,14 @@ export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0
 
 /**
  * The size of a regular file at `path`, or the ResultFileError naming the path in one line:
- * missing, a folder, not a regular file, or anything else the file system refuses. `undefined`
- * for a missing file when `optional` (a sidecar that is not there).
+ * missing, a folder, a symbolic link (never followed, as no file we read is: lib/files.ts), not a
+ * regular file, or anything else the file system refuses. `undefined` for a missing file when
+ * `optional` (a sidecar that is not there).
  */
 export function fileSize(path: string, { optional = false } = {}): number | undefined {
   let stats;
   try {
-    stats = statSync(path);
+    stats = lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -166,13 +168,15 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
       undefined,
       'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
     );
-  if (!stats.isFile()) throw new ResultFileError(path, 0, undefined, 'is not a regular file');
+  if (!stats.isFile())
+    throw new ResultFileError(path, 0, undefined, `is ${fileKind(stats)}, not a regular file`);
   return stats.size;
 }
 
 /** A file system error while reading `path`, as its one line. */
 export function readError(path: string, error: unknown): ResultFileError {
   if (error instanceof ResultFileError) return error;
+  if (error instanceof FileRefusedError) return new ResultFileError(path, 0, undefined, error.problem);
   const code = (error as NodeJS.ErrnoException).code;
   return new ResultFileError(
     path,
@@ -191,7 +195,7 @@ export interface RandomAccess {
   read(position: number, length: number): Buffer;
 }
 
-/** An open file read by position; `close` it when done. */
+/** An open file read by position (opened as lib/files.ts `openRegularFile` opens any file); `close` it when done. */
 export class FileAccess implements RandomAccess {
   readonly size: number;
   private readonly fd: number;
@@ -201,7 +205,7 @@ export class FileAccess implements RandomAccess {
     size: number,
   ) {
     try {
-      this.fd = openSync(path, 'r');
+      this.fd = openRegularFile(path).fd;
     } catch (error) {
       throw readError(path, error);
     }
@@ -264,7 +268,13 @@ export async function streamBytes(
   gzip: boolean,
   chunk: (bytes: Buffer) => boolean | void,
 ): Promise<void> {
-  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+  let fd: number;
+  try {
+    fd = openRegularFile(path).fd;
+  } catch (error) {
+    throw readError(path, error);
+  }
+  const input = createReadStream(path, { fd, highWaterMark: 1 << 20 });
   const unpack = gzip ? createGunzip({ chunkSize: 1 << 20 }) : undefined;
   const stream = unpack === undefined ? input : input.pipe(unpack);
   if (unpack !== undefined) input.on('error', (error) => unpack.destroy(error));
