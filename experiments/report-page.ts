@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
+import { jsonShape, MAX_JSON_DEPTH } from '../eval/io/index.ts';
 import { CLAIMS } from '../study/index.ts';
 import { DEFAULT_STUDY, figureSpecName, isMain, resultPairMatches, ROOT, runScript } from './common.ts';
 import { chapterAnswers, type AnswerSources } from './report/answers.ts';
@@ -247,6 +248,11 @@ const readResultsText = (path: string) =>
 /** A JSON file, or the one line naming it and where it breaks: never its content, which JSON.parse's message quotes. */
 function readJson(path: string): unknown {
   const text = readResultsText(path);
+  // Nesting past the readers' bound would overflow the stack of whatever walks the value.
+  if (jsonShape(text).depth > MAX_JSON_DEPTH)
+    throw new InputError(
+      `${path}: arrays and objects nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} deep, deeper than a results file nests`,
+    );
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -357,10 +363,10 @@ function oursCell(
 /** Reads a results JSON's numbers for the book table, or undefined when the file is missing or not JSON (one that is not a regular file is refused: readResultsText). */
 function leavesOf(path: string): Array<[string, number]> | undefined {
   if (!existsSync(path)) return undefined;
-  const text = readResultsText(path);
   try {
-    return numberLeaves(JSON.parse(text));
-  } catch {
+    return numberLeaves(readJson(path));
+  } catch (error) {
+    if (error instanceof InputError && !/is not a JSON file/.test(error.message)) throw error;
     return undefined;
   }
 }

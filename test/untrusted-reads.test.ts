@@ -121,6 +121,25 @@ describe('the report page opens only regular files', () => {
   );
 
   it(
+    'a results JSON nested 100,000 deep is refused in one line, not a stack overflow',
+    async () => {
+      const dir = resultsFolder('deep');
+      const path = join(dir, '17.2.json');
+      writeFileSync(path, `{"section":"17.2","numbers":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`);
+      const { status, stderr, page } = await report(dir);
+      expect(stderr).toMatch(
+        new RegExp(
+          `^report: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: arrays and objects nested more than 1,000 deep`,
+        ),
+      );
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(status).toBe(1);
+      expect(page).toBeUndefined();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "an aggregate's Markdown that is a FIFO is refused",
     async () => {
       const dir = resultsFolder('aggregate');

@@ -37,3 +37,4 @@ export {
   type SampleDetail,
   type DetailPart,
 } from './formats/detail.ts';
+export { jsonShape, MAX_JSON_DEPTH } from './formats/json.ts';
