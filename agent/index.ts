@@ -27,6 +27,7 @@ export {
   saveCheckpoint,
   loadCheckpoint,
   checkpointChecksum,
+  manifestChecksum,
   CheckpointError,
   CHECKPOINT_FORMAT,
 } from './checkpoint.ts';

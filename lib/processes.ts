@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { constants, hostname } from 'node:os';
 
 /**
  * Whether a process of this machine with that pid runs: signal 0 only asks (EPERM: it runs, as
@@ -35,4 +35,28 @@ export function localHolder(holder: {
  */
 export function holderAlive(holder: { readonly pid: number; readonly host: string }): boolean {
   return localHolder(holder) !== 'dead';
+}
+
+/** The signals that stop a job: a scheduler's cancel (Slurm's scancel sends SIGTERM, then SIGKILL) and Ctrl-C. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * On SIGTERM or SIGINT, runs `cleanUp(signal)` (which may wait), then ends the process as the
+ * signal would have: exit 128 + its number (143, 130). A second signal meanwhile ends it at once.
+ * Returns the function that removes the handlers, restoring the default of dying at once.
+ */
+export function onStopSignal(cleanUp: (signal: NodeJS.Signals) => void | Promise<void>): () => void {
+  let stopping = false;
+  const exit = (signal: NodeJS.Signals) => process.exit(128 + (constants.signals[signal] ?? 0));
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) exit(signal);
+    stopping = true;
+    void Promise.resolve()
+      .then(() => cleanUp(signal))
+      .finally(() => exit(signal));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, handler);
+  return () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, handler);
+  };
 }

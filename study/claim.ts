@@ -15,14 +15,16 @@ import { Worker } from 'node:worker_threads';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { linkUnlessExists, readInside } from '../lib/files.ts';
 import { localHolder } from '../lib/processes.ts';
+import { printable } from '../lib/text.ts';
 import { diskError, studyFolder } from './disk.ts';
 
 /** Who holds a job's claim: written once when the claim is taken; renewals change only the lock's mtime. */
 export interface Holder {
   pid: number;
+  /** As the lock gives it, control characters escaped (`printable`): it is shown on terminals. */
   host: string;
   since: string;
-  /** Seconds between the holder's renewals (absent in locks of older versions). */
+  /** Seconds between the holder's renewals (absent in locks of older versions): only shown, never trusted. */
   renewEvery?: number;
 }
 
@@ -42,20 +44,27 @@ const RENEWALS_PER_TIMEOUT = 10;
 /** The largest lock read: ours are one line of about 100 bytes. */
 const MAX_LOCK_BYTES = 4096;
 export const LEASE_TIMEOUT_ENV = 'TINYAGENT_LEASE_TIMEOUT';
-const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
+export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
 
 let counter = 0;
 
 const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
 
-/** The lease timeout in seconds: TINYAGENT_LEASE_TIMEOUT (set by `--lease-timeout` for the workers too) or the default. */
+/**
+ * The lease timeout in seconds: TINYAGENT_LEASE_TIMEOUT (set by `--lease-timeout` for the workers
+ * too) or the default. A plain decimal only: `Number` would also read `0x10`, `1e1` and ` 16 `.
+ */
 export function leaseTimeout(): number {
   const text = process.env[LEASE_TIMEOUT_ENV];
   if (text === undefined || text === '') return DEFAULT_LEASE_TIMEOUT;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds < LEASE_TIMEOUT_RANGE.min || seconds > LEASE_TIMEOUT_RANGE.max)
+  if (
+    !/^(\d+\.?\d*|\.\d+)$/.test(text) ||
+    seconds < LEASE_TIMEOUT_RANGE.min ||
+    seconds > LEASE_TIMEOUT_RANGE.max
+  )
     throw new UsageError(
-      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a number of seconds in [${LEASE_TIMEOUT_RANGE.min}..${LEASE_TIMEOUT_RANGE.max}]`,
+      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a decimal number of seconds in [${LEASE_TIMEOUT_RANGE.min}..${LEASE_TIMEOUT_RANGE.max}]`,
     );
   return seconds;
 }
@@ -83,7 +92,9 @@ export function readLease(
     ) as Holder;
   } catch (error) {
     return {
-      problem: error instanceof SyntaxError ? `'${path}' is not a lease` : (error as Error).message,
+      problem: printable(
+        error instanceof SyntaxError ? `'${path}' is not a lease` : (error as Error).message,
+      ),
       mark,
     };
   }
@@ -93,13 +104,13 @@ export function readLease(
     typeof holder.since !== 'string' ||
     (holder.renewEvery !== undefined && typeof holder.renewEvery !== 'number')
   )
-    return { problem: `'${path}' is not a lease`, mark };
+    return { problem: printable(`'${path}' is not a lease`), mark };
   try {
     const stats = lstatSync(path, { bigint: true });
     const renewed = new Date(Number(stats.mtimeMs));
     return {
       lease: {
-        holder,
+        holder: { ...holder, host: printable(holder.host), since: printable(holder.since) },
         renewed: Number.isNaN(renewed.getTime()) ? String(stats.mtimeMs) : renewed.toISOString(),
         mark: `${stats.dev}:${stats.ino}:${stats.mtimeNs}`,
       },
@@ -121,18 +132,21 @@ export function claimHolder(studyDir: string, jobId: string): Holder | undefined
   return read !== undefined && 'lease' in read ? read.lease.holder : undefined;
 }
 
-/** What one look can tell of a lease: stale at once (its holder's pid on this host is gone), live (that pid runs), or only by watching its renewals. */
-export function leaseAtOnce(lease: Lease): 'stale' | 'live' | 'watch' {
-  const local = localHolder(lease.holder);
-  return local === 'dead' ? 'stale' : local === 'alive' ? 'live' : 'watch';
+/**
+ * What one look can tell of a lease: stale at once when it names this host and its pid is gone;
+ * otherwise only watching its renewals tells (`watchLeases`). A live pid of this host is no
+ * proof: after a reboot a crashed job's pid may belong to another process, which never renews.
+ */
+export function leaseAtOnce(lease: Lease): 'stale' | 'watch' {
+  return localHolder(lease.holder) === 'dead' ? 'stale' : 'watch';
 }
 
 /**
  * Watches leases for `timeout` seconds of this process's monotonic clock (never any host's wall
  * clock, so skew between nodes does not matter): a lease whose mark (inode, mtime) changes was
- * renewed; one that is unchanged for the timeout (or for three of its holder's renewal
- * intervals, if longer) is stale; one whose lock went away is gone. Returns a verdict per job
- * as soon as every lease has one.
+ * renewed; one that is unchanged for the timeout is stale, whatever its lock says (its
+ * `renewEvery` is the holder's word, not a bound); one whose lock went away is gone. Returns a
+ * verdict per job as soon as every lease has one.
  */
 export async function watchLeases(
   studyDir: string,
@@ -149,7 +163,7 @@ export async function watchLeases(
       const now = readLease(studyDir, jobId);
       if (now === undefined || !('lease' in now)) verdicts.set(jobId, 'gone');
       else if (now.lease.mark !== lease.mark) verdicts.set(jobId, 'renewed');
-      else if (elapsed >= Math.max(timeout, 3 * (lease.holder.renewEvery ?? 0))) verdicts.set(jobId, 'stale');
+      else if (elapsed >= timeout) verdicts.set(jobId, 'stale');
     }
     if (verdicts.size === leases.size) return verdicts;
     await new Promise((resolve) => setTimeout(resolve, poll));
@@ -174,9 +188,10 @@ export interface Held {
  * systems), so of two `study run` on one folder only one gets a job. The holder keeps the lock
  * open and renews it (its mtime, from a thread of its own, so a busy job does not miss a
  * renewal) every timeout/10 seconds. A lock is taken over when it is stale: at once when it names
- * no holder or its holder's pid on this host is gone, else after watching it go unrenewed for
- * the timeout (`watchLeases`). It is renamed aside first, and put back if what was moved is not
- * the lease judged stale, so of two takers only one wins. Returns the claim, or the live holder.
+ * no holder or its holder's pid on this host is gone, else (another host's, or a live pid of this
+ * host) after watching it go unrenewed for the timeout (`watchLeases`). It is renamed aside
+ * first, and put back if what was moved is not the lease judged stale, so of two takers only one
+ * wins. Returns the claim, or the live holder.
  */
 export async function claimJob(
   studyDir: string,
@@ -204,7 +219,6 @@ export async function claimJob(
       if ('lease' in read) {
         const { lease } = read;
         const now = leaseAtOnce(lease);
-        if (now === 'live') return { heldBy: lease.holder, renewed: lease.renewed };
         if (now === 'watch') {
           const verdict = (await watchLeases(studyDir, new Map([[jobId, lease]]), timeout)).get(jobId);
           if (verdict === 'renewed') {
@@ -348,14 +362,14 @@ export interface UnlockRow {
   renewed: string | undefined;
   /** Why the lock names no holder. */
   problem: string | undefined;
-  /** stale: its holder is gone, it names none, or it went unrenewed for the timeout; live: it was renewed (or its pid here runs); gone: released meanwhile. */
+  /** stale: its holder's pid here is gone, it names none, or it went unrenewed for the timeout; live: it was renewed; gone: released meanwhile. */
   verdict: 'stale' | 'live' | 'gone';
   removed: boolean;
 }
 
 /**
- * Every claim of a study folder, judged as `claimJob` judges it (another host's by watching its
- * renewals for the timeout), and the stale ones removed (with `force`, the live-looking ones too,
+ * Every claim of a study folder, judged as `claimJob` judges it (all but a dead pid's of this host
+ * by watching its renewals for the timeout), and the stale ones removed (with `force`, the live-looking ones too,
  * each with a warning through `say`). `jobIds` are the plan's, in index order.
  */
 export async function unlockClaims(
@@ -389,15 +403,11 @@ export async function unlockClaims(
       removed: false,
     };
     marks.set(jobId, 'lease' in read ? read.lease.mark : read.mark);
-    if ('lease' in read) {
-      const now = leaseAtOnce(read.lease);
-      if (now === 'live') row.verdict = 'live';
-      if (now === 'watch') toWatch.set(jobId, read.lease);
-    }
+    if ('lease' in read && leaseAtOnce(read.lease) === 'watch') toWatch.set(jobId, read.lease);
     rows.push(row);
   }
   if (toWatch.size > 0) {
-    say(`watching ${toWatch.size} claims of other hosts for up to ${timeout} s for a renewal`);
+    say(`watching ${toWatch.size} claims for up to ${timeout} s for a renewal`);
     const verdicts = await watchLeases(studyDir, toWatch, timeout);
     for (const row of rows) {
       const verdict = verdicts.get(row.jobId);

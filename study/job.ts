@@ -4,20 +4,23 @@ import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import {
-  checkpointChecksum,
+  countParameters,
   evaluate,
   fingerprint,
   FINGERPRINT_PARTS,
   fingerprintDifferences,
   initBackend,
   isFingerprint,
+  manifestChecksum,
   type Fingerprint,
 } from '../agent/index.ts';
 import { firstEditCounts } from '../gym/index.ts';
-import { snapshotDir, trainSnapshots } from '../train/index.ts';
+import { snapshotDir, trainingModelConfig, trainSnapshots } from '../train/index.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
 import { existsInside, readInside } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
+import { onStopSignal } from '../lib/processes.ts';
+import { printable } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
 import { diskError, studyFolder, writeStudyFile } from './disk.ts';
@@ -60,8 +63,18 @@ const RESULT_FILE = 'result.json';
 const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
 /** Files of a job folder that record when and how long, not what: left out of the checksums. */
 const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
-/** The largest output.json, result.json, timing.json or failure note read: ours are a few KB. */
+/** The largest output.json, result.json, config.json, manifest.json, timing.json or failure note read: ours are a few KB. */
 const MAX_RECORD_BYTES = 1024 * 1024;
+
+let weightsBytesOnce: number | undefined;
+/**
+ * The size of every weights.bin a training writes: the float32 values of the model every training
+ * builds (`trainingModelConfig`). A file of any other size is damaged, and is never read whole.
+ */
+function weightsBytes(): number {
+  weightsBytesOnce ??= 4 * countParameters(trainingModelConfig());
+  return weightsBytesOnce;
+}
 
 export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
 /** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
@@ -213,39 +226,78 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
     Object.keys(files).sort().join('\n') !== expected.join('\n')
   )
     return `output.json does not list the files ${job.kind === 'train' ? 'a training' : 'an evaluation'} job writes (${expected.length === 1 ? expected[0] : `${expected.length} files`})`;
-  let result: Buffer | undefined;
+  /** Each file's sha256, and the bytes of the small ones (manifests, result.json) for the checks below. */
+  const digests = new Map<string, string>();
+  const records = new Map<string, Buffer>();
   for (const name of expected) {
-    if (!existsInside(root, inJob(job, name), 'file')) return `${name} is missing`;
-    const bytes = readInside(root, inJob(job, name));
-    if (sha256(bytes) !== (files as Record<string, unknown>)[name]) return `${name} fails its checksum`;
-    if (name === RESULT_FILE) result = bytes;
+    const path = inJob(job, name);
+    if (!existsInside(root, path, 'file')) return `${name} is missing`;
+    // The plan knows a checkpoint's size: a weights.bin of another size is not read (a sparse 3 GiB file would be).
+    const weights = name.endsWith('weights.bin');
+    const size = lstatSync(join(root, path)).size;
+    if (weights && size !== weightsBytes())
+      return `${name} is ${size} bytes, not the ${weightsBytes()} of the recipe's model`;
+    const bytes = readInside(root, path, { maxBytes: weights ? weightsBytes() : MAX_RECORD_BYTES });
+    digests.set(name, sha256(bytes));
+    if (digests.get(name) !== (files as Record<string, unknown>)[name]) return `${name} fails its checksum`;
+    if (!weights) records.set(name, bytes);
   }
-  if (job.kind === 'eval') {
-    let value: { checkpointChecksum?: unknown };
-    try {
-      value = JSON.parse(result!.toString('utf8')) as typeof value;
-    } catch {
-      return `${RESULT_FILE} is not valid JSON`;
+  if (job.kind === 'train') {
+    // Fresh checksums in output.json show only that the files are as listed: each snapshot's own checksums must hold too.
+    for (const step of snapshotSteps(plan.config)) {
+      const dir = snapshotDir('', step);
+      const problem = snapshotProblem(
+        records.get(join(dir, 'manifest.json'))!,
+        digests.get(join(dir, 'weights.bin'))!,
+      );
+      if (problem !== undefined) return `${dir}: ${problem}`;
     }
-    const problem = evalOutputProblem(plan, job, value);
-    if (problem !== undefined) return problem;
-    if (value.checkpointChecksum !== output.checkpointChecksum)
-      return `output.json's checkpointChecksum is not its ${RESULT_FILE}'s`;
-    const train = plan.jobs[job.dependsOn[0]!]!;
-    const weights = inJob(train, join(snapshotDir('', job.step), 'weights.bin'));
-    if (
-      existsInside(root, weights, 'file') &&
-      checkpointChecksum(join(jobDir(plan, train), snapshotDir('', job.step))) !== value.checkpointChecksum
-    )
-      return 'made from another checkpoint than its training now holds';
+    return undefined;
   }
+  let value: { checkpointChecksum?: unknown };
+  try {
+    value = JSON.parse(records.get(RESULT_FILE)!.toString('utf8')) as typeof value;
+  } catch {
+    return `${RESULT_FILE} is not valid JSON`;
+  }
+  const problem = evalOutputProblem(plan, job, value);
+  if (problem !== undefined) return problem;
+  if (value.checkpointChecksum !== output.checkpointChecksum)
+    return `output.json's checkpointChecksum is not its ${RESULT_FILE}'s`;
+  const train = plan.jobs[job.dependsOn[0]!]!;
+  const weights = inJob(train, join(snapshotDir('', job.step), 'weights.bin'));
+  if (
+    existsInside(root, weights, 'file') &&
+    sha256(readInside(root, weights, { maxBytes: weightsBytes() })) !== value.checkpointChecksum
+  )
+    return 'made from another checkpoint than its training now holds';
+  return undefined;
+}
+
+/**
+ * What is wrong with a snapshot of a training: its manifest must be JSON whose `manifestChecksum`
+ * covers its other fields, and whose `checksum` is weights.bin's sha256 (agent/checkpoint.ts).
+ * A damaged file listed in output.json with a fresh checksum fails here, and is rerun.
+ */
+function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string | undefined {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(manifestBytes.toString('utf8'));
+  } catch {
+    return 'manifest.json is not valid JSON';
+  }
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest))
+    return 'manifest.json is not a checkpoint manifest';
+  const { manifestChecksum: recorded, ...fields } = manifest as Record<string, unknown>;
+  if (recorded !== manifestChecksum(fields)) return 'manifest.json does not match its manifestChecksum';
+  if (fields['checksum'] !== weightsSha256) return "weights.bin does not match its manifest's checksum";
   return undefined;
 }
 
 export type JobState =
   | { state: 'done' }
-  /** Claimed by a live holder: its pid runs on this host, or on another host its lease is not yet watched stale (`leaseAtOnce`). */
-  | { state: 'running'; holder: Holder; renewed: string; sameHost: boolean }
+  /** Claimed by a lease not known to be stale: one look cannot tell more (`leaseAtOnce`); watching its renewals can. */
+  | { state: 'running'; holder: Holder; renewed: string }
   | { state: 'failed'; problem: string }
   | { state: 'pending' };
 
@@ -256,24 +308,29 @@ export function jobState(plan: Plan, job: Job): JobState {
   const read = readLease(plan.dir, job.id);
   if (read !== undefined && 'lease' in read) {
     const { holder, renewed } = read.lease;
-    const now = leaseAtOnce(read.lease);
-    if (now !== 'stale') return { state: 'running', holder, renewed, sameHost: now === 'live' };
+    if (leaseAtOnce(read.lease) === 'watch') return { state: 'running', holder, renewed };
     return { state: 'failed', problem: `its process ${holder.pid} on ${holder.host} died` };
   }
   const note = failureNote(plan, job);
   if (note !== undefined) return { state: 'failed', problem: note };
-  if (problem !== 'missing') return { state: 'failed', problem };
+  // A problem may quote what a file holds (a key of result.json): shown escaped.
+  if (problem !== 'missing') return { state: 'failed', problem: printable(problem) };
   return { state: 'pending' };
 }
 
-/** The first line of a job's `failed/<id>.txt`, read as any file of the folder (`readInside`): a link or a FIFO there is reported, not followed. */
+/**
+ * The first line of a job's `failed/<id>.txt`, read as any file of the folder (`readInside`): a
+ * link or a FIFO there is reported, not followed, and control characters are shown escaped.
+ */
 function failureNote(plan: Plan, job: Job): string | undefined {
   const name = `failed/${job.id}.txt`;
   try {
     if (!existsInside(plan.dir, name, 'file')) return undefined;
-    return readInside(plan.dir, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8').split('\n')[0]!.trim();
+    return printable(
+      readInside(plan.dir, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8').split('\n')[0]!.trim(),
+    );
   } catch (error) {
-    if (error instanceof InputError) return `its failure note is not read: ${error.message}`;
+    if (error instanceof InputError) return printable(`its failure note is not read: ${error.message}`);
     throw error;
   }
 }
@@ -309,10 +366,23 @@ export async function runJob(
   const claim = await claimJob(plan.dir, job.id, { say });
   if ('heldBy' in claim) return claim;
   const temporary = join(jobsDir, `.partial-${job.id}-${hostname()}-${process.pid}`);
-  const lost = () =>
-    new RetryError(
-      `job ${index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} was taken over by another process (this one did not renew it in time); this attempt's output was discarded and the new holder's left as it is: retry later`,
+  const lockPath = join(plan.dir, 'claims', `${job.id}.lock`);
+  const lost = () => {
+    const now = readLease(plan.dir, job.id);
+    const how =
+      now !== undefined && 'lease' in now
+        ? `taken over by process ${now.lease.holder.pid} on ${now.lease.holder.host}`
+        : 'removed by another process (study unlock --force, or a takeover that has ended)';
+    return new RetryError(
+      `job ${index} (${job.id}): its claim ${lockPath} was ${how}; this attempt's output was discarded and the new holder's left as it is: retry later`,
     );
+  };
+  // A scheduler's cancel (scancel: SIGTERM) or Ctrl-C: the claim goes back and nothing partial stays.
+  const removeSignalHandlers = onStopSignal((signal) => {
+    say(`job ${index} (${job.id}) stopped by ${signal}: its partial folder removed and its claim released`);
+    rmSync(temporary, { recursive: true, force: true });
+    claim.release();
+  });
   try {
     // Holding the claim: a finished output may have appeared meanwhile; anything else left is dead.
     if (outputProblem(plan, job) === undefined) return 'skipped';
@@ -323,6 +393,8 @@ export async function runJob(
     await (job.kind === 'train'
       ? runTraining(plan, job.seed, temporary, quiet)
       : runEvaluation(plan, job, temporary));
+    // A turn of the event loop: a signal that came during the job is handled here, before its output is made final.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const files: Record<string, string> = {};
     const written = filesUnder(temporary);
     // What the job wrote must be what its kind writes, or it would never verify (a change of the training's files).
@@ -373,6 +445,7 @@ export async function runJob(
     }
     throw reported;
   } finally {
+    removeSignalHandlers();
     claim.release();
   }
 }

@@ -17,14 +17,16 @@ import {
   measuresDevSplit,
   parseRLConfig,
   SMOKE_CONFIG,
+  trainingModelConfig,
   type RLConfig,
 } from '../train/index.ts';
+import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
-import { writeStudyFile } from './disk.ts';
+import { diskError } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 export const STUDY_FORMAT = 1;
@@ -187,6 +189,12 @@ export function measureFor(
     throw new InputError(
       `the recipe trains ${config.steps} GRPO steps: a study measures checkpoints of a training, so use steps 80 with segmentSteps 10 (or 8 with 1)`,
     );
+  // The policy reads contextTokens words and writes up to maxActionTokens: beyond the model's context every training would fail after behaviour cloning.
+  const { contextLength } = trainingModelConfig();
+  if (config.contextTokens + config.maxActionTokens > contextLength)
+    throw new InputError(
+      `the recipe's contextTokens ${config.contextTokens} plus maxActionTokens ${config.maxActionTokens} exceed the model's context length ${contextLength}; use at most ${contextLength} in all`,
+    );
   const stepScale = 80 / config.steps;
   const snapshots = new Set(snapshotSteps(config));
   const missing = CHAPTER_STEPS.filter((step) => !snapshots.has(step / stepScale));
@@ -266,8 +274,10 @@ export function planJobs(header: StudyHeader): Job[] {
 
 /** The largest training seed (the training config's own bound on `seed`). */
 const MAX_STUDY_SEED = 2_147_483_647;
+/** The most training seeds of one study (its plan has 14 jobs a seed). */
+const MAX_STUDY_SEEDS = 10_000;
 
-/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range. */
+/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range, at most MAX_STUDY_SEEDS in all. */
 export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
   for (const part of text.split(',')) {
@@ -276,7 +286,8 @@ export function parseSeeds(text: string): number[] {
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
     if (to < from || to > MAX_STUDY_SEED) throw new UsageError(`--seeds: bad range '${part.trim()}'`);
-    if (to - from > 9999) throw new UsageError(`--seeds: at most 10000 seeds, got '${part.trim()}'`);
+    if (seeds.length + (to - from + 1) > MAX_STUDY_SEEDS)
+      throw new UsageError(`--seeds: at most ${MAX_STUDY_SEEDS} seeds in a study, got more in '${text}'`);
     for (let seed = from; seed <= to; seed += 1) seeds.push(seed);
   }
   if (new Set(seeds).size !== seeds.length) throw new UsageError(`--seeds lists a seed twice: '${text}'`);
@@ -308,6 +319,8 @@ export function writePlan(
 ): Plan {
   if (dir.trim() === '') throw new UsageError('--out must name the study folder to write, got an empty path');
   if (seeds.length === 0) throw new UsageError('a study needs at least one training seed (--seeds 0-15)');
+  if (seeds.length > MAX_STUDY_SEEDS)
+    throw new UsageError(`a study has at most ${MAX_STUDY_SEEDS} training seeds, got ${seeds.length}`);
   const kind = (() => {
     try {
       return statSync(dir);
@@ -342,13 +355,24 @@ export function writePlan(
       );
     return existing;
   }
-  if (kind !== undefined && readdirSync(dir).length > 0)
+  // What a kill between the batch's two renames leaves (plan.jsonl alone) is written over, a dead writer's temporaries removed.
+  if (kind !== undefined && readdirSync(dir).some((name) => name !== PLAN_FILE && !PLAN_TEMPORARY.test(name)))
     throw new InputError(`${dir} is not empty and holds no study; choose another --out`);
-  // The plan lines first, the header last: a folder with a header always has its whole plan.
-  writeStudyFile(join(dir, PLAN_FILE), planText);
-  writeStudyFile(join(dir, HEADER_FILE), headerText);
+  if (kind !== undefined) removeDeadTemporaries(dir);
+  // One batch (lib/atomic.ts): a full disk leaves neither file; the header is renamed last, so a folder with a header has its whole plan.
+  try {
+    writeFilesAtomic([
+      { path: join(dir, PLAN_FILE), content: planText },
+      { path: join(dir, HEADER_FILE), content: headerText },
+    ]);
+  } catch (error) {
+    throw diskError(error, dir);
+  }
   return { ...header, dir: resolve(dir), jobs };
 }
+
+/** The temporaries of `writeFilesAtomic` for a plan's two files. */
+const PLAN_TEMPORARY = /^\.(plan\.jsonl|study\.json)\.\d+\.\d+\.tmp$/;
 
 /** The largest study.json read: one of 10,000 seeds is about 150 KB (a seed a line). */
 const MAX_HEADER_BYTES = 1024 * 1024;
@@ -391,16 +415,30 @@ export function readPlan(dir: string): Plan {
   const hash = configHash(config);
   if (header.configHash !== hash)
     throw edited(`its config hashes to ${hash}, not to the configHash ${String(header.configHash)} it gives`);
+  // The label is outside the config hash (the job ids), so it is checked apart: a built-in recipe must give the config.
+  const { recipe } = header;
+  if (typeof recipe !== 'string' || recipe.trim() === '' || /[\p{Cc}\u2028\u2029]/u.test(recipe))
+    throw edited('its recipe must be default, smoke or the recipe file it was planned from');
+  if (recipe === 'default' || recipe === 'smoke') {
+    const labelled = configHash(resolveRecipe(recipe, { threads: config.parallel ? 2 : 1 }));
+    if (labelled !== hash)
+      throw new InputError(
+        `${join(dir, HEADER_FILE)}: its recipe '${recipe}' gives the config ${labelled}, not its config ${hash}: edited by hand, or planned under other defaults; plan the study again in a new folder`,
+      );
+  }
   const { seeds, evalSeed } = header;
   const seed = (value: unknown) =>
     Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_STUDY_SEED;
   if (
     !Array.isArray(seeds) ||
     seeds.length === 0 ||
+    seeds.length > MAX_STUDY_SEEDS ||
     !seeds.every(seed) ||
     new Set(seeds).size !== seeds.length
   )
-    throw edited(`its seeds must be one or more distinct integers 0 to ${MAX_STUDY_SEED}`);
+    throw edited(
+      `its seeds must be one or more distinct integers 0 to ${MAX_STUDY_SEED}, at most ${MAX_STUDY_SEEDS} of them`,
+    );
   if (!seed(evalSeed)) throw edited(`its evalSeed must be an integer 0 to ${MAX_STUDY_SEED}`);
   let measure: Measure;
   try {

@@ -79,7 +79,8 @@ export function finishedStudy(
   | { state: 'absent' }
   | { state: 'unfinished'; plan: Plan; done: number; evaluations: number }
   | { state: 'finished'; plan: Plan; mixedCode: string | undefined } {
-  if (!existsSync(join(dir, 'plan.jsonl'))) return { state: 'absent' };
+  // study.json is written last of the plan's files (writePlan): without it there is no study.
+  if (!existsSync(join(dir, 'study.json'))) return { state: 'absent' };
   const plan = readPlan(dir);
   const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
   const done = evaluations.filter((job) => jobState(plan, job).state === 'done');

@@ -2,7 +2,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../lib/errors.ts';
+import { EXIT, InputError } from '../lib/errors.ts';
+import { onStopSignal } from '../lib/processes.ts';
 import { progressBar } from '../lib/progress.ts';
 import { leaseTimeout } from './claim.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
@@ -49,7 +50,7 @@ export interface StudyRunSummary {
   /** Jobs found done: before this run, or finished by another run after this one handed them to a worker. */
   skipped: number;
   failed: Array<{ index: number; id: string; log: string }>;
-  /** Jobs left because a job they need failed. */
+  /** Jobs left not done: held by other runs, their claim lost while they ran (exit 75), or waiting on a job that failed. */
   blocked: number;
   seconds: number;
   /** CPU slots (`--jobs`). */
@@ -74,9 +75,12 @@ export function slotsOf(job: Job, slots: number): number {
  * worker rather than once per job. A job is started as soon as the jobs it depends on are done and
  * it fits in the free slots (lowest index first: the trainings, then the evaluations of whichever
  * seed is ready; a job that does not fit lets a later one that does go first), so no slot waits
- * while work that fits is ready. Jobs another `study run` holds are waited for; a job that fails is
- * not retried in this run, and the jobs that need it are left pending. A worker that dies is
- * replaced, its job reported failed with the exit code in its log.
+ * while work that fits is ready. Jobs another process holds are watched and taken over once their
+ * lease is stale; a job that fails is not retried in this run, and the jobs that need it are left
+ * pending; a job whose claim was taken from it while it ran (exit 75) is left for a later run. A
+ * worker that dies is replaced, its job reported failed with the exit code in its log. SIGTERM or
+ * SIGINT is passed on to the workers (each releases its job's claim and removes its partial
+ * folder), then ends this process as it would have.
  */
 export async function runStudy(
   plan: Plan,
@@ -84,13 +88,7 @@ export async function runStudy(
 ): Promise<StudyRunSummary> {
   const started = performance.now();
   const states = new Map<number, JobState['state']>();
-  /** Jobs held by a live process of this host (a pid that runs): never probed. */
-  const sameHost = new Set<number>();
-  const setState = (job: Job, state: JobState) => {
-    states.set(job.index, state.state);
-    if (state.state === 'running' && state.sameHost) sameHost.add(job.index);
-    else sameHost.delete(job.index);
-  };
+  const setState = (job: Job, state: JobState) => states.set(job.index, state.state);
   const refresh = () => plan.jobs.forEach((job) => setState(job, jobState(plan, job)));
   refresh();
   const summary: StudyRunSummary = {
@@ -108,6 +106,8 @@ export async function runStudy(
   // Off a terminal, a line per job done: a log or CI shows the run advance.
   const bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
   const failedHere = new Set<number>();
+  /** Jobs whose claim another process removed or took over while this run ran them: left to a later run. */
+  const lostHere = new Set<number>();
   const running = new Map<number, Promise<void>>();
   let used = 0;
   studyFolder(plan.dir, 'logs');
@@ -124,26 +124,33 @@ export async function runStudy(
     if (announced.has(key)) return;
     announced.add(key);
     say(
-      `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}${state.sameHost ? '' : `, last renewed ${state.renewed}; it is taken over if not renewed for ${timeout} s`}`,
+      `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${timeout} s`,
     );
   };
   const pool = new WorkerPool(plan, (seconds) => summary.workerStarts.push(seconds));
+  /** Set by SIGTERM or SIGINT: no job starts, and the workers' jobs end as their own signal handlers end them. */
+  let interrupted = false;
+  const removeSignalHandlers = onStopSignal(async (signal) => {
+    interrupted = true;
+    say(`study run: ${signal}: passed on to the workers, which release their jobs' claims`);
+    await pool.stop(signal);
+  });
   let done = initiallyDone;
-  /** When each job held by another host's lease was last handed to a worker, which watches the lease (`claimJob`). */
+  /** When each job held by another process's lease was last handed to a worker, which watches the lease (`claimJob`). */
   const probed = new Map<number, number>();
   const timeout = leaseTimeout();
   const isReady = (job: Job) =>
     !failedHere.has(job.index) &&
+    !lostHere.has(job.index) &&
     (states.get(job.index) === 'pending' ||
       states.get(job.index) === 'failed' ||
       (states.get(job.index) === 'running' &&
-        !sameHost.has(job.index) &&
         performance.now() - (probed.get(job.index) ?? -Infinity) >= timeout * 1000)) &&
     job.dependsOn.every((index) => states.get(index) === 'done');
   try {
     for (;;) {
       for (const job of plan.jobs) {
-        if (used >= workers || stopped !== undefined) break;
+        if (used >= workers || stopped !== undefined || interrupted) break;
         const slots = slotsOf(job, workers);
         if (running.has(job.index) || !isReady(job) || used + slots > workers) continue;
         used += slots;
@@ -156,6 +163,7 @@ export async function runStudy(
           pool.run(job).then((reply) => {
             running.delete(job.index);
             used -= slots;
+            if (interrupted) return;
             const current = jobState(plan, job);
             setState(job, current);
             const state = current.state;
@@ -184,6 +192,12 @@ export async function runStudy(
             } else if (reply.outcome === 'held') {
               // another run holds it, live: left to it, and watched again later
               probed.set(job.index, performance.now());
+            } else if (reply.code === EXIT.retry) {
+              // its claim was removed (unlock --force) or taken over while it ran: not a failure (docs/STUDIES.md)
+              lostHere.add(job.index);
+              say(
+                `job ${job.index} (${job.id}) lost its claim while it ran (exit ${reply.code}); left for a later run; its log: ${jobLogPath(plan, job)}`,
+              );
             } else if (state !== 'running') {
               // ended without an output: another run holds it (state 'running' then) or it failed
               failedHere.add(job.index);
@@ -199,10 +213,12 @@ export async function runStudy(
         await Promise.race(running.values());
         continue;
       }
-      if (stopped !== undefined) break;
+      if (stopped !== undefined || interrupted) break;
       // Nothing of ours runs: wait for jobs other runs hold, else stop.
       refresh();
-      const elsewhere = plan.jobs.some((job) => states.get(job.index) === 'running');
+      const elsewhere = plan.jobs.some(
+        (job) => states.get(job.index) === 'running' && !lostHere.has(job.index),
+      );
       if (plan.jobs.some(isReady)) continue;
       if (!elsewhere) break;
       // Only the jobs the last look found held: announce reads each one's claim again.
@@ -210,8 +226,13 @@ export async function runStudy(
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {
-    pool.close();
+    if (!interrupted) {
+      removeSignalHandlers();
+      pool.close();
+    }
   }
+  // Interrupted: the signal handler ends the process once every worker has.
+  if (interrupted) await new Promise(() => {});
   bar.done();
   if (stopped !== undefined) throw stopped;
   summary.blocked = plan.jobs.filter(
@@ -314,6 +335,19 @@ class WorkerProcess {
     });
   }
 
+  /**
+   * Sends `signal` to the process, and disconnects it (an idle worker then exits, also one whose
+   * job ended just as the signal came); resolves once it has exited.
+   */
+  stop(signal: NodeJS.Signals): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    // 'exit', not 'close': a child disconnected this way never emits 'close' (Node 20).
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill(signal);
+    if (this.child.connected) this.child.disconnect();
+    return exited;
+  }
+
   /** Runs job `index`, its output appended to `log`; resolves when it has ended, however. */
   run(index: number, log: string): Promise<Reply> {
     return new Promise((settle) => {
@@ -353,5 +387,10 @@ class WorkerPool {
 
   close(): void {
     for (const worker of this.all) worker.close();
+  }
+
+  /** Passes `signal` on to every worker process; resolves once all have exited. */
+  async stop(signal: NodeJS.Signals): Promise<void> {
+    await Promise.all([...this.all].map((worker) => worker.stop(signal)));
   }
 }

@@ -60,7 +60,26 @@ function studyDir(plan: Plan): string {
   return plan.dir;
 }
 
-/** Options the scripts set themselves: one given again with --sbatch would change how the study is scheduled. */
+/**
+ * The study folder of a plan as a Slurm script names it. `#SBATCH --output` is a filename
+ * pattern: `%x`, `%j`, `%u` ... are replaced (a path holding them would send the logs elsewhere),
+ * so the folder's `%` is written `%%`; a backslash turns every replacement off (the tasks' `%A_%a`
+ * too) and is an escape in a `#SBATCH` line, so no spelling holds it, and it is refused.
+ */
+function slurmStudyDir(plan: Plan): string {
+  const dir = studyDir(plan);
+  if (dir.includes('\\'))
+    throw new InputError(
+      `study folder ${JSON.stringify(dir)} holds a backslash, which Slurm reads in #SBATCH lines and --output patterns as an escape; move it to a path without one`,
+    );
+  return dir;
+}
+
+/**
+ * Options the scripts set themselves: one given again with --sbatch would change how the study is
+ * scheduled. sbatch reads a long option's unambiguous prefix as the option (getopt_long:
+ * `--cpus-per-t=2` is `--cpus-per-task=2`), so a prefix of one of these is refused too.
+ */
 const OWN_OPTIONS = [
   'array',
   'dependency',
@@ -73,6 +92,12 @@ const OWN_OPTIONS = [
   'requeue',
   'no-requeue',
 ];
+
+/**
+ * Slurm's time limits (sbatch(1), --time): minutes, minutes:seconds, hours:minutes:seconds,
+ * days-hours, days-hours:minutes, days-hours:minutes:seconds, and no limit (0, INFINITE, UNLIMITED).
+ */
+const TIME = /^(\d{1,9}-\d{1,9}(:\d{1,9}){0,2}|\d{1,9}(:\d{1,9}){0,2}|infinite|unlimited)$/i;
 
 /** Slurm's memory size: an integer with an optional unit K, M (the default), G or T. */
 const MEM = /^[1-9]\d{0,9}[KMGT]?$/;
@@ -88,8 +113,10 @@ function checkSlurmOptions(options: SlurmOptions): void {
       throw new UsageError(
         `${flag} ${JSON.stringify(name)} is not ${flag === '--account' ? 'an account' : 'a partition'} name`,
       );
-  if (time !== undefined && !/^(\d+-)?\d{1,2}(:\d{2}){0,2}$/.test(time))
-    throw new UsageError(`--time must be Slurm's [D-]HH[:MM[:SS]], got ${JSON.stringify(time)}`);
+  if (time !== undefined && !TIME.test(time))
+    throw new UsageError(
+      `--time must be one of Slurm's time limits (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED), got ${JSON.stringify(time)}`,
+    );
   if (mem !== undefined && !MEM.test(mem))
     throw new UsageError(
       `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
@@ -106,9 +133,11 @@ function checkSlurmOptions(options: SlurmOptions): void {
       throw new UsageError(
         `--sbatch ${JSON.stringify(line)} is not one sbatch option (such as --qos=long or --exclusive: a long option, its value without spaces, quotes or shell characters)`,
       );
-    if (OWN_OPTIONS.includes(option[1]!))
+    const name = option[1]!;
+    const own = OWN_OPTIONS.filter((candidate) => candidate.startsWith(name));
+    if (own.length > 0)
       throw new UsageError(
-        `--sbatch ${JSON.stringify(line)}: --${option[1]} is set by study slurm itself${option[1] === 'cpus-per-task' ? ' (use --train-cpus and --eval-cpus)' : option[1] === 'mem' ? ' (use --mem)' : ''}`,
+        `--sbatch ${JSON.stringify(line)}: ${own.includes(name) ? `--${name} is` : `sbatch reads --${name} as ${own.map((candidate) => `--${candidate}`).join(' or ')}, which is`} set by study slurm itself${own.includes('cpus-per-task') ? ' (use --train-cpus and --eval-cpus)' : own.includes('mem') ? ' (use --mem)' : ''}`,
       );
   }
 }
@@ -195,7 +224,7 @@ function sbatchScript(
   plan: Plan,
   { name, indices, cpus, options }: { name: string; indices: number[]; cpus: number; options: SlurmOptions },
 ): string {
-  const dir = studyDir(plan);
+  const dir = slurmStudyDir(plan);
   const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
@@ -218,7 +247,7 @@ function sbatchScript(
     ...(options.account !== undefined ? [`#SBATCH --account=${options.account}`] : []),
     ...(options.time !== undefined ? [`#SBATCH --time=${options.time}`] : []),
     ...(options.sbatch ?? []).map((line) => `#SBATCH ${line}`),
-    `#SBATCH --output=${quote(join(dir, 'logs', `slurm-${name}-%A_%a.out`))}`,
+    `#SBATCH --output=${quote(join(dir.replace(/%/g, '%%'), 'logs', `slurm-${name}-%A_%a.out`))}`,
     `#SBATCH --chdir=${quote(dir)}`,
     'set -euo pipefail',
     `export ${LEASE_TIMEOUT_ENV}="\${${LEASE_TIMEOUT_ENV}:-${timeout}}"`,
@@ -252,7 +281,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
   const trains = plan.jobs.filter((job) => job.kind === 'train');
   const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
   const threads = Math.max(1, ...trains.map((job) => job.threads));
-  const dir = join(studyDir(plan), 'slurm');
+  const dir = join(slurmStudyDir(plan), 'slurm');
   const todo = new Set(
     plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index),
   );

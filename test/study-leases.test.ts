@@ -95,13 +95,10 @@ describe('a claim is a lease its holder renews', () => {
 
   it("another host's lease that keeps renewing is not taken; one that stopped is taken after the timeout of this process's clock", async () => {
     const dir = folder();
-    const renew = otherHostLease(dir, 'renewing');
-    timers.push(setInterval(renew, 100));
-    const started = performance.now();
-    const held = await claimJob(dir, 'renewing', { timeout: 0.8 });
+    // One renewal, then none: with a timeout of a day, only leaving at the first renewal seen returns at all.
+    timers.push(setTimeout(otherHostLease(dir, 'renewing'), 200));
+    const held = await claimJob(dir, 'renewing', { timeout: 86_400 });
     expect(isHeld(held) && held.heldBy.host).toBe(OTHER);
-    // Left as soon as a renewal was seen, well before the timeout.
-    expect(performance.now() - started).toBeLessThan(800);
     otherHostLease(dir, 'stopped');
     const lines: string[] = [];
     const before = performance.now();
@@ -138,12 +135,53 @@ describe('a claim is a lease its holder renews', () => {
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((resolve) => dead.on('exit', resolve));
     writeFileSync(lockOf(dir, 'job'), JSON.stringify({ pid: dead.pid, host: hostname(), since: 'then' }));
-    const before = performance.now();
-    const claim = await claimJob(dir, 'job', { timeout: 30 });
+    // With a timeout of a day, only a verdict at once returns at all.
+    const claim = await claimJob(dir, 'job', { timeout: 86_400 });
     expect(isHeld(claim)).toBe(false);
-    expect(performance.now() - before).toBeLessThan(5_000);
     (claim as Claim).release();
   });
+
+  it('a lease is stale after the timeout whatever its lock says: a renewEvery of 1e300 or 86400 changes nothing', async () => {
+    const dir = folder();
+    for (const [jobId, renewEvery] of [
+      ['claimed', 1e300],
+      ['unlocked', 86_400],
+    ] as const)
+      writeFileSync(
+        lockOf(dir, jobId),
+        JSON.stringify({ pid: 4242, host: OTHER, since: '2026-01-01T00:00:00Z', renewEvery }),
+      );
+    const lines: string[] = [];
+    const taken = await claimJob(dir, 'claimed', { timeout: 0.5, say: (line) => lines.push(line) });
+    expect(isHeld(taken)).toBe(false);
+    expect(lines).toEqual([
+      expect.stringMatching(/took over the claim .*claimed\.lock .*: not renewed for 0\.5 s$/),
+    ]);
+    (taken as Claim).release();
+    const rows = await unlockClaims(dir, ['claimed', 'unlocked'], { timeout: 0.5 });
+    expect(rows.map((row) => [row.jobId, row.verdict, row.removed])).toEqual([['unlocked', 'stale', true]]);
+  }, 30_000);
+
+  it("a lease of this host whose pid runs but never renews (a crashed job's pid reused after a reboot) is stale after the timeout", async () => {
+    const dir = folder();
+    // This test's own process: alive, and no holder of these leases.
+    for (const jobId of ['claimed', 'unlocked'])
+      writeFileSync(
+        lockOf(dir, jobId),
+        JSON.stringify({ pid: process.pid, host: hostname(), since: 'before' }),
+      );
+    const lines: string[] = [];
+    const taken = await claimJob(dir, 'claimed', { timeout: 0.5, say: (line) => lines.push(line) });
+    expect(isHeld(taken)).toBe(false);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`took over the claim .* of process ${process.pid} on .*: not renewed for 0\\.5 s$`),
+      ),
+    ]);
+    (taken as Claim).release();
+    const rows = await unlockClaims(dir, ['claimed', 'unlocked'], { timeout: 0.5 });
+    expect(rows.map((row) => [row.jobId, row.verdict, row.removed])).toEqual([['unlocked', 'stale', true]]);
+  }, 30_000);
 
   it('a real holder process: live while it runs, its renewals advance; SIGKILLed, its lease is taken at once', async () => {
     const dir = folder();
@@ -206,7 +244,8 @@ describe('unlockClaims (study unlock)', () => {
     const renew = otherHostLease(dir, 'renewing');
     timers.push(setInterval(renew, 100));
     writeFileSync(lockOf(dir, 'garbage'), '{}');
-    const child = await holderProcess(dir, 'local', 30);
+    // A holder of this host is judged as any other, by its renewals under the timeout it shares.
+    const child = await holderProcess(dir, 'local', 0.6);
     const ids = ['stopped', 'renewing', 'garbage', 'local'];
     const said: string[] = [];
     const rows = await unlockClaims(dir, ids, { timeout: 0.6, say: (line) => said.push(line) });
@@ -217,7 +256,7 @@ describe('unlockClaims (study unlock)', () => {
       ['stopped', 0, 'stale', true],
     ]);
     expect(rows.find((row) => row.jobId === 'local')!.holder!.pid).toBe(child.pid);
-    expect(said).toEqual(['watching 2 claims of other hosts for up to 0.6 s for a renewal']);
+    expect(said).toEqual(['watching 3 claims for up to 0.6 s for a renewal']);
     expect(existsSync(lockOf(dir, 'stopped'))).toBe(false);
     const forced: string[] = [];
     const again = await unlockClaims(dir, ids, {
@@ -261,7 +300,7 @@ describe('study run, status and unlock with leases', () => {
     expect(held.stdout).toBe('');
     const status = await cliChild(['study', 'status', dir, '--lease-timeout', '3']);
     expect(status.stdout).toMatch(
-      /^running\t1\t.*\tprocess 4242 on node-17\.elsewhere since 2026-01-01T00:00:00Z, last renewed \d{4}-.*Z \(\d+ s ago by this host's clock\); another host's: stale once not renewed for 3 s/m,
+      /^running\t1\t.*\tprocess 4242 on node-17\.elsewhere since 2026-01-01T00:00:00Z, last renewed \d{4}-.*Z \(\d+ s ago by this host's clock\); stale once not renewed for 3 s/m,
     );
     rmSync(train, { recursive: true });
     const missing = await cliChild(['study', 'run', dir, '--index', '1']);
@@ -303,7 +342,7 @@ describe('study run, status and unlock with leases', () => {
     const takerInode = lstatSync(lock).ino;
     const result = await holder;
     expect(oneLine(result, 75)).toMatch(
-      /^tinyagent study: job 1 \(.*\): its claim .* was taken over by another process .*; this attempt's output was discarded and the new holder's left as it is: retry later$/,
+      /^tinyagent study: job 1 \(.*\): its claim .* was taken over by process 4242 on node-17\.elsewhere; this attempt's output was discarded and the new holder's left as it is: retry later$/,
     );
     expect(existsSync(evaluation)).toBe(false);
     expect(readdirSync(join(dir, 'jobs')).filter((name) => name.includes(id))).toEqual([]);
@@ -314,6 +353,123 @@ describe('study run, status and unlock with leases', () => {
     const rerun = await cliChild(['study', 'run', dir, '--index', '1', '--lease-timeout', '0.5']);
     expect(rerun.status, rerun.stderr).toBe(0);
     expect(readFileSync(join(evaluation, 'result.json'), 'utf8')).toBe(before);
+  }, 120_000);
+
+  it("one lease rule for every command: a lock's renewEvery of 1e300 does not stop run --index nor unlock; a live pid of this host that never renews does not block run --jobs", async () => {
+    const { dir, plan, evaluation } = copy();
+    rmSync(evaluation, { recursive: true });
+    const id = plan.jobs[1]!.id;
+    const lease = (holder: object) => writeFileSync(lockOf(dir, id), JSON.stringify(holder));
+    lease({ pid: 4242, host: OTHER, since: '2026-01-01T00:00:00Z', renewEvery: 1e300 });
+    const unlock = await cliChild(['study', 'unlock', dir, '--lease-timeout', '0.5']);
+    expect(unlock.stdout).toMatch(/^stale\t1\t.*\tremoved$/m);
+    lease({ pid: 4242, host: OTHER, since: '2026-01-01T00:00:00Z', renewEvery: 1e300 });
+    const index = await cliChild(['study', 'run', dir, '--index', '1', '--lease-timeout', '0.5']);
+    expect(index.status, index.stderr).toBe(0);
+    expect(index.stderr).toMatch(/took over the claim .* of process 4242 .*: not renewed for 0\.5 s$/m);
+    rmSync(evaluation, { recursive: true });
+    // This test's own process: alive on this host, and no holder of the job.
+    lease({ pid: process.pid, host: hostname(), since: 'before the reboot' });
+    const jobs = await cliChild(['study', 'run', dir, '--jobs', '1', '--lease-timeout', '0.5']);
+    expect(jobs.status, jobs.stderr).toBe(0);
+    expect(jobs.stdout).toMatch(/: 1 jobs ran, 1 were done, 0 failed, 0 left pending;/);
+    const log = readdirSync(join(dir, 'logs')).find((name) => name.startsWith('1-'))!;
+    expect(readFileSync(join(dir, 'logs', log), 'utf8')).toMatch(
+      new RegExp(`took over the claim .* of process ${process.pid} on .*: not renewed for 0\\.5 s$`, 'm'),
+    );
+  }, 120_000);
+
+  it('a claim removed under its holder (unlock --force) is said to be removed; study run --jobs leaves that job for later, exit 75, not failed', async () => {
+    const { dir, plan, evaluation } = copy();
+    rmSync(evaluation, { recursive: true });
+    const lock = lockOf(dir, plan.jobs[1]!.id);
+    const holder = cliChild(['study', 'run', dir, '--index', '1']);
+    while (!existsSync(lock)) await sleep(2);
+    rmSync(lock);
+    const result = await holder;
+    expect(oneLine(result, 75)).toMatch(
+      /: its claim .* was removed by another process \(study unlock --force, or a takeover that has ended\); this attempt's output was discarded/,
+    );
+    const run = cliChild(['study', 'run', dir, '--jobs', '1']);
+    while (!existsSync(lock)) await sleep(2);
+    rmSync(lock);
+    const ran = await run;
+    expect(ran.status, ran.stderr).toBe(75);
+    expect(ran.stderr).toMatch(
+      /^job 1 \(.*\) lost its claim while it ran \(exit 75\); left for a later run/m,
+    );
+    expect(ran.stdout).toMatch(/: 0 jobs ran, 1 were done, 0 failed, 1 left pending;/);
+    expect(existsSync(evaluation)).toBe(false);
+  }, 120_000);
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)(
+    '%s (a scheduler cancel, Ctrl-C) during a job releases its claim and removes its partial folder',
+    async (signal, code) => {
+      const { dir, plan, train } = copy();
+      rmSync(train, { recursive: true });
+      const id = plan.jobs[0]!.id;
+      const child = spawn(process.execPath, [BIN, 'study', 'run', dir, '--index', '0']);
+      children.push(child);
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+      const exited = new Promise((resolve) => child.on('exit', (status, by) => resolve([status, by])));
+      const partial = () => readdirSync(join(dir, 'jobs')).some((name) => name.startsWith(`.partial-${id}-`));
+      while (!(existsSync(lockOf(dir, id)) && partial())) await sleep(20);
+      child.kill(signal);
+      expect(await exited).toEqual([code, null]);
+      expect(stderr).toMatch(
+        new RegExp(
+          `job 0 \\(${id}\\) stopped by ${signal}: its partial folder removed and its claim released`,
+        ),
+      );
+      expect(existsSync(lockOf(dir, id))).toBe(false);
+      expect(readdirSync(join(dir, 'jobs')).filter((name) => name.includes(id))).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('SIGTERM to study run --jobs is passed on to its workers: each releases its claim and removes its partial folder', async () => {
+    const { dir, plan, train } = copy();
+    rmSync(train, { recursive: true });
+    const id = plan.jobs[0]!.id;
+    const child = spawn(process.execPath, [BIN, 'study', 'run', dir, '--jobs', '1']);
+    children.push(child);
+    const exited = new Promise((resolve) => child.on('exit', (status, by) => resolve([status, by])));
+    const partial = () => readdirSync(join(dir, 'jobs')).some((name) => name.startsWith(`.partial-${id}-`));
+    while (!(existsSync(lockOf(dir, id)) && partial())) await sleep(20);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([143, null]);
+    expect(existsSync(lockOf(dir, id))).toBe(false);
+    expect(readdirSync(join(dir, 'jobs')).filter((name) => name.includes(id))).toEqual([]);
+    const log = readdirSync(join(dir, 'logs')).find((name) => name.startsWith('0-'))!;
+    expect(readFileSync(join(dir, 'logs', log), 'utf8')).toMatch(/stopped by SIGTERM/);
+  }, 120_000);
+
+  it('a lock whose host, or a failure note, holds terminal escape codes: status and unlock show them escaped', async () => {
+    const { dir, plan, evaluation } = copy();
+    rmSync(evaluation, { recursive: true });
+    const id = plan.jobs[1]!.id;
+    writeFileSync(
+      lockOf(dir, id),
+      JSON.stringify({ pid: 4242, host: 'evil\u001b[2J\u001b]0;owned\u0007', since: '\u009b31mthen' }),
+    );
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    const status = await cliChild(['study', 'status', dir]);
+    expect(status.stdout).not.toMatch(raw);
+    expect(status.stdout).toMatch(
+      /process 4242 on evil\\u001b\[2J\\u001b\]0;owned\\u0007 since \\u009b31mthen/,
+    );
+    const unlock = await cliChild(['study', 'unlock', dir, '--lease-timeout', '0.5']);
+    expect(unlock.stdout).not.toMatch(raw);
+    expect(unlock.stdout).toMatch(/^stale\t1\t.*on evil\\u001b\[2J.*\tremoved$/m);
+    mkdirSync(join(dir, 'failed'), { recursive: true });
+    writeFileSync(join(dir, 'failed', `${id}.txt`), 'boom \u001b[2J\u001b[31m red\n');
+    const failed = await cliChild(['study', 'status', dir]);
+    expect(failed.stdout).not.toMatch(raw);
+    expect(failed.stdout).toMatch(/^failed\t1\t.*\tboom \\u001b\[2J\\u001b\[31m red$/m);
   }, 120_000);
 
   it('a job killed between its output and its rename: status says its process died, a rerun discards the partial folder and recovers', async () => {
@@ -374,9 +530,7 @@ describe('study run, status and unlock with leases', () => {
     timers.push(setInterval(otherHostLease(dir, plan.jobs[1]!.id), 100));
     const listed = await cliChild(['study', 'unlock', dir, '--lease-timeout', '1']);
     expect(listed.status, listed.stderr).toBe(0);
-    expect(listed.stderr).toBe(
-      'tinyagent study: watching 2 claims of other hosts for up to 1 s for a renewal\n',
-    );
+    expect(listed.stderr).toBe('tinyagent study: watching 2 claims for up to 1 s for a renewal\n');
     expect(listed.stdout).toMatch(
       /^stale\t0\t.*\tprocess 4242 on node-17\.elsewhere since 2026-01-01T00:00:00Z, last renewed .*\tremoved$/m,
     );

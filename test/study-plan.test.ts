@@ -1,9 +1,20 @@
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evalSeedOf, planJobs, readPlan, slotsOf, writePlan } from '../study/index.ts';
+import { evalSeedOf, parseSeeds, planJobs, readPlan, slotsOf, writePlan } from '../study/index.ts';
+import { cliChild } from './support/child.ts';
 import { cli } from './support/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'tinyagent.js');
@@ -173,6 +184,118 @@ describe('study: bad input is one line and exit 1 or 2, with nothing half-writte
     } finally {
       execFileSync('umount', [mountPoint]);
     }
+  });
+
+  it('a disk that fills between plan.jsonl and study.json: neither is written, and the same command then plans the study', () => {
+    // The plan's bytes, from the same plan written elsewhere (plan.jsonl names no folder).
+    const planBytes = statSync(
+      join(writePlan(fresh(), { recipe: 'smoke', seeds: [0, 1, 2, 3], evalSeed: 1 }).dir, 'plan.jsonl'),
+    ).size;
+    const mountPoint = join(root, 'fills');
+    mkdirSync(mountPoint);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint]);
+    try {
+      // Room for plan.jsonl's pages and not one more: its write succeeds, study.json's fails.
+      const page = 4096;
+      const { bavail, bsize } = statfsSync(mountPoint);
+      const filler = join(mountPoint, 'filler');
+      writeFileSync(filler, Buffer.alloc(bavail * bsize - Math.ceil(planBytes / page) * page));
+      const dir = join(mountPoint, 'study');
+      const plan = () =>
+        spawnSync(
+          process.execPath,
+          [BIN, 'study', 'plan', '--recipe', 'smoke', '--seeds', '0-3', '--out', dir],
+          {
+            encoding: 'utf8',
+          },
+        );
+      const full = plan();
+      expect(full.status).toBe(1);
+      expect(full.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^tinyagent study: .*(plan\.jsonl|study\.json).*ENOSPC: no space left on device/,
+        ),
+      ]);
+      expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+      rmSync(filler);
+      const again = plan();
+      expect(again.status, again.stderr).toBe(0);
+      expect(readPlan(dir).jobs).toHaveLength(56);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+
+  it('a plan interrupted between its two files (plan.jsonl and a temporary left) is written again', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'plan.jsonl'), '{"index":0}\n');
+    writeFileSync(join(dir, '.study.json.999999.1.tmp'), '{');
+    const result = await cli(['study', 'plan', '--recipe', 'smoke', '--seeds', '0', '--out', dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readPlan(dir).jobs).toHaveLength(14);
+    expect(readdirSync(dir).sort()).toEqual(['plan.jsonl', 'study.json']);
+  });
+
+  it('a recipe whose context does not fit the model is refused when planned, not after behaviour cloning', async () => {
+    const recipe = join(root, 'long-context.json');
+    writeFileSync(recipe, JSON.stringify({ contextTokens: 4096 }));
+    const dir = fresh();
+    const result = await cli(['study', 'plan', '--recipe', recipe, '--seeds', '0', '--out', dir]);
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stderr)).toEqual([
+      expect.stringMatching(
+        /contextTokens 4096 plus maxActionTokens \d+ exceed the model's context length 128/,
+      ),
+    ]);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('at most 10000 seeds in a study, however many ranges give them', () => {
+    expect(parseSeeds('0-9999')).toHaveLength(10_000);
+    expect(() => parseSeeds('0-9999,10000')).toThrow(/--seeds: at most 10000 seeds in a study/);
+    expect(() => parseSeeds('0-4999,5000-9999,10000-14999')).toThrow(/at most 10000 seeds in a study/);
+    expect(() =>
+      writePlan(fresh(), {
+        recipe: 'smoke',
+        seeds: Array.from({ length: 10_001 }, (_, seed) => seed),
+        evalSeed: 1,
+      }),
+    ).toThrow(/at most 10000 training seeds, got 10001/);
+  });
+
+  it("a recipe label edited by hand: a built-in recipe must give the study's config", async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const header = JSON.parse(readFileSync(join(dir, 'study.json'), 'utf8'));
+    writeFileSync(join(dir, 'study.json'), JSON.stringify({ ...header, recipe: 'default' }));
+    const result = await cli(['study', 'status', dir]);
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stderr)).toEqual([
+      expect.stringMatching(
+        /study\.json: its recipe 'default' gives the config [0-9a-f]{16}, not its config [0-9a-f]{16}/,
+      ),
+    ]);
+    writeFileSync(join(dir, 'study.json'), JSON.stringify({ ...header, recipe: 'x\u001b[2Jy' }));
+    expect(errorLines((await cli(['study', 'status', dir])).stderr)).toEqual([
+      expect.stringMatching(/its recipe must be default, smoke or the recipe file it was planned from/),
+    ]);
+  });
+
+  it('TINYAGENT_LEASE_TIMEOUT must be a plain decimal number of seconds', async () => {
+    const dir = fresh();
+    writePlan(dir, { recipe: 'smoke', seeds: [0], evalSeed: 1 });
+    const unlock = (value: string) =>
+      cliChild(['study', 'unlock', dir], { ...process.env, TINYAGENT_LEASE_TIMEOUT: value });
+    const refused = await Promise.all(['0x10', '1e1', ' 16', '-5', 'Infinity'].map(unlock));
+    for (const result of refused) {
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(
+        /TINYAGENT_LEASE_TIMEOUT=.* is not a decimal number of seconds in \[0\.1\.\.86400\]/,
+      );
+    }
+    const plain = await unlock('16.5');
+    expect(plain.status, plain.stderr).toBe(0);
   });
 
   it('an unknown study command and a bad --seeds are usage errors', async () => {

@@ -101,6 +101,41 @@ describe('a study folder whose path holds a newline', () => {
   });
 });
 
+// sbatch replaces %x, %j, %u ... in --output (its "filename pattern"), not in --chdir: a study
+// folder named like one would send every task's log elsewhere. Slurm 22.05 wrote a task's log
+// into `a %x b %j c/logs/` with the line below, and into `a <name> b <job> c/logs/` (which does
+// not exist: the log was lost) with the folder's % written as it is.
+describe('a study folder whose path holds % (a Slurm filename pattern) or a backslash', () => {
+  it("--output writes the folder's % as %%, the tasks' %A_%a as they are; --chdir and the command as they are", () => {
+    const dir = join(root, 'a %x b %j c');
+    const plan = plannedAt(dir);
+    const paths = writeSlurmScripts(plan);
+    for (const [name, path] of [
+      ['train', paths.train],
+      ['eval', paths.eval],
+    ] as const) {
+      const lines = readFileSync(path, 'utf8').split('\n');
+      expect(lines).toContain(
+        `#SBATCH --output='${join(root, 'a %%x b %%j c', 'logs', `slurm-${name}-%A_%a.out`)}'`,
+      );
+      expect(lines).toContain(`#SBATCH --chdir='${dir}'`);
+      expect(lines.find((line) => line.includes('--index "$SLURM_ARRAY_TASK_ID"'))).toContain(
+        `'${dir}' --index`,
+      );
+      expect(bashSyntax(path)).toBe('');
+    }
+  });
+
+  it("a backslash, which turns the tasks' %A_%a off, is refused in one line, nothing written", () => {
+    const dir = join(root, 'back\\slash');
+    plannedAt(dir);
+    const result = cli(['study', 'slurm', dir]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^tinyagent study: study folder ".*back\\\\slash" holds a backslash/);
+    expect(existsSync(join(dir, 'slurm'))).toBe(false);
+  });
+});
+
 describe('a study folder whose path holds quotes, $(...), backquotes and a semicolon', () => {
   const hostile = `it's $(${INJECTED}) \`${INJECTED}\`; ${INJECTED} & "x"`;
   const dir = join(root, hostile);
@@ -204,8 +239,10 @@ describe('flags written into a script or a manifest', () => {
     [{ account: 'a;b' }, /--account "a;b" is not an account name/],
     [
       { time: `01:00:00\n${INJECTED}` },
-      /--time must be Slurm's \[D-\]HH\[:MM\[:SS\]\], got "01:00:00\\ntouch PWNED"/,
+      /--time must be one of Slurm's time limits .*, got "01:00:00\\ntouch PWNED"/,
     ],
+    [{ time: '01:00:00:00' }, /--time must be one of Slurm's time limits/],
+    [{ time: '1:00-2' }, /--time must be one of Slurm's time limits/],
     [{ mem: '2GB' }, /--mem must be Slurm's size, .* got "2GB"/],
     [{ mem: '0' }, /--mem must be Slurm's size, .* got "0"/],
     [{ sbatch: ['--qos=long x'] }, /--sbatch "--qos=long x" is not one sbatch option/],
@@ -214,6 +251,15 @@ describe('flags written into a script or a manifest', () => {
     [{ sbatch: ['--qos=x\n#SBATCH --wrap=y'] }, /is not one sbatch option/],
     [{ sbatch: ['-p cpu'] }, /--sbatch "-p cpu" is not one sbatch option/],
     [{ sbatch: ['--array=1-3'] }, /--sbatch "--array=1-3": --array is set by study slurm itself/],
+    // sbatch (getopt_long) reads an unambiguous prefix as the whole option.
+    [
+      { sbatch: ['--cpus-per-t=2'] },
+      /--sbatch "--cpus-per-t=2": sbatch reads --cpus-per-t as --cpus-per-task, which is set by study slurm itself \(use --train-cpus/,
+    ],
+    [{ sbatch: ['--no-req'] }, /sbatch reads --no-req as --no-requeue, which is set by study slurm itself/],
+    [{ sbatch: ['--arr=0-3'] }, /sbatch reads --arr as --array, which is set/],
+    [{ sbatch: ['--outp=/tmp/x'] }, /sbatch reads --outp as --output, which is set/],
+    [{ sbatch: ['--c=1'] }, /sbatch reads --c as --chdir or --cpus-per-task, which is set/],
     [{ dependency: 'both' as 'array' }, /--dependency must be per-seed or array, got "both"/],
   ])('writeSlurmScripts refuses %j', (options, message) => {
     expect(() => writeSlurmScripts(plan, options)).toThrow(message);
@@ -251,6 +297,23 @@ describe('flags written into a script or a manifest', () => {
       expect(existsSync(join(dir, 'slurm'))).toBe(false);
     },
   );
+
+  // sbatch(1)'s --time formats; Slurm 22.05's sbatch --test-only took each of these and refused 01:00:00:00.
+  it.each(['100:00:00', '90', '5:30', '2-3', '2-3:04', '1-00:00:00', '0', 'UNLIMITED', 'infinite'])(
+    '--time %s lands in both scripts',
+    (time) => {
+      const paths = writeSlurmScripts(plan, { time });
+      for (const path of [paths.train, paths.eval])
+        expect(readFileSync(path, 'utf8').split('\n')).toContain(`#SBATCH --time=${time}`);
+      rmSync(join(dir, 'slurm'), { recursive: true });
+    },
+  );
+
+  it("an --sbatch option that only begins like one of the scripts' own is kept (--ntasks-per-node is not --ntasks)", () => {
+    const paths = writeSlurmScripts(plan, { sbatch: ['--ntasks-per-node=1', '--no-kill'] });
+    expect(readFileSync(paths.train, 'utf8')).toMatch(/^#SBATCH --ntasks-per-node=1\n#SBATCH --no-kill$/m);
+    rmSync(join(dir, 'slurm'), { recursive: true });
+  });
 
   it('the resources, the site options and --requeue land in the scripts; --no-requeue writes --no-requeue', () => {
     const result = cli([

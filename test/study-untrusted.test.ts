@@ -10,6 +10,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,6 +149,72 @@ describe('a job is checked against its kind and the plan, not against its own ou
       expect(status.stdout).toMatch(/1 done, 0 running, 1 failed, 0 pending of 2/);
       expect(status.stdout.split('\n')[0]).toMatch(problem);
     }
+  });
+});
+
+describe("a training's checkpoints are checked against the plan's model and their own checksums", () => {
+  /** Gives output.json of job folder `folder` the checksum its file `name` has now, as a careful forger would. */
+  const refreshChecksum = (folder: string, name: string) => {
+    const output = JSON.parse(readFileSync(join(folder, 'output.json'), 'utf8'));
+    output.files[name] = sha256(readFileSync(join(folder, name)));
+    writeFileSync(join(folder, 'output.json'), JSON.stringify(output));
+  };
+
+  it('a damaged weights.bin listed with a fresh checksum is failed, and a rerun trains it again', async () => {
+    const { dir, train } = copy();
+    const weights = join(train, 'step-0', 'weights.bin');
+    const bytes = readFileSync(weights);
+    const before = sha256(bytes);
+    bytes[100] = bytes[100]! ^ 0xff;
+    writeFileSync(weights, bytes);
+    refreshChecksum(train, 'step-0/weights.bin');
+    const status = await run(['study', 'status', dir]);
+    expect(status.stdout).toMatch(
+      /^failed\t0\t.*\tstep-0: weights\.bin does not match its manifest's checksum$/m,
+    );
+    const rerun = await run(['study', 'run', dir, '--index', '0'], { timeout: 240_000 });
+    expect(rerun.stdout).toMatch(/^job 0 \(.*\) done$/m);
+    expect(sha256(readFileSync(weights))).toBe(before);
+  }, 300_000);
+
+  it('a manifest.json edited with a fresh checksum in output.json is failed', async () => {
+    const { dir, train } = copy();
+    const manifest = join(train, 'step-8', 'manifest.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"step": 8', '"step": 7'));
+    refreshChecksum(train, 'step-8/manifest.json');
+    expect((await run(['study', 'status', dir])).stdout).toMatch(
+      /^failed\t0\t.*\tstep-8: manifest\.json does not match its manifestChecksum$/m,
+    );
+  });
+
+  it('a sparse 3 GiB weights.bin is failed without being read: status, report and run --index end as for any damaged training', async () => {
+    const { dir, train } = copy();
+    truncateSync(join(train, 'step-0', 'weights.bin'), 3 * 2 ** 30);
+    const status = await run(['study', 'status', dir]);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(
+      /^failed\t0\t.*\tstep-0\/weights\.bin is 3221225472 bytes, not the \d+ of the recipe's model$/m,
+    );
+    expect(status.stdout).toMatch(
+      /^failed\t1\t.*weights\.bin' is 3221225472 bytes, more than the \d+ such a file holds$/m,
+    );
+    expect(oneLine(await run(['study', 'report', dir]))).toMatch(/1 of 1 evaluation jobs are not done/);
+    expect(oneLine(await run(['study', 'run', dir, '--index', '1']))).toMatch(
+      /needs the training of seed 0, job 0 .* and it is failed \(step-0\/weights\.bin is 3221225472 bytes/,
+    );
+  });
+
+  it('at 1.9 GB, status does not read weights.bin: its memory stays that of a status without it', async () => {
+    const { dir, train } = copy();
+    truncateSync(join(train, 'step-0', 'weights.bin'), 1_900_000_000);
+    // GNU time's %M: the child's peak resident memory in KB (the file is sparse: reading it would fill 1.9 GB).
+    const status = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'study', 'status', dir], {
+      encoding: 'utf8',
+    });
+    expect(status.stdout).toMatch(/^failed\t0\t.*weights\.bin is 1900000000 bytes, not the/m);
+    const peakKb = Number(status.stderr.trim().split('\n').at(-1));
+    expect(peakKb).toBeGreaterThan(0);
+    expect(peakKb).toBeLessThan(1_000_000);
   });
 });
 

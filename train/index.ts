@@ -20,6 +20,7 @@ export {
   splitTasks,
   measuresDevSplit,
   snapshotDir,
+  trainingModelConfig,
   type TrainSummary,
 } from './run.ts';
 export { grpoStep, firstEditEntropy, type StepStats } from './grpo.ts';

@@ -22,6 +22,8 @@ import {
   loadAgent,
   saveCheckpoint,
   type Agent,
+  type ModelConfig,
+  type Tokenizer,
   fingerprint,
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -273,6 +275,18 @@ async function trainLocked(
 }
 
 /**
+ * A turn of the event loop between optimizer steps: on one thread a step never waits on anything,
+ * so without it a signal (a scheduler's cancel, Ctrl-C) would be handled only once the training
+ * has ended. Changes no number.
+ */
+const betweenSteps = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The model every training builds: the default architecture over the project's vocabulary (a study plans its checkpoints' size by it). */
+export function trainingModelConfig(tokenizer: Tokenizer = buildTokenizer(makeTasks('all'))): ModelConfig {
+  return defaultModelConfig(tokenizer.words.length);
+}
+
+/**
  * Step 0: a fresh model (`init` stream) trained by behaviour cloning on the scripted demos (`bc`
  * stream), evaluated and saved as runDir/step-0, the RL base agent.
  */
@@ -280,7 +294,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   const { config, log, compute, seconds } = run;
   const bcStart = performance.now();
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(defaultModelConfig(tokenizer.words.length), run.rng.fork('init'), {
+  const model = createModel(trainingModelConfig(tokenizer), run.rng.fork('init'), {
     attention: attentionModeFor(run.backend),
   });
   const agent = { model, tokenizer };
@@ -292,6 +306,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   const bar = log.progress('behaviour cloning', config.bcSteps);
   let loss = NaN;
   for (let step = 1; step <= config.bcSteps; step += 1) {
+    await betweenSteps();
     const demos = demoTranscripts(run.harness, run.train, config.bcBatchSize, demoRng, tokenizer, {
       readTwice: config.demoReadTwice,
       skipTest: config.demoSkipTest,
@@ -340,6 +355,7 @@ async function grpoSegment(
   const bar = log.progress(`grpo ${startStep}->${endStep}`, endStep - startStep);
   let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
   for (let step = startStep + 1; step <= endStep; step += 1) {
+    await betweenSteps();
     const stats = await grpoStep(
       agent,
       optimizer,

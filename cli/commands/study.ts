@@ -15,7 +15,13 @@ import {
   type JobState,
 } from '../../study/job.ts';
 import { fingerprint, fingerprintDifferences, initBackend } from '../../agent/index.ts';
-import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, unlockClaims } from '../../study/claim.ts';
+import {
+  DEFAULT_LEASE_TIMEOUT,
+  LEASE_TIMEOUT_ENV,
+  LEASE_TIMEOUT_RANGE,
+  leaseTimeout,
+  unlockClaims,
+} from '../../study/claim.ts';
 import { studyFolder } from '../../study/disk.ts';
 import { parseSeeds, readPlan, splitName, writePlan } from '../../study/plan.ts';
 import { runStudy } from '../../study/runner.ts';
@@ -44,9 +50,9 @@ import {
   type Command,
 } from '../args.ts';
 import { RetryError } from '../../lib/errors.ts';
+import { printable } from '../../lib/text.ts';
 
 const SUBCOMMANDS = ['plan', 'run', 'status', 'unlock', 'report', 'slurm', 'k8s', 'compare'] as const;
-const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
 
 /** How long ago a renewal was by this host's clock (only shown: staleness is judged by watching, never by clocks). */
 function renewedAgo(renewed: string): string {
@@ -119,7 +125,7 @@ export const command: Command = {
     },
     'lease-timeout': {
       type: 'string',
-      description: `run, status, unlock: seconds a claim of another host may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
+      description: `run, status, unlock: seconds a claim may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
       range: LEASE_TIMEOUT_RANGE,
     },
     force: { type: 'boolean', description: 'unlock: also remove claims whose holder looks alive' },
@@ -293,7 +299,7 @@ export const command: Command = {
       else {
         for (const row of rows)
           process.stdout.write(
-            `${row.verdict}\t${row.index ?? '-'}\t${row.jobId}\t${row.holder === undefined ? row.problem : `process ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}`}\t${row.removed ? 'removed' : 'kept'}\n`,
+            `${row.verdict}\t${row.index ?? '-'}\t${printable(row.jobId)}\t${row.holder === undefined ? row.problem : `process ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}`}\t${row.removed ? 'removed' : 'kept'}\n`,
           );
         process.stdout.write(
           `${plan.dir}: ${count(rows.length, 'claim')}, ${rows.filter((row) => row.removed).length} removed, ${rows.filter((row) => !row.removed).length} kept\n`,
@@ -334,7 +340,7 @@ export const command: Command = {
         );
       if (summary.blocked > 0)
         throw new RetryError(
-          `${summary.blocked === 1 ? '1 job is' : `${summary.blocked} jobs are`} not done (held by other runs or waiting on them); rerun study run when they end`,
+          `${summary.blocked === 1 ? '1 job is' : `${summary.blocked} jobs are`} not done (held by other runs, their claim lost while they ran, or waiting on them); rerun study run when they end`,
         );
       return;
     }
@@ -368,12 +374,12 @@ export const command: Command = {
       }
       for (const row of stale)
         process.stdout.write(
-          `stale\t${row.index}\t${row.id}\t${row.fingerprint === null ? 'no fingerprint (made before fingerprints were recorded)' : `made by other code: ${row.differences.join(', ')}`}\n`,
+          `stale\t${row.index}\t${row.id}\t${row.fingerprint === null ? 'no fingerprint (made before fingerprints were recorded)' : `made by other code: ${printable(row.differences.join(', '))}`}\n`,
         );
       for (const row of states.filter((entry) => entry.state === 'running' || entry.state === 'failed'))
         process.stdout.write(
           row.state === 'running'
-            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}${renewedAgo(row.renewed)}${row.sameHost ? '' : `; another host's: stale once not renewed for ${timeout} s (study unlock watches it)`}\n`
+            ? `running\t${row.index}\t${row.id}\tprocess ${row.holder.pid} on ${row.holder.host} since ${row.holder.since}, last renewed ${row.renewed}${renewedAgo(row.renewed)}; stale once not renewed for ${timeout} s (study unlock watches it)\n`
             : `failed\t${row.index}\t${row.id}\t${row.state === 'failed' ? row.problem : ''}\n`,
         );
       process.stdout.write(
