@@ -372,7 +372,7 @@ describe('study run, status and unlock with leases', () => {
     lease({ pid: process.pid, host: hostname(), since: 'before the reboot' });
     const jobs = await cliChild(['study', 'run', dir, '--jobs', '1', '--lease-timeout', '0.5']);
     expect(jobs.status, jobs.stderr).toBe(0);
-    expect(jobs.stdout).toMatch(/: 1 jobs ran, 1 were done, 0 failed, 0 left pending;/);
+    expect(jobs.stdout).toMatch(/: 1 job ran, 1 was done, 0 failed, 0 left pending;/);
     const log = readdirSync(join(dir, 'logs')).find((name) => name.startsWith('1-'))!;
     expect(readFileSync(join(dir, 'logs', log), 'utf8')).toMatch(
       new RegExp(`took over the claim .* of process ${process.pid} on .*: not renewed for 0\\.5 s$`, 'm'),
@@ -398,7 +398,7 @@ describe('study run, status and unlock with leases', () => {
     expect(ran.stderr).toMatch(
       /^job 1 \(.*\) lost its claim while it ran \(exit 75\); left for a later run/m,
     );
-    expect(ran.stdout).toMatch(/: 0 jobs ran, 1 were done, 0 failed, 1 left pending;/);
+    expect(ran.stdout).toMatch(/: 0 jobs ran, 1 was done, 0 failed, 1 left pending;/);
     expect(existsSync(evaluation)).toBe(false);
   }, 120_000);
 
