@@ -20,8 +20,9 @@ import {
 } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.1.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/17.1.ts';
 import {
   countsOf,
   ensureRun,
@@ -30,7 +31,7 @@ import {
   runOptions,
   type RunOptions,
 } from './runs.ts';
-import { coverageNote, EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from './coverageNotes.ts';
+import { coverageNote, EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
 
 const STEPS = [0, 80] as const;
 

@@ -19,8 +19,12 @@ import {
   sampleStandardDeviation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { compareWithRange, isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
-import { report, type PassRateRow, type ProductFormRow } from './report/17.2.ts';
+import { compareWithRange } from '../publish/book.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { writeResults } from '../publish/results.ts';
+import { report, type PassRateRow, type ProductFormRow } from '../publish/sections/17.2.ts';
 
 const N = 10; // samples per simulated eval
 const K = 5;

@@ -29,17 +29,12 @@ import {
 } from '../eval/index.ts';
 import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
-import {
-  compareWithBook,
-  compareWithRange,
-  isMain,
-  parseStatisticsOptions,
-  ROOT,
-  runScript,
-  shareSE,
-  writeResults,
-} from './common.ts';
-import { report } from './report/17.3.ts';
+import { compareWithBook, compareWithRange, shareSE } from '../publish/book.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/17.3.ts';
 
 const WALD_WILSON_PASS_RATES = [0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97];
 const EPISODES = 40;

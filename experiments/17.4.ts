@@ -26,8 +26,9 @@ import {
   unpairedStandardError,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report, type Numbers } from './report/17.4.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report, type Numbers } from '../publish/sections/17.4.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const SEEDS = [0, 1, 2, 3];

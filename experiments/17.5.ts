@@ -14,8 +14,9 @@ import { firstEditCounts, REPAIR_OP_FOR, type HarnessInput } from '../gym/index.
 import { taskBootstrapCI } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report, type Numbers } from './report/17.5.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report, type Numbers } from '../publish/sections/17.5.ts';
 import {
   countsOf,
   ensureRun,

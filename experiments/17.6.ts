@@ -24,8 +24,9 @@ import {
 } from '../gym/index.ts';
 import { welchInterval } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.6.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/17.6.ts';
 import {
   ensureRun,
   typeRunDir,

@@ -19,8 +19,9 @@ import { firstEditCounts } from '../gym/index.ts';
 import { bootstrapCI, passAtK, withoutCollapse } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.7.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/17.7.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const AGENTS = [0, 20, 80] as const;

@@ -22,8 +22,9 @@ import {
   winnersCurseSimulation,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report, type Row } from './report/17.8.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report, type Row } from '../publish/sections/17.8.ts';
 import {
   countsOf,
   ensureRun,

@@ -11,8 +11,9 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/17.9.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/17.9.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 const NOISE_EVALS = 8;

@@ -10,7 +10,8 @@
  *   docs/EXERCISES.md).
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
-import { isMain, resultFiles, runScript, wroteLine } from './common.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { resultFiles, wroteLine } from '../publish/results.ts';
 import { EXPERIMENTS } from './repro.ts';
 import { parseRunOptions, runOptions, type ExperimentOptions } from './runs.ts';
 

@@ -19,15 +19,11 @@
 import { intervalCoverage, wilsonInterval } from '../eval/index.ts';
 import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
-import {
-  DEFAULT_STUDY,
-  isMain,
-  parseStatisticsOptions,
-  ROOT,
-  runScript,
-  shareSE,
-  writeResults,
-} from './common.ts';
+import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { shareSE } from '../publish/book.ts';
+import { writeResults } from '../publish/results.ts';
 import {
   BOUNDARY,
   COMPARE,
@@ -38,9 +34,9 @@ import {
   STUDY8,
   type Sizes,
 } from './coverageMethods.ts';
-import { methodLabel } from './coverageNotes.ts';
+import { methodLabel } from '../publish/coverageNotes.ts';
 import { loadWorlds, type World } from './coverageWorld.ts';
-import { report } from './report/coverage.ts';
+import { report } from '../publish/sections/coverage.ts';
 import { join } from 'node:path';
 
 const SECOND_STUDY = 'studies/entropy-0-8';

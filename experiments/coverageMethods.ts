@@ -17,7 +17,8 @@ import {
   wilsonInterval,
 } from '../eval/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { compareSeedScores, seedAggregates, seedImprovement, SELECTION_FIGURES } from '../study/index.ts';
+import { compareSeedScores } from '../study/index.ts';
+import { seedAggregates, seedImprovement, SELECTION_FIGURES } from '../analysis/index.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -36,7 +37,7 @@ import {
   WILSON_METHOD,
   selectionMethod,
   eightSeeds,
-} from './coverageNotes.ts';
+} from '../publish/coverageNotes.ts';
 import type { SelectionFigure, World } from './coverageWorld.ts';
 
 export const STUDY = '16 seeds x 10 tasks x 64 episodes';
@@ -76,7 +77,7 @@ export interface Sizes {
 }
 /** One interval method at one design: its interval of one sample and the truth it claims to cover. A new method is one entry. */
 export interface Entry {
-  /** The id reports cite it by (experiments/coverageNotes.ts). */
+  /** The id reports cite it by (publish/coverageNotes.ts). */
   id: string;
   design: string;
   interval: (sample: Sample, sizes: Sizes, rng: Rng) => Interval;
@@ -180,7 +181,7 @@ function notBelow(early: number, late: number): number {
   return value;
 }
 
-/** The two-stage interval of the claim's rate over the first `seeds` seeds (study/claims.ts's `twoStageRate`, resamples drawn exactly). */
+/** The two-stage interval of the claim's rate over the first `seeds` seeds (analysis/claims.ts's `twoStageRate`, resamples drawn exactly). */
 function twoStage(sample: Sample, seeds: number, reps: number, rng: Rng): Interval {
   const support = sample.support.slice(0, seeds);
   const replicates = Float64Array.from({ length: reps }, () => {

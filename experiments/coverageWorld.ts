@@ -16,15 +16,8 @@ import {
   sampleVariance,
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import {
-  loadResults,
-  readPlan,
-  SELECTION_FIGURES,
-  seedSelection,
-  sharedSeeds,
-  taskRates,
-  type StudyResults,
-} from '../study/index.ts';
+import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from '../study/index.ts';
+import { SELECTION_FIGURES, seedSelection } from '../analysis/index.ts';
 
 export type SelectionFigure = (typeof SELECTION_FIGURES)[number];
 

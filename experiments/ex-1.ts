@@ -13,8 +13,11 @@
  */
 import { binomialEstimatorMoments, passAtK, plugInPassAtK, sampleBinomial } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-1.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-1.ts';
 
 const N = 64;
 const P = 0.05;

@@ -28,8 +28,9 @@ import {
 } from '../eval/index.ts';
 import type { TaskCount } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-2.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-2.ts';
 import {
   ensureRun,
   evaluateOnCores,

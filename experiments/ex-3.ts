@@ -14,8 +14,10 @@
  */
 import { betaBinomialMeanPosterior, sampleBeta, sampleBinomial, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, shareSE, writeResults } from './common.ts';
-import { report } from './report/ex-3.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { shareSE } from '../publish/book.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-3.ts';
 import {
   countsOf,
   ensureRun,
@@ -24,7 +26,7 @@ import {
   runOptions,
   type RunOptions,
 } from './runs.ts';
-import { coverageNote, CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from './coverageNotes.ts';
+import { coverageNote, CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
 
 const STEPS = [0, 80];
 const BETA = [0.4, 0.3] as const;

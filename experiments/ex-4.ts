@@ -27,8 +27,9 @@ import {
 } from '../gym/index.ts';
 import { mean, pairedBootstrapDiff, shannonEntropy, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-4.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-4.ts';
 import {
   countsOf,
   ensureRun,

@@ -16,8 +16,9 @@
 import { SCRIPTED_POLICIES, type HarnessInput } from '../gym/index.ts';
 import { mean, sampleStandardDeviation } from '../eval/index.ts';
 import { trainShape } from '../train/index.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-5.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-5.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 /** One change per harness field, each away from the training harness; null where the field has no other value. */

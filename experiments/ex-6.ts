@@ -25,8 +25,9 @@ import {
   sampleVariance,
 } from '../eval/index.ts';
 import type { Evaluation } from '../agent/index.ts';
-import { isMain, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-6.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-6.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 /** Sample covariance of paired values (n - 1 denominator, as sampleVariance). */

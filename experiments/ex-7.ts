@@ -14,8 +14,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlatedSelectionInflation, designReview } from '../eval/index.ts';
-import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
-import { report } from './report/ex-7.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/ex-7.ts';
 
 /** The chapter's claim, with the assumptions the review states (intraclass correlation; training noise left out, then 0.01). */
 export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, icc: 0.5 };

@@ -7,7 +7,7 @@
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
 import { main as all } from './all.ts';
-import { isMain, runScript } from './common.ts';
+import { isMain, runScript } from '../lib/script.ts';
 import { parseRunOptions } from './runs.ts';
 
 if (isMain(import.meta.url))

@@ -11,7 +11,7 @@
 import { KERNELS_WAT, kernelsModuleText } from '../agent/kernels/index.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
-import { isMain, runScript } from './common.ts';
+import { isMain, runScript } from '../lib/script.ts';
 
 if (isMain(import.meta.url))
   await runScript('kernels:wat', async () => {

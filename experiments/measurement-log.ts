@@ -17,7 +17,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { ROOT, isMain, runScript } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { isMain, runScript } from '../lib/script.ts';
 
 /** The log, relative to the repository. */
 export const MEASUREMENT_LOG = 'docs/MEASUREMENTS.md';

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { InputError } from '../lib/errors.ts';
-import { ROOT } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
 
 /**
  * The parts of `npm run test:repro -- --rebaseline` that do not rerun experiments: which files

@@ -4,7 +4,7 @@
  * Question: which of the chapter's claims hold whatever the training recipe, and which belong
  *   to one? Each recipe is a committed study of at least 8 seeds on the held-out tasks at every
  *   chapter step (RECIPE_STUDIES). For each, every claim of results/seeds.json, computed by the
- *   same function (`seedClaims`, study/claims.ts) and judged by the same rules (docs/CLAIMS.md):
+ *   same function (`seedClaims`, analysis/claims.ts) and judged by the same rules (docs/CLAIMS.md):
  *   the verdicts counted over seeds (the two-stage interval on the rate, the detection rate at
  *   the book's effect), 17.4's training-noise SD at step 30, 17.8's winner's curse in ours and in
  *   the book's design, 17.5's two magnitudes; across recipes a claim holds (fails, agrees,
@@ -17,29 +17,21 @@
  *   finished is listed as such and left out.
  */
 import { join, resolve } from 'node:path';
+import { finishedStudy, loadResults, measuredSplit, splitName } from '../study/index.ts';
 import {
   CLAIMS,
   claimsAcrossRecipes,
-  finishedStudy,
-  loadResults,
-  measuredSplit,
   requireChapterSteps,
-  splitName,
   seedClaims,
   VALUE_CLAIMS,
   type AcrossRecipes,
-} from '../study/index.ts';
+} from '../analysis/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import {
-  isMain,
-  parseExperimentFlags,
-  resultFiles,
-  ROOT,
-  runScript,
-  writeResults,
-  wroteLine,
-} from './common.ts';
-import { report } from './report/recipe-claims.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseExperimentFlags } from './common.ts';
+import { resultFiles, writeResults, wroteLine } from '../publish/results.ts';
+import { ROOT } from '../lib/paths.ts';
+import { report } from '../publish/sections/recipe-claims.ts';
 
 /**
  * The recipes compared, each a study on the held-out tasks: the default (the recipe docs/RECIPES.md

@@ -16,14 +16,8 @@
  *   with jobs not done) are listed as such, and the choice waits for all of them.
  */
 import { join } from 'node:path';
-import {
-  finishedStudy,
-  loadResults,
-  sharedSeeds,
-  stepAggregates,
-  evaluationOf,
-  type StudyResults,
-} from '../study/index.ts';
+import { finishedStudy, loadResults, sharedSeeds, evaluationOf, type StudyResults } from '../study/index.ts';
+import { stepAggregates } from '../analysis/index.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import {
   noiseStandardDeviations,
@@ -32,10 +26,18 @@ import {
   twoSidedTPower,
   welchInterval,
 } from '../eval/index.ts';
-import { isMain, parseStatisticsOptions, ROOT, runScript, writeResults } from './common.ts';
-import { markdownTable } from './report/markdown.ts';
+import { isMain, runScript } from '../lib/script.ts';
+import { parseStatisticsOptions } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
+import { writeResults } from '../publish/results.ts';
+import { markdownTable } from '../publish/markdown.ts';
 import { UsageError } from '../lib/errors.ts';
-import { coverageNote, eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from './coverageNotes.ts';
+import {
+  coverageNote,
+  eightSeeds,
+  MEAN_OVER_SEEDS_METHOD,
+  TRAINING_SD_METHOD,
+} from '../publish/coverageNotes.ts';
 
 /** The pre-registered candidates (docs/RECIPES.md, section 1), in its table's order: a tie goes to the earlier. */
 export const CANDIDATES = ['default', 'entropy-0', 'lr-0.0005', 'epochs-2', 'kl-0.1', 'bc-160'] as const;

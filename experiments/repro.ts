@@ -56,7 +56,9 @@ import { main as mainRecipes } from './recipes.ts';
 import { main as mainRecipeClaims } from './recipe-claims.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
-import { figureSpecName, isMain, parseScriptFlags, resultPairMatches, ROOT, runScript } from './common.ts';
+import { figureSpecName, resultPairMatches } from '../publish/results.ts';
+import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
+import { ROOT } from '../lib/paths.ts';
 import { setRetrainOtherCode, type ExperimentOptions } from './runs.ts';
 import {
   contractFiles,

@@ -24,7 +24,8 @@ import {
 } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
-import { parseExperimentFlags, ROOT } from './common.ts';
+import { parseExperimentFlags } from './common.ts';
+import { ROOT } from '../lib/paths.ts';
 import { fingerprintOf, sayBackendNotice } from './contract.ts';
 
 /**

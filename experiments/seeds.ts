@@ -16,10 +16,13 @@
  *   for a study other than studies/default-16).
  */
 import { basename, join, resolve } from 'node:path';
-import { readPlan, loadResults, seedClaims, SELECTION_FIGURES } from '../study/index.ts';
+import { readPlan, loadResults } from '../study/index.ts';
+import { seedClaims, SELECTION_FIGURES } from '../analysis/index.ts';
 import { UsageError } from '../lib/errors.ts';
-import { DEFAULT_STUDY, isMain, parseScriptFlags, ROOT, runScript, writeResults } from './common.ts';
-import { report } from './report/seeds.ts';
+import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
+import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
+import { writeResults } from '../publish/results.ts';
+import { report } from '../publish/sections/seeds.ts';
 import {
   CLAIM_RATE_METHOD,
   EVALUATION_SD_METHOD,
@@ -31,7 +34,7 @@ import {
   WILSON_METHOD,
   coverageNote,
   selectionMethod,
-} from './coverageNotes.ts';
+} from '../publish/coverageNotes.ts';
 
 /** The interval methods seeds.md prints whose coverage exp:coverage measures. */
 const SEEDS_COVERAGE = [

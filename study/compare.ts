@@ -1,4 +1,5 @@
 import {
+  AGGREGATE_REPS,
   bootstrapMeans,
   mean,
   pairedTInterval,
@@ -12,7 +13,6 @@ import {
 } from '../eval/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
-import { AGGREGATE_REPS } from './aggregates.ts';
 import { splitName, type Plan } from './plan.ts';
 import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 

@@ -3,7 +3,7 @@
  * (plan.ts: the plan and job ids; job.ts: one job, claimed, written atomically, verified;
  * runner.ts and worker.ts: every pending job on this machine, in long-lived worker processes;
  * scheduler.ts: Slurm arrays and a Kubernetes Indexed Job; claims.ts, compare.ts: what the outputs say;
- * experiments/studyReport.ts writes a study's report). docs/STUDIES.md.
+ * publish/studyReport.ts writes a study's report). docs/STUDIES.md.
  */
 export {
   CHAPTER_STEPS,
@@ -94,43 +94,6 @@ export {
   taskRates,
   type StudyResults,
 } from './results.ts';
-export {
-  BOOK_CURSE,
-  BOOK_TASK,
-  BOOK_TEMPERATURE,
-  CLAIMS,
-  DETECTION_TO_FAIL,
-  FALSE_BY_CONSTRUCTION,
-  SUPPORTED,
-  VALUE_CLAIMS,
-  detectionRate,
-  acrossRecipes,
-  claimsAcrossRecipes,
-  curseStanding,
-  rateStanding,
-  reproducibleStanding,
-  requireChapterSteps,
-  seedClaims,
-  seedSelection,
-  SELECTION_FIGURES,
-  pairedDropP,
-  type AcrossRecipes,
-  type ClaimName,
-  type ClaimsAcrossRecipes,
-  type SeedClaims,
-  type SeedFraction,
-  type Standing,
-  type ValueClaimName,
-} from './claims.ts';
-export {
-  AGGREGATE_REPS,
-  PROFILE_TAUS,
-  improvement,
-  seedAggregates,
-  seedImprovement,
-  stepAggregates,
-  type SeedEstimate,
-} from './aggregates.ts';
 export {
   compareSeedScores,
   compareStudies,

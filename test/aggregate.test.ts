@@ -17,7 +17,7 @@ import {
   rliableAggregates,
   stratifiedBootstrap,
 } from '../eval/index.ts';
-import { main as reportMain, parseReportOptions } from '../experiments/report-page.ts';
+import { main as reportMain, parseReportOptions } from '../publish/page/reportPage.ts';
 import { progressBar } from '../lib/progress.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli, expectCliError } from './support/cli.ts';

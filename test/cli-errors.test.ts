@@ -8,7 +8,7 @@ import { defaultRLConfig } from '../train/index.ts';
 import { oneLine, reportError } from '../cli/main.ts';
 import { cli, expectCliError as expectError } from './support/cli.ts';
 import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
-import { ROOT as ROOT_DIR } from '../experiments/common.ts';
+import { ROOT as ROOT_DIR } from '../lib/paths.ts';
 import { makeFolders } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { BIN } from './support/child.ts';

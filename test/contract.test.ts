@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprint, initBackend, isFingerprint, type Fingerprint } from '../agent/index.ts';
-import { writeResults } from '../experiments/common.ts';
+import { writeResults } from '../publish/results.ts';
 import { arithmeticDiffers, backendNotice, recordedFingerprint } from '../experiments/contract.ts';
 import { compareWithCommitted, fingerprintHeadline } from '../experiments/repro.ts';
 import {

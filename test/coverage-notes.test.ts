@@ -10,10 +10,10 @@ import {
   methodLabel,
   TASK_BOOTSTRAP_METHOD,
   WILSON_METHOD,
-} from '../experiments/coverageNotes.ts';
+} from '../publish/coverageNotes.ts';
 import { METHODS } from '../experiments/coverage.ts';
 
-describe('coverage flagged where an interval is reported (experiments/coverageNotes.ts)', () => {
+describe('coverage flagged where an interval is reported (publish/coverageNotes.ts)', () => {
   it("names each method's measured coverage in both worlds and flags those below 0.93, from results/coverage.json", () => {
     const note = coverageNote([WILSON_METHOD, IQM_METHOD]);
     expect(note).toMatch(

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mean, sampleStandardDeviation } from '../eval/index.ts';
 import { loadWorlds } from '../experiments/coverageWorld.ts';
-import { ROOT } from '../experiments/common.ts';
+import { ROOT } from '../lib/paths.ts';
 import { main as main172 } from '../experiments/17.2.ts';
 import { main as main173 } from '../experiments/17.3.ts';
 import {

@@ -17,7 +17,7 @@ import { writeEvaluation } from '../eval/io/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
-import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../experiments/coverageNotes.ts';
+import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
 
 let root: string;
 let dirA: string;

@@ -11,7 +11,7 @@ import { main as ex5 } from '../experiments/ex-5.ts';
 import { main as ex6 } from '../experiments/ex-6.ts';
 import { main as ex7 } from '../experiments/ex-7.ts';
 import { smokeProblems, SMOKE_SEED } from '../experiments/repro.ts';
-import { ROOT } from '../experiments/common.ts';
+import { ROOT } from '../lib/paths.ts';
 
 // One smoke training run serves every exercise on checkpoints here (ex-2 trains it, the others find it);
 // ex-4 trains one type-split smoke run beside it.

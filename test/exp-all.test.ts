@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../experiments/common.ts';
+import { ROOT } from '../lib/paths.ts';
 import { fileDifferences } from '../experiments/repro.ts';
 import { parseRunOptions } from '../experiments/runs.ts';
 

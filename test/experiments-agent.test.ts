@@ -7,7 +7,7 @@ import { main as main174 } from '../experiments/17.4.ts';
 import { main as main175 } from '../experiments/17.5.ts';
 import { main as main176 } from '../experiments/17.6.ts';
 import { main as main177, searchSeedRuns } from '../experiments/17.7.ts';
-import { report as report177 } from '../experiments/report/17.7.ts';
+import { report as report177 } from '../publish/sections/17.7.ts';
 import { main as main178 } from '../experiments/17.8.ts';
 import { main as main179 } from '../experiments/17.9.ts';
 import { resultsDir, seedRun, stepOf, trainingSeedOf } from '../experiments/runs.ts';

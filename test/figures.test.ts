@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../experiments/common.ts';
+import { ROOT } from '../lib/paths.ts';
 import {
   bandPanelsSvg,
   colourScale,
@@ -9,7 +9,7 @@ import {
   intervalChartSvg,
   lineChartSvg,
   SERIES_COLOURS,
-} from '../experiments/figures.ts';
+} from '../publish/figures.ts';
 
 type Spec = Record<string, unknown>;
 

@@ -6,10 +6,13 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The one-way import flow (README "Layout", ../shared/spec/STYLE.md): experiments -> eval / train
- * -> agent -> gym -> lib. eval/ is statistics and result-file I/O and imports only lib/; study/
- * (seed studies) sits below experiments/, which reads studies; cli/ and bench/ (which times studies) sit on top, bin/
- * (the executables) above them, and nothing but bin/ and the tests imports cli/.
+ * The one-way import flow (README "Layout", ../shared/spec/STYLE.md): experiments -> publish ->
+ * analysis -> study -> eval / train -> agent -> gym -> lib. eval/ is statistics and result-file
+ * I/O and imports only lib/; study/ (the job system of seed studies) reads trainings and
+ * evaluations; analysis/ (the chapter's claims across a study's seeds) reads studies; publish/
+ * (results files, figures, Markdown and the report page) reads analyses; experiments/ (the
+ * chapter's scripts) sits above them; cli/ and bench/ (which times studies) on top, bin/ (the
+ * executables) above them, and nothing but bin/ and the tests imports cli/.
  */
 const ALLOWED: Record<string, readonly string[]> = {
   lib: [],
@@ -18,9 +21,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   train: ['agent', 'gym', 'lib'],
   eval: ['lib'],
   study: ['eval', 'train', 'agent', 'gym', 'lib'],
-  experiments: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
+  analysis: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
+  publish: ['analysis', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
+  experiments: ['publish', 'analysis', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
   bench: ['study', 'eval', 'train', 'agent', 'gym', 'lib'],
-  cli: ['bench', 'experiments', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
+  cli: ['bench', 'experiments', 'publish', 'analysis', 'study', 'eval', 'train', 'agent', 'gym', 'lib'],
   bin: ['cli', 'lib'],
 };
 
@@ -154,7 +159,7 @@ describe('layout', () => {
         .some((target) => target.startsWith('eval')),
     ).toBe(true);
     // A type-only import, a re-export and a worker's entry.
-    expect(importsOf('experiments/report/17.1.ts')).toContain(normalize('gym/index.ts'));
+    expect(importsOf('publish/sections/17.1.ts')).toContain(normalize('gym/index.ts'));
     expect(importsOf('agent/model.ts')).toContain(normalize('agent/session.ts'));
     expect(importsOf('train/worker.ts')).toContain(normalize('train/worker-entry.js'));
   });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../experiments/common.ts';
+import { ROOT } from '../lib/paths.ts';
 
 // The figure paths of a results JSON come from a file anyone may have edited: the report page
 // reads specs only from inside the results folder, and its errors name the file, never its content.
@@ -30,7 +30,7 @@ function report(resultsDir: string) {
     [
       '--import',
       'tsx',
-      join(ROOT, 'experiments', 'report-page.ts'),
+      join(ROOT, 'publish', 'page', 'reportPage.ts'),
       '--results',
       resultsDir,
       '--out',

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../experiments/common.ts';
-import { main as buildReportPage, provenance } from '../experiments/report-page.ts';
-import { bandPanelsSvg } from '../experiments/figures.ts';
-import { chapterAnswers } from '../experiments/report/answers.ts';
-import { escapeHtml, jsonScript, markdownToHtml } from '../experiments/report/html.ts';
+import { ROOT } from '../lib/paths.ts';
+import { main as buildReportPage, provenance } from '../publish/page/reportPage.ts';
+import { bandPanelsSvg } from '../publish/figures.ts';
+import { chapterAnswers } from '../publish/page/answers.ts';
+import { escapeHtml, jsonScript, markdownToHtml } from '../publish/html.ts';
 import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 
 const HOSTILE = '<script>window.__pwned=1</script>';
@@ -427,8 +427,8 @@ describe('report page', () => {
   it('a figure with an empty panel, one laid out at an absurd size, one without data and one not JSON: a note each, and every section in reach', async () => {
     const copy = copyOfResults('broken-figures');
     const figures = join(copy, 'figures');
-    // The right panel of 17.7's figure as experiments/report/17.7.ts writes it when no task narrows.
-    // (experiments/figures.ts refuses to draw such a panel now; a spec from elsewhere may still hold one.)
+    // The right panel of 17.7's figure as publish/sections/17.7.ts writes it when no task narrows.
+    // (publish/figures.ts refuses to draw such a panel now; a spec from elsewhere may still hold one.)
     const { spec: left } = await bandPanelsSvg([
       { title: 'left', xTitle: 'k', yTitle: 'pass@k', series: [{ name: 'a', points: [{ x: 1, y: 0.5 }] }] },
     ]);
@@ -498,7 +498,7 @@ describe('report page', () => {
 
   it('refuses a bad flag (exit 2) and a missing results folder (exit 1) in one line', () => {
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'experiments/report-page.ts', ...args], {
+      spawnSync(process.execPath, ['--import', 'tsx', 'publish/page/reportPage.ts', ...args], {
         cwd: ROOT,
         encoding: 'utf8',
       });

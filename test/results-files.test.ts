@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
-import { resultPairMatches, ROOT, writeResults } from '../experiments/common.ts';
+import { resultPairMatches, writeResults } from '../publish/results.ts';
+import { ROOT } from '../lib/paths.ts';
 
 const folders: string[] = [];
 afterEach(() => {

@@ -3,13 +3,14 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resultFiles, scriptHelp, wroteLine } from '../experiments/common.ts';
+import { resultFiles, wroteLine } from '../publish/results.ts';
+import { scriptHelp } from '../lib/script.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const scripts = Object.entries(
   (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts,
-).filter(([, command]) => command.startsWith('node --import tsx experiments/'));
+).filter(([, command]) => /^node --import tsx (experiments|publish)\//.test(command));
 
 const run = (args: string[]) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -21,7 +22,7 @@ const run = (args: string[]) =>
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
 
-describe('every npm script has --help (experiments/common.ts runScript)', () => {
+describe('every npm script has --help (lib/script.ts runScript)', () => {
   it('lists the experiment scripts (exp:*, ex:*, report, test:repro)', () => {
     const names = scripts.map(([name]) => name);
     for (const name of [
@@ -43,7 +44,7 @@ describe('every npm script has --help (experiments/common.ts runScript)', () => 
       const file = join(ROOT, command.split(' ')[3]!);
       expect(readFileSync(file, 'utf8'), file).toContain(`runScript('${name}'`);
       const help = scriptHelp(name, file);
-      expect(help.startsWith(`${name} (experiments/`), name).toBe(true);
+      expect(help.startsWith(`${name} (${command.split(' ')[3]!})`), name).toBe(true);
       expect(help, name).toContain(`npm run ${name}`);
       expect(help, name).toMatch(/\nCommand: [\s\S]*\nOutput: /);
       expect(help, name).toMatch(/Exit codes: 0 done/);

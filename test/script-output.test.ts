@@ -43,7 +43,7 @@ describe('every npm script with standard output on /dev/full: exit 1, one line',
   it('every script is an experiment script, a tinyagent command or one of the others named here', () => {
     for (const name of ours)
       expect(scripts[name], name).toMatch(
-        /^node (--import tsx experiments\/[\w.-]+\.ts|bin\/tinyagent\.js \w+)$/,
+        /^node (--import tsx (experiments|publish\/page)\/[\w.-]+\.ts|bin\/tinyagent\.js \w+)$/,
       );
     for (const [name, command] of Object.entries(NOT_OURS)) expect(scripts[name], name).toBe(command);
   });

@@ -24,8 +24,12 @@ import {
   CHAPTER_STEPS,
   compareSeedScores,
   formatComparison,
-  pairedDropP,
   type StudyComparison,
+  type EvalOutput,
+  type StudyResults,
+} from '../study/index.ts';
+import {
+  pairedDropP,
   seedClaims,
   acrossRecipes,
   claimsAcrossRecipes,
@@ -33,9 +37,7 @@ import {
   detectionRate,
   rateStanding,
   reproducibleStanding,
-  type EvalOutput,
-  type StudyResults,
-} from '../study/index.ts';
+} from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 
 // A fixed 6 runs x 4 tasks example (and a 4-run one to compare against). Reference values from

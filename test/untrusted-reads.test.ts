@@ -65,7 +65,7 @@ async function report(resultsDir: string, aggregate: string[] = []) {
   const run = await node([
     '--import',
     'tsx',
-    join(ROOT, 'experiments', 'report-page.ts'),
+    join(ROOT, 'publish', 'page', 'reportPage.ts'),
     '--results',
     resultsDir,
     '--out',
@@ -181,7 +181,7 @@ describe('the report page opens only regular files', () => {
         `const { main } = await import(process.argv[1]);
         try { await main(JSON.parse(process.argv[2])); console.log('written'); }
         catch (error) { console.log(error.message); process.exitCode = 1; }`,
-        [pathToFileURL(join(ROOT, 'experiments', 'report-page.ts')).href, JSON.stringify(options)],
+        [pathToFileURL(join(ROOT, 'publish', 'page', 'reportPage.ts')).href, JSON.stringify(options)],
       );
       expect(stderr).toBe('');
       expect(stdout).toBe(`'${join(results, 'study.md')}' ${why}\n`);

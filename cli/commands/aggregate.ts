@@ -8,9 +8,9 @@ import {
   type AggregateMetric,
   type Estimate,
 } from '../../eval/index.ts';
-import { writeResults } from '../../experiments/common.ts';
-import { coverageClause, IMPROVEMENT_METHOD, IQM_METHOD } from '../../experiments/coverageNotes.ts';
-import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../experiments/figures.ts';
+import { writeResults } from '../../publish/results.ts';
+import { coverageClause, IMPROVEMENT_METHOD, IQM_METHOD } from '../../publish/coverageNotes.ts';
+import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../publish/figures.ts';
 import { progressBar, type Progress } from '../../lib/progress.ts';
 import { Rng } from '../../lib/rng.ts';
 import { InputError } from '../../lib/errors.ts';

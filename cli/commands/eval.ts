@@ -19,7 +19,7 @@ import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
-import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../experiments/coverageNotes.ts';
+import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../publish/coverageNotes.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 

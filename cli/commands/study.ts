@@ -252,7 +252,7 @@ export const command: Command = {
         b: { ...measured.b, dir: rest[1]! },
       };
       const { coverageClause, IMPROVEMENT_METHOD, PAIRED_T_METHOD, SEED_BOOTSTRAP_METHOD, WELCH_METHOD } =
-        await import('../../experiments/coverageNotes.ts');
+        await import('../../publish/coverageNotes.ts');
       const design = `${comparison.a.seeds} + ${comparison.b.seeds} seeds`;
       const coverage = [
         [WELCH_METHOD, 'Welch'],
@@ -388,7 +388,7 @@ export const command: Command = {
       return;
     }
     if (sub === 'report') {
-      const { writeStudyReport } = await import('../../experiments/studyReport.ts');
+      const { writeStudyReport } = await import('../../publish/studyReport.ts');
       // The folders it writes into stay inside the study: a link or a file in their place is refused.
       for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
       // One report merges the outputs of one code (agent/fingerprint.ts), unless told otherwise.

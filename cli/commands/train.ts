@@ -39,7 +39,7 @@ import {
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { harnessHash, trainingHarness, type TaskCount } from '../../gym/index.ts';
 import { openRunLog } from '../../lib/log.ts';
-import { ROOT } from '../../experiments/common.ts';
+import { ROOT } from '../../lib/paths.ts';
 import { sayBackendNotice } from '../../experiments/contract.ts';
 import {
   commandLine,

@@ -221,14 +221,7 @@ export const QUOTED: QuotedNumber[] = [
   at('seeds.json', 'numbers.step80.sd', '0.119', '0.119, 0.580 to 0.952', [README], three),
   at('seeds.json', 'numbers.step80.min', '0.580', '0.119, 0.580 to 0.952', [README], three),
   at('seeds.json', 'numbers.step80.max', '0.952', '0.580 to 0.952', [README], three),
-  at(
-    'seeds.json',
-    'numbers.claims.endsBelowBase.holds',
-    '10',
-    'shows in 10 of the 16 seeds',
-    [README],
-    {},
-  ),
+  at('seeds.json', 'numbers.claims.endsBelowBase.holds', '10', 'shows in 10 of the 16 seeds', [README], {}),
   at('seeds.json', 'numbers.claims.endsBelowBase.seeds', '16', 'shows in 10 of the 16 seeds', [README], {}),
   at(
     'seeds.json',

@@ -1,0 +1,108 @@
+/**
+ * What every experiment's report is made of, so that a report template (publish/sections/17.N.ts)
+ * holds only what it says: sections of blocks, tables built from records, the table of ours
+ * against the book, the "Reading" and "Where ours differs" paragraphs, and the number formats of
+ * every results/17.N.md. Pure string functions: no I/O, no TensorFlow.
+ */
+import type { Figure } from './figures.ts';
+
+/** What a template renders from an experiment's numbers: the Markdown body and its figures (file name -> SVG and spec). */
+export interface Report {
+  markdown: string;
+  figures?: Record<string, Figure>;
+}
+
+/** A heading, a table or a paragraph; a paragraph given as lines keeps them on consecutive lines (one Markdown paragraph). */
+export type Block = string | readonly string[];
+
+/** Blocks one after the other, separated by a blank line. */
+export function blocks(...parts: Block[]): string {
+  return parts.map((part) => (typeof part === 'string' ? part : part.join('\n'))).join('\n\n');
+}
+
+/** A `##` section: its heading, then its blocks. */
+export function section(title: string, ...parts: Block[]): string {
+  return blocks(`## ${title}`, ...parts);
+}
+
+/** A `###` section inside a section. */
+export function subsection(title: string, ...parts: Block[]): string {
+  return blocks(`### ${title}`, ...parts);
+}
+
+/** A Markdown table; numbers are printed as given (format them first). */
+export function markdownTable(
+  headers: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number>>,
+): string {
+  return [
+    `| ${headers.join(' | ')} |`,
+    `| ${headers.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+/**
+ * A table with one row per record: each key of `columns` is a header (in the order written; a
+ * header must not be a bare integer, which JavaScript would move to the front) and its function
+ * gives that column's cell of a record.
+ */
+export function table<Row>(
+  rows: readonly Row[],
+  columns: Record<string, (row: Row, index: number) => string | number>,
+): string {
+  const cells = Object.values(columns);
+  return markdownTable(
+    Object.keys(columns),
+    rows.map((row, index) => cells.map((cell) => cell(row, index))),
+  );
+}
+
+/** A measured quantity beside the book's figure for it, one row per quantity. */
+export function oursAgainstBook(
+  rows: ReadonlyArray<readonly [quantity: string, ours: string, book: string | number]>,
+): string {
+  return markdownTable(['', 'ours', 'book'], rows);
+}
+
+/** The paragraph that says what a table means. */
+export const reading = (text: string) => `Reading: ${text}`;
+
+/** The paragraph that says where our measurement departs from the book's and what in our data explains it. */
+export const whereOursDiffers = (text: string) => `Where ours differs: ${text}`;
+
+/** A share, pass rate, SD or difference as the reports print it: three decimals. */
+export const pct = (value: number) => value.toFixed(3);
+
+/** A difference with its sign (+0.041, -0.100). */
+export const signed = (value: number, digits = 3) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+
+/** A distance in standard errors, one decimal, signed when positive (0.0 stays unsigned). */
+export const zScore = (z: number) => `${z > 0 ? '+' : ''}${z.toFixed(1)}`;
+
+/** `[low, high]`. */
+export const interval = (low: number, high: number, format: (value: number) => string = pct) =>
+  `[${format(low)}, ${format(high)}]`;
+
+/** `estimate [low, high]`: a point estimate with its interval. */
+export const withInterval = ({ estimate, low, high }: { estimate: number; low: number; high: number }) =>
+  `${pct(estimate)} ${interval(low, high)}`;
+
+/** `low to high` of a set of values. */
+export const range = (values: readonly number[], format: (value: number) => string = pct) =>
+  `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
+
+/** `value ± se`: a simulated figure with its Monte Carlo standard error. */
+export const withSE = (value: number, se: number, { digits = 3, sign = false } = {}) =>
+  `${sign ? signed(value, digits) : value.toFixed(digits)} ± ${se.toFixed(digits)}`;
+
+/** A count of simulated evals or resets with thousands separators (100,000). */
+export const count = (value: number) => value.toLocaleString('en-US');
+
+/** `op count, op count` from most to least frequent (ties by name). */
+export function topOps(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([op, times]) => `${op} ${times}`)
+    .join(', ');
+}

@@ -1,0 +1,215 @@
+/**
+ * The report of 17.3 (experiments/17.3.ts): Wald against Wilson, which unit to resample, and
+ * Figure 17.1, each simulated coverage beside its reference and the book.
+ */
+import type { BookComparison } from '../book.ts';
+import { shareSE } from '../book.ts';
+import { lineChartSvg, type Figure } from '../figures.ts';
+import { blocks, count, pct, section, table, withSE, zScore, type Report } from '../markdown.ts';
+
+/**
+ * The numbers this report reads: what experiments/17.3.ts's `main` returns, declared here so
+ * that the report depends on the numbers alone, not on the experiment's code.
+ */
+export type Numbers = {
+  waldWilson: {
+    p: number;
+    wald: number;
+    waldSE: number;
+    wilson: number;
+    wilsonSE: number;
+    waldExact: number;
+    wilsonExact: number;
+    /** Share of the simulated evaluations with no failure or no success (a zero-width Wald interval), and its exact value. */
+    allAlike: number;
+    allAlikeExact: number;
+  }[];
+  unit: {
+    se: { episodeCoversPopulation: number; episodeCoversTasks: number; taskCoversPopulation: number };
+    exact: { episodeCoversPopulation: number; episodeCoversPopulationUnlimitedReps: number };
+    largeSimulation: {
+      episodeCoversTasks: { coverage: number; se: number };
+      taskCoversPopulation: { coverage: number; se: number };
+      evals: number;
+    };
+    episodeCoversPopulation: number;
+    episodeCoversTasks: number;
+    taskCoversPopulation: number;
+  };
+  figure: { episodesPerTask: number; episodeLevel: number; episodeLevelExact: number; taskLevel: number }[];
+  book: {
+    episodeCoversPopulation: number;
+    episodeCoversTasks: number;
+    taskCoversPopulation: number;
+    wilson: readonly [0.93, 0.97];
+    waldEdge: number;
+  };
+  verdicts: {
+    episodeCoversPopulation: BookComparison;
+    episodeCoversTasks: BookComparison;
+    taskCoversPopulation: BookComparison;
+    wilson: { outside: boolean; outsideExact: boolean; text: string; p: number }[];
+  };
+};
+
+/** What the prose needs of the experiment's config, and the population mean of its Beta task rates. */
+interface Context {
+  waldWilson: { episodes: number; evals: number };
+  unit: { tasks: number; beta: readonly number[]; episodesPerTask: number; evals: number; reps: number };
+  reference: { evals: number };
+  figure: { evals: number; reps: number };
+  populationMean: number;
+}
+
+/** (ours - reference) in standard errors of both. */
+const zOf = (ours: number, se: number, reference: number, referenceSE = 0) =>
+  (ours - reference) / Math.sqrt(se ** 2 + referenceSE ** 2);
+
+/** Figure 17.1: the coverage of both intervals against episodes per task, with the exact episode-level curve. */
+function coverageFigure(figure: Numbers['figure']): Promise<Figure> {
+  return lineChartSvg({
+    title: 'Figure 17.1: coverage of nominal-95% bootstrap intervals',
+    xTitle: 'episodes per task n',
+    yTitle: 'coverage of the population pass rate',
+    legendTitle: 'resampling unit',
+    series: [
+      { name: 'episode-level', points: figure.map(({ episodesPerTask: x, episodeLevel: y }) => ({ x, y })) },
+      {
+        name: 'episode-level (exact)',
+        points: figure.map(({ episodesPerTask: x, episodeLevelExact: y }) => ({ x, y })),
+      },
+      { name: 'task-level', points: figure.map(({ episodesPerTask: x, taskLevel: y }) => ({ x, y })) },
+    ],
+    rules: [{ y: 0.95, label: 'nominal 0.95' }],
+    yDomain: [0, 1],
+  });
+}
+
+/** The Wald-Wilson table and whether the book's Wilson range holds at every p. */
+function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: config }: Context): string {
+  const outside = verdicts.wilson.filter((verdict) => verdict.outside);
+  return section(
+    `Wald vs Wilson coverage, n = ${config.episodes} episodes, ${count(config.evals)} simulated evals per p`,
+    `Ours ± its Monte Carlo SE; "exact" sums the Binomial(${config.episodes}, p) pmf over the counts whose interval covers p.`,
+    table(waldWilson, {
+      p: (row) => row.p,
+      'Wald (ours)': (row) => withSE(row.wald, row.waldSE),
+      'Wald exact': (row) => pct(row.waldExact),
+      'no failure or no success (ours / exact)': (row) => `${pct(row.allAlike)} / ${pct(row.allAlikeExact)}`,
+      'Wilson (ours)': (row) => withSE(row.wilson, row.wilsonSE),
+      'Wilson exact': (row) => pct(row.wilsonExact),
+      book: (row) =>
+        row.p === 0.03 || row.p === 0.97
+          ? 'Wald ~0.70 (about 30% of evaluations see no failure, or no success); Wilson 0.93-0.97'
+          : 'Wilson 0.93-0.97',
+      'book vs exact': (_, i) => `Wilson ${verdicts.wilson[i]?.text}`,
+    }),
+    outside.length === 0
+      ? verdicts.wilson.some((verdict) => verdict.outsideExact)
+        ? `Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p at the book's two decimals; read exactly, it is just below at p = ${verdicts.wilson
+            .filter((verdict) => verdict.outsideExact)
+            .map(({ p }) => p)
+            .join(', ')} (${verdicts.wilson
+            .filter((verdict) => verdict.outsideExact)
+            .map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number))
+            .join(', ')}).`
+        : "Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p."
+      : `The book's "Wilson 0.93-0.97" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact coverage there is ${outside.map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number)).join(', ')}.`,
+  );
+}
+
+/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
+function unitSection(
+  { unit, book, verdicts }: Numbers,
+  { unit: config, reference, populationMean }: Context,
+) {
+  const { largeSimulation } = unit;
+  const population = `population mean ${pct(populationMean)}`;
+  const rows = [
+    {
+      key: 'episodeCoversPopulation',
+      interval: 'episode-level',
+      covers: population,
+      reference: { coverage: unit.exact.episodeCoversPopulation, se: 0 },
+      exact: true,
+    },
+    {
+      key: 'episodeCoversTasks',
+      interval: 'episode-level',
+      covers: `the ${config.tasks} tasks' own mean`,
+      reference: largeSimulation.episodeCoversTasks,
+      exact: false,
+    },
+    {
+      key: 'taskCoversPopulation',
+      interval: 'task-level',
+      covers: population,
+      reference: largeSimulation.taskCoversPopulation,
+      exact: false,
+    },
+  ] as const;
+  const oursOff = zOf(
+    unit.episodeCoversPopulation,
+    unit.se.episodeCoversPopulation,
+    unit.exact.episodeCoversPopulation,
+  );
+  const thisRun =
+    Math.abs(oursOff) > 2
+      ? ` This run's episode-level ${pct(unit.episodeCoversPopulation)} lies ${Math.abs(oursOff).toFixed(1)} SE ${oursOff < 0 ? 'below' : 'above'} the exact value; the exact value, not this run, is the figure to quote.`
+      : '';
+  const bookOutside =
+    rows
+      .filter(({ key }) => verdicts[key].outside)
+      .map(
+        ({ key }) =>
+          `The book's ${book[key]} lies outside 2 SE of the reference (${verdicts[key].text.replace(/^outside: /, '')}).`,
+      )
+      .join(' ') || "The book's figures lie within 2 SE of the references.";
+  return section(
+    `Which unit to resample: ${config.tasks} tasks ~ Beta(${config.beta.join(', ')}), ${config.episodesPerTask} episodes each, ${config.evals} evals, ${config.reps} bootstrap reps`,
+    `Ours ± its Monte Carlo SE. Reference: row 1 exact (the pooled count is a sum of beta-binomials; given it, the ${config.reps}-replicate percentile interval's coverage is exact); rows 2 and 3 a large simulation of ${count(reference.evals)} benchmarks, each scored by its exact ${config.reps}-replicate bootstrap coverage (± its SE). "ours vs reference" and "book vs reference" are in standard errors of a ${config.evals}-eval run.`,
+    table(rows, {
+      interval: (row) => row.interval,
+      covers: (row) => row.covers,
+      ours: (row) => withSE(unit[row.key], unit.se[row.key]),
+      reference: ({ reference, exact }) =>
+        exact
+          ? `${pct(reference.coverage)} (exact)`
+          : withSE(reference.coverage, reference.se, { digits: 4 }),
+      'ours vs reference': (row) =>
+        zScore(zOf(unit[row.key], unit.se[row.key], row.reference.coverage, row.reference.se)),
+      book: (row) => book[row.key],
+      'book vs reference': (row) => verdicts[row.key].text,
+    }),
+    `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`,
+  );
+}
+
+/** Figure 17.1's table at n = 1, 2, 4, ..., 64 and where the exact episode-level coverage first falls below 0.3. */
+function figureSection({ figure }: Numbers, { figure: config }: Context): string {
+  const shown = [1, 2, 4, 8, 16, 32, 64].flatMap((n) => {
+    const point = figure.find(({ episodesPerTask }) => episodesPerTask === n);
+    return point === undefined ? [] : [point];
+  });
+  return section(
+    `Figure 17.1: coverage vs episodes per task (${config.evals} evals per point, ${config.reps} reps; MC SE about ${pct(shareSE(0.5, config.evals))} at most)`,
+    table(shown, {
+      n: (point) => point.episodesPerTask,
+      'episode-level (ours)': (point) => pct(point.episodeLevel),
+      'episode-level (exact)': (point) => pct(point.episodeLevelExact),
+      'task-level (ours)': (point) => pct(point.taskLevel),
+    }),
+    `Book: at n = 1 the two coincide; episode-level coverage falls below 0.3 as n grows, task-level stays near its N = 10 percentile-bootstrap level. Exact episode-level coverage first falls below 0.3 at n = ${figure.find(({ episodeLevelExact }) => episodeLevelExact < 0.3)?.episodesPerTask ?? 'none of the n shown'}.`,
+  );
+}
+
+export async function report(numbers: Numbers, context: Context): Promise<Report> {
+  return {
+    markdown: blocks(
+      waldWilsonSection(numbers, context),
+      unitSection(numbers, context),
+      figureSection(numbers, context),
+    ),
+    figures: { '17.1-coverage-vs-episodes.svg': await coverageFigure(numbers.figure) },
+  };
+}

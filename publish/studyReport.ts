@@ -1,0 +1,172 @@
+import { join } from 'node:path';
+import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
+import { diskError, evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
+import { AGGREGATE_REPS, improvement, stepAggregates, type SeedEstimate } from '../analysis/index.ts';
+import { writeResults } from './results.ts';
+import type { Fingerprint } from '../agent/index.ts';
+import { intervalChartSvg } from './figures.ts';
+import { markdownTable } from './markdown.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
+
+const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
+/** An interval over seeds, or why there is none: one seed has no spread to measure. */
+const range = ({ low, high }: { low: number | null; high: number | null }) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
+
+/**
+ * Merges a finished study's evaluations into `<study>/results/`: study.json (every seed's
+ * held-out pass@1 at every chapter step, the SD and range over seeds, the mean and the
+ * interquartile mean over seeds x tasks and the probability that step 80 improves on step 0,
+ * each with its interval over seeds from `stepAggregates` and `improvement` (a seed the unit), the
+ * functions `exp:seeds` prints them with), study.md and figures/study-pass.svg. Every number is
+ * a function of the job outputs and the study's eval seed alone, so the same plan gives the same
+ * report wherever its jobs ran (generatedAt aside).
+ */
+export async function writeStudyReport(
+  plan: Plan,
+  { mixedCode, outputsFingerprint }: { mixedCode?: string; outputsFingerprint?: Fingerprint } = {},
+): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
+  const results = loadResults(plan);
+  const perSeed = results.seeds.map((seed) => ({
+    seed,
+    passAt1: plan.measure.steps.map((step) => evaluationOf(results, seed, step).passAt1),
+  }));
+  const steps = plan.measure.steps.map((step, i) => {
+    const values = perSeed.map((row) => row.passAt1[i]!);
+    const { mean, iqm } = stepAggregates(results, step, { seed: plan.evalSeed });
+    return {
+      step,
+      mean,
+      // Only with two seeds or more: one seed has no spread to measure, and it is null, never 0.
+      sd: values.length > 1 ? standardDeviationInterval(values) : null,
+      min: Math.min(...values),
+      max: Math.max(...values),
+      iqm,
+    };
+  });
+  const numbers: StudyReportNumbers = {
+    recipe: plan.recipe,
+    configHash: plan.configHash,
+    seeds: plan.seeds,
+    episodes: plan.measure.episodes,
+    perSeed,
+    steps,
+    reps: AGGREGATE_REPS,
+    // Only when the study evaluated step 80: an undefined number is null, never a guess.
+    probabilityOfImprovement: plan.measure.steps.includes(80)
+      ? improvement(results, 80, 0, { seed: plan.evalSeed })
+      : null,
+    // Only when asked to merge outputs of different code (`study report --allow-mixed`).
+    ...(mixedCode !== undefined ? { mixedCode } : {}),
+  };
+  const figure = await intervalChartSvg({
+    title: `${capitalised(splitName(plan))} pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its 95% interval (whole seeds redrawn)`,
+    xTitle: 'chapter step',
+    yTitle: `${splitName(plan)} pass@1`,
+    points: [
+      ...steps.map((row) => ({
+        group: `step ${row.step}`,
+        series: 'IQM [95%]',
+        estimate: row.iqm.estimate,
+        low: row.iqm.low ?? row.iqm.estimate,
+        high: row.iqm.high ?? row.iqm.estimate,
+      })),
+      ...perSeed.flatMap((row) =>
+        plan.measure.steps.map((step, i) => ({
+          group: `step ${step}`,
+          series: 'seeds',
+          estimate: row.passAt1[i]!,
+          low: row.passAt1[i]!,
+          high: row.passAt1[i]!,
+        })),
+      ),
+    ],
+  });
+  const markdown = [
+    ...(mixedCode === undefined
+      ? []
+      : [
+          `**Mixed code.** These outputs were made by different code (merged with --allow-mixed): ${mixedCode}. A difference between their numbers may come from the code, not the seeds.`,
+          '',
+        ]),
+    `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per ${splitName(plan)} task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
+    '',
+    markdownTable(
+      [
+        'step',
+        'mean [t 95% on seed means]',
+        'SD over seeds [chi-square 95%]',
+        'min',
+        'max',
+        'IQM [whole seeds redrawn, 95%]',
+      ],
+      steps.map((row) => [
+        row.step,
+        `${f3(row.mean.estimate)} ${range(row.mean)}`,
+        row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
+        f3(row.min),
+        f3(row.max),
+        `${f3(row.iqm.estimate)} ${range(row.iqm)}`,
+      ]),
+    ),
+    '',
+    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${AGGREGATE_REPS.toLocaleString('en-US')} replicates).`,
+    '',
+    numbers.probabilityOfImprovement === null
+      ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
+      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} ${range(numbers.probabilityOfImprovement)} (whole seeds redrawn, 95%).`,
+    '',
+    coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
+    '',
+    markdownTable(
+      ['seed', ...plan.measure.steps.map((step) => `step ${step}`)],
+      perSeed.map((row) => [row.seed, ...row.passAt1.map(f3)]),
+    ),
+  ].join('\n');
+  const outDir = join(plan.dir, 'results');
+  try {
+    writeResults(outDir, {
+      section: 'study',
+      title: `Seed study of the ${plan.recipe} recipe`,
+      seed: plan.evalSeed,
+      smoke: plan.measure.stepScale !== 1,
+      config: {
+        recipe: plan.recipe,
+        configHash: plan.configHash,
+        seeds: plan.seeds,
+        measure: plan.measure,
+        // What made the job outputs these numbers are computed from (the file's own fingerprint is the report's process).
+        ...(outputsFingerprint !== undefined ? { outputsFingerprint } : {}),
+      },
+      numbers,
+      markdown,
+      figures: { 'study-pass.svg': figure },
+    });
+  } catch (error) {
+    throw diskError(error, outDir);
+  }
+  return { outDir, numbers };
+}
+
+export interface StudyReportNumbers {
+  recipe: string;
+  configHash: string;
+  seeds: number[];
+  episodes: number;
+  perSeed: Array<{ seed: number; passAt1: number[] }>;
+  steps: Array<{
+    step: number;
+    mean: SeedEstimate;
+    sd: Estimate | null;
+    min: number;
+    max: number;
+    iqm: SeedEstimate;
+  }>;
+  /** Bootstrap replicates of every interval. */
+  reps: number;
+  probabilityOfImprovement: SeedEstimate | null;
+  /** Which jobs were made by other code than the rest, and how it differs (agent/fingerprint.ts); only in a report merged with --allow-mixed. */
+  mixedCode?: string;
+}
+
+const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
