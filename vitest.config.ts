@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/yieldBetweenTests.ts'],
     // A timeout catches a hang, not slowness: the agents' smoke tests train and play for real and
     // take twice as long when other work shares the two cores.
     testTimeout: 120_000,

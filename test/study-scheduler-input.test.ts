@@ -383,7 +383,6 @@ describe('flags written into a script or a manifest', () => {
 
   it.each([
     ['--image', `x\n  evil: 1`, 'is not a container image reference (such as tinyagent:local)'],
-    ['--image', '', 'is not a container image reference (such as tinyagent:local)'],
     ['--image', 'tinyagent:local # comment', 'is not a container image reference (such as tinyagent:local)'],
     [
       '--claim',
@@ -396,6 +395,13 @@ describe('flags written into a script or a manifest', () => {
     expect(result.stderr).toBe(
       `${oneLine(`tinyagent study: ${flag} ${JSON.stringify(value)} ${why}`)} (see tinyagent study --help)\n`,
     );
+    expect(existsSync(join(dir, 'k8s'))).toBe(false);
+  });
+
+  it('study k8s --image "" is refused as an empty flag in one line (exit 2), nothing written', () => {
+    const result = cli(['study', 'k8s', dir, '--image', '']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^tinyagent study: --image is empty[^\n]*\n$/);
     expect(existsSync(join(dir, 'k8s'))).toBe(false);
   });
 });
