@@ -85,7 +85,6 @@ export {
   type SlurmScripts,
   type SubmittedArray,
 } from './scheduler.ts';
-export { diskError } from './disk.ts';
 export {
   evalKey,
   evaluationOf,

@@ -17,13 +17,14 @@ import {
 import { firstEditCounts } from '../gym/index.ts';
 import { snapshotDir, trainingModelConfig, trainSnapshots } from '../train/index.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
-import { existsInside, readInside } from '../lib/files.ts';
+import { existsInside, fileSystemError, readInside } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
 import { onStopSignal } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
-import { diskError, studyFolder, writeStudyFile } from './disk.ts';
+import { writeFileAtomic } from '../lib/atomic.ts';
+import { studyFolder } from './disk.ts';
 import {
   jobConfig,
   measuredSplit,
@@ -413,11 +414,11 @@ export async function runJob(
       output['checkpointChecksum'] = (
         JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
       ).checkpointChecksum;
-    writeStudyFile(
+    writeFileAtomic(
       join(temporary, 'timing.json'),
       `${JSON.stringify({ seconds: (performance.now() - started) / 1000, host: hostname() })}\n`,
     );
-    writeStudyFile(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
+    writeFileAtomic(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
     const final = jobDir(plan, job);
     if (!claim.held()) throw lost();
     // A damaged output of an earlier attempt is moved aside whole, then removed.
@@ -434,9 +435,9 @@ export async function runJob(
     rmSync(temporary, { recursive: true, force: true });
     // Taken over: the job is the new holder's now, and so are its failure note and its folder.
     if (error instanceof RetryError || !claim.held()) throw error instanceof RetryError ? error : lost();
-    const reported = diskError(error, plan.dir);
+    const reported = fileSystemError(error, plan.dir);
     try {
-      writeStudyFile(
+      writeFileAtomic(
         join(studyFolder(plan.dir, 'failed'), `${job.id}.txt`),
         `${(reported as Error).message?.split('\n')[0] ?? String(reported)}\n`,
       );
@@ -520,7 +521,7 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
       };
     }),
   };
-  writeStudyFile(join(dir, 'result.json'), `${JSON.stringify(output, null, 2)}\n`);
+  writeFileAtomic(join(dir, 'result.json'), `${JSON.stringify(output, null, 2)}\n`);
 }
 
 /** The result of a finished evaluation job, checked as `outputProblem` checks it: an InputError when it is not the plan's. */
