@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { clip, closestName, count } from '../../lib/text.ts';
-import { commandLine } from '../resultsFile.ts';
+import { commandLine } from '../measurementRecord.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
 import {

@@ -49,7 +49,7 @@ import {
   readSections,
   writeSection,
   type MachineNote,
-} from '../resultsFile.ts';
+} from '../measurementRecord.ts';
 
 /**
  * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
