@@ -5,15 +5,8 @@ import { clip, closestName, count } from '../../lib/text.ts';
 import { commandLine } from '../measurementRecord.ts';
 // Each subcommand's modules only: `study run --index I` (every job of a scheduler) does not load
 // the report's statistics and figures (vega), which cost it a second or more of start-up.
-import {
-  describeMixedFingerprints,
-  fingerprintGroups,
-  jobFingerprint,
-  jobState,
-  outcomeLine,
-  runJob,
-  type JobState,
-} from '../../study/job.ts';
+import { jobState, outcomeLine, runJob, type JobState } from '../../study/job.ts';
+import { describeMixedFingerprints, fingerprintGroups, jobFingerprint } from '../../study/output.ts';
 import { fingerprint, fingerprintDifferences, initBackend } from '../../agent/index.ts';
 import {
   DEFAULT_LEASE_TIMEOUT,
