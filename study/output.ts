@@ -327,6 +327,27 @@ export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
   }
 }
 
+/** A done job whose output another code made than the one asked about (`staleJobs`). */
+export interface StaleJob {
+  index: number;
+  id: string;
+  /** What its output.json records; null when it records none (made before fingerprints were recorded). */
+  fingerprint: Fingerprint | null;
+  /** `fingerprintDifferences` from the recorded fingerprint to `current`. */
+  differences: string[];
+}
+
+/** Of `jobs` (done ones), those whose outputs record another fingerprint than `current`, in order. */
+export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint): StaleJob[] {
+  return jobs.flatMap((job) => {
+    const recorded = jobFingerprint(plan, job);
+    const differences = fingerprintDifferences(recorded, current);
+    return differences.length === 0
+      ? []
+      : [{ index: job.index, id: job.id, fingerprint: recorded ?? null, differences }];
+  });
+}
+
 /** The jobs of one fingerprint (undefined: none recorded), in index order. */
 export interface FingerprintGroup {
   fingerprint: Fingerprint | undefined;
