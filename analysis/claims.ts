@@ -18,7 +18,7 @@ import {
   wilsonInterval,
 } from '../eval/index.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { InputError } from '../lib/errors.ts';
+import { InputError, StatisticsError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
 import {
@@ -625,7 +625,7 @@ function chapterRho(successesPerTask: readonly number[], trials: number): number
   try {
     return taskVarianceIntraclassCorrelation({ successes: [...successesPerTask], trials });
   } catch (error) {
-    if (error instanceof RangeError) return null;
+    if (error instanceof StatisticsError) return null;
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { stratifiedBootstrap, type Estimate } from './stratifiedBootstrap.ts';
 import type { RandomSource } from './randomSource.ts';
 import { checkFinite } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** rliable's default number of bootstrap replicates (`get_interval_estimates(..., reps=50000)`). */
 export const AGGREGATE_REPS = 50_000;
@@ -93,7 +94,7 @@ export interface AggregateOptions {
  * profile's bands, `rly.create_performance_profile`), all from one set of replicates
  * (`stratifiedBootstrap`): the replicates are drawn the same whatever is computed from them, so
  * one stream gives one interval for one quantity.
- * @throws RangeError as stratifiedBootstrap does, on unsorted or non-finite taus, or a gamma that is not finite.
+ * @throws StatisticsError as stratifiedBootstrap does, on unsorted or non-finite taus, or a gamma that is not finite.
  * @example rliableAggregates([[0.1, 0.9], [0.3, 0.7]], { metrics: ['iqm'], rng: new Rng(1) }).iqm
  */
 export function rliableAggregates(
@@ -112,7 +113,7 @@ export function rliableAggregates(
 ): { metrics: Partial<Record<AggregateMetric, Estimate>>; profile: Array<Estimate & { tau: number }> } {
   checkFinite(gamma, 'gamma');
   if (!taus.every((tau, i) => Number.isFinite(tau) && (i === 0 || tau > taus[i - 1]!)))
-    throw new RangeError('rliableAggregates: taus must be finite and ascending');
+    throw new StatisticsError('rliableAggregates: taus must be finite and ascending');
   const runs = scores.length;
   const estimates = stratifiedBootstrap(
     scores,

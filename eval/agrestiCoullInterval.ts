@@ -7,7 +7,7 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * Wald: n~ = n + z^2, p~ = (c + z^2/2) / n~, p~ +- z sqrt(p~ (1-p~) / n~), clipped to [0, 1].
  * Same as statsmodels `proportion_confint(c, n, method="agresti_coull")`.
  *
- * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
+ * @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example agrestiCoullInterval(3, 10) // { low: 0.10333, high: 0.60737 }
  */
 export function agrestiCoullInterval(

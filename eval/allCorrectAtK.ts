@@ -12,7 +12,7 @@ import { checkK, checkSuccesses, checkTrials } from './validate.ts';
  * of p^k (the same U-statistic argument as Chen et al. 2021 for pass@k). Exactly 0 when c < k.
  * Falls as k grows.
  *
- * @throws RangeError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
+ * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
  * @example allCorrectAtK(10, 10, 10) // 1; allCorrectAtK(10, 3, 2) // 6/90
  */
 export function allCorrectAtK(n: number, c: number, k: number): number {

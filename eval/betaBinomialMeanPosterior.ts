@@ -1,6 +1,7 @@
 import type { RandomSource } from './randomSource.ts';
 import { sampleStandardNormal } from './random/sampleBeta.ts';
 import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export interface PosteriorInterval {
   /** Posterior mean of the population mean pass rate mu = a / (a + b). */
@@ -50,7 +51,7 @@ const logNormalPdf = (x: number, m: number, sd: number) =>
  * comes from the prior; the rest from 0.9 N(m, (1.5 s)^2) + 0.1 prior in (logit mu, logit u),
  * m and s the first stage's weighted means and SDs, weighted prior x likelihood / proposal.
  *
- * @throws RangeError on fewer than 1 task, bad counts, draws < 8, a bad level or no rng.
+ * @throws StatisticsError on fewer than 1 task, bad counts, draws < 8, a bad level or no rng.
  * @example betaBinomialMeanPosterior({ successes: [3, 30], trials: [32, 32], draws: 20000, rng: new Rng(1) })
  */
 export function betaBinomialMeanPosterior({
@@ -67,7 +68,7 @@ export function betaBinomialMeanPosterior({
   rng: RandomSource;
 }): PosteriorInterval {
   checkUnits(successes, 1, 'successes', 'a posterior');
-  if (trials.length !== successes.length) throw new RangeError('successes and trials differ in length');
+  if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
   successes.forEach((c, j) => checkSuccesses(c, trials[j] as number, `successes[${j}]`));
   checkInteger(draws, 'draws', 8);
   checkLevel(level);

@@ -8,7 +8,7 @@ import { checkProbability, checkTrials } from './validate.ts';
  * squared error, Var T + (E[T] - truth)^2. Used on the unbiased and plug-in pass@k estimators
  * (chapter 17, exercise 1), whose T(c) are `passAtK(n, c, k)` and `plugInPassAtK(n, c, k)`.
  *
- * @throws RangeError if n < 1 or p is outside [0, 1].
+ * @throws StatisticsError if n < 1 or p is outside [0, 1].
  * @example binomialEstimatorMoments({ n: 2, p: 0.5, estimate: (c) => c / 2 }) // { mean: 0.5, variance: 0.125 }
  */
 export function binomialEstimatorMoments({

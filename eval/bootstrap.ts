@@ -2,6 +2,7 @@ import { mean } from './describe.ts';
 import { normalCdfStandard, normalQuantile } from './normal.ts';
 import { randomIndex, type RandomSource } from './randomSource.ts';
 import { checkFiniteValues, checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export interface BootstrapOptions {
   /** Number of bootstrap replicates; default 2000. */
@@ -29,7 +30,7 @@ export interface BootstrapInterval {
  * allocation. Units are whatever `values` holds one number per: episodes, tasks, or per-task
  * differences of two systems.
  *
- * @throws RangeError on empty values, a value that is not finite, reps < 1, or no rng.
+ * @throws StatisticsError on empty values, a value that is not finite, reps < 1, or no rng.
  * @example bootstrapMeans([0, 1, 1], { reps: 1000, rng: new Rng(1) })
  */
 export function bootstrapMeans(
@@ -58,8 +59,9 @@ export function bootstrapMeans(
  * forms can differ in the last bit, and the intervals have always used this one.
  */
 export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) throw new RangeError('percentileOfSorted: sorted must hold at least one value');
-  if (!(q >= 0 && q <= 1)) throw new RangeError(`percentileOfSorted: q must be in [0, 1], got ${q}`);
+  if (sorted.length === 0)
+    throw new StatisticsError('percentileOfSorted: sorted must hold at least one value');
+  if (!(q >= 0 && q <= 1)) throw new StatisticsError(`percentileOfSorted: q must be in [0, 1], got ${q}`);
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);
@@ -109,7 +111,7 @@ function bcaLevels(
  * One unit has no spread to resample (every replicate equals it, a zero-width interval that
  * claims certainty), so at least two are required.
  *
- * @throws RangeError on fewer than 2 values, a value that is not finite, reps < 1, level outside
+ * @throws StatisticsError on fewer than 2 values, a value that is not finite, reps < 1, level outside
  *   (0, 1), an unknown method, or no rng.
  * @example bootstrapCI([0.1, 0.9, 1, 0.5], { reps: 2000, level: 0.95, rng: new Rng(3) })
  */
@@ -118,7 +120,7 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
   checkUnits(values, 2, 'values', 'a bootstrap interval');
   checkLevel(level);
   if (method !== 'percentile' && method !== 'bca')
-    throw new RangeError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
+    throw new StatisticsError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
   const estimate = mean(values);
   const sorted = bootstrapMeans(values, { reps, rng }).sort();
   const alpha = 1 - level;

@@ -7,7 +7,7 @@ import { checkUnits } from './validate.ts';
  * the first index of the second segment: for success counts by checkpoint, the first checkpoint
  * of the new level.
  *
- * @throws RangeError on fewer than 2 values or a value that is not finite.
+ * @throws StatisticsError on fewer than 2 values or a value that is not finite.
  * @example changePoint([10, 11, 10, 3, 2]) // 3
  */
 export function changePoint(values: ArrayLike<number>): number {

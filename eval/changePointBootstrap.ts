@@ -2,6 +2,7 @@ import { changePoint } from './changePoint.ts';
 import type { RandomSource } from './randomSource.ts';
 import { sampleBinomial } from './random/sampleBinomial.ts';
 import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * A percentile interval for the change point of success rates across checkpoints: each
@@ -13,7 +14,7 @@ import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits
  * replicates reach a tail). Returns indices into the sequence; `share` is the bootstrap
  * distribution of the index.
  *
- * @throws RangeError on fewer than 2 checkpoints, bad counts, reps < 1, a bad level or no rng.
+ * @throws StatisticsError on fewer than 2 checkpoints, bad counts, reps < 1, a bad level or no rng.
  * @example changePointBootstrap({ successes: [40, 41, 20, 5], trials: [64, 64, 64, 64], rng: new Rng(1) })
  */
 export function changePointBootstrap({
@@ -32,7 +33,7 @@ export function changePointBootstrap({
   statistic?: (rates: number[]) => number | null;
 }): { index: number | null; low: number | null; high: number | null; share: number[]; noneShare: number } {
   checkUnits(successes, 2, 'successes', 'a change point');
-  if (trials.length !== successes.length) throw new RangeError('successes and trials differ in length');
+  if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
   successes.forEach((c, t) => checkSuccesses(c, trials[t] as number, `successes[${t}]`));
   checkInteger(reps, 'reps', 1);
   checkLevel(level);

@@ -1,4 +1,5 @@
 import { checkFinite } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** log Gamma(x) for x > 0 (Lanczos, g = 7, 9 terms; Numerical Recipes 3rd ed., section 6.1): about 15 digits. */
 function logGamma(x: number): number {
@@ -51,7 +52,7 @@ function lowerGammaRegularized(a: number, x: number): number {
 /**
  * Chi-square CDF with `df` degrees of freedom: P(df / 2, x / 2), the regularized lower
  * incomplete gamma function. Same as scipy's `chi2.cdf(x, df)`.
- * @throws RangeError if df is not a finite number > 0 or x is not finite.
+ * @throws StatisticsError if df is not a finite number > 0 or x is not finite.
  * @example chiSquareCdf(27.488, 15) // 0.975
  */
 export function chiSquareCdf(x: number, df: number): number {
@@ -64,11 +65,11 @@ export function chiSquareCdf(x: number, df: number): number {
  * Chi-square quantile: the x with chiSquareCdf(x, df) = p, by bisection on the CDF (monotone,
  * so it cannot fail to converge) to a relative width of 1e-14. Same as scipy's
  * `chi2.ppf(p, df)` to about 12 digits.
- * @throws RangeError if p is outside (0, 1) or df is not a finite number > 0.
+ * @throws StatisticsError if p is outside (0, 1) or df is not a finite number > 0.
  * @example chiSquareQuantile(0.975, 15) // 27.4884
  */
 export function chiSquareQuantile(p: number, df: number): number {
-  if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new RangeError(`p must be in (0, 1), got ${p}`);
+  if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new StatisticsError(`p must be in (0, 1), got ${p}`);
   checkFinite(df, 'df', { positive: true });
   let low = 0;
   let high = Math.max(1, df);

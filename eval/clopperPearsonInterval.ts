@@ -8,7 +8,7 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * high = 1 at c = n. Same as statsmodels `proportion_confint(c, n, method="beta")`.
  * Conservative: coverage at least the level for every p.
  *
- * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
+ * @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example clopperPearsonInterval(3, 10) // { low: 0.06674, high: 0.65245 }
  */
 export function clopperPearsonInterval(

@@ -8,6 +8,7 @@ import { binomialPmf } from './discrete.ts';
 import { withoutCollapse } from './exactOverUnits.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
 import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Task-level (cluster) bootstrap interval of the mean pass rate: resample tasks, each taking its
@@ -16,7 +17,7 @@ import { checkInteger, checkLevel, checkProbability, checkRandomSource } from '.
  * task has the same rate (all 0 or all 1) the resamples have no spread, and the exact interval
  * over the tasks stands in (`withoutCollapse`, method 'exact over tasks').
  *
- * @throws RangeError on bad counts, fewer than 2 tasks, or bad options (see taskRates, bootstrapCI).
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, or bad options (see taskRates, bootstrapCI).
  * @example taskBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
 export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
@@ -42,7 +43,7 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
  * S = 0 or S = M the resamples have no spread, and the exact interval over the episodes stands
  * in (`withoutCollapse`, method 'exact over episodes').
  *
- * @throws RangeError on bad counts, fewer than 2 episodes in all, reps < 1, level outside (0, 1)
+ * @throws StatisticsError on bad counts, fewer than 2 episodes in all, reps < 1, level outside (0, 1)
  *   or no rng.
  * @example episodeBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
  */
@@ -56,7 +57,7 @@ export function episodeBootstrapCI(
   checkRandomSource(rng);
   const { episodes, successes } = pooledCounts(counts);
   if (episodes < 2)
-    throw new RangeError('counts has 1 episode; an episode-level bootstrap interval needs at least 2');
+    throw new StatisticsError('counts has 1 episode; an episode-level bootstrap interval needs at least 2');
   const cdf = binomialCdfTable(episodes, successes / episodes);
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
@@ -74,7 +75,7 @@ export function episodeBootstrapCI(
 /**
  * CDF of Binomial(m, p) at 0..m: the running sum of binomialPmf, divided by its total so that
  * the last entry is 1.
- * @throws RangeError if m is not a safe integer >= 0 or p is outside [0, 1].
+ * @throws StatisticsError if m is not a safe integer >= 0 or p is outside [0, 1].
  */
 export function binomialCdfTable(m: number, p: number): Float64Array {
   checkInteger(m, 'm');

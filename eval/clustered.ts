@@ -1,5 +1,6 @@
 import { pooledCounts, taskRates, trialsOf, type CountsInput } from './counts.ts';
 import { checkFinite } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Standard error of the mean pass rate with tasks as clusters: the task rates r_j = c_j / n_j
@@ -8,13 +9,13 @@ import { checkFinite } from './validate.ts';
  * (sigma_task^2 + E[p(1-p)]/n) / N, estimated by the spread of the task rates). One task has no
  * spread to estimate it from: the SE does not exist there.
  *
- * @throws RangeError on bad counts or fewer than 2 tasks.
+ * @throws StatisticsError on bad counts or fewer than 2 tasks.
  * @example clusteredStandardError({ successes: [32, 31, 1], trials: 32 })
  */
 export function clusteredStandardError(counts: CountsInput): number {
   const rates = taskRates(counts);
   const count = rates.length;
-  if (count < 2) throw new RangeError('counts has 1 task; a clustered standard error needs at least 2');
+  if (count < 2) throw new StatisticsError('counts has 1 task; a clustered standard error needs at least 2');
   let sum = 0;
   for (const rate of rates) sum += rate;
   const center = sum / count;
@@ -27,14 +28,14 @@ export function clusteredStandardError(counts: CountsInput): number {
  * Naive episode-level standard error sqrt(p (1-p) / M) of the pooled share p = S / M over all
  * M episodes treated as independent; too small by sqrt(design effect) when tasks differ.
  *
- * @throws RangeError on bad counts or fewer than 2 episodes in all.
+ * @throws StatisticsError on bad counts or fewer than 2 episodes in all.
  * @example episodeStandardError({ successes: [16, 16], trials: 32 }) // sqrt(0.25 / 64) = 0.0625
  */
 export function episodeStandardError(counts: CountsInput): number {
   taskRates(counts);
   const { episodes, successes } = pooledCounts(counts);
   if (episodes < 2)
-    throw new RangeError('counts has 1 episode; an episode-level standard error needs at least 2');
+    throw new StatisticsError('counts has 1 episode; an episode-level standard error needs at least 2');
   const p = successes / episodes;
   return Math.sqrt((p * (1 - p)) / episodes);
 }
@@ -50,18 +51,19 @@ export function episodeStandardError(counts: CountsInput): number {
  * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3 and can be
  * slightly negative when tasks are alike (returned as is, never below -1 / (n0 - 1)).
  *
- * @throws RangeError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or when every
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or when every
  *   episode has the same outcome (0/0: there is no variance to split).
  * @example intraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 1
  */
 export function intraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);
   const tasks = rates.length;
-  if (tasks < 2) throw new RangeError('intraclassCorrelation needs at least 2 tasks');
+  if (tasks < 2) throw new StatisticsError('intraclassCorrelation needs at least 2 tasks');
   const { episodes, successes } = pooledCounts(counts);
   let squaredSizes = 0;
   for (let j = 0; j < tasks; j++) squaredSizes += trialsOf(counts.trials, j) ** 2;
-  if (episodes === tasks) throw new RangeError('intraclassCorrelation needs a task with at least 2 episodes');
+  if (episodes === tasks)
+    throw new StatisticsError('intraclassCorrelation needs a task with at least 2 episodes');
   const pooled = successes / episodes;
   let between = 0;
   let within = 0;
@@ -76,7 +78,7 @@ export function intraclassCorrelation(counts: CountsInput): number {
   const typicalSize = (episodes - squaredSizes / episodes) / (tasks - 1);
   const denominator = meanSquareBetween + (typicalSize - 1) * meanSquareWithin;
   if (!(denominator > 0))
-    throw new RangeError('the intraclass correlation is undefined: every episode has the same outcome');
+    throw new StatisticsError('the intraclass correlation is undefined: every episode has the same outcome');
   return (meanSquareBetween - meanSquareWithin) / denominator;
 }
 
@@ -85,15 +87,16 @@ export function intraclassCorrelation(counts: CountsInput): number {
  * clusters of n correlated episodes exceeds the variance assuming independence. A variance is
  * never negative, so rho >= -1 / (n - 1) (and rho <= 1); n may be an average cluster size.
  *
- * @throws RangeError if n is not a finite number >= 1, or rho is outside [-1/(n-1), 1].
+ * @throws StatisticsError if n is not a finite number >= 1, or rho is outside [-1/(n-1), 1].
  * @example designEffect(32, 0.63) // 20.53
  */
 export function designEffect(episodesPerTask: number, rho: number): number {
   checkFinite(episodesPerTask, 'episodesPerTask');
-  if (!(episodesPerTask >= 1)) throw new RangeError(`episodesPerTask must be >= 1, got ${episodesPerTask}`);
+  if (!(episodesPerTask >= 1))
+    throw new StatisticsError(`episodesPerTask must be >= 1, got ${episodesPerTask}`);
   checkFinite(rho, 'rho');
   const lowest = episodesPerTask > 1 ? -1 / (episodesPerTask - 1) : -1;
   if (rho < lowest - 1e-12 || rho > 1)
-    throw new RangeError(`rho must be in [${lowest}, 1] for clusters of ${episodesPerTask}, got ${rho}`);
+    throw new StatisticsError(`rho must be in [${lowest}, 1] for clusters of ${episodesPerTask}, got ${rho}`);
   return Math.max(0, 1 + (episodesPerTask - 1) * rho);
 }

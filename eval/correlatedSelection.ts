@@ -1,5 +1,6 @@
 import { checkFinite, checkInteger } from './validate.ts';
 import { expectedMaxNormal } from './winnersCurse.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Expected selection inflation of reporting the best of K equally good checkpoints whose
@@ -11,7 +12,7 @@ import { expectedMaxNormal } from './winnersCurse.ts';
  *
  * rho = 0 gives 17.8's sigma E[max of K], an upper bound for checkpoints that correlate
  * positively (Owen & Steck 1962 on equicorrelated normal order statistics).
- * @throws RangeError when sigma is not finite and >= 0, selectedFrom not a positive integer, or
+ * @throws StatisticsError when sigma is not finite and >= 0, selectedFrom not a positive integer, or
  *   correlation outside [0, 1].
  * @example correlatedSelectionInflation({ sigma: 0.0222, selectedFrom: 5, correlation: 0.67 }) // 0.0148
  */
@@ -27,6 +28,6 @@ export function correlatedSelectionInflation({
   checkFinite(sigma, 'sigma', { nonNegative: true });
   checkInteger(selectedFrom, 'selectedFrom', 1);
   if (!(correlation >= 0 && correlation <= 1))
-    throw new RangeError(`correlation must be in [0, 1], got ${correlation}`);
+    throw new StatisticsError(`correlation must be in [0, 1], got ${correlation}`);
   return sigma * Math.sqrt(1 - correlation) * expectedMaxNormal(selectedFrom);
 }

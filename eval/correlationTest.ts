@@ -8,7 +8,7 @@ import { checkUnits } from './validate.ts';
  * has Student's t distribution with n - 2 df when the pairs are independent normals, and the
  * two-sided p = P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2). Same as scipy's
  * `pearsonr(a, b).pvalue`. p is 0 when |r| = 1.
- * @throws RangeError on fewer than 3 pairs, different lengths, a value that is not finite or a
+ * @throws StatisticsError on fewer than 3 pairs, different lengths, a value that is not finite or a
  *   side without spread.
  * @example correlationTest([1, 2, 3, 4], [1, 3, 2, 4]).p // 0.2
  */

@@ -1,4 +1,5 @@
 import { checkSuccesses, checkTrials } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** Per-task success counts c_j and trial counts n_j (a number when every task has the same n). */
 export interface CountsInput {
@@ -13,22 +14,22 @@ export function trialsOf(trials: ArrayLike<number> | number, j: number): number 
 
 /**
  * Validates counts and returns the per-task pass rates c_j / n_j.
- * @throws RangeError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
+ * @throws StatisticsError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
  *   an integer in [0, n_j].
  * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
  */
 export function taskRates(counts: CountsInput): Float64Array {
   if (typeof counts !== 'object' || counts === null)
-    throw new RangeError('counts must be { successes, trials }');
+    throw new StatisticsError('counts must be { successes, trials }');
   const { successes, trials } = counts;
   if (successes === null || typeof successes !== 'object' || typeof successes.length !== 'number')
-    throw new RangeError('successes must be an array of counts');
-  if (successes.length === 0) throw new RangeError('successes is empty: no tasks');
+    throw new StatisticsError('successes must be an array of counts');
+  if (successes.length === 0) throw new StatisticsError('successes is empty: no tasks');
   if (
     typeof trials !== 'number' &&
     (trials === null || typeof trials !== 'object' || trials.length !== successes.length)
   ) {
-    throw new RangeError(
+    throw new StatisticsError(
       `trials must be a number or an array as long as successes (${successes.length} tasks)`,
     );
   }
@@ -52,6 +53,6 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
     successes += counts.successes[j] as number;
   }
   if (!Number.isSafeInteger(episodes))
-    throw new RangeError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
+    throw new StatisticsError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
   return { episodes, successes };
 }

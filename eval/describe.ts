@@ -1,8 +1,9 @@
 import { checkFiniteValues, checkProbability, checkUnits } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Arithmetic mean.
- * @throws RangeError on an empty array or a value that is not finite.
+ * @throws StatisticsError on an empty array or a value that is not finite.
  * @example mean([1, 2, 3]) // 2
  */
 export function mean(values: ArrayLike<number>): number {
@@ -15,7 +16,7 @@ export function mean(values: ArrayLike<number>): number {
 /**
  * Sample variance with the n - 1 denominator (numpy `var(ddof=1)`). One value has no sample
  * variance (numpy returns nan with a warning); here that is an error.
- * @throws RangeError on fewer than 2 values or a value that is not finite.
+ * @throws StatisticsError on fewer than 2 values or a value that is not finite.
  * @example sampleVariance([1, 2, 3, 4]) // 1.6667
  */
 export function sampleVariance(values: ArrayLike<number>): number {
@@ -26,7 +27,7 @@ export function sampleVariance(values: ArrayLike<number>): number {
   return sum / (values.length - 1);
 }
 
-/** Sample standard deviation (n - 1 denominator). @throws RangeError as sampleVariance. */
+/** Sample standard deviation (n - 1 denominator). @throws StatisticsError as sampleVariance. */
 export function sampleStandardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sampleVariance(values));
 }
@@ -34,7 +35,7 @@ export function sampleStandardDeviation(values: ArrayLike<number>): number {
 /**
  * Quantile of already sorted values by linear interpolation between order statistics
  * (Hyndman & Fan type 7, numpy's default `np.quantile`).
- * @throws RangeError on an empty array, a value that is not finite, values not in ascending
+ * @throws StatisticsError on an empty array, a value that is not finite, values not in ascending
  *   order, or q outside [0, 1].
  * @example quantileSorted([1, 2, 3, 4], 0.5) // 2.5
  */
@@ -42,7 +43,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   checkFiniteValues(sorted, 'sorted');
   for (let i = 1; i < sorted.length; i++) {
     if ((sorted[i] as number) < (sorted[i - 1] as number))
-      throw new RangeError(
+      throw new StatisticsError(
         `sorted must be in ascending order; sorted[${i}] = ${sorted[i]} < sorted[${i - 1}] = ${sorted[i - 1]}`,
       );
   }

@@ -2,6 +2,7 @@ import { differenceStandardError, type DifferenceDesign } from './differenceStan
 import { normalQuantile } from './normal.ts';
 import { checkInteger, checkProbability } from './validate.ts';
 import { expectedMaxNormal } from './winnersCurse.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export interface DesignReviewOptions extends Omit<DifferenceDesign, 'correlation'> {
   /** The per-task correlation of the two agents; null: a table over `CORRELATIONS`. */
@@ -39,7 +40,7 @@ function smallest(max: number, se: (count: number) => number, target: number): n
  * (z_{1-a/2} + z_{power}) (the requiredUnits bound). Null where no count up to 10,000 samples
  * or 1,000 seeds reaches it.
  *
- * @throws RangeError on inputs outside the ranges of `differenceStandardError`, selectedFrom < 1, alpha or power outside (0, 1).
+ * @throws StatisticsError on inputs outside the ranges of `differenceStandardError`, selectedFrom < 1, alpha or power outside (0, 1).
  * @example designReview({ a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, correlation: null, icc: 0.5, seedSD: 0.01 })
  */
 export function designReview(options: DesignReviewOptions) {
@@ -50,7 +51,7 @@ export function designReview(options: DesignReviewOptions) {
     [power, 'power'],
   ] as const) {
     checkProbability(value, name);
-    if (value === 0 || value === 1) throw new RangeError(`${name} must be in (0, 1), got ${value}`);
+    if (value === 0 || value === 1) throw new StatisticsError(`${name} must be in (0, 1), got ${value}`);
   }
   const delta = b - a;
   const design = { ...options, correlation: 0 };

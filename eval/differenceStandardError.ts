@@ -1,4 +1,5 @@
 import { checkFinite, checkInteger, checkProbability } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export interface DifferenceDesign {
   /** The two reported pass@1 values. */
@@ -31,7 +32,7 @@ export interface DifferenceDesign {
  * no training noise the sum is (vA + vB - 2 r icc sqrt(vA vB)) / N, and unpaired (r = 0) it is
  * the binomial sqrt(vA/N + vB/N) of the chapter's SWE-bench arithmetic.
  *
- * @throws RangeError on a or b outside [0, 1], counts below 1, r outside [-1, 1], icc outside [0, 1] or seedSD < 0.
+ * @throws StatisticsError on a or b outside [0, 1], counts below 1, r outside [-1, 1], icc outside [0, 1] or seedSD < 0.
  * @example differenceStandardError({ a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, correlation: 0, icc: 0.5, seedSD: 0 }) // 0.0312
  */
 export function differenceStandardError(design: DifferenceDesign): number {
@@ -43,7 +44,7 @@ export function differenceStandardError(design: DifferenceDesign): number {
   checkInteger(seeds, 'seeds', 1);
   checkFinite(correlation, 'correlation');
   if (correlation < -1 || correlation > 1)
-    throw new RangeError(`correlation must be in [-1, 1], got ${correlation}`);
+    throw new StatisticsError(`correlation must be in [-1, 1], got ${correlation}`);
   checkProbability(icc, 'icc');
   checkFinite(seedSD, 'seedSD', { nonNegative: true });
   const [vA, vB] = [a * (1 - a), b * (1 - b)];

@@ -1,11 +1,12 @@
 import { checkFinite, checkInteger, checkProbability } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * The Binomial(n, p) pmf at 0..n, from the term recurrence in log space
  * (log C(n, x) + x log p + (n - x) log(1 - p)), exact to rounding for n in the thousands.
  * Same as scipy.stats.binom.pmf(range(n + 1), n, p).
  *
- * @throws RangeError if n is not a safe integer >= 0 or p is outside [0, 1].
+ * @throws StatisticsError if n is not a safe integer >= 0 or p is outside [0, 1].
  * @example binomialPmf(2, 0.5) // [0.25, 0.5, 0.25]
  */
 export function binomialPmf(n: number, p: number): Float64Array {
@@ -31,7 +32,7 @@ export function binomialPmf(n: number, p: number): Float64Array {
  * pmf(x+1)/pmf(x) = (n-x)/(x+1) (x+a)/(n-x-1+b) from pmf(0) = prod_{i<n} (b+i)/(a+b+i).
  * Same as scipy.stats.betabinom.pmf(range(n + 1), n, a, b).
  *
- * @throws RangeError if n is not a safe integer >= 0, or a or b is not a finite number > 0.
+ * @throws StatisticsError if n is not a safe integer >= 0, or a or b is not a finite number > 0.
  * @example betaBinomialPmf(1, 0.4, 0.3) // [3/7, 4/7]
  */
 export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
@@ -50,7 +51,7 @@ export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
 
 /**
  * The pmf of the sum of two independent integer variables from theirs (discrete convolution).
- * @throws RangeError on an empty pmf or an entry that is not a finite number >= 0.
+ * @throws StatisticsError on an empty pmf or an entry that is not a finite number >= 0.
  * @example convolvePmf([0.5, 0.5], [0.5, 0.5]) // [0.25, 0.5, 0.25]
  */
 export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
@@ -58,7 +59,7 @@ export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>)
     [first, 'first'],
     [second, 'second'],
   ] as const) {
-    if (pmf.length === 0) throw new RangeError(`${name} is empty`);
+    if (pmf.length === 0) throw new StatisticsError(`${name} is empty`);
     for (let i = 0; i < pmf.length; i++)
       checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
   }

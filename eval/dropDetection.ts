@@ -27,7 +27,7 @@ function checkEffect({ n, early, late }: DropEffect): void {
  * P(c_late < c_early) for c ~ Binomial(n, p) at each checkpoint: how often the later point count
  * falls below the earlier one (the book's reading of narrowing: a task that ends below the base
  * agent). sum_x P(c_early = x) P(c_late < x).
- * @throws RangeError if n < 1 or a rate is outside [0, 1].
+ * @throws StatisticsError if n < 1 or a rate is outside [0, 1].
  * @example countDropDetection({ n: 64, early: 10 / 64, late: 3 / 64 }) // 0.9763
  */
 export function countDropDetection(effect: DropEffect): number {
@@ -49,7 +49,7 @@ export function countDropDetection(effect: DropEffect): number {
  * change (`binomialTestGreater`), rejected when its p < alpha. Each episode is solved by the
  * earlier only with probability a = early (1 - late), by the later only with b = (1 - early) late;
  * the power sums the trinomial P(only early = x, only late = y) over the (x, y) rejected.
- * @throws RangeError if n < 1, a rate is outside [0, 1] or alpha outside (0, 1).
+ * @throws StatisticsError if n < 1, a rate is outside [0, 1] or alpha outside (0, 1).
  * @example pairedDropTestPower({ n: 64, early: 10 / 64, late: 3 / 64 }, 0.05) // 0.5565
  */
 export function pairedDropTestPower(effect: DropEffect, alpha: number): number {

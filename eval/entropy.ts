@@ -5,7 +5,7 @@ import { checkFinite } from './validate.ts';
  * q_i = count_i / total (Cover & Thomas, "Elements of Information Theory", 2.1); 0 log 0 = 0.
  * Null when there is nothing counted. Chapter 17, exercise 4: the spread of the first edit.
  *
- * @throws RangeError on a count that is not a finite number >= 0.
+ * @throws StatisticsError on a count that is not a finite number >= 0.
  * @example shannonEntropy({ a: 1, b: 1 }) // 1
  */
 export function shannonEntropy(counts: Readonly<Record<string, number>>): number | null {

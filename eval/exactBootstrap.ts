@@ -1,6 +1,7 @@
 import betaCdf from '@stdlib/stats-base-dists-beta-cdf';
 import { taskRates } from './counts.ts';
 import { checkFinite, checkInteger, checkLevel } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * The exact bootstrap distribution of the resampled total of N tasks with a common n: N draws
@@ -8,7 +9,7 @@ import { checkFinite, checkInteger, checkLevel } from './validate.ts';
  * on 0..n (the "ideal bootstrap" of Efron & Tibshirani 1993, sec. 6.4). The task-level
  * replicate mean is this total over N n.
  *
- * @throws RangeError on bad counts (see taskRates) or fewer than 2 tasks.
+ * @throws StatisticsError on bad counts (see taskRates) or fewer than 2 tasks.
  * @example taskBootstrapDistribution([0, 2], 2) // [0.25, 0, 0.5, 0, 0.25] on totals 0..4
  */
 export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: number): Float64Array {
@@ -16,7 +17,7 @@ export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: 
   taskRates({ successes, trials });
   const tasks = successes.length;
   if (tasks < 2)
-    throw new RangeError(`successes has ${tasks} task; a bootstrap distribution needs at least 2`);
+    throw new StatisticsError(`successes has ${tasks} task; a bootstrap distribution needs at least 2`);
   const weights = new Map<number, number>();
   for (let j = 0; j < tasks; j++)
     weights.set(successes[j] as number, (weights.get(successes[j] as number) ?? 0) + 1 / tasks);
@@ -88,7 +89,7 @@ function logBinomialCoefficient(n: number, k: number): number {
  * 1 when target lies between the pmf's a/2 and 1 - a/2 quantiles (smallest x with F(x) >= q)
  * and 0 otherwise. No Monte Carlo error.
  *
- * @throws RangeError on an empty pmf or a negative entry, a scale that is not finite and > 0, a
+ * @throws StatisticsError on an empty pmf or a negative entry, a scale that is not finite and > 0, a
  *   target that is not finite, reps that is neither a safe integer >= 2 nor Infinity, or a level
  *   outside (0, 1).
  * @example percentileCoverage(binomialPmf(320, 180 / 320), 320, 4 / 7, { reps: 2000 })
@@ -100,7 +101,7 @@ export function percentileCoverage(
   { reps = 2000, level = 0.95 }: { reps?: number; level?: number } = {},
 ): number {
   if (pmf === null || typeof pmf !== 'object' || typeof pmf.length !== 'number' || pmf.length === 0)
-    throw new RangeError('pmf must be a non-empty array of probabilities');
+    throw new StatisticsError('pmf must be a non-empty array of probabilities');
   checkFinite(scale, 'scale', { positive: true });
   checkFinite(target, 'target');
   if (reps !== Infinity) checkInteger(reps, 'reps', 2);
@@ -112,11 +113,11 @@ export function percentileCoverage(
   for (let x = 0; x <= m; x++) {
     const mass = pmf[x] as number;
     if (!(mass >= 0 && Number.isFinite(mass)))
-      throw new RangeError(`pmf[${x}] must be a finite number >= 0, got ${mass}`);
+      throw new StatisticsError(`pmf[${x}] must be a finite number >= 0, got ${mass}`);
     below += mass;
     cdf[x] = below;
   }
-  if (!(below > 0)) throw new RangeError('pmf must have positive total mass');
+  if (!(below > 0)) throw new StatisticsError('pmf must have positive total mass');
   let above = 0;
   for (let x = m; x >= 0; x--) {
     survival[x] = above; // P(X > x), summed from the top so that small tails keep their digits

@@ -16,7 +16,7 @@ import { checkInteger, checkLevel, checkProbability } from './validate.ts';
  * lower end (a/2)^(1/m); the same for 0 with 1 - mu. Between 0 and 1 (every unit at 0.5) it is
  * the binomial's bound for the most spread-out units of that mean, a conservative stand-in.
  *
- * @throws RangeError if units < 1, value outside [0, 1] or level outside (0, 1).
+ * @throws StatisticsError if units < 1, value outside [0, 1] or level outside (0, 1).
  * @example exactOverUnits(1, 5) // { low: 0.4782, high: 1 }: five tasks, all solved
  */
 export function exactOverUnits(value: number, units: number, { level = 0.95 } = {}): Interval {

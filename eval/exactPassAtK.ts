@@ -1,4 +1,5 @@
 import { checkK, checkSuccesses, checkTrials } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** An exact rational and its nearest float. */
 export interface ExactRational {
@@ -28,7 +29,7 @@ function gcd(a: bigint, b: bigint): bigint {
  * (Chen et al. 2021, eq. 1), for testing the product form where the coefficients do not fit
  * a float (C(2000, 1000) has 600 digits). The float is the fraction scaled by 2^64 first.
  *
- * @throws RangeError as passAtK, and when C(n, k) would exceed about 50,000 bits (the bound
+ * @throws StatisticsError as passAtK, and when C(n, k) would exceed about 50,000 bits (the bound
  *   k' log2(e n / k'), k' = min(k, n - k)): use passAtK there.
  * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
  */
@@ -39,7 +40,7 @@ export function exactPassAtK(n: number, c: number, k: number): ExactRational {
   const shorter = Math.min(k, n - k);
   const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);
   if (bits > MAX_BITS)
-    throw new RangeError(
+    throw new StatisticsError(
       `k = ${k} with n = ${n}: C(n, k) has up to ${Math.round(bits)} bits; exact arithmetic is limited to ${MAX_BITS} (use passAtK)`,
     );
   const total = binomial(BigInt(n), BigInt(k));

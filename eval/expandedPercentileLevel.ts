@@ -12,7 +12,7 @@ import { checkInteger, checkLevel } from './validate.ts';
  *
  * The result stays below 1, where a few units would round it there (the interval is then the
  * replicates' range).
- * @throws RangeError if n < 2 or level is outside (0, 1).
+ * @throws StatisticsError if n < 2 or level is outside (0, 1).
  * @example expandedPercentileLevel(16, 0.95) // 0.97229 (scipy: 1 - 2 norm.sf(sqrt(16/15) t.ppf(0.975, 15)))
  */
 export function expandedPercentileLevel(n: number, level: number): number {

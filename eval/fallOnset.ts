@@ -7,7 +7,7 @@ import { checkUnits } from './validate.ts';
  * taken for the change. The index of the first value of the low segment; null when the peak is
  * the last value (no fall). The first peak wins a tie.
  *
- * @throws RangeError on an empty sequence or a value that is not finite.
+ * @throws StatisticsError on an empty sequence or a value that is not finite.
  * @example fallOnset([0.2, 0.6, 0.7, 0.65, 0.1, 0.05]) // 4
  */
 export function fallOnset(values: ArrayLike<number>): number | null {

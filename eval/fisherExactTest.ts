@@ -14,7 +14,7 @@ function logChoose(n: number, k: number): number {
  * P(X >= c1) = sum_{x >= c1} C(c1 + c2, x) C(n1 + n2 - c1 - c2, n1 - x) / C(n1 + n2, n1).
  * Same as scipy's `fisher_exact([[c1, n1 - c1], [c2, n2 - c2]], alternative='greater').pvalue`.
  * For the same episodes seen twice use the paired (McNemar) test instead.
- * @throws RangeError if n1 or n2 < 1, or a count is outside [0, n].
+ * @throws StatisticsError if n1 or n2 < 1, or a count is outside [0, n].
  * @example fisherExactGreater(37, 64, 6, 64) // 3.0e-9
  */
 export function fisherExactGreater(c1: number, n1: number, c2: number, n2: number): number {

@@ -5,6 +5,8 @@
  * Reading result files is I/O and lives in eval/io/.
  */
 export type { RandomSource } from './randomSource.ts';
+/** What every statistic below throws on input it cannot answer (a RangeError). */
+export { StatisticsError } from '../lib/errors.ts';
 
 // pass@k and accuracies (chapter 17.2, METRICS.md)
 export { passAtK } from './passAtK.ts';

@@ -10,7 +10,7 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * `proportion_confint(c, n, method="jeffreys")`; at the edges statsmodels (0.13, 0.14) returns the
  * raw quantile for that bound instead.
  *
- * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
+ * @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example jeffreysInterval(3, 10) // { low: 0.09269, high: 0.60582 }
  */
 export function jeffreysInterval(

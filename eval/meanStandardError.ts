@@ -6,7 +6,7 @@ import { sampleStandardDeviation } from './describe.ts';
  * `sample_stddev(arr) / math.sqrt(len(arr))`), the `acc_stderr` it reports beside a task's
  * accuracy, and scipy's `scipy.stats.sem` (ddof=1). With one value per task (a task mean) it is the
  * task-level standard error of the mean over tasks.
- * @throws RangeError on fewer than 2 values or a value that is not finite.
+ * @throws StatisticsError on fewer than 2 values or a value that is not finite.
  * @example meanStandardError([1, 0, 1, 1]) // 0.25
  */
 export function meanStandardError(values: ArrayLike<number>): number {

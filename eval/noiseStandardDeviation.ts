@@ -1,6 +1,7 @@
 import { chiSquareQuantile } from './chiSquareQuantile.ts';
 import { mean, sampleVariance } from './describe.ts';
 import { checkFiniteValues, checkLevel } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** A standard deviation with its confidence interval. */
 export interface StandardDeviationInterval {
@@ -15,7 +16,7 @@ export interface StandardDeviationInterval {
  * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
  * [sqrt((n - 1) s^2 / chi^2_{1-alpha/2, n-1}), sqrt((n - 1) s^2 / chi^2_{alpha/2, n-1})].
  * Same as scipy: `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
- * @throws RangeError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
+ * @throws StatisticsError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
  * @example standardDeviationInterval([0.8, 0.6, 0.9, 0.7])
  */
 export function standardDeviationInterval(
@@ -24,7 +25,7 @@ export function standardDeviationInterval(
 ): StandardDeviationInterval {
   checkFiniteValues(values);
   checkLevel(level);
-  if (values.length < 2) throw new RangeError('standardDeviationInterval: needs at least 2 values');
+  if (values.length < 2) throw new StatisticsError('standardDeviationInterval: needs at least 2 values');
   const n = values.length;
   const variance = sampleVariance(values);
   const alpha = 1 - level;
@@ -55,7 +56,7 @@ export function standardDeviationInterval(
  * Statistical Inference, chapter 9); it assumes normal seed means, and its coverage is measured
  * by simulation in test/noise-sd.test.ts.
  *
- * @throws RangeError on fewer than 2 seeds, a and b of different lengths, a value that is not
+ * @throws StatisticsError on fewer than 2 seeds, a and b of different lengths, a value that is not
  *   finite, or level outside (0, 1).
  * @example noiseStandardDeviations([0.8, 0.6, 0.9], [0.82, 0.61, 0.88])
  */
@@ -69,7 +70,7 @@ export function noiseStandardDeviations(
   checkLevel(level);
   const n = a.length;
   if (n < 2 || b.length !== n)
-    throw new RangeError(
+    throw new StatisticsError(
       `noiseStandardDeviations: a and b need the same number (>= 2) of seeds, got ${n} and ${b.length}`,
     );
   const differences = Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));

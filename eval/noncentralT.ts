@@ -1,5 +1,6 @@
 import betaCdf from '@stdlib/stats-base-dists-beta-cdf';
 import { normalCdfStandard } from './normal.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * The noncentral t distribution's CDF, P(T <= t) for T = (Z + delta) / sqrt(V / df), Z standard
@@ -11,15 +12,15 @@ import { normalCdfStandard } from './normal.ts';
  *
  * and F(t; df, delta) = 1 - F(-t; df, -delta) for t < 0. The series is summed until its Poisson
  * weights are spent (below 1e-15). Same as scipy's `stats.nct.cdf(t, df, delta)`.
- * @throws RangeError when df is not > 0, t or delta not finite, or |delta| > 37 (e^-lambda
+ * @throws StatisticsError when df is not > 0, t or delta not finite, or |delta| > 37 (e^-lambda
  *   underflows).
  * @example noncentralTCdf(2, 10, 1) // 0.8161 (scipy: stats.nct.cdf(2, 10, 1))
  */
 export function noncentralTCdf(t: number, df: number, delta: number): number {
-  if (!(df > 0)) throw new RangeError(`noncentralTCdf: df must be > 0, got ${df}`);
+  if (!(df > 0)) throw new StatisticsError(`noncentralTCdf: df must be > 0, got ${df}`);
   if (!Number.isFinite(t) || !Number.isFinite(delta))
-    throw new RangeError(`noncentralTCdf: t and delta must be finite, got ${t} and ${delta}`);
-  if (Math.abs(delta) > 37) throw new RangeError(`noncentralTCdf: |delta| must be <= 37, got ${delta}`);
+    throw new StatisticsError(`noncentralTCdf: t and delta must be finite, got ${t} and ${delta}`);
+  if (Math.abs(delta) > 37) throw new StatisticsError(`noncentralTCdf: |delta| must be <= 37, got ${delta}`);
   if (t < 0) return 1 - noncentralTCdf(-t, df, -delta);
   const x = (t * t) / (t * t + df);
   const lambda = (delta * delta) / 2;

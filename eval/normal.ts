@@ -1,24 +1,25 @@
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import normalQuantileStdlib from '@stdlib/stats-base-dists-normal-quantile';
 import { checkLevel } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Standard normal quantile Phi^{-1}(p) (@stdlib).
- * @throws RangeError if p is outside (0, 1) (the quantile is infinite at 0 and 1).
+ * @throws StatisticsError if p is outside (0, 1) (the quantile is infinite at 0 and 1).
  * @example normalQuantile(0.975) // 1.959964
  */
 export function normalQuantile(p: number): number {
-  if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new RangeError(`p must be in (0, 1), got ${p}`);
+  if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new StatisticsError(`p must be in (0, 1), got ${p}`);
   return normalQuantileStdlib(p, 0, 1);
 }
 
 /**
  * Standard normal CDF Phi(x) (@stdlib); 0 and 1 at -/+ infinity.
- * @throws RangeError if x is NaN or not a number.
+ * @throws StatisticsError if x is NaN or not a number.
  * @example normalCdfStandard(1.959964) // 0.975
  */
 export function normalCdfStandard(x: number): number {
-  if (typeof x !== 'number' || Number.isNaN(x)) throw new RangeError(`x must be a number, got ${x}`);
+  if (typeof x !== 'number' || Number.isNaN(x)) throw new StatisticsError(`x must be a number, got ${x}`);
   return normalCdf(x, 0, 1);
 }
 
@@ -29,7 +30,7 @@ export function normalPdf(x: number): number {
 
 /**
  * The two-sided critical value z_{1-(1-level)/2}; 1.959964 at level 0.95.
- * @throws RangeError if level is outside (0, 1).
+ * @throws StatisticsError if level is outside (0, 1).
  */
 export function twoSidedZ(level: number): number {
   checkLevel(level);

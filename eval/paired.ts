@@ -1,9 +1,10 @@
 import { mean, sampleVariance } from './describe.ts';
 import { checkFiniteValues, checkSameLength, checkUnits } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * The per-unit differences b_j - a_j of two paired samples.
- * @throws RangeError on empty or different-length inputs or a value that is not finite.
+ * @throws StatisticsError on empty or different-length inputs or a value that is not finite.
  */
 export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
   checkFiniteValues(a, 'a');
@@ -16,7 +17,7 @@ export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64
 
 /**
  * Mean per-unit difference d-bar = mean(b_j - a_j); positive means B is higher.
- * @throws RangeError on empty or different-length inputs or a value that is not finite.
+ * @throws StatisticsError on empty or different-length inputs or a value that is not finite.
  * @example meanDifference([0.5, 0.9], [0.6, 1.0]) // 0.1
  */
 export function meanDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -26,7 +27,7 @@ export function meanDifference(a: ArrayLike<number>, b: ArrayLike<number>): numb
 /**
  * Paired standard error sd(b_j - a_j) / sqrt(N): Var(d-bar) = (Var a + Var b - 2 Cov(a, b)) / N
  * (chapter 17.4), the covariance term being what pairing keeps. Undefined below 2 pairs.
- * @throws RangeError on fewer than 2 pairs, different lengths or a value that is not finite.
+ * @throws StatisticsError on fewer than 2 pairs, different lengths or a value that is not finite.
  * @example pairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
  */
 export function pairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -38,7 +39,7 @@ export function pairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>):
 /**
  * Unpaired (Welch) standard error of mean(b) - mean(a): sqrt(Var a / N_a + Var b / N_b), as if
  * the two systems had run on independent task samples. Undefined below 2 units per side.
- * @throws RangeError on fewer than 2 values on either side or a value that is not finite.
+ * @throws StatisticsError on fewer than 2 values on either side or a value that is not finite.
  * @example unpairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
  */
 export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -50,7 +51,7 @@ export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>
 /**
  * Pearson correlation of paired values (per-task pass rates of two systems). Undefined when
  * either side has no spread (every task the same), which includes a single pair.
- * @throws RangeError on fewer than 2 pairs, different lengths, a value that is not finite, or a
+ * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or a
  *   side with zero variance.
  * @example pearsonCorrelation([1, 2, 3], [2, 4, 7]) // 0.9934
  */
@@ -72,6 +73,8 @@ export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): 
     varianceB += db * db;
   }
   if (varianceA === 0 || varianceB === 0)
-    throw new RangeError(`the correlation is undefined: ${varianceA === 0 ? 'a' : 'b'} has zero variance`);
+    throw new StatisticsError(
+      `the correlation is undefined: ${varianceA === 0 ? 'a' : 'b'} has zero variance`,
+    );
   return Math.max(-1, Math.min(1, covariance / Math.sqrt(varianceA * varianceB)));
 }

@@ -7,7 +7,7 @@ import { differences } from './paired.ts';
  * `bootstrapCI` of the per-unit differences b_j - a_j (Efron & Tibshirani 1993, ch. 16;
  * chapter 17.4). Positive means B is higher.
  *
- * @throws RangeError on fewer than 2 pairs, different lengths, a value that is not finite, or
+ * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or
  *   bad options (see bootstrapCI).
  * @example pairedBootstrapDiff([0.5, 0.9], [0.6, 1.0], { rng: new Rng(1) }) // estimate 0.1
  */

@@ -9,7 +9,7 @@ import { checkLevel, checkUnits } from './validate.ts';
  * is [x-bar, x-bar] when every value is the same. 17.8's figures over seeds use it: at 8 and 16
  * seeds its simulated coverage is near 95% where the percentile bootstrap's is not
  * (results/coverage.md).
- * @throws RangeError on fewer than 2 values, a value that is not finite, or a level outside (0, 1).
+ * @throws StatisticsError on fewer than 2 values, a value that is not finite, or a level outside (0, 1).
  * @example meanTInterval([0.1, 0.3, 0.2]) // estimate 0.2, df 2
  */
 export function meanTInterval(
@@ -30,7 +30,7 @@ export function meanTInterval(
  * d-bar +- t_{1-alpha/2, n-1} sd(d) / sqrt(n), the one-sample interval of the differences. Same
  * as scipy's `ttest_rel(b, a).confidence_interval()`. The interval is [d-bar, d-bar] when every
  * difference is the same.
- * @throws RangeError on fewer than 2 pairs, different lengths, a value that is not finite, or a
+ * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or a
  *   level outside (0, 1).
  * @example pairedTInterval([0.5, 0.7, 0.6], [0.6, 0.9, 0.6]) // difference 0.1, df 2
  */

@@ -14,7 +14,7 @@ import { checkK, checkSuccesses, checkTrials } from './validate.ts';
  * `1 - np.prod(1 - k / np.arange(n - c + 1, n + 1))`); past 100,000 factors a log-space series
  * replaces it, so the time does not grow with the counts (see noneDrawn.ts).
  *
- * @throws RangeError if n < 1, c outside [0, n], k outside [1, n], or a count that is not a
+ * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count that is not a
  *   safe integer (above 2^53 - 1).
  * @example passAtK(10, 3, 5) // 0.9166... = 1 - 21/252
  */

@@ -8,7 +8,7 @@ import { checkSameLength, checkUnits } from './validate.ts';
  * Cov(a + b, a - b) = Var a - Var b, so the test is `correlationTest` of the sums against the
  * differences: t = r sqrt(n - 2) / sqrt(1 - r^2), n - 2 df, two-sided. `ratio` is Var a / Var b.
  * Same p as scipy's `pearsonr(a + b, a - b)` (and R's PairedData::Var.test).
- * @throws RangeError on fewer than 3 pairs, different lengths, a value that is not finite, or
+ * @throws StatisticsError on fewer than 3 pairs, different lengths, a value that is not finite, or
  *   sums or differences without spread.
  * @example pitmanMorganTest([1, 2, 3, 4], [1.5, 2, 2.5, 3.5]).p
  */

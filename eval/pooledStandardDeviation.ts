@@ -14,7 +14,7 @@ export interface GroupSpread {
  * (Student's two-sample test; statsmodels `ttest_ind(usevar="pooled")` pools the same way). Each
  * group's SD weighs by its degrees of freedom.
  *
- * @throws RangeError on an SD that is not finite and >= 0, or a group of fewer than 2 units.
+ * @throws StatisticsError on an SD that is not finite and >= 0, or a group of fewer than 2 units.
  * @example pooledStandardDeviation({ sd: 0.1193, n: 16 }, { sd: 0.0495, n: 8 }) // 0.1024
  */
 export function pooledStandardDeviation(a: GroupSpread, b: GroupSpread): number {

@@ -1,4 +1,5 @@
 import { checkInteger, checkOutcomes } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** A task's samples in generation order: 1/true = passed, 0/false = failed. */
 export type Outcomes = ArrayLike<number | boolean>;
@@ -7,7 +8,7 @@ function checkPrefix(outcomes: Outcomes, k: number): void {
   checkOutcomes(outcomes);
   checkInteger(k, 'k', 1);
   if (k > outcomes.length)
-    throw new RangeError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
+    throw new StatisticsError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
 }
 
 /**
@@ -15,7 +16,7 @@ function checkPrefix(outcomes: Outcomes, k: number): void {
  * Monotone in k on one batch with no independence assumption (the pass@k-inversion note:
  * a success among the first j samples stays a success among the first j+1).
  *
- * @throws RangeError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
  * @example prefixPassAtK([0, 1, 1, 0], 2) // 1
  */
 export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
@@ -28,7 +29,7 @@ export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
  * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed.
  * Non-increasing in k.
  *
- * @throws RangeError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
  * @example prefixAllCorrectAtK([1, 1, 0], 2) // 1
  */
 export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {

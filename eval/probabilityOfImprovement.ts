@@ -1,10 +1,12 @@
+import { StatisticsError } from '../lib/errors.ts';
+
 /**
  * Probability of improvement (Agarwal et al. 2021, section 4.3; rliable's
  * `metrics.probability_of_improvement`): for each task m, the Mann-Whitney statistic
  * P(X_m > Y_m) = (1 / (N K)) sum_{i,j} S(x_{i,m}, y_{j,m}), S = 1 if x > y, 1/2 if equal, 0
  * otherwise, over the N runs of algorithm X and the K runs of Y; then the mean over tasks.
  * `x[run][task]`, `y[run][task]`; the two may have different numbers of runs.
- * @throws RangeError on an empty or ragged matrix, or different task counts.
+ * @throws StatisticsError on an empty or ragged matrix, or different task counts.
  * @example probabilityOfImprovement([[1], [0]], [[0], [0]]) // 0.75
  */
 export function probabilityOfImprovement(
@@ -13,7 +15,7 @@ export function probabilityOfImprovement(
 ): number {
   const tasks = x[0]?.length ?? 0;
   if (x.length === 0 || y.length === 0 || tasks === 0 || [...x, ...y].some((row) => row.length !== tasks))
-    throw new RangeError(
+    throw new StatisticsError(
       'probabilityOfImprovement: x and y must be non-empty runs x tasks matrices with the same tasks',
     );
   let total = 0;

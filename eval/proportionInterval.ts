@@ -3,6 +3,7 @@ import { clopperPearsonInterval } from './clopperPearsonInterval.ts';
 import { jeffreysInterval } from './jeffreysInterval.ts';
 import { waldInterval } from './waldInterval.ts';
 import { wilsonInterval } from './wilsonInterval.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export const PROPORTION_METHODS = ['wilson', 'wald', 'clopper-pearson', 'jeffreys', 'agresti-coull'] as const;
 export type ProportionMethod = (typeof PROPORTION_METHODS)[number];
@@ -27,7 +28,7 @@ const INTERVALS = {
  * One proportion c/n with an interval by name (default Wilson, level 0.95); see each method's
  * own file for its formula and source.
  *
- * @throws RangeError as the chosen method, or on an unknown method.
+ * @throws StatisticsError as the chosen method, or on an unknown method.
  * @example proportionInterval(3, 10, { method: 'clopper-pearson' })
  */
 export function proportionInterval(
@@ -37,7 +38,7 @@ export function proportionInterval(
 ): ProportionEstimate {
   const interval = INTERVALS[method];
   if (interval === undefined)
-    throw new RangeError(
+    throw new StatisticsError(
       `unknown interval method '${String(method)}' (have ${PROPORTION_METHODS.join(', ')})`,
     );
   const { low, high } = interval(c, n, { level });

@@ -1,6 +1,7 @@
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { twoSidedTPower } from './noncentralT.ts';
 import { checkFinite } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export interface RequiredSeedsOptions {
   /** SD of one seed's score under recipe A. */
@@ -31,7 +32,7 @@ export interface RequiredSeedsOptions {
  * With equal variances df = 2n - 2 (Student; statsmodels `TTestIndPower().solve_power`, rounded
  * up). With unequal ones df = (sdA^2 + sdB^2)^2 (n - 1) / (sdA^4 + sdB^4) (Welch-Satterthwaite
  * at the planned n), the usual approximation of Welch's test's power by a noncentral t.
- * @throws RangeError when an SD is not finite and > 0, delta not finite and > 0, alpha outside
+ * @throws StatisticsError when an SD is not finite and > 0, delta not finite and > 0, alpha outside
  *   (0, 1), power outside (alpha, 1), or n above 10^7.
  * @example requiredSeeds({ sdA: 0.1, delta: 0.1 }) // 17 (statsmodels: 16.71)
  */
@@ -46,8 +47,8 @@ export function requiredSeeds({
   checkFinite(sdA, 'sdA', { positive: true });
   checkFinite(sdB, 'sdB', { positive: true });
   checkFinite(delta, 'delta', { positive: true });
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
-  if (!(power > alpha && power < 1)) throw new RangeError(`power must be in (alpha, 1), got ${power}`);
+  if (!(alpha > 0 && alpha < 1)) throw new StatisticsError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(power > alpha && power < 1)) throw new StatisticsError(`power must be in (alpha, 1), got ${power}`);
   const [va, vb] = [sdA * sdA, sdB * sdB];
   const powerAt = (n: number) => {
     const df = variances === 'equal' ? 2 * n - 2 : ((va + vb) ** 2 * (n - 1)) / (va * va + vb * vb);
@@ -58,7 +59,8 @@ export function requiredSeeds({
   let [low, high] = [1, 2];
   while (powerAt(high) < power) {
     [low, high] = [high, high * 2];
-    if (high > 1e7) throw new RangeError(`more than 10^7 seeds per recipe are needed to detect ${delta}`);
+    if (high > 1e7)
+      throw new StatisticsError(`more than 10^7 seeds per recipe are needed to detect ${delta}`);
   }
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);

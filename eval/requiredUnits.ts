@@ -1,5 +1,6 @@
 import { normalQuantile } from './normal.ts';
 import { checkFinite } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 export type PowerDesign = 'paired' | 'unpaired' | 'seeds';
 
@@ -40,7 +41,7 @@ export interface RequiredUnits {
  * a/2 the sum z_{1-a/2} + z_{1-b} turns negative and squaring it makes N rise again as the power
  * falls. Power is therefore accepted in [0.5, 1) only.
  *
- * @throws RangeError if sigma is not a finite number >= 0, delta not finite and > 0, alpha
+ * @throws StatisticsError if sigma is not a finite number >= 0, delta not finite and > 0, alpha
  *   outside (0, 1), power outside [0.5, 1), an unknown design, or an N above 2^53 - 1.
  * @example requiredUnits({ sigma: 0.0725, delta: 0.02 }).units // 104 (the book: about 103)
  */
@@ -54,20 +55,20 @@ export function requiredUnits({
   checkFinite(sigma, 'sigma', { nonNegative: true });
   checkFinite(delta, 'delta', { positive: true });
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1))
-    throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+    throw new StatisticsError(`alpha must be in (0, 1), got ${alpha}`);
   if (typeof power !== 'number' || !(power >= 0.5 && power < 1)) {
-    throw new RangeError(
+    throw new StatisticsError(
       `power must be in [0.5, 1), got ${power} (below 0.5 the normal-approximation formula drops a tail that matters, and below alpha/2 it is not monotone)`,
     );
   }
   if (design !== 'paired' && design !== 'unpaired' && design !== 'seeds')
-    throw new RangeError(`unknown design '${String(design)}'`);
+    throw new StatisticsError(`unknown design '${String(design)}'`);
   const zAlpha = normalQuantile(1 - alpha / 2);
   const zPower = normalQuantile(power);
   const sigmaDifference = design === 'paired' ? sigma : Math.SQRT2 * sigma;
   const exact = (((zAlpha + zPower) * sigmaDifference) / delta) ** 2;
   if (!(exact <= Number.MAX_SAFE_INTEGER))
-    throw new RangeError(
+    throw new StatisticsError(
       `N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`,
     );
   // A float such as 16.000000000000004 is 16 units, not 17.

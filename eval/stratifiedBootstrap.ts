@@ -2,6 +2,7 @@ import { percentileOfSorted } from './bootstrap.ts';
 import { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 import { randomIndex, type RandomSource } from './randomSource.ts';
 import { checkInteger, checkLevel, checkRandomSource } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** A point estimate with its percentile interval. */
 export interface Estimate {
@@ -31,9 +32,9 @@ export interface StratifiedBootstrapOptions {
 function checkMatrix(scores: ReadonlyArray<ReadonlyArray<number>>, name: string): number {
   const tasks = scores[0]?.length ?? 0;
   if (scores.length === 0 || tasks === 0 || scores.some((row) => row.length !== tasks))
-    throw new RangeError(`${name} must be a non-empty runs x tasks matrix`);
+    throw new StatisticsError(`${name} must be a non-empty runs x tasks matrix`);
   if (!scores.every((row) => row.every(Number.isFinite)))
-    throw new RangeError(`${name}: a score is not finite`);
+    throw new StatisticsError(`${name}: a score is not finite`);
   return tasks;
 }
 
@@ -101,7 +102,7 @@ function percentileInterval(estimate: number, replicates: Float64Array, level: n
  * replicate, valid until the next), and returns a vector; each component gets its percentile
  * interval (the type-7 quantiles alpha/2 and 1 - alpha/2 of its replicates). The estimate is the
  * statistic of the data.
- * @throws RangeError on an empty, ragged or non-finite matrix, reps < 1, level outside (0, 1) or no rng.
+ * @throws StatisticsError on an empty, ragged or non-finite matrix, reps < 1, level outside (0, 1) or no rng.
  * @example stratifiedBootstrap([[0.1, 0.9], [0.3, 0.7]], (s) => [s[0]! + s[1]!], { rng: new Rng(1) })
  */
 export function stratifiedBootstrap(
@@ -212,7 +213,7 @@ function improvementCounter(
  * runs of Y with replacement within each task, so the two may have different runs; with
  * `wholeRuns`, whole runs of X and, apart, of Y; with `paired` too, where row i of X and of Y are
  * one unit (one seed at two checkpoints), the same whole rows of both.
- * @throws RangeError as stratifiedBootstrap does, or on x and y with different task counts.
+ * @throws StatisticsError as stratifiedBootstrap does, or on x and y with different task counts.
  * @example probabilityOfImprovementInterval(x, y, { rng: new Rng(1) })
  */
 export function probabilityOfImprovementInterval(
@@ -229,9 +230,9 @@ export function probabilityOfImprovementInterval(
 ): Estimate {
   const tasks = checkMatrix(x, 'probabilityOfImprovementInterval: x');
   if (checkMatrix(y, 'probabilityOfImprovementInterval: y') !== tasks)
-    throw new RangeError('probabilityOfImprovementInterval: x and y must have the same tasks');
+    throw new StatisticsError('probabilityOfImprovementInterval: x and y must have the same tasks');
   if (paired && !(wholeRuns && x.length === y.length))
-    throw new RangeError(
+    throw new StatisticsError(
       'probabilityOfImprovementInterval: paired needs wholeRuns and as many runs of x as of y',
     );
   checkInteger(reps, 'reps', 1);

@@ -8,7 +8,7 @@ import { checkFiniteValues } from './validate.ts';
  * however small: whether it is more than noise is for a test on the counts behind the values
  * (a paired test when the checkpoints played the same episodes, Fisher's exact test otherwise),
  * corrected for the number of falls tested (`holmAdjust`).
- * @throws RangeError on no values or a value that is not finite.
+ * @throws StatisticsError on no values or a value that is not finite.
  * @example trajectoryFalls([0.1, 0.6, 0.1, 0.1, 0.6, 0.3]) // [{ from: 1, to: 2 }, { from: 4, to: 5 }]
  */
 export function trajectoryFalls(values: ArrayLike<number>): Array<{ from: number; to: number }> {

@@ -1,8 +1,10 @@
 /**
- * Argument checks shared by the estimators; each throws a RangeError naming the argument.
+ * Argument checks shared by the estimators; each throws a StatisticsError naming the argument.
  * Counts must be safe integers (at most 2^53 - 1): above that `i++` stops advancing and two
  * different counts compare equal, so no result computed from them could be trusted.
  */
+
+import { StatisticsError } from '../lib/errors.ts';
 
 const show = (value: unknown) =>
   typeof value === 'number' || typeof value === 'bigint'
@@ -12,7 +14,7 @@ const show = (value: unknown) =>
 /** A safe integer >= min. */
 export function checkInteger(value: number, name: string, min = 0): void {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`${name} must be an integer in [${min}, 2^53 - 1], got ${show(value)}`);
+    throw new StatisticsError(`${name} must be an integer in [${min}, 2^53 - 1], got ${show(value)}`);
   }
 }
 
@@ -22,25 +24,25 @@ export function checkTrials(n: number, name = 'n'): void {
 
 export function checkSuccesses(c: number, n: number, name = 'c'): void {
   if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0 || c > n)
-    throw new RangeError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
+    throw new StatisticsError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
 }
 
 /** 1 <= k <= n, both integers. */
 export function checkK(k: number, n: number): void {
   checkInteger(k, 'k', 1);
   if (k > n)
-    throw new RangeError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);
+    throw new StatisticsError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);
 }
 
 export function checkLevel(level: number): void {
   if (typeof level !== 'number' || !(level > 0 && level < 1))
-    throw new RangeError(`level must be in (0, 1), got ${show(level)}`);
+    throw new StatisticsError(`level must be in (0, 1), got ${show(level)}`);
 }
 
 /** A finite number in [0, 1]. */
 export function checkProbability(p: number, name: string): void {
   if (typeof p !== 'number' || !(p >= 0 && p <= 1))
-    throw new RangeError(`${name} must be a number in [0, 1], got ${show(p)}`);
+    throw new StatisticsError(`${name} must be a number in [0, 1], got ${show(p)}`);
 }
 
 /** A finite number (optionally > 0 or >= 0). */
@@ -50,15 +52,15 @@ export function checkFinite(
   { positive = false, nonNegative = false } = {},
 ): void {
   if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new RangeError(`${name} must be a finite number, got ${show(value)}`);
-  if (positive && !(value > 0)) throw new RangeError(`${name} must be > 0, got ${value}`);
-  if (nonNegative && !(value >= 0)) throw new RangeError(`${name} must be >= 0, got ${value}`);
+    throw new StatisticsError(`${name} must be a finite number, got ${show(value)}`);
+  if (positive && !(value > 0)) throw new StatisticsError(`${name} must be > 0, got ${value}`);
+  if (nonNegative && !(value >= 0)) throw new StatisticsError(`${name} must be >= 0, got ${value}`);
 }
 
 function checkNonEmpty(values: ArrayLike<number>, name = 'values'): void {
   if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
-    throw new RangeError(`${name} must be an array of numbers`);
-  if (values.length === 0) throw new RangeError(`${name} is empty`);
+    throw new StatisticsError(`${name} must be an array of numbers`);
+  if (values.length === 0) throw new StatisticsError(`${name} is empty`);
 }
 
 /** Non-empty, every entry finite. */
@@ -67,7 +69,7 @@ export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): v
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new RangeError(`${name}[${i}] must be a finite number, got ${show(value)}`);
+      throw new StatisticsError(`${name}[${i}] must be a finite number, got ${show(value)}`);
   }
 }
 
@@ -83,28 +85,28 @@ export function checkUnits(
 ): void {
   checkFiniteValues(values, name);
   if (values.length < min)
-    throw new RangeError(`${name} has ${values.length} unit(s); ${what} needs at least ${min}`);
+    throw new StatisticsError(`${name} has ${values.length} unit(s); ${what} needs at least ${min}`);
 }
 
 export function checkSameLength(a: ArrayLike<number>, b: ArrayLike<number>): void {
   if (a.length !== b.length)
-    throw new RangeError(`paired samples differ in length: a has ${a.length}, b has ${b.length}`);
+    throw new StatisticsError(`paired samples differ in length: a has ${a.length}, b has ${b.length}`);
 }
 
 /** A random source: anything with next(). */
 export function checkRandomSource(rng: unknown): void {
   if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function') {
-    throw new RangeError('rng must be a random source with next() (e.g. new Rng(seed))');
+    throw new StatisticsError('rng must be a random source with next() (e.g. new Rng(seed))');
   }
 }
 
 /** Outcomes of one task: each 0, 1, false or true. */
 export function checkOutcomes(outcomes: ArrayLike<number | boolean>, name = 'outcomes'): void {
   if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number')
-    throw new RangeError(`${name} must be an array of 0/1 outcomes`);
+    throw new StatisticsError(`${name} must be an array of 0/1 outcomes`);
   for (let i = 0; i < outcomes.length; i++) {
     const value = outcomes[i];
     if (value !== 0 && value !== 1 && value !== true && value !== false)
-      throw new RangeError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
+      throw new StatisticsError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
   }
 }

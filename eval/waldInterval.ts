@@ -8,7 +8,7 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  * or c = n and undercovers near the boundary (chapter 17.3: about 70% at p = 0.03, n = 40);
  * provided for comparison, prefer Wilson.
  *
- * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
+ * @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example waldInterval(3, 10) // { low: 0.0160, high: 0.5840 }
  */
 export function waldInterval(

@@ -10,7 +10,7 @@ import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
  *
  * Same as statsmodels `proportion_confint(c, n, method="wilson")`. Never zero width.
  *
- * @throws RangeError if n < 1, c outside [0, n] or level outside (0, 1).
+ * @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
  * @example wilsonInterval(0, 40) // { low: 0, high: 0.08762 }
  */
 export function wilsonInterval(

@@ -11,7 +11,7 @@ import { checkInteger, checkProbability, checkRandomSource } from './validate.ts
  * winner's curse of chapter 17.8: the best of m equally good checkpoints scores
  * mu + sigma E[max] on average.
  *
- * @throws RangeError if m is not a positive safe integer.
+ * @throws StatisticsError if m is not a positive safe integer.
  * @example expectedMaxNormal(8) // 1.4236
  */
 export function expectedMaxNormal(m: number): number {
@@ -58,7 +58,7 @@ export interface WinnersCurseResult {
  *
  * Work grows as trials x checkpoints x episodes random draws.
  *
- * @throws RangeError if checkpoints, episodes or trials is not a positive safe integer, passRate
+ * @throws StatisticsError if checkpoints, episodes or trials is not a positive safe integer, passRate
  *   is outside [0, 1], or there is no rng.
  * @example winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate: 0.77, rng: new Rng(1) })
  */

@@ -148,7 +148,7 @@ export async function regenerateStudyFiles(root: string = ROOT): Promise<string[
   for (const path of contractFiles(root).filter((file) => relative(root, file).startsWith('results'))) {
     const recorded = (JSON.parse(readFileSync(path, 'utf8')) as { command?: unknown }).command;
     if (typeof recorded !== 'string' || !recorded.startsWith('tinyagent study ')) continue;
-    // Recorded by commandLine (cli/resultsFile.ts): the flags, then the positionals, joined by spaces.
+    // Recorded by commandLine (cli/measurementRecord.ts): the flags, then the positionals, joined by spaces.
     const words = recorded.split(' ').slice(1);
     if (!words.includes('compare')) continue;
     if (words.some((word) => word === '' || (word.startsWith('-') && !['--out', '--json'].includes(word))))

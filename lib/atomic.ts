@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
-import { makeFolders } from './files.ts';
+import { fileSystemError, makeFolders } from './files.ts';
 import { processAlive } from './processes.ts';
 import { dirname, join, basename } from 'node:path';
 
@@ -50,9 +50,7 @@ function writeOrExplain(path: string, write: () => void): void {
   try {
     write();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
-    throw new InputError(`cannot write ${path}: ${(error as Error).message}`);
+    throw fileSystemError(error, `cannot write ${path}`);
   }
 }
 

@@ -2,8 +2,9 @@ import { oneLine } from './text.ts';
 
 /**
  * Exit codes of every command and experiment script (README, "Exit codes"): 0 done; 1 bad data
- * the user can fix (a result file, a checkpoint, a config, a run folder in use) or a check that
- * failed (a canary drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal
+ * the user can fix (a result file, a checkpoint, a config, a run folder in use), a question a
+ * statistic cannot answer from the numbers given (`StatisticsError`) or a check that failed (a
+ * canary drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal
  * error (a bug: one line, the stack with TINYAGENT_DEBUG=1); 75 (EX_TEMPFAIL of BSD's
  * sysexits.h) not done now, retry later: a study job another live process holds.
  */
@@ -34,12 +35,39 @@ export class RetryError extends Error {
   override name = 'RetryError';
 }
 
-/** The kind of an error: a UsageError is usage, an InputError is input, a RetryError retry, anything else is a bug. */
+/**
+ * A statistic asked what its numbers cannot answer (eval/: a k above the samples, no common task,
+ * an N above 2^53 - 1, a level outside (0, 1)): every statistic throws this and only this, with a
+ * message naming the argument. A RangeError, as such refusals are in JavaScript; exit code 1, as
+ * bad data is (a command checks its flags' ranges before it computes, so a flag out of its range is
+ * a UsageError first).
+ */
+export class StatisticsError extends RangeError {
+  override name = 'StatisticsError';
+}
+
+/**
+ * The kind of an error, the one place exit codes are decided: a UsageError is usage, an
+ * InputError or a StatisticsError input, a RetryError retry, anything else is a bug.
+ */
 export function errorKind(error: unknown): ErrorKind {
   if (error instanceof UsageError) return 'usage';
   if (error instanceof RetryError) return 'retry';
-  if (error instanceof InputError) return 'input';
+  if (error instanceof InputError || error instanceof StatisticsError) return 'input';
   return 'internal';
+}
+
+/**
+ * Runs `compute`, naming `where` (the files its numbers came from) before the message of a
+ * StatisticsError it throws; the error keeps its class, and with it its exit code.
+ */
+export function naming<T>(where: string, compute: () => T): T {
+  try {
+    return compute();
+  } catch (error) {
+    if (error instanceof StatisticsError) error.message = `${where}: ${error.message}`;
+    throw error;
+  }
 }
 
 /** Whether TINYAGENT_DEBUG=1 asks for the stack of an error. */

@@ -50,8 +50,33 @@ export class FileRefusedError extends InputError {
 /** The flags that open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
 const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** What is wrong with a path that could not be looked at or opened, from the error's code. */
-function problemOf(error: unknown, doing: 'read' | 'write' = 'read'): string {
+/**
+ * Whether an error is the file system's: a system call on a path failed (ENOENT, EACCES, EISDIR,
+ * ENOSPC, EROFS, ...), which the user fixes, as opposed to a bug in the code that made the call.
+ */
+export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string';
+}
+
+/**
+ * A file system error as one InputError line after `where` (the path, or `cannot write PATH`):
+ * `runs/x: ENOSPC: no space left on device, write`. Anything else (an InputError already, a bug)
+ * is returned as it is, for the caller to throw. Node's message names the code, what it means and
+ * the system call; `fileProblem` says the commonest codes in words instead.
+ */
+export function fileSystemError(error: unknown, where: string): unknown {
+  if (error instanceof InputError || !isFileSystemError(error)) return error;
+  return new InputError(`${where}: ${error.message}`);
+}
+
+/**
+ * What is wrong with a path that could not be looked at or opened, from the error's code, in
+ * words: `no such file`, `cannot read: permission denied`, `is a symbolic link, not a regular
+ * file`, else `cannot read (EIO: i/o error)`. The one translation of these codes for a message
+ * that names the path itself (FileRefusedError, eval/io's result-file errors).
+ */
+export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
   if (code === 'ELOOP') return 'is a symbolic link, not a regular file';
@@ -74,7 +99,7 @@ function openItself(path: string, flags: number, label?: string): { fd: number; 
   } catch (error) {
     throw new FileRefusedError(
       path,
-      problemOf(error, (flags & constants.O_WRONLY) === 0 ? 'read' : 'write'),
+      fileProblem(error, (flags & constants.O_WRONLY) === 0 ? 'read' : 'write'),
       label,
     );
   }
@@ -104,7 +129,7 @@ export function openRegularFile(
   try {
     looked = lstatSync(path);
   } catch (error) {
-    throw new FileRefusedError(path, problemOf(error), label);
+    throw new FileRefusedError(path, fileProblem(error), label);
   }
   if (!looked.isFile()) throw new FileRefusedError(path, `is ${fileKind(looked)}, not a regular file`, label);
   const { fd, stats } = openItself(path, constants.O_RDONLY, label);
@@ -141,7 +166,7 @@ export function readRegularBytes(
       try {
         read = readSync(fd, chunk, 0, chunk.length, null);
       } catch (error) {
-        throw new FileRefusedError(path, problemOf(error), label);
+        throw new FileRefusedError(path, fileProblem(error), label);
       }
       if (read === 0) break;
       total += read;
@@ -197,7 +222,7 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
       stats = lstatSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw new FileRefusedError(path, problemOf(error), undefined);
+      throw new FileRefusedError(path, fileProblem(error), undefined);
     }
     const wanted = i < parts.length - 1 || want === 'folder' ? stats.isDirectory() : stats.isFile();
     if (!wanted)

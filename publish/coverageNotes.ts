@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
+import type { StudyComparison } from '../study/index.ts';
 import type { Numbers } from './sections/coverage.ts';
 
 /** The ids of the interval methods reports and commands cite (experiments/coverageMethods.ts's METHODS). */
@@ -133,4 +134,23 @@ export function coverageNote(ids: readonly string[], file = COVERAGE_FILE): stri
   );
   const flagged = rows.filter((row) => row.flagged);
   return `Coverage of these nominal-95% intervals, measured by simulation in the observed and a fitted world (\`npm run exp:coverage\`, results/coverage.md, ${numbers.simulations.toLocaleString('en-US')} simulations each): ${each.join('; ')}.${flagged.length === 0 ? '' : ` The ${flagged.length === 1 ? 'one' : flagged.length} below ${numbers.flagBelow.toFixed(2)} in a world ${flagged.length === 1 ? 'is' : 'are'} narrower than ${flagged.length === 1 ? 'its' : 'their'} nominal level says: read ${flagged.length === 1 ? 'it' : 'them'} as too narrow.`}`;
+}
+
+/**
+ * One line per interval `tinyagent study compare` prints (Welch, the bootstrap over seeds, the
+ * paired t when seeds are shared, P(B > A)) on what its coverage simulation measured, at the
+ * design of the two studies (`16 + 8 seeds`); none when results/coverage.json is not there.
+ */
+export function studyComparisonCoverage(comparison: StudyComparison): string[] {
+  const design = `${comparison.a.seeds} + ${comparison.b.seeds} seeds`;
+  const intervals: Array<[string, string]> = [
+    [WELCH_METHOD, 'Welch'],
+    [SEED_BOOTSTRAP_METHOD, 'bootstrap over seeds'],
+    ...(comparison.paired === null ? [] : [[PAIRED_T_METHOD, 'paired t'] as [string, string]]),
+    [IMPROVEMENT_METHOD, 'P(B > A)'],
+  ];
+  return intervals.flatMap(([method, name]) => {
+    const clause = coverageClause(method, design);
+    return clause === undefined ? [] : [`coverage of ${name}: ${clause.text}`];
+  });
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
+import { fileSystemError } from '../lib/files.ts';
 import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
-import { diskError, evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
+import { evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates, type SeedEstimate } from '../analysis/index.ts';
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
@@ -143,7 +144,7 @@ export async function writeStudyReport(
       figures: { 'study-pass.svg': figure },
     });
   } catch (error) {
-    throw diskError(error, outDir);
+    throw fileSystemError(error, outDir);
   }
   return { outDir, numbers };
 }

@@ -13,10 +13,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { linkUnlessExists, readInside } from '../lib/files.ts';
+import { fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
 import { localHolder } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { diskError, studyFolder } from './disk.ts';
+import { studyFolder } from './disk.ts';
 
 /** Who holds a job's claim: written once when the claim is taken; renewals change only the lock's mtime. */
 export interface Holder {
@@ -240,7 +240,7 @@ export async function claimJob(
       ? { heldBy: read.lease.holder, renewed: read.lease.renewed }
       : { heldBy: { pid: -1, host: 'unknown', since: '' }, renewed: '' };
   } catch (error) {
-    throw diskError(error, path);
+    throw fileSystemError(error, path);
   } finally {
     if (fd !== undefined) closeSync(fd);
     rmSync(temporary, { force: true });
@@ -431,7 +431,7 @@ export async function unlockClaims(
     try {
       row.removed = takeAside(path, join(dir, `.${row.jobId}.${process.pid}.${(counter += 1)}.unlock`), mark);
     } catch (error) {
-      throw diskError(error, path);
+      throw fileSystemError(error, path);
     }
   }
   return rows;

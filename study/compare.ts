@@ -262,7 +262,8 @@ const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
 /**
  * The comparison as the command prints it. `coverage`: one line per interval method on what its
- * coverage simulation measured (the command passes them in: study/ reads no results files).
+ * coverage simulation measured (publish/coverageNotes.ts `studyComparisonCoverage`: study/ reads
+ * no results files).
  */
 export function formatComparison(c: StudyComparison, coverage: readonly string[] = []): string {
   const f = (value: number) => value.toFixed(3);

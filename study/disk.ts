@@ -1,36 +1,6 @@
 import { closeSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { writeFileAtomic } from '../lib/atomic.ts';
-import { InputError } from '../lib/errors.ts';
-import { existsInside, makeFolders, openAppendInside } from '../lib/files.ts';
-
-/** File-system faults the user fixes (a full disk, a quota, a read-only or missing share): one line, exit 1. */
-const ENVIRONMENT_CODES = new Set([
-  'ENOSPC',
-  'EDQUOT',
-  'EROFS',
-  'EACCES',
-  'EPERM',
-  'ENOENT',
-  'ENOTDIR',
-  'EIO',
-]);
-
-/** An error of the file system as an InputError naming the path, else the error itself. */
-export function diskError(error: unknown, path: string): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (error instanceof InputError || code === undefined || !ENVIRONMENT_CODES.has(code)) return error;
-  return new InputError(`${path}: ${(error as Error).message}`);
-}
-
-/** `writeFileAtomic` with a full disk (or a read-only share) reported as one line, exit 1; nothing half-written is left. */
-export function writeStudyFile(path: string, content: string | Uint8Array): void {
-  try {
-    writeFileAtomic(path, content);
-  } catch (error) {
-    throw diskError(error, path);
-  }
-}
+import { existsInside, fileSystemError, makeFolders, openAppendInside } from '../lib/files.ts';
 
 /**
  * The folder `name` of a study (`jobs`, `claims`, `logs`, `failed`), made when absent: a link, a
@@ -42,7 +12,7 @@ export function studyFolder(root: string, name: string): string {
   try {
     if (!existsInside(root, name, 'folder')) makeFolders(path);
   } catch (error) {
-    throw diskError(error, path);
+    throw fileSystemError(error, path);
   }
   return path;
 }
@@ -55,7 +25,7 @@ export function openStudyLog(root: string, path: string): number {
   try {
     return openAppendInside(root, relative(root, path));
   } catch (error) {
-    throw diskError(error, path);
+    throw fileSystemError(error, path);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
- * (plan.ts: the plan and job ids; job.ts: one job, claimed, written atomically, verified;
+ * (plan.ts: the plan and job ids; job.ts: one job, claimed and written atomically; output.ts: a
+ * job's output verified;
  * runner.ts and worker.ts: every pending job on this machine, in long-lived worker processes;
  * scheduler.ts: Slurm arrays and a Kubernetes Indexed Job; claims.ts, compare.ts: what the outputs say;
  * publish/studyReport.ts writes a study's report). docs/STUDIES.md.
@@ -42,6 +43,7 @@ export {
   type Holder,
   type Lease,
 } from './claim.ts';
+export { jobState, outcomeLine, runJob, type JobOutcome, type JobState } from './job.ts';
 export {
   describeMixedFingerprints,
   fingerprintGroups,
@@ -49,15 +51,10 @@ export {
   type FingerprintGroup,
   jobDir,
   jobSeconds,
-  jobState,
-  outcomeLine,
   outputProblem,
   readEvalOutput,
-  runJob,
   type EvalOutput,
-  type JobOutcome,
-  type JobState,
-} from './job.ts';
+} from './output.ts';
 export {
   BIN,
   jobCommand,
@@ -85,7 +82,6 @@ export {
   type SlurmScripts,
   type SubmittedArray,
 } from './scheduler.ts';
-export { diskError } from './disk.ts';
 export {
   evalKey,
   evaluationOf,

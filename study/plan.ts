@@ -23,10 +23,9 @@ import {
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { existsInside, fileKind, readInside, readRegularFile } from '../lib/files.ts';
+import { existsInside, fileKind, fileSystemError, readInside, readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
-import { diskError } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 export const STUDY_FORMAT = 1;
@@ -366,7 +365,7 @@ export function writePlan(
       { path: join(dir, HEADER_FILE), content: headerText },
     ]);
   } catch (error) {
-    throw diskError(error, dir);
+    throw fileSystemError(error, dir);
   }
   return { ...header, dir: resolve(dir), jobs };
 }

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import {
   describeMixedFingerprints,
   fingerprintGroups,
-  jobState,
+  outputProblem,
   readEvalOutput,
   type EvalOutput,
-} from './job.ts';
+} from './output.ts';
 import { measuredTasks, readPlan, type EvalJob, type Plan } from './plan.ts';
 
 /** Every evaluation of a finished study, by seed and then by `chapterStep/label`. */
@@ -21,10 +21,13 @@ export interface StudyResults {
 
 export const evalKey = (chapterStep: number, label: string) => `${chapterStep}/${label}`;
 
-/** Reads every evaluation of a study; a study with jobs not done is an InputError that says how many and what to run. */
+/**
+ * Reads every evaluation of a study; a study with jobs not done (no valid output: `outputProblem`)
+ * is an InputError that says how many and what to run.
+ */
 export function loadResults(plan: Plan): StudyResults {
   const evalJobs = plan.jobs.filter((job): job is EvalJob => job.kind === 'eval');
-  const notDone = evalJobs.filter((job) => jobState(plan, job).state !== 'done');
+  const notDone = evalJobs.filter((job) => outputProblem(plan, job) !== undefined);
   if (notDone.length > 0)
     throw new InputError(
       `${plan.dir}: ${notDone.length} of ${evalJobs.length} evaluation jobs are not done (first: job ${notDone[0]!.index}); run tinyagent study run ${plan.dir}`,
@@ -83,7 +86,7 @@ export function finishedStudy(
   if (!existsSync(join(dir, 'study.json'))) return { state: 'absent' };
   const plan = readPlan(dir);
   const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
-  const done = evaluations.filter((job) => jobState(plan, job).state === 'done');
+  const done = evaluations.filter((job) => outputProblem(plan, job) === undefined);
   if (done.length < evaluations.length)
     return { state: 'unfinished', plan, done: done.length, evaluations: evaluations.length };
   return { state: 'finished', plan, mixedCode: describeMixedFingerprints(fingerprintGroups(plan, done)) };

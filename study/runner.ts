@@ -7,7 +7,8 @@ import { onStopSignal } from '../lib/processes.ts';
 import { progressBar } from '../lib/progress.ts';
 import { leaseTimeout } from './claim.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
-import { jobSeconds, jobState, type JobState } from './job.ts';
+import { jobState, type JobState } from './job.ts';
+import { jobSeconds } from './output.ts';
 import type { Job, Plan } from './plan.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { leaseTimeout, LEASE_TIMEOUT_ENV } from './claim.ts';
-import { studyFolder, writeStudyFile } from './disk.ts';
+import { writeFileAtomic } from '../lib/atomic.ts';
+import { studyFolder } from './disk.ts';
 import { jobState } from './job.ts';
 import type { Job, Plan } from './plan.ts';
 import { jobCommand } from './runner.ts';
@@ -295,7 +296,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
   // only now, once every value is checked; a link or a file in their place is refused.
   for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
   const index = (jobs: Job[]) => jobs.map((job) => job.index);
-  writeStudyFile(
+  writeFileAtomic(
     paths.train,
     sbatchScript(plan, {
       name: 'train',
@@ -304,7 +305,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
       options,
     }),
   );
-  writeStudyFile(
+  writeFileAtomic(
     paths.eval,
     sbatchScript(plan, { name: 'eval', indices: index(evaluations), cpus: options.evalCpus ?? 1, options }),
   );
@@ -318,7 +319,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
           const id = array.script === 'train' ? 'train' : `eval${i}`;
           return `${id}=$(sbatch ${args.join(' ')}); ${id}=\${${id}%%;*}`;
         });
-  writeStudyFile(
+  writeFileAtomic(
     paths.submit,
     [
       '#!/bin/bash',
@@ -485,7 +486,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
       `          persistentVolumeClaim: { claimName: ${JSON.stringify(claim)} }`,
       '',
     ].join('\n');
-    writeStudyFile(paths[kind], manifest);
+    writeFileAtomic(paths[kind], manifest);
   }
   return paths;
 }

@@ -13,7 +13,7 @@ import {
   movedTable,
   snapshotNumbers,
 } from '../experiments/rebaseline.ts';
-import { writeSection } from '../cli/resultsFile.ts';
+import { writeSection } from '../cli/measurementRecord.ts';
 
 const WASM: Fingerprint = {
   version: '0.1.0',

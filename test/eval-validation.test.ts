@@ -417,7 +417,7 @@ const CASES: Case[] = [
   ['meanStandardError one value', () => stats.meanStandardError([0.5]), /values/],
 ];
 
-describe('every exported statistic refuses impossible input with a RangeError naming the argument', () => {
+describe('every exported statistic refuses impossible input with a StatisticsError (a RangeError) naming the argument', () => {
   it.each(CASES)('%s', (_label, call, names) => {
     let thrown: unknown;
     let returned: unknown;
@@ -427,13 +427,14 @@ describe('every exported statistic refuses impossible input with a RangeError na
       thrown = error;
     }
     expect(returned).toBeUndefined();
+    expect(thrown).toBeInstanceOf(stats.StatisticsError);
     expect(thrown).toBeInstanceOf(RangeError);
     expect((thrown as Error).message).toMatch(names);
   });
 
   it('covers every exported function', () => {
     const exported = Object.entries(stats)
-      .filter(([, value]) => typeof value === 'function')
+      .filter(([, value]) => typeof value === 'function' && value !== stats.StatisticsError)
       .map(([name]) => name);
     const covered = new Set(CASES.map(([label]) => label.split(' ')[0]));
     expect(exported.filter((name) => !covered.has(name))).toEqual([]);

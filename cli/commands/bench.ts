@@ -4,7 +4,7 @@ import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command 
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { fingerprint } from '../../agent/index.ts';
-import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
+import { commandLine, noteMachine, outFlag } from '../measurementRecord.ts';
 import { findTorchPython } from '../../bench/torchReference.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */

@@ -3,7 +3,7 @@ import { boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { fingerprint } from '../../agent/index.ts';
-import { commandLine, noteMachine, outFlag } from '../resultsFile.ts';
+import { commandLine, noteMachine, outFlag } from '../measurementRecord.ts';
 
 /** Each harness plays all its episodes at once: memory grows with the count (256: about 0.7 GB). */
 const EPISODES = { min: 1, max: 256 };

@@ -1,3 +1,4 @@
+import { naming } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 import {
@@ -12,7 +13,6 @@ import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
   boolFlag,
   checkResultFileOptions,
-  InputError,
   intFlag,
   numberFlag,
   printJson,
@@ -59,17 +59,14 @@ async function run(args: CommandArgs): Promise<void> {
   for (const file of [fileA, fileB]) refuseGraded(file, 'the paired comparison of pass rates');
   const allowDifferentTasks = boolFlag(args, 'allow-different-tasks');
   const benchmarkLine = checkSameBenchmark(fileA, fileB, { allow: allowDifferentTasks });
-  let report: ComparisonReport;
-  try {
-    report = compareResults(
-      { tasks: batchOf(fileA, run), harness: fileA.harness, rows: fileA.rows, header: fileA.header },
-      { tasks: batchOf(fileB, run), harness: fileB.harness, rows: fileB.rows, header: fileB.header },
+  const [tasksA, tasksB] = [batchOf(fileA, run), batchOf(fileB, run)];
+  const report = naming(`${pathA} vs ${pathB}`, () =>
+    compareResults(
+      { tasks: tasksA, harness: fileA.harness, rows: fileA.rows, header: fileA.header },
+      { tasks: tasksB, harness: fileB.harness, rows: fileB.rows, header: fileB.header },
       { k, level, reps, rng: new Rng(seed).fork('compare/bootstrap'), ...(run === undefined ? {} : { run }) },
-    );
-  } catch (error) {
-    if (error instanceof RangeError) throw new InputError(`${pathA} vs ${pathB}: ${error.message}`);
-    throw error;
-  }
+    ),
+  );
   const notes = { a: fileA.notes ?? [], b: fileB.notes ?? [] };
   if (boolFlag(args, 'json')) {
     const { pairing, ...rest } = report;

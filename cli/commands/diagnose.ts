@@ -1,9 +1,8 @@
 import { checkSameBenchmark, readResults, refuseGraded } from '../../eval/io/index.ts';
-import { diagnose, type DiagnosisReport } from '../../eval/report/diagnose.ts';
+import { diagnose } from '../../eval/report/diagnose.ts';
 import {
   boolFlag,
   checkResultFileOptions,
-  InputError,
   intFlag,
   printJson,
   RESULT_FILE_FLAGS,
@@ -61,17 +60,10 @@ async function run(args: CommandArgs): Promise<number> {
     fileB === undefined
       ? undefined
       : checkSameBenchmark(fileA, fileB, { allow: boolFlag(args, 'allow-different-tasks') });
-  let report: DiagnosisReport;
-  try {
-    report = diagnose(fileA, fileB, {
-      ...(k === undefined ? {} : { k }),
-      ...(reported === undefined ? {} : { reported }),
-    });
-  } catch (error) {
-    // The rows cannot answer the question asked (e.g. --k above the samples per task).
-    if (error instanceof RangeError) throw new InputError(error.message);
-    throw error;
-  }
+  const report = diagnose(fileA, fileB, {
+    ...(k === undefined ? {} : { k }),
+    ...(reported === undefined ? {} : { reported }),
+  });
   const notes = [
     ...(fileA.notes ?? []).map((note) => `${first}: ${note}`),
     ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`),

@@ -222,15 +222,8 @@ export const command: Command = {
       packageVersion: provenance.packageVersion,
       seconds,
     };
-    if (out !== undefined) {
-      try {
-        writeEvaluation(out, result);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === undefined) throw error;
-        throw new InputError(`--out: cannot write '${out}' (${code})`);
-      }
-    }
+    // A failed write is one line naming the file (lib/atomic.ts), exit 1.
+    if (out !== undefined) writeEvaluation(out, result);
     if (boolFlag(args, 'json')) {
       printJson(report);
       return;

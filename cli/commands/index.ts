@@ -19,7 +19,7 @@ export const commandLoaders: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./eval.ts')).command,
   probe: async () => (await import('./probe.ts')).command,
   bench: async () => (await import('./bench.ts')).command,
-  study: async () => (await import('./study.ts')).command,
+  study: async () => (await import('./study/index.ts')).command,
   review: async () => (await import('./review.ts')).command,
   view: async () => (await import('./view.ts')).command,
 };

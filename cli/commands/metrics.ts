@@ -1,20 +1,10 @@
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
-import { mean, meanStandardError } from '../../eval/index.ts';
-import {
-  groupBatch,
-  groupScores,
-  isGraded,
-  readResults,
-  type ReportedValue,
-  type ResultFile,
-} from '../../eval/io/index.ts';
-import {
-  computeMetrics,
-  meanScoreEstimate,
-  mostReps,
-  type MetricsReport,
-} from '../../eval/report/metrics.ts';
+import { mean } from '../../eval/index.ts';
+import { groupBatch, isGraded, readResults, type ResultFile } from '../../eval/io/index.ts';
+import { gradedLines, gradedMetrics } from '../../eval/report/graded.ts';
+import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
+import { recomputedReported, reportedLine } from '../../eval/report/reported.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
@@ -43,23 +33,6 @@ const range = (low: number | null, high: number | null, missing: string) =>
 /** The plug-in pass@k and its pooled form; n/a where k exceeds a task's samples (no data behind the formula). */
 const plugIn = (value: number | null | undefined, pooled: number | null | undefined) =>
   value == null || pooled == null ? 'n/a' : `${pct(value)} (pooled ${pct(pooled)})`;
-
-/**
- * A number the file reports about itself set against the one recomputed from its rows, with the
- * reason when the file holds only part of what the number was computed over.
- */
-function reportedLine({ name, value, where, coverage }: ReportedValue, recomputed: number): string {
-  const difference = recomputed - value;
-  const verdict =
-    Math.abs(difference) < 1e-9
-      ? 'the same'
-      : `differs by ${difference >= 0 ? '+' : ''}${difference.toFixed(4)}`;
-  const part =
-    coverage === undefined
-      ? ''
-      : `: the ${coverage.unit === 'samples' ? 'log' : 'file'} holds ${coverage.held} of the ${coverage.counted} ${coverage.unit} its results count (${coverage.where}), so the reported value is over ${coverage.unit} the rows do not have`;
-  return `reported ${name} ${value.toFixed(4)} (${where}); recomputed from the rows: ${recomputed.toFixed(4)}, ${verdict}${part}`;
-}
 
 function printReport(
   path: string,
@@ -145,23 +118,6 @@ function selectedLine(selected: SelectedAccuracy, tasks: number): string {
   );
 }
 
-/**
- * The task-level standard error of the task mean, what a reported `stderr` is checked against
- * (lm-evaluation-harness's mean_stderr over one outcome per document), or null with one task.
- */
-function taskMeanStandardError(taskMeans: number[]): number | null {
-  return taskMeans.length < 2 ? null : meanStandardError(taskMeans);
-}
-
-/** Each value the file reports, with the number recomputed from the rows for it (the mean or its standard error). */
-function recomputedReported(file: ResultFile, taskMeans: number[]) {
-  const stderr = taskMeanStandardError(taskMeans);
-  return (file.reported ?? []).map((value) => ({
-    ...value,
-    recomputed: value.statistic === 'stderr' ? stderr : mean(taskMeans),
-  }));
-}
-
 /** The fields every `metrics --json` starts with: the file, how it was read, and its checks. */
 const jsonHead = (path: string, file: ResultFile, seed: number, notes: string[], reported: unknown[]) => ({
   file: path,
@@ -179,66 +135,30 @@ const bootstrapFlags = (args: CommandArgs) => ({
   seed: intFlag(args, 'seed', 0),
 });
 
-const checkLine = (value: ReportedValue & { recomputed: number | null }) =>
-  value.recomputed === null
-    ? `reported ${value.name} ${value.value.toFixed(4)} (${value.where}); not recomputed: one task has no standard error`
-    : reportedLine(value, value.recomputed);
-
 /**
- * A file of graded scores (Inspect's partial credit, numeric scores, an lm-evaluation-harness
- * metric such as f1): pass@k counts 0/1 outcomes and is not defined on them, so the number is the
- * mean score over tasks (each task's mean, then their mean, as Inspect's and lm-evaluation-harness's
- * mean do), with its task-level bootstrap interval and standard error.
+ * `metrics` of a file of graded scores (eval/report/graded.ts): the mean score, as pass@k is not
+ * defined on them, so a --k is refused.
  */
-function gradedReport(args: CommandArgs, path: string, file: ResultFile, notes: string[]): number {
-  const { level, reps, seed } = bootstrapFlags(args);
+function printGraded(
+  args: CommandArgs,
+  path: string,
+  file: ResultFile,
+  notes: string[],
+  { level, reps, seed }: { level: number; reps: number; seed: number },
+): number {
   if (intListFlag(args, 'k', []).length > 0)
     throw new InputError(
       `${path}: --k: pass@k is not defined on graded scores (not all 0 or 1); metrics reports the mean score${file.format.startsWith('inspect') ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
     );
-  const tasks = groupScores(file.rows, stringFlag(args, 'run'));
-  const taskMeans = tasks.map(({ scores }) => mean(scores));
-  const { estimate, low, high, standardError } = meanScoreEstimate(taskMeans, {
-    reps,
+  const run = stringFlag(args, 'run');
+  const { report, reported } = gradedMetrics(file, {
+    ...(run === undefined ? {} : { run }),
     level,
+    reps,
     rng: new Rng(seed).fork('metrics/bootstrap'),
   });
-  const reported = recomputedReported(file, taskMeans);
-  const sizes = tasks.map(({ scores }) => scores.length);
-  const [fewest, most] = [Math.min(...sizes), Math.max(...sizes)];
-  const passAtK =
-    'not defined: the scores are graded (not all 0 or 1) and pass@k counts 0/1 outcomes; the mean score is the number';
-  if (boolFlag(args, 'json')) {
-    printJson({
-      ...jsonHead(path, file, seed, notes, reported),
-      graded: true,
-      tasks: tasks.length,
-      samplesPerTask: { min: fewest, max: most },
-      level,
-      reps,
-      meanScore: {
-        estimate,
-        low,
-        high,
-        interval: 'task-level',
-        standardError,
-      },
-      passAtK: null,
-      passAtKNote: passAtK,
-    });
-    return 0;
-  }
-  const missing = `${tasks.length} task`;
-  process.stdout.write(
-    [
-      `${path}: ${count(tasks.length, 'task')}, ${fewest === most ? fewest : `${fewest}-${most}`} ${most === 1 ? 'sample' : 'samples'} per task; graded scores; ${Math.round(level * 100)}% percentile bootstrap interval (${reps} reps), task-level`,
-      ...notes.map((note) => `note: ${note}`),
-      ...reported.map((value) => `check: ${checkLine(value)}`),
-      '',
-      `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${low === null || high === null ? `n/a: ${missing}` : `[${low.toFixed(4)}, ${high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
-      `pass@k                               ${passAtK}`,
-    ].join('\n') + '\n',
-  );
+  if (boolFlag(args, 'json')) printJson({ ...jsonHead(path, file, seed, notes, reported), ...report });
+  else process.stdout.write(`${gradedLines(path, report, notes, reported).join('\n')}\n`);
   return 0;
 }
 
@@ -251,11 +171,8 @@ async function run(args: CommandArgs): Promise<number> {
   const file = await readResults(path, options);
   checkResultFileOptions(options, [file]);
   const grouped = groupBatch(file, run);
-  if (isGraded(file.rows))
-    return gradedReport(args, path, file, [
-      ...(file.notes ?? []),
-      ...grouped.issues.map((issue) => issue.message),
-    ]);
+  const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
+  if (isGraded(file.rows)) return printGraded(args, path, file, notes, { level, reps, seed });
   const { tasks } = grouped;
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks =
@@ -275,7 +192,6 @@ async function run(args: CommandArgs): Promise<number> {
     tasks,
     { level, reps, rng: new Rng(seed).fork('metrics/selected') },
   );
-  const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
   if (grouped.multiTurn)
     notes.push(
       'rows carry `turn`: each sample is scored by its last turn (final answer); see tinyagent diagnose for the per-turn view',
@@ -291,7 +207,7 @@ async function run(args: CommandArgs): Promise<number> {
       // Only a file that marks a selector's pick has one: absent, not null, otherwise.
       ...(selected !== undefined ? { selectedAccuracy: selected } : {}),
     });
-  else printReport(path, report, notes, reported.map(checkLine), selected);
+  else printReport(path, report, notes, reported.map(reportedLine), selected);
   return report.checks.every(({ ok }) => ok) ? 0 : 1;
 }
 

@@ -75,7 +75,12 @@ export const command: Command = {
     },
     delta: { type: 'string', description: 'difference to detect, e.g. 0.05' },
     alpha: { type: 'string', description: 'two-sided significance level', default: '0.05' },
-    power: { type: 'string', description: 'power 1 - beta, in [0.5, 1)', default: '0.8' },
+    power: {
+      type: 'string',
+      description:
+        'power 1 - beta, in [0.5, 1) (below 0.5 the normal approximation drops a tail that matters)',
+      default: '0.8',
+    },
     design: {
       type: 'string',
       description: 'paired | unpaired | seeds (with --from: the one its SD is of)',
@@ -83,6 +88,8 @@ export const command: Command = {
     },
     json: { type: 'boolean', description: 'print JSON' },
   },
+  moreHelp: () =>
+    'Exit codes: 2 for a flag out of its range; 1 for data --from cannot take an SD from, or a delta so small for the SD that N exceeds 2^53 - 1 (README, "Exit codes").',
   async run(args) {
     const from = stringFlag(args, 'from');
     if (from !== undefined && args.flags.sd !== undefined)
@@ -91,7 +98,8 @@ export const command: Command = {
       throw new UsageError('--delta and one of --sd or --from are required');
     const delta = numberFlag(args, 'delta', 0, { min: Number.MIN_VALUE });
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
-    const power = numberFlag(args, 'power', 0.8, { min: 1e-9, max: 1 - 1e-9 });
+    // Below 0.5 the formula drops a tail that matters (eval/requiredUnits.ts): refused as a flag out of its range.
+    const power = numberFlag(args, 'power', 0.8, { min: 0.5, max: 1 - 1e-9 });
     const designs = ['paired', 'unpaired', 'seeds'] as const;
     let measured: MeasuredSpread | undefined;
     let sigma: number;
@@ -108,20 +116,7 @@ export const command: Command = {
       sigma = numberFlag(args, 'sd', 0, { min: 0 });
       design = choiceFlag(args, 'design', designs, 'paired');
     }
-    let result;
-    try {
-      result = requiredUnits({ sigma, delta, alpha, power, design });
-    } catch (error) {
-      // Every input is a flag, or from --from, so a refused value is a usage error; name the flag.
-      if (error instanceof RangeError)
-        throw new UsageError(
-          error.message.replace(
-            /^(sigma|delta|alpha|power)\b/,
-            (name) => `--${name === 'sigma' ? (from === undefined ? 'sd' : 'from') : name}`,
-          ),
-        );
-      throw error;
-    }
+    const result = requiredUnits({ sigma, delta, alpha, power, design });
     if (boolFlag(args, 'json')) {
       printJson({
         sigma,

@@ -38,6 +38,7 @@ import {
 } from '../../train/index.ts';
 import { assertRunFolderFree } from '../../train/runLock.ts';
 import { harnessHash, trainingHarness, type TaskCount } from '../../gym/index.ts';
+import { fileSystemError } from '../../lib/files.ts';
 import { openRunLog } from '../../lib/log.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { sayBackendNotice } from '../../experiments/contract.ts';
@@ -48,7 +49,7 @@ import {
   readSections,
   writeSection,
   type MachineNote,
-} from '../resultsFile.ts';
+} from '../measurementRecord.ts';
 
 /**
  * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
@@ -295,9 +296,7 @@ export const command: Command = {
       // A run folder in use, a bad checkpoint or backend is reported as it is (lib/errors.ts says
       // which exit code); a file system refusal (a --runs-dir that is a file, no space, no
       // permission) is the user's to fix, and names the run folder.
-      if (typeof (error as NodeJS.ErrnoException).syscall === 'string')
-        throw new InputError(`${runDir}: ${(error as Error).message}`);
-      throw error;
+      throw fileSystemError(error, runDir);
     }
   },
 };

@@ -15,6 +15,7 @@ import {
 import { compareResults } from '../../eval/report/compare.ts';
 import { computeMetrics, meanScoreEstimate } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
+import { StatisticsError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 
 /**
@@ -366,7 +367,7 @@ function pairedDifference(
     const { estimate, low, high, level } = report.difference;
     return { perTask, mean: { estimate, low, high, level, commonTasks: report.commonTasks }, problem: null };
   } catch (error) {
-    if (error instanceof ResultFileError || error instanceof RangeError) return refused(error.message);
+    if (error instanceof ResultFileError || error instanceof StatisticsError) return refused(error.message);
     throw error;
   }
 }

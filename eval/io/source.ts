@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, lstatSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { createGunzip } from 'node:zlib';
-import { fileKind, FileRefusedError, openRegularFile } from '../../lib/files.ts';
+import { fileKind, fileProblem, FileRefusedError, openRegularFile } from '../../lib/files.ts';
 import { ResultFileError } from './errors.ts';
 
 /**
@@ -154,12 +154,9 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
   try {
     stats = lstatSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      if (optional) return undefined;
-      throw new ResultFileError(path, 0, undefined, 'no such file');
-    }
-    throw new ResultFileError(path, 0, undefined, `cannot read (${code ?? (error as Error).message})`);
+    const problem = fileProblem(error);
+    if (optional && problem === 'no such file') return undefined;
+    throw new ResultFileError(path, 0, undefined, problem);
   }
   if (stats.isDirectory())
     throw new ResultFileError(
@@ -177,15 +174,7 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
 export function readError(path: string, error: unknown): ResultFileError {
   if (error instanceof ResultFileError) return error;
   if (error instanceof FileRefusedError) return new ResultFileError(path, 0, undefined, error.problem);
-  const code = (error as NodeJS.ErrnoException).code;
-  return new ResultFileError(
-    path,
-    0,
-    undefined,
-    code === 'EACCES' || code === 'EPERM'
-      ? 'cannot read: permission denied'
-      : `cannot read (${code ?? (error as Error).message})`,
-  );
+  return new ResultFileError(path, 0, undefined, fileProblem(error));
 }
 
 /** Bytes read by position: an open file or a buffer (a gzipped archive unpacked in memory). */

@@ -1,7 +1,7 @@
 import type { RandomSource } from '../randomSource.ts';
 import { checkFinite, checkRandomSource } from '../validate.ts';
 
-/** A standard normal draw (Box-Muller). @throws RangeError if there is no rng. */
+/** A standard normal draw (Box-Muller). @throws StatisticsError if there is no rng. */
 export function sampleStandardNormal(rng: RandomSource): number {
   checkRandomSource(rng);
   let u = 0;
@@ -13,7 +13,7 @@ export function sampleStandardNormal(rng: RandomSource): number {
  * A Gamma(shape, 1) draw by Marsaglia & Tsang (2000), "A simple method for generating gamma
  * variables"; shape < 1 uses Gamma(shape + 1) * U^{1/shape} (their section 6).
  *
- * @throws RangeError if shape is not a finite number > 0, or there is no rng.
+ * @throws StatisticsError if shape is not a finite number > 0, or there is no rng.
  * @example sampleGamma(0.4, new Rng(1))
  */
 export function sampleGamma(shape: number, rng: RandomSource): number {
@@ -42,7 +42,7 @@ export function sampleGamma(shape: number, rng: RandomSource): number {
 /**
  * A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
  *
- * @throws RangeError if a or b is not a finite number > 0, or there is no rng.
+ * @throws StatisticsError if a or b is not a finite number > 0, or there is no rng.
  * @example sampleBeta(0.4, 0.3, new Rng(1)) // a U-shaped task pass rate
  */
 export function sampleBeta(a: number, b: number, rng: RandomSource): number {

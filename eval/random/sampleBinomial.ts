@@ -5,7 +5,7 @@ import { checkInteger, checkProbability, checkRandomSource } from '../validate.t
  * A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n) uniforms; meant for the
  * simulations' n of tens to hundreds.
  *
- * @throws RangeError if n is not a safe integer >= 0, p is outside [0, 1], or there is no rng.
+ * @throws StatisticsError if n is not a safe integer >= 0, p is outside [0, 1], or there is no rng.
  * @example sampleBinomial(40, 0.03, new Rng(1))
  */
 export function sampleBinomial(n: number, p: number, rng: RandomSource): number {

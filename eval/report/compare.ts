@@ -14,6 +14,7 @@ import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
 import { requiredUnits } from '../requiredUnits.ts';
 import { harnessDifferences, type HarnessDifference } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
+import { StatisticsError } from '../../lib/errors.ts';
 
 /**
  * How the two results' episodes line up: 'common-random-numbers' when both record an env seed
@@ -123,7 +124,7 @@ export function tasksNeeded(
       power,
     };
   } catch (error) {
-    if (error instanceof RangeError) return none('more than 2^53 - 1 tasks');
+    if (error instanceof StatisticsError) return none('more than 2^53 - 1 tasks');
     throw error;
   }
 }
@@ -261,12 +262,12 @@ export function compareResults(
   if (ratesA.length === 0 && tooFewSamples.length > 0) {
     const most = (tasks: readonly TaskOutcomes[]) =>
       tasks.reduce((largest, { outcomes }) => Math.max(largest, outcomes.length), 0);
-    throw new RangeError(
+    throw new StatisticsError(
       `k = ${k} is more than the samples per task (at most ${most(a.tasks)} in A, ${most(b.tasks)} in B): pass@${k} needs at least ${k} samples of a task in both files; choose a k up to the samples per task`,
     );
   }
   if (ratesA.length === 0)
-    throw new RangeError('the two results share no task that can be scored (tasks are paired by id)');
+    throw new StatisticsError('the two results share no task that can be scored (tasks are paired by id)');
   const common = ratesA.length;
   const spread = common >= 2;
   const interval = spread

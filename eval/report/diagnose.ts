@@ -6,6 +6,7 @@ import { pairedStandardError } from '../paired.ts';
 import { prefixPassAtK } from '../prefix.ts';
 import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
+import { StatisticsError } from '../../lib/errors.ts';
 
 export type Explanation =
   'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
@@ -123,7 +124,7 @@ export function diagnose(
   const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
-    throw new RangeError(
+    throw new StatisticsError(
       `k = ${requestedK} exceeds the samples per task of ${labels[1]}: ${short.length === 1 ? 'task' : 'tasks'} ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
     );
   }

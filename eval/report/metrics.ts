@@ -22,6 +22,7 @@ import {
   type Estimate,
   type TaskProfile,
 } from './resample.ts';
+import { StatisticsError } from '../../lib/errors.ts';
 
 export interface Check {
   name: string;
@@ -118,7 +119,7 @@ function countsClasses(profiles: readonly TaskProfile[]): {
 
 /**
  * The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist:
- * intraclassCorrelation refuses (RangeError) fewer than 2 tasks, no task with 2+ samples, and
+ * intraclassCorrelation refuses (StatisticsError) fewer than 2 tasks, no task with 2+ samples, and
  * samples that all pass or all fail.
  */
 function clustering(counts: { successes: number[]; trials: number[] }): {
@@ -130,7 +131,7 @@ function clustering(counts: { successes: number[]; trials: number[] }): {
   try {
     rho = intraclassCorrelation(counts);
   } catch (error) {
-    if (error instanceof RangeError) return { rho: null, effect: null };
+    if (error instanceof StatisticsError) return { rho: null, effect: null };
     throw error;
   }
   const meanSize = sizes.reduce((a, b) => a + b, 0) / sizes.length;
@@ -143,7 +144,7 @@ function chapterRho(counts: { successes: number[]; trials: number[] }): number |
   try {
     return taskVarianceIntraclassCorrelation(counts);
   } catch (error) {
-    if (error instanceof RangeError) return null;
+    if (error instanceof StatisticsError) return null;
     throw error;
   }
 }
@@ -164,7 +165,7 @@ export function computeMetrics(
     rng,
   }: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
 ): MetricsReport {
-  if (tasks.length === 0) throw new RangeError('no tasks');
+  if (tasks.length === 0) throw new StatisticsError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
   const profiles = tasks.map(({ outcomes }) => taskProfile(outcomes));
   const sizes = profiles.map(({ trials }) => trials);
@@ -304,14 +305,14 @@ export function computeMetrics(
  * lm-evaluation-harness's mean do) with its task-level percentile bootstrap interval
  * (eval/bootstrap.ts) and standard error (s / sqrt(N) over the task means); both null below 2
  * tasks, where no spread exists. pass@k counts 0/1 outcomes and is not defined on such scores.
- * @throws RangeError on no tasks, or a task mean that is not finite.
+ * @throws StatisticsError on no tasks, or a task mean that is not finite.
  * @example meanScoreEstimate([0.5, 1, 0.25], { level: 0.95, reps: 2000, rng: new Rng(0) })
  */
 export function meanScoreEstimate(
   taskMeans: readonly number[],
   { level = 0.95, reps = 2000, rng }: { level?: number; reps?: number; rng: RandomSource },
 ): Estimate & { standardError: number | null } {
-  if (taskMeans.length === 0) throw new RangeError('no tasks');
+  if (taskMeans.length === 0) throw new StatisticsError('no tasks');
   if (taskMeans.length < 2) return { estimate: mean(taskMeans), low: null, high: null, standardError: null };
   const { low, high } = bootstrapCI(taskMeans, { reps, level, rng });
   return { estimate: mean(taskMeans), low, high, standardError: meanStandardError(taskMeans) };

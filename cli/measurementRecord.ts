@@ -5,6 +5,10 @@ import { InputError } from '../lib/errors.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
 import { fingerprint } from '../agent/index.ts';
 
+// What a command that measures (train, canary, bench; study compare) records in its --out file
+// beside its numbers: the command line that made them, the machine, and its own section of a file
+// several commands fill. Result files of episodes are eval/io's (resultFile.ts), not these.
+
 /**
  * `--out FILE` of the commands whose figures the README and docs quote (`train`, `canary`,
  * `bench`): the results file those figures are read from (`results/train.json`,

@@ -1,0 +1,59 @@
+import { parseSeeds, writePlan, type Job } from '../../../study/plan.ts';
+import { count } from '../../../lib/text.ts';
+import {
+  boolFlag,
+  intFlag,
+  intListFlag,
+  MAX_SEED,
+  printJson,
+  stringFlag,
+  UsageError,
+  type CommandArgs,
+} from '../../args.ts';
+
+type PlanOptions = Parameters<typeof writePlan>[1];
+
+/** What `study plan` plans, from its flags: the recipe and seeds, and the optional threads, episodes and steps. */
+function planOptions(args: CommandArgs): { out: string; options: PlanOptions } {
+  const recipe = stringFlag(args, 'recipe');
+  const seedsText = stringFlag(args, 'seeds');
+  const out = stringFlag(args, 'out');
+  if (recipe === undefined || seedsText === undefined || out === undefined)
+    throw new UsageError('study plan needs --recipe, --seeds and --out');
+  const threads =
+    args.flags.threads === undefined ? undefined : (intFlag(args, 'threads', 2, { min: 1, max: 2 }) as 1 | 2);
+  const episodes =
+    args.flags.episodes === undefined ? undefined : intFlag(args, 'episodes', 64, { min: 1, max: 1024 });
+  const steps =
+    args.flags.steps === undefined ? undefined : intListFlag(args, 'steps', [], { min: 0, max: 80 });
+  return {
+    out,
+    options: {
+      ...(steps !== undefined ? { steps } : {}),
+      recipe,
+      seeds: parseSeeds(seedsText),
+      evalSeed: intFlag(args, 'eval-seed', 1, { min: 0, max: MAX_SEED }),
+      ...(threads !== undefined ? { threads } : {}),
+      ...(episodes !== undefined ? { episodes } : {}),
+    },
+  };
+}
+
+/** One planned job as `study plan` lists it: index, what it runs, id (and an evaluation's training). */
+function jobLine(job: Job): string {
+  return job.kind === 'train'
+    ? `${job.index}\ttrain seed ${job.seed} (${count(job.threads, 'thread')})\t${job.id}`
+    : `${job.index}\teval seed ${job.seed} step ${job.chapterStep} ${job.label} (${job.episodes} episodes/task, eval seed ${job.evalSeed})\t${job.id}\tafter ${job.dependsOn.join(',')}`;
+}
+
+/** `study plan`: writes the study folder and lists its jobs. */
+export async function studyPlan(args: CommandArgs): Promise<void> {
+  const { out, options } = planOptions(args);
+  const plan = writePlan(out, options);
+  if (boolFlag(args, 'json')) {
+    printJson({ dir: plan.dir, jobs: plan.jobs });
+    return;
+  }
+  for (const job of plan.jobs) process.stdout.write(`${jobLine(job)}\n`);
+  process.stdout.write(`${plan.dir}: ${count(plan.jobs.length, 'job')} planned\n`);
+}
