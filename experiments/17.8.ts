@@ -13,27 +13,12 @@
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
 import { makeTasks } from '../gym/index.ts';
-import {
-  episodeBootstrapCI,
-  expectedMaxNormal,
-  mean,
-  sampleVariance,
-  taskBootstrapCI,
-  winnersCurseSimulation,
-} from '../eval/index.ts';
+import { selectionNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
-import { report, type Row } from '../publish/sections/17.8.ts';
-import {
-  countsOf,
-  ensureRun,
-  evaluateOnCores,
-  parseRunOptions,
-  runOptions,
-  seedRun,
-  type RunOptions,
-} from './runs.ts';
+import { report } from '../publish/sections/17.8.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
@@ -50,38 +35,17 @@ export async function main(options: Partial<RunOptions> = {}) {
     test: heldOut.filter((task) => task.variant === 4),
   };
   const at = await ensureRun(run, { smoke, steps: STEPS });
-  const rng = new Rng(seed).fork('17.8');
-
-  const table: Row[] = [];
-  // Each test task's successes at each step: which task holds the test score down, and when.
-  const testCounts: number[][] = [];
+  const table = [];
   for (const step of STEPS) {
-    const row: Record<string, number> = { step };
-    for (const side of ['validation', 'test'] as const) {
-      const result = await evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
-      const interval = taskBootstrapCI(countsOf(result.perTask), {
-        reps: 2000,
-        rng: rng.fork(`${side}/${step}`),
-      });
-      Object.assign(row, {
-        [side]: result.passAt1,
-        [`${side}Low`]: interval.low,
-        [`${side}High`]: interval.high,
-      });
-      if (side === 'test') testCounts.push(result.perTask.map((count) => count.successes));
-    }
-    table.push({ ...(row as Omit<Row, 'testCounts'>), testCounts: testCounts.at(-1)! });
+    const evaluate = (side: 'validation' | 'test') =>
+      evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
+    table.push({ step, validation: await evaluate('validation'), test: await evaluate('test') });
   }
-  // Ties go to the later checkpoint (more training for the same score).
-  const best = (side: 'validation' | 'test') =>
-    table.reduce((top, row) => (row[side] >= top[side] ? row : top));
-  const byValidation = best('validation');
-  const byTest = best('test');
 
-  // Winner's curse, measured: 10 small test evaluations; each picks its best checkpoint, which is
-  // then scored on the other 9. Measured twice: the 8 candidates of one evaluation sharing its seed
-  // (common random numbers: correlated scores, a smaller curse) and each with a seed of its own.
-  const measureCurse = async (seedOf: (evaluation: number, step: number) => string) => {
+  // Winner's curse, measured: 10 small test evaluations of every candidate. Twice: the candidates
+  // of one evaluation sharing its seed (common random numbers: correlated scores, a smaller curse)
+  // and each with a seed of its own.
+  const smallScores = async (seedOf: (evaluation: number, step: number) => string) => {
     const scores: number[][] = [];
     for (let e = 0; e < 10; e += 1) {
       const row: number[] = [];
@@ -98,34 +62,14 @@ export async function main(options: Partial<RunOptions> = {}) {
         );
       scores.push(row);
     }
-    const picks = scores.map((row, e) => {
-      const index = row.reduce((top, value, i) => (value >= row[top]! ? i : top), 0);
-      return {
-        evaluation: e,
-        step: CANDIDATES[index]!,
-        onPicking: row[index]!,
-        onRest: mean(scores.filter((_, other) => other !== e).map((other) => other[index]!)),
-      };
-    });
-    const onPicking = mean(picks.map((pick) => pick.onPicking));
-    const onRest = mean(picks.map((pick) => pick.onRest));
-    // The SE of one small evaluation, measured: each candidate's SD over the 10 evaluations, pooled.
-    const evaluationSD = Math.sqrt(
-      mean(CANDIDATES.map((_, i) => sampleVariance(scores.map((row) => row[i]!)))),
-    );
-    return { picks, onPicking, onRest, optimism: onPicking - onRest, evaluationSD };
+    return scores;
   };
   const curse = {
-    sharedSeed: await measureCurse((e) => `${seed}/curse/${e}`),
-    independentSeeds: await measureCurse((e, step) => `${seed}/curse/${e}/step-${step}`),
-  };
-  const passRate = byValidation.test;
-  const simulated = {
-    ...winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate, rng: rng.fork('simulated') }),
-    e8: expectedMaxNormal(8),
+    sharedSeed: await smallScores((e) => `${seed}/curse/${e}`),
+    independentSeeds: await smallScores((e, step) => `${seed}/curse/${e}/step-${step}`),
   };
 
-  // Figure 17.4, right: the four seeds' step-30 checkpoints, episode- and task-level intervals.
+  // Figure 17.4, right: the four seeds' step-30 checkpoints.
   const seeds = [];
   for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
     const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), {
@@ -133,29 +77,21 @@ export async function main(options: Partial<RunOptions> = {}) {
       smoke,
       steps: [30],
     });
-    const result = await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed });
-    const counts = countsOf(result.perTask);
     seeds.push({
       seed: trainingSeed,
-      passAt1: result.passAt1,
-      episodeLevel: episodeBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/episode`) }),
-      taskLevel: taskBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/task`) }),
+      evaluation: await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed }),
     });
   }
 
   const config = { run, episodes, smallEpisodes: small };
-  const numbers = {
-    split: {
-      validation: split.validation.map((task) => task.name),
-      test: split.test.map((task) => task.name),
-    },
+  const numbers = selectionNumbers({
+    split,
     table,
-    byValidation,
-    byTest,
     curse,
-    simulated,
+    candidates: CANDIDATES,
     seeds,
-  };
+    rng: new Rng(seed),
+  });
   writeResults(outDir, {
     section: '17.8',
     title: 'Choosing a checkpoint without touching the test set',

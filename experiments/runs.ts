@@ -8,7 +8,6 @@ import {
   type EvaluateOptions,
   type Evaluation,
 } from '../agent/index.ts';
-import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import {
   checkRunFolder,
@@ -248,12 +247,4 @@ export function seedRun(run: string, seed: number, smoke: boolean): string {
  */
 export function evaluateOnCores(options: EvaluateOptions): Promise<Evaluation> {
   return options.scripted !== undefined ? evaluate(options) : evaluate({ ...options, play: playOnTwoCores });
-}
-
-/** The counts of an evaluation as the statistics take them. */
-export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; trials: number[] } {
-  return {
-    successes: perTask.map((count) => count.successes),
-    trials: perTask.map((count) => count.episodes),
-  };
 }

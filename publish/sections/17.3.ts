@@ -2,64 +2,12 @@
  * The report of 17.3 (experiments/17.3.ts): Wald against Wilson, which unit to resample, and
  * Figure 17.1, each simulated coverage beside its reference and the book.
  */
-import type { BookComparison } from '../book.ts';
-import { shareSE } from '../book.ts';
+import { shareSE, zScore, type CoverageConfig, type Numbers173 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg, type Figure } from '../figures.ts';
-import { blocks, count, pct, section, table, withSE, zScore, type Report } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.3.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  waldWilson: {
-    p: number;
-    wald: number;
-    waldSE: number;
-    wilson: number;
-    wilsonSE: number;
-    waldExact: number;
-    wilsonExact: number;
-    /** Share of the simulated evaluations with no failure or no success (a zero-width Wald interval), and its exact value. */
-    allAlike: number;
-    allAlikeExact: number;
-  }[];
-  unit: {
-    se: { episodeCoversPopulation: number; episodeCoversTasks: number; taskCoversPopulation: number };
-    exact: { episodeCoversPopulation: number; episodeCoversPopulationUnlimitedReps: number };
-    largeSimulation: {
-      episodeCoversTasks: { coverage: number; se: number };
-      taskCoversPopulation: { coverage: number; se: number };
-      evals: number;
-    };
-    episodeCoversPopulation: number;
-    episodeCoversTasks: number;
-    taskCoversPopulation: number;
-  };
-  figure: { episodesPerTask: number; episodeLevel: number; episodeLevelExact: number; taskLevel: number }[];
-  book: {
-    episodeCoversPopulation: number;
-    episodeCoversTasks: number;
-    taskCoversPopulation: number;
-    wilson: readonly [0.93, 0.97];
-    waldEdge: number;
-  };
-  verdicts: {
-    episodeCoversPopulation: BookComparison;
-    episodeCoversTasks: BookComparison;
-    taskCoversPopulation: BookComparison;
-    wilson: { outside: boolean; outsideExact: boolean; text: string; p: number }[];
-  };
-};
+import { blocks, count, pct, section, table, withSE, type Report } from '../markdown.ts';
 
 /** What the prose needs of the experiment's config, and the population mean of its Beta task rates. */
-interface Context {
-  waldWilson: { episodes: number; evals: number };
-  unit: { tasks: number; beta: readonly number[]; episodesPerTask: number; evals: number; reps: number };
-  reference: { evals: number };
-  figure: { evals: number; reps: number };
-  populationMean: number;
-}
+type Context = CoverageConfig & { populationMean: number };
 
 /** (ours - reference) in standard errors of both. */
 const zOf = (ours: number, se: number, reference: number, referenceSE = 0) =>

@@ -1,4 +1,5 @@
 /** The report of 17.4 (experiments/17.4.ts): seed noise against evaluation noise, a paired comparison, power. */
+import type { Numbers174 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   interval,
@@ -12,49 +13,6 @@ import {
   whereOursDiffers,
   type Report,
 } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.4.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  repeats: {
-    trainingSeed: number;
-    step: number;
-    first: number;
-    second: number;
-    difference: number;
-    mean: number;
-  }[];
-  noise: {
-    step: number;
-    evalSD: number;
-    binomialSD: number;
-    seedMeans: number[];
-    seedMeanSD: number;
-    trainingSD: number;
-    maxRepeatDifference: number;
-  }[];
-  paired: {
-    step60: number;
-    step80: number;
-    difference: number;
-    low: number;
-    high: number;
-    pairedSE: number;
-    unpairedSE: number;
-    correlation: number;
-  };
-  power: {
-    delta: number;
-    pairedTasks: number | null;
-    unpairedTasksPerGroup: number | null;
-    seedsPerGroupStep80: number | null;
-    seedsPerGroupStep30: number | null;
-  }[];
-  pairing: { seRatio: number; tasksRatio: { delta: number; ratio: number | null }[] };
-  spreads: { differenceSD: number; taskSD: number; seedSDStep80: number; seedSDStep30: number };
-};
 
 /** The book's paired and unpaired SEs (17.4) and its tasks for 5 points: 533 per group unpaired, about 17 paired. */
 const BOOK_PAIRING = { seRatio: 0.132 / 0.023, tasksRatio: 533 / 17 };

@@ -1,5 +1,5 @@
 /** The report of 17.5 (experiments/17.5.ts): pass@1 under eight harnesses (Figure 17.2), then greedy against sampled. */
-import type { HarnessInput, TaskCount } from '../../gym/index.ts';
+import type { Numbers175 as Numbers } from '../../analysis/index.ts';
 import { intervalChartSvg, type Figure } from '../figures.ts';
 import {
   blocks,
@@ -17,47 +17,6 @@ import {
   type Report,
 } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/17.5.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  rows: {
-    move: number;
-    step: number;
-    harness: string;
-    change: HarnessInput;
-    passAt1: number;
-    low: number;
-    high: number;
-    harnessHash: string;
-  }[];
-  greedy: {
-    step: 0 | 80;
-    sampled: TaskCount[];
-    greedy: TaskCount[];
-    splits: {
-      task: string;
-      successes: number;
-      episodes: number;
-      shownNames: number;
-      firstEdit: Record<string, number>;
-    }[];
-  }[];
-  withinThree: { step: 0 | 80; successesWithinThreeTurns: number }[];
-  heat: { harness: string; rightFirstEdit: number; malformed: number }[];
-  budgetUse: {
-    step: 0 | 80;
-    episodes: number;
-    triedSecondEdit: number;
-    reachedThirdTurn: number;
-    ranOutOfTurns: number;
-    mostTurns: number;
-    mostTurnsWithTen: number;
-    outcomeChangedByTenTurns: number;
-    outcomeChangedByUnlimitedEdits: number;
-  }[];
-};
 type Row = Numbers['rows'][number];
 
 const BOOK = {

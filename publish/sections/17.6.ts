@@ -1,4 +1,5 @@
 /** The report of 17.6 (experiments/17.6.ts): the type split, then the leakage audit channel by channel. */
+import type { Numbers176 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   count,
@@ -12,26 +13,6 @@ import {
   whereOursDiffers,
   type Report,
 } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.6.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  typeSplit: { step: number; set: string; passAt1: number; readCalls: number; firstEditRight: number }[];
-  leakage: {
-    resets: number;
-    carrying: number;
-    share: number;
-    carryingParam: number;
-    heldOutParams: string[];
-    vocabulary: number;
-    heldOutOnlyWords: string[];
-    pools: { pool: 'train' | 'heldout'; passAt1: number }[];
-    /** Held-out names minus training names, Welch's 95% interval over the two evaluations' episodes. */
-    poolDifference: { difference: number; low: number; high: number; standardError: number };
-  };
-};
 
 const BOOK = {
   variants: '0.148 -> 0.930',

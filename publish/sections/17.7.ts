@@ -3,7 +3,7 @@
  * the tasks that narrow (Figure 17.3), each beside the book.
  */
 import { passAtK } from '../../eval/index.ts';
-import type { TaskCount } from '../../gym/index.ts';
+import type { Numbers177 as Numbers } from '../../analysis/index.ts';
 import { bandPanelsSvg, type BandPanel } from '../figures.ts';
 import {
   markdownTable,
@@ -16,30 +16,6 @@ import {
   type Report,
 } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/17.7.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  agents: {
-    step: 0 | 80 | 20;
-    perTask: TaskCount[];
-    curve: { k: number; mean: number; low: number; high: number }[];
-  }[];
-  reference: { k: number; y: number }[];
-  narrowing: {
-    task: string;
-    runDir: string;
-    trajectory: { step: number; successes: number; firstEdit: Record<string, number> }[];
-    peakStep: number;
-    fallsAt: number | null;
-  }[];
-  searched: string[];
-  crossing: number | null;
-  step20AtOrAbove: boolean;
-  step20Below: { base: number[]; step80: number[] };
-  step80BandAtLargeK: { k: number; low: number; high: number; base: number; covers: boolean }[];
-};
 type Agent = Numbers['agents'][number];
 type Narrowing = Numbers['narrowing'][number];
 

@@ -2,7 +2,7 @@
  * The report of 17.8 (experiments/17.8.ts): validation and test by checkpoint, selection by each,
  * the winner's curse measured and simulated, the four seeds at step 30 (Figure 17.4).
  */
-import type { BootstrapInterval } from '../../eval/index.ts';
+import type { Numbers178 as Numbers } from '../../analysis/index.ts';
 import { bandPanelsSvg, intervalChartSvg } from '../figures.ts';
 import {
   blocks,
@@ -18,50 +18,6 @@ import {
   withInterval,
   type Report,
 } from '../markdown.ts';
-
-/** One checkpoint's pass rates on the validation and test halves, with their intervals. */
-export type Row = {
-  step: number;
-  validation: number;
-  validationLow: number;
-  validationHigh: number;
-  test: number;
-  testLow: number;
-  testHigh: number;
-  /** Each test task's successes, in the order of `split.test`. */
-  testCounts: number[];
-};
-
-/**
- * The numbers this report reads: what experiments/17.8.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  split: { validation: string[]; test: string[] };
-  table: Row[];
-  byValidation: Row;
-  byTest: Row;
-  curse: {
-    sharedSeed: {
-      picks: { evaluation: number; step: number; onPicking: number; onRest: number }[];
-      onPicking: number;
-      onRest: number;
-      optimism: number;
-      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
-      evaluationSD: number;
-    };
-    independentSeeds: {
-      picks: { evaluation: number; step: number; onPicking: number; onRest: number }[];
-      onPicking: number;
-      onRest: number;
-      optimism: number;
-      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
-      evaluationSD: number;
-    };
-  };
-  simulated: { e8: number; meanPickedScore: number; bias: number; predictedBias: number; trials: number };
-  seeds: { seed: number; passAt1: number; episodeLevel: BootstrapInterval; taskLevel: BootstrapInterval }[];
-};
 
 const BOOK = {
   validation: 'validation 0.975 at step 80; test flat near 0.74 from step 40',

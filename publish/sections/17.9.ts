@@ -1,4 +1,5 @@
 /** The report of 17.9 (experiments/17.9.ts): three ways an evaluation misleads, each beside the book. */
+import type { Numbers179 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   markdownTable,
@@ -15,22 +16,6 @@ const BOOK = {
   noise: [0.8, 0.9] as const,
   stacker: { train: 0.2, plain: 0.6 },
   gamer: { public: 1, hidden: 0 },
-};
-
-/**
- * The numbers this report reads: what experiments/17.9.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  noise: { evaluations: number[]; min: number; max: number };
-  stacker: {
-    train: { success: number; meanReward: number; harnessHash: string };
-    plain: { success: number; meanReward: number; harnessHash: string };
-  };
-  gamer: {
-    public: { success: number; meanReward: number; harnessHash: string };
-    hidden: { success: number; meanReward: number; harnessHash: string };
-  };
 };
 
 /** What the stacker's two scores say, from the scores themselves. */

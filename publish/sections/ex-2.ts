@@ -1,45 +1,9 @@
 /** The report of exercise 2 (experiments/ex-2.ts): 17.7 at n = 256, per-task counts by checkpoint, where narrowing starts. */
 import { basename } from 'node:path';
-import type { TaskCount } from '../../gym/index.ts';
+import type { NumbersEx2 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg, type Figure } from '../figures.ts';
 import { blocks, pct, reading, section, subsection, table, type Report } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/ex-2.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  curveEpisodes: number;
-  otherEpisodes: number;
-  maxK: number;
-  runs: {
-    run: string;
-    checkpoints: { step: number; episodes: number; passAt1: number; perTask: TaskCount[] }[];
-    curves: { step: number; curve: { k: number; mean: number; low: number | null; high: number | null }[] }[];
-    crossing: { step80: number | null; step40: number | null; step20: number | null };
-    coverage: { task: string; base: number; step80: number; lost: boolean }[];
-    narrowing: {
-      task: string;
-      rates: number[];
-      fallsAt: number | null;
-      low: number | null;
-      high: number | null;
-      noFallShare: number;
-    }[];
-    /** Every fall of a task between checkpoints, with its one-sided Fisher test and Holm's p over the run's falls. */
-    falls: Fall[];
-  }[];
-};
-
-/** One fall of a task's rate from a checkpoint to the next low point. */
-export interface Fall {
-  task: string;
-  from: { step: number; successes: number; episodes: number };
-  to: { step: number; successes: number; episodes: number };
-  p: number;
-  holmP: number;
-  significant: boolean;
-}
 /** The chance that k samples all miss, 1 - pass@k, readable when it is tiny. */
 const miss = (passAtK: number) => (1 - passAtK === 0 ? '0' : (1 - passAtK).toExponential(1));
 const kText = (k: number | null, maxK: number) => (k === null ? `none up to ${maxK}` : `k = ${k}`);

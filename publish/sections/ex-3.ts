@@ -1,27 +1,7 @@
 /** The report of exercise 3 (experiments/ex-3.ts): a hierarchical beta-binomial interval beside the task bootstrap. */
-import type { BootstrapInterval, PosteriorInterval } from '../../eval/index.ts';
+import type { NumbersEx3 as Numbers } from '../../analysis/index.ts';
 import { intervalChartSvg } from '../figures.ts';
 import { blocks, interval, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/ex-3.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  agents: {
-    step: number;
-    passAt1: number;
-    counts: number[];
-    bootstrap: BootstrapInterval;
-    bayes: PosteriorInterval;
-  }[];
-  calibration: {
-    evals: number;
-    bayes: { coverage: number; se: number; meanWidth: number };
-    bootstrap: { coverage: number; se: number; meanWidth: number };
-  };
-  populationMean: number;
-};
 
 /**
  * `coverage`: what `npm run exp:coverage` measured of the same two intervals at the trained

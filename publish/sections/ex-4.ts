@@ -1,45 +1,8 @@
 /** The report of exercise 4 (experiments/ex-4.ts): the held-out-type experiment for every bug type. */
-import type { BootstrapInterval } from '../../eval/index.ts';
+import type { NumbersEx4 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, interval, pct, reading, section, signed, table, topOps, type Report } from '../markdown.ts';
 
-/** A task's decisions: the policy's entropy over the six ops at its first edit, and the repair op's probability there, each its mean over the task's episodes that edited. */
-export interface TaskDecisions {
-  task: string;
-  episodes: number;
-  entropy: number | null;
-  rightOp: number | null;
-}
-
-/** One checkpoint of one run, on its bug type's held-out tasks. */
-export interface Checkpoint {
-  step: number;
-  passAt1: number;
-  interval: BootstrapInterval;
-  rates: number[];
-  firstEdits: Record<string, number>;
-  /** Entropy (bits) of the first edits sampled, pooled over the type's episodes ('(none)' an outcome of its own). */
-  firstEditEntropy: number | null;
-  firstEditRight: number;
-  /** The policy's own distribution at the decision: `TaskDecisions` and their means over the tasks. */
-  decision: { entropy: number | null; rightOp: number | null; perTask: TaskDecisions[] };
-}
-
-/**
- * The numbers this report reads: what experiments/ex-4.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  episodes: number;
-  rows: {
-    type: 'zero' | 'compare' | 'off_by_one' | 'negation' | 'min_max';
-    run: string;
-    base: Checkpoint;
-    trained: Checkpoint;
-    difference: { estimate: number; low: number; high: number };
-    belowBase: boolean;
-  }[];
-};
 const bits = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
 const share = (value: number | null) => (value === null ? 'n/a' : pct(value));
 /** A spread over at least two ops, as two equally likely ones have: what guessing means at one decision. */

@@ -2,7 +2,7 @@
  * The report of the chapter's claims across recipes (experiments/recipe-claims.ts): each claim's
  * count, interval and standing per recipe by docs/CLAIMS.md, and where it stands across them.
  */
-import type { ClaimName, ClaimsAcrossRecipes, ValueClaimName } from '../../analysis/index.ts';
+import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '../../analysis/index.ts';
 import { intervalChartSvg } from '../figures.ts';
 import {
   CLAIM_RATE_METHOD,
@@ -37,13 +37,6 @@ const VALUE_TEXT: Record<ValueClaimName, string> = {
   greedy:
     '17.5: greedy decoding moves step 80 by +0.03 to +0.04 (t 95% over seeds): agrees when the interval reaches that range',
   hot: '17.5: temperature 1.3 moves step 80 by -0.10 (t 95% over seeds): agrees when the interval reaches it',
-};
-
-type Numbers = ClaimsAcrossRecipes & {
-  summary: Record<string, ReadonlyArray<ClaimName | ValueClaimName>>;
-  notRun: Array<{ name: string; study: string; why: string }>;
-  mixedCode: Array<{ name: string; text: string }>;
-  studies: Array<{ name: string; study: string; recipe: string; seeds: readonly number[] }>;
 };
 
 export async function report(
