@@ -12,7 +12,7 @@
  * Runtime: about 20 s with trained checkpoints.
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
-import { makeTasks } from '../gym/index.ts';
+import { makeTasks, type Task } from '../gym/index.ts';
 import { selectionNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
@@ -23,6 +23,48 @@ import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
 const CANDIDATES = STEPS.slice(1);
+
+/**
+ * The winner's curse, measured: 10 small test evaluations (`episodes` per task) of every
+ * candidate, each with the seed `seedOf` gives it; `scores[e][i]` is evaluation e's pass@1 of
+ * candidate i.
+ */
+async function smallScores(
+  at: (step: number) => string,
+  tasks: readonly Task[],
+  { episodes, seedOf }: { episodes: number; seedOf: (evaluation: number, step: number) => string },
+): Promise<number[][]> {
+  const scores: number[][] = [];
+  for (let e = 0; e < 10; e += 1) {
+    const row: number[] = [];
+    for (const step of CANDIDATES)
+      row.push(
+        (await evaluateOnCores({ checkpoint: at(step), tasks, episodes, seed: seedOf(e, step) })).passAt1,
+      );
+    scores.push(row);
+  }
+  return scores;
+}
+
+/** Figure 17.4, right: the training seeds' step-30 checkpoints (their runs beside `run`). */
+async function seedCheckpoints(
+  run: string,
+  { smoke, episodes, seed }: { smoke: boolean; episodes: number; seed: number },
+) {
+  const seeds = [];
+  for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
+    const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), {
+      seed: trainingSeed,
+      smoke,
+      steps: [30],
+    });
+    seeds.push({
+      seed: trainingSeed,
+      evaluation: await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed }),
+    });
+  }
+  return seeds;
+}
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
@@ -41,48 +83,16 @@ export async function main(options: Partial<RunOptions> = {}) {
       evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
     table.push({ step, validation: await evaluate('validation'), test: await evaluate('test') });
   }
-
-  // Winner's curse, measured: 10 small test evaluations of every candidate. Twice: the candidates
-  // of one evaluation sharing its seed (common random numbers: correlated scores, a smaller curse)
-  // and each with a seed of its own.
-  const smallScores = async (seedOf: (evaluation: number, step: number) => string) => {
-    const scores: number[][] = [];
-    for (let e = 0; e < 10; e += 1) {
-      const row: number[] = [];
-      for (const step of CANDIDATES)
-        row.push(
-          (
-            await evaluateOnCores({
-              checkpoint: at(step),
-              tasks: split.test,
-              episodes: small,
-              seed: seedOf(e, step),
-            })
-          ).passAt1,
-        );
-      scores.push(row);
-    }
-    return scores;
-  };
+  // Twice: the candidates of one evaluation sharing its seed (common random numbers: correlated
+  // scores, a smaller curse) and each with a seed of its own.
   const curse = {
-    sharedSeed: await smallScores((e) => `${seed}/curse/${e}`),
-    independentSeeds: await smallScores((e, step) => `${seed}/curse/${e}/step-${step}`),
+    sharedSeed: await smallScores(at, split.test, { episodes: small, seedOf: (e) => `${seed}/curse/${e}` }),
+    independentSeeds: await smallScores(at, split.test, {
+      episodes: small,
+      seedOf: (e, step) => `${seed}/curse/${e}/step-${step}`,
+    }),
   };
-
-  // Figure 17.4, right: the four seeds' step-30 checkpoints.
-  const seeds = [];
-  for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
-    const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), {
-      seed: trainingSeed,
-      smoke,
-      steps: [30],
-    });
-    seeds.push({
-      seed: trainingSeed,
-      evaluation: await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed }),
-    });
-  }
-
+  const seeds = await seedCheckpoints(run, { smoke, episodes, seed });
   const config = { run, episodes, smallEpisodes: small };
   const numbers = selectionNumbers({
     split,
