@@ -131,6 +131,45 @@ function bandText({ step80BandAtLargeK }: Numbers): string {
     : `covers it at k = ${covered.length > 0 ? runsOf(covered) : 'none'} only (${first})`;
 }
 
+/** Each task's successes and pass@k at k = TASK_K for every agent (when there are that many episodes). */
+function perTaskTable(agents: readonly Agent[], { run, episodes }: Context): string[] {
+  if (episodes < TASK_K) return [];
+  return [
+    `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
+    table(agents[0]!.perTask, {
+      task: (count) => count.name,
+      ...Object.fromEntries(
+        agents.map((agent) => [
+          `step ${agent.step}: successes, pass@${TASK_K}`,
+          (_: unknown, j: number) => {
+            const { successes } = agent.perTask[j]!;
+            return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
+          },
+        ]),
+      ),
+    }),
+  ];
+}
+
+/** A narrowing task's successes and first edits along its run's trajectory. */
+function narrowingSubsection(row: Narrowing, episodes: number): string {
+  const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
+  const [first, last] = [count(0), count(80)];
+  return subsection(
+    `${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
+    table(row.trajectory, {
+      step: (point) => point.step,
+      successes: (point) => `${point.successes}/${episodes}`,
+      'first edits': (point) => topOps(point.firstEdit),
+    }),
+    ...(first !== undefined && last !== undefined && episodes >= TASK_K
+      ? [
+          `pass@${TASK_K} from these counts: step 0 ${pct(passAtK(episodes, first, TASK_K))}, step 80 ${pct(passAtK(episodes, last, TASK_K))}.`,
+        ]
+      : []),
+  );
+}
+
 export async function report(numbers: Numbers, context: Context): Promise<Report> {
   const { agents, reference, narrowing, crossing } = numbers;
   const { run, episodes } = context;
@@ -155,41 +194,9 @@ export async function report(numbers: Numbers, context: Context): Promise<Report
       ['step 20 against the base agent and step 80', step20Text(numbers), BOOK.step20],
       ["step 80's task-level band and the base agent's curve, k >= 16", bandText(numbers), BOOK.band],
     ]),
-    ...(episodes >= TASK_K
-      ? [
-          `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
-          table(base.perTask, {
-            task: (count) => count.name,
-            ...Object.fromEntries(
-              agents.map((agent) => [
-                `step ${agent.step}: successes, pass@${TASK_K}`,
-                (_: unknown, j: number) => {
-                  const { successes } = agent.perTask[j]!;
-                  return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
-                },
-              ]),
-            ),
-          }),
-        ]
-      : []),
+    ...perTaskTable(agents, context),
     narrowingSentence(numbers, run),
-    ...narrowing.map((row) => {
-      const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
-      const [first, last] = [count(0), count(80)];
-      return subsection(
-        `${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
-        table(row.trajectory, {
-          step: (point) => point.step,
-          successes: (point) => `${point.successes}/${episodes}`,
-          'first edits': (point) => topOps(point.firstEdit),
-        }),
-        ...(first !== undefined && last !== undefined && episodes >= TASK_K
-          ? [
-              `pass@${TASK_K} from these counts: step 0 ${pct(passAtK(episodes, first, TASK_K))}, step 80 ${pct(passAtK(episodes, last, TASK_K))}.`,
-            ]
-          : []),
-      );
-    }),
+    ...narrowing.map((row) => narrowingSubsection(row, episodes)),
     `Book: ${BOOK.speed}. Reading: RL concentrates the first edit on the op the training tasks rewarded; where a held-out task's surface resembles another type's training tasks, that concentration is wrong every time, and pass@k at large k (which rewards trying many ops) falls below the guessing base agent's.`,
   );
   return { markdown, figures: { '17.3-passk.svg': await passAtKFigure(numbers, context) } };
