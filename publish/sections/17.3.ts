@@ -66,14 +66,11 @@ function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: conf
   );
 }
 
-/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
-function unitSection(
-  { unit, book, verdicts }: Numbers,
-  { unit: config, reference, populationMean }: Context,
-) {
+/** The three coverages of the unit section, each with the reference it is compared with. */
+function unitRows(unit: Numbers['unit'], { unit: config, populationMean }: Context) {
   const { largeSimulation } = unit;
   const population = `population mean ${pct(populationMean)}`;
-  const rows = [
+  return [
     {
       key: 'episodeCoversPopulation',
       interval: 'episode-level',
@@ -96,6 +93,10 @@ function unitSection(
       exact: false,
     },
   ] as const;
+}
+
+/** The exact value with unlimited replicates, where this run lies against it, and where the book's figures lie. */
+function unitNotes({ unit, book, verdicts }: Numbers, rows: ReturnType<typeof unitRows>): string {
   const oursOff = zOf(
     unit.episodeCoversPopulation,
     unit.se.episodeCoversPopulation,
@@ -113,6 +114,14 @@ function unitSection(
           `The book's ${book[key]} lies outside 2 SE of the reference (${verdicts[key].text.replace(/^outside: /, '')}).`,
       )
       .join(' ') || "The book's figures lie within 2 SE of the references.";
+  return `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`;
+}
+
+/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
+function unitSection(numbers: Numbers, context: Context) {
+  const { unit, book, verdicts } = numbers;
+  const { unit: config, reference } = context;
+  const rows = unitRows(unit, context);
   return section(
     `Which unit to resample: ${config.tasks} tasks ~ Beta(${config.beta.join(', ')}), ${config.episodesPerTask} episodes each, ${config.evals} evals, ${config.reps} bootstrap reps`,
     `Ours ± its Monte Carlo SE. Reference: row 1 exact (the pooled count is a sum of beta-binomials; given it, the ${config.reps}-replicate percentile interval's coverage is exact); rows 2 and 3 a large simulation of ${count(reference.evals)} benchmarks, each scored by its exact ${config.reps}-replicate bootstrap coverage (± its SE). "ours vs reference" and "book vs reference" are in standard errors of a ${config.evals}-eval run.`,
@@ -129,7 +138,7 @@ function unitSection(
       book: (row) => book[row.key],
       'book vs reference': (row) => verdicts[row.key].text,
     }),
-    `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`,
+    unitNotes(numbers, rows),
   );
 }
 
