@@ -104,3 +104,4 @@ export { loadWorlds, type World } from './coverageWorld.ts';
 export { coverageNumbers, type NumbersCoverage } from './sections/coverage.ts';
 export { recipeClaimsNumbers, type NumbersRecipeClaims } from './sections/recipe-claims.ts';
 export { recipesNumbers, type NumbersRecipes } from './sections/recipes.ts';
+export { studyReportNumbers, type StudyReportNumbers } from './studyReport.ts';
