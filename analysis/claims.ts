@@ -567,53 +567,21 @@ function iqmTrimmedLow(results: StudyResults, tasks: readonly string[]) {
 }
 
 /**
- * Every chapter claim measured across the seeds of a study; a study must have evaluated all
- * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
- * `resamples` episode resamples per seed give each verdict's probability; `reps` replicates
- * every bootstrap over seeds.
+ * The sizes over seeds: 17.4's noise SDs, 17.8's figures with the winner's curse's standing, 17.5's
+ * magnitudes, 17.3's base rho, and step 80's pass@1.
  */
-export function seedClaims(
-  results: StudyResults,
-  { seed, reps = AGGREGATE_REPS, resamples = 1000 }: { seed: number; reps?: number; resamples?: number },
-) {
-  const { plan, seeds } = results;
-  requireChapterSteps(plan);
-  if (seeds.length < 2)
-    throw new InputError(`${plan.dir}: the claims are measured across seeds; this study has ${seeds.length}`);
-  const rng = new Rng(seed).fork('seeds');
-  const tasks = results.tasks.map((task) => task.name);
-  const perSeed = seeds.map((trainingSeed) =>
-    seedRow(results, trainingSeed, { tasks, resamples, stream: rng.fork(`episodes/${trainingSeed}`) }),
-  );
-  const claims = claimRates(perSeed, {
-    reps,
-    rng,
-    detectionAt: { episodes: plan.measure.episodes, tasks: tasks.length },
-  });
+function sizesOverSeeds(perSeed: ReadonlyArray<ReturnType<typeof seedRow>>) {
   const noiseAt = (step: 30 | 80) =>
     noiseStandardDeviations(
       perSeed.map((row) => row.passAt1[step]!),
       perSeed.map((row) => row.repeat[step]),
     );
   const step80 = perSeed.map((row) => row.passAt1[80]!);
-  const aggregates = Object.fromEntries(
-    ([0, 20, 80] as const).map((step) => [
-      step,
-      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
-    ]),
-  ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
   const selectionFigures = Object.fromEntries(
     SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
   ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>;
   const baseRhos = perSeed.flatMap((row) => (row.baseRho === null ? [] : [row.baseRho]));
   return {
-    seeds,
-    episodes: plan.measure.episodes,
-    resamples,
-    reps,
-    perSeed: perSeed.map(({ resampledVerdicts: _, ...row }) => row),
-    claims,
-    byTask: claimsByTask(perSeed, tasks),
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
     selection: selectionFigures,
     /** The winner's curse's standing (docs/CLAIMS.md, section 5), in ours and in the book's design. */
@@ -656,6 +624,48 @@ export function seedClaims(
       min: Math.min(...step80),
       max: Math.max(...step80),
     },
+  };
+}
+
+/**
+ * Every chapter claim measured across the seeds of a study; a study must have evaluated all
+ * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
+ * `resamples` episode resamples per seed give each verdict's probability; `reps` replicates
+ * every bootstrap over seeds.
+ */
+export function seedClaims(
+  results: StudyResults,
+  { seed, reps = AGGREGATE_REPS, resamples = 1000 }: { seed: number; reps?: number; resamples?: number },
+) {
+  const { plan, seeds } = results;
+  requireChapterSteps(plan);
+  if (seeds.length < 2)
+    throw new InputError(`${plan.dir}: the claims are measured across seeds; this study has ${seeds.length}`);
+  const rng = new Rng(seed).fork('seeds');
+  const tasks = results.tasks.map((task) => task.name);
+  const perSeed = seeds.map((trainingSeed) =>
+    seedRow(results, trainingSeed, { tasks, resamples, stream: rng.fork(`episodes/${trainingSeed}`) }),
+  );
+  const claims = claimRates(perSeed, {
+    reps,
+    rng,
+    detectionAt: { episodes: plan.measure.episodes, tasks: tasks.length },
+  });
+  const aggregates = Object.fromEntries(
+    ([0, 20, 80] as const).map((step) => [
+      step,
+      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
+    ]),
+  ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
+  return {
+    seeds,
+    episodes: plan.measure.episodes,
+    resamples,
+    reps,
+    perSeed: perSeed.map(({ resampledVerdicts: _, ...row }) => row),
+    claims,
+    byTask: claimsByTask(perSeed, tasks),
+    ...sizesOverSeeds(perSeed),
     aggregates,
     iqmTrimmedLow: iqmTrimmedLow(results, tasks),
     probabilityOfImprovement: improvement(results, 80, 0, { seed, reps }),
@@ -764,6 +774,50 @@ export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
   return 'open';
 }
 
+/** One value claim's estimate, interval and standing in one recipe's claims. */
+function valueInRecipe(claim: ValueClaimName, name: string, claims: SeedClaims) {
+  const seeds = claims.seeds.length;
+  switch (claim) {
+    case 'trainingNoise30': {
+      const noise = claims.noise.step30;
+      return {
+        recipe: name,
+        seeds,
+        estimate: noise.training.estimate,
+        low: noise.training.low,
+        high: noise.training.high,
+        evaluationNoise: noise.evaluation.estimate,
+        standing: reproducibleStanding(noise),
+      };
+    }
+    case 'winnersCurse':
+    case 'bookCurse': {
+      const curse = claims.selection[claim];
+      const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
+      return {
+        recipe: name,
+        seeds,
+        estimate: curse.estimate,
+        low: curse.low,
+        high: curse.high,
+        power,
+        standing,
+      };
+    }
+    default: {
+      const move = claims.temperature[claim];
+      return {
+        recipe: name,
+        seeds,
+        estimate: move.estimate,
+        low: move.low,
+        high: move.high,
+        standing: move.standing,
+      };
+    }
+  }
+}
+
 /**
  * Every claim of `seedClaims` in every recipe given (each a study of its own seeds on the held-out
  * tasks): per recipe the claim's count or value with its interval and its standing, and where the
@@ -781,48 +835,7 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
     };
   });
   const values = VALUE_CLAIMS.map((claim) => {
-    const per = recipes.map(({ name, claims }) => {
-      const seeds = claims.seeds.length;
-      switch (claim) {
-        case 'trainingNoise30': {
-          const noise = claims.noise.step30;
-          return {
-            recipe: name,
-            seeds,
-            estimate: noise.training.estimate,
-            low: noise.training.low,
-            high: noise.training.high,
-            evaluationNoise: noise.evaluation.estimate,
-            standing: reproducibleStanding(noise),
-          };
-        }
-        case 'winnersCurse':
-        case 'bookCurse': {
-          const curse = claims.selection[claim];
-          const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
-          return {
-            recipe: name,
-            seeds,
-            estimate: curse.estimate,
-            low: curse.low,
-            high: curse.high,
-            power,
-            standing,
-          };
-        }
-        default: {
-          const move = claims.temperature[claim];
-          return {
-            recipe: name,
-            seeds,
-            estimate: move.estimate,
-            low: move.low,
-            high: move.high,
-            standing: move.standing,
-          };
-        }
-      }
-    });
+    const per = recipes.map(({ name, claims }) => valueInRecipe(claim, name, claims));
     return {
       claim,
       kind: 'value' as const,
