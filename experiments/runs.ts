@@ -138,18 +138,9 @@ export async function ensureRun(
   const otherCode = otherCodeOf(steps.map(at));
   if (otherCode !== undefined) {
     if (retrainOtherCode) {
-      // --rebaseline: the run is trained again by this code; the old one goes only once the new one is made.
-      const aside = `${runDir}.other-code-${process.pid}`;
-      process.stderr.write(`${runDir} was trained by other code (${otherCode}); training it again\n`);
-      renameSync(runDir, aside);
-      try {
-        await ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) });
-      } catch (error) {
-        rmSync(runDir, { recursive: true, force: true });
-        renameSync(aside, runDir);
-        throw error;
-      }
-      rmSync(aside, { recursive: true, force: true });
+      await trainAgain(runDir, otherCode, () =>
+        ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) }),
+      );
       return at;
     }
     if (!noticedRuns.has(runDir)) {
@@ -177,6 +168,25 @@ export async function ensureRun(
     steps.map((step) => stepOf(step, smoke)),
   );
   return at;
+}
+
+/**
+ * --rebaseline: the run, trained by other code (`otherCode` says how), is trained again by this
+ * code (`train`); the old one is set aside and goes only once the new one is made, and comes back
+ * if training fails.
+ */
+async function trainAgain(runDir: string, otherCode: string, train: () => Promise<unknown>): Promise<void> {
+  const aside = `${runDir}.other-code-${process.pid}`;
+  process.stderr.write(`${runDir} was trained by other code (${otherCode}); training it again\n`);
+  renameSync(runDir, aside);
+  try {
+    await train();
+  } catch (error) {
+    rmSync(runDir, { recursive: true, force: true });
+    renameSync(aside, runDir);
+    throw error;
+  }
+  rmSync(aside, { recursive: true, force: true });
 }
 
 let retrainOtherCode = false;
