@@ -207,6 +207,49 @@ async function rolloutBench(
   };
 }
 
+/** The GRPO loss job of the bench: the untrained policy's episodes of `specs`, advantages set to +-1 (it earns no reward). */
+function grpoJob(
+  agent: Agent,
+  {
+    config,
+    harness,
+    tasks,
+    specs,
+  }: {
+    config: ReturnType<typeof defaultRLConfig>;
+    harness: ReturnType<typeof pickHarness>;
+    tasks: ReturnType<typeof makeTasks>;
+    specs: ReturnType<typeof episodeSpecs>;
+  },
+): LossJob {
+  return {
+    kind: 'grpo',
+    batch: padBatch(rollout(agent, harness, tasks, specs), agent.tokenizer.padId),
+    advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)),
+    clipEpsilon: config.clipEpsilon,
+    klCoef: 0,
+    entropyCoef: config.entropyCoef,
+  };
+}
+
+/** What bench/beside.ts needs to run the same updates in a process of its own: the model, its weights now, the job and the optimizer's settings. */
+function besideWork(
+  agent: Agent,
+  { backend, job, config }: { backend: string; job: LossJob; config: ReturnType<typeof defaultRLConfig> },
+): BesideWork {
+  return {
+    backend: backend as BackendPreference,
+    attention: agent.model.attentionMode,
+    modelConfig: agent.model.config,
+    words: [...agent.tokenizer.words],
+    weights: getWeights(agent.model),
+    job,
+    epochs: config.updateEpochs,
+    learningRate: config.learningRate,
+    maxGradNorm: config.maxGradNorm,
+  };
+}
+
 /**
  * One default GRPO step's work: 160 episodes (20 training tasks x group 8), then the updates on
  * their transcripts (advantages set to +-1: the untrained policy earns no reward), on one thread
@@ -221,14 +264,7 @@ async function grpoBench(
   const harness = pickHarness(config);
   const train = makeTasks('train');
   const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
-  const job: LossJob = {
-    kind: 'grpo',
-    batch: padBatch(rollout(agent, harness, train, grpoSpecs), agent.tokenizer.padId),
-    advantages: Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1)),
-    clipEpsilon: config.clipEpsilon,
-    klCoef: 0,
-    entropyCoef: config.entropyCoef,
-  };
+  const job = grpoJob(agent, { config, harness, tasks: train, specs: grpoSpecs });
   const timeGrpo = async (compute: Compute = one) => {
     await fromStart();
     const grpoOptimizer = adam(config.learningRate);
@@ -249,20 +285,7 @@ async function grpoBench(
   // The same updates on one thread, alone and then beside a copy of themselves in another
   // process: how much the two cores slow each other down whatever runs on them.
   const timeUpdates = async () => (await timeGrpo()).updates;
-  const beside = await besideCopy(
-    {
-      backend: backend as BackendPreference,
-      attention: agent.model.attentionMode,
-      modelConfig: agent.model.config,
-      words: [...agent.tokenizer.words],
-      weights: getWeights(agent.model),
-      job,
-      epochs: config.updateEpochs,
-      learningRate: config.learningRate,
-      maxGradNorm: config.maxGradNorm,
-    },
-    timeUpdates,
-  );
+  const beside = await besideCopy(besideWork(agent, { backend, job, config }), timeUpdates);
   say(
     `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
   );
