@@ -416,84 +416,98 @@ export function requireChapterSteps(plan: { dir: string; measure: { steps: reado
 }
 
 /**
- * Every chapter claim measured across the seeds of a study; a study must have evaluated all
- * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
- * `resamples` episode resamples per seed give each verdict's probability; `reps` replicates
- * every bootstrap over seeds.
+ * Each task's successes at every chapter step of one seed, its peak, its falls (descriptive), and
+ * its tests (`observed`: the seed's verdicts); `at` reads the seed's evaluation at a step.
  */
-export function seedClaims(
-  results: StudyResults,
-  { seed, reps = AGGREGATE_REPS, resamples = 1000 }: { seed: number; reps?: number; resamples?: number },
+function seedTrajectories(
+  episodes: SeedEpisodes,
+  observed: ReturnType<typeof seedVerdicts>,
+  { tasks, at }: { tasks: readonly string[]; at: (step: number) => EvalOutput },
 ) {
-  const { plan, seeds } = results;
-  requireChapterSteps(plan);
-  if (seeds.length < 2)
-    throw new InputError(`${plan.dir}: the claims are measured across seeds; this study has ${seeds.length}`);
-  const rng = new Rng(seed).fork('seeds');
-  const tasks = results.tasks.map((task) => task.name);
-  const kMax = Math.min(32, plan.measure.episodes);
-  const perSeed = seeds.map((trainingSeed) => {
-    const at = (step: number, label = 'a') => evaluationOf(results, trainingSeed, step, label);
-    const outcomes = (step: number, label = 'a') =>
-      at(step, label).perTask.map((count) => bits(count.outcomes));
-    const episodes: SeedEpisodes = {
-      steps: CHAPTER_STEPS.map((step) => outcomes(step)),
-      greedy: outcomes(80, 'temperature-0'),
-      hot: outcomes(80, 'temperature-1.3'),
-    };
-    const observed = seedVerdicts(episodes, kMax, tasks);
-    const stream = rng.fork(`episodes/${trainingSeed}`);
-    const resampled = Array.from(
-      { length: resamples },
-      () => seedVerdicts(resampleEpisodes(episodes, stream), kMax, tasks).verdicts,
-    );
-    const counts = (step: number) => episodes.steps[CHAPTER_STEPS.indexOf(step as never)]!.map(successes);
+  return tasks.map((task, t) => {
+    const successesAt = episodes.steps.map((perTask) => successes(perTask[t]!));
+    const peak = successesAt.indexOf(Math.max(...successesAt));
     return {
-      seed: trainingSeed,
-      passAt1: Object.fromEntries(CHAPTER_STEPS.map((step) => [step, at(step).passAt1])),
-      repeat: { 30: at(30, 'b').passAt1, 80: at(80, 'b').passAt1 },
-      greedy: at(80, 'temperature-0').passAt1,
-      hot: at(80, 'temperature-1.3').passAt1,
-      /** 17.3's rho of the base agent (the chapter's estimator), null where it does not exist. */
-      baseRho: chapterRho(counts(0), plan.measure.episodes),
-      overtakeK: observed.overtakeK,
-      verdicts: observed.verdicts,
-      /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
-      support: Object.fromEntries(
-        CLAIMS.map((claim) => [
-          claim,
-          resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
-        ]),
-      ) as Record<ClaimName, number>,
-      resampledVerdicts: Object.fromEntries(
-        CLAIMS.map((claim) => [claim, resampled.map((draw) => draw[claim])]),
-      ) as Record<ClaimName, boolean[]>,
-      /** Each task's successes at every chapter step, its peak, its falls (descriptive), and its tests. */
-      trajectories: tasks.map((task, t) => {
-        const successesAt = episodes.steps.map((perTask) => successes(perTask[t]!));
-        const peak = successesAt.indexOf(Math.max(...successesAt));
-        return {
-          task,
-          successes: successesAt,
-          peak: { step: CHAPTER_STEPS[peak]!, successes: successesAt[peak]! },
-          belowBase: observed.belowBase[t]!,
-          fromPeak: observed.fromPeak[t]!,
-          steepest: {
-            ...observed.steepest[t]!,
-            troughFirstEdit: commonestFirstEdit(at(observed.steepest[t]!.to), t),
-          },
-          falls: trajectoryFalls(successesAt).map(({ from, to }) => ({
-            from: { step: CHAPTER_STEPS[from]!, successes: successesAt[from]! },
-            to: { step: CHAPTER_STEPS[to]!, successes: successesAt[to]! },
-          })),
-        };
-      }),
-      selection: seedSelection(results, trainingSeed),
+      task,
+      successes: successesAt,
+      peak: { step: CHAPTER_STEPS[peak]!, successes: successesAt[peak]! },
+      belowBase: observed.belowBase[t]!,
+      fromPeak: observed.fromPeak[t]!,
+      steepest: {
+        ...observed.steepest[t]!,
+        troughFirstEdit: commonestFirstEdit(at(observed.steepest[t]!.to), t),
+      },
+      falls: trajectoryFalls(successesAt).map(({ from, to }) => ({
+        from: { step: CHAPTER_STEPS[from]!, successes: successesAt[from]! },
+        to: { step: CHAPTER_STEPS[to]!, successes: successesAt[to]! },
+      })),
     };
   });
+}
 
-  const detectionAt = { episodes: plan.measure.episodes, tasks: tasks.length };
-  const claims = Object.fromEntries(
+/**
+ * One seed of a study: its pass@1 at every chapter step, its repeats and temperatures, the base
+ * agent's rho, its verdicts with their support over `resamples` episode resamples (drawn from
+ * `stream`), its task trajectories and 17.8's figures.
+ */
+function seedRow(
+  results: StudyResults,
+  trainingSeed: number,
+  { tasks, resamples, stream }: { tasks: readonly string[]; resamples: number; stream: Rng },
+) {
+  const { plan } = results;
+  const kMax = Math.min(32, plan.measure.episodes);
+  const at = (step: number, label = 'a') => evaluationOf(results, trainingSeed, step, label);
+  const outcomes = (step: number, label = 'a') =>
+    at(step, label).perTask.map((count) => bits(count.outcomes));
+  const episodes: SeedEpisodes = {
+    steps: CHAPTER_STEPS.map((step) => outcomes(step)),
+    greedy: outcomes(80, 'temperature-0'),
+    hot: outcomes(80, 'temperature-1.3'),
+  };
+  const observed = seedVerdicts(episodes, kMax, tasks);
+  const resampled = Array.from(
+    { length: resamples },
+    () => seedVerdicts(resampleEpisodes(episodes, stream), kMax, tasks).verdicts,
+  );
+  const counts = (step: number) => episodes.steps[CHAPTER_STEPS.indexOf(step as never)]!.map(successes);
+  return {
+    seed: trainingSeed,
+    passAt1: Object.fromEntries(CHAPTER_STEPS.map((step) => [step, at(step).passAt1])),
+    repeat: { 30: at(30, 'b').passAt1, 80: at(80, 'b').passAt1 },
+    greedy: at(80, 'temperature-0').passAt1,
+    hot: at(80, 'temperature-1.3').passAt1,
+    /** 17.3's rho of the base agent (the chapter's estimator), null where it does not exist. */
+    baseRho: chapterRho(counts(0), plan.measure.episodes),
+    overtakeK: observed.overtakeK,
+    verdicts: observed.verdicts,
+    /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
+    support: Object.fromEntries(
+      CLAIMS.map((claim) => [
+        claim,
+        resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
+      ]),
+    ) as Record<ClaimName, number>,
+    resampledVerdicts: Object.fromEntries(
+      CLAIMS.map((claim) => [claim, resampled.map((draw) => draw[claim])]),
+    ) as Record<ClaimName, boolean[]>,
+    /** Each task's successes at every chapter step, its peak, its falls (descriptive), and its tests. */
+    trajectories: seedTrajectories(episodes, observed, { tasks, at }),
+    selection: seedSelection(results, trainingSeed),
+  };
+}
+
+/**
+ * Each claim's count over the seeds with its two-stage interval (`reps` replicates, stream
+ * `two-stage/<claim>` of `rng`), the Wilson interval on the count, the detection rate at the
+ * book's effect, the seeds whose verdict is weakly supported, and its standing.
+ */
+function claimRates(
+  perSeed: ReadonlyArray<ReturnType<typeof seedRow>>,
+  { reps, rng, detectionAt }: { reps: number; rng: Rng; detectionAt: { episodes: number; tasks: number } },
+): Record<ClaimName, SeedFraction> {
+  const seeds = perSeed.length;
+  return Object.fromEntries(
     CLAIMS.map((claim) => {
       const holds = perSeed.filter((row) => row.verdicts[claim]).length;
       const interval = twoStageRate(
@@ -505,12 +519,12 @@ export function seedClaims(
       const weak = perSeed.filter((row) => row.support[claim] < SUPPORTED);
       const fraction: SeedFraction = {
         holds,
-        seeds: seeds.length,
-        fraction: holds / seeds.length,
+        seeds,
+        fraction: holds / seeds,
         interval,
         wilson: {
-          ...wilsonInterval(holds, seeds.length),
-          coverageAtRate: intervalCoverage(seeds.length, holds / seeds.length, wilsonWithExactEnds),
+          ...wilsonInterval(holds, seeds),
+          coverageAtRate: intervalCoverage(seeds, holds / seeds, wilsonWithExactEnds),
         },
         weaklySupported: weak.map((row) => ({ seed: row.seed, support: row.support[claim] })),
         detection,
@@ -519,20 +533,23 @@ export function seedClaims(
       return [claim, fraction];
     }),
   ) as Record<ClaimName, SeedFraction>;
+}
 
-  const noiseAt = (step: 30 | 80) =>
-    noiseStandardDeviations(
-      perSeed.map((row) => row.passAt1[step]!),
-      perSeed.map((row) => row.repeat[step]),
-    );
-  const step80 = perSeed.map((row) => row.passAt1[80]!);
-  const aggregates = Object.fromEntries(
-    ([0, 20, 80] as const).map((step) => [
-      step,
-      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
-    ]),
-  ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
-  // What the IQM trims at step 80: the tasks of the lowest quarter of the seed x task scores.
+/** Per task, in how many seeds it ends below the base agent, below it by Holm, falls late, and falls during training. */
+function claimsByTask(perSeed: ReadonlyArray<ReturnType<typeof seedRow>>, tasks: readonly string[]) {
+  return tasks.map((task, t) => ({
+    task,
+    endsBelowBase: perSeed.filter(
+      (row) => row.trajectories[t]!.successes.at(-1)! < row.trajectories[t]!.successes[0]!,
+    ).length,
+    belowBaseHolm: perSeed.filter((row) => row.trajectories[t]!.belowBase.holmP < 0.05).length,
+    lateTrainingInstability: perSeed.filter((row) => row.trajectories[t]!.fromPeak.holmP < 0.05).length,
+    fallsDuringTraining: perSeed.filter((row) => row.trajectories[t]!.steepest.holmP < 0.05).length,
+  }));
+}
+
+/** What the IQM trims at step 80: the tasks of the lowest quarter of the seed x task scores, by how many of those scores each holds. */
+function iqmTrimmedLow(results: StudyResults, tasks: readonly string[]) {
   const scores80 = taskRates(results, 80).flatMap((row) =>
     row.map((score, t) => ({ score, task: tasks[t]! })),
   );
@@ -540,26 +557,31 @@ export function seedClaims(
     .sort((x, y) => x.score - y.score)
     .slice(0, Math.floor(0.25 * scores80.length))
     .map((entry) => entry.task);
+  return {
+    scores: trimmedLow.length,
+    byTask: tasks
+      .map((task) => ({ task, scores: trimmedLow.filter((name) => name === task).length }))
+      .filter((row) => row.scores > 0)
+      .sort((x, y) => y.scores - x.scores),
+  };
+}
+
+/**
+ * The sizes over seeds: 17.4's noise SDs, 17.8's figures with the winner's curse's standing, 17.5's
+ * magnitudes, 17.3's base rho, and step 80's pass@1.
+ */
+function sizesOverSeeds(perSeed: ReadonlyArray<ReturnType<typeof seedRow>>) {
+  const noiseAt = (step: 30 | 80) =>
+    noiseStandardDeviations(
+      perSeed.map((row) => row.passAt1[step]!),
+      perSeed.map((row) => row.repeat[step]),
+    );
+  const step80 = perSeed.map((row) => row.passAt1[80]!);
   const selectionFigures = Object.fromEntries(
     SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
   ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>;
   const baseRhos = perSeed.flatMap((row) => (row.baseRho === null ? [] : [row.baseRho]));
   return {
-    seeds,
-    episodes: plan.measure.episodes,
-    resamples,
-    reps,
-    perSeed: perSeed.map(({ resampledVerdicts: _, ...row }) => row),
-    claims,
-    byTask: tasks.map((task, t) => ({
-      task,
-      endsBelowBase: perSeed.filter(
-        (row) => row.trajectories[t]!.successes.at(-1)! < row.trajectories[t]!.successes[0]!,
-      ).length,
-      belowBaseHolm: perSeed.filter((row) => row.trajectories[t]!.belowBase.holmP < 0.05).length,
-      lateTrainingInstability: perSeed.filter((row) => row.trajectories[t]!.fromPeak.holmP < 0.05).length,
-      fallsDuringTraining: perSeed.filter((row) => row.trajectories[t]!.steepest.holmP < 0.05).length,
-    })),
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
     selection: selectionFigures,
     /** The winner's curse's standing (docs/CLAIMS.md, section 5), in ours and in the book's design. */
@@ -602,14 +624,50 @@ export function seedClaims(
       min: Math.min(...step80),
       max: Math.max(...step80),
     },
+  };
+}
+
+/**
+ * Every chapter claim measured across the seeds of a study; a study must have evaluated all
+ * nine chapter steps. Pure: numbers in, numbers out, every resample drawn from `seed`'s streams.
+ * `resamples` episode resamples per seed give each verdict's probability; `reps` replicates
+ * every bootstrap over seeds.
+ */
+export function seedClaims(
+  results: StudyResults,
+  { seed, reps = AGGREGATE_REPS, resamples = 1000 }: { seed: number; reps?: number; resamples?: number },
+) {
+  const { plan, seeds } = results;
+  requireChapterSteps(plan);
+  if (seeds.length < 2)
+    throw new InputError(`${plan.dir}: the claims are measured across seeds; this study has ${seeds.length}`);
+  const rng = new Rng(seed).fork('seeds');
+  const tasks = results.tasks.map((task) => task.name);
+  const perSeed = seeds.map((trainingSeed) =>
+    seedRow(results, trainingSeed, { tasks, resamples, stream: rng.fork(`episodes/${trainingSeed}`) }),
+  );
+  const claims = claimRates(perSeed, {
+    reps,
+    rng,
+    detectionAt: { episodes: plan.measure.episodes, tasks: tasks.length },
+  });
+  const aggregates = Object.fromEntries(
+    ([0, 20, 80] as const).map((step) => [
+      step,
+      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
+    ]),
+  ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
+  return {
+    seeds,
+    episodes: plan.measure.episodes,
+    resamples,
+    reps,
+    perSeed: perSeed.map(({ resampledVerdicts: _, ...row }) => row),
+    claims,
+    byTask: claimsByTask(perSeed, tasks),
+    ...sizesOverSeeds(perSeed),
     aggregates,
-    iqmTrimmedLow: {
-      scores: trimmedLow.length,
-      byTask: tasks
-        .map((task) => ({ task, scores: trimmedLow.filter((name) => name === task).length }))
-        .filter((row) => row.scores > 0)
-        .sort((x, y) => y.scores - x.scores),
-    },
+    iqmTrimmedLow: iqmTrimmedLow(results, tasks),
     probabilityOfImprovement: improvement(results, 80, 0, { seed, reps }),
   };
 }
@@ -716,6 +774,50 @@ export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
   return 'open';
 }
 
+/** One value claim's estimate, interval and standing in one recipe's claims. */
+function valueInRecipe(claim: ValueClaimName, name: string, claims: SeedClaims) {
+  const seeds = claims.seeds.length;
+  switch (claim) {
+    case 'trainingNoise30': {
+      const noise = claims.noise.step30;
+      return {
+        recipe: name,
+        seeds,
+        estimate: noise.training.estimate,
+        low: noise.training.low,
+        high: noise.training.high,
+        evaluationNoise: noise.evaluation.estimate,
+        standing: reproducibleStanding(noise),
+      };
+    }
+    case 'winnersCurse':
+    case 'bookCurse': {
+      const curse = claims.selection[claim];
+      const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
+      return {
+        recipe: name,
+        seeds,
+        estimate: curse.estimate,
+        low: curse.low,
+        high: curse.high,
+        power,
+        standing,
+      };
+    }
+    default: {
+      const move = claims.temperature[claim];
+      return {
+        recipe: name,
+        seeds,
+        estimate: move.estimate,
+        low: move.low,
+        high: move.high,
+        standing: move.standing,
+      };
+    }
+  }
+}
+
 /**
  * Every claim of `seedClaims` in every recipe given (each a study of its own seeds on the held-out
  * tasks): per recipe the claim's count or value with its interval and its standing, and where the
@@ -733,48 +835,7 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
     };
   });
   const values = VALUE_CLAIMS.map((claim) => {
-    const per = recipes.map(({ name, claims }) => {
-      const seeds = claims.seeds.length;
-      switch (claim) {
-        case 'trainingNoise30': {
-          const noise = claims.noise.step30;
-          return {
-            recipe: name,
-            seeds,
-            estimate: noise.training.estimate,
-            low: noise.training.low,
-            high: noise.training.high,
-            evaluationNoise: noise.evaluation.estimate,
-            standing: reproducibleStanding(noise),
-          };
-        }
-        case 'winnersCurse':
-        case 'bookCurse': {
-          const curse = claims.selection[claim];
-          const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
-          return {
-            recipe: name,
-            seeds,
-            estimate: curse.estimate,
-            low: curse.low,
-            high: curse.high,
-            power,
-            standing,
-          };
-        }
-        default: {
-          const move = claims.temperature[claim];
-          return {
-            recipe: name,
-            seeds,
-            estimate: move.estimate,
-            low: move.low,
-            high: move.high,
-            standing: move.standing,
-          };
-        }
-      }
-    });
+    const per = recipes.map(({ name, claims }) => valueInRecipe(claim, name, claims));
     return {
       claim,
       kind: 'value' as const,

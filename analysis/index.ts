@@ -1,7 +1,11 @@
 /**
- * The chapter's analysis across the seeds of a study: each claim's verdicts, rates, detection
- * rates and standings (claims.ts, docs/CLAIMS.md), and the aggregates over seeds x tasks with a
- * seed as the unit (aggregates.ts). It reads a study's results (study/) and computes with eval/.
+ * The chapter's analysis: the numbers each section reports, made from what its experiment
+ * measured (sections/: one function per section, whose return type is the section's numbers,
+ * `Numbers171` ... `NumbersRecipes`, read by its report in publish/sections/ and by test:repro);
+ * the claims across the seeds of a study (claims.ts, docs/CLAIMS.md) and the aggregates over
+ * seeds x tasks with a seed as the unit (aggregates.ts); the coverage simulation's worlds and
+ * interval methods (coverageWorld.ts, coverageMethods.ts, intervalMethods.ts); the book's figures
+ * against ours (book.ts). It reads studies (study/) and evaluations, and computes with eval/.
  */
 export {
   BOOK_CURSE,
@@ -40,3 +44,64 @@ export {
   stepAggregates,
   type SeedEstimate,
 } from './aggregates.ts';
+export { compareWithBook, compareWithRange, shareSE, zScore, type BookComparison } from './book.ts';
+export { passAtKNumbers, type Numbers172 } from './sections/17.2.ts';
+export {
+  confidenceIntervalNumbers,
+  populationMean,
+  type BookCoverage,
+  type CoverageConfig,
+  type Numbers173,
+} from './sections/17.3.ts';
+export { estimatorVarianceNumbers, type NumbersEx1 } from './sections/ex-1.ts';
+export { designReviewNumbers, type NumbersEx7 } from './sections/ex-7.ts';
+export { countsOf } from './counts.ts';
+export { passRateNumbers, type Numbers171 } from './sections/17.1.ts';
+export { comparingRunsNumbers, type Numbers174 } from './sections/17.4.ts';
+export { harnessNumbers, type Numbers175 } from './sections/17.5.ts';
+export { heldOutNumbers, type Numbers176 } from './sections/17.6.ts';
+export { narrowingNumbers, narrowingTasks, type Narrowing, type Numbers177 } from './sections/17.7.ts';
+export { selectionNumbers, type Numbers178 } from './sections/17.8.ts';
+export { designProblemNumbers, type Numbers179 } from './sections/17.9.ts';
+export { largeKNumbers, type NumbersEx2 } from './sections/ex-2.ts';
+export { bayesianNumbers, type NumbersEx3 } from './sections/ex-3.ts';
+export { heldOutTypeNumbers, type NumbersEx4 } from './sections/ex-4.ts';
+export { canaryNumbers, type NumbersEx5 } from './sections/ex-5.ts';
+export { commonRandomNumbers, type NumbersEx6 } from './sections/ex-6.ts';
+export {
+  CLAIM_RATE_METHOD,
+  CREDIBLE_INTERVAL_METHOD,
+  EPISODE_BOOTSTRAP_METHOD,
+  EVALUATION_SD_METHOD,
+  IMPROVEMENT_METHOD,
+  IQM_METHOD,
+  MEAN_OVER_SEEDS_METHOD,
+  PAIRED_T_METHOD,
+  PROFILE_METHOD,
+  SEED_BOOTSTRAP_METHOD,
+  TASK_BOOTSTRAP_BOUNDARY_METHOD,
+  TASK_BOOTSTRAP_METHOD,
+  TRAINING_SD_METHOD,
+  WELCH_METHOD,
+  WILSON_METHOD,
+  eightSeeds,
+  methodLabel,
+  selectionMethod,
+} from './intervalMethods.ts';
+export {
+  BOUNDARY,
+  COMPARE,
+  EVALUATION,
+  METHODS,
+  STUDY,
+  STUDY8,
+  improvementTruth,
+  mixtureIqm,
+  narrowingRate,
+  type Sizes,
+} from './coverageMethods.ts';
+export { loadWorlds, type World } from './coverageWorld.ts';
+export { coverageNumbers, type NumbersCoverage } from './sections/coverage.ts';
+export { recipeClaimsNumbers, type NumbersRecipeClaims } from './sections/recipe-claims.ts';
+export { recipesNumbers, type NumbersRecipes } from './sections/recipes.ts';
+export { studyReportNumbers, type StudyReportNumbers } from './studyReport.ts';

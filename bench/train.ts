@@ -67,58 +67,12 @@ export async function run(
     }),
     tokenizer,
   };
-  const config = defaultRLConfig();
-  const harness = pickHarness(config);
-  const heldOut = makeTasks('heldout');
-  const train = makeTasks('train');
   // Each timed function runs on one thread when called without a compute, on two with `worker`.
   const one = oneThread();
   const worker = twoThreads({ backend });
   try {
     say(`backend ${backend}; each figure the best of ${REPEATS} runs, one- and two-thread runs alternating`);
-
-    // The training step on 64 x 96 random tokens, every position a target (a cloning loss).
-    const { config: cfg } = agent.model;
-    const rng = new Rng('bench/train/data');
-    const rows = 64;
-    const length = 96;
-    const step: LossJob = {
-      kind: 'bc',
-      batch: padBatch(
-        Array.from({ length: rows }, () => ({
-          tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)),
-          actionMask: new Array<number>(length).fill(1),
-        })),
-        tokenizer.padId,
-      ),
-    };
-    const positions = rows * (length - 1);
-    const flops =
-      6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
-    const optimizer = adam(1e-4);
-    const timeStep = async (compute: Compute = one) => {
-      const started = performance.now();
-      await optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 });
-      return performance.now() - started;
-    };
-    const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
-    const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
-    say(
-      `train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`,
-    );
-    say(
-      `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
-    );
-    const torch =
-      torchPython === undefined
-        ? undefined
-        : await torchReference(torchPython, agent.model.parameterCount(), cfg, say, {
-            rows,
-            length,
-            ours: () => timeStep(worker),
-          });
-    optimizer.dispose();
-
+    const step = await trainStepBench(agent, { one, worker, say, torchPython });
     // Every rollout and GRPO run below starts from these weights, on both threads, so each run
     // does the same work (a run's updates move the weights, and a one-thread run tells no worker).
     const start = getWeights(agent.model);
@@ -126,134 +80,246 @@ export async function run(
       setWeights(agent.model, start);
       await worker.weightsChanged(agent);
     };
-
-    // Rollouts.
-    await fromStart();
-    const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
-    await worker.rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
-    rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
-    const timeRollout = async (compute: Compute = one) => {
-      const started = performance.now();
-      const records = await compute.rollout(agent, harness, heldOut, specs);
-      return { seconds: (performance.now() - started) / 1000, records };
-    };
-    const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
-    // The same records on every run, on one thread or two (agent/rollout.ts plays the same batches).
-    const { records } = roll.one;
-    if (
-      JSON.stringify(roll.two.records.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens))
-    )
-      throw new Error('bench train: the two-thread rollouts played other episodes than one thread');
-    const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
-    const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
-    say(
-      `rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`,
-    );
-    say(
-      `rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`,
-    );
-
-    // One default GRPO step's work.
-    const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
-    const job: LossJob = {
-      kind: 'grpo',
-      batch: padBatch(rollout(agent, harness, train, grpoSpecs), tokenizer.padId),
-      advantages: Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1)),
-      clipEpsilon: config.clipEpsilon,
-      klCoef: 0,
-      entropyCoef: config.entropyCoef,
-    };
-    const timeGrpo = async (compute: Compute = one) => {
-      await fromStart();
-      const grpoOptimizer = adam(config.learningRate);
-      const rolloutStart = performance.now();
-      await compute.rollout(agent, harness, train, grpoSpecs);
-      const updateStart = performance.now();
-      for (let epoch = 0; epoch < config.updateEpochs; epoch += 1)
-        await optimizerStep(agent, grpoOptimizer, job, { compute, maxGradNorm: config.maxGradNorm });
-      const done = performance.now();
-      grpoOptimizer.dispose();
-      return {
-        rollouts: (updateStart - rolloutStart) / 1000,
-        updates: (done - updateStart) / 1000,
-        total: (done - rolloutStart) / 1000,
-      };
-    };
-    const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
-    // The same updates on one thread, alone and then beside a copy of themselves in another
-    // process: how much the two cores slow each other down whatever runs on them.
-    const timeUpdates = async () => (await timeGrpo()).updates;
-    const beside = await besideCopy(
-      {
-        backend: backend as BackendPreference,
-        attention: agent.model.attentionMode,
-        modelConfig: agent.model.config,
-        words: [...tokenizer.words],
-        weights: getWeights(agent.model),
-        job,
-        epochs: config.updateEpochs,
-        learningRate: config.learningRate,
-        maxGradNorm: config.maxGradNorm,
-      },
-      timeUpdates,
-    );
-    say(
-      `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
-    );
-    say(
-      `GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`,
-    );
-    say(
-      `GRPO updates 1 thread  ${beside.alone.toFixed(2)} s alone, ${beside.beside.toFixed(2)} s beside a copy of themselves in another process (${(beside.beside / beside.alone).toFixed(2)}x slower, the copy ran ${beside.rounds} rounds; two cores can reach at most ${((2 * beside.alone) / beside.beside).toFixed(2)}x one on this work)`,
-    );
-    const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, job, timeUpdates) : undefined;
-    if (products !== undefined)
-      say(
-        `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products and Adam, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack, tf.train.adam), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
-      );
+    const rollouts = await rolloutBench(agent, { one, worker, say, fromStart });
+    const grpo = await grpoBench(agent, { backend, one, worker, say, fromStart });
     say(`peak memory            rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       backend,
       repeats: REPEATS,
       parameters: agent.model.parameterCount(),
+      ...step.figures,
+      ...rollouts,
+      ...grpo,
+      rssMiB: process.memoryUsage().rss / 2 ** 20,
+      ...(step.torch !== undefined ? { torch: step.torch } : {}),
+    };
+  } finally {
+    await worker.close();
+    agent.model.dispose();
+  }
+}
+
+/** The threads a timed function runs on, and where its lines go. */
+interface Bench {
+  one: Compute;
+  worker: ReturnType<typeof twoThreads>;
+  say: (line: string) => void;
+}
+
+/**
+ * The training step on 64 x 96 random tokens, every position a target (a cloning loss), on one
+ * thread and on two; with `torchPython`, PyTorch's step in turn with ours (`torchReference`).
+ */
+async function trainStepBench(
+  agent: Agent,
+  { one, worker, say, torchPython }: Bench & { torchPython: string | undefined },
+) {
+  const { config: cfg } = agent.model;
+  const rng = new Rng('bench/train/data');
+  const rows = 64;
+  const length = 96;
+  const step: LossJob = {
+    kind: 'bc',
+    batch: padBatch(
+      Array.from({ length: rows }, () => ({
+        tokens: Array.from({ length }, () => rng.int(cfg.vocabSize)),
+        actionMask: new Array<number>(length).fill(1),
+      })),
+      agent.tokenizer.padId,
+    ),
+  };
+  const positions = rows * (length - 1);
+  const flops =
+    6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
+  const optimizer = adam(1e-4);
+  const timeStep = async (compute: Compute = one) => {
+    const started = performance.now();
+    await optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 });
+    return performance.now() - started;
+  };
+  const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
+  const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
+  say(
+    `train step 1 thread    ${stepMs.one.toFixed(0)} ms  ${gflops(stepMs.one).toFixed(1)} GFLOP/s  (64 x 96 tokens, forward+backward+clip+Adam, ${(flops / 1e9).toFixed(2)} GFLOP)`,
+  );
+  say(
+    `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
+  );
+  const torch =
+    torchPython === undefined
+      ? undefined
+      : await torchReference(torchPython, agent.model.parameterCount(), cfg, say, {
+          rows,
+          length,
+          ours: () => timeStep(worker),
+        });
+  optimizer.dispose();
+  return {
+    figures: {
       trainStepGflop: flops / 1e9,
       trainStepMsOneThread: stepMs.one,
       trainStepMsTwoThreads: stepMs.two,
       trainStepGflopsOneThread: gflops(stepMs.one),
       trainStepGflopsTwoThreads: gflops(stepMs.two),
       trainStepTwoThreadsSpeedup: stepMs.one / stepMs.two,
-      rolloutEpisodes: records.length,
-      rolloutTokensPerEpisode: tokens / records.length,
-      rolloutEpisodesPerSecondOneThread: records.length / rollSeconds.one,
-      rolloutEpisodesPerSecondTwoThreads: records.length / rollSeconds.two,
-      rolloutTokensPerSecondOneThread: tokens / rollSeconds.one,
-      rolloutTokensPerSecondTwoThreads: tokens / rollSeconds.two,
-      rolloutTwoThreadsSpeedup: rollSeconds.one / rollSeconds.two,
-      grpoStepSecondsOneThread: grpo.one.total,
-      grpoStepSecondsTwoThreads: grpo.two.total,
-      grpoRolloutSecondsOneThread: grpo.one.rollouts,
-      grpoRolloutSecondsTwoThreads: grpo.two.rollouts,
-      grpoUpdatesSecondsOneThread: grpo.one.updates,
-      grpoUpdatesSecondsTwoThreads: grpo.two.updates,
-      grpoUpdateTranscripts: job.batch.batchSize,
-      grpoStepTwoThreadsSpeedup: grpo.one.total / grpo.two.total,
-      grpoUpdatesSecondsOneThreadAlone: beside.alone,
-      grpoUpdatesSecondsOneThreadBesideCopy: beside.beside,
-      grpoUpdatesTwoCoresCeiling: (2 * beside.alone) / beside.beside,
-      ...(products !== undefined
-        ? {
-            grpoUpdatesSecondsOwnProducts: products.own,
-            grpoUpdatesSecondsTfjsProducts: products.tfjs,
-            ownProductsSpeedup: products.tfjs / products.own,
-          }
-        : {}),
-      rssMiB: process.memoryUsage().rss / 2 ** 20,
-      ...(torch !== undefined ? { torch } : {}),
+    },
+    torch,
+  };
+}
+
+/** Rollouts: 320 held-out episodes (32 per task), the same records on one thread and on two. */
+async function rolloutBench(
+  agent: Agent,
+  { one, worker, say, fromStart }: Bench & { fromStart: () => Promise<void> },
+) {
+  const harness = pickHarness(defaultRLConfig());
+  const heldOut = makeTasks('heldout');
+  await fromStart();
+  const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
+  await worker.rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
+  rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
+  const timeRollout = async (compute: Compute = one) => {
+    const started = performance.now();
+    const records = await compute.rollout(agent, harness, heldOut, specs);
+    return { seconds: (performance.now() - started) / 1000, records };
+  };
+  const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
+  // The same records on every run, on one thread or two (agent/rollout.ts plays the same batches).
+  const { records } = roll.one;
+  if (JSON.stringify(roll.two.records.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens)))
+    throw new Error('bench train: the two-thread rollouts played other episodes than one thread');
+  const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
+  const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
+  say(
+    `rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`,
+  );
+  say(
+    `rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`,
+  );
+  return {
+    rolloutEpisodes: records.length,
+    rolloutTokensPerEpisode: tokens / records.length,
+    rolloutEpisodesPerSecondOneThread: records.length / rollSeconds.one,
+    rolloutEpisodesPerSecondTwoThreads: records.length / rollSeconds.two,
+    rolloutTokensPerSecondOneThread: tokens / rollSeconds.one,
+    rolloutTokensPerSecondTwoThreads: tokens / rollSeconds.two,
+    rolloutTwoThreadsSpeedup: rollSeconds.one / rollSeconds.two,
+  };
+}
+
+/** The GRPO loss job of the bench: the untrained policy's episodes of `specs`, advantages set to +-1 (it earns no reward). */
+function grpoJob(
+  agent: Agent,
+  {
+    config,
+    harness,
+    tasks,
+    specs,
+  }: {
+    config: ReturnType<typeof defaultRLConfig>;
+    harness: ReturnType<typeof pickHarness>;
+    tasks: ReturnType<typeof makeTasks>;
+    specs: ReturnType<typeof episodeSpecs>;
+  },
+): LossJob {
+  return {
+    kind: 'grpo',
+    batch: padBatch(rollout(agent, harness, tasks, specs), agent.tokenizer.padId),
+    advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)),
+    clipEpsilon: config.clipEpsilon,
+    klCoef: 0,
+    entropyCoef: config.entropyCoef,
+  };
+}
+
+/** What bench/beside.ts needs to run the same updates in a process of its own: the model, its weights now, the job and the optimizer's settings. */
+function besideWork(
+  agent: Agent,
+  { backend, job, config }: { backend: string; job: LossJob; config: ReturnType<typeof defaultRLConfig> },
+): BesideWork {
+  return {
+    backend: backend as BackendPreference,
+    attention: agent.model.attentionMode,
+    modelConfig: agent.model.config,
+    words: [...agent.tokenizer.words],
+    weights: getWeights(agent.model),
+    job,
+    epochs: config.updateEpochs,
+    learningRate: config.learningRate,
+    maxGradNorm: config.maxGradNorm,
+  };
+}
+
+/**
+ * One default GRPO step's work: 160 episodes (20 training tasks x group 8), then the updates on
+ * their transcripts (advantages set to +-1: the untrained policy earns no reward), on one thread
+ * and on two; the updates on one thread alone and beside a copy of themselves in another process
+ * (`besideCopy`); and, where our products are installed, on ours against tfjs's.
+ */
+async function grpoBench(
+  agent: Agent,
+  { backend, one, worker, say, fromStart }: Bench & { backend: string; fromStart: () => Promise<void> },
+) {
+  const config = defaultRLConfig();
+  const harness = pickHarness(config);
+  const train = makeTasks('train');
+  const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
+  const job = grpoJob(agent, { config, harness, tasks: train, specs: grpoSpecs });
+  const timeGrpo = async (compute: Compute = one) => {
+    await fromStart();
+    const grpoOptimizer = adam(config.learningRate);
+    const rolloutStart = performance.now();
+    await compute.rollout(agent, harness, train, grpoSpecs);
+    const updateStart = performance.now();
+    for (let epoch = 0; epoch < config.updateEpochs; epoch += 1)
+      await optimizerStep(agent, grpoOptimizer, job, { compute, maxGradNorm: config.maxGradNorm });
+    const done = performance.now();
+    grpoOptimizer.dispose();
+    return {
+      rollouts: (updateStart - rolloutStart) / 1000,
+      updates: (done - updateStart) / 1000,
+      total: (done - rolloutStart) / 1000,
     };
-  } finally {
-    await worker.close();
-    agent.model.dispose();
-  }
+  };
+  const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
+  // The same updates on one thread, alone and then beside a copy of themselves in another
+  // process: how much the two cores slow each other down whatever runs on them.
+  const timeUpdates = async () => (await timeGrpo()).updates;
+  const beside = await besideCopy(besideWork(agent, { backend, job, config }), timeUpdates);
+  say(
+    `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
+  );
+  say(
+    `GRPO step 2 threads    ${grpo.two.total.toFixed(2)} s  (160 rollouts ${grpo.two.rollouts.toFixed(2)} s, ${config.updateEpochs} updates ${grpo.two.updates.toFixed(2)} s; ${(grpo.one.total / grpo.two.total).toFixed(2)}x one thread)`,
+  );
+  say(
+    `GRPO updates 1 thread  ${beside.alone.toFixed(2)} s alone, ${beside.beside.toFixed(2)} s beside a copy of themselves in another process (${(beside.beside / beside.alone).toFixed(2)}x slower, the copy ran ${beside.rounds} rounds; two cores can reach at most ${((2 * beside.alone) / beside.beside).toFixed(2)}x one on this work)`,
+  );
+  const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, job, timeUpdates) : undefined;
+  if (products !== undefined)
+    say(
+      `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products and Adam, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack, tf.train.adam), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
+    );
+  return {
+    grpoStepSecondsOneThread: grpo.one.total,
+    grpoStepSecondsTwoThreads: grpo.two.total,
+    grpoRolloutSecondsOneThread: grpo.one.rollouts,
+    grpoRolloutSecondsTwoThreads: grpo.two.rollouts,
+    grpoUpdatesSecondsOneThread: grpo.one.updates,
+    grpoUpdatesSecondsTwoThreads: grpo.two.updates,
+    grpoUpdateTranscripts: job.batch.batchSize,
+    grpoStepTwoThreadsSpeedup: grpo.one.total / grpo.two.total,
+    grpoUpdatesSecondsOneThreadAlone: beside.alone,
+    grpoUpdatesSecondsOneThreadBesideCopy: beside.beside,
+    grpoUpdatesTwoCoresCeiling: (2 * beside.alone) / beside.beside,
+    ...(products !== undefined
+      ? {
+          grpoUpdatesSecondsOwnProducts: products.own,
+          grpoUpdatesSecondsTfjsProducts: products.tfjs,
+          ownProductsSpeedup: products.tfjs / products.own,
+        }
+      : {}),
+  };
 }
 
 /**

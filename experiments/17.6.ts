@@ -13,16 +13,8 @@
  * Runtime: about 1.5 minutes from scratch (the type-split run trains in about 75 s); seconds after.
  * Output: results/17.6.json, results/17.6.md.
  */
-import {
-  HELD_OUT_VARIANTS,
-  makeEnv,
-  makeTasks,
-  REPAIR_OP_FOR,
-  trainingHarness,
-  vocabularyWords,
-  type EpisodeResult,
-} from '../gym/index.ts';
-import { welchInterval } from '../eval/index.ts';
+import { HELD_OUT_VARIANTS, makeTasks } from '../gym/index.ts';
+import { heldOutNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
@@ -39,8 +31,6 @@ import {
 } from './runs.ts';
 
 const HELD_OUT_TYPE = 'zero';
-const rate = (records: readonly EpisodeResult[], test: (record: EpisodeResult) => boolean) =>
-  records.filter(test).length / records.length;
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
@@ -57,88 +47,34 @@ export async function main(options: Partial<RunOptions> = {}) {
   const seenVariants = all.filter(
     (task) => task.type !== HELD_OUT_TYPE && HELD_OUT_VARIANTS.includes(task.variant),
   );
-  const typeSplit: Array<{
-    step: number;
-    set: string;
-    passAt1: number;
-    readCalls: number;
-    firstEditRight: number;
-  }> = [];
+  const typeSplit = [];
   for (const step of [0, 30]) {
     for (const [set, tasks] of [
       ['unseen type (zero, 6 tasks)', unseenType],
       ['held-out variants of the seen types (8 tasks)', seenVariants],
-    ] as const) {
-      const result = await evaluateOnCores({ checkpoint: typeAt(step), tasks, episodes, seed });
+    ] as const)
       typeSplit.push({
         step,
         set,
-        passAt1: result.passAt1,
-        readCalls: result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length,
-        firstEditRight: rate(result.records, (record) => record.firstEditOp === REPAIR_OP_FOR[record.type]),
+        evaluation: await evaluateOnCores({ checkpoint: typeAt(step), tasks, episodes, seed }),
       });
-    }
   }
 
-  // Leakage: how often a training episode shows a held-out function name (the rename pool holds all 30 names).
-  const train = makeTasks('train');
-  const heldOutNames = new Set(makeTasks('heldout').map((task) => task.name));
-  const env = makeEnv(trainingHarness(), { tasks: train });
-  const resets = smoke ? 500 : 20_000;
-  const stream = new Rng(seed).fork('17.6/names');
-  // Parameter names too are renamed from a pool of every task's parameters, held-out ones included.
-  const trainParams = new Set(train.flatMap((task) => task.params));
-  const heldOutParams = new Set(
-    makeTasks('heldout')
-      .flatMap((task) => task.params)
-      .filter((param) => !trainParams.has(param)),
-  );
-  let carrying = 0;
-  let carryingParam = 0;
-  for (let i = 0; i < resets; i += 1) {
-    const { info, observation } = env.reset({ seed: stream.uint32() });
-    if (heldOutNames.has(info.name)) carrying += 1;
-    if (observation.some((word) => heldOutParams.has(word))) carryingParam += 1;
-  }
-  const vocabulary = new Set(vocabularyWords(all));
-  const trainVocabulary = new Set(vocabularyWords(train));
-  const heldOutOnlyWords = [...vocabulary].filter(
-    (word) => !trainVocabulary.has(word) && !heldOutNames.has(word),
-  );
   // Each pool gets an evaluation of its own, with episode seeds of its own: on shared seeds a
   // policy that ignores the name would play the same episodes twice, and a zero difference would
   // be forced. The difference is unpaired (Welch over the two evaluations' episodes).
   const at = await ensureRun(run, { smoke, steps: [80] });
-  const evaluations = [];
-  for (const pool of ['train', 'heldout'] as const) {
-    const result = await evaluateOnCores({
+  const pool = async (name: 'train' | 'heldout') => ({
+    pool: name,
+    evaluation: await evaluateOnCores({
       checkpoint: at(80),
-      harness: { renamePool: pool },
+      harness: { renamePool: name },
       episodes,
-      seed: `${seed}/pool/${pool}`,
-    });
-    evaluations.push({ pool, result, outcomes: result.records.map((record) => (record.success ? 1 : 0)) });
-  }
-  const pools = evaluations.map(({ pool, result }) => ({ pool, passAt1: result.passAt1 }));
-  const { difference, low, high, standardError } = welchInterval(
-    evaluations[0]!.outcomes,
-    evaluations[1]!.outcomes,
-  );
-
-  const numbers = {
-    typeSplit,
-    leakage: {
-      resets,
-      carrying,
-      share: carrying / resets,
-      carryingParam,
-      heldOutParams: [...heldOutParams],
-      vocabulary: vocabulary.size,
-      heldOutOnlyWords,
-      pools,
-      poolDifference: { difference, low, high, standardError },
-    },
-  };
+      seed: `${seed}/pool/${name}`,
+    }),
+  });
+  const pools = [await pool('train'), await pool('heldout')] as const;
+  const numbers = heldOutNumbers({ typeSplit, resets: smoke ? 500 : 20_000, pools, rng: new Rng(seed) });
   writeResults(outDir, {
     section: '17.6',
     title: 'Held-out splits and leakage',

@@ -12,32 +12,59 @@
  * Runtime: about 20 s with trained checkpoints.
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
-import { makeTasks } from '../gym/index.ts';
-import {
-  episodeBootstrapCI,
-  expectedMaxNormal,
-  mean,
-  sampleVariance,
-  taskBootstrapCI,
-  winnersCurseSimulation,
-} from '../eval/index.ts';
+import { makeTasks, type Task } from '../gym/index.ts';
+import { selectionNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
-import { report, type Row } from '../publish/sections/17.8.ts';
-import {
-  countsOf,
-  ensureRun,
-  evaluateOnCores,
-  parseRunOptions,
-  runOptions,
-  seedRun,
-  type RunOptions,
-} from './runs.ts';
+import { report } from '../publish/sections/17.8.ts';
+import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, seedRun, type RunOptions } from './runs.ts';
 
 const STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 /** Candidates of the winner's-curse measurement: the eight GRPO snapshots. */
 const CANDIDATES = STEPS.slice(1);
+
+/**
+ * The winner's curse, measured: 10 small test evaluations (`episodes` per task) of every
+ * candidate, each with the seed `seedOf` gives it; `scores[e][i]` is evaluation e's pass@1 of
+ * candidate i.
+ */
+async function smallScores(
+  at: (step: number) => string,
+  tasks: readonly Task[],
+  { episodes, seedOf }: { episodes: number; seedOf: (evaluation: number, step: number) => string },
+): Promise<number[][]> {
+  const scores: number[][] = [];
+  for (let e = 0; e < 10; e += 1) {
+    const row: number[] = [];
+    for (const step of CANDIDATES)
+      row.push(
+        (await evaluateOnCores({ checkpoint: at(step), tasks, episodes, seed: seedOf(e, step) })).passAt1,
+      );
+    scores.push(row);
+  }
+  return scores;
+}
+
+/** Figure 17.4, right: the training seeds' step-30 checkpoints (their runs beside `run`). */
+async function seedCheckpoints(
+  run: string,
+  { smoke, episodes, seed }: { smoke: boolean; episodes: number; seed: number },
+) {
+  const seeds = [];
+  for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
+    const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), {
+      seed: trainingSeed,
+      smoke,
+      steps: [30],
+    });
+    seeds.push({
+      seed: trainingSeed,
+      evaluation: await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed }),
+    });
+  }
+  return seeds;
+}
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
@@ -50,112 +77,31 @@ export async function main(options: Partial<RunOptions> = {}) {
     test: heldOut.filter((task) => task.variant === 4),
   };
   const at = await ensureRun(run, { smoke, steps: STEPS });
-  const rng = new Rng(seed).fork('17.8');
-
-  const table: Row[] = [];
-  // Each test task's successes at each step: which task holds the test score down, and when.
-  const testCounts: number[][] = [];
+  const table = [];
   for (const step of STEPS) {
-    const row: Record<string, number> = { step };
-    for (const side of ['validation', 'test'] as const) {
-      const result = await evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
-      const interval = taskBootstrapCI(countsOf(result.perTask), {
-        reps: 2000,
-        rng: rng.fork(`${side}/${step}`),
-      });
-      Object.assign(row, {
-        [side]: result.passAt1,
-        [`${side}Low`]: interval.low,
-        [`${side}High`]: interval.high,
-      });
-      if (side === 'test') testCounts.push(result.perTask.map((count) => count.successes));
-    }
-    table.push({ ...(row as Omit<Row, 'testCounts'>), testCounts: testCounts.at(-1)! });
+    const evaluate = (side: 'validation' | 'test') =>
+      evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
+    table.push({ step, validation: await evaluate('validation'), test: await evaluate('test') });
   }
-  // Ties go to the later checkpoint (more training for the same score).
-  const best = (side: 'validation' | 'test') =>
-    table.reduce((top, row) => (row[side] >= top[side] ? row : top));
-  const byValidation = best('validation');
-  const byTest = best('test');
-
-  // Winner's curse, measured: 10 small test evaluations; each picks its best checkpoint, which is
-  // then scored on the other 9. Measured twice: the 8 candidates of one evaluation sharing its seed
-  // (common random numbers: correlated scores, a smaller curse) and each with a seed of its own.
-  const measureCurse = async (seedOf: (evaluation: number, step: number) => string) => {
-    const scores: number[][] = [];
-    for (let e = 0; e < 10; e += 1) {
-      const row: number[] = [];
-      for (const step of CANDIDATES)
-        row.push(
-          (
-            await evaluateOnCores({
-              checkpoint: at(step),
-              tasks: split.test,
-              episodes: small,
-              seed: seedOf(e, step),
-            })
-          ).passAt1,
-        );
-      scores.push(row);
-    }
-    const picks = scores.map((row, e) => {
-      const index = row.reduce((top, value, i) => (value >= row[top]! ? i : top), 0);
-      return {
-        evaluation: e,
-        step: CANDIDATES[index]!,
-        onPicking: row[index]!,
-        onRest: mean(scores.filter((_, other) => other !== e).map((other) => other[index]!)),
-      };
-    });
-    const onPicking = mean(picks.map((pick) => pick.onPicking));
-    const onRest = mean(picks.map((pick) => pick.onRest));
-    // The SE of one small evaluation, measured: each candidate's SD over the 10 evaluations, pooled.
-    const evaluationSD = Math.sqrt(
-      mean(CANDIDATES.map((_, i) => sampleVariance(scores.map((row) => row[i]!)))),
-    );
-    return { picks, onPicking, onRest, optimism: onPicking - onRest, evaluationSD };
-  };
+  // Twice: the candidates of one evaluation sharing its seed (common random numbers: correlated
+  // scores, a smaller curse) and each with a seed of its own.
   const curse = {
-    sharedSeed: await measureCurse((e) => `${seed}/curse/${e}`),
-    independentSeeds: await measureCurse((e, step) => `${seed}/curse/${e}/step-${step}`),
+    sharedSeed: await smallScores(at, split.test, { episodes: small, seedOf: (e) => `${seed}/curse/${e}` }),
+    independentSeeds: await smallScores(at, split.test, {
+      episodes: small,
+      seedOf: (e, step) => `${seed}/curse/${e}/step-${step}`,
+    }),
   };
-  const passRate = byValidation.test;
-  const simulated = {
-    ...winnersCurseSimulation({ checkpoints: 8, episodes: 160, passRate, rng: rng.fork('simulated') }),
-    e8: expectedMaxNormal(8),
-  };
-
-  // Figure 17.4, right: the four seeds' step-30 checkpoints, episode- and task-level intervals.
-  const seeds = [];
-  for (const trainingSeed of smoke ? [0, 1] : [0, 1, 2, 3]) {
-    const seedAt = await ensureRun(seedRun(run, trainingSeed, smoke), {
-      seed: trainingSeed,
-      smoke,
-      steps: [30],
-    });
-    const result = await evaluateOnCores({ checkpoint: seedAt(30), episodes, seed });
-    const counts = countsOf(result.perTask);
-    seeds.push({
-      seed: trainingSeed,
-      passAt1: result.passAt1,
-      episodeLevel: episodeBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/episode`) }),
-      taskLevel: taskBootstrapCI(counts, { rng: rng.fork(`seed${trainingSeed}/task`) }),
-    });
-  }
-
+  const seeds = await seedCheckpoints(run, { smoke, episodes, seed });
   const config = { run, episodes, smallEpisodes: small };
-  const numbers = {
-    split: {
-      validation: split.validation.map((task) => task.name),
-      test: split.test.map((task) => task.name),
-    },
+  const numbers = selectionNumbers({
+    split,
     table,
-    byValidation,
-    byTest,
     curse,
-    simulated,
+    candidates: CANDIDATES,
     seeds,
-  };
+    rng: new Rng(seed),
+  });
   writeResults(outDir, {
     section: '17.8',
     title: 'Choosing a checkpoint without touching the test set',

@@ -11,6 +11,7 @@
  * Output: results/17.9.json, results/17.9.md.
  */
 import { makeTasks, plainEnv, trainingHarness } from '../gym/index.ts';
+import { designProblemNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/17.9.ts';
@@ -32,25 +33,19 @@ export async function main(options: Partial<RunOptions> = {}) {
   // (2) and (3): scripted canaries on the held-out tasks, as the book's figures are; the scripted policies need no checkpoint.
   const tasks = makeTasks('heldout');
   const episodes = smoke ? 2 : 10;
-  const scripted = async (policy: 'stacker' | 'gamer', harness: ReturnType<typeof trainingHarness>) => {
-    const result = await evaluateOnCores({ scripted: policy, harness, tasks, episodes, seed });
-    const meanReward = result.records.reduce((sum, record) => sum + record.reward, 0) / result.records.length;
-    return { success: result.passAt1, meanReward, harnessHash: result.provenance.harnessHash };
-  };
-  const stacker = {
-    train: await scripted('stacker', trainingHarness()),
-    plain: await scripted('stacker', plainEnv()),
-  };
-  const gamer = {
-    public: await scripted('gamer', trainingHarness({ reward: 'public' })),
-    hidden: await scripted('gamer', trainingHarness()),
-  };
-
-  const numbers = {
-    noise: { evaluations: noise, min: Math.min(...noise), max: Math.max(...noise) },
-    stacker,
-    gamer,
-  };
+  const scripted = (policy: 'stacker' | 'gamer', harness: ReturnType<typeof trainingHarness>) =>
+    evaluateOnCores({ scripted: policy, harness, tasks, episodes, seed });
+  const numbers = designProblemNumbers({
+    noise,
+    stacker: {
+      train: await scripted('stacker', trainingHarness()),
+      plain: await scripted('stacker', plainEnv()),
+    },
+    gamer: {
+      public: await scripted('gamer', trainingHarness({ reward: 'public' })),
+      hidden: await scripted('gamer', trainingHarness()),
+    },
+  });
   const config = {
     run,
     noiseEvaluations: NOISE_EVALS,

@@ -16,17 +16,8 @@
  * Output: results/ex-2.json, results/ex-2.md, results/figures/ex-2-passk.svg and
  *   ex-2-counts-<run>.svg (per-task success rates by checkpoint).
  */
-import { basename } from 'node:path';
-import {
-  bootstrapCI,
-  changePointBootstrap,
-  fallOnset,
-  fisherExactGreater,
-  holmAdjust,
-  passAtK,
-  trajectoryFalls,
-} from '../eval/index.ts';
-import type { TaskCount } from '../gym/index.ts';
+import type { Evaluation } from '../agent/index.ts';
+import { largeKNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
@@ -43,117 +34,29 @@ import {
 
 const CURVE_STEPS = [0, 20, 40, 80];
 const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
-const BAND_KS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
-/** Mean unbiased pass@k over tasks at every k up to `maxK`, with a task-level bootstrap band at the powers of two. */
-function curve(counts: readonly number[], n: number, maxK: number, rng: Rng) {
-  return Array.from({ length: maxK }, (_, i) => {
-    const k = i + 1;
-    const perTask = counts.map((c) => passAtK(n, c, k));
-    const band = BAND_KS.includes(k) ? bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }) : null;
-    return {
-      k,
-      mean: perTask.reduce((a, b) => a + b, 0) / perTask.length,
-      low: band?.low ?? null,
-      high: band?.high ?? null,
-    };
-  });
-}
-
-/**
- * Every fall of every task between checkpoints (a local peak to the next trough,
- * `trajectoryFalls`), tested one-sided by Fisher's exact test on the two counts (the checkpoints'
- * evaluations are independent samples of different sizes), Holm-adjusted over all the run's falls.
- */
-function fallsDuringTraining(checkpoints: ReadonlyArray<{ step: number; perTask: readonly TaskCount[] }>) {
-  const counts = (task: number) => checkpoints.map((checkpoint) => checkpoint.perTask[task]!);
-  const found = checkpoints[0]!.perTask.flatMap((_, t) =>
-    trajectoryFalls(counts(t).map((count) => count.successes / count.episodes)).map(({ from, to }) => {
-      const [high, low] = [counts(t)[from]!, counts(t)[to]!];
-      return {
-        task: high.name,
-        from: { step: checkpoints[from]!.step, successes: high.successes, episodes: high.episodes },
-        to: { step: checkpoints[to]!.step, successes: low.successes, episodes: low.episodes },
-        p: fisherExactGreater(high.successes, high.episodes, low.successes, low.episodes),
-      };
-    }),
-  );
-  const adjusted = holmAdjust(found.map((fall) => fall.p));
-  return found.map((fall, i) => ({ ...fall, holmP: adjusted[i]!, significant: adjusted[i]! < 0.05 }));
-}
-
-async function measureRun(
+/** Every checkpoint of a run evaluated, `curveEpisodes` episodes per task at the curve steps and `otherEpisodes` elsewhere. */
+async function evaluateRun(
   dir: string,
   trainingSeed: number,
-  opts: { seed: number; smoke: boolean; curveEpisodes: number; otherEpisodes: number; maxK: number },
+  {
+    seed,
+    smoke,
+    curveEpisodes,
+    otherEpisodes,
+  }: { seed: number; smoke: boolean; curveEpisodes: number; otherEpisodes: number },
 ) {
-  const { seed, smoke, curveEpisodes, otherEpisodes, maxK } = opts;
   const at = await ensureRun(dir, { seed: trainingSeed, smoke, steps: TRAJECTORY });
-  const checkpoints: Array<{ step: number; episodes: number; passAt1: number; perTask: TaskCount[] }> = [];
+  const evaluations: Array<{ step: number; episodes: number; evaluation: Evaluation }> = [];
   for (const step of TRAJECTORY) {
     const episodes = CURVE_STEPS.includes(step) ? curveEpisodes : otherEpisodes;
-    const { perTask, passAt1 } = await evaluateOnCores({ checkpoint: at(step), episodes, seed });
-    checkpoints.push({ step, episodes, passAt1, perTask });
-  }
-  const rng = new Rng(seed).fork(`ex-2/${basename(dir)}`);
-  const curves = CURVE_STEPS.map((step) => {
-    const point = checkpoints.find((checkpoint) => checkpoint.step === step)!;
-    return {
+    evaluations.push({
       step,
-      curve: curve(
-        point.perTask.map((count) => count.successes),
-        point.episodes,
-        maxK,
-        rng.fork(`curve/${step}`),
-      ),
-    };
-  });
-  const meanAt = (step: number, k: number) => curves.find((c) => c.step === step)!.curve[k - 1]!.mean;
-  const crossing = (step: number) =>
-    curves[0]!.curve.find((point) => point.mean > meanAt(step, point.k))?.k ?? null;
-  const tasks = checkpoints[0]!.perTask.map((count) => count.name);
-  const rate = (step: number, task: string) => {
-    const count = checkpoints.find((c) => c.step === step)!.perTask.find((c) => c.name === task)!;
-    return count.successes / count.episodes;
-  };
-  // Coverage at the largest k: the chance that maxK samples hold a success.
-  const coverage = tasks.map((task) => {
-    const at = (step: number) => {
-      const count = checkpoints.find((c) => c.step === step)!.perTask.find((c) => c.name === task)!;
-      return passAtK(count.episodes, count.successes, Math.min(maxK, count.episodes));
-    };
-    return { task, base: at(0), step80: at(80), lost: at(80) < at(0) };
-  });
-  const narrowing = tasks
-    .filter((task) => rate(80, task) < rate(0, task))
-    .map((task) => {
-      const counts = checkpoints.map((c) => c.perTask.find((count) => count.name === task)!);
-      const onset = changePointBootstrap({
-        successes: counts.map((count) => count.successes),
-        trials: counts.map((count) => count.episodes),
-        reps: 2000,
-        rng: rng.fork(`onset/${task}`),
-        statistic: fallOnset,
-      });
-      const stepOf = (index: number | null) => (index === null ? null : TRAJECTORY[index]!);
-      return {
-        task,
-        rates: counts.map((count) => count.successes / count.episodes),
-        fallsAt: stepOf(onset.index),
-        low: stepOf(onset.low),
-        high: stepOf(onset.high),
-        noFallShare: onset.noneShare,
-      };
+      episodes,
+      evaluation: await evaluateOnCores({ checkpoint: at(step), episodes, seed }),
     });
-  return {
-    run: dir,
-    checkpoints,
-    curves,
-    crossing: { step80: crossing(80), step40: crossing(40), step20: crossing(20) },
-    coverage,
-    narrowing,
-    falls: fallsDuringTraining(checkpoints),
-  };
+  }
+  return { run: dir, evaluations };
 }
 
 export async function main(options: Partial<RunOptions> = {}) {
@@ -164,10 +67,17 @@ export async function main(options: Partial<RunOptions> = {}) {
   const runs = [{ dir: run, trainingSeed: trainingSeedOf(run) }];
   if (!smoke)
     for (const trainingSeed of [1, 2, 3]) runs.push({ dir: seedRun(run, trainingSeed, smoke), trainingSeed });
-  const measured = [];
+  const evaluated = [];
   for (const { dir, trainingSeed } of runs)
-    measured.push(await measureRun(dir, trainingSeed, { seed, smoke, curveEpisodes, otherEpisodes, maxK }));
-  const numbers = { curveEpisodes, otherEpisodes, maxK, runs: measured };
+    evaluated.push(await evaluateRun(dir, trainingSeed, { seed, smoke, curveEpisodes, otherEpisodes }));
+  const numbers = largeKNumbers({
+    curveEpisodes,
+    otherEpisodes,
+    maxK,
+    curveSteps: CURVE_STEPS,
+    runs: evaluated,
+    rng: new Rng(seed),
+  });
   writeResults(outDir, {
     section: 'ex-2',
     title: '17.7 at n = 256 and k up to 128, with step 40',

@@ -17,21 +17,13 @@
  * Output: results/ex-4.json, results/ex-4.md, results/figures/ex-4-entropy-vs-drop.svg.
  */
 import { checkpointOpProbabilitiesAtFirstEdit } from '../agent/index.ts';
-import {
-  BUG_TYPES,
-  firstEditCounts,
-  makeTasks,
-  REPAIR_OP_FOR,
-  type BugType,
-  type EditOp,
-} from '../gym/index.ts';
-import { mean, pairedBootstrapDiff, shannonEntropy, taskBootstrapCI } from '../eval/index.ts';
+import { BUG_TYPES, makeTasks } from '../gym/index.ts';
+import { heldOutTypeNumbers } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-4.ts';
 import {
-  countsOf,
   ensureRun,
   evaluateOnCores,
   parseRunOptions,
@@ -41,43 +33,12 @@ import {
   type RunOptions,
 } from './runs.ts';
 
-/** A mean that is undefined (null) over nothing. */
-const meanOrNull = (values: readonly number[]) => (values.length === 0 ? null : mean(values));
-
-/**
- * Per task, the policy's entropy (bits) over the six ops at its first edit's decision and the
- * probability it gives the type's repair there, each averaged over the task's episodes that made
- * an edit (the ops' probabilities renormalised over the six; `shannonEntropy` normalises them).
- */
-function decisionsByTask(
-  tasks: readonly { name: string }[],
-  records: readonly { task: string }[],
-  decisions: ReadonlyArray<Record<EditOp, number> | null>,
-  type: BugType,
-) {
-  return tasks.map(({ name }) => {
-    const total = (decision: Record<EditOp, number>) => Object.values(decision).reduce((a, b) => a + b, 0);
-    // An episode without an edit has no decision; nor has one whose six ops all got 0 (greedy on another word).
-    const own = decisions.filter(
-      (decision, i): decision is Record<EditOp, number> =>
-        decision !== null && records[i]!.task === name && total(decision) > 0,
-    );
-    return {
-      task: name,
-      episodes: own.length,
-      entropy: meanOrNull(own.map((decision) => shannonEntropy(decision)!)),
-      rightOp: meanOrNull(own.map((decision) => decision[REPAIR_OP_FOR[type]] / total(decision))),
-    };
-  });
-}
-
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 2 : 32;
   // The smoke version trains one type-split run; the full one all five.
   const types = smoke ? BUG_TYPES.slice(1, 2) : BUG_TYPES;
-  const rng = new Rng(seed).fork('ex-4');
-  const rows = [];
+  const measured = [];
   for (const type of types) {
     const dir = typeRunDir(run, type, smoke);
     const at = await ensureRun(dir, {
@@ -87,8 +48,8 @@ export async function main(options: Partial<RunOptions> = {}) {
       overrides: { split: 'type', heldOutType: type, steps: 30 },
     });
     const unseen = makeTasks('all').filter((task) => task.type === type);
-    const agents = [];
-    for (const step of [0, 30]) {
+    // Each episode's transcript, and the policy's op probabilities at its first edit.
+    const measure = async (step: number) => {
       const evaluation = await evaluateOnCores({
         checkpoint: at(step),
         tasks: unseen,
@@ -96,42 +57,16 @@ export async function main(options: Partial<RunOptions> = {}) {
         seed,
         transcripts: true,
       });
-      const counts = countsOf(evaluation.perTask);
-      const firstEdits = firstEditCounts(evaluation.records);
       const decisions = await checkpointOpProbabilitiesAtFirstEdit(
         at(step),
         evaluation.records.map((record) => record.transcript ?? []),
         { temperature: evaluation.provenance.harness.temperature },
       );
-      const perTask = decisionsByTask(unseen, evaluation.records, decisions, type);
-      const taskMeans = (key: 'entropy' | 'rightOp') =>
-        meanOrNull(perTask.flatMap((row) => (row[key] === null ? [] : [row[key]])));
-      agents.push({
-        step,
-        passAt1: evaluation.passAt1,
-        interval: taskBootstrapCI(counts, { reps: 2000, rng: rng.fork(`${type}/${step}`) }),
-        rates: counts.successes.map((c, j) => c / (counts.trials[j] as number)),
-        firstEdits,
-        firstEditEntropy: shannonEntropy(firstEdits),
-        firstEditRight: (firstEdits[REPAIR_OP_FOR[type]] ?? 0) / evaluation.records.length,
-        decision: { entropy: taskMeans('entropy'), rightOp: taskMeans('rightOp'), perTask },
-      });
-    }
-    const [base, trained] = agents as [(typeof agents)[0], (typeof agents)[0]];
-    const difference = pairedBootstrapDiff(base.rates, trained.rates, {
-      reps: 2000,
-      rng: rng.fork(`${type}/diff`),
-    });
-    rows.push({
-      type,
-      run: dir,
-      base,
-      trained,
-      difference: { estimate: trained.passAt1 - base.passAt1, low: difference.low, high: difference.high },
-      belowBase: difference.high < 0,
-    });
+      return { step, evaluation, decisions };
+    };
+    measured.push({ type, run: dir, tasks: unseen, base: await measure(0), trained: await measure(30) });
   }
-  const numbers = { episodes, rows };
+  const numbers = heldOutTypeNumbers({ episodes, types: measured, rng: new Rng(seed) });
   writeResults(outDir, {
     section: 'ex-4',
     title: 'A held-out-type experiment for every bug type',

@@ -14,8 +14,7 @@
  * Output: results/ex-5.json, results/ex-5.md, results/figures/ex-5-checkpoint-moves.svg.
  */
 import { SCRIPTED_POLICIES, type HarnessInput } from '../gym/index.ts';
-import { mean, sampleStandardDeviation } from '../eval/index.ts';
-import { trainShape } from '../train/index.ts';
+import { canaryNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-5.ts';
@@ -38,25 +37,15 @@ export const CHANGES: Array<{ field: string; change: HarnessInput | null; note?:
   { field: 'maxActionTokens', change: { maxActionTokens: 2 } },
 ];
 
-/** A canary's rates under one harness: every scripted policy on all 30 tasks. */
+/** Every scripted policy on all 30 tasks under one harness. */
 async function canaries(harness: HarnessInput, episodes: number, seed: string) {
-  const rows = [];
-  for (const policy of SCRIPTED_POLICIES) {
-    const { records, passAt1 } = await evaluateOnCores({
-      scripted: policy,
-      harness,
-      split: 'all',
-      episodes,
-      seed,
-    });
-    rows.push({
+  const evaluations = [];
+  for (const policy of SCRIPTED_POLICIES)
+    evaluations.push({
       policy,
-      success: passAt1,
-      reward: mean(records.map((record) => record.reward)),
-      episodes: records.length,
+      evaluation: await evaluateOnCores({ scripted: policy, harness, split: 'all', episodes, seed }),
     });
-  }
-  return rows;
+  return evaluations;
 }
 
 export async function main(options: Partial<RunOptions> = {}) {
@@ -66,64 +55,30 @@ export async function main(options: Partial<RunOptions> = {}) {
   const repeats = smoke ? 2 : 4;
   const at = await ensureRun(run, { smoke, steps: [80] });
   const baseline = await canaries({}, canaryEpisodes, `${seed}/canary`);
-  // The checkpoint's tolerance: three SDs of one evaluation, from independent evaluations under the training harness.
+  // The checkpoint's tolerance: from independent evaluations under the training harness.
   const repeated = [];
   for (let i = 0; i < repeats; i++)
     repeated.push(
       (await evaluateOnCores({ checkpoint: at(80), episodes, seed: `${seed}/checkpoint/${i}` })).passAt1,
     );
-  const evaluationSD = sampleStandardDeviation(repeated);
-  const tolerance = 3 * evaluationSD;
-  const rows = [];
-  for (const { field, change, note } of CHANGES) {
-    if (change === null) {
-      rows.push({
-        field,
-        change: null,
-        note: note ?? null,
-        moved: [],
-        caughtByCanaries: null,
-        checkpointMove: null,
-        caughtByCheckpoint: null,
-      });
-      continue;
-    }
-    const changed = await canaries(change, canaryEpisodes, `${seed}/canary`);
-    const moved = changed.flatMap((row, i) => {
-      const before = baseline[i]!;
-      // blind guesses: four binomial SEs of its rate (the canary's own rule, gym/canary.ts); the others are deterministic.
-      const allowed =
-        row.policy === 'blind' ? 4 * Math.sqrt((before.success * (1 - before.success)) / before.episodes) : 0;
-      const moves = { success: row.success - before.success, reward: row.reward - before.reward };
-      return Math.abs(moves.success) > allowed + 1e-12 || Math.abs(moves.reward) > allowed + 1e-12
-        ? [{ policy: row.policy, ...moves }]
-        : [];
-    });
-    const checkpoint = await evaluateOnCores({
-      checkpoint: at(80),
-      harness: change,
-      episodes,
-      seed: `${seed}/checkpoint/0`,
-    });
-    const checkpointMove = checkpoint.passAt1 - repeated[0]!;
-    rows.push({
+  const changes = [];
+  for (const { field, change, note } of CHANGES)
+    changes.push({
       field,
       change,
-      note: note ?? null,
-      moved,
-      caughtByCanaries: moved.length > 0,
-      checkpointMove,
-      caughtByCheckpoint: Math.abs(checkpointMove) > tolerance,
+      ...(note !== undefined ? { note } : {}),
+      canaries: change === null ? [] : await canaries(change, canaryEpisodes, `${seed}/canary`),
+      checkpoint:
+        change === null
+          ? null
+          : await evaluateOnCores({
+              checkpoint: at(80),
+              harness: change,
+              episodes,
+              seed: `${seed}/checkpoint/0`,
+            }),
     });
-  }
-  // Training fields change a checkpoint, never an evaluation: `evaluate` takes only harness fields.
-  const trainingFields = Object.keys(trainShape);
-  const numbers = {
-    baseline,
-    checkpoint: { step: 80, repeated, evaluationSD, tolerance },
-    rows,
-    trainingFields,
-  };
+  const numbers = canaryNumbers({ baseline, step: 80, repeated, changes });
   writeResults(outDir, {
     section: 'ex-5',
     title: 'A harness canary, measured',

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { correlatedSelectionInflation, designReview } from '../eval/index.ts';
+import { designReviewNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { parseStatisticsOptions } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
@@ -26,30 +26,19 @@ export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, sele
 /** Where the correlation of two checkpoints' evaluations is measured: 17.4's paired step 60 and step 80. */
 const CHECKPOINT_CORRELATION = { file: 'results/17.4.json', path: 'numbers.paired.correlation' };
 
-export function measure() {
-  const review = designReview({ ...CLAIM, correlation: null, seedSD: 0 });
-  // The same claim with a seed SD of 0.01 per arm: how training noise alone changes the answer.
-  const withTrainingNoise = designReview({ ...CLAIM, correlation: null, seedSD: 0.01 });
-  // sigma E[max of 5] assumes the five evaluations independent: an upper bound. Checkpoints of
-  // one run scored on the same tasks correlate; 17.4 measured how much.
+/** 17.4's measured correlation of two checkpoints' evaluations, and where it was read. */
+function checkpointCorrelation(): { source: string; correlation: number } {
   const measured = JSON.parse(readFileSync(join(ROOT, CHECKPOINT_CORRELATION.file), 'utf8')) as {
     numbers: { paired: { correlation: number } };
   };
-  const correlation = measured.numbers.paired.correlation;
-  const correlatedSelection = {
+  return {
     source: `${CHECKPOINT_CORRELATION.file} ${CHECKPOINT_CORRELATION.path}`,
-    correlation,
-    inflation: correlatedSelectionInflation({
-      sigma: review.selection.evaluationSD,
-      selectedFrom: CLAIM.selectedFrom,
-      correlation,
-    }),
+    correlation: measured.numbers.paired.correlation,
   };
-  return { claim: CLAIM, review, withTrainingNoise, correlatedSelection };
 }
 
 export async function main({ seed = 0, smoke = false, outDir = `${ROOT}/results` } = {}) {
-  const numbers = measure();
+  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation());
   writeResults(outDir, {
     section: 'ex-7',
     title: 'The design review',

@@ -20,11 +20,10 @@ import { join, resolve } from 'node:path';
 import { finishedStudy, loadResults, measuredSplit, splitName } from '../study/index.ts';
 import {
   CLAIMS,
-  claimsAcrossRecipes,
+  recipeClaimsNumbers,
   requireChapterSteps,
   seedClaims,
   VALUE_CLAIMS,
-  type AcrossRecipes,
 } from '../analysis/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { isMain, runScript } from '../lib/script.ts';
@@ -51,11 +50,8 @@ export const RECIPE_STUDIES = [
 /** A recipe needs at least this many seeds to be compared (the recipe issue's floor). */
 export const MIN_SEEDS = 8;
 
-export async function main({
-  seed,
-  outDir = join(ROOT, 'results'),
-  root = ROOT,
-}: { seed?: number; outDir?: string; root?: string } = {}) {
+/** Each recipe's study state: the recipes whose study is absent or unfinished, and why; the finished ones with their plans. */
+function recipeStates(root: string) {
   const states = RECIPE_STUDIES.map((entry) => ({ ...entry, state: finishedStudy(join(root, entry.study)) }));
   const notRun = states.flatMap((entry) =>
     entry.state.state === 'finished'
@@ -74,63 +70,48 @@ export async function main({
   const ready = states.flatMap((entry) =>
     entry.state.state === 'finished' ? [{ ...entry, ...entry.state }] : [],
   );
+  return { notRun, ready };
+}
+
+/** Every finished study is checked before any is measured (seedClaims checks again): enough seeds, every chapter step, the held-out tasks. */
+function checkStudies(ready: ReturnType<typeof recipeStates>['ready']): void {
   for (const entry of ready) {
     if (entry.plan.seeds.length < MIN_SEEDS)
       throw new InputError(
         `${entry.study}: ${entry.plan.seeds.length} seeds; a recipe's claims need at least ${MIN_SEEDS}`,
       );
-    // Every study is checked before any is measured (seedClaims checks again).
     requireChapterSteps(entry.plan);
     if (measuredSplit(entry.plan) !== 'heldout')
       throw new InputError(
         `${entry.study}: the claims are measured on the held-out tasks; this study measures the ${splitName(entry.plan)} tasks`,
       );
   }
+}
+
+export async function main({
+  seed,
+  outDir = join(ROOT, 'results'),
+  root = ROOT,
+}: { seed?: number; outDir?: string; root?: string } = {}) {
+  const { notRun, ready } = recipeStates(root);
+  checkStudies(ready);
   if (ready.length === 0)
     throw new InputError(
       `no recipe study is finished (${notRun.map((row) => `${row.study}: ${row.why}`).join('; ')})`,
     );
   // Each study's own eval seed unless told, so that the default's numbers are results/seeds.json's.
-  const measured = ready.map((entry) => ({
-    name: entry.name,
-    entry,
-    claims: seedClaims(loadResults(entry.plan), { seed: seed ?? entry.plan.evalSeed }),
-  }));
-  const across = claimsAcrossRecipes(measured.map(({ name, claims }) => ({ name, claims })));
-  const names = measured.map((row) => row.name);
-  const mixedCode = ready.flatMap((entry) =>
-    entry.mixedCode === undefined ? [] : [{ name: entry.name, text: entry.mixedCode }],
-  );
-  const everyClaim = [...across.rates, ...across.values];
-  const claimsWhere = (where: AcrossRecipes) =>
-    everyClaim.filter((row) => row.across === where).map((row) => row.claim);
-  const numbers = {
-    split: 'held-out',
-    minSeeds: MIN_SEEDS,
-    studies: ready.map((entry) => ({
-      name: entry.name,
-      study: entry.study,
-      recipe: entry.plan.recipe,
-      configHash: entry.plan.configHash,
-      evalSeed: entry.plan.evalSeed,
-      seeds: entry.plan.seeds,
-      episodes: entry.plan.measure.episodes,
+  const numbers = recipeClaimsNumbers({
+    recipes: ready.map((entry) => ({
+      ...entry,
+      claims: seedClaims(loadResults(entry.plan), { seed: seed ?? entry.plan.evalSeed }),
     })),
-    ...across,
-    summary: {
-      holdsWhatever: claimsWhere('holds whatever the recipe'),
-      failsWhatever: claimsWhere('fails whatever the recipe'),
-      agreesWhatever: claimsWhere('agrees whatever the recipe'),
-      differsWhatever: claimsWhere('differs whatever the recipe'),
-      belongsToRecipe: claimsWhere('belongs to a recipe'),
-      falseByConstruction: claimsWhere('false by construction'),
-      open: claimsWhere('open'),
-    },
     notRun,
-    mixedCode,
-  };
-
-  const made = await report(numbers, { names, episodes: ready[0]!.plan.measure.episodes });
+    minSeeds: MIN_SEEDS,
+  });
+  const made = await report(numbers, {
+    names: numbers.studies.map((row) => row.name),
+    episodes: ready[0]!.plan.measure.episodes,
+  });
   writeResults(outDir, {
     section: 'recipe-claims',
     title: "The chapter's claims across recipes",

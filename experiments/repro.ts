@@ -54,6 +54,7 @@ import { main as mainSeeds } from './seeds.ts';
 import { main as mainCoverage } from './coverage.ts';
 import { main as mainRecipes } from './recipes.ts';
 import { main as mainRecipeClaims } from './recipe-claims.ts';
+import type { Numbers171, Numbers174, Numbers175, Numbers177, Numbers179 } from '../analysis/index.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
 import { figureSpecName, resultPairMatches } from '../publish/results.ts';
@@ -185,43 +186,50 @@ export async function updateSmoke(): Promise<void> {
   }
 }
 
-/** Qualitative claims that hold on any backend (the direction of each effect). */
-export function qualitativeChecks(section: string, numbers: any): Array<[string, boolean]> {
+/**
+ * Qualitative claims that hold on any backend (the direction of each effect), read from a results
+ * file's `numbers` as the section's analysis (analysis/sections/) made them.
+ */
+export function qualitativeChecks(section: string, numbers: unknown): Array<[string, boolean]> {
   switch (section) {
-    case '17.1':
+    case '17.1': {
+      const [base, trained] = numbers as Numbers171;
       return [
-        ['step 80 passes more than step 0', numbers[1].passAt1 > numbers[0].passAt1],
+        ['step 80 passes more than step 0', trained!.passAt1 > base!.passAt1],
         [
           "the trained agent's task-level interval is wider than its episode-level one",
-          numbers[1].clusters.taskLevel.width > numbers[1].clusters.episodeLevel.width,
+          trained!.clusters.taskLevel.width > trained!.clusters.episodeLevel.width,
         ],
       ];
-    case '17.4':
-      return [['pairing cuts the SE', numbers.paired.pairedSE < numbers.paired.unpairedSE]];
-    case '17.5':
+    }
+    case '17.4': {
+      const { paired } = numbers as Numbers174;
+      return [['pairing cuts the SE', paired.pairedSE < paired.unpairedSE]];
+    }
+    case '17.5': {
+      const { rows } = numbers as Numbers175;
+      const trainedMove = (harness: string) =>
+        rows.find((row) => row.step === 80 && row.harness === harness)!.move;
       return [
-        [
-          'temperature 1.3 costs the trained agent',
-          numbers.rows.find((r: any) => r.step === 80 && r.harness === 'temperature 1.3').move < 0,
-        ],
-        [
-          '3 turns cost the trained agent',
-          numbers.rows.find((r: any) => r.step === 80 && r.harness === '3 turns').move < 0,
-        ],
+        ['temperature 1.3 costs the trained agent', trainedMove('temperature 1.3') < 0],
+        ['3 turns cost the trained agent', trainedMove('3 turns') < 0],
       ];
-    case '17.7':
-      return [['step 80 leads at k = 1', numbers.agents[2].curve[0].mean > numbers.agents[0].curve[0].mean]];
-    case '17.9':
+    }
+    case '17.7': {
+      const { agents } = numbers as Numbers177;
+      const atK1 = (step: number) => agents.find((agent) => agent.step === step)!.curve[0]!.mean;
+      return [['step 80 leads at k = 1', atK1(80) > atK1(0)]];
+    }
+    case '17.9': {
+      const { stacker, gamer } = numbers as Numbers179;
       return [
-        [
-          'stacker 0.2 vs 0.6',
-          numbers.stacker.train.success === 0.2 && numbers.stacker.plain.success === 0.6,
-        ],
+        ['stacker 0.2 vs 0.6', stacker.train.success === 0.2 && stacker.plain.success === 0.6],
         [
           'gamer rewarded 1 but never successful',
-          numbers.gamer.public.meanReward === 1 && numbers.gamer.public.success === 0,
+          gamer.public.meanReward === 1 && gamer.public.success === 0,
         ],
       ];
+    }
     default:
       return [];
   }

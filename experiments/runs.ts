@@ -8,7 +8,6 @@ import {
   type EvaluateOptions,
   type Evaluation,
 } from '../agent/index.ts';
-import type { TaskCount } from '../gym/index.ts';
 import { openRunLog } from '../lib/log.ts';
 import {
   checkRunFolder,
@@ -139,18 +138,9 @@ export async function ensureRun(
   const otherCode = otherCodeOf(steps.map(at));
   if (otherCode !== undefined) {
     if (retrainOtherCode) {
-      // --rebaseline: the run is trained again by this code; the old one goes only once the new one is made.
-      const aside = `${runDir}.other-code-${process.pid}`;
-      process.stderr.write(`${runDir} was trained by other code (${otherCode}); training it again\n`);
-      renameSync(runDir, aside);
-      try {
-        await ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) });
-      } catch (error) {
-        rmSync(runDir, { recursive: true, force: true });
-        renameSync(aside, runDir);
-        throw error;
-      }
-      rmSync(aside, { recursive: true, force: true });
+      await trainAgain(runDir, otherCode, () =>
+        ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) }),
+      );
       return at;
     }
     if (!noticedRuns.has(runDir)) {
@@ -178,6 +168,25 @@ export async function ensureRun(
     steps.map((step) => stepOf(step, smoke)),
   );
   return at;
+}
+
+/**
+ * --rebaseline: the run, trained by other code (`otherCode` says how), is trained again by this
+ * code (`train`); the old one is set aside and goes only once the new one is made, and comes back
+ * if training fails.
+ */
+async function trainAgain(runDir: string, otherCode: string, train: () => Promise<unknown>): Promise<void> {
+  const aside = `${runDir}.other-code-${process.pid}`;
+  process.stderr.write(`${runDir} was trained by other code (${otherCode}); training it again\n`);
+  renameSync(runDir, aside);
+  try {
+    await train();
+  } catch (error) {
+    rmSync(runDir, { recursive: true, force: true });
+    renameSync(aside, runDir);
+    throw error;
+  }
+  rmSync(aside, { recursive: true, force: true });
 }
 
 let retrainOtherCode = false;
@@ -248,12 +257,4 @@ export function seedRun(run: string, seed: number, smoke: boolean): string {
  */
 export function evaluateOnCores(options: EvaluateOptions): Promise<Evaluation> {
   return options.scripted !== undefined ? evaluate(options) : evaluate({ ...options, play: playOnTwoCores });
-}
-
-/** The counts of an evaluation as the statistics take them. */
-export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; trials: number[] } {
-  return {
-    successes: perTask.map((count) => count.successes),
-    trials: perTask.map((count) => count.episodes),
-  };
 }

@@ -77,9 +77,6 @@ export const pct = (value: number) => value.toFixed(3);
 /** A difference with its sign (+0.041, -0.100). */
 export const signed = (value: number, digits = 3) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 
-/** A distance in standard errors, one decimal, signed when positive (0.0 stays unsigned). */
-export const zScore = (z: number) => `${z > 0 ? '+' : ''}${z.toFixed(1)}`;
-
 /** `[low, high]`. */
 export const interval = (low: number, high: number, format: (value: number) => string = pct) =>
   `[${format(low)}, ${format(high)}]`;

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { fileSystemError } from '../lib/files.ts';
-import { standardDeviationInterval, type Estimate } from '../eval/index.ts';
-import { evaluationOf, loadResults, splitName, type Plan } from '../study/index.ts';
-import { AGGREGATE_REPS, improvement, stepAggregates, type SeedEstimate } from '../analysis/index.ts';
+import { loadResults, splitName, type Plan } from '../study/index.ts';
+import { studyReportNumbers, type StudyReportNumbers } from '../analysis/index.ts';
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg } from './figures.ts';
@@ -14,53 +13,9 @@ const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3))
 const range = ({ low, high }: { low: number | null; high: number | null }) =>
   low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
-/**
- * Merges a finished study's evaluations into `<study>/results/`: study.json (every seed's
- * held-out pass@1 at every chapter step, the SD and range over seeds, the mean and the
- * interquartile mean over seeds x tasks and the probability that step 80 improves on step 0,
- * each with its interval over seeds from `stepAggregates` and `improvement` (a seed the unit), the
- * functions `exp:seeds` prints them with), study.md and figures/study-pass.svg. Every number is
- * a function of the job outputs and the study's eval seed alone, so the same plan gives the same
- * report wherever its jobs ran (generatedAt aside).
- */
-export async function writeStudyReport(
-  plan: Plan,
-  { mixedCode, outputsFingerprint }: { mixedCode?: string; outputsFingerprint?: Fingerprint } = {},
-): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
-  const results = loadResults(plan);
-  const perSeed = results.seeds.map((seed) => ({
-    seed,
-    passAt1: plan.measure.steps.map((step) => evaluationOf(results, seed, step).passAt1),
-  }));
-  const steps = plan.measure.steps.map((step, i) => {
-    const values = perSeed.map((row) => row.passAt1[i]!);
-    const { mean, iqm } = stepAggregates(results, step, { seed: plan.evalSeed });
-    return {
-      step,
-      mean,
-      // Only with two seeds or more: one seed has no spread to measure, and it is null, never 0.
-      sd: values.length > 1 ? standardDeviationInterval(values) : null,
-      min: Math.min(...values),
-      max: Math.max(...values),
-      iqm,
-    };
-  });
-  const numbers: StudyReportNumbers = {
-    recipe: plan.recipe,
-    configHash: plan.configHash,
-    seeds: plan.seeds,
-    episodes: plan.measure.episodes,
-    perSeed,
-    steps,
-    reps: AGGREGATE_REPS,
-    // Only when the study evaluated step 80: an undefined number is null, never a guess.
-    probabilityOfImprovement: plan.measure.steps.includes(80)
-      ? improvement(results, 80, 0, { seed: plan.evalSeed })
-      : null,
-    // Only when asked to merge outputs of different code (`study report --allow-mixed`).
-    ...(mixedCode !== undefined ? { mixedCode } : {}),
-  };
-  const figure = await intervalChartSvg({
+/** The study's pass@1 of every seed at every step, with the IQM and its interval. */
+function passFigure(plan: Plan, { steps, perSeed }: StudyReportNumbers) {
+  return intervalChartSvg({
     title: `${capitalised(splitName(plan))} pass@1 of every seed (${plan.seeds.length} seeds, ${plan.measure.episodes} episodes per task), with the IQM and its 95% interval (whole seeds redrawn)`,
     xTitle: 'chapter step',
     yTitle: `${splitName(plan)} pass@1`,
@@ -83,7 +38,12 @@ export async function writeStudyReport(
       ),
     ],
   });
-  const markdown = [
+}
+
+/** study.md: the recipe and its seeds, the table by step, what the mean and IQM say, P(improvement), every seed's pass@1. */
+function studyMarkdown(plan: Plan, numbers: StudyReportNumbers): string {
+  const { steps, perSeed, mixedCode } = numbers;
+  return [
     ...(mixedCode === undefined
       ? []
       : [
@@ -111,7 +71,7 @@ export async function writeStudyReport(
       ]),
     ),
     '',
-    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${AGGREGATE_REPS.toLocaleString('en-US')} replicates).`,
+    `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${numbers.reps.toLocaleString('en-US')} replicates).`,
     '',
     numbers.probabilityOfImprovement === null
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
@@ -124,6 +84,21 @@ export async function writeStudyReport(
       perSeed.map((row) => [row.seed, ...row.passAt1.map(f3)]),
     ),
   ].join('\n');
+}
+
+/**
+ * Merges a finished study's evaluations into `<study>/results/`: study.json (its numbers,
+ * `studyReportNumbers`), study.md and figures/study-pass.svg. Every number is a function of the
+ * job outputs and the study's eval seed alone, so the same plan gives the same report wherever
+ * its jobs ran (generatedAt aside).
+ */
+export async function writeStudyReport(
+  plan: Plan,
+  { mixedCode, outputsFingerprint }: { mixedCode?: string; outputsFingerprint?: Fingerprint } = {},
+): Promise<{ outDir: string; numbers: StudyReportNumbers }> {
+  const numbers = studyReportNumbers(loadResults(plan), mixedCode !== undefined ? { mixedCode } : {});
+  const figure = await passFigure(plan, numbers);
+  const markdown = studyMarkdown(plan, numbers);
   const outDir = join(plan.dir, 'results');
   try {
     writeResults(outDir, {
@@ -147,27 +122,6 @@ export async function writeStudyReport(
     throw fileSystemError(error, outDir);
   }
   return { outDir, numbers };
-}
-
-export interface StudyReportNumbers {
-  recipe: string;
-  configHash: string;
-  seeds: number[];
-  episodes: number;
-  perSeed: Array<{ seed: number; passAt1: number[] }>;
-  steps: Array<{
-    step: number;
-    mean: SeedEstimate;
-    sd: Estimate | null;
-    min: number;
-    max: number;
-    iqm: SeedEstimate;
-  }>;
-  /** Bootstrap replicates of every interval. */
-  reps: number;
-  probabilityOfImprovement: SeedEstimate | null;
-  /** Which jobs were made by other code than the rest, and how it differs (agent/fingerprint.ts); only in a report merged with --allow-mixed. */
-  mixedCode?: string;
 }
 
 const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { fingerprint, initBackend, isFingerprint, type Fingerprint } from '../agent/index.ts';
 import { writeResults } from '../publish/results.ts';
 import { arithmeticDiffers, backendNotice, recordedFingerprint } from '../experiments/contract.ts';
-import { compareWithCommitted, fingerprintHeadline } from '../experiments/repro.ts';
+import { compareWithCommitted, fingerprintHeadline, qualitativeChecks } from '../experiments/repro.ts';
+import type { Numbers171, Numbers175, Numbers177, Numbers179 } from '../analysis/index.ts';
+import { ROOT } from '../lib/paths.ts';
 import {
   contractFiles,
   leavesOf,
@@ -88,6 +90,46 @@ describe('the numbers as a contract (docs/CONTRACT.md)', () => {
       { fingerprint: WASM, numbers: moved },
     );
     expect(unrecorded.notes[0]).toMatch(/records no fingerprint/);
+  });
+
+  it("reads each section's qualitative claims from its committed numbers: all hold there, each fails with its effect reversed", () => {
+    const committed = (section: string): unknown =>
+      (JSON.parse(readFileSync(join(ROOT, 'results', `${section}.json`), 'utf8')) as { numbers: unknown })
+        .numbers;
+    const failing = (section: string, numbers: unknown) =>
+      qualitativeChecks(section, numbers)
+        .filter(([, ok]) => !ok)
+        .map(([claim]) => claim);
+    for (const section of ['17.1', '17.4', '17.5', '17.7', '17.9']) {
+      expect(qualitativeChecks(section, committed(section)).length).toBeGreaterThan(0);
+      expect(failing(section, committed(section))).toEqual([]);
+    }
+    // 17.1's two agents swapped: the base agent now "passes more" and has the trained one's intervals.
+    const [base, trained] = committed('17.1') as Numbers171;
+    expect(failing('17.1', [trained, base])).toEqual([
+      'step 80 passes more than step 0',
+      "the trained agent's task-level interval is wider than its episode-level one",
+    ]);
+    const harness = committed('17.5') as Numbers175;
+    const rows = harness.rows.map((row) => ({ ...row, move: -row.move }));
+    expect(failing('17.5', { ...harness, rows })).toEqual([
+      'temperature 1.3 costs the trained agent',
+      '3 turns cost the trained agent',
+    ]);
+    const passAtK = committed('17.7') as Numbers177;
+    const agents = passAtK.agents.map((agent) => ({
+      ...agent,
+      curve: [{ ...agent.curve[0]!, mean: -agent.step }],
+    }));
+    expect(failing('17.7', { ...passAtK, agents })).toEqual(['step 80 leads at k = 1']);
+    const design = committed('17.9') as Numbers179;
+    expect(
+      failing('17.9', {
+        ...design,
+        gamer: { ...design.gamer, public: { ...design.gamer.public, success: 1 } },
+      }),
+    ).toEqual(['gamer rewarded 1 but never successful']);
+    expect(qualitativeChecks('17.2', committed('17.2'))).toEqual([]);
   });
 
   it('heads test:repro with how the fingerprint differs', () => {

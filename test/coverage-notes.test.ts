@@ -11,7 +11,7 @@ import {
   TASK_BOOTSTRAP_METHOD,
   WILSON_METHOD,
 } from '../publish/coverageNotes.ts';
-import { METHODS } from '../experiments/coverage.ts';
+import { METHODS } from '../analysis/index.ts';
 
 describe('coverage flagged where an interval is reported (publish/coverageNotes.ts)', () => {
   it("names each method's measured coverage in both worlds and flags those below 0.93, from results/coverage.json", () => {

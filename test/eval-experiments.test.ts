@@ -3,18 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mean, sampleStandardDeviation } from '../eval/index.ts';
-import { loadWorlds } from '../experiments/coverageWorld.ts';
 import { ROOT } from '../lib/paths.ts';
 import { main as main172 } from '../experiments/17.2.ts';
 import { main as main173 } from '../experiments/17.3.ts';
-import {
-  FLAG_BELOW,
-  improvementTruth,
-  main as mainCoverage,
-  METHODS,
-  mixtureIqm,
-  narrowingRate,
-} from '../experiments/coverage.ts';
+import { improvementTruth, loadWorlds, METHODS, mixtureIqm, narrowingRate } from '../analysis/index.ts';
+import { FLAG_BELOW, main as mainCoverage } from '../experiments/coverage.ts';
 
 describe('experiments (smoke)', () => {
   it('17.2: plug-in biased low, unbiased on target, product form = exact', async () => {

@@ -159,7 +159,7 @@ describe('layout', () => {
         .some((target) => target.startsWith('eval')),
     ).toBe(true);
     // A type-only import, a re-export and a worker's entry.
-    expect(importsOf('publish/sections/17.1.ts')).toContain(normalize('gym/index.ts'));
+    expect(importsOf('publish/sections/17.1.ts')).toContain(normalize('analysis/index.ts'));
     expect(importsOf('agent/model.ts')).toContain(normalize('agent/session.ts'));
     expect(importsOf('train/worker.ts')).toContain(normalize('train/worker-entry.js'));
   });

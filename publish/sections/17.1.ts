@@ -1,5 +1,5 @@
 /** The report of 17.1 (experiments/17.1.ts): per-task counts and first edits, then 17.3's intervals on them. */
-import type { Harness, TaskCount } from '../../gym/index.ts';
+import type { Numbers171 } from '../../analysis/index.ts';
 import {
   blocks,
   interval,
@@ -13,33 +13,7 @@ import {
   type Report,
 } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/17.1.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  agents: {
-    harness: Harness;
-    harnessHash: string;
-    checkpoint: { path: string; step: number | null; checksum: string } | null;
-    backend: string | null;
-    step: 0 | 80;
-    passAt1: number;
-    perTask: TaskCount[];
-    firstEditByTask: { [k: string]: Record<string, number> };
-    clusters: {
-      episodeLevel: { low: number; high: number; width: number };
-      taskLevel: { low: number; high: number; width: number };
-      widthRatio: number | null;
-      rho: number | null;
-      designEffect: number | null;
-      rhoAnova: number | null;
-      designEffectAnova: number | null;
-    };
-  }[];
-};
-
-type Agent = Numbers['agents'][number];
+type Agent = Numbers171[number];
 
 const successes = (perTask: Agent['perTask']) => perTask.map((count) => count.successes);
 /** Task-level over episode-level interval width; none when the episode-level interval has no width. */

@@ -1,40 +1,6 @@
 /** The report of 17.2 (experiments/17.2.ts): plug-in against unbiased pass@k, and the product form against exact arithmetic. */
+import type { Numbers172 as Numbers } from '../../analysis/index.ts';
 import { blocks, count, markdownTable, section, signed, withSE, type Report } from '../markdown.ts';
-
-/** One Monte Carlo row of 17.2: the plug-in and unbiased pass@1 estimators at one pass rate. */
-export interface PassRateRow {
-  p: number;
-  truth: number;
-  plugInMean: number;
-  plugInBias: number;
-  /** Monte Carlo standard error of the plug-in mean. */
-  plugInSE: number;
-  unbiasedMean: number;
-  unbiasedBias: number;
-  /** Monte Carlo standard error of the unbiased mean. */
-  monteCarloSE: number;
-  plugInBiasExact: number;
-  unbiasedBiasExact: number;
-  /** Whether the exact plug-in bias lies in the book's -0.08 to -0.04. */
-  bookRange: { outside: boolean; outsideExact: boolean; text: string };
-}
-
-/** One row of 17.2's product form of pass@k against the exact binomial ratio. */
-export interface ProductFormRow {
-  n: number;
-  c: number;
-  k: number;
-  productForm: number;
-  exact: string;
-  exactValue: number;
-  binomialDigits: number;
-}
-
-/**
- * The numbers this report reads: what experiments/17.2.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = { monteCarlo: PassRateRow[]; productForm: ProductFormRow[] };
 
 const f4 = (value: number) => value.toFixed(4);
 

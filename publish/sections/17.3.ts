@@ -2,64 +2,12 @@
  * The report of 17.3 (experiments/17.3.ts): Wald against Wilson, which unit to resample, and
  * Figure 17.1, each simulated coverage beside its reference and the book.
  */
-import type { BookComparison } from '../book.ts';
-import { shareSE } from '../book.ts';
+import { shareSE, zScore, type CoverageConfig, type Numbers173 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg, type Figure } from '../figures.ts';
-import { blocks, count, pct, section, table, withSE, zScore, type Report } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.3.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  waldWilson: {
-    p: number;
-    wald: number;
-    waldSE: number;
-    wilson: number;
-    wilsonSE: number;
-    waldExact: number;
-    wilsonExact: number;
-    /** Share of the simulated evaluations with no failure or no success (a zero-width Wald interval), and its exact value. */
-    allAlike: number;
-    allAlikeExact: number;
-  }[];
-  unit: {
-    se: { episodeCoversPopulation: number; episodeCoversTasks: number; taskCoversPopulation: number };
-    exact: { episodeCoversPopulation: number; episodeCoversPopulationUnlimitedReps: number };
-    largeSimulation: {
-      episodeCoversTasks: { coverage: number; se: number };
-      taskCoversPopulation: { coverage: number; se: number };
-      evals: number;
-    };
-    episodeCoversPopulation: number;
-    episodeCoversTasks: number;
-    taskCoversPopulation: number;
-  };
-  figure: { episodesPerTask: number; episodeLevel: number; episodeLevelExact: number; taskLevel: number }[];
-  book: {
-    episodeCoversPopulation: number;
-    episodeCoversTasks: number;
-    taskCoversPopulation: number;
-    wilson: readonly [0.93, 0.97];
-    waldEdge: number;
-  };
-  verdicts: {
-    episodeCoversPopulation: BookComparison;
-    episodeCoversTasks: BookComparison;
-    taskCoversPopulation: BookComparison;
-    wilson: { outside: boolean; outsideExact: boolean; text: string; p: number }[];
-  };
-};
+import { blocks, count, pct, section, table, withSE, type Report } from '../markdown.ts';
 
 /** What the prose needs of the experiment's config, and the population mean of its Beta task rates. */
-interface Context {
-  waldWilson: { episodes: number; evals: number };
-  unit: { tasks: number; beta: readonly number[]; episodesPerTask: number; evals: number; reps: number };
-  reference: { evals: number };
-  figure: { evals: number; reps: number };
-  populationMean: number;
-}
+type Context = CoverageConfig & { populationMean: number };
 
 /** (ours - reference) in standard errors of both. */
 const zOf = (ours: number, se: number, reference: number, referenceSE = 0) =>
@@ -118,14 +66,11 @@ function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: conf
   );
 }
 
-/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
-function unitSection(
-  { unit, book, verdicts }: Numbers,
-  { unit: config, reference, populationMean }: Context,
-) {
+/** The three coverages of the unit section, each with the reference it is compared with. */
+function unitRows(unit: Numbers['unit'], { unit: config, populationMean }: Context) {
   const { largeSimulation } = unit;
   const population = `population mean ${pct(populationMean)}`;
-  const rows = [
+  return [
     {
       key: 'episodeCoversPopulation',
       interval: 'episode-level',
@@ -148,6 +93,10 @@ function unitSection(
       exact: false,
     },
   ] as const;
+}
+
+/** The exact value with unlimited replicates, where this run lies against it, and where the book's figures lie. */
+function unitNotes({ unit, book, verdicts }: Numbers, rows: ReturnType<typeof unitRows>): string {
   const oursOff = zOf(
     unit.episodeCoversPopulation,
     unit.se.episodeCoversPopulation,
@@ -165,6 +114,14 @@ function unitSection(
           `The book's ${book[key]} lies outside 2 SE of the reference (${verdicts[key].text.replace(/^outside: /, '')}).`,
       )
       .join(' ') || "The book's figures lie within 2 SE of the references.";
+  return `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`;
+}
+
+/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
+function unitSection(numbers: Numbers, context: Context) {
+  const { unit, book, verdicts } = numbers;
+  const { unit: config, reference } = context;
+  const rows = unitRows(unit, context);
   return section(
     `Which unit to resample: ${config.tasks} tasks ~ Beta(${config.beta.join(', ')}), ${config.episodesPerTask} episodes each, ${config.evals} evals, ${config.reps} bootstrap reps`,
     `Ours ± its Monte Carlo SE. Reference: row 1 exact (the pooled count is a sum of beta-binomials; given it, the ${config.reps}-replicate percentile interval's coverage is exact); rows 2 and 3 a large simulation of ${count(reference.evals)} benchmarks, each scored by its exact ${config.reps}-replicate bootstrap coverage (± its SE). "ours vs reference" and "book vs reference" are in standard errors of a ${config.evals}-eval run.`,
@@ -181,7 +138,7 @@ function unitSection(
       book: (row) => book[row.key],
       'book vs reference': (row) => verdicts[row.key].text,
     }),
-    `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`,
+    unitNotes(numbers, rows),
   );
 }
 

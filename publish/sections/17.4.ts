@@ -1,4 +1,5 @@
 /** The report of 17.4 (experiments/17.4.ts): seed noise against evaluation noise, a paired comparison, power. */
+import type { Numbers174 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   interval,
@@ -12,49 +13,6 @@ import {
   whereOursDiffers,
   type Report,
 } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.4.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  repeats: {
-    trainingSeed: number;
-    step: number;
-    first: number;
-    second: number;
-    difference: number;
-    mean: number;
-  }[];
-  noise: {
-    step: number;
-    evalSD: number;
-    binomialSD: number;
-    seedMeans: number[];
-    seedMeanSD: number;
-    trainingSD: number;
-    maxRepeatDifference: number;
-  }[];
-  paired: {
-    step60: number;
-    step80: number;
-    difference: number;
-    low: number;
-    high: number;
-    pairedSE: number;
-    unpairedSE: number;
-    correlation: number;
-  };
-  power: {
-    delta: number;
-    pairedTasks: number | null;
-    unpairedTasksPerGroup: number | null;
-    seedsPerGroupStep80: number | null;
-    seedsPerGroupStep30: number | null;
-  }[];
-  pairing: { seRatio: number; tasksRatio: { delta: number; ratio: number | null }[] };
-  spreads: { differenceSD: number; taskSD: number; seedSDStep80: number; seedSDStep30: number };
-};
 
 /** The book's paired and unpaired SEs (17.4) and its tasks for 5 points: 533 per group unpaired, about 17 paired. */
 const BOOK_PAIRING = { seRatio: 0.132 / 0.023, tasksRatio: 533 / 17 };
@@ -103,70 +61,79 @@ function pairingBuys({ seRatio, tasksRatio }: Numbers['pairing'], correlation: n
   );
 }
 
-export function report(
-  { repeats, noise, paired, power, pairing, spreads }: Numbers,
-  { run, seeds, episodesPerEvaluation }: Context,
-): Report {
-  const markdown = blocks(
-    section(
-      `Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodesPerEvaluation} episodes each, every seed's evaluations with seeds of their own)`,
-      table(repeats, {
-        seed: (row) => row.trainingSeed,
-        step: (row) => row.step,
-        'first evaluation': (row) => pct(row.first),
-        second: (row) => pct(row.second),
-        difference: (row) => signed(row.difference),
-      }),
-      table(noise, {
-        step: (row) => row.step,
-        'largest repeat difference': (row) => pct(row.maxRepeatDifference),
-        'SD of one evaluation': (row) => pct(row.evalSD),
-        'binomial SD': (row) => pct(row.binomialSD),
-        'seed means': (row) => row.seedMeans.map(pct).join(', '),
-        'training-noise SD (moments)': (row) => pct(row.trainingSD),
-        'book (step 30)': () =>
-          `${BOOK.repeat}; SD ${BOOK.evalSD}; seed means ${BOOK.seedMeans}; training noise ${BOOK.trainingSD}`,
-      }),
-      [
-        reading(
-          'the SD of one evaluation is what two evaluations of one checkpoint disagree by; only the spread of seed means beyond it is training noise. The binomial SD treats 320 episodes as independent, which they are not (17.3).',
-        ),
-        whereOursDiffers(
-          `the book finds training noise 0 (seed means 0.706 to 0.720 at step 30); ours is ${noise.map((row) => `${pct(row.trainingSD)} at step ${row.step} (seed means ${range(row.seedMeans)})`).join(' and ')}, well above one evaluation's SD: our seeds learn at different speeds and each can leave a held-out task behind (17.7, docs/TRAINING.md), so a difference between two of our runs needs several seeds per side.`,
-        ),
-      ],
-    ),
-    section(
-      `Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodesPerEvaluation} episodes`,
-      oursAgainstBook([
-        [
-          'step 80 - step 60 [paired task-level 95%]',
-          `${signed(paired.difference)} ${interval(paired.low, paired.high, signed)}`,
-          '+0.041 [+0.006, +0.087]',
-        ],
-        ['paired SE / unpaired SE', `${pct(paired.pairedSE)} / ${pct(paired.unpairedSE)}`, '0.023 / 0.132'],
-        ['per-task correlation', correlationText(paired.correlation), '0.97'],
-      ]),
-      [
-        reading(
-          'the same tasks and episodes for both checkpoints cancel the task-to-task spread, so the paired SE is a fraction of the unpaired one.',
-        ),
-        pairedDifference(paired),
-      ],
-    ),
-    section(
-      'Power: units needed to detect a difference (two-sided 5%, power 0.8)',
-      table(power, {
-        difference: (row) => `${Math.round(row.delta * 100)} points`,
-        'paired tasks': (row) => unitsText(row.pairedTasks),
-        'unpaired tasks per group': (row) => unitsText(row.unpairedTasksPerGroup),
-        'seeds per group (step-80 spread)': (row) => unitsText(row.seedsPerGroupStep80),
-        'seeds per group (step-30 spread, as the book)': (row) => unitsText(row.seedsPerGroupStep30),
-        book: () => BOOK.power,
-      }),
-      `From the measured spreads: SD of per-task differences ${pct(spreads.differenceSD)}, SD of per-task pass rates ${pct(spreads.taskSD)}, SD of seed means at step 80 ${pct(spreads.seedSDStep80)} and at step 30 ${pct(spreads.seedSDStep30)} (the book measured its seeds at step 30).`,
-      [pairingBuys(pairing, paired.correlation)],
-    ),
+/** Each checkpoint's two evaluations, and the noise of one evaluation against the seeds' spread. */
+function noiseSection({ repeats, noise }: Numbers, { seeds, episodesPerEvaluation }: Context): string {
+  return section(
+    `Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodesPerEvaluation} episodes each, every seed's evaluations with seeds of their own)`,
+    table(repeats, {
+      seed: (row) => row.trainingSeed,
+      step: (row) => row.step,
+      'first evaluation': (row) => pct(row.first),
+      second: (row) => pct(row.second),
+      difference: (row) => signed(row.difference),
+    }),
+    table(noise, {
+      step: (row) => row.step,
+      'largest repeat difference': (row) => pct(row.maxRepeatDifference),
+      'SD of one evaluation': (row) => pct(row.evalSD),
+      'binomial SD': (row) => pct(row.binomialSD),
+      'seed means': (row) => row.seedMeans.map(pct).join(', '),
+      'training-noise SD (moments)': (row) => pct(row.trainingSD),
+      'book (step 30)': () =>
+        `${BOOK.repeat}; SD ${BOOK.evalSD}; seed means ${BOOK.seedMeans}; training noise ${BOOK.trainingSD}`,
+    }),
+    [
+      reading(
+        'the SD of one evaluation is what two evaluations of one checkpoint disagree by; only the spread of seed means beyond it is training noise. The binomial SD treats 320 episodes as independent, which they are not (17.3).',
+      ),
+      whereOursDiffers(
+        `the book finds training noise 0 (seed means 0.706 to 0.720 at step 30); ours is ${noise.map((row) => `${pct(row.trainingSD)} at step ${row.step} (seed means ${range(row.seedMeans)})`).join(' and ')}, well above one evaluation's SD: our seeds learn at different speeds and each can leave a held-out task behind (17.7, docs/TRAINING.md), so a difference between two of our runs needs several seeds per side.`,
+      ),
+    ],
   );
-  return { markdown };
+}
+
+/** Step 60 against step 80 of one run on common random numbers. */
+function pairedSection({ paired }: Numbers, { run, episodesPerEvaluation }: Context): string {
+  return section(
+    `Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodesPerEvaluation} episodes`,
+    oursAgainstBook([
+      [
+        'step 80 - step 60 [paired task-level 95%]',
+        `${signed(paired.difference)} ${interval(paired.low, paired.high, signed)}`,
+        '+0.041 [+0.006, +0.087]',
+      ],
+      ['paired SE / unpaired SE', `${pct(paired.pairedSE)} / ${pct(paired.unpairedSE)}`, '0.023 / 0.132'],
+      ['per-task correlation', correlationText(paired.correlation), '0.97'],
+    ]),
+    [
+      reading(
+        'the same tasks and episodes for both checkpoints cancel the task-to-task spread, so the paired SE is a fraction of the unpaired one.',
+      ),
+      pairedDifference(paired),
+    ],
+  );
+}
+
+/** The units a comparison needs to detect a difference, from the measured spreads. */
+function powerSection({ power, spreads, pairing, paired }: Numbers): string {
+  return section(
+    'Power: units needed to detect a difference (two-sided 5%, power 0.8)',
+    table(power, {
+      difference: (row) => `${Math.round(row.delta * 100)} points`,
+      'paired tasks': (row) => unitsText(row.pairedTasks),
+      'unpaired tasks per group': (row) => unitsText(row.unpairedTasksPerGroup),
+      'seeds per group (step-80 spread)': (row) => unitsText(row.seedsPerGroupStep80),
+      'seeds per group (step-30 spread, as the book)': (row) => unitsText(row.seedsPerGroupStep30),
+      book: () => BOOK.power,
+    }),
+    `From the measured spreads: SD of per-task differences ${pct(spreads.differenceSD)}, SD of per-task pass rates ${pct(spreads.taskSD)}, SD of seed means at step 80 ${pct(spreads.seedSDStep80)} and at step 30 ${pct(spreads.seedSDStep30)} (the book measured its seeds at step 30).`,
+    [pairingBuys(pairing, paired.correlation)],
+  );
+}
+
+export function report(numbers: Numbers, context: Context): Report {
+  return {
+    markdown: blocks(noiseSection(numbers, context), pairedSection(numbers, context), powerSection(numbers)),
+  };
 }

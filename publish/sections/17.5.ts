@@ -1,5 +1,5 @@
 /** The report of 17.5 (experiments/17.5.ts): pass@1 under eight harnesses (Figure 17.2), then greedy against sampled. */
-import type { HarnessInput, TaskCount } from '../../gym/index.ts';
+import type { Numbers175 as Numbers } from '../../analysis/index.ts';
 import { intervalChartSvg, type Figure } from '../figures.ts';
 import {
   blocks,
@@ -17,47 +17,6 @@ import {
   type Report,
 } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/17.5.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  rows: {
-    move: number;
-    step: number;
-    harness: string;
-    change: HarnessInput;
-    passAt1: number;
-    low: number;
-    high: number;
-    harnessHash: string;
-  }[];
-  greedy: {
-    step: 0 | 80;
-    sampled: TaskCount[];
-    greedy: TaskCount[];
-    splits: {
-      task: string;
-      successes: number;
-      episodes: number;
-      shownNames: number;
-      firstEdit: Record<string, number>;
-    }[];
-  }[];
-  withinThree: { step: 0 | 80; successesWithinThreeTurns: number }[];
-  heat: { harness: string; rightFirstEdit: number; malformed: number }[];
-  budgetUse: {
-    step: 0 | 80;
-    episodes: number;
-    triedSecondEdit: number;
-    reachedThirdTurn: number;
-    ranOutOfTurns: number;
-    mostTurns: number;
-    mostTurnsWithTen: number;
-    outcomeChangedByTenTurns: number;
-    outcomeChangedByUnlimitedEdits: number;
-  }[];
-};
 type Row = Numbers['rows'][number];
 
 const BOOK = {
@@ -134,101 +93,123 @@ function budgetSentence(use: Numbers['budgetUse'][number], move: (name: string) 
   return `Step ${use.step}: ${edits}, and ${turns}. With one seed for every harness an episode plays the same until it would use the extra budget, so 10 turns changes the outcome of ${episodeCount(use.outcomeChangedByTenTurns)} (${signed(move('10 turns'))}; at most ${use.mostTurnsWithTen} turns used) and unlimited edits of ${episodeCount(use.outcomeChangedByUnlimitedEdits)} (${signed(move('unlimited edits'))}).`;
 }
 
-export async function report(numbers: Numbers, { episodes, harnesses, steps }: Context): Promise<Report> {
-  const { rows, greedy, withinThree, budgetUse } = numbers;
+/** The move of `step`'s agent under `harness` from its training harness. */
+const moveOf = (rows: Numbers['rows'], step: number) => (harness: string) =>
+  rows.find((row) => row.step === step && row.harness === harness)!.move;
+
+/** Every agent's pass@1 under every harness, its move, and where it stands against the book. */
+function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Context): string {
+  const { rows, withinThree } = numbers;
   const cell = (step: number, harness: string) =>
     rows.find((row) => row.step === step && row.harness === harness)!;
   const estimate = ({ passAt1, low, high }: Row) => withInterval({ estimate: passAt1, low, high });
-  const markdown = blocks(
-    section(
-      `pass@1 under the training harness, the chapter's seven single-field changes and parameter renaming off (${episodes} episodes per held-out task, one seed for all)`,
-      markdownTable(
-        [
-          'harness',
-          'base: pass@1 [task-level 95%]',
-          'move',
-          'step 80: pass@1 [task-level 95%]',
-          'move',
-          'harness hash (step 80)',
-        ],
-        harnesses.map(({ name }) => {
-          const [base, trained] = steps.map((step) => cell(step, name)) as [Row, Row];
-          return [
-            name,
-            estimate(base),
-            signed(base.move),
-            estimate(trained),
-            signed(trained.move),
-            trained.harnessHash,
-          ];
-        }),
-      ),
-      table(steps, {
-        agent: (step) => `step ${step}`,
-        'largest move (ours)': (step) =>
-          Math.max(...rows.filter((row) => row.step === step).map((row) => Math.abs(row.move))).toFixed(3),
-        'range across harnesses (ours)': (step) =>
-          range(rows.filter((row) => row.step === step).map((row) => row.passAt1)),
-        book: (step) => (step === 0 ? BOOK.base : BOOK.trained),
-      }),
+  return section(
+    `pass@1 under the training harness, the chapter's seven single-field changes and parameter renaming off (${episodes} episodes per held-out task, one seed for all)`,
+    markdownTable(
       [
-        reading(
-          'the weights are the same in every row; only the harness changed. A comparison of two agents means something only under one harness, recorded with the number (the hash column).',
-        ),
-        trainedMoves(numbers),
+        'harness',
+        'base: pass@1 [task-level 95%]',
+        'move',
+        'step 80: pass@1 [task-level 95%]',
+        'move',
+        'harness hash (step 80)',
       ],
-      withinThree.map(
-        ({ step, successesWithinThreeTurns }) =>
-          `Step ${step}: under the training harness ${pct(successesWithinThreeTurns)} of all episodes succeeded within 3 turns (read, edit, submit without testing); a 3-turn budget can keep only those, which is why it costs what the table shows (the book: "only episodes that skip the test still pass").`,
-      ),
+      harnesses.map(({ name }) => {
+        const [base, trained] = steps.map((step) => cell(step, name)) as [Row, Row];
+        return [
+          name,
+          estimate(base),
+          signed(base.move),
+          estimate(trained),
+          signed(trained.move),
+          trained.harnessHash,
+        ];
+      }),
     ),
-    section(
-      'More turns and more edits: does an agent ever use them?',
-      budgetUse.map((use) => budgetSentence(use, (name) => cell(use.step, name).move)),
-      budgetUse
-        .filter((use) => use.step === steps[0])
-        .map((use) => {
-          const move = (name: string) => cell(use.step, name).move;
-          const unused = use.outcomeChangedByTenTurns === 0 && use.outcomeChangedByUnlimitedEdits === 0;
-          return whereOursDiffers(
-            `the book: ${BOOK.baseBudget}. Ours moves ${signed(move('10 turns'))} with 10 turns and ${signed(move('unlimited edits'))} with unlimited edits, because ${use.ranOutOfTurns} of its ${use.episodes} episodes run out of the 6 turns that 10 turns extends and ${use.triedSecondEdit === 1 ? 'one tries' : `${use.triedSecondEdit} try`} the second edit that unlimited edits allows${unused ? ", changing no episode's outcome: it guesses one edit and submits, so the budget those fields lift goes unused, and the book's gain needs an agent that makes more attempts" : ''}.`,
-          );
-        }),
-    ),
-    section(
-      'Greedy against sampled decoding, per task',
-      markdownTable(
-        ['task', ...greedy.flatMap(({ step }) => [`step ${step} sampled`, `step ${step} greedy`])],
-        greedy[0]!.sampled.map((count, j) => [
-          count.name,
-          ...greedy.flatMap(({ sampled, greedy: g }) => [
-            `${sampled[j]!.successes}/${count.episodes}`,
-            `${g[j]!.successes}/${count.episodes}`,
-          ]),
-        ]),
-      ),
-      greedy.map(({ step, splits }) =>
-        splits.length === 0
-          ? `Step ${step}: every greedy cell is 0 or n.`
-          : `Step ${step}: greedy cells that are neither 0 nor n, with what varied: ${splits.map((split) => `${split.task} ${split.successes}/${split.episodes} (${split.shownNames} different function names shown; first edits ${topOps(split.firstEdit)})`).join('; ')}.`,
-      ),
-      oursAgainstBook(
-        Object.keys(BOOK.greedy).map((task) => {
-          const { step, sampled, greedy: g } = greedy[greedy.length - 1]!;
-          const j = sampled.findIndex((count) => count.name === task);
-          return [
-            `step ${step}, ${task}`,
-            j < 0
-              ? 'not a held-out task here'
-              : `sampled ${sampled[j]!.successes}/${sampled[j]!.episodes}, greedy ${g[j]!.successes}/${g[j]!.episodes}`,
-            BOOK.greedy[task]!,
-          ];
-        }),
-      ),
+    table(steps, {
+      agent: (step) => `step ${step}`,
+      'largest move (ours)': (step) =>
+        Math.max(...rows.filter((row) => row.step === step).map((row) => Math.abs(row.move))).toFixed(3),
+      'range across harnesses (ours)': (step) =>
+        range(rows.filter((row) => row.step === step).map((row) => row.passAt1)),
+      book: (step) => (step === 0 ? BOOK.base : BOOK.trained),
+    }),
+    [
       reading(
-        'greedy decoding is deterministic given the prompt, so a cell between 0 and n means the prompt itself varied between episodes: renaming and surface variation (a different function name, parameter order, spec words or dead statement) change what the policy reads, and with it its argmax.',
+        'the weights are the same in every row; only the harness changed. A comparison of two agents means something only under one harness, recorded with the number (the hash column).',
       ),
+      trainedMoves(numbers),
+    ],
+    withinThree.map(
+      ({ step, successesWithinThreeTurns }) =>
+        `Step ${step}: under the training harness ${pct(successesWithinThreeTurns)} of all episodes succeeded within 3 turns (read, edit, submit without testing); a 3-turn budget can keep only those, which is why it costs what the table shows (the book: "only episodes that skip the test still pass").`,
     ),
   );
-  return { markdown, figures: { '17.2-pass-by-harness.svg': await harnessFigure(rows, episodes) } };
+}
+
+/** Whether each agent uses more turns or edits, and why the base agent's moves differ from the book's gain. */
+function budgetSection({ rows, budgetUse }: Numbers, { steps }: Context): string {
+  return section(
+    'More turns and more edits: does an agent ever use them?',
+    budgetUse.map((use) => budgetSentence(use, moveOf(rows, use.step))),
+    budgetUse
+      .filter((use) => use.step === steps[0])
+      .map((use) => {
+        const move = moveOf(rows, use.step);
+        const unused = use.outcomeChangedByTenTurns === 0 && use.outcomeChangedByUnlimitedEdits === 0;
+        return whereOursDiffers(
+          `the book: ${BOOK.baseBudget}. Ours moves ${signed(move('10 turns'))} with 10 turns and ${signed(move('unlimited edits'))} with unlimited edits, because ${use.ranOutOfTurns} of its ${use.episodes} episodes run out of the 6 turns that 10 turns extends and ${use.triedSecondEdit === 1 ? 'one tries' : `${use.triedSecondEdit} try`} the second edit that unlimited edits allows${unused ? ", changing no episode's outcome: it guesses one edit and submits, so the budget those fields lift goes unused, and the book's gain needs an agent that makes more attempts" : ''}.`,
+        );
+      }),
+  );
+}
+
+/** Greedy against sampled decoding task by task, the greedy cells that are neither 0 nor n, and the book's two tasks. */
+function greedySection({ greedy }: Numbers): string {
+  return section(
+    'Greedy against sampled decoding, per task',
+    markdownTable(
+      ['task', ...greedy.flatMap(({ step }) => [`step ${step} sampled`, `step ${step} greedy`])],
+      greedy[0]!.sampled.map((count, j) => [
+        count.name,
+        ...greedy.flatMap(({ sampled, greedy: g }) => [
+          `${sampled[j]!.successes}/${count.episodes}`,
+          `${g[j]!.successes}/${count.episodes}`,
+        ]),
+      ]),
+    ),
+    greedy.map(({ step, splits }) =>
+      splits.length === 0
+        ? `Step ${step}: every greedy cell is 0 or n.`
+        : `Step ${step}: greedy cells that are neither 0 nor n, with what varied: ${splits.map((split) => `${split.task} ${split.successes}/${split.episodes} (${split.shownNames} different function names shown; first edits ${topOps(split.firstEdit)})`).join('; ')}.`,
+    ),
+    oursAgainstBook(
+      Object.keys(BOOK.greedy).map((task) => {
+        const { step, sampled, greedy: g } = greedy[greedy.length - 1]!;
+        const j = sampled.findIndex((count) => count.name === task);
+        return [
+          `step ${step}, ${task}`,
+          j < 0
+            ? 'not a held-out task here'
+            : `sampled ${sampled[j]!.successes}/${sampled[j]!.episodes}, greedy ${g[j]!.successes}/${g[j]!.episodes}`,
+          BOOK.greedy[task]!,
+        ];
+      }),
+    ),
+    reading(
+      'greedy decoding is deterministic given the prompt, so a cell between 0 and n means the prompt itself varied between episodes: renaming and surface variation (a different function name, parameter order, spec words or dead statement) change what the policy reads, and with it its argmax.',
+    ),
+  );
+}
+
+export async function report(numbers: Numbers, context: Context): Promise<Report> {
+  const markdown = blocks(
+    harnessSection(numbers, context),
+    budgetSection(numbers, context),
+    greedySection(numbers),
+  );
+  return {
+    markdown,
+    figures: { '17.2-pass-by-harness.svg': await harnessFigure(numbers.rows, context.episodes) },
+  };
 }

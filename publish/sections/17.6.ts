@@ -1,4 +1,5 @@
 /** The report of 17.6 (experiments/17.6.ts): the type split, then the leakage audit channel by channel. */
+import type { Numbers176 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   count,
@@ -12,26 +13,6 @@ import {
   whereOursDiffers,
   type Report,
 } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/17.6.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  typeSplit: { step: number; set: string; passAt1: number; readCalls: number; firstEditRight: number }[];
-  leakage: {
-    resets: number;
-    carrying: number;
-    share: number;
-    carryingParam: number;
-    heldOutParams: string[];
-    vocabulary: number;
-    heldOutOnlyWords: string[];
-    pools: { pool: 'train' | 'heldout'; passAt1: number }[];
-    /** Held-out names minus training names, Welch's 95% interval over the two evaluations' episodes. */
-    poolDifference: { difference: number; low: number; high: number; standardError: number };
-  };
-};
 
 const BOOK = {
   variants: '0.148 -> 0.930',
@@ -75,75 +56,81 @@ function poolReading({ difference, low, high, standardError }: Numbers['leakage'
     : `${measured} It excludes 0: the pool the function name is drawn from moves pass@1 beyond evaluation noise, so the name leak carries information the policy uses.`;
 }
 
-export function report(
-  { typeSplit, leakage }: Numbers,
+/** The type-split run's checkpoints on the unseen type and on the seen types' held-out variants. */
+function typeSplitSection(
+  typeSplit: Numbers['typeSplit'],
   { episodes, heldOutType, trainedSteps }: Context,
-): Report {
+): string {
+  return section(
+    `Type split: trained ${trainedSteps} steps on the four types other than \`${heldOutType}\` (variants 0-3), ${episodes} episodes per task`,
+    table(typeSplit, {
+      checkpoint: (row) => `step ${row.step}`,
+      tasks: (row) => row.set,
+      'pass@1': (row) => pct(row.passAt1),
+      'read calls per episode': (row) => row.readCalls.toFixed(2),
+      'first edit right': (row) => pct(row.firstEditRight),
+      book: bookTypeSplit,
+    }),
+    [
+      reading(
+        "training lifts the held-out variants of the seen types far above guessing, and does nothing for (or hurts) the unseen type: the policy learned five ops' sites, and the unseen type's site is not among them. A variant split measures the first kind of generalisation only.",
+      ),
+      typeSplitDifference(typeSplit),
+    ],
+  );
+}
+
+/** Every channel by which held-out tasks reach training, and the two rename pools' evaluations. */
+function leakageSection(leakage: Numbers['leakage']): string {
   const { pools, poolDifference } = leakage;
-  const markdown = blocks(
-    section(
-      `Type split: trained ${trainedSteps} steps on the four types other than \`${heldOutType}\` (variants 0-3), ${episodes} episodes per task`,
-      table(typeSplit, {
-        checkpoint: (row) => `step ${row.step}`,
-        tasks: (row) => row.set,
-        'pass@1': (row) => pct(row.passAt1),
-        'read calls per episode': (row) => row.readCalls.toFixed(2),
-        'first edit right': (row) => pct(row.firstEditRight),
-        book: bookTypeSplit,
-      }),
+  return section(
+    'Leakage audit: how held-out tasks reach training',
+    markdownTable(
+      ['channel', 'what leaks', 'measured'],
       [
-        reading(
-          "training lifts the held-out variants of the seen types far above guessing, and does nothing for (or hurts) the unseen type: the policy learned five ops' sites, and the unseen type's site is not among them. A variant split measures the first kind of generalisation only.",
-        ),
-        typeSplitDifference(typeSplit),
+        [
+          'tokenizer',
+          'built from all 30 tasks: held-out words get embeddings (trained only if a training episode shows them)',
+          `${leakage.vocabulary} words; ${leakage.heldOutOnlyWords.length} appear only in held-out tasks (${leakage.heldOutOnlyWords.join(', ') || 'none'})`,
+        ],
+        [
+          'rename pool',
+          'training episodes are renamed to any of the other 29 names, held-out names included',
+          `${pct(leakage.share)} of ${count(leakage.resets)} training resets show a held-out name (10 of 29 candidates = ${pct(10 / 29)}; book ${BOOK.namesShare})`,
+        ],
+        [
+          'parameter rename pool',
+          "parameters are renamed to names drawn from every task's parameters, held-out ones included",
+          `${pct(leakage.carryingParam / leakage.resets)} of training resets show a parameter name only held-out tasks use (${leakage.heldOutParams.join(', ')}): those embeddings are trained through renaming`,
+        ],
+        ['demonstrations', 'behaviour cloning plays training tasks only', 'no held-out task is played'],
+        [
+          'surface variation',
+          "a training episode's spec may be swapped for another task's, drawn from the env's own tasks",
+          'training envs hold training tasks only: no held-out spec is shown',
+        ],
       ],
     ),
-    section(
-      'Leakage audit: how held-out tasks reach training',
-      markdownTable(
-        ['channel', 'what leaks', 'measured'],
+    table(pools, {
+      'rename pool at evaluation (step 80), each its own evaluation and episode seeds': (row) =>
+        row.pool === 'train' ? 'training names' : 'held-out names',
+      'pass@1': (row) => pct(row.passAt1),
+      book: (row) => BOOK.pools[row.pool],
+    }),
+    markdownTable(
+      ['', 'ours', 'book'],
+      [
         [
-          [
-            'tokenizer',
-            'built from all 30 tasks: held-out words get embeddings (trained only if a training episode shows them)',
-            `${leakage.vocabulary} words; ${leakage.heldOutOnlyWords.length} appear only in held-out tasks (${leakage.heldOutOnlyWords.join(', ') || 'none'})`,
-          ],
-          [
-            'rename pool',
-            'training episodes are renamed to any of the other 29 names, held-out names included',
-            `${pct(leakage.share)} of ${count(leakage.resets)} training resets show a held-out name (10 of 29 candidates = ${pct(10 / 29)}; book ${BOOK.namesShare})`,
-          ],
-          [
-            'parameter rename pool',
-            "parameters are renamed to names drawn from every task's parameters, held-out ones included",
-            `${pct(leakage.carryingParam / leakage.resets)} of training resets show a parameter name only held-out tasks use (${leakage.heldOutParams.join(', ')}): those embeddings are trained through renaming`,
-          ],
-          ['demonstrations', 'behaviour cloning plays training tasks only', 'no held-out task is played'],
-          [
-            'surface variation',
-            "a training episode's spec may be swapped for another task's, drawn from the env's own tasks",
-            'training envs hold training tasks only: no held-out spec is shown',
-          ],
+          'held-out names - training names [Welch 95% over the episodes]',
+          `${signed(poolDifference.difference)} ${interval(poolDifference.low, poolDifference.high, signed)}`,
+          BOOK.poolDifference,
         ],
-      ),
-      table(pools, {
-        'rename pool at evaluation (step 80), each its own evaluation and episode seeds': (row) =>
-          row.pool === 'train' ? 'training names' : 'held-out names',
-        'pass@1': (row) => pct(row.passAt1),
-        book: (row) => BOOK.pools[row.pool],
-      }),
-      markdownTable(
-        ['', 'ours', 'book'],
-        [
-          [
-            'held-out names - training names [Welch 95% over the episodes]',
-            `${signed(poolDifference.difference)} ${interval(poolDifference.low, poolDifference.high, signed)}`,
-            BOOK.poolDifference,
-          ],
-        ],
-      ),
-      reading(poolReading(poolDifference)),
+      ],
     ),
+    reading(poolReading(poolDifference)),
   );
-  return { markdown };
+}
+
+export function report({ typeSplit, leakage }: Numbers, context: Context): Report {
+  return { markdown: blocks(typeSplitSection(typeSplit, context), leakageSection(leakage)) };
 }

@@ -3,7 +3,7 @@
  * the tasks that narrow (Figure 17.3), each beside the book.
  */
 import { passAtK } from '../../eval/index.ts';
-import type { TaskCount } from '../../gym/index.ts';
+import type { Numbers177 as Numbers } from '../../analysis/index.ts';
 import { bandPanelsSvg, type BandPanel } from '../figures.ts';
 import {
   markdownTable,
@@ -16,30 +16,6 @@ import {
   type Report,
 } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/17.7.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  agents: {
-    step: 0 | 80 | 20;
-    perTask: TaskCount[];
-    curve: { k: number; mean: number; low: number; high: number }[];
-  }[];
-  reference: { k: number; y: number }[];
-  narrowing: {
-    task: string;
-    runDir: string;
-    trajectory: { step: number; successes: number; firstEdit: Record<string, number> }[];
-    peakStep: number;
-    fallsAt: number | null;
-  }[];
-  searched: string[];
-  crossing: number | null;
-  step20AtOrAbove: boolean;
-  step20Below: { base: number[]; step80: number[] };
-  step80BandAtLargeK: { k: number; low: number; high: number; base: number; covers: boolean }[];
-};
 type Agent = Numbers['agents'][number];
 type Narrowing = Numbers['narrowing'][number];
 
@@ -155,6 +131,45 @@ function bandText({ step80BandAtLargeK }: Numbers): string {
     : `covers it at k = ${covered.length > 0 ? runsOf(covered) : 'none'} only (${first})`;
 }
 
+/** Each task's successes and pass@k at k = TASK_K for every agent (when there are that many episodes). */
+function perTaskTable(agents: readonly Agent[], { run, episodes }: Context): string[] {
+  if (episodes < TASK_K) return [];
+  return [
+    `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
+    table(agents[0]!.perTask, {
+      task: (count) => count.name,
+      ...Object.fromEntries(
+        agents.map((agent) => [
+          `step ${agent.step}: successes, pass@${TASK_K}`,
+          (_: unknown, j: number) => {
+            const { successes } = agent.perTask[j]!;
+            return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
+          },
+        ]),
+      ),
+    }),
+  ];
+}
+
+/** A narrowing task's successes and first edits along its run's trajectory. */
+function narrowingSubsection(row: Narrowing, episodes: number): string {
+  const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
+  const [first, last] = [count(0), count(80)];
+  return subsection(
+    `${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
+    table(row.trajectory, {
+      step: (point) => point.step,
+      successes: (point) => `${point.successes}/${episodes}`,
+      'first edits': (point) => topOps(point.firstEdit),
+    }),
+    ...(first !== undefined && last !== undefined && episodes >= TASK_K
+      ? [
+          `pass@${TASK_K} from these counts: step 0 ${pct(passAtK(episodes, first, TASK_K))}, step 80 ${pct(passAtK(episodes, last, TASK_K))}.`,
+        ]
+      : []),
+  );
+}
+
 export async function report(numbers: Numbers, context: Context): Promise<Report> {
   const { agents, reference, narrowing, crossing } = numbers;
   const { run, episodes } = context;
@@ -179,41 +194,9 @@ export async function report(numbers: Numbers, context: Context): Promise<Report
       ['step 20 against the base agent and step 80', step20Text(numbers), BOOK.step20],
       ["step 80's task-level band and the base agent's curve, k >= 16", bandText(numbers), BOOK.band],
     ]),
-    ...(episodes >= TASK_K
-      ? [
-          `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
-          table(base.perTask, {
-            task: (count) => count.name,
-            ...Object.fromEntries(
-              agents.map((agent) => [
-                `step ${agent.step}: successes, pass@${TASK_K}`,
-                (_: unknown, j: number) => {
-                  const { successes } = agent.perTask[j]!;
-                  return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
-                },
-              ]),
-            ),
-          }),
-        ]
-      : []),
+    ...perTaskTable(agents, context),
     narrowingSentence(numbers, run),
-    ...narrowing.map((row) => {
-      const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
-      const [first, last] = [count(0), count(80)];
-      return subsection(
-        `${row.task} in ${row.runDir}: peaks at step ${row.peakStep}, ${row.fallsAt === null ? 'does not fall after its peak' : `starts to fall at step ${row.fallsAt}`}`,
-        table(row.trajectory, {
-          step: (point) => point.step,
-          successes: (point) => `${point.successes}/${episodes}`,
-          'first edits': (point) => topOps(point.firstEdit),
-        }),
-        ...(first !== undefined && last !== undefined && episodes >= TASK_K
-          ? [
-              `pass@${TASK_K} from these counts: step 0 ${pct(passAtK(episodes, first, TASK_K))}, step 80 ${pct(passAtK(episodes, last, TASK_K))}.`,
-            ]
-          : []),
-      );
-    }),
+    ...narrowing.map((row) => narrowingSubsection(row, episodes)),
     `Book: ${BOOK.speed}. Reading: RL concentrates the first edit on the op the training tasks rewarded; where a held-out task's surface resembles another type's training tasks, that concentration is wrong every time, and pass@k at large k (which rewards trying many ops) falls below the guessing base agent's.`,
   );
   return { markdown, figures: { '17.3-passk.svg': await passAtKFigure(numbers, context) } };

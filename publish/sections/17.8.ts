@@ -2,7 +2,7 @@
  * The report of 17.8 (experiments/17.8.ts): validation and test by checkpoint, selection by each,
  * the winner's curse measured and simulated, the four seeds at step 30 (Figure 17.4).
  */
-import type { BootstrapInterval } from '../../eval/index.ts';
+import type { Numbers178 as Numbers } from '../../analysis/index.ts';
 import { bandPanelsSvg, intervalChartSvg } from '../figures.ts';
 import {
   blocks,
@@ -18,50 +18,6 @@ import {
   withInterval,
   type Report,
 } from '../markdown.ts';
-
-/** One checkpoint's pass rates on the validation and test halves, with their intervals. */
-export type Row = {
-  step: number;
-  validation: number;
-  validationLow: number;
-  validationHigh: number;
-  test: number;
-  testLow: number;
-  testHigh: number;
-  /** Each test task's successes, in the order of `split.test`. */
-  testCounts: number[];
-};
-
-/**
- * The numbers this report reads: what experiments/17.8.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  split: { validation: string[]; test: string[] };
-  table: Row[];
-  byValidation: Row;
-  byTest: Row;
-  curse: {
-    sharedSeed: {
-      picks: { evaluation: number; step: number; onPicking: number; onRest: number }[];
-      onPicking: number;
-      onRest: number;
-      optimism: number;
-      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
-      evaluationSD: number;
-    };
-    independentSeeds: {
-      picks: { evaluation: number; step: number; onPicking: number; onRest: number }[];
-      onPicking: number;
-      onRest: number;
-      optimism: number;
-      /** SD of one small evaluation's score of a checkpoint over the 10 evaluations (pooled over the 8): its SE, measured. */
-      evaluationSD: number;
-    };
-  };
-  simulated: { e8: number; meanPickedScore: number; bias: number; predictedBias: number; trials: number };
-  seeds: { seed: number; passAt1: number; episodeLevel: BootstrapInterval; taskLevel: BootstrapInterval }[];
-};
 
 const BOOK = {
   validation: 'validation 0.975 at step 80; test flat near 0.74 from step 40',
@@ -156,91 +112,106 @@ function largestTestFall({ split, table: byStep }: Numbers, episodes: number): s
   return `The test task that falls furthest is \`${split.test[fall.task]}\`, from ${counts(fall.from)} of ${episodes} at step ${fall.from} to ${counts(fall.to)} at step ${fall.to}: while it is down, it holds the test score back as the other tasks rise.`;
 }
 
+/** Validation and test by checkpoint, and the checkpoint each picks. */
+function selectionSection(numbers: Numbers, episodes: number): string {
+  const { split, table: byStep, byValidation, byTest } = numbers;
+  return section(
+    `Validation (${split.validation.join(', ')}) and test (${split.test.join(', ')}), ${episodes} episodes per task`,
+    table(byStep, {
+      step: (row) => row.step,
+      'validation [task-level 95%]': (row) =>
+        withInterval({ estimate: row.validation, low: row.validationLow, high: row.validationHigh }),
+      'test [task-level 95%]': (row) =>
+        withInterval({ estimate: row.test, low: row.testLow, high: row.testHigh }),
+      [`test per task (${split.test.join(' ')}, of ${episodes})`]: (row) => row.testCounts.join(' '),
+    }),
+    markdownTable(
+      ['selection', 'checkpoint', 'reported test pass@1', 'book'],
+      [
+        ['by validation', `step ${byValidation.step}`, pct(byValidation.test), BOOK.select],
+        ['by test (the selection effect)', `step ${byTest.step}`, pct(byTest.test), ''],
+      ],
+    ),
+    reading(
+      `choosing on the test set reports the best of nine noisy test scores (${pct(byTest.test)}), ${signed(byTest.test - byValidation.test)} over the checkpoint chosen on validation; with five test tasks the test intervals overlap across most steps, so the test set cannot rank them. ${largestTestFall(numbers, episodes)} Book: ${BOOK.validation}.`,
+    ),
+  );
+}
+
+/** The winner's curse measured on small evaluations (shared and own seeds) and simulated, against the book's. */
+function curseSection(numbers: Numbers, smallEpisodes: number): string {
+  const { split, byValidation, curse, simulated } = numbers;
+  return section(
+    `Winner's curse, measured: 10 test evaluations of ${smallEpisodes} episodes per test task, the 8 candidates of each sharing its seed and each with its own`,
+    table(curse.sharedSeed.picks, {
+      evaluation: (pick) => pick.evaluation,
+      'shared seed: picked step': (pick) => pick.step,
+      'shared: on its picking evaluation': (pick) => pct(pick.onPicking),
+      'shared: mean on the other 9': (pick) => pct(pick.onRest),
+      'own seeds: picked step': (pick) => curse.independentSeeds.picks[pick.evaluation]!.step,
+      'own seeds: on its picking evaluation': (pick) =>
+        pct(curse.independentSeeds.picks[pick.evaluation]!.onPicking),
+      'own seeds: mean on the other 9': (pick) => pct(curse.independentSeeds.picks[pick.evaluation]!.onRest),
+    }),
+    oursAgainstBook([
+      ...(
+        [
+          ['one seed per evaluation, shared by its 8 candidates', curse.sharedSeed],
+          ['a seed per candidate', curse.independentSeeds],
+        ] as const
+      ).flatMap(([label, measured]) => [
+        [`${label}: picked steps`, pickedSteps(measured), BOOK.picks] as const,
+        [
+          `${label}: on the picking evaluation vs the rest`,
+          `${pct(measured.onPicking)} vs ${pct(measured.onRest)} (${signed(measured.optimism)})`,
+          BOOK.gap,
+        ] as const,
+        [
+          `${label}: the gap in SEs of one ${smallEpisodes * split.test.length}-episode evaluation (its SD over the 10, measured)`,
+          `${(measured.optimism / measured.evaluationSD).toFixed(2)} (SD ${pct(measured.evaluationSD)})`,
+          BOOK.gapInSE,
+        ] as const,
+      ]),
+      [
+        // The simulation's pass rate is the test score of the checkpoint chosen on validation.
+        `simulated: 8 equally good checkpoints, 160 test episodes, p = ${pct(byValidation.test)}`,
+        `${signed(simulated.bias)} (sigma x E[max of 8] = ${pct(simulated.predictedBias)}, E = ${simulated.e8.toFixed(2)})`,
+        BOOK.simulated,
+      ],
+    ]),
+    [
+      reading(
+        'the checkpoint that wins a small evaluation won partly by luck; scored again, it falls back. The gap is the optimism a number carries when the set that chose it also reports it.',
+      ),
+      curseDifference(numbers),
+    ],
+  );
+}
+
+/** The seeds' step-30 checkpoints with both intervals. */
+function seedsSection({ seeds }: Numbers): string {
+  return section(
+    'Four seeds at step 30 (Figure 17.4, right)',
+    table(seeds, {
+      seed: (row) => row.seed,
+      'pass@1': (row) => pct(row.passAt1),
+      'episode-level 95%': (row) => interval(row.episodeLevel.low, row.episodeLevel.high),
+      'task-level 95%': (row) => interval(row.taskLevel.low, row.taskLevel.high),
+    }),
+    reading(
+      'the episode-level intervals of different seeds barely overlap and suggest real differences; the honest task-level intervals overlap widely.',
+    ),
+  );
+}
+
 export async function report(
   numbers: Numbers,
   { episodes, smallEpisodes }: { episodes: number; smallEpisodes: number },
 ): Promise<Report> {
-  const { split, table: byStep, byValidation, byTest, curse, simulated, seeds } = numbers;
   const markdown = blocks(
-    section(
-      `Validation (${split.validation.join(', ')}) and test (${split.test.join(', ')}), ${episodes} episodes per task`,
-      table(byStep, {
-        step: (row) => row.step,
-        'validation [task-level 95%]': (row) =>
-          withInterval({ estimate: row.validation, low: row.validationLow, high: row.validationHigh }),
-        'test [task-level 95%]': (row) =>
-          withInterval({ estimate: row.test, low: row.testLow, high: row.testHigh }),
-        [`test per task (${split.test.join(' ')}, of ${episodes})`]: (row) => row.testCounts.join(' '),
-      }),
-      markdownTable(
-        ['selection', 'checkpoint', 'reported test pass@1', 'book'],
-        [
-          ['by validation', `step ${byValidation.step}`, pct(byValidation.test), BOOK.select],
-          ['by test (the selection effect)', `step ${byTest.step}`, pct(byTest.test), ''],
-        ],
-      ),
-      reading(
-        `choosing on the test set reports the best of nine noisy test scores (${pct(byTest.test)}), ${signed(byTest.test - byValidation.test)} over the checkpoint chosen on validation; with five test tasks the test intervals overlap across most steps, so the test set cannot rank them. ${largestTestFall(numbers, episodes)} Book: ${BOOK.validation}.`,
-      ),
-    ),
-    section(
-      `Winner's curse, measured: 10 test evaluations of ${smallEpisodes} episodes per test task, the 8 candidates of each sharing its seed and each with its own`,
-      table(curse.sharedSeed.picks, {
-        evaluation: (pick) => pick.evaluation,
-        'shared seed: picked step': (pick) => pick.step,
-        'shared: on its picking evaluation': (pick) => pct(pick.onPicking),
-        'shared: mean on the other 9': (pick) => pct(pick.onRest),
-        'own seeds: picked step': (pick) => curse.independentSeeds.picks[pick.evaluation]!.step,
-        'own seeds: on its picking evaluation': (pick) =>
-          pct(curse.independentSeeds.picks[pick.evaluation]!.onPicking),
-        'own seeds: mean on the other 9': (pick) =>
-          pct(curse.independentSeeds.picks[pick.evaluation]!.onRest),
-      }),
-      oursAgainstBook([
-        ...(
-          [
-            ['one seed per evaluation, shared by its 8 candidates', curse.sharedSeed],
-            ['a seed per candidate', curse.independentSeeds],
-          ] as const
-        ).flatMap(([label, measured]) => [
-          [`${label}: picked steps`, pickedSteps(measured), BOOK.picks] as const,
-          [
-            `${label}: on the picking evaluation vs the rest`,
-            `${pct(measured.onPicking)} vs ${pct(measured.onRest)} (${signed(measured.optimism)})`,
-            BOOK.gap,
-          ] as const,
-          [
-            `${label}: the gap in SEs of one ${smallEpisodes * split.test.length}-episode evaluation (its SD over the 10, measured)`,
-            `${(measured.optimism / measured.evaluationSD).toFixed(2)} (SD ${pct(measured.evaluationSD)})`,
-            BOOK.gapInSE,
-          ] as const,
-        ]),
-        [
-          // The simulation's pass rate is the test score of the checkpoint chosen on validation.
-          `simulated: 8 equally good checkpoints, 160 test episodes, p = ${pct(byValidation.test)}`,
-          `${signed(simulated.bias)} (sigma x E[max of 8] = ${pct(simulated.predictedBias)}, E = ${simulated.e8.toFixed(2)})`,
-          BOOK.simulated,
-        ],
-      ]),
-      [
-        reading(
-          'the checkpoint that wins a small evaluation won partly by luck; scored again, it falls back. The gap is the optimism a number carries when the set that chose it also reports it.',
-        ),
-        curseDifference(numbers),
-      ],
-    ),
-    section(
-      'Four seeds at step 30 (Figure 17.4, right)',
-      table(seeds, {
-        seed: (row) => row.seed,
-        'pass@1': (row) => pct(row.passAt1),
-        'episode-level 95%': (row) => interval(row.episodeLevel.low, row.episodeLevel.high),
-        'task-level 95%': (row) => interval(row.taskLevel.low, row.taskLevel.high),
-      }),
-      reading(
-        'the episode-level intervals of different seeds barely overlap and suggest real differences; the honest task-level intervals overlap widely.',
-      ),
-    ),
+    selectionSection(numbers, episodes),
+    curseSection(numbers, smallEpisodes),
+    seedsSection(numbers),
   );
   return { markdown, figures: await selectionFigures(numbers, episodes) };
 }

@@ -1,4 +1,5 @@
 /** The report of 17.9 (experiments/17.9.ts): three ways an evaluation misleads, each beside the book. */
+import type { Numbers179 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
   markdownTable,
@@ -17,22 +18,6 @@ const BOOK = {
   gamer: { public: 1, hidden: 0 },
 };
 
-/**
- * The numbers this report reads: what experiments/17.9.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  noise: { evaluations: number[]; min: number; max: number };
-  stacker: {
-    train: { success: number; meanReward: number; harnessHash: string };
-    plain: { success: number; meanReward: number; harnessHash: string };
-  };
-  gamer: {
-    public: { success: number; meanReward: number; harnessHash: string };
-    hidden: { success: number; meanReward: number; harnessHash: string };
-  };
-};
-
 /** What the stacker's two scores say, from the scores themselves. */
 function stackerReading({ train, plain }: Numbers['stacker']): string {
   const points = Math.round((plain.success - train.success) * 100);
@@ -42,67 +27,86 @@ function stackerReading({ train, plain }: Numbers['stacker']): string {
   return `the same policy scores${times} when the harness lets it stack edits; comparing numbers across harnesses credits ${points} points nobody earned.`;
 }
 
-export function report(
-  { noise, stacker, gamer }: Numbers,
-  {
-    noiseEvaluations,
-    scriptedEpisodesPerTask,
-    scriptedTasks,
-  }: { noiseEvaluations: number; scriptedEpisodesPerTask: number; scriptedTasks: number },
-): Report {
-  const markdown = blocks(
-    section(
-      `Evaluation noise: one checkpoint (step 80), ${noiseEvaluations} evaluations of 40 episodes (4 per held-out task)`,
-      oursAgainstBook([
-        ['pass@1 of each evaluation', noise.evaluations.map(pct).join(', '), ''],
-        ['range', range(noise.evaluations), `${BOOK.noise[0]} to ${BOOK.noise[1]}`],
-      ]),
+/** What the experiment ran: the small evaluations, and the scripted policies' episodes and tasks. */
+interface Context {
+  noiseEvaluations: number;
+  scriptedEpisodesPerTask: number;
+  scriptedTasks: number;
+}
+
+/** One checkpoint's small evaluations and their range. */
+function noiseSection(noise: Numbers['noise'], { noiseEvaluations }: Context): string {
+  return section(
+    `Evaluation noise: one checkpoint (step 80), ${noiseEvaluations} evaluations of 40 episodes (4 per held-out task)`,
+    oursAgainstBook([
+      ['pass@1 of each evaluation', noise.evaluations.map(pct).join(', '), ''],
+      ['range', range(noise.evaluations), `${BOOK.noise[0]} to ${BOOK.noise[1]}`],
+    ]),
+    [
+      reading(
+        'the same checkpoint, measured eight times on 40 episodes, moves by several points from run to run; a difference of that size between two checkpoints means nothing without an interval.',
+      ),
+      whereOursDiffers(
+        `the range sits ${noise.min > BOOK.noise[0] ? 'higher than' : 'near'} the book's because our step-80 agent passes more (17.1); its width, ${pct(noise.max - noise.min)} against the book's 0.10, is the point.`,
+      ),
+    ],
+  );
+}
+
+/** The stacker under the training harness and in the plain env. */
+function stackerSection(
+  stacker: Numbers['stacker'],
+  { scriptedEpisodesPerTask, scriptedTasks }: Context,
+): string {
+  return section(
+    `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
+    markdownTable(
+      ['harness', 'success (ours)', 'book'],
       [
-        reading(
-          'the same checkpoint, measured eight times on 40 episodes, moves by several points from run to run; a difference of that size between two checkpoints means nothing without an interval.',
-        ),
-        whereOursDiffers(
-          `the range sits ${noise.min > BOOK.noise[0] ? 'higher than' : 'near'} the book's because our step-80 agent passes more (17.1); its width, ${pct(noise.max - noise.min)} against the book's 0.10, is the point.`,
-        ),
+        [
+          `training harness (one edit), ${stacker.train.harnessHash}`,
+          pct(stacker.train.success),
+          BOOK.stacker.train,
+        ],
+        [
+          `plain env (unlimited edits), ${stacker.plain.harnessHash}`,
+          pct(stacker.plain.success),
+          BOOK.stacker.plain,
+        ],
       ],
     ),
-    section(
-      `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
-      markdownTable(
-        ['harness', 'success (ours)', 'book'],
-        [
-          [
-            `training harness (one edit), ${stacker.train.harnessHash}`,
-            pct(stacker.train.success),
-            BOOK.stacker.train,
-          ],
-          [
-            `plain env (unlimited edits), ${stacker.plain.harnessHash}`,
-            pct(stacker.plain.success),
-            BOOK.stacker.plain,
-          ],
-        ],
-      ),
-      reading(stackerReading(stacker)),
+    reading(stackerReading(stacker)),
+  );
+}
+
+/** The gaming policy scored by the public reward it games and by the hidden tests. */
+function gamerSection(gamer: Numbers['gamer'], { scriptedEpisodesPerTask, scriptedTasks }: Context): string {
+  return section(
+    `Evaluation reusing the training reward: the gaming policy (special-cases the public tests), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
+    markdownTable(
+      [
+        'reward source',
+        'mean reward (what a reward-scored evaluation reports)',
+        'success (hidden tests)',
+        'book',
+      ],
+      [
+        ['public tests', pct(gamer.public.meanReward), pct(gamer.public.success), BOOK.gamer.public],
+        ['hidden tests', pct(gamer.hidden.meanReward), pct(gamer.hidden.success), BOOK.gamer.hidden],
+      ],
     ),
-    section(
-      `Evaluation reusing the training reward: the gaming policy (special-cases the public tests), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
-      markdownTable(
-        [
-          'reward source',
-          'mean reward (what a reward-scored evaluation reports)',
-          'success (hidden tests)',
-          'book',
-        ],
-        [
-          ['public tests', pct(gamer.public.meanReward), pct(gamer.public.success), BOOK.gamer.public],
-          ['hidden tests', pct(gamer.hidden.meanReward), pct(gamer.hidden.success), BOOK.gamer.hidden],
-        ],
-      ),
-      reading(
-        `scored by the reward it was trained on, the gaming policy ${gamer.public.meanReward === 1 ? 'looks perfect' : `scores ${pct(gamer.public.meanReward)}`}; scored by the hidden tests (the one success rule), it ${gamer.hidden.success === 0 ? 'never repairs anything' : `succeeds in ${pct(gamer.hidden.success)} of episodes`}.`,
-      ),
+    reading(
+      `scored by the reward it was trained on, the gaming policy ${gamer.public.meanReward === 1 ? 'looks perfect' : `scores ${pct(gamer.public.meanReward)}`}; scored by the hidden tests (the one success rule), it ${gamer.hidden.success === 0 ? 'never repairs anything' : `succeeds in ${pct(gamer.hidden.success)} of episodes`}.`,
     ),
   );
-  return { markdown };
+}
+
+export function report({ noise, stacker, gamer }: Numbers, context: Context): Report {
+  return {
+    markdown: blocks(
+      noiseSection(noise, context),
+      stackerSection(stacker, context),
+      gamerSection(gamer, context),
+    ),
+  };
 }

@@ -1,45 +1,8 @@
 /** The report of the coverage simulation (experiments/coverage.ts): one row per interval method and design, both worlds. */
+import type { NumbersCoverage as Numbers } from '../../analysis/index.ts';
 import { blocks, count, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
 
-/** One method's coverage in one world over the simulations, with its Monte Carlo SE. */
-export interface WorldCoverage {
-  world: 'observed' | 'fitted';
-  coverage: number;
-  se: number;
-  missedHigh: number;
-  missedLow: number;
-  meanWidth: number;
-  /** The share of samples whose interval fell back to the exact one over the units. */
-  exact: number;
-  /** The known truth; null for the episode bootstrap, whose truth is each sample's own tasks' mean. */
-  truth: number | null;
-}
-
-/** One interval method at one design, in both worlds. */
-export interface CoverageRow {
-  id: string;
-  method: string;
-  design: string;
-  nominal: number;
-  worlds: WorldCoverage[];
-  /** Below the flag in either world. */
-  flagged: boolean;
-}
-
-/** The numbers this report reads (experiments/coverage.ts's `main` returns them). */
-export type Numbers = {
-  simulations: number;
-  reps: number;
-  draws: number;
-  flagBelow: number;
-  rows: CoverageRow[];
-  wilson: Array<{
-    seeds: number;
-    at: Array<{ rate: number; coverage: number }>;
-    lowest: { rate: number; coverage: number };
-    lowestInside: { rate: number; coverage: number };
-  }>;
-};
+type CoverageRow = Numbers['rows'][number];
 
 export function report({ simulations, reps, draws, flagBelow, rows, wilson }: Numbers): Report {
   const flagged = rows.filter((row) => row.flagged);

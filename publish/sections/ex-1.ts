@@ -1,27 +1,8 @@
 /** The report of exercise 1 (experiments/ex-1.ts): the variance of the unbiased and plug-in pass@k estimators. */
+import type { NumbersEx1 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, count, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
 
-/**
- * The numbers this report reads: what experiments/ex-1.ts's `measure` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  n: number;
-  p: number;
-  draws: number;
-  rows: {
-    k: number;
-    truth: number;
-    estimators: {
-      estimator: 'unbiased' | 'plug-in';
-      exact: { mean: number; variance: number; mse: number | null };
-      simulated: { mse: number; mean: number; meanSE: number; variance: number; varianceSE: number };
-      varianceZ: number;
-    }[];
-  }[];
-  byK: { k: number; unbiased: number; plugInMse: number }[];
-};
 const small = (value: number) => value.toPrecision(4);
 
 export async function report(numbers: Numbers): Promise<Report> {

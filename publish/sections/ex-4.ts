@@ -1,45 +1,8 @@
 /** The report of exercise 4 (experiments/ex-4.ts): the held-out-type experiment for every bug type. */
-import type { BootstrapInterval } from '../../eval/index.ts';
+import type { NumbersEx4 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, interval, pct, reading, section, signed, table, topOps, type Report } from '../markdown.ts';
 
-/** A task's decisions: the policy's entropy over the six ops at its first edit, and the repair op's probability there, each its mean over the task's episodes that edited. */
-export interface TaskDecisions {
-  task: string;
-  episodes: number;
-  entropy: number | null;
-  rightOp: number | null;
-}
-
-/** One checkpoint of one run, on its bug type's held-out tasks. */
-export interface Checkpoint {
-  step: number;
-  passAt1: number;
-  interval: BootstrapInterval;
-  rates: number[];
-  firstEdits: Record<string, number>;
-  /** Entropy (bits) of the first edits sampled, pooled over the type's episodes ('(none)' an outcome of its own). */
-  firstEditEntropy: number | null;
-  firstEditRight: number;
-  /** The policy's own distribution at the decision: `TaskDecisions` and their means over the tasks. */
-  decision: { entropy: number | null; rightOp: number | null; perTask: TaskDecisions[] };
-}
-
-/**
- * The numbers this report reads: what experiments/ex-4.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  episodes: number;
-  rows: {
-    type: 'zero' | 'compare' | 'off_by_one' | 'negation' | 'min_max';
-    run: string;
-    base: Checkpoint;
-    trained: Checkpoint;
-    difference: { estimate: number; low: number; high: number };
-    belowBase: boolean;
-  }[];
-};
 const bits = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
 const share = (value: number | null) => (value === null ? 'n/a' : pct(value));
 /** A spread over at least two ops, as two equally likely ones have: what guessing means at one decision. */
@@ -76,57 +39,64 @@ function decisionReading(rows: Numbers['rows']): string {
   return `${measured} Step 30 still guesses (above ${GUESSING_BITS} bit at the decision) on ${guessing.join(', ') || 'no type'}, and is nearly sure on ${sure.join(', ') || 'no type'}.`;
 }
 
-export async function report({ episodes, rows }: Numbers): Promise<Report> {
+/** Each unseen type: both checkpoints' pass@1, their difference, and what the policy does at its first edit. */
+function typesSection({ episodes, rows }: Numbers): string {
   const below = rows.filter((row) => row.belowBase);
-  const markdown = blocks(
-    section(
-      `Each bug type held out in turn: its six tasks, ${episodes} episodes each, base agent (step 0) against step 30`,
-      table(rows, {
-        'unseen type': (row) => row.type,
-        'base pass@1 [task interval]': (row) =>
-          `${pct(row.base.passAt1)} ${interval(row.base.interval.low, row.base.interval.high)}`,
-        'step 30 pass@1 [task interval]': (row) =>
-          `${pct(row.trained.passAt1)} ${interval(row.trained.interval.low, row.trained.interval.high)}`,
-        'step 30 - base [paired interval]': (row) =>
-          `${signed(row.difference.estimate)} ${interval(row.difference.low, row.difference.high, signed)}`,
-        'below base': (row) => (row.belowBase ? 'yes' : 'no'),
-        "policy's entropy at the first edit, base -> step 30 (bits)": (row) =>
-          `${bits(row.base.decision.entropy)} -> ${bits(row.trained.decision.entropy)}`,
-        'its P(repair op), base -> step 30': (row) =>
-          `${share(row.base.decision.rightOp)} -> ${share(row.trained.decision.rightOp)}`,
-        'sampled first edits, pooled entropy, base -> step 30 (bits)': (row) =>
-          `${bits(row.base.firstEditEntropy)} -> ${bits(row.trained.firstEditEntropy)}`,
-        'first edit right, base / step 30': (row) =>
-          `${pct(row.base.firstEditRight)} / ${pct(row.trained.firstEditRight)}`,
-        'step 30 first edits': (row) => topOps(row.trained.firstEdits),
-      }),
-      reading(
-        `step 30 is below the base agent, with a paired interval below 0, on ${below.length} of ${rows.length} unseen types${below.length > 0 ? ` (${below.map((row) => row.type).join(', ')})` : ''}. One edit per episode: a wrong first edit fails, so the pass rate is the share of first edits on the unseen type's repair. The pooled entropy of the sampled first edits cannot tell a policy that guesses at each decision from one that is sure of a different op on each task; the policy's own entropy at the decision can: ${decisionReading(rows)}`,
-      ),
-    ),
-    section(
-      'Per task: the policy at the decision of its first edit (means over the episodes that edited)',
-      table(
-        rows.flatMap((row) =>
-          row.base.decision.perTask.map((base, j) => ({
-            type: row.type,
-            base,
-            trained: row.trained.decision.perTask[j]!,
-          })),
-        ),
-        {
-          'unseen type': (row) => row.type,
-          task: (row) => row.base.task,
-          'entropy, base -> step 30 (bits)': (row) =>
-            `${bits(row.base.entropy)} -> ${bits(row.trained.entropy)}`,
-          'P(repair op), base -> step 30': (row) =>
-            `${share(row.base.rightOp)} -> ${share(row.trained.rightOp)}`,
-          'episodes that edited, base / step 30': (row) => `${row.base.episodes} / ${row.trained.episodes}`,
-        },
-      ),
+  return section(
+    `Each bug type held out in turn: its six tasks, ${episodes} episodes each, base agent (step 0) against step 30`,
+    table(rows, {
+      'unseen type': (row) => row.type,
+      'base pass@1 [task interval]': (row) =>
+        `${pct(row.base.passAt1)} ${interval(row.base.interval.low, row.base.interval.high)}`,
+      'step 30 pass@1 [task interval]': (row) =>
+        `${pct(row.trained.passAt1)} ${interval(row.trained.interval.low, row.trained.interval.high)}`,
+      'step 30 - base [paired interval]': (row) =>
+        `${signed(row.difference.estimate)} ${interval(row.difference.low, row.difference.high, signed)}`,
+      'below base': (row) => (row.belowBase ? 'yes' : 'no'),
+      "policy's entropy at the first edit, base -> step 30 (bits)": (row) =>
+        `${bits(row.base.decision.entropy)} -> ${bits(row.trained.decision.entropy)}`,
+      'its P(repair op), base -> step 30': (row) =>
+        `${share(row.base.decision.rightOp)} -> ${share(row.trained.decision.rightOp)}`,
+      'sampled first edits, pooled entropy, base -> step 30 (bits)': (row) =>
+        `${bits(row.base.firstEditEntropy)} -> ${bits(row.trained.firstEditEntropy)}`,
+      'first edit right, base / step 30': (row) =>
+        `${pct(row.base.firstEditRight)} / ${pct(row.trained.firstEditRight)}`,
+      'step 30 first edits': (row) => topOps(row.trained.firstEdits),
+    }),
+    reading(
+      `step 30 is below the base agent, with a paired interval below 0, on ${below.length} of ${rows.length} unseen types${below.length > 0 ? ` (${below.map((row) => row.type).join(', ')})` : ''}. One edit per episode: a wrong first edit fails, so the pass rate is the share of first edits on the unseen type's repair. The pooled entropy of the sampled first edits cannot tell a policy that guesses at each decision from one that is sure of a different op on each task; the policy's own entropy at the decision can: ${decisionReading(rows)}`,
     ),
   );
-  const figure = await lineChartSvg({
+}
+
+/** Per task of each unseen type: the policy at the decision of its first edit, at both checkpoints. */
+function decisionsSection(rows: Numbers['rows']): string {
+  return section(
+    'Per task: the policy at the decision of its first edit (means over the episodes that edited)',
+    table(
+      rows.flatMap((row) =>
+        row.base.decision.perTask.map((base, j) => ({
+          type: row.type,
+          base,
+          trained: row.trained.decision.perTask[j]!,
+        })),
+      ),
+      {
+        'unseen type': (row) => row.type,
+        task: (row) => row.base.task,
+        'entropy, base -> step 30 (bits)': (row) =>
+          `${bits(row.base.entropy)} -> ${bits(row.trained.entropy)}`,
+        'P(repair op), base -> step 30': (row) =>
+          `${share(row.base.rightOp)} -> ${share(row.trained.rightOp)}`,
+        'episodes that edited, base / step 30': (row) => `${row.base.episodes} / ${row.trained.episodes}`,
+      },
+    ),
+  );
+}
+
+/** The change in the policy's entropy at the first edit against the change in pass@1, a point per type. */
+function entropyFigure(rows: Numbers['rows']) {
+  return lineChartSvg({
     title:
       "Unseen type: change in the policy's entropy at the first edit against change in pass@1 (step 30 - base)",
     xTitle: "policy's entropy at the first edit, step 30 - base (bits)",
@@ -146,5 +116,9 @@ export async function report({ episodes, rows }: Numbers): Promise<Report> {
           ],
     ),
   });
-  return { markdown, figures: { 'ex-4-entropy-vs-drop.svg': figure } };
+}
+
+export async function report(numbers: Numbers): Promise<Report> {
+  const markdown = blocks(typesSection(numbers), decisionsSection(numbers.rows));
+  return { markdown, figures: { 'ex-4-entropy-vs-drop.svg': await entropyFigure(numbers.rows) } };
 }

@@ -1,42 +1,7 @@
 /** The report of exercise 5 (experiments/ex-5.ts): which fields the harness canary catches. */
-import type { HarnessInput } from '../../gym/index.ts';
+import type { NumbersEx5 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, pct, reading, section, signed, table, type Report } from '../markdown.ts';
-
-/**
- * The numbers this report reads: what experiments/ex-5.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  baseline: {
-    policy: 'oracle' | 'blind' | 'stacker' | 'gamer';
-    success: number;
-    reward: number;
-    episodes: number;
-  }[];
-  checkpoint: { step: number; repeated: number[]; evaluationSD: number; tolerance: number };
-  rows: (
-    | {
-        field: string;
-        change: null;
-        note: string | null;
-        moved: never[];
-        caughtByCanaries: null;
-        checkpointMove: null;
-        caughtByCheckpoint: null;
-      }
-    | {
-        field: string;
-        change: HarnessInput;
-        note: string | null;
-        moved: { success: number; reward: number; policy: 'oracle' | 'blind' | 'stacker' | 'gamer' }[];
-        caughtByCanaries: boolean;
-        checkpointMove: number;
-        caughtByCheckpoint: boolean;
-      }
-  )[];
-  trainingFields: string[];
-};
 
 /** Why the scripted canaries cannot see a field they missed (they do not sample, and play all 30 tasks). */
 const WHY_MISSED: Record<string, string> = {

@@ -1,47 +1,8 @@
 /** The report of exercise 6 (experiments/ex-6.ts): common random numbers against separate generators. */
+import type { NumbersEx6 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, pct, reading, section, signed, table, type Report } from '../markdown.ts';
 
-/** The step-80 minus step-60 differences over the repetitions, and their standard errors. */
-export interface Differences {
-  differences: number[];
-  meanDifference: number;
-  se: number;
-  seOfSE: number;
-  varA: number;
-  varB: number;
-  cov: number;
-  correlation: number;
-  /** Two-sided p of the correlation against 0 (t with R - 2 df). */
-  correlationP: number;
-  formulaSE: number;
-  /** The 17.4 formula on each repetition's own episodes, averaged: estimates the SE was not computed from. */
-  predictedSE: number;
-}
-
-/**
- * The numbers this report reads: what experiments/ex-6.ts's `main` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  repetitions: number;
-  episodesPerTask: number;
-  rows: { repetition: number; step60: number; step80Shared: number; step80Separate: number }[];
-  shared: Differences;
-  separate: Differences;
-  ratio: number;
-  /** Pitman-Morgan test of the two SDs' ratio against 1. */
-  varianceRatioTest: { ratio: number; p: number; correlation: number };
-  /** The two generators' independence, checked on a scripted policy. */
-  independence: {
-    policy: string;
-    repetitions: number;
-    correlation: number;
-    t: number;
-    df: number;
-    p: number;
-  };
-};
 const v = (value: number) => value.toExponential(2);
 
 export async function report({

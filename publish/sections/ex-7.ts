@@ -1,44 +1,8 @@
 /** The report of exercise 7 (experiments/ex-7.ts): the design review of a reported improvement. */
+import type { NumbersEx7 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
 import { blocks, reading, section, table, type Report } from '../markdown.ts';
 
-/** One design review of the claim: the unpaired and paired standard errors, and what selection adds. */
-export interface Review {
-  delta: number;
-  seA: number;
-  seB: number;
-  unpaired: { se: number; z: number | null };
-  targetSE: number;
-  paired: {
-    correlation: number;
-    pairedSE: number;
-    z: number | null;
-    samplesNeeded: number | null;
-    seedsNeeded: number | null;
-    floorSE: number;
-  }[];
-  selection: { selectedFrom: number; evaluationSD: number; expectedMax: number; inflation: number };
-}
-
-/**
- * The numbers this report reads: what experiments/ex-7.ts's `measure` returns, declared here so
- * that the report depends on the numbers alone, not on the experiment's code.
- */
-export type Numbers = {
-  claim: {
-    a: number;
-    b: number;
-    tasks: number;
-    samples: number;
-    seeds: number;
-    selectedFrom: number;
-    icc: number;
-  };
-  review: Review;
-  withTrainingNoise: Review;
-  /** The best-of-K inflation for checkpoints correlated as 17.4 measured (`source`), beside the independent upper bound. */
-  correlatedSelection: { source: string; correlation: number; inflation: number };
-};
 const f = (value: number | null) => (value === null ? 'n/a' : value.toFixed(4));
 const needed = (value: number | null, max: number) => (value === null ? `more than ${max}` : String(value));
 

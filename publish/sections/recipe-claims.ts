@@ -2,7 +2,7 @@
  * The report of the chapter's claims across recipes (experiments/recipe-claims.ts): each claim's
  * count, interval and standing per recipe by docs/CLAIMS.md, and where it stands across them.
  */
-import type { ClaimName, ClaimsAcrossRecipes, ValueClaimName } from '../../analysis/index.ts';
+import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '../../analysis/index.ts';
 import { intervalChartSvg } from '../figures.ts';
 import {
   CLAIM_RATE_METHOD,
@@ -39,18 +39,9 @@ const VALUE_TEXT: Record<ValueClaimName, string> = {
   hot: '17.5: temperature 1.3 moves step 80 by -0.10 (t 95% over seeds): agrees when the interval reaches it',
 };
 
-type Numbers = ClaimsAcrossRecipes & {
-  summary: Record<string, ReadonlyArray<ClaimName | ValueClaimName>>;
-  notRun: Array<{ name: string; study: string; why: string }>;
-  mixedCode: Array<{ name: string; text: string }>;
-  studies: Array<{ name: string; study: string; recipe: string; seeds: readonly number[] }>;
-};
-
-export async function report(
-  numbers: Numbers,
-  { names, episodes }: { names: string[]; episodes: number },
-): Promise<Report> {
-  const rateTable = markdownTable(
+/** Each claim's count, interval, detection rate and standing per recipe, and where it stands across them. */
+function rateTable(numbers: Numbers, names: readonly string[]): string {
+  return markdownTable(
     ['claim', ...names.map((name) => `${name}: seeds; two-stage 95%; detection`), 'across recipes'],
     numbers.rates.map((row) => [
       CLAIM_TEXT[row.claim],
@@ -61,7 +52,11 @@ export async function report(
       row.across,
     ]),
   );
-  const valueTable = markdownTable(
+}
+
+/** Each value claim's estimate and interval per recipe, its standing, and where it stands across them. */
+function valueTable(numbers: Numbers, names: readonly string[]): string {
+  return markdownTable(
     ['claim', ...names.map((name) => `${name} (95%)`), 'across recipes'],
     numbers.values.map((row) => [
       VALUE_TEXT[row.claim],
@@ -72,7 +67,11 @@ export async function report(
       row.across,
     ]),
   );
-  const recipeTable = markdownTable(
+}
+
+/** Each recipe's study and its step-80 pass@1 over seeds. */
+function recipeTable(numbers: Numbers): string {
+  return markdownTable(
     ['recipe', 'study', 'seeds', 'step-80 held-out pass@1 over seeds'],
     numbers.recipes.map((recipe, i) => [
       recipe.name,
@@ -81,26 +80,36 @@ export async function report(
       `mean ${f3(recipe.step80.mean)}, SD ${f3(recipe.step80.sd)} ${range(recipe.step80.sdInterval)}, ${f3(recipe.step80.min)} to ${f3(recipe.step80.max)}`,
     ]),
   );
-  const list = (claims: ReadonlyArray<ClaimName | ValueClaimName> | undefined) =>
-    claims === undefined || claims.length === 0 ? 'none' : claims.map((claim) => SHORT[claim]).join('; ');
-  const { summary } = numbers;
+}
+
+/** The claims by where they stand across the recipes. */
+function acrossList(summary: Numbers['summary']): string {
+  const list = (claims: ReadonlyArray<ClaimName | ValueClaimName>) =>
+    claims.length === 0 ? 'none' : claims.map((claim) => SHORT[claim]).join('; ');
+  return [
+    `- Hold whatever the recipe: ${list(summary.holdsWhatever)}.`,
+    `- Fail whatever the recipe: ${list(summary.failsWhatever)}.`,
+    `- Agree with the book whatever the recipe: ${list(summary.agreesWhatever)}.`,
+    `- Differ from the book whatever the recipe: ${list(summary.differsWhatever)}.`,
+    `- Belong to a recipe: ${list(summary.belongsToRecipe)}.`,
+    `- False by construction: ${list(summary.falseByConstruction)}.`,
+    `- Open at these seeds: ${list(summary.open)}.`,
+  ].join('\n');
+}
+
+export async function report(
+  numbers: Numbers,
+  { names, episodes }: { names: string[]; episodes: number },
+): Promise<Report> {
   const markdown = [
     `Each recipe is a study on the 10 held-out tasks at every chapter step, ${episodes} episodes per task; each claim is computed as in results/seeds.json (\`seedClaims\`, each study's own eval seed) and judged by docs/CLAIMS.md: a verdict **holds** when its rate's two-stage interval lies above one half, **fails** when it lies below and its detection rate at the book's effect is at least 0.8, is **not detected** when it lies below with less power, and is **open** when it crosses one half; a magnitude **agrees** with the book when its interval reaches the book's value. Across recipes a claim holds (fails, agrees, differs) whatever the recipe when it does so in every recipe, **belongs to a recipe** when it holds in one and fails in another, and is open otherwise.`,
-    recipeTable,
+    recipeTable(numbers),
     '## Verdicts counted over seeds',
-    rateTable,
+    rateTable(numbers, names),
     '## Values',
-    valueTable,
+    valueTable(numbers, names),
     '## Across recipes',
-    [
-      `- Hold whatever the recipe: ${list(summary['holdsWhatever'])}.`,
-      `- Fail whatever the recipe: ${list(summary['failsWhatever'])}.`,
-      `- Agree with the book whatever the recipe: ${list(summary['agreesWhatever'])}.`,
-      `- Differ from the book whatever the recipe: ${list(summary['differsWhatever'])}.`,
-      `- Belong to a recipe: ${list(summary['belongsToRecipe'])}.`,
-      `- False by construction: ${list(summary['falseByConstruction'])}.`,
-      `- Open at these seeds: ${list(summary['open'])}.`,
-    ].join('\n'),
+    acrossList(numbers.summary),
     coverageNote(
       [
         CLAIM_RATE_METHOD,

@@ -92,81 +92,100 @@ function claimsSection(numbers: SeedClaims): string {
   );
 }
 
-/** The sizes over seeds: noise SDs, 17.8, 17.5's magnitudes, 17.3's base rho, the aggregates. */
-function sizesSection(numbers: SeedClaims, coverage: string): string {
-  const { noise, selection, curse, temperature, aggregates, baseRho } = numbers;
-  const seedCount = numbers.seeds.length;
+/** A row of the sizes table: the quantity, and its value across seeds. */
+type Row = string[];
+
+/** 17.4's noise SDs at steps 30 and 80, each with its chi-square interval. */
+function noiseRows({ noise, seeds }: SeedClaims): Row[] {
+  const seedCount = seeds.length;
+  return (['step30', 'step80'] as const).flatMap((key) => {
+    const step = key.replace('step', 'step ');
+    return [
+      [
+        `17.4: training-noise SD at ${step} (chi-square 95% on the seed-mean variance less the evaluation share)`,
+        withInterval(noise[key].training),
+      ],
+      [
+        `17.4: evaluation-noise SD at ${step} (chi-square 95%, ${seedCount} degrees of freedom)`,
+        withInterval(noise[key].evaluation),
+      ],
+    ];
+  });
+}
+
+/** 17.8's figures over seeds, the two winner's curses with their standings. */
+function selectionRows({ selection, curse }: SeedClaims): Row[] {
   const curseRow = (
     label: string,
     value: SeedClaims['selection']['winnersCurse'],
     verdict?: SeedClaims['curse']['ours'],
-  ) => [
+  ): Row => [
     label,
     `${signed(value.estimate)} ${range(value)}${verdict === undefined ? '' : `: **${verdict.standing}** (power at +0.03: ${f3(verdict.power)})`}`,
   ];
+  return [
+    curseRow(
+      "17.8: winner's curse, ours: the step picked on the first half of the test episodes, its score there minus on the second half (t 95% over seeds)",
+      selection.winnersCurse,
+      curse.ours,
+    ),
+    curseRow(
+      "17.8: winner's curse in the book's design: 8-episode-per-task test evaluations each pick one of steps 10 to 80 and the other evaluations score the pick",
+      selection.bookCurse,
+      curse.book,
+    ),
+    curseRow(
+      "17.8: winner's curse the other way round (picked on the second half)",
+      selection.winnersCurseReverse,
+    ),
+    curseRow(
+      "17.8: the test pick's real advantage (its second-half score minus the validation pick's)",
+      selection.realAdvantage,
+    ),
+    curseRow(
+      '17.8: test-selection gain (test pick minus validation pick, on the test episodes that picked it; >= 0 by construction)',
+      selection.testSelectionGain,
+    ),
+  ];
+}
+
+/** 17.5's magnitudes, 17.3's base rho, step 80 over seeds, and the aggregates. */
+function valueRows(numbers: SeedClaims): Row[] {
+  const { temperature, aggregates, baseRho } = numbers;
+  return [
+    ...(['hot', 'greedy'] as const).map((key) => [
+      `17.5: ${key === 'hot' ? 'temperature 1.3' : 'greedy'} minus the training temperature at step 80 (t 95% over seeds; the book ${temperature[key].book[0] === temperature[key].book[1] ? signed(temperature[key].book[0]) : `${signed(temperature[key].book[0])} to ${signed(temperature[key].book[1])}`})`,
+      `${signed(temperature[key].estimate)} ${range(temperature[key])}: **${temperature[key].standing}**`,
+    ]),
+    [
+      "17.3: the base agent's rho (the chapter's estimator; the book about 0.01)",
+      baseRho === null
+        ? 'n/a: no seed has one'
+        : `mean ${f3(baseRho.mean)} over ${baseRho.seeds} seeds, ${f3(baseRho.min)} to ${f3(baseRho.max)}`,
+    ],
+    [
+      'step-80 held-out pass@1 over seeds',
+      `mean ${f3(numbers.step80.mean)}, SD ${f3(numbers.step80.sd)} (chi-square 95% ${range(numbers.step80.sdInterval)}), ${f3(numbers.step80.min)} to ${f3(numbers.step80.max)}`,
+    ],
+    ...([0, 20, 80] as const).flatMap((step) => [
+      [`mean at step ${step} (t 95% on the seed means)`, withInterval(aggregates[step].mean)],
+      [
+        `IQM at step ${step} (whole seeds redrawn, 95%; with the tasks redrawn too)`,
+        `${withInterval(aggregates[step].iqm)}; ${range(aggregates[step].iqmTaskBootstrap!)}`,
+      ],
+    ]),
+    ['P(step 80 > step 0) (whole seeds redrawn, 95%)', withInterval(numbers.probabilityOfImprovement)],
+  ];
+}
+
+/** The sizes over seeds: noise SDs, 17.8, 17.5's magnitudes, 17.3's base rho, the aggregates. */
+function sizesSection(numbers: SeedClaims, coverage: string): string {
+  const { aggregates } = numbers;
   return section(
     'Sizes over seeds',
     markdownTable(
       ['quantity', 'across seeds'],
-      [
-        ...(['step30', 'step80'] as const).flatMap((key) => {
-          const step = key.replace('step', 'step ');
-          return [
-            [
-              `17.4: training-noise SD at ${step} (chi-square 95% on the seed-mean variance less the evaluation share)`,
-              withInterval(noise[key].training),
-            ],
-            [
-              `17.4: evaluation-noise SD at ${step} (chi-square 95%, ${seedCount} degrees of freedom)`,
-              withInterval(noise[key].evaluation),
-            ],
-          ];
-        }),
-        curseRow(
-          "17.8: winner's curse, ours: the step picked on the first half of the test episodes, its score there minus on the second half (t 95% over seeds)",
-          selection.winnersCurse,
-          curse.ours,
-        ),
-        curseRow(
-          "17.8: winner's curse in the book's design: 8-episode-per-task test evaluations each pick one of steps 10 to 80 and the other evaluations score the pick",
-          selection.bookCurse,
-          curse.book,
-        ),
-        curseRow(
-          "17.8: winner's curse the other way round (picked on the second half)",
-          selection.winnersCurseReverse,
-        ),
-        curseRow(
-          "17.8: the test pick's real advantage (its second-half score minus the validation pick's)",
-          selection.realAdvantage,
-        ),
-        curseRow(
-          '17.8: test-selection gain (test pick minus validation pick, on the test episodes that picked it; >= 0 by construction)',
-          selection.testSelectionGain,
-        ),
-        ...(['hot', 'greedy'] as const).map((key) => [
-          `17.5: ${key === 'hot' ? 'temperature 1.3' : 'greedy'} minus the training temperature at step 80 (t 95% over seeds; the book ${temperature[key].book[0] === temperature[key].book[1] ? signed(temperature[key].book[0]) : `${signed(temperature[key].book[0])} to ${signed(temperature[key].book[1])}`})`,
-          `${signed(temperature[key].estimate)} ${range(temperature[key])}: **${temperature[key].standing}**`,
-        ]),
-        [
-          "17.3: the base agent's rho (the chapter's estimator; the book about 0.01)",
-          baseRho === null
-            ? 'n/a: no seed has one'
-            : `mean ${f3(baseRho.mean)} over ${baseRho.seeds} seeds, ${f3(baseRho.min)} to ${f3(baseRho.max)}`,
-        ],
-        [
-          'step-80 held-out pass@1 over seeds',
-          `mean ${f3(numbers.step80.mean)}, SD ${f3(numbers.step80.sd)} (chi-square 95% ${range(numbers.step80.sdInterval)}), ${f3(numbers.step80.min)} to ${f3(numbers.step80.max)}`,
-        ],
-        ...([0, 20, 80] as const).flatMap((step) => [
-          [`mean at step ${step} (t 95% on the seed means)`, withInterval(aggregates[step].mean)],
-          [
-            `IQM at step ${step} (whole seeds redrawn, 95%; with the tasks redrawn too)`,
-            `${withInterval(aggregates[step].iqm)}; ${range(aggregates[step].iqmTaskBootstrap!)}`,
-          ],
-        ]),
-        ['P(step 80 > step 0) (whole seeds redrawn, 95%)', withInterval(numbers.probabilityOfImprovement)],
-      ],
+      [...noiseRows(numbers), ...selectionRows(numbers), ...valueRows(numbers)],
     ),
     `The IQM is the mean of the middle half of the ${numbers.perSeed.length * numbers.perSeed[0]!.trajectories.length} seed x task scores: it drops the lowest and the highest quarter. At step 80 the lowest quarter (${numbers.iqmTrimmedLow.scores} scores) is mostly the tasks that collapsed, ${numbers.iqmTrimmedLow.byTask
       .slice(0, 3)
@@ -276,16 +295,11 @@ function seedsSection(numbers: SeedClaims): string {
   );
 }
 
-/**
- * The three figures: each seed's step-80 pass@1 with its own task-level interval (tasks redrawn,
- * 2,000 replicates, as `tinyagent eval` prints it; a stream of its own, so no number of
- * seeds.json depends on it) beside the mean and IQM over seeds; the performance profiles; the
- * step-80 minus base successes per task and seed.
- */
-async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<Report['figures']>> {
+/** Each seed's step-80 pass@1 with its task-level interval (stream `figure/seed-intervals/seed-<seed>`), and the mean and IQM over seeds. */
+function step80Figure(numbers: SeedClaims, seed: number) {
   const { perSeed, aggregates } = numbers;
   const figureRng = new Rng(seed).fork('figure/seed-intervals');
-  const strip = await intervalChartSvg({
+  return intervalChartSvg({
     title: `Step-80 held-out pass@1 of each of ${perSeed.length} seeds (task-level 95%, ${numbers.episodes} episodes per task), and the mean and IQM over seeds (whole seeds redrawn, 95%)`,
     xTitle: '',
     yTitle: 'held-out pass@1',
@@ -315,7 +329,11 @@ async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<R
       }),
     ],
   });
-  const profile = await bandPanelsSvg([
+}
+
+/** The performance profiles at steps 0, 20 and 80 with their bands. */
+function profilesFigure(aggregates: SeedClaims['aggregates']) {
+  return bandPanelsSvg([
     {
       title:
         'Performance profiles: the share of seed x task scores above tau (whole seeds redrawn, 95% bands)',
@@ -332,7 +350,11 @@ async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<R
       })),
     },
   ]);
-  const narrowing = await heatmapSvg({
+}
+
+/** Step-80 minus base successes per task and seed, the tasks below the base agent marked. */
+function narrowingFigure(perSeed: SeedClaims['perSeed']) {
+  return heatmapSvg({
     title:
       'Step-80 minus base successes per held-out task and seed (* below the base agent: exact paired test, Holm over the tasks)',
     rowTitle: 'task',
@@ -348,7 +370,20 @@ async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<R
     ),
     divergingAt: 0,
   });
-  return { 'seeds-step80.svg': strip, 'seeds-profiles.svg': profile, 'seeds-narrowing.svg': narrowing };
+}
+
+/**
+ * The three figures: each seed's step-80 pass@1 with its own task-level interval (tasks redrawn,
+ * 2,000 replicates, as `tinyagent eval` prints it; a stream of its own, so no number of
+ * seeds.json depends on it) beside the mean and IQM over seeds; the performance profiles; the
+ * step-80 minus base successes per task and seed.
+ */
+async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<Report['figures']>> {
+  return {
+    'seeds-step80.svg': await step80Figure(numbers, seed),
+    'seeds-profiles.svg': await profilesFigure(numbers.aggregates),
+    'seeds-narrowing.svg': await narrowingFigure(numbers.perSeed),
+  };
 }
 
 /** results/seeds.md below its first line, and its figures. */

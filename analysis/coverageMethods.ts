@@ -1,7 +1,7 @@
 /**
  * The interval methods `npm run exp:coverage` (experiments/coverage.ts) simulates, each at its
  * design with the truth it claims to cover, one sample's draw, and the exact truths: binomial
- * sums over a world's seeds and tasks (experiments/coverageWorld.ts).
+ * sums over a world's seeds and tasks (coverageWorld.ts).
  */
 import {
   betaBinomialMeanPosterior,
@@ -18,7 +18,8 @@ import {
 } from '../eval/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { compareSeedScores } from '../study/index.ts';
-import { seedAggregates, seedImprovement, SELECTION_FIGURES } from '../analysis/index.ts';
+import { seedAggregates, seedImprovement } from './aggregates.ts';
+import { SELECTION_FIGURES } from './claims.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -37,7 +38,7 @@ import {
   WILSON_METHOD,
   selectionMethod,
   eightSeeds,
-} from '../publish/coverageNotes.ts';
+} from './intervalMethods.ts';
 import type { SelectionFigure, World } from './coverageWorld.ts';
 
 export const STUDY = '16 seeds x 10 tasks x 64 episodes';
@@ -77,7 +78,7 @@ export interface Sizes {
 }
 /** One interval method at one design: its interval of one sample and the truth it claims to cover. A new method is one entry. */
 export interface Entry {
-  /** The id reports cite it by (publish/coverageNotes.ts). */
+  /** The id reports cite it by (intervalMethods.ts). */
   id: string;
   design: string;
   interval: (sample: Sample, sizes: Sizes, rng: Rng) => Interval;

@@ -1,4 +1,10 @@
-import { zScore } from './markdown.ts';
+/**
+ * The book's figures against ours: where a stated coverage or range lies against a reference
+ * computed here, each verdict with its sentence (the results record it beside the numbers).
+ */
+
+/** A distance in standard errors, one decimal, signed when positive (0.0 stays unsigned). */
+export const zScore = (z: number) => `${z > 0 ? '+' : ''}${z.toFixed(1)}`;
 
 /** Monte Carlo standard error of a share estimated from `evals` independent 0/1 outcomes. */
 export function shareSE(share: number, evals: number): number {

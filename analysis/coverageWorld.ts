@@ -17,7 +17,7 @@ import {
 } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from '../study/index.ts';
-import { SELECTION_FIGURES, seedSelection } from '../analysis/index.ts';
+import { SELECTION_FIGURES, seedSelection } from './claims.ts';
 
 export type SelectionFigure = (typeof SELECTION_FIGURES)[number];
 

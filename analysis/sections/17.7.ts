@@ -1,0 +1,121 @@
+/**
+ * The numbers of 17.7 (experiments/17.7.ts): does RL narrow the distribution? Mean unbiased
+ * pass@k over the held-out tasks for three checkpoints, the held-out tasks that end below where
+ * they began, and where the curves cross.
+ */
+import type { Evaluation } from '../../agent/index.ts';
+import { bootstrapCI, passAtK, withoutCollapse } from '../../eval/index.ts';
+import { firstEditCounts } from '../../gym/index.ts';
+import type { Rng } from '../../lib/rng.ts';
+
+/**
+ * Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k; where
+ * every task's pass@k is alike (all 1 at large k) the exact band over the tasks stands in.
+ */
+function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
+  return Array.from({ length: n }, (_, i) => {
+    const k = i + 1;
+    const perTask = counts.map((c) => passAtK(n, c, k));
+    const mean = perTask.reduce((a, b) => a + b, 0) / perTask.length;
+    const band =
+      perTask.length > 1
+        ? withoutCollapse(bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }), mean, {
+            units: perTask.length,
+            unit: 'tasks',
+            level: 0.95,
+          })
+        : { low: NaN, high: NaN };
+    return { k, mean, low: band.low, high: band.high };
+  });
+}
+
+/**
+ * The held-out tasks of a run (`runDir`, evaluated at every checkpoint of its trajectory, the same
+ * episodes at each) that end below where they began: each task's counts and first edits at every
+ * step, the step of its peak and the step where it starts to fall.
+ */
+export function narrowingTasks(
+  runDir: string,
+  evaluations: ReadonlyArray<{ step: number; result: Evaluation }>,
+) {
+  const tasks = evaluations[0]!.result.perTask.map((count) => count.name);
+  return tasks.flatMap((task) => {
+    const trajectory = evaluations.map(({ step, result }) => ({
+      step,
+      successes: result.perTask.find((count) => count.name === task)!.successes,
+      firstEdit: firstEditCounts(result.records.filter((record) => record.task === task)),
+    }));
+    if (trajectory[trajectory.length - 1]!.successes >= trajectory[0]!.successes) return [];
+    const peak = trajectory.reduce((best, point) => (point.successes > best.successes ? point : best));
+    const fall = trajectory.find((point) => point.step > peak.step && point.successes < peak.successes);
+    return [{ task, runDir, trajectory, peakStep: peak.step, fallsAt: fall?.step ?? null }];
+  });
+}
+
+export type Narrowing = ReturnType<typeof narrowingTasks>[number];
+
+/**
+ * What 17.7 reports: the pass@k curve of each agent (the base agent, an early checkpoint and the
+ * trained one, in that order; bands from the stream `17.7/<step>` of `rng`) at k = 1..`episodes`,
+ * the reference 1 - 0.8^k, the narrowing tasks and the runs searched for them, and the book's
+ * claims measured at every k.
+ */
+export function narrowingNumbers<Step extends number>({
+  agents: evaluated,
+  episodes,
+  narrowing,
+  searched,
+  rng,
+}: {
+  agents: ReadonlyArray<{ step: Step; evaluation: Evaluation }>;
+  episodes: number;
+  narrowing: Narrowing[];
+  searched: string[];
+  rng: Rng;
+}) {
+  const agents = evaluated.map(({ step, evaluation }) => ({
+    step,
+    perTask: evaluation.perTask,
+    curve: passAtKCurve(
+      evaluation.perTask.map((count) => count.successes),
+      episodes,
+      rng.fork(`17.7/${step}`),
+    ),
+  }));
+  const [base, early, late] = agents as [(typeof agents)[0], (typeof agents)[0], (typeof agents)[0]];
+  const step20AtOrAbove = early.curve.every(
+    (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,
+  );
+  return {
+    agents,
+    reference: Array.from({ length: episodes }, (_, i) => ({ k: i + 1, y: 1 - 0.8 ** (i + 1) })),
+    narrowing,
+    searched,
+    crossing: late.curve.find((point, i) => base.curve[i]!.mean > point.mean)?.k ?? null,
+    step20AtOrAbove,
+    // The book's two claims, measured at every k: where step 20 falls below either curve, and for
+    // k >= 16 whether step 80's task-level band reaches the base agent's curve.
+    step20Below: {
+      base: early.curve
+        .filter((point, i) => point.mean < base.curve[i]!.mean - 1e-12)
+        .map((point) => point.k),
+      step80: early.curve
+        .filter((point, i) => point.mean < late.curve[i]!.mean - 1e-12)
+        .map((point) => point.k),
+    },
+    step80BandAtLargeK: late.curve
+      .filter((point) => point.k >= 16)
+      .map((point) => {
+        const baseMean = base.curve[point.k - 1]!.mean;
+        return {
+          k: point.k,
+          low: point.low,
+          high: point.high,
+          base: baseMean,
+          covers: point.low <= baseMean && baseMean <= point.high,
+        };
+      }),
+  };
+}
+
+export type Numbers177 = ReturnType<typeof narrowingNumbers<0 | 20 | 80>>;

@@ -1,0 +1,83 @@
+/** The numbers of exercise 1 (experiments/ex-1.ts): the variance of the unbiased and plug-in pass@k estimators. */
+import { binomialEstimatorMoments, passAtK, plugInPassAtK, sampleBinomial } from '../../eval/index.ts';
+import type { Rng } from '../../lib/rng.ts';
+
+/** Mean and variance of simulated values, each with its Monte Carlo SE (the variance's from the fourth central moment). */
+function simulated(values: Float64Array) {
+  const m = values.length;
+  let sum = 0;
+  for (const v of values) sum += v;
+  const mean = sum / m;
+  let m2 = 0;
+  let m4 = 0;
+  for (const v of values) {
+    const d = (v - mean) ** 2;
+    m2 += d;
+    m4 += d * d;
+  }
+  const variance = m2 / (m - 1);
+  // Var(s^2) is about (mu4 - sigma^4) / m for large m (Cramer, "Mathematical Methods of Statistics", 27.4).
+  return {
+    mean,
+    meanSE: Math.sqrt(variance / m),
+    variance,
+    varianceSE: Math.sqrt((m4 / m - (m2 / m) ** 2) / m),
+  };
+}
+
+/**
+ * What exercise 1 reports: `draws` counts c ~ Binomial(n, p), and at each k of `ks` the unbiased
+ * and plug-in pass@k estimators' simulated mean and variance beside their exact moments; the
+ * exact variance (unbiased) and MSE (plug-in) at every k up to n, for the figure.
+ */
+export function estimatorVarianceNumbers({
+  n,
+  p,
+  ks,
+  draws,
+  rng,
+}: {
+  n: number;
+  p: number;
+  ks: readonly number[];
+  draws: number;
+  rng: Rng;
+}) {
+  // One set of draws of c serves every k and both estimators: each estimator is a function of c alone.
+  const counts = Int32Array.from({ length: draws }, () => sampleBinomial(n, p, rng));
+  const rows = ks.map((k) => {
+    const truth = 1 - (1 - p) ** k;
+    const estimators = (
+      [
+        ['unbiased', (c: number) => passAtK(n, c, k)],
+        ['plug-in', (c: number) => plugInPassAtK(n, c, k)],
+      ] as const
+    ).map(([estimator, estimate]) => {
+      const table = Array.from({ length: n + 1 }, (_, c) => estimate(c));
+      const sim = simulated(Float64Array.from(counts, (c) => table[c] as number));
+      const exact = binomialEstimatorMoments({ n, p, estimate, truth });
+      return {
+        estimator,
+        exact,
+        simulated: { ...sim, mse: sim.variance + (sim.mean - truth) ** 2 },
+        // Simulation against the exact variance, in Monte Carlo SEs.
+        varianceZ: (sim.variance - exact.variance) / sim.varianceSE,
+      };
+    });
+    return { k, truth, estimators };
+  });
+  // The exact variance of both at every k, for the figure.
+  const byK = Array.from({ length: n }, (_, i) => {
+    const k = i + 1;
+    const truth = 1 - (1 - p) ** k;
+    return {
+      k,
+      unbiased: binomialEstimatorMoments({ n, p, estimate: (c) => passAtK(n, c, k), truth }).variance,
+      plugInMse: binomialEstimatorMoments({ n, p, estimate: (c) => plugInPassAtK(n, c, k), truth })
+        .mse as number,
+    };
+  });
+  return { n, p, draws, rows, byK };
+}
+
+export type NumbersEx1 = ReturnType<typeof estimatorVarianceNumbers>;

@@ -1,0 +1,181 @@
+/**
+ * The numbers of `npm run exp:recipes` (experiments/recipes.ts): recipes compared over seeds on
+ * the development split, and the pre-registered rule applied (docs/RECIPES.md).
+ */
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import {
+  noiseStandardDeviations,
+  pairedTInterval,
+  standardDeviationInterval,
+  twoSidedTPower,
+  welchInterval,
+} from '../../eval/index.ts';
+import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
+import { stepAggregates } from '../aggregates.ts';
+
+const f3 = (value: number) => value.toFixed(3);
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
+
+/** One candidate study's numbers on the development split: each step's mean, IQM and SD over seeds, and step 30's noise SDs. */
+function candidateNumbers(
+  results: StudyResults,
+  { steps, seed }: { steps: readonly number[]; seed: number },
+) {
+  return {
+    seeds: results.seeds,
+    steps: steps.map((step) => {
+      const values = results.seeds.map((s) => evaluationOf(results, s, step).passAt1);
+      const { mean: meanEstimate, iqm } = stepAggregates(results, step, { seed });
+      return { step, mean: meanEstimate, iqm, sd: standardDeviationInterval(values) };
+    }),
+    noise30: noiseStandardDeviations(
+      results.seeds.map((s) => evaluationOf(results, s, 30, 'a').passAt1),
+      results.seeds.map((s) => evaluationOf(results, s, 30, 'b').passAt1),
+    ),
+  };
+}
+
+/**
+ * Step 80's difference candidate - default at `level`: paired on shared seeds (2 or more), else
+ * Welch over all.
+ */
+function differenceFromDefault(candidate: StudyResults, base: StudyResults, level: number) {
+  const shared = sharedSeeds(base, candidate);
+  const at80 = (results: StudyResults, seeds: readonly number[]) =>
+    seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
+  if (shared.length >= 2) {
+    const paired = pairedTInterval(at80(base, shared), at80(candidate, shared), { level });
+    return { design: 'paired t' as const, seeds: shared, ...paired };
+  }
+  const welch = welchInterval(at80(base, base.seeds), at80(candidate, candidate.seeds), { level });
+  return { design: 'Welch' as const, seeds: [] as number[], ...welch };
+}
+
+/**
+ * The power the rule's test had (docs/CLAIMS.md, section 6): the chance that its interval's lower
+ * end clears 0 for a candidate `gain` above the default, with the design's standard error and
+ * degrees of freedom as measured (a noncentral t; the two-sided power, whose lower tail is nil here).
+ */
+function rulePower(
+  difference: { standardError: number; df: number | null },
+  { gain, level }: { gain: number; level: number },
+): number | null {
+  if (difference.df === null || !(difference.standardError > 0)) return null;
+  const critical = tQuantile(1 - (1 - level) / 2, difference.df);
+  return twoSidedTPower(difference.df, Math.min(37, gain / difference.standardError), critical);
+}
+
+/**
+ * The rule, line by line, for every candidate but the default: its step-80 difference at the
+ * rule's level (and at 95%), the power at the largest gain the default leaves room for, and
+ * whether it is above the default and at least as steady at step 30.
+ */
+function ruleRows(
+  loaded: ReadonlyMap<string, StudyResults>,
+  trainingNoise: (name: string) => number,
+  { largestGain, level }: { largestGain: number; level: number },
+) {
+  const base = loaded.get('default')!;
+  return [...loaded.keys()]
+    .filter((name) => name !== 'default')
+    .map((name) => {
+      const difference = differenceFromDefault(loaded.get(name)!, base, level);
+      const noise = trainingNoise(name);
+      const above = difference.low > 0;
+      const steadier = noise <= trainingNoise('default');
+      return {
+        name,
+        difference,
+        difference95: differenceFromDefault(loaded.get(name)!, base, 0.95),
+        powerAtLargestGain: rulePower(difference, { gain: largestGain, level }),
+        trainingNoise30: noise,
+        above,
+        steadier,
+        qualifies: above && steadier,
+      };
+    });
+}
+
+/** The choice: pending until every candidate ran; else the qualifying candidate with the highest lower end, or the default. */
+function choiceOf(
+  rule: ReturnType<typeof ruleRows>,
+  {
+    missing,
+    candidates,
+    largestGain,
+  }: { missing: readonly string[]; candidates: number; largestGain: number | undefined },
+) {
+  const qualifying = rule.filter((row) => row.qualifies);
+  // The highest lower end; a tie at three decimals goes to the earlier candidate (the smaller change).
+  const best = qualifying.reduce<(typeof qualifying)[number] | undefined>(
+    (chosen, row) =>
+      chosen === undefined || Number(f3(row.difference.low)) > Number(f3(chosen.difference.low))
+        ? row
+        : chosen,
+    undefined,
+  );
+  if (missing.length > 0)
+    return {
+      status: 'pending' as const,
+      chosen: null,
+      text: `pending: ${missing.length} of ${candidates} candidates have not run (${missing.join(', ')}); the rule is applied once all have`,
+    };
+  if (best === undefined)
+    return {
+      status: 'none-qualifies' as const,
+      chosen: 'default',
+      text: `no candidate qualifies: the default stays. The rule could not have shown much: at the largest gain the default leaves room for (${signed(largestGain!)} at step 80), its tests had power ${rule
+        .map((row) => (row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain)))
+        .join(', ')} (${rule.map((row) => row.name).join(', ')}); a next comparison is sized by power first`,
+    };
+  return {
+    status: 'chosen' as const,
+    chosen: best.name,
+    text: `${best.name} is chosen (the highest lower end among the qualifying), to be confirmed once on the held-out tasks`,
+  };
+}
+
+/**
+ * What exp:recipes reports: the development tasks, each finished candidate's numbers (`loaded`,
+ * in the order of `candidates`), the rule at `ruleLevel` once the default ran, the candidates not
+ * run, the choice, and the candidates whose outputs mixed code made.
+ */
+export function recipesNumbers({
+  candidates: names,
+  loaded,
+  mixedCode,
+  steps,
+  ruleLevel,
+  seed,
+}: {
+  candidates: readonly string[];
+  loaded: ReadonlyMap<string, StudyResults>;
+  mixedCode: ReadonlyArray<{ name: string; text: string }>;
+  steps: readonly number[];
+  ruleLevel: number;
+  seed: number;
+}) {
+  const ran = [...loaded.keys()];
+  const candidates = ran.map((name) => ({ name, ...candidateNumbers(loaded.get(name)!, { steps, seed }) }));
+  const trainingNoise = (name: string) => candidates.find((c) => c.name === name)!.noise30.training.estimate;
+  // The most a candidate could gain at step 80: the default's distance from 1.
+  const baseStep80 = candidates.find((c) => c.name === 'default')?.steps.find((s) => s.step === 80);
+  const largestGain = baseStep80 === undefined ? undefined : 1 - baseStep80.mean.estimate;
+  const rule = loaded.has('default')
+    ? ruleRows(loaded, trainingNoise, { largestGain: largestGain!, level: ruleLevel })
+    : [];
+  const missing = names.filter((name) => !ran.includes(name));
+  return {
+    protocol: 'docs/RECIPES.md',
+    split: 'development',
+    tasks: loaded.get(ran[0] ?? 'default')?.tasks.map((task) => task.name) ?? [],
+    ruleLevel,
+    candidates,
+    rule,
+    missing,
+    choice: choiceOf(rule, { missing, candidates: names.length, largestGain }),
+    mixedCode,
+  };
+}
+
+export type NumbersRecipes = ReturnType<typeof recipesNumbers>;

@@ -1,0 +1,96 @@
+/** The report of the recipe comparison (experiments/recipes.ts): pass@1 by step, the noise, the rule line by line, the choice. */
+import type { NumbersRecipes as Numbers } from '../../analysis/index.ts';
+import { coverageNote, eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from '../coverageNotes.ts';
+import { markdownTable } from '../markdown.ts';
+
+const f3 = (value: number) => value.toFixed(3);
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
+const interval = (low: number | null, high: number | null) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
+
+/** Each candidate's mean and SD over seeds at each of `steps`. */
+function stepTable(candidates: Numbers['candidates'], steps: readonly number[]): string {
+  return markdownTable(
+    ['candidate', 'seeds', ...steps.flatMap((step) => [`step ${step} mean [95%]`, `step ${step} SD`])],
+    candidates.map((c) => [
+      c.name,
+      String(c.seeds.length),
+      ...c.steps.flatMap((s) => [
+        `${f3(s.mean.estimate)} ${interval(s.mean.low, s.mean.high)}`,
+        f3(s.sd.estimate),
+      ]),
+    ]),
+  );
+}
+
+/** Each candidate's training- and evaluation-noise SDs at step 30 and its IQM at step 80. */
+function noiseTable(candidates: Numbers['candidates']): string {
+  return markdownTable(
+    ['candidate', 'training-noise SD at 30 [95%]', 'evaluation-noise SD at 30 [95%]', 'IQM at 80 [95%]'],
+    candidates.map((c) => [
+      c.name,
+      `${f3(c.noise30.training.estimate)} ${interval(c.noise30.training.low, c.noise30.training.high)}`,
+      `${f3(c.noise30.evaluation.estimate)} ${interval(c.noise30.evaluation.low, c.noise30.evaluation.high)}`,
+      `${f3(c.steps[2]!.iqm.estimate)} ${interval(c.steps[2]!.iqm.low, c.steps[2]!.iqm.high)}`,
+    ]),
+  );
+}
+
+/** The rule, a row per candidate compared with the default. */
+function ruleTable(rule: Numbers['rule']): string {
+  return markdownTable(
+    [
+      'candidate',
+      'design',
+      'step-80 difference [99%]',
+      'lower end > 0',
+      'power at the largest gain',
+      'read at 95%',
+      'training noise at 30 <= default',
+      'qualifies',
+    ],
+    rule.map((row) => [
+      row.name,
+      row.difference.design === 'paired t' ? `paired t, ${row.difference.seeds.length} seeds` : 'Welch',
+      `${signed(row.difference.difference)} ${interval(row.difference.low, row.difference.high)}`,
+      row.above ? 'yes' : 'no',
+      row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain),
+      `${row.difference95.low > 0 ? 'better' : row.difference95.high < 0 ? 'worse' : 'not shown better or worse'} (95% ${interval(row.difference95.low, row.difference95.high)})`,
+      `${row.steadier ? 'yes' : 'no'} (${f3(row.trainingNoise30)})`,
+      row.qualifies ? 'yes' : 'no',
+    ]),
+  );
+}
+
+/** recipes.md: `steps` are the steps the candidates were measured at. */
+export function report(
+  { tasks, candidates, rule, choice, mixedCode }: Numbers,
+  { steps }: { steps: readonly number[] },
+): { markdown: string } {
+  const defaultRan = candidates.some((candidate) => candidate.name === 'default');
+  const markdown = [
+    `Development split (${tasks.join(', ')}): no held-out task is played. The protocol, fixed before any candidate ran, is docs/RECIPES.md.`,
+    '',
+    '## Pass@1 by step',
+    '',
+    candidates.length === 0 ? 'No candidate has run.' : stepTable(candidates, steps),
+    '',
+    '## Noise at step 30, IQM at step 80',
+    '',
+    candidates.length === 0 ? 'No candidate has run.' : noiseTable(candidates),
+    '',
+    `## The rule (99% intervals, Bonferroni over five comparisons)`,
+    '',
+    rule.length === 0
+      ? `Not applied: ${defaultRan ? 'no other candidate has run' : 'the default has not run'}.`
+      : ruleTable(rule),
+    '',
+    `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%). ${coverageNote([eightSeeds(MEAN_OVER_SEEDS_METHOD), eightSeeds(TRAINING_SD_METHOD)])} The IQM's interval at 8 seeds is not simulated.`,
+    '',
+    `**Choice:** ${choice.text}.`,
+    ...(mixedCode.length === 0
+      ? []
+      : ['', '**Mixed code.** ' + mixedCode.map(({ name, text }) => `${name}: ${text}.`).join(' ')]),
+  ].join('\n');
+  return { markdown };
+}
