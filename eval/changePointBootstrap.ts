@@ -1,3 +1,4 @@
+import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { changePoint } from './changePoint.ts';
 import type { RandomSource } from './randomSource.ts';
 import { sampleBinomial } from './random/sampleBinomial.ts';
@@ -19,7 +20,7 @@ import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits
 export function changePointBootstrap({
   successes,
   trials,
-  reps = 2000,
+  reps = DEFAULT_REPLICATES,
   level = 0.95,
   rng,
   statistic = changePoint,

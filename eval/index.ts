@@ -33,7 +33,9 @@ export { intervalCoverage } from './intervalCoverage.ts';
 export {
   bootstrapCI,
   bootstrapMeans,
+  DEFAULT_REPLICATES,
   percentileOfSorted,
+  percentileInterval,
   type BootstrapOptions,
   type BootstrapInterval,
 } from './bootstrap.ts';
@@ -70,6 +72,7 @@ export { interquartileMean, stratifiedIqm } from './interquartileMean.ts';
 export { performanceProfile } from './performanceProfile.ts';
 export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 export {
+  AGGREGATE_REPS,
   stratifiedBootstrap,
   probabilityOfImprovementInterval,
   type Estimate,
@@ -77,7 +80,6 @@ export {
 } from './stratifiedBootstrap.ts';
 export {
   AGGREGATE_METRICS,
-  AGGREGATE_REPS,
   rliableAggregates,
   type AggregateMetric,
   type AggregateOptions,

@@ -38,8 +38,8 @@ const STEPS = [0, 80] as const;
 /** The 17.3 quantities of one evaluation's counts. */
 function clusterSummary(evaluation: Evaluation, rng: Rng) {
   const counts = countsOf(evaluation.perTask);
-  const episode = episodeBootstrapCI(counts, { rng: rng.fork('episode'), reps: 2000 });
-  const task = taskBootstrapCI(counts, { rng: rng.fork('task'), reps: 2000 });
+  const episode = episodeBootstrapCI(counts, { rng: rng.fork('episode') });
+  const task = taskBootstrapCI(counts, { rng: rng.fork('task') });
   const allSame =
     counts.successes.every((c, j) => c === counts.successes[0] && counts.trials[j] === counts.trials[0]) &&
     (counts.successes[0] === 0 || counts.successes[0] === counts.trials[0]);

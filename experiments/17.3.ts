@@ -17,6 +17,7 @@ import {
   betaBinomialPmf,
   binomialPmf,
   convolvePmf,
+  DEFAULT_REPLICATES,
   episodeBootstrapCI,
   intervalCoverage,
   percentileCoverage,
@@ -141,7 +142,7 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       beta: BETA,
       episodesPerTask: 32,
       evals: smoke ? 60 : 2_000,
-      reps: smoke ? 300 : 2_000,
+      reps: smoke ? 300 : DEFAULT_REPLICATES,
     },
     reference: { evals: smoke ? 300 : 50_000 },
     figure: {

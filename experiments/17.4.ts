@@ -94,7 +94,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     await evaluateOnCores({ checkpoint: at(80), episodes, seed: `${seed}/paired` }),
   ];
   const [a, b] = [rates(early.perTask), rates(late.perTask)];
-  const interval = pairedBootstrapDiff(a, b, { reps: 2000, rng: new Rng(seed).fork('17.4/paired') });
+  const interval = pairedBootstrapDiff(a, b, { rng: new Rng(seed).fork('17.4/paired') });
   const paired = {
     step60: early.passAt1,
     step80: late.passAt1,

@@ -69,7 +69,6 @@ export async function main(options: Partial<RunOptions> = {}) {
       const evaluation = await evaluateOnCores({ checkpoint: at(step), harness: change, episodes, seed });
       evaluations.set(`${step}/${name}`, evaluation);
       const interval = taskBootstrapCI(countsOf(evaluation.perTask), {
-        reps: 2000,
         rng: new Rng(seed).fork(`17.5/${step}/${name}`),
       });
       rows.push({

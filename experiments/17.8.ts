@@ -60,7 +60,6 @@ export async function main(options: Partial<RunOptions> = {}) {
     for (const side of ['validation', 'test'] as const) {
       const result = await evaluateOnCores({ checkpoint: at(step), tasks: split[side], episodes, seed });
       const interval = taskBootstrapCI(countsOf(result.perTask), {
-        reps: 2000,
         rng: rng.fork(`${side}/${step}`),
       });
       Object.assign(row, {

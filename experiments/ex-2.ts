@@ -131,7 +131,6 @@ async function measureRun(
       const onset = changePointBootstrap({
         successes: counts.map((count) => count.successes),
         trials: counts.map((count) => count.episodes),
-        reps: 2000,
         rng: rng.fork(`onset/${task}`),
         statistic: fallOnset,
       });

@@ -12,7 +12,13 @@
  *   trained checkpoints.
  * Output: results/ex-3.json, results/ex-3.md, results/figures/ex-3-intervals.svg.
  */
-import { betaBinomialMeanPosterior, sampleBeta, sampleBinomial, taskBootstrapCI } from '../eval/index.ts';
+import {
+  betaBinomialMeanPosterior,
+  DEFAULT_REPLICATES,
+  sampleBeta,
+  sampleBinomial,
+  taskBootstrapCI,
+} from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { shareSE } from '../publish/book.ts';
@@ -83,7 +89,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     // The 17.1 evaluation: same checkpoint, episodes and seed, so the same counts.
     const evaluation = await evaluateOnCores({ checkpoint: at(step), episodes, seed });
     const counts = countsOf(evaluation.perTask);
-    const bootstrap = taskBootstrapCI(counts, { reps: 2000, rng: rng.fork(`task/${step}`) });
+    const bootstrap = taskBootstrapCI(counts, { rng: rng.fork(`task/${step}`) });
     const bayes = betaBinomialMeanPosterior({ ...counts, draws, rng: rng.fork(`bayes/${step}`) });
     agents.push({ step, passAt1: evaluation.passAt1, counts: counts.successes, bootstrap, bayes });
   }
@@ -91,7 +97,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     evals: smoke ? 20 : 2_000,
     episodes: 32,
     draws: smoke ? 500 : 4_000,
-    reps: smoke ? 200 : 2_000,
+    reps: smoke ? 200 : DEFAULT_REPLICATES,
     rng: rng.fork('calibration'),
   });
   const numbers = { agents, calibration: simulation, populationMean: POPULATION_MEAN };

@@ -109,7 +109,7 @@ export async function main(options: Partial<RunOptions> = {}) {
       agents.push({
         step,
         passAt1: evaluation.passAt1,
-        interval: taskBootstrapCI(counts, { reps: 2000, rng: rng.fork(`${type}/${step}`) }),
+        interval: taskBootstrapCI(counts, { rng: rng.fork(`${type}/${step}`) }),
         rates: counts.successes.map((c, j) => c / (counts.trials[j] as number)),
         firstEdits,
         firstEditEntropy: shannonEntropy(firstEdits),
@@ -119,7 +119,6 @@ export async function main(options: Partial<RunOptions> = {}) {
     }
     const [base, trained] = agents as [(typeof agents)[0], (typeof agents)[0]];
     const difference = pairedBootstrapDiff(base.rates, trained.rates, {
-      reps: 2000,
       rng: rng.fork(`${type}/diff`),
     });
     rows.push({

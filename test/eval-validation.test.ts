@@ -269,6 +269,12 @@ const CASES: Case[] = [
   ['sampleStandardNormal no rng', () => stats.sampleStandardNormal(undefined as unknown as Rng), /rng/],
   ['percentileOfSorted no values', () => stats.percentileOfSorted([], 0.5), /sorted/],
   ['percentileOfSorted q 1.5', () => stats.percentileOfSorted([1, 2], 1.5), /\bq\b/],
+  [
+    'percentileInterval no replicates',
+    () => stats.percentileInterval(new Float64Array(0), 0.95),
+    /replicates/,
+  ],
+  ['percentileInterval level 1', () => stats.percentileInterval(Float64Array.of(1, 2), 1), /level/],
   ['interquartileMean no values', () => stats.interquartileMean([]), /values/],
   [
     'rliableAggregates gamma NaN',

@@ -293,7 +293,7 @@ async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<R
       ...perSeed.map((row) => {
         const interval = taskBootstrapCI(
           { successes: row.trajectories.map((task) => task.successes.at(-1)!), trials: numbers.episodes },
-          { reps: 2000, rng: figureRng.fork(`seed-${row.seed}`) },
+          { rng: figureRng.fork(`seed-${row.seed}`) },
         );
         return {
           group: `seed ${row.seed}`,
