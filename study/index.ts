@@ -7,99 +7,37 @@
  */
 export {
   CHAPTER_STEPS,
-  SMOKE_RECIPE,
-  STUDY_FORMAT,
   configHash,
-  evalSeedOf,
-  jobConfig,
-  measureFor,
   measuredSplit,
-  measuredTasks,
   splitName,
   parseSeeds,
-  planJobs,
   readPlan,
-  resolveRecipe,
   writePlan,
-  type EvalJob,
   type Job,
   type Measure,
   type Plan,
-  type StudyHeader,
-  type TrainJob,
 } from './plan.ts';
-export {
-  DEFAULT_LEASE_TIMEOUT,
-  LEASE_TIMEOUT_ENV,
-  claimHolder,
-  claimJob,
-  leaseAtOnce,
-  leaseTimeout,
-  readLease,
-  watchLeases,
-  type Claim,
-  type Held,
-  type Holder,
-  type Lease,
-} from './claim.ts';
+export { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, leaseTimeout, type Held } from './claim.ts';
 export {
   describeMixedFingerprints,
   fingerprintGroups,
   jobFingerprint,
-  type FingerprintGroup,
-  jobDir,
-  jobSeconds,
   jobState,
   outcomeLine,
-  outputProblem,
-  readEvalOutput,
   runJob,
   type EvalOutput,
-  type JobOutcome,
   type JobState,
 } from './job.ts';
+export { BIN, runStudy, type StudyRunSummary } from './runner.ts';
 export {
-  BIN,
-  jobCommand,
-  jobLogPath,
-  runStudy,
-  slotsOf,
-  type JobRun,
-  type StudyRunSummary,
-} from './runner.ts';
-export {
-  K8S_STUDY_PATH,
-  RETRY_SLEEP_SECONDS,
   SLURM_DEPENDENCIES,
   arrayList,
   k8sContainerArgs,
-  retryTries,
-  slurmArrays,
   submitSlurm,
   writeK8sManifests,
   writeSlurmScripts,
-  type K8sOptions,
-  type SlurmArray,
   type SlurmDependency,
-  type SlurmOptions,
-  type SlurmScripts,
-  type SubmittedArray,
 } from './scheduler.ts';
 export { diskError } from './disk.ts';
-export {
-  evalKey,
-  evaluationOf,
-  finishedStudy,
-  loadResults,
-  taskRates,
-  type StudyResults,
-} from './results.ts';
-export {
-  compareSeedScores,
-  compareStudies,
-  formatComparison,
-  sharedSeeds,
-  type SeedComparison,
-  type SeedsNeeded,
-  type StudyComparison,
-} from './compare.ts';
+export { evaluationOf, finishedStudy, loadResults, taskRates, type StudyResults } from './results.ts';
+export { compareSeedScores, compareStudies, formatComparison, sharedSeeds } from './compare.ts';

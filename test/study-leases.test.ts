@@ -16,8 +16,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { claimJob, readLease, unlockClaims, type Claim, type Held } from '../study/claim.ts';
-import { jobDir, jobFingerprint, jobState, type Plan } from '../study/index.ts';
-import { fingerprintDifferences, isFingerprint, sourcesSha256 } from '../agent/index.ts';
+import { jobFingerprint, jobState, type Plan } from '../study/index.ts';
+import { jobDir } from '../study/job.ts';
+import { fingerprintDifferences, isFingerprint } from '../agent/index.ts';
+import { sourcesSha256 } from '../agent/fingerprint.ts';
 import { BIN, cliChild } from './support/child.ts';
 import { finishedSmokeStudy, type StudyCopy } from './support/smoke-study.ts';
 
