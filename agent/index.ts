@@ -5,8 +5,6 @@ export {
   productKernelProblem,
   recordedBackend,
   BACKEND_PREFERENCES,
-  BackendError,
-  UnknownBackendError,
   type BackendPreference,
 } from './backend.ts';
 export { buildTokenizer, tokenizerFromWords, type Tokenizer } from './tokenizer.ts';
@@ -15,17 +13,13 @@ export {
   defaultModelConfig,
   countParameters,
   sampleToken,
-  logSoftmaxAt,
   attentionModeFor,
   type ModelConfig,
-  type ModelOptions,
   type AttentionMode,
   type PolicyModel,
-  type Session,
 } from './model.ts';
 export {
   saveCheckpoint,
-  loadCheckpoint,
   checkpointChecksum,
   manifestChecksum,
   CheckpointError,
@@ -35,13 +29,12 @@ export {
   rollout,
   rolloutShare,
   shareCut,
-  transcriptTurns,
   type Agent,
   type EpisodeRecord,
   type Transcript,
   type TranscriptTurn,
 } from './rollout.ts';
-export { loadAgent, type LoadedAgent } from './load.ts';
+export { loadAgent } from './load.ts';
 export { getWeights, setWeights, modelFromWeights } from './weights.ts';
 export {
   adamUpdate,
@@ -55,23 +48,15 @@ export {
   projectVersion,
   type EvaluateOptions,
   type Evaluation,
-  type EvaluatedEpisode,
-  type Player,
   type Provenance,
 } from './evaluate.ts';
-export { probeCheckpoint, probeVariants, type ProbeRow } from './probe.ts';
-export {
-  checkpointOpProbabilitiesAtFirstEdit,
-  firstEditPrefix,
-  opProbabilitiesAtFirstEdit,
-} from './decision.ts';
+export { probeCheckpoint } from './probe.ts';
+export { checkpointOpProbabilitiesAtFirstEdit } from './decision.ts';
 export {
   fingerprint,
   fingerprintDifferences,
   isFingerprint,
   packageVersion,
-  sourcesSha256,
   FINGERPRINT_PARTS,
-  SOURCE_FOLDERS,
   type Fingerprint,
 } from './fingerprint.ts';

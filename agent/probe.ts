@@ -12,7 +12,8 @@ export interface ProbeRow {
 /** Probe tasks get ids far from the 30 tasks', so that no cache keyed by id mixes them up. */
 const PROBE_ID_BASE = 10_000;
 
-export function probeVariants(
+/** The task as it is, under each other bug type's spec (its own type first), and with no spec; ids of their own. */
+function probeVariants(
   task: Task,
   pool: readonly Task[] = makeTasks('all'),
 ): Array<{ change: string; task: Task }> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
-import { startSlurm, waitForQueue } from '../test/support/slurm.ts';
+import { startSlurm, waitForQueue } from './slurm.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
 const WORKERS = 2;
@@ -155,7 +155,7 @@ export async function run(
  * smoke study of every chapter step (4 trainings, 52 evaluations): the wall time from the
  * submission to the queue's end, per seed (each seed's evaluations start when its training is
  * done) and array (when every training is), and array / per seed. On the cluster of SLURM_CONF
- * when it is set, else on a single-node cluster of 2 CPUs started here (test/support/slurm.ts;
+ * when it is set, else on a single-node cluster of 2 CPUs started here (bench/slurm.ts;
  * needs root and Debian's slurmctld slurmd slurm-client munge). A wall time includes up to 1 s of
  * polling the queue.
  */

@@ -1,10 +1,7 @@
-import { stratifiedBootstrap, type Estimate } from './stratifiedBootstrap.ts';
+import { AGGREGATE_REPS, stratifiedBootstrap, type Estimate } from './stratifiedBootstrap.ts';
 import type { RandomSource } from './randomSource.ts';
 import { checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
-
-/** rliable's default number of bootstrap replicates (`get_interval_estimates(..., reps=50000)`). */
-export const AGGREGATE_REPS = 50_000;
 
 /** The aggregate metrics rliable reports (rliable/metrics.py), in the order they are computed. */
 export const AGGREGATE_METRICS = ['mean', 'median', 'iqm', 'optimalityGap'] as const;

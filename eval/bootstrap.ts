@@ -4,8 +4,11 @@ import { randomIndex, type RandomSource } from './randomSource.ts';
 import { checkFiniteValues, checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
+/** The default number of bootstrap replicates: of every interval here, of the commands' --reps and of the chapter's intervals. */
+export const DEFAULT_REPLICATES = 2000;
+
 export interface BootstrapOptions {
-  /** Number of bootstrap replicates; default 2000. */
+  /** Number of bootstrap replicates; default DEFAULT_REPLICATES. */
   reps?: number;
   /** Confidence level in (0, 1); default 0.95. */
   level?: number;
@@ -35,7 +38,7 @@ export interface BootstrapInterval {
  */
 export function bootstrapMeans(
   values: ArrayLike<number>,
-  { reps = 2000, rng }: { reps?: number; rng: RandomSource },
+  { reps = DEFAULT_REPLICATES, rng }: { reps?: number; rng: RandomSource },
 ): Float64Array {
   checkFiniteValues(values);
   checkInteger(reps, 'reps', 1);
@@ -68,6 +71,24 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
   return (
     (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below)
   );
+}
+
+/**
+ * The percentile interval of bootstrap replicates at `level`: with alpha = 1 - level, their
+ * type-7 quantiles alpha/2 and 1 - alpha/2 (percentileOfSorted), the replicates sorted in place.
+ * @throws RangeError on no replicates or a level outside (0, 1).
+ * @example percentileInterval(Float64Array.of(3, 1, 2, 4), 0.5) // { low: 1.75, high: 3.25 }
+ */
+export function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
+  if (replicates.length === 0)
+    throw new RangeError('percentileInterval: replicates must hold at least one value');
+  checkLevel(level);
+  replicates.sort();
+  const alpha = 1 - level;
+  return {
+    low: percentileOfSorted(replicates, alpha / 2),
+    high: percentileOfSorted(replicates, 1 - alpha / 2),
+  };
 }
 
 /**
@@ -116,18 +137,22 @@ function bcaLevels(
  * @example bootstrapCI([0.1, 0.9, 1, 0.5], { reps: 2000, level: 0.95, rng: new Rng(3) })
  */
 export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
-  const { reps = 2000, level = 0.95, method = 'percentile', rng } = options ?? ({} as BootstrapOptions);
+  const {
+    reps = DEFAULT_REPLICATES,
+    level = 0.95,
+    method = 'percentile',
+    rng,
+  } = options ?? ({} as BootstrapOptions);
   checkUnits(values, 2, 'values', 'a bootstrap interval');
   checkLevel(level);
   if (method !== 'percentile' && method !== 'bca')
     throw new StatisticsError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
   const estimate = mean(values);
-  const sorted = bootstrapMeans(values, { reps, rng }).sort();
-  const alpha = 1 - level;
-  const [lowQ, highQ] =
-    method === 'bca'
-      ? bcaLevels(Float64Array.from(values), estimate, sorted, alpha)
-      : [alpha / 2, 1 - alpha / 2];
+  const replicates = bootstrapMeans(values, { reps, rng });
+  if (method === 'percentile')
+    return { estimate, ...percentileInterval(replicates, level), level, reps, method };
+  const sorted = replicates.sort();
+  const [lowQ, highQ] = bcaLevels(Float64Array.from(values), estimate, sorted, 1 - level);
   return {
     estimate,
     low: percentileOfSorted(sorted, lowQ),

@@ -1,3 +1,4 @@
+import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { changePoint } from './changePoint.ts';
 import type { RandomSource } from './randomSource.ts';
 import { sampleBinomial } from './random/sampleBinomial.ts';
@@ -20,7 +21,7 @@ import { StatisticsError } from '../lib/errors.ts';
 export function changePointBootstrap({
   successes,
   trials,
-  reps = 2000,
+  reps = DEFAULT_REPLICATES,
   level = 0.95,
   rng,
   statistic = changePoint,

@@ -1,6 +1,7 @@
 import {
   bootstrapCI,
-  percentileOfSorted,
+  DEFAULT_REPLICATES,
+  percentileInterval,
   type BootstrapInterval,
   type BootstrapOptions,
 } from './bootstrap.ts';
@@ -49,7 +50,7 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
  */
 export function episodeBootstrapCI(
   counts: CountsInput,
-  { reps = 2000, level = 0.95, rng }: BootstrapOptions,
+  { reps = DEFAULT_REPLICATES, level = 0.95, rng }: BootstrapOptions,
 ): BootstrapInterval {
   taskRates(counts);
   checkLevel(level);
@@ -61,14 +62,12 @@ export function episodeBootstrapCI(
   const cdf = binomialCdfTable(episodes, successes / episodes);
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r++) replicates[r] = searchCdf(cdf, rng.next()) / episodes;
-  replicates.sort();
-  const alpha = 1 - level;
   const estimate = successes / episodes;
-  const interval = withoutCollapse(
-    { low: percentileOfSorted(replicates, alpha / 2), high: percentileOfSorted(replicates, 1 - alpha / 2) },
-    estimate,
-    { units: episodes, unit: 'episodes', level },
-  );
+  const interval = withoutCollapse(percentileInterval(replicates, level), estimate, {
+    units: episodes,
+    unit: 'episodes',
+    level,
+  });
   return { estimate, low: interval.low, high: interval.high, level, reps, method: interval.method };
 }
 

@@ -1,4 +1,5 @@
 import betaCdf from '@stdlib/stats-base-dists-beta-cdf';
+import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { taskRates } from './counts.ts';
 import { checkFinite, checkInteger, checkLevel } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
@@ -98,7 +99,7 @@ export function percentileCoverage(
   pmf: ArrayLike<number>,
   scale: number,
   target: number,
-  { reps = 2000, level = 0.95 }: { reps?: number; level?: number } = {},
+  { reps = DEFAULT_REPLICATES, level = 0.95 }: { reps?: number; level?: number } = {},
 ): number {
   if (pmf === null || typeof pmf !== 'object' || typeof pmf.length !== 'number' || pmf.length === 0)
     throw new StatisticsError('pmf must be a non-empty array of probabilities');

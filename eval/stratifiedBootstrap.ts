@@ -1,8 +1,11 @@
-import { percentileOfSorted } from './bootstrap.ts';
+import { percentileInterval } from './bootstrap.ts';
 import { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 import { randomIndex, type RandomSource } from './randomSource.ts';
 import { checkInteger, checkLevel, checkRandomSource } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
+
+/** rliable's default number of bootstrap replicates (`get_interval_estimates(..., reps=50000)`). */
+export const AGGREGATE_REPS = 50_000;
 
 /** A point estimate with its percentile interval. */
 export interface Estimate {
@@ -12,7 +15,7 @@ export interface Estimate {
 }
 
 export interface StratifiedBootstrapOptions {
-  /** Replicates; default 50,000 (rliable's `reps`). */
+  /** Replicates; default AGGREGATE_REPS (rliable's `reps`). */
   reps?: number;
   /** Confidence level in (0, 1); default 0.95. */
   level?: number;
@@ -79,17 +82,6 @@ function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
   };
 }
 
-/** The percentile interval of the replicates (type-7 quantiles alpha/2 and 1 - alpha/2) around the estimate. */
-function percentileInterval(estimate: number, replicates: Float64Array, level: number): Estimate {
-  const sorted = replicates.sort();
-  const alpha = 1 - level;
-  return {
-    estimate,
-    low: percentileOfSorted(sorted, alpha / 2),
-    high: percentileOfSorted(sorted, 1 - alpha / 2),
-  };
-}
-
 /**
  * rliable's stratified bootstrap (Agarwal et al. 2021, "Deep RL at the edge of the statistical
  * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of one or more statistics
@@ -109,7 +101,7 @@ export function stratifiedBootstrap(
   scores: ReadonlyArray<ReadonlyArray<number>>,
   statistic: (sample: Float64Array, sorted: () => Float64Array) => number[],
   {
-    reps = 50_000,
+    reps = AGGREGATE_REPS,
     level = 0.95,
     taskBootstrap = false,
     wholeRuns = false,
@@ -146,7 +138,7 @@ export function stratifiedBootstrap(
     for (let c = 0; c < values.length; c += 1) replicates[c]![r] = values[c]!;
     progress?.(r + 1);
   }
-  return estimates.map((estimate, c) => percentileInterval(estimate, replicates[c]!, level));
+  return estimates.map((estimate, c) => ({ estimate, ...percentileInterval(replicates[c]!, level) }));
 }
 
 /**
@@ -220,7 +212,7 @@ export function probabilityOfImprovementInterval(
   x: ReadonlyArray<ReadonlyArray<number>>,
   y: ReadonlyArray<ReadonlyArray<number>>,
   {
-    reps = 50_000,
+    reps = AGGREGATE_REPS,
     level = 0.95,
     wholeRuns = false,
     paired = false,
@@ -249,5 +241,5 @@ export function probabilityOfImprovementInterval(
     replicates[r] = improvement(xDrawn, yDrawn);
     progress?.(r + 1);
   }
-  return percentileInterval(probabilityOfImprovement(x, y), replicates, level);
+  return { estimate: probabilityOfImprovement(x, y), ...percentileInterval(replicates, level) };
 }

@@ -301,12 +301,6 @@ export function parseParams(source: string): string[] {
   return words.slice(open + 1, close).filter((word) => word !== ',');
 }
 
-/** The function name: the word after `function`. */
-export function parseName(source: string): string {
-  const words = splitWords(source);
-  return words[words.indexOf('function') + 1] ?? '';
-}
-
 interface BaseTask extends Omit<Task, 'split'> {}
 
 const freezeTests = (tests: TestCase[]): readonly TestCase[] =>

@@ -1,14 +1,14 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { BROWSER } from './systemPackages.ts';
+import type { Browser, Page } from 'puppeteer-core';
 
 // Debian's Chromium for the page tests and the screenshot scripts (`npm run report:screenshot`,
-// bench/viewer-screenshot.ts). puppeteer-core is a development dependency: only those import this.
+// bench/viewer-screenshot.ts). puppeteer-core is a development dependency, loaded when a browser
+// starts: the setup step of `npm test` reads the package name without it.
 
-/** The Debian package of the browser the page tests drive (lib/systemPackages.ts; `npm test` installs it). */
-export const CHROMIUM_PACKAGE = BROWSER.packages.join(' ');
+/** The Debian package of the browser (`npm test` installs it for its page tests). */
+export const CHROMIUM_PACKAGE = 'chromium';
 /** Where Debian's package puts the browser; `CHROMIUM_PATH` overrides it. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -27,6 +27,7 @@ export interface PageProblems {
 export async function startBrowser(): Promise<{ browser: Browser; screenshotDir: string }> {
   if (!existsSync(CHROMIUM_PATH))
     throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}: apt-get install -y ${CHROMIUM_PACKAGE}`);
+  const { default: puppeteer } = await import('puppeteer-core');
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

@@ -126,12 +126,6 @@ function markOf(path: string): string {
   return `${stats.dev}:${stats.ino}:${stats.mtimeNs}`;
 }
 
-/** The holder of a job's claim, or undefined when it is unclaimed or its lock names no holder. */
-export function claimHolder(studyDir: string, jobId: string): Holder | undefined {
-  const read = readLease(studyDir, jobId);
-  return read !== undefined && 'lease' in read ? read.lease.holder : undefined;
-}
-
 /**
  * What one look can tell of a lease: stale at once when it names this host and its pid is gone;
  * otherwise only watching its renewals tells (`watchLeases`). A live pid of this host is no

@@ -32,7 +32,6 @@ export {
 export {
   DEFAULT_LEASE_TIMEOUT,
   LEASE_TIMEOUT_ENV,
-  claimHolder,
   claimJob,
   leaseAtOnce,
   leaseTimeout,

@@ -4,12 +4,11 @@ import {
   buildTokenizer,
   createModel,
   defaultModelConfig,
-  firstEditPrefix,
   initBackend,
-  opProbabilitiesAtFirstEdit,
   type Agent,
   type TranscriptTurn,
 } from '../agent/index.ts';
+import { firstEditPrefix, opProbabilitiesAtFirstEdit } from '../agent/decision.ts';
 import { EDIT_OPS, makeEnv, makeTasks, trainingHarness } from '../gym/index.ts';
 import { Rng } from '../lib/rng.ts';
 

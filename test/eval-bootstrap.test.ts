@@ -16,13 +16,13 @@ import {
   pearsonCorrelation,
   prefixAllCorrectAtK,
   prefixPassAtK,
-  quantileSorted,
   requiredUnits,
   sampleBeta,
   taskBootstrapCI,
   unpairedStandardError,
   winnersCurseSimulation,
 } from '../eval/index.ts';
+import { quantileSorted } from '../eval/describe.ts';
 import { randomIndex } from '../eval/randomSource.ts';
 import { mostReps } from '../eval/report/metrics.ts';
 import { resampleMeans, taskProfile } from '../eval/report/resample.ts';

@@ -10,8 +10,8 @@ import {
   taskBootstrapCI,
   waldInterval,
   wilsonInterval,
-  type ProportionMethod,
 } from '../eval/index.ts';
+import type { ProportionMethod } from '../eval/proportionInterval.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Reference: statsmodels 0.13.5 `proportion_confint(c, n, alpha=1-level, method=...)`

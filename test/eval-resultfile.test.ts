@@ -1,13 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupOutcomes, parseResultText, readResults, ResultFileError } from '../eval/io/index.ts';
+import { groupOutcomes, readResults, ResultFileError, type ReadOptions } from '../eval/io/index.ts';
 import { computeMetrics } from '../eval/report/metrics.ts';
 import { diagnose } from '../eval/report/diagnose.ts';
 import { Rng } from '../lib/rng.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'eval-resultfile-'));
+let written = 0;
+/** `text` read as the result file `name`, in a folder of its own, as the commands read a file. */
+function readText(text: string, name = 'rows', options: ReadOptions = {}) {
+  const dir = join(folder, `text-${(written += 1)}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, name), text);
+  return readResults(join(dir, name), options);
+}
 
 describe('result files', () => {
   it.each(['samples/blog-example.jsonl', 'samples/blog-example.csv'])(
@@ -28,28 +36,26 @@ describe('result files', () => {
     },
   );
 
-  it('names the line and the field of a malformed row', () => {
+  it('names the line and the field of a malformed row', async () => {
     const text = '{"task":"a","sample":0,"passed":true}\n{"task":"a","sample":1,"passed":"yes"}\n';
-    expect(() => parseResultText(text, { path: 'x.jsonl' })).toThrow(/x\.jsonl:2: field 'passed'/);
-    expect(() => parseResultText('task,sample,passed\na,0,1\na,-1,0\n', { path: 'x.csv' })).toThrow(
+    await expect(readText(text, 'x.jsonl')).rejects.toThrow(/x\.jsonl:2: field 'passed'/);
+    await expect(readText('task,sample,passed\na,0,1\na,-1,0\n', 'x.csv')).rejects.toThrow(
       /x\.csv:3: field 'sample'/,
     );
-    expect(() => parseResultText('task,passed\na,1\n', { path: 'x.csv' })).toThrow(
-      /x\.csv:1: field 'sample'/,
-    );
-    expect(() => parseResultText('{"task":"a","sample":0,"passed":1}\n{oops\n')).toThrow(ResultFileError);
-    expect(() => parseResultText('{"sample":0,"passed":1}\n', { path: 'y.jsonl' })).toThrow(
+    await expect(readText('task,passed\na,1\n', 'x.csv')).rejects.toThrow(/x\.csv:1: field 'sample'/);
+    await expect(readText('{"task":"a","sample":0,"passed":1}\n{oops\n')).rejects.toThrow(ResultFileError);
+    await expect(readText('{"sample":0,"passed":1}\n', 'y.jsonl', { format: 'jsonl' })).rejects.toThrow(
       /y\.jsonl:1: field 'task': missing/,
     );
   });
 
-  it('lists duplicates, gaps and short tasks instead of dropping them', () => {
-    const rows = parseResultText(
+  it('lists duplicates, gaps and short tasks instead of dropping them', async () => {
+    const { rows } = await readText(
       ['a,0,1', 'a,1,0', 'a,1,1', 'b,0,0', 'b,2,1', 'c,0,1', 'c,1,1', 'c,2,0'].reduce(
         (text, line) => `${text}${line}\n`,
         'task,sample,passed\n',
       ),
-    ).rows;
+    );
     const { tasks, issues } = groupOutcomes(rows);
     expect(issues.map(({ kind }) => kind)).toEqual(['duplicate', 'gap', 'uneven']);
     expect(issues[0]?.lines).toEqual([4]);
@@ -96,14 +102,14 @@ describe('diagnosis', () => {
     expect(batch?.evidence.join('\n')).toMatch(/reported pass@10 = 48.0% vs recomputed 85.0%.*MISMATCH/);
   });
 
-  it('tasks aligned by position and missing tasks are shown', () => {
-    const a = parseResultText('task,sample,passed\nx,0,1\ny,0,0\nz,0,1\n', { path: 'a.csv' });
-    const b = parseResultText('task,sample,passed,x\ny,0,0,\ny,1,0,\nx,0,1,\nx,1,0,\n', { path: 'b.csv' });
+  it('tasks aligned by position and missing tasks are shown', async () => {
+    const a = await readText('task,sample,passed\nx,0,1\ny,0,0\nz,0,1\n', 'a.csv');
+    const b = await readText('task,sample,passed,x\ny,0,0,\ny,1,0,\nx,0,1,\nx,1,0,\n', 'b.csv');
     const report = diagnose(a, b);
     const evidence = report.findings
       .find(({ explanation }) => explanation === 'same-batch')
       ?.evidence.join('\n');
-    expect(evidence).toMatch(/tasks only in a.csv: z/);
+    expect(evidence).toMatch(/tasks only in \S*\/a\.csv: z/);
     expect(evidence).toMatch(/task order differs at 2 of 2 positions/);
   });
 

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import * as stats from '../eval/index.ts';
+import * as exported from '../eval/index.ts';
+import { percentileInterval } from '../eval/bootstrap.ts';
+import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
+import { quantileSorted } from '../eval/describe.ts';
+import { differenceStandardError } from '../eval/differenceStandardError.ts';
+import { interquartileMean } from '../eval/interquartileMean.ts';
+import { noncentralTCdf } from '../eval/noncentralT.ts';
+import { twoSidedZ } from '../eval/normal.ts';
+import { performanceProfile } from '../eval/performanceProfile.ts';
+import type { ProportionMethod } from '../eval/proportionInterval.ts';
+import { sampleGamma } from '../eval/random/sampleBeta.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Every exported statistic, fed inputs that cannot describe any data: each must throw a
@@ -9,6 +19,21 @@ const BIG = 2 ** 53; // the first integer that `i++` cannot step past
 const HUGE = 1e21;
 
 type Case = [label: string, call: () => unknown, names: RegExp];
+
+/** The library's statistics (eval/index.ts) and the ones eval/ keeps to itself. */
+const stats = {
+  ...exported,
+  percentileInterval,
+  chiSquareCdf,
+  chiSquareQuantile,
+  quantileSorted,
+  differenceStandardError,
+  interquartileMean,
+  noncentralTCdf,
+  twoSidedZ,
+  performanceProfile,
+  sampleGamma,
+};
 
 const CASES: Case[] = [
   // pass@k family
@@ -66,7 +91,7 @@ const CASES: Case[] = [
   ]),
   [
     'proportionInterval unknown method',
-    () => stats.proportionInterval(1, 10, { method: 'exact' as stats.ProportionMethod }),
+    () => stats.proportionInterval(1, 10, { method: 'exact' as ProportionMethod }),
     /method/,
   ],
   ['proportionInterval c > n', () => stats.proportionInterval(11, 10), /\bc\b/],
@@ -269,6 +294,12 @@ const CASES: Case[] = [
   ['sampleStandardNormal no rng', () => stats.sampleStandardNormal(undefined as unknown as Rng), /rng/],
   ['percentileOfSorted no values', () => stats.percentileOfSorted([], 0.5), /sorted/],
   ['percentileOfSorted q 1.5', () => stats.percentileOfSorted([1, 2], 1.5), /\bq\b/],
+  [
+    'percentileInterval no replicates',
+    () => stats.percentileInterval(new Float64Array(0), 0.95),
+    /replicates/,
+  ],
+  ['percentileInterval level 1', () => stats.percentileInterval(Float64Array.of(1, 2), 1), /level/],
   ['interquartileMean no values', () => stats.interquartileMean([]), /values/],
   [
     'rliableAggregates gamma NaN',
@@ -281,9 +312,21 @@ const CASES: Case[] = [
     /taus/,
   ],
   ['interquartileMean NaN', () => stats.interquartileMean([1, NaN]), /not finite/],
-  ['stratifiedIqm ragged', () => stats.stratifiedIqm([[1, 2], [3]], { rng }), /scores/],
-  ['stratifiedIqm reps 0', () => stats.stratifiedIqm([[1]], { reps: 0, rng }), /reps/],
-  ['stratifiedIqm level 1', () => stats.stratifiedIqm([[1]], { level: 1, rng }), /level/],
+  [
+    'rliableAggregates ragged',
+    () => stats.rliableAggregates([[1, 2], [3]], { metrics: ['iqm'], rng }),
+    /scores/,
+  ],
+  [
+    'rliableAggregates reps 0',
+    () => stats.rliableAggregates([[1]], { metrics: ['iqm'], reps: 0, rng }),
+    /reps/,
+  ],
+  [
+    'rliableAggregates level 1',
+    () => stats.rliableAggregates([[1]], { metrics: ['iqm'], level: 1, rng }),
+    /level/,
+  ],
   ['performanceProfile no scores', () => stats.performanceProfile([], [0.5]), /scores/],
   ['performanceProfile NaN threshold', () => stats.performanceProfile([0.5], [NaN]), /thresholds/],
   ['probabilityOfImprovement ragged', () => stats.probabilityOfImprovement([[1, 0]], [[0]]), /x and y/],

@@ -12,7 +12,7 @@ import {
   saveCheckpoint,
   type Agent,
 } from '../agent/index.ts';
-import { evaluate, probeVariants } from '../agent/index.ts';
+import { evaluate } from '../agent/index.ts';
 import { writeEvaluation } from '../eval/io/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
@@ -253,18 +253,6 @@ describe('evaluate', () => {
   });
 
   it("probe plays one task under other tasks' specs and none, with surface variation off", async () => {
-    const variants = probeVariants(makeTasks('all').find((task) => task.name === 'per_day')!);
-    expect(variants.map((variant) => variant.change)).toEqual([
-      'as it is',
-      'spec of average (zero)',
-      'spec of can_afford (compare)',
-      'spec of first_n (off_by_one)',
-      'spec of is_even (negation)',
-      'spec of larger (min_max)',
-      'no spec',
-    ]);
-    expect(new Set(variants.map((variant) => variant.task.id)).size).toBe(variants.length);
-    expect(variants.every((variant) => variant.task.source === variants[0]!.task.source)).toBe(true);
     const { code, stdout } = await cli([
       'probe',
       '--checkpoint',
@@ -279,7 +267,15 @@ describe('evaluate', () => {
     const report = JSON.parse(stdout) as {
       rows: Array<{ change: string; episodes: number; successes: number }>;
     };
-    expect(report.rows.map((row) => row.change)).toEqual(variants.map((variant) => variant.change));
+    expect(report.rows.map((row) => row.change)).toEqual([
+      'as it is',
+      'spec of average (zero)',
+      'spec of can_afford (compare)',
+      'spec of first_n (off_by_one)',
+      'spec of is_even (negation)',
+      'spec of larger (min_max)',
+      'no spec',
+    ]);
     expect(report.rows.every((row) => row.episodes === 2 && row.successes >= 0 && row.successes <= 2)).toBe(
       true,
     );

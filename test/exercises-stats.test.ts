@@ -6,12 +6,12 @@ import {
   changePointBootstrap,
   correlatedSelectionInflation,
   fallOnset,
-  differenceStandardError,
   expectedMaxNormal,
   passAtK,
   plugInPassAtK,
   shannonEntropy,
 } from '../eval/index.ts';
+import { differenceStandardError } from '../eval/differenceStandardError.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Reference values computed with scipy 1.17.1 / numpy (scripts quoted in each case), not by this project.

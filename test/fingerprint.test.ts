@@ -2,14 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  fingerprint,
-  fingerprintDifferences,
-  initBackend,
-  isFingerprint,
-  sourcesSha256,
-  SOURCE_FOLDERS,
-} from '../agent/index.ts';
+import { fingerprint, fingerprintDifferences, initBackend, isFingerprint } from '../agent/index.ts';
+import { sourcesSha256, SOURCE_FOLDERS } from '../agent/fingerprint.ts';
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'fingerprint-'));

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canaryHarness,
-  canaryRowOk,
-  makeTasks,
-  runCanary,
-  runScripted,
-  trainingHarness,
-} from '../gym/index.ts';
+import { canaryRowOk, makeTasks, runCanary, trainingHarness } from '../gym/index.ts';
+import { canaryHarness } from '../gym/canary.ts';
+import { runScripted } from '../gym/policies.ts';
 
 describe('harness canary', () => {
   const report = runCanary({ episodesPerTask: 20, seed: 11 });

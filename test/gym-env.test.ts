@@ -1,23 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  applyOp,
   EDIT_OPS,
   makeEnv,
   makeTasks,
   episodeSpecs,
   episodeSuccess,
   playEpisodes,
-  NAME_POOL,
   plainEnv,
-  renameCandidates,
   runTests,
-  scriptedActions,
-  specWords,
-  splitWords,
   trainingHarness,
   type StepResult,
 } from '../gym/index.ts';
+import { applyOp } from '../gym/ops.ts';
+import { NAME_POOL } from '../gym/tasks.ts';
+import { renameCandidates } from '../gym/env.ts';
+import { scriptedActions } from '../gym/policies.ts';
+import { specWords, splitWords } from '../gym/words.ts';
 
 const all = makeTasks('all');
 const specWordsOf = (task: { spec: string }) => specWords(task.spec);

@@ -1,20 +1,19 @@
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import {
-  applyOp,
-  deepEqual,
   EDIT_OPS,
   makeEnv,
   makeTasks,
   plainEnv,
   runTests,
   sandboxWork,
-  splitWords,
   trainingHarness,
-  type SandboxWork,
   type Task,
-  type TestCase,
 } from '../gym/index.ts';
+import { applyOp } from '../gym/ops.ts';
+import { deepEqual, type SandboxWork } from '../gym/sandbox.ts';
+import { splitWords } from '../gym/words.ts';
+import type { TestCase } from '../gym/types.ts';
 
 /** Short limits for the tests of the sandbox itself; the gym always runs with SANDBOX_LIMITS. */
 const TIMEOUT = { firstLimitMs: 20, confirmLimitMs: 40 };

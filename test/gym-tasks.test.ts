@@ -1,21 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../lib/rng.ts';
 import {
-  applyOp,
   BUG_TYPES,
   EDIT_OPS,
   findTask,
-  GAMING_OP,
   makeTasks,
-  NAME_POOL,
-  REPAIR_OPS,
-  renderWords,
   runTests,
-  specWords,
-  splitWords,
   vocabularyWords,
   type Task,
 } from '../gym/index.ts';
+import { applyOp } from '../gym/ops.ts';
+import { GAMING_OP, REPAIR_OPS } from '../gym/types.ts';
+import { NAME_POOL } from '../gym/tasks.ts';
+import { renderWords, specWords, splitWords } from '../gym/words.ts';
 
 const all = makeTasks('all');
 const pass = (task: Task, source: string, which: 'public' | 'hidden') =>

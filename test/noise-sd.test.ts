@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  chiSquareCdf,
-  chiSquareQuantile,
   noiseStandardDeviations,
   percentileOfSorted,
   sampleBinomial,
   standardDeviationInterval,
 } from '../eval/index.ts';
+import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Reference values from Python 3.11 with scipy 1.10.1 and numpy 1.24 (Debian bookworm):

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devTasks, makeTasks } from '../gym/index.ts';
 import { SMOKE_CONFIG } from '../train/index.ts';
-import { jobDir, measuredSplit, readPlan, writePlan } from '../study/index.ts';
+import { measuredSplit, readPlan, writePlan } from '../study/index.ts';
+import { jobDir } from '../study/output.ts';
 import { cliChild } from './support/child.ts';
 import { main as recipesMain } from '../experiments/recipes.ts';
 

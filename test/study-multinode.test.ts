@@ -3,7 +3,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLease } from '../study/claim.ts';
-import { jobDir, jobState, readPlan, writePlan, type Job, type Plan } from '../study/index.ts';
+import { jobState, readPlan, writePlan, type Job, type Plan } from '../study/index.ts';
+import { jobDir } from '../study/output.ts';
 import { cliChild } from './support/child.ts';
 import {
   showJob,

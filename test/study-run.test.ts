@@ -8,12 +8,9 @@ import { podCommand } from './support/k8s.ts';
 import { main as seedsMain } from '../experiments/seeds.ts';
 import {
   compareStudies,
-  evalKey,
-  jobDir,
   loadResults,
   sharedSeeds,
   jobState,
-  outputProblem,
   readPlan,
   writeK8sManifests,
   writePlan,
@@ -21,6 +18,8 @@ import {
   type Plan,
   type StudyRunSummary,
 } from '../study/index.ts';
+import { evalKey } from '../study/results.ts';
+import { jobDir, outputProblem } from '../study/output.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-run-'));
 const dir = join(root, 'smoke');

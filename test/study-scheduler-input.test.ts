@@ -14,16 +14,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
-  K8S_STUDY_PATH,
   jobState,
   readPlan,
-  retryTries,
   writeK8sManifests,
   writePlan,
   writeSlurmScripts,
   type Plan,
-  type TrainJob,
 } from '../study/index.ts';
+import { K8S_STUDY_PATH, retryTries } from '../study/scheduler.ts';
+import type { TrainJob } from '../study/plan.ts';
 import { oneLine } from '../lib/text.ts';
 import { BIN, cliChild } from './support/child.ts';
 import { entrypoint, podCommand } from './support/k8s.ts';

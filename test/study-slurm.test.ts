@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliChild } from './support/child.ts';
-import { jobState, readPlan, writePlan, type SubmittedArray } from '../study/index.ts';
-import { startSlurm, waitForQueue, type SlurmCluster } from './support/slurm.ts';
+import { jobState, readPlan, writePlan } from '../study/index.ts';
+import type { SubmittedArray } from '../study/scheduler.ts';
+import { startSlurm, waitForQueue, type SlurmCluster } from '../bench/slurm.ts';
 import { expectSameReport } from './support/study-report.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-slurm-'));

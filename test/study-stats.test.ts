@@ -3,31 +3,31 @@ import {
   binomialTestGreater,
   fisherExactGreater,
   holmAdjust,
-  interquartileMean,
   correlationTest,
-  noncentralTCdf,
   meanTInterval,
   pairedTInterval,
   pitmanMorganTest,
   requiredSeeds,
   requiredUnits,
   mean,
-  performanceProfile,
   probabilityOfImprovement,
   probabilityOfImprovementInterval,
+  rliableAggregates,
   stratifiedBootstrap,
-  stratifiedIqm,
   trajectoryFalls,
   welchInterval,
 } from '../eval/index.ts';
+import { interquartileMean } from '../eval/interquartileMean.ts';
+import { noncentralTCdf } from '../eval/noncentralT.ts';
+import { performanceProfile } from '../eval/performanceProfile.ts';
 import {
   CHAPTER_STEPS,
   compareSeedScores,
   formatComparison,
-  type StudyComparison,
   type EvalOutput,
   type StudyResults,
 } from '../study/index.ts';
+import type { StudyComparison } from '../study/compare.ts';
 import {
   pairedDropP,
   seedClaims,
@@ -82,9 +82,10 @@ describe("rliable's aggregates against scipy", () => {
     // Every task's runs equal: a stratified replicate is the matrix itself, so the interval has no
     // width; a bootstrap over all runs x tasks pooled would mix tasks and vary.
     const constant = Array.from({ length: 5 }, () => [0.1, 0.4, 0.6, 0.9]);
-    const result = stratifiedIqm(constant, { reps: 500, rng: new Rng(1) });
-    expect(result).toEqual({ estimate: 0.5, low: 0.5, high: 0.5 });
-    const spread = stratifiedIqm(X, { reps: 2000, rng: new Rng(1) });
+    const iqm = (scores: number[][], reps: number) =>
+      rliableAggregates(scores, { metrics: ['iqm'], reps, rng: new Rng(1) }).metrics.iqm!;
+    expect(iqm(constant, 500)).toEqual({ estimate: 0.5, low: 0.5, high: 0.5 });
+    const spread = iqm(X, 2000);
     expect(spread.estimate).toBeCloseTo(0.4333333333333333, 12);
     expect(spread.low).toBeLessThan(spread.estimate);
     expect(spread.high).toBeGreaterThan(spread.estimate);

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliChild } from './support/child.ts';
 import { finishedSmokeStudy, type StudyCopy } from './support/smoke-study.ts';
-import { jobDir, writePlan, type StudyRunSummary } from '../study/index.ts';
+import { writePlan, type StudyRunSummary } from '../study/index.ts';
+import { jobDir } from '../study/output.ts';
 
 // A study folder lives on shared storage that many jobs and people write to: everything in it is
 // untrusted input. One finished smoke study of one seed and step 0 (a training, an evaluation),

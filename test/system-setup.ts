@@ -1,6 +1,6 @@
 /**
  * `npm test`'s first step (package.json `pretest`): makes sure the Debian packages that the suite
- * drives for real are installed (lib/systemPackages.ts: Chromium for the page tests, Slurm for the
+ * drives for real are installed (test/support/systemPackages.ts: Chromium for the page tests, Slurm for the
  * study tests). Nothing to do: silent. Missing, as root with apt-get: `apt-get update` and
  * `apt-get install -y` them, saying why first. Missing otherwise: print the one line to run and
  * exit 1, so that the tests never start without them (a test never skips a missing component).
@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { installLine, SYSTEM_COMPONENTS, type SystemComponent } from '../lib/systemPackages.ts';
+import { installLine, SYSTEM_COMPONENTS, type SystemComponent } from './support/systemPackages.ts';
 
 export type SetupAction =
   { kind: 'none' } | { kind: 'install'; packages: string[] } | { kind: 'instruct'; message: string };

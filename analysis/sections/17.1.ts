@@ -6,6 +6,7 @@
 import { firstEditCounts } from '../../gym/index.ts';
 import type { Evaluation } from '../../agent/index.ts';
 import {
+  DEFAULT_REPLICATES,
   designEffect,
   episodeBootstrapCI,
   intraclassCorrelation,
@@ -18,8 +19,8 @@ import { countsOf } from '../counts.ts';
 /** The 17.3 quantities of one evaluation's counts. */
 function clusterSummary(evaluation: Evaluation, rng: Rng) {
   const counts = countsOf(evaluation.perTask);
-  const episode = episodeBootstrapCI(counts, { rng: rng.fork('episode'), reps: 2000 });
-  const task = taskBootstrapCI(counts, { rng: rng.fork('task'), reps: 2000 });
+  const episode = episodeBootstrapCI(counts, { rng: rng.fork('episode'), reps: DEFAULT_REPLICATES });
+  const task = taskBootstrapCI(counts, { rng: rng.fork('task'), reps: DEFAULT_REPLICATES });
   const allSame =
     counts.successes.every((c, j) => c === counts.successes[0] && counts.trials[j] === counts.trials[0]) &&
     (counts.successes[0] === 0 || counts.successes[0] === counts.trials[0]);

@@ -5,6 +5,7 @@
  */
 import type { Evaluation } from '../../agent/index.ts';
 import {
+  DEFAULT_REPLICATES,
   mean,
   pairedBootstrapDiff,
   pairedStandardError,
@@ -57,7 +58,7 @@ function noiseRows(
 /** Step 60 against step 80 on the same episodes: the difference with its paired bootstrap interval (stream `17.4/paired`), both SEs and the per-task correlation. */
 function pairedComparison(early: Evaluation, late: Evaluation, rng: Rng) {
   const [a, b] = [rates(early.perTask), rates(late.perTask)];
-  const interval = pairedBootstrapDiff(a, b, { reps: 2000, rng: rng.fork('17.4/paired') });
+  const interval = pairedBootstrapDiff(a, b, { reps: DEFAULT_REPLICATES, rng: rng.fork('17.4/paired') });
   return {
     step60: early.passAt1,
     step80: late.passAt1,

@@ -4,7 +4,7 @@
  * from its episodes); greedy against sampled decoding task by task.
  */
 import type { Evaluation } from '../../agent/index.ts';
-import { taskBootstrapCI } from '../../eval/index.ts';
+import { DEFAULT_REPLICATES, taskBootstrapCI } from '../../eval/index.ts';
 import { firstEditCounts, REPAIR_OP_FOR, type HarnessInput } from '../../gym/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { countsOf } from '../counts.ts';
@@ -37,7 +37,7 @@ function greedySplits(greedy: Evaluation) {
 function harnessRows<Step extends number>(cells: ReadonlyArray<Cell<Step>>, rng: Rng) {
   const rows = cells.map(({ step, harness, change, evaluation }) => {
     const interval = taskBootstrapCI(countsOf(evaluation.perTask), {
-      reps: 2000,
+      reps: DEFAULT_REPLICATES,
       rng: rng.fork(`17.5/${step}/${harness}`),
     });
     return {

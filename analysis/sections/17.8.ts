@@ -6,6 +6,7 @@
  */
 import type { Evaluation } from '../../agent/index.ts';
 import {
+  DEFAULT_REPLICATES,
   episodeBootstrapCI,
   expectedMaxNormal,
   mean,
@@ -26,7 +27,7 @@ function selectionRow(
   rng: Rng,
 ) {
   const interval = (side: 'validation' | 'test', result: Evaluation) =>
-    taskBootstrapCI(countsOf(result.perTask), { reps: 2000, rng: rng.fork(`${side}/${step}`) });
+    taskBootstrapCI(countsOf(result.perTask), { reps: DEFAULT_REPLICATES, rng: rng.fork(`${side}/${step}`) });
   const [validationInterval, testInterval] = [interval('validation', validation), interval('test', test)];
   return {
     step,

@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import type { Evaluation } from '../../agent/index.ts';
 import {
+  DEFAULT_REPLICATES,
   bootstrapCI,
   changePointBootstrap,
   fallOnset,
@@ -77,7 +78,7 @@ function narrowingTasks(checkpoints: Trajectory, rng: Rng) {
       const onset = changePointBootstrap({
         successes: counts.map((count) => count.successes),
         trials: counts.map((count) => count.episodes),
-        reps: 2000,
+        reps: DEFAULT_REPLICATES,
         rng: rng.fork(`onset/${task}`),
         statistic: fallOnset,
       });

@@ -3,7 +3,13 @@
  * of the population mean beside the task bootstrap, on measured counts and in simulation.
  */
 import type { Evaluation } from '../../agent/index.ts';
-import { betaBinomialMeanPosterior, sampleBeta, sampleBinomial, taskBootstrapCI } from '../../eval/index.ts';
+import {
+  DEFAULT_REPLICATES,
+  betaBinomialMeanPosterior,
+  sampleBeta,
+  sampleBinomial,
+  taskBootstrapCI,
+} from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { shareSE } from '../book.ts';
 import { countsOf } from '../counts.ts';
@@ -70,7 +76,7 @@ export function bayesianNumbers({
   return {
     agents: agents.map(({ step, evaluation }) => {
       const counts = countsOf(evaluation.perTask);
-      const bootstrap = taskBootstrapCI(counts, { reps: 2000, rng: rng.fork(`task/${step}`) });
+      const bootstrap = taskBootstrapCI(counts, { reps: DEFAULT_REPLICATES, rng: rng.fork(`task/${step}`) });
       const bayes = betaBinomialMeanPosterior({ ...counts, draws, rng: rng.fork(`bayes/${step}`) });
       return { step, passAt1: evaluation.passAt1, counts: counts.successes, bootstrap, bayes };
     }),

@@ -5,7 +5,13 @@
  * decision of its first edit; the change from step 0 with its paired interval.
  */
 import type { Evaluation } from '../../agent/index.ts';
-import { mean, pairedBootstrapDiff, shannonEntropy, taskBootstrapCI } from '../../eval/index.ts';
+import {
+  DEFAULT_REPLICATES,
+  mean,
+  pairedBootstrapDiff,
+  shannonEntropy,
+  taskBootstrapCI,
+} from '../../eval/index.ts';
 import { firstEditCounts, REPAIR_OP_FOR, type BugType, type EditOp } from '../../gym/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { countsOf } from '../counts.ts';
@@ -60,7 +66,7 @@ function checkpointNumbers(
   return {
     step,
     passAt1: evaluation.passAt1,
-    interval: taskBootstrapCI(counts, { reps: 2000, rng: rng.fork(`${type}/${step}`) }),
+    interval: taskBootstrapCI(counts, { reps: DEFAULT_REPLICATES, rng: rng.fork(`${type}/${step}`) }),
     rates: counts.successes.map((c, j) => c / (counts.trials[j] as number)),
     firstEdits,
     // Entropy (bits) of the first edits sampled, pooled over the type's episodes ('(none)' an outcome of its own).
@@ -96,7 +102,7 @@ export function heldOutTypeNumbers({
     const base = checkpointNumbers(measured.base, { type, tasks, rng });
     const trained = checkpointNumbers(measured.trained, { type, tasks, rng });
     const difference = pairedBootstrapDiff(base.rates, trained.rates, {
-      reps: 2000,
+      reps: DEFAULT_REPLICATES,
       rng: rng.fork(`${type}/diff`),
     });
     return {

@@ -1,5 +1,6 @@
 /** The numbers of exercise 7 (experiments/ex-7.ts): the design review of a reported improvement. */
-import { correlatedSelectionInflation, designReview, type DesignReviewOptions } from '../../eval/index.ts';
+import { correlatedSelectionInflation, designReview } from '../../eval/index.ts';
+import type { DesignReviewOptions } from '../../eval/designReview.ts';
 
 /**
  * What exercise 7 reports: the review of `claim` (`designReview`, training noise left out, then a

@@ -1,6 +1,7 @@
 import { naming } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
+import { DEFAULT_REPLICATES } from '../../eval/index.ts';
 import {
   batchOf,
   checkSameBenchmark,
@@ -49,7 +50,7 @@ async function run(args: CommandArgs): Promise<void> {
   const [pathA, pathB] = args.positionals as [string, string];
   const k = intFlag(args, 'k', 1, { min: 1 });
   const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', 2000, { min: 100, max: 1_000_000 });
+  const reps = intFlag(args, 'reps', DEFAULT_REPLICATES, { min: 100, max: 1_000_000 });
   const seed = intFlag(args, 'seed', 0);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
@@ -133,7 +134,7 @@ export const command: Command = {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
     level: { type: 'string', description: 'confidence level', default: '0.95' },
     seed: { type: 'string', description: 'seed of the paired bootstrap', default: '0' },
-    reps: { type: 'string', description: 'bootstrap replicates', default: '2000' },
+    reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
     run: { type: 'string', description: 'the run to use when a file holds several' },
     'allow-different-tasks': {
       type: 'boolean',

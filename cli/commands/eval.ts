@@ -18,7 +18,7 @@ import {
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
-import { taskBootstrapCI } from '../../eval/index.ts';
+import { DEFAULT_REPLICATES, taskBootstrapCI } from '../../eval/index.ts';
 import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../publish/coverageNotes.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
@@ -124,9 +124,6 @@ function harnessOverrides(args: CommandArgs): HarnessInput {
   return overrides;
 }
 
-/** Replicates of the pass@1 interval: 2,000, as `metrics` takes by default. */
-const INTERVAL_REPS = 2000;
-
 export const command: Command = {
   name: 'eval',
   summary:
@@ -195,9 +192,9 @@ export const command: Command = {
                 successes: result.perTask.map((count) => count.successes),
                 trials: result.perTask.map((count) => count.episodes),
               },
-              { reps: INTERVAL_REPS, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
+              { reps: DEFAULT_REPLICATES, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
             ),
-            method: `task bootstrap, ${INTERVAL_REPS} replicates, 95%`,
+            method: `task bootstrap, ${DEFAULT_REPLICATES} replicates, 95%`,
             coverage:
               coverageClause(
                 TASK_BOOTSTRAP_METHOD,

@@ -1,6 +1,6 @@
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
-import { mean } from '../../eval/index.ts';
+import { DEFAULT_REPLICATES, mean } from '../../eval/index.ts';
 import { groupBatch, isGraded, readResults, type ResultFile } from '../../eval/io/index.ts';
 import { gradedLines, gradedMetrics } from '../../eval/report/graded.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
@@ -131,7 +131,7 @@ const jsonHead = (path: string, file: ResultFile, seed: number, notes: string[],
 /** --level, --reps and --seed of the bootstrap. */
 const bootstrapFlags = (args: CommandArgs) => ({
   level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
-  reps: intFlag(args, 'reps', 2000, { min: MIN_REPS, max: 1_000_000 }),
+  reps: intFlag(args, 'reps', DEFAULT_REPLICATES, { min: MIN_REPS, max: 1_000_000 }),
   seed: intFlag(args, 'seed', 0),
 });
 
@@ -222,7 +222,7 @@ export const command: Command = {
     k: { type: 'string', description: 'comma-separated k values', default: '1,5,10 (those <= n) and n' },
     level: { type: 'string', description: 'confidence level', default: '0.95' },
     seed: { type: 'string', description: 'seed of the bootstrap', default: '0' },
-    reps: { type: 'string', description: 'bootstrap replicates', default: '2000' },
+    reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
     run: { type: 'string', description: 'the run to use when the file holds several' },
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },

@@ -1,5 +1,5 @@
 import type { TranscriptTurn } from '../../agent/index.ts';
-import { mean, passAtK } from '../../eval/index.ts';
+import { DEFAULT_REPLICATES, mean, passAtK } from '../../eval/index.ts';
 import {
   batchOf,
   describeBenchmark,
@@ -43,7 +43,7 @@ export interface ViewerData {
 /**
  * B - A of two files, in A's task order: each task's pass@1 difference, and the mean over the
  * common tasks with its paired bootstrap interval, as `tinyagent compare A B` computes them with its
- * defaults (k 1, 95%, 2000 replicates, seed 0: eval/report/compare.ts).
+ * defaults (k 1, 95%, DEFAULT_REPLICATES, seed 0: eval/report/compare.ts).
  */
 export interface PairedDifference {
   /** Per task of A: B's pass@1 minus A's, or null when B does not have the task. */
@@ -267,7 +267,6 @@ function defaultKs(fewest: number): number[] {
  * streams their bootstraps draw from: the viewer's intervals are theirs, number for number.
  */
 const LEVEL = 0.95;
-const REPS = 2000;
 const SEED = 0;
 const metricsRng = () => new Rng(SEED).fork('metrics/bootstrap');
 const compareRng = () => new Rng(SEED).fork('compare/bootstrap');
@@ -314,11 +313,16 @@ export function fileView(file: ResultFile): FileView {
     for (const task of tasks) task.meanScore = scores.get(task.task) ?? null;
     const { estimate, low, high } = meanScoreEstimate(
       tasks.map((task) => task.meanScore!),
-      { level: LEVEL, reps: REPS, rng: metricsRng() },
+      { level: LEVEL, reps: DEFAULT_REPLICATES, rng: metricsRng() },
     );
     meanScore = { estimate, low, high };
   } else {
-    const report = computeMetrics(grouped.tasks, { ks, level: LEVEL, reps: REPS, rng: metricsRng() });
+    const report = computeMetrics(grouped.tasks, {
+      ks,
+      level: LEVEL,
+      reps: DEFAULT_REPLICATES,
+      rng: metricsRng(),
+    });
     passAtKs = ks.map((k) => report.passAtK[k]!);
   }
   const episodes = tasks.flatMap((task) => task.episodes);
@@ -357,7 +361,7 @@ function pairedDifference(
     const report = compareResults(
       { tasks: batchOf(files[0], undefined), harness: files[0].harness, rows: files[0].rows },
       { tasks: batchOf(files[1], undefined), harness: files[1].harness, rows: files[1].rows },
-      { level: LEVEL, reps: REPS, rng: compareRng() },
+      { level: LEVEL, reps: DEFAULT_REPLICATES, rng: compareRng() },
     );
     const inB = new Map(b.tasks.map((task) => [task.task, task]));
     const perTask = a.tasks.map((task) => {

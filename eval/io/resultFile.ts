@@ -10,7 +10,6 @@ import {
   defaultMaxBytes,
   formatBytes,
   readError,
-  readText,
   RowBudget,
   type LineReader,
   type RowLimit,
@@ -329,26 +328,6 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
     },
     end: () => rowsFile(path, 'csv', rows),
   };
-}
-
-/**
- * Parses result text (a leading byte-order mark and CRLF line ends are fine); `format` defaults
- * to sniffing (a first non-blank `{` means JSONL).
- * @throws ResultFileError on a malformed row or no rows.
- */
-export function parseResultText(
-  text: string,
-  { path = '<input>', format }: { path?: string; format?: 'jsonl' | 'csv' } = {},
-): ResultFile {
-  const chosen =
-    format ??
-    (text
-      .replace(/^\uFEFF/, '')
-      .trimStart()
-      .startsWith('{')
-      ? 'jsonl'
-      : 'csv');
-  return readText(text, chosen === 'jsonl' ? rowsJsonlReader(path) : rowsCsvReader(path));
 }
 
 /**

@@ -234,19 +234,6 @@ export interface LineReader<T> {
   end(): T;
 }
 
-/** Feeds the lines of a string to `reader` (a leading byte-order mark and CRLF are fine). */
-export function readText<T>(text: string, reader: LineReader<T>): T {
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  let start = 0;
-  for (let number = 1; start <= body.length; number++) {
-    const newline = body.indexOf('\n', start);
-    const end = newline < 0 ? body.length : newline;
-    reader.line(body.slice(start, end > start && body[end - 1] === '\r' ? end - 1 : end), number);
-    start = end + 1;
-  }
-  return reader.end();
-}
-
 /**
  * Streams the (unpacked, when `gzip`) bytes of a file to `chunk`, 1 MiB at a time; the first call
  * gets the first bytes. Stops early when `chunk` returns false.

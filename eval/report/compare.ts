@@ -1,5 +1,6 @@
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultRow } from '../io/resultFile.ts';
+import { DEFAULT_REPLICATES } from '../bootstrap.ts';
 import { pairedBootstrapDiff } from '../pairedBootstrap.ts';
 import {
   differences,
@@ -229,7 +230,7 @@ export function compareResults(
   {
     k = 1,
     level = 0.95,
-    reps = 2000,
+    reps = DEFAULT_REPLICATES,
     rng,
     run,
   }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },

@@ -1,5 +1,5 @@
 import { allCorrectAtK } from '../allCorrectAtK.ts';
-import { bootstrapCI } from '../bootstrap.ts';
+import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
 import { withoutCollapse } from '../exactOverUnits.ts';
 import {
@@ -16,7 +16,6 @@ import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorr
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
 import {
-  percentileInterval,
   resampleMeans,
   taskProfile,
   type Estimate,
@@ -161,7 +160,7 @@ export function computeMetrics(
   {
     ks,
     level = 0.95,
-    reps = 2000,
+    reps = DEFAULT_REPLICATES,
     rng,
   }: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
 ): MetricsReport {
@@ -310,7 +309,7 @@ export function computeMetrics(
  */
 export function meanScoreEstimate(
   taskMeans: readonly number[],
-  { level = 0.95, reps = 2000, rng }: { level?: number; reps?: number; rng: RandomSource },
+  { level = 0.95, reps = DEFAULT_REPLICATES, rng }: { level?: number; reps?: number; rng: RandomSource },
 ): Estimate & { standardError: number | null } {
   if (taskMeans.length === 0) throw new StatisticsError('no tasks');
   if (taskMeans.length < 2) return { estimate: mean(taskMeans), low: null, high: null, standardError: null };

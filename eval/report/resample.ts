@@ -1,5 +1,4 @@
 import { allCorrectAtK } from '../allCorrectAtK.ts';
-import { percentileOfSorted } from '../bootstrap.ts';
 import { passAtK } from '../passAtK.ts';
 import { randomIndex, type RandomSource } from '../randomSource.ts';
 
@@ -185,14 +184,4 @@ export function resampleMeans(
     }
   }
   return means;
-}
-
-/** Type-7 quantiles a/2 and 1 - a/2 of replicate statistics (sorted in place). */
-export function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
-  replicates.sort();
-  const alpha = 1 - level;
-  return {
-    low: percentileOfSorted(replicates, alpha / 2),
-    high: percentileOfSorted(replicates, 1 - alpha / 2),
-  };
 }

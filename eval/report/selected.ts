@@ -1,4 +1,4 @@
-import { bootstrapCI } from '../bootstrap.ts';
+import { bootstrapCI, DEFAULT_REPLICATES } from '../bootstrap.ts';
 import type { RandomSource } from '../randomSource.ts';
 import { ResultFileError } from '../io/errors.ts';
 import type { ResultRow } from '../io/resultFile.ts';
@@ -38,7 +38,7 @@ const MAX_LISTED = 10;
 export function selectedAccuracy(
   file: { path: string; rows: readonly ResultRow[] },
   tasks: readonly TaskOutcomes[],
-  { level = 0.95, reps = 2000, rng }: { level?: number; reps?: number; rng: RandomSource },
+  { level = 0.95, reps = DEFAULT_REPLICATES, rng }: { level?: number; reps?: number; rng: RandomSource },
 ): SelectedAccuracy | undefined {
   const picks = new Map<string, Array<{ sample: number; passed: boolean; line: number }>>();
   let any = false;

@@ -307,7 +307,7 @@ function step80Figure(numbers: SeedClaims, seed: number) {
       ...perSeed.map((row) => {
         const interval = taskBootstrapCI(
           { successes: row.trajectories.map((task) => task.successes.at(-1)!), trials: numbers.episodes },
-          { reps: 2000, rng: figureRng.fork(`seed-${row.seed}`) },
+          { rng: figureRng.fork(`seed-${row.seed}`) },
         );
         return {
           group: `seed ${row.seed}`,

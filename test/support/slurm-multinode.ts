@@ -16,8 +16,8 @@ import { createServer } from 'node:net';
 import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { NAMESPACES, SLURM } from '../../lib/systemPackages.ts';
-import { pidOf, sharedConfLines, startMunged, writeMungeKey } from './slurm.ts';
+import { NAMESPACES, SLURM } from './systemPackages.ts';
+import { pidOf, sharedConfLines, startMunged, writeMungeKey } from '../../bench/slurm.ts';
 import { processAlive } from '../../lib/processes.ts';
 
 const execFileAsync = promisify(execFile);
@@ -214,7 +214,7 @@ async function nodeStates(env: NodeJS.ProcessEnv): Promise<Map<string, string>> 
 }
 
 /**
- * A real Slurm cluster of `nodes` compute nodes on this machine (test/support/slurm.ts is the
+ * A real Slurm cluster of `nodes` compute nodes on this machine (bench/slurm.ts is the
  * single-node one; this one uses other ports, its own folder and munge socket, so both can run at
  * once). slurmctld and munged run in the host's namespaces; each node is a slurmd in a network
  * namespace of its own, joined to a bridge by a veth pair (its own address), in a UTS namespace

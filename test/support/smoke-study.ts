@@ -1,7 +1,8 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { jobDir, readPlan, writePlan, type Plan } from '../../study/index.ts';
+import { readPlan, writePlan, type Plan } from '../../study/index.ts';
+import { jobDir } from '../../study/output.ts';
 import { cliChild } from './child.ts';
 
 /** A copy of a finished study, its plan, and its two jobs' folders. */

@@ -2,10 +2,8 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { SLURM } from '../../lib/systemPackages.ts';
-
-/** The Debian packages the Slurm test needs (lib/systemPackages.ts; `npm test` installs them). */
-export const SLURM_PACKAGES = SLURM.packages.join(' ');
+/** The Debian packages of a Slurm cluster on this machine (`npm test` installs them for its Slurm tests). */
+export const SLURM_PACKAGES: readonly string[] = ['slurmctld', 'slurmd', 'slurm-client', 'munge'];
 
 export interface SlurmCluster {
   dir: string;
@@ -101,7 +99,7 @@ export async function startSlurm({
   );
   if (missing.length > 0)
     throw new Error(
-      `Slurm is not installed (missing ${missing.join(', ')}): apt-get install -y ${SLURM_PACKAGES}`,
+      `Slurm is not installed (missing ${missing.join(', ')}): apt-get install -y ${SLURM_PACKAGES.join(' ')}`,
     );
   const dir = mkdtempSync(join(tmpdir(), 'tinyagent-slurm-'));
   for (const sub of ['state', 'spool', 'munge', 'log']) mkdirSync(join(dir, sub), { recursive: true });

@@ -1,9 +1,13 @@
 /**
  * The Debian packages the test suite drives for real: one list, read by `npm test`'s setup step
- * (`test/system-setup.ts`, which `.ci/run` reaches through `npm test`), by the tests that start
- * these components, and by the screenshot scripts. A test never skips a missing component: it
- * fails, naming the packages listed here.
+ * (`test/system-setup.ts`, which `.ci/run` reaches through `npm test`) and by the tests that start
+ * these components. The browser's and Slurm's package names are the product's (lib/browser.ts
+ * for the screenshot scripts, bench/slurm.ts for the Slurm bench). A test never skips a missing
+ * component: it fails, naming the packages listed here.
  */
+import { SLURM_PACKAGES } from '../../bench/slurm.ts';
+import { CHROMIUM_PACKAGE } from '../../lib/browser.ts';
+
 export interface SystemComponent {
   /** What the tests get from it, for the one line `npm test` prints when it installs it. */
   what: string;
@@ -16,13 +20,13 @@ export interface SystemComponent {
 export const BROWSER: SystemComponent = {
   what: 'a real browser (Chromium)',
   tests: 'the report page and episode viewer tests',
-  packages: ['chromium'],
+  packages: [CHROMIUM_PACKAGE],
 };
 
 export const SLURM: SystemComponent = {
   what: 'a real Slurm cluster',
   tests: 'the seed-study Slurm tests',
-  packages: ['slurmctld', 'slurmd', 'slurm-client', 'munge'],
+  packages: SLURM_PACKAGES,
 };
 
 /** `ip` (netns, veth, bridge) and `nsenter`/`unshare`: each Slurm node of the multi-node test in its own namespaces. */
