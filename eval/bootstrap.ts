@@ -81,7 +81,7 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
  */
 export function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
   if (replicates.length === 0)
-    throw new RangeError('percentileInterval: replicates must hold at least one value');
+    throw new StatisticsError('percentileInterval: replicates must hold at least one value');
   checkLevel(level);
   replicates.sort();
   const alpha = 1 - level;

@@ -15,12 +15,7 @@ import { passAtK } from '../passAtK.ts';
 import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
-import {
-  resampleMeans,
-  taskProfile,
-  type Estimate,
-  type TaskProfile,
-} from './resample.ts';
+import { resampleMeans, taskProfile, type Estimate, type TaskProfile } from './resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 
 export interface Check {
