@@ -82,8 +82,15 @@ describe('a claim is a lease its holder renews', () => {
     const claim = await claimJob(dir, 'job', { timeout: 1 });
     expect(isHeld(claim)).toBe(false);
     const first = readLease(dir, 'job');
-    await sleep(400);
-    const later = readLease(dir, 'job');
+    // The renewal thread runs every 0.1 s; on a loaded machine it may be late, so wait for the
+    // renewal (up to a minute: a hang, not slowness) rather than for a fixed time.
+    const markOf = (lease: ReturnType<typeof readLease>) =>
+      lease !== undefined && 'lease' in lease ? lease.lease.mark : undefined;
+    let later = readLease(dir, 'job');
+    for (let waited = 0; markOf(later) === markOf(first) && waited < 60_000; waited += 100) {
+      await sleep(100);
+      later = readLease(dir, 'job');
+    }
     expect(first !== undefined && 'lease' in first && later !== undefined && 'lease' in later).toBe(true);
     if (first === undefined || !('lease' in first) || later === undefined || !('lease' in later)) return;
     expect(later.lease.mark).not.toBe(first.lease.mark);
@@ -185,8 +192,15 @@ describe('a claim is a lease its holder renews', () => {
     const dir = folder();
     const child = await holderProcess(dir, 'job', 1);
     const first = readLease(dir, 'job');
-    await sleep(400);
-    const later = readLease(dir, 'job');
+    // The renewal thread runs every 0.1 s; on a loaded machine it may be late, so wait for the
+    // renewal (up to a minute: a hang, not slowness) rather than for a fixed time.
+    const markOf = (lease: ReturnType<typeof readLease>) =>
+      lease !== undefined && 'lease' in lease ? lease.lease.mark : undefined;
+    let later = readLease(dir, 'job');
+    for (let waited = 0; markOf(later) === markOf(first) && waited < 60_000; waited += 100) {
+      await sleep(100);
+      later = readLease(dir, 'job');
+    }
     expect(first !== undefined && 'lease' in first && first.lease.holder.pid).toBe(child.pid);
     expect(
       later !== undefined &&
