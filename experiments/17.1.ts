@@ -16,7 +16,8 @@ import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/17.1.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
-import { coverageNote, EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
+import { coverageNote } from '../publish/coverageNotes.ts';
+import { EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
 const STEPS = [0, 80] as const;
 

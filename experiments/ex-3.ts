@@ -18,7 +18,8 @@ import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-3.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
-import { coverageNote, CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
+import { coverageNote } from '../publish/coverageNotes.ts';
+import { CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
 const STEPS = [0, 80];
 const BETA = [0.4, 0.3] as const;

@@ -23,6 +23,7 @@ import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
 import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/seeds.ts';
+import { coverageNote } from '../publish/coverageNotes.ts';
 import {
   CLAIM_RATE_METHOD,
   EVALUATION_SD_METHOD,
@@ -32,9 +33,8 @@ import {
   PROFILE_METHOD,
   TRAINING_SD_METHOD,
   WILSON_METHOD,
-  coverageNote,
   selectionMethod,
-} from '../publish/coverageNotes.ts';
+} from '../analysis/index.ts';
 
 /** The interval methods seeds.md prints whose coverage exp:coverage measures. */
 const SEEDS_COVERAGE = [

@@ -17,27 +17,6 @@ import {
   type NumbersCoverage as Numbers,
 } from '../analysis/index.ts';
 
-export {
-  CLAIM_RATE_METHOD,
-  CREDIBLE_INTERVAL_METHOD,
-  EPISODE_BOOTSTRAP_METHOD,
-  EVALUATION_SD_METHOD,
-  IMPROVEMENT_METHOD,
-  IQM_METHOD,
-  MEAN_OVER_SEEDS_METHOD,
-  PAIRED_T_METHOD,
-  PROFILE_METHOD,
-  SEED_BOOTSTRAP_METHOD,
-  TASK_BOOTSTRAP_BOUNDARY_METHOD,
-  TASK_BOOTSTRAP_METHOD,
-  TRAINING_SD_METHOD,
-  WELCH_METHOD,
-  WILSON_METHOD,
-  eightSeeds,
-  methodLabel,
-  selectionMethod,
-} from '../analysis/index.ts';
-
 /** The committed coverage results. */
 export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');
 

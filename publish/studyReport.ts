@@ -6,7 +6,8 @@ import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg } from './figures.ts';
 import { markdownTable } from './markdown.ts';
-import { IMPROVEMENT_METHOD, IQM_METHOD, coverageNote } from './coverageNotes.ts';
+import { coverageNote } from './coverageNotes.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD } from '../analysis/index.ts';
 
 const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
 /** An interval over seeds, or why there is none: one seed has no spread to measure. */

@@ -2,15 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  COVERAGE_FILE,
-  coverageClause,
-  coverageNote,
-  IQM_METHOD,
-  methodLabel,
-  TASK_BOOTSTRAP_METHOD,
-  WILSON_METHOD,
-} from '../publish/coverageNotes.ts';
+import { COVERAGE_FILE, coverageClause, coverageNote } from '../publish/coverageNotes.ts';
+import { IQM_METHOD, methodLabel, TASK_BOOTSTRAP_METHOD, WILSON_METHOD } from '../analysis/index.ts';
 import { METHODS } from '../analysis/index.ts';
 
 describe('coverage flagged where an interval is reported (publish/coverageNotes.ts)', () => {

@@ -17,7 +17,8 @@ import { writeEvaluation } from '../eval/io/index.ts';
 import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
-import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../publish/coverageNotes.ts';
+import { coverageClause } from '../publish/coverageNotes.ts';
+import { TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
 let root: string;
 let dirA: string;

@@ -9,7 +9,8 @@ import {
   type Estimate,
 } from '../../eval/index.ts';
 import { writeResults } from '../../publish/results.ts';
-import { coverageClause, IMPROVEMENT_METHOD, IQM_METHOD } from '../../publish/coverageNotes.ts';
+import { coverageClause } from '../../publish/coverageNotes.ts';
+import { IMPROVEMENT_METHOD, IQM_METHOD } from '../../analysis/index.ts';
 import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../publish/figures.ts';
 import { progressBar, type Progress } from '../../lib/progress.ts';
 import { Rng } from '../../lib/rng.ts';

@@ -19,7 +19,8 @@ import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
 import { writeEvaluation } from '../../eval/io/index.ts';
 import { DEFAULT_REPLICATES, taskBootstrapCI } from '../../eval/index.ts';
-import { coverageClause, TASK_BOOTSTRAP_METHOD } from '../../publish/coverageNotes.ts';
+import { coverageClause } from '../../publish/coverageNotes.ts';
+import { TASK_BOOTSTRAP_METHOD } from '../../analysis/index.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 

@@ -4,13 +4,8 @@
  */
 import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '../../analysis/index.ts';
 import { intervalChartSvg } from '../figures.ts';
-import {
-  CLAIM_RATE_METHOD,
-  TRAINING_SD_METHOD,
-  coverageNote,
-  eightSeeds,
-  selectionMethod,
-} from '../coverageNotes.ts';
+import { coverageNote } from '../coverageNotes.ts';
+import { CLAIM_RATE_METHOD, TRAINING_SD_METHOD, eightSeeds, selectionMethod } from '../../analysis/index.ts';
 import { markdownTable, signed, type Report } from '../markdown.ts';
 import { CLAIM_SHORT, CLAIM_TEXT, standingText } from './seeds.ts';
 

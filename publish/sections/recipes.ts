@@ -1,6 +1,7 @@
 /** The report of the recipe comparison (experiments/recipes.ts): pass@1 by step, the noise, the rule line by line, the choice. */
 import type { NumbersRecipes as Numbers } from '../../analysis/index.ts';
-import { coverageNote, eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from '../coverageNotes.ts';
+import { coverageNote } from '../coverageNotes.ts';
+import { eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from '../../analysis/index.ts';
 import { markdownTable } from '../markdown.ts';
 
 const f3 = (value: number) => value.toFixed(3);
