@@ -89,8 +89,6 @@ export interface Evaluation {
   provenance: Provenance;
 }
 
-export { projectVersion };
-
 /**
  * Strips a rollout record to its result (the tokens are training data, not an evaluation's);
  * with a tokenizer, the transcript is kept in words (`transcriptTurns`).

@@ -43,13 +43,7 @@ export {
   useOwnProducts,
   type AdamScalars,
 } from './kernels/index.ts';
-export {
-  evaluate,
-  projectVersion,
-  type EvaluateOptions,
-  type Evaluation,
-  type Provenance,
-} from './evaluate.ts';
+export { evaluate, type EvaluateOptions, type Evaluation, type Provenance } from './evaluate.ts';
 export { probeCheckpoint } from './probe.ts';
 export { checkpointOpProbabilitiesAtFirstEdit } from './decision.ts';
 export {

@@ -1,7 +1,10 @@
-import { spawnSync, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+
+const execFileAsync = promisify(execFile);
 /** The Debian packages of a Slurm cluster on this machine (`npm test` installs them for its Slurm tests). */
 export const SLURM_PACKAGES: readonly string[] = ['slurmctld', 'slurmd', 'slurm-client', 'munge'];
 
@@ -162,13 +165,20 @@ export async function startSlurm({
   }
 }
 
-/** Waits until squeue shows no job of this cluster; false on timeout or a dependency that can never be met. */
+/**
+ * Waits until squeue shows no job of this cluster (asynchronously: a study takes minutes); false
+ * on timeout or on a dependency that can never be met. A busy slurmctld is asked again.
+ */
 export async function waitForQueue(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const queue = spawnSync('squeue', ['-h', '-o', '%i %T %r'], { env, encoding: 'utf8' });
-    if (queue.status === 0 && queue.stdout.trim() === '') return true;
-    if (queue.stdout.includes('DependencyNeverSatisfied')) return false;
+    try {
+      const { stdout } = await execFileAsync('squeue', ['-h', '-o', '%i %T %r'], { env });
+      if (stdout.trim() === '') return true;
+      if (stdout.includes('DependencyNeverSatisfied')) return false;
+    } catch {
+      // slurmctld busy: asked again
+    }
     await sleep(1000);
   }
   return false;

@@ -11,7 +11,7 @@ import {
   type HarnessInput,
   type Task,
 } from '../gym/index.ts';
-import { projectVersion } from '../agent/index.ts';
+import { projectVersion } from '../lib/version.ts';
 import {
   defaultRLConfig,
   measuresDevSplit,

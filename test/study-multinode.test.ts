@@ -5,13 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLease } from '../study/claim.ts';
 import { jobState, readPlan, writePlan, type Job, type Plan } from '../study/index.ts';
 import { jobDir } from '../study/output.ts';
+import { waitForQueue } from '../bench/slurm.ts';
 import { cliChild } from './support/child.ts';
-import {
-  showJob,
-  startMultiNodeSlurm,
-  waitForEmptyQueue,
-  type MultiNodeCluster,
-} from './support/slurm-multinode.ts';
+import { showJob, startMultiNodeSlurm, type MultiNodeCluster } from './support/slurm-multinode.ts';
 import { expectSameReport } from './support/study-report.ts';
 
 // A real Slurm cluster of two compute nodes on this machine, each a slurmd in its own network,
@@ -124,7 +120,7 @@ describe('a seed study on a real two-node Slurm cluster, with a node killed and 
   it('spreads the jobs over both nodes, each node its own host, and reports as study run --jobs 2', async () => {
     const started = performance.now();
     const { plan } = await submit(join(root, 'spread'));
-    expect(await waitForEmptyQueue(cluster!.env, 300_000)).toBe(true);
+    expect(await waitForQueue(cluster!.env, 300_000)).toBe(true);
     await expectFinished(plan);
     const hosts = new Set(plan.jobs.map((job) => hostOf(plan, job)));
     expect([...hosts].sort()).toEqual(cluster!.nodes.map((node) => node.name).sort());
@@ -145,7 +141,7 @@ describe('a seed study on a real two-node Slurm cluster, with a node killed and 
         /^down/.test(await cluster!.state(node)) ? true : undefined,
       );
       const down = seconds(killed);
-      expect(await waitForEmptyQueue(cluster!.env, 600_000)).toBe(true);
+      expect(await waitForQueue(cluster!.env, 600_000)).toBe(true);
       const task = await showJob(cluster!.env, `${trainArray}_${job.index}`);
       expect(task.get('JobState')).toBe('COMPLETED');
       expect(task.get('Restarts')).toBe('1');
@@ -204,7 +200,7 @@ describe('a seed study on a real two-node Slurm cluster, with a node killed and 
       expect(here.stdout).toBe(`job ${job.index} (${job.id}) done\n`);
       expect(here.status).toBe(0);
       expect(await cluster!.state(node)).not.toMatch(/^down/);
-      expect(await waitForEmptyQueue(cluster!.env, 600_000)).toBe(true);
+      expect(await waitForQueue(cluster!.env, 600_000)).toBe(true);
       // The node's attempt found its lease taken at its end: it removed its own folder and exited 75.
       expect(slurmLogs(plan.dir)).toMatch(
         // Taken over by the live process, or removed by a takeover that has ended by then.

@@ -430,25 +430,6 @@ export async function startMultiNodeSlurm({
   }
 }
 
-/**
- * Waits until squeue shows no job of the cluster (asynchronously: a study takes minutes); false
- * on timeout. An array whose dependency can never be met is cancelled by Slurm
- * (`--kill-on-invalid-dep`), so it ends the wait too.
- */
-export async function waitForEmptyQueue(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const { stdout } = await execFileAsync('squeue', ['-h', '-o', '%i %T %r'], { env });
-      if (stdout.trim() === '') return true;
-    } catch {
-      // slurmctld busy: asked again
-    }
-    await sleep(1000);
-  }
-  return false;
-}
-
 /** `scontrol show job ID` as one line of KEY=VALUE words (an array task is ARRAY_TASK). */
 export async function showJob(env: NodeJS.ProcessEnv, id: string): Promise<Map<string, string>> {
   const { stdout } = await execFileAsync('scontrol', ['-o', 'show', 'job', id], { env });
