@@ -222,13 +222,12 @@ function grpoJob(
     specs: ReturnType<typeof episodeSpecs>;
   },
 ): LossJob {
+  const batch = padBatch(rollout(agent, harness, tasks, specs), agent.tokenizer.padId);
+  batch.advantages = Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1));
   return {
     kind: 'grpo',
-    batch: padBatch(rollout(agent, harness, tasks, specs), agent.tokenizer.padId),
-    advantages: Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1)),
-    clipEpsilon: config.clipEpsilon,
-    klCoef: 0,
-    entropyCoef: config.entropyCoef,
+    batch,
+    options: { clipEpsilon: config.clipEpsilon, klCoef: 0, entropyCoef: config.entropyCoef },
   };
 }
 

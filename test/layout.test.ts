@@ -161,6 +161,6 @@ describe('layout', () => {
     // A type-only import, a re-export and a worker's entry.
     expect(importsOf('publish/sections/17.1.ts')).toContain(normalize('analysis/index.ts'));
     expect(importsOf('agent/model.ts')).toContain(normalize('agent/session.ts'));
-    expect(importsOf('train/worker.ts')).toContain(normalize('train/worker-entry.js'));
+    expect(importsOf('train/dataParallel.ts')).toContain(normalize('train/data-parallel-entry.js'));
   });
 });

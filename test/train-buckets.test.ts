@@ -9,16 +9,9 @@ import {
   rollout,
   type Agent,
 } from '../agent/index.ts';
-import {
-  jobLoss,
-  lengthBuckets,
-  padBatch,
-  partsLoss,
-  planJob,
-  selectRows,
-  type GrpoJob,
-  type LossJob,
-} from '../train/index.ts';
+import { padBatch, selectRows } from '../train/batch.ts';
+import type { GrpoJob } from '../train/grpo.ts';
+import { lengthBuckets, partsGradients, planJob, type LossJob } from '../train/gradients.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -40,18 +33,13 @@ beforeAll(async () => {
     tasks,
     episodeSpecs(tasks, 4, new Rng('buckets/rollout')),
   );
-  job = {
-    kind: 'grpo',
-    batch: padBatch(records, tokenizer.padId),
-    advantages: Float32Array.from(records, (_, i) => (i % 3) - 1),
-    clipEpsilon: 0.2,
-    klCoef: 0.05,
-    entropyCoef: 0.01,
-    refLogProbs: Float32Array.from(
-      { length: records.length * (padBatch(records, tokenizer.padId).length - 1) },
-      (_, i) => -1 - (i % 7) / 10,
-    ),
-  };
+  const batch = padBatch(records, tokenizer.padId);
+  batch.advantages = Float32Array.from(records, (_, i) => (i % 3) - 1);
+  batch.refLogProbs = Float32Array.from(
+    { length: records.length * (batch.length - 1) },
+    (_, i) => -1 - (i % 7) / 10,
+  );
+  job = { kind: 'grpo', batch, options: { clipEpsilon: 0.2, klCoef: 0.05, entropyCoef: 0.01 } };
 });
 
 afterAll(() => agent.model.dispose());
@@ -95,56 +83,58 @@ describe('length buckets', () => {
 
   it("selectRows keeps each row's tokens, mask, log-probs, advantage and reference log-probs", () => {
     const rows = [3, 0];
-    const part = selectRows(job, rows);
+    const part = selectRows(job.batch, rows);
     const { length: from } = job.batch;
-    const to = part.batch.length;
+    const to = part.length;
     rows.forEach((row, i) => {
-      expect(Array.from(part.batch.ids.subarray(i * to, (i + 1) * to))).toEqual(
+      expect(Array.from(part.ids.subarray(i * to, (i + 1) * to))).toEqual(
         Array.from(job.batch.ids.subarray(row * from, row * from + to)),
       );
-      expect(Array.from(part.batch.targetMask.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(
+      expect(Array.from(part.targetMask.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(
         Array.from(job.batch.targetMask.subarray(row * (from - 1), row * (from - 1) + to - 1)),
       );
       expect(Array.from(part.refLogProbs!.subarray(i * (to - 1), (i + 1) * (to - 1)))).toEqual(
-        Array.from(job.refLogProbs!.subarray(row * (from - 1), row * (from - 1) + to - 1)),
+        Array.from(job.batch.refLogProbs!.subarray(row * (from - 1), row * (from - 1) + to - 1)),
       );
-      expect(part.advantages![i]).toBe(job.advantages![row]);
+      expect(part.advantages![i]).toBe(job.batch.advantages![row]);
       // Nothing the loss sees is cut: the padding dropped carries mask 0.
       const dropped = job.batch.targetMask.subarray(row * (from - 1) + to - 1, (row + 1) * (from - 1));
       expect(dropped.every((m) => m === 0)).toBe(true);
     });
-    expect(() => selectRows(job, [job.batch.batchSize])).toThrow(/outside/);
+    expect(() => selectRows(job.batch, [job.batch.batchSize])).toThrow(/outside/);
   });
 
-  it('keeps a job of its own kind through planning: a cloning part carries only its batch, a GRPO part its clip, KL and entropy fields', () => {
+  it('keeps a job of its own kind through planning: a cloning part carries only its batch, a GRPO part its options and its rows of the advantages and reference log-probs', () => {
     const transcripts = [10, 30].map((length) => ({
       tokens: Array.from({ length }, () => 1),
       actionMask: Array.from({ length }, () => 1),
     }));
     const cloning: LossJob = { kind: 'bc', batch: padBatch(transcripts, 0) };
-    // @ts-expect-error behaviour cloning has no clip: a clipEpsilon on it does not type-check (tsc --noEmit)
-    const wrong: LossJob = { kind: 'bc', batch: cloning.batch, clipEpsilon: 0 };
+    // @ts-expect-error behaviour cloning has no options: options on it do not type-check (tsc --noEmit)
+    const wrong: LossJob = { kind: 'bc', batch: cloning.batch, options: job.options };
     expect(wrong.kind).toBe('bc');
-    for (const part of planJob(cloning, 2).flat())
+    for (const part of planJob(cloning, 2).flat()) {
       expect(Object.keys(part.job).sort()).toEqual(['batch', 'kind']);
-    for (const part of planJob(job, 2).flat())
-      expect(Object.keys(part.job).sort()).toEqual([
-        'advantages',
-        'batch',
-        'clipEpsilon',
-        'entropyCoef',
-        'kind',
-        'klCoef',
-        'refLogProbs',
-      ]);
+      expect(part.job.batch.advantages).toBeUndefined();
+    }
+    for (const part of planJob(job, 2).flat()) {
+      expect(Object.keys(part.job).sort()).toEqual(['batch', 'kind', 'options']);
+      expect(part.job.kind === 'grpo' && part.job.options).toEqual(job.options);
+      expect(part.job.batch.advantages).toHaveLength(part.job.batch.batchSize);
+      expect(part.job.batch.refLogProbs).toHaveLength(part.job.batch.batchSize * (part.job.batch.length - 1));
+    }
   });
 
-  it("the bucketed loss and its gradient equal the padded batch's to float rounding (1e-5 relative)", () => {
+  it('partsGradients over the planned buckets equals it over the one padded batch: the loss and gradient to float rounding (1e-5 relative)', () => {
     const variables = agent.model.variables();
-    const whole = tf.variableGrads(() => jobLoss(agent.model, job), variables);
-    const [parts] = planJob(job, 1);
-    const bucketed = tf.variableGrads(() => partsLoss(agent.model, parts!), variables);
-    expect(bucketed.value.dataSync()[0]!).toBeCloseTo(whole.value.dataSync()[0]!, 6);
+    const whole = partsGradients(agent.model, [{ job, weight: 1 }]);
+    // Three shards' parts on one thread: several parts, rows reordered by length, each trimmed.
+    const parts = planJob(job, 3).flat();
+    expect(parts.length).toBeGreaterThan(2);
+    const bucketed = partsGradients(agent.model, parts);
+    expect(bucketed.loss).toBeCloseTo(whole.loss, 6);
+    expect(bucketed.clippedTokens).toBe(whole.clippedTokens);
+    expect(bucketed.policyTokens).toBe(whole.policyTokens);
     for (const variable of variables) {
       const expected = whole.grads[variable.name]!.dataSync();
       const actual = bucketed.grads[variable.name]!.dataSync();
@@ -159,11 +149,6 @@ describe('length buckets', () => {
       // bucket would be off by its share of the batch, 1e-2 or more.
       expect(Math.sqrt(error / norm), variable.name).toBeLessThan(1e-5);
     }
-    tf.dispose([
-      whole.value,
-      bucketed.value,
-      ...Object.values(whole.grads),
-      ...Object.values(bucketed.grads),
-    ]);
+    tf.dispose([...Object.values(whole.grads), ...Object.values(bucketed.grads)]);
   });
 });

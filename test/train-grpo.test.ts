@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import type { PolicyModel } from '../agent/index.ts';
-import { groupAdvantages, grpoLoss, grpoTerms, padBatch } from '../train/index.ts';
+import { padBatch } from '../train/batch.ts';
+import { groupAdvantages, grpoLoss, type GrpoJob, type GrpoOptions } from '../train/grpo.ts';
 
 describe('groupAdvantages', () => {
   it('normalises by the unbiased group std as torch.std does (TRL GRPOTrainer)', () => {
@@ -63,43 +64,37 @@ describe('grpoLoss against hand-computed values', () => {
     [1, 1, 0],
     [0, 0, 0],
   ];
-  const inputs = () => ({
-    ids: tf.tensor2d(
-      [
-        [0, 0, 0, 0],
-        [0, 0, 0, 0],
-        [0, 0, 0, 0],
-      ],
-      undefined,
-      'int32',
-    ) as tf.Tensor2D,
-    targetMask: tf.tensor2d(mask) as tf.Tensor2D,
-    oldPerTokenLogps: tf.tensor2d(old) as tf.Tensor2D,
-    advantages: tf.tensor1d([1, -1, 1]) as tf.Tensor1D,
+  // The job as grpoStep builds it: a padded batch (ids [3, 4], the rest [3, 3]) with its advantages.
+  const job = (options: Partial<GrpoOptions>, refLogProbs?: number[][]): GrpoJob => ({
+    kind: 'grpo',
+    batch: {
+      ids: new Int32Array(12),
+      targetMask: Float32Array.from(mask.flat()),
+      oldPerTokenLogps: Float32Array.from(old.flat()),
+      lengths: Int32Array.from([4, 4, 4]),
+      batchSize: 3,
+      length: 4,
+      advantages: Float32Array.from([1, -1, 1]),
+      ...(refLogProbs !== undefined ? { refLogProbs: Float32Array.from(refLogProbs.flat()) } : {}),
+    },
+    options: { clipEpsilon: 0.2, klCoef: 0, entropyCoef: 0, ...options },
   });
+  const loss = (options: Partial<GrpoOptions>, refLogProbs?: number[][]) =>
+    tf.tidy(() => grpoLoss(fixedModel(logps), job(options, refLogProbs)).loss).dataSync()[0];
 
   it('clips where the clip binds and not where it does not, takes the masked mean per row, and counts an all-masked row as 0', () => {
     // A = +1: ratio 1.5 -> min(1.5, 1.2) = 1.2 (clip active); ratio 0.5 -> min(0.5, 0.8) = 0.5 (inactive). Row loss -(1.2 + 0.5) / 2 = -0.85.
     // A = -1: ratio 1.5 -> min(-1.5, -1.2) = -1.5 (inactive); ratio 0.5 -> min(-0.5, -0.8) = -0.8 (active). Row loss (1.5 + 0.8) / 2 = 1.15.
     // All-masked row: 0 / max(0, 1) = 0. Loss = (-0.85 + 1.15 + 0) / 3 = 0.1.
-    const loss = grpoLoss(fixedModel(logps), inputs(), { clipEpsilon: 0.2, klCoef: 0 });
-    expect(loss.dataSync()[0]).toBeCloseTo(0.1, 6);
+    expect(loss({ clipEpsilon: 0.2 })).toBeCloseTo(0.1, 6);
     // Without clipping (a huge epsilon) the masked tokens' plain ratio * A: row 0 -(1.5 + 0.5) / 2 = -1, row 1 (1.5 + 0.5) / 2 = 1.
-    expect(grpoLoss(fixedModel(logps), inputs(), { clipEpsilon: 100, klCoef: 0 }).dataSync()[0]).toBeCloseTo(
-      0,
-      6,
-    );
+    expect(loss({ clipEpsilon: 100 })).toBeCloseTo(0, 6);
   });
 
   it('adds beta times the k3 KL on the masked tokens', () => {
     // ref - logp = ln 2 on every token: k3 = 2 - ln 2 - 1 = 0.3068528; beta 0.1 adds 0.03068528 to rows 0 and 1.
-    const ref = tf.tensor2d(logps.map((row) => row.map((value) => value + Math.log(2)))) as tf.Tensor2D;
-    const loss = grpoLoss(
-      fixedModel(logps),
-      { ...inputs(), refLogProbs: ref },
-      { clipEpsilon: 0.2, klCoef: 0.1 },
-    );
-    expect(loss.dataSync()[0]).toBeCloseTo(0.1 + (2 * 0.1 * (1 - Math.log(2))) / 3, 6);
+    const ref = logps.map((row) => row.map((value) => value + Math.log(2)));
+    expect(loss({ klCoef: 0.1 }, ref)).toBeCloseTo(0.1 + (2 * 0.1 * (1 - Math.log(2))) / 3, 6);
   });
 
   it("counts the tokens the clip binds on as TRL's clip_ratio does (is_region_clipped), on the policy's tokens only", () => {
@@ -107,11 +102,11 @@ describe('grpoLoss against hand-computed values', () => {
     // ratio < 1 - eps & A < 0. Row 0 (A = +1): 1.5 binds, 0.5 does not; row 1 (A = -1): 0.5 binds,
     // 1.5 does not; the masked ratio-3 tokens and the all-masked row count for nothing: 2 of 4
     // policy tokens, clip_ratio/region_mean 0.5. The loss is grpoLoss's.
-    const terms = grpoTerms(fixedModel(logps), inputs(), { clipEpsilon: 0.2, klCoef: 0 });
+    const terms = grpoLoss(fixedModel(logps), job({ clipEpsilon: 0.2 }));
     expect(terms.clippedTokens.dataSync()[0]).toBe(2);
     expect(terms.loss.dataSync()[0]).toBeCloseTo(0.1, 6);
     // A clip range [0.1, 1.9] holds both policy ratios: nothing binds (the masked 3 still does not count).
-    const wide = grpoTerms(fixedModel(logps), inputs(), { clipEpsilon: 0.9, klCoef: 0 });
+    const wide = grpoLoss(fixedModel(logps), job({ clipEpsilon: 0.9 }));
     expect(wide.clippedTokens.dataSync()[0]).toBe(0);
   });
 });

@@ -9,14 +9,10 @@ import {
   rollout,
   type Agent,
 } from '../agent/index.ts';
-import {
-  DataParallelWorker,
-  jobLoss,
-  padBatch,
-  planJob,
-  playOnTwoCores,
-  type LossJob,
-} from '../train/index.ts';
+import { padBatch } from '../train/batch.ts';
+import { playOnTwoCores } from '../train/compute.ts';
+import { DataParallelWorker } from '../train/dataParallel.ts';
+import { partsGradients, planJob, type LossJob } from '../train/gradients.ts';
 import { Rng } from '../lib/rng.ts';
 
 let agent: Agent;
@@ -66,16 +62,14 @@ describe('the data-parallel worker', () => {
       tasks,
       episodeSpecs(tasks, 3, new Rng('parallel/rollout')),
     );
-    const job: LossJob = {
-      kind: 'grpo',
-      batch: padBatch(records, agent.tokenizer.padId),
-      advantages: Float32Array.from(records, (_, i) => (i % 3) - 1),
-      clipEpsilon: 0.2,
-      klCoef: 0,
-    };
-    const single = tf.variableGrads(() => jobLoss(agent.model, job), agent.model.variables());
+    const batch = padBatch(records, agent.tokenizer.padId);
+    batch.advantages = Float32Array.from(records, (_, i) => (i % 3) - 1);
+    const job: LossJob = { kind: 'grpo', batch, options: { clipEpsilon: 0.2, klCoef: 0, entropyCoef: 0 } };
+    // One thread on the unplanned padded batch: one part, all rows.
+    const single = partsGradients(agent.model, [{ job, weight: 1 }]);
     const split = await worker.gradients(agent, planJob(job, 2));
-    expect(split.loss).toBeCloseTo(single.value.dataSync()[0]!, 6);
+    expect(split.loss).toBeCloseTo(single.loss, 6);
+    expect(split.policyTokens).toBe(single.policyTokens);
     let compared = 0;
     for (const [name, reference] of Object.entries(single.grads)) {
       const expected = reference.dataSync() as Float32Array;
@@ -93,7 +87,7 @@ describe('the data-parallel worker', () => {
       compared += 1;
     }
     expect(compared).toBe(agent.model.variables().length);
-    tf.dispose([single.value, ...Object.values(single.grads), ...Object.values(split.grads)]);
+    tf.dispose([...Object.values(single.grads), ...Object.values(split.grads)]);
   });
 
   it('plays the same episodes as one thread, bit for bit: rollouts split across threads give the same records', async () => {

@@ -13,16 +13,11 @@ import {
   rollout,
   type Agent,
 } from '../agent/index.ts';
-import {
-  adam,
-  batchTensors,
-  defaultRLConfig,
-  demoTranscripts,
-  grpoStep,
-  padBatch,
-  trainSnapshots,
-  bcLoss,
-} from '../train/index.ts';
+import { adam, defaultRLConfig, oneThread, optimizerStep, trainSnapshots } from '../train/index.ts';
+import { demoTranscripts } from '../train/bc.ts';
+import { batchTensors, padBatch } from '../train/batch.ts';
+import { partsGradients } from '../train/gradients.ts';
+import { grpoStep } from '../train/grpo.ts';
 import { openRunLog } from '../lib/log.ts';
 import { Rng } from '../lib/rng.ts';
 import { TINY_TRAINING } from './support/cli.ts';
@@ -135,10 +130,15 @@ describe('GRPO step', () => {
     const config = defaultRLConfig({ ...tiny, parallel: false });
     const train = makeTasks('train').slice(0, 3);
     const optimizer = adam(1e-3);
+    const compute = oneThread();
+    const update = {
+      update: (job: Parameters<typeof optimizerStep>[2]) =>
+        optimizerStep(agent, optimizer, job, { compute, maxGradNorm: 1 }),
+    };
     // A first step creates Adam's slot variables; count after it.
-    await grpoStep(agent, optimizer, config, pickHarness(config), train, new Rng('leak/0'));
+    await grpoStep(agent, config, pickHarness(config), train, new Rng('leak/0'), update);
     const before = tf.memory().numTensors;
-    await grpoStep(agent, optimizer, config, pickHarness(config), train, new Rng('leak/1'));
+    await grpoStep(agent, config, pickHarness(config), train, new Rng('leak/1'), update);
     rollout(agent, pickHarness(config), train, episodeSpecs(train, 2, new Rng('leak/2')));
     expect(tf.memory().numTensors).toBe(before);
     optimizer.dispose();
@@ -190,11 +190,8 @@ describe('loss masking', () => {
     expect(perturbed.tokens).not.toEqual(transcript.tokens);
     const gradient = (t: typeof transcript) =>
       tf.tidy(() => {
-        const { ids, targetMask } = batchTensors(padBatch([t], agent.tokenizer.padId));
-        const { grads } = tf.variableGrads(
-          () => bcLoss(agent.model, ids, targetMask),
-          agent.model.variables(),
-        );
+        const job = { kind: 'bc', batch: padBatch([t], agent.tokenizer.padId) } as const;
+        const { grads } = partsGradients(agent.model, [{ job, weight: 1 }]);
         return Object.values(grads).map((g) => Array.from(g.dataSync()));
       });
     expect(gradient(perturbed)).toEqual(gradient(transcript));

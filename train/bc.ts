@@ -1,9 +1,8 @@
 import { EDIT_OPS, makeEnv, type Harness, type Task } from '../gym/index.ts';
-import type { Agent, Tokenizer, Transcript } from '../agent/index.ts';
+import * as tf from '@tensorflow/tfjs';
+import type { PolicyModel, Tokenizer, Transcript } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { padBatch, type BcJob } from './losses.ts';
-import { oneThread, optimizerStep, type Compute } from './compute.ts';
-import type { Optimizer } from './optimizer.ts';
+import { batchTensors, maskedSequenceMean, type PaddedBatch } from './batch.ts';
 
 /**
  * Scripted demonstrations for behaviour cloning: read, edit with an op drawn uniformly among
@@ -67,13 +66,18 @@ export function demoTranscripts(
   return transcripts;
 }
 
-/** One behaviour-cloning step on a batch of demonstrations; returns the loss. */
-export async function bcStep(
-  agent: Agent,
-  optimizer: Optimizer,
-  transcripts: readonly Transcript[],
-  { maxGradNorm, compute = oneThread() }: { maxGradNorm: number; compute?: Compute },
-): Promise<number> {
-  const job: BcJob = { kind: 'bc', batch: padBatch(transcripts, agent.tokenizer.padId) };
-  return (await optimizerStep(agent, optimizer, job, { compute, maxGradNorm })).loss;
+/** Behaviour cloning's loss over a padded batch of demonstrations, as plain data a worker thread can take. */
+export interface BcJob {
+  kind: 'bc';
+  batch: PaddedBatch;
+}
+
+/** Behaviour-cloning loss: the negative log-likelihood of the demonstrator's action tokens. Call inside tf.tidy or tf.variableGrads. */
+export function bcLoss(model: PolicyModel, { batch }: BcJob): { loss: tf.Scalar } {
+  const { ids, targetMask } = batchTensors(batch);
+  return {
+    loss: tf.tidy(() =>
+      tf.neg(maskedSequenceMean(model.tokenLogProbs(ids, { only: targetMask.dataSync() }), targetMask)),
+    ),
+  };
 }

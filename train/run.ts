@@ -32,9 +32,10 @@ import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import type { RunLog } from '../lib/log.ts';
 import { configDifferences, type RLConfig } from './config.ts';
-import { bcStep, demoTranscripts } from './bc.ts';
+import { demoTranscripts } from './bc.ts';
+import { padBatch } from './batch.ts';
 import { grpoStep } from './grpo.ts';
-import { oneThread, twoThreads, type Compute } from './compute.ts';
+import { oneThread, optimizerStep, twoThreads, type Compute } from './compute.ts';
 import { adam } from './optimizer.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
 import { checkRunFolder, foreignSnapshotError, snapshotMismatch } from './runFolder.ts';
@@ -98,7 +99,7 @@ export async function evalPass(
     tasks,
     episodes,
     seed: rng.key,
-    play: (player, harness, playTasks, specs) => compute.rollout(player, harness, playTasks, specs),
+    play: compute.rollout,
   });
   return result.passAt1;
 }
@@ -311,7 +312,8 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
       readTwice: config.demoReadTwice,
       skipTest: config.demoSkipTest,
     });
-    loss = await bcStep(agent, optimizer, demos, { maxGradNorm: config.maxGradNorm, compute });
+    const job = { kind: 'bc', batch: padBatch(demos, tokenizer.padId) } as const;
+    loss = (await optimizerStep(agent, optimizer, job, { compute, maxGradNorm: config.maxGradNorm })).loss;
     if (step % 10 === 0) log.record('bc/step', { step, 'losses/bc': loss });
     bar.tick(step, `loss ${loss.toFixed(3)}`);
   }
@@ -356,18 +358,11 @@ async function grpoSegment(
   let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
   for (let step = startStep + 1; step <= endStep; step += 1) {
     await betweenSteps();
-    const stats = await grpoStep(
-      agent,
-      optimizer,
-      config,
-      run.harness,
-      run.train,
-      segmentRng.fork(`step-${step}`),
-      {
-        reference,
-        compute,
-      },
-    );
+    const stats = await grpoStep(agent, config, run.harness, run.train, segmentRng.fork(`step-${step}`), {
+      reference,
+      play: compute.rollout,
+      update: (job) => optimizerStep(agent, optimizer, job, { compute, maxGradNorm: config.maxGradNorm }),
+    });
     seconds.rollouts += stats.rolloutSeconds;
     seconds.updates += stats.updateSeconds;
     last = stats;

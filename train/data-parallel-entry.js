@@ -2,5 +2,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { serveRequests } = await import('./workerThread.ts');
+const { serveRequests } = await import('./dataParallelThread.ts');
 serveRequests();

@@ -7,10 +7,42 @@ import {
   setWeights,
   tokenizerFromWords,
   type Agent,
+  type AttentionMode,
   type BackendPreference,
+  type EpisodeRecord,
+  type ModelConfig,
 } from '../agent/index.ts';
-import { partsGradients } from './losses.ts';
-import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
+import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
+import { partsGradients, type JobPart } from './gradients.ts';
+
+/** Messages to the worker thread, and its replies (in the order of the requests). */
+export type ParallelRequest =
+  | {
+      type: 'init';
+      backend: string;
+      attention: AttentionMode;
+      modelConfig: ModelConfig;
+      words: string[];
+      weights: Float32Array[];
+    }
+  | { type: 'weights'; weights: Float32Array[] }
+  | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
+  | { type: 'gradients'; parts: JobPart[] }
+  | { type: 'close' };
+
+export type ParallelReply =
+  | { type: 'ready'; backend: string }
+  | { type: 'ok' }
+  | { type: 'records'; records: EpisodeRecord[] }
+  | {
+      type: 'gradients';
+      loss: number;
+      /** In the model's variable order. */
+      grads: Float32Array[];
+      clippedTokens: number;
+      policyTokens: number;
+    }
+  | { type: 'error'; message: string };
 
 /**
  * The worker thread's side: holds a copy of the policy and, on request, plays a share of the
@@ -25,7 +57,7 @@ export function serveRequests(): void {
     if (agent === undefined) throw new Error('training worker: no model yet (init first)');
     return agent;
   };
-  const serve = (request: WorkerRequest): WorkerReply | Promise<WorkerReply> => {
+  const serve = (request: ParallelRequest): ParallelReply | Promise<ParallelReply> => {
     switch (request.type) {
       case 'init':
         return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
@@ -59,7 +91,7 @@ export function serveRequests(): void {
     }
   };
   let queue = Promise.resolve();
-  port.on('message', (request: WorkerRequest) => {
+  port.on('message', (request: ParallelRequest) => {
     queue = queue.then(async () => {
       try {
         port.postMessage(await serve(request));

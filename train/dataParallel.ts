@@ -2,12 +2,12 @@ import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
 import { getWeights, rolloutShare, shareCut, type Agent, type EpisodeRecord } from '../agent/index.ts';
-import { partsGradients, type JobPart, type PartsGradients } from './losses.ts';
-import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
+import { partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
+import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
 /**
  * The two-core data-parallel worker, both ends: `DataParallelWorker` on the training thread, and
- * `serveRequests` (./workerThread.ts) in the worker thread (started by worker-entry.js), which holds its own copy of
+ * `serveRequests` (./dataParallelThread.ts) in the worker thread (started by data-parallel-entry.js), which holds its own copy of
  * the policy and its own tfjs backend, since wasm runs single-threaded under Node. The episodes
  * of each rollout and the rows of each gradient are split in two shares, one per thread.
  * Rollouts equal one thread's by design: `rollout` on one thread plays the same two shares in
@@ -18,20 +18,22 @@ import type { WorkerReply, WorkerRequest } from './workerProtocol.ts';
  */
 export class DataParallelWorker {
   private readonly worker: Worker;
-  private readonly waiting: Array<{ resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }> =
-    [];
+  private readonly waiting: Array<{
+    resolve: (reply: ParallelReply) => void;
+    reject: (error: Error) => void;
+  }> = [];
   /** The agent whose weights the worker holds (the last one loaded or synced). */
   private holds: Agent | undefined;
   /** The shape (`shapeOf`) of the model the worker was loaded with: an agent of that shape needs only its weights sent. */
   private loadedShape: string | undefined;
   /** The reply to weights sent by `sendWeights`, which the next request's reply waits for too. */
-  private unconfirmed: Promise<WorkerReply> | undefined;
+  private unconfirmed: Promise<ParallelReply> | undefined;
 
   private constructor(private readonly backend: string) {
-    this.worker = new Worker(new URL('./worker-entry.js', import.meta.url));
+    this.worker = new Worker(new URL('./data-parallel-entry.js', import.meta.url));
     // The thread keeps the process alive only while a request is waiting on it.
     this.worker.unref();
-    this.worker.on('message', (reply: WorkerReply) => {
+    this.worker.on('message', (reply: ParallelReply) => {
       const next = this.waiting.shift();
       if (this.waiting.length === 0) this.worker.unref();
       if (next === undefined) return;
@@ -50,8 +52,8 @@ export class DataParallelWorker {
   }
 
   /** Posts a request; its reply, after the reply to any weights sent before it (which it reports if they failed). */
-  private request(message: WorkerRequest): Promise<WorkerReply> {
-    const reply = new Promise<WorkerReply>((resolve, reject) => {
+  private request(message: ParallelRequest): Promise<ParallelReply> {
+    const reply = new Promise<ParallelReply>((resolve, reject) => {
       if (this.waiting.length === 0) this.worker.ref();
       this.waiting.push({ resolve, reject });
       this.worker.postMessage(message);

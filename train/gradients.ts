@@ -1,0 +1,118 @@
+import * as tf from '@tensorflow/tfjs';
+import type { PolicyModel } from '../agent/index.ts';
+import { selectRows } from './batch.ts';
+import { bcLoss, type BcJob } from './bc.ts';
+import { grpoLoss, type GrpoJob } from './grpo.ts';
+
+/**
+ * The gradients of a job on this thread (./compute.ts runs them on one thread or two). A job is a loss over a padded batch, as plain
+ * data so that part of it can be sent to a worker thread: behaviour cloning's (./bc.ts) or
+ * GRPO's (./grpo.ts). Its rows are planned into length buckets (`planJob`), each bucket's loss
+ * weighted by its share of the rows, so the weighted sum is the whole batch's mean loss.
+ */
+export type LossJob = BcJob | GrpoJob;
+
+/** The job's loss (a mean over its rows), and the tokens its clip binds on where it has one. */
+function jobLoss(model: PolicyModel, job: LossJob): { loss: tf.Scalar; clippedTokens?: tf.Scalar } {
+  return job.kind === 'bc' ? bcLoss(model, job) : grpoLoss(model, job);
+}
+
+/** Some rows of a job, trimmed to their own longest row, and their share of the whole job's rows. */
+export interface JobPart {
+  job: LossJob;
+  /** rows of this part / rows of the whole job: the part's mean loss times this is its share of the job's mean. */
+  weight: number;
+}
+
+/** What one thread computes for an optimizer step: loss, gradients, and the clip's token counts for the log. */
+export interface PartsGradients {
+  loss: number;
+  /** One tensor per model variable, by name; the caller disposes them. */
+  grads: tf.NamedTensorMap;
+  /** Policy tokens the clip binds on (`clippedTokens`), and all policy tokens: their ratio is `losses/clipRatio`. */
+  clippedTokens: number;
+  policyTokens: number;
+}
+
+/**
+ * Loss and gradient of the parts' weighted loss, on this thread. The clip count is read inside
+ * the forward pass: it is not on the loss's path, so the gradient is the loss's alone.
+ */
+export function partsGradients(model: PolicyModel, parts: readonly JobPart[]): PartsGradients {
+  let clippedTokens = 0;
+  const { value, grads } = tf.variableGrads(() => {
+    if (parts.length === 0) return tf.scalar(0);
+    const terms = parts.map((part) => jobLoss(model, part.job));
+    clippedTokens = terms.reduce((sum, term) => sum + (term.clippedTokens?.dataSync()[0] ?? 0), 0);
+    return tf.addN(terms.map((term, i) => tf.mul(term.loss, parts[i]!.weight))) as tf.Scalar;
+  }, model.variables());
+  const loss = value.dataSync()[0]!;
+  value.dispose();
+  const policyTokens = parts.reduce(
+    (sum, part) => sum + part.job.batch.targetMask.reduce((a, m) => a + m, 0),
+    0,
+  );
+  return { loss, grads, clippedTokens, policyTokens };
+}
+
+/**
+ * How the cost of a forward and backward pass grows, in tokens, measured on wasm (bench/model.ts
+ * shapes): a pass over R rows of T tokens costs about R * T * (1 + T / 220) (attention's share
+ * grows with T), plus about 128 tokens' worth of fixed cost per pass (kernel dispatch and
+ * allocation). These only decide how rows are grouped, which moves results by float rounding.
+ */
+const BUCKET_COST = { attentionTokens: 220, passTokens: 128 } as const;
+
+function passCost(rows: number, length: number): number {
+  return rows * length * (1 + length / BUCKET_COST.attentionTokens) + BUCKET_COST.passTokens;
+}
+
+/**
+ * Splits rows sorted by length into contiguous buckets that minimise the summed `passCost`
+ * (dynamic programming over the cut points). Returns the buckets, shortest rows first.
+ */
+export function lengthBuckets(sortedRows: readonly number[], lengths: ArrayLike<number>): number[][] {
+  const n = sortedRows.length;
+  if (n === 0) return [];
+  const best = new Float64Array(n + 1).fill(Infinity);
+  const cut = new Int32Array(n + 1);
+  best[0] = 0;
+  for (let end = 1; end <= n; end += 1) {
+    const longest = Math.max(2, lengths[sortedRows[end - 1]!]!);
+    for (let start = 0; start < end; start += 1) {
+      const cost = best[start]! + passCost(end - start, longest);
+      if (cost < best[end]!) {
+        best[end] = cost;
+        cut[end] = start;
+      }
+    }
+  }
+  const buckets: number[][] = [];
+  for (let end = n; end > 0; end = cut[end]!) buckets.unshift(sortedRows.slice(cut[end]!, end));
+  return buckets;
+}
+
+/**
+ * The work of a job, planned for `shards` threads: rows are sorted by length (ties by index)
+ * and dealt in turn to the shards, so each shard gets a like mix of lengths; each shard's rows
+ * are then grouped into length buckets, each padded only to its own longest row, which removes
+ * the work (not just the time) that padding to the batch's longest row costs. The weights of
+ * all parts sum to 1, so the weighted sum of the parts' mean losses is the job's mean loss.
+ * A fixed function of the job (planning 160 rows takes well under a millisecond, so it is
+ * planned anew for each optimizer step), so a run stays deterministic.
+ */
+export function planJob(job: LossJob, shards: number): JobPart[][] {
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`planJob: shards must be a positive integer, got ${shards}`);
+  const { batchSize, lengths } = job.batch;
+  const sorted = Array.from({ length: batchSize }, (_, row) => row).sort(
+    (a, b) => lengths[a]! - lengths[b]! || a - b,
+  );
+  return Array.from({ length: shards }, (_, shard) => {
+    const mine = sorted.filter((_, rank) => rank % shards === shard);
+    return lengthBuckets(mine, lengths).map((rows) => ({
+      job: { ...job, batch: selectRows(job.batch, rows) },
+      weight: rows.length / batchSize,
+    }));
+  });
+}
