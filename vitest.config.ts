@@ -1,8 +1,55 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * The test files `npm run test:unit` leaves out (`vitest run --mode unit`): those that start
+ * Slurm or Chromium, train or play an agent, or run a chapter script or the command line on one,
+ * and the few statistics files that simulate for tens of seconds. What is left runs in under a
+ * minute on two cores; `npm test` runs every file.
+ */
+const SYSTEM = [
+  'backend-build',
+  'cli-errors',
+  'eval-experiments',
+  'exercises-agent',
+  'exp-all',
+  'experiments-agent',
+  'files-and-disks',
+  'gym-canary',
+  'gym-cli',
+  'gym-load',
+  'gym-sandbox',
+  'measurement-log',
+  'package',
+  'progress',
+  'readers-bounds',
+  'readers-reliability',
+  'report-page',
+  'report-page-paths',
+  'results-files',
+  'results-out',
+  'script-help',
+  'script-output',
+  'study-dev-split',
+  'study-leases',
+  'study-multinode',
+  'study-plan',
+  'study-run',
+  'study-scheduler-input',
+  'study-slurm',
+  'study-untrusted',
+  'system-setup',
+  'train-cli',
+  'train-parallel',
+  'train-run',
+  'train-run-folder',
+  'untrusted-reads',
+  'view',
+];
+
+export default defineConfig(({ mode }) => ({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: mode === 'unit' ? SYSTEM.map((name) => `test/${name}.test.ts`) : [],
     setupFiles: ['test/support/yieldBetweenTests.ts'],
     // A timeout catches a hang, not slowness: the agents' smoke tests train and play for real and
     // take twice as long when other work shares the two cores.
@@ -11,4 +58,4 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },
-});
+}));
