@@ -49,6 +49,16 @@ export class Rng {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
+  /** The items in a uniformly random order (Fisher-Yates, from the last position down); a new array. */
+  shuffled<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i -= 1) {
+      const j = this.int(i + 1);
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+
   /** A fresh 32-bit integer, for seeding something outside this class. */
   uint32(): number {
     return Math.floor(this.source() * 0x100000000) >>> 0;

@@ -2,7 +2,9 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import type { PolicyModel } from '../agent/index.ts';
 import { padBatch } from '../train/batch.ts';
-import { groupAdvantages, grpoLoss, type GrpoJob, type GrpoOptions } from '../train/grpo.ts';
+import { groupAdvantages, grpoLoss, stepTasks, type GrpoJob, type GrpoOptions } from '../train/grpo.ts';
+import { makeTasks } from '../gym/index.ts';
+import { Rng } from '../lib/rng.ts';
 
 describe('groupAdvantages', () => {
   it('normalises by the unbiased group std as torch.std does (TRL GRPOTrainer)', () => {
@@ -108,5 +110,35 @@ describe('grpoLoss against hand-computed values', () => {
     // A clip range [0.1, 1.9] holds both policy ratios: nothing binds (the masked 3 still does not count).
     const wide = grpoLoss(fixedModel(logps), job({ clipEpsilon: 0.9 }));
     expect(wide.clippedTokens.dataSync()[0]).toBe(0);
+  });
+});
+
+describe('stepTasks: the task order', () => {
+  const tasks = makeTasks('train');
+  const names = (step: number, perStep: number | undefined, seed = 'order') =>
+    stepTasks(tasks, perStep, new Rng(seed), step).map((task) => task.name);
+
+  it('plays every training task in its own order when tasksPerStep is absent', () => {
+    expect(names(1, undefined)).toEqual(tasks.map((task) => task.name));
+    expect(names(7, undefined)).toEqual(tasks.map((task) => task.name));
+  });
+
+  it('plays each task once per pass, passes drawn anew, a step crossing from one pass into the next', () => {
+    const all = tasks.map((task) => task.name).sort();
+    // 10 a step: steps 1-2 are pass 0, steps 3-4 pass 1.
+    expect([...names(1, 10), ...names(2, 10)].sort()).toEqual(all);
+    expect([...names(3, 10), ...names(4, 10)].sort()).toEqual(all);
+    expect([...names(1, 10), ...names(2, 10)]).not.toEqual([...names(3, 10), ...names(4, 10)]);
+    // 7 a step: positions 0..139, seven passes of 20; step 3 (positions 14-20) crosses passes 0 and 1.
+    const sequence = Array.from({ length: 20 }, (_, i) => names(i + 1, 7)).flat();
+    for (let pass = 0; pass < 7; pass += 1)
+      expect(sequence.slice(pass * 20, pass * 20 + 20).sort()).toEqual(all);
+    expect(names(3, 7)).toEqual(sequence.slice(14, 21));
+  });
+
+  it('is a function of the seed and the step alone, and refuses more tasks a step than there are', () => {
+    expect(names(5, 10)).toEqual(names(5, 10));
+    expect(names(1, 20)).not.toEqual(names(1, 20, 'another'));
+    expect(() => names(1, 21)).toThrow(/tasksPerStep 21 is more than the 20 training tasks/);
   });
 });

@@ -66,6 +66,32 @@ describe('trainSnapshots', () => {
     expect(other.checksums[0]).not.toEqual(first.checksums[0]);
   });
 
+  it('with one baseSeed, RL seeds share the base agent byte for byte (step 0) and part after it', async () => {
+    const own = await run('a', { parallel: false });
+    // klCoef > 0 keeps every row in the update, so step 1 moves even when every reward is equal.
+    const one = await run('base0-rl1', { parallel: false, baseSeed: 0, seed: 1, klCoef: 0.05 });
+    const two = await run('base0-rl2', { parallel: false, baseSeed: 0, seed: 2, klCoef: 0.05 });
+    expect(one.checksums[0]).toBe(own.checksums[0]);
+    expect(two.checksums[0]).toBe(own.checksums[0]);
+    expect(one.checksums[1]).not.toBe(two.checksums[1]);
+    // Without baseSeed the seed draws the base agent too (the 'c' run above: seed 1, another step 0).
+    const other = await run('c', { parallel: false, seed: 1 });
+    expect(other.checksums[0]).not.toBe(one.checksums[0]);
+  });
+
+  it('a task order and minibatches: the same seed gives the same checkpoints, another update than the full batch on every task', async () => {
+    const design = { parallel: false, tasksPerStep: 3, minibatchSize: 4, updateEpochs: 2, klCoef: 0.05 };
+    const first = await run('design-1', design);
+    const second = await run('design-2', design);
+    expect(second.checksums).toEqual(first.checksums);
+    const full = await run('design-full', { parallel: false, updateEpochs: 2, klCoef: 0.05 });
+    expect(full.checksums[0]).toBe(first.checksums[0]);
+    expect(full.checksums[1]).not.toBe(first.checksums[1]);
+    await expect(run('design-bad', { parallel: false, tasksPerStep: 21 })).rejects.toThrow(
+      /config\.tasksPerStep 21 is more than the 20 training tasks/,
+    );
+  });
+
   it('gives identical checkpoints for the same seed with the worker thread', async () => {
     const first = await run('p1', { parallel: true });
     const second = await run('p2', { parallel: true });
@@ -142,6 +168,29 @@ describe('GRPO step', () => {
     rollout(agent, pickHarness(config), train, episodeSpecs(train, 2, new Rng('leak/2')));
     expect(tf.memory().numTensors).toBe(before);
     optimizer.dispose();
+  });
+
+  it('with minibatchSize, each update epoch passes every row once, in minibatches of that size', async () => {
+    // klCoef > 0 keeps every row in the update (no reference needed for the count).
+    const config = defaultRLConfig({
+      ...tiny,
+      parallel: false,
+      minibatchSize: 4,
+      updateEpochs: 2,
+      klCoef: 0.1,
+    });
+    const train = makeTasks('train').slice(0, 3);
+    const seen: Array<{ rows: number; advantages: number[] }> = [];
+    await grpoStep(agent, config, pickHarness(config), train, new Rng('minibatches'), {
+      update: (job) => {
+        seen.push({ rows: job.batch.batchSize, advantages: Array.from(job.batch.advantages!) });
+        return Promise.resolve({ loss: 0, gradNorm: 0, clippedTokens: 0, policyTokens: 1 });
+      },
+    });
+    // 3 tasks x groupSize 2 = 6 rows: minibatches of 4 and 2, twice.
+    expect(seen.map((part) => part.rows)).toEqual([4, 2, 4, 2]);
+    const epoch = (i: number) => [...seen[2 * i]!.advantages, ...seen[2 * i + 1]!.advantages].sort();
+    expect(epoch(0)).toEqual(epoch(1));
   });
 
   it('uses the sampling pass log-probabilities: recomputed ones match on every action token', () => {

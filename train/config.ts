@@ -14,7 +14,18 @@ export const trainShape = {
     .min(0)
     .max(2_147_483_647)
     .default(0)
-    .describe('master seed: BC demos, init, every GRPO segment'),
+    .describe(
+      "master seed: the RL seed (task order, groups, minibatches, every GRPO segment), and the base agent's (init, BC demos) unless baseSeed is given",
+    ),
+  baseSeed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .optional()
+    .describe(
+      "seed of the RL base agent (initial weights, BC demos, step 0's evalPass); absent: seed draws them too. Runs with one baseSeed and any seed share a byte-identical step 0 (docs/TRAINING-DESIGN.md)",
+    ),
   bcSteps: z
     .number()
     .int()
@@ -45,6 +56,24 @@ export const trainShape = {
     .default(10)
     .describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
   learningRate: z.number().positive().max(1).default(1e-3).describe('Adam learning rate for GRPO'),
+  tasksPerStep: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe(
+      'training tasks a GRPO step plays, the next ones of a seeded order (each pass over the tasks a permutation of them drawn from seed); absent: every training task every step, in a fixed order',
+    ),
+  minibatchSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe(
+      "rollouts per Adam step: each update epoch goes through the step's rollouts in a seeded shuffled order, one Adam step per minibatch (the last may be smaller); absent: one full-batch Adam step per epoch",
+    ),
   clipEpsilon: z
     .number()
     .positive()

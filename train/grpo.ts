@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { episodeSpecs, firstEditCounts, type EpisodeSpec, type Harness, type Task } from '../gym/index.ts';
 import { rollout, type Agent, type EpisodeRecord, type PolicyModel } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
-import { batchTensors, maskedSequenceMean, padBatch, type PaddedBatch } from './batch.ts';
+import { batchTensors, maskedSequenceMean, padBatch, selectRows, type PaddedBatch } from './batch.ts';
 import type { RLConfig } from './config.ts';
 
 export interface GrpoOptions {
@@ -50,8 +50,9 @@ export interface StepStats {
 
 /**
  * One GRPO step: a group of `groupSize` episodes per training task at the harness temperature,
- * group-relative advantages, then `updateEpochs` optimizer steps (`update`) on `grpoLoss` over the
- * policy's own tokens (groups whose rewards are all equal carry no gradient and are left out).
+ * group-relative advantages, then `updateEpochs` passes of optimizer steps (`update`) on `grpoLoss`
+ * over the policy's own tokens, one per pass or, with `minibatchSize`, one per minibatch (groups
+ * whose rewards are all equal carry no gradient and are left out).
  */
 export async function grpoStep(
   agent: Agent,
@@ -96,10 +97,12 @@ export async function grpoStep(
     const { clipEpsilon, klCoef, entropyCoef } = config;
     const job: GrpoJob = { kind: 'grpo', batch, options: { clipEpsilon, klCoef, entropyCoef } };
     for (let epoch = 0; epoch < config.updateEpochs; epoch += 1) {
-      const step = await update(job);
-      ({ loss, gradNorm } = step);
-      clippedTokens += step.clippedTokens;
-      policyTokens += step.policyTokens;
+      for (const part of minibatches(job, config.minibatchSize, rng.fork(`minibatches/${epoch}`))) {
+        const step = await update(part);
+        ({ loss, gradNorm } = step);
+        clippedTokens += step.clippedTokens;
+        policyTokens += step.policyTokens;
+      }
     }
     if (batch.refLogProbs !== undefined) kl = klToReference(agent.model, batch, batch.refLogProbs);
   }
@@ -116,6 +119,49 @@ export async function grpoStep(
     rolloutSeconds,
     updateSeconds: (performance.now() - updateStart) / 1000,
   };
+}
+
+/**
+ * The training tasks that GRPO step `step` (from 1) plays: all of them in their own order, or
+ * with `tasksPerStep` the next ones of the run's task order, a sequence of passes over the tasks,
+ * each a permutation drawn from `rng` (`task-order/pass-P`), so a step may end one pass and begin
+ * the next and every task is played once per pass. A function of the step alone: a run resumed
+ * at any segment, or run without segments, plays the same tasks.
+ */
+export function stepTasks(
+  tasks: readonly Task[],
+  tasksPerStep: number | undefined,
+  rng: Rng,
+  step: number,
+): Task[] {
+  if (tasksPerStep === undefined) return [...tasks];
+  if (tasksPerStep > tasks.length)
+    throw new RangeError(
+      `stepTasks: tasksPerStep ${tasksPerStep} is more than the ${tasks.length} training tasks`,
+    );
+  const passes = new Map<number, Task[]>();
+  const pass = (index: number) => {
+    if (!passes.has(index)) passes.set(index, rng.fork(`task-order/pass-${index}`).shuffled(tasks));
+    return passes.get(index)!;
+  };
+  return Array.from({ length: tasksPerStep }, (_, i) => {
+    const position = (step - 1) * tasksPerStep + i;
+    return pass(Math.floor(position / tasks.length))[position % tasks.length]!;
+  });
+}
+
+/**
+ * An update epoch's jobs: the whole job, or with `minibatchSize` its rows in an order shuffled by
+ * `rng`, cut into minibatches of that many (the last may be smaller), each padded to its own
+ * longest row.
+ */
+function minibatches(job: GrpoJob, minibatchSize: number | undefined, rng: Rng): GrpoJob[] {
+  if (minibatchSize === undefined) return [job];
+  const order = rng.shuffled(Array.from({ length: job.batch.batchSize }, (_, row) => row));
+  const parts: GrpoJob[] = [];
+  for (let start = 0; start < order.length; start += minibatchSize)
+    parts.push({ ...job, batch: selectRows(job.batch, order.slice(start, start + minibatchSize)) });
+  return parts;
 }
 
 /**

@@ -34,7 +34,7 @@ import type { RunLog } from '../lib/log.ts';
 import { configDifferences, type RLConfig } from './config.ts';
 import { demoTranscripts } from './bc.ts';
 import { padBatch } from './batch.ts';
-import { grpoStep } from './grpo.ts';
+import { grpoStep, stepTasks } from './grpo.ts';
 import { oneThread, optimizerStep, twoThreads, type Compute } from './compute.ts';
 import { adam } from './optimizer.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
@@ -164,7 +164,10 @@ interface RunContext {
   log: RunLog;
   harness: ReturnType<typeof pickHarness>;
   train: Task[];
+  /** The RL seed's stream: task order, segments, evaluations after step 0. */
   rng: Rng;
+  /** The base agent's stream (`baseSeed`, else `rng`): initial weights, demonstrations, step 0's evaluation. */
+  baseRng: Rng;
   compute: Compute;
   backend: string;
   /** The backend as the records name it: the build too (wasm without SIMD gives other numbers). */
@@ -195,6 +198,12 @@ async function trainLocked(
   const recorded = recordedBackend() ?? 'none';
   const { train, heldOut } = splitTasks(config);
   const rng = new Rng(config.seed);
+  // The RL base agent's stream: its own seed, or the run's (docs/TRAINING-DESIGN.md).
+  const baseRng = config.baseSeed === undefined ? rng : new Rng(config.baseSeed);
+  if (config.tasksPerStep !== undefined && config.tasksPerStep > train.length)
+    throw new InputError(
+      `config.tasksPerStep ${config.tasksPerStep} is more than the ${train.length} training tasks of this split`,
+    );
 
   refuseOtherRecipe(runDir, config);
   writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash, fingerprint: fingerprint() });
@@ -209,6 +218,7 @@ async function trainLocked(
     harness,
     train,
     rng,
+    baseRng,
     compute,
     backend,
     recordedBackend: recorded,
@@ -225,7 +235,7 @@ async function trainLocked(
       evalPass(agent, config, {
         tasks: heldOut,
         episodes: config.evalEpisodesPerTask,
-        rng: rng.fork(`eval/${step}`),
+        rng: (step === 0 ? baseRng : rng).fork(`eval/${step}`),
         compute,
       }),
     seconds: { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 },
@@ -295,7 +305,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   const { config, log, compute, seconds } = run;
   const bcStart = performance.now();
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(trainingModelConfig(tokenizer), run.rng.fork('init'), {
+  const model = createModel(trainingModelConfig(tokenizer), run.baseRng.fork('init'), {
     attention: attentionModeFor(run.backend),
   });
   const agent = { model, tokenizer };
@@ -303,7 +313,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
     `backend ${run.recordedBackend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
   );
   const optimizer = adam(config.bcLearningRate);
-  const demoRng = run.rng.fork('bc');
+  const demoRng = run.baseRng.fork('bc');
   const bar = log.progress('behaviour cloning', config.bcSteps);
   let loss = NaN;
   for (let step = 1; step <= config.bcSteps; step += 1) {
@@ -358,7 +368,8 @@ async function grpoSegment(
   let last = { meanReward: 0, zeroAdvantageGroups: 0, firstEditEntropy: 0 };
   for (let step = startStep + 1; step <= endStep; step += 1) {
     await betweenSteps();
-    const stats = await grpoStep(agent, config, run.harness, run.train, segmentRng.fork(`step-${step}`), {
+    const tasks = stepTasks(run.train, config.tasksPerStep, run.rng, step);
+    const stats = await grpoStep(agent, config, run.harness, tasks, segmentRng.fork(`step-${step}`), {
       reference,
       play: compute.rollout,
       update: (job) => optimizerStep(agent, optimizer, job, { compute, maxGradNorm: config.maxGradNorm }),

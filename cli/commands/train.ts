@@ -143,7 +143,7 @@ function configFieldsHelp(): string {
     'Config fields (--config FILE; docs/TRAINING.md and docs/GYM.md say why each default):',
     ...entries.map(
       ([name, field]) =>
-        `  ${name.padEnd(width + 2)}${describe(field)} (default: ${JSON.stringify(field.default)}): ${field.description ?? ''}`,
+        `  ${name.padEnd(width + 2)}${describe(field)} (${field.default === undefined ? 'optional' : `default: ${JSON.stringify(field.default)}`}): ${field.description ?? ''}`,
     ),
   ].join('\n');
 }
