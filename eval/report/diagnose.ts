@@ -1,12 +1,24 @@
 import { count } from '../../lib/text.ts';
-import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultFile } from '../io/resultFile.ts';
-import { passAtK } from '../passAtK.ts';
 import { pairedStandardError } from '../paired.ts';
-import { prefixPassAtK } from '../prefix.ts';
-import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
+import {
+  batchesOf,
+  chooseK,
+  dataIssuesOf,
+  meanOf,
+  percent,
+  perTask,
+  sameBatchEvidence,
+  sharedSamples,
+  type Batches,
+} from './diagnoseBatches.ts';
+import {
+  GENERATION_FIELD,
+  formatHarnessValue,
+  harnessDifferences,
+  type HarnessDifference,
+} from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
-import { StatisticsError } from '../../lib/errors.ts';
 
 export type Explanation =
   'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
@@ -31,150 +43,23 @@ export interface DiagnosisReport {
   multiTurn?: Record<string, MultiTurnReport>;
 }
 
-const successes = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
-const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
-const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-
-/** Unbiased pass@k per task of the tasks that have at least k samples. */
-function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number> {
-  return new Map(
-    tasks
-      .filter(({ outcomes }) => outcomes.length >= k)
-      .map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]),
-  );
-}
-
-function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
-  return grouped.issues.map((issue) => `${label}: ${issue.kind}: ${issue.message}`);
-}
-
-/** Recomputes prefix and unbiased pass@1..n from one batch: both must be monotone. */
-function sameBatchEvidence(
-  label: string,
-  tasks: readonly TaskOutcomes[],
+/** Finding 1: both numbers from one batch, where an inversion is a bug in aggregation or alignment. */
+function sameBatchFinding(
+  batches: Batches,
+  k: number,
+  inverted: boolean,
   reported: Record<string, number> | undefined,
-): { evidence: string[]; mismatch: boolean } {
-  const n = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
-  const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
-  const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
-  const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
-  const evidence = [
-    `${label}: recomputed from the raw rows over ${count(tasks.length, 'task')}: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i] as number)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i] as number)}`).join(', ')} (monotone by construction)`,
-  ];
-  let mismatch = false;
-  for (const [key, value] of Object.entries(reported ?? {})) {
-    const k = Number(key);
-    if (k > n) {
-      evidence.push(
-        `reported pass@${k} = ${percent(value)} but tasks have only ${count(n, 'sample')}: k > n cannot come from this batch`,
-      );
-      mismatch = true;
-      continue;
-    }
-    const recomputed = meanOf([...perTask(tasks, k).values()]);
-    const off = Math.abs(recomputed - value) > 0.005;
-    mismatch ||= off;
-    evidence.push(
-      `reported pass@${k} = ${percent(value)} vs recomputed ${percent(recomputed)}${off ? '  <- MISMATCH: the aggregation or the task alignment that produced the report is wrong' : ' (agrees)'}`,
-    );
-  }
-  return { evidence, mismatch };
-}
-
-/** Rows of two batches that agree on every shared (task, sample) come from the same batch. */
-function sharedSamples(
-  a: readonly TaskOutcomes[],
-  b: readonly TaskOutcomes[],
-): { shared: number; agree: number } {
-  const byTask = new Map(b.map((task) => [task.task, task.outcomes]));
-  let shared = 0;
-  let agree = 0;
-  for (const { task, outcomes } of a) {
-    const other = byTask.get(task);
-    if (other === undefined) continue;
-    for (let i = 0; i < Math.min(outcomes.length, other.length); i++) {
-      shared++;
-      if (outcomes[i] === other[i]) agree++;
-    }
-  }
-  return { shared, agree };
-}
-
-/**
- * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
- * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
- */
-export function diagnose(
-  first: ResultFile,
-  second: ResultFile | undefined,
-  { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {},
-): DiagnosisReport {
-  const findings: Finding[] = [];
-  let groupA = groupOutcomes(first.rows);
-  let groupB: GroupedOutcomes;
-  let labels: [string, string] = [first.path, second?.path ?? first.path];
-  if (second !== undefined) groupB = groupOutcomes(second.rows);
-  else if (groupA.runs.length > 1) {
-    const [runA, runB] = groupA.runs as [string, string];
-    groupB = groupOutcomes(first.rows, { run: runB });
-    groupA = groupOutcomes(first.rows, { run: runA });
-    labels = [`${first.path} run ${runA}`, `${first.path} run ${runB}`];
-  } else groupB = groupA;
-  const oneBatch = groupB === groupA;
-  const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
-  if (requestedK !== undefined && requestedK > nB) {
-    const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
-    throw new StatisticsError(
-      `k = ${requestedK} exceeds the samples per task of ${labels[1]}: ${short.length === 1 ? 'task' : 'tasks'} ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
-    );
-  }
-  const k = requestedK ?? nB;
-  const passAt1 = meanOf([...perTask(groupA.tasks, 1).values()]);
-  const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
-  const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
-
-  // 1. Same batch?
-  const dataIssues = [
-    ...issueEvidence(labels[0], groupA),
-    ...(oneBatch ? [] : issueEvidence(labels[1], groupB)),
-  ];
-  const namesA = groupA.tasks.map(({ task }) => task);
-  const namesB = groupB.tasks.map(({ task }) => task);
-  const setA = new Set(namesA);
-  const setB = new Set(namesB);
-  const onlyA = namesA.filter((name) => !setB.has(name));
-  const onlyB = namesB.filter((name) => !setA.has(name));
-  if (onlyA.length > 0)
-    dataIssues.push(
-      `tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`,
-    );
-  if (onlyB.length > 0)
-    dataIssues.push(
-      `tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`,
-    );
+): { finding: Finding; sameBatch: boolean; mismatch: boolean; unpaired: number } {
+  const { groupA, groupB, labels, oneBatch } = batches;
+  const { issues: dataIssues, unpaired } = dataIssuesOf(batches, k);
   const { shared, agree } = oneBatch ? { shared: 0, agree: 0 } : sharedSamples(groupA.tasks, groupB.tasks);
   const sameBatch = oneBatch || (shared > 0 && agree === shared);
-  if (!oneBatch) {
-    const misplaced = namesA.filter((name, i) => namesB[i] !== undefined && namesB[i] !== name).length;
-    if (misplaced > 0) {
-      const byIdA = perTask(groupA.tasks, 1);
-      const byIdB = perTask(groupB.tasks, k);
-      let impossible = 0;
-      namesA.forEach((name, i) => {
-        const other = namesB[i];
-        if (other !== undefined && (byIdA.get(name) ?? 0) > 0 && byIdB.get(other) === 0) impossible++;
-      });
-      dataIssues.push(
-        `task order differs at ${misplaced} of ${Math.min(namesA.length, namesB.length)} positions: anything that aligns the two by position pairs different tasks${impossible > 0 ? ` (aligned by position, ${count(impossible, 'task')} would pass at k=1 and fail at k=${k})` : ''}`,
-      );
-    }
-  }
   const batch = sameBatchEvidence(
     oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`,
     groupB.tasks,
     reported,
   );
-  const sameBatchEvidenceLines = [
+  const evidence = [
     oneBatch
       ? 'one batch: pass@1 and pass@k come from the same samples'
       : shared > 0
@@ -183,56 +68,79 @@ export function diagnose(
     ...batch.evidence,
     ...dataIssues,
   ];
-  findings.push({
+  const finding: Finding = {
     explanation: 'same-batch',
     title: '1. Same batch: an inversion is a bug in aggregation or alignment',
     supported: sameBatch
-      ? numbers.inverted || batch.mismatch || dataIssues.length > 0
+      ? inverted || batch.mismatch || dataIssues.length > 0
         ? true
         : false
       : dataIssues.length > 0
         ? true
         : false,
-    evidence: sameBatchEvidenceLines,
-  });
+    evidence,
+  };
+  return { finding, sameBatch, mismatch: batch.mismatch, unpaired };
+}
 
-  // 2. Different runs?
-  if (!oneBatch && !sameBatch) {
-    const rates1 = perTask(groupA.tasks, 1);
-    const ratesK = perTask(groupB.tasks, k);
-    const common = [...rates1.keys()].filter((name) => ratesK.has(name));
-    const a1 = common.map((name) => rates1.get(name) as number);
-    const bk = common.map((name) => ratesK.get(name) as number);
-    const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
-    // Below two common tasks there is no run-to-run standard error to weigh the gap against.
-    const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
-    const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
-    const withinNoise = z !== null && Math.abs(z) < 2;
-    findings.push({
-      explanation: 'different-runs',
-      title: '2. Different runs: no containment, the inversion may be sampling error',
-      supported: numbers.inverted ? (runToRun === null ? null : withinNoise) : false,
-      evidence: [
-        common.length === 0
-          ? `pass@${k} (${labels[1]}) and pass@1 (${labels[0]}) share no task: the two numbers average different task sets and cannot be compared task by task`
-          : `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
-        runToRun === null
-          ? `run-to-run task-level SE: n/a: ${count(common.length, 'common task')}, a standard error needs at least 2`
-          : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
-        runToRun === null
-          ? 'cannot tell whether the gap is sampling error'
-          : withinNoise
-            ? 'within 2 SE: two independent runs this size can invert by chance'
-            : 'beyond 2 SE: sampling error alone is an unlikely explanation',
-      ],
-    });
-  }
+/** Finding 2: two different runs, the gap between them weighed against its run-to-run standard error. */
+function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, inverted: boolean): Finding {
+  const rates1 = perTask(groupA.tasks, 1);
+  const ratesK = perTask(groupB.tasks, k);
+  const common = [...rates1.keys()].filter((name) => ratesK.has(name));
+  const a1 = common.map((name) => rates1.get(name) as number);
+  const bk = common.map((name) => ratesK.get(name) as number);
+  const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
+  // Below two common tasks there is no run-to-run standard error to weigh the gap against.
+  const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
+  const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
+  const withinNoise = z !== null && Math.abs(z) < 2;
+  return {
+    explanation: 'different-runs',
+    title: '2. Different runs: no containment, the inversion may be sampling error',
+    supported: inverted ? (runToRun === null ? null : withinNoise) : false,
+    evidence: [
+      common.length === 0
+        ? `pass@${k} (${labels[1]}) and pass@1 (${labels[0]}) share no task: the two numbers average different task sets and cannot be compared task by task`
+        : `pass@${k} (${labels[1]}) - pass@1 (${labels[0]}) on ${common.length} common tasks = ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
+      runToRun === null
+        ? `run-to-run task-level SE: n/a: ${count(common.length, 'common task')}, a standard error needs at least 2`
+        : `run-to-run task-level SE of that difference (sd of per-task differences / sqrt N) = ${runToRun.toFixed(3)}, so the gap is ${z === null ? 'n/a (every task differs by the same amount)' : `${z.toFixed(2)} SE`}`,
+      runToRun === null
+        ? 'cannot tell whether the gap is sampling error'
+        : withinNoise
+          ? 'within 2 SE: two independent runs this size can invert by chance'
+          : 'beyond 2 SE: sampling error alone is an unlikely explanation',
+    ],
+  };
+}
 
-  // 3. Different harness?
+/** How two harnesses differ: the fields that differ, the generation ones, whether both are recorded. */
+interface HarnessComparison {
+  differences: HarnessDifference[];
+  generation: HarnessDifference[];
+  recorded: boolean;
+}
+
+/** Compares the harnesses the two results record (one batch shares one harness). */
+function compareHarness(
+  first: ResultFile,
+  second: ResultFile | undefined,
+  oneBatch: boolean,
+): HarnessComparison {
   const differences = oneBatch ? [] : harnessDifferences(first.harness, second?.harness ?? first.harness);
   const recorded = oneBatch || (first.harness !== undefined && second?.harness !== undefined);
   const generation = differences.filter(({ field }) => GENERATION_FIELD.test(field));
-  findings.push({
+  return { differences, generation, recorded };
+}
+
+/** Finding 3: two harnesses, that is two decoding policies, behind the two numbers. */
+function harnessFinding(
+  { differences, generation, recorded }: HarnessComparison,
+  first: ResultFile,
+  { labels, oneBatch }: Batches,
+): Finding {
+  return {
     explanation: 'different-harness',
     title: '3. Different harness: two decoding policies, not pass@1 vs pass@k of one',
     supported: oneBatch ? false : !recorded ? null : generation.length > 0 || differences.length > 0,
@@ -248,32 +156,55 @@ export function diagnose(
               ({ field, a, b }) =>
                 `${field}: ${formatHarnessValue(a)} vs ${formatHarnessValue(b)}${GENERATION_FIELD.test(field) ? '  <- changes the generation policy' : ''}`,
             ),
-  });
+  };
+}
 
-  // 4. Multi-turn?
+/** The multi-turn views of the batches whose rows carry `turn`, by label. */
+function multiTurnViews(
+  first: ResultFile,
+  second: ResultFile | undefined,
+  { groupA, groupB, labels, oneBatch }: Batches,
+): Record<string, MultiTurnReport> {
   const multiTurn: Record<string, MultiTurnReport> = {};
   if (groupA.multiTurn) multiTurn[labels[0]] = multiTurnReport(first.rows);
   if (!oneBatch && groupB.multiTurn && second !== undefined)
     multiTurn[labels[1]] = multiTurnReport(second.rows);
-  const turnEvidence = Object.entries(multiTurn).flatMap(([label, view]) => [
+  return multiTurn;
+}
+
+/** The evidence lines of one multi-turn view: per-turn accuracy, success by turn, first failures. */
+function turnEvidence(label: string, view: MultiTurnReport): string[] {
+  return [
     `${label}: ${view.conversations} conversations; per-turn accuracy ${view.perTurn.map(({ turn, passed, stillGoing }) => `t${turn + 1} ${passed}/${stillGoing}`).join(', ')} (denominator: conversations still going at that turn)`,
     `${label}: whole-conversation success ${percent(view.wholeConversation)}; succeeded by turn k ${view.succeededByTurn.map((value, i) => `k=${(view.perTurn[i]?.turn ?? i) + 1} ${percent(value)}`).join(', ')} (monotone); final answer ${percent(view.finalAnswer)} (not monotone: ${view.brokenLater === 1 ? '1 conversation was' : `${view.brokenLater} conversations were`} right at some turn and ended wrong)`,
     `${label}: first failure at turn ${Object.entries(view.firstFailure)
       .map(([turn, count]) => `${turn === 'none' ? 'never' : Number(turn) + 1}: ${count}`)
       .join(', ')}`,
-  ]);
-  findings.push({
+  ];
+}
+
+/** Finding 4: turns of one conversation counted as independent attempts. */
+function multiTurnFinding(multiTurn: Record<string, MultiTurnReport>): Finding {
+  const evidence = Object.entries(multiTurn).flatMap(([label, view]) => turnEvidence(label, view));
+  return {
     explanation: 'multi-turn',
     title: '4. Multi-turn: ten turns of one conversation are not ten attempts',
-    supported: turnEvidence.length > 0,
-    evidence: turnEvidence.length > 0 ? turnEvidence : ['no `turn` field: every sample is a fresh attempt'],
-  });
+    supported: evidence.length > 0,
+    evidence: evidence.length > 0 ? evidence : ['no `turn` field: every sample is a fresh attempt'],
+  };
+}
 
-  // 5. Before/after: the checklist for a regression claim.
+/** The checklist for a regression claim: recomputed, one generation setting, paired by task, intervals. */
+function beforeAfterChecklist(
+  { differences, generation, recorded }: HarnessComparison,
+  first: ResultFile,
+  oneBatch: boolean,
+  unpaired: number,
+): DiagnosisReport['checklist'] {
   const greedyField = (harness: Record<string, unknown> | undefined) =>
     differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined &&
     harness !== undefined;
-  const checklist = [
+  return [
     {
       item: 'recomputed from raw samples',
       ok: true,
@@ -290,8 +221,8 @@ export function diagnose(
     },
     {
       item: 'paired by task id',
-      ok: onlyA.length === 0 && onlyB.length === 0,
-      detail: `${count(onlyA.length + onlyB.length, 'task')} in only one result`,
+      ok: unpaired === 0,
+      detail: `${count(unpaired, 'task')} in only one result`,
     },
     {
       item: 'task-level intervals',
@@ -299,31 +230,63 @@ export function diagnose(
       detail: 'run `tinyagent compare A B` for the paired difference with its task-level interval',
     },
   ];
-  findings.push({
+}
+
+/** Finding 5: the before/after checklist, ticked, as evidence. */
+function beforeAfterFinding(checklist: DiagnosisReport['checklist']): Finding {
+  return {
     explanation: 'before-after',
     title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
     supported: null,
     evidence: checklist.map(
       ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
     ),
-  });
+  };
+}
 
+/** The one-sentence conclusion: no inversion, or the explanations (1-4) the data supports. */
+function conclusionOf(findings: readonly Finding[], numbers: DiagnosisReport['numbers']): string {
   const supported = findings.filter(
     ({ supported: value, explanation }) => value === true && explanation !== 'before-after',
   );
-  const conclusion =
-    !numbers.inverted && supported.length === 0
-      ? `no inversion: pass@${k} ${percent(passAtKValue)} >= pass@1 ${percent(passAt1)}`
-      : supported.length === 0
-        ? 'inverted, and no explanation is supported by the data: record the harness of both results and rerun paired on the same tasks'
-        : `${numbers.inverted ? 'inverted' : 'not inverted, but'}: the data supports ${supported.map(({ title }) => title.split(':')[0]).join(' and ')}`;
+  return !numbers.inverted && supported.length === 0
+    ? `no inversion: pass@${numbers.k} ${percent(numbers.passAtK)} >= pass@1 ${percent(numbers.passAt1)}`
+    : supported.length === 0
+      ? 'inverted, and no explanation is supported by the data: record the harness of both results and rerun paired on the same tasks'
+      : `${numbers.inverted ? 'inverted' : 'not inverted, but'}: the data supports ${supported.map(({ title }) => title.split(':')[0]).join(' and ')}`;
+}
+
+/**
+ * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
+ * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
+ */
+export function diagnose(
+  first: ResultFile,
+  second: ResultFile | undefined,
+  { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {},
+): DiagnosisReport {
+  const batches = batchesOf(first, second);
+  const { groupA, groupB, labels, oneBatch } = batches;
+  const k = chooseK(groupB, labels[1], requestedK);
+  const passAt1 = meanOf([...perTask(groupA.tasks, 1).values()]);
+  const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
+  const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
+  const same = sameBatchFinding(batches, k, numbers.inverted, reported);
+  const findings: Finding[] = [same.finding];
+  if (!oneBatch && !same.sameBatch) findings.push(differentRunsFinding(batches, k, numbers.inverted));
+  const harness = compareHarness(first, second, oneBatch);
+  findings.push(harnessFinding(harness, first, batches));
+  const multiTurn = multiTurnViews(first, second, batches);
+  findings.push(multiTurnFinding(multiTurn));
+  const checklist = beforeAfterChecklist(harness, first, oneBatch, same.unpaired);
+  findings.push(beforeAfterFinding(checklist));
   const report: DiagnosisReport = {
     sources: oneBatch ? [labels[0]] : labels,
     numbers,
     findings,
     checklist,
-    conclusion,
-    reportedMismatch: batch.mismatch,
+    conclusion: conclusionOf(findings, numbers),
+    reportedMismatch: same.mismatch,
   };
   if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
   return report;

@@ -1,5 +1,5 @@
 import { ResultFileError } from '../errors.ts';
-import type { Origin, ReportedValue, ResultFile, ResultRow } from '../resultFile.ts';
+import type { ResultFile, ResultRow } from '../resultFile.ts';
 import {
   MAX_TEXT_BYTES,
   MAX_TEXT_LABEL,
@@ -10,6 +10,7 @@ import {
 } from '../source.ts';
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { JsonDocument, type DocumentReading } from './document.ts';
+import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
 import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
 
 /**
@@ -127,80 +128,6 @@ class Summaries {
 const whereOf = (where: number | string) =>
   typeof where === 'number' ? `samples[${where}]` : `entry '${where}'`;
 
-/** The harness fields of an `EvalSpec` and `EvalPlan`: what generated the samples. */
-function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
-  const spec = log.eval as Record<string, unknown>;
-  const config = isObject(spec.config) ? spec.config : {};
-  const harness: Record<string, unknown> = { tool: 'inspect_ai' };
-  const packages = isObject(spec.packages) ? spec.packages : {};
-  if (packages.inspect_ai !== undefined) harness.version = packages.inspect_ai;
-  for (const key of ['task', 'task_version', 'model', 'model_base_url', 'solver'])
-    if (spec[key] !== undefined && spec[key] !== null) harness[key] = spec[key];
-  for (const key of ['model_generate_config', 'model_args', 'task_args', 'solver_args'])
-    if (isObject(spec[key]) && Object.keys(spec[key]).length > 0) harness[key] = spec[key];
-  if (isObject(spec.dataset) && spec.dataset.name != null) harness.dataset = spec.dataset.name;
-  if (isObject(spec.revision) && spec.revision.commit != null) harness.revision = spec.revision.commit;
-  for (const key of [
-    'epochs',
-    'epochs_reducer',
-    'limit',
-    'message_limit',
-    'token_limit',
-    'time_limit',
-    'working_limit',
-  ])
-    if (config[key] !== undefined && config[key] !== null) harness[key] = config[key];
-  if (isObject(log.plan)) {
-    const steps = Array.isArray(log.plan.steps)
-      ? log.plan.steps
-          .map((step) => (isObject(step) ? step.solver : undefined))
-          .filter((name) => name !== undefined)
-      : [];
-    if (steps.length > 0) harness.plan = steps;
-    if (isObject(log.plan.config) && Object.keys(log.plan.config).length > 0)
-      harness.plan_config = log.plan.config;
-  }
-  return harness;
-}
-
-/** The log's model, date (`stats.completed_at`, else `eval.created`) and status, where they are text. */
-function originOf(log: Record<string, unknown>): Origin {
-  const spec = log.eval as Record<string, unknown>;
-  const completed = isObject(log.stats) ? log.stats.completed_at : undefined;
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const date = text(completed) ?? text(spec.created);
-  const [model, status] = [text(spec.model), text(log.status)];
-  return {
-    ...(model === undefined ? {} : { model }),
-    ...(date === undefined ? {} : { date }),
-    ...(status === undefined ? {} : { status }),
-  };
-}
-
-/** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */
-function resultScores(
-  log: Record<string, unknown>,
-): Array<{ name: string; metrics: Record<string, unknown>; reducer: unknown }> {
-  const results = log.results;
-  if (!isObject(results)) return [];
-  if (Array.isArray(results.scores)) {
-    return results.scores.filter(isObject).map((score) => ({
-      name: String(score.name),
-      metrics: isObject(score.metrics) ? score.metrics : {},
-      reducer: score.reducer,
-    }));
-  }
-  if (isObject(results.scorer))
-    return [
-      {
-        name: String(results.scorer.name),
-        metrics: isObject(results.metrics) ? results.metrics : {},
-        reducer: undefined,
-      },
-    ];
-  return [];
-}
-
 /** A sample's scorers, a legacy single `score` named for the first scorer of the results. */
 const scorersOf = (sample: SampleSummary, firstScorer: string | undefined): readonly string[] =>
   sample.scorers.includes(SCORER_PLACEHOLDER)
@@ -249,52 +176,47 @@ const INFINITE =
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
 
-/** The rows of an Inspect log from its header and its samples (shared by `.json` and `.eval`). */
-function inspectRows(
-  log: Record<string, unknown>,
-  samples: SampleSummary[],
-  path: string,
-  format: 'inspect-json' | 'inspect-eval',
-  options: InspectOptions,
-): ResultFile {
-  if (!isObject(log.eval)) throw new ResultFileError(path, 0, 'eval', 'missing: not an Inspect log');
-  const scored = resultScores(log);
-  const notes: string[] = [];
-  if (log.status !== undefined && log.status !== 'success')
-    notes.push(
-      `the log's status is '${String(log.status)}': it holds the ${samples.length} samples written before the evaluation stopped`,
-    );
-  if (samples.length === 0)
-    throw new ResultFileError(
-      path,
-      0,
-      'samples',
-      'none in this log (it was written without samples, or stopped before any finished)',
-    );
-  const parsed = samples.map((sample) => {
-    const { id, epoch } = sample;
-    const where = whereOf(sample.where);
-    const fail = (field: string, detail: string): never => {
-      throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
-    };
-    const shown = (value: unknown) => (isObject(value) ? (value.shown as string) : JSON.stringify(value));
-    const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${shown(id)}`);
-    if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
-      fail('epoch', `expected an integer from 1, got ${shown(epoch)}`);
-    return {
-      id,
-      errored: sample.errored,
-      where,
-      task,
-      epoch: epoch as number,
-      scorers: scorersOf(sample, scored[0]?.name),
-      values: sample.values,
-      key: sortKey(id),
-    };
-  });
-  parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.epoch - b.epoch));
-  const seen = new Map<string, (typeof parsed)[number]>();
-  for (const sample of parsed) {
+/** A sample summary checked and ready to be a row: its id as a task, its epoch, its scorers named. */
+interface CheckedSample {
+  id: SampleSummary['id'];
+  errored: boolean;
+  /** Where the sample is, as messages say it. */
+  where: string;
+  task: string;
+  epoch: number;
+  scorers: readonly string[];
+  values: KeptScore[];
+  /** Its id as Inspect sorts samples (sortKey). */
+  key: string;
+}
+
+/** One sample's id and epoch checked (refused with where it is), a legacy `score` named for `firstScorer`. */
+function checkedSample(sample: SampleSummary, path: string, firstScorer: string | undefined): CheckedSample {
+  const { id, epoch } = sample;
+  const where = whereOf(sample.where);
+  const fail = (field: string, detail: string): never => {
+    throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
+  };
+  const shown = (value: unknown) => (isObject(value) ? (value.shown as string) : JSON.stringify(value));
+  const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${shown(id)}`);
+  if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
+    fail('epoch', `expected an integer from 1, got ${shown(epoch)}`);
+  return {
+    id,
+    errored: sample.errored,
+    where,
+    task,
+    epoch: epoch as number,
+    scorers: scorersOf(sample, firstScorer),
+    values: sample.values,
+    key: sortKey(id),
+  };
+}
+
+/** Refuses a (task, epoch) that two samples share: one sample logged twice, or ids 1 and "1". */
+function refuseDuplicates(samples: readonly CheckedSample[], path: string): void {
+  const seen = new Map<string, CheckedSample>();
+  for (const sample of samples) {
     const key = `${sample.task}\u0000${sample.epoch}`;
     const first = seen.get(key);
     if (first !== undefined) {
@@ -310,20 +232,27 @@ function inspectRows(
     }
     seen.set(key, sample);
   }
-  const names = [...new Set(parsed.flatMap(({ scorers }) => scorers))];
+}
+
+/** The scorer of the outcomes (`--scorer`, else the only one), and every scorer of the samples. */
+function chosenScorer(
+  samples: readonly CheckedSample[],
+  path: string,
+  requested: string | undefined,
+): { scorer: string; names: string[] } {
+  const names = [...new Set(samples.flatMap(({ scorers }) => scorers))];
   if (names.length === 0) {
-    const errored = parsed.filter((sample) => sample.errored).length;
+    const errored = samples.filter((sample) => sample.errored).length;
     throw new ResultFileError(
       path,
       0,
       'scores',
-      errored === parsed.length
+      errored === samples.length
         ? `every sample errored (${errored}); nothing was scored`
-        : `no sample carries a score (scores are empty or absent on all ${parsed.length}); score the log with \`inspect score\` first`,
+        : `no sample carries a score (scores are empty or absent on all ${samples.length}); score the log with \`inspect score\` first`,
     );
   }
-  let scorer = options.scorer;
-  if (scorer === undefined) {
+  if (requested === undefined) {
     if (names.length > 1)
       throw new ResultFileError(
         path,
@@ -331,21 +260,42 @@ function inspectRows(
         undefined,
         `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`,
       );
-    scorer = names[0] as string;
-  } else if (!names.includes(scorer))
+    return { scorer: names[0] as string, names };
+  }
+  if (!names.includes(requested))
     throw new ResultFileError(
       path,
       0,
       undefined,
-      `--scorer '${scorer}': no sample has this scorer (the log's: ${list(names)})`,
+      `--scorer '${requested}': no sample has this scorer (the log's: ${list(names)})`,
     );
+  return { scorer: requested, names };
+}
+
+/** The rows of one scorer's values; the samples left out (errored, unscored) or read as partial credit. */
+interface ScorerRows {
+  rows: ResultRow[];
+  errored: string[];
+  unscored: string[];
+  partial: number;
+  /** The rows whose score is not 0 or 1 (none: the rows are pass/fail and carry no score). */
+  graded: ResultRow[];
+}
+
+/** A row per sample with a value from `scorer`, refusing a value that is no score, or no row at all. */
+function scorerRows(
+  samples: readonly CheckedSample[],
+  scorer: string,
+  path: string,
+  partialAs: InspectOptions['partialAs'],
+): ScorerRows {
   const rows: ResultRow[] = [];
   const errored: string[] = [];
   const unscored: string[] = [];
   let partial = 0;
-  for (const sample of parsed) {
+  for (const sample of samples) {
     const label = `id ${JSON.stringify(sample.id)} epoch ${sample.epoch}`;
-    const reading = readValue(sample.values[sample.scorers.lastIndexOf(scorer)], options.partialAs);
+    const reading = readValue(sample.values[sample.scorers.lastIndexOf(scorer)], partialAs);
     if ('refused' in reading)
       throw new ResultFileError(
         path,
@@ -377,9 +327,16 @@ function inspectRows(
       undefined,
       `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
     );
-  notes.unshift(
-    `outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`,
-  );
+  return { rows, errored, unscored, partial, graded };
+}
+
+/** The notes on the samples left out, the partial credit read as pass or fail, and graded scores. */
+function scorerNotes(
+  { rows, errored, unscored, partial, graded }: ScorerRows,
+  scorer: string,
+  partialAs: InspectOptions['partialAs'],
+): string[] {
+  const notes: string[] = [];
   const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
   if (errored.length > 0)
     notes.push(
@@ -391,44 +348,46 @@ function inspectRows(
     );
   if (partial > 0)
     notes.push(
-      `${partial} partial-credit score(s) "P" read as ${options.partialAs} (Inspect's accuracy counts them 0.5)`,
+      `${partial} partial-credit score(s) "P" read as ${partialAs} (Inspect's accuracy counts them 0.5)`,
     );
   if (graded.length > 0)
     notes.push(
       `graded scores: ${graded.length} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
     );
-  // results.total_samples (dataset samples x epochs): fewer sample records than that means the
-  // log holds part of its run (trimmed, or written with --log-samples off for some), so the
-  // reported value is over samples the rows do not have
-  const total = isObject(log.results) ? log.results.total_samples : undefined;
-  const coverage =
-    typeof total === 'number' && Number.isSafeInteger(total) && samples.length < total
-      ? { held: samples.length, counted: total, unit: 'samples' as const, where: 'results.total_samples' }
-      : undefined;
-  const reported: ReportedValue[] = [];
-  const unchecked: string[] = [];
-  for (const score of scored.filter(({ name }) => name === scorer)) {
-    for (const [name, metric] of Object.entries(score.metrics)) {
-      // accuracy and mean are the mean of the values; stderr (inspect_ai/scorer/_metrics/std.py) its standard error
-      const statistic =
-        name === 'stderr' ? 'stderr' : name === 'accuracy' || name === 'mean' ? 'mean' : undefined;
-      const value = isObject(metric) ? metric.value : undefined;
-      if (statistic === undefined) {
-        // a metric of the task's own (or one of Inspect's this reader does not recompute)
-        const shown = typeof value === 'number' && Number.isFinite(value) ? ` ${value}` : '';
-        unchecked.push(`'${name}'${shown}`);
-      }
-      if (typeof value === 'number' && Number.isFinite(value) && statistic !== undefined) {
-        reported.push({
-          name,
-          value,
-          where: `results.scores['${scorer}'].metrics.${name}${typeof score.reducer === 'string' ? ` (epochs reduced by ${score.reducer})` : ''}`,
-          ...(statistic === 'stderr' ? { statistic } : {}),
-          ...(coverage === undefined ? {} : { coverage }),
-        });
-      }
-    }
-  }
+  return notes;
+}
+
+function inspectRows(
+  log: Record<string, unknown>,
+  samples: SampleSummary[],
+  path: string,
+  format: 'inspect-json' | 'inspect-eval',
+  options: InspectOptions,
+): ResultFile {
+  if (!isObject(log.eval)) throw new ResultFileError(path, 0, 'eval', 'missing: not an Inspect log');
+  const scored = resultScores(log);
+  const notes: string[] = [];
+  if (log.status !== undefined && log.status !== 'success')
+    notes.push(
+      `the log's status is '${String(log.status)}': it holds the ${samples.length} samples written before the evaluation stopped`,
+    );
+  if (samples.length === 0)
+    throw new ResultFileError(
+      path,
+      0,
+      'samples',
+      'none in this log (it was written without samples, or stopped before any finished)',
+    );
+  const parsed = samples.map((sample) => checkedSample(sample, path, scored[0]?.name));
+  parsed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.epoch - b.epoch));
+  refuseDuplicates(parsed, path);
+  const { scorer, names } = chosenScorer(parsed, path, options.scorer);
+  const read = scorerRows(parsed, scorer, path, options.partialAs);
+  notes.unshift(
+    `outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`,
+  );
+  notes.push(...scorerNotes(read, scorer, options.partialAs));
+  const { reported, unchecked } = reportedValues(log, scored, scorer, samples.length);
   if (unchecked.length > 0)
     notes.push(
       `results.scores['${scorer}'] reports ${unchecked.slice(0, 5).join(', ')}${unchecked.length > 5 ? ', ...' : ''}, not checked against the rows: only accuracy, mean and stderr are recomputed here${reported.length === 0 ? ', and the log reports none of them for this scorer' : ''}`,
@@ -437,7 +396,7 @@ function inspectRows(
   return {
     path,
     format,
-    rows,
+    rows: read.rows,
     harness: harnessOf(log),
     harnessSource: 'log',
     notes,
