@@ -12,7 +12,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { InputError, UsageError } from '../lib/errors.ts';
+import { InputError } from '../lib/errors.ts';
 import { fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
 import { localHolder } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
@@ -49,25 +49,6 @@ export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
 let counter = 0;
 
 const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
-
-/**
- * The lease timeout in seconds: TINYAGENT_LEASE_TIMEOUT (set by `--lease-timeout` for the workers
- * too) or the default. A plain decimal only: `Number` would also read `0x10`, `1e1` and ` 16 `.
- */
-export function leaseTimeout(): number {
-  const text = process.env[LEASE_TIMEOUT_ENV];
-  if (text === undefined || text === '') return DEFAULT_LEASE_TIMEOUT;
-  const seconds = Number(text);
-  if (
-    !/^(\d+\.?\d*|\.\d+)$/.test(text) ||
-    seconds < LEASE_TIMEOUT_RANGE.min ||
-    seconds > LEASE_TIMEOUT_RANGE.max
-  )
-    throw new UsageError(
-      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a decimal number of seconds in [${LEASE_TIMEOUT_RANGE.min}..${LEASE_TIMEOUT_RANGE.max}]`,
-    );
-  return seconds;
-}
 
 /**
  * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, a file that is
@@ -190,7 +171,7 @@ export interface Held {
 export async function claimJob(
   studyDir: string,
   jobId: string,
-  { timeout = leaseTimeout(), say = () => {} }: { timeout?: number; say?: (line: string) => void } = {},
+  { timeout, say = () => {} }: { timeout: number; say?: (line: string) => void },
 ): Promise<Claim | Held> {
   const dir = studyFolder(studyDir, 'claims');
   const path = claimPath(studyDir, jobId);
@@ -370,10 +351,10 @@ export async function unlockClaims(
   studyDir: string,
   jobIds: readonly string[],
   {
-    timeout = leaseTimeout(),
+    timeout,
     force = false,
     say = () => {},
-  }: { timeout?: number; force?: boolean; say?: (line: string) => void } = {},
+  }: { timeout: number; force?: boolean; say?: (line: string) => void },
 ): Promise<UnlockRow[]> {
   const dir = studyFolder(studyDir, 'claims');
   const names = readdirSync(dir)

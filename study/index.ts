@@ -34,7 +34,6 @@ export {
   LEASE_TIMEOUT_ENV,
   claimJob,
   leaseAtOnce,
-  leaseTimeout,
   readLease,
   watchLeases,
   type Claim,

@@ -85,7 +85,11 @@ export type JobOutcome = 'ran' | 'skipped' | Held;
 export async function runJob(
   plan: Plan,
   index: number,
-  { quiet = true, say = () => {} }: { quiet?: boolean; say?: (line: string) => void } = {},
+  {
+    timeout,
+    quiet = true,
+    say = () => {},
+  }: { timeout: number; quiet?: boolean; say?: (line: string) => void },
 ): Promise<JobOutcome> {
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
@@ -99,7 +103,7 @@ export async function runJob(
       );
   }
   const jobsDir = studyFolder(plan.dir, 'jobs');
-  const claim = await claimJob(plan.dir, job.id, { say });
+  const claim = await claimJob(plan.dir, job.id, { timeout, say });
   if ('heldBy' in claim) return claim;
   const temporary = join(jobsDir, `.partial-${job.id}-${hostname()}-${process.pid}`);
   const lockPath = join(plan.dir, 'claims', `${job.id}.lock`);

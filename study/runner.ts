@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { EXIT, InputError } from '../lib/errors.ts';
 import { onStopSignal } from '../lib/processes.ts';
 import { progressBar } from '../lib/progress.ts';
-import { leaseTimeout } from './claim.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobState, type JobState } from './job.ts';
 import { jobSeconds } from './output.ts';
@@ -85,7 +84,7 @@ export function slotsOf(job: Job, slots: number): number {
  */
 export async function runStudy(
   plan: Plan,
-  { workers, say = () => {} }: { workers: number; say?: (line: string) => void },
+  { workers, timeout, say = () => {} }: { workers: number; timeout: number; say?: (line: string) => void },
 ): Promise<StudyRunSummary> {
   const started = performance.now();
   const states = new Map<number, JobState['state']>();
@@ -128,7 +127,7 @@ export async function runStudy(
       `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${timeout} s`,
     );
   };
-  const pool = new WorkerPool(plan, (seconds) => summary.workerStarts.push(seconds));
+  const pool = new WorkerPool(plan, timeout, (seconds) => summary.workerStarts.push(seconds));
   /** Set by SIGTERM or SIGINT: no job starts, and the workers' jobs end as their own signal handlers end them. */
   let interrupted = false;
   const removeSignalHandlers = onStopSignal(async (signal) => {
@@ -139,7 +138,6 @@ export async function runStudy(
   let done = initiallyDone;
   /** When each job held by another process's lease was last handed to a worker, which watches the lease (`claimJob`). */
   const probed = new Map<number, number>();
-  const timeout = leaseTimeout();
   const isReady = (job: Job) =>
     !failedHere.has(job.index) &&
     !lostHere.has(job.index) &&
@@ -267,8 +265,8 @@ class WorkerProcess {
     { log: string; settle: (reply: Reply) => void; started: number; logProblem: string | null } | undefined;
   exited = false;
 
-  constructor(plan: Plan, onStart: (seconds: number) => void) {
-    this.child = fork(WORKER_ENTRY, [plan.dir], {
+  constructor(plan: Plan, timeout: number, onStart: (seconds: number) => void) {
+    this.child = fork(WORKER_ENTRY, [plan.dir, String(timeout)], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: [],
       env: process.env,
@@ -371,6 +369,8 @@ class WorkerPool {
 
   constructor(
     private readonly plan: Plan,
+    /** The run's lease timeout, which each worker is given as an argument. */
+    private readonly timeout: number,
     private readonly onStart: (seconds: number) => void,
   ) {}
 
@@ -378,7 +378,7 @@ class WorkerPool {
     const log = jobLogPath(this.plan, job);
     let worker = this.idle.pop();
     while (worker?.exited) worker = this.idle.pop();
-    worker ??= new WorkerProcess(this.plan, this.onStart);
+    worker ??= new WorkerProcess(this.plan, this.timeout, this.onStart);
     this.all.add(worker);
     const reply = await worker.run(job.index, log);
     if (worker.exited) this.all.delete(worker);

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { leaseTimeout, LEASE_TIMEOUT_ENV } from './claim.ts';
+import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV } from './claim.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { studyFolder } from './disk.ts';
 import { jobState } from './job.ts';
@@ -29,6 +29,8 @@ export interface SlurmOptions {
   sbatch?: string[];
   /** Default per-seed. */
   dependency?: SlurmDependency;
+  /** Seconds a claim may go unrenewed (`--lease-timeout`): the scripts export it to their jobs, and their retries last three of it. */
+  leaseTimeout?: number;
 }
 
 /** A task whose job another live lease holds sleeps this long before it runs `study run --index` again. */
@@ -229,7 +231,7 @@ function sbatchScript(
   const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
-  const timeout = leaseTimeout();
+  const timeout = options.leaseTimeout ?? DEFAULT_LEASE_TIMEOUT;
   const tries = retryTries(timeout);
   return [
     '#!/bin/bash',
@@ -393,6 +395,8 @@ export interface K8sOptions {
   evalCpus?: number;
   /** Memory a pod requests, Slurm's size syntax (default 2G). */
   mem?: string;
+  /** Seconds a claim may go unrenewed (`--lease-timeout`), given to the pods' environment. */
+  leaseTimeout?: number;
 }
 
 /**
@@ -424,7 +428,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
   const trains = plan.jobs.filter((job) => job.kind === 'train');
   const threads = Math.max(1, ...trains.map((job) => job.threads));
   const paths = { train: join(folder, 'train.yaml'), eval: join(folder, 'eval.yaml') };
-  const timeout = leaseTimeout();
+  const timeout = options.leaseTimeout ?? DEFAULT_LEASE_TIMEOUT;
   for (const [kind, jobs, cpus] of [
     ['train', trains, options.trainCpus ?? threads],
     ['eval', plan.jobs.filter((job) => job.kind === 'eval'), options.evalCpus ?? 1],

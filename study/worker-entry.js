@@ -10,7 +10,7 @@ installInternalErrorHandler('study');
 register();
 try {
   const { serveJobs } = await import('./worker.ts');
-  await serveJobs(process.argv[2]);
+  await serveJobs(process.argv[2], Number(process.argv[3]));
 } catch (error) {
   // readPlan or the backend failed before any job: the line is the first job's log (runner.ts).
   const { errorKind, errorLine, EXIT } = await import('../lib/errors.ts');

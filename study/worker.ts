@@ -85,9 +85,11 @@ const outcomeKind = (outcome: JobOutcome) => (typeof outcome === 'string' ? outc
 export async function runIndexed(
   plan: Plan,
   index: number,
+  timeout: number,
 ): Promise<{ code: number; outcome: 'ran' | 'skipped' | 'held' | 'failed' }> {
   try {
     const outcome = await runJob(plan, index, {
+      timeout,
       quiet: false,
       say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
     });
@@ -104,8 +106,8 @@ export async function runIndexed(
   }
 }
 
-/** Serves jobs of the study in `dir` until the parent disconnects (worker-entry.js calls this). */
-export async function serveJobs(dir: string): Promise<void> {
+/** Serves jobs of the study in `dir`, with the run's lease timeout, until the parent disconnects (worker-entry.js calls this). */
+export async function serveJobs(dir: string, timeout: number): Promise<void> {
   const send = (reply: WorkerReply) => process.send?.(reply);
   const plan = readPlan(dir);
   await initBackend();
@@ -134,7 +136,7 @@ export async function serveJobs(dir: string): Promise<void> {
           logProblem ??= `cannot write the log ${request.log}: ${error.message}`;
         });
         try {
-          ran = await runIndexed(plan, request.index);
+          ran = await runIndexed(plan, request.index, timeout);
         } finally {
           restore();
           closeSync(fd);

@@ -1,5 +1,13 @@
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, LEASE_TIMEOUT_RANGE } from '../../../study/claim.ts';
-import { intFlag, MAX_SEED, stringFlag, type CommandArgs, type FlagSpec } from '../../args.ts';
+import {
+  intFlag,
+  MAX_SEED,
+  numberFlag,
+  stringFlag,
+  UsageError,
+  type CommandArgs,
+  type FlagSpec,
+} from '../../args.ts';
 
 /** The flags of every `study` subcommand; each description starts with the subcommands that read it. */
 export const STUDY_FLAGS: Record<string, FlagSpec> = {
@@ -126,4 +134,27 @@ export function taskResources(args: CommandArgs): { trainCpus?: number; evalCpus
     evalCpus: intFlag(args, 'eval-cpus', 1, { min: 1, max: 256 }),
     mem: stringFlag(args, 'mem') ?? '2G',
   };
+}
+
+/**
+ * The lease timeout in seconds, read once here and passed to every job and worker: --lease-timeout,
+ * else TINYAGENT_LEASE_TIMEOUT (which the schedulers' scripts export to their jobs), else the
+ * default. The variable must be a plain decimal in range: `Number` would also read `0x10`, `1e1`
+ * and ` 16 `.
+ */
+export function leaseTimeoutOf(args: CommandArgs): number {
+  if (args.flags['lease-timeout'] !== undefined)
+    return numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_RANGE);
+  const text = process.env[LEASE_TIMEOUT_ENV];
+  if (text === undefined || text === '') return DEFAULT_LEASE_TIMEOUT;
+  const seconds = Number(text);
+  if (
+    !/^(\d+\.?\d*|\.\d+)$/.test(text) ||
+    seconds < LEASE_TIMEOUT_RANGE.min ||
+    seconds > LEASE_TIMEOUT_RANGE.max
+  )
+    throw new UsageError(
+      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a decimal number of seconds in [${LEASE_TIMEOUT_RANGE.min}..${LEASE_TIMEOUT_RANGE.max}]`,
+    );
+  return seconds;
 }

@@ -1,13 +1,7 @@
-import {
-  DEFAULT_LEASE_TIMEOUT,
-  LEASE_TIMEOUT_ENV,
-  LEASE_TIMEOUT_RANGE,
-  leaseTimeout,
-} from '../../../study/claim.ts';
 import { readPlan, type Plan } from '../../../study/plan.ts';
 import { clip, closestName } from '../../../lib/text.ts';
-import { numberFlag, UsageError, type Command, type CommandArgs } from '../../args.ts';
-import { STUDY_FLAGS } from './flags.ts';
+import { UsageError, type Command, type CommandArgs } from '../../args.ts';
+import { leaseTimeoutOf, STUDY_FLAGS } from './flags.ts';
 
 /**
  * The subcommands of `tinyagent study`, each its own module, loaded when asked for: `study run
@@ -17,14 +11,17 @@ import { STUDY_FLAGS } from './flags.ts';
  */
 const SUBCOMMANDS = {
   plan: async (args: CommandArgs) => (await import('./plan.ts')).studyPlan(args),
-  run: async (args: CommandArgs, plan: Plan) => (await import('./run.ts')).studyRun(args, plan),
+  run: async (args: CommandArgs, plan: Plan, timeout: number) =>
+    (await import('./run.ts')).studyRun(args, plan, timeout),
   status: async (args: CommandArgs, plan: Plan, timeout: number) =>
     (await import('./status.ts')).studyStatus(args, plan, timeout),
   unlock: async (args: CommandArgs, plan: Plan, timeout: number) =>
     (await import('./unlock.ts')).studyUnlock(args, plan, timeout),
   report: async (args: CommandArgs, plan: Plan) => (await import('./report.ts')).studyReport(args, plan),
-  slurm: async (args: CommandArgs, plan: Plan) => (await import('./slurm.ts')).studySlurm(args, plan),
-  k8s: async (args: CommandArgs, plan: Plan) => (await import('./k8s.ts')).studyK8s(args, plan),
+  slurm: async (args: CommandArgs, plan: Plan, timeout: number) =>
+    (await import('./slurm.ts')).studySlurm(args, plan, timeout),
+  k8s: async (args: CommandArgs, plan: Plan, timeout: number) =>
+    (await import('./k8s.ts')).studyK8s(args, plan, timeout),
   compare: async (args: CommandArgs, a: string, b: string) =>
     (await import('./compare.ts')).studyCompare(args, a, b),
 } as const;
@@ -32,16 +29,11 @@ const SUBCOMMANDS = {
 type Subcommand = keyof typeof SUBCOMMANDS;
 
 /**
- * The study folder of a subcommand that takes one, with the lease timeout: --lease-timeout (or
- * TINYAGENT_LEASE_TIMEOUT) first, since every job reads it and the workers and the scripts inherit
- * it, so a bad one is refused before anything runs; then the plan.
+ * The study folder of a subcommand that takes one, with the lease timeout (`leaseTimeoutOf`)
+ * first, since every job reads it, so a bad one is refused before anything runs; then the plan.
  */
 function openStudy(args: CommandArgs, folder: string): { plan: Plan; timeout: number } {
-  if (args.flags['lease-timeout'] !== undefined)
-    process.env[LEASE_TIMEOUT_ENV] = String(
-      numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_RANGE),
-    );
-  const timeout = leaseTimeout();
+  const timeout = leaseTimeoutOf(args);
   return { plan: readPlan(folder), timeout };
 }
 

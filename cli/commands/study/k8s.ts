@@ -5,9 +5,10 @@ import { intFlag, stringFlag, type CommandArgs } from '../../args.ts';
 import { taskResources } from './flags.ts';
 
 /** `study k8s`: writes the two Indexed Job manifests (training, then evaluation). */
-export async function studyK8s(args: CommandArgs, plan: Plan): Promise<void> {
+export async function studyK8s(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
   const paths = writeK8sManifests(plan, {
     ...taskResources(args),
+    leaseTimeout: timeout,
     image: stringFlag(args, 'image') ?? 'tinyagent:local',
     claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
     parallelism: intFlag(args, 'parallelism', 4, { min: 1, max: 10_000 }),

@@ -7,7 +7,7 @@ import { count } from '../../../lib/text.ts';
 import { boolFlag, InputError, intFlag, printJson, UsageError, type CommandArgs } from '../../args.ts';
 
 /** `study run DIR --index I [--offset K]`: job K + I alone, the array schedulers' contract. */
-async function runOne(args: CommandArgs, plan: Plan): Promise<void> {
+async function runOne(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
   if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
   const offset = intFlag(args, 'offset', 0, { min: 0, max: 1_000_000 });
   const index = offset + intFlag(args, 'index', 0, { min: 0, max: 1_000_000 });
@@ -17,6 +17,7 @@ async function runOne(args: CommandArgs, plan: Plan): Promise<void> {
     );
   const outcome = await runJob(plan, index, {
     quiet: false,
+    timeout,
     say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
   });
   // Held by a live lease: not done, exit 75, so that afterok and backoffLimitPerIndex see it.
@@ -25,9 +26,13 @@ async function runOne(args: CommandArgs, plan: Plan): Promise<void> {
 }
 
 /** `study run DIR [--jobs N]`: every job not done, on this machine's CPU slots. */
-async function runAll(args: CommandArgs, plan: Plan): Promise<void> {
+async function runAll(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
   const workers = intFlag(args, 'jobs', availableParallelism(), { min: 1, max: 256 });
-  const summary = await runStudy(plan, { workers, say: (line) => process.stderr.write(`${line}\n`) });
+  const summary = await runStudy(plan, {
+    workers,
+    timeout,
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
   if (boolFlag(args, 'json')) printJson(summary);
   else
     process.stdout.write(
@@ -44,8 +49,8 @@ async function runAll(args: CommandArgs, plan: Plan): Promise<void> {
 }
 
 /** `study run`: one job (--index) or all of them. */
-export async function studyRun(args: CommandArgs, plan: Plan): Promise<void> {
+export async function studyRun(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
   if (args.flags.offset !== undefined && args.flags.index === undefined)
     throw new UsageError('--offset goes with --index');
-  await (args.flags.index !== undefined ? runOne(args, plan) : runAll(args, plan));
+  await (args.flags.index !== undefined ? runOne(args, plan, timeout) : runAll(args, plan, timeout));
 }

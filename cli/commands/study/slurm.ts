@@ -49,8 +49,8 @@ function submittedLine(submitted: SubmittedArray[], todo: number, planned: numbe
 }
 
 /** `study slurm`: writes the sbatch scripts and, with --submit, submits the jobs not done. */
-export async function studySlurm(args: CommandArgs, plan: Plan): Promise<void> {
-  const scripts = writeSlurmScripts(plan, slurmOptions(args));
+export async function studySlurm(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
+  const scripts = writeSlurmScripts(plan, { ...slurmOptions(args), leaseTimeout: timeout });
   const todo = scripts.arrays.reduce((total, array) => total + array.indices.length, 0);
   if (!boolFlag(args, 'submit')) {
     process.stdout.write(
