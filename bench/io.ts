@@ -13,7 +13,8 @@ import { Rng } from '../lib/rng.ts';
  * entries of about 1 MiB of JSON each, mostly an incompressible message, as a transcript's
  * tool output can be) are read by `readResults` in a fresh process, which reports its peak
  * resident memory. Streaming one entry at a time keeps the peak flat as the file grows.
- * TINYAGENT_BENCH_IO_MB sets the sizes in MB (default 64,256; 1024 takes about a minute).
+ * TINYAGENT_BENCH_IO_MB sets the sizes in MB (default 64,256; 1024 writes and reads a 1 GB
+ * archive, docs/MEASUREMENTS.md has a dated figure of it).
  */
 
 const ENTRY_TEXT = 1 << 20;

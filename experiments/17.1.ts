@@ -6,8 +6,9 @@
  *   the episode-level and the task-level intervals, how correlated are a task's episodes (the
  *   moment estimate of the intraclass correlation rho) and what is the design effect 1 + (n-1) rho?
  * Command: npm run exp:17.1 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 10 s with trained checkpoints; training the default run first takes what
- *   `npm run train` takes (README, results/train.json).
+ * Runtime: with trained checkpoints, two evaluations of 32 episodes per held-out task (steps 0
+ *   and 80); training the default run first, when it is missing, takes what `npm run train`
+ *   takes (README, results/train.json).
  * Output: results/17.1.json, results/17.1.md.
  */
 import { passRateNumbers } from '../analysis/index.ts';

@@ -8,10 +8,11 @@
  *   numbers (step 60 against step 80 of one run, on the same episodes), and the sample sizes a
  *   comparison needs (power).
  * Command: npm run exp:17.4 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 40 s with trained checkpoints; training the seeds first takes what `npm run
- *   train` takes (README, results/train.json) for each (they are runs/seed-1 ... seed-3, shared
- *   with `npm run train -- --seeds 0,1,2,3`; seed 0 is the run itself when it is the default
- *   recipe, see `seedRun`).
+ * Runtime: with trained checkpoints, 18 evaluations of 32 episodes per held-out task (four seeds'
+ *   steps 30 and 80 twice each, and steps 60 and 80 paired); training the seeds first, when they
+ *   are missing, takes what `npm run train` takes (README, results/train.json) for each (they are
+ *   runs/seed-1 ... seed-3, shared with `npm run train -- --seeds 0,1,2,3`; seed 0 is the run
+ *   itself when it is the default recipe, see `seedRun`).
  * Output: results/17.4.json, results/17.4.md.
  */
 import { makeTasks } from '../gym/index.ts';

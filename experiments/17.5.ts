@@ -7,7 +7,9 @@
  *   intervals (Figure 17.2); what the base agent does with more turns and edits (counted from its
  *   episodes); and greedy against sampled decoding task by task.
  * Command: npm run exp:17.5 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 30 s with trained checkpoints.
+ * Runtime: with trained checkpoints, 18 evaluations of 32 episodes per held-out task (steps 0
+ *   and 80 under each of the nine harnesses); a missing default run is trained first (`npm run
+ *   train`, results/train.json).
  * Output: results/17.5.json, results/17.5.md, results/figures/17.2-pass-by-harness.svg.
  */
 import type { HarnessInput } from '../gym/index.ts';

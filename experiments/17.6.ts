@@ -10,7 +10,10 @@
  *   pool restricted to training names and to held-out names: two independent evaluations, each
  *   with its own episode seeds, and their difference with Welch's unpaired interval.
  * Command: npm run exp:17.6 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 1.5 minutes from scratch (the type-split run trains in about 75 s); seconds after.
+ * Runtime: from a fresh clone mostly training, first the type-split run (30 steps against the
+ *   default run's 80, whose time results/train.json records), then the default run; once they
+ *   exist, seconds: six evaluations of 32 episodes per task (steps 0 and 30 on each task set,
+ *   step 80 of the run under each rename pool).
  * Output: results/17.6.json, results/17.6.md.
  */
 import { HELD_OUT_VARIANTS, makeTasks } from '../gym/index.ts';

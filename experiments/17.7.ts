@@ -9,9 +9,9 @@
  *   where they start to fall; when the run narrows none, the four training seeds' runs beside it
  *   are searched (trained first where missing, as exp:all does).
  * Command: npm run exp:17.7 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about a minute with trained checkpoints (64 episodes per held-out task at every checkpoint
- *   of the runs it searches); from a fresh clone add the seed runs'
- *   training, each what `npm run train` takes (README, results/train.json).
+ * Runtime: with trained checkpoints, nine evaluations of 64 episodes per held-out task (steps 0
+ *   to 80, every 10), and nine more for each seed run it searches; from a fresh clone add the
+ *   seed runs' training, each what `npm run train` takes (README, results/train.json).
  * Output: results/17.7.json, results/17.7.md, results/figures/17.3-passk.svg (left: the mean curves
  *   with bands; right: the narrowing task that falls furthest, its pass@k at steps 0, 20 and 80).
  */

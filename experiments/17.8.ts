@@ -9,7 +9,10 @@
  *   equally good checkpoints on a 160-episode test set). Figure 17.4: validation and test by step,
  *   and the four seeds' step-30 checkpoints with episode- and task-level intervals.
  * Command: npm run exp:17.8 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 20 s with trained checkpoints.
+ * Runtime: with trained checkpoints, 18 evaluations of 32 episodes per task of a five-task side
+ *   (nine checkpoints, validation and test), 160 small ones of 8 (the winner's curse) and four of
+ *   32 per held-out task (the seeds' step 30); seed runs missing are trained first, each what
+ *   `npm run train` takes (README, results/train.json).
  * Output: results/17.8.json, results/17.8.md, results/figures/17.4-selection.svg, results/figures/17.4-seeds-step30.svg.
  */
 import { makeTasks, type Task } from '../gym/index.ts';

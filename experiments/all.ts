@@ -1,13 +1,14 @@
 /**
- * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises,
- * training what is missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
+ * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises and the
+ * scripts on the committed studies (seeds, coverage, recipes, recipe-claims), training what is
+ * missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
  *
  * Command: npm run exp:all [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: the chapter's sections about 2 minutes with trained checkpoints on two cores; 14 minutes
- *   from a fresh clone (measured: 840 s, of which about 11 minutes train the default run, seeds 1
- *   to 3 and 17.6's type-split run). The exercises add about 14 to 15 minutes with their runs
- *   trained, 23 to 26 with ex-4's four type-split trainings (the sums of their runs alone,
- *   docs/EXERCISES.md).
+ * Runtime: the sum of the single scripts' (each one's --help says what takes its time). From a
+ *   fresh clone most of it is training: the default run, seeds 1 to 3 and 17.6's type-split run,
+ *   and for the exercises ex-4's four other type-split runs (each what `npm run train` takes or
+ *   less, results/train.json); with trained runs the exercises take longer than the chapter's
+ *   sections (docs/EXERCISES.md, "Runtimes").
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
 import { isMain, runScript } from '../lib/script.ts';

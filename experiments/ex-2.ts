@@ -10,9 +10,10 @@
  *   exact test, Holm over the run's falls). On the run and on the seeds' runs beside it (17.7
  *   found its narrowing tasks there).
  * Command: npm run ex:2 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: measured 360 to 434 s for the four runs with trained checkpoints (256 episodes per
- *   held-out task at steps 0, 20, 40, 80 and 64 at the other five), 364.5 s at a load average of
- *   16 falling to 5; seed runs missing are trained first (50.7 min with all four, at a load of 15).
+ * Runtime: with trained checkpoints, every checkpoint of the four runs: 256 episodes per held-out
+ *   task at steps 0, 20, 40, 80 and 64 at the other five, nine evaluations per run (the longest
+ *   exercise with ex-6, docs/EXERCISES.md, "Runtimes"); runs missing are trained first, each what
+ *   `npm run train` takes (README, results/train.json).
  * Output: results/ex-2.json, results/ex-2.md, results/figures/ex-2-passk.svg and
  *   ex-2-counts-<run>.svg (per-task success rates by checkpoint).
  */

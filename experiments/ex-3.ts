@@ -7,9 +7,9 @@
  *   compare with the task bootstrap's? And is it calibrated: its coverage of the population mean
  *   under the 17.3 setup (Beta(0.4, 0.3), 10 tasks, 32 episodes), beside the task bootstrap's?
  * Command: npm run ex:3 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: measured 270 s at a load average of 17 (62 s of CPU): 2,000 simulated evaluations, each
- *   a 4,000-draw posterior and a 2,000-replicate bootstrap; the two evaluations take seconds with
- *   trained checkpoints.
+ * Runtime: mostly the simulation on one core: 2,000 simulated evaluations, each a 4,000-draw
+ *   posterior and a 2,000-replicate bootstrap; the two evaluations take seconds with trained
+ *   checkpoints.
  * Output: results/ex-3.json, results/ex-3.md, results/figures/ex-3-intervals.svg.
  */
 import { bayesianNumbers } from '../analysis/index.ts';

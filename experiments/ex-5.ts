@@ -10,7 +10,8 @@
  *   evaluation, measured from independent evaluations. Training-config fields are not read by an
  *   evaluation at all; they are listed with that reason.
  * Command: npm run ex:5 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 1 minute with a trained run (measured 67 s: the checkpoint's evaluations; the canaries take seconds).
+ * Runtime: with a trained run, mostly the checkpoint's 16 evaluations of 32 episodes per held-out
+ *   task (four for the tolerance, one per changed field); the scripted canaries take seconds.
  * Output: results/ex-5.json, results/ex-5.md, results/figures/ex-5-checkpoint-moves.svg.
  */
 import { SCRIPTED_POLICIES, type HarnessInput } from '../gym/index.ts';

@@ -13,8 +13,8 @@
  *   correlation against 0, and the two seeds' independence is checked on a scripted policy over
  *   many more repetitions.
  * Command: npm run ex:6 [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: about 4.5 minutes with trained checkpoints (measured 255 s: 60 evaluations of 320 episodes,
- *   400 scripted ones of 320).
+ * Runtime: with trained checkpoints, mostly 60 evaluations of 320 episodes (20 repetitions of
+ *   step 60, step 80 shared and step 80 separate); the 400 scripted ones of 320 take seconds.
  * Output: results/ex-6.json, results/ex-6.md, results/figures/ex-6-differences.svg.
  */
 import { commonRandomNumbers } from '../analysis/index.ts';

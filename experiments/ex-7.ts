@@ -8,7 +8,8 @@
  *   `tinyagent review` (the same `designReview`); this script records it for the chapter's claim.
  * Command: npm run ex:7 [-- --seed S --smoke --out DIR]   (or: npx tinyagent review --a 0.410
  *   --b 0.434 --tasks 500 --samples 1 --seeds 1 --selection best-of-5)
- * Runtime: about 4 s, most of it starting node and drawing the figure (no random draws: the seed is recorded only).
+ * Runtime: seconds, most of it starting node and drawing the figure (no random draws: the seed is
+ *   recorded only).
  * Output: results/ex-7.json, results/ex-7.md, results/figures/ex-7-se-by-correlation.svg.
  */
 import { readFileSync } from 'node:fs';

@@ -3,7 +3,8 @@
  * missing first: `npm run exp:all` without the chapter's sections.
  *
  * Command: npm run ex:all [-- --run DIR --seed S --smoke --out DIR]
- * Runtime: see docs/EXERCISES.md (measured there from trained runs).
+ * Runtime: the sum of the single exercises' (each one's --help); docs/EXERCISES.md, "Runtimes",
+ *   says which are long and what each trains first.
  * Output: everything the single scripts write, and each one's runtime on the terminal.
  */
 import { main as all } from './all.ts';

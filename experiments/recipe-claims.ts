@@ -10,8 +10,8 @@
  *   the book's design, 17.5's two magnitudes; across recipes a claim holds (fails, agrees,
  *   differs) whatever the recipe, belongs to a recipe, or is open.
  * Command: npm run exp:recipe-claims [-- --seed S]
- * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them); about 15 s
- *   of CPU per study, most of it the episode resamples of every verdict.
+ * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them); per study,
+ *   most of the time goes to the episode resamples of every verdict.
  * Output: results/recipe-claims.json, results/recipe-claims.md,
  *   results/figures/recipe-claims-{rates,values}.svg. A recipe whose study is absent or not
  *   finished is listed as such and left out.

@@ -10,8 +10,9 @@
  *   (Bonferroni over five comparisons; paired t on the seeds that share their step-0 agent and
  *   episodes, else Welch); then the rule, line by line, and the choice.
  * Command: npm run exp:recipes [-- --seed S]
- * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them, about
- *   10 to 25 min of training per candidate); seconds, most of it the 50,000-replicate intervals.
+ * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them: 8
+ *   trainings and their evaluations per candidate, docs/STUDIES.md, "How long it takes"); seconds,
+ *   most of it the 50,000-replicate intervals.
  * Output: results/recipes.json, results/recipes.md. Candidates not yet run (no study, or one
  *   with jobs not done) are listed as such, and the choice waits for all of them.
  */

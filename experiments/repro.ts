@@ -4,8 +4,8 @@
  * smoke runs must reproduce results/smoke/ exactly (the test suite checks those).
  *
  * Command: npm run test:repro            (full: reruns every experiment on the committed runs,
- *                                         training them first where missing: about 2 minutes with
- *                                         trained runs, about 14 from a fresh clone)
+ *                                         training them first where missing, as `npm run
+ *                                         exp:all` does; its --help says what takes the time)
  *          npm run test:repro -- --update-smoke   (rewrites results/smoke/ after a change that
  *                                         moves the smoke numbers, to be committed with it)
  *          npm run test:repro -- --rebaseline     (regenerates every committed number: runs trained

@@ -28,9 +28,9 @@ export interface Check {
 export const FEW_TASKS = 5;
 
 /**
- * Bounds on one report's bootstrap: task draws (reps x tasks; some 10 ns each, so about a
- * minute) and replicate statistics kept for the percentiles (reps x (3 + 4 x the k every task
- * can be scored at); 8 bytes each, 800 MB).
+ * Bounds on one report's bootstrap: task draws (reps x tasks, which set its time; the cost of a
+ * draw is in docs/MEASUREMENTS.md) and replicate statistics kept for the percentiles (reps x (3 +
+ * 4 x the k every task can be scored at); 8 bytes each, 800 MB).
  */
 export const BOOTSTRAP_LIMITS = { draws: 5_000_000_000, replicateValues: 100_000_000 } as const;
 

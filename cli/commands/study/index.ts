@@ -6,8 +6,8 @@ import { leaseTimeoutOf, STUDY_FLAGS } from './flags.ts';
 /**
  * The subcommands of `tinyagent study`, each its own module, loaded when asked for: `study run
  * --index I` (every job of a scheduler) does not load the report's statistics and figures (vega),
- * which cost it a second or more of start-up. `plan` takes no folder, `compare` two; the others
- * one study folder, read here (`openStudy`), and the lease timeout.
+ * whose imports would lengthen its start-up (docs/MEASUREMENTS.md). `plan` takes no folder,
+ * `compare` two; the others one study folder, read here (`openStudy`), and the lease timeout.
  */
 const SUBCOMMANDS = {
   plan: async (args: CommandArgs) => (await import('./plan.ts')).studyPlan(args),
