@@ -8,7 +8,9 @@
  *   the seed means, IQM with whole seeds redrawn, SD with its chi-square interval), step 30's training- and
  *   evaluation-noise SDs, and step 80's difference from the default with a 99% interval
  *   (Bonferroni over five comparisons; paired t on the seeds that share their step-0 agent and
- *   episodes, else Welch); then the rule, line by line, and the choice.
+ *   episodes, else Welch); then the rule, line by line, and the choice. Then the training design's
+ *   pre-registered check (docs/TRAINING-DESIGN.md, section 2): its candidates
+ *   (studies/design-dev/NAME) in order, each read for learning and stability, until one passes.
  * Command: npm run exp:recipes [-- --seed S]
  * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them: 8
  *   trainings and their evaluations per candidate, docs/STUDIES.md, "How long it takes"); seconds,
@@ -31,23 +33,43 @@ export const CANDIDATES = ['default', 'entropy-0', 'lr-0.0005', 'epochs-2', 'kl-
 /** Bonferroni over the five comparisons with the default (docs/RECIPES.md, section 3). */
 export const RULE_LEVEL = 1 - 0.05 / 5;
 const STEPS = [0, 30, 80] as const;
+/** The training design's candidates, in the pre-registered order (docs/TRAINING-DESIGN.md, section 2): studies/design-dev/NAME. */
+export const DESIGN_CANDIDATES = [
+  'design-1',
+  'design-2',
+  'design-3',
+  'design-4',
+  'design-5',
+  'design-6',
+] as const;
+
+/** The candidates among `names` whose study in `dir` has finished, with their results and whether mixed code made them. */
+function finishedCandidates(dir: string, names: readonly string[]) {
+  return names.flatMap((name) => {
+    const state = finishedStudy(join(dir, name));
+    return state.state === 'finished' ? [{ name, ...state }] : [];
+  });
+}
 
 export async function main({
   seed = 0,
   outDir = join(ROOT, 'results'),
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
+  designsDir = join(ROOT, 'studies', 'design-dev'),
   echo = false,
-}: { seed?: number; outDir?: string; studiesDir?: string; echo?: boolean } = {}) {
+}: { seed?: number; outDir?: string; studiesDir?: string; designsDir?: string; echo?: boolean } = {}) {
   // A candidate counts once every evaluation of its study is done; one still running is not run yet.
-  const finished = CANDIDATES.flatMap((name) => {
-    const state = finishedStudy(join(studiesDir, name));
-    return state.state === 'finished' ? [{ name, ...state }] : [];
-  });
+  const finished = finishedCandidates(studiesDir, CANDIDATES);
+  const designs = finishedCandidates(designsDir, DESIGN_CANDIDATES);
   const numbers = recipesNumbers({
     candidates: CANDIDATES,
     loaded: new Map(finished.map(({ name, plan }) => [name, loadResults(plan)])),
     // Which code made each candidate's outputs (study report's rule, agent/fingerprint.ts): named, not refused here.
-    mixedCode: finished.flatMap(({ name, mixedCode: text }) => (text === undefined ? [] : [{ name, text }])),
+    mixedCode: [...finished, ...designs].flatMap(({ name, mixedCode: text }) =>
+      text === undefined ? [] : [{ name, text }],
+    ),
+    designs: new Map(designs.map(({ name, plan }) => [name, loadResults(plan)])),
+    designOrder: DESIGN_CANDIDATES,
     steps: STEPS,
     ruleLevel: RULE_LEVEL,
     seed,
@@ -60,6 +82,8 @@ export async function main({
     config: {
       studiesDir: 'studies/recipes-dev',
       candidates: CANDIDATES,
+      designsDir: 'studies/design-dev',
+      designCandidates: DESIGN_CANDIDATES,
       steps: STEPS,
       ruleLevel: RULE_LEVEL,
     },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,15 @@ describe('a study of a devSplit recipe', () => {
       episodes: 2,
     });
     expect((await cliChild(['study', 'run', entropy, '--jobs', '1'])).status).toBe(0);
-    const recipes = await recipesMain({ seed: 0, outDir: join(root, 'results'), studiesDir: studies });
+    // The training design's check reads its own candidates: the entropy study stands in as design-1.
+    const designs = join(root, 'design-dev');
+    cpSync(entropy, join(designs, 'design-1'), { recursive: true });
+    const recipes = await recipesMain({
+      seed: 0,
+      outDir: join(root, 'results'),
+      studiesDir: studies,
+      designsDir: designs,
+    });
     expect(recipes.tasks).toEqual(dev);
     expect(recipes.candidates.map((c) => c.name)).toEqual(['default', 'entropy-0']);
     expect(recipes.candidates[0]!.steps.map((s) => s.step)).toEqual([0, 30, 80]);
@@ -70,6 +78,20 @@ describe('a study of a devSplit recipe', () => {
     expect(recipes.missing).toEqual(['lr-0.0005', 'epochs-2', 'kl-0.1', 'bc-160']);
     expect(readFileSync(join(root, 'results', 'recipes.md'), 'utf8')).toMatch(
       /\*\*Choice:\*\* pending: 4 of 6/,
+    );
+    // The design check (docs/TRAINING-DESIGN.md, section 2): its rule applied to the one that ran, against the default's noise.
+    const check = recipes.designCheck!;
+    expect(check.baselineNoise).toBe(recipes.candidates[0]!.noise30.training.estimate);
+    const [design] = check.rows;
+    expect(check.rows.map((row) => row.name)).toEqual(['design-1']);
+    const mean = (step: number) => design!.steps.find((row) => row.step === step)!.mean;
+    expect(design!.learns).toBe(mean(80).estimate >= 0.7 && mean(80).low! > mean(0).high!);
+    expect(design!.stable).toBe(design!.noise30.training.estimate <= check.baselineNoise);
+    expect(check.status).toBe(design!.passes ? 'passed' : 'pending');
+    expect(check.notRun).toEqual(['design-2', 'design-3', 'design-4', 'design-5', 'design-6']);
+
+    expect(readFileSync(join(root, 'results', 'recipes.md'), 'utf8')).toMatch(
+      /## The training design on the development split[\s\S]*\| design-1 \|/,
     );
 
     // A development-split study and a held-out one measure different tasks: compare refuses them in one line.

@@ -135,6 +135,56 @@ function choiceOf(
   };
 }
 
+/** The training design's check learns when step 80's mean reaches this (docs/TRAINING-DESIGN.md, section 2). */
+export const DESIGN_LEARNS_AT = 0.7;
+
+/**
+ * The training design's pre-registered check on the development split (docs/TRAINING-DESIGN.md,
+ * section 2), on the design candidates that ran, in their order (`order`): a candidate learns when
+ * its step-80 mean is at least DESIGN_LEARNS_AT and the lower end of its t interval lies above the
+ * upper end of step 0's; it is no less stable when its step-30 training-noise SD is at or below
+ * `baselineNoise` (today's default on the same split). The first that passes both is the design;
+ * the ones after it are not run. Pending while the next candidate in order has not run.
+ */
+function designCheck(
+  designs: ReadonlyMap<string, StudyResults>,
+  {
+    order,
+    baselineNoise,
+    steps,
+    seed,
+  }: { order: readonly string[]; baselineNoise: number; steps: readonly number[]; seed: number },
+) {
+  const rows = [];
+  for (const name of order) {
+    const results = designs.get(name);
+    if (results === undefined) break;
+    const numbers = candidateNumbers(results, { steps, seed });
+    const at = (step: number) => numbers.steps.find((row) => row.step === step)!.mean;
+    const [low80, high0] = [at(80).low, at(0).high];
+    const learns = at(80).estimate >= DESIGN_LEARNS_AT && low80 !== null && high0 !== null && low80 > high0;
+    const stable = numbers.noise30.training.estimate <= baselineNoise;
+    rows.push({ name, ...numbers, learns, stable, passes: learns && stable });
+    if (learns && stable) break;
+  }
+  const adopted = rows.find((row) => row.passes)?.name ?? null;
+  const status =
+    adopted !== null
+      ? ('passed' as const)
+      : rows.length === order.length
+        ? ('none-passed' as const)
+        : ('pending' as const);
+  return {
+    protocol: 'docs/TRAINING-DESIGN.md, section 2',
+    learnsAt: DESIGN_LEARNS_AT,
+    baselineNoise,
+    rows,
+    adopted,
+    status,
+    notRun: order.slice(rows.length),
+  };
+}
+
 /**
  * What exp:recipes reports: the development tasks, each finished candidate's numbers (`loaded`,
  * in the order of `candidates`), the rule at `ruleLevel` once the default ran, the candidates not
@@ -147,9 +197,14 @@ export function recipesNumbers({
   steps,
   ruleLevel,
   seed,
+  designs = new Map(),
+  designOrder = [],
 }: {
   candidates: readonly string[];
   loaded: ReadonlyMap<string, StudyResults>;
+  /** The training design's candidates that ran (docs/TRAINING-DESIGN.md), and their pre-registered order. */
+  designs?: ReadonlyMap<string, StudyResults>;
+  designOrder?: readonly string[];
   mixedCode: ReadonlyArray<{ name: string; text: string }>;
   steps: readonly number[];
   ruleLevel: number;
@@ -174,6 +229,10 @@ export function recipesNumbers({
     rule,
     missing,
     choice: choiceOf(rule, { missing, candidates: names.length, largestGain }),
+    designCheck:
+      designOrder.length > 0 && loaded.has('default')
+        ? designCheck(designs, { order: designOrder, baselineNoise: trainingNoise('default'), steps, seed })
+        : null,
     mixedCode,
   };
 }

@@ -63,9 +63,49 @@ function ruleTable(rule: Numbers['rule']): string {
   );
 }
 
+/** The training design's check, a row per candidate that ran, and its outcome. */
+function designSection(check: NonNullable<Numbers['designCheck']>): string[] {
+  const outcome =
+    check.status === 'passed'
+      ? `${check.adopted} passes: it is the new design, to be measured on the held-out tasks (docs/TRAINING-DESIGN.md, section 3)`
+      : check.status === 'none-passed'
+        ? 'no candidate passes: the default stays the current design, and the new design is reported beside it, labelled not adopted'
+        : `pending: ${check.notRun.join(', ')} not run yet`;
+  return [
+    '## The training design on the development split',
+    '',
+    `The pre-registered check (${check.protocol}): a candidate learns when its step-80 mean is at least ${check.learnsAt.toFixed(2)} and the lower end of its t interval lies above the upper end of step 0's; it is no less stable when its step-30 training-noise SD is at or below the default's above (${f3(check.baselineNoise)}). The candidates run in order; the first that passes both is the design.`,
+    '',
+    check.rows.length === 0
+      ? 'No candidate has run.'
+      : markdownTable(
+          [
+            'candidate',
+            'step 0 mean [95%]',
+            'step 30 mean [95%]',
+            'step 80 mean [95%]',
+            'learns',
+            'training-noise SD at 30 [95%]',
+            'no less stable',
+            'passes',
+          ],
+          check.rows.map((row) => [
+            row.name,
+            ...row.steps.map((s) => `${f3(s.mean.estimate)} ${interval(s.mean.low, s.mean.high)}`),
+            row.learns ? 'yes' : 'no',
+            `${f3(row.noise30.training.estimate)} ${interval(row.noise30.training.low, row.noise30.training.high)}`,
+            row.stable ? 'yes' : 'no',
+            row.passes ? 'yes' : 'no',
+          ]),
+        ),
+    '',
+    `**Outcome:** ${outcome}.`,
+  ];
+}
+
 /** recipes.md: `steps` are the steps the candidates were measured at. */
 export function report(
-  { tasks, candidates, rule, choice, mixedCode }: Numbers,
+  { tasks, candidates, rule, choice, designCheck, mixedCode }: Numbers,
   { steps }: { steps: readonly number[] },
 ): { markdown: string } {
   const defaultRan = candidates.some((candidate) => candidate.name === 'default');
@@ -89,6 +129,7 @@ export function report(
     `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%). ${coverageNote([eightSeeds(MEAN_OVER_SEEDS_METHOD), eightSeeds(TRAINING_SD_METHOD)])} The IQM's interval at 8 seeds is not simulated.`,
     '',
     `**Choice:** ${choice.text}.`,
+    ...(designCheck === null ? [] : ['', ...designSection(designCheck)]),
     ...(mixedCode.length === 0
       ? []
       : ['', '**Mixed code.** ' + mixedCode.map(({ name, text }) => `${name}: ${text}.`).join(' ')]),
