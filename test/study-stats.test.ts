@@ -20,14 +20,8 @@ import {
 import { interquartileMean } from '../eval/interquartileMean.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
 import { performanceProfile } from '../eval/performanceProfile.ts';
-import {
-  CHAPTER_STEPS,
-  compareSeedScores,
-  formatComparison,
-  type EvalOutput,
-  type StudyResults,
-} from '../study/index.ts';
-import type { StudyComparison } from '../study/compare.ts';
+import { CHAPTER_STEPS, compareSeedScores, type EvalOutput, type StudyResults } from '../study/index.ts';
+import { formatComparison, type StudyComparison } from '../study/compare.ts';
 import {
   pairedDropP,
   seedClaims,
