@@ -1,4 +1,9 @@
-/** The agent: tokenizer, transformer policy, backend choice, checkpoints, batched rollouts, and playing episodes to evaluate it (`evaluate`, `probeCheckpoint`, the op probabilities at a first edit). */
+/**
+ * The agent: tokenizer, transformer policy, backend choice, checkpoints, batched rollouts, and
+ * playing episodes to evaluate it (`evaluate`, `probeCheckpoint`, the op probabilities at a first
+ * edit). This index hands on only what other folders use; the tests and the benchmarks (bench/)
+ * import the module files they measure.
+ */
 export {
   activeBackend,
   initBackend,
@@ -12,7 +17,6 @@ export {
   createModel,
   defaultModelConfig,
   countParameters,
-  sampleToken,
   attentionModeFor,
   type ModelConfig,
   type AttentionMode,
@@ -43,7 +47,7 @@ export {
   useOwnProducts,
   type AdamScalars,
 } from './kernels/index.ts';
-export { evaluate, type EvaluateOptions, type Evaluation, type Provenance } from './evaluate.ts';
+export { evaluate, type EvaluateOptions, type Evaluation } from './evaluate.ts';
 export { probeCheckpoint } from './probe.ts';
 export { checkpointOpProbabilitiesAtFirstEdit } from './decision.ts';
 export {

@@ -854,5 +854,3 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
     values,
   };
 }
-
-export type ClaimsAcrossRecipes = ReturnType<typeof claimsAcrossRecipes>;

@@ -6,56 +6,35 @@
  * seeds x tasks with a seed as the unit (aggregates.ts); the coverage simulation's worlds and
  * interval methods (coverageWorld.ts, coverageMethods.ts, intervalMethods.ts); the book's figures
  * against ours (book.ts). It reads studies (study/) and evaluations, and computes with eval/.
+ *
+ * This index hands on only what other folders read: each section's numbers and their types, the
+ * claims' names and a study's seed claims, the interval methods' ids, the coverage simulation's
+ * sizes and worlds, and book.ts's standard error of a share and z-score. The aggregates, the claims
+ * across recipes and the comparisons with the book are used within analysis/ (and by the tests,
+ * from their module files).
  */
 export {
-  BOOK_CURSE,
-  BOOK_TASK,
-  BOOK_TEMPERATURE,
   CLAIMS,
-  DETECTION_TO_FAIL,
-  FALSE_BY_CONSTRUCTION,
   SUPPORTED,
   VALUE_CLAIMS,
-  detectionRate,
-  acrossRecipes,
-  claimsAcrossRecipes,
-  curseStanding,
-  rateStanding,
-  reproducibleStanding,
   requireChapterSteps,
   seedClaims,
-  seedSelection,
   SELECTION_FIGURES,
-  pairedDropP,
-  type AcrossRecipes,
   type ClaimName,
-  type ClaimsAcrossRecipes,
   type SeedClaims,
   type SeedFraction,
-  type Standing,
   type ValueClaimName,
 } from './claims.ts';
-export {
-  AGGREGATE_REPS,
-  PROFILE_TAUS,
-  improvement,
-  seedAggregates,
-  seedImprovement,
-  stepAggregates,
-  type SeedEstimate,
-} from './aggregates.ts';
-export { compareWithBook, compareWithRange, shareSE, zScore, type BookComparison } from './book.ts';
+export { shareSE, zScore } from './book.ts';
 export { passAtKNumbers, type Numbers172 } from './sections/17.2.ts';
 export {
   confidenceIntervalNumbers,
   populationMean,
-  type BookCoverage,
   type CoverageConfig,
   type Numbers173,
 } from './sections/17.3.ts';
 export { estimatorVarianceNumbers, type NumbersEx1 } from './sections/ex-1.ts';
 export { designReviewNumbers, type NumbersEx7 } from './sections/ex-7.ts';
-export { countsOf } from './counts.ts';
 export { passRateNumbers, type Numbers171 } from './sections/17.1.ts';
 export { comparingRunsNumbers, type Numbers174 } from './sections/17.4.ts';
 export { harnessNumbers, type Numbers175 } from './sections/17.5.ts';
@@ -79,28 +58,15 @@ export {
   PAIRED_T_METHOD,
   PROFILE_METHOD,
   SEED_BOOTSTRAP_METHOD,
-  TASK_BOOTSTRAP_BOUNDARY_METHOD,
   TASK_BOOTSTRAP_METHOD,
   TRAINING_SD_METHOD,
   WELCH_METHOD,
   WILSON_METHOD,
   eightSeeds,
-  methodLabel,
   selectionMethod,
 } from './intervalMethods.ts';
-export {
-  BOUNDARY,
-  COMPARE,
-  EVALUATION,
-  METHODS,
-  STUDY,
-  STUDY8,
-  improvementTruth,
-  mixtureIqm,
-  narrowingRate,
-  type Sizes,
-} from './coverageMethods.ts';
-export { loadWorlds, type World } from './coverageWorld.ts';
+export { BOUNDARY, COMPARE, EVALUATION, STUDY, STUDY8, type Sizes } from './coverageMethods.ts';
+export { loadWorlds } from './coverageWorld.ts';
 export { coverageNumbers, type NumbersCoverage } from './sections/coverage.ts';
 export { recipeClaimsNumbers, type NumbersRecipeClaims } from './sections/recipe-claims.ts';
 export { recipesNumbers, type NumbersRecipes } from './sections/recipes.ts';

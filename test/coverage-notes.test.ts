@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COVERAGE_FILE, coverageClause, coverageNote } from '../publish/coverageNotes.ts';
-import { IQM_METHOD, methodLabel, TASK_BOOTSTRAP_METHOD, WILSON_METHOD } from '../analysis/index.ts';
-import { METHODS } from '../analysis/index.ts';
+import { IQM_METHOD, TASK_BOOTSTRAP_METHOD, WILSON_METHOD } from '../analysis/index.ts';
+import { methodLabel } from '../analysis/intervalMethods.ts';
+import { METHODS } from '../analysis/coverageMethods.ts';
 
 describe('coverage flagged where an interval is reported (publish/coverageNotes.ts)', () => {
   it("names each method's measured coverage in both worlds and flags those below 0.93, from results/coverage.json", () => {

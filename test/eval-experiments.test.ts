@@ -6,7 +6,8 @@ import { mean, sampleStandardDeviation } from '../eval/index.ts';
 import { ROOT } from '../lib/paths.ts';
 import { main as main172 } from '../experiments/17.2.ts';
 import { main as main173 } from '../experiments/17.3.ts';
-import { improvementTruth, loadWorlds, METHODS, mixtureIqm, narrowingRate } from '../analysis/index.ts';
+import { loadWorlds } from '../analysis/index.ts';
+import { improvementTruth, METHODS, mixtureIqm, narrowingRate } from '../analysis/coverageMethods.ts';
 import { FLAG_BELOW, main as mainCoverage } from '../experiments/coverage.ts';
 
 describe('experiments (smoke)', () => {

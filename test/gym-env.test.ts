@@ -5,13 +5,13 @@ import {
   makeEnv,
   makeTasks,
   episodeSpecs,
-  episodeSuccess,
   playEpisodes,
   plainEnv,
   runTests,
   trainingHarness,
   type StepResult,
 } from '../gym/index.ts';
+import { episodeSuccess } from '../gym/episodes.ts';
 import { applyOp } from '../gym/ops.ts';
 import { NAME_POOL } from '../gym/tasks.ts';
 import { renameCandidates } from '../gym/env.ts';

@@ -13,8 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSeeds, readPlan, writePlan } from '../study/index.ts';
-import { evalSeedOf, planJobs } from '../study/plan.ts';
+import { readPlan } from '../study/index.ts';
+import { evalSeedOf, parseSeeds, planJobs, writePlan } from '../study/plan.ts';
 import { slotsOf } from '../study/runner.ts';
 import { cliChild } from './support/child.ts';
 import { cli } from './support/cli.ts';

@@ -6,19 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliChild } from './support/child.ts';
 import { podCommand } from './support/k8s.ts';
 import { main as seedsMain } from '../experiments/seeds.ts';
-import {
-  compareStudies,
-  loadResults,
-  sharedSeeds,
-  jobState,
-  readPlan,
-  writeK8sManifests,
-  writePlan,
-  type Job,
-  type Plan,
-  type StudyRunSummary,
-} from '../study/index.ts';
+import { loadResults, sharedSeeds, jobState, readPlan, type Plan } from '../study/index.ts';
+import { compareStudies } from '../study/compare.ts';
+import { writePlan, type Job } from '../study/plan.ts';
 import { evalKey } from '../study/results.ts';
+import type { StudyRunSummary } from '../study/runner.ts';
+import { writeK8sManifests } from '../study/scheduler.ts';
 import { jobDir, outputProblem } from '../study/output.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-study-run-'));

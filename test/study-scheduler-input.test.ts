@@ -13,16 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  jobState,
-  readPlan,
-  writeK8sManifests,
-  writePlan,
-  writeSlurmScripts,
-  type Plan,
-} from '../study/index.ts';
-import { K8S_STUDY_PATH, retryTries } from '../study/scheduler.ts';
-import type { TrainJob } from '../study/plan.ts';
+import { jobState, readPlan, type Plan } from '../study/index.ts';
+import { K8S_STUDY_PATH, retryTries, writeK8sManifests, writeSlurmScripts } from '../study/scheduler.ts';
+import { writePlan, type TrainJob } from '../study/plan.ts';
 import { oneLine } from '../lib/text.ts';
 import { BIN, cliChild } from './support/child.ts';
 import { entrypoint, podCommand } from './support/k8s.ts';

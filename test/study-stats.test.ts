@@ -20,24 +20,18 @@ import {
 import { interquartileMean } from '../eval/interquartileMean.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
 import { performanceProfile } from '../eval/performanceProfile.ts';
-import {
-  CHAPTER_STEPS,
-  compareSeedScores,
-  formatComparison,
-  type EvalOutput,
-  type StudyResults,
-} from '../study/index.ts';
-import type { StudyComparison } from '../study/compare.ts';
+import { CHAPTER_STEPS, compareSeedScores, type EvalOutput, type StudyResults } from '../study/index.ts';
+import { formatComparison, type StudyComparison } from '../study/compare.ts';
+import { seedClaims } from '../analysis/index.ts';
 import {
   pairedDropP,
-  seedClaims,
   acrossRecipes,
   claimsAcrossRecipes,
   curseStanding,
   detectionRate,
   rateStanding,
   reproducibleStanding,
-} from '../analysis/index.ts';
+} from '../analysis/claims.ts';
 import { Rng } from '../lib/rng.ts';
 
 // A fixed 6 runs x 4 tasks example (and a 4-run one to compare against). Reference values from

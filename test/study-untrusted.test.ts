@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliChild } from './support/child.ts';
 import { finishedSmokeStudy, type StudyCopy } from './support/smoke-study.ts';
-import { writePlan, type StudyRunSummary } from '../study/index.ts';
+import { writePlan } from '../study/plan.ts';
+import type { StudyRunSummary } from '../study/runner.ts';
 import { jobDir } from '../study/output.ts';
 
 // A study folder lives on shared storage that many jobs and people write to: everything in it is

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { k8sContainerArgs } from '../../study/index.ts';
-import { K8S_STUDY_PATH } from '../../study/scheduler.ts';
+import { K8S_STUDY_PATH, k8sContainerArgs } from '../../study/scheduler.ts';
 
 /** The repository's Dockerfile. */
 export const DOCKERFILE = join(import.meta.dirname, '..', '..', 'Dockerfile');

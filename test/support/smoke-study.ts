@@ -1,7 +1,8 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { readPlan, writePlan, type Plan } from '../../study/index.ts';
+import { readPlan, type Plan } from '../../study/index.ts';
+import { writePlan } from '../../study/plan.ts';
 import { jobDir } from '../../study/output.ts';
 import { cliChild } from './child.ts';
 
