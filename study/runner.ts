@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, InputError } from '../lib/errors.ts';
 import { onStopSignal } from '../lib/processes.ts';
-import { progressBar } from '../lib/progress.ts';
+import { progressBar, type Progress } from '../lib/progress.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobState, type JobState } from './job.ts';
 import { jobSeconds } from './output.ts';
@@ -86,159 +86,231 @@ export async function runStudy(
   plan: Plan,
   { workers, timeout, say = () => {} }: { workers: number; timeout: number; say?: (line: string) => void },
 ): Promise<StudyRunSummary> {
-  const started = performance.now();
-  const states = new Map<number, JobState['state']>();
-  const setState = (job: Job, state: JobState) => states.set(job.index, state.state);
-  const refresh = () => plan.jobs.forEach((job) => setState(job, jobState(plan, job)));
-  refresh();
-  const summary: StudyRunSummary = {
-    ran: 0,
-    skipped: 0,
-    failed: [],
-    blocked: 0,
-    seconds: 0,
-    slots: workers,
-    workerStarts: [],
-    jobs: [],
-  };
-  const initiallyDone = [...states.values()].filter((state) => state === 'done').length;
-  summary.skipped = initiallyDone;
-  // Off a terminal, a line per job done: a log or CI shows the run advance.
-  const bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
-  const failedHere = new Set<number>();
+  return new StudyRun(plan, workers, timeout, say).run();
+}
+
+/** One `runStudy`: its jobs' states as it last saw them, its slots, its worker pool, its summary. */
+class StudyRun {
+  private readonly started = performance.now();
+  /** Each job's state at the last look. */
+  private readonly states = new Map<number, JobState['state']>();
+  private readonly summary: StudyRunSummary;
+  /** Jobs done: found done, or done since. */
+  private done: number;
+  private readonly bar: Progress;
+  private readonly failedHere = new Set<number>();
   /** Jobs whose claim another process removed or took over while this run ran them: left to a later run. */
-  const lostHere = new Set<number>();
-  const running = new Map<number, Promise<void>>();
-  let used = 0;
-  studyFolder(plan.dir, 'logs');
+  private readonly lostHere = new Set<number>();
+  /** The jobs handed to a worker, each settled (`settle`) once its worker replies. */
+  private readonly running = new Map<number, Promise<void>>();
+  /** CPU slots the running jobs hold. */
+  private used = 0;
   /** Why the run stops early: a log that cannot be written (a full or read-only disk) fails every job alike. */
-  let stopped: InputError | undefined;
+  private stopped: InputError | undefined;
   /** The claims of other runs already reported as waited on, so each is said once. */
-  const announced = new Set<string>();
+  private readonly announced = new Set<string>();
+  private readonly pool: WorkerPool;
+  /** Set by SIGTERM or SIGINT: no job starts, and the workers' jobs end as their own signal handlers end them. */
+  private interrupted = false;
+  /** When each job held by another process's lease was last handed to a worker, which watches the lease (`claimJob`). */
+  private readonly probed = new Map<number, number>();
+
+  constructor(
+    private readonly plan: Plan,
+    /** CPU slots (`--jobs`). */
+    private readonly workers: number,
+    /** The lease timeout, in seconds. */
+    private readonly timeout: number,
+    private readonly say: (line: string) => void,
+  ) {
+    this.refresh();
+    const initiallyDone = [...this.states.values()].filter((state) => state === 'done').length;
+    this.summary = {
+      ran: 0,
+      skipped: initiallyDone,
+      failed: [],
+      blocked: 0,
+      seconds: 0,
+      slots: workers,
+      workerStarts: [],
+      jobs: [],
+    };
+    this.done = initiallyDone;
+    // Off a terminal, a line per job done: a log or CI shows the run advance.
+    this.bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
+    studyFolder(plan.dir, 'logs');
+    this.pool = new WorkerPool(plan, timeout, (seconds) => this.summary.workerStarts.push(seconds));
+  }
+
+  /** Runs the jobs until none is left to start or wait for; never resolves once interrupted. */
+  async run(): Promise<StudyRunSummary> {
+    const removeSignalHandlers = onStopSignal((signal) => this.interrupt(signal));
+    try {
+      await this.schedule();
+    } finally {
+      if (!this.interrupted) {
+        removeSignalHandlers();
+        this.pool.close();
+      }
+    }
+    // Interrupted: the signal handler ends the process once every worker has.
+    if (this.interrupted) await new Promise(() => {});
+    this.bar.done();
+    if (this.stopped !== undefined) throw this.stopped;
+    this.summary.blocked = this.plan.jobs.filter(
+      (job) => this.states.get(job.index) !== 'done' && !this.failedHere.has(job.index),
+    ).length;
+    this.summary.seconds = (performance.now() - this.started) / 1000;
+    return this.summary;
+  }
+
+  /** The scheduling loop: starts what is ready, waits for a job to end, or for the jobs other runs hold. */
+  private async schedule(): Promise<void> {
+    for (;;) {
+      for (const job of this.plan.jobs) {
+        if (this.used >= this.workers || this.stopped !== undefined || this.interrupted) break;
+        const slots = slotsOf(job, this.workers);
+        if (this.running.has(job.index) || !this.isReady(job) || this.used + slots > this.workers) continue;
+        this.start(job, slots);
+      }
+      if (this.running.size > 0) {
+        await Promise.race(this.running.values());
+        continue;
+      }
+      if (this.stopped !== undefined || this.interrupted) return;
+      if (!(await this.waitForOthers())) return;
+    }
+  }
+
+  /** Passes SIGTERM or SIGINT on to the workers; resolves once all have exited. */
+  private async interrupt(signal: NodeJS.Signals): Promise<void> {
+    this.interrupted = true;
+    this.say(`study run: ${signal}: passed on to the workers, which release their jobs' claims`);
+    await this.pool.stop(signal);
+  }
+
+  private setState(job: Job, state: JobState): void {
+    this.states.set(job.index, state.state);
+  }
+
+  /** Reads every job's state again. */
+  private refresh(): void {
+    this.plan.jobs.forEach((job) => this.setState(job, jobState(this.plan, job)));
+  }
+
+  /**
+   * Whether `job` can start: its dependencies are done, and it is pending, failed in an earlier
+   * run, or held by another run's lease not looked at for `timeout` s.
+   */
+  private isReady(job: Job): boolean {
+    const state = this.states.get(job.index);
+    return (
+      !this.failedHere.has(job.index) &&
+      !this.lostHere.has(job.index) &&
+      (state === 'pending' ||
+        state === 'failed' ||
+        (state === 'running' &&
+          performance.now() - (this.probed.get(job.index) ?? -Infinity) >= this.timeout * 1000)) &&
+      job.dependsOn.every((index) => this.states.get(index) === 'done')
+    );
+  }
+
+  /** Hands `job` to a worker on `slots` of the free slots. */
+  private start(job: Job, slots: number): void {
+    this.used += slots;
+    if (this.states.get(job.index) === 'running') {
+      this.probed.set(job.index, performance.now());
+      this.announce(job);
+    }
+    this.running.set(
+      job.index,
+      this.pool.run(job).then((reply) => this.settle(job, slots, reply)),
+    );
+  }
+
+  /** Records how `job` ended, on the worker's `reply`, and frees its `slots`. */
+  private settle(job: Job, slots: number, reply: Reply): void {
+    this.running.delete(job.index);
+    this.used -= slots;
+    if (this.interrupted) return;
+    const current = jobState(this.plan, job);
+    this.setState(job, current);
+    const state = current.state;
+    this.summary.jobs.push(jobRunOf(this.plan, job, slots, reply));
+    if (reply.logProblem !== null) {
+      this.stopped ??= new InputError(reply.logProblem);
+      this.failedHere.add(job.index);
+    } else if (state === 'done') {
+      this.done += 1;
+      // A job another run finished while this one started it was skipped, not run.
+      if (reply.outcome === 'skipped') this.summary.skipped += 1;
+      else this.summary.ran += 1;
+      this.bar.tick(this.done, job.id);
+    } else if (reply.outcome === 'held') {
+      // another run holds it, live: left to it, and watched again later
+      this.probed.set(job.index, performance.now());
+    } else if (reply.code === EXIT.retry) {
+      // its claim was removed (unlock --force) or taken over while it ran: not a failure (docs/STUDIES.md)
+      this.lostHere.add(job.index);
+      this.say(
+        `job ${job.index} (${job.id}) lost its claim while it ran (exit ${reply.code}); left for a later run; its log: ${jobLogPath(this.plan, job)}`,
+      );
+    } else if (state !== 'running') {
+      // ended without an output: another run holds it (state 'running' then) or it failed
+      this.failedHere.add(job.index);
+      this.summary.failed.push({ index: job.index, id: job.id, log: jobLogPath(this.plan, job) });
+      this.say(
+        `job ${job.index} (${job.id}) failed (exit ${reply.code}); its log: ${jobLogPath(this.plan, job)}`,
+      );
+    }
+  }
+
   /** Says once per holder which claim of another run this run waits on (or watches, on another host). */
-  const announce = (job: Job) => {
-    const state = jobState(plan, job);
+  private announce(job: Job): void {
+    const state = jobState(this.plan, job);
     if (state.state !== 'running') return;
     const { pid, host, since } = state.holder;
     const key = `${job.id} ${pid} ${host} ${since}`;
-    if (announced.has(key)) return;
-    announced.add(key);
-    say(
-      `waiting for job ${job.index} (${job.id}): its claim ${join(plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${timeout} s`,
+    if (this.announced.has(key)) return;
+    this.announced.add(key);
+    this.say(
+      `waiting for job ${job.index} (${job.id}): its claim ${join(this.plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${this.timeout} s`,
     );
-  };
-  const pool = new WorkerPool(plan, timeout, (seconds) => summary.workerStarts.push(seconds));
-  /** Set by SIGTERM or SIGINT: no job starts, and the workers' jobs end as their own signal handlers end them. */
-  let interrupted = false;
-  const removeSignalHandlers = onStopSignal(async (signal) => {
-    interrupted = true;
-    say(`study run: ${signal}: passed on to the workers, which release their jobs' claims`);
-    await pool.stop(signal);
-  });
-  let done = initiallyDone;
-  /** When each job held by another process's lease was last handed to a worker, which watches the lease (`claimJob`). */
-  const probed = new Map<number, number>();
-  const isReady = (job: Job) =>
-    !failedHere.has(job.index) &&
-    !lostHere.has(job.index) &&
-    (states.get(job.index) === 'pending' ||
-      states.get(job.index) === 'failed' ||
-      (states.get(job.index) === 'running' &&
-        performance.now() - (probed.get(job.index) ?? -Infinity) >= timeout * 1000)) &&
-    job.dependsOn.every((index) => states.get(index) === 'done');
-  try {
-    for (;;) {
-      for (const job of plan.jobs) {
-        if (used >= workers || stopped !== undefined || interrupted) break;
-        const slots = slotsOf(job, workers);
-        if (running.has(job.index) || !isReady(job) || used + slots > workers) continue;
-        used += slots;
-        if (states.get(job.index) === 'running') {
-          probed.set(job.index, performance.now());
-          announce(job);
-        }
-        running.set(
-          job.index,
-          pool.run(job).then((reply) => {
-            running.delete(job.index);
-            used -= slots;
-            if (interrupted) return;
-            const current = jobState(plan, job);
-            setState(job, current);
-            const state = current.state;
-            summary.jobs.push({
-              index: job.index,
-              kind: job.kind,
-              slots,
-              wall: reply.wall,
-              inJob: reply.inJob,
-              cpuSeconds: reply.cpuSeconds,
-              work: jobSeconds(plan, job),
-              code: reply.code,
-              worker: reply.worker,
-              tensors: reply.tensors,
-              rssMb: reply.rssMb,
-            });
-            if (reply.logProblem !== null) {
-              stopped ??= new InputError(reply.logProblem);
-              failedHere.add(job.index);
-            } else if (state === 'done') {
-              done += 1;
-              // A job another run finished while this one started it was skipped, not run.
-              if (reply.outcome === 'skipped') summary.skipped += 1;
-              else summary.ran += 1;
-              bar.tick(done, job.id);
-            } else if (reply.outcome === 'held') {
-              // another run holds it, live: left to it, and watched again later
-              probed.set(job.index, performance.now());
-            } else if (reply.code === EXIT.retry) {
-              // its claim was removed (unlock --force) or taken over while it ran: not a failure (docs/STUDIES.md)
-              lostHere.add(job.index);
-              say(
-                `job ${job.index} (${job.id}) lost its claim while it ran (exit ${reply.code}); left for a later run; its log: ${jobLogPath(plan, job)}`,
-              );
-            } else if (state !== 'running') {
-              // ended without an output: another run holds it (state 'running' then) or it failed
-              failedHere.add(job.index);
-              summary.failed.push({ index: job.index, id: job.id, log: jobLogPath(plan, job) });
-              say(
-                `job ${job.index} (${job.id}) failed (exit ${reply.code}); its log: ${jobLogPath(plan, job)}`,
-              );
-            }
-          }),
-        );
-      }
-      if (running.size > 0) {
-        await Promise.race(running.values());
-        continue;
-      }
-      if (stopped !== undefined || interrupted) break;
-      // Nothing of ours runs: wait for jobs other runs hold, else stop.
-      refresh();
-      const elsewhere = plan.jobs.some(
-        (job) => states.get(job.index) === 'running' && !lostHere.has(job.index),
-      );
-      if (plan.jobs.some(isReady)) continue;
-      if (!elsewhere) break;
-      // Only the jobs the last look found held: announce reads each one's claim again.
-      for (const job of plan.jobs) if (states.get(job.index) === 'running') announce(job);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  } finally {
-    if (!interrupted) {
-      removeSignalHandlers();
-      pool.close();
-    }
   }
-  // Interrupted: the signal handler ends the process once every worker has.
-  if (interrupted) await new Promise(() => {});
-  bar.done();
-  if (stopped !== undefined) throw stopped;
-  summary.blocked = plan.jobs.filter(
-    (job) => states.get(job.index) !== 'done' && !failedHere.has(job.index),
-  ).length;
-  summary.seconds = (performance.now() - started) / 1000;
-  return summary;
+
+  /**
+   * Nothing of ours runs: looks at every job again; resolves true at once if one is ready, true
+   * after a pause if other runs hold jobs (announced), false if there is nothing to wait for.
+   */
+  private async waitForOthers(): Promise<boolean> {
+    this.refresh();
+    const elsewhere = this.plan.jobs.some(
+      (job) => this.states.get(job.index) === 'running' && !this.lostHere.has(job.index),
+    );
+    if (this.plan.jobs.some((job) => this.isReady(job))) return true;
+    if (!elsewhere) return false;
+    // Only the jobs the last look found held: announce reads each one's claim again.
+    for (const job of this.plan.jobs) if (this.states.get(job.index) === 'running') this.announce(job);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return true;
+  }
+}
+
+/** The summary's line for `job`, which ran on `slots` slots and ended with `reply`. */
+function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply): JobRun {
+  return {
+    index: job.index,
+    kind: job.kind,
+    slots,
+    wall: reply.wall,
+    inJob: reply.inJob,
+    cpuSeconds: reply.cpuSeconds,
+    work: jobSeconds(plan, job),
+    code: reply.code,
+    worker: reply.worker,
+    tensors: reply.tensors,
+    rssMb: reply.rssMb,
+  };
 }
 
 /** The entry of a worker process (worker.ts behind its own TypeScript loader). */
