@@ -8,7 +8,6 @@ import {
   playScripted,
   splitOptions,
   type EpisodeResult,
-  type EpisodeSpec,
   type Harness,
   type HarnessInput,
   type ScriptedPolicy,
@@ -20,7 +19,14 @@ import { projectVersion } from '../lib/version.ts';
 import { initBackend, recordedBackend, type BackendPreference } from './backend.ts';
 import { loadAgent } from './load.ts';
 import { attentionModeFor } from './model.ts';
-import { rollout, transcriptTurns, type Agent, type EpisodeRecord, type TranscriptTurn } from './rollout.ts';
+import {
+  rollout,
+  transcriptTurns,
+  type Agent,
+  type EpisodeRecord,
+  type Play,
+  type TranscriptTurn,
+} from './rollout.ts';
 import type { Tokenizer } from './tokenizer.ts';
 
 /** Who plays: a loaded agent, a checkpoint folder, or a scripted canary policy. */
@@ -51,14 +57,7 @@ export type EvaluateOptions = Player & {
   /** Backend to start when none runs yet (checkpoints only). */
   backend?: BackendPreference | undefined;
   /** Plays the specs instead of the one-thread `rollout` (training passes its two-core rollout). */
-  play?:
-    | ((
-        agent: Agent,
-        harness: Harness,
-        tasks: readonly Task[],
-        specs: readonly EpisodeSpec[],
-      ) => Promise<EpisodeRecord[]>)
-    | undefined;
+  play?: Play | undefined;
 };
 
 export interface Provenance {

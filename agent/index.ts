@@ -35,6 +35,7 @@ export {
   shareCut,
   type Agent,
   type EpisodeRecord,
+  type Play,
   type Transcript,
   type TranscriptTurn,
 } from './rollout.ts';

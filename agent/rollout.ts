@@ -249,6 +249,14 @@ export function rolloutShare(
   return records;
 }
 
+/** Plays the specs: `rollout` on this thread, or a caller's (training's two-core play). Records in spec order. */
+export type Play = (
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+) => EpisodeRecord[] | Promise<EpisodeRecord[]>;
+
 /**
  * Plays every spec on this thread, in the same batches as two cores play them (the two shares
  * of `shareCut`, each by `rolloutShare`): a batch's float rounding depends on which episodes

@@ -27,6 +27,17 @@ describe('config errors: one formatter for the harness, the training config and 
     );
   });
 
+  it('refuses more tasks a step than the split trains on, counting the split the config names', () => {
+    expect(messageOf(() => parseRLConfig({ tasksPerStep: 21 }))).toBe(
+      'invalid config: config.tasksPerStep 21 is more than the 20 training tasks of this split',
+    );
+    expect(messageOf(() => parseRLConfig({ tasksPerStep: 16, devSplit: true }, { where: 'r.json' }))).toBe(
+      'invalid config: r.json.tasksPerStep 16 is more than the 15 training tasks of this split',
+    );
+    expect(parseRLConfig({ tasksPerStep: 15, devSplit: true }).tasksPerStep).toBe(15);
+    expect(parseRLConfig({ tasksPerStep: 20 }).tasksPerStep).toBe(20);
+  });
+
   it('lists five problems and counts the rest, and clips a long unknown key', () => {
     const message = messageOf(() =>
       parseHarness({ maxTurns: 0, maxEdits: 0, contextTokens: 0, temperature: -1, reward: 'x', split: 'y' }),

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { harnessShape, trainingHarness } from '../gym/index.ts';
+import {
+  devTasks,
+  harnessShape,
+  HELD_OUT_VARIANTS,
+  makeTasks,
+  splitOptions,
+  trainingHarness,
+  trainingMinusDev,
+  type Task,
+} from '../gym/index.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 
 /**
@@ -160,8 +169,39 @@ export type TrainFields = z.infer<typeof TrainSchema>;
  */
 export function parseRLConfig(input: unknown, { where = 'config' } = {}): RLConfig {
   const result = RLConfigSchema.safeParse(input);
-  if (result.success) return result.data;
-  throw new Error(`invalid config: ${formatZodIssues(result.error.issues, { where })}`);
+  if (!result.success) throw new Error(`invalid config: ${formatZodIssues(result.error.issues, { where })}`);
+  const config = result.data;
+  const trainingTasks = config.tasksPerStep === undefined ? 0 : splitTasks(config).train.length;
+  if (config.tasksPerStep !== undefined && config.tasksPerStep > trainingTasks)
+    throw new Error(
+      `invalid config: ${where}.tasksPerStep ${config.tasksPerStep} is more than the ${trainingTasks} training tasks of this split`,
+    );
+  return config;
+}
+
+/**
+ * The tasks a run trains on and the tasks its `evalPass` measures. Normally the training and the
+ * held-out tasks of the config's split. With `devSplit`, the development split is carved out of
+ * the training tasks (variant 3 of every type, five tasks): the run trains on the other 15 and
+ * measures those five, and never plays a held-out task. Recipe choices are made this way, so
+ * that the held-out tasks stay a test set (chapter 17.8).
+ */
+export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
+  const options = splitOptions(config);
+  if (measuresDevSplit(config)) return { train: trainingMinusDev(options), heldOut: devTasks(options) };
+  // Under the type split the other types' held-out variants are not trained on either, so that
+  // a run can be measured on held-out variants of the seen types as well (chapter 17.6).
+  if (config.split === 'type')
+    return {
+      train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)),
+      heldOut: makeTasks('heldout', options),
+    };
+  return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
+}
+
+/** Whether a run is measured on the development split (`devSplit`, which the type split ignores) rather than on held-out tasks. */
+export function measuresDevSplit(config: RLConfig): boolean {
+  return config.devSplit && config.split !== 'type';
 }
 
 /** The default training run's config: the training harness plus the training defaults. */

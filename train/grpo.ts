@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import { episodeSpecs, firstEditCounts, type EpisodeSpec, type Harness, type Task } from '../gym/index.ts';
-import { rollout, type Agent, type EpisodeRecord, type PolicyModel } from '../agent/index.ts';
+import { episodeSpecs, firstEditCounts, type Harness, type Task } from '../gym/index.ts';
+import { rollout, type Agent, type EpisodeRecord, type Play, type PolicyModel } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, maskedSequenceMean, padBatch, selectRows, type PaddedBatch } from './batch.ts';
 import type { RLConfig } from './config.ts';
@@ -17,14 +17,6 @@ export interface GrpoJob {
   batch: PaddedBatch;
   options: GrpoOptions;
 }
-
-/** Plays the specs (`rollout` on this thread, or the caller's two-core play). Records in spec order. */
-export type Play = (
-  agent: Agent,
-  harness: Harness,
-  tasks: readonly Task[],
-  specs: readonly EpisodeSpec[],
-) => EpisodeRecord[] | Promise<EpisodeRecord[]>;
 
 /**
  * One optimizer step on a job's loss, wherever its gradients are computed (the caller's choice:
@@ -135,10 +127,6 @@ export function stepTasks(
   step: number,
 ): Task[] {
   if (tasksPerStep === undefined) return [...tasks];
-  if (tasksPerStep > tasks.length)
-    throw new RangeError(
-      `stepTasks: tasksPerStep ${tasksPerStep} is more than the ${tasks.length} training tasks`,
-    );
   const passes = new Map<number, Task[]>();
   const pass = (index: number) => {
     if (!passes.has(index)) passes.set(index, rng.fork(`task-order/pass-${index}`).shuffled(tasks));

@@ -12,15 +12,10 @@ export {
   SMOKE_CONFIG,
   TrainSchema,
   trainShape,
+  measuresDevSplit,
   type RLConfig,
 } from './config.ts';
-export {
-  trainSnapshots,
-  measuresDevSplit,
-  snapshotDir,
-  trainingModelConfig,
-  type TrainSummary,
-} from './run.ts';
+export { trainSnapshots, snapshotDir, trainingModelConfig, type TrainSummary } from './run.ts';
 export { oneThread, optimizerStep, twoThreads, playOnTwoCores, type Compute } from './compute.ts';
 export { padBatch } from './batch.ts';
 export type { LossJob } from './gradients.ts';

@@ -1,15 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  devTasks,
-  harnessHash,
-  HELD_OUT_VARIANTS,
-  makeTasks,
-  pickHarness,
-  splitOptions,
-  trainingMinusDev,
-  type Task,
-} from '../gym/index.ts';
+import { harnessHash, makeTasks, pickHarness, type Task } from '../gym/index.ts';
 import {
   activeBackend,
   attentionModeFor,
@@ -31,7 +22,7 @@ import { writeJsonAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 import type { RunLog } from '../lib/log.ts';
-import { configDifferences, type RLConfig } from './config.ts';
+import { configDifferences, splitTasks, type RLConfig } from './config.ts';
 import { demoTranscripts } from './bc.ts';
 import { padBatch } from './batch.ts';
 import { grpoStep, stepTasks } from './grpo.ts';
@@ -48,31 +39,6 @@ export interface TrainSummary {
   parameterCount: number;
   backend: string;
   resumedFrom: number | null;
-}
-
-/**
- * The tasks a run trains on and the tasks its `evalPass` measures. Normally the training and the
- * held-out tasks of the config's split. With `devSplit`, the development split is carved out of
- * the training tasks (variant 3 of every type, five tasks): the run trains on the other 15 and
- * measures those five, and never plays a held-out task. Recipe choices are made this way, so
- * that the held-out tasks stay a test set (chapter 17.8).
- */
-export function splitTasks(config: RLConfig): { train: Task[]; heldOut: Task[] } {
-  const options = splitOptions(config);
-  if (measuresDevSplit(config)) return { train: trainingMinusDev(options), heldOut: devTasks(options) };
-  // Under the type split the other types' held-out variants are not trained on either, so that
-  // a run can be measured on held-out variants of the seen types as well (chapter 17.6).
-  if (config.split === 'type')
-    return {
-      train: makeTasks('train', options).filter((task) => !HELD_OUT_VARIANTS.includes(task.variant)),
-      heldOut: makeTasks('heldout', options),
-    };
-  return { train: makeTasks('train', options), heldOut: makeTasks('heldout', options) };
-}
-
-/** Whether a run is measured on the development split (`devSplit`, which the type split ignores) rather than on held-out tasks. */
-export function measuresDevSplit(config: RLConfig): boolean {
-  return config.devSplit && config.split !== 'type';
 }
 
 export function snapshotDir(runDir: string, step: number): string {
@@ -200,10 +166,6 @@ async function trainLocked(
   const rng = new Rng(config.seed);
   // The RL base agent's stream: its own seed, or the run's (docs/TRAINING-DESIGN.md).
   const baseRng = config.baseSeed === undefined ? rng : new Rng(config.baseSeed);
-  if (config.tasksPerStep !== undefined && config.tasksPerStep > train.length)
-    throw new InputError(
-      `config.tasksPerStep ${config.tasksPerStep} is more than the ${train.length} training tasks of this split`,
-    );
 
   refuseOtherRecipe(runDir, config);
   writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash, fingerprint: fingerprint() });

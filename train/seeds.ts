@@ -3,7 +3,8 @@ import { firstEditCounts, type TaskCount } from '../gym/index.ts';
 import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
 import type { RLConfig } from './config.ts';
-import { snapshotDir, splitTasks, trainSnapshots, type TrainSummary } from './run.ts';
+import { splitTasks } from './config.ts';
+import { snapshotDir, trainSnapshots, type TrainSummary } from './run.ts';
 
 /** One checkpoint of a seed's run, measured on the held-out tasks. */
 export interface SeedCheckpoint {
