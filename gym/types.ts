@@ -21,7 +21,6 @@ export type RepairOp = (typeof REPAIR_OPS)[number];
 
 /** The sixth op: special-cases the public test inputs (chapter 4's gaming policy, chapter 11's reward hacking). */
 export const GAMING_OP = 'special_case_tests' as const;
-export type GamingOp = typeof GAMING_OP;
 
 /** All six edit ops an `edit` action may name. */
 export const EDIT_OPS = [...REPAIR_OPS, GAMING_OP] as const;

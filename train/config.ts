@@ -161,7 +161,6 @@ export const trainShape = {
 export const TrainSchema = z.object(trainShape).strict();
 export const RLConfigSchema = z.object({ ...harnessShape, ...trainShape }).strict();
 export type RLConfig = z.infer<typeof RLConfigSchema>;
-export type TrainFields = z.infer<typeof TrainSchema>;
 
 /**
  * Parses an RLConfig. Throws an Error whose one-line message names the bad fields, each under

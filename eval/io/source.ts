@@ -65,8 +65,8 @@ export function formatBytes(bytes: number): string {
 
 /**
  * What one row costs beside the text it keeps (its object, sample, outcome and line), in bytes:
- * 1,000,000 rows of short task ids read took 67 bytes each of the heap (node --expose-gc), and the
- * grouping by task adds little; the rest is headroom for what a reader builds on the way.
+ * what a read row was measured to take of the heap, with headroom for what a reader builds on the
+ * way (docs/MEASUREMENTS.md, "Figures behind code comments").
  */
 export const ROW_BYTES = 100;
 

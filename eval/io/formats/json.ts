@@ -38,10 +38,10 @@ export function parsePythonJson(text: string): unknown {
 export const MAX_JSON_DEPTH = 1000;
 
 /**
- * What one JSON value costs once parsed beyond the characters of the text, at most, in bytes: V8
- * takes about 34 bytes for an empty object in an array and 37 for an object's key and number
- * (measured with node --expose-gc on 2,000,000 of each), so a parse is bounded by the text's
- * length plus this much per `{`, `[`, `,` and `:`.
+ * What one JSON value costs once parsed beyond the characters of the text, at most, in bytes
+ * (above what V8 was measured to take for the largest of them: docs/MEASUREMENTS.md, "Figures
+ * behind code comments"), so a parse is bounded by the text's length plus this much per `{`, `[`,
+ * `,` and `:`.
  */
 export const JSON_VALUE_BYTES = 48;
 
