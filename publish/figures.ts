@@ -162,6 +162,16 @@ export interface IntervalPoint {
   high: number;
 }
 
+/** One point of an interval chart; an end that is undefined (null) is drawn at the estimate. */
+export function intervalPoint(
+  group: string,
+  series: string,
+  estimate: number,
+  { low, high }: { low: number | null; high: number | null },
+): IntervalPoint {
+  return { group, series, estimate, low: low ?? estimate, high: high ?? estimate };
+}
+
 export interface IntervalChartOptions {
   title: string;
   xTitle: string;

@@ -4,7 +4,7 @@ import { loadResults, splitName, type Plan } from '../study/index.ts';
 import { studyReportNumbers, type StudyReportNumbers } from '../analysis/index.ts';
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
-import { intervalChartSvg } from './figures.ts';
+import { intervalChartSvg, intervalPoint } from './figures.ts';
 import { markdownTable } from './markdown.ts';
 import { coverageNote } from './coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../analysis/index.ts';
@@ -21,13 +21,7 @@ function passFigure(plan: Plan, { steps, perSeed }: StudyReportNumbers) {
     xTitle: 'chapter step',
     yTitle: `${splitName(plan)} pass@1`,
     points: [
-      ...steps.map((row) => ({
-        group: `step ${row.step}`,
-        series: 'IQM [95%]',
-        estimate: row.iqm.estimate,
-        low: row.iqm.low ?? row.iqm.estimate,
-        high: row.iqm.high ?? row.iqm.estimate,
-      })),
+      ...steps.map((row) => intervalPoint(`step ${row.step}`, 'IQM [95%]', row.iqm.estimate, row.iqm)),
       ...perSeed.flatMap((row) =>
         plan.measure.steps.map((step, i) => ({
           group: `step ${step}`,

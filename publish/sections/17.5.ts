@@ -1,6 +1,6 @@
 /** The report of 17.5 (experiments/17.5.ts): pass@1 under eight harnesses (Figure 17.2), then greedy against sampled. */
 import type { Numbers175 as Numbers } from '../../analysis/index.ts';
-import { intervalChartSvg, type Figure } from '../figures.ts';
+import { intervalChartSvg, intervalPoint, type Figure } from '../figures.ts';
 import {
   blocks,
   markdownTable,
@@ -43,13 +43,7 @@ function harnessFigure(rows: readonly Row[], episodes: number): Promise<Figure> 
     title: `Figure 17.2: pass@1 by harness (${episodes} episodes per held-out task, task-level 95% intervals)`,
     xTitle: 'harness',
     yTitle: 'pass@1',
-    points: rows.map((row) => ({
-      group: row.harness,
-      series: `step ${row.step}`,
-      estimate: row.passAt1,
-      low: row.low,
-      high: row.high,
-    })),
+    points: rows.map((row) => intervalPoint(row.harness, `step ${row.step}`, row.passAt1, row)),
     rules: [
       {
         y: 0.2,

@@ -3,7 +3,7 @@
  * the winner's curse measured and simulated, the four seeds at step 30 (Figure 17.4).
  */
 import type { Numbers178 as Numbers } from '../../analysis/index.ts';
-import { bandPanelsSvg, intervalChartSvg } from '../figures.ts';
+import { bandPanelsSvg, intervalChartSvg, intervalPoint } from '../figures.ts';
 import {
   blocks,
   interval,
@@ -54,20 +54,8 @@ async function selectionFigures({ table: byStep, seeds }: Numbers, episodes: num
     xTitle: 'seed',
     yTitle: 'held-out pass@1',
     points: seeds.flatMap((row) => [
-      {
-        group: `seed ${row.seed}`,
-        series: 'episode-level',
-        estimate: row.passAt1,
-        low: row.episodeLevel.low,
-        high: row.episodeLevel.high,
-      },
-      {
-        group: `seed ${row.seed}`,
-        series: 'task-level',
-        estimate: row.passAt1,
-        low: row.taskLevel.low,
-        high: row.taskLevel.high,
-      },
+      intervalPoint(`seed ${row.seed}`, 'episode-level', row.passAt1, row.episodeLevel),
+      intervalPoint(`seed ${row.seed}`, 'task-level', row.passAt1, row.taskLevel),
     ]),
   });
   return { '17.4-selection.svg': selection, '17.4-seeds-step30.svg': seedFigure };

@@ -1,6 +1,6 @@
 /** The report of exercise 3 (experiments/ex-3.ts): a hierarchical beta-binomial interval beside the task bootstrap. */
 import type { NumbersEx3 as Numbers } from '../../analysis/index.ts';
-import { intervalChartSvg } from '../figures.ts';
+import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { blocks, interval, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
 
 /**
@@ -54,20 +54,8 @@ function intervalsFigure(agents: Numbers['agents']) {
     xTitle: 'checkpoint',
     yTitle: 'pass rate',
     points: agents.flatMap((row) => [
-      {
-        group: `step ${row.step}`,
-        series: 'task bootstrap',
-        estimate: row.passAt1,
-        low: row.bootstrap.low,
-        high: row.bootstrap.high,
-      },
-      {
-        group: `step ${row.step}`,
-        series: 'beta-binomial posterior',
-        estimate: row.bayes.mean,
-        low: row.bayes.low,
-        high: row.bayes.high,
-      },
+      intervalPoint(`step ${row.step}`, 'task bootstrap', row.passAt1, row.bootstrap),
+      intervalPoint(`step ${row.step}`, 'beta-binomial posterior', row.bayes.mean, row.bayes),
     ]),
   });
 }

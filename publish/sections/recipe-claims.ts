@@ -3,7 +3,7 @@
  * count, interval and standing per recipe by docs/CLAIMS.md, and where it stands across them.
  */
 import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '../../analysis/index.ts';
-import { intervalChartSvg } from '../figures.ts';
+import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { coverageNote } from '../coverageNotes.ts';
 import { CLAIM_RATE_METHOD, TRAINING_SD_METHOD, eightSeeds, selectionMethod } from '../../analysis/index.ts';
 import { markdownTable, signed, type Report } from '../markdown.ts';
@@ -132,25 +132,13 @@ async function figures(numbers: Numbers): Promise<NonNullable<Report['figures']>
     xTitle: '',
     yTitle: 'share of seeds',
     points: numbers.rates.flatMap((row) =>
-      row.recipes.map((cell) => ({
-        group: SHORT[row.claim],
-        series: cell.recipe,
-        estimate: cell.fraction,
-        low: cell.interval.low,
-        high: cell.interval.high,
-      })),
+      row.recipes.map((cell) => intervalPoint(SHORT[row.claim], cell.recipe, cell.fraction, cell.interval)),
     ),
     rules: [{ y: 0.5, label: 'one half' }],
     width: 760,
   });
   const valuePoints = numbers.values.flatMap((row) =>
-    row.recipes.map((cell) => ({
-      group: SHORT[row.claim],
-      series: cell.recipe,
-      estimate: cell.estimate,
-      low: cell.low,
-      high: cell.high,
-    })),
+    row.recipes.map((cell) => intervalPoint(SHORT[row.claim], cell.recipe, cell.estimate, cell)),
   );
   const reach = Math.max(
     0.05,

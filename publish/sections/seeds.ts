@@ -8,7 +8,7 @@ import { CHAPTER_STEPS } from '../../study/index.ts';
 import { CLAIMS, SUPPORTED } from '../../analysis/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
 import { Rng } from '../../lib/rng.ts';
-import { bandPanelsSvg, heatmapSvg, intervalChartSvg } from '../figures.ts';
+import { bandPanelsSvg, heatmapSvg, intervalChartSvg, intervalPoint } from '../figures.ts';
 import { markdownTable, section, signed, type Report } from '../markdown.ts';
 
 const f3 = (value: number) => value.toFixed(3);
@@ -309,23 +309,11 @@ function step80Figure(numbers: SeedClaims, seed: number) {
           { successes: row.trajectories.map((task) => task.successes.at(-1)!), trials: numbers.episodes },
           { rng: figureRng.fork(`seed-${row.seed}`) },
         );
-        return {
-          group: `seed ${row.seed}`,
-          series: 'seeds',
-          estimate: row.passAt1[80]!,
-          low: interval.low,
-          high: interval.high,
-        };
+        return intervalPoint(`seed ${row.seed}`, 'seeds', row.passAt1[80]!, interval);
       }),
       ...(['mean', 'iqm'] as const).map((name) => {
-        const { estimate, low, high } = aggregates[80][name];
-        return {
-          group: name === 'iqm' ? 'IQM' : 'mean',
-          series: name === 'iqm' ? 'IQM' : 'mean',
-          estimate,
-          low: low ?? estimate,
-          high: high ?? estimate,
-        };
+        const label = name === 'iqm' ? 'IQM' : 'mean';
+        return intervalPoint(label, label, aggregates[80][name].estimate, aggregates[80][name]);
       }),
     ],
   });
