@@ -63,7 +63,8 @@ export function chiSquareCdf(x: number, df: number): number {
 
 /**
  * Chi-square quantile: the x with chiSquareCdf(x, df) = p, by bisection on the CDF (monotone,
- * so it cannot fail to converge) to a relative width of 1e-14. Same as scipy's
+ * so it cannot fail to converge) to a relative width of 1e-14, or to adjacent floats where the
+ * quantile underflows (a small df at a small p). Same as scipy's
  * `chi2.ppf(p, df)` to about 12 digits.
  * @throws StatisticsError if p is outside (0, 1) or df is not a finite number > 0.
  * @example chiSquareQuantile(0.975, 15) // 27.4884
@@ -76,6 +77,8 @@ export function chiSquareQuantile(p: number, df: number): number {
   while (chiSquareCdf(high, df) < p) high *= 2;
   while (high - low > 1e-14 * high) {
     const middle = (low + high) / 2;
+    // No float lies between them (a quantile that underflows, at a small df): done.
+    if (middle === low || middle === high) break;
     if (chiSquareCdf(middle, df) < p) low = middle;
     else high = middle;
   }

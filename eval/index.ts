@@ -72,7 +72,11 @@ export { binomialTestGreater } from './binomialTest.ts';
 export { fisherExactGreater } from './fisherExactTest.ts';
 export { holmAdjust } from './holmAdjust.ts';
 export { trajectoryFalls } from './trajectoryFalls.ts';
-export { noiseStandardDeviations, standardDeviationInterval } from './noiseStandardDeviation.ts';
+export {
+  nestedNoiseStandardDeviations,
+  noiseStandardDeviations,
+  standardDeviationInterval,
+} from './noiseStandardDeviation.ts';
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation } from './describe.ts';

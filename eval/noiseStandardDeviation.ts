@@ -94,3 +94,93 @@ export function noiseStandardDeviations(
     seeds: n,
   };
 }
+
+/**
+ * The nested split of training noise into a base-agent and an RL component, beside evaluation
+ * noise: `a[g][r]` and `b[g][r]` are two independent evaluations of the checkpoint of RL seed r
+ * trained from base agent g (B base agents, R RL seeds each, a balanced design). One-way random
+ * effects on the seed means m = (a + b) / 2, the base agent as the group:
+ *
+ *   MSW = sum (m_gr - m_g)^2 / (B (R - 1)),  E[MSW] = sigma_rl^2 + sigma_e^2 / 2
+ *   MSB = R sum (m_g - m)^2 / (B - 1),        E[MSB] = R sigma_base^2 + sigma_rl^2 + sigma_e^2 / 2
+ *
+ * and sigma_e^2-hat = sum d^2 / (2 B R) over d = a - b, as in `noiseStandardDeviations`.
+ * - RL component: sqrt(max(0, MSW - sigma_e^2-hat / 2)); its interval is the chi-square interval
+ *   of MSW (B (R - 1) degrees of freedom) less the evaluation share, as `noiseStandardDeviations`'
+ *   training noise.
+ * - Base-agent component: sqrt(max(0, (MSB - MSW) / R)). When MSB > MSW its interval is the
+ *   chi-square interval with Satterthwaite's degrees of freedom
+ *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946,
+ *   Biometrics Bulletin 2(6); Burdick & Graybill 1992, Confidence Intervals on Variance
+ *   Components, section 3.2). When MSB <= MSW the estimate is 0 and nu is undefined (null): the
+ *   interval runs from 0 to the bound MSB alone gives, sqrt((B - 1) MSB / (R chi^2_{alpha/2, B-1})),
+ *   since R sigma_base^2 <= E[MSB].
+ * These intervals assume normal effects; their coverage at a design is simulated where they are
+ * reported.
+ *
+ * @throws StatisticsError on fewer than 2 base agents or 2 RL seeds each, an unbalanced design, a
+ *   value that is not finite, or level outside (0, 1).
+ */
+export function nestedNoiseStandardDeviations(
+  a: ReadonlyArray<ArrayLike<number>>,
+  b: ReadonlyArray<ArrayLike<number>>,
+  { level = 0.95 }: { level?: number } = {},
+) {
+  checkLevel(level);
+  const groups = a.length;
+  const perGroup = a[0]?.length ?? 0;
+  const balanced =
+    b.length === groups && [...a, ...b].every((row) => row.length === perGroup && row.length > 0);
+  if (groups < 2 || perGroup < 2 || !balanced)
+    throw new StatisticsError(
+      `nestedNoiseStandardDeviations: needs a and b of the same B >= 2 groups of R >= 2 values each, got ${groups} and ${b.length} groups`,
+    );
+  [...a, ...b].forEach((row, i) => checkFiniteValues(row, i < groups ? 'a' : 'b'));
+  const means = a.map((row, g) => Array.from(row, (value, r) => (value + (b[g]![r] as number)) / 2));
+  const groupMeans = means.map((row) => mean(row));
+  const grand = mean(groupMeans);
+  const within = means.reduce(
+    (sum, row, g) => sum + row.reduce((s, m) => s + (m - groupMeans[g]!) ** 2, 0),
+    0,
+  );
+  const withinDf = groups * (perGroup - 1);
+  const msw = within / withinDf;
+  const msb = (perGroup * groupMeans.reduce((s, m) => s + (m - grand) ** 2, 0)) / (groups - 1);
+  const n = groups * perGroup;
+  const differences = a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number)));
+  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
+  const alpha = 1 - level;
+  const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluationVariance / 2));
+  const baseVariance = (msb - msw) / perGroup;
+  const satterthwaite =
+    baseVariance > 0 ? (msb - msw) ** 2 / (msb ** 2 / (groups - 1) + msw ** 2 / withinDf) : null;
+  return {
+    base: {
+      estimate: Math.sqrt(Math.max(0, baseVariance)),
+      low:
+        satterthwaite === null
+          ? 0
+          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(1 - alpha / 2, satterthwaite)),
+      high:
+        satterthwaite === null
+          ? Math.sqrt(((groups - 1) * msb) / (perGroup * chiSquareQuantile(alpha / 2, groups - 1)))
+          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(alpha / 2, satterthwaite)),
+      df: satterthwaite,
+    },
+    rl: {
+      estimate: lessEvaluation(msw),
+      low: lessEvaluation((withinDf * msw) / chiSquareQuantile(1 - alpha / 2, withinDf)),
+      high: lessEvaluation((withinDf * msw) / chiSquareQuantile(alpha / 2, withinDf)),
+      df: withinDf,
+    },
+    evaluation: {
+      estimate: Math.sqrt(evaluationVariance),
+      low: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(1 - alpha / 2, n)),
+      high: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(alpha / 2, n)),
+      df: n,
+    },
+    meanSquares: { between: msb, within: msw },
+    groups,
+    perGroup,
+  };
+}

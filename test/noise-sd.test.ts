@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  nestedNoiseStandardDeviations,
   noiseStandardDeviations,
   percentileOfSorted,
   sampleBinomial,
@@ -115,5 +116,122 @@ describe('noiseStandardDeviations', () => {
     console.log(
       `coverage: chi-square training ${training / simulations}, evaluation ${evaluation / simulations}, bootstrap ${bootstrap / simulations}`,
     );
+  });
+});
+
+// Reference values from Python 3.11 (Debian bookworm): the mean squares from statsmodels 0.13.5
+// (`anova_lm(ols('m ~ C(g)', data).fit())`, m the seed means (a + b) / 2, g the base agent), the
+// components and their intervals from them with scipy 1.10.1's `chi2.ppf`, Satterthwaite's df
+// nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))).
+describe('nestedNoiseStandardDeviations: base agents x RL seeds against statsmodels and scipy', () => {
+  const a = [
+    [0.62, 0.55, 0.71, 0.48],
+    [0.33, 0.41, 0.29, 0.45],
+    [0.58, 0.66, 0.52, 0.61],
+    [0.44, 0.39, 0.5, 0.47],
+  ];
+  const b = [
+    [0.6, 0.57, 0.69, 0.5],
+    [0.35, 0.38, 0.31, 0.43],
+    [0.55, 0.68, 0.54, 0.6],
+    [0.46, 0.41, 0.48, 0.45],
+  ];
+
+  it('splits 4 x 4 seed means into a base-agent, an RL and an evaluation component', () => {
+    const result = nestedNoiseStandardDeviations(a, b);
+    expect(result.meanSquares.between).toBeCloseTo(0.04850989583333332, 12);
+    expect(result.meanSquares.within).toBeCloseTo(0.0041453125, 12);
+    const expected = {
+      base: [0.10531450913019218, 0.0575021481320909, 0.48236179921749883],
+      rl: [0.0635167300795625, 0.04495145402556666, 0.10575790457049325],
+      evaluation: [0.014895469109766222, 0.011093696098846986, 0.02266984564518027],
+    };
+    for (const [part, [estimate, low, high]] of Object.entries(expected)) {
+      const got = result[part as keyof typeof expected];
+      expect(got.estimate, part).toBeCloseTo(estimate!, 10);
+      expect(got.low, part).toBeCloseTo(low!, 9);
+      expect(got.high, part).toBeCloseTo(high!, 9);
+    }
+    expect(result.base.df).toBeCloseTo(2.5046167514586943, 10);
+  });
+
+  it('gives a base component of 0 with the bound of MSB alone when the base agents differ less than the seeds in them', () => {
+    const result = nestedNoiseStandardDeviations(
+      [
+        [0.5, 0.7, 0.3],
+        [0.6, 0.4, 0.5],
+        [0.45, 0.65, 0.35],
+      ],
+      [
+        [0.52, 0.68, 0.31],
+        [0.58, 0.42, 0.49],
+        [0.47, 0.63, 0.36],
+      ],
+    );
+    expect(result.base).toEqual({
+      estimate: 0,
+      low: 0,
+      high: expect.closeTo(0.05542615020973131, 10),
+      df: null,
+    });
+    expect(result.rl.estimate).toBeCloseTo(0.14806154876341873, 10);
+    expect(result.rl.high).toBeCloseTo(0.32648372689373456, 9);
+  });
+
+  it('refuses a design with one base agent, one seed each, or unbalanced groups', () => {
+    expect(() => nestedNoiseStandardDeviations([[0.1, 0.2]], [[0.1, 0.2]])).toThrow(/B >= 2 groups/);
+    expect(() => nestedNoiseStandardDeviations([[0.1], [0.2]], [[0.1], [0.2]])).toThrow(/R >= 2/);
+    expect(() => nestedNoiseStandardDeviations([[0.1, 0.2], [0.3]], [[0.1, 0.2], [0.3]])).toThrow(
+      /B >= 2 groups/,
+    );
+    expect(() =>
+      nestedNoiseStandardDeviations(
+        [
+          [0.1, NaN],
+          [0.3, 0.4],
+        ],
+        [
+          [0.1, 0.2],
+          [0.3, 0.4],
+        ],
+      ),
+    ).toThrow(/a/);
+  });
+
+  it('covers the RL and evaluation components at 4 x 4 in a normal world; the base component with 3-odd df less well', () => {
+    // Seed means u_g + v_gr, u ~ N(0, 0.05^2), v ~ N(0, 0.15^2), each evaluation adding N(0, 0.02^2).
+    const [sBase, sRl, sEval, simulations] = [0.05, 0.15, 0.02, 1000];
+    const rng = new Rng('nested-noise-coverage');
+    const covered = { base: 0, rl: 0, evaluation: 0 };
+    for (let sim = 0; sim < simulations; sim += 1) {
+      const x: number[][] = [];
+      const y: number[][] = [];
+      for (let g = 0; g < 4; g += 1) {
+        const u = sBase * rng.normal();
+        const seeds = Array.from({ length: 4 }, () => u + sRl * rng.normal());
+        x.push(seeds.map((m) => m + sEval * rng.normal()));
+        y.push(seeds.map((m) => m + sEval * rng.normal()));
+      }
+      const result = nestedNoiseStandardDeviations(x, y);
+      for (const [part, truth] of [
+        ['base', sBase],
+        ['rl', sRl],
+        ['evaluation', sEval],
+      ] as const)
+        if (result[part].low <= truth && truth <= result[part].high) covered[part] += 1;
+    }
+    const se = Math.sqrt((0.95 * 0.05) / simulations);
+    expect(Math.abs(covered.rl / simulations - 0.95)).toBeLessThan(3 * se);
+    expect(Math.abs(covered.evaluation / simulations - 0.95)).toBeLessThan(3 * se);
+    // Satterthwaite's interval on a difference of mean squares is known to fall short when the
+    // difference is small against MSW: measured, not assumed nominal.
+    expect(covered.base / simulations).toBeLessThan(0.93);
+    expect(covered.base / simulations).toBeGreaterThan(0.7);
+  });
+
+  it('chi-square quantiles that underflow end (df 0.01 at p 0.025: scipy 4.37e-321)', () => {
+    expect(chiSquareQuantile(0.025, 0.01)).toBeGreaterThan(4.3e-321);
+    expect(chiSquareQuantile(0.025, 0.01)).toBeLessThan(4.4e-321);
+    expect(chiSquareQuantile(0.025, 0.001)).toBeLessThan(1e-320);
   });
 });
