@@ -70,4 +70,5 @@ export { loadWorlds } from './coverageWorld.ts';
 export { coverageNumbers, type NumbersCoverage } from './sections/coverage.ts';
 export { recipeClaimsNumbers, type NumbersRecipeClaims } from './sections/recipe-claims.ts';
 export { recipesNumbers, type NumbersRecipes } from './sections/recipes.ts';
+export { designNumbers, type NumbersDesign } from './sections/design.ts';
 export { studyReportNumbers, type StudyReportNumbers } from './studyReport.ts';

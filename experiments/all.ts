@@ -1,6 +1,6 @@
 /**
  * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises and the
- * scripts on the committed studies (seeds, coverage, recipes, recipe-claims), training what is
+ * scripts on the committed studies (seeds, coverage, recipes, recipe-claims, design), training what is
  * missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
  *
  * Command: npm run exp:all [-- --run DIR --seed S --smoke --out DIR]

@@ -36,7 +36,9 @@ import { report } from '../publish/sections/recipe-claims.ts';
  * The recipes compared, each a study on the held-out tasks: the default (the recipe docs/RECIPES.md
  * kept), `entropy-0` (the held-out study that scored it higher prompted the recipe search) and
  * `kl-0.1` (a reference penalty against 17.7's narrowing; the steadiest candidate at step 80 on
- * the development split). Neither was chosen: these studies measure claims, not recipes.
+ * the development split). Neither was chosen: these studies measure claims, not recipes. Then the
+ * training design of docs/TRAINING-DESIGN.md (RL seeds from base agent 0, a task order,
+ * minibatches), not adopted, with the chapter's harness (`design`) and with ours (`design-ours`).
  */
 export const RECIPE_STUDIES = [
   { name: 'default', study: 'studies/default-16', recipe: 'default' },
@@ -46,6 +48,16 @@ export const RECIPE_STUDIES = [
     recipe: 'studies/recipes/entropy-0.json',
   },
   { name: 'kl-0.1', study: 'studies/recipes-held-out/kl-0.1', recipe: 'studies/recipes/kl-0.1.json' },
+  {
+    name: 'design',
+    study: 'studies/design-held-out/chapter-harness',
+    recipe: 'studies/recipes/design-held-out.json',
+  },
+  {
+    name: 'design-ours',
+    study: 'studies/design-held-out/our-harness',
+    recipe: 'studies/recipes/design-held-out-ours.json',
+  },
 ] as const;
 /** A recipe needs at least this many seeds to be compared (the recipe issue's floor). */
 export const MIN_SEEDS = 8;

@@ -54,6 +54,7 @@ import { main as mainSeeds } from './seeds.ts';
 import { main as mainCoverage } from './coverage.ts';
 import { main as mainRecipes } from './recipes.ts';
 import { main as mainRecipeClaims } from './recipe-claims.ts';
+import { main as mainDesign } from './design.ts';
 import type { Numbers171, Numbers174, Numbers175, Numbers177, Numbers179 } from '../analysis/index.ts';
 import { writeFilesAtomic } from '../lib/atomic.ts';
 import { UsageError } from '../lib/errors.ts';
@@ -103,6 +104,8 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   // The chapter's claims across recipes, read from the committed held-out recipe studies.
   'recipe-claims': ({ seed, outDir }) =>
     mainRecipeClaims({ ...(seed !== undefined ? { seed } : {}), outDir }),
+  // The training design on the held-out tasks (not adopted), read from its committed studies.
+  design: ({ seed, outDir }) => mainDesign({ ...(seed !== undefined ? { seed } : {}), outDir }),
 };
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */

@@ -21,6 +21,7 @@ const WITHOUT_RUNS: Record<string, string> = {
   seeds: 'seeds.ts',
   recipes: 'recipes.ts',
   'recipe-claims': 'recipe-claims.ts',
+  design: 'design.ts',
 };
 
 /** Node with tsx on `args` in the checkout, in a child process (minutes of computing would stall the test worker). */

@@ -52,7 +52,7 @@ describe("the chapter's claims across recipes (exp:recipe-claims)", () => {
       const run = main({ root, outDir: join(root, 'results') });
       await expect(run).rejects.toBeInstanceOf(InputError);
       await expect(main({ root, outDir: join(root, 'results') })).rejects.toThrow(
-        /no recipe study is finished \(studies\/default-16: no study; .*kl-0\.1: no study\)/,
+        /no recipe study is finished \(studies\/default-16: no study; .*kl-0\.1: no study; .*our-harness: no study\)/,
       );
     } finally {
       rmSync(root, { recursive: true, force: true });

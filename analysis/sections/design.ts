@@ -1,0 +1,200 @@
+/**
+ * The numbers of `npm run exp:design` (experiments/design.ts): the training design of
+ * docs/TRAINING-DESIGN.md on the held-out tasks, not adopted (its development-split check failed):
+ * 17.4 in the chapter's own design (section 3, study 1), the nested split of training noise
+ * (study 3), and the Adam-restart claim (section 4).
+ */
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import {
+  nestedNoiseStandardDeviations,
+  noiseStandardDeviations,
+  pairedTInterval,
+  twoSidedTPower,
+} from '../../eval/index.ts';
+import { InputError } from '../../lib/errors.ts';
+import { Rng } from '../../lib/rng.ts';
+import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
+import { reproducibleStanding } from '../claims.ts';
+
+/** The chapter's two training claims are read with this margin in held-out pass@1 (docs/TRAINING-DESIGN.md, section 4). */
+export const CLAIM_MARGIN = 0.05;
+/** Simulations of each coverage figure. */
+const SIMULATIONS = 2000;
+
+const passAt = (results: StudyResults, seed: number, step: number, label = 'a') =>
+  evaluationOf(results, seed, step, label).passAt1;
+
+/**
+ * 17.4 read as the chapter reads it (docs/CLAIMS.md, section 5): each seed's two independent
+ * evaluations at step 30, the training- and evaluation-noise SDs, and the standing of "highly
+ * reproducible" (a training-noise SD of zero).
+ */
+export function chapterSeeds(results: StudyResults, { seed }: { seed: number }) {
+  const a = results.seeds.map((s) => passAt(results, s, 30, 'a'));
+  const b = results.seeds.map((s) => passAt(results, s, 30, 'b'));
+  const noise = noiseStandardDeviations(a, b);
+  const truth = { training: noise.training.estimate, evaluation: noise.evaluation.estimate };
+  return {
+    coverage: noiseCoverage(truth, a.length, new Rng(seed).fork('design/chapter-coverage')),
+    seeds: results.seeds.map((seed, i) => ({ seed, a: a[i]!, b: b[i]!, mean: (a[i]! + b[i]!) / 2 })),
+    episodesPerTask: results.plan.measure.episodes,
+    tasks: results.tasks.length,
+    noise,
+    standing: reproducibleStanding(noise),
+  };
+}
+
+/** How often each interval `draw` returns covers its part's truth, over SIMULATIONS draws. */
+function coverageOf<K extends string>(
+  truth: Record<K, number>,
+  draw: () => Record<K, { low: number; high: number }>,
+) {
+  const parts = Object.keys(truth) as K[];
+  const covered = new Map<K, number>(parts.map((part) => [part, 0]));
+  for (let sim = 0; sim < SIMULATIONS; sim += 1) {
+    const intervals = draw();
+    for (const part of parts)
+      if (intervals[part].low <= truth[part] && truth[part] <= intervals[part].high)
+        covered.set(part, covered.get(part)! + 1);
+  }
+  const rates = Object.fromEntries(parts.map((part) => [part, covered.get(part)! / SIMULATIONS]));
+  return { truth, simulations: SIMULATIONS, ...(rates as Record<K, number>) };
+}
+
+/** `noiseStandardDeviations`' two intervals at `seeds` seeds in a normal world with the given SDs. */
+function noiseCoverage(truth: { training: number; evaluation: number }, seeds: number, rng: Rng) {
+  return coverageOf<'training' | 'evaluation'>(truth, () => {
+    const means = Array.from({ length: seeds }, () => truth.training * rng.normal());
+    return noiseStandardDeviations(
+      means.map((m) => m + truth.evaluation * rng.normal()),
+      means.map((m) => m + truth.evaluation * rng.normal()),
+    );
+  });
+}
+
+type Components = ReturnType<typeof nestedNoiseStandardDeviations>;
+
+/** `nestedNoiseStandardDeviations`' three intervals at this design (B base agents x R seeds, two evaluations each) in a normal world with the given SDs. */
+function nestedCoverage(
+  truth: { base: number; rl: number; evaluation: number },
+  { groups, perGroup }: { groups: number; perGroup: number },
+  rng: Rng,
+) {
+  return coverageOf<'base' | 'rl' | 'evaluation'>(truth, () => {
+    const a: number[][] = [];
+    const b: number[][] = [];
+    for (let g = 0; g < groups; g += 1) {
+      const u = truth.base * rng.normal();
+      const means = Array.from({ length: perGroup }, () => u + truth.rl * rng.normal());
+      a.push(means.map((m) => m + truth.evaluation * rng.normal()));
+      b.push(means.map((m) => m + truth.evaluation * rng.normal()));
+    }
+    return nestedNoiseStandardDeviations(a, b);
+  });
+}
+
+/**
+ * The nested study at `step`: training noise split into a base-agent and an RL component beside
+ * evaluation noise (`bases[g]`: base agent g's study, its first `perGroup` seeds), with each
+ * interval's coverage simulated at this design in the fitted world (the estimates as truths) and in
+ * one where the base-agent component is as large as the RL one.
+ */
+export function nestedSplit(
+  bases: readonly StudyResults[],
+  step: number,
+  { perGroup, seed }: { perGroup: number; seed: number },
+) {
+  const seedsOf = (results: StudyResults) => results.seeds.slice(0, perGroup);
+  const a = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'a')));
+  const b = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'b')));
+  const components: Components = nestedNoiseStandardDeviations(a, b);
+  const fitted = {
+    base: components.base.estimate,
+    rl: components.rl.estimate,
+    evaluation: components.evaluation.estimate,
+  };
+  const design = { groups: bases.length, perGroup };
+  const rng = new Rng(seed).fork(`design/nested-coverage/step-${step}`);
+  return {
+    step,
+    seeds: bases.map((results) => seedsOf(results)),
+    components,
+    coverage: {
+      fitted: nestedCoverage(fitted, design, rng.fork('fitted')),
+      baseAsRl: nestedCoverage({ ...fitted, base: fitted.rl }, design, rng.fork('base-as-rl')),
+    },
+  };
+}
+
+/**
+ * The Adam-restart claim at `step` (docs/TRAINING-DESIGN.md, section 4): uninterrupted minus
+ * segmented held-out pass@1, paired by RL seed, a t interval (95%); it holds inside the margin,
+ * fails when it excludes 0 and reaches beyond the margin, and is open otherwise, with the power
+ * of the paired t test at the margin.
+ */
+export function restartClaim(segmented: StudyResults, uninterrupted: StudyResults, step: number) {
+  const seeds = sharedSeeds(segmented, uninterrupted);
+  if (seeds.length < 2)
+    throw new InputError(
+      `${uninterrupted.plan.dir}: shares ${seeds.length} RL seeds with ${segmented.plan.dir} (the same seed, step-0 agent and episodes); the restart claim pairs at least 2`,
+    );
+  const difference = pairedTInterval(
+    seeds.map((s) => passAt(segmented, s, step)),
+    seeds.map((s) => passAt(uninterrupted, s, step)),
+  );
+  const inside = difference.low >= -CLAIM_MARGIN && difference.high <= CLAIM_MARGIN;
+  const excludesZero = difference.low > 0 || difference.high < 0;
+  const standing = inside ? 'holds' : excludesZero ? 'fails' : 'open';
+  const power =
+    difference.standardError > 0
+      ? twoSidedTPower(
+          difference.df,
+          Math.min(37, CLAIM_MARGIN / difference.standardError),
+          tQuantile(0.975, difference.df),
+        )
+      : null;
+  return {
+    step,
+    seeds,
+    ...difference,
+    standing,
+    belowMarginShown: inside && excludesZero,
+    power,
+  };
+}
+
+/** What exp:design reports; a part whose studies are not finished is null. */
+export function designNumbers({
+  chapter,
+  bases,
+  segmented,
+  uninterrupted,
+  perGroup,
+  seed,
+}: {
+  chapter: StudyResults | undefined;
+  bases: readonly StudyResults[] | undefined;
+  segmented: StudyResults | undefined;
+  uninterrupted: { 30: StudyResults | undefined; 80: StudyResults | undefined };
+  perGroup: number;
+  seed: number;
+}) {
+  return {
+    protocol: 'docs/TRAINING-DESIGN.md, sections 3 and 4',
+    adopted: false,
+    margin: CLAIM_MARGIN,
+    chapterSeeds: chapter === undefined ? null : chapterSeeds(chapter, { seed }),
+    nested:
+      bases === undefined
+        ? null
+        : ([30, 80] as const).map((step) => nestedSplit(bases, step, { perGroup, seed })),
+    restarts:
+      segmented === undefined
+        ? null
+        : ([30, 80] as const).flatMap((step) =>
+            uninterrupted[step] === undefined ? [] : [restartClaim(segmented, uninterrupted[step]!, step)],
+          ),
+  };
+}
+
+export type NumbersDesign = ReturnType<typeof designNumbers>;
