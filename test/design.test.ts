@@ -30,23 +30,17 @@ describe('the training design on the held-out tasks (exp:design)', () => {
     expect(self.power).toBeNull();
   });
 
-  it('reads 17.4 as the chapter does and splits the noise at steps 30 and 80, each interval with its simulated coverage', () => {
+  it('reads 17.4 as the chapter does, with the coverage of its intervals simulated at 4 seeds; the nested split waits for its study', () => {
     const { chapterSeeds, nested, adopted } = numbers();
     expect(adopted).toBe(false);
     expect(chapterSeeds.seeds.map((row: { seed: number }) => row.seed)).toEqual([0, 1, 2, 3]);
     expect(chapterSeeds.episodesPerTask * chapterSeeds.tasks).toBe(320);
     expect(['holds', 'fails', 'open']).toContain(chapterSeeds.standing);
     for (const part of ['training', 'evaluation']) expect(chapterSeeds.coverage[part]).toBeGreaterThan(0);
-    expect(nested.map((row: { step: number }) => row.step)).toEqual([30, 80]);
-    for (const row of nested) {
-      expect(row.seeds).toEqual([
-        [0, 1, 2, 3],
-        [0, 1, 2, 3],
-        [0, 1, 2, 3],
-        [0, 1, 2, 3],
-      ]);
-      for (const world of [row.coverage.fitted, row.coverage.baseAsRl])
-        for (const part of ['base', 'rl', 'evaluation']) expect(world[part]).toBeGreaterThan(0);
-    }
+    // Study 3 (the nested base agents) has not run: the report says so and holds no number for it.
+    expect(nested).toBeNull();
+    expect(readFileSync(join(ROOT, 'results', 'design.md'), 'utf8')).toContain(
+      'Not run yet: the nested study',
+    );
   });
 });
