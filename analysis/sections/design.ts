@@ -4,17 +4,12 @@
  * 17.4 in the chapter's own design (section 3, study 1), the nested split of training noise
  * (study 3), and the Adam-restart claim (section 4).
  */
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import {
-  nestedNoiseStandardDeviations,
-  noiseStandardDeviations,
-  pairedTInterval,
-  twoSidedTPower,
-} from '../../eval/index.ts';
+import { nestedNoiseStandardDeviations, noiseStandardDeviations, pairedTInterval } from '../../eval/index.ts';
 import { InputError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
 import { reproducibleStanding } from '../claims.ts';
+import { rulePower } from './recipes.ts';
 
 /** The chapter's two training claims are read with this margin in held-out pass@1 (docs/TRAINING-DESIGN.md, section 4). */
 export const CLAIM_MARGIN = 0.05;
@@ -145,14 +140,7 @@ export function restartClaim(segmented: StudyResults, uninterrupted: StudyResult
   const inside = difference.low >= -CLAIM_MARGIN && difference.high <= CLAIM_MARGIN;
   const excludesZero = difference.low > 0 || difference.high < 0;
   const standing = inside ? 'holds' : excludesZero ? 'fails' : 'open';
-  const power =
-    difference.standardError > 0
-      ? twoSidedTPower(
-          difference.df,
-          Math.min(37, CLAIM_MARGIN / difference.standardError),
-          tQuantile(0.975, difference.df),
-        )
-      : null;
+  const power = rulePower(difference, { gain: CLAIM_MARGIN, level: 0.95 });
   return {
     step,
     seeds,

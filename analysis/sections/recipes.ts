@@ -56,7 +56,7 @@ function differenceFromDefault(candidate: StudyResults, base: StudyResults, leve
  * end clears 0 for a candidate `gain` above the default, with the design's standard error and
  * degrees of freedom as measured (a noncentral t; the two-sided power, whose lower tail is nil here).
  */
-function rulePower(
+export function rulePower(
   difference: { standardError: number; df: number | null },
   { gain, level }: { gain: number; level: number },
 ): number | null {
