@@ -456,6 +456,31 @@ const CASES: Case[] = [
   ['chiSquareCdf df 0', () => stats.chiSquareCdf(1, 0), /\bdf\b/],
   ['chiSquareQuantile p 1.5', () => stats.chiSquareQuantile(1.5, 3), /\bp\b/],
   ['noiseStandardDeviations one seed', () => stats.noiseStandardDeviations([0.5], [0.6]), /seeds/],
+  [
+    'nestedNoiseStandardDeviations one base agent',
+    () => stats.nestedNoiseStandardDeviations([[0.5, 0.6]], [[0.5, 0.6]]),
+    /groups/,
+  ],
+  [
+    'nestedNoiseStandardDeviations unbalanced',
+    () => stats.nestedNoiseStandardDeviations([[0.5, 0.6], [0.4]], [[0.5, 0.6], [0.4]]),
+    /groups/,
+  ],
+  [
+    'nestedNoiseStandardDeviations NaN',
+    () =>
+      stats.nestedNoiseStandardDeviations(
+        [
+          [0.5, NaN],
+          [0.4, 0.3],
+        ],
+        [
+          [0.5, 0.6],
+          [0.4, 0.3],
+        ],
+      ),
+    /\ba\b/,
+  ],
   ['standardDeviationInterval one value', () => stats.standardDeviationInterval([0.5]), /values/],
   ['meanStandardError one value', () => stats.meanStandardError([0.5]), /values/],
 ];
