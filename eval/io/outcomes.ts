@@ -25,7 +25,7 @@ export interface GroupedOutcomes {
   runs: string[];
 }
 
-/** What groupOutcomes keeps of a sample: its last turn's outcome, and the line of each (run, turn) seen. */
+/** What samplesOf keeps of a sample: its last turn's outcome, and the line of each (run, turn) seen. */
 interface SampleSeen {
   turn: number;
   passed: boolean;
@@ -38,14 +38,17 @@ interface SampleSeen {
 const turnKey = (row: ResultRow): number | string =>
   row.run === undefined ? (row.turn ?? 0) : `${row.run}\u0000${row.turn ?? 0}`;
 
+/** The first `most` items shown and joined by `separator`, with '...' after them when there are more. */
+function firstFew<T>(items: readonly T[], most: number, separator: string, show: (item: T) => string) {
+  const shown = items.slice(0, most).map(show).join(separator);
+  return items.length > most ? `${shown}${separator}...` : shown;
+}
+
 /**
- * Groups rows into a per-task 0/1 matrix in sample order. Nothing is dropped silently: duplicated
- * (task, sample[, turn]) rows keep their first occurrence and are listed with their lines, gaps in
- * sample indices and uneven sample counts are listed too. With `run`, only that run's rows count.
- * For multi-turn rows the sample's outcome is its last turn's `passed` (the final answer); a row
- * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
+ * The runs the rows carry, in order of first appearance, and a 'multiple-runs' issue when no run
+ * is chosen and the rows hold several, or give one to only some rows.
  */
-export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
+function runsOf(rows: readonly ResultRow[], run: string | undefined): { runs: string[]; issues: Issue[] } {
   const runSet = new Set<string>();
   let withoutRunCount = 0;
   let firstWithoutRun: number | undefined;
@@ -57,25 +60,27 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
     }
   }
   const runs = [...runSet];
-  const issues: Issue[] = [];
   if (run === undefined && runs.length > 1) {
-    issues.push({
-      kind: 'multiple-runs',
-      message: `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`,
-      tasks: [],
-      lines: [],
-    });
-  } else if (run === undefined && runs.length === 1 && withoutRunCount > 0) {
-    issues.push({
-      kind: 'multiple-runs',
-      message: `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${firstWithoutRun}); give every row a run or none, or choose run '${runs[0]}'`,
-      tasks: [],
-      lines: rows
-        .filter((row) => row.run === undefined)
-        .slice(0, 10)
-        .map(({ line }) => line),
-    });
+    const message = `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`;
+    return { runs, issues: [{ kind: 'multiple-runs', message, tasks: [], lines: [] }] };
   }
+  if (run === undefined && runs.length === 1 && withoutRunCount > 0) {
+    const message = `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${firstWithoutRun}); give every row a run or none, or choose run '${runs[0]}'`;
+    const lines = rows
+      .filter((row) => row.run === undefined)
+      .slice(0, 10)
+      .map(({ line }) => line);
+    return { runs, issues: [{ kind: 'multiple-runs', message, tasks: [], lines }] };
+  }
+  return { runs, issues: [] };
+}
+
+/**
+ * Each task's samples (tasks and samples in order of first appearance) with the outcome of each
+ * sample's last turn, the rows that repeat a (task, sample, run, turn) seen before with the line
+ * of the first, and whether any row carries a turn. With `run`, only that run's rows count.
+ */
+function samplesOf(rows: readonly ResultRow[], run: string | undefined) {
   const byTask = new Map<string, Map<number, SampleSeen>>();
   const duplicates: Array<{ row: ResultRow; firstLine: number }> = [];
   let multiTurn = false;
@@ -104,21 +109,28 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
       seen.passed = row.passed;
     }
   }
-  if (duplicates.length > 0) {
-    const shown = duplicates
-      .slice(0, 5)
-      .map(
-        ({ row: again, firstLine }) =>
-          `task '${again.task}' sample ${again.sample}${again.turn !== undefined ? ` turn ${again.turn}` : ''} on lines ${firstLine} and ${again.line}`,
-      );
-    issues.push({
-      kind: 'duplicate',
-      message: `${duplicates.length} duplicated row(s): ${shown.join('; ')}${duplicates.length > 5 ? '; ...' : ''}`,
-      tasks: [...new Set(duplicates.map(({ row }) => row.task))],
-      lines: duplicates.map(({ row }) => row.line),
-    });
-  }
+  return { byTask, duplicates, multiTurn };
+}
+
+/** The 'duplicate' issue listing the repeated rows, if there are any. */
+function duplicateIssues(duplicates: ReadonlyArray<{ row: ResultRow; firstLine: number }>): Issue[] {
+  if (duplicates.length === 0) return [];
+  const shown = firstFew(duplicates, 5, '; ', ({ row: again, firstLine }) => {
+    const turn = again.turn !== undefined ? ` turn ${again.turn}` : '';
+    return `task '${again.task}' sample ${again.sample}${turn} on lines ${firstLine} and ${again.line}`;
+  });
+  const message = `${duplicates.length} duplicated row(s): ${shown}`;
+  const tasks = [...new Set(duplicates.map(({ row }) => row.task))];
+  return [{ kind: 'duplicate', message, tasks, lines: duplicates.map(({ row }) => row.line) }];
+}
+
+/**
+ * Each task's 0/1 outcomes in sample-index order, and a 'gap' issue for each task that lacks an
+ * index below its highest.
+ */
+function outcomesOf(byTask: ReadonlyMap<string, ReadonlyMap<number, SampleSeen>>) {
   const tasks: TaskOutcomes[] = [];
+  const gaps: Issue[] = [];
   for (const [task, samples] of byTask) {
     const indices = [...samples.keys()];
     if (indices.some((index, i) => i > 0 && index < (indices[i - 1] as number)))
@@ -128,28 +140,35 @@ export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: strin
       const present = new Set(indices);
       const missing: number[] = [];
       for (let i = 0; i <= last && missing.length < 10; i++) if (!present.has(i)) missing.push(i);
-      issues.push({
-        kind: 'gap',
-        message: `task '${task}' lacks sample index(es) ${missing.join(', ')} (has ${indices.length}, highest ${last})`,
-        tasks: [task],
-        lines: [],
-      });
+      const message = `task '${task}' lacks sample index(es) ${missing.join(', ')} (has ${indices.length}, highest ${last})`;
+      gaps.push({ kind: 'gap', message, tasks: [task], lines: [] });
     }
     tasks.push({ task, outcomes: Uint8Array.from(indices, (index) => (samples.get(index)?.passed ? 1 : 0)) });
   }
-  const sizes = tasks.map(({ outcomes }) => outcomes.length);
-  const most = sizes.reduce((a, b) => Math.max(a, b), 0);
+  return { tasks, gaps };
+}
+
+/** The 'uneven' issue listing the tasks with fewer samples than the most any task has, if there are any. */
+function unevenIssues(tasks: readonly TaskOutcomes[]): Issue[] {
+  const most = tasks.reduce((largest, { outcomes }) => Math.max(largest, outcomes.length), 0);
   const short = tasks.filter(({ outcomes }) => outcomes.length < most);
-  if (short.length > 0) {
-    issues.push({
-      kind: 'uneven',
-      message: `${short.length} task(s) have fewer samples than the others (max ${most}): ${short
-        .slice(0, 8)
-        .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
-        .join(', ')}${short.length > 8 ? ', ...' : ''}`,
-      tasks: short.map(({ task }) => task),
-      lines: [],
-    });
-  }
+  if (short.length === 0) return [];
+  const shown = firstFew(short, 8, ', ', ({ task, outcomes }) => `${task} (${outcomes.length})`);
+  const message = `${short.length} task(s) have fewer samples than the others (max ${most}): ${shown}`;
+  return [{ kind: 'uneven', message, tasks: short.map(({ task }) => task), lines: [] }];
+}
+
+/**
+ * Groups rows into a per-task 0/1 matrix in sample order. Nothing is dropped silently: duplicated
+ * (task, sample[, turn]) rows keep their first occurrence and are listed with their lines, gaps in
+ * sample indices and uneven sample counts are listed too. With `run`, only that run's rows count.
+ * For multi-turn rows the sample's outcome is its last turn's `passed` (the final answer); a row
+ * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
+ */
+export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
+  const { runs, issues: runIssues } = runsOf(rows, run);
+  const { byTask, duplicates, multiTurn } = samplesOf(rows, run);
+  const { tasks, gaps } = outcomesOf(byTask);
+  const issues = [...runIssues, ...duplicateIssues(duplicates), ...gaps, ...unevenIssues(tasks)];
   return { tasks, issues, multiTurn, runs };
 }

@@ -208,37 +208,31 @@ export function pairingOf(
   return { kind, matched, total, withSeeds, differing };
 }
 
+/** One side of a comparison: its tasks and, where known, its harness, rows and header. */
+interface Compared {
+  tasks: readonly TaskOutcomes[];
+  harness?: Record<string, unknown> | undefined;
+  rows?: readonly ResultRow[];
+  header?: Record<string, unknown> | undefined;
+}
+
+/** The tasks of `tasks` that `others` lacks, by id, in order. */
+function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
+  const names = new Set(others.map(({ task }) => task));
+  return tasks.filter(({ task }) => !names.has(task)).map(({ task }) => task);
+}
+
 /**
- * Pairs two results by task id (never by position) and compares their per-task unbiased pass@k
- * (chapter 17.4): the paired difference with a paired-bootstrap interval, paired and unpaired
- * standard errors, and the per-task correlation that pairing exploits. With the rows of both
- * files it also reports whether the paired episodes shared their env seeds (common random numbers).
+ * The per-task pass@k of A and B on the tasks both hold (paired by id, in A's order) with at
+ * least k samples on each side, the ids of those tasks, and the shared tasks left out for fewer.
+ * @throws StatisticsError when no shared task can be scored.
  */
-export function compareResults(
-  a: {
-    tasks: readonly TaskOutcomes[];
-    harness?: Record<string, unknown> | undefined;
-    rows?: readonly ResultRow[];
-    header?: Record<string, unknown> | undefined;
-  },
-  b: {
-    tasks: readonly TaskOutcomes[];
-    harness?: Record<string, unknown> | undefined;
-    rows?: readonly ResultRow[];
-    header?: Record<string, unknown> | undefined;
-  },
-  {
-    k = 1,
-    level = 0.95,
-    reps = DEFAULT_REPLICATES,
-    rng,
-    run,
-  }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
-): ComparisonReport {
-  const byTaskB = new Map(b.tasks.map((task) => [task.task, task]));
-  const namesA = new Set(a.tasks.map(({ task }) => task));
-  const onlyInA = a.tasks.filter(({ task }) => !byTaskB.has(task)).map(({ task }) => task);
-  const onlyInB = b.tasks.filter(({ task }) => !namesA.has(task)).map(({ task }) => task);
+function scoreCommonTasks(
+  tasksA: readonly TaskOutcomes[],
+  tasksB: readonly TaskOutcomes[],
+  k: number,
+): { ratesA: number[]; ratesB: number[]; scored: Set<string>; tooFewSamples: string[] } {
+  const byTaskB = new Map(tasksB.map((task) => [task.task, task]));
   const ratesA: number[] = [];
   const ratesB: number[] = [];
   const scored = new Set<string>();
@@ -249,7 +243,7 @@ export function compareResults(
       outcomes.reduce((sum, value) => sum + value, 0),
       k,
     );
-  for (const taskA of a.tasks) {
+  for (const taskA of tasksA) {
     const taskB = byTaskB.get(taskA.task);
     if (taskB === undefined) continue;
     if (taskA.outcomes.length < k || taskB.outcomes.length < k) {
@@ -264,46 +258,31 @@ export function compareResults(
     const most = (tasks: readonly TaskOutcomes[]) =>
       tasks.reduce((largest, { outcomes }) => Math.max(largest, outcomes.length), 0);
     throw new StatisticsError(
-      `k = ${k} is more than the samples per task (at most ${most(a.tasks)} in A, ${most(b.tasks)} in B): pass@${k} needs at least ${k} samples of a task in both files; choose a k up to the samples per task`,
+      `k = ${k} is more than the samples per task (at most ${most(tasksA)} in A, ${most(tasksB)} in B): pass@${k} needs at least ${k} samples of a task in both files; choose a k up to the samples per task`,
     );
   }
   if (ratesA.length === 0)
     throw new StatisticsError('the two results share no task that can be scored (tasks are paired by id)');
-  const common = ratesA.length;
-  const spread = common >= 2;
+  return { ratesA, ratesB, scored, tooFewSamples };
+}
+
+/**
+ * Each side's mean of the paired per-task rates, B - A with its paired-bootstrap interval, the
+ * paired and unpaired standard errors and the per-task correlation. The interval, the standard
+ * errors and the correlation are null below 2 tasks, the correlation also when either side has
+ * the same rate on every task.
+ */
+function pairedStatistics(
+  ratesA: number[],
+  ratesB: number[],
+  { level, reps, rng }: { level: number; reps: number; rng: RandomSource },
+): Pick<ComparisonReport, 'a' | 'b' | 'difference' | 'pairedSE' | 'unpairedSE' | 'correlation'> {
+  const spread = ratesA.length >= 2;
   const interval = spread
     ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
     : { low: null, high: null };
   const varies = (values: number[]) => spread && sampleVariance(values) > 0;
-  const warnings: string[] = [];
-  if (!spread)
-    warnings.push(
-      '1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks',
-    );
-  else if (common < FEW_TASKS)
-    warnings.push(
-      `only ${common} common tasks: intervals and standard errors from fewer than ${FEW_TASKS} tasks are unreliable`,
-    );
-  const pairing =
-    a.rows !== undefined && b.rows !== undefined
-      ? pairingOf(a.rows, b.rows, scored, run)
-      : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
-  if (pairing.kind === 'seeds-differ')
-    warnings.push(
-      `env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes: those pairs did not share random numbers`,
-    );
-  const harnessChanges = harnessDifferences(a.harness, b.harness);
-  const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
-  const sameCheckpoint =
-    checkpointA !== undefined && checkpointA.checksum === checkpointB?.checksum ? checkpointA : null;
-  const checkpointWarning = sameCheckpointWarning(sameCheckpoint, harnessChanges.length > 0);
-  if (checkpointWarning !== undefined) warnings.unshift(checkpointWarning);
   return {
-    harnessDifferences: harnessChanges,
-    onlyInA,
-    onlyInB,
-    commonTasks: common,
-    k,
     a: mean(ratesA),
     b: mean(ratesB),
     difference: {
@@ -316,10 +295,76 @@ export function compareResults(
     pairedSE: spread ? pairedStandardError(ratesA, ratesB) : null,
     unpairedSE: spread ? unpairedStandardError(ratesA, ratesB) : null,
     correlation: varies(ratesA) && varies(ratesB) ? pearsonCorrelation(ratesA, ratesB) : null,
+  };
+}
+
+/**
+ * A comparison's warnings: one checkpoint on both sides (`checkpointWarning`) first, then too
+ * few common tasks, then paired episodes whose env seeds differ.
+ */
+function comparisonWarnings(
+  common: number,
+  pairing: Pairing,
+  checkpointWarning: string | undefined,
+): string[] {
+  const warnings: string[] = checkpointWarning === undefined ? [] : [checkpointWarning];
+  if (common < 2)
+    warnings.push(
+      '1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks',
+    );
+  else if (common < FEW_TASKS)
+    warnings.push(
+      `only ${common} common tasks: intervals and standard errors from fewer than ${FEW_TASKS} tasks are unreliable`,
+    );
+  if (pairing.kind === 'seeds-differ')
+    warnings.push(
+      `env seeds differ on ${pairing.withSeeds - pairing.matched} of ${pairing.withSeeds} paired episodes: those pairs did not share random numbers`,
+    );
+  return warnings;
+}
+
+/**
+ * Pairs two results by task id (never by position) and compares their per-task unbiased pass@k
+ * (chapter 17.4): the paired difference with a paired-bootstrap interval, paired and unpaired
+ * standard errors, and the per-task correlation that pairing exploits. With the rows of both
+ * files it also reports whether the paired episodes shared their env seeds (common random numbers).
+ */
+export function compareResults(
+  a: Compared,
+  b: Compared,
+  {
+    k = 1,
+    level = 0.95,
+    reps = DEFAULT_REPLICATES,
+    rng,
+    run,
+  }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
+): ComparisonReport {
+  const { ratesA, ratesB, scored, tooFewSamples } = scoreCommonTasks(a.tasks, b.tasks, k);
+  const statistics = pairedStatistics(ratesA, ratesB, { level, reps, rng });
+  const pairing =
+    a.rows !== undefined && b.rows !== undefined
+      ? pairingOf(a.rows, b.rows, scored, run)
+      : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
+  const harnessChanges = harnessDifferences(a.harness, b.harness);
+  const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
+  const sameCheckpoint =
+    checkpointA !== undefined && checkpointA.checksum === checkpointB?.checksum ? checkpointA : null;
+  return {
+    harnessDifferences: harnessChanges,
+    onlyInA: tasksMissingFrom(a.tasks, b.tasks),
+    onlyInB: tasksMissingFrom(b.tasks, a.tasks),
+    commonTasks: ratesA.length,
+    k,
+    ...statistics,
     tooFewSamples,
     pairing,
     sameCheckpoint,
     tasksNeeded: tasksNeeded(ratesA, ratesB),
-    warnings,
+    warnings: comparisonWarnings(
+      ratesA.length,
+      pairing,
+      sameCheckpointWarning(sameCheckpoint, harnessChanges.length > 0),
+    ),
   };
 }

@@ -15,7 +15,13 @@ import { passAtK } from '../passAtK.ts';
 import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
-import { resampleMeans, taskProfile, type Estimate, type TaskProfile } from './resample.ts';
+import {
+  resampleMeans,
+  taskProfile,
+  type Estimate,
+  type ReplicateMeans,
+  type TaskProfile,
+} from './resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 
 export interface Check {
@@ -82,21 +88,16 @@ export interface MetricsReport {
   checks: Check[];
 }
 
-/** The mean of per-task values in task order (the estimate beside each interval). */
-function meanOf(values: ArrayLike<number>): number {
-  let total = 0;
-  for (let j = 0; j < values.length; j++) total += values[j] as number;
-  return total / values.length;
+/** Means over the tasks, in task order, of per-task values. */
+interface TaskMeans {
+  /** The mean of a value that depends on n and c only, computed once per distinct (n, c). */
+  ofCounts(perTask: (trials: number, successes: number) => number): number;
+  /** The share of tasks `test` holds for (a first success or failure within the first k, say). */
+  share(test: (profile: TaskProfile) => boolean): number;
 }
 
-/**
- * The tasks' distinct (n, c), and which one each task has: a per-task value that depends on n
- * and c only is computed once per class.
- */
-function countsClasses(profiles: readonly TaskProfile[]): {
-  classes: Array<{ trials: number; successes: number }>;
-  classOf: Int32Array;
-} {
+function taskMeans(profiles: readonly TaskProfile[]): TaskMeans {
+  // the tasks' distinct (n, c), and which one each task has
   const index = new Map<string, number>();
   const classes: Array<{ trials: number; successes: number }> = [];
   const classOf = Int32Array.from(profiles, ({ trials, successes }) => {
@@ -108,7 +109,41 @@ function countsClasses(profiles: readonly TaskProfile[]): {
     }
     return found;
   });
-  return { classes, classOf };
+  return {
+    ofCounts(perTask) {
+      const values = Float64Array.from(classes, ({ trials, successes }) => perTask(trials, successes));
+      let total = 0;
+      for (let j = 0; j < classOf.length; j++) total += values[classOf[j] as number] as number;
+      return total / classOf.length;
+    },
+    share(test) {
+      let total = 0;
+      for (const profile of profiles) if (test(profile)) total++;
+      return total / profiles.length;
+    },
+  };
+}
+
+/** An estimate with the task-level interval of its replicate values, if any. */
+type Interval = (estimate: number, means: Float64Array | undefined) => Estimate;
+
+/**
+ * The percentile interval of replicate values over `tasks` tasks, none without replicates. A
+ * statistic whose resampled tasks are all alike (every task at 100%, say) has no bootstrap
+ * spread: the exact interval over the tasks stands in, never a zero-width one.
+ */
+function taskInterval(tasks: number, level: number): Interval {
+  return (estimate, means) => {
+    if (means === undefined) return { estimate, low: null, high: null };
+    const { low, high, method } = withoutCollapse(percentileInterval(means, level), estimate, {
+      units: tasks,
+      unit: 'tasks',
+      level,
+    });
+    return method === 'percentile'
+      ? { estimate, low, high }
+      : { estimate, low, high, method: 'exact over tasks' };
+  };
 }
 
 /**
@@ -144,6 +179,95 @@ function chapterRho(counts: { successes: number[]; trials: number[] }): number |
 }
 
 /**
+ * The pooled share S / M with its task-level interval (`taskLevel` of the share) and, from 2
+ * episodes, its episode-level interval and SE.
+ */
+function pooledShare(
+  counts: { successes: number[]; trials: number[] },
+  equalsMeanAccuracy: boolean,
+  taskLevel: (share: number) => Estimate,
+  { reps, level, rng }: { reps: number; level: number; rng: RandomSource },
+): MetricsReport['pooledShare'] {
+  const successes = counts.successes.reduce((a, b) => a + b, 0);
+  const episodes = counts.trials.reduce((a, b) => a + b, 0);
+  const { estimate, ...taskLevelInterval } = taskLevel(successes / episodes);
+  const episodeLevel =
+    episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
+  return {
+    estimate,
+    successes,
+    episodes,
+    equalsMeanAccuracy,
+    taskLevel: taskLevelInterval,
+    episodeLevel: {
+      low: episodeLevel.low,
+      high: episodeLevel.high,
+      ...('method' in episodeLevel && episodeLevel.method === 'exact over episodes'
+        ? { method: episodeLevel.method }
+        : {}),
+    },
+    episodeSE: episodes >= 2 ? episodeStandardError(counts) : null,
+  };
+}
+
+/**
+ * The metrics of each k of `ks`, null at a k not in `scoredKs` (the k every task can be scored
+ * at, whose replicate values `replicates` holds in their order).
+ */
+function metricsAtK(
+  ks: readonly number[],
+  scoredKs: readonly number[],
+  means: TaskMeans,
+  meanAccuracy: number,
+  interval: Interval,
+  replicates: ReplicateMeans | undefined,
+) {
+  const at = <T>(value: (k: number, index: number) => T): Record<string, T | null> =>
+    Object.fromEntries(
+      ks.map((k) => {
+        const index = scoredKs.indexOf(k);
+        return [k, index < 0 ? null : value(k, index)];
+      }),
+    );
+  const estimated = (estimate: (k: number) => number, values: Float64Array[] | undefined) =>
+    at((k, index) => interval(estimate(k), values?.[index]));
+  return {
+    passAtK: estimated((k) => means.ofCounts((n, c) => passAtK(n, c, k)), replicates?.passAtK),
+    prefixPassAtK: estimated((k) => means.share((task) => task.firstSuccess < k), replicates?.prefixPassAtK),
+    allCorrectAtK: estimated(
+      (k) => means.share((task) => task.firstFailure >= k),
+      replicates?.prefixAllCorrectAtK,
+    ),
+    unbiasedAllCorrectAtK: estimated(
+      (k) => means.ofCounts((n, c) => allCorrectAtK(n, c, k)),
+      replicates?.allCorrectAtK,
+    ),
+    // Beyond a task's samples the formula in p-hat still gives a number, but no data back it.
+    plugInPassAtK: at((k) => means.ofCounts((n, c) => plugInPassAtK(n, c, k))),
+    pooledPlugInPassAtK: at((k) => 1 - (1 - meanAccuracy) ** k),
+  };
+}
+
+/** What makes a report's numbers less than they look: too few tasks, tasks of unequal sizes. */
+function metricsWarnings(tasks: number, minSamples: number, maxSamples: number): string[] {
+  const warnings: string[] = [];
+  if (tasks === 1)
+    warnings.push(
+      '1 task: a task-level interval and a clustered standard error do not exist (shown as n/a); evaluate more tasks',
+    );
+  else if (tasks < FEW_TASKS)
+    warnings.push(
+      `only ${tasks} tasks: task-level intervals from fewer than ${FEW_TASKS} tasks are unreliable (the bootstrap cannot see the spread of tasks it was not given)`,
+    );
+  if (minSamples !== maxSamples) {
+    warnings.push(
+      `tasks have ${minSamples} to ${maxSamples} samples: the task mean (each task weighs 1/N) and the pooled share (each sample weighs 1/M) are different numbers, each shown with its own intervals`,
+    );
+  }
+  return warnings;
+}
+
+/**
  * Every metric of METRICS.md on one batch (tasks x samples, generation order), each with a
  * task-level (cluster) percentile bootstrap interval over one shared set of resampled tasks, plus
  * the consistency checks: k <= n, pass^k <= pass@1 <= pass@k in each family, monotone in k.
@@ -152,13 +276,9 @@ function chapterRho(counts: { successes: number[]; trials: number[] }): number |
  */
 export function computeMetrics(
   tasks: readonly TaskOutcomes[],
-  {
-    ks,
-    level = 0.95,
-    reps = DEFAULT_REPLICATES,
-    rng,
-  }: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
+  options: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
 ): MetricsReport {
+  const { ks, level = 0.95, reps = DEFAULT_REPLICATES, rng } = options;
   if (tasks.length === 0) throw new StatisticsError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
   const profiles = tasks.map(({ outcomes }) => taskProfile(outcomes));
@@ -166,67 +286,16 @@ export function computeMetrics(
   // a loop, not Math.min(...sizes): a spread of some 100,000 tasks overflows the stack
   const minSamples = sizes.reduce((a, b) => Math.min(a, b), Infinity);
   const maxSamples = sizes.reduce((a, b) => Math.max(a, b), 0);
-  const successes = profiles.map(({ successes: c }) => c);
-  const counts = { successes, trials: sizes };
-  const { classes, classOf } = countsClasses(profiles);
-  // the mean over tasks, in task order, of a value computed once per (n, c)
-  const perCounts = (perTask: (trials: number, successes: number) => number) => {
-    const values = Float64Array.from(classes, ({ trials, successes: c }) => perTask(trials, c));
-    let total = 0;
-    for (let j = 0; j < classOf.length; j++) total += values[classOf[j] as number] as number;
-    return total / classOf.length;
-  };
-  // the share of tasks, in task order, whose first success (failure) falls within the first k
-  const shareOf = (test: (profile: TaskProfile) => boolean) => {
-    let total = 0;
-    for (const profile of profiles) if (test(profile)) total++;
-    return total / profiles.length;
-  };
+  const counts = { successes: profiles.map(({ successes }) => successes), trials: sizes };
+  const means = taskMeans(profiles);
   const resampled = tasks.length >= 2;
   // the k that every task can be scored at; the others give null
   const scoredKs = sortedKs.filter((k) => k <= minSamples);
   const replicates = resampled ? resampleMeans(profiles, scoredKs, { reps, rng }) : undefined;
-  // A statistic whose resampled tasks are all alike (every task at 100%, say) has no bootstrap
-  // spread: the exact interval over the tasks stands in, never a zero-width one.
-  const interval = (estimate: number, means: Float64Array | undefined): Estimate => {
-    if (means === undefined) return { estimate, low: null, high: null };
-    const { low, high, method } = withoutCollapse(percentileInterval(means, level), estimate, {
-      units: tasks.length,
-      unit: 'tasks',
-      level,
-    });
-    return method === 'percentile'
-      ? { estimate, low, high }
-      : { estimate, low, high, method: 'exact over tasks' };
-  };
-  const meanAccuracy = interval(
-    meanOf(profiles.map(({ trials, successes: c }) => c / trials)),
-    replicates?.meanAccuracy,
-  );
-  const firstSampleAccuracy = interval(
-    shareOf(({ firstSuccess }) => firstSuccess === 0),
-    replicates?.firstSampleAccuracy,
-  );
-  const totalSuccesses = successes.reduce((a, b) => a + b, 0);
-  const episodes = sizes.reduce((a, b) => a + b, 0);
-  const pooledTaskLevel = interval(totalSuccesses / episodes, replicates?.pooledShare);
-  const episodeLevel =
-    episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
+  const interval = taskInterval(tasks.length, level);
+  const accuracy = means.ofCounts((n, c) => c / n);
+  const meanAccuracy = interval(accuracy, replicates?.meanAccuracy);
   const { rho, effect } = clustering(counts);
-  const warnings: string[] = [];
-  if (tasks.length === 1)
-    warnings.push(
-      '1 task: a task-level interval and a clustered standard error do not exist (shown as n/a); evaluate more tasks',
-    );
-  else if (tasks.length < FEW_TASKS)
-    warnings.push(
-      `only ${tasks.length} tasks: task-level intervals from fewer than ${FEW_TASKS} tasks are unreliable (the bootstrap cannot see the spread of tasks it was not given)`,
-    );
-  if (minSamples !== maxSamples) {
-    warnings.push(
-      `tasks have ${minSamples} to ${maxSamples} samples: the task mean (each task weighs 1/N) and the pooled share (each sample weighs 1/M) are different numbers, each shown with its own intervals`,
-    );
-  }
   const report: MetricsReport = {
     tasks: tasks.length,
     samplesPerTask: { min: minSamples, max: maxSamples },
@@ -237,59 +306,23 @@ export function computeMetrics(
       interval: 'task-level',
       clusteredSE: resampled ? clusteredStandardError(counts) : null,
     },
-    pooledShare: {
-      estimate: totalSuccesses / episodes,
-      successes: totalSuccesses,
-      episodes,
-      equalsMeanAccuracy: minSamples === maxSamples,
-      taskLevel: {
-        low: pooledTaskLevel.low,
-        high: pooledTaskLevel.high,
-        ...(pooledTaskLevel.method !== undefined ? { method: pooledTaskLevel.method } : {}),
-      },
-      episodeLevel: {
-        low: episodeLevel.low,
-        high: episodeLevel.high,
-        ...('method' in episodeLevel && episodeLevel.method === 'exact over episodes'
-          ? { method: episodeLevel.method }
-          : {}),
-      },
-      episodeSE: episodes >= 2 ? episodeStandardError(counts) : null,
-    },
-    firstSampleAccuracy,
-    passAtK: {},
-    prefixPassAtK: {},
-    allCorrectAtK: {},
-    unbiasedAllCorrectAtK: {},
-    plugInPassAtK: {},
-    pooledPlugInPassAtK: {},
+    pooledShare: pooledShare(
+      counts,
+      minSamples === maxSamples,
+      (share) => interval(share, replicates?.pooledShare),
+      { reps, level, rng },
+    ),
+    firstSampleAccuracy: interval(
+      means.share(({ firstSuccess }) => firstSuccess === 0),
+      replicates?.firstSampleAccuracy,
+    ),
+    ...metricsAtK(sortedKs, scoredKs, means, meanAccuracy.estimate, interval, replicates),
     intraclassCorrelation: rho,
     designEffect: effect,
     chapterIntraclassCorrelation: chapterRho(counts),
-    warnings,
+    warnings: metricsWarnings(tasks.length, minSamples, maxSamples),
     checks: [],
   };
-  for (const k of sortedKs) {
-    const index = scoredKs.indexOf(k);
-    const at = (estimate: () => number, means: Float64Array[] | undefined) =>
-      index < 0 ? null : interval(estimate(), means?.[index]);
-    report.passAtK[k] = at(() => perCounts((n, c) => passAtK(n, c, k)), replicates?.passAtK);
-    report.prefixPassAtK[k] = at(
-      () => shareOf(({ firstSuccess }) => firstSuccess < k),
-      replicates?.prefixPassAtK,
-    );
-    report.allCorrectAtK[k] = at(
-      () => shareOf(({ firstFailure }) => firstFailure >= k),
-      replicates?.prefixAllCorrectAtK,
-    );
-    report.unbiasedAllCorrectAtK[k] = at(
-      () => perCounts((n, c) => allCorrectAtK(n, c, k)),
-      replicates?.allCorrectAtK,
-    );
-    // Beyond a task's samples the formula in p-hat still gives a number, but no data back it.
-    report.plugInPassAtK[k] = index < 0 ? null : perCounts((n, c) => plugInPassAtK(n, c, k));
-    report.pooledPlugInPassAtK[k] = index < 0 ? null : 1 - (1 - meanAccuracy.estimate) ** k;
-  }
   report.checks = consistencyChecks(report, tasks, sortedKs);
   return report;
 }

@@ -70,6 +70,112 @@ function termRows(
 }
 
 /**
+ * The distinct keys of `items` in order of first appearance with the first item of each, and
+ * which one each item has.
+ */
+function classesBy<T>(items: readonly T[], key: (item: T) => string): { classes: T[]; classOf: Int32Array } {
+  const index = new Map<string, number>();
+  const classes: T[] = [];
+  const classOf = Int32Array.from(items, (item) => {
+    const name = key(item);
+    let found = index.get(name);
+    if (found === undefined) {
+      index.set(name, (found = classes.length));
+      classes.push(item);
+    }
+    return found;
+  });
+  return { classes, classOf };
+}
+
+/**
+ * Classes of tasks alike in every statistic (`joint`, and `classOf` of each task), and of those
+ * classes alike in (n, c) (`counts`, and `countsClassOf` of each joint class).
+ */
+function profileClasses(profiles: readonly TaskProfile[]) {
+  const { classes: joint, classOf } = classesBy(
+    profiles,
+    (p) => `${p.trials},${p.successes},${p.firstSuccess},${p.firstFailure}`,
+  );
+  const { classes: counts, classOf: countsClassOf } = classesBy(joint, (p) => `${p.trials},${p.successes}`);
+  return { joint, classOf, counts, countsClassOf };
+}
+
+/** `reps` replicate values, all 0, of every statistic of a report over `kCount` values of k. */
+function emptyMeans(kCount: number, reps: number): ReplicateMeans {
+  const perK = () => Array.from({ length: kCount }, () => new Float64Array(reps));
+  return {
+    meanAccuracy: new Float64Array(reps),
+    firstSampleAccuracy: new Float64Array(reps),
+    pooledShare: new Float64Array(reps),
+    passAtK: perK(),
+    allCorrectAtK: perK(),
+    prefixPassAtK: perK(),
+    prefixAllCorrectAtK: perK(),
+  };
+}
+
+/** `sums[i]`, for each i, is the sum over rows of `times[h]` x row h's i-th term (0 past its end). */
+function weightedSums(rows: readonly Float64Array[], times: Float64Array, sums: Float64Array): void {
+  sums.fill(0);
+  for (let h = 0; h < rows.length; h++) {
+    const weight = times[h]!;
+    if (weight === 0) continue;
+    const row = rows[h] as Float64Array;
+    for (let i = 0; i < row.length; i++) sums[i]! += weight * row[i]!;
+  }
+}
+
+/** `below[i]`, for each k of `ks` (ascending), is the sum of `counts` over positions below k. */
+function countsBelow(counts: Float64Array, ks: readonly number[], below: Float64Array): void {
+  let total = 0;
+  let position = 0;
+  for (let i = 0; i < ks.length; i++) {
+    for (; position < (ks[i] as number); position++) total += counts[position]!;
+    below[i] = total;
+  }
+}
+
+/** One replicate's draws counted by (n, c) class and by first-success and first-failure position. */
+interface DrawCounts {
+  counts: Float64Array;
+  firstSuccesses: Float64Array;
+  firstFailures: Float64Array;
+}
+
+/**
+ * Counts one replicate's draws (`drawn`, the times each joint class was drawn) into `into`, and
+ * returns the sums over the drawn tasks of c / n, of first samples passed, of c and of n.
+ */
+function countDraws(
+  joint: readonly TaskProfile[],
+  countsClassOf: Int32Array,
+  drawn: Int32Array,
+  into: DrawCounts,
+): { rates: number; firstPassed: number; top: number; bottom: number } {
+  into.counts.fill(0);
+  into.firstSuccesses.fill(0);
+  into.firstFailures.fill(0);
+  let rates = 0;
+  let firstPassed = 0;
+  let top = 0;
+  let bottom = 0;
+  for (let g = 0; g < joint.length; g++) {
+    const times = drawn[g]!;
+    if (times === 0) continue;
+    const { trials, successes, firstSuccess, firstFailure } = joint[g] as TaskProfile;
+    rates += (times * successes) / trials;
+    if (firstSuccess === 0) firstPassed += times;
+    top += times * successes;
+    bottom += times * trials;
+    into.counts[countsClassOf[g] as number]! += times;
+    into.firstSuccesses[firstSuccess]! += times;
+    into.firstFailures[firstFailure]! += times;
+  }
+  return { rates, firstPassed, top, bottom };
+}
+
+/**
  * The task-level (cluster) bootstrap of every statistic of a metrics report over one shared set
  * of resampled tasks, so that their intervals stay mutually coherent: replicate r draws
  * `tasks.length` task indices from `rng` (the r-th block of draws, as one index matrix filled
@@ -88,97 +194,35 @@ export function resampleMeans(
   { reps, rng }: { reps: number; rng: RandomSource },
 ): ReplicateMeans {
   const units = profiles.length;
-  // classes of tasks alike in every statistic, and of tasks alike in (n, c)
-  const jointOf = new Map<string, number>();
-  const countsOf = new Map<string, number>();
-  const classOf = new Int32Array(units);
-  const joint: TaskProfile[] = [];
-  const countsClassOf: number[] = [];
-  const counts: Array<{ trials: number; successes: number }> = [];
-  profiles.forEach((profile, j) => {
-    const key = `${profile.trials},${profile.successes},${profile.firstSuccess},${profile.firstFailure}`;
-    let index = jointOf.get(key);
-    if (index === undefined) {
-      index = joint.length;
-      jointOf.set(key, index);
-      joint.push(profile);
-      const countsKey = `${profile.trials},${profile.successes}`;
-      let countsIndex = countsOf.get(countsKey);
-      if (countsIndex === undefined) {
-        countsIndex = counts.length;
-        countsOf.set(countsKey, countsIndex);
-        counts.push({ trials: profile.trials, successes: profile.successes });
-      }
-      countsClassOf.push(countsIndex);
-    }
-    classOf[j] = index;
-  });
-  const positions = joint.reduce((most, { trials }) => Math.max(most, trials), 0) + 1;
+  const { joint, classOf, counts, countsClassOf } = profileClasses(profiles);
   // 1 - pass@k (0 where pass@k is exactly 1) and pass^k, per (n, c) class
   const missing = termRows(counts, ks, (n, c, k) => 1 - passAtK(n, c, k));
   const allCorrect = termRows(counts, ks, allCorrectAtK);
-  const replicates = () => ks.map(() => new Float64Array(reps));
-  const means: ReplicateMeans = {
-    meanAccuracy: new Float64Array(reps),
-    firstSampleAccuracy: new Float64Array(reps),
-    pooledShare: new Float64Array(reps),
-    passAtK: replicates(),
-    allCorrectAtK: replicates(),
-    prefixPassAtK: replicates(),
-    prefixAllCorrectAtK: replicates(),
-  };
+  const means = emptyMeans(ks.length, reps);
+  const positions = joint.reduce((most, { trials }) => Math.max(most, trials), 0) + 1;
   const drawn = new Int32Array(joint.length);
-  const drawnCounts = new Float64Array(counts.length);
-  const firstSuccesses = new Float64Array(positions);
-  const firstFailures = new Float64Array(positions);
-  const noneSums = new Float64Array(ks.length);
-  const allSums = new Float64Array(ks.length);
+  const tally: DrawCounts = {
+    counts: new Float64Array(counts.length),
+    firstSuccesses: new Float64Array(positions),
+    firstFailures: new Float64Array(positions),
+  };
+  const perK = () => new Float64Array(ks.length);
+  const [noneSums, allSums, successesBelow, failuresBelow] = [perK(), perK(), perK(), perK()];
   for (let r = 0; r < reps; r++) {
     drawn.fill(0);
     for (let i = 0; i < units; i++) drawn[classOf[randomIndex(rng, units)]!]! += 1;
-    drawnCounts.fill(0);
-    firstSuccesses.fill(0);
-    firstFailures.fill(0);
-    let rates = 0;
-    let firstPassed = 0;
-    let top = 0;
-    let bottom = 0;
-    for (let g = 0; g < joint.length; g++) {
-      const times = drawn[g]!;
-      if (times === 0) continue;
-      const { trials, successes, firstSuccess, firstFailure } = joint[g] as TaskProfile;
-      rates += (times * successes) / trials;
-      if (firstSuccess === 0) firstPassed += times;
-      top += times * successes;
-      bottom += times * trials;
-      drawnCounts[countsClassOf[g] as number]! += times;
-      firstSuccesses[firstSuccess]! += times;
-      firstFailures[firstFailure]! += times;
-    }
+    const { rates, firstPassed, top, bottom } = countDraws(joint, countsClassOf, drawn, tally);
     means.meanAccuracy[r] = rates / units;
     means.firstSampleAccuracy[r] = firstPassed / units;
     means.pooledShare[r] = top / bottom;
-    noneSums.fill(0);
-    allSums.fill(0);
-    for (let h = 0; h < counts.length; h++) {
-      const times = drawnCounts[h]!;
-      if (times === 0) continue;
-      const none = missing[h] as Float64Array;
-      for (let i = 0; i < none.length; i++) noneSums[i]! += times * none[i]!;
-      const all = allCorrect[h] as Float64Array;
-      for (let i = 0; i < all.length; i++) allSums[i]! += times * all[i]!;
-    }
-    // walk k upwards: first successes and first failures before position k
-    let successBefore = 0;
-    let failureBefore = 0;
-    let position = 0;
+    weightedSums(missing, tally.counts, noneSums);
+    weightedSums(allCorrect, tally.counts, allSums);
+    // first successes and first failures before each k
+    countsBelow(tally.firstSuccesses, ks, successesBelow);
+    countsBelow(tally.firstFailures, ks, failuresBelow);
     for (let i = 0; i < ks.length; i++) {
-      for (; position < (ks[i] as number); position++) {
-        successBefore += firstSuccesses[position]!;
-        failureBefore += firstFailures[position]!;
-      }
-      (means.prefixPassAtK[i] as Float64Array)[r] = successBefore / units;
-      (means.prefixAllCorrectAtK[i] as Float64Array)[r] = (units - failureBefore) / units;
+      (means.prefixPassAtK[i] as Float64Array)[r] = successesBelow[i]! / units;
+      (means.prefixAllCorrectAtK[i] as Float64Array)[r] = (units - failuresBelow[i]!) / units;
       (means.passAtK[i] as Float64Array)[r] = (units - noneSums[i]!) / units;
       (means.allCorrectAtK[i] as Float64Array)[r] = allSums[i]! / units;
     }
