@@ -196,13 +196,26 @@ export async function loadCheckpoint(
   dir: string,
   options: ModelOptions,
 ): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
-  const fail = (problem: string): never => {
+  const fail: Fail = (problem) => {
     throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
   };
   if (!statIfExists(dir)?.isDirectory())
     fail('no such folder (train one first with `npm run train`, or check the path)');
-  const manifestPath = join(dir, 'manifest.json');
-  const weightsPath = join(dir, 'weights.bin');
+  const manifest = verifiedManifest(readManifest(join(dir, 'manifest.json'), fail), fail);
+  const count = checkLayout(manifest, fail);
+  const weights = readWeights(join(dir, 'weights.bin'), manifest, count, fail);
+  const values = variableSpecs(manifest.modelConfig).map((spec, i) => {
+    const start = (manifest.variables[i] as { offset: number }).offset;
+    return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
+  });
+  return { model: new PolicyModel(manifest.modelConfig, values, options), manifest };
+}
+
+/** Throws a CheckpointError naming the checkpoint's folder and `problem`. */
+type Fail = (problem: string) => never;
+
+/** manifest.json read as an object with the checkpoint format: present, not too large, valid JSON. */
+function readManifest(manifestPath: string, fail: Fail): Record<string, unknown> {
   const manifestStats = statIfExists(manifestPath);
   if (manifestStats === undefined || !manifestStats.isFile())
     fail('manifest.json is missing: not a TinyAgent checkpoint');
@@ -228,7 +241,11 @@ export async function loadCheckpoint(
       `manifest.json has format ${JSON.stringify(format) ?? 'undefined'}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`,
     );
   }
-  const raw = parsed as Record<string, unknown>;
+  return parsed as Record<string, unknown>;
+}
+
+/** The manifest once its version, its manifestChecksum and then the schema accept it. */
+function verifiedManifest(raw: Record<string, unknown>, fail: Fail): CheckpointManifest {
   if (raw.version !== CHECKPOINT_VERSION) {
     fail(
       `manifest.json has version ${JSON.stringify(raw.version) ?? 'undefined'}; this code reads version ${CHECKPOINT_VERSION} (retrain with \`npm run train\`)`,
@@ -244,7 +261,14 @@ export async function loadCheckpoint(
     );
   const checked = ManifestSchema.safeParse(raw);
   if (!checked.success) fail(`manifest.json: ${formatZodIssues(checked.error.issues)}`);
-  const m = raw as CheckpointManifest;
+  return raw as CheckpointManifest;
+}
+
+/**
+ * Checks the manifest's model against its config: nHeads dividing dModel, the parameter count,
+ * and each variable's name, shape and offset in order. Returns the number of float32 values.
+ */
+function checkLayout(m: CheckpointManifest, fail: Fail): number {
   const cfg = m.modelConfig;
   if (cfg.dModel % cfg.nHeads !== 0)
     fail(`manifest.json: modelConfig nHeads ${cfg.nHeads} does not divide dModel ${cfg.dModel}`);
@@ -268,12 +292,17 @@ export async function loadCheckpoint(
     }
     offset += spec.shape.reduce((a, b) => a * b, 1);
   });
+  return offset;
+}
+
+/** weights.bin's `count` float32 values, once its size, its checksum and every value's finiteness are checked. */
+function readWeights(weightsPath: string, m: CheckpointManifest, count: number, fail: Fail): Float32Array {
   const weightsStats = statIfExists(weightsPath);
   if (weightsStats === undefined || !weightsStats.isFile()) fail('weights.bin is missing');
   const size = weightsStats!.size;
-  if (size !== offset * 4)
+  if (size !== count * 4)
     fail(
-      `weights.bin has ${size} bytes, expected ${offset * 4} (${offset} float32 values): truncated or from another model`,
+      `weights.bin has ${size} bytes, expected ${count * 4} (${count} float32 values): truncated or from another model`,
     );
   const bytes = readFileSync(weightsPath);
   const checksum = sha256(bytes);
@@ -282,18 +311,14 @@ export async function loadCheckpoint(
       `weights.bin checksum ${checksum} does not match the manifest's ${m.checksum}: the file is corrupt or was replaced`,
     );
   // Copy into an aligned buffer (a Buffer's byteOffset need not be a multiple of 4).
-  const weights = new Float32Array(offset);
+  const weights = new Float32Array(count);
   new Uint8Array(weights.buffer).set(bytes);
   const fault = nonFiniteWeight(weights, m.variables);
   if (fault !== undefined)
     fail(
       `weights.bin: ${fault}; saving refuses such weights, so the file was edited or written by other code`,
     );
-  const values = specs.map((spec, i) => {
-    const start = (m.variables[i] as { offset: number }).offset;
-    return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
-  });
-  return { model: new PolicyModel(cfg, values, options), manifest: m };
+  return weights;
 }
 
 /**

@@ -94,29 +94,11 @@ export async function runJob(
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
   if (outputProblem(plan, job) === undefined) return 'skipped';
-  for (const dependency of job.dependsOn) {
-    const needed = plan.jobs[dependency]!;
-    const problem = outputProblem(plan, needed);
-    if (problem !== undefined)
-      throw new InputError(
-        `job ${index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
-      );
-  }
+  checkDependencies(plan, index);
   const jobsDir = studyFolder(plan.dir, 'jobs');
   const claim = await claimJob(plan.dir, job.id, { timeout, say });
   if ('heldBy' in claim) return claim;
   const temporary = join(jobsDir, `.partial-${job.id}-${hostname()}-${process.pid}`);
-  const lockPath = join(plan.dir, 'claims', `${job.id}.lock`);
-  const lost = () => {
-    const now = readLease(plan.dir, job.id);
-    const how =
-      now !== undefined && 'lease' in now
-        ? `taken over by process ${now.lease.holder.pid} on ${now.lease.holder.host}`
-        : 'removed by another process (study unlock --force, or a takeover that has ended)';
-    return new RetryError(
-      `job ${index} (${job.id}): its claim ${lockPath} was ${how}; this attempt's output was discarded and the new holder's left as it is: retry later`,
-    );
-  };
   // A scheduler's cancel (scancel: SIGTERM) or Ctrl-C: the claim goes back and nothing partial stays.
   const removeSignalHandlers = onStopSignal((signal) => {
     say(`job ${index} (${job.id}) stopped by ${signal}: its partial folder removed and its claim released`);
@@ -135,59 +117,107 @@ export async function runJob(
       : runEvaluation(plan, job, temporary));
     // A turn of the event loop: a signal that came during the job is handled here, before its output is made final.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const files: Record<string, string> = {};
-    const written = filesUnder(temporary);
-    // What the job wrote must be what its kind writes, or it would never verify (a change of the training's files).
-    if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
-      throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
-    for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
-    // What made these bytes (agent/fingerprint.ts), outside the checksums: `study report` refuses to merge outputs of different code.
-    const output: Record<string, unknown> = {
-      jobId: job.id,
-      index,
-      kind: job.kind,
-      files,
-      fingerprint: fingerprint(),
-    };
-    if (job.kind === 'eval')
-      output['checkpointChecksum'] = (
-        JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
-      ).checkpointChecksum;
-    writeFileAtomic(
-      join(temporary, 'timing.json'),
-      `${JSON.stringify({ seconds: (performance.now() - started) / 1000, host: hostname() })}\n`,
-    );
-    writeFileAtomic(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
-    const final = jobDir(plan, job);
-    if (!claim.held()) throw lost();
-    // A damaged output of an earlier attempt is moved aside whole, then removed.
-    if (presentAsItself(final)) {
-      const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
-      renameSync(final, aside);
-      rmSync(aside, { recursive: true, force: true });
-    }
-    renameSync(temporary, final);
-    if (existsInside(plan.dir, `failed/${job.id}.txt`, 'file'))
-      rmSync(join(plan.dir, 'failed', `${job.id}.txt`), { force: true });
+    writeOutputRecord(plan, index, temporary, started);
+    if (!claim.held()) throw lostClaim(plan, index);
+    moveIntoPlace(plan, job, jobsDir, temporary);
     return 'ran';
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
     // Taken over: the job is the new holder's now, and so are its failure note and its folder.
-    if (error instanceof RetryError || !claim.held()) throw error instanceof RetryError ? error : lost();
-    const reported = fileSystemError(error, plan.dir);
-    try {
-      writeFileAtomic(
-        join(studyFolder(plan.dir, 'failed'), `${job.id}.txt`),
-        `${(reported as Error).message?.split('\n')[0] ?? String(reported)}\n`,
-      );
-    } catch {
-      // a full disk: the claim's release below still marks the job as not running
-    }
-    throw reported;
+    if (error instanceof RetryError || !claim.held())
+      throw error instanceof RetryError ? error : lostClaim(plan, index);
+    throw recordFailure(plan, job, error);
   } finally {
     removeSignalHandlers();
     claim.release();
   }
+}
+
+/** Throws an InputError naming a job that job `index` needs first (an evaluation's training) and that is not done or failed. */
+function checkDependencies(plan: Plan, index: number): void {
+  const job = plan.jobs[index]!;
+  for (const dependency of job.dependsOn) {
+    const needed = plan.jobs[dependency]!;
+    const problem = outputProblem(plan, needed);
+    if (problem !== undefined)
+      throw new InputError(
+        `job ${index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
+      );
+  }
+}
+
+/** The RetryError of a holder whose claim of job `index` was taken over or removed while it ran. */
+function lostClaim(plan: Plan, index: number): RetryError {
+  const job = plan.jobs[index]!;
+  const lockPath = join(plan.dir, 'claims', `${job.id}.lock`);
+  const now = readLease(plan.dir, job.id);
+  const how =
+    now !== undefined && 'lease' in now
+      ? `taken over by process ${now.lease.holder.pid} on ${now.lease.holder.host}`
+      : 'removed by another process (study unlock --force, or a takeover that has ended)';
+  return new RetryError(
+    `job ${index} (${job.id}): its claim ${lockPath} was ${how}; this attempt's output was discarded and the new holder's left as it is: retry later`,
+  );
+}
+
+/**
+ * Writes timing.json and output.json into `temporary`, the job's folder before its rename:
+ * the checksums of the files the job wrote (refused unless they are the files of its kind) and,
+ * outside them, the fingerprint of the code that made them.
+ */
+function writeOutputRecord(plan: Plan, index: number, temporary: string, started: number): void {
+  const job = plan.jobs[index]!;
+  const files: Record<string, string> = {};
+  const written = filesUnder(temporary);
+  // What the job wrote must be what its kind writes, or it would never verify (a change of the training's files).
+  if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
+    throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
+  for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
+  // What made these bytes (agent/fingerprint.ts), outside the checksums: `study report` refuses to merge outputs of different code.
+  const output: Record<string, unknown> = {
+    jobId: job.id,
+    index,
+    kind: job.kind,
+    files,
+    fingerprint: fingerprint(),
+  };
+  if (job.kind === 'eval')
+    output['checkpointChecksum'] = (
+      JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
+    ).checkpointChecksum;
+  writeFileAtomic(
+    join(temporary, 'timing.json'),
+    `${JSON.stringify({ seconds: (performance.now() - started) / 1000, host: hostname() })}\n`,
+  );
+  writeFileAtomic(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
+}
+
+/** Renames `temporary` to the job's folder, replacing a damaged earlier output, and removes its failure note. */
+function moveIntoPlace(plan: Plan, job: Job, jobsDir: string, temporary: string): void {
+  const final = jobDir(plan, job);
+  // A damaged output of an earlier attempt is moved aside whole, then removed.
+  if (presentAsItself(final)) {
+    const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
+    renameSync(final, aside);
+    rmSync(aside, { recursive: true, force: true });
+  }
+  renameSync(temporary, final);
+  if (existsInside(plan.dir, `failed/${job.id}.txt`, 'file'))
+    rmSync(join(plan.dir, 'failed', `${job.id}.txt`), { force: true });
+}
+
+/** Writes the first line of a failed job's error to `failed/<id>.txt` (if it can); returns the error to throw. */
+function recordFailure(plan: Plan, job: Job, error: unknown): unknown {
+  const reported = fileSystemError(error, plan.dir);
+  try {
+    writeFileAtomic(
+      join(studyFolder(plan.dir, 'failed'), `${job.id}.txt`),
+      `${(reported as Error).message?.split('\n')[0] ?? String(reported)}\n`,
+    );
+  } catch {
+    // a full disk: the claim's release (runJob's `finally`) still marks the job as not running
+  }
+  return reported;
 }
 
 /** Whether anything is at `path`, a link counting as itself (existsSync would follow it). */

@@ -328,33 +328,34 @@ interface Reply {
   rssMb: number | null;
 }
 
+/** The job a worker runs: its log, how to settle it, when it started, and why its log could not be written. */
+interface CurrentJob {
+  log: string;
+  settle: (reply: Reply) => void;
+  started: number;
+  logProblem: string | null;
+}
+
 /** One worker process: runs one job at a time; `exited` once it is gone. */
 class WorkerProcess {
   private readonly child: ChildProcess;
   private readonly ready: Promise<boolean>;
   /** The job it runs: its log, and how to settle it. */
-  private current:
-    { log: string; settle: (reply: Reply) => void; started: number; logProblem: string | null } | undefined;
+  private current: CurrentJob | undefined;
   exited = false;
 
-  constructor(plan: Plan, timeout: number, onStart: (seconds: number) => void) {
+  constructor(
+    private readonly plan: Plan,
+    timeout: number,
+    onStart: (seconds: number) => void,
+  ) {
     this.child = fork(WORKER_ENTRY, [plan.dir, String(timeout)], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: [],
       env: process.env,
     });
-    // Output outside a job's redirection (start-up errors, a fatal error of node itself) goes to the job's log.
-    // A failed append (a full disk, a link in the log's place) is kept as the job's `logProblem`.
-    const toLog = (current: WorkerProcess['current'], chunk: Buffer | string) => {
-      if (current === undefined || current.logProblem !== null) return;
-      try {
-        appendStudyLog(plan.dir, current.log, chunk);
-      } catch (error) {
-        current.logProblem = (error as Error).message;
-      }
-    };
-    this.child.stdout!.on('data', (chunk: Buffer) => toLog(this.current, chunk));
-    this.child.stderr!.on('data', (chunk: Buffer) => toLog(this.current, chunk));
+    this.child.stdout!.on('data', (chunk: Buffer) => this.toLog(this.current, chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => this.toLog(this.current, chunk));
     let markReady: (ok: boolean) => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
     this.child.on('message', (message: WorkerReply) => {
@@ -363,20 +364,15 @@ class WorkerProcess {
         markReady(true);
         return;
       }
-      const current = this.current;
-      if (current === undefined) return;
-      this.current = undefined;
-      current.settle({
+      this.settle((current) => ({
         code: message.code,
         outcome: message.outcome,
         logProblem: message.logProblem ?? current.logProblem,
-        worker: this.child.pid ?? -1,
-        wall: (performance.now() - current.started) / 1000,
         inJob: message.seconds,
         cpuSeconds: message.cpuSeconds,
         tensors: message.tensors,
         rssMb: message.rssMb,
-      });
+      }));
     });
     this.child.on('error', () => {
       // a failed spawn ends in 'close' too
@@ -384,26 +380,61 @@ class WorkerProcess {
     this.child.on('close', (code, signal) => {
       this.exited = true;
       markReady(false);
-      const current = this.current;
-      if (current === undefined) return;
-      this.current = undefined;
-      const exit = code ?? 128 + (signal !== null ? (constants.signals[signal] ?? 0) : 0);
-      toLog(
-        current,
-        `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed\n`,
-      );
-      current.settle({
-        code: exit,
-        outcome: 'failed',
-        logProblem: current.logProblem,
-        worker: this.child.pid ?? -1,
-        wall: (performance.now() - current.started) / 1000,
-        inJob: null,
-        cpuSeconds: null,
-        tensors: null,
-        rssMb: null,
-      });
+      this.settle((current) => this.endedDuring(current, code, signal));
     });
+  }
+
+  /**
+   * Output outside a job's redirection (start-up errors, a fatal error of node itself) goes to the job's log.
+   * A failed append (a full disk, a link in the log's place) is kept as the job's `logProblem`.
+   */
+  private toLog(current: CurrentJob | undefined, chunk: Buffer | string): void {
+    if (current === undefined || current.logProblem !== null) return;
+    try {
+      appendStudyLog(this.plan.dir, current.log, chunk);
+    } catch (error) {
+      current.logProblem = (error as Error).message;
+    }
+  }
+
+  /**
+   * Settles the job it runs, if any, once: with what `replyOf` gives for it, and the worker's pid
+   * and the job's wall time.
+   */
+  private settle(replyOf: (current: CurrentJob) => Omit<Reply, 'worker' | 'wall'>): void {
+    const current = this.current;
+    if (current === undefined) return;
+    this.current = undefined;
+    current.settle({
+      ...replyOf(current),
+      worker: this.child.pid ?? -1,
+      wall: (performance.now() - current.started) / 1000,
+    });
+  }
+
+  /**
+   * The reply of a job during which the process ended: failed, with the process's exit code (128
+   * plus the signal's number when a signal ended it), and a line in the job's log saying so.
+   */
+  private endedDuring(
+    current: CurrentJob,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): Omit<Reply, 'worker' | 'wall'> {
+    const exit = code ?? 128 + (signal !== null ? (constants.signals[signal] ?? 0) : 0);
+    this.toLog(
+      current,
+      `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed\n`,
+    );
+    return {
+      code: exit,
+      outcome: 'failed',
+      logProblem: current.logProblem,
+      inJob: null,
+      cpuSeconds: null,
+      tensors: null,
+      rssMb: null,
+    };
   }
 
   /**

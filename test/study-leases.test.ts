@@ -50,6 +50,32 @@ function otherHostLease(dir: string, jobId: string, offset = 0): () => void {
 }
 
 const isHeld = (claim: Claim | Held): claim is Held => 'heldBy' in claim;
+
+/** Claims `jobId`, expecting a takeover said in one line matching `line` (`what`: the case, in a failure); returns the claim. */
+async function takenOver(dir: string, jobId: string, timeout: number, line: RegExp, what?: string) {
+  const lines: string[] = [];
+  const claim = await claimJob(dir, jobId, { timeout, say: (said) => lines.push(said) });
+  expect(isHeld(claim), what).toBe(false);
+  expect(lines, what).toEqual([expect.stringMatching(line)]);
+  return claim as Claim;
+}
+
+/**
+ * The lease of `jobId` now and once renewed. The renewal thread runs every 0.1 s; on a loaded machine it
+ * may be late, so this waits for the renewal (up to a minute: a hang, not slowness), not a fixed time.
+ */
+async function renewal(dir: string, jobId: string) {
+  const first = readLease(dir, jobId);
+  const markOf = (lease: ReturnType<typeof readLease>) =>
+    lease !== undefined && 'lease' in lease ? lease.lease.mark : undefined;
+  let later = readLease(dir, jobId);
+  for (let waited = 0; markOf(later) === markOf(first) && waited < 60_000; waited += 100) {
+    await sleep(100);
+    later = readLease(dir, jobId);
+  }
+  return { first, later };
+}
+
 const timers: NodeJS.Timeout[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -81,16 +107,7 @@ describe('a claim is a lease its holder renews', () => {
     const dir = folder();
     const claim = await claimJob(dir, 'job', { timeout: 1 });
     expect(isHeld(claim)).toBe(false);
-    const first = readLease(dir, 'job');
-    // The renewal thread runs every 0.1 s; on a loaded machine it may be late, so wait for the
-    // renewal (up to a minute: a hang, not slowness) rather than for a fixed time.
-    const markOf = (lease: ReturnType<typeof readLease>) =>
-      lease !== undefined && 'lease' in lease ? lease.lease.mark : undefined;
-    let later = readLease(dir, 'job');
-    for (let waited = 0; markOf(later) === markOf(first) && waited < 60_000; waited += 100) {
-      await sleep(100);
-      later = readLease(dir, 'job');
-    }
+    const { first, later } = await renewal(dir, 'job');
     expect(first !== undefined && 'lease' in first && later !== undefined && 'lease' in later).toBe(true);
     if (first === undefined || !('lease' in first) || later === undefined || !('lease' in later)) return;
     expect(later.lease.mark).not.toBe(first.lease.mark);
@@ -109,15 +126,13 @@ describe('a claim is a lease its holder renews', () => {
     const held = await claimJob(dir, 'renewing', { timeout: 86_400 });
     expect(isHeld(held) && held.heldBy.host).toBe(OTHER);
     otherHostLease(dir, 'stopped');
-    const lines: string[] = [];
-    const taken = await claimJob(dir, 'stopped', { timeout: 0.8, say: (line) => lines.push(line) });
-    expect(isHeld(taken)).toBe(false);
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /took over the claim .*stopped\.lock of process 4242 on node-17\.elsewhere .*not renewed for 0\.8 s/,
-      ),
-    ]);
-    (taken as Claim).release();
+    const taken = await takenOver(
+      dir,
+      'stopped',
+      0.8,
+      /took over the claim .*stopped\.lock of process 4242 on node-17\.elsewhere .*not renewed for 0\.8 s/,
+    );
+    taken.release();
   });
 
   it('a node whose clock is an hour ahead (or behind): future or past renewal times neither keep a lease fresh nor make it stale at once', async () => {
@@ -156,13 +171,13 @@ describe('a claim is a lease its holder renews', () => {
         lockOf(dir, jobId),
         JSON.stringify({ pid: 4242, host: OTHER, since: '2026-01-01T00:00:00Z', renewEvery }),
       );
-    const lines: string[] = [];
-    const taken = await claimJob(dir, 'claimed', { timeout: 0.5, say: (line) => lines.push(line) });
-    expect(isHeld(taken)).toBe(false);
-    expect(lines).toEqual([
-      expect.stringMatching(/took over the claim .*claimed\.lock .*: not renewed for 0\.5 s$/),
-    ]);
-    (taken as Claim).release();
+    const taken = await takenOver(
+      dir,
+      'claimed',
+      0.5,
+      /took over the claim .*claimed\.lock .*: not renewed for 0\.5 s$/,
+    );
+    taken.release();
     const rows = await unlockClaims(dir, ['claimed', 'unlocked'], { timeout: 0.5 });
     expect(rows.map((row) => [row.jobId, row.verdict, row.removed])).toEqual([['unlocked', 'stale', true]]);
   }, 30_000);
@@ -175,15 +190,13 @@ describe('a claim is a lease its holder renews', () => {
         lockOf(dir, jobId),
         JSON.stringify({ pid: process.pid, host: hostname(), since: 'before' }),
       );
-    const lines: string[] = [];
-    const taken = await claimJob(dir, 'claimed', { timeout: 0.5, say: (line) => lines.push(line) });
-    expect(isHeld(taken)).toBe(false);
-    expect(lines).toEqual([
-      expect.stringMatching(
-        new RegExp(`took over the claim .* of process ${process.pid} on .*: not renewed for 0\\.5 s$`),
-      ),
-    ]);
-    (taken as Claim).release();
+    const taken = await takenOver(
+      dir,
+      'claimed',
+      0.5,
+      new RegExp(`took over the claim .* of process ${process.pid} on .*: not renewed for 0\\.5 s$`),
+    );
+    taken.release();
     const rows = await unlockClaims(dir, ['claimed', 'unlocked'], { timeout: 0.5 });
     expect(rows.map((row) => [row.jobId, row.verdict, row.removed])).toEqual([['unlocked', 'stale', true]]);
   }, 30_000);
@@ -191,16 +204,7 @@ describe('a claim is a lease its holder renews', () => {
   it('a real holder process: live while it runs, its renewals advance; SIGKILLed, its lease is taken at once', async () => {
     const dir = folder();
     const child = await holderProcess(dir, 'job', 1);
-    const first = readLease(dir, 'job');
-    // The renewal thread runs every 0.1 s; on a loaded machine it may be late, so wait for the
-    // renewal (up to a minute: a hang, not slowness) rather than for a fixed time.
-    const markOf = (lease: ReturnType<typeof readLease>) =>
-      lease !== undefined && 'lease' in lease ? lease.lease.mark : undefined;
-    let later = readLease(dir, 'job');
-    for (let waited = 0; markOf(later) === markOf(first) && waited < 60_000; waited += 100) {
-      await sleep(100);
-      later = readLease(dir, 'job');
-    }
+    const { first, later } = await renewal(dir, 'job');
     expect(first !== undefined && 'lease' in first && first.lease.holder.pid).toBe(child.pid);
     expect(
       later !== undefined &&
@@ -237,12 +241,9 @@ describe('a lock edited by hand names no holder and is taken over at once, never
       folder: /folder\.lock' is a folder, not a regular file/,
     };
     for (const [jobId, message] of Object.entries(expected)) {
-      const lines: string[] = [];
-      const claim = await claimJob(dir, jobId, { timeout: 30, say: (line) => lines.push(line) });
-      expect(isHeld(claim), jobId).toBe(false);
-      expect(lines, jobId).toEqual([expect.stringMatching(message)]);
+      const claim = await takenOver(dir, jobId, 30, message, jobId);
       expect(lstatSync(lockOf(dir, jobId)).isFile(), jobId).toBe(true);
-      (claim as Claim).release();
+      claim.release();
     }
     // The link was moved, not followed: the file it pointed at is as it was.
     expect(JSON.parse(readFileSync(outside, 'utf8')).pid).toBe(4242);
