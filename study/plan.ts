@@ -174,7 +174,7 @@ export function snapshotSteps(config: RLConfig): number[] {
   return [...snapshots].sort((a, b) => a - b);
 }
 
-/** The measurements of a recipe: the chapter's steps must all be snapshots of it. */
+/** The measurements of a recipe: the chapter steps it measures (`steps`, all nine by default) must be snapshots of it. */
 export function measureFor(
   config: RLConfig,
   { episodes, steps = [...CHAPTER_STEPS] }: { episodes?: number; steps?: number[] } = {},
@@ -196,12 +196,12 @@ export function measureFor(
     );
   const stepScale = 80 / config.steps;
   const snapshots = new Set(snapshotSteps(config));
-  const missing = CHAPTER_STEPS.filter((step) => !snapshots.has(step / stepScale));
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  const missing = sorted.filter((step) => !snapshots.has(step / stepScale));
   if (missing.length > 0)
     throw new InputError(
-      `the recipe's snapshots (every ${config.segmentSteps} of ${config.steps} steps) do not hold the chapter's steps ${missing.join(', ')} scaled by ${80 / config.steps}; use steps 80 with segmentSteps 10 (or 8 with 1)`,
+      `the recipe's snapshots (every ${config.segmentSteps} of ${config.steps} steps) do not hold the chapter's steps ${missing.join(', ')} scaled by ${stepScale}; measure other steps (--steps) or use steps 80 with segmentSteps 10 (or 8 with 1)`,
     );
-  const sorted = [...new Set(steps)].sort((a, b) => a - b);
   return {
     steps: sorted,
     episodes: episodes ?? (stepScale === 1 ? 64 : 8),

@@ -253,6 +253,41 @@ describe('study: bad input is one line and exit 1 or 2, with nothing half-writte
     expect(existsSync(dir)).toBe(false);
   });
 
+  it('a recipe in one segment measures only its snapshots: --steps 0,80 plans, the default nine steps are refused', async () => {
+    const recipe = join(root, 'one-segment.json');
+    writeFileSync(recipe, JSON.stringify({ segmentSteps: 80 }));
+    const refused = fresh();
+    const all = await cli(['study', 'plan', '--recipe', recipe, '--seeds', '0', '--out', refused]);
+    expect(all.code).toBe(1);
+    expect(errorLines(all.stderr)).toEqual([
+      expect.stringMatching(
+        /snapshots \(every 80 of 80 steps\) do not hold the chapter's steps 10, 20, 30, 40, 50, 60, 70 scaled by 1;/,
+      ),
+    ]);
+    expect(existsSync(refused)).toBe(false);
+    const dir = fresh();
+    const planned = await cli([
+      'study',
+      'plan',
+      '--recipe',
+      recipe,
+      '--seeds',
+      '0',
+      '--steps',
+      '0,80',
+      '--out',
+      dir,
+    ]);
+    expect(planned.code).toBe(0);
+    expect(readPlan(dir).measure.steps).toEqual([0, 80]);
+    expect(
+      await cli(['study', 'plan', '--recipe', recipe, '--seeds', '0', '--steps', '0,30', '--out', fresh()]),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("do not hold the chapter's steps 30 scaled by 1"),
+    });
+  });
+
   it('at most 10000 seeds in a study, however many ranges give them', () => {
     expect(parseSeeds('0-9999')).toHaveLength(10_000);
     expect(() => parseSeeds('0-9999,10000')).toThrow(/--seeds: at most 10000 seeds in a study/);
