@@ -40,7 +40,7 @@ export {
   type TranscriptTurn,
 } from './rollout.ts';
 export { loadAgent } from './load.ts';
-export { getWeights, setWeights, modelFromWeights } from './weights.ts';
+export { getWeights, setWeights, modelFromWeights, withRedrawnEmbeddings } from './weights.ts';
 export {
   adamUpdate,
   productsInstalled,

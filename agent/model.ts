@@ -270,6 +270,9 @@ export class PolicyModel {
   }
 }
 
+/** The standard deviation of createModel's normal draws of the matrices, the embedding table among them. */
+export const INIT_STD = 0.02;
+
 /**
  * Builds a model with weights drawn from `rng`: every matrix ~ N(0, 0.02^2), except the two
  * residual projections per block (attn.wo, mlp.w2) at 0.02 / sqrt(2 * nLayers) (GPT-2);
@@ -284,7 +287,9 @@ export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): 
     if (name.endsWith('.gain')) value.fill(1);
     else if (shape.length === 2) {
       const std =
-        name.endsWith('attn.wo') || name.endsWith('mlp.w2') ? 0.02 / Math.sqrt(2 * cfg.nLayers) : 0.02;
+        name.endsWith('attn.wo') || name.endsWith('mlp.w2')
+          ? INIT_STD / Math.sqrt(2 * cfg.nLayers)
+          : INIT_STD;
       const stream = rng.fork(name);
       for (let i = 0; i < size; i++) value[i] = stream.normal() * std;
     }

@@ -70,5 +70,12 @@ export { loadWorlds } from './coverageWorld.ts';
 export { coverageNumbers, type NumbersCoverage } from './sections/coverage.ts';
 export { recipeClaimsNumbers, type NumbersRecipeClaims } from './sections/recipe-claims.ts';
 export { recipesNumbers, type NumbersRecipes } from './sections/recipes.ts';
-export { designNumbers, type NumbersDesign } from './sections/design.ts';
+export {
+  designNumbers,
+  parseUntrainedWords,
+  UNTRAINED_WORDS_DRAWS,
+  UNTRAINED_WORDS_FILE,
+  UNTRAINED_WORDS_STEP,
+  type NumbersDesign,
+} from './sections/design.ts';
 export { studyReportNumbers, type StudyReportNumbers } from './studyReport.ts';

@@ -7,7 +7,7 @@ export { BUG_TYPES, EDIT_OPS, REPAIR_OP_FOR, type BugType, type EditOp, type Tas
 export { makeTasks, devTasks, trainingMinusDev, splitOptions, findTask, HELD_OUT_VARIANTS } from './tasks.ts';
 export { runTests, clearSandboxCache, sandboxWork, SANDBOX_LIMITS } from './sandbox.ts';
 export { MARKERS, TOOLS, type Tool } from './words.ts';
-export { vocabularyWords } from './vocab.ts';
+export { vocabularyWords, wordsOnlyIn } from './vocab.ts';
 export {
   harnessShape,
   HarnessSchema,

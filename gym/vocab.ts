@@ -36,3 +36,13 @@ export function vocabularyWords(tasks: readonly Task[]): string[] {
   }
   return [...words].sort();
 }
+
+/**
+ * The words of `tasks`' vocabulary that `others`' vocabulary lacks, in sorted order: with the
+ * held-out tasks and the training tasks, the words only held-out tasks use (the rename pool's
+ * names are in every vocabulary), which training never shows.
+ */
+export function wordsOnlyIn(tasks: readonly Task[], others: readonly Task[]): string[] {
+  const seen = new Set(vocabularyWords(others));
+  return vocabularyWords(tasks).filter((word) => !seen.has(word));
+}

@@ -10,8 +10,8 @@
  * results and the comparison of seeds. The study commands (cli/commands/study/), which plan, run,
  * claim and schedule jobs, import the module files themselves, as do the tests.
  */
-export { CHAPTER_STEPS, measuredSplit, splitName, readPlan, type Plan } from './plan.ts';
-export { jobState } from './job.ts';
+export { CHAPTER_STEPS, measuredSplit, splitName, readPlan, type EvalJob, type Plan } from './plan.ts';
+export { checkpointOf, jobState } from './job.ts';
 export { type EvalOutput } from './output.ts';
 export { evaluationOf, finishedStudy, loadResults, taskRates, type StudyResults } from './results.ts';
 export { compareSeedScores, sharedSeeds, type StudyComparison } from './compare.ts';

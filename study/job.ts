@@ -252,9 +252,13 @@ async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean
   rmSync(join(dir, '.lock'), { force: true });
 }
 
+/** The checkpoint an evaluation job evaluates: its training's snapshot at the job's step. */
+export function checkpointOf(plan: Plan, job: EvalJob): string {
+  return snapshotDir(jobDir(plan, plan.jobs[job.dependsOn[0]!]!), job.step);
+}
+
 async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<void> {
-  const train = plan.jobs[job.dependsOn[0]!]!;
-  const checkpoint = snapshotDir(jobDir(plan, train), job.step);
+  const checkpoint = checkpointOf(plan, job);
   const result = await evaluate({
     checkpoint,
     harness: job.harness,

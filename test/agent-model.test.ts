@@ -14,6 +14,7 @@ import {
   type PolicyModel,
 } from '../agent/model.ts';
 import { useOwnProducts } from '../agent/kernels/index.ts';
+import { getWeights, withRedrawnEmbeddings } from '../agent/weights.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
@@ -471,6 +472,41 @@ describe('memory and determinism', () => {
     const before = tf.memory().numTensors;
     createModel(small, new Rng('leak/model'), WASM).dispose();
     expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it("withRedrawnEmbeddings draws the named words' embedding rows anew from N(0, 0.02^2) and leaves every other weight and the model itself as they were", () => {
+    const model = createModel(small, new Rng(7), WASM);
+    const before = getWeights(model);
+    const redrawn = withRedrawnEmbeddings(model, [9, 3, 9], new Rng('redraw'));
+    const after = getWeights(redrawn);
+    const d = small.dModel;
+    // Rows in ascending id order, each value rng.normal() * 0.02 (createModel's draw of wte).
+    const rng = new Rng('redraw');
+    const expected = Float32Array.from({ length: 2 * d }, () => rng.normal() * 0.02);
+    expect(Array.from(after[0]!.slice(3 * d, 4 * d))).toEqual(Array.from(expected.slice(0, d)));
+    expect(Array.from(after[0]!.slice(9 * d, 10 * d))).toEqual(Array.from(expected.slice(d)));
+    for (let id = 0; id < small.vocabSize; id += 1)
+      if (id !== 3 && id !== 9)
+        expect(after[0]!.slice(id * d, (id + 1) * d)).toEqual(before[0]!.slice(id * d, (id + 1) * d));
+    after.slice(1).forEach((values, i) => expect(values).toEqual(before[i + 1]));
+    expect(getWeights(model)).toEqual(before);
+    // Logits at a position reading word 3 move; the same draw twice gives the same model.
+    const ids = tf.tensor2d([[3, 5, 3, 7]], undefined, 'int32');
+    const again = withRedrawnEmbeddings(model, [3, 9], new Rng('redraw'));
+    expect(weightsHash(again)).toBe(weightsHash(redrawn));
+    const lossOf = (m: PolicyModel) => {
+      const value = tf.tidy(() => loss(m, ids));
+      const [number] = value.dataSync();
+      value.dispose();
+      return number;
+    };
+    expect(lossOf(redrawn)).not.toBe(lossOf(model));
+    expect(lossOf(again)).toBe(lossOf(redrawn));
+    expect(() => withRedrawnEmbeddings(model, [small.vocabSize], new Rng(1))).toThrow(
+      /word id 40 is not in \[0, 40\)/,
+    );
+    tf.dispose(ids);
+    [model, redrawn, again].forEach((m) => m.dispose());
   });
 
   it('the same seed gives the same weights, and the same step gives the same result', () => {

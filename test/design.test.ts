@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { restartClaim } from '../analysis/sections/design.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import {
+  nestedSplit,
+  parseUntrainedWords,
+  restartClaim,
+  untrainedWordsClaim,
+} from '../analysis/sections/design.ts';
+import { main } from '../experiments/design.ts';
 import { InputError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
-import { loadResults, readPlan } from '../study/index.ts';
+import { evaluationOf, loadResults, readPlan } from '../study/index.ts';
 
 const numbers = () =>
   (JSON.parse(readFileSync(join(ROOT, 'results', 'design.json'), 'utf8')) as { numbers: any }).numbers;
@@ -30,17 +38,78 @@ describe('the training design on the held-out tasks (exp:design)', () => {
     expect(self.power).toBeNull();
   });
 
-  it('reads 17.4 as the chapter does, with the coverage of its intervals simulated at 4 seeds; the nested split waits for its study', () => {
-    const { chapterSeeds, nested, adopted } = numbers();
+  it('reads 17.4 as the chapter does, with the coverage of its intervals simulated at 4 seeds', () => {
+    const { chapterSeeds, adopted } = numbers();
     expect(adopted).toBe(false);
     expect(chapterSeeds.seeds.map((row: { seed: number }) => row.seed)).toEqual([0, 1, 2, 3]);
     expect(chapterSeeds.episodesPerTask * chapterSeeds.tasks).toBe(320);
     expect(['holds', 'fails', 'open']).toContain(chapterSeeds.standing);
     for (const part of ['training', 'evaluation']) expect(chapterSeeds.coverage[part]).toBeGreaterThan(0);
-    // Study 3 (the nested base agents) has not run: the report says so and holds no number for it.
-    expect(nested).toBeNull();
-    expect(readFileSync(join(ROOT, 'results', 'design.md'), 'utf8')).toContain(
-      'Not run yet: the nested study',
+  });
+
+  it('splits training noise over the four base agents of the committed studies, as their job outputs give it', () => {
+    const { nested } = numbers();
+    const bases = ['chapter-harness', 'base-1', 'base-2', 'base-3'].map((name) =>
+      study(`studies/design-held-out/${name}`),
+    );
+    expect(nested.map((at: { step: number }) => at.step)).toEqual([30, 80]);
+    nested.forEach((at: any) => {
+      expect(at.seeds).toEqual(Array.from({ length: 4 }, () => [0, 1, 2, 3]));
+      // One-way random effects on 4 x 4 seed means: 12 degrees of freedom within, 16 pairs of evaluations.
+      expect([at.components.rl.df, at.components.evaluation.df]).toEqual([12, 16]);
+      for (const part of ['base', 'rl', 'evaluation']) {
+        const { estimate, low, high } = at.components[part];
+        expect(low).toBeLessThanOrEqual(estimate);
+        expect(estimate).toBeLessThanOrEqual(high);
+        expect(at.coverage.fitted[part]).toBeGreaterThan(0);
+      }
+      expect(at.components).toEqual(nestedSplit(bases, at.step, { perGroup: 4, seed: 0 }).components);
+    });
+  });
+
+  it("reads the untrained-words record only against its study's step-80 agents and episodes, and refuses a damaged one in one line", async () => {
+    const segmented = study('studies/design-held-out/chapter-harness');
+    const rows = segmented.seeds.map((seed) => {
+      const own = evaluationOf(segmented, seed, 80, 'a');
+      return {
+        seed,
+        checkpointChecksum: own.checkpointChecksum,
+        evalSeed: own.evalSeed,
+        trained: own.passAt1,
+        // Draws that lower every seed by exactly 0.2: the difference is -0.2 with no spread.
+        redrawn: Array.from({ length: 5 }, (_, k) => own.passAt1 - 0.2 + (k - 2) * 0.01),
+      };
+    });
+    const record = {
+      format: 1,
+      study: 'chapter-harness',
+      step: 80,
+      label: 'a',
+      draws: 5,
+      words: ['odd'],
+      backend: 'wasm',
+      seeds: rows,
+    };
+    const claim = untrainedWordsClaim(segmented, parseUntrainedWords(record, 'w.json'), 'w.json');
+    expect(claim.seeds).toHaveLength(16);
+    expect(claim.difference).toBeCloseTo(-0.2, 12);
+    expect(claim.standing).toBe('fails');
+    // Another checkpoint or other episodes do not pair with the study.
+    const moved = { ...record, seeds: rows.map((row, i) => (i === 3 ? { ...row, evalSeed: 'other' } : row)) };
+    expect(() => untrainedWordsClaim(segmented, parseUntrainedWords(moved, 'w.json'), 'w.json')).toThrow(
+      /^w\.json: seed 3 is not the agent and episodes of .*chapter-harness's step-80 evaluation$/,
+    );
+    expect(() => parseUntrainedWords({ ...record, draws: 4 }, 'w.json')).toThrow(/^w\.json: .*draws/);
+    expect(() =>
+      parseUntrainedWords(
+        { ...record, seeds: [{ ...rows[0]!, redrawn: [0.5, 0.5, 0.5, 0.5, 1.5] }] },
+        'w.json',
+      ),
+    ).toThrow(/^w\.json: .*seeds\.0\.redrawn\.4/);
+    const dir = mkdtempSync(join(tmpdir(), 'tinyagent-design-'));
+    writeFileSync(join(dir, 'untrained-words.json'), '{"format": 1,');
+    await expect(main({ studiesDir: dir, outDir: dir })).rejects.toThrow(
+      new RegExp(`^${join(dir, 'untrained-words.json')}: not JSON`),
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   makeTasks,
   runTests,
   vocabularyWords,
+  wordsOnlyIn,
   type Task,
 } from '../gym/index.ts';
 import { applyOp } from '../gym/ops.ts';
@@ -179,6 +180,20 @@ describe('vocabulary', () => {
     ]) {
       expect(vocabulary.has(word), word).toBe(true);
     }
+  });
+
+  it("wordsOnlyIn: the held-out tasks' words that no training task's vocabulary holds (19 in the default split)", () => {
+    const train = makeTasks('train');
+    const heldOut = makeTasks('heldout');
+    const only = wordsOnlyIn(heldOut, train);
+    expect(only).toHaveLength(19);
+    expect(only).toEqual(expect.arrayContaining(['!==', 'distance', 'odd']));
+    const trainVocabulary = new Set(vocabularyWords(train));
+    expect(only.filter((word) => trainVocabulary.has(word))).toEqual([]);
+    // The rename pool's names are in every vocabulary: a held-out task's name is not among them.
+    expect(only.filter((word) => NAME_POOL.includes(word))).toEqual([]);
+    expect(new Set(vocabularyWords(heldOut))).toEqual(new Set([...only, ...vocabularyWords(heldOut)]));
+    expect(wordsOnlyIn(train, train)).toEqual([]);
   });
 
   it('splits words as specified', () => {

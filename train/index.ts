@@ -13,6 +13,7 @@ export {
   TrainSchema,
   trainShape,
   measuresDevSplit,
+  splitTasks,
   type RLConfig,
 } from './config.ts';
 export { trainSnapshots, snapshotDir, trainingModelConfig, type TrainSummary } from './run.ts';

@@ -12,6 +12,7 @@ import {
   REPAIR_OP_FOR,
   trainingHarness,
   vocabularyWords,
+  wordsOnlyIn,
   type EpisodeResult,
 } from '../../gym/index.ts';
 import type { Rng } from '../../lib/rng.ts';
@@ -55,18 +56,14 @@ function nameLeakage(resets: number, rng: Rng) {
     if (heldOutNames.has(info.name)) carrying += 1;
     if (observation.some((word) => heldOutParams.has(word))) carryingParam += 1;
   }
-  const vocabulary = new Set(vocabularyWords(all));
-  const trainVocabulary = new Set(vocabularyWords(train));
-  const heldOutOnlyWords = [...vocabulary].filter(
-    (word) => !trainVocabulary.has(word) && !heldOutNames.has(word),
-  );
+  const heldOutOnlyWords = wordsOnlyIn(makeTasks('heldout'), train);
   return {
     resets,
     carrying,
     share: carrying / resets,
     carryingParam,
     heldOutParams: [...heldOutParams],
-    vocabulary: vocabulary.size,
+    vocabulary: vocabularyWords(all).length,
     heldOutOnlyWords,
   };
 }

@@ -4,7 +4,14 @@
  * 17.4 in the chapter's own design (section 3, study 1), the nested split of training noise
  * (study 3), and the Adam-restart claim (section 4).
  */
-import { nestedNoiseStandardDeviations, noiseStandardDeviations, pairedTInterval } from '../../eval/index.ts';
+import { z } from 'zod';
+import {
+  mean,
+  nestedNoiseStandardDeviations,
+  noiseStandardDeviations,
+  pairedTInterval,
+} from '../../eval/index.ts';
+import { formatZodIssues } from '../../lib/zodIssues.ts';
 import { InputError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
@@ -122,32 +129,111 @@ export function nestedSplit(
 }
 
 /**
- * The Adam-restart claim at `step` (docs/TRAINING-DESIGN.md, section 4): uninterrupted minus
- * segmented held-out pass@1, paired by RL seed, a t interval (95%); it holds inside the margin,
- * fails when it excludes 0 and reaches beyond the margin, and is open otherwise, with the power
- * of the paired t test at the margin.
+ * A training claim of section 4 read by its rule: `b` minus `a`, paired by RL seed, a t interval
+ * (95%); it holds inside the margin, fails when it excludes 0 and reaches beyond the margin, and
+ * is open otherwise, with the power of the paired t test at the margin.
  */
+function marginClaim(a: readonly number[], b: readonly number[]) {
+  const difference = pairedTInterval(a, b);
+  const inside = difference.low >= -CLAIM_MARGIN && difference.high <= CLAIM_MARGIN;
+  const excludesZero = difference.low > 0 || difference.high < 0;
+  return {
+    ...difference,
+    standing: inside ? 'holds' : excludesZero ? 'fails' : 'open',
+    belowMarginShown: inside && excludesZero,
+    power: rulePower(difference, { gain: CLAIM_MARGIN, level: 0.95 }),
+  };
+}
+
+/** The Adam-restart claim at `step` (section 4.1): uninterrupted minus segmented held-out pass@1. */
 export function restartClaim(segmented: StudyResults, uninterrupted: StudyResults, step: number) {
   const seeds = sharedSeeds(segmented, uninterrupted);
   if (seeds.length < 2)
     throw new InputError(
       `${uninterrupted.plan.dir}: shares ${seeds.length} RL seeds with ${segmented.plan.dir} (the same seed, step-0 agent and episodes); the restart claim pairs at least 2`,
     );
-  const difference = pairedTInterval(
-    seeds.map((s) => passAt(segmented, s, step)),
-    seeds.map((s) => passAt(uninterrupted, s, step)),
-  );
-  const inside = difference.low >= -CLAIM_MARGIN && difference.high <= CLAIM_MARGIN;
-  const excludesZero = difference.low > 0 || difference.high < 0;
-  const standing = inside ? 'holds' : excludesZero ? 'fails' : 'open';
-  const power = rulePower(difference, { gain: CLAIM_MARGIN, level: 0.95 });
   return {
     step,
     seeds,
-    ...difference,
-    standing,
-    belowMarginShown: inside && excludesZero,
-    power,
+    ...marginClaim(
+      seeds.map((s) => passAt(segmented, s, step)),
+      seeds.map((s) => passAt(uninterrupted, s, step)),
+    ),
+  };
+}
+
+/** Redraws of each agent's untrained words (section 4.2), at this chapter step's evaluation a. */
+export const UNTRAINED_WORDS_DRAWS = 5;
+export const UNTRAINED_WORDS_STEP = 80;
+/** The file exp:design-words writes beside the study it redraws. */
+export const UNTRAINED_WORDS_FILE = 'untrained-words.json';
+
+const untrainedWordsSchema = z
+  .object({
+    format: z.literal(1),
+    study: z.string(),
+    step: z.literal(UNTRAINED_WORDS_STEP),
+    label: z.literal('a'),
+    draws: z.literal(UNTRAINED_WORDS_DRAWS),
+    words: z.array(z.string()),
+    backend: z.string(),
+    seeds: z.array(
+      z
+        .object({
+          seed: z.number().int(),
+          checkpointChecksum: z.string(),
+          evalSeed: z.string(),
+          trained: z.number().min(0).max(1),
+          redrawn: z.array(z.number().min(0).max(1)).length(UNTRAINED_WORDS_DRAWS),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+export type UntrainedWords = z.infer<typeof untrainedWordsSchema>;
+
+/** exp:design-words' record, checked: its fields (`where` names the file in an error). */
+export function parseUntrainedWords(value: unknown, where: string): UntrainedWords {
+  const parsed = untrainedWordsSchema.safeParse(value);
+  if (!parsed.success) throw new InputError(`${where}: ${formatZodIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+/**
+ * The untrained-words claim (section 4.2): each seed's mean held-out pass@1 over its redraws minus
+ * the trained agent's, on the same episodes. Every seed of the record must be an agent of
+ * `segmented` (its checkpoint checksum, eval seed and pass@1 those of the study's evaluation).
+ */
+export function untrainedWordsClaim(segmented: StudyResults, record: UntrainedWords, where: string) {
+  if (record.seeds.length < 2)
+    throw new InputError(`${where}: holds ${record.seeds.length} seeds; the claim pairs at least 2`);
+  for (const row of record.seeds) {
+    const study = evaluationOf(segmented, row.seed, record.step, record.label);
+    if (
+      row.checkpointChecksum !== study.checkpointChecksum ||
+      row.evalSeed !== study.evalSeed ||
+      row.trained !== study.passAt1
+    )
+      throw new InputError(
+        `${where}: seed ${row.seed} is not the agent and episodes of ${segmented.plan.dir}'s step-${record.step} evaluation`,
+      );
+  }
+  const redrawnMeans = record.seeds.map((row) => mean(row.redrawn));
+  return {
+    step: record.step,
+    words: record.words,
+    draws: record.draws,
+    backend: record.backend,
+    seeds: record.seeds.map((row, i) => ({
+      seed: row.seed,
+      trained: row.trained,
+      redrawn: redrawnMeans[i]!,
+    })),
+    ...marginClaim(
+      record.seeds.map((row) => row.trained),
+      redrawnMeans,
+    ),
   };
 }
 
@@ -157,13 +243,15 @@ export function designNumbers({
   bases,
   segmented,
   uninterrupted,
+  untrainedWords,
   perGroup,
   seed,
 }: {
   chapter: StudyResults | undefined;
   bases: readonly StudyResults[] | undefined;
   segmented: StudyResults | undefined;
-  uninterrupted: { 30: StudyResults | undefined; 80: StudyResults | undefined };
+  uninterrupted: StudyResults | undefined;
+  untrainedWords: { record: UntrainedWords; where: string } | undefined;
   perGroup: number;
   seed: number;
 }) {
@@ -177,11 +265,13 @@ export function designNumbers({
         ? null
         : ([30, 80] as const).map((step) => nestedSplit(bases, step, { perGroup, seed })),
     restarts:
-      segmented === undefined
+      segmented === undefined || uninterrupted === undefined
         ? null
-        : ([30, 80] as const).flatMap((step) =>
-            uninterrupted[step] === undefined ? [] : [restartClaim(segmented, uninterrupted[step]!, step)],
-          ),
+        : restartClaim(segmented, uninterrupted, 80),
+    untrainedWords:
+      segmented === undefined || untrainedWords === undefined
+        ? null
+        : untrainedWordsClaim(segmented, untrainedWords.record, untrainedWords.where),
   };
 }
 

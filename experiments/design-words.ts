@@ -1,0 +1,162 @@
+/**
+ * The chapter's untrained-words claim measured (docs/TRAINING-DESIGN.md, section 4.2).
+ *
+ * Question: "a word never seen in training stays randomly initialised, which is harmless to the
+ *   answer". For each step-80 agent of study 2 (studies/design-held-out/chapter-harness), the
+ *   embeddings of the words only held-out tasks use (`wordsOnlyIn`: the held-out tasks'
+ *   vocabulary less the training tasks') are drawn anew from the initialiser's N(0, 0.02^2) 5
+ *   times (draw k from `new Rng(RL seed).fork('untrained-words/k')`), and each redrawn agent plays
+ *   the same held-out episodes as the study's step-80 evaluation a. exp:design reads the result.
+ * Command: npm run exp:design-words [-- --study DIR]
+ *   --study: the finished study whose step-80 agents are redrawn (default
+ *   studies/design-held-out/chapter-harness); its checkpoints' weights must be here (a study folder
+ *   as committed holds only their manifests), so run it where the study ran.
+ * Checks, each a one-line error: the study is finished; each agent re-evaluated reproduces the
+ *   study's pass@1 on its episodes (so the pairing is exact on this machine and backend); each
+ *   redrawn word's embedding is the same at step 0 and step 80 (RL never updated it).
+ * Runtime: 6 evaluations per seed (the agent and its 5 draws), about 5 minutes for 16 seeds.
+ * Output: untrained-words.json beside the study (studies/design-held-out/untrained-words.json).
+ */
+import { dirname, join, relative, resolve } from 'node:path';
+import {
+  attentionModeFor,
+  evaluate,
+  getWeights,
+  initBackend,
+  loadAgent,
+  withRedrawnEmbeddings,
+  type Agent,
+} from '../agent/index.ts';
+import { wordsOnlyIn } from '../gym/index.ts';
+import { writeFileAtomic } from '../lib/atomic.ts';
+import { InputError } from '../lib/errors.ts';
+import { ROOT } from '../lib/paths.ts';
+import { Rng } from '../lib/rng.ts';
+import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
+import {
+  checkpointOf,
+  evaluationOf,
+  finishedStudy,
+  loadResults,
+  measuredSplit,
+  type EvalJob,
+  type Plan,
+} from '../study/index.ts';
+import { splitTasks } from '../train/index.ts';
+import { UNTRAINED_WORDS_DRAWS, UNTRAINED_WORDS_FILE, UNTRAINED_WORDS_STEP } from '../analysis/index.ts';
+
+const STUDY = 'studies/design-held-out/chapter-harness';
+
+/** The plan's evaluation `label` of `seed` at chapter step `step`. */
+function evalJob(plan: Plan, seed: number, step: number, label: string): EvalJob {
+  const job = plan.jobs.find(
+    (j): j is EvalJob => j.kind === 'eval' && j.seed === seed && j.chapterStep === step && j.label === label,
+  );
+  if (job === undefined)
+    throw new InputError(`${plan.dir}: plans no evaluation ${label} of seed ${seed} at step ${step}`);
+  return job;
+}
+
+/** The rows of `ids` in a model's embedding table, one array per id. */
+function embeddingRows(agent: Agent, ids: readonly number[]): Float32Array[] {
+  const table = getWeights(agent.model)[agent.model.variableNames().indexOf('wte')]!;
+  const d = agent.model.config.dModel;
+  return ids.map((id) => table.slice(id * d, (id + 1) * d));
+}
+
+export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string } = {}) {
+  const state = finishedStudy(studyDir);
+  if (state.state !== 'finished')
+    throw new InputError(`${studyDir}: ${state.state === 'absent' ? 'holds no study' : 'is not finished'}`);
+  const results = loadResults(state.plan);
+  const { plan } = results;
+  const { train, heldOut } = splitTasks(plan.config);
+  const words = wordsOnlyIn(heldOut, train);
+  const backend = await initBackend();
+  const seeds = [];
+  for (const seed of results.seeds) {
+    const job = evalJob(plan, seed, UNTRAINED_WORDS_STEP, 'a');
+    const study = evaluationOf(results, seed, UNTRAINED_WORDS_STEP, 'a');
+    const checkpoint = checkpointOf(plan, job);
+    const loaded = await loadAgent(checkpoint, { attention: attentionModeFor(backend) });
+    const start = await loadAgent(checkpointOf(plan, evalJob(plan, seed, 0, 'a')), {
+      attention: attentionModeFor(backend),
+    });
+    try {
+      const ids = words.map((word) => loaded.agent.tokenizer.id(word));
+      const before = embeddingRows(start.agent, ids);
+      embeddingRows(loaded.agent, ids).forEach((row, i) => {
+        if (row.some((value, j) => value !== before[i]![j]))
+          throw new InputError(
+            `${checkpoint}: the embedding of '${words[i]}' moved between steps 0 and 80: training updated it`,
+          );
+      });
+      const play = (agent: Agent) =>
+        evaluate({
+          agent,
+          harness: { ...(loaded.manifest.harness ?? {}), ...job.harness },
+          split: measuredSplit(plan),
+          episodes: job.episodes,
+          seed: job.evalSeed,
+        }).then((evaluation) => {
+          if (evaluation.provenance.harnessHash !== job.harnessHash)
+            throw new InputError(
+              `${checkpoint}: the harness hash ${evaluation.provenance.harnessHash} is not the plan's ${job.harnessHash}`,
+            );
+          return evaluation.passAt1;
+        });
+      const trained = await play(loaded.agent);
+      if (trained !== study.passAt1)
+        throw new InputError(
+          `${checkpoint}: re-evaluated on its study's episodes it scores ${trained}, not the study's ${study.passAt1}: evaluate where the study ran (its backend was ${study.backend})`,
+        );
+      const redrawn: number[] = [];
+      for (let draw = 0; draw < UNTRAINED_WORDS_DRAWS; draw += 1) {
+        const model = withRedrawnEmbeddings(
+          loaded.agent.model,
+          ids,
+          new Rng(seed).fork(`untrained-words/${draw}`),
+        );
+        try {
+          redrawn.push(await play({ model, tokenizer: loaded.agent.tokenizer }));
+        } finally {
+          model.dispose();
+        }
+      }
+      console.error(
+        `seed ${seed}: step-${UNTRAINED_WORDS_STEP} pass@1 ${trained.toFixed(3)}, redrawn ${redrawn.map((p) => p.toFixed(3)).join(' ')}`,
+      );
+      seeds.push({
+        seed,
+        checkpointChecksum: study.checkpointChecksum,
+        evalSeed: job.evalSeed,
+        trained,
+        redrawn,
+      });
+    } finally {
+      loaded.agent.model.dispose();
+      start.agent.model.dispose();
+    }
+  }
+  const out = join(dirname(studyDir), UNTRAINED_WORDS_FILE);
+  const record = {
+    format: 1,
+    study: relative(dirname(out), studyDir),
+    step: UNTRAINED_WORDS_STEP,
+    label: 'a',
+    draws: UNTRAINED_WORDS_DRAWS,
+    words,
+    backend,
+    seeds,
+  };
+  writeFileAtomic(out, `${JSON.stringify(record, null, 2)}\n`);
+  console.error(`wrote ${relative(ROOT, out)}`);
+  return record;
+}
+
+if (isMain(import.meta.url)) {
+  await runScript('exp:design-words', async () => {
+    const { study } = parseScriptFlags(process.argv.slice(2), { study: { type: 'string' } }, '--study DIR');
+    await main(study === undefined ? {} : { studyDir: resolve(study) });
+  });
+}
