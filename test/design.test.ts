@@ -78,6 +78,7 @@ describe('the training design on the held-out tasks (exp:design)', () => {
         trained: own.passAt1,
         // Draws that lower every seed by exactly 0.2: the difference is -0.2 with no spread.
         redrawn: Array.from({ length: 5 }, (_, k) => own.passAt1 - 0.2 + (k - 2) * 0.01),
+        moved: { redrawn: 0.5, others: 0.4 },
       };
     });
     const record = {

@@ -185,6 +185,7 @@ const untrainedWordsSchema = z
           evalSeed: z.string(),
           trained: z.number().min(0).max(1),
           redrawn: z.array(z.number().min(0).max(1)).length(UNTRAINED_WORDS_DRAWS),
+          moved: z.object({ redrawn: z.number().min(0), others: z.number().min(0) }).strict(),
         })
         .strict(),
     ),
@@ -230,6 +231,10 @@ export function untrainedWordsClaim(segmented: StudyResults, record: UntrainedWo
       trained: row.trained,
       redrawn: redrawnMeans[i]!,
     })),
+    moved: {
+      redrawn: mean(record.seeds.map((row) => row.moved.redrawn)),
+      others: mean(record.seeds.map((row) => row.moved.others)),
+    },
     ...marginClaim(
       record.seeds.map((row) => row.trained),
       redrawnMeans,

@@ -78,7 +78,7 @@ function wordsSection(words: NonNullable<Numbers['untrainedWords']>, margin: num
   return [
     claimTable(`mean of ${words.draws} redraws - trained`, words, margin),
     '',
-    `"A word never seen in training stays randomly initialised, which is harmless to the answer": the embeddings of the ${words.words.length} words only held-out tasks use (${words.words.join(', ')}) drawn anew from the initialiser ${words.draws} times for each step-${words.step} agent of study 2, each redrawn agent playing the agent's own held-out episodes (${words.backend}); held-out pass@1 paired by RL seed; ${rule(margin)}. Per seed, trained and mean redrawn: ${words.seeds.map((row) => `${row.seed}: ${f3(row.trained)}, ${f3(row.redrawn)}`).join('; ')}.`,
+    `"A word never seen in training stays randomly initialised, which is harmless to the answer": the embeddings of the ${words.words.length} words only held-out tasks use (${words.words.join(', ')}) drawn anew from the initialiser ${words.draws} times for each step-${words.step} agent of study 2, each redrawn agent playing the agent's own held-out episodes (${words.backend}); held-out pass@1 paired by RL seed; ${rule(margin)}. From step 0 to step 80 RL moved these words' embeddings by ${f3(words.moved.redrawn)} of their size on average over seeds (every other word's by ${f3(words.moved.others)}): in training they reach the policy's input only as words it writes itself, and they are not left as initialised. Per seed, trained and mean redrawn: ${words.seeds.map((row) => `${row.seed}: ${f3(row.trained)}, ${f3(row.redrawn)}`).join('; ')}.`,
   ];
 }
 
