@@ -77,5 +77,6 @@ export {
   UNTRAINED_WORDS_FILE,
   UNTRAINED_WORDS_STEP,
   type NumbersDesign,
+  type UntrainedWords,
 } from './sections/design.ts';
 export { studyReportNumbers, type StudyReportNumbers } from './studyReport.ts';

@@ -44,7 +44,12 @@ import {
   type Plan,
 } from '../study/index.ts';
 import { splitTasks } from '../train/index.ts';
-import { UNTRAINED_WORDS_DRAWS, UNTRAINED_WORDS_FILE, UNTRAINED_WORDS_STEP } from '../analysis/index.ts';
+import {
+  UNTRAINED_WORDS_DRAWS,
+  UNTRAINED_WORDS_FILE,
+  UNTRAINED_WORDS_STEP,
+  type UntrainedWords,
+} from '../analysis/index.ts';
 
 const STUDY = 'studies/design-held-out/chapter-harness';
 
@@ -88,7 +93,7 @@ export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string
   const { train, heldOut } = splitTasks(plan.config);
   const words = wordsOnlyIn(heldOut, train);
   const backend = await initBackend();
-  const seeds = [];
+  const seeds: UntrainedWords['seeds'] = [];
   for (const seed of results.seeds) {
     const job = evalJob(plan, seed, UNTRAINED_WORDS_STEP, 'a');
     const study = evaluationOf(results, seed, UNTRAINED_WORDS_STEP, 'a');
@@ -145,6 +150,7 @@ export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string
         evalSeed: job.evalSeed,
         trained,
         redrawn,
+        moved,
       });
     } finally {
       loaded.agent.model.dispose();
@@ -152,7 +158,7 @@ export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string
     }
   }
   const out = join(dirname(studyDir), UNTRAINED_WORDS_FILE);
-  const record = {
+  const record: UntrainedWords = {
     format: 1,
     study: relative(dirname(out), studyDir),
     step: UNTRAINED_WORDS_STEP,
