@@ -67,6 +67,26 @@ describe('the training design on the held-out tasks (exp:design)', () => {
     });
   });
 
+  it('reads the two training claims of section 4 from the committed studies by their rule, each interval with its coverage simulated', () => {
+    const { restarts, untrainedWords, margin } = numbers();
+    const segmented = study('studies/design-held-out/chapter-harness');
+    const file = join(ROOT, 'studies/design-held-out/untrained-words.json');
+    const record = parseUntrainedWords(JSON.parse(readFileSync(file, 'utf8')), file);
+    expect(restarts).toEqual(
+      JSON.parse(JSON.stringify(restartClaim(segmented, study('studies/design-held-out/uninterrupted'), 80))),
+    );
+    expect(untrainedWords).toEqual(JSON.parse(JSON.stringify(untrainedWordsClaim(segmented, record, file))));
+    for (const claim of [restarts, untrainedWords]) {
+      expect(claim.seeds).toHaveLength(16);
+      const inside = claim.low >= -margin && claim.high <= margin;
+      const excludesZero = claim.low > 0 || claim.high < 0;
+      expect(claim.standing).toBe(inside ? 'holds' : excludesZero ? 'fails' : 'open');
+      for (const world of ['normal', 'empirical']) expect(claim.coverage[world]).toBeGreaterThan(0.9);
+    }
+    expect(untrainedWords.words).toHaveLength(19);
+    expect(readFileSync(join(ROOT, 'results', 'design.md'), 'utf8')).not.toContain('Not run yet');
+  });
+
   it("reads the untrained-words record only against its study's step-80 agents and episodes, and refuses a damaged one in one line", async () => {
     const segmented = study('studies/design-held-out/chapter-harness');
     const rows = segmented.seeds.map((seed) => {

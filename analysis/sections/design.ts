@@ -131,9 +131,10 @@ export function nestedSplit(
 /**
  * A training claim of section 4 read by its rule: `b` minus `a`, paired by RL seed, a t interval
  * (95%); it holds inside the margin, fails when it excludes 0 and reaches beyond the margin, and
- * is open otherwise, with the power of the paired t test at the margin.
+ * is open otherwise, with the power of the paired t test at the margin and the interval's
+ * coverage simulated at this many seeds (`differenceCoverage`).
  */
-function marginClaim(a: readonly number[], b: readonly number[]) {
+function marginClaim(a: readonly number[], b: readonly number[], rng: Rng) {
   const difference = pairedTInterval(a, b);
   const inside = difference.low >= -CLAIM_MARGIN && difference.high <= CLAIM_MARGIN;
   const excludesZero = difference.low > 0 || difference.high < 0;
@@ -142,11 +143,47 @@ function marginClaim(a: readonly number[], b: readonly number[]) {
     standing: inside ? 'holds' : excludesZero ? 'fails' : 'open',
     belowMarginShown: inside && excludesZero,
     power: rulePower(difference, { gain: CLAIM_MARGIN, level: 0.95 }),
+    coverage: differenceCoverage(
+      b.map((value, i) => value - a[i]!),
+      rng,
+    ),
+  };
+}
+
+/**
+ * How often the paired t interval covers the mean difference at this many seeds, in two worlds
+ * fitted to the observed differences: normal with their mean and SD, and their own empirical
+ * distribution (seeds drawn with replacement; its mean is the truth).
+ */
+function differenceCoverage(differences: readonly number[], rng: Rng) {
+  const n = differences.length;
+  const truth = mean(differences);
+  const sd = Math.sqrt(differences.reduce((sum, d) => sum + (d - truth) ** 2, 0) / (n - 1));
+  const covers = (draw: () => number) => {
+    let covered = 0;
+    for (let sim = 0; sim < SIMULATIONS; sim += 1) {
+      const sample = Array.from({ length: n }, draw);
+      const { low, high } = pairedTInterval(new Array<number>(n).fill(0), sample);
+      if (low <= truth && truth <= high) covered += 1;
+    }
+    return covered / SIMULATIONS;
+  };
+  const normal = rng.fork('normal');
+  const empirical = rng.fork('empirical');
+  return {
+    simulations: SIMULATIONS,
+    normal: covers(() => truth + sd * normal.normal()),
+    empirical: covers(() => differences[empirical.int(n)]!),
   };
 }
 
 /** The Adam-restart claim at `step` (section 4.1): uninterrupted minus segmented held-out pass@1. */
-export function restartClaim(segmented: StudyResults, uninterrupted: StudyResults, step: number) {
+export function restartClaim(
+  segmented: StudyResults,
+  uninterrupted: StudyResults,
+  step: number,
+  { seed = 0 }: { seed?: number } = {},
+) {
   const seeds = sharedSeeds(segmented, uninterrupted);
   if (seeds.length < 2)
     throw new InputError(
@@ -158,6 +195,7 @@ export function restartClaim(segmented: StudyResults, uninterrupted: StudyResult
     ...marginClaim(
       seeds.map((s) => passAt(segmented, s, step)),
       seeds.map((s) => passAt(uninterrupted, s, step)),
+      new Rng(seed).fork(`design/restart-coverage/step-${step}`),
     ),
   };
 }
@@ -206,7 +244,12 @@ export function parseUntrainedWords(value: unknown, where: string): UntrainedWor
  * the trained agent's, on the same episodes. Every seed of the record must be an agent of
  * `segmented` (its checkpoint checksum, eval seed and pass@1 those of the study's evaluation).
  */
-export function untrainedWordsClaim(segmented: StudyResults, record: UntrainedWords, where: string) {
+export function untrainedWordsClaim(
+  segmented: StudyResults,
+  record: UntrainedWords,
+  where: string,
+  { seed = 0 }: { seed?: number } = {},
+) {
   if (record.seeds.length < 2)
     throw new InputError(`${where}: holds ${record.seeds.length} seeds; the claim pairs at least 2`);
   for (const row of record.seeds) {
@@ -238,6 +281,7 @@ export function untrainedWordsClaim(segmented: StudyResults, record: UntrainedWo
     ...marginClaim(
       record.seeds.map((row) => row.trained),
       redrawnMeans,
+      new Rng(seed).fork('design/untrained-words-coverage'),
     ),
   };
 }
@@ -272,11 +316,11 @@ export function designNumbers({
     restarts:
       segmented === undefined || uninterrupted === undefined
         ? null
-        : restartClaim(segmented, uninterrupted, 80),
+        : restartClaim(segmented, uninterrupted, 80, { seed }),
     untrainedWords:
       segmented === undefined || untrainedWords === undefined
         ? null
-        : untrainedWordsClaim(segmented, untrainedWords.record, untrainedWords.where),
+        : untrainedWordsClaim(segmented, untrainedWords.record, untrainedWords.where, { seed }),
   };
 }
 

@@ -63,14 +63,14 @@ function claimTable(label: string, claim: Claim, margin: number): string {
   );
 }
 
-const rule = (margin: number) =>
-  `it holds when the interval lies inside [-${margin}, ${margin}], fails when it excludes 0 and reaches beyond the margin, and is open otherwise`;
+const rule = (claim: Claim, margin: number) =>
+  `it holds when the interval lies inside [-${margin}, ${margin}], fails when it excludes 0 and reaches beyond the margin, and is open otherwise. The t interval's coverage at ${claim.seeds.length} seeds, ${claim.coverage.simulations} simulations in worlds fitted to these differences: ${f3(claim.coverage.normal)} (normal), ${f3(claim.coverage.empirical)} (the seeds' own differences redrawn)`;
 
 function restartSection(restarts: NonNullable<Numbers['restarts']>, margin: number): string[] {
   return [
     claimTable('uninterrupted - 8 segments', restarts, margin),
     '',
-    `"Each call restarts Adam with its own seed, which differs slightly from one uninterrupted 80-step run but does not affect what this chapter measures": held-out pass@1 paired by RL seed; ${rule(margin)}. The uninterrupted run writes its step-80 checkpoint alone, so it is compared at step 80 only, not at step 30 nor on the claims of results/seeds.json, which need every chapter step (docs/TRAINING-DESIGN.md, amendment).`,
+    `"Each call restarts Adam with its own seed, which differs slightly from one uninterrupted 80-step run but does not affect what this chapter measures": held-out pass@1 paired by RL seed; ${rule(restarts, margin)}. The uninterrupted run writes its step-80 checkpoint alone, so it is compared at step 80 only, not at step 30 nor on the claims of results/seeds.json, which need every chapter step (docs/TRAINING-DESIGN.md, amendment).`,
   ];
 }
 
@@ -78,7 +78,7 @@ function wordsSection(words: NonNullable<Numbers['untrainedWords']>, margin: num
   return [
     claimTable(`mean of ${words.draws} redraws - trained`, words, margin),
     '',
-    `"A word never seen in training stays randomly initialised, which is harmless to the answer": the embeddings of the ${words.words.length} words only held-out tasks use (${words.words.join(', ')}) drawn anew from the initialiser ${words.draws} times for each step-${words.step} agent of study 2, each redrawn agent playing the agent's own held-out episodes (${words.backend}); held-out pass@1 paired by RL seed; ${rule(margin)}. From step 0 to step 80 RL moved these words' embeddings by ${f3(words.moved.redrawn)} of their size on average over seeds (every other word's by ${f3(words.moved.others)}): in training they reach the policy's input only as words it writes itself, and they are not left as initialised. Per seed, trained and mean redrawn: ${words.seeds.map((row) => `${row.seed}: ${f3(row.trained)}, ${f3(row.redrawn)}`).join('; ')}.`,
+    `"A word never seen in training stays randomly initialised, which is harmless to the answer": the embeddings of the ${words.words.length} words only held-out tasks use (${words.words.join(', ')}) drawn anew from the initialiser ${words.draws} times for each step-${words.step} agent of study 2, each redrawn agent playing the agent's own held-out episodes (${words.backend}); held-out pass@1 paired by RL seed; ${rule(words, margin)}. From step 0 to step 80 RL moved these words' embeddings by ${f3(words.moved.redrawn)} of their size on average over seeds (every other word's by ${f3(words.moved.others)}): in training they reach the policy's input only as words it writes itself, and they are not left as initialised. Per seed, trained and mean redrawn: ${words.seeds.map((row) => `${row.seed}: ${f3(row.trained)}, ${f3(row.redrawn)}`).join('; ')}.`,
   ];
 }
 
