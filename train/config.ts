@@ -170,11 +170,13 @@ export function parseRLConfig(input: unknown, { where = 'config' } = {}): RLConf
   const result = RLConfigSchema.safeParse(input);
   if (!result.success) throw new Error(`invalid config: ${formatZodIssues(result.error.issues, { where })}`);
   const config = result.data;
-  const trainingTasks = config.tasksPerStep === undefined ? 0 : splitTasks(config).train.length;
-  if (config.tasksPerStep !== undefined && config.tasksPerStep > trainingTasks)
-    throw new Error(
-      `invalid config: ${where}.tasksPerStep ${config.tasksPerStep} is more than the ${trainingTasks} training tasks of this split`,
-    );
+  if (config.tasksPerStep !== undefined) {
+    const trainingTasks = splitTasks(config).train.length;
+    if (config.tasksPerStep > trainingTasks)
+      throw new Error(
+        `invalid config: ${where}.tasksPerStep ${config.tasksPerStep} is more than the ${trainingTasks} training tasks of this split`,
+      );
+  }
   return config;
 }
 
