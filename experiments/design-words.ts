@@ -11,13 +11,15 @@
  *   --study: the finished study whose step-80 agents are redrawn (default
  *   studies/design-held-out/chapter-harness); its checkpoints' weights must be here (a study folder
  *   as committed holds only their manifests), so run it where the study ran.
- * Checks, each a one-line error: the study is finished; each agent re-evaluated reproduces the
+ * Checks, each a one-line error: the study is finished; its step-0 and step-80 checkpoints have
+ *   their weights (checked before any evaluation); each agent re-evaluated reproduces the
  *   study's pass@1 on its episodes (so the pairing is exact on this machine and backend).
  *   Recorded beside the draws: how far RL moved the words' embeddings from step 0 to step 80
  *   (the mean of |change| / |row| over the words, and over every other word).
  * Runtime: 6 evaluations per seed (the agent and its 5 draws): 98 s for 16 seeds on our 2-core machine.
  * Output: untrained-words.json beside the study (studies/design-held-out/untrained-words.json).
  */
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
   attentionModeFor,
@@ -92,6 +94,15 @@ export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string
   const { plan } = results;
   const { train, heldOut } = splitTasks(plan.config);
   const words = wordsOnlyIn(heldOut, train);
+  const missing = results.seeds.flatMap((seed) =>
+    [0, UNTRAINED_WORDS_STEP]
+      .map((step) => join(checkpointOf(plan, evalJob(plan, seed, step, 'a')), 'weights.bin'))
+      .filter((path) => !existsSync(path)),
+  );
+  if (missing.length > 0)
+    throw new InputError(
+      `${studyDir}: ${missing.length} checkpoints have no weights.bin (the first ${missing[0]}); a study as committed holds only their manifests, so run exp:design-words where the study ran`,
+    );
   const backend = await initBackend();
   const seeds: UntrainedWords['seeds'] = [];
   for (const seed of results.seeds) {

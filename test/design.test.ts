@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import {
   nestedSplit,
@@ -10,6 +10,7 @@ import {
   untrainedWordsClaim,
 } from '../analysis/sections/design.ts';
 import { main } from '../experiments/design.ts';
+import { main as redrawWords } from '../experiments/design-words.ts';
 import { InputError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
 import { evaluationOf, loadResults, readPlan } from '../study/index.ts';
@@ -131,6 +132,19 @@ describe('the training design on the held-out tasks (exp:design)', () => {
     writeFileSync(join(dir, 'untrained-words.json'), '{"format": 1,');
     await expect(main({ studiesDir: dir, outDir: dir })).rejects.toThrow(
       new RegExp(`^${join(dir, 'untrained-words.json')}: not JSON`),
+    );
+  });
+
+  it('exp:design-words refuses, in one line and before any evaluation, a study whose checkpoints have no weights (a study as committed)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'tinyagent-design-words-')), 'chapter-harness');
+    cpSync(join(ROOT, 'studies/design-held-out/chapter-harness'), dir, {
+      recursive: true,
+      filter: (path) => !path.endsWith('weights.bin'),
+    });
+    await expect(redrawWords({ studyDir: dir })).rejects.toThrow(
+      new RegExp(
+        `^${dir}: 32 checkpoints have no weights\\.bin \\(the first ${dir}/jobs/train-0-[0-9a-f]+/step-0/weights\\.bin\\); .*where the study ran$`,
+      ),
     );
   });
 });
