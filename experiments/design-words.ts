@@ -29,7 +29,9 @@ import {
   loadAgent,
   withRedrawnEmbeddings,
   type Agent,
+  type AttentionMode,
 } from '../agent/index.ts';
+import type { HarnessInput } from '../gym/index.ts';
 import { wordsOnlyIn } from '../gym/index.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
@@ -44,6 +46,7 @@ import {
   measuredSplit,
   type EvalJob,
   type Plan,
+  type StudyResults,
 } from '../study/index.ts';
 import { splitTasks } from '../train/index.ts';
 import {
@@ -86,88 +89,100 @@ function rowsMoved(before: Agent, after: Agent, ids: readonly number[]): number 
   return moved.reduce((sum, value) => sum + value, 0) / moved.length;
 }
 
+/** The study's step-0 and step-80 checkpoints that have no weights.bin. */
+function missingWeights(results: StudyResults): string[] {
+  return results.seeds.flatMap((seed) =>
+    [0, UNTRAINED_WORDS_STEP]
+      .map((step) => join(checkpointOf(results.plan, evalJob(results.plan, seed, step, 'a')), 'weights.bin'))
+      .filter((path) => !existsSync(path)),
+  );
+}
+
+/** Held-out pass@1 of `agent` on evaluation `job`'s episodes, under its harness (over the checkpoint's own). */
+async function playJob(plan: Plan, job: EvalJob, agent: Agent, recorded: HarnessInput): Promise<number> {
+  const evaluation = await evaluate({
+    agent,
+    harness: { ...recorded, ...job.harness },
+    split: measuredSplit(plan),
+    episodes: job.episodes,
+    seed: job.evalSeed,
+  });
+  if (evaluation.provenance.harnessHash !== job.harnessHash)
+    throw new InputError(
+      `${checkpointOf(plan, job)}: the harness hash ${evaluation.provenance.harnessHash} is not the plan's ${job.harnessHash}`,
+    );
+  return evaluation.passAt1;
+}
+
+/** One seed's row: its step-80 agent re-scored (it must give the study's pass@1), its redraws, how far its words moved. */
+async function redrawSeed(
+  results: StudyResults,
+  seed: number,
+  words: readonly string[],
+  attention: AttentionMode,
+): Promise<UntrainedWords['seeds'][number]> {
+  const { plan } = results;
+  const job = evalJob(plan, seed, UNTRAINED_WORDS_STEP, 'a');
+  const study = evaluationOf(results, seed, UNTRAINED_WORDS_STEP, 'a');
+  const checkpoint = checkpointOf(plan, job);
+  const loaded = await loadAgent(checkpoint, { attention });
+  const start = await loadAgent(checkpointOf(plan, evalJob(plan, seed, 0, 'a')), { attention });
+  try {
+    const { model, tokenizer } = loaded.agent;
+    const ids = words.map((word) => tokenizer.id(word));
+    const others = tokenizer.words.flatMap((word, id) => (words.includes(word) ? [] : [id]));
+    const moved = {
+      redrawn: rowsMoved(start.agent, loaded.agent, ids),
+      others: rowsMoved(start.agent, loaded.agent, others),
+    };
+    const play = (agent: Agent) => playJob(plan, job, agent, loaded.manifest.harness ?? {});
+    const trained = await play(loaded.agent);
+    if (trained !== study.passAt1)
+      throw new InputError(
+        `${checkpoint}: re-evaluated on its study's episodes it scores ${trained}, not the study's ${study.passAt1}: evaluate where the study ran (its backend was ${study.backend})`,
+      );
+    const redrawn: number[] = [];
+    for (let draw = 0; draw < UNTRAINED_WORDS_DRAWS; draw += 1) {
+      const other = withRedrawnEmbeddings(model, ids, new Rng(seed).fork(`untrained-words/${draw}`));
+      try {
+        redrawn.push(await play({ model: other, tokenizer }));
+      } finally {
+        other.dispose();
+      }
+    }
+    console.error(
+      `seed ${seed}: step-${UNTRAINED_WORDS_STEP} pass@1 ${trained.toFixed(3)}, redrawn ${redrawn.map((p) => p.toFixed(3)).join(' ')}; the words' embeddings moved ${moved.redrawn.toFixed(2)} from step 0 (the others ${moved.others.toFixed(2)})`,
+    );
+    return {
+      seed,
+      checkpointChecksum: study.checkpointChecksum,
+      evalSeed: job.evalSeed,
+      trained,
+      redrawn,
+      moved,
+    };
+  } finally {
+    loaded.agent.model.dispose();
+    start.agent.model.dispose();
+  }
+}
+
 export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string } = {}) {
   const state = finishedStudy(studyDir);
   if (state.state !== 'finished')
     throw new InputError(`${studyDir}: ${state.state === 'absent' ? 'holds no study' : 'is not finished'}`);
   const results = loadResults(state.plan);
-  const { plan } = results;
-  const { train, heldOut } = splitTasks(plan.config);
+  const { train, heldOut } = splitTasks(results.plan.config);
   const words = wordsOnlyIn(heldOut, train);
-  const missing = results.seeds.flatMap((seed) =>
-    [0, UNTRAINED_WORDS_STEP]
-      .map((step) => join(checkpointOf(plan, evalJob(plan, seed, step, 'a')), 'weights.bin'))
-      .filter((path) => !existsSync(path)),
-  );
+  const missing = missingWeights(results);
   if (missing.length > 0)
     throw new InputError(
       `${studyDir}: ${missing.length} checkpoints have no weights.bin (the first ${missing[0]}); a study as committed holds only their manifests, so run exp:design-words where the study ran`,
     );
   const backend = await initBackend();
   const seeds: UntrainedWords['seeds'] = [];
-  for (const seed of results.seeds) {
-    const job = evalJob(plan, seed, UNTRAINED_WORDS_STEP, 'a');
-    const study = evaluationOf(results, seed, UNTRAINED_WORDS_STEP, 'a');
-    const checkpoint = checkpointOf(plan, job);
-    const loaded = await loadAgent(checkpoint, { attention: attentionModeFor(backend) });
-    const start = await loadAgent(checkpointOf(plan, evalJob(plan, seed, 0, 'a')), {
-      attention: attentionModeFor(backend),
-    });
-    try {
-      const ids = words.map((word) => loaded.agent.tokenizer.id(word));
-      const others = loaded.agent.tokenizer.words.flatMap((word, id) => (words.includes(word) ? [] : [id]));
-      const moved = {
-        redrawn: rowsMoved(start.agent, loaded.agent, ids),
-        others: rowsMoved(start.agent, loaded.agent, others),
-      };
-      const play = (agent: Agent) =>
-        evaluate({
-          agent,
-          harness: { ...(loaded.manifest.harness ?? {}), ...job.harness },
-          split: measuredSplit(plan),
-          episodes: job.episodes,
-          seed: job.evalSeed,
-        }).then((evaluation) => {
-          if (evaluation.provenance.harnessHash !== job.harnessHash)
-            throw new InputError(
-              `${checkpoint}: the harness hash ${evaluation.provenance.harnessHash} is not the plan's ${job.harnessHash}`,
-            );
-          return evaluation.passAt1;
-        });
-      const trained = await play(loaded.agent);
-      if (trained !== study.passAt1)
-        throw new InputError(
-          `${checkpoint}: re-evaluated on its study's episodes it scores ${trained}, not the study's ${study.passAt1}: evaluate where the study ran (its backend was ${study.backend})`,
-        );
-      const redrawn: number[] = [];
-      for (let draw = 0; draw < UNTRAINED_WORDS_DRAWS; draw += 1) {
-        const model = withRedrawnEmbeddings(
-          loaded.agent.model,
-          ids,
-          new Rng(seed).fork(`untrained-words/${draw}`),
-        );
-        try {
-          redrawn.push(await play({ model, tokenizer: loaded.agent.tokenizer }));
-        } finally {
-          model.dispose();
-        }
-      }
-      console.error(
-        `seed ${seed}: step-${UNTRAINED_WORDS_STEP} pass@1 ${trained.toFixed(3)}, redrawn ${redrawn.map((p) => p.toFixed(3)).join(' ')}; the words' embeddings moved ${moved.redrawn.toFixed(2)} from step 0 (the others ${moved.others.toFixed(2)})`,
-      );
-      seeds.push({
-        seed,
-        checkpointChecksum: study.checkpointChecksum,
-        evalSeed: job.evalSeed,
-        trained,
-        redrawn,
-        moved,
-      });
-    } finally {
-      loaded.agent.model.dispose();
-      start.agent.model.dispose();
-    }
-  }
+  for (const seed of results.seeds)
+    seeds.push(await redrawSeed(results, seed, words, attentionModeFor(backend)));
   const out = join(dirname(studyDir), UNTRAINED_WORDS_FILE);
   const record: UntrainedWords = {
     format: 1,
