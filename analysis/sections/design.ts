@@ -2,7 +2,7 @@
  * The numbers of `npm run exp:design` (experiments/design.ts): the training design of
  * docs/TRAINING-DESIGN.md on the held-out tasks, not adopted (its development-split check failed):
  * 17.4 in the chapter's own design (section 3, study 1), the nested split of training noise
- * (study 3), and the Adam-restart claim (section 4).
+ * (study 3), and the Adam-restart and untrained-words claims (section 4).
  */
 import { z } from 'zod';
 import {
