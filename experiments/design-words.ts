@@ -32,6 +32,7 @@ import {
   type AttentionMode,
 } from '../agent/index.ts';
 import type { HarnessInput } from '../gym/index.ts';
+import { mean } from '../eval/index.ts';
 import { wordsOnlyIn } from '../gym/index.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
@@ -69,15 +70,15 @@ function evalJob(plan: Plan, seed: number, step: number, label: string): EvalJob
 }
 
 /**
- * How far training moved embedding rows between two checkpoints: the mean over the ids of
+ * How far training moved each word's embedding between two checkpoints, by word id:
  * |row_after - row_before| / |row_before| (Euclidean norms).
  */
-function rowsMoved(before: Agent, after: Agent, ids: readonly number[]): number {
+function rowsMoved(before: Agent, after: Agent): number[] {
   const [from, to] = [before, after].map(
     (agent) => getWeights(agent.model)[agent.model.variableNames().indexOf('wte')]!,
   );
   const d = before.model.config.dModel;
-  const moved = ids.map((id) => {
+  return before.tokenizer.words.map((_, id) => {
     let change = 0;
     let size = 0;
     for (let j = id * d; j < (id + 1) * d; j += 1) {
@@ -86,7 +87,6 @@ function rowsMoved(before: Agent, after: Agent, ids: readonly number[]): number 
     }
     return Math.sqrt(change / size);
   });
-  return moved.reduce((sum, value) => sum + value, 0) / moved.length;
 }
 
 /** The study's step-0 and step-80 checkpoints that have no weights.bin. */
@@ -130,10 +130,10 @@ async function redrawSeed(
   try {
     const { model, tokenizer } = loaded.agent;
     const ids = words.map((word) => tokenizer.id(word));
-    const others = tokenizer.words.flatMap((word, id) => (words.includes(word) ? [] : [id]));
+    const movedBy = rowsMoved(start.agent, loaded.agent);
     const moved = {
-      redrawn: rowsMoved(start.agent, loaded.agent, ids),
-      others: rowsMoved(start.agent, loaded.agent, others),
+      redrawn: mean(ids.map((id) => movedBy[id]!)),
+      others: mean(movedBy.filter((_, id) => !ids.includes(id))),
     };
     const play = (agent: Agent) => playJob(plan, job, agent, loaded.manifest.harness ?? {});
     const trained = await play(loaded.agent);

@@ -7,9 +7,11 @@
 import { z } from 'zod';
 import {
   mean,
+  meanTInterval,
   nestedNoiseStandardDeviations,
   noiseStandardDeviations,
   pairedTInterval,
+  sampleStandardDeviation,
 } from '../../eval/index.ts';
 import { formatZodIssues } from '../../lib/zodIssues.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -158,22 +160,16 @@ function marginClaim(a: readonly number[], b: readonly number[], rng: Rng) {
 function differenceCoverage(differences: readonly number[], rng: Rng) {
   const n = differences.length;
   const truth = mean(differences);
-  const sd = Math.sqrt(differences.reduce((sum, d) => sum + (d - truth) ** 2, 0) / (n - 1));
-  const covers = (draw: () => number) => {
-    let covered = 0;
-    for (let sim = 0; sim < SIMULATIONS; sim += 1) {
-      const sample = Array.from({ length: n }, draw);
-      const { low, high } = pairedTInterval(new Array<number>(n).fill(0), sample);
-      if (low <= truth && truth <= high) covered += 1;
-    }
-    return covered / SIMULATIONS;
-  };
+  const sd = sampleStandardDeviation(differences);
+  const world = (draw: () => number) =>
+    coverageOf({ difference: truth }, () => ({ difference: meanTInterval(Array.from({ length: n }, draw)) }))
+      .difference;
   const normal = rng.fork('normal');
   const empirical = rng.fork('empirical');
   return {
     simulations: SIMULATIONS,
-    normal: covers(() => truth + sd * normal.normal()),
-    empirical: covers(() => differences[empirical.int(n)]!),
+    normal: world(() => truth + sd * normal.normal()),
+    empirical: world(() => differences[empirical.int(n)]!),
   };
 }
 
