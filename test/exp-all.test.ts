@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../lib/paths.ts';
 import { fileDifferences } from '../experiments/repro.ts';
 import { parseRunOptions } from '../experiments/runs.ts';
+import { nodeChild } from './support/child.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tinyagent-exp-all-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,18 +23,6 @@ const WITHOUT_RUNS: Record<string, string> = {
   'recipe-claims': 'recipe-claims.ts',
   design: 'design.ts',
 };
-
-/** Node with tsx on `args` in the checkout, in a child process (minutes of computing would stall the test worker). */
-const node = (args: string[]) =>
-  new Promise<{ status: number | null; stderr: string }>((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    child.on('exit', (status) => done({ status, stderr }));
-  });
 
 /** Every committed file of each section rewritten in `outDir` byte for byte (the machine's part aside), at the committed seed. */
 function expectCommitted(outDir: string): void {
@@ -55,7 +43,7 @@ describe('every entry point rewrites the committed results', () => {
   it('each script alone, without --seed', async () => {
     const outDir = join(root, 'alone');
     for (const script of Object.values(WITHOUT_RUNS)) {
-      const { status, stderr } = await node([join('experiments', script), '--out', outDir]);
+      const { status, stderr } = await nodeChild([join('experiments', script), '--out', outDir]);
       expect(status, `${script}: ${stderr}`).toBe(0);
     }
     expectCommitted(outDir);
@@ -65,7 +53,7 @@ describe('every entry point rewrites the committed results', () => {
     const outDir = join(root, 'all');
     const only = JSON.stringify(Object.keys(WITHOUT_RUNS));
     const program = `const { main } = await import(${JSON.stringify(join(ROOT, 'experiments', 'all.ts'))}); await main({ outDir: ${JSON.stringify(outDir)} }, { only: (section) => ${only}.includes(section) });`;
-    const { status, stderr } = await node(['--input-type=module', '-e', program]);
+    const { status, stderr } = await nodeChild(['--input-type=module', '-e', program]);
     expect(status, stderr).toBe(0);
     expectCommitted(outDir);
   }, 600_000);

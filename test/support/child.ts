@@ -14,3 +14,15 @@ export const cliChild = (args: string[], env: NodeJS.ProcessEnv = process.env) =
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
+
+/** Node with tsx on `args` (a script and its flags) in the checkout, in a child process, so that minutes of computing never stall the test's worker. */
+export const nodeChild = (args: string[]) =>
+  new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('exit', (status) => resolve({ status, stderr }));
+  });
