@@ -18,12 +18,15 @@ export { exactPassAtK } from './exactPassAtK.ts';
 
 // one-proportion intervals (chapter 17.3)
 export type { Interval } from './interval.ts';
-export { waldInterval } from './waldInterval.ts';
-export { wilsonInterval } from './wilsonInterval.ts';
-export { clopperPearsonInterval } from './clopperPearsonInterval.ts';
-export { jeffreysInterval } from './jeffreysInterval.ts';
-export { agrestiCoullInterval } from './agrestiCoullInterval.ts';
-export { proportionInterval, PROPORTION_METHODS } from './proportionInterval.ts';
+export {
+  waldInterval,
+  wilsonInterval,
+  clopperPearsonInterval,
+  jeffreysInterval,
+  agrestiCoullInterval,
+  proportionInterval,
+  PROPORTION_METHODS,
+} from './proportionInterval.ts';
 export { intervalCoverage } from './intervalCoverage.ts';
 
 // bootstrap (chapter 17.3, 17.4)

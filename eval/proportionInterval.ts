@@ -1,20 +1,102 @@
-import { agrestiCoullInterval } from './agrestiCoullInterval.ts';
-import { clopperPearsonInterval } from './clopperPearsonInterval.ts';
-import { jeffreysInterval } from './jeffreysInterval.ts';
-import { waldInterval } from './waldInterval.ts';
-import { wilsonInterval } from './wilsonInterval.ts';
+import betaQuantile from '@stdlib/stats-base-dists-beta-quantile';
+import type { Interval } from './interval.ts';
+import { twoSidedZ } from './normal.ts';
+import { checkLevel, checkSuccesses, checkTrials } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
+
+/** Options of the one-proportion intervals: the confidence level in (0, 1), default 0.95. */
+type Level = { level?: number };
+
+/** The check every interval below makes first: n >= 1, c in [0, n], level in (0, 1). */
+function checked(c: number, n: number, level: number): number {
+  checkTrials(n);
+  checkSuccesses(c, n);
+  checkLevel(level);
+  return level;
+}
+
+const clipped = (center: number, half: number): Interval => ({
+  low: Math.max(0, center - half),
+  high: Math.min(1, center + half),
+});
+
+// Each interval below @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
+
+/**
+ * Wald interval for a binomial proportion, p-hat +- z sqrt(p-hat (1 - p-hat) / n), clipped to
+ * [0, 1] as statsmodels `proportion_confint(c, n, method="normal")` does. Zero width at c = 0
+ * or c = n and undercovers near the boundary (chapter 17.3: about 70% at p = 0.03, n = 40);
+ * provided for comparison, prefer Wilson.
+ * @example waldInterval(3, 10) // { low: 0.0160, high: 0.5840 }
+ */
+export function waldInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
+  const p = c / n;
+  return clipped(p, twoSidedZ(checked(c, n, level)) * Math.sqrt((p * (1 - p)) / n));
+}
+
+/**
+ * Wilson score interval (Wilson 1927; Brown, Cai & DasGupta 2001): the p not rejected by the
+ * score test |p-hat - p| <= z sqrt(p (1-p) / n), i.e.
+ *
+ *   (p-hat + z^2/2n) / (1 + z^2/n)  +-  z / (1 + z^2/n) * sqrt(p-hat (1-p-hat) / n + z^2 / 4n^2).
+ *
+ * Same as statsmodels `proportion_confint(c, n, method="wilson")`. Never zero width.
+ * @example wilsonInterval(0, 40) // { low: 0, high: 0.08762 }
+ */
+export function wilsonInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
+  const z = twoSidedZ(checked(c, n, level));
+  const p = c / n;
+  const z2 = z * z;
+  const denominator = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denominator;
+  return clipped(center, (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator);
+}
+
+/**
+ * Agresti-Coull interval (Agresti & Coull 1998): add z^2/2 successes and z^2/2 failures, then
+ * Wald: n~ = n + z^2, p~ = (c + z^2/2) / n~, p~ +- z sqrt(p~ (1-p~) / n~), clipped to [0, 1].
+ * Same as statsmodels `proportion_confint(c, n, method="agresti_coull")`.
+ * @example agrestiCoullInterval(3, 10) // { low: 0.10333, high: 0.60737 }
+ */
+export function agrestiCoullInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
+  const z = twoSidedZ(checked(c, n, level));
+  const adjustedTrials = n + z * z;
+  const center = (c + (z * z) / 2) / adjustedTrials;
+  return clipped(center, z * Math.sqrt((center * (1 - center)) / adjustedTrials));
+}
+
+/**
+ * Clopper-Pearson "exact" interval (Clopper & Pearson 1934), from beta quantiles:
+ * low = Beta(c, n-c+1).ppf(a/2), high = Beta(c+1, n-c).ppf(1-a/2), with low = 0 at c = 0 and
+ * high = 1 at c = n. Same as statsmodels `proportion_confint(c, n, method="beta")`.
+ * Conservative: coverage at least the level for every p.
+ * @example clopperPearsonInterval(3, 10) // { low: 0.06674, high: 0.65245 }
+ */
+export function clopperPearsonInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
+  const alpha = 1 - checked(c, n, level);
+  const low = c === 0 ? 0 : betaQuantile(alpha / 2, c, n - c + 1);
+  const high = c === n ? 1 : betaQuantile(1 - alpha / 2, c + 1, n - c);
+  return { low, high };
+}
+
+/**
+ * Jeffreys interval: the equal-tailed posterior interval under the Jeffreys prior Beta(1/2, 1/2),
+ * i.e. Beta(c + 1/2, n - c + 1/2) quantiles at a/2 and 1 - a/2 (Brown, Cai & DasGupta 2001,
+ * section 4.1.2). Following their convention the lower bound is 0 at c = 0 and the upper bound 1
+ * at c = n, so the interval always contains c/n. Inside (0 < c < n) it equals statsmodels
+ * `proportion_confint(c, n, method="jeffreys")`; at the edges statsmodels (0.13, 0.14) returns the
+ * raw quantile for that bound instead.
+ * @example jeffreysInterval(3, 10) // { low: 0.09269, high: 0.60582 }
+ */
+export function jeffreysInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
+  const alpha = 1 - checked(c, n, level);
+  const low = c === 0 ? 0 : betaQuantile(alpha / 2, c + 0.5, n - c + 0.5);
+  const high = c === n ? 1 : betaQuantile(1 - alpha / 2, c + 0.5, n - c + 0.5);
+  return { low, high };
+}
 
 export const PROPORTION_METHODS = ['wilson', 'wald', 'clopper-pearson', 'jeffreys', 'agresti-coull'] as const;
 export type ProportionMethod = (typeof PROPORTION_METHODS)[number];
-
-export interface ProportionEstimate {
-  estimate: number;
-  low: number;
-  high: number;
-  method: ProportionMethod;
-  level: number;
-}
 
 const INTERVALS = {
   wilson: wilsonInterval,
@@ -25,9 +107,7 @@ const INTERVALS = {
 } as const;
 
 /**
- * One proportion c/n with an interval by name (default Wilson, level 0.95); see each method's
- * own file for its formula and source.
- *
+ * One proportion c/n with an interval by name (default Wilson, level 0.95).
  * @throws StatisticsError as the chosen method, or on an unknown method.
  * @example proportionInterval(3, 10, { method: 'clopper-pearson' })
  */
@@ -35,7 +115,7 @@ export function proportionInterval(
   c: number,
   n: number,
   { method = 'wilson', level = 0.95 }: { method?: ProportionMethod; level?: number } = {},
-): ProportionEstimate {
+): { estimate: number; low: number; high: number; method: ProportionMethod; level: number } {
   const interval = INTERVALS[method];
   if (interval === undefined)
     throw new StatisticsError(

@@ -7,7 +7,6 @@ import { differenceStandardError } from '../eval/differenceStandardError.ts';
 import { interquartileMean } from '../eval/interquartileMean.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
 import { twoSidedZ } from '../eval/normal.ts';
-import { performanceProfile } from '../eval/performanceProfile.ts';
 import type { ProportionMethod } from '../eval/proportionInterval.ts';
 import { sampleGamma } from '../eval/random/sampleBeta.ts';
 import { Rng } from '../lib/rng.ts';
@@ -31,7 +30,6 @@ const stats = {
   interquartileMean,
   noncentralTCdf,
   twoSidedZ,
-  performanceProfile,
   sampleGamma,
 };
 
@@ -327,8 +325,6 @@ const CASES: Case[] = [
     () => stats.rliableAggregates([[1]], { metrics: ['iqm'], level: 1, rng }),
     /level/,
   ],
-  ['performanceProfile no scores', () => stats.performanceProfile([], [0.5]), /scores/],
-  ['performanceProfile NaN threshold', () => stats.performanceProfile([0.5], [NaN]), /thresholds/],
   ['probabilityOfImprovement ragged', () => stats.probabilityOfImprovement([[1, 0]], [[0]]), /x and y/],
   ['welchInterval one value', () => stats.welchInterval([1], [1, 2]), /group/],
   ['welchInterval level 0', () => stats.welchInterval([1, 2], [1, 2], { level: 0 }), /level/],

@@ -17,9 +17,9 @@ import {
   trajectoryFalls,
   welchInterval,
 } from '../eval/index.ts';
+import { profileOfSorted } from '../eval/aggregateMetrics.ts';
 import { interquartileMean } from '../eval/interquartileMean.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
-import { performanceProfile } from '../eval/performanceProfile.ts';
 import { CHAPTER_STEPS, compareSeedScores, type EvalOutput, type StudyResults } from '../study/index.ts';
 import { formatComparison, type StudyComparison } from '../study/compare.ts';
 import { seedClaims } from '../analysis/index.ts';
@@ -62,9 +62,12 @@ describe("rliable's aggregates against scipy", () => {
   });
 
   it('performance profile', () => {
-    expect(performanceProfile(X.flat(), [0, 0.25, 0.5, 0.75, 0.9])).toEqual([
-      1.0, 0.7083333333333334, 0.375, 0.25, 0.08333333333333333,
-    ]);
+    expect(
+      profileOfSorted(
+        X.flat().sort((a, b) => a - b),
+        [0, 0.25, 0.5, 0.75, 0.9],
+      ),
+    ).toEqual([1.0, 0.7083333333333334, 0.375, 0.25, 0.08333333333333333]);
   });
 
   it('probability of improvement', () => {
