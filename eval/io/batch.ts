@@ -1,4 +1,4 @@
-import { ResultFileError } from './errors.ts';
+import { fileError } from './errors.ts';
 import { detectingReader, isZip, readerFor, type ReadOptions } from './formats/detect.ts';
 import { readInspectArchive } from './formats/inspect.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
@@ -123,22 +123,14 @@ export function groupBatch(file: ResultFile, run: string | undefined): GroupedOu
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
   for (const issue of grouped.issues) {
     if (issue.kind === 'duplicate')
-      throw new ResultFileError(
+      throw fileError(
         file.path,
-        0,
-        undefined,
         `${issue.message} (each task and sample index must appear once; try tinyagent diagnose)`,
       );
-    if (issue.kind === 'multiple-runs')
-      throw new ResultFileError(file.path, 0, undefined, `${issue.message} with --run`);
+    if (issue.kind === 'multiple-runs') throw fileError(file.path, `${issue.message} with --run`);
   }
   if (run !== undefined && grouped.tasks.length === 0)
-    throw new ResultFileError(
-      file.path,
-      0,
-      undefined,
-      `no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`,
-    );
+    throw fileError(file.path, `no rows with run '${run}' (have ${grouped.runs.join(', ') || 'none'})`);
   return grouped;
 }
 

@@ -14,3 +14,6 @@ export class ResultFileError extends InputError {
     super(message.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1)));
   }
 }
+
+/** A ResultFileError about the whole file (line 0, no field). */
+export const fileError = (path: string, detail: string) => new ResultFileError(path, 0, undefined, detail);

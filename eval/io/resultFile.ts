@@ -1,5 +1,5 @@
 import { readRegularBytes } from '../../lib/files.ts';
-import { ResultFileError } from './errors.ts';
+import { fileError, ResultFileError } from './errors.ts';
 import { decodeText, idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
 import {
   fileSize,
@@ -257,7 +257,7 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
 }
 
 function rowsFile(path: string, format: 'jsonl' | 'csv', rows: ResultRow[]): ResultFile {
-  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+  if (rows.length === 0) throw fileError(path, 'no result rows');
   return { path, format, rows };
 }
 
@@ -343,17 +343,10 @@ export function readBytes(
   const size = fileSize(path, { optional });
   if (size === undefined) return undefined;
   if (size > MAX_TEXT_BYTES)
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      `over ${MAX_TEXT_LABEL}, more than this reader reads whole`,
-    );
+    throw fileError(path, `over ${MAX_TEXT_LABEL}, more than this reader reads whole`);
   if (size > maxBytes)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       `over ${formatBytes(maxBytes)}, more than a file may hold (--max-bytes N raises the limit)`,
     );
   let bytes: Buffer;

@@ -1,4 +1,4 @@
-import { ResultFileError } from './errors.ts';
+import { fileError } from './errors.ts';
 import type { ResultFile, ResultRow } from './resultFile.ts';
 
 /** One task's graded scores, in file order. */
@@ -33,10 +33,8 @@ export function groupScores(rows: readonly ResultRow[], run?: string): TaskScore
 export function refuseGraded(file: ResultFile, what: string): void {
   if (!isGraded(file.rows)) return;
   const inspect = file.format === 'inspect-json' || file.format === 'inspect-eval';
-  throw new ResultFileError(
+  throw fileError(
     file.path,
-    0,
-    undefined,
     `graded scores (not all 0 or 1): ${what} counts 0/1 outcomes; tinyagent metrics reports the mean score with its task-level interval${inspect ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
   );
 }

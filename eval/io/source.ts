@@ -2,7 +2,7 @@ import { closeSync, createReadStream, lstatSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { createGunzip } from 'node:zlib';
 import { fileKind, fileProblem, FileRefusedError, openRegularFile } from '../../lib/files.ts';
-import { ResultFileError } from './errors.ts';
+import { fileError, ResultFileError } from './errors.ts';
 
 /**
  * Opening a result file and reading it without holding it whole: the text one line at a time
@@ -138,7 +138,7 @@ export const isLfsPointer = (bytes: Uint8Array) =>
 
 /** The one line for a Git LFS pointer where a file was expected, whatever its format. */
 export const lfsPointerError = (path: string) =>
-  new ResultFileError(path, 0, undefined, 'a Git LFS pointer, not the file: run git lfs pull');
+  fileError(path, 'a Git LFS pointer, not the file: run git lfs pull');
 
 /** Whether bytes begin a gzip stream (RFC 1952: 1f 8b). */
 export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
@@ -156,25 +156,22 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
   } catch (error) {
     const problem = fileProblem(error);
     if (optional && problem === 'no such file') return undefined;
-    throw new ResultFileError(path, 0, undefined, problem);
+    throw fileError(path, problem);
   }
   if (stats.isDirectory())
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
     );
-  if (!stats.isFile())
-    throw new ResultFileError(path, 0, undefined, `is ${fileKind(stats)}, not a regular file`);
+  if (!stats.isFile()) throw fileError(path, `is ${fileKind(stats)}, not a regular file`);
   return stats.size;
 }
 
 /** A file system error while reading `path`, as its one line. */
 export function readError(path: string, error: unknown): ResultFileError {
   if (error instanceof ResultFileError) return error;
-  if (error instanceof FileRefusedError) return new ResultFileError(path, 0, undefined, error.problem);
-  return new ResultFileError(path, 0, undefined, fileProblem(error));
+  if (error instanceof FileRefusedError) return fileError(path, error.problem);
+  return fileError(path, fileProblem(error));
 }
 
 /** Bytes read by position: an open file or a buffer (a gzipped archive unpacked in memory). */
@@ -260,7 +257,7 @@ export async function streamBytes(
     if (error instanceof ResultFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (gzip && typeof code === 'string' && code.startsWith('Z_'))
-      throw new ResultFileError(path, 0, undefined, `not a readable gzip file (${(error as Error).message})`);
+      throw fileError(path, `not a readable gzip file (${(error as Error).message})`);
     throw readError(path, error);
   } finally {
     input.destroy();
@@ -349,10 +346,8 @@ export async function unpackedArchive(path: string, maxBytes = defaultMaxBytes()
   const limit = Math.min(MAX_GZIPPED_ARCHIVE, maxBytes);
   let size = 0;
   const over = () =>
-    new ResultFileError(
+    fileError(
       path,
-      0,
-      undefined,
       `a gzipped .eval archive over ${formatBytes(limit)} unpacked, more than is unpacked in memory (${limit === MAX_GZIPPED_ARCHIVE ? '2 GiB at most' : '--max-bytes N raises the limit, up to 2 GiB'}): gunzip it first (an archive is read from the file one entry at a time)`,
     );
   await streamBytes(path, true, (bytes) => {
@@ -362,11 +357,10 @@ export async function unpackedArchive(path: string, maxBytes = defaultMaxBytes()
   const archive = Buffer.allocUnsafe(size);
   let filled = 0;
   await streamBytes(path, true, (bytes) => {
-    if (filled + bytes.length > size)
-      throw new ResultFileError(path, 0, undefined, 'the file changed while it was read');
+    if (filled + bytes.length > size) throw fileError(path, 'the file changed while it was read');
     bytes.copy(archive, filled);
     filled += bytes.length;
   });
-  if (filled !== size) throw new ResultFileError(path, 0, undefined, 'the file changed while it was read');
+  if (filled !== size) throw fileError(path, 'the file changed while it was read');
   return archive;
 }

@@ -1,6 +1,6 @@
 import * as zlib from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
-import { ResultFileError } from './errors.ts';
+import { fileError, ResultFileError } from './errors.ts';
 import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from './source.ts';
 
 /**
@@ -27,8 +27,7 @@ const END64_LOCATOR = 0x07064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 
-const broken = (path: string, detail: string) =>
-  new ResultFileError(path, 0, undefined, `not a readable zip archive (${detail})`);
+const broken = (path: string, detail: string) => fileError(path, `not a readable zip archive (${detail})`);
 
 /** A little-endian unsigned 64-bit field as a number (exact up to 2^53, far beyond any file). */
 const uint64 = (bytes: Buffer, at: number) => bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 2 ** 32;
@@ -77,10 +76,8 @@ export function zipEntries(source: RandomAccess, path: string, maxBytes = MAX_TE
   if (size > MAX_TEXT_BYTES) throw broken(path, `a central directory over ${MAX_TEXT_LABEL}`);
   // each entry of at least 46 bytes becomes an object of about 150 with its name
   if (size * DIRECTORY_GROWTH > maxBytes)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       `a zip archive whose central directory (${formatBytes(size)}) would take more than the ${formatBytes(maxBytes)} a file may hold (--max-bytes N raises the limit)`,
     );
   const directory = source.read(offset, size);
@@ -137,8 +134,7 @@ export function entryBytes(
   path: string,
   maxBytes = MAX_TEXT_BYTES,
 ): Buffer {
-  const fail = (detail: string) =>
-    new ResultFileError(path, 0, undefined, `entry '${entry.name}': ${detail}`);
+  const fail = (detail: string) => fileError(path, `entry '${entry.name}': ${detail}`);
   if (entry.size > MAX_TEXT_BYTES)
     throw fail(`over ${MAX_TEXT_LABEL} unpacked, more than one string can hold`);
   if (entry.size > maxBytes)

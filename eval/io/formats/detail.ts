@@ -1,4 +1,4 @@
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
 import {
   bufferAccess,
@@ -213,10 +213,8 @@ async function inspectSample(
 ): Promise<Record<string, unknown>> {
   const { id, epoch } = row.extra ?? {};
   const missing = () =>
-    new ResultFileError(
+    fileError(
       file.path,
-      0,
-      undefined,
       `sample ${JSON.stringify(id)} epoch ${String(epoch)} is no longer in the log: the file changed`,
     );
   const gzip = isGzip(headOf(file.path));
@@ -281,7 +279,7 @@ export async function readSampleDetail(file: ResultFile, row: ResultRow): Promis
     const reason = error.message.startsWith(file.path)
       ? error.message.slice(file.path.length).replace(/^:\d*:?\s*/, '')
       : error.message;
-    throw new ResultFileError(file.path, 0, undefined, `the file changed since it was read: ${reason}`);
+    throw fileError(file.path, `the file changed since it was read: ${reason}`);
   }
   return null;
 }

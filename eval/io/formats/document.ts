@@ -1,4 +1,4 @@
-import { ResultFileError } from '../errors.ts';
+import { fileError } from '../errors.ts';
 import type { LineReader } from '../source.ts';
 import { checkShape, jsonErrorWhere, MAX_JSON_DEPTH, parsePythonJson } from './json.ts';
 
@@ -62,12 +62,7 @@ export class JsonDocument implements LineReader<void> {
   constructor(private readonly options: DocumentReading) {}
 
   private fail(line: number, column: number, detail: string): never {
-    throw new ResultFileError(
-      this.options.path,
-      0,
-      undefined,
-      `not valid JSON (${detail} at line ${line}, column ${column})`,
-    );
+    throw fileError(this.options.path, `not valid JSON (${detail} at line ${line}, column ${column})`);
   }
 
   line(text: string, number: number): void {
@@ -245,10 +240,8 @@ export class JsonDocument implements LineReader<void> {
 
   end(): void {
     if (this.state !== 'done')
-      throw new ResultFileError(
+      throw fileError(
         this.options.path,
-        0,
-        undefined,
         `not valid JSON (the document ends at line ${this.number} before its root is closed)`,
       );
   }

@@ -1,4 +1,4 @@
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
 import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
 import { idOf, jsonLine, mixedFormat, prefixOf } from './json.ts';
@@ -68,7 +68,7 @@ export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<
       rows.push(row);
     },
     end() {
-      if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+      if (rows.length === 0) throw fileError(path, 'no result rows');
       // HumanEval names its problems HumanEval/0, HumanEval/1, ...; variants keep the form
       const prefixes = new Set([...samplesOf.keys()].map((task) => /^(.+)\/[^/]*$/.exec(task)?.[1]));
       const [prefix] = prefixes;

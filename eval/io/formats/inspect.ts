@@ -1,4 +1,4 @@
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
 import {
   MAX_TEXT_BYTES,
@@ -254,21 +254,11 @@ function chosenScorer(
   }
   if (requested === undefined) {
     if (names.length > 1)
-      throw new ResultFileError(
-        path,
-        0,
-        undefined,
-        `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`,
-      );
+      throw fileError(path, `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`);
     return { scorer: names[0] as string, names };
   }
   if (!names.includes(requested))
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      `--scorer '${requested}': no sample has this scorer (the log's: ${list(names)})`,
-    );
+    throw fileError(path, `--scorer '${requested}': no sample has this scorer (the log's: ${list(names)})`);
   return { scorer: requested, names };
 }
 
@@ -297,12 +287,7 @@ function scorerRows(
     const label = `id ${JSON.stringify(sample.id)} epoch ${sample.epoch}`;
     const reading = readValue(sample.values[sample.scorers.lastIndexOf(scorer)], partialAs);
     if ('refused' in reading)
-      throw new ResultFileError(
-        path,
-        0,
-        undefined,
-        `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`,
-      );
+      throw fileError(path, `${sample.where}: scorer '${scorer}' of sample ${label}: ${reading.refused}`);
     if ('missing' in reading) {
       if (sample.errored) errored.push(label);
       else unscored.push(label);
@@ -321,10 +306,8 @@ function scorerRows(
   const graded = rows.filter((row) => row.score !== 0 && row.score !== 1);
   if (graded.length === 0) for (const row of rows) delete row.score;
   if (rows.length === 0)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
     );
   return { rows, errored, unscored, partial, graded };
@@ -456,14 +439,9 @@ export class InspectLog {
   /** The rows, once the whole log is read. */
   rows(): ResultFile {
     if (!isObject(this.log.eval))
-      throw new ResultFileError(
-        this.path,
-        0,
-        undefined,
-        'not an Inspect log (expected a JSON object with eval and samples)',
-      );
+      throw fileError(this.path, 'not an Inspect log (expected a JSON object with eval and samples)');
     if (this.notObject !== undefined)
-      throw new ResultFileError(this.path, 0, undefined, `samples[${this.notObject}]: expected an object`);
+      throw fileError(this.path, `samples[${this.notObject}]: expected an object`);
     return inspectRows(this.log, this.summaries.list, this.path, 'inspect-json', this.options);
   }
 }
@@ -503,10 +481,8 @@ export function inspectJsonReader(
 
 /** The one line for a `.json` log too large to read. */
 export const tooLargeLog = (path: string) =>
-  new ResultFileError(
+  fileError(
     path,
-    0,
-    undefined,
     `a JSON document over ${MAX_TEXT_LABEL}, more than one string can hold, so it cannot be parsed whole; write the Inspect log as .eval (inspect log convert --to eval), which is read one sample at a time`,
   );
 
@@ -548,21 +524,17 @@ export function readInspectArchive(
       ? '_journal/start.json'
       : undefined;
   if (headerName === undefined)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       'a zip archive without header.json or _journal/start.json: not an Inspect .eval log',
     );
   const log = read(headerName);
-  if (!isObject(log))
-    throw new ResultFileError(path, 0, undefined, `entry '${headerName}': expected a JSON object`);
+  if (!isObject(log)) throw fileError(path, `entry '${headerName}': expected a JSON object`);
   const samples = new Summaries(budget);
   for (const name of byName.keys()) {
     if (!SAMPLE_ENTRY.test(name)) continue;
     const record = read(name);
-    if (!isObject(record))
-      throw new ResultFileError(path, 0, undefined, `entry '${name}': expected a JSON object`);
+    if (!isObject(record)) throw fileError(path, `entry '${name}': expected a JSON object`);
     samples.add(record, name);
   }
   const file = inspectRows(log, samples.list, path, 'inspect-eval', options);

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
 import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
 import { JsonDocument } from './document.ts';
@@ -115,29 +115,20 @@ function linesOfFilter(
   ];
   if (filter === undefined) {
     if (filters.length > 1)
-      throw new ResultFileError(
+      throw fileError(
         path,
-        0,
-        undefined,
         `each document is scored under ${filters.length} filters (${list(filters)}); pass --filter NAME`,
       );
     return { lines: records, filter: filters[0] };
   }
   if (filters.length === 0)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`,
     );
   const lines = records.filter((record) => record.filter === filter);
   if (lines.length === 0)
-    throw new ResultFileError(
-      path,
-      0,
-      undefined,
-      `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`,
-    );
+    throw fileError(path, `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`);
   return { lines, filter };
 }
 
@@ -156,30 +147,24 @@ function samplesOf(
   options: LmEvalOptions,
   held: RowBudget,
 ): SamplesRead {
-  if (records.length === 0) throw new ResultFileError(path, 0, undefined, 'no result rows');
+  if (records.length === 0) throw fileError(path, 'no result rows');
   const { lines, filter } = linesOfFilter(records, path, options.filter);
   const names = [...new Set(lines.flatMap(({ names: lineNames }) => lineNames))];
   let metric = options.metric;
   if (metric !== undefined && !names.includes(metric))
-    throw new ResultFileError(
+    throw fileError(
       path,
-      0,
-      undefined,
       `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
     );
   if (metric === undefined) {
     if (names.length === 0)
-      throw new ResultFileError(
+      throw fileError(
         path,
-        0,
-        undefined,
         'no metric values: the file holds predictions only (--predict_only); score them first',
       );
     if (names.length > 1)
-      throw new ResultFileError(
+      throw fileError(
         path,
-        0,
-        undefined,
         `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
       );
     metric = names[0] as string;
@@ -628,10 +613,8 @@ export function resultsWithoutSamples(path: string, results: Record<string, unkn
   });
   const version = typeof results.lm_eval_version === 'string' ? `lm-eval ${results.lm_eval_version}, ` : '';
   const more = byTask.length > 4 ? `; and ${byTask.length - 4} more` : '';
-  return new ResultFileError(
+  return fileError(
     path,
-    0,
-    undefined,
     `lm-evaluation-harness results without samples (${version}${byTask.length} task(s): ${metrics.join('; ')}${more}): these are aggregates, and the commands need each document's outcome, which --log_samples writes beside them (samples_<task>_<date>.jsonl)`,
   );
 }
