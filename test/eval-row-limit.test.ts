@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_ROWS, readResults } from '../eval/io/index.ts';
-import { checkRowCount } from '../eval/io/source.ts';
+import { RowBudget } from '../eval/io/source.ts';
 import { resultFileOptions } from '../cli/args.ts';
 import { BIN } from './support/child.ts';
 
@@ -73,8 +73,10 @@ describe('the rows read from one file are bounded', () => {
   });
 
   it('the default limit is MAX_ROWS, for the readers and for the commands', () => {
-    expect(() => checkRowCount('x.jsonl', 7, MAX_ROWS - 1, {})).not.toThrow();
-    expect(() => checkRowCount('x.jsonl', 7, MAX_ROWS, {})).toThrow(
+    const budget = new RowBudget('x.jsonl');
+    budget.rows = MAX_ROWS - 1;
+    expect(() => budget.row(7)).not.toThrow();
+    expect(() => budget.row(7)).toThrow(
       `x.jsonl:7: more than ${MAX_ROWS.toLocaleString('en-US')} result rows`,
     );
     const flags = (given: Record<string, string>) => ({ flags: given, positionals: ['x.jsonl'] });

@@ -19,21 +19,13 @@ import {
 export type { ReadOptions };
 
 /**
- * Reads a result file for a statistics command: the project's rows (JSONL or CSV), a HumanEval
- * `*_results.jsonl`, an Inspect log (`.json` or `.eval`) or lm-evaluation-harness
- * `samples_*.jsonl`, gzipped or not; the format is detected from the content unless
- * `options.format` names it (docs/METRICS.md, "Other tools' result files"). A sidecar
- * `FILE.harness.json` adds a harness to any of them.
- *
- * Nothing is held whole that need not be: a text is read one line at a time (through gunzip),
- * a JSON document (an Inspect `.json` log) one member and one sample at a time, an `.eval`
- * archive one entry at a time, and only what the rows need is kept of each, so that memory
- * follows the rows and the longest line or largest sample, not the file. What the rows hold is
- * bounded by `maxRows` and `maxBytes` (RowBudget), and so is each JSON text parsed; a gzipped
- * `.eval` archive is unpacked in memory, within `maxBytes`.
- * @throws ResultFileError for every problem, from a missing file, a folder or a Git LFS pointer
- *   to a malformed row or an ambiguous file (several scorers, metrics or filters: the message
- *   names the option).
+ * Reads a result file of any format (docs/METRICS.md, "Result files" and "Other tools' result
+ * files"), gzipped or not, detected from the content unless `options.format` names it; a sidecar
+ * `FILE.harness.json` adds a harness. A text is read one line at a time, a JSON document one
+ * member and sample at a time, an `.eval` archive one entry at a time, keeping only what the rows
+ * need, within `maxRows` and `maxBytes` (RowBudget); a gzipped `.eval` is unpacked in memory.
+ * @throws ResultFileError for every problem, from a missing file to a malformed row or an
+ *   ambiguous file (the message names the option).
  */
 export async function readResults(path: string, options: ReadOptions = {}): Promise<ResultFile> {
   const size = fileSize(path) as number;

@@ -18,24 +18,10 @@ import {
 export { ResultFileError };
 
 /**
- * Reading evaluation result files: one row per sample, JSONL or CSV.
- *
- * Fields: `task` (the task id, a string; a JSON integer is read as its decimal digits, so 7 and
- * "7" are one task, as in CSV), `sample` (integer index in generation order, decimal digits only),
- * `passed` (true/false or 1/0), optional `turn` (integer, multi-turn conversations: one row per
- * turn), optional `run` (string, several runs in one file). Other fields are kept in `extra`. The
- * harness (generation config, model, template...) comes from a first JSONL line
- * `{"harness": {...}, ...}` (its other keys, such as `provenance`, are kept in `header`) or from
- * a sidecar file `FILE.harness.json`.
- *
- * Malformed input throws `ResultFileError` naming the file, line and field; a file that cannot
- * be read (missing, a folder, no permission) throws it naming the path. Structural problems
- * (duplicated rows, gaps in sample indices, uneven sample counts) are not errors here: they are
- * listed by `groupOutcomes`, and each command decides (metrics refuses duplicates, diagnose shows
- * them as evidence).
- *
- * Other tools' files (HumanEval, Inspect, lm-evaluation-harness) are read into the same rows by
- * `eval/io/formats/`; `readResults` (batch.ts) detects which format a file is.
+ * The project's result files, one row per sample in JSONL or CSV (fields and harness header:
+ * docs/METRICS.md, "Result files"). Malformed input throws `ResultFileError` naming the file, line
+ * and field. Structural problems (duplicates, gaps, uneven samples) are listed by `groupOutcomes`
+ * and left to each command. Other tools' files are read into the same rows by `eval/io/formats/`.
  */
 
 export interface ResultRow {

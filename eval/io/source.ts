@@ -4,28 +4,21 @@ import { createGunzip } from 'node:zlib';
 import { fileKind, fileProblem, FileRefusedError, openRegularFile } from '../../lib/files.ts';
 import { fileError, ResultFileError } from './errors.ts';
 
-/**
- * Opening a result file and reading it without holding it whole: the text one line at a time
- * (through gunzip when the file is gzipped), an archive one entry at a time (`RandomAccess`).
- * Peak memory then follows the longest line or the largest entry, not the file.
- */
+// Opening a result file and reading it without holding it whole: the text one line at a time
+// (through gunzip when gzipped), an archive one entry at a time (`RandomAccess`).
 
 /**
- * The most text read into one string: V8's longest string is 2^29 - 24 characters (0x1fffffe8,
- * "Cannot create a string longer than ..."), and a UTF-8 byte is at most one character, so a line
- * or a JSON document of at most this many bytes always fits.
+ * The most text read into one string: V8's longest string is 2^29 - 24 characters (0x1fffffe8),
+ * and a UTF-8 byte is at most one character, so a line or JSON document this long always fits.
  */
 export const MAX_TEXT_BYTES = 0x1fffffe8;
-
-/** `512 MiB` for messages: what MAX_TEXT_BYTES is, near enough. */
+/** MAX_TEXT_BYTES for messages, near enough. */
 export const MAX_TEXT_LABEL = '512 MiB';
 
 /**
- * The most result rows read from one file unless a reader's `maxRows` (the commands'
- * `--max-rows`) says otherwise. Rows are held in memory to be grouped by task, and a gzip of a few
- * MB can unpack to tens of millions of identical lines: without a bound such a file exhausts the
- * heap (docs/MEASUREMENTS.md gives the memory measured). Far above any real evaluation
- * (HumanEval at 200 samples per problem is 32,800 rows).
+ * The most result rows read from one file unless `maxRows` (`--max-rows`) says otherwise: rows are
+ * held in memory, and a small gzip can unpack to tens of millions of lines. Far above any real
+ * evaluation (HumanEval at 200 samples per problem is 32,800 rows).
  */
 export const MAX_ROWS = 5_000_000;
 
@@ -39,11 +32,9 @@ export interface RowLimit {
 let heapQuarter: number | undefined;
 
 /**
- * The bytes a file's rows may hold unless `maxBytes` (the commands' `--max-bytes`) says otherwise:
- * a quarter of V8's heap limit (1 GiB of the 4 GiB Node gives itself on a machine of 16 GB or more;
- * `node --max-old-space-size=MB` sets the limit). A row's fields are held in memory, and what a
- * row holds has no bound but this: 6,000 rows of one 1 MB field each are 6 GB. The rest of the
- * heap is for the one JSON text being parsed (bounded by the same number) and the statistics.
+ * The bytes a file's rows may hold unless `maxBytes` (`--max-bytes`) says otherwise: a quarter of
+ * V8's heap limit (`node --max-old-space-size=MB` sets it), as a row's fields have no other bound.
+ * The rest of the heap is for the JSON text being parsed (bounded alike) and the statistics.
  */
 export function defaultMaxBytes(): number {
   heapQuarter ??= Math.floor(getHeapStatistics().heap_size_limit / 4);
@@ -63,18 +54,13 @@ export function formatBytes(bytes: number): string {
   return `${bytes.toLocaleString('en-US')} bytes${short}`;
 }
 
-/**
- * What one row costs beside the text it keeps (its object, sample, outcome and line), in bytes:
- * what a read row was measured to take of the heap, with headroom for what a reader builds on the
- * way (docs/MEASUREMENTS.md, "Figures behind code comments").
- */
+/** What one row costs beside the text it keeps (its object, sample, outcome and line), in bytes, with headroom. */
 export const ROW_BYTES = 100;
 
 /**
- * The rows one reader holds, counted as they are read: each row at ROW_BYTES plus the characters
- * of the text it keeps (ids, fields). Past `maxRows` rows, or `maxBytes` bytes, the next row is
- * refused in one line naming the file, the line (0 when the format has none) and the flag, so
- * that a file whose rows would exhaust the heap stops in memory bounded by the limits.
+ * The rows one reader holds, counted as they are read: each at ROW_BYTES plus the characters it
+ * keeps. Past `maxRows` rows or `maxBytes` bytes the next is refused, naming the file, the line (0
+ * when the format has none) and the flag, before the rows exhaust the heap.
  */
 export class RowBudget {
   rows = 0;
@@ -92,7 +78,13 @@ export class RowBudget {
 
   /** One more row at `line`, keeping `text` characters of ids and fields. */
   row(line: number, text = 0): void {
-    checkRowCount(this.path, line, this.rows, this);
+    if (this.rows >= this.maxRows)
+      throw new ResultFileError(
+        this.path,
+        line,
+        undefined,
+        `more than ${this.maxRows.toLocaleString('en-US')} result rows, the most read from one file (--max-rows N raises the limit; the rows are held in memory)`,
+      );
     this.rows++;
     this.hold(line, ROW_BYTES + text);
   }
@@ -108,25 +100,6 @@ export class RowBudget {
         `the rows read so far hold more than ${formatBytes(this.maxBytes)}, the most held from one file (--max-bytes N raises the limit, within node's heap: node --max-old-space-size=MB); the rows are held in memory`,
       );
   }
-}
-
-/**
- * Refuses the next row when `count` rows are held already and the limit is reached: one
- * ResultFileError naming the file, the line (0 when the format has none) and the flag.
- */
-export function checkRowCount(
-  path: string,
-  line: number,
-  count: number,
-  { maxRows = MAX_ROWS }: RowLimit,
-): void {
-  if (count >= maxRows)
-    throw new ResultFileError(
-      path,
-      line,
-      undefined,
-      `more than ${maxRows.toLocaleString('en-US')} result rows, the most read from one file (--max-rows N raises the limit; the rows are held in memory)`,
-    );
 }
 
 /** How a Git LFS pointer file begins (git-lfs's spec/v1): what a clone without `git lfs pull` holds. */

@@ -13,6 +13,7 @@ import {
 import { entryBytes, zipEntries } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { isObject, jsonLine, parseJsonText } from './json.ts';
+import { SAMPLE_FIELDS } from './lmEval.ts';
 
 /**
  * One sample of another tool's file as that tool records it, re-read from the file on demand
@@ -119,16 +120,8 @@ export function inspectDetail(sample: Record<string, unknown>): SampleDetail {
   return { parts };
 }
 
-/** Fields of an lm-evaluation-harness line that are not metric values (lm_eval/evaluator.py). */
+/** The fields of an lm-evaluation-harness line shown before its metrics (lm_eval/evaluator.py). */
 const LM_EVAL_FIELDS = ['doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter'];
-const LM_EVAL_SKIP = new Set([
-  'doc_id',
-  ...LM_EVAL_FIELDS,
-  'metrics',
-  'doc_hash',
-  'prompt_hash',
-  'target_hash',
-]);
 
 /** An lm-evaluation-harness sample line's parts: its fields, then each metric's value. */
 export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
@@ -137,7 +130,7 @@ export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
   );
   const names = Array.isArray(record.metrics)
     ? record.metrics.filter((name): name is string => typeof name === 'string')
-    : Object.keys(record).filter((key) => !LM_EVAL_SKIP.has(key));
+    : Object.keys(record).filter((key) => !SAMPLE_FIELDS.has(key));
   for (const name of names) if (name in record) parts.push(text(`metric ${name}`, record[name]));
   return { parts };
 }

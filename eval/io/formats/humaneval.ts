@@ -7,19 +7,10 @@ import { idOf, jsonLine, mixedFormat, prefixOf } from './json.ts';
 export const RESULT_CHARS = 1000;
 
 /**
- * HumanEval's `evaluate_functional_correctness SAMPLES` output, `SAMPLES_results.jsonl`
- * (openai/human-eval, `human_eval/evaluation.py`): the samples file with two fields added to each
- * line, `result` ("passed", "timed out" or "failed: ...") and `passed` (true/false).
- *
- * - task: `task_id` (e.g. "HumanEval/0"; a JSON integer is read as its digits);
- * - sample: the line's position among its task's lines, in file order (0, 1, 2, ...), which is
- *   the order of the samples file and of HumanEval's own `completion_id`;
- * - passed: `passed` (true/false; 1/0 is taken too).
- *
- * `result` is kept in the row's `extra` (its first RESULT_CHARS characters, which hold every
- * result HumanEval writes but an exception's long message); the completion is not. The benchmark is the task ids'
- * common prefix (`HumanEval` of `HumanEval/0`). The file records no generation settings: a
- * sidecar `FILE.harness.json` adds them.
+ * HumanEval's `evaluate_functional_correctness` output, `SAMPLES_results.jsonl` (openai/human-eval,
+ * `human_eval/evaluation.py`): task = `task_id`, sample = the line's position among its task's
+ * lines (the order of HumanEval's `completion_id`), passed = `passed`; `result` kept in `extra`
+ * (its first RESULT_CHARS characters). docs/METRICS.md ("HumanEval") gives the rest.
  * @throws ResultFileError naming the line and field of a line that is not a results line.
  */
 export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {

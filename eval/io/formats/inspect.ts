@@ -15,29 +15,10 @@ import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
 
 /**
  * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
- * `EvalSample`, `Score`), both as Inspect writes them:
- *
- * - `.json`: one `EvalLog` object with its `samples`;
- * - `.eval`: a zip archive (`inspect_ai/log/_recorders/eval.py`) holding `header.json` (the
- *   `EvalLog` without samples; `_journal/start.json` until the evaluation finishes) and one entry
- *   per sample, `samples/<id>_epoch_<epoch>.json` (or, chunked, `samples/<id>_epoch_<epoch>/sample.json`).
- *   Entries are deflated (Inspect before 0.3.206) or zstd-compressed (0.3.206 on); a name written
- *   twice (a sample logged again) is read from its last entry, as Inspect does.
- *
- * Each sample is a row:
- * - task: the sample's `id` (an integer or a string, compared as a string: ids 1 and "1" in one
- *   log are refused, as they would be one task here);
- * - sample: `epoch - 1` (epochs count from 1);
- * - passed: the value of one scorer in `scores`: `--scorer NAME`, required when the samples carry
- *   several, read as Inspect's `value_to_float` reads it (`inspect_ai/scorer/_metric.py`): "C"
- *   1, "P" (partial credit) 0.5, "I" and "N" (no answer) 0, true/false and numbers as numbers,
- *   strings "yes"/"true" 1 and "no"/"false" 0 (any case), a string of a finite number as that
- *   number. When every value is 0 or 1 the rows are pass/fail; otherwise every row carries its
- *   `score` (graded: pass@k is not defined, the mean score is). `partialAs` reads "P" as pass or
- *   fail instead. A list, a dict or another string is refused (Inspect warns and counts it 0).
- *
- * Samples that errored (`error`) or that the scorer left unscored (no value, or NaN) have no
- * outcome and are left out, as Inspect's metrics leave them out; a note counts them.
+ * `EvalSample`, `Score`) as `.json` or as the `.eval` zip archive (`inspect_ai/log/_recorders/eval.py`),
+ * one row per sample: task = `id`, sample = `epoch - 1`, passed = one scorer's value read as
+ * `value_to_float` (`inspect_ai/scorer/_metric.py`) reads it. docs/METRICS.md ("Inspect") gives
+ * the fields, the versions and what is left out (errored and unscored samples).
  */
 
 export interface InspectOptions extends RowLimit {

@@ -7,18 +7,9 @@ import { JsonDocument } from './document.ts';
 import { idOf, isObject, jsonLine, list, mixedFormat, parseJsonText, prefixOf } from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
-const SAMPLE_FIELDS = new Set([
-  'doc_id',
-  'doc',
-  'target',
-  'arguments',
-  'resps',
-  'filtered_resps',
-  'filter',
-  'metrics',
-  'doc_hash',
-  'prompt_hash',
-  'target_hash',
+export const SAMPLE_FIELDS = new Set([
+  ...['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics'],
+  ...['doc_hash', 'prompt_hash', 'target_hash'],
 ]);
 
 export interface LmEvalOptions extends RowLimit {
@@ -262,56 +253,35 @@ function runResults(
   const config = isObject(results.config) ? results.config : {};
   const taskConfig =
     isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
-  const pick = (source: Record<string, unknown>, keys: string[]) =>
-    Object.fromEntries(
-      keys
-        .filter((key) => source[key] !== undefined && source[key] !== null)
-        .map((key) => [key, source[key]]),
-    );
+  const pick = (source: Record<string, unknown>, keys: string) =>
+    Object.fromEntries(keys.split(' ').flatMap((key) => (source[key] == null ? [] : [[key, source[key]]])));
   const harness: Record<string, unknown> = {
     tool: 'lm-evaluation-harness',
     ...pick(
       { version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name },
-      ['version', 'git_hash', 'model_name'],
+      'version git_hash model_name',
     ),
-    ...pick(config, [
-      'model',
-      'model_args',
-      'model_revision',
-      'model_dtype',
-      'gen_kwargs',
-      'limit',
-      'random_seed',
-      'numpy_seed',
-      'torch_seed',
-      'fewshot_seed',
-    ]),
-    ...pick(taskConfig, [
-      'output_type',
-      'num_fewshot',
-      'generation_kwargs',
-      'repeats',
-      'doc_to_text',
-      'doc_to_target',
-    ]),
-    ...pick({ task_version: isObject(results.versions) ? results.versions[task] : undefined }, [
+    ...pick(
+      config,
+      'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
+    ),
+    ...pick(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
+    ...pick(
+      { task_version: isObject(results.versions) ? results.versions[task] : undefined },
       'task_version',
-    ]),
-    ...pick(results, ['system_instruction_sha', 'chat_template_sha', 'fewshot_as_multiturn']),
+    ),
+    ...pick(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
   };
   if (filter !== undefined) harness.filter = filter;
   harness.metric = metric;
   const key = `${metric},${filter ?? 'none'}`;
-  const value =
-    isObject(results.results) && isObject(results.results[task]) ? results.results[task][key] : undefined;
+  const byKey = isObject(results.results) && isObject(results.results[task]) ? results.results[task] : {};
+  const value = byKey[key];
   if (typeof value !== 'number' || !Number.isFinite(value)) return { harness };
   const reported: ReportedValue[] = [{ name: metric, value, where: `${where}: results.${task}['${key}']` }];
   // the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean): `<metric>_stderr,<filter>`
   const stderrKey = `${metric}_stderr,${filter ?? 'none'}`;
-  const stderr =
-    isObject(results.results) && isObject(results.results[task])
-      ? results.results[task][stderrKey]
-      : undefined;
+  const stderr = byKey[stderrKey];
   if (typeof stderr === 'number' && Number.isFinite(stderr))
     reported.push({
       name: `${metric}_stderr`,
@@ -337,32 +307,11 @@ function runResults(
 const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl?(?:\.gz)?$/;
 
 /**
- * lm-evaluation-harness `--log_samples` output, read one line at a time, keeping only each line's
- * document, filter and metric values. Its files, by version:
- *
- * - `samples_<task>_<date>.jsonl` (0.4.3 on; `samples_<task>_<date>.json` in builds of May and
- *   June 2024): one line per document and filter, written by
- *   `EvaluationTracker.save_results_samples` from the `example` built in `lm_eval/evaluator.py`,
- *   beside `results_<date>.json`;
- * - `<model_args>_<task>.jsonl` (before 0.4.0, from July 2023: one object a line; 0.4.0 to 0.4.2:
- *   one JSON array, indented), beside `results.json` (or the file `--output_path` named).
- *
- * - task: `doc_id` (the document's index in the task's split, read as its digits);
- * - passed: the chosen metric's value, which must be 0 or 1 (`exact_match`, `acc`, `acc_norm`, ...;
- *   true/false too): `--metric` when the line lists several (`metrics`), `--filter` when the
- *   document was scored under several filters (`filter`, e.g. `strict-match` and
- *   `flexible-extract`);
- * - sample: 0. The harness scores a document once, after its filter has reduced the `repeats`
- *   responses (`resps`) to one answer, so the file holds one outcome per document. IFEval's
- *   `inst_level_*` lists (one bool per instruction) are read as lm-evaluation-harness pools them:
- *   each instruction is one task, `doc_id:index`. Any other list is refused: how the harness
- *   aggregates it is the task's own function.
- *
- * The benchmark is the task of the file name (`samples_<task>_<date>`, or `<model_args>_<task>`
- * for a task the results file beside it names). When the run's aggregated results are beside
- * the samples, the harness (model, its arguments, few-shot, generation settings, repeats, seeds,
- * versions), the reported value of the chosen metric, and the documents it counts are taken from
- * there.
+ * lm-evaluation-harness `--log_samples` output (the `example` of `lm_eval/evaluator.py`, written by
+ * `EvaluationTracker.save_results_samples`), read one line at a time, keeping only each line's
+ * document, filter and metric values: task = `doc_id`, sample = 0, passed = the chosen metric's
+ * 0/1. The files of each version, the choice of metric and filter, IFEval's pooled lists and what
+ * the results file beside the samples adds are in docs/METRICS.md ("lm-evaluation-harness").
  * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
  */
 export interface LmEvalReader extends LineReader<ResultFile> {
