@@ -1,6 +1,13 @@
 import { fileError } from '../errors.ts';
 import type { LineReader } from '../source.ts';
-import { checkShape, jsonErrorWhere, MAX_JSON_DEPTH, parsePythonJson } from './json.ts';
+import {
+  checkShape,
+  closingQuote,
+  isSpace,
+  jsonErrorWhere,
+  MAX_JSON_DEPTH,
+  parsePythonJson,
+} from './json.ts';
 
 /**
  * A JSON document over many lines (an Inspect `.json` log, an lm-evaluation-harness results file
@@ -32,9 +39,6 @@ type State =
   | 'value' // after a colon or an array's `[` or `,`: the value's first character next
   | 'next' // after a value: `,` or the closer
   | 'done'; // after the root
-
-const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
-const STRING_END = /["\\]/g;
 
 /** Reads a JSON document fed one line at a time (a LineReader: `line` for each, then `end`). */
 export class JsonDocument implements LineReader<void> {
@@ -73,13 +77,11 @@ export class JsonDocument implements LineReader<void> {
       const code = text.charCodeAt(i);
       if (this.reading) {
         if (this.inString) {
-          STRING_END.lastIndex = i;
-          const found = STRING_END.exec(text);
-          if (found === null) i = text.length;
-          else if (text.charCodeAt(found.index) === 92) i = found.index + 2;
+          const end = closingQuote(text, i);
+          if (end < 0) i = text.length;
           else {
             this.inString = false;
-            i = found.index + 1;
+            i = end + 1;
           }
           continue;
         }
@@ -149,17 +151,8 @@ export class JsonDocument implements LineReader<void> {
   /** The key whose quote is at `i`; returns where it ends. */
   private readKey(text: string, i: number, number: number): number {
     if (text.charCodeAt(i) !== 34) this.fail(number, i + 1, `expected a key in quotes, found '${text[i]}'`);
-    let end = i + 1;
-    for (;;) {
-      STRING_END.lastIndex = end;
-      const found = STRING_END.exec(text);
-      if (found === null) return this.fail(number, i + 1, 'a key not closed on its line');
-      if (text.charCodeAt(found.index) === 92) end = found.index + 2;
-      else {
-        end = found.index;
-        break;
-      }
-    }
+    const end = closingQuote(text, i + 1);
+    if (end < 0) return this.fail(number, i + 1, 'a key not closed on its line');
     try {
       this.key = JSON.parse(text.slice(i, end + 1)) as string;
     } catch {

@@ -31,11 +31,7 @@ export interface InspectOptions extends RowLimit {
 /** Inspect's key for a legacy single `score` before the scorer's name is known (`_log.py`). */
 const SCORER_PLACEHOLDER = '88F74D2C';
 
-/**
- * A score's value as a sample summary keeps it: null, a boolean, a number, or a short string as
- * it is (a string of a number of any length as its number); anything else (a list, a dict, a long
- * string) as what the refusal says of it, since value_to_float reads no such value.
- */
+/** A score's value as kept: null, a boolean, a number or a short string as it is; anything else as its refusal shows it. */
 type KeptScore = null | undefined | boolean | number | string | { unreadable: string };
 
 /** The longest string value kept as it is: every value Inspect reads as a string is short. */
@@ -51,20 +47,17 @@ function keptScore(score: unknown): KeptScore {
 }
 
 /**
- * What the reader keeps of one sample once it is read: its id, epoch, each scorer's value and
- * whether it errored. A sample's messages, events and score explanations (most of a log) are let
- * go at once, so that memory follows the largest sample, not the log.
+ * What the reader keeps of one sample (its messages and events, most of a log, are let go at
+ * once): an id or epoch that is not one as a message shows it, its scorers' names (one array
+ * shared by the samples that have the same), their values, and where it is (its index in
+ * `samples` or its archive entry).
  */
 interface SampleSummary {
-  /** The sample's id: an integer or a string, or what a message says of any other value. */
   id: number | string | { shown: string };
   epoch: number | { shown: string };
-  /** Its scorers' names (a legacy single `score` as SCORER_PLACEHOLDER), one array shared by the samples that have the same. */
   scorers: readonly string[];
-  /** Each scorer's value, aligned with `scorers`. */
   values: KeptScore[];
   errored: boolean;
-  /** Where the sample is, for messages: its index in `samples` or an archive entry's name. */
   where: number | string;
 }
 
@@ -121,10 +114,8 @@ type Reading = { value: number; partial?: true } | { missing: true } | { refused
 const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
 /**
- * A score's value as a number, as Inspect's `value_to_float` reads it (see the module comment).
- * An infinite value is refused, however it is written: the number `1e309` (too large for a
- * double), the bare token `Infinity`, or the string `"1e309"` (which Inspect's is_finite_number
- * rejects, and counts 0 with a warning): a mean over it is not defined.
+ * A score's value as a number, as Inspect's `value_to_float` reads it. An infinite value is
+ * refused however it is written (`1e309`, `Infinity`, `"1e309"`): a mean over it is not defined.
  */
 function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Reading {
   if (value === undefined || value === null) return { missing: true };
@@ -157,19 +148,13 @@ const INFINITE =
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
 
-/** A sample summary checked and ready to be a row: its id as a task, its epoch, its scorers named. */
-interface CheckedSample {
-  id: SampleSummary['id'];
-  errored: boolean;
-  /** Where the sample is, as messages say it. */
+/** A sample summary checked, ready to be a row: `where` as messages say it, `key` its id as Inspect sorts (sortKey). */
+type CheckedSample = Omit<SampleSummary, 'epoch' | 'where'> & {
   where: string;
   task: string;
   epoch: number;
-  scorers: readonly string[];
-  values: KeptScore[];
-  /** Its id as Inspect sorts samples (sortKey). */
   key: string;
-}
+};
 
 /** One sample's id and epoch checked (refused with where it is), a legacy `score` named for `firstScorer`. */
 function checkedSample(sample: SampleSummary, path: string, firstScorer: string | undefined): CheckedSample {
@@ -182,16 +167,8 @@ function checkedSample(sample: SampleSummary, path: string, firstScorer: string 
   const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${shown(id)}`);
   if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
     fail('epoch', `expected an integer from 1, got ${shown(epoch)}`);
-  return {
-    id,
-    errored: sample.errored,
-    where,
-    task,
-    epoch: epoch as number,
-    scorers: scorersOf(sample, firstScorer),
-    values: sample.values,
-    key: sortKey(id),
-  };
+  const scorers = scorersOf(sample, firstScorer);
+  return { ...sample, where, task, epoch: epoch as number, scorers, key: sortKey(id) };
 }
 
 /** Refuses a (task, epoch) that two samples share: one sample logged twice, or ids 1 and "1". */

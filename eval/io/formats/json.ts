@@ -1,14 +1,10 @@
 import { ResultFileError } from '../errors.ts';
 import { defaultMaxBytes, formatBytes } from '../source.ts';
 
-/** A text without its leading byte-order mark, if it has one. */
-export function withoutBom(text: string): string {
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
-}
-
 /** The UTF-8 text of a file's bytes, without a leading byte-order mark. */
 export function decodeText(bytes: Uint8Array): string {
-  return withoutBom(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /**
@@ -37,13 +33,8 @@ export function parsePythonJson(text: string): unknown {
 /** The deepest nesting of arrays and objects read: JSON.stringify, which prints a value, recurses (and overflows the stack near 5,000). */
 export const MAX_JSON_DEPTH = 1000;
 
-/**
- * What one JSON value costs once parsed beyond the characters of the text, at most, in bytes
- * (above what V8 was measured to take for the largest of them: docs/MEASUREMENTS.md, "Figures
- * behind code comments"), so a parse is bounded by the text's length plus this much per `{`, `[`,
- * `,` and `:`.
- */
-export const JSON_VALUE_BYTES = 48;
+/** What one JSON value costs once parsed beyond its text, at most, in bytes: a parse is bounded by the text's length plus this per `{`, `[`, `,` and `:`. */
+const JSON_VALUE_BYTES = 48;
 
 /** A JSON text's structure outside its strings: its deepest nesting, its values, a top-level key written twice. */
 export interface JsonShape {
@@ -55,7 +46,18 @@ export interface JsonShape {
 }
 
 const STRING_END = /["\\]/g;
-const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+export const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+
+/** Where the string whose text begins at `from` (after its opening quote) closes: its quote's index, or -1. */
+export function closingQuote(text: string, from: number): number {
+  for (let at = from; ;) {
+    STRING_END.lastIndex = at;
+    const found = STRING_END.exec(text);
+    if (found === null) return -1;
+    if (text.charCodeAt(found.index) !== 92) return found.index;
+    at = found.index + 2;
+  }
+}
 
 /**
  * Scans a JSON text without parsing it (a text that is not JSON gives some shape; JSON.parse then
@@ -70,20 +72,8 @@ export function jsonShape(source: string): JsonShape {
   for (let i = 0; i < source.length && deepest <= MAX_JSON_DEPTH; i++) {
     const code = source.charCodeAt(i);
     if (code === 34) {
-      let end = i + 1;
-      for (;;) {
-        STRING_END.lastIndex = end;
-        const found = STRING_END.exec(source);
-        if (found === null) {
-          end = source.length;
-          break;
-        }
-        if (source.charCodeAt(found.index) === 92) end = found.index + 2;
-        else {
-          end = found.index;
-          break;
-        }
-      }
+      let end = closingQuote(source, i + 1);
+      if (end < 0) end = source.length;
       if (depth === 1 && duplicate === undefined) {
         let next = end + 1;
         while (next < source.length && isSpace(source.charCodeAt(next))) next++;
@@ -108,8 +98,8 @@ export function jsonShape(source: string): JsonShape {
   return { depth: deepest, values, duplicate };
 }
 
-/** What parsing a text of `length` characters and `shape` would take, in bytes, at most (JSON_VALUE_BYTES). */
-export const parseCost = (length: number, shape: JsonShape) => length + shape.values * JSON_VALUE_BYTES;
+/** What parsing a text of `length` characters and `shape` would take, in bytes, at most. */
+const parseCost = (length: number, shape: JsonShape) => length + shape.values * JSON_VALUE_BYTES;
 
 /**
  * The one line for a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take
@@ -173,12 +163,6 @@ export function jsonErrorWhere(error: unknown, text: string): string {
 }
 
 /**
- * The first key that appears twice at the top level of a valid JSON object text, if any:
- * JSON.parse keeps the last silently, which would let `{"passed": true, "passed": false}` pass.
- */
-export const duplicatedKey = (source: string): string | undefined => jsonShape(source).duplicate;
-
-/**
  * Whether a flat object's text (no `{` or `[` inside) has each key once, known without a scan:
  * its colons are its keys written plus the colons inside strings, so as many colons as the parsed
  * object has keys means no key was written twice. `false` means "scan to find out".
@@ -190,7 +174,7 @@ function flatWithoutDuplicates(source: string, value: Record<string, unknown>): 
   return colons === Object.keys(value).length;
 }
 
-/** The most bytes a flat object's parse takes per character of its text (a key and a number: about 37 bytes for 6 characters). */
+/** The most bytes a flat object's parse takes per character of its text. */
 const FLAT_BYTES_PER_CHAR = 8;
 
 /**
@@ -319,7 +303,7 @@ export function jsonLine(
       ? shape.duplicate
       : flatWithoutDuplicates(source, value)
         ? undefined
-        : duplicatedKey(source);
+        : jsonShape(source).duplicate;
   if (twice !== undefined)
     throw new ResultFileError(path, line, twice, 'appears twice in this object; keep one');
   return value;
