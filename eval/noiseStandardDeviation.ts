@@ -11,6 +11,15 @@ export interface StandardDeviationInterval {
 }
 
 /**
+ * The chi-square bounds of a variance from its sum of squares over `df` degrees of freedom,
+ * ss / chi^2_{1-alpha/2, df} and ss / chi^2_{alpha/2, df}, each through `sd` (a square root).
+ */
+const chiSquareBounds = (sumOfSquares: number, df: number, alpha: number, sd = Math.sqrt) => ({
+  low: sd(sumOfSquares / chiSquareQuantile(1 - alpha / 2, df)),
+  high: sd(sumOfSquares / chiSquareQuantile(alpha / 2, df)),
+});
+
+/**
  * The chi-square interval of a standard deviation from n values assumed normal (the textbook
  * interval, e.g. Casella & Berger 2002, Statistical Inference, chapter 9):
  * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
@@ -29,11 +38,7 @@ export function standardDeviationInterval(
   const n = values.length;
   const variance = sampleVariance(values);
   const alpha = 1 - level;
-  return {
-    estimate: Math.sqrt(variance),
-    low: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(1 - alpha / 2, n - 1)),
-    high: Math.sqrt(((n - 1) * variance) / chiSquareQuantile(alpha / 2, n - 1)),
-  };
+  return { estimate: Math.sqrt(variance), ...chiSquareBounds((n - 1) * variance, n - 1, alpha) };
 }
 
 /**
@@ -83,13 +88,11 @@ export function noiseStandardDeviations(
   return {
     training: {
       estimate: trainingSD(seedMeanVariance),
-      low: trainingSD(((n - 1) * seedMeanVariance) / chiSquareQuantile(1 - alpha / 2, n - 1)),
-      high: trainingSD(((n - 1) * seedMeanVariance) / chiSquareQuantile(alpha / 2, n - 1)),
+      ...chiSquareBounds((n - 1) * seedMeanVariance, n - 1, alpha, trainingSD),
     },
     evaluation: {
       estimate: Math.sqrt(evaluationVariance),
-      low: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(1 - alpha / 2, n)),
-      high: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(alpha / 2, n)),
+      ...chiSquareBounds(n * evaluationVariance, n, alpha),
     },
     seeds: n,
   };
@@ -169,14 +172,12 @@ export function nestedNoiseStandardDeviations(
     },
     rl: {
       estimate: lessEvaluation(msw),
-      low: lessEvaluation((withinDf * msw) / chiSquareQuantile(1 - alpha / 2, withinDf)),
-      high: lessEvaluation((withinDf * msw) / chiSquareQuantile(alpha / 2, withinDf)),
+      ...chiSquareBounds(withinDf * msw, withinDf, alpha, lessEvaluation),
       df: withinDf,
     },
     evaluation: {
       estimate: Math.sqrt(evaluationVariance),
-      low: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(1 - alpha / 2, n)),
-      high: Math.sqrt((n * evaluationVariance) / chiSquareQuantile(alpha / 2, n)),
+      ...chiSquareBounds(n * evaluationVariance, n, alpha),
       df: n,
     },
     meanSquares: { between: msb, within: msw },

@@ -100,6 +100,16 @@ export function checkRandomSource(rng: unknown): void {
   }
 }
 
+/** `compute()`, or null where it throws a StatisticsError: a number that does not exist for this input. */
+export function orNull<T>(compute: () => T): T | null {
+  try {
+    return compute();
+  } catch (error) {
+    if (error instanceof StatisticsError) return null;
+    throw error;
+  }
+}
+
 /** Outcomes of one task: each 0, 1, false or true. */
 export function checkOutcomes(outcomes: ArrayLike<number | boolean>, name = 'outcomes'): void {
   if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number')

@@ -11,6 +11,7 @@ import {
 } from '../paired.ts';
 import { passAtK } from '../passAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
+import { orNull } from '../validate.ts';
 import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
 import { requiredUnits } from '../requiredUnits.ts';
 import { harnessDifferences, type HarnessDifference } from './harness.ts';
@@ -115,19 +116,8 @@ export function tasksNeeded(
   if (sd === null) return none('1 task: the SD of the per-task differences needs 2');
   if (delta === 0) return none('B - A is 0: there is no difference to detect');
   if (sd === 0) return none('every task differs by the same amount: the SD of the differences is 0');
-  try {
-    return {
-      tasks: requiredUnits({ sigma: sd, delta, alpha, power, design: 'paired' }).units,
-      why: null,
-      sd,
-      delta,
-      alpha,
-      power,
-    };
-  } catch (error) {
-    if (error instanceof StatisticsError) return none('more than 2^53 - 1 tasks');
-    throw error;
-  }
+  const tasks = orNull(() => requiredUnits({ sigma: sd, delta, alpha, power, design: 'paired' }).units);
+  return tasks === null ? none('more than 2^53 - 1 tasks') : { tasks, why: null, sd, delta, alpha, power };
 }
 
 /**

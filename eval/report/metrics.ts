@@ -15,6 +15,7 @@ import { passAtK } from '../passAtK.ts';
 import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
 import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
+import { orNull } from '../validate.ts';
 import {
   resampleMeans,
   taskProfile,
@@ -156,26 +157,11 @@ function clustering(counts: { successes: number[]; trials: number[] }): {
   effect: number | null;
 } {
   const sizes = counts.trials;
-  let rho: number;
-  try {
-    rho = intraclassCorrelation(counts);
-  } catch (error) {
-    if (error instanceof StatisticsError) return { rho: null, effect: null };
-    throw error;
-  }
+  const rho = orNull(() => intraclassCorrelation(counts));
+  if (rho === null) return { rho: null, effect: null };
   const meanSize = sizes.reduce((a, b) => a + b, 0) / sizes.length;
   const inRange = meanSize <= 1 || rho >= -1 / (meanSize - 1);
   return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
-}
-
-/** The chapter's rho, or null where it does not exist (fewer than 2 tasks, a task of 1 sample, every sample alike). */
-function chapterRho(counts: { successes: number[]; trials: number[] }): number | null {
-  try {
-    return taskVarianceIntraclassCorrelation(counts);
-  } catch (error) {
-    if (error instanceof StatisticsError) return null;
-    throw error;
-  }
 }
 
 /**
@@ -319,7 +305,8 @@ export function computeMetrics(
     ...metricsAtK(sortedKs, scoredKs, means, meanAccuracy.estimate, interval, replicates),
     intraclassCorrelation: rho,
     designEffect: effect,
-    chapterIntraclassCorrelation: chapterRho(counts),
+    // null where it does not exist: fewer than 2 tasks, a task of 1 sample, every sample alike
+    chapterIntraclassCorrelation: orNull(() => taskVarianceIntraclassCorrelation(counts)),
     warnings: metricsWarnings(tasks.length, minSamples, maxSamples),
     checks: [],
   };
