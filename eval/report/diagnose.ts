@@ -71,13 +71,7 @@ function sameBatchFinding(
   const finding: Finding = {
     explanation: 'same-batch',
     title: '1. Same batch: an inversion is a bug in aggregation or alignment',
-    supported: sameBatch
-      ? inverted || batch.mismatch || dataIssues.length > 0
-        ? true
-        : false
-      : dataIssues.length > 0
-        ? true
-        : false,
+    supported: sameBatch ? inverted || batch.mismatch || dataIssues.length > 0 : dataIssues.length > 0,
     evidence,
   };
   return { finding, sameBatch, mismatch: batch.mismatch, unpaired };

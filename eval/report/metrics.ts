@@ -17,6 +17,7 @@ import { plugInPassAtK } from '../plugInPassAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
 import { orNull } from '../validate.ts';
 import {
+  classesBy,
   resampleMeans,
   taskProfile,
   type Estimate,
@@ -99,17 +100,7 @@ interface TaskMeans {
 
 function taskMeans(profiles: readonly TaskProfile[]): TaskMeans {
   // the tasks' distinct (n, c), and which one each task has
-  const index = new Map<string, number>();
-  const classes: Array<{ trials: number; successes: number }> = [];
-  const classOf = Int32Array.from(profiles, ({ trials, successes }) => {
-    const key = `${trials},${successes}`;
-    let found = index.get(key);
-    if (found === undefined) {
-      index.set(key, (found = classes.length));
-      classes.push({ trials, successes });
-    }
-    return found;
-  });
+  const { classes, classOf } = classesBy(profiles, ({ trials, successes }) => `${trials},${successes}`);
   return {
     ofCounts(perTask) {
       const values = Float64Array.from(classes, ({ trials, successes }) => perTask(trials, successes));

@@ -73,7 +73,10 @@ function termRows(
  * The distinct keys of `items` in order of first appearance with the first item of each, and
  * which one each item has.
  */
-function classesBy<T>(items: readonly T[], key: (item: T) => string): { classes: T[]; classOf: Int32Array } {
+export function classesBy<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+): { classes: T[]; classOf: Int32Array } {
   const index = new Map<string, number>();
   const classes: T[] = [];
   const classOf = Int32Array.from(items, (item) => {
