@@ -8,7 +8,7 @@ import {
 import { binomialPmf } from './discrete.ts';
 import { withoutCollapse } from './exactOverUnits.ts';
 import { pooledCounts, taskRates, type CountsInput } from './counts.ts';
-import { checkInteger, checkLevel, checkProbability, checkRandomSource } from './validate.ts';
+import { checkInteger, checkLevel, checkRandomSource } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -71,14 +71,8 @@ export function episodeBootstrapCI(
   return { estimate, low: interval.low, high: interval.high, level, reps, method: interval.method };
 }
 
-/**
- * CDF of Binomial(m, p) at 0..m: the running sum of binomialPmf, divided by its total so that
- * the last entry is 1.
- * @throws StatisticsError if m is not a safe integer >= 0 or p is outside [0, 1].
- */
-export function binomialCdfTable(m: number, p: number): Float64Array {
-  checkInteger(m, 'm');
-  checkProbability(p, 'p');
+/** CDF of Binomial(m, p) at 0..m: the running sum of binomialPmf, divided by its total so that the last entry is 1. */
+function binomialCdfTable(m: number, p: number): Float64Array {
   const cdf = binomialPmf(m, p);
   let total = 0;
   for (let x = 0; x <= m; x++) {
@@ -90,7 +84,7 @@ export function binomialCdfTable(m: number, p: number): Float64Array {
 }
 
 /** Smallest x with cdf[x] > u (inversion sampling). */
-export function searchCdf(cdf: Float64Array, u: number): number {
+function searchCdf(cdf: Float64Array, u: number): number {
   let low = 0;
   let high = cdf.length - 1;
   while (low < high) {

@@ -56,15 +56,9 @@ export function selectedAccuracy(
       );
     if (!selected) continue;
     const list = picks.get(row.task) ?? [];
-    // One sample's turns share its selection: a sample counts once.
-    if (!list.some((pick) => pick.sample === row.sample))
-      list.push({ sample: row.sample, passed: row.passed, line: row.line });
-    else
-      list[list.findIndex((pick) => pick.sample === row.sample)] = {
-        sample: row.sample,
-        passed: row.passed,
-        line: row.line,
-      };
+    // One sample's turns share its selection: a sample counts once (its last row's).
+    const at = list.findIndex((pick) => pick.sample === row.sample);
+    list[at < 0 ? list.length : at] = { sample: row.sample, passed: row.passed, line: row.line };
     picks.set(row.task, list);
   }
   if (!any) return undefined;

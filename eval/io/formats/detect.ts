@@ -37,12 +37,9 @@ export const isZip = (bytes: Uint8Array) =>
   bytes[1] === ZIP[1] &&
   ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
 
-const keysOf = (record: Record<string, unknown>) => {
-  const keys = Object.keys(record);
-  return keys.length === 0
-    ? 'no keys'
-    : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
-};
+/** An object's keys for a message, the first six of `count`. */
+const keysOf = (keys: string[], count = keys.length) =>
+  count === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${count > 6 ? ', ...' : ''}`;
 
 /** The format of a JSON object found first in a file, or the one line saying it is none. */
 function formatOfRecord(
@@ -64,7 +61,7 @@ function formatOfRecord(
       'missing: a HumanEval samples file, not its results; run evaluate_functional_correctness on it and read its *_results.jsonl',
     );
   }
-  throw unknownFormat(path, line, `${container} with ${keysOf(record)}`);
+  throw unknownFormat(path, line, `${container} with ${keysOf(Object.keys(record))}`);
 }
 
 /** The reader of a text format, chosen by --format or found by `detectingReader`. */
@@ -80,20 +77,11 @@ export function readerFor(
   return inspectJsonReader(path, options);
 }
 
-/** The members of a JSON document that tell its kind (recordKind) or that its reader uses. */
+/** The members of a JSON document that tell its kind (recordKind, isLmEvalResults) or that its reader uses. */
 const KIND_KEYS = new Set([
-  'task',
-  'harness',
-  'task_id',
-  'passed',
-  'doc_id',
-  'eval',
-  'samples',
-  'version',
-  'status',
-  'results',
+  ...['task', 'harness', 'task_id', 'passed', 'doc_id', 'eval', 'samples', 'version', 'status', 'results'],
+  ...['versions', 'configs', 'config', 'lm_eval_version'],
 ]);
-const RESULTS_KEYS = new Set(['results', 'versions', 'configs', 'config', 'lm_eval_version']);
 
 /**
  * A JSON document over several lines, found by its first line (`{` or `[`, or an object cut at
@@ -125,7 +113,7 @@ function documentReader(
     member(key, value) {
       if (names.length < 7) names.push(key);
       memberCount++;
-      if (KIND_KEYS.has(key) || RESULTS_KEYS.has(key)) kind[key] = value;
+      if (KIND_KEYS.has(key)) kind[key] = value;
       log.member(key, value);
     },
     element(value, line, index) {
@@ -169,14 +157,8 @@ function documentReader(
       if (isLmEvalResults(kind)) throw resultsWithoutSamples(path, kind);
       const format = recordKind(kind);
       if (format === 'inspect') return log.rows();
-      if (format === undefined) {
-        const more = memberCount > 6 ? ', ...' : '';
-        throw unknownFormat(
-          path,
-          0,
-          `a JSON document with ${memberCount === 0 ? 'no keys' : `keys ${names.slice(0, 6).join(', ')}${more}`}`,
-        );
-      }
+      if (format === undefined)
+        throw unknownFormat(path, 0, `a JSON document with ${keysOf(names, memberCount)}`);
       // one record written over several lines: its first line, read as that format's line, is the error
       readerFor(format === 'rows' ? 'jsonl' : format, path, options).line(first.text, first.line);
       throw unknownFormat(path, first.line, 'a JSON object over several lines');
