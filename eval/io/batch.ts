@@ -78,10 +78,7 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
   return file;
 }
 
-/**
- * The model of the project's rows: `model` in the harness, else the checkpoint (or the scripted
- * player, `scripted:NAME`) of the provenance header `tinyagent eval --out` writes.
- */
+/** The model of the project's rows: the harness's `model`, else the checkpoint (or scripted player) of the provenance header. */
 function rowsModel({ harness, header }: ResultFile): string | undefined {
   if (typeof harness?.model === 'string' && harness.model.trim() !== '') return harness.model.trim();
   const provenance = header?.provenance as Record<string, unknown> | undefined;
@@ -90,10 +87,7 @@ function rowsModel({ harness, header }: ResultFile): string | undefined {
   return typeof provenance?.player === 'string' ? provenance.player : undefined;
 }
 
-/**
- * The benchmark of the project's rows: `benchmark` in the harness (header or sidecar), or, for a
- * file `tinyagent eval --out` wrote (its provenance header), the TinyAgent gym.
- */
+/** The benchmark of the project's rows: the harness's `benchmark`, else the TinyAgent gym for a `tinyagent eval --out` file. */
 function rowsBenchmark({ harness, header }: ResultFile): Benchmark | undefined {
   if (typeof harness?.benchmark === 'string' && harness.benchmark.trim() !== '')
     return { name: harness.benchmark.trim(), source: 'harness.benchmark' };
@@ -104,11 +98,9 @@ function rowsBenchmark({ harness, header }: ResultFile): Benchmark | undefined {
 }
 
 /**
- * One batch of a file grouped (groupOutcomes): the task x sample matrix (tasks in order of first
- * appearance) with the issues that remain (gaps, uneven samples) and whether rows carry turns.
- * Duplicated (task, sample[, turn]) rows and several runs without a choice are errors here, since
- * any number computed from them would silently pick one of the rows; `diagnose` shows them as
- * evidence instead.
+ * One batch of a file grouped (groupOutcomes). Duplicated rows and several runs without a choice
+ * are errors here, since any number computed from them would silently pick one of the rows
+ * (`diagnose` shows them as evidence instead).
  * @throws ResultFileError on duplicates, several runs without `run`, or no rows for `run`.
  */
 export function groupBatch(file: ResultFile, run: string | undefined): GroupedOutcomes {

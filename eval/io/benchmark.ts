@@ -10,16 +10,10 @@ export function describeBenchmark(benchmark: Benchmark | undefined): string {
   return `${tool === undefined ? '' : `${tool} `}${name === undefined ? `(no ${kind} name recorded)` : `${kind} '${name}'`}${source === undefined ? '' : ` (${source})`}`;
 }
 
-/**
- * A name without its package: Inspect records a task run from a package as `inspect_evals/gsm8k`
- * and the same task run from its file as `gsm8k`.
- */
+/** A name without its package: Inspect records a task as `inspect_evals/gsm8k` or `gsm8k`. */
 const baseName = (name: string) => name.slice(name.lastIndexOf('/') + 1);
 
-/**
- * Whether two files record different benchmarks: two tools (their ids are each tool's own
- * numbering), or two names. A side that records neither is not known to differ.
- */
+/** Whether two files record different tools or names; a side that records neither is not known to differ. */
 function differ(a: Benchmark | undefined, b: Benchmark | undefined): boolean {
   if (a?.tool !== undefined && b?.tool !== undefined && a.tool !== b.tool) return true;
   return a?.name !== undefined && b?.name !== undefined && baseName(a.name) !== baseName(b.name);

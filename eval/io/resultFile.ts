@@ -41,11 +41,7 @@ export interface ResultRow {
   extra?: Record<string, unknown>;
 }
 
-/**
- * The formats read: the project's rows (`jsonl`, `csv`) and other tools' files as they write
- * them (`eval/io/formats/`): HumanEval's `*_results.jsonl`, an Inspect log (`.json` or the `.eval`
- * zip archive), lm-evaluation-harness `samples_*.jsonl`.
- */
+/** The formats read: the project's rows (`jsonl`, `csv`) and other tools' files as they write them (`eval/io/formats/`). */
 export type ResultFormat = 'jsonl' | 'csv' | 'humaneval' | 'inspect-json' | 'inspect-eval' | 'lm-eval';
 
 /** A number the file itself reports (e.g. Inspect's `results.scores`), to set beside the recomputed one. */
@@ -317,10 +313,9 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
 }
 
 /**
- * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results
- * file), or a ResultFileError naming the path in one line: missing, a folder, not readable
- * (permissions), a Git LFS pointer, or over MAX_TEXT_BYTES or `maxBytes`. `missing` is returned as
- * undefined when `optional` (a sidecar that is not there).
+ * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results), or a
+ * ResultFileError naming the path: unreadable, a Git LFS pointer, or over MAX_TEXT_BYTES or
+ * `maxBytes`; undefined for a missing file when `optional`.
  */
 export function readBytes(
   path: string,

@@ -20,12 +20,7 @@ export function resultRows<T extends EpisodeRow>(records: readonly T[]): ResultS
   return records.map(({ task, sample, success, ...rest }) => ({ task, sample, passed: success, ...rest }));
 }
 
-/**
- * Writes an evaluation's samples in the result-file format that `tinyagent metrics`, `compare`
- * and `diagnose` read (docs/METRICS.md): JSONL, a first line `{"harness": {...}, ...}` recording
- * the harness and the rest of the header (provenance), then one row per sample. Written
- * atomically.
- */
+/** Writes samples as a result file (docs/METRICS.md, "Result files"), atomically: the harness header line, then one row per sample. */
 export function writeResultFile(
   path: string,
   rows: readonly ResultSample[],

@@ -117,10 +117,8 @@ export const lfsPointerError = (path: string) =>
 export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
 
 /**
- * The size of a regular file at `path`, or the ResultFileError naming the path in one line:
- * missing, a folder, a symbolic link (never followed, as no file we read is: lib/files.ts), not a
- * regular file, or anything else the file system refuses. `undefined` for a missing file when
- * `optional` (a sidecar that is not there).
+ * The size of a regular file at `path` (a symbolic link is never followed, as in lib/files.ts), or
+ * the ResultFileError naming the path in one line; undefined for a missing file when `optional`.
  */
 export function fileSize(path: string, { optional = false } = {}): number | undefined {
   let stats;
@@ -311,8 +309,8 @@ const MAX_GZIPPED_ARCHIVE = 2 ** 31;
 
 /**
  * A gzipped `.eval` archive unpacked into one buffer of its exact size: a first pass counts its
- * bytes (holding none) and refuses it past `maxBytes` (and 2 GiB), a second fills the buffer, so that memory is
- * the archive once, never its chunks and then their copy.
+ * bytes and refuses it past `maxBytes` (and 2 GiB), a second fills the buffer, so that memory is the
+ * archive once, never its chunks and then their copy.
  * @throws ResultFileError past the limit, or when the file changes between the passes.
  */
 export async function unpackedArchive(path: string, maxBytes = defaultMaxBytes()): Promise<Buffer> {

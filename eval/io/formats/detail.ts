@@ -136,9 +136,8 @@ export function humanEvalDetail(record: Record<string, unknown>): SampleDetail {
 }
 
 /**
- * The record that begins at line `line` of a text file (gzipped or not): the line parsed as a JSON
- * object, or, in a file that is one JSON array (lm-evaluation-harness 0.4.0 to 0.4.2), the
- * element that begins there. Read as a stream up to it, within the limits of a first reading.
+ * The record that begins at line `line` of a text file (gzipped or not): the line's JSON object, or
+ * in one JSON array (lm-evaluation-harness 0.4.0 to 0.4.2) the element that begins there.
  */
 async function recordAtLine(path: string, line: number, maxBytes: number): Promise<Record<string, unknown>> {
   let found: unknown;
@@ -244,11 +243,9 @@ async function inspectSample(
 }
 
 /**
- * The detail of one row of `file` (another tool's file), re-read from the file, or null for the
- * project's own rows (the viewer has their fields and transcripts already). The re-reading keeps
- * the readers' limits (the default --max-bytes): a file that no longer fits them, or no longer
- * reads, changed since it was read, and says so.
- * @throws ResultFileError when the file cannot be read again or no longer holds the row.
+ * The detail of one row of another tool's file, re-read within the readers' limits, or null for
+ * the project's own rows (the viewer has them already).
+ * @throws ResultFileError saying the file changed when it cannot be read again or no longer holds the row.
  */
 export async function readSampleDetail(file: ResultFile, row: ResultRow): Promise<SampleDetail | null> {
   const maxBytes = defaultMaxBytes();

@@ -170,17 +170,11 @@ function documentReader(
 const opensDocument = (source: string) => /[{[,:]$/.test(source);
 
 /**
- * Reads a text of any format (an archive is told apart before, by its bytes), the format found
- * from the first line that is not blank:
- * - a JSON object on that line: by its keys, `task` (or a `harness` header) for result rows,
- *   `task_id` and `passed` for HumanEval results, `doc_id` for lm-evaluation-harness samples,
- *   `eval` for an Inspect `.json` log written on one line, `results` beside `versions`,
- *   `configs` or `config` for lm-evaluation-harness's results (refused: they hold no samples);
- * - `{` or `[`, or an object cut where a pretty-printer breaks a line: a JSON document over
- *   several lines, read as it streams (documentReader). An object over MAX_TEXT_BYTES is refused,
- *   by its `size` (unpacked; `undefined` when not known before reading) when it is known;
- * - text naming a column `task`, `sample` or `passed`: result rows in CSV.
- * Anything else is one ResultFileError naming what was found and what is expected.
+ * Reads a text of any format (an archive is told apart before, by its bytes), found from the
+ * first line that is not blank: a JSON object by its keys (recordKind); `{` or `[`, or an object
+ * cut where a pretty-printer breaks a line, as a document over several lines (documentReader),
+ * refused over MAX_TEXT_BYTES when its `size` is known; a text naming a column task, sample or
+ * passed as CSV rows. Anything else is one ResultFileError naming what was found and what is expected.
  */
 export function detectingReader(
   path: string,

@@ -354,10 +354,8 @@ function inspectRows(
 const LOG_MEMBERS = new Set(['version', 'status', 'eval', 'plan', 'results', 'stats']);
 
 /**
- * An Inspect `.json` log read one member and one sample at a time (a JsonDocument whose `each`
- * is `samples`): the members the rows use are kept, each sample summarised and let go, so that
- * a log of any number of samples is read in memory bounded by the budget (--max-rows,
- * --max-bytes), refused as soon as it passes it.
+ * An Inspect `.json` log read one member and one sample at a time (a JsonDocument whose `each` is
+ * `samples`): the members the rows use are kept, each sample summarised and let go, within the budget.
  */
 export class InspectLog {
   readonly log: Record<string, unknown> = {};
@@ -405,10 +403,9 @@ export class InspectLog {
 }
 
 /**
- * An Inspect `.json` log: one `EvalLog` object over many lines (Inspect writes it indented), read
- * one member and one sample at a time (InspectLog), at most MAX_TEXT_BYTES of it (the size it was
- * parsed whole at, and still refused past: an `.eval` log has no such limit). `parsed` is the
- * value of a log written on one line that detection parsed already.
+ * An Inspect `.json` log over many lines, read by InspectLog, at most MAX_TEXT_BYTES of it (the
+ * size it was once parsed whole at; an `.eval` log has no such limit). `parsed` is a log written
+ * on one line that detection parsed already.
  */
 export function inspectJsonReader(
   path: string,
