@@ -1,5 +1,5 @@
 import betaQuantile from '@stdlib/stats-base-dists-beta-quantile';
-import type { Interval } from './interval.ts';
+import type { Interval } from './proportionInterval.ts';
 import { checkInteger, checkLevel, checkProbability } from './validate.ts';
 
 /**

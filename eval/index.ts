@@ -9,15 +9,12 @@ export type { RandomSource } from './randomSource.ts';
 export { StatisticsError } from '../lib/errors.ts';
 
 // pass@k and accuracies (chapter 17.2, METRICS.md)
-export { passAtK } from './passAtK.ts';
-export { plugInPassAtK } from './plugInPassAtK.ts';
-export { allCorrectAtK } from './allCorrectAtK.ts';
+export { passAtK, plugInPassAtK, allCorrectAtK } from './passAtK.ts';
 export { prefixPassAtK, prefixAllCorrectAtK, type Outcomes } from './prefix.ts';
 export { meanAccuracy, firstSampleAccuracy } from './accuracy.ts';
 export { exactPassAtK } from './exactPassAtK.ts';
 
 // one-proportion intervals (chapter 17.3)
-export type { Interval } from './interval.ts';
 export {
   waldInterval,
   wilsonInterval,
@@ -26,8 +23,9 @@ export {
   agrestiCoullInterval,
   proportionInterval,
   PROPORTION_METHODS,
+  intervalCoverage,
+  type Interval,
 } from './proportionInterval.ts';
-export { intervalCoverage } from './intervalCoverage.ts';
 
 // bootstrap (chapter 17.3, 17.4)
 export {
@@ -82,8 +80,7 @@ export {
 } from './noiseStandardDeviation.ts';
 
 // descriptive helpers and random variates for simulations
-export { mean, sampleVariance, sampleStandardDeviation } from './describe.ts';
-export { meanStandardError } from './meanStandardError.ts';
+export { mean, sampleVariance, sampleStandardDeviation, meanStandardError } from './describe.ts';
 export { pooledStandardDeviation } from './pooledStandardDeviation.ts';
 export { normalQuantile, normalCdfStandard } from './normal.ts';
 export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';

@@ -1,4 +1,4 @@
-import { allCorrectAtK } from '../allCorrectAtK.ts';
+import { allCorrectAtK } from '../passAtK.ts';
 import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
 import { withoutCollapse } from '../exactOverUnits.ts';
@@ -10,10 +10,10 @@ import {
 } from '../clustered.ts';
 import { mean } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
-import { meanStandardError } from '../meanStandardError.ts';
+import { meanStandardError } from '../describe.ts';
 import { passAtK } from '../passAtK.ts';
 import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
-import { plugInPassAtK } from '../plugInPassAtK.ts';
+import { plugInPassAtK } from '../passAtK.ts';
 import type { RandomSource } from '../randomSource.ts';
 import { orNull } from '../validate.ts';
 import {

@@ -1,4 +1,4 @@
-import { allCorrectAtK } from '../allCorrectAtK.ts';
+import { allCorrectAtK } from '../passAtK.ts';
 import { passAtK } from '../passAtK.ts';
 import { randomIndex, type RandomSource } from '../randomSource.ts';
 

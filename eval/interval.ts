@@ -1,5 +1,0 @@
-/** A two-sided interval [low, high]. */
-export interface Interval {
-  low: number;
-  high: number;
-}
