@@ -1,5 +1,8 @@
-import { AGGREGATE_REPS, stratifiedBootstrap, type Estimate } from './stratifiedBootstrap.ts';
-import type { RandomSource } from './randomSource.ts';
+import {
+  stratifiedBootstrap,
+  type Estimate,
+  type StratifiedBootstrapOptions,
+} from './stratifiedBootstrap.ts';
 import { checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
@@ -68,21 +71,14 @@ function metricOf(
   return taskMeans.length % 2 === 1 ? taskMeans[middle]! : (taskMeans[middle - 1]! + taskMeans[middle]!) / 2;
 }
 
-export interface AggregateOptions {
+/** What to compute, and the options of the `stratifiedBootstrap` it is computed over. */
+export interface AggregateOptions extends StratifiedBootstrapOptions {
   /** Which of AGGREGATE_METRICS to compute (each costs a sort of its replicates). */
   metrics: readonly AggregateMetric[];
   /** Performance-profile thresholds, ascending; none: no profile. */
   taus?: readonly number[];
   /** The optimality gap's threshold; default 1 (rliable's). */
   gamma?: number;
-  reps?: number;
-  level?: number;
-  taskBootstrap?: boolean;
-  /** Redraw whole runs instead of the runs within each task (`stratifiedBootstrap`'s `wholeRuns`). */
-  wholeRuns?: boolean;
-  /** Called after each replicate with the number done. */
-  progress?: (done: number) => void;
-  rng: RandomSource;
 }
 
 /**
@@ -96,17 +92,7 @@ export interface AggregateOptions {
  */
 export function rliableAggregates(
   scores: ReadonlyArray<ReadonlyArray<number>>,
-  {
-    metrics,
-    taus = [],
-    gamma = 1,
-    reps = AGGREGATE_REPS,
-    level = 0.95,
-    taskBootstrap = false,
-    wholeRuns = false,
-    progress,
-    rng,
-  }: AggregateOptions,
+  { metrics, taus = [], gamma = 1, ...bootstrap }: AggregateOptions,
 ): { metrics: Partial<Record<AggregateMetric, Estimate>>; profile: Array<Estimate & { tau: number }> } {
   checkFinite(gamma, 'gamma');
   if (!taus.every((tau, i) => Number.isFinite(tau) && (i === 0 || tau > taus[i - 1]!)))
@@ -119,7 +105,7 @@ export function rliableAggregates(
       const values = metrics.map((metric) => metricOf(metric, sample, sorted, runs, gamma));
       return taus.length === 0 ? values : [...values, ...profileOfSorted(sorted, taus)];
     },
-    { reps, level, taskBootstrap, wholeRuns, ...(progress === undefined ? {} : { progress }), rng },
+    bootstrap,
   );
   return {
     metrics: Object.fromEntries(metrics.map((metric, i) => [metric, estimates[i]!])),
