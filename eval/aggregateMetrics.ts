@@ -12,8 +12,7 @@ export type AggregateMetric = (typeof AGGREGATE_METRICS)[number];
 
 /**
  * The mean of the middle half of sorted values, floor(n / 4) dropped from each end (rliable's
- * `aggregate_iqm`, `scipy.stats.trim_mean(x, 0.25)`); `interquartileMean` without its copy and
- * sort, for a bootstrap's replicates.
+ * `aggregate_iqm`, `scipy.stats.trim_mean(x, 0.25)`), for a bootstrap's replicates.
  */
 export function interquartileMeanOfSorted(sorted: ArrayLike<number>): number {
   const cut = Math.floor(0.25 * sorted.length);

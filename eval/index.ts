@@ -62,17 +62,14 @@ export {
   type Estimate,
 } from './stratifiedBootstrap.ts';
 export { AGGREGATE_METRICS, rliableAggregates, type AggregateMetric } from './aggregateMetrics.ts';
-export { welchInterval } from './welchInterval.ts';
-export { meanTInterval, pairedTInterval } from './pairedTInterval.ts';
-export { pitmanMorganTest } from './pitmanMorganTest.ts';
-export { correlationTest } from './correlationTest.ts';
+export { welchInterval, meanTInterval, pairedTInterval } from './pairedTInterval.ts';
+export { pitmanMorganTest, correlationTest } from './correlationTest.ts';
 export { correlatedSelectionInflation } from './correlatedSelection.ts';
 export { twoSidedTPower } from './noncentralT.ts';
 export { requiredSeeds } from './requiredSeeds.ts';
 export { binomialTestGreater } from './binomialTest.ts';
 export { fisherExactGreater } from './fisherExactTest.ts';
 export { holmAdjust } from './holmAdjust.ts';
-export { trajectoryFalls } from './trajectoryFalls.ts';
 export {
   nestedNoiseStandardDeviations,
   noiseStandardDeviations,
@@ -94,9 +91,8 @@ export { sampleBeta, sampleStandardNormal } from './random/sampleBeta.ts';
 // the chapter's exercises: estimator moments, a Bayesian interval, change points, entropy, design review
 export { binomialEstimatorMoments } from './binomialEstimatorMoments.ts';
 export { betaBinomialMeanPosterior, type PosteriorInterval } from './betaBinomialMeanPosterior.ts';
-export { changePoint } from './changePoint.ts';
+export { changePoint, fallOnset, trajectoryFalls } from './changePoint.ts';
 export { changePointBootstrap } from './changePointBootstrap.ts';
-export { fallOnset } from './fallOnset.ts';
 export { shannonEntropy } from './entropy.ts';
 export { designReview } from './designReview.ts';
 export { countDropDetection, pairedDropTestPower } from './dropDetection.ts';

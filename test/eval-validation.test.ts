@@ -4,7 +4,6 @@ import { percentileInterval } from '../eval/bootstrap.ts';
 import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
 import { quantileSorted } from '../eval/describe.ts';
 import { differenceStandardError } from '../eval/differenceStandardError.ts';
-import { interquartileMean } from '../eval/interquartileMean.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
 import { twoSidedZ } from '../eval/normal.ts';
 import type { ProportionMethod } from '../eval/proportionInterval.ts';
@@ -27,7 +26,6 @@ const stats = {
   chiSquareQuantile,
   quantileSorted,
   differenceStandardError,
-  interquartileMean,
   noncentralTCdf,
   twoSidedZ,
   sampleGamma,
@@ -298,7 +296,6 @@ const CASES: Case[] = [
     /replicates/,
   ],
   ['percentileInterval level 1', () => stats.percentileInterval(Float64Array.of(1, 2), 1), /level/],
-  ['interquartileMean no values', () => stats.interquartileMean([]), /values/],
   [
     'rliableAggregates gamma NaN',
     () => stats.rliableAggregates([[1]], { metrics: ['iqm'], gamma: NaN, rng }),
@@ -309,7 +306,6 @@ const CASES: Case[] = [
     () => stats.rliableAggregates([[1]], { metrics: ['iqm'], taus: [0.5, 0.2], rng }),
     /taus/,
   ],
-  ['interquartileMean NaN', () => stats.interquartileMean([1, NaN]), /not finite/],
   [
     'rliableAggregates ragged',
     () => stats.rliableAggregates([[1, 2], [3]], { metrics: ['iqm'], rng }),

@@ -17,8 +17,7 @@ import {
   trajectoryFalls,
   welchInterval,
 } from '../eval/index.ts';
-import { profileOfSorted } from '../eval/aggregateMetrics.ts';
-import { interquartileMean } from '../eval/interquartileMean.ts';
+import { interquartileMeanOfSorted, profileOfSorted } from '../eval/aggregateMetrics.ts';
 import { noncentralTCdf } from '../eval/noncentralT.ts';
 import { CHAPTER_STEPS, compareSeedScores, type EvalOutput, type StudyResults } from '../study/index.ts';
 import { formatComparison, type StudyComparison } from '../study/compare.ts';
@@ -33,6 +32,10 @@ import {
   reproducibleStanding,
 } from '../analysis/claims.ts';
 import { Rng } from '../lib/rng.ts';
+
+/** The interquartile mean of any values, by the aggregates' own IQM of sorted values. */
+const interquartileMean = (values: ArrayLike<number>) =>
+  interquartileMeanOfSorted(Float64Array.from(values).sort());
 
 // A fixed 6 runs x 4 tasks example (and a 4-run one to compare against). Reference values from
 // Python 3.11 with scipy 1.10 and numpy 1.24 (Debian bookworm), as rliable defines them:
