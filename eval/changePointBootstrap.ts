@@ -1,7 +1,7 @@
 import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { changePoint } from './changePoint.ts';
 import type { RandomSource } from './randomSource.ts';
-import { sampleBinomial } from './random/sampleBinomial.ts';
+import { sampleBinomial } from './random/sampleBeta.ts';
 import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 

@@ -1,4 +1,4 @@
-import { checkFiniteValues, checkProbability, checkUnits } from './validate.ts';
+import { checkFinite, checkFiniteValues, checkInteger, checkProbability, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -66,4 +66,48 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
  */
 export function meanStandardError(values: ArrayLike<number>): number {
   return sampleStandardDeviation(values) / Math.sqrt(values.length);
+}
+
+/** One group's sample SD and size. */
+export interface GroupSpread {
+  sd: number;
+  n: number;
+}
+
+/**
+ * The pooled SD of two groups, the one SD a two-sample t test with equal variances assumes:
+ *
+ *   s_p = sqrt(((n_a - 1) s_a^2 + (n_b - 1) s_b^2) / (n_a + n_b - 2))
+ *
+ * (Student's two-sample test; statsmodels `ttest_ind(usevar="pooled")` pools the same way). Each
+ * group's SD weighs by its degrees of freedom.
+ *
+ * @throws StatisticsError on an SD that is not finite and >= 0, or a group of fewer than 2 units.
+ * @example pooledStandardDeviation({ sd: 0.1193, n: 16 }, { sd: 0.0495, n: 8 }) // 0.1024
+ */
+export function pooledStandardDeviation(a: GroupSpread, b: GroupSpread): number {
+  checkFinite(a.sd, 'a.sd', { nonNegative: true });
+  checkFinite(b.sd, 'b.sd', { nonNegative: true });
+  checkInteger(a.n, 'a.n', 2);
+  checkInteger(b.n, 'b.n', 2);
+  return Math.sqrt(((a.n - 1) * a.sd ** 2 + (b.n - 1) * b.sd ** 2) / (a.n + b.n - 2));
+}
+
+/**
+ * Shannon entropy in bits of the empirical distribution of counts, H = -sum q_i log2 q_i with
+ * q_i = count_i / total (Cover & Thomas, "Elements of Information Theory", 2.1); 0 log 0 = 0.
+ * Null when there is nothing counted. Chapter 17, exercise 4: the spread of the first edit.
+ *
+ * @throws StatisticsError on a count that is not a finite number >= 0.
+ * @example shannonEntropy({ a: 1, b: 1 }) // 1
+ */
+export function shannonEntropy(counts: Readonly<Record<string, number>>): number | null {
+  const values = Object.values(counts);
+  values.forEach((value, i) => checkFinite(value, `counts[${i}]`, { nonNegative: true }));
+  const total = values.reduce((sum, value) => sum + value, 0);
+  if (total === 0) return null;
+  return values.reduce(
+    (sum, value) => (value === 0 ? sum : sum - (value / total) * Math.log2(value / total)),
+    0,
+  );
 }

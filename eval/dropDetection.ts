@@ -1,4 +1,4 @@
-import { binomialTestGreater } from './binomialTest.ts';
+import { binomialTestGreater } from './fisherExactTest.ts';
 import { binomialPmf } from './discrete.ts';
 import { checkInteger, checkLevel, checkProbability } from './validate.ts';
 

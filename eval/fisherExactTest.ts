@@ -1,4 +1,6 @@
+import { binomialPmf } from './discrete.ts';
 import { checkSuccesses, checkTrials } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /** log C(n, k) as a sum of logs: exact enough for the hundreds of episodes the evaluations hold. */
 function logChoose(n: number, k: number): number {
@@ -29,4 +31,51 @@ export function fisherExactGreater(c1: number, n1: number, c2: number, n2: numbe
   for (let x = Math.min(successes, n1); x >= c1; x--)
     tail += Math.exp(logChoose(successes, x) + logChoose(total - successes, n1 - x) - denominator);
   return Math.min(1, tail);
+}
+
+/**
+ * One-sided exact binomial test (Clopper & Pearson's exact tail; scipy's
+ * `binomtest(k, n, p, alternative='greater').pvalue`): the p-value P(X >= k) for X ~ Binomial(n, p),
+ * summed from the probability mass function. With p = 1/2 on the discordant pairs of a paired
+ * design (k of n pairs go one way) it is the exact one-sided McNemar test.
+ * @throws StatisticsError if n < 0, k outside [0, n] or p outside [0, 1].
+ * @example binomialTestGreater(8, 10, 0.5) // 0.0546875
+ */
+export function binomialTestGreater(k: number, n: number, p: number): number {
+  if (!Number.isInteger(n) || n < 0)
+    throw new StatisticsError(`binomialTestGreater: n must be an integer >= 0, got ${n}`);
+  if (!Number.isInteger(k) || k < 0 || k > n)
+    throw new StatisticsError(`binomialTestGreater: k must be an integer in [0, n], got ${k}`);
+  if (!(p >= 0 && p <= 1)) throw new StatisticsError(`binomialTestGreater: p must be in [0, 1], got ${p}`);
+  if (k === 0) return 1; // P(X >= 0) is 1 exactly, not a sum that rounds below it
+  const pmf = binomialPmf(n, p);
+  let tail = 0;
+  // Summed from the far tail inwards, so that small terms are not lost against large ones.
+  for (let x = n; x >= k; x -= 1) tail += pmf[x] as number;
+  return Math.min(1, tail);
+}
+
+/**
+ * Holm's step-down adjusted p-values (Holm 1979, "A simple sequentially rejective multiple test
+ * procedure"): with the m p-values sorted, p_(1) <= ... <= p_(m), the adjusted value of the
+ * i-th is max over j <= i of min(1, (m - j + 1) p_(j)). Rejecting every hypothesis whose adjusted
+ * p-value is below alpha controls the family-wise error rate at alpha, for any dependence between
+ * the tests, and rejects at least what Bonferroni (m p_i < alpha) does. Same as statsmodels'
+ * `multipletests(p, method='holm')[1]`. The values come back in the order given.
+ * @throws StatisticsError on a p-value outside [0, 1].
+ * @example holmAdjust([0.01, 0.04, 0.03]) // [0.03, 0.06, 0.06]
+ */
+export function holmAdjust(pValues: readonly number[]): number[] {
+  for (const [i, p] of pValues.entries())
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+      throw new StatisticsError(`holmAdjust: p-value ${i} must be in [0, 1], got ${p}`);
+  const m = pValues.length;
+  const order = pValues.map((_, i) => i).sort((i, j) => pValues[i]! - pValues[j]!);
+  const adjusted = new Array<number>(m);
+  let running = 0;
+  order.forEach((index, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * pValues[index]!));
+    adjusted[index] = running;
+  });
+  return adjusted;
 }

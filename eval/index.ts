@@ -54,11 +54,11 @@ export { requiredUnits, type PowerDesign } from './requiredUnits.ts';
 export { expectedMaxNormal, winnersCurseSimulation } from './winnersCurse.ts';
 
 // aggregates over seeds x tasks (rliable, Agarwal et al. 2021) and tests across seeds
-export { probabilityOfImprovement } from './probabilityOfImprovement.ts';
 export {
   AGGREGATE_REPS,
   stratifiedBootstrap,
   probabilityOfImprovementInterval,
+  probabilityOfImprovement,
   type Estimate,
 } from './stratifiedBootstrap.ts';
 export { AGGREGATE_METRICS, rliableAggregates, type AggregateMetric } from './aggregateMetrics.ts';
@@ -67,9 +67,7 @@ export { pitmanMorganTest, correlationTest } from './correlationTest.ts';
 export { correlatedSelectionInflation } from './correlatedSelection.ts';
 export { twoSidedTPower } from './noncentralT.ts';
 export { requiredSeeds } from './requiredSeeds.ts';
-export { binomialTestGreater } from './binomialTest.ts';
-export { fisherExactGreater } from './fisherExactTest.ts';
-export { holmAdjust } from './holmAdjust.ts';
+export { binomialTestGreater, fisherExactGreater, holmAdjust } from './fisherExactTest.ts';
 export {
   nestedNoiseStandardDeviations,
   noiseStandardDeviations,
@@ -78,11 +76,10 @@ export {
 
 // descriptive helpers and random variates for simulations
 export { mean, sampleVariance, sampleStandardDeviation, meanStandardError } from './describe.ts';
-export { pooledStandardDeviation } from './pooledStandardDeviation.ts';
+export { pooledStandardDeviation, shannonEntropy } from './describe.ts';
 export { normalQuantile, normalCdfStandard } from './normal.ts';
 export { binomialPmf, betaBinomialPmf, convolvePmf } from './discrete.ts';
-export { sampleBinomial } from './random/sampleBinomial.ts';
-export { sampleBeta, sampleStandardNormal } from './random/sampleBeta.ts';
+export { sampleBinomial, sampleBeta, sampleStandardNormal } from './random/sampleBeta.ts';
 
 // Playing episodes to evaluate an agent (`evaluate`) lives with the agent (agent/evaluate.ts):
 // eval/ is statistics, result-file I/O (eval/io/) and reports (eval/report/), and loads without
@@ -93,7 +90,6 @@ export { binomialEstimatorMoments } from './binomialEstimatorMoments.ts';
 export { betaBinomialMeanPosterior, type PosteriorInterval } from './betaBinomialMeanPosterior.ts';
 export { changePoint, fallOnset, trajectoryFalls } from './changePoint.ts';
 export { changePointBootstrap } from './changePointBootstrap.ts';
-export { shannonEntropy } from './entropy.ts';
 export { designReview } from './designReview.ts';
 export { countDropDetection, pairedDropTestPower } from './dropDetection.ts';
 export { expandedPercentileLevel } from './expandedPercentileLevel.ts';

@@ -1,6 +1,6 @@
 import { normalCdfStandard, normalPdf } from './normal.ts';
 import type { RandomSource } from './randomSource.ts';
-import { sampleBinomial } from './random/sampleBinomial.ts';
+import { sampleBinomial } from './random/sampleBeta.ts';
 import { checkInteger, checkProbability, checkRandomSource } from './validate.ts';
 
 /**

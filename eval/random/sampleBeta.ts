@@ -1,5 +1,5 @@
 import type { RandomSource } from '../randomSource.ts';
-import { checkFinite, checkRandomSource } from '../validate.ts';
+import { checkFinite, checkInteger, checkProbability, checkRandomSource } from '../validate.ts';
 
 /** A standard normal draw (Box-Muller). @throws StatisticsError if there is no rng. */
 export function sampleStandardNormal(rng: RandomSource): number {
@@ -51,4 +51,20 @@ export function sampleBeta(a: number, b: number, rng: RandomSource): number {
   const x = sampleGamma(a, rng);
   const y = sampleGamma(b, rng);
   return x + y === 0 ? (rng.next() < a / (a + b) ? 1 : 0) : x / (x + y);
+}
+
+/**
+ * A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n) uniforms; meant for the
+ * simulations' n of tens to hundreds.
+ *
+ * @throws StatisticsError if n is not a safe integer >= 0, p is outside [0, 1], or there is no rng.
+ * @example sampleBinomial(40, 0.03, new Rng(1))
+ */
+export function sampleBinomial(n: number, p: number, rng: RandomSource): number {
+  checkInteger(n, 'n');
+  checkProbability(p, 'p');
+  checkRandomSource(rng);
+  let successes = 0;
+  for (let i = 0; i < n; i++) if (rng.next() < p) successes++;
+  return successes;
 }
