@@ -53,13 +53,10 @@ export function standardDeviationInterval(
  *
  * Training noise (the method of moments): the seed means m_i = (a_i + b_i) / 2 have variance
  * sigma_t^2 + sigma_e^2 / 2, so sigma_t^2-hat = max(0, S_m^2 - sigma_e^2-hat / 2). Its interval
- * takes the chi-square interval of the variance of the m_i, (n - 1) S_m^2 / chi^2_{1-alpha/2, n-1}
- * to (n - 1) S_m^2 / chi^2_{alpha/2, n-1}, subtracts the evaluation share sigma_e^2-hat / 2 from
- * both ends (treated as known: it is estimated from n more degrees of freedom and is a small part
- * of S_m^2 when training noise dominates), and takes square roots, a bound below 0 becoming 0.
- * The chi-square interval for a normal variance is the textbook one (Casella & Berger 2002,
- * Statistical Inference, chapter 9); it assumes normal seed means, and its coverage is measured
- * by simulation in test/noise-sd.test.ts.
+ * is the chi-square interval of the variance of the m_i (as standardDeviationInterval's) less the
+ * evaluation share sigma_e^2-hat / 2 at both ends (treated as known: it is estimated from n more
+ * degrees of freedom and is small when training noise dominates), a bound below 0 becoming 0. It
+ * assumes normal seed means; its coverage is simulated in test/noise-sd.test.ts.
  *
  * @throws StatisticsError on fewer than 2 seeds, a and b of different lengths, a value that is not
  *   finite, or level outside (0, 1).
