@@ -203,7 +203,7 @@ function joinNegativeValues(
 }
 
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
-const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+export const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback`
