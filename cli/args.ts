@@ -5,6 +5,7 @@ import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
 import { defaultMaxBytes, MAX_ROWS } from '../eval/io/source.ts';
+import { DEFAULT_REPLICATES } from '../eval/bootstrap.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
@@ -483,6 +484,23 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
     range: { min: 1, max: Number.MAX_SAFE_INTEGER },
   },
 };
+
+/** The fewest bootstrap replicates --reps accepts: fewer put the percentile ends on a handful of draws. */
+export const MIN_REPS = 100;
+
+/** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
+export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
+  level: { type: 'string', description: 'confidence level', default: '0.95' },
+  seed: { type: 'string', description: `seed of the ${what}`, default: '0' },
+  reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
+});
+
+/** The values of `bootstrapFlagSpecs`. */
+export const bootstrapFlags = (args: CommandArgs) => ({
+  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
+  reps: intFlag(args, 'reps', DEFAULT_REPLICATES, { min: MIN_REPS, max: 1_000_000 }),
+  seed: intFlag(args, 'seed', 0),
+});
 
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
 export function resultFileOptions(args: CommandArgs): ReadOptions {

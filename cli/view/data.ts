@@ -17,6 +17,7 @@ import { computeMetrics, meanScoreEstimate } from '../../eval/report/metrics.ts'
 import type { Estimate } from '../../eval/report/resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
+import { defaultKs } from '../commands/metrics.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -255,11 +256,6 @@ function episodeView(row: ResultFile['rows'][number]): EpisodeView {
     transcriptProblem: problem,
     envSeed: extra.envSeed === undefined ? null : jsonText(extra.envSeed),
   };
-}
-
-/** The ks `tinyagent metrics` reports by default: 1, 5, 10 up to the fewest samples, and that fewest. */
-function defaultKs(fewest: number): number[] {
-  return [...new Set([...[1, 5, 10].filter((k) => k <= fewest), fewest])];
 }
 
 /**
