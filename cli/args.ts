@@ -444,6 +444,12 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Rows of cells as lines, each column padded to its widest cell, two spaces apart, no trailing space. */
+export function alignedLines(rows: ReadonlyArray<readonly string[]>, indent = ''): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => `${indent}${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+}
+
 /** The flags of every command that reads result files: the format and each format's choice. */
 export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
   format: {

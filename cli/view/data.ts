@@ -101,37 +101,24 @@ export interface Vocabulary {
   rows: string;
 }
 
-const TASKS: Vocabulary = {
-  unit: 'task',
-  units: 'tasks',
-  repeat: 'sample',
-  firstRepeat: 0,
-  row: 'episode',
-  rows: 'episodes',
-};
-const INSPECT: Vocabulary = {
-  unit: 'sample',
-  units: 'samples',
-  repeat: 'epoch',
-  firstRepeat: 1,
-  row: 'epoch',
-  rows: 'epochs',
-};
+const words = (unit: string, repeat: string | null, firstRepeat: number, row: string): Vocabulary => ({
+  unit,
+  units: `${unit}s`,
+  repeat,
+  firstRepeat,
+  row,
+  rows: `${row}s`,
+});
+const TASKS = words('task', 'sample', 0, 'episode');
+const INSPECT = words('sample', 'epoch', 1, 'epoch');
 const VOCABULARY: Record<ResultFormat, Vocabulary> = {
   jsonl: TASKS,
   csv: TASKS,
-  humaneval: { ...TASKS, row: 'sample', rows: 'samples' },
+  humaneval: words('task', 'sample', 0, 'sample'),
   'inspect-json': INSPECT,
   'inspect-eval': INSPECT,
   // lm-evaluation-harness logs one sample (a line of samples_*.jsonl) per document and filter
-  'lm-eval': {
-    unit: 'document',
-    units: 'documents',
-    repeat: null,
-    firstRepeat: 0,
-    row: 'sample',
-    rows: 'samples',
-  },
+  'lm-eval': words('document', null, 0, 'sample'),
 };
 
 export interface FileView {
@@ -351,7 +338,6 @@ function pairedDifference(
   files: readonly [ResultFile, ResultFile],
   [a, b]: readonly [FileView, FileView],
 ): PairedDifference {
-  const refused = (problem: string): PairedDifference => ({ perTask: [], mean: null, problem });
   try {
     for (const file of files) refuseGraded(file, 'the paired comparison of pass rates');
     const report = compareResults(
@@ -367,7 +353,8 @@ function pairedDifference(
     const { estimate, low, high, level } = report.difference;
     return { perTask, mean: { estimate, low, high, level, commonTasks: report.commonTasks }, problem: null };
   } catch (error) {
-    if (error instanceof ResultFileError || error instanceof StatisticsError) return refused(error.message);
+    if (error instanceof ResultFileError || error instanceof StatisticsError)
+      return { perTask: [], mean: null, problem: error.message };
     throw error;
   }
 }

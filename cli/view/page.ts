@@ -27,20 +27,15 @@ const STATIC: ReadonlyArray<Omit<PageFile, 'body'>> = [
  * an object literal would read a `__proto__` key from the file as the prototype, and a string
  * literal holds any text safely (JSON.stringify escapes quotes, backslashes and controls).
  */
-export function dataScript(data: ViewerData): string {
-  return `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`;
-}
+export const dataFile = (data: ViewerData): PageFile => ({
+  name: 'data.js',
+  type: 'text/javascript; charset=utf-8',
+  body: `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`,
+});
 
 /** The page's static files (the same page lays out one file, two, or a folder's list). */
 export const staticFiles = (): PageFile[] =>
   STATIC.map((file) => ({ ...file, body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8') }));
-
-/** The data script as a page file. */
-export const dataFile = (data: ViewerData): PageFile => ({
-  name: 'data.js',
-  type: 'text/javascript; charset=utf-8',
-  body: dataScript(data),
-});
 
 /** Every file of the page: the static ones and the data. */
 export function pageFiles(data: ViewerData): PageFile[] {
