@@ -78,9 +78,7 @@ export function helpText(command: Command): string {
  * deprecated name (`aliasOf`) is read as its flag, with a warning on stderr.
  */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
-    help: { type: 'boolean', short: 'h' },
-  };
+  const options: ParseOptions = { help: { type: 'boolean', short: 'h' } };
   for (const [name, spec] of Object.entries(command.flags)) {
     options[name] = {
       type: spec.type,
@@ -178,10 +176,9 @@ function checkGivenOnce(
  * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
  * check can say what is wrong with it, and a repeatable flag followed by `--x` as `--flag=--x`.
  */
-function joinNegativeValues(
-  argv: readonly string[],
-  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
-): string[] {
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+function joinNegativeValues(argv: readonly string[], options: ParseOptions): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
@@ -284,10 +281,8 @@ export function readJsonFile(path: string, flag: string): unknown {
 }
 
 /**
- * `--out FILE` of a command that writes one format, named by the file's extension (`.json` for
- * JSON, `.jsonl` for JSON lines): another extension is a UsageError naming the one to use, so
- * that a file never holds other than what its name says. A folder, a FIFO or a link at FILE is
- * refused (an InputError) before any work.
+ * `--out FILE` of a command that writes one format, which the extension must name (a UsageError);
+ * a folder, a FIFO or a link at FILE is refused (an InputError) before any work.
  */
 export function outFileFlag(
   args: CommandArgs,
@@ -354,11 +349,8 @@ export interface ConfigFlag {
 }
 
 /**
- * Flags for numeric fields of a config schema, each named after its field in kebab case. The
- * description, the default shown in --help and the range are the schema's, so that each is
- * written once, in the schema; the schema also applies the default when the flag is absent. A
- * field without inclusive bounds, a default or a description is a mistake in the command, thrown
- * when the command loads.
+ * Flags for numeric fields of a config schema, named in kebab case; description, default and range
+ * are written once, in the schema. A field without them is a mistake thrown when the command loads.
  */
 export function configFlags<const F extends string>(
   schema: z.ZodObject,
