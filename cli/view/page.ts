@@ -99,20 +99,14 @@ export function servePage(
   return new Promise((resolve, reject) => {
     const server = createServer(async (request, response) => {
       const [path = '', search = ''] = (request.url ?? '').split(/\?(.*)/s);
-      const notFound = () => {
-        response.writeHead(404, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
-        response.end('not found\n');
+      const plain = (status: number, text: string, extra = {}) => {
+        response.writeHead(status, { ...HEADERS, ...extra, 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end(text);
       };
+      const notFound = () => plain(404, 'not found\n');
       if (!hostAllowed(request.headers.host, (server.address() as AddressInfo).port)) return notFound();
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        response.writeHead(405, {
-          ...HEADERS,
-          Allow: 'GET, HEAD',
-          'Content-Type': 'text/plain; charset=utf-8',
-        });
-        response.end('method not allowed\n');
-        return;
-      }
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return plain(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
       let file = byPath.get(path);
       if (file === undefined && dynamic !== undefined)
         file = await dynamic(path, new URLSearchParams(search)).catch((error: unknown): PageFile => ({
