@@ -248,16 +248,10 @@ export function numberFlag(
 export function backendFlag<T extends string>(args: CommandArgs, names: readonly T[], fallback: T): T {
   const choice = args.flags.backend === undefined ? fallback : choiceFlag(args, 'backend', names, fallback);
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (
-    choice === 'auto' &&
-    fromEnv !== undefined &&
-    fromEnv !== '' &&
-    !(names as readonly string[]).includes(fromEnv)
-  ) {
+  if (choice === 'auto' && fromEnv && !(names as readonly string[]).includes(fromEnv))
     throw new UsageError(
       `TINYAGENT_BACKEND='${clip(fromEnv)}' is not a backend (have ${names.join(', ')}); unset it to choose automatically`,
     );
-  }
   return choice;
 }
 
@@ -507,11 +501,8 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
     maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
     maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes(), { min: 1 }),
   };
-  const partialAs =
-    args.flags['partial-as'] === undefined
-      ? undefined
-      : choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
-  if (partialAs !== undefined) options.partialAs = partialAs;
+  if (args.flags['partial-as'] !== undefined)
+    options.partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
   for (const name of ['scorer', 'metric', 'filter'] as const) {
     const value = stringFlag(args, name);
     if (value !== undefined) options[name] = value;

@@ -405,10 +405,8 @@
     // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
     if (episode.score !== null && episode.score !== 0 && episode.score !== 1)
       return el('span', { className: 'verdict partial', text: `score ${episode.score}` });
-    return el('span', {
-      className: episode.passed ? 'verdict pass' : 'verdict fail',
-      text: episode.passed ? 'passed' : 'failed',
-    });
+    const [className, text] = episode.passed ? ['verdict pass', 'passed'] : ['verdict fail', 'failed'];
+    return el('span', { className, text });
   }
   function renderEpisodes() {
     byId('episodes-heading').textContent = capital(terms.rows);
