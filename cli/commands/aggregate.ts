@@ -145,16 +145,11 @@ export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
 
 /** The coverage rows of results/coverage.json that speak for these intervals, at the design they simulate. */
 function coverageNote(resample: Resampling): string {
-  const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => {
-    const clause = coverageClause(method, '');
-    return clause === undefined ? [] : [{ method, ...clause }];
-  });
+  const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => coverageClause(method, '')?.text ?? []);
   const simulated =
     found.length === 0
       ? 'results/coverage.json is missing (npm run exp:coverage simulates them)'
-      : found
-          .map(({ text }) => text.replace(/; {2}is not simulated.*$|; is not simulated.*$/, ''))
-          .join('; ');
+      : found.map((text) => text.replace(/; {1,2}is not simulated.*$/, '')).join('; ');
   const which =
     resample === 'whole-runs'
       ? 'whole runs redrawn, as here'
