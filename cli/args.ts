@@ -5,6 +5,7 @@ import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
 import type { ResultFormat } from '../eval/io/resultFile.ts';
 import { defaultMaxBytes, MAX_ROWS } from '../eval/io/source.ts';
+import { DEFAULT_REPLICATES } from '../eval/bootstrap.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
@@ -77,9 +78,7 @@ export function helpText(command: Command): string {
  * deprecated name (`aliasOf`) is read as its flag, with a warning on stderr.
  */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
-    help: { type: 'boolean', short: 'h' },
-  };
+  const options: ParseOptions = { help: { type: 'boolean', short: 'h' } };
   for (const [name, spec] of Object.entries(command.flags)) {
     options[name] = {
       type: spec.type,
@@ -177,10 +176,9 @@ function checkGivenOnce(
  * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
  * check can say what is wrong with it, and a repeatable flag followed by `--x` as `--flag=--x`.
  */
-function joinNegativeValues(
-  argv: readonly string[],
-  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
-): string[] {
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
+function joinNegativeValues(argv: readonly string[], options: ParseOptions): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
@@ -203,7 +201,7 @@ function joinNegativeValues(
 }
 
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
-const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+export const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback`
@@ -250,16 +248,10 @@ export function numberFlag(
 export function backendFlag<T extends string>(args: CommandArgs, names: readonly T[], fallback: T): T {
   const choice = args.flags.backend === undefined ? fallback : choiceFlag(args, 'backend', names, fallback);
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (
-    choice === 'auto' &&
-    fromEnv !== undefined &&
-    fromEnv !== '' &&
-    !(names as readonly string[]).includes(fromEnv)
-  ) {
+  if (choice === 'auto' && fromEnv && !(names as readonly string[]).includes(fromEnv))
     throw new UsageError(
       `TINYAGENT_BACKEND='${clip(fromEnv)}' is not a backend (have ${names.join(', ')}); unset it to choose automatically`,
     );
-  }
   return choice;
 }
 
@@ -283,10 +275,8 @@ export function readJsonFile(path: string, flag: string): unknown {
 }
 
 /**
- * `--out FILE` of a command that writes one format, named by the file's extension (`.json` for
- * JSON, `.jsonl` for JSON lines): another extension is a UsageError naming the one to use, so
- * that a file never holds other than what its name says. A folder, a FIFO or a link at FILE is
- * refused (an InputError) before any work.
+ * `--out FILE` of a command that writes one format, which the extension must name (a UsageError);
+ * a folder, a FIFO or a link at FILE is refused (an InputError) before any work.
  */
 export function outFileFlag(
   args: CommandArgs,
@@ -353,11 +343,8 @@ export interface ConfigFlag {
 }
 
 /**
- * Flags for numeric fields of a config schema, each named after its field in kebab case. The
- * description, the default shown in --help and the range are the schema's, so that each is
- * written once, in the schema; the schema also applies the default when the flag is absent. A
- * field without inclusive bounds, a default or a description is a mistake in the command, thrown
- * when the command loads.
+ * Flags for numeric fields of a config schema, named in kebab case; description, default and range
+ * are written once, in the schema. A field without them is a mistake thrown when the command loads.
  */
 export function configFlags<const F extends string>(
   schema: z.ZodObject,
@@ -443,6 +430,12 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Rows of cells as lines, each column padded to its widest cell, two spaces apart, no trailing space. */
+export function alignedLines(rows: ReadonlyArray<readonly string[]>, indent = ''): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => `${indent}${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+}
+
 /** The flags of every command that reads result files: the format and each format's choice. */
 export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
   format: {
@@ -484,6 +477,23 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
   },
 };
 
+/** The fewest bootstrap replicates --reps accepts: fewer put the percentile ends on a handful of draws. */
+export const MIN_REPS = 100;
+
+/** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
+export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
+  level: { type: 'string', description: 'confidence level', default: '0.95' },
+  seed: { type: 'string', description: `seed of the ${what}`, default: '0' },
+  reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
+});
+
+/** The values of `bootstrapFlagSpecs`. */
+export const bootstrapFlags = (args: CommandArgs) => ({
+  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
+  reps: intFlag(args, 'reps', DEFAULT_REPLICATES, { min: MIN_REPS, max: 1_000_000 }),
+  seed: intFlag(args, 'seed', 0),
+});
+
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
 export function resultFileOptions(args: CommandArgs): ReadOptions {
   const options: ReadOptions = {
@@ -491,11 +501,8 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
     maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
     maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes(), { min: 1 }),
   };
-  const partialAs =
-    args.flags['partial-as'] === undefined
-      ? undefined
-      : choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
-  if (partialAs !== undefined) options.partialAs = partialAs;
+  if (args.flags['partial-as'] !== undefined)
+    options.partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
   for (const name of ['scorer', 'metric', 'filter'] as const) {
     const value = stringFlag(args, name);
     if (value !== undefined) options[name] = value;

@@ -4,8 +4,6 @@ import { EXIT, helpText, parseCommandArgs, type Command } from './args.ts';
 import { commandLoaders } from './commands/index.ts';
 import { debugging, errorKind, errorLine } from '../lib/errors.ts';
 
-export { oneLine };
-
 function topHelp(summaries: Array<[string, string]>): string {
   const width = Math.max(...summaries.map(([name]) => name.length));
   return [

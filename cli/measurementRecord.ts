@@ -9,13 +9,7 @@ import { fingerprint } from '../agent/index.ts';
 // beside its numbers: the command line that made them, the machine, and its own section of a file
 // several commands fill. Result files of episodes are eval/io's (resultFile.ts), not these.
 
-/**
- * `--out FILE` of the commands whose figures the README and docs quote (`train`, `canary`,
- * `bench`): the results file those figures are read from (`results/train.json`,
- * `results/canary.json`, `results/bench.json`; test/reported-numbers.test.ts checks the docs
- * against them), JSON, so named `.json`. Checked before anything runs, so that a folder or a FIFO
- * at FILE costs no work.
- */
+/** `--out FILE.json` of `train`, `canary`, `bench`: the results file the docs quote (results/*.json). */
 export function outFlag(args: CommandArgs): string | undefined {
   return outFileFlag(args, { extension: '.json', format: 'JSON' });
 }
@@ -43,9 +37,7 @@ export function noteMachine(): () => MachineNote {
   });
 }
 
-function round2(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
 /** The command with the flags it was given, for the file's record of what produced it. */
 export function commandLine(name: string, args: CommandArgs): string {
@@ -55,11 +47,7 @@ export function commandLine(name: string, args: CommandArgs): string {
   return ['tinyagent', name, ...flags, ...args.positionals].join(' ');
 }
 
-/**
- * The sections of a results file that several commands fill, or none when it does not exist yet.
- * A file that holds anything but a JSON object is an InputError; `train` asks before it trains,
- * so that a bad file costs no training.
- */
+/** The sections of a results file, or none yet; not a JSON object is an InputError (asked before training). */
 export function readSections(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
   const parsed = readJsonFile(path, '--out');
@@ -69,10 +57,8 @@ export function readSections(path: string): Record<string, unknown> {
 }
 
 /**
- * Writes one section of a results file that several commands fill (`results/train.json`: `run`
- * from a training, `seeds` from `--seeds`), with the fingerprint of the process that made it,
- * keeping the other sections as they are. Atomic: a
- * failed write leaves the old file.
+ * Writes one section of a results file (`results/train.json`: `run`, `seeds`) with the fingerprint
+ * of the process that made it, keeping the other sections; atomic.
  */
 export function writeSection(path: string, section: string, value: unknown): void {
   // Each section records what made its bits (docs/CONTRACT.md): the sections come from different runs.

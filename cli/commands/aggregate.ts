@@ -8,6 +8,7 @@ import {
   type AggregateMetric,
   type Estimate,
 } from '../../eval/index.ts';
+import { markdownTable } from '../../publish/markdown.ts';
 import { writeResults } from '../../publish/results.ts';
 import { coverageClause } from '../../publish/coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../../analysis/index.ts';
@@ -31,13 +32,9 @@ import {
 } from '../args.ts';
 import { readScoreFiles, type AlgorithmScores } from './aggregateScores.ts';
 
-const TITLES: Record<AggregateMetric, string> = {
-  iqm: 'IQM',
-  mean: 'mean',
-  median: 'median',
-  optimalityGap: 'optimality gap',
-};
 const PRINTED: readonly AggregateMetric[] = ['iqm', 'mean', 'median', 'optimalityGap'];
+const title = (metric: AggregateMetric, gamma: number) =>
+  metric === 'optimalityGap' ? `optimality gap (gamma ${gamma})` : metric === 'iqm' ? 'IQM' : metric;
 
 /** How the profile's taus are spaced and its axis drawn: `log` is the symmetric log sign(x) log(1 + |x|) (Vega-Lite's symlog), which takes 0 and negative scores. */
 export const TAU_SCALES = ['linear', 'log'] as const;
@@ -148,16 +145,11 @@ export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
 
 /** The coverage rows of results/coverage.json that speak for these intervals, at the design they simulate. */
 function coverageNote(resample: Resampling): string {
-  const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => {
-    const clause = coverageClause(method, '');
-    return clause === undefined ? [] : [{ method, ...clause }];
-  });
+  const found = [IQM_METHOD, IMPROVEMENT_METHOD].flatMap((method) => coverageClause(method, '')?.text ?? []);
   const simulated =
     found.length === 0
       ? 'results/coverage.json is missing (npm run exp:coverage simulates them)'
-      : found
-          .map(({ text }) => text.replace(/; {2}is not simulated.*$|; is not simulated.*$/, ''))
-          .join('; ');
+      : found.map((text) => text.replace(/; {1,2}is not simulated.*$/, '')).join('; ');
   const which =
     resample === 'whole-runs'
       ? 'whole runs redrawn, as here'
@@ -261,11 +253,7 @@ function notes(numbers: Numbers): string[] {
 }
 
 function table(numbers: Numbers): string {
-  const header = [
-    'algorithm',
-    'runs',
-    ...PRINTED.map((m) => (m === 'optimalityGap' ? `optimality gap (gamma ${numbers.gamma})` : TITLES[m])),
-  ];
+  const header = ['algorithm', 'runs', ...PRINTED.map((m) => title(m, numbers.gamma))];
   const rows = numbers.algorithms.map((row) => [
     row.algorithm,
     String(row.runs),
@@ -277,28 +265,22 @@ function table(numbers: Numbers): string {
     row.algorithm,
     ...shown.map((i) => interval(row.profile[i]!)),
   ]);
-  const markdown = (head: string[], body: string[][]) =>
-    [
-      `| ${head.join(' | ')} |`,
-      `| ${head.map(() => '---').join(' | ')} |`,
-      ...body.map((r) => `| ${r.join(' | ')} |`),
-    ].join('\n');
   const tasks = numbers.algorithms[0]!.tasks;
   return [
     `${numbers.algorithms.length} algorithm(s) x ${tasks} tasks; ${notes(numbers).join('\n')}`,
     '',
-    markdown(header, rows),
+    markdownTable(header, rows),
     '',
     `Performance profile (share of run x task scores above tau, with its band; ${numbers.taus.length} taus${numbers.tauScale === 'log' ? ', spaced on a log scale' : ''}, all in --json and the figure):`,
     '',
-    markdown(profileHeader, profileRows),
+    markdownTable(profileHeader, profileRows),
     '',
     numbers.improvements.length === 0
       ? 'Probability of improvement: needs two algorithms.'
       : [
           'Probability of improvement (per task P(X > Y), ties 1/2, averaged over tasks):',
           '',
-          markdown(
+          markdownTable(
             ['pair', 'P(X > Y)'],
             numbers.improvements.map((pair) => [`P(${pair.x} > ${pair.y})`, interval(pair)]),
           ),
@@ -318,7 +300,7 @@ async function figures(numbers: Numbers) {
       }));
       const values = points.flatMap(({ low, high }) => [low, high]);
       return {
-        title: m === 'optimalityGap' ? `optimality gap (gamma ${numbers.gamma})` : TITLES[m],
+        title: title(m, numbers.gamma),
         xTitle: '',
         yTitle: 'score',
         points,

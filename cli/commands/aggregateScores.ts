@@ -6,6 +6,7 @@ import { readBytes, splitCsvLine } from '../../eval/io/resultFile.ts';
 import { bufferAccess, isGzip } from '../../eval/io/source.ts';
 import { zipEntries } from '../../eval/io/zip.ts';
 import { clip } from '../../lib/text.ts';
+import { DECIMAL_NUMBER } from '../args.ts';
 
 /**
  * Reading runs x tasks score files in rliable's layout (a runs x tasks matrix per algorithm: JSON
@@ -37,8 +38,12 @@ interface ScoreRow {
 /** What aggregate reads, for the line refusing another kind of file. */
 const READS = 'aggregate reads scores by run and task, in CSV or JSON (docs/METRICS.md)';
 
+/** A fault of the file as a whole (line 0) or of a line, naming no field. */
+const fileError = (path: string, message: string, line = 0) =>
+  new ResultFileError(path, line, undefined, message);
+
 const notScores = (path: string, what: string, instead: string) =>
-  new ResultFileError(path, 0, undefined, `${what}, not a score file: ${READS}; ${instead}`);
+  fileError(path, `${what}, not a score file: ${READS}; ${instead}`);
 
 const PYTHON_DATA =
   'write the matrices as text: json.dump({name: scores.tolist()}, f) or np.savetxt(FILE, scores, delimiter=",")';
@@ -86,8 +91,6 @@ function refuseOtherRecord(record: Record<string, unknown>, path: string): void 
   if (other !== undefined) throw notScores(path, ...other);
 }
 
-const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
 function decimalScore(text: string, path: string, line: number, field: string): number {
   if (!DECIMAL_NUMBER.test(text) || !Number.isFinite(Number(text)))
     throw new ResultFileError(path, line, field, `'${clip(text)}' is not a finite decimal number`);
@@ -125,11 +128,10 @@ function wideCsv(header: string[] | undefined, path: string, line: number): CsvL
       ? undefined
       : names.flatMap((name, j) => (j === runColumn || j === algorithmColumn ? [] : [j]));
   if (taskColumns?.length === 0)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      line,
-      undefined,
       'no task columns in the CSV header (run, task, score, or one column per task)',
+      line,
     );
   const runsSoFar = new Map<string | undefined, number>();
   return (values, at) => {
@@ -174,12 +176,7 @@ function csvRows(text: string, path: string): ScoreRow[] {
       }
     }
     if (values.length !== width)
-      throw new ResultFileError(
-        path,
-        line,
-        undefined,
-        `expected ${width} fields${clip(headerNote, 80)}, got ${values.length}`,
-      );
+      throw fileError(path, `expected ${width} fields${clip(headerNote, 80)}, got ${values.length}`, line);
     for (const row of layout(values, line)) rows.push(row);
   });
   return rows;
@@ -203,7 +200,7 @@ function checkedRow(record: Record<string, unknown>, score: number, path: string
 
 function jsonRow(value: unknown, path: string, line: number): ScoreRow {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new ResultFileError(path, line, undefined, 'not a JSON object with run, task and score');
+    throw fileError(path, 'not a JSON object with run, task and score', line);
   const record = value as Record<string, unknown>;
   const score = record['score'];
   if (score === undefined) throw new ResultFileError(path, line, 'score', 'missing');
@@ -220,29 +217,20 @@ function matrixRows(matrix: unknown, algorithm: string | undefined, path: string
   const where = algorithm === undefined ? '' : `algorithm '${clip(algorithm)}': `;
   const expected = `${where}expected a runs x tasks matrix (a list per run of one score per task)`;
   if (!Array.isArray(matrix) || matrix.length === 0 || !matrix.every((run) => Array.isArray(run)))
-    throw new ResultFileError(path, 0, undefined, expected);
+    throw fileError(path, expected);
   const tasks = (matrix[0] as unknown[]).length;
   return matrix.flatMap((run: unknown[], i) => {
     if (run.length !== tasks || tasks === 0)
-      throw new ResultFileError(
-        path,
-        0,
-        undefined,
-        `${where}run ${i} has ${run.length} scores, run 0 has ${tasks}`,
-      );
+      throw fileError(path, `${where}run ${i} has ${run.length} scores, run 0 has ${tasks}`);
     return run.map((score, task) => {
       if (Array.isArray(score))
-        throw new ResultFileError(
+        throw fileError(
           path,
-          0,
-          undefined,
           `${where}run ${i}, task ${task}: a list, not a score: aggregate reads runs x tasks matrices (select one frame of a runs x tasks x frames array)`,
         );
       if (typeof score !== 'number' || !Number.isFinite(score))
-        throw new ResultFileError(
+        throw fileError(
           path,
-          0,
-          undefined,
           `${where}run ${i}, task ${task}: ${score === null ? 'null (NaN or infinity in Python)' : clip(JSON.stringify(score))} is not a finite number`,
         );
       return { algorithm, run: String(i), task: String(task), score, line: 0 };
@@ -261,19 +249,15 @@ function jsonRows(text: string, path: string): ScoreRow[] {
     refuseOtherRecord(whole, path);
     const notMatrix = Object.keys(whole).find((key) => !Array.isArray(whole[key]));
     if (notMatrix !== undefined)
-      throw new ResultFileError(
+      throw fileError(
         path,
-        0,
-        undefined,
         `a JSON object whose '${clip(notMatrix)}' is not a runs x tasks matrix: expected {"algorithm": [[score per task] per run]} (rliable's score dict) or {"run", "task", "score"} rows`,
       );
     return Object.entries(whole).flatMap(([algorithm, matrix]) => matrixRows(matrix, algorithm, path));
   }
   if (text.trimStart().startsWith('[')) {
-    if (whole === undefined)
-      throw new ResultFileError(path, 0, undefined, 'not valid JSON (a JSON array of {run, task, score})');
-    if (!Array.isArray(whole))
-      throw new ResultFileError(path, 0, undefined, 'not a JSON array of {run, task, score}');
+    if (whole === undefined) throw fileError(path, 'not valid JSON (a JSON array of {run, task, score})');
+    if (!Array.isArray(whole)) throw fileError(path, 'not a JSON array of {run, task, score}');
     if (Array.isArray(whole[0])) return matrixRows(whole, undefined, path);
     // A JSON array has no lines to name: its elements are counted from 1 instead.
     return whole.map((value, i) => jsonRow(value, `${path}: element ${i + 1}`, 0));
@@ -285,12 +269,7 @@ function jsonRows(text: string, path: string): ScoreRow[] {
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new ResultFileError(
-        path,
-        i + 1,
-        undefined,
-        'not valid JSON (one {run, task, score} object per line)',
-      );
+      throw fileError(path, 'not valid JSON (one {run, task, score} object per line)', i + 1);
     }
     if (rows.length === 0 && isObject(value) && !('score' in value)) refuseOtherRecord(value, path);
     rows.push(jsonRow(value, path, i + 1));
@@ -303,7 +282,7 @@ export function parseScoreRows(text: string, path: string): ScoreRow[] {
   const body = text.replace(/^\uFEFF/, '');
   const first = body.trimStart()[0];
   const rows = first === '{' || first === '[' ? jsonRows(body, path) : csvRows(body, path);
-  if (rows.length === 0) throw new ResultFileError(path, 0, undefined, 'no score rows');
+  if (rows.length === 0) throw fileError(path, 'no score rows');
   const named = rows.filter((row) => row.algorithm !== undefined).length;
   if (named !== 0 && named !== rows.length) {
     const row = rows.find((candidate) => candidate.algorithm === undefined)!;
@@ -321,11 +300,10 @@ function toMatrix(algorithm: string, path: string, rows: readonly ScoreRow[]): A
     const key = JSON.stringify([row.run, row.task]);
     const earlier = cells.get(key);
     if (earlier !== undefined)
-      throw new ResultFileError(
+      throw fileError(
         path,
-        row.line,
-        undefined,
         `algorithm '${clip(algorithm)}': run '${clip(row.run)}' scores task '${clip(row.task)}' twice (also at line ${earlier.line})`,
+        row.line,
       );
     cells.set(key, row);
   }
@@ -334,11 +312,10 @@ function toMatrix(algorithm: string, path: string, rows: readonly ScoreRow[]): A
       const cell = cells.get(JSON.stringify([run, task]));
       if (cell === undefined) {
         const first = rows.find((row) => row.run === run)!;
-        throw new ResultFileError(
+        throw fileError(
           path,
-          first.line,
-          undefined,
           `algorithm '${clip(algorithm)}': run '${clip(run)}' has no score for task '${clip(task)}' (every run needs every task)`,
+          first.line,
         );
       }
       return cell.score;
@@ -370,11 +347,10 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
     for (const [name, group] of groups) {
       const twice = algorithms.find((other) => other.algorithm === name);
       if (twice !== undefined)
-        throw new ResultFileError(
+        throw fileError(
           path,
-          group[0]!.line,
-          undefined,
           `algorithm '${clip(name)}' is also in ${twice.path}; give each algorithm once`,
+          group[0]!.line,
         );
       algorithms.push(toMatrix(name, path, group));
     }
@@ -384,10 +360,8 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
     const missing = first!.tasks.find((task) => !other.tasks.includes(task));
     const extra = other.tasks.find((task) => !first!.tasks.includes(task));
     if (missing !== undefined || extra !== undefined)
-      throw new ResultFileError(
+      throw fileError(
         other.path,
-        0,
-        undefined,
         missing !== undefined
           ? `algorithm '${clip(other.algorithm)}' has no scores for task '${clip(missing)}', which '${clip(first!.algorithm)}' (${first!.path}) has`
           : `algorithm '${clip(other.algorithm)}' has task '${clip(extra!)}', which '${clip(first!.algorithm)}' (${first!.path}) has not`,

@@ -1,5 +1,5 @@
 import { count } from '../../lib/text.ts';
-import { boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
+import { alignedLines, boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
 import { writeJsonAtomic } from '../../lib/atomic.ts';
 import { fingerprint } from '../../agent/index.ts';
@@ -94,11 +94,7 @@ export const command: Command = {
       row.harnessHash,
       canaryRowOk(row) ? 'ok' : 'DRIFT',
     ]);
-    const widths = header.map((title, column) =>
-      Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-    );
-    for (const row of [header, ...rows])
-      out(`  ${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')}`.trimEnd());
+    for (const line of alignedLines([header, ...rows], '  ')) out(line);
     out('');
     out(
       allOk

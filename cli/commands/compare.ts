@@ -1,7 +1,6 @@
 import { naming } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
-import { DEFAULT_REPLICATES } from '../../eval/index.ts';
 import {
   batchOf,
   checkSameBenchmark,
@@ -13,9 +12,10 @@ import { compareResults, tasksNeededLine, type ComparisonReport } from '../../ev
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
   boolFlag,
+  bootstrapFlags,
+  bootstrapFlagSpecs,
   checkResultFileOptions,
   intFlag,
-  numberFlag,
   printJson,
   RESULT_FILE_FLAGS,
   resultFileOptions,
@@ -49,9 +49,7 @@ function pairingLine({ pairing }: ComparisonReport, fileA: ResultFile, fileB: Re
 async function run(args: CommandArgs): Promise<void> {
   const [pathA, pathB] = args.positionals as [string, string];
   const k = intFlag(args, 'k', 1, { min: 1 });
-  const level = numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 });
-  const reps = intFlag(args, 'reps', DEFAULT_REPLICATES, { min: 100, max: 1_000_000 });
-  const seed = intFlag(args, 'seed', 0);
+  const { level, reps, seed } = bootstrapFlags(args);
   const run = stringFlag(args, 'run');
   const options = resultFileOptions(args);
   const fileA = await readResults(pathA, options);
@@ -132,9 +130,7 @@ export const command: Command = {
   positionals: { min: 2, max: 2 },
   flags: {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
-    level: { type: 'string', description: 'confidence level', default: '0.95' },
-    seed: { type: 'string', description: 'seed of the paired bootstrap', default: '0' },
-    reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
+    ...bootstrapFlagSpecs('paired bootstrap'),
     run: { type: 'string', description: 'the run to use when a file holds several' },
     'allow-different-tasks': {
       type: 'boolean',

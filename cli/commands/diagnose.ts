@@ -16,31 +16,22 @@ import {
 /** `--reported 1:0.62,10:0.55` -> { 1: 0.62, 10: 0.55 } */
 function parseReported(raw: string | undefined): Record<string, number> | undefined {
   if (raw === undefined) return undefined;
-  const entries = raw.split(',').map((part) =>
-    part
-      .trim()
-      .split(':')
-      .map((side) => side.trim()),
-  );
   const result: Record<string, number> = {};
-  for (const entry of entries) {
+  for (const part of raw.split(',')) {
+    const [k = '', value = '', ...rest] = part.split(':').map((side) => side.trim());
     // decimal only, as everywhere: `0x10` or `1e1` is not how a k is written
-    const decimal =
-      entry.length === 2 &&
-      /^\d+$/.test(entry[0] as string) &&
-      /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(entry[1] as string);
-    const [k, value] = decimal ? entry.map(Number) : [NaN, NaN];
     if (
-      !decimal ||
-      !Number.isSafeInteger(k) ||
-      (k as number) < 1 ||
-      !((value as number) >= 0 && (value as number) <= 1)
-    ) {
+      rest.length > 0 ||
+      !/^\d+$/.test(k) ||
+      !/^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ||
+      !Number.isSafeInteger(Number(k)) ||
+      Number(k) < 1 ||
+      !(Number(value) <= 1)
+    )
       throw new UsageError(
         `--reported must look like 1:0.62,10:0.55 (k:value with value in [0, 1]), got '${raw}'`,
       );
-    }
-    result[k as number] = value as number;
+    result[Number(k)] = Number(value);
   }
   return result;
 }

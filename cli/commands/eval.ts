@@ -73,38 +73,22 @@ export function topOps(counts: Record<string, number>): string {
     .join(', ');
 }
 
-/** Eval's harness flags: single-field changes to the harness the checkpoint recorded. */
+/** One of eval's harness flags: a single-field change to the harness the checkpoint recorded. */
+const harnessFlag = (description: string, range?: { min: number; max: number }): FlagSpec => ({
+  type: 'string',
+  description,
+  default: 'the harness value',
+  ...(range === undefined ? {} : { range }),
+});
+
 const harnessFlags = {
-  temperature: {
-    type: 'string',
-    description: 'sampling temperature (0 = greedy)',
-    default: 'the harness value',
-    range: RANGES.temperature,
-  },
-  'max-turns': {
-    type: 'string',
-    description: 'turn budget per episode',
-    default: 'the harness value',
-    range: RANGES.maxTurns,
-  },
-  'max-edits': {
-    type: 'string',
-    description: "edit budget per episode, or 'unlimited'",
-    default: 'the harness value',
-    range: RANGES.maxEdits,
-  },
-  rename: { type: 'string', description: 'randomize function names: on | off', default: 'the harness value' },
-  'rename-pool': {
-    type: 'string',
-    description: 'rename pool: all | train | heldout',
-    default: 'the harness value',
-  },
-  reward: {
-    type: 'string',
-    description: 'reward source: hidden | public (success is always scored on hidden tests)',
-    default: 'the harness value',
-  },
-} as const;
+  temperature: harnessFlag('sampling temperature (0 = greedy)', RANGES.temperature),
+  'max-turns': harnessFlag('turn budget per episode', RANGES.maxTurns),
+  'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", RANGES.maxEdits),
+  rename: harnessFlag('randomize function names: on | off'),
+  'rename-pool': harnessFlag('rename pool: all | train | heldout'),
+  reward: harnessFlag('reward source: hidden | public (success is always scored on hidden tests)'),
+};
 
 /** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
 function harnessOverrides(args: CommandArgs): HarnessInput {

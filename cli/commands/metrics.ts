@@ -1,6 +1,6 @@
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
-import { DEFAULT_REPLICATES, mean } from '../../eval/index.ts';
+import { mean } from '../../eval/index.ts';
 import { groupBatch, isGraded, readResults, type ResultFile } from '../../eval/io/index.ts';
 import { gradedLines, gradedMetrics } from '../../eval/report/graded.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
@@ -9,11 +9,12 @@ import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
   boolFlag,
+  bootstrapFlags,
+  bootstrapFlagSpecs,
   checkResultFileOptions,
   InputError,
-  intFlag,
   intListFlag,
-  numberFlag,
+  MIN_REPS,
   printJson,
   RESULT_FILE_FLAGS,
   resultFileOptions,
@@ -22,9 +23,6 @@ import {
   type Command,
   type CommandArgs,
 } from '../args.ts';
-
-/** The fewest bootstrap replicates --reps accepts: fewer put the percentile ends on a handful of draws. */
-const MIN_REPS = 100;
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const range = (low: number | null, high: number | null, missing: string) =>
@@ -128,12 +126,10 @@ const jsonHead = (path: string, file: ResultFile, seed: number, notes: string[],
   reported,
 });
 
-/** --level, --reps and --seed of the bootstrap. */
-const bootstrapFlags = (args: CommandArgs) => ({
-  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
-  reps: intFlag(args, 'reps', DEFAULT_REPLICATES, { min: MIN_REPS, max: 1_000_000 }),
-  seed: intFlag(args, 'seed', 0),
-});
+/** The ks `metrics` reports by default: 1, 5, 10 up to the fewest samples of a task, and that fewest. */
+export const defaultKs = (fewest: number): number[] => [
+  ...new Set([...[1, 5, 10].filter((k) => k <= fewest), fewest]),
+];
 
 /**
  * `metrics` of a file of graded scores (eval/report/graded.ts): the mean score, as pass@k is not
@@ -175,10 +171,7 @@ async function run(args: CommandArgs): Promise<number> {
   if (isGraded(file.rows)) return printGraded(args, path, file, notes, { level, reps, seed });
   const { tasks } = grouped;
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
-  const ks =
-    requestedKs.length > 0
-      ? requestedKs
-      : [...new Set([...[1, 5, 10].filter((k) => k <= minSamples), minSamples])];
+  const ks = requestedKs.length > 0 ? requestedKs : defaultKs(minSamples);
   const most = mostReps(tasks.length, ks.filter((k) => k <= minSamples).length);
   if (reps > most)
     throw new UsageError(
@@ -220,9 +213,7 @@ export const command: Command = {
   positionals: { min: 1, max: 1 },
   flags: {
     k: { type: 'string', description: 'comma-separated k values', default: '1,5,10 (those <= n) and n' },
-    level: { type: 'string', description: 'confidence level', default: '0.95' },
-    seed: { type: 'string', description: 'seed of the bootstrap', default: '0' },
-    reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
+    ...bootstrapFlagSpecs('bootstrap'),
     run: { type: 'string', description: 'the run to use when the file holds several' },
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },

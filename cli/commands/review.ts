@@ -1,6 +1,14 @@
 import { designReview } from '../../eval/index.ts';
 import { count } from '../../lib/text.ts';
-import { boolFlag, intFlag, numberFlag, printJson, UsageError, type Command } from '../args.ts';
+import {
+  boolFlag,
+  intFlag,
+  numberFlag,
+  printJson,
+  UsageError,
+  type Command,
+  type FlagSpec,
+} from '../args.ts';
 
 const RANGES = {
   a: { min: 0, max: 1 },
@@ -14,6 +22,14 @@ const RANGES = {
   alpha: { min: 1e-6, max: 0.5 },
   power: { min: 0.5, max: 0.999 },
 };
+
+/** A flag with its range from RANGES (and its default, if any, as --help shows it). */
+const ranged = (name: keyof typeof RANGES, description: string, fallback?: string): FlagSpec => ({
+  type: 'string',
+  description,
+  ...(fallback === undefined ? {} : { default: fallback }),
+  range: RANGES[name],
+});
 
 /** `last` (no selection) or `best-of-K`, K in [1, 1000]: the number of checkpoints the reported one was picked from. */
 function selectionFlag(raw: string | boolean | undefined): number {
@@ -35,51 +51,32 @@ export const command: Command = {
   usage:
     'tinyagent review --a 0.410 --b 0.434 --tasks 500 [--samples 1] [--seeds 1] [--selection last|best-of-K] [--correlation R] [--icc 0.5] [--seed-sd 0] [--json]',
   flags: {
-    a: { type: 'string', description: 'baseline pass@1', range: RANGES.a },
-    b: { type: 'string', description: 'new pass@1', range: RANGES.b },
-    tasks: { type: 'string', description: 'tasks in the benchmark', range: RANGES.tasks },
-    samples: {
-      type: 'string',
-      description: 'attempts per task (and seed)',
-      default: '1',
-      range: RANGES.samples,
-    },
-    seeds: { type: 'string', description: 'training seeds per arm', default: '1', range: RANGES.seeds },
+    a: ranged('a', 'baseline pass@1'),
+    b: ranged('b', 'new pass@1'),
+    tasks: ranged('tasks', 'tasks in the benchmark'),
+    samples: ranged('samples', 'attempts per task (and seed)', '1'),
+    seeds: ranged('seeds', 'training seeds per arm', '1'),
     selection: {
       type: 'string',
       description: "how the checkpoint was chosen: 'last' or best-of-K by the reported metric",
       default: 'last',
     },
-    correlation: {
-      type: 'string',
-      description: "per-task correlation of the two agents' pass rates; absent: a table over 0 to 0.95",
-      range: RANGES.correlation,
-    },
-    icc: {
-      type: 'string',
-      description: "share of one attempt's variance that lies between tasks (assumed; 17.3 measures it)",
-      default: '0.5',
-      range: RANGES.icc,
-    },
-    'seed-sd': {
-      type: 'string',
-      description:
-        "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
-      default: '0',
-      range: RANGES['seed-sd'],
-    },
-    alpha: {
-      type: 'string',
-      description: 'two-sided significance level',
-      default: '0.05',
-      range: RANGES.alpha,
-    },
-    power: {
-      type: 'string',
-      description: 'power to detect the reported difference',
-      default: '0.8',
-      range: RANGES.power,
-    },
+    correlation: ranged(
+      'correlation',
+      "per-task correlation of the two agents' pass rates; absent: a table over 0 to 0.95",
+    ),
+    icc: ranged(
+      'icc',
+      "share of one attempt's variance that lies between tasks (assumed; 17.3 measures it)",
+      '0.5',
+    ),
+    'seed-sd': ranged(
+      'seed-sd',
+      "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
+      '0',
+    ),
+    alpha: ranged('alpha', 'two-sided significance level', '0.05'),
+    power: ranged('power', 'power to detect the reported difference', '0.8'),
     json: { type: 'boolean', description: 'print JSON' },
   },
   async run(args) {

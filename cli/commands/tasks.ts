@@ -1,5 +1,5 @@
 import { count } from '../../lib/text.ts';
-import { boolFlag, choiceFlag, printJson, type Command } from '../args.ts';
+import { alignedLines, boolFlag, choiceFlag, printJson, type Command } from '../args.ts';
 import { BUG_TYPES, makeTasks, type BugType } from '../../gym/index.ts';
 
 export const command: Command = {
@@ -43,16 +43,7 @@ export const command: Command = {
       row.split,
       row.repairOp,
     ]);
-    const widths = header.map((title, column) =>
-      Math.max(title.length, ...cells.map((row) => (row[column] as string).length)),
-    );
-    for (const row of [header, ...cells])
-      process.stdout.write(
-        `${row
-          .map((cell, column) => cell.padEnd(widths[column] as number))
-          .join('  ')
-          .trimEnd()}\n`,
-      );
+    for (const line of alignedLines([header, ...cells])) process.stdout.write(`${line}\n`);
     process.stdout.write(
       `${count(rows.length, 'task')} (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
     );

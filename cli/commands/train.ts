@@ -232,12 +232,13 @@ export const command: Command = {
       );
     const machine = noteMachine();
     const command = commandLine('train', args);
+    const quiet = boolFlag(args, 'quiet');
     try {
+      // Refused before anything is written into the folder of a run in progress.
+      for (const dir of seeds?.map((seed) => seedRunDir(runsDir, seed)) ?? [runDir]) assertRunFolderFree(dir);
+      await initBackend({ preference });
+      sayBackendNotice(join(ROOT, 'results'));
       if (seeds !== undefined) {
-        for (const seed of seeds) assertRunFolderFree(seedRunDir(runsDir, seed));
-        await initBackend({ preference });
-        sayBackendNotice(join(ROOT, 'results'));
-        const quiet = boolFlag(args, 'quiet');
         const results = await trainSeeds(config, seeds, {
           runsDir,
           openLog: (dir) => openRunLog(dir, { quiet }),
@@ -263,12 +264,8 @@ export const command: Command = {
         if (out !== undefined) process.stderr.write(`wrote the seed table to ${out} (section seeds)\n`);
         return;
       }
-      // Refused before anything is written into the folder of a run in progress.
-      assertRunFolderFree(runDir);
-      await initBackend({ preference });
-      sayBackendNotice(join(ROOT, 'results'));
       const backend = recordedBackend();
-      const log = openRunLog(runDir, { quiet: boolFlag(args, 'quiet') });
+      const log = openRunLog(runDir, { quiet });
       try {
         log.say(`training ${runDir} on backend ${backend} (seed ${config.seed})`);
         const problem = productKernelProblem();

@@ -22,7 +22,6 @@ const DEFAULT_PORT = 7474;
 function outFolder(args: CommandArgs): string | undefined {
   const out = stringFlag(args, 'out');
   if (out === undefined) return undefined;
-  if (out.trim() === '') throw new UsageError('--out must name a folder');
   let stats;
   try {
     stats = statSync(out);
@@ -47,6 +46,9 @@ function untilStopped(): Promise<void> {
   });
 }
 
+/** A page to serve or write: its files, what it shows, and its title. */
+type Page = { site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string };
+
 const isFolder = (path: string) => {
   try {
     return statSync(path).isDirectory();
@@ -61,7 +63,7 @@ async function filesPage(
   path: string,
   other: string | undefined,
   writing: boolean,
-): Promise<{ site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string }> {
+): Promise<Page> {
   const options = resultFileOptions(args);
   const files = [await readResults(path, options)];
   if (other !== undefined) files.push(await readResults(other, options));
@@ -77,11 +79,7 @@ async function filesPage(
 }
 
 /** The page of a folder: the result files the readers detect in it, each opening on a click. */
-async function folderPage(
-  args: CommandArgs,
-  dir: string,
-  writing: boolean,
-): Promise<{ site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string }> {
+async function folderPage(args: CommandArgs, dir: string, writing: boolean): Promise<Page> {
   if (boolFlag(args, 'allow-different-tasks'))
     throw new UsageError('--allow-different-tasks pairs two files; a folder is viewed one file at a time');
   const options = resultFileOptions(args);
@@ -104,7 +102,6 @@ async function run(args: CommandArgs): Promise<number> {
   if (second !== undefined && compare !== undefined)
     throw new UsageError('give the second file once: as FILE2 or as --compare FILE2');
   const other = second ?? compare;
-  if (other !== undefined && other.trim() === '') throw new UsageError('--compare must name a file');
   const out = outFolder(args);
   if (out !== undefined && args.flags.port !== undefined)
     throw new UsageError('--port serves the page and --out writes it to disk: give one of them');

@@ -17,6 +17,7 @@ import { computeMetrics, meanScoreEstimate } from '../../eval/report/metrics.ts'
 import type { Estimate } from '../../eval/report/resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
+import { defaultKs } from '../commands/metrics.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -30,21 +31,13 @@ export interface ViewerData {
   pairing: string | null;
   /** With two files: B - A, per task and over tasks with the paired interval `tinyagent compare` prints. */
   difference: PairedDifference | null;
-  /**
-   * Whether the page may ask the viewer's server for one sample's detail as its tool records it
-   * (`sample?file=&task=&sample=`, eval/io/formats/detail.ts): true when served, false for a
-   * page written to disk with --out, which holds the outcomes only.
-   */
+  /** Whether the page may ask the server for a sample's detail (`sample?file=&task=&sample=`): false with --out. */
   details: boolean;
   /** A folder of logs (`tinyagent view DIR`): the page lists them to open one; `files` is empty then. */
   folder: FolderView | null;
 }
 
-/**
- * B - A of two files, in A's task order: each task's pass@1 difference, and the mean over the
- * common tasks with its paired bootstrap interval, as `tinyagent compare A B` computes them with its
- * defaults (k 1, 95%, DEFAULT_REPLICATES, seed 0: eval/report/compare.ts).
- */
+/** B - A of two files, in A's task order, as `tinyagent compare A B` computes it with its defaults. */
 export interface PairedDifference {
   /** Per task of A: B's pass@1 minus A's, or null when B does not have the task. */
   perTask: Array<number | null>;
@@ -54,31 +47,27 @@ export interface PairedDifference {
   problem: string | null;
 }
 
-/** The result files of a folder, as the readers' detection found them. */
+/** The result files of a folder, as the readers' detection found them; notes: what was left out. */
 export interface FolderView {
   path: string;
   logs: LogView[];
-  /** What was left out of the list (files past the cap, folders too deep). */
   notes: string[];
 }
 
 export interface LogView {
-  /** The file's path inside the folder. */
+  /** The path inside the folder. */
   name: string;
   /** The page of the file, relative to the list (`log/3/index.html`), or null when it could not be read. */
   href: string | null;
   format: string | null;
-  /** The benchmark's (task's) name as the file records it, or null. */
   benchmark: string | null;
-  /** The model, date and status the file records (eval/io: Origin). */
   origin: Origin;
   /** The mean over units of pass@1, or of the mean score when graded; null when unread. */
   score: { name: 'pass@1' | 'mean score'; value: number } | null;
-  /** How many units (tasks, samples, documents: `vocabulary.units`) and rows. */
+  /** How many units (`vocabulary.units`) and rows. */
   tasks: number;
   rows: number;
   vocabulary: Vocabulary | null;
-  /** Why the readers could not read it (one line), or null. */
   problem: string | null;
 }
 
@@ -100,47 +89,33 @@ export interface Vocabulary {
   rows: string;
 }
 
-const TASKS: Vocabulary = {
-  unit: 'task',
-  units: 'tasks',
-  repeat: 'sample',
-  firstRepeat: 0,
-  row: 'episode',
-  rows: 'episodes',
-};
-const INSPECT: Vocabulary = {
-  unit: 'sample',
-  units: 'samples',
-  repeat: 'epoch',
-  firstRepeat: 1,
-  row: 'epoch',
-  rows: 'epochs',
-};
+const words = (unit: string, repeat: string | null, firstRepeat: number, row: string): Vocabulary => ({
+  unit,
+  units: `${unit}s`,
+  repeat,
+  firstRepeat,
+  row,
+  rows: `${row}s`,
+});
+const TASKS = words('task', 'sample', 0, 'episode');
+const INSPECT = words('sample', 'epoch', 1, 'epoch');
 const VOCABULARY: Record<ResultFormat, Vocabulary> = {
   jsonl: TASKS,
   csv: TASKS,
-  humaneval: { ...TASKS, row: 'sample', rows: 'samples' },
+  humaneval: words('task', 'sample', 0, 'sample'),
   'inspect-json': INSPECT,
   'inspect-eval': INSPECT,
   // lm-evaluation-harness logs one sample (a line of samples_*.jsonl) per document and filter
-  'lm-eval': {
-    unit: 'document',
-    units: 'documents',
-    repeat: null,
-    firstRepeat: 0,
-    row: 'sample',
-    rows: 'samples',
-  },
+  'lm-eval': words('document', null, 0, 'sample'),
 };
 
 export interface FileView {
   path: string;
   format: ResultFormat;
   vocabulary: Vocabulary;
-  /** The benchmark the file records, in words, or null. */
   benchmark: string | null;
   origin: Origin;
-  /** What the reader chose or left out, and the rows' structural issues (duplicates, gaps). */
+  /** What the reader chose or left out, and the rows' issues (duplicates, gaps). */
   notes: string[];
   /** The harness, one `field: value` pair each (values as JSON). */
   harness: Array<[string, string]>;
@@ -155,11 +130,9 @@ export interface FileView {
    * interval: the numbers `tinyagent metrics FILE` prints with its defaults (eval/report/metrics.ts).
    */
   passAtK: Estimate[];
-  /** The intervals' confidence level. */
   level: number;
   /** How many rows carry a transcript. */
   transcripts: number;
-  /** Whether the rows carry `firstEditOp` (files of `tinyagent eval --out`). */
   hasFirstEditOp: boolean;
   tasks: TaskView[];
 }
@@ -173,7 +146,6 @@ export interface TaskView {
   passAtK: number[];
   /** The mean of the task's graded scores; null when the file's scores are 0/1. */
   meanScore: number | null;
-  /** Every row of the task, in file order. */
   episodes: EpisodeView[];
 }
 
@@ -189,9 +161,8 @@ export interface EpisodeView {
   firstEditOp: string | null;
   /** The row's other fields as the file holds them (values as JSON, long ones clipped). */
   fields: Array<[string, string]>;
-  /** The turns, when the row holds a well-formed transcript. */
+  /** The turns of a well-formed transcript, or why a `transcript` field is not shown as turns. */
   transcript: TranscriptTurn[] | null;
-  /** Why a `transcript` field is not shown as turns. */
   transcriptProblem: string | null;
   /** The env seed (as JSON), when the file records one: two episodes with the same one saw the same renamed task. */
   envSeed: string | null;
@@ -200,12 +171,9 @@ export interface EpisodeView {
 /** The longest field value shown, in characters. */
 const MAX_FIELD = 2000;
 
-function clipText(text: string): string {
-  return text.length > MAX_FIELD ? `${text.slice(0, MAX_FIELD)}... (${text.length} characters)` : text;
-}
-
 function jsonText(value: unknown): string {
-  return clipText(JSON.stringify(value) ?? String(value));
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > MAX_FIELD ? `${text.slice(0, MAX_FIELD)}... (${text.length} characters)` : text;
 }
 
 const isWordList = (value: unknown): value is string[] =>
@@ -255,11 +223,6 @@ function episodeView(row: ResultFile['rows'][number]): EpisodeView {
     transcriptProblem: problem,
     envSeed: extra.envSeed === undefined ? null : jsonText(extra.envSeed),
   };
-}
-
-/** The ks `tinyagent metrics` reports by default: 1, 5, 10 up to the fewest samples, and that fewest. */
-function defaultKs(fewest: number): number[] {
-  return [...new Set([...[1, 5, 10].filter((k) => k <= fewest), fewest])];
 }
 
 /**
@@ -355,7 +318,6 @@ function pairedDifference(
   files: readonly [ResultFile, ResultFile],
   [a, b]: readonly [FileView, FileView],
 ): PairedDifference {
-  const refused = (problem: string): PairedDifference => ({ perTask: [], mean: null, problem });
   try {
     for (const file of files) refuseGraded(file, 'the paired comparison of pass rates');
     const report = compareResults(
@@ -371,7 +333,8 @@ function pairedDifference(
     const { estimate, low, high, level } = report.difference;
     return { perTask, mean: { estimate, low, high, level, commonTasks: report.commonTasks }, problem: null };
   } catch (error) {
-    if (error instanceof ResultFileError || error instanceof StatisticsError) return refused(error.message);
+    if (error instanceof ResultFileError || error instanceof StatisticsError)
+      return { perTask: [], mean: null, problem: error.message };
     throw error;
   }
 }

@@ -27,20 +27,15 @@ const STATIC: ReadonlyArray<Omit<PageFile, 'body'>> = [
  * an object literal would read a `__proto__` key from the file as the prototype, and a string
  * literal holds any text safely (JSON.stringify escapes quotes, backslashes and controls).
  */
-export function dataScript(data: ViewerData): string {
-  return `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`;
-}
+export const dataFile = (data: ViewerData): PageFile => ({
+  name: 'data.js',
+  type: 'text/javascript; charset=utf-8',
+  body: `globalThis.VIEWER_DATA = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`,
+});
 
 /** The page's static files (the same page lays out one file, two, or a folder's list). */
 export const staticFiles = (): PageFile[] =>
   STATIC.map((file) => ({ ...file, body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8') }));
-
-/** The data script as a page file. */
-export const dataFile = (data: ViewerData): PageFile => ({
-  name: 'data.js',
-  type: 'text/javascript; charset=utf-8',
-  body: dataScript(data),
-});
 
 /** Every file of the page: the static ones and the data. */
 export function pageFiles(data: ViewerData): PageFile[] {
@@ -104,20 +99,14 @@ export function servePage(
   return new Promise((resolve, reject) => {
     const server = createServer(async (request, response) => {
       const [path = '', search = ''] = (request.url ?? '').split(/\?(.*)/s);
-      const notFound = () => {
-        response.writeHead(404, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
-        response.end('not found\n');
+      const plain = (status: number, text: string, extra = {}) => {
+        response.writeHead(status, { ...HEADERS, ...extra, 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end(text);
       };
+      const notFound = () => plain(404, 'not found\n');
       if (!hostAllowed(request.headers.host, (server.address() as AddressInfo).port)) return notFound();
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        response.writeHead(405, {
-          ...HEADERS,
-          Allow: 'GET, HEAD',
-          'Content-Type': 'text/plain; charset=utf-8',
-        });
-        response.end('method not allowed\n');
-        return;
-      }
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return plain(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
       let file = byPath.get(path);
       if (file === undefined && dynamic !== undefined)
         file = await dynamic(path, new URLSearchParams(search)).catch((error: unknown): PageFile => ({

@@ -80,6 +80,24 @@ function filesBelow(dir: string, notes: string[]): string[] {
   return found;
 }
 
+/** A file of a folder that the readers could not read: its name and problem go in. */
+const UNREAD = {
+  href: null,
+  format: null,
+  benchmark: null,
+  origin: {},
+  score: null,
+  tasks: 0,
+  rows: 0,
+  vocabulary: null,
+} as const;
+
+/** The list of a folder's files, as a page's static files and data. */
+const listFiles = (folder: FolderView): PageFile[] => [
+  ...staticFiles(),
+  dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
+];
+
 /**
  * The result files of a folder: each file below it read by the readers' detection (as `metrics`
  * reads it, with the same options); those that are not result files are listed with the reason.
@@ -118,18 +136,7 @@ export async function folderLogs(
             .replace(/^:(\d+):/, 'line $1:')
             .replace(/^:\s*/, '')
         : error.message;
-      logs.push({
-        name,
-        href: null,
-        format: null,
-        benchmark: null,
-        origin: {},
-        score: null,
-        tasks: 0,
-        rows: 0,
-        vocabulary: null,
-        problem,
-      });
+      logs.push({ name, ...UNREAD, problem });
     }
   }
   return { folder: { path: dir, logs, notes }, paths, files };
@@ -154,10 +161,7 @@ export function folderSite(
     return open;
   };
   return {
-    files: [
-      ...staticFiles(),
-      dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
-    ],
+    files: listFiles(folder),
     async dynamic(path, query) {
       const match = /^\/log\/(0|[1-9][0-9]{0,8})\/([a-z.]*)$/.exec(path);
       if (match === null || Number(match[1]) >= paths.length) return undefined;
@@ -177,10 +181,7 @@ export async function folderPages(
   paths: readonly string[],
   options: ReadOptions,
 ): Promise<PageFile[]> {
-  const pages = [
-    ...staticFiles(),
-    dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
-  ];
+  const pages = listFiles(folder);
   for (const [index, path] of paths.entries()) {
     const data = viewerData([await readResults(path, options)]);
     pages.push(...pageFiles(data).map((file) => ({ ...file, name: join('log', String(index), file.name) })));

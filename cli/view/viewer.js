@@ -63,6 +63,26 @@
       notes.map((note) => el('li', { text: note })),
     );
 
+  /** A paragraph of the given class (a note by default). @param {string} text */
+  const para = (text, className = 'note') => el('p', { className, text });
+
+  /** A table cell of the given classes. @param {string} className @param {string} text */
+  const td = (className, text) => el('td', { className, text });
+
+  /**
+   * A folded table of `key: value` rows.
+   * @param {string} className @param {string} summary @param {Array<[string, string]>} pairs
+   */
+  const pairsTable = (className, summary, pairs) =>
+    el('details', { className }, [
+      el('summary', { text: summary }),
+      el(
+        'table',
+        {},
+        pairs.map(([key, value]) => el('tr', {}, [el('th', { text: key }), el('td', { text: value })])),
+      ),
+    ]);
+
   /** A recorded date as `YYYY-MM-DD HH:MM` (its own time zone, as recorded), else as it is. @param {string} date */
   const shortDate = (date) => {
     const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(date);
@@ -115,22 +135,21 @@
       return el('tr', { className: 'log' }, [
         el('td', {}, [el('a', { className: 'log-link', href: log.href ?? '', text: log.name })]),
         el('td', { text: log.benchmark ?? '-' }),
-        el('td', { className: 'model', text: model ?? '-' }),
-        el('td', {
-          className: 'number',
-          text:
-            log.score === null
-              ? '-'
-              : log.score.name === 'pass@1'
-                ? `${percent(log.score.value)} pass@1`
-                : `${score(log.score.value)} mean`,
-        }),
-        el('td', { className: `status ${status ?? ''}`, text: status ?? '-' }),
+        td('model', model ?? '-'),
+        td(
+          'number',
+          log.score === null
+            ? '-'
+            : log.score.name === 'pass@1'
+              ? `${percent(log.score.value)} pass@1`
+              : `${score(log.score.value)} mean`,
+        ),
+        td(`status ${status ?? ''}`, status ?? '-'),
         el('td', date === undefined ? { text: '-' } : { text: shortDate(date), title: date }),
-        el('td', {
-          className: 'number',
-          text: `${log.tasks} ${terms.units}${log.rows === log.tasks ? '' : `, ${log.rows} ${terms.rows}`}`,
-        }),
+        td(
+          'number',
+          `${log.tasks} ${terms.units}${log.rows === log.tasks ? '' : `, ${log.rows} ${terms.rows}`}`,
+        ),
         el('td', { text: log.format ?? '-' }),
       ]);
     });
@@ -167,10 +186,7 @@
   const projectRows = (/** @type {FileView} */ file) => file.format === 'jsonl' || file.format === 'csv';
 
   /** @param {EpisodeView} episode @param {string} name */
-  const fieldOf = (episode, name) => {
-    const found = episode.fields.find(([key]) => key === name);
-    return found === undefined ? undefined : found[1];
-  };
+  const fieldOf = (episode, name) => episode.fields.find(([key]) => key === name)?.[1];
   /** @param {EpisodeView} episode */
   const opOf = (episode) => (episode.firstEditOp === null ? '(not recorded)' : episode.firstEditOp);
   /** A row's name in its tool's words: `sample 3`, `epoch 2`; empty where a unit has one row. @param {EpisodeView} episode */
@@ -247,19 +263,7 @@
         }),
       ]);
       if (file.notes.length > 0) section.append(notesList(file.notes));
-      if (file.harness.length > 0)
-        section.append(
-          el('details', { className: 'harness' }, [
-            el('summary', { text: 'harness' }),
-            el(
-              'table',
-              {},
-              file.harness.map(([key, value]) =>
-                el('tr', {}, [el('th', { text: key }), el('td', { text: value })]),
-              ),
-            ),
-          ]),
-        );
+      if (file.harness.length > 0) section.append(pairsTable('harness', 'harness', file.harness));
       box.append(section);
     });
     if (data.pairing !== null)
@@ -335,33 +339,15 @@
       const cells = [el('td', { className: 'task-name', text: task.task, title: task.task })];
       files.forEach((file, i) => {
         const own = i === 0 ? task : tasksOfB.get(task.task);
-        cells.push(
-          el('td', {
-            className: 'count side-start',
-            text: own === undefined ? '-' : `${own.successes}/${own.samples}`,
-          }),
-        );
+        cells.push(td('count side-start', own === undefined ? '-' : `${own.successes}/${own.samples}`));
         file.ks.forEach((_, j) =>
-          cells.push(
-            el('td', {
-              className: 'number',
-              text: own === undefined ? '-' : percent(/** @type {number} */ (own.passAtK[j])),
-            }),
-          ),
+          cells.push(td('number', own === undefined ? '-' : percent(/** @type {number} */ (own.passAtK[j])))),
         );
-        if (file.graded)
-          cells.push(
-            el('td', {
-              className: 'number score',
-              text: own?.meanScore == null ? '-' : score(own.meanScore),
-            }),
-          );
+        if (file.graded) cells.push(td('number score', own?.meanScore == null ? '-' : score(own.meanScore)));
       });
       if (differenceShown) {
         const value = difference.perTask[t];
-        cells.push(
-          el('td', { className: 'number difference side-start', text: value == null ? '-' : points(value) }),
-        );
+        cells.push(td('number difference side-start', value == null ? '-' : points(value)));
       }
       const row = el('tr', { 'data-task-index': String(t) }, cells);
       if (state.task === task.task) row.className = 'selected';
@@ -385,20 +371,18 @@
       mean.push(el('td', { className: 'side-start' }));
       interval.push(el('td', { className: 'side-start' }));
       for (const estimate of file.passAtK) {
-        mean.push(el('td', { className: 'number', text: percent(estimate.estimate) }));
-        interval.push(el('td', { className: 'number interval', text: range(estimate, share) }));
+        mean.push(td('number', percent(estimate.estimate)));
+        interval.push(td('number interval', range(estimate, share)));
       }
       if (file.meanScore !== null) {
-        mean.push(el('td', { className: 'number score', text: score(file.meanScore.estimate) }));
-        interval.push(el('td', { className: 'number interval', text: range(file.meanScore, score) }));
+        mean.push(td('number score', score(file.meanScore.estimate)));
+        interval.push(td('number interval', range(file.meanScore, score)));
       }
     });
     if (differenceShown) {
       const paired = /** @type {Estimate} */ (difference.mean);
-      mean.push(el('td', { className: 'number difference side-start', text: points(paired.estimate) }));
-      interval.push(
-        el('td', { className: 'number interval difference side-start', text: range(paired, points) }),
-      );
+      mean.push(td('number difference side-start', points(paired.estimate)));
+      interval.push(td('number interval difference side-start', range(paired, points)));
     }
     body.append(
       el('tr', { className: 'mean' }, mean),
@@ -421,10 +405,8 @@
     // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
     if (episode.score !== null && episode.score !== 0 && episode.score !== 1)
       return el('span', { className: 'verdict partial', text: `score ${episode.score}` });
-    return el('span', {
-      className: episode.passed ? 'verdict pass' : 'verdict fail',
-      text: episode.passed ? 'passed' : 'failed',
-    });
+    const [className, text] = episode.passed ? ['verdict pass', 'passed'] : ['verdict fail', 'failed'];
+    return el('span', { className, text });
   }
   function renderEpisodes() {
     byId('episodes-heading').textContent = capital(terms.rows);
@@ -485,39 +467,33 @@
     ]);
     const transcript = episode.transcript;
     if (transcript !== null) {
-      const turns = el('ol', { className: 'turns' });
-      transcript.forEach((turn, i) => {
-        turns.append(
-          el('li', { className: 'turn', 'data-turn': String(i) }, [
-            el('div', { className: 'turn-number', text: `turn ${i + 1}` }),
-            el('div', { className: 'saw' }, [
-              el('span', { className: 'label', text: 'saw' }),
-              wordList(turn.observation),
+      const labelled = (/** @type {string} */ label, /** @type {string[]} */ words) =>
+        el('div', { className: label }, [el('span', { className: 'label', text: label }), wordList(words)]);
+      column.append(
+        el(
+          'ol',
+          { className: 'turns' },
+          transcript.map((turn, i) =>
+            el('li', { className: 'turn', 'data-turn': String(i) }, [
+              el('div', { className: 'turn-number', text: `turn ${i + 1}` }),
+              labelled('saw', turn.observation),
+              labelled('did', turn.action),
             ]),
-            el('div', { className: 'did' }, [
-              el('span', { className: 'label', text: 'did' }),
-              wordList(turn.action),
-            ]),
-          ]),
-        );
-      });
-      column.append(turns);
+          ),
+        ),
+      );
       const recordedTurns = Number(fieldOf(episode, 'turns'));
       if (Number.isInteger(recordedTurns) && recordedTurns > transcript.length)
         column.append(
-          el('p', {
-            className: 'note',
-            text: `The transcript stops at the first context truncation: ${transcript.length} of the episode's ${recordedTurns} turns.`,
-          }),
+          para(
+            `The transcript stops at the first context truncation: ${transcript.length} of the episode's ${recordedTurns} turns.`,
+          ),
         );
     } else if (episode.transcriptProblem !== null) {
-      column.append(el('p', { className: 'note', text: `transcript: ${episode.transcriptProblem}` }));
+      column.append(para(`transcript: ${episode.transcriptProblem}`));
     } else if (projectRows(file)) {
       column.append(
-        el('p', {
-          className: 'note',
-          text: 'This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).',
-        }),
+        para('This row holds no transcript (tinyagent eval --out FILE --transcripts writes them).'),
       );
     } else column.append(sampleDetail(files.indexOf(file), taskName, episode));
     const end = [
@@ -535,18 +511,7 @@
         end.map(([key, value]) => el('span', { className: 'end-field', text: `${key}: ${value}` })),
       ),
     );
-    column.append(
-      el('details', { className: 'fields' }, [
-        el('summary', { text: `every field (line ${episode.line})` }),
-        el(
-          'table',
-          {},
-          episode.fields.map(([key, value]) =>
-            el('tr', {}, [el('th', { text: key }), el('td', { text: value })]),
-          ),
-        ),
-      ]),
-    );
+    column.append(pairsTable('fields', `every field (line ${episode.line})`, episode.fields));
     return column;
   }
 
@@ -573,23 +538,23 @@
   }
   /** @param {DetailPart} part */
   function detailPart(part) {
-    if (part.kind === 'messages')
-      return el('div', { className: 'detail-part', 'data-label': part.label }, [
-        el('h3', { text: part.label }),
-        el(
-          'ol',
-          { className: 'messages' },
-          part.messages.map((message) =>
-            el('li', { className: 'message', 'data-role': message.role }, [
-              el('span', { className: 'role', text: message.role }),
-              textBlock(message.text, message.role === 'tool' ? COLLAPSED_LINES.tool : COLLAPSED_LINES.other),
-            ]),
-          ),
-        ),
-      ]);
     return el('div', { className: 'detail-part', 'data-label': part.label }, [
       el('h3', { text: part.label }),
-      textBlock(part.text, COLLAPSED_LINES.other),
+      part.kind !== 'messages'
+        ? textBlock(part.text, COLLAPSED_LINES.other)
+        : el(
+            'ol',
+            { className: 'messages' },
+            part.messages.map((message) =>
+              el('li', { className: 'message', 'data-role': message.role }, [
+                el('span', { className: 'role', text: message.role }),
+                textBlock(
+                  message.text,
+                  message.role === 'tool' ? COLLAPSED_LINES.tool : COLLAPSED_LINES.other,
+                ),
+              ]),
+            ),
+          ),
     ]);
   }
   /** @param {number} fileIndex @param {string} taskName @param {EpisodeView} episode */
@@ -597,14 +562,13 @@
     const box = el('div', { className: 'detail' });
     if (!data.details) {
       box.append(
-        el('p', {
-          className: 'note',
-          text: `This page was written to disk: it holds the outcomes of the ${files[fileIndex]?.format} file. Each ${terms.unit}'s messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
-        }),
+        para(
+          `This page was written to disk: it holds the outcomes of the ${files[fileIndex]?.format} file. Each ${terms.unit}'s messages, answer and score explanation are read from the file by the served viewer (tinyagent view FILE).`,
+        ),
       );
       return box;
     }
-    box.append(el('p', { className: 'note loading', text: `reading the ${terms.row} from the file...` }));
+    box.append(para(`reading the ${terms.row} from the file...`, 'note loading'));
     const query = new URLSearchParams({
       file: String(fileIndex),
       task: taskName,
@@ -616,14 +580,12 @@
         const answer =
           response.status === 404 ? { error: `the file holds no such ${terms.row}` } : await response.json();
         box.replaceChildren();
-        if (answer.error !== undefined) box.append(el('p', { className: 'note', text: answer.error }));
+        if (answer.error !== undefined) box.append(para(answer.error));
         else for (const part of answer.parts ?? []) box.append(detailPart(part));
         box.dataset.loaded = '1';
       })
       .catch((error) => {
-        box.replaceChildren(
-          el('p', { className: 'note', text: `the ${terms.row} could not be read: ${error}` }),
-        );
+        box.replaceChildren(para(`the ${terms.row} could not be read: ${error}`));
         box.dataset.loaded = '1';
       });
     return box;
@@ -636,7 +598,7 @@
     const episode = state.episode === null ? undefined : task?.episodes[state.episode.index];
     if (task === undefined || episode === undefined) {
       const row = terms.row;
-      box.append(el('p', { className: 'hint', text: `Pick ${/^[aeiou]/.test(row) ? 'an' : 'a'} ${row}.` }));
+      box.append(para(`Pick ${/^[aeiou]/.test(row) ? 'an' : 'a'} ${row}.`, 'hint'));
       return;
     }
     box.append(episodeColumn(fileA, SIDES[0] ?? '', task.task, episode));
@@ -646,10 +608,7 @@
       const name = rowName(episode);
       box.append(
         el('div', { className: 'episode-column', 'data-side': 'B' }, [
-          el('p', {
-            className: 'note',
-            text: `B has no ${name === '' ? terms.row : name} of this ${terms.unit}.`,
-          }),
+          para(`B has no ${name === '' ? terms.row : name} of this ${terms.unit}.`),
         ]),
       );
       return;
@@ -661,7 +620,7 @@
         : episode.envSeed === partner.envSeed
           ? `same env seed ${episode.envSeed}: the same renamed task under both (a common-random-numbers pair)`
           : `env seeds differ (A ${episode.envSeed}, B ${partner.envSeed}): not the same renamed task`;
-    box.prepend(el('p', { className: 'pair-note', text: seeds }));
+    box.prepend(para(seeds, 'pair-note'));
   }
 
   function update() {

@@ -7,7 +7,7 @@ import { leaseTimeoutOf, STUDY_FLAGS } from './flags.ts';
  * The subcommands of `tinyagent study`, each its own module, loaded when asked for: `study run
  * --index I` (every job of a scheduler) does not load the report's statistics and figures (vega),
  * whose imports would lengthen its start-up (docs/MEASUREMENTS.md). `plan` takes no folder,
- * `compare` two; the others one study folder, read here (`openStudy`), and the lease timeout.
+ * `compare` two; the others one study folder, read here, and the lease timeout.
  */
 const SUBCOMMANDS = {
   plan: async (args: CommandArgs) => (await import('./plan.ts')).studyPlan(args),
@@ -28,15 +28,6 @@ const SUBCOMMANDS = {
 
 type Subcommand = keyof typeof SUBCOMMANDS;
 
-/**
- * The study folder of a subcommand that takes one, with the lease timeout (`leaseTimeoutOf`)
- * first, since every job reads it, so a bad one is refused before anything runs; then the plan.
- */
-function openStudy(args: CommandArgs, folder: string): { plan: Plan; timeout: number } {
-  const timeout = leaseTimeoutOf(args);
-  return { plan: readPlan(folder), timeout };
-}
-
 async function run(args: CommandArgs): Promise<void> {
   const [name, ...folders] = args.positionals as [string, ...string[]];
   if (!Object.hasOwn(SUBCOMMANDS, name)) {
@@ -54,8 +45,9 @@ async function run(args: CommandArgs): Promise<void> {
     );
   if (sub === 'plan') return SUBCOMMANDS.plan(args);
   if (sub === 'compare') return SUBCOMMANDS.compare(args, folders[0]!, folders[1]!);
-  const { plan, timeout } = openStudy(args, folders[0]!);
-  return SUBCOMMANDS[sub](args, plan, timeout);
+  // The lease timeout first: every job reads it, so a bad one is refused before the plan is read.
+  const timeout = leaseTimeoutOf(args);
+  return SUBCOMMANDS[sub](args, readPlan(folders[0]!), timeout);
 }
 
 export const command: Command = {
