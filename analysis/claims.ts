@@ -291,7 +291,6 @@ function twoStageRate(
   const low = percentileOfSorted(replicates, 0.025);
   const high = percentileOfSorted(replicates, 0.975);
   if (low < high) return { low, high, method: 'two-stage bootstrap' };
-  // Every resampled verdict alike (all hold, or none): the exact interval over the seeds.
   return { ...exactOverUnits(low, seeds), method: 'exact over seeds' };
 }
 
