@@ -146,15 +146,11 @@ const bits = (outcomes: string): Outcomes => Uint8Array.from(outcomes, (char) =>
  * those only `early` solved ~ Binomial(discordant, 1/2) under no change (the exact McNemar test).
  */
 export function pairedDropP(early: string | Outcomes, late: string | Outcomes): number {
-  const [before, after] = [early, late].map((x) => (typeof x === 'string' ? bits(x) : x)) as [
-    Outcomes,
-    Outcomes,
-  ];
-  let onlyEarly = 0;
-  let onlyLate = 0;
-  for (let i = 0; i < before.length; i += 1) {
-    if (before[i]! > after[i]!) onlyEarly += 1;
-    else if (before[i]! < after[i]!) onlyLate += 1;
+  const [before, after] = [early, late].map((x) => (typeof x === 'string' ? bits(x) : x)) as Outcomes[];
+  let [onlyEarly, onlyLate] = [0, 0];
+  for (let i = 0; i < before!.length; i += 1) {
+    if (before![i]! > after![i]!) onlyEarly += 1;
+    else if (before![i]! < after![i]!) onlyLate += 1;
   }
   const key = onlyEarly * 100_003 + onlyLate;
   let p = dropPs.get(key);
@@ -295,7 +291,6 @@ function twoStageRate(
   const low = percentileOfSorted(replicates, 0.025);
   const high = percentileOfSorted(replicates, 0.975);
   if (low < high) return { low, high, method: 'two-stage bootstrap' };
-  // Every resampled verdict alike (all hold, or none): the exact interval over the seeds.
   return { ...exactOverUnits(low, seeds), method: 'exact over seeds' };
 }
 
@@ -581,31 +576,23 @@ function sizesOverSeeds(perSeed: ReadonlyArray<ReturnType<typeof seedRow>>) {
     SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
   ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>;
   const baseRhos = perSeed.flatMap((row) => (row.baseRho === null ? [] : [row.baseRho]));
+  const curse = (figure: 'winnersCurse' | 'bookCurse') =>
+    curseStanding(
+      selectionFigures[figure],
+      perSeed.map((row) => row.selection[figure]),
+    );
+  const move = (at: 'greedy' | 'hot') =>
+    magnitude(
+      perSeed.map((row) => row[at] - row.passAt1[80]!),
+      BOOK_TEMPERATURE[at],
+    );
   return {
     noise: { step30: noiseAt(30), step80: noiseAt(80) },
     selection: selectionFigures,
     /** The winner's curse's standing (docs/CLAIMS.md, section 5), in ours and in the book's design. */
-    curse: {
-      ours: curseStanding(
-        selectionFigures.winnersCurse,
-        perSeed.map((row) => row.selection.winnersCurse),
-      ),
-      book: curseStanding(
-        selectionFigures.bookCurse,
-        perSeed.map((row) => row.selection.bookCurse),
-      ),
-    },
+    curse: { ours: curse('winnersCurse'), book: curse('bookCurse') },
     /** 17.5 as magnitudes: each seed's step-80 pass@1 at greedy and at T 1.3 less at the training temperature. */
-    temperature: {
-      greedy: magnitude(
-        perSeed.map((row) => row.greedy - row.passAt1[80]!),
-        BOOK_TEMPERATURE.greedy,
-      ),
-      hot: magnitude(
-        perSeed.map((row) => row.hot - row.passAt1[80]!),
-        BOOK_TEMPERATURE.hot,
-      ),
-    },
+    temperature: { greedy: move('greedy'), hot: move('hot') },
     /** 17.3's base-agent rho over the seeds (the book: about 0.01). */
     baseRho:
       baseRhos.length === 0
@@ -776,46 +763,20 @@ export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
 
 /** One value claim's estimate, interval and standing in one recipe's claims. */
 function valueInRecipe(claim: ValueClaimName, name: string, claims: SeedClaims) {
-  const seeds = claims.seeds.length;
-  switch (claim) {
-    case 'trainingNoise30': {
-      const noise = claims.noise.step30;
-      return {
-        recipe: name,
-        seeds,
-        estimate: noise.training.estimate,
-        low: noise.training.low,
-        high: noise.training.high,
-        evaluationNoise: noise.evaluation.estimate,
-        standing: reproducibleStanding(noise),
-      };
-    }
-    case 'winnersCurse':
-    case 'bookCurse': {
-      const curse = claims.selection[claim];
-      const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
-      return {
-        recipe: name,
-        seeds,
-        estimate: curse.estimate,
-        low: curse.low,
-        high: curse.high,
-        power,
-        standing,
-      };
-    }
-    default: {
-      const move = claims.temperature[claim];
-      return {
-        recipe: name,
-        seeds,
-        estimate: move.estimate,
-        low: move.low,
-        high: move.high,
-        standing: move.standing,
-      };
-    }
+  const row = (
+    { estimate, low, high }: { estimate: number; low: number; high: number },
+    standing: Standing,
+    extra: { evaluationNoise?: number; power?: number } = {},
+  ) => ({ recipe: name, seeds: claims.seeds.length, estimate, low, high, ...extra, standing });
+  if (claim === 'trainingNoise30') {
+    const noise = claims.noise.step30;
+    return row(noise.training, reproducibleStanding(noise), { evaluationNoise: noise.evaluation.estimate });
   }
+  if (claim === 'winnersCurse' || claim === 'bookCurse') {
+    const { standing, power } = claims.curse[claim === 'winnersCurse' ? 'ours' : 'book'];
+    return row(claims.selection[claim], standing, { power });
+  }
+  return row(claims.temperature[claim], claims.temperature[claim].standing);
 }
 
 /**
@@ -825,24 +786,25 @@ function valueInRecipe(claim: ValueClaimName, name: string, claims: SeedClaims) 
  */
 export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claims: SeedClaims }>) {
   if (recipes.length === 0) throw new RangeError('claimsAcrossRecipes: no recipe given');
-  const rates = CLAIMS.map((claim) => {
-    const per = recipes.map(({ name, claims }) => ({ recipe: name, ...claims.claims[claim] }));
-    return {
+  const across = <Kind, Row extends { standing: Standing }>(
+    claim: Kind,
+    kind: 'rate' | 'value',
+    per: Row[],
+  ) => ({ claim, kind, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) });
+  const rates = CLAIMS.map((claim) =>
+    across(
       claim,
-      kind: 'rate' as const,
-      recipes: per,
-      across: acrossRecipes(per.map((row) => row.standing)),
-    };
-  });
-  const values = VALUE_CLAIMS.map((claim) => {
-    const per = recipes.map(({ name, claims }) => valueInRecipe(claim, name, claims));
-    return {
+      'rate',
+      recipes.map(({ name, claims }) => ({ recipe: name, ...claims.claims[claim] })),
+    ),
+  );
+  const values = VALUE_CLAIMS.map((claim) =>
+    across(
       claim,
-      kind: 'value' as const,
-      recipes: per,
-      across: acrossRecipes(per.map((row) => row.standing)),
-    };
-  });
+      'value',
+      recipes.map(({ name, claims }) => valueInRecipe(claim, name, claims)),
+    ),
+  );
   return {
     recipes: recipes.map(({ name, claims }) => ({
       name,

@@ -1,17 +1,8 @@
 /**
- * The chapter's analysis: the numbers each section reports, made from what its experiment
- * measured (sections/: one function per section, whose return type is the section's numbers,
- * `Numbers171` ... `NumbersRecipes`, read by its report in publish/sections/ and by test:repro);
- * the claims across the seeds of a study (claims.ts, docs/CLAIMS.md) and the aggregates over
- * seeds x tasks with a seed as the unit (aggregates.ts); the coverage simulation's worlds and
- * interval methods (coverageWorld.ts, coverageMethods.ts, intervalMethods.ts); the book's figures
- * against ours (book.ts). It reads studies (study/) and evaluations, and computes with eval/.
- *
- * This index hands on only what other folders read: each section's numbers and their types, the
- * claims' names and a study's seed claims, the interval methods' ids, the coverage simulation's
- * sizes and worlds, and book.ts's standard error of a share and z-score. The aggregates, the claims
- * across recipes and the comparisons with the book are used within analysis/ (and by the tests,
- * from their module files).
+ * The chapter's analysis: each section's numbers (sections/: one function per section, whose return
+ * type is `Numbers171` ... `NumbersRecipes`), the claims across a study's seeds (claims.ts,
+ * docs/CLAIMS.md), the coverage simulation's worlds and interval methods, and the book's figures
+ * against ours (book.ts). This index hands on only what other folders read.
  */
 export {
   CLAIMS,

@@ -49,20 +49,10 @@ export const SERIES_COLOURS: Readonly<Record<string, string>> = {
 };
 
 /** Colours for the other series, none of them in SERIES_COLOURS. */
-const OTHER_COLOURS = [
-  '#1f77b4',
-  '#ff7f0e',
-  '#2ca02c',
-  '#d62728',
-  '#9467bd',
-  '#8c564b',
-  '#e377c2',
-  '#17becf',
-  '#bcbd22',
-  '#7f7f7f',
-  '#aec7e8',
-  '#ffbb78',
-];
+const OTHER_COLOURS =
+  '#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f #aec7e8 #ffbb78'.split(
+    ' ',
+  );
 
 /**
  * The colour scale of a figure's series, the one map every figure uses: a series named in
@@ -90,10 +80,7 @@ export function colourScale(names: readonly string[]): { domain: string[]; range
 }
 
 /** One line of a line chart. */
-export interface Series {
-  name: string;
-  points: Array<{ x: number; y: number }>;
-}
+export type Series = { name: string; points: Array<{ x: number; y: number }> };
 
 export interface LineChartOptions {
   title: string;
@@ -114,18 +101,8 @@ export interface LineChartOptions {
  * vega-lite compiled to vega and rendered headless (no canvas, no browser).
  */
 export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
-  const {
-    title,
-    xTitle,
-    yTitle,
-    series,
-    rules = [],
-    yDomain,
-    xScale = 'linear',
-    legendTitle = '',
-    width = 520,
-    height = 320,
-  } = options;
+  const { title, xTitle, yTitle, series, yDomain } = options;
+  const { rules = [], xScale = 'linear', legendTitle = '', width = 520, height = 320 } = options;
   const values = series.flatMap(({ name, points }) => points.map(({ x, y }) => ({ x, y, series: name })));
   const yScale = yDomain === undefined ? {} : { domain: yDomain };
   const layers: unknown[] = [
@@ -154,13 +131,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
 }
 
 /** One point estimate with its interval, in a group (the x position) and a series (the colour). */
-export interface IntervalPoint {
-  group: string;
-  series: string;
-  estimate: number;
-  low: number;
-  high: number;
-}
+export type IntervalPoint = { group: string; series: string; estimate: number; low: number; high: number };
 
 /** One point of an interval chart; an end that is undefined (null) is drawn at the estimate. */
 export function intervalPoint(
@@ -279,10 +250,10 @@ async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
 }
 
 /** A line with a shaded band (its interval) per series. */
-export interface BandSeries {
+export type BandSeries = {
   name: string;
   points: Array<{ x: number; y: number; low?: number; high?: number }>;
-}
+};
 
 export interface BandPanel {
   title: string;
@@ -378,12 +349,7 @@ export async function bandPanelsSvg(
 }
 
 /** One cell of a heat map: a row, a column and its value (with an optional text label). */
-export interface HeatCell {
-  row: string;
-  column: string;
-  value: number;
-  label?: string;
-}
+export type HeatCell = { row: string; column: string; value: number; label?: string };
 
 /**
  * A heat map (rows x columns, colour by value, the label written in each cell): the task x seed

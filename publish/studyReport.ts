@@ -5,7 +5,7 @@ import { studyReportNumbers, type StudyReportNumbers } from '../analysis/index.t
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg, intervalPoint } from './figures.ts';
-import { markdownTable } from './markdown.ts';
+import { markdownTable, table } from './markdown.ts';
 import { coverageNote } from './coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../analysis/index.ts';
 
@@ -47,24 +47,15 @@ function studyMarkdown(plan: Plan, numbers: StudyReportNumbers): string {
         ]),
     `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per ${splitName(plan)} task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
     '',
-    markdownTable(
-      [
-        'step',
-        'mean [t 95% on seed means]',
-        'SD over seeds [chi-square 95%]',
-        'min',
-        'max',
-        'IQM [whole seeds redrawn, 95%]',
-      ],
-      steps.map((row) => [
-        row.step,
-        `${f3(row.mean.estimate)} ${range(row.mean)}`,
+    table(steps, {
+      step: (row) => row.step,
+      'mean [t 95% on seed means]': (row) => `${f3(row.mean.estimate)} ${range(row.mean)}`,
+      'SD over seeds [chi-square 95%]': (row) =>
         row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
-        f3(row.min),
-        f3(row.max),
-        `${f3(row.iqm.estimate)} ${range(row.iqm)}`,
-      ]),
-    ),
+      min: (row) => f3(row.min),
+      max: (row) => f3(row.max),
+      'IQM [whole seeds redrawn, 95%]': (row) => `${f3(row.iqm.estimate)} ${range(row.iqm)}`,
+    }),
     '',
     `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${numbers.reps.toLocaleString('en-US')} replicates).`,
     '',

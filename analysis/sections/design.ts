@@ -265,11 +265,7 @@ export function untrainedWordsClaim(
     words: record.words,
     draws: record.draws,
     backend: record.backend,
-    seeds: record.seeds.map((row, i) => ({
-      seed: row.seed,
-      trained: row.trained,
-      redrawn: redrawnMeans[i]!,
-    })),
+    seeds: record.seeds.map(({ seed, trained }, i) => ({ seed, trained, redrawn: redrawnMeans[i]! })),
     moved: {
       redrawn: mean(record.seeds.map((row) => row.moved.redrawn)),
       others: mean(record.seeds.map((row) => row.moved.others)),
@@ -283,23 +279,16 @@ export function untrainedWordsClaim(
 }
 
 /** What exp:design reports; a part whose studies are not finished is null. */
-export function designNumbers({
-  chapter,
-  bases,
-  segmented,
-  uninterrupted,
-  untrainedWords,
-  perGroup,
-  seed,
-}: {
-  chapter: StudyResults | undefined;
-  bases: readonly StudyResults[] | undefined;
-  segmented: StudyResults | undefined;
-  uninterrupted: StudyResults | undefined;
-  untrainedWords: { record: UntrainedWords; where: string } | undefined;
+export function designNumbers(studies: {
+  chapter?: StudyResults | undefined;
+  bases?: readonly StudyResults[] | undefined;
+  segmented?: StudyResults | undefined;
+  uninterrupted?: StudyResults | undefined;
+  untrainedWords?: { record: UntrainedWords; where: string } | undefined;
   perGroup: number;
   seed: number;
 }) {
+  const { chapter, bases, segmented, uninterrupted, untrainedWords, perGroup, seed } = studies;
   return {
     protocol: 'docs/TRAINING-DESIGN.md, sections 3 and 4',
     adopted: false,

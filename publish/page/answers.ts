@@ -32,13 +32,8 @@ const f3 = (value: number) => value.toFixed(3);
 const points = (delta: number) => Number((delta * 100).toPrecision(3));
 const interval = z.object({ low: z.number(), high: z.number() });
 const estimate = interval.extend({ estimate: z.number() });
-const claim = z.object({
-  holds: z.number(),
-  seeds: z.number(),
-  interval,
-  standing: z.string(),
-  detection: z.number().nullable(),
-});
+const [holds, seeds, standing, detection] = [z.number(), z.number(), z.string(), z.number().nullable()];
+const claim = z.object({ holds, seeds, interval, standing, detection });
 const pointAtK = z.object({ k: z.number(), mean: z.number(), low: z.number(), high: z.number() });
 
 /** What each answer reads of each file: the fields, not the whole file (a field it lacks is named in the note). */
@@ -46,14 +41,7 @@ const SCHEMAS = {
   '17.7': z.object({
     config: z.object({ run: z.string() }),
     numbers: z.object({
-      agents: z
-        .array(
-          z.object({
-            step: z.number(),
-            curve: z.array(pointAtK).min(1),
-          }),
-        )
-        .min(2),
+      agents: z.array(z.object({ step: z.number(), curve: z.array(pointAtK).min(1) })).min(2),
       crossing: z.number().nullable(),
       step80BandAtLargeK: z.array(z.object({ k: z.number() })).min(1),
     }),

@@ -1,16 +1,11 @@
 /**
- * One page of every result: results/report/index.html.
- *
- * Question: what did every experiment measure, beside the book, and from what (seed, backend,
- *   harness, checkpoints)? The page opens with the chapter's three questions answered from the
- *   results (report/answers.ts), then holds each section's tables and interactive figures (the
- *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
- *   the exercises, the seed study and every study's report, with the command to run for what is
- *   missing, and after them docs/REPRODUCTION.md's book-beside-ours rows linked to their sections.
- *   A broken figure is a note in its place; every other section is still laid out.
+ * One page of every result: results/report/index.html, one file that opens from disk with no
+ * server and no network. It opens with the chapter's three questions answered from the results
+ * (answers.ts), then holds each section's provenance, tables and interactive figures (the
+ * figures/NAME.vl.json beside each SVG), the exercises, the seed study and every study's report,
+ * or the command to run for what is missing, then docs/REPRODUCTION.md's rows linked to their
+ * sections. A broken figure is a note in its place; every other section is still laid out.
  * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
- * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
- * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -65,12 +60,7 @@ interface ResultFile {
 }
 
 /** A section of the page: its anchor, its label, and either its results or the command that makes them. */
-interface Section {
-  id: string;
-  label: string;
-  command: string;
-  jsonPath: string;
-}
+type Section = Record<'id' | 'label' | 'command' | 'jsonPath', string>;
 
 /** A path as the page and its messages name it: from the checkout when inside it, else as given. */
 const shownPath = (path: string) => (isInside(ROOT, path) ? relative(ROOT, path) : path);
@@ -127,10 +117,7 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
 }
 
 /** The figures of the page so far: the specs drawn, and a line for each figure not drawn or drawn in part. */
-interface Figures {
-  specs: unknown[];
-  problems: string[];
-}
+type Figures = { specs: unknown[]; problems: string[] };
 
 /** Whether `target` is inside `folder` (not the folder itself, not beside it). */
 function isInside(folder: string, target: string): boolean {
@@ -323,19 +310,8 @@ function numberLeaves(
   return found;
 }
 
-/** A number at a path of a JSON (`numberLeaves`' paths), or undefined. */
-function numberAt(leaves: ReadonlyArray<[string, number]>, path: string): number | undefined {
-  return leaves.find(([candidate]) => candidate === path)?.[1];
-}
-
-/**
- * The results the book table's "ours" numbers are read from: for each section, the committed
- * results it was written from (`reference`, results/) and the folder the page is pointed at.
- */
-export interface BookResults {
-  referenceDir: string;
-  resultsDir: string;
-}
+/** The results the book table's "ours" numbers are read from: the committed ones (results/) and the folder the page is pointed at. */
+export type BookResults = { referenceDir: string; resultsDir: string };
 
 /**
  * One "ours" cell of docs/REPRODUCTION.md read from another results folder: each number with a
@@ -354,7 +330,7 @@ function oursCell(
     const paths = reference.filter(([, value]) => value.toFixed(decimals) === token).map(([path]) => path);
     const values = new Set(
       paths
-        .map((path) => (target === undefined ? undefined : numberAt(target, path)))
+        .map((path) => target?.find(([candidate]) => candidate === path)?.[1])
         .map((v) => v?.toFixed(decimals)),
     );
     const [only] = values;
@@ -380,17 +356,14 @@ function oursFromResults(
   { referenceDir, resultsDir }: BookResults,
 ) {
   const files = [`${section}.json`, 'seeds.json', ...(section === '17.3' ? ['17.1.json'] : [])];
-  const reference = files.flatMap((file) =>
-    (leavesOf(join(referenceDir, file)) ?? []).map(
-      ([path, value]) => [`${file}${path}`, value] as [string, number],
-    ),
-  );
-  const present = files.map((file) => leavesOf(join(resultsDir, file)));
-  const target = present.every((leaves) => leaves === undefined)
-    ? undefined
-    : files.flatMap((file, i) =>
-        (present[i] ?? []).map(([path, value]) => [`${file}${path}`, value] as [string, number]),
-      );
+  const read = (dir: string) => files.map((file) => leavesOf(join(dir, file)));
+  const named = (present: ReturnType<typeof read>) =>
+    files.flatMap((file, i) =>
+      (present[i] ?? []).map(([path, value]): [string, number] => [file + path, value]),
+    );
+  const reference = named(read(referenceDir));
+  const present = read(resultsDir);
+  const target = present.every((leaves) => leaves === undefined) ? undefined : named(present);
   const header = tableCells(lines[0]!);
   const ours = header.map((name) => /^(ours|across)/.test(name));
   return lines.map((line, row) =>
@@ -443,13 +416,13 @@ function sections({ resultsDir }: ReportPageOptions): Section[] {
     Object.keys(scripts).flatMap((script) => {
       const match = pattern.exec(script)?.[1];
       if (match === undefined) return [];
-      const section = id(match);
+      const label = id(match);
       return [
         {
-          id: `sec-${section}`,
-          label: section,
+          id: `sec-${label}`,
+          label,
           command: `npm run ${script}`,
-          jsonPath: join(resultsDir, `${section}.json`),
+          jsonPath: join(resultsDir, `${label}.json`),
         },
       ];
     });
@@ -568,13 +541,10 @@ export async function main(options: ReportPageOptions) {
 export function parseReportOptions(argv: string[]): ReportPageOptions {
   let values;
   try {
+    const options = { results: { type: 'string' }, out: { type: 'string' } } as const;
     ({ values } = parseArgs({
       args: argv,
-      options: {
-        results: { type: 'string' },
-        out: { type: 'string' },
-        aggregate: { type: 'string', multiple: true },
-      },
+      options: { ...options, aggregate: { type: 'string', multiple: true } },
       strict: true,
       allowPositionals: false,
     }));

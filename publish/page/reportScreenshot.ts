@@ -3,7 +3,6 @@
  * Debian's Chromium (lib/browser.ts), with a tooltip showing, and the page's load time.
  *
  * Command: npm run report && npm run report:screenshot [-- --page FILE --section ID --out FILE]
- * Runtime: a few seconds.
  * Output: docs/report.png (1000 px wide, a crop around the figure) and on the terminal the time
  *   from navigation to the last figure drawn.
  */

@@ -1,11 +1,7 @@
 /** The report of the training design on the held-out tasks (experiments/design.ts): 17.4 in the chapter's design, the nested split, the Adam-restart and untrained-words claims. */
 import type { NumbersDesign as Numbers } from '../../analysis/index.ts';
-import { markdownTable } from '../markdown.ts';
+import { markdownTable, pct as f3, signed, withInterval as sd } from '../markdown.ts';
 
-const f3 = (value: number) => value.toFixed(3);
-const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
-const sd = ({ estimate, low, high }: { estimate: number; low: number; high: number }) =>
-  `${f3(estimate)} [${f3(low)}, ${f3(high)}]`;
 const notRun = (what: string) => `Not run yet: ${what}.`;
 
 function chapterSection(chapter: NonNullable<Numbers['chapterSeeds']>): string[] {

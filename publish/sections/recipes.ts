@@ -2,10 +2,13 @@
 import type { NumbersRecipes as Numbers } from '../../analysis/index.ts';
 import { coverageNote } from '../coverageNotes.ts';
 import { eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from '../../analysis/index.ts';
-import { markdownTable } from '../markdown.ts';
+import { markdownTable, pct as f3, signed, table } from '../markdown.ts';
 
-const f3 = (value: number) => value.toFixed(3);
-const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
+const yes = (value: boolean) => (value ? 'yes' : 'no');
+/** `estimate [low, high]`. */
+const withInterval = (value: { estimate: number; low: number | null; high: number | null }) =>
+  `${f3(value.estimate)} ${interval(value.low, value.high)}`;
+
 const interval = (low: number | null, high: number | null) =>
   low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
@@ -16,10 +19,7 @@ function stepTable(candidates: Numbers['candidates'], steps: readonly number[]):
     candidates.map((c) => [
       c.name,
       String(c.seeds.length),
-      ...c.steps.flatMap((s) => [
-        `${f3(s.mean.estimate)} ${interval(s.mean.low, s.mean.high)}`,
-        f3(s.sd.estimate),
-      ]),
+      ...c.steps.flatMap((s) => [withInterval(s.mean), f3(s.sd.estimate)]),
     ]),
   );
 }
@@ -30,37 +30,29 @@ function noiseTable(candidates: Numbers['candidates']): string {
     ['candidate', 'training-noise SD at 30 [95%]', 'evaluation-noise SD at 30 [95%]', 'IQM at 80 [95%]'],
     candidates.map((c) => [
       c.name,
-      `${f3(c.noise30.training.estimate)} ${interval(c.noise30.training.low, c.noise30.training.high)}`,
-      `${f3(c.noise30.evaluation.estimate)} ${interval(c.noise30.evaluation.low, c.noise30.evaluation.high)}`,
-      `${f3(c.steps[2]!.iqm.estimate)} ${interval(c.steps[2]!.iqm.low, c.steps[2]!.iqm.high)}`,
+      withInterval(c.noise30.training),
+      withInterval(c.noise30.evaluation),
+      withInterval(c.steps[2]!.iqm),
     ]),
   );
 }
 
 /** The rule, a row per candidate compared with the default. */
 function ruleTable(rule: Numbers['rule']): string {
-  return markdownTable(
-    [
-      'candidate',
-      'design',
-      'step-80 difference [99%]',
-      'lower end > 0',
-      'power at the largest gain',
-      'read at 95%',
-      'training noise at 30 <= default',
-      'qualifies',
-    ],
-    rule.map((row) => [
-      row.name,
+  return table(rule, {
+    candidate: (row) => row.name,
+    design: (row) =>
       row.difference.design === 'paired t' ? `paired t, ${row.difference.seeds.length} seeds` : 'Welch',
+    'step-80 difference [99%]': (row) =>
       `${signed(row.difference.difference)} ${interval(row.difference.low, row.difference.high)}`,
-      row.above ? 'yes' : 'no',
+    'lower end > 0': (row) => yes(row.above),
+    'power at the largest gain': (row) =>
       row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain),
+    'read at 95%': (row) =>
       `${row.difference95.low > 0 ? 'better' : row.difference95.high < 0 ? 'worse' : 'not shown better or worse'} (95% ${interval(row.difference95.low, row.difference95.high)})`,
-      `${row.steadier ? 'yes' : 'no'} (${f3(row.trainingNoise30)})`,
-      row.qualifies ? 'yes' : 'no',
-    ]),
-  );
+    'training noise at 30 <= default': (row) => `${yes(row.steadier)} (${f3(row.trainingNoise30)})`,
+    qualifies: (row) => yes(row.qualifies),
+  });
 }
 
 /** The training design's check, a row per candidate that ran, and its outcome. */
@@ -78,26 +70,16 @@ function designSection(check: NonNullable<Numbers['designCheck']>): string[] {
     '',
     check.rows.length === 0
       ? 'No candidate has run.'
-      : markdownTable(
-          [
-            'candidate',
-            'step 0 mean [95%]',
-            'step 30 mean [95%]',
-            'step 80 mean [95%]',
-            'learns',
-            'training-noise SD at 30 [95%]',
-            'no less stable',
-            'passes',
-          ],
-          check.rows.map((row) => [
-            row.name,
-            ...row.steps.map((s) => `${f3(s.mean.estimate)} ${interval(s.mean.low, s.mean.high)}`),
-            row.learns ? 'yes' : 'no',
-            `${f3(row.noise30.training.estimate)} ${interval(row.noise30.training.low, row.noise30.training.high)}`,
-            row.stable ? 'yes' : 'no',
-            row.passes ? 'yes' : 'no',
-          ]),
-        ),
+      : table(check.rows, {
+          candidate: (row) => row.name,
+          'step 0 mean [95%]': (row) => withInterval(row.steps[0]!.mean),
+          'step 30 mean [95%]': (row) => withInterval(row.steps[1]!.mean),
+          'step 80 mean [95%]': (row) => withInterval(row.steps[2]!.mean),
+          learns: (row) => yes(row.learns),
+          'training-noise SD at 30 [95%]': (row) => withInterval(row.noise30.training),
+          'no less stable': (row) => yes(row.stable),
+          passes: (row) => yes(row.passes),
+        }),
     '',
     `**Outcome:** ${outcome}.`,
   ];

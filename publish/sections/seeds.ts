@@ -9,7 +9,7 @@ import { CLAIMS, SUPPORTED } from '../../analysis/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
 import { Rng } from '../../lib/rng.ts';
 import { bandPanelsSvg, heatmapSvg, intervalChartSvg, intervalPoint } from '../figures.ts';
-import { markdownTable, section, signed, type Report } from '../markdown.ts';
+import { markdownTable, section, signed, table, type Report } from '../markdown.ts';
 
 const f3 = (value: number) => value.toFixed(3);
 const range = ({ low, high }: { low: number | null; high: number | null }) =>
@@ -68,26 +68,16 @@ function claimsSection(numbers: SeedClaims): string {
   const { claims } = numbers;
   return section(
     'The claims (judged by docs/CLAIMS.md)',
-    markdownTable(
-      [
-        'claim',
-        'holds in seeds',
-        'rate, seed and evaluation noise (two-stage 95%)',
-        'Wilson 95% on the count (its exact coverage)',
-        "detection rate at the book's effect",
-        'standing',
-        'seeds with resample support below ' + SUPPORTED,
-      ],
-      CLAIMS.map((name) => [
-        CLAIM_TEXT[name],
-        count(claims[name]),
-        rate(claims[name]),
-        wilson(claims[name]),
+    table(CLAIMS, {
+      claim: (name) => CLAIM_TEXT[name],
+      'holds in seeds': (name) => count(claims[name]),
+      'rate, seed and evaluation noise (two-stage 95%)': (name) => rate(claims[name]),
+      'Wilson 95% on the count (its exact coverage)': (name) => wilson(claims[name]),
+      "detection rate at the book's effect": (name) =>
         claims[name].detection === null ? 'none in the book' : f3(claims[name].detection!),
-        `**${standingText(claims[name])}**`,
-        weak(claims[name]),
-      ]),
-    ),
+      standing: (name) => `**${standingText(claims[name])}**`,
+      ['seeds with resample support below ' + SUPPORTED]: (name) => weak(claims[name]),
+    }),
     `The rate's interval redraws the seeds and, for each, one of its ${numbers.resamples.toLocaleString('en-US')} episode resamples (${numbers.reps.toLocaleString('en-US')} replicates; Davison & Hinkley 1997, section 3.8), so it carries each verdict's evaluation noise, and errs wide; where every resampled verdict is alike it is the exact interval over the seeds. The Wilson interval takes each verdict as exact; its exact coverage at the observed rate is printed beside it. The detection rate is the probability that a seed showing the book's effect (one task at 10 of 64 for the base agent and 3 of 64 at step 80; for the falls, 13 of 64 at step 20) gives the verdict at ${numbers.episodes} episodes per task: a claim fails only where that is at least 0.8, and is otherwise not detected. A seed's resample support is the share of its episode resamples that give its verdict: a bootstrap proportion of a statistic that jumps at a threshold, not the probability that the verdict is right.`,
   );
 }
@@ -215,22 +205,13 @@ function tasksSection(numbers: SeedClaims): string {
   return [
     section(
       'Narrowing and falls: seeds per held-out task',
-      markdownTable(
-        [
-          'task',
-          'ends below the base agent',
-          'the same, Holm',
-          'below an earlier step at 80',
-          'falls during training',
-        ],
-        numbers.byTask.map((row) => [
-          row.task,
-          `${row.endsBelowBase}/${seedCount}`,
-          `${row.belowBaseHolm}/${seedCount}`,
-          `${row.lateTrainingInstability}/${seedCount}`,
-          `${row.fallsDuringTraining}/${seedCount}`,
-        ]),
-      ),
+      table(numbers.byTask, {
+        task: (row) => row.task,
+        'ends below the base agent': (row) => `${row.endsBelowBase}/${seedCount}`,
+        'the same, Holm': (row) => `${row.belowBaseHolm}/${seedCount}`,
+        'below an earlier step at 80': (row) => `${row.lateTrainingInstability}/${seedCount}`,
+        'falls during training': (row) => `${row.fallsDuringTraining}/${seedCount}`,
+      }),
     ),
     section(
       'Trajectories',
@@ -255,36 +236,20 @@ function seedsSection(numbers: SeedClaims): string {
   return section(
     'Each seed',
     "Held-out pass@1 at steps 0, 20 and 80; the first k at which the base agent is above step 80; step 80 greedy and at temperature 1.3; 17.8's winner's curse (ours and the book's design), the test pick's real advantage and the test-selection gain; 17.3's base rho. Then each verdict (y or n) with its resample support.",
-    markdownTable(
-      [
-        'seed',
-        'step 0',
-        'step 20',
-        'step 80',
-        'overtake k',
-        'greedy',
-        'T 1.3',
-        "winner's curse",
-        "book's design",
-        'real advantage',
-        'test-selection gain',
-        'base rho',
-      ],
-      numbers.perSeed.map((row) => [
-        row.seed,
-        f3(row.passAt1[0]!),
-        f3(row.passAt1[20]!),
-        f3(row.passAt1[80]!),
-        row.overtakeK ?? 'none',
-        f3(row.greedy),
-        f3(row.hot),
-        signed(row.selection.winnersCurse),
-        signed(row.selection.bookCurse),
-        signed(row.selection.realAdvantage),
-        signed(row.selection.testSelectionGain),
-        row.baseRho === null ? 'n/a' : f3(row.baseRho),
-      ]),
-    ),
+    table(numbers.perSeed, {
+      seed: (row) => row.seed,
+      'step 0': (row) => f3(row.passAt1[0]!),
+      'step 20': (row) => f3(row.passAt1[20]!),
+      'step 80': (row) => f3(row.passAt1[80]!),
+      'overtake k': (row) => row.overtakeK ?? 'none',
+      greedy: (row) => f3(row.greedy),
+      'T 1.3': (row) => f3(row.hot),
+      "winner's curse": (row) => signed(row.selection.winnersCurse),
+      "book's design": (row) => signed(row.selection.bookCurse),
+      'real advantage': (row) => signed(row.selection.realAdvantage),
+      'test-selection gain': (row) => signed(row.selection.testSelectionGain),
+      'base rho': (row) => (row.baseRho === null ? 'n/a' : f3(row.baseRho)),
+    }),
     markdownTable(
       ['seed', ...CLAIMS],
       numbers.perSeed.map((row) => [
@@ -329,11 +294,11 @@ function profilesFigure(aggregates: SeedClaims['aggregates']) {
       yTitle: 'share of seed x task scores above tau',
       series: ([0, 20, 80] as const).map((step) => ({
         name: `step ${step}`,
-        points: aggregates[step].profile!.map((point) => ({
-          x: point.tau,
-          y: point.estimate,
-          low: point.low,
-          high: point.high,
+        points: aggregates[step].profile!.map(({ tau, estimate, low, high }) => ({
+          x: tau,
+          y: estimate,
+          low,
+          high,
         })),
       })),
     },
