@@ -25,6 +25,7 @@ export {
   playEpisodes,
   countsByTask,
   firstEditCounts,
+  inChunks,
   samplingStream,
   type EpisodeSpec,
   type EpisodeResult,

@@ -60,18 +60,12 @@ export interface SandboxWork {
 
 const work: SandboxWork = { runs: 0, timeouts: 0, confirmedTimeouts: 0 };
 
-/**
- * The sandbox's work so far in this thread. The tests count runs and timeouts rather than time
- * a call, so that a busy machine cannot fail them; `npm run bench` prints the time.
- */
+/** The sandbox's work so far in this thread (tests count runs and timeouts, not time). */
 export function sandboxWork(): SandboxWork {
   return { ...work };
 }
 
-/**
- * Runs a script under a time limit, counting the run; false when the limit stopped it. Any other
- * throw passes through.
- */
+/** Runs a script under a time limit, counting the run; false when the limit stopped it. Any other throw passes through. */
 function runCounted(
   script: vm.Script,
   context: vm.Context,
@@ -129,10 +123,6 @@ function isTimeout(error: unknown): boolean {
 }
 
 /**
- * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
- * of time twice; true when it finished. `setup` restores the inputs before each run.
- */
-/**
  * A fresh context with the built-ins only and no string-to-code evaluation. Its microtasks (a
  * promise callback the source queued) run inside each `runInContext`, under the same time limit
  * (`microtaskMode: 'afterEvaluate'`): with the default mode they would run later on the host's
@@ -145,6 +135,10 @@ function sandboxContext(): vm.Context {
   });
 }
 
+/**
+ * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
+ * of time twice; true when it finished. `setup` restores the inputs before each run.
+ */
 function runLimited(
   script: vm.Script,
   context: vm.Context,
@@ -191,17 +185,6 @@ function evaluateAtOnce(
   return tests.map((test, i) => deepEqual(results[i], test.expected));
 }
 
-function evaluate(
-  source: string,
-  functionName: string,
-  tests: readonly TestCase[],
-  limits: SandboxLimits,
-): boolean[] {
-  return (
-    evaluateAtOnce(source, functionName, tests, limits) ?? evaluateEach(source, functionName, tests, limits)
-  );
-}
-
 function evaluateEach(
   source: string,
   functionName: string,
@@ -242,7 +225,10 @@ export function runTests(
   const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
   let outcome = outcomeCache.get(key);
   if (outcome === undefined) {
-    outcome = Object.freeze(evaluate(source, functionName, tests, limits));
+    outcome = Object.freeze(
+      evaluateAtOnce(source, functionName, tests, limits) ??
+        evaluateEach(source, functionName, tests, limits),
+    );
     if (outcomeCache.size >= CACHE_LIMIT) outcomeCache.clear();
     outcomeCache.set(key, outcome);
   }
@@ -251,9 +237,7 @@ export function runTests(
 
 /** Number of passing tests in an outcome. */
 export function countPassed(outcome: TestOutcome): number {
-  let passed = 0;
-  for (const ok of outcome) if (ok) passed += 1;
-  return passed;
+  return outcome.filter(Boolean).length;
 }
 
 /** Empties the outcome cache (benchmarks measure cold and warm runs). */
