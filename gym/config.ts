@@ -24,8 +24,9 @@ import { BUG_TYPES } from './types.ts';
  * names, hidden-test reward. `plainEnv()` is the plain `BugFixEnv` of chapter 15 (unlimited
  * edits, no renaming).
  */
-/** An integer field in [min, max]. */
-const integer = (min: number, max: number) => z.number().int().min(min).max(max);
+/** A config field's schema: an integer, or a number, in [min, max]. */
+export const integer = (min: number, max: number) => z.number().int().min(min).max(max);
+export const between = (min: number, max: number) => z.number().min(min).max(max);
 
 export const harnessShape = {
   split: z
@@ -80,10 +81,7 @@ export const harnessShape = {
     .describe(
       "names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)",
     ),
-  temperature: z
-    .number()
-    .min(0)
-    .max(10)
+  temperature: between(0, 10)
     .default(1.0)
     .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
   reward: z
