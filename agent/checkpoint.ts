@@ -13,14 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { recordedBackend } from './backend.ts';
-import {
-  countParameters,
-  PolicyModel,
-  sizeOf,
-  variableSpecs,
-  type ModelConfig,
-  type ModelOptions,
-} from './model.ts';
+import { countParameters, PolicyModel, sizeOf, variableSpecs, type ModelOptions } from './model.ts';
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
@@ -88,17 +81,7 @@ const ManifestSchema = z
   })
   .loose();
 
-export interface CheckpointManifest {
-  format: typeof CHECKPOINT_FORMAT;
-  version: number;
-  modelConfig: ModelConfig;
-  parameterCount: number;
-  variables: Array<{ name: string; shape: number[]; offset: number }>;
-  checksum: string;
-  manifestChecksum: string;
-  backend: string;
-  [extra: string]: unknown;
-}
+export type CheckpointManifest = z.infer<typeof ManifestSchema>;
 
 const RESERVED = Object.keys(ManifestSchema.shape);
 

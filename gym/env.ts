@@ -211,11 +211,6 @@ export class BugFixEnv {
     return renderWords(renamedWords(state.source, state.view));
   }
 
-  /** The task of the current episode. */
-  get currentTask(): Task {
-    return this.requireState().task;
-  }
-
   reset({ seed, options }: ResetOptions = {}): ResetResult {
     if (seed !== undefined) this.rng = new Rng(seed);
     const task = options?.task !== undefined ? findTask(this.tasks, options.task) : this.rng.pick(this.tasks);

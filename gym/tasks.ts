@@ -1,4 +1,5 @@
 import { BUG_TYPES, REPAIR_OP_FOR, type BugType, type Split, type Task, type TestCase } from './types.ts';
+import { paramNames } from './ops.ts';
 import { renderWords, splitWords } from './words.ts';
 
 /**
@@ -267,15 +268,6 @@ const VARIANTS_PER_TYPE = 6;
 /** Variants held out under the default ("variant") split. */
 export const HELD_OUT_VARIANTS: readonly number[] = [4, 5];
 
-/** The parameter names of `function NAME(a, b) {...}`, read from the words of the source. */
-export function parseParams(source: string): string[] {
-  const words = splitWords(source);
-  const open = words.indexOf('(');
-  const close = words.indexOf(')', open);
-  if (open < 0 || close < 0) return [];
-  return words.slice(open + 1, close).filter((word) => word !== ',');
-}
-
 type BaseTask = Omit<Task, 'split'>;
 
 const freezeTests = (tests: TestCase[]): readonly TestCase[] =>
@@ -300,7 +292,7 @@ const BASE_TASKS: readonly BaseTask[] = BUG_TYPES.flatMap((type) =>
     repairOp: REPAIR_OP_FOR[definition.type],
     source,
     spec: definition.spec,
-    params: Object.freeze(parseParams(source)),
+    params: Object.freeze(paramNames(splitWords(source))),
     publicTests,
     hiddenTests: Object.freeze([...publicTests, ...freezeTests(definition.extraHiddenTests)]),
   });
