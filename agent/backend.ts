@@ -9,8 +9,7 @@ import { installKernels } from './kernels/index.ts';
  *
  * Order for 'auto': `@tensorflow/tfjs-node` (native TensorFlow, backend name 'tensorflow') when it
  * is installed and loads; otherwise the WebAssembly backend (SIMD, single-threaded under Node);
- * otherwise the plain JavaScript 'cpu' backend, many times slower than wasm on this model
- * (docs/MEASUREMENTS.md).
+ * otherwise the plain JavaScript 'cpu' backend, the slowest.
  * `TINYAGENT_BACKEND` (auto | tensorflow | wasm | cpu) overrides an 'auto' or absent preference.
  * An explicit choice that cannot start throws an error naming the backend and the reason.
  */
@@ -27,14 +26,6 @@ export class BackendError extends InputError {
 /** A name (the preference, the flag or TINYAGENT_BACKEND) that is no backend at all: a usage error (exit 2). */
 export class UnknownBackendError extends UsageError {
   override name = 'UnknownBackendError';
-}
-
-/** The TINYAGENT_BACKEND value when it names no backend, else undefined (unset or valid). */
-export function invalidBackendEnv(): string | undefined {
-  const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  if (fromEnv === undefined || fromEnv === '' || (BACKEND_PREFERENCES as readonly string[]).includes(fromEnv))
-    return undefined;
-  return fromEnv;
 }
 
 let active: string | undefined;
@@ -89,14 +80,13 @@ function resolvePreference(preference: BackendPreference): BackendPreference {
     );
   }
   if (preference !== 'auto') return preference;
-  const invalid = invalidBackendEnv();
-  if (invalid !== undefined) {
-    throw new UnknownBackendError(
-      `TINYAGENT_BACKEND='${invalid}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`,
-    );
-  }
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
-  return fromEnv === undefined || fromEnv === '' ? 'auto' : (fromEnv as BackendPreference);
+  if (fromEnv === undefined || fromEnv === '') return 'auto';
+  if (!(BACKEND_PREFERENCES as readonly string[]).includes(fromEnv))
+    throw new UnknownBackendError(
+      `TINYAGENT_BACKEND='${fromEnv}' is not a backend (have ${BACKEND_PREFERENCES.join(', ')}); unset it to choose automatically`,
+    );
+  return fromEnv as BackendPreference;
 }
 
 async function start(chosen: BackendPreference): Promise<string> {

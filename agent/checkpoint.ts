@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { recordedBackend } from './backend.ts';
-import { countParameters, PolicyModel, variableSpecs, type ModelConfig, type ModelOptions } from './model.ts';
+import { countParameters, PolicyModel, sizeOf, variableSpecs, type ModelOptions } from './model.ts';
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
@@ -38,10 +38,7 @@ export const CHECKPOINT_FORMAT = 'tinyagent-checkpoint';
 /** Version 2 added `manifestChecksum`; version 1 checkpoints are refused (retrain them). */
 export const CHECKPOINT_VERSION = 2;
 
-/**
- * Why a checkpoint could not be loaded (or, for weights that are not finite, saved); the message
- * names the folder and the fault.
- */
+/** Why a checkpoint could not be loaded (or, for weights that are not finite, saved), naming the folder. */
 export class CheckpointError extends InputError {
   override name = 'CheckpointError';
 }
@@ -84,28 +81,9 @@ const ManifestSchema = z
   })
   .loose();
 
-export interface CheckpointManifest {
-  format: typeof CHECKPOINT_FORMAT;
-  version: number;
-  modelConfig: ModelConfig;
-  parameterCount: number;
-  variables: Array<{ name: string; shape: number[]; offset: number }>;
-  checksum: string;
-  manifestChecksum: string;
-  backend: string;
-  [extra: string]: unknown;
-}
+export type CheckpointManifest = z.infer<typeof ManifestSchema>;
 
-const RESERVED = [
-  'format',
-  'version',
-  'modelConfig',
-  'parameterCount',
-  'variables',
-  'checksum',
-  'manifestChecksum',
-  'backend',
-];
+const RESERVED = Object.keys(ManifestSchema.shape);
 
 /** Writes the checkpoint; returns its manifest. `extra` may not override the reserved fields. */
 export function saveCheckpoint(
@@ -204,10 +182,8 @@ export async function loadCheckpoint(
   const manifest = verifiedManifest(readManifest(join(dir, 'manifest.json'), fail), fail);
   const count = checkLayout(manifest, fail);
   const weights = readWeights(join(dir, 'weights.bin'), manifest, count, fail);
-  const values = variableSpecs(manifest.modelConfig).map((spec, i) => {
-    const start = (manifest.variables[i] as { offset: number }).offset;
-    return weights.slice(start, start + spec.shape.reduce((a, b) => a * b, 1));
-  });
+  // checkLayout matched each entry's shape and offset to the config's.
+  const values = manifest.variables.map(({ shape, offset }) => weights.slice(offset, offset + sizeOf(shape)));
   return { model: new PolicyModel(manifest.modelConfig, values, options), manifest };
 }
 
@@ -229,18 +205,11 @@ function readManifest(manifestPath: string, fail: Fail): Record<string, unknown>
       `manifest.json is not valid JSON (${oneLine(error instanceof Error ? error.message : String(error), 200)})`,
     );
   }
-  if (
-    parsed === null ||
-    typeof parsed !== 'object' ||
-    Array.isArray(parsed) ||
-    (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT
-  ) {
-    const format =
-      parsed !== null && typeof parsed === 'object' ? (parsed as { format?: unknown }).format : undefined;
+  const format = (parsed as { format?: unknown } | null)?.format;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || format !== CHECKPOINT_FORMAT)
     fail(
       `manifest.json has format ${JSON.stringify(format) ?? 'undefined'}, expected '${CHECKPOINT_FORMAT}': not a TinyAgent checkpoint`,
     );
-  }
   return parsed as Record<string, unknown>;
 }
 
@@ -290,7 +259,7 @@ function checkLayout(m: CheckpointManifest, fail: Fail): number {
         `variable ${i} is ${entry.name} ${JSON.stringify(entry.shape)} at ${entry.offset}, expected ${spec.name} ${JSON.stringify(spec.shape)} at ${offset}`,
       );
     }
-    offset += spec.shape.reduce((a, b) => a * b, 1);
+    offset += sizeOf(spec.shape);
   });
   return offset;
 }
@@ -350,7 +319,7 @@ function nonFiniteWeight(
   return undefined;
 }
 
-/** The stats of `path` from one stat call, or undefined where `existsSync` would say false (missing, unreachable). */
+/** The stats of `path`, or undefined where `existsSync` would say false. */
 function statIfExists(path: string): Stats | undefined {
   try {
     return statSync(path);

@@ -2,10 +2,8 @@ import { EDIT_OPS, type EditOp, type Tool } from '../gym/index.ts';
 import { initBackend } from './backend.ts';
 import { loadAgent } from './load.ts';
 import { attentionModeFor, logSoftmaxAt } from './model.ts';
-import type { Agent, TranscriptTurn } from './rollout.ts';
+import { ROLLOUT_BATCH, type Agent, type TranscriptTurn } from './rollout.ts';
 
-/** Rows fed to one session at a time (the rollout's batch size, agent/rollout.ts). */
-const DECISION_BATCH = 160;
 const EDIT: Tool = 'edit';
 
 /**
@@ -48,8 +46,8 @@ export function opProbabilitiesAtFirstEdit(
     return prefix === null ? null : tokenizer.encode(prefix);
   });
   const result: Array<Record<EditOp, number> | null> = prefixes.map(() => null);
-  for (let start = 0; start < prefixes.length; start += DECISION_BATCH) {
-    const chunks = prefixes.slice(start, start + DECISION_BATCH).map((prefix) => prefix ?? []);
+  for (let start = 0; start < prefixes.length; start += ROLLOUT_BATCH) {
+    const chunks = prefixes.slice(start, start + ROLLOUT_BATCH).map((prefix) => prefix ?? []);
     const session = model.startSession(chunks.length);
     try {
       const logits = session.feed(chunks); // [B*V], each row's at its last token

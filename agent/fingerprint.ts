@@ -11,21 +11,9 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /**
  * What made a number's bits: the one definition that results files, run manifests and study job
- * outputs record, and that `test:repro` and `study report` compare. Two records with equal
- * fingerprints were made by the same code on the same arithmetic; a part that differs says why
- * two numbers may differ.
- *
- * - `version`: package.json's version.
- * - `sources`: sha256 over the sources that decide the numbers (every file under gym/, agent/,
- *   train/, eval/ and lib/, by path and content; `SOURCE_FOLDERS`). Experiments' own choices
- *   (sizes, seeds) are in each results file's config, not here.
- * - `tfjs`: @tensorflow/tfjs's version; `backend`: the backend as records name it (`wasm`,
- *   `wasm-no-simd`, `tensorflow`, `cpu`, or `none` before one started); `backendVersion`: the
- *   version of the package that backend comes from.
- * - `kernel`: sha256 of our WebAssembly kernels' text (agent/kernels/kernels.wat) when they run
- *   the products, else `off` (tfjs's own products).
- * - `threads`: the threads one backend op may use (1 for wasm under Node and for cpu;
- *   `TF_NUM_INTRAOP_THREADS` or `default` for tensorflow).
+ * outputs record, and that `test:repro` and `study report` compare. Each part is described in
+ * docs/CONTRACT.md, "The fingerprint"; experiments' own choices (sizes, seeds) are in each results
+ * file's config, not here.
  */
 export interface Fingerprint {
   version: string;

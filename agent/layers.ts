@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import type { AttentionMode } from './modelConfig.ts';
 import {
   columnSums,
   product,
@@ -9,17 +10,14 @@ import {
 
 /**
  * The transformer's building blocks: layers with gradients written by hand so that every heavy
- * product runs on the wasm backend's fast kernels, and attention in its two uses (over a whole
- * sequence, for training; over a sampling session's key/value cache).
+ * product runs on the wasm backend's fast kernels, and attention over a whole sequence (training)
+ * or over a sampling session's key/value cache.
  *
  * Why: tfjs-backend-wasm sends only plain, untransposed, unbatched 2-D matMuls to XNNPack; a
- * transposed or batched matMul falls to a scalar loop, several times slower (docs/MEASUREMENTS.md,
- * "Figures behind code comments"). tfjs's default
- * matMul gradient uses the transpose flags, so `dense` below states its gradient as explicit
- * `tf.transpose` + plain 2-D products. Batched attention products go through
- * `batchedProduct`, an XNNPack depthwise convolution (see its comment). On wasm the 2-D products
- * run on our own SIMD kernel (`./kernels/`), which gives XNNPack's bits faster and reads a
- * transposed left operand in place.
+ * transposed or batched matMul falls to a scalar loop. So `dense` states its gradient as explicit
+ * `tf.transpose` + plain 2-D products, batched attention products go through `batchedProduct`,
+ * and on wasm the 2-D products run on our own SIMD kernel (`./kernels/`), which gives XNNPack's
+ * bits and reads a transposed left operand in place.
  */
 
 type Saver = tf.GradSaveFunc;
@@ -30,25 +28,20 @@ type Shape = [number] | [number, number] | [number, number, number] | [number, n
 /** The tensor type of a shape: [a, b] -> tf.Tensor2D. */
 type TensorOf<S extends Shape> = [never, tf.Tensor1D, tf.Tensor2D, tf.Tensor3D, tf.Tensor4D][S['length']];
 
-// Rank-typed wrappers. tfjs types the result of reshape, add, sub, mul and matMul as a tensor of any
-// rank (or of whatever rank the caller asks for); these give the rank their arguments fix.
+// Rank-typed wrappers: tfjs types these ops' results as tensors of any rank.
 
-/** `tf.reshape`, typed by the rank of the new shape. */
 export function reshape<S extends Shape>(x: tf.Tensor, shape: S): TensorOf<S> {
   return tf.reshape(x, shape) as TensorOf<S>;
 }
 
-/** `x + y`, y broadcast over x's shape (so the sum has x's shape). */
 export function add<T extends tf.Tensor>(x: T, y: tf.Tensor): T {
   return tf.add(x, y);
 }
 
-/** `x - y`, y broadcast over x's shape. */
 export function sub<T extends tf.Tensor>(x: T, y: tf.Tensor): T {
   return tf.sub(x, y);
 }
 
-/** `x * y`, y a number or broadcast over x's shape. */
 export function mul<T extends tf.Tensor>(x: T, y: tf.Tensor | number): T {
   return tf.mul(x, y);
 }
@@ -121,33 +114,47 @@ export function dense(
  * dW = x^T · dy and db = sum of dy's rows, for x [N, in], dy [N, out]. Our kernel reads x^T in
  * place. Without it: XNNPack packs the right-hand operand of a 2-D product on every call, so
  * the product is oriented to pack the narrower of x and dy: (dy^T · x)^T when in <= out, else
- * x^T · dy; matMul's transposeA flag is slower than either (measured on bench/model.ts's shapes:
- * docs/MEASUREMENTS.md). With dy^T at hand, db is the product dy^T · 1, which beats a column sum of a wide dy.
- * Every form adds each output's products in order of the row, so all give the same bits on wasm.
+ * x^T · dy; with dy^T at hand, db is the product dy^T · 1. Every form adds each output's
+ * products in order of the row, so all give the same bits on wasm.
  */
 function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Tensor1D] {
   if (productsInstalled()) return [product(x, dy, { transposeA: true }), columnSums(dy)];
   if (x.shape[1] > dy.shape[1]) return [matMul(tf.transpose(x), dy), tf.sum(dy, 0)];
   const dyT = tf.transpose(dy);
-  return [tf.transpose(matMul(dyT, x)), reshape(matMul(dyT, onesColumn(dy.shape[0])), [-1])];
+  // A column of ones made afresh (the gradient's tidy frees it): N varies with the batch.
+  return [tf.transpose(matMul(dyT, x)), reshape(matMul(dyT, tf.ones([dy.shape[0], 1])), [-1])];
 }
 
 /**
- * `tf.gather(table, rows)` on the first axis of a 2-D table, as one block copy per row: wasm's
- * gather kernel moves one element at a time, which made the embedding lookup a visible part of a
- * profiled step (docs/MEASUREMENTS.md). The same values: it only copies.
+ * `tf.gather(table, rows)` on the first axis of a 2-D table, as one block copy per row (wasm's
+ * gather kernel moves one element at a time). The same values: it only copies.
  */
 export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
-  const [count, width] = table.shape;
-  const from = table.dataSync() as Float32Array;
-  const out = new Float32Array(rows.length * width);
+  return copyRows('gatherRows', table, rows, table.shape[0], false);
+}
+
+/**
+ * Row i of x to row rows[i] of a [count, C] of zeros (`scatter`), or row rows[i] of x [count, C]
+ * to row i (a gather); `name` is the caller's, for the error on a row outside [0, count).
+ */
+function copyRows(
+  name: string,
+  x: tf.Tensor2D,
+  rows: ArrayLike<number>,
+  count: number,
+  scatter: boolean,
+): tf.Tensor2D {
+  const width = x.shape[1];
+  const from = x.dataSync() as Float32Array;
+  const out = new Float32Array((scatter ? count : rows.length) * width);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as number;
     if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`gatherRows: row ${row} outside [0, ${count})`);
-    out.set(from.subarray(row * width, (row + 1) * width), i * width);
+      throw new RangeError(`${name}: row ${row} outside [0, ${count})`);
+    const [to, at] = scatter ? [row, i] : [i, row];
+    out.set(from.subarray(at * width, (at + 1) * width), to * width);
   }
-  return tf.tensor2d(out, [rows.length, width]);
+  return tf.tensor2d(out, [out.length / width, width]);
 }
 
 /**
@@ -179,18 +186,9 @@ export function placeRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: n
   return op(values);
 }
 
-/** `placeRows` without a gradient: values [R, C] copied to `rows` of a [count, C] of zeros. */
+/** `placeRows` without a gradient. */
 function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
-  const width = values.shape[1];
-  const from = values.dataSync() as Float32Array;
-  const out = new Float32Array(count * width);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as number;
-    if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
-    out.set(from.subarray(i * width, (i + 1) * width), row * width);
-  }
-  return tf.tensor2d(out, [count, width]);
+  return copyRows('placeRows', values, rows, count, true);
 }
 
 /**
@@ -308,8 +306,8 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
  *
  * This is a depthwise convolution: image a as [1, I, K, N] (N channels), filter b as
  * [1, K, N, P] (a K-wide kernel, channel multiplier P), 'valid' padding, so the output is
- * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]. Measured on wasm, faster
- * than tf.matMul on [N, I, K] x [N, K, P], which takes the scalar fallback (docs/MEASUREMENTS.md).
+ * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]; tf.matMul on
+ * [N, I, K] x [N, K, P] would take wasm's scalar fallback.
  */
 export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   const [rows, inner, count] = a.shape;
@@ -317,14 +315,6 @@ export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
   const image = reshape(a, [1, rows, inner, count]);
   const filter = reshape(b, [1, inner, count, cols]);
   return reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
-}
-
-/**
- * A column of ones [N, 1] (row sums as products). Made afresh inside each gradient function, whose
- * tidy scope frees it: N varies with the batch, so a column kept per N would pile up.
- */
-function onesColumn(rows: number): tf.Tensor2D {
-  return tf.ones([rows, 1]);
 }
 
 /**
@@ -405,11 +395,11 @@ function projectionGrads(
   return [
     dH,
     tf.concat(
-      grads.map(([dW]) => dW),
+      grads.map((g) => g[0]),
       1,
     ),
     tf.concat(
-      grads.map(([, dB]) => dB),
+      grads.map((g) => g[1]),
       0,
     ),
   ];
@@ -485,6 +475,9 @@ export function causalSelfAttention(
   return queries === undefined ? out : pickRows(out, queries);
 }
 
+/** What attention's gradient saves first: h, wqkv, the scaled queries, the keys and the values. */
+type SavedProjection = [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+
 /** Rows of a batch of sequences ([B*T, C] rows (b, t)) and the heads attention splits C into. */
 type AttentionShape = { batch: number; length: number; heads: number };
 
@@ -547,14 +540,7 @@ function everyQueryAttention(
     return {
       value: fromTNE(out),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [hs, ws, qsSaved, ks, vs, p] = saved as [
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor3D,
-        ];
+        const [hs, ws, qsSaved, ks, vs, p] = saved as [...SavedProjection, tf.Tensor3D];
         const dProbs = batchedProduct(toTEN(dy), toENS(vs)); // [t, n, s]
         const dV = batchedProduct(toETN(dy), p); // [e, n, s]
         const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))); // [t, n, s]
@@ -654,15 +640,7 @@ function inPlaceAttention(
     return {
       value: unpad(toQueryRows(probs, v)),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [hs, ws, qsSaved, ks, vs, p, hq] = saved as [
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor2D,
-          tf.Tensor4D,
-          tf.Tensor2D,
-        ];
+        const [hs, ws, qsSaved, ks, vs, p, hq] = saved as [...SavedProjection, tf.Tensor4D, tf.Tensor2D];
         const dyRows = pad(dy);
         const dProbs = toMatrices(dyRows, transposeHeads(vs)); // [B, H, M, T]
         const dV = toActivation(p, dyRows); // p^T · dy
@@ -723,13 +701,22 @@ function queryLayout(
 /** One layer's keys and values in a sampling session's cache, each [B, H, S, dh] (keys [B, H, dh, S] in place). */
 export type KeysValues = { keys: tf.Tensor4D; values: tf.Tensor4D };
 
-/** A session's attention over its cache: rows, heads, the additive mask, and the layer's cache before the chunk. */
-type CachedAttentionOptions = {
-  batch: number;
-  heads: number;
-  mask: tf.Tensor4D;
-  past: KeysValues | undefined;
-};
+/**
+ * A session's attention over its cache in either form: rows, heads, the additive mask and the
+ * layer's cache before the chunk -> the output [B*C, d] and the layer's cache after it.
+ */
+type CachedAttention = (
+  h: tf.Tensor2D,
+  wqkv: tf.Tensor2D,
+  bqkv: tf.Tensor1D,
+  options: {
+    batch: number;
+    heads: number;
+    mode: AttentionMode;
+    mask: tf.Tensor4D;
+    past?: KeysValues | undefined;
+  },
+) => { out: tf.Tensor2D; cache: KeysValues };
 
 /**
  * `cachedSelfAttention` on our strided kernel (`./kernels/`), with the same values: the keys
@@ -740,12 +727,8 @@ type CachedAttentionOptions = {
  * added in turn in the matMul form (tfjs's batched matMul on wasm). `mask` is the matMul form's,
  * [B, 1, C, S+C].
  */
-export function inPlaceCachedAttention(
-  h: tf.Tensor2D,
-  wqkv: tf.Tensor2D,
-  bqkv: tf.Tensor1D,
-  { batch, heads, form, mask, past }: CachedAttentionOptions & { form: 'depthwise' | 'matmul' },
-): { out: tf.Tensor2D; cache: KeysValues } {
+export const inPlaceCachedAttention: CachedAttention = (h, wqkv, bqkv, options) => {
+  const { batch, heads, mode, mask, past } = options;
   const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
   const kT = sessionHeads(h, wqkv, bqkv, { batch, heads }, 1, [0, 2, 3, 1]); // [B, H, dh, C]
   const v = sessionHeads(h, wqkv, bqkv, { batch, heads }, 2, [0, 2, 1, 3]); // [B, H, C, dh]
@@ -778,10 +761,10 @@ export function inPlaceCachedAttention(
       cStrides: [length * width, headSize, width],
       outShape: [rows, width],
     },
-    form === 'matmul' ? { blockSums: TFJS_MATMUL_BLOCK } : {},
+    mode === 'matmul' ? { blockSums: TFJS_MATMUL_BLOCK } : {},
   ) as tf.Tensor2D;
   return { out, cache: { keys, values } };
-}
+};
 
 /** The block of the inner axis whose partial sums tfjs's batched matMul on wasm adds in turn. */
 const TFJS_MATMUL_BLOCK = 48;
@@ -795,12 +778,7 @@ const TFJS_MATMUL_BLOCK = 48;
  * bias add: a fused bias (as in `causalSelfAttention`) rounds differently, and the committed
  * smoke results pin sampling's numbers.
  */
-export function cachedSelfAttention(
-  h: tf.Tensor2D,
-  wqkv: tf.Tensor2D,
-  bqkv: tf.Tensor1D,
-  { batch, heads, mode, mask, past }: CachedAttentionOptions & { mode: 'depthwise' | 'matmul' },
-): { out: tf.Tensor2D; cache: KeysValues } {
+export const cachedSelfAttention: CachedAttention = (h, wqkv, bqkv, { batch, heads, mode, mask, past }) => {
   const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
   const n = batch * heads;
   // Each role's [B*C, d] -> [B, H, C, dh].
@@ -829,4 +807,4 @@ export function cachedSelfAttention(
     out: reshape(tf.transpose(reshape(out, [length, batch, heads, headSize]), [1, 0, 2, 3]), [rows, width]),
     cache,
   };
-}
+};

@@ -10,7 +10,13 @@ import {
   placeRows,
   reshape,
 } from './layers.ts';
-import { validateConfig, variableSpecs, type AttentionMode, type ModelConfig } from './modelConfig.ts';
+import {
+  sizeOf,
+  validateConfig,
+  variableSpecs,
+  type AttentionMode,
+  type ModelConfig,
+} from './modelConfig.ts';
 import { Session } from './session.ts';
 
 export {
@@ -18,6 +24,7 @@ export {
   countParameters,
   defaultModelConfig,
   TARGET_PARAMETERS,
+  sizeOf,
   variableSpecs,
   type AttentionMode,
   type ModelConfig,
@@ -25,15 +32,6 @@ export {
 export { Session } from './session.ts';
 
 let modelCounter = 0;
-
-// Rank checks for the typed views of the variables (their ranks are fixed by `variableSpecs`).
-function isVector(t: tf.Tensor): t is tf.Tensor1D {
-  return t.rank === 1;
-}
-
-function isMatrix(t: tf.Tensor): t is tf.Tensor2D {
-  return t.rank === 2;
-}
 
 /** Which positions of [B, T-1] a caller reads: where `only` is nonzero (every one without it). */
 export interface PositionsOption {
@@ -65,7 +63,6 @@ export class PolicyModel {
   attentionMode: AttentionMode;
   private readonly vars: tf.Variable[];
   private readonly names: string[];
-  private readonly byName: Map<string, tf.Variable>;
   private readonly weights: ModelWeights;
 
   /** Use `createModel`; this takes ready values in `variableSpecs` order. */
@@ -76,45 +73,27 @@ export class PolicyModel {
     if (values.length !== specs.length)
       throw new Error(`PolicyModel: expected ${specs.length} weight arrays, got ${values.length}`);
     const id = modelCounter++;
-    const named = specs.map((spec, i): [string, tf.Variable] => {
+    this.vars = specs.map((spec, i) => {
       const value = values[i];
-      const size = spec.shape.reduce((a, b) => a * b, 1);
+      const size = sizeOf(spec.shape);
       if (value?.length !== size)
         throw new Error(`PolicyModel: ${spec.name} needs ${size} values, got ${value?.length}`);
       // tidy releases the initial tensor; the variable keeps the data.
-      const variable = tf.tidy(() =>
+      return tf.tidy(() =>
         tf.variable(tf.tensor(value, spec.shape, 'float32'), true, `tinyagent${id}/${spec.name}`),
       );
-      return [spec.name, variable];
     });
-    this.names = named.map(([name]) => name);
-    this.vars = named.map(([, variable]) => variable);
-    this.byName = new Map(named);
-    this.weights = {
-      wte: this.matrix('wte'),
-      wpe: this.matrix('wpe'),
-      blocks: Array.from({ length: cfg.nLayers }, (_, layer) => {
-        const prefix = `h${layer}.`;
-        return {
-          ln1Gain: this.vector(`${prefix}ln1.gain`),
-          ln1Bias: this.vector(`${prefix}ln1.bias`),
-          wqkv: this.matrix(`${prefix}attn.wqkv`),
-          bqkv: this.vector(`${prefix}attn.bqkv`),
-          wo: this.matrix(`${prefix}attn.wo`),
-          bo: this.vector(`${prefix}attn.bo`),
-          ln2Gain: this.vector(`${prefix}ln2.gain`),
-          ln2Bias: this.vector(`${prefix}ln2.bias`),
-          w1: this.matrix(`${prefix}mlp.w1`),
-          b1: this.vector(`${prefix}mlp.b1`),
-          w2: this.matrix(`${prefix}mlp.w2`),
-          b2: this.vector(`${prefix}mlp.b2`),
-        };
-      }),
-      lnfGain: this.vector('lnf.gain'),
-      lnfBias: this.vector('lnf.bias'),
-      headW: this.matrix('head.w'),
-      headB: this.vector('head.b'),
-    };
+    this.names = specs.map((spec) => spec.name);
+    // Each variable under its role in `ModelWeights`: 'h0.attn.wqkv' -> blocks[0].wqkv, 'lnf.gain' -> lnfGain.
+    const role = (name: string) =>
+      name.replace(/^h\d+\.(attn\.|mlp\.)?/, '').replace(/\.(\w)/, (_, c: string) => c.toUpperCase());
+    const blocks = Array.from({ length: cfg.nLayers }, () => ({}) as Record<string, tf.Variable>);
+    const top: Record<string, tf.Variable> = {};
+    this.names.forEach((name, i) => {
+      const layer = /^h(\d+)\./.exec(name)?.[1];
+      (layer === undefined ? top : blocks[Number(layer)]!)[role(name)] = this.vars[i]!;
+    });
+    this.weights = { ...top, blocks } as unknown as ModelWeights;
     this.attentionMode = attention;
   }
 
@@ -134,24 +113,6 @@ export class PolicyModel {
 
   dispose(): void {
     for (const v of this.vars) v.dispose();
-  }
-
-  private get(name: string): tf.Variable {
-    const v = this.byName.get(name);
-    if (v === undefined) throw new Error(`PolicyModel: no variable '${name}'`);
-    return v;
-  }
-
-  private vector(name: string): tf.Tensor1D {
-    const v = this.get(name);
-    if (!isVector(v)) throw new Error(`PolicyModel: variable '${name}' has rank ${v.rank}, not 1`);
-    return v;
-  }
-
-  private matrix(name: string): tf.Tensor2D {
-    const v = this.get(name);
-    if (!isMatrix(v)) throw new Error(`PolicyModel: variable '${name}' has rank ${v.rank}, not 2`);
-    return v;
   }
 
   /**
@@ -282,7 +243,7 @@ export const INIT_STD = 0.02;
 export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): PolicyModel {
   validateConfig(cfg);
   const values = variableSpecs(cfg).map(({ name, shape }) => {
-    const size = shape.reduce((a, b) => a * b, 1);
+    const size = sizeOf(shape);
     const value = new Float32Array(size);
     if (name.endsWith('.gain')) value.fill(1);
     else if (shape.length === 2) {
@@ -311,9 +272,7 @@ export function sampleToken(
 ): number {
   const offset = rowOffset(logits, vocabSize, row);
   if (!(temperature >= 0)) throw new RangeError(`sampleToken: temperature must be >= 0, got ${temperature}`);
-  let best = 0;
-  for (let i = 1; i < vocabSize; i++)
-    if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  const best = argmax(logits, offset, vocabSize);
   if (temperature === 0) return best;
   const top = logits[offset + best] as number;
   let total = 0;
@@ -347,14 +306,19 @@ export function logSoftmaxAt(
   if (!Number.isInteger(token) || token < 0 || token >= vocabSize)
     throw new RangeError(`logSoftmaxAt: token ${token} outside [0, ${vocabSize})`);
   if (!(temperature >= 0)) throw new RangeError(`logSoftmaxAt: temperature must be >= 0, got ${temperature}`);
-  let best = 0;
-  for (let i = 1; i < vocabSize; i++)
-    if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+  const best = argmax(logits, offset, vocabSize);
   if (temperature === 0) return token === best ? 0 : -Infinity;
   const top = (logits[offset + best] as number) / temperature;
   let total = 0;
   for (let i = 0; i < vocabSize; i++) total += Math.exp((logits[offset + i] as number) / temperature - top);
   return (logits[offset + token] as number) / temperature - top - Math.log(total);
+}
+
+/** The first index of the largest of logits[offset .. offset + vocabSize), minus offset. */
+function argmax(logits: Float32Array, offset: number, vocabSize: number): number {
+  let best = 0;
+  for (let i = 1; i < vocabSize; i++) if (logits[offset + i]! > logits[offset + best]!) best = i;
+  return best;
 }
 
 function rowOffset(logits: Float32Array, vocabSize: number, row: number): number {

@@ -83,6 +83,11 @@ export function variableSpecs(cfg: ModelConfig): Array<{ name: string; shape: nu
   return specs;
 }
 
+/** The number of values of a tensor of `shape`. */
+export function sizeOf(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
 /** Throws a RangeError naming the first field that is not a positive integer, or dModel not divisible by nHeads. */
 export function validateConfig(cfg: ModelConfig): void {
   for (const key of ['vocabSize', 'contextLength', 'dModel', 'nHeads', 'nLayers', 'dFF'] as const) {

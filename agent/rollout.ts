@@ -1,4 +1,5 @@
 import {
+  inChunks,
   playEpisodes,
   samplingStream,
   type EpisodePolicy,
@@ -224,11 +225,8 @@ function rolloutBatch(
   }
 }
 
-/**
- * Episodes played in lockstep at a time, at most: smaller batches were no faster per episode on
- * wasm, and a larger one was slower (docs/MEASUREMENTS.md, "Figures behind code comments").
- */
-const ROLLOUT_BATCH = 160;
+/** Episodes played in lockstep at a time, at most (docs/MEASUREMENTS.md); a batch's rounding depends on it. */
+export const ROLLOUT_BATCH = 160;
 
 /** Where `count` specs split into the two shares that two cores play: [0, cut) and [cut, count). */
 export function shareCut(count: number): number {
@@ -242,11 +240,7 @@ export function rolloutShare(
   tasks: readonly Task[],
   specs: readonly EpisodeSpec[],
 ): EpisodeRecord[] {
-  const records: EpisodeRecord[] = [];
-  for (let start = 0; start < specs.length; start += ROLLOUT_BATCH) {
-    records.push(...rolloutBatch(agent, harness, tasks, specs.slice(start, start + ROLLOUT_BATCH)));
-  }
-  return records;
+  return inChunks(specs, ROLLOUT_BATCH, (chunk) => rolloutBatch(agent, harness, tasks, chunk));
 }
 
 /** Plays the specs: `rollout` on this thread, or a caller's (training's two-core play). Records in spec order. */

@@ -212,10 +212,9 @@ export class Session {
           x,
           block,
           (normed, rows) => {
-            const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
-            const attended = this.inPlace
-              ? inPlaceCachedAttention(normed, block.wqkv, block.bqkv, { ...options, form: mode })
-              : cachedSelfAttention(normed, block.wqkv, block.bqkv, { ...options, mode });
+            const attend = this.inPlace ? inPlaceCachedAttention : cachedSelfAttention;
+            const options = { batch, heads: nHeads, mode, mask: maskTensor, past: past[layer] };
+            const attended = attend(normed, block.wqkv, block.bqkv, options);
             cache.push(attended.cache);
             return rows === undefined ? attended.out : pickRows(attended.out, rows);
           },

@@ -24,6 +24,10 @@ import { BUG_TYPES } from './types.ts';
  * names, hidden-test reward. `plainEnv()` is the plain `BugFixEnv` of chapter 15 (unlimited
  * edits, no renaming).
  */
+/** A config field's schema: an integer, or a number, in [min, max]. */
+export const integer = (min: number, max: number) => z.number().int().min(min).max(max);
+export const between = (min: number, max: number) => z.number().min(min).max(max);
+
 export const harnessShape = {
   split: z
     .enum(['variant', 'type'])
@@ -41,28 +45,16 @@ export const harnessShape = {
     .describe(
       'version of the transcript format (<task> header, <act> ... <obs> ... </obs> turns); bump it whenever the format changes',
     ),
-  maxTurns: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  maxTurns: integer(1, 1000)
     .default(6)
     .describe('actions per episode; read, edit, test, submit takes 4, so 6 leaves room for two mistakes'),
-  maxEdits: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  maxEdits: integer(1, 1000)
     .nullable()
     .default(1)
     .describe(
       'edit actions per episode, whether or not they find a site; null = unlimited. 1 makes stacking impossible',
     ),
-  contextTokens: z
-    .number()
-    .int()
-    .min(24)
-    .max(4096)
+  contextTokens: integer(24, 4096)
     .default(124)
     .describe(
       'words the policy sees (the model reads 128: this plus an action of up to maxActionTokens must fit); the oldest non-header words are dropped first, the task header never',
@@ -89,21 +81,14 @@ export const harnessShape = {
     .describe(
       "names to draw from, minus the task's own: all 30, training-task names or held-out names (variant split)",
     ),
-  temperature: z
-    .number()
-    .min(0)
-    .max(10)
+  temperature: between(0, 10)
     .default(1.0)
     .describe('sampling temperature of the policy; 0 = greedy (argmax per token)'),
   reward: z
     .enum(['hidden', 'public'])
     .default('hidden')
     .describe('tests that decide the reward at submit; success is always scored on hidden tests'),
-  maxActionTokens: z
-    .number()
-    .int()
-    .min(2)
-    .max(64)
+  maxActionTokens: integer(2, 64)
     .default(3)
     .describe('words an action may have, <end> included (edit OP <end> is 3)'),
 };
@@ -134,9 +119,7 @@ export function parseHarness(input: unknown, { where = 'config' } = {}): Harness
 
 /** The harness fields of any object that has them (an RLConfig carries more). */
 export function pickHarness(config: Harness): Harness {
-  const picked: Record<string, unknown> = {};
-  for (const key of HARNESS_FIELDS) picked[key] = config[key];
-  return picked as Harness;
+  return Object.fromEntries(HARNESS_FIELDS.map((key) => [key, config[key]])) as Harness;
 }
 
 /** The training harness: one edit, renaming over all names, hidden-test reward. */

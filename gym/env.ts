@@ -61,12 +61,8 @@ export interface StepResult {
 export interface ResetOptions {
   /** Re-seeds the env's own random stream; without it the stream continues. */
   seed?: number | string | undefined;
-  options?:
-    | {
-        /** Task name or id; drawn uniformly from the env's tasks when absent. */
-        task?: string | number | undefined;
-      }
-    | undefined;
+  /** `task`: a task name or id; drawn uniformly from the env's tasks when absent. */
+  options?: { task?: string | number | undefined } | undefined;
 }
 
 /**
@@ -134,17 +130,13 @@ function paramCandidates(task: Task): readonly string[] {
   return PARAM_POOL.filter((param) => !taken.has(param));
 }
 
-/** Names a task may be renamed to: the pool minus its own name. */
-function renamePools(): Record<Harness['renamePool'], readonly string[]> {
-  return {
-    all: NAME_POOL,
-    train: makeTasks('train').map((task) => task.name),
-    heldout: makeTasks('heldout').map((task) => task.name),
-  };
-}
-const POOLS = renamePools();
+const POOLS: Record<Harness['renamePool'], readonly string[]> = {
+  all: NAME_POOL,
+  train: makeTasks('train').map((task) => task.name),
+  heldout: makeTasks('heldout').map((task) => task.name),
+};
 
-/** The names `task` may be renamed to under `pool`. */
+/** The names `task` may be renamed to under `pool`: the pool minus its own name. */
 export function renameCandidates(task: Task, pool: Harness['renamePool']): readonly string[] {
   return POOLS[pool].filter((name) => name !== task.name);
 }
@@ -206,7 +198,6 @@ export class BugFixEnv {
   readonly tasks: readonly Task[];
   private rng = new Rng(0);
   private state: EpisodeState | undefined;
-  private readonly candidates = new Map<number, readonly string[]>();
 
   constructor(harness: Harness, tasks: readonly Task[]) {
     if (tasks.length === 0) throw new Error('BugFixEnv: no tasks');
@@ -220,21 +211,12 @@ export class BugFixEnv {
     return renderWords(renamedWords(state.source, state.view));
   }
 
-  /** The task of the current episode. */
-  get currentTask(): Task {
-    return this.requireState().task;
-  }
-
   reset({ seed, options }: ResetOptions = {}): ResetResult {
     if (seed !== undefined) this.rng = new Rng(seed);
     const task = options?.task !== undefined ? findTask(this.tasks, options.task) : this.rng.pick(this.tasks);
     let name = task.name;
     if (this.harness.randomizeNames) {
-      let pool = this.candidates.get(task.id);
-      if (pool === undefined) {
-        pool = renameCandidates(task, this.harness.renamePool);
-        this.candidates.set(task.id, pool);
-      }
+      const pool = renameCandidates(task, this.harness.renamePool);
       if (pool.length > 0) name = this.rng.pick(pool);
     }
     let params = task.params;
@@ -388,15 +370,13 @@ function copyInfo(info: EpisodeInfo): EpisodeInfo {
   return { ...info, toolCalls: { ...info.toolCalls } };
 }
 
-export interface MakeEnvOptions {
-  /** Tasks to draw episodes from; default all 30 (`makeTasks('all')`). */
-  tasks?: readonly Task[] | undefined;
-}
-
 /**
  * Builds the env from a harness (or any config holding the harness fields, such as an
- * RLConfig); the fields are validated again here so a hand-built object cannot slip through.
+ * RLConfig), validated again here so a hand-built object cannot slip through; `tasks` default to all 30.
  */
-export function makeEnv(harness: Harness, { tasks }: MakeEnvOptions = {}): BugFixEnv {
+export function makeEnv(
+  harness: Harness,
+  { tasks }: { tasks?: readonly Task[] | undefined } = {},
+): BugFixEnv {
   return new BugFixEnv(parseHarness(pickHarness(harness), { where: 'harness' }), tasks ?? makeTasks('all'));
 }

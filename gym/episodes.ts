@@ -202,6 +202,18 @@ export function firstEditCounts(
   return counts;
 }
 
+/** `play` on `size` specs at a time, the results in spec order. */
+export function inChunks<R>(
+  specs: readonly EpisodeSpec[],
+  size: number,
+  play: (chunk: readonly EpisodeSpec[]) => R[],
+): R[] {
+  const results: R[] = [];
+  for (let start = 0; start < specs.length; start += size)
+    results.push(...play(specs.slice(start, start + size)));
+  return results;
+}
+
 /** A fresh sampling stream per episode, as every policy uses it. */
 export function samplingStream(spec: EpisodeSpec): Rng {
   return new Rng(spec.samplingKey);

@@ -9,6 +9,8 @@ export { runTests, clearSandboxCache, sandboxWork, SANDBOX_LIMITS } from './sand
 export { MARKERS, TOOLS, type Tool } from './words.ts';
 export { vocabularyWords, wordsOnlyIn } from './vocab.ts';
 export {
+  between,
+  integer,
   harnessShape,
   HarnessSchema,
   parseHarness,
@@ -25,6 +27,7 @@ export {
   playEpisodes,
   countsByTask,
   firstEditCounts,
+  inChunks,
   samplingStream,
   type EpisodeSpec,
   type EpisodeResult,

@@ -54,26 +54,16 @@ function bodyStart(words: readonly string[]): number {
   return brace < 0 ? -1 : brace + 1;
 }
 
-function params(words: readonly string[]): string[] {
+/** The parameter names of `function NAME(a, b) {...}`, read from its words. */
+export function paramNames(words: readonly string[]): string[] {
   const open = words.indexOf('(');
   const close = words.indexOf(')', open);
   return open < 0 || close < 0 ? [] : words.slice(open + 1, close).filter((word) => word !== ',');
 }
 
 function hasGuard(words: readonly string[], divisor: string): boolean {
-  for (let i = 0; i + 6 < words.length; i += 1) {
-    if (
-      words[i] === 'if' &&
-      words[i + 1] === '(' &&
-      words[i + 2] === divisor &&
-      words[i + 3] === '===' &&
-      words[i + 4] === '0' &&
-      words[i + 5] === ')' &&
-      words[i + 6] === 'return'
-    )
-      return true;
-  }
-  return false;
+  const guard = ['if', '(', divisor, '===', '0', ')', 'return'];
+  return words.some((_, i) => guard.every((word, k) => words[i + k] === word));
 }
 
 /** The rewritten words, or a reason when the op has no site. */
@@ -126,7 +116,7 @@ function swapMinMax(words: readonly string[]): Rewrite {
 
 function specialCaseTests(words: readonly string[], context: OpContext): Rewrite {
   const start = bodyStart(words);
-  const names = params(words);
+  const names = paramNames(words);
   if (start < 0 || context.publicTests.length === 0) return { noSite: 'no public tests to special-case' };
   const inserted: string[] = [];
   for (const test of context.publicTests) {

@@ -4,6 +4,7 @@ import type { EpisodeInfo } from './env.ts';
 import {
   countsByTask,
   episodeSpecs,
+  inChunks,
   playEpisodes,
   samplingStream,
   type EpisodePolicy,
@@ -109,13 +110,9 @@ export function playScripted(
   tasks: readonly Task[],
   specs: readonly EpisodeSpec[],
 ): EpisodeResult[] {
-  const results: EpisodeResult[] = [];
-  for (let start = 0; start < specs.length; start += SCRIPTED_CHUNK) {
-    results.push(
-      ...playEpisodes(harness, tasks, specs.slice(start, start + SCRIPTED_CHUNK), scriptedPolicy(policy)),
-    );
-  }
-  return results;
+  return inChunks(specs, SCRIPTED_CHUNK, (chunk) =>
+    playEpisodes(harness, tasks, chunk, scriptedPolicy(policy)),
+  );
 }
 
 /** Runs `policy` for `episodesPerTask` episodes on every task through the one episode loop. */

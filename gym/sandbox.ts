@@ -3,35 +3,16 @@ import vm from 'node:vm';
 import type { TestCase } from './types.ts';
 
 /**
- * Runs a task's source against tests, for real, in a `node:vm` context.
+ * Runs a task's source against tests, for real, in a `node:vm` context of the JavaScript
+ * built-ins only (docs/GYM.md, "Running code"). A throw fails its test; a call that runs out of
+ * `firstLimitMs` is run again with `confirmLimitMs`, and only a call that runs out twice fails,
+ * so the verdict depends on the source alone, never on how busy the machine is. Results are
+ * compared by deep equality across realms. Outcomes are cached by content (source, function
+ * name, the tests' values), never by object identity, so a worker thread hits the cache too.
  *
- * The context is a fresh global object with the JavaScript built-ins only: no `require`,
- * `process`, timers or string-to-code evaluation; its promise callbacks run within each call's
- * time limit (`sandboxContext`). Every test call runs as its own script, so an
- * edit that throws fails that test at once and an edit that loops forever fails it after a time
- * limit; neither can hang or crash the gym. Results are compared by deep equality (the values
- * may come from the context's realm, so prototypes are not compared).
- *
- * The verdict is a function of the source alone, never of how busy the machine is. A call gets
- * `firstLimitMs` (50 ms) of wall-clock time; the tiny functions of the gym finish in
- * microseconds, so a call that runs out is almost always a slow moment of the machine (a
- * garbage collection, another process on the core), not a loop. Such a call is run again with
- * `confirmLimitMs` (2 s); only a call that runs out twice counts as a failure. A source that
- * really loops forever therefore fails after about 2.05 s per test call. No source that the six
- * ops can reach has a loop (a test enumerates them), so the retry only ever costs time on a slow
- * moment.
- *
- * Outcomes are cached by content: (source text, function name, the tests' values). The key
- * never depends on object identity, so a worker thread that receives structured-cloned tests
- * hits the cache as the main thread does. Only finished verdicts are cached, and a timeout is
- * one only once it is confirmed.
- *
- * `node:vm` is no security boundary: a hand-written source passed to `runTests` can reach the
- * host through built-ins' constructors or keep the process busy for the confirmation limit per
- * call. The gym is safe because an agent can only apply the six edit ops to the 30 task
- * sources, and none of the sources they reach has a loop or names anything outside its own
- * parameters and `Math` (test/gym-sandbox.test.ts enumerates them). Do not run untrusted code
- * through it.
+ * `node:vm` is no security boundary: the gym is safe only because the six edit ops reach no
+ * source with a loop or a name outside its parameters and `Math` (test/gym-sandbox.test.ts
+ * enumerates them). Do not run untrusted code through it.
  */
 
 export interface SandboxLimits {
@@ -60,18 +41,12 @@ export interface SandboxWork {
 
 const work: SandboxWork = { runs: 0, timeouts: 0, confirmedTimeouts: 0 };
 
-/**
- * The sandbox's work so far in this thread. The tests count runs and timeouts rather than time
- * a call, so that a busy machine cannot fail them; `npm run bench` prints the time.
- */
+/** The sandbox's work so far in this thread (tests count runs and timeouts, not time). */
 export function sandboxWork(): SandboxWork {
   return { ...work };
 }
 
-/**
- * Runs a script under a time limit, counting the run; false when the limit stopped it. Any other
- * throw passes through.
- */
+/** Runs a script under a time limit, counting the run; false when the limit stopped it. Any other throw passes through. */
 function runCounted(
   script: vm.Script,
   context: vm.Context,
@@ -129,10 +104,6 @@ function isTimeout(error: unknown): boolean {
 }
 
 /**
- * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
- * of time twice; true when it finished. `setup` restores the inputs before each run.
- */
-/**
  * A fresh context with the built-ins only and no string-to-code evaluation. Its microtasks (a
  * promise callback the source queued) run inside each `runInContext`, under the same time limit
  * (`microtaskMode: 'afterEvaluate'`): with the default mode they would run later on the host's
@@ -145,6 +116,10 @@ function sandboxContext(): vm.Context {
   });
 }
 
+/**
+ * Runs `script` in `context` under the two-stage limit. Returns false when it threw or ran out
+ * of time twice; true when it finished. `setup` restores the inputs before each run.
+ */
 function runLimited(
   script: vm.Script,
   context: vm.Context,
@@ -191,17 +166,6 @@ function evaluateAtOnce(
   return tests.map((test, i) => deepEqual(results[i], test.expected));
 }
 
-function evaluate(
-  source: string,
-  functionName: string,
-  tests: readonly TestCase[],
-  limits: SandboxLimits,
-): boolean[] {
-  return (
-    evaluateAtOnce(source, functionName, tests, limits) ?? evaluateEach(source, functionName, tests, limits)
-  );
-}
-
 function evaluateEach(
   source: string,
   functionName: string,
@@ -242,7 +206,10 @@ export function runTests(
   const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
   let outcome = outcomeCache.get(key);
   if (outcome === undefined) {
-    outcome = Object.freeze(evaluate(source, functionName, tests, limits));
+    outcome = Object.freeze(
+      evaluateAtOnce(source, functionName, tests, limits) ??
+        evaluateEach(source, functionName, tests, limits),
+    );
     if (outcomeCache.size >= CACHE_LIMIT) outcomeCache.clear();
     outcomeCache.set(key, outcome);
   }
@@ -251,9 +218,7 @@ export function runTests(
 
 /** Number of passing tests in an outcome. */
 export function countPassed(outcome: TestOutcome): number {
-  let passed = 0;
-  for (const ok of outcome) if (ok) passed += 1;
-  return passed;
+  return outcome.filter(Boolean).length;
 }
 
 /** Empties the outcome cache (benchmarks measure cold and warm runs). */

@@ -41,6 +41,11 @@ const DISTRACTORS: ReadonlyArray<readonly string[]> = [
   ["''", '.', 'length'],
 ];
 
+/** `if ( false ) return EXPR ;`, EXPR the distractor at `index`. */
+function deadStatement(index: number): string[] {
+  return ['if', '(', 'false', ')', 'return', ...DISTRACTORS[index]!, ';'];
+}
+
 /** Words the surface variation may add to a source. */
 export const SURFACE_WORDS: readonly string[] = [
   ...new Set(['if', '(', 'false', ')', 'return', ';', ...DISTRACTORS.flat()]),
@@ -151,15 +156,7 @@ function build(task: Task, surface: Surface): SurfaceTask {
 function unshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
   let out = [...words];
   if (surface.dead >= 0) {
-    const dead = [
-      'if',
-      '(',
-      'false',
-      ')',
-      'return',
-      ...(DISTRACTORS[surface.dead] as readonly string[]),
-      ';',
-    ];
+    const dead = deadStatement(surface.dead);
     const at = out.findIndex((_, i) => dead.every((word, k) => out[i + k] === word));
     if (at >= 0) out.splice(at, dead.length);
   }
@@ -171,20 +168,19 @@ function unshape(words: readonly string[], params: readonly string[], surface: S
   }
   const open = out.indexOf('(');
   const close = out.indexOf(')', open);
-  return [
-    ...out.slice(0, open + 1),
-    ...params.flatMap((param, k) => (k === 0 ? [param] : [',', param])),
-    ...out.slice(close),
-  ];
+  return [...out.slice(0, open + 1), ...paramList(params), ...out.slice(close)];
+}
+
+/** Parameter names as the words of a parameter list: `a , b , c`. */
+function paramList(params: readonly string[]): string[] {
+  return params.flatMap((param, k) => (k === 0 ? [param] : [',', param]));
 }
 
 /** The source words with the parameter list reordered, the return wrapped, a dead statement added. */
 function reshape(words: readonly string[], params: readonly string[], surface: Surface): string[] {
   const open = words.indexOf('(');
   const close = words.indexOf(')', open);
-  const list = surface.order.flatMap((from, k) =>
-    k === 0 ? [params[from] as string] : [',', params[from] as string],
-  );
+  const list = paramList(surface.order.map((from) => params[from]!));
   let out = [...words.slice(0, open + 1), ...list, ...words.slice(close)];
   if (surface.wrap) {
     const at = out.indexOf('return');
@@ -194,17 +190,7 @@ function reshape(words: readonly string[], params: readonly string[], surface: S
   }
   if (surface.dead >= 0) {
     const body = out.indexOf('{', out.indexOf(')')) + 1;
-    out = [
-      ...out.slice(0, body),
-      'if',
-      '(',
-      'false',
-      ')',
-      'return',
-      ...(DISTRACTORS[surface.dead] as readonly string[]),
-      ';',
-      ...out.slice(body),
-    ];
+    out = [...out.slice(0, body), ...deadStatement(surface.dead), ...out.slice(body)];
   }
   return out;
 }

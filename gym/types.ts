@@ -9,15 +9,18 @@
 export const BUG_TYPES = ['zero', 'compare', 'off_by_one', 'negation', 'min_max'] as const;
 export type BugType = (typeof BUG_TYPES)[number];
 
+/** The op that repairs each bug type. */
+export const REPAIR_OP_FOR = {
+  zero: 'add_zero_guard',
+  compare: 'fix_comparison',
+  off_by_one: 'fix_off_by_one',
+  negation: 'remove_negation',
+  min_max: 'swap_min_max',
+} as const satisfies Record<BugType, string>;
+export type RepairOp = (typeof REPAIR_OP_FOR)[BugType];
+
 /** One repair op per bug type, in the order of `BUG_TYPES`. */
-export const REPAIR_OPS = [
-  'add_zero_guard',
-  'fix_comparison',
-  'fix_off_by_one',
-  'remove_negation',
-  'swap_min_max',
-] as const;
-export type RepairOp = (typeof REPAIR_OPS)[number];
+export const REPAIR_OPS: readonly RepairOp[] = BUG_TYPES.map((type) => REPAIR_OP_FOR[type]);
 
 /** The sixth op: special-cases the public test inputs (chapter 4's gaming policy, chapter 11's reward hacking). */
 export const GAMING_OP = 'special_case_tests' as const;
@@ -25,15 +28,6 @@ export const GAMING_OP = 'special_case_tests' as const;
 /** All six edit ops an `edit` action may name. */
 export const EDIT_OPS = [...REPAIR_OPS, GAMING_OP] as const;
 export type EditOp = (typeof EDIT_OPS)[number];
-
-/** The op that repairs each bug type. */
-export const REPAIR_OP_FOR: Readonly<Record<BugType, RepairOp>> = {
-  zero: 'add_zero_guard',
-  compare: 'fix_comparison',
-  off_by_one: 'fix_off_by_one',
-  negation: 'remove_negation',
-  min_max: 'swap_min_max',
-};
 
 /** One call of the task's function: the arguments and the deep-equal result expected. */
 export interface TestCase {

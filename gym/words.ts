@@ -16,29 +16,10 @@ export const TOOLS = ['read', 'edit', 'test', 'submit'] as const;
 export type Tool = (typeof TOOLS)[number];
 
 /** Every word an observation can hold besides the source's own words. */
-export const OBSERVATION_WORDS = [
-  'edited',
-  'no',
-  'site',
-  'refused',
-  'error',
-  'bad',
-  'action',
-  'tests',
-  'of',
-  'passed',
-  'submitted',
-  '0',
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '6',
-  '7',
-  '8',
-  '9',
-] as const;
+export const OBSERVATION_WORDS: readonly string[] = [
+  ...'edited no site refused error bad action tests of passed submitted'.split(' '),
+  ...'0123456789',
+];
 
 const splitCache = new Map<string, readonly string[]>();
 

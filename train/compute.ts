@@ -1,5 +1,4 @@
-import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { activeBackend, rollout, type Agent, type EpisodeRecord } from '../agent/index.ts';
+import { activeBackend, rollout, type Agent, type EpisodeRecord, type Play } from '../agent/index.ts';
 import { partsGradients, planJob, type LossJob, type PartsGradients } from './gradients.ts';
 import type { Optimizer } from './optimizer.ts';
 import { DataParallelWorker } from './dataParallel.ts';
@@ -13,12 +12,7 @@ import { DataParallelWorker } from './dataParallel.ts';
  */
 export interface Compute {
   /** Plays the specs at the harness temperature. Records in spec order. */
-  rollout(
-    agent: Agent,
-    harness: Harness,
-    tasks: readonly Task[],
-    specs: readonly EpisodeSpec[],
-  ): Promise<EpisodeRecord[]>;
+  rollout(...args: Parameters<Play>): Promise<EpisodeRecord[]>;
   /** Loss and gradient of the job's mean loss, its rows split between the threads in length buckets (`planJob`). */
   gradients(agent: Agent, job: LossJob): Promise<PartsGradients>;
   /** Tells the other thread, if any, that the agent's weights changed (after an optimizer step); its next job sees them. */
@@ -75,17 +69,12 @@ let shared: Compute | undefined;
  * worker started on first use and kept (idle, it does not keep the process alive). The batches
  * are the ones `rollout` plays on one thread, so the records are the same either way.
  */
-export function playOnTwoCores(
-  agent: Agent,
-  harness: Harness,
-  tasks: readonly Task[],
-  specs: readonly EpisodeSpec[],
-): Promise<EpisodeRecord[]> {
+export const playOnTwoCores: Play = (...args) => {
   const backend = activeBackend();
   if (backend === undefined) throw new Error('playOnTwoCores: no backend started (initBackend first)');
   shared ??= twoThreads({ backend });
-  return shared.rollout(agent, harness, tasks, specs);
-}
+  return shared.rollout(...args);
+};
 
 /** One optimizer step's numbers for the log. */
 export interface StepResult {

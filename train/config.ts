@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   devTasks,
+  between,
   harnessShape,
+  integer,
   HELD_OUT_VARIANTS,
   makeTasks,
   splitOptions,
@@ -17,68 +19,38 @@ import { formatZodIssues } from '../lib/zodIssues.ts';
  * Every default here moves a reported number; docs/TRAINING.md explains each choice.
  */
 export const trainShape = {
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2_147_483_647)
+  seed: integer(0, 2_147_483_647)
     .default(0)
     .describe(
       "master seed: the RL seed (task order, groups, minibatches, every GRPO segment), and the base agent's (init, BC demos) unless baseSeed is given",
     ),
-  baseSeed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2_147_483_647)
+  baseSeed: integer(0, 2_147_483_647)
     .optional()
     .describe(
       "seed of the RL base agent (initial weights, BC demos, step 0's evalPass); absent: seed draws them too. Runs with one baseSeed and any seed share a byte-identical step 0 (docs/TRAINING-DESIGN.md)",
     ),
-  bcSteps: z
-    .number()
-    .int()
-    .min(0)
-    .max(10_000)
-    .default(80)
-    .describe('behaviour-cloning optimizer steps (the RL base agent)'),
-  bcBatchSize: z.number().int().min(1).max(256).default(64).describe('demonstration episodes per BC step'),
+  bcSteps: integer(0, 10_000).default(80).describe('behaviour-cloning optimizer steps (the RL base agent)'),
+  bcBatchSize: integer(1, 256).default(64).describe('demonstration episodes per BC step'),
   bcLearningRate: z
     .number()
     .positive()
     .max(1)
     .default(3e-3)
     .describe('Adam learning rate for behaviour cloning'),
-  groupSize: z
-    .number()
-    .int()
-    .min(2)
-    .max(32)
+  groupSize: integer(2, 32)
     .default(8)
     .describe('episodes per task per GRPO group (advantages are relative to the group)'),
-  steps: z.number().int().min(0).max(10_000).default(80).describe('GRPO steps in all'),
-  segmentSteps: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
+  steps: integer(0, 10_000).default(80).describe('GRPO steps in all'),
+  segmentSteps: integer(1, 10_000)
     .default(10)
     .describe('GRPO steps per segment; Adam restarts and a snapshot is frozen after each'),
   learningRate: z.number().positive().max(1).default(1e-3).describe('Adam learning rate for GRPO'),
-  tasksPerStep: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  tasksPerStep: integer(1, 1000)
     .optional()
     .describe(
       'training tasks a GRPO step plays, the next ones of a seeded order (each pass over the tasks a permutation of them drawn from seed); absent: every training task every step, in a fixed order',
     ),
-  minibatchSize: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
+  minibatchSize: integer(1, 10_000)
     .optional()
     .describe(
       "rollouts per Adam step: each update epoch goes through the step's rollouts in a seeded shuffled order, one Adam step per minibatch (the last may be smaller); absent: one full-batch Adam step per epoch",
@@ -89,29 +61,17 @@ export const trainShape = {
     .max(1)
     .default(0.2)
     .describe('PPO-style clip range of the probability ratio'),
-  klCoef: z
-    .number()
-    .min(0)
-    .max(10)
+  klCoef: between(0, 10)
     .default(0)
     .describe('weight of the k3 KL penalty to the reference (base) policy; 0 = no reference'),
-  entropyCoef: z
-    .number()
-    .min(0)
-    .max(10)
+  entropyCoef: between(0, 10)
     .default(0.01)
     .describe("weight of an entropy bonus on the policy's action tokens (PPO's c2); 0 = none"),
   scaleRewards: z
     .boolean()
     .default(true)
     .describe('divide group-relative advantages by the group std (false: mean-centre only)'),
-  updateEpochs: z
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .default(4)
-    .describe("optimizer passes over each step's rollouts"),
+  updateEpochs: integer(1, 64).default(4).describe("optimizer passes over each step's rollouts"),
   maxGradNorm: z
     .number()
     .positive()
@@ -130,32 +90,14 @@ export const trainShape = {
     .describe(
       'train on the 15 training tasks outside the development split (variant 3 of every type) and measure evalPass on those five instead of the held-out tasks; for choosing a recipe',
     ),
-  demoReadTwice: z
-    .number()
-    .min(0)
-    .max(1)
+  demoReadTwice: between(0, 1)
     .default(0.15)
     .describe('probability that a demonstration reads the source a second time before editing'),
-  demoSkipTest: z
-    .number()
-    .min(0)
-    .max(1)
+  demoSkipTest: between(0, 1)
     .default(0.25)
     .describe('probability that a demonstration submits right after its edit, without testing'),
-  evalEvery: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(10)
-    .describe('GRPO steps between held-out evalPass measurements'),
-  evalEpisodesPerTask: z
-    .number()
-    .int()
-    .min(1)
-    .max(256)
-    .default(4)
-    .describe('episodes per held-out task in evalPass'),
+  evalEvery: integer(1, 10_000).default(10).describe('GRPO steps between held-out evalPass measurements'),
+  evalEpisodesPerTask: integer(1, 256).default(4).describe('episodes per held-out task in evalPass'),
 };
 
 export const TrainSchema = z.object(trainShape).strict();

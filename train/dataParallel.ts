@@ -1,7 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
-import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { getWeights, rolloutShare, shareCut, type Agent, type EpisodeRecord } from '../agent/index.ts';
+import {
+  getWeights,
+  rolloutShare,
+  shareCut,
+  type Agent,
+  type EpisodeRecord,
+  type Play,
+} from '../agent/index.ts';
 import { partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
 import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
@@ -110,12 +116,7 @@ export class DataParallelWorker {
    * Plays the specs in the same batches as `rollout` on one thread: the first share (`shareCut`)
    * in the worker, the rest here, concurrently. Records in spec order, equal to one thread's.
    */
-  async rollout(
-    agent: Agent,
-    harness: Harness,
-    tasks: readonly Task[],
-    specs: readonly EpisodeSpec[],
-  ): Promise<EpisodeRecord[]> {
+  async rollout(...[agent, harness, tasks, specs]: Parameters<Play>): Promise<EpisodeRecord[]> {
     const cut = shareCut(specs.length);
     const remote =
       cut > 0

@@ -3,13 +3,10 @@ import { episodeSpecs, firstEditCounts, type Harness, type Task } from '../gym/i
 import { rollout, type Agent, type EpisodeRecord, type Play, type PolicyModel } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, maskedSequenceMean, padBatch, selectRows, type PaddedBatch } from './batch.ts';
+import type { StepResult } from './compute.ts';
 import type { RLConfig } from './config.ts';
 
-export interface GrpoOptions {
-  clipEpsilon: number;
-  klCoef: number;
-  entropyCoef: number;
-}
+export type GrpoOptions = Pick<RLConfig, 'clipEpsilon' | 'klCoef' | 'entropyCoef'>;
 
 /** GRPO's loss over a padded batch (with its `advantages`, and `refLogProbs` when the KL is on), as plain data a worker thread can take. */
 export interface GrpoJob {
@@ -18,14 +15,8 @@ export interface GrpoJob {
   options: GrpoOptions;
 }
 
-/**
- * One optimizer step on a job's loss, wherever its gradients are computed (the caller's choice:
- * `optimizerStep` in ./compute.ts): the loss, the gradient norm before clipping, and the policy's
- * tokens the clip bound on out of all of them.
- */
-export type Update = (
-  job: GrpoJob,
-) => Promise<{ loss: number; gradNorm: number; clippedTokens: number; policyTokens: number }>;
+/** One optimizer step on a job's loss, wherever its gradients are computed (`optimizerStep` in ./compute.ts). */
+export type Update = (job: GrpoJob) => Promise<StepResult>;
 
 export interface StepStats {
   meanReward: number;
@@ -199,10 +190,7 @@ export function grpoLoss(
   const { clipEpsilon, klCoef, entropyCoef } = options;
   const { ids, targetMask, oldPerTokenLogps } = batchTensors(batch);
   if (batch.advantages === undefined) throw new RangeError('grpoLoss: the batch has no advantages');
-  const refLogProbs =
-    batch.refLogProbs !== undefined
-      ? tf.tensor2d(batch.refLogProbs, [batch.batchSize, batch.length - 1])
-      : undefined;
+  const refLogProbs = batch.refLogProbs === undefined ? undefined : refTensor(batch, batch.refLogProbs);
   return tf.tidy(() => {
     // Only the policy's tokens carry loss, so the model computes its outputs there alone (`only`).
     const only = { only: targetMask.dataSync() };
@@ -257,10 +245,14 @@ function perTokenKl(perTokenLogps: tf.Tensor2D, refLogProbs: tf.Tensor2D): tf.Te
 function klToReference(model: PolicyModel, batch: PaddedBatch, refLogProbs: Float32Array): number {
   return tf.tidy(() => {
     const tensors = batchTensors(batch);
-    const ref = tf.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
-    const kl = perTokenKl(model.tokenLogProbs(tensors.ids) as tf.Tensor2D, ref);
+    const kl = perTokenKl(model.tokenLogProbs(tensors.ids), refTensor(batch, refLogProbs));
     return maskedSequenceMean(kl, tensors.targetMask).dataSync()[0]!;
   });
+}
+
+/** The reference's log-probabilities [B, T-1] of a batch's tokens. */
+function refTensor(batch: PaddedBatch, refLogProbs: Float32Array): tf.Tensor2D {
+  return tf.tensor2d(refLogProbs, [batch.batchSize, batch.length - 1]);
 }
 
 /** Shannon entropy (nats) of the empirical distribution of the first edit op (no edit counts as its own outcome). */

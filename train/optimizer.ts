@@ -6,8 +6,7 @@ import { adamUpdate, productsInstalled, sumOfSquares, type AdamScalars } from '.
  * step. On wasm with our kernels (`productsInstalled()` when it is made), one pass per variable
  * on our SIMD kernel; elsewhere tf.train.adam and tfjs ops. Both give the same bits on wasm:
  * the kernel does tf.train.adam's float32 operations in its order (`test/train-optimizer.test.ts`
- * compares them), faster, since one pass replaces a chain of tfjs ops per variable (measured:
- * docs/MEASUREMENTS.md, "The model on wasm: the choices").
+ * compares them).
  */
 export interface Optimizer {
   /**

@@ -46,31 +46,6 @@ export function snapshotDir(runDir: string, step: number): string {
 }
 
 /**
- * Held-out pass rate (mean over tasks) from `episodes` episodes per task through `evaluate`,
- * under the training harness, its episodes played by `compute` (one thread by default).
- */
-export async function evalPass(
-  agent: Agent,
-  config: RLConfig,
-  {
-    tasks,
-    episodes,
-    rng,
-    compute = oneThread(),
-  }: { tasks: readonly Task[]; episodes: number; rng: Rng; compute?: Compute },
-): Promise<number> {
-  const result = await evaluate({
-    agent,
-    harness: pickHarness(config),
-    tasks,
-    episodes,
-    seed: rng.key,
-    play: compute.rollout,
-  });
-  return result.passAt1;
-}
-
-/**
  * The snapshot in `dir`, or undefined when there is none or it cannot be loaded: a corrupt one
  * (a damaged file, a folder left by a kill) is reported in one line, and the run retrains it
  * from the last good snapshot; the new checkpoint replaces it atomically.
@@ -138,15 +113,9 @@ interface RunContext {
   backend: string;
   /** The backend as the records name it: the build too (wasm without SIMD gives other numbers). */
   recordedBackend: string;
-  /** The manifest fields of the checkpoint at `step`. */
-  manifestExtra: (step: number) => {
-    step: number;
-    seed: number;
-    harness: ReturnType<typeof pickHarness>;
-    harnessHash: string;
-    config: RLConfig;
-  };
-  /** The held-out pass rate of `agent` at `step` (its random stream `eval/<step>`). */
+  /** Saves `agent` as the checkpoint of `step` in `dir`, with its held-out pass rate. */
+  save: (dir: string, step: number, agent: Agent, evalPass: number | null) => void;
+  /** The held-out pass rate of `agent` at `step` (its random stream `eval/<step>`), its time added to `seconds.evals`. */
   evalOn: (agent: Agent, step: number) => Promise<number>;
   seconds: TrainSummary['seconds'];
   evalHistory: TrainSummary['evalPass'];
@@ -185,21 +154,30 @@ async function trainLocked(
     backend,
     recordedBackend: recorded,
     // Every snapshot records what made its bits (docs/CONTRACT.md).
-    manifestExtra: (step) => ({
-      step,
-      seed: config.seed,
-      harness,
-      harnessHash: hash,
-      config,
-      fingerprint: fingerprint(),
-    }),
-    evalOn: (agent, step) =>
-      evalPass(agent, config, {
+    save: (dir, step, agent, evalPass) =>
+      saveCheckpoint(dir, agent.model, {
+        step,
+        seed: config.seed,
+        harness,
+        harnessHash: hash,
+        config,
+        fingerprint: fingerprint(),
+        tokenizer: agent.tokenizer.words,
+        evalPass,
+      }),
+    evalOn: async (agent, step) => {
+      const evalStart = performance.now();
+      const { passAt1 } = await evaluate({
+        agent,
+        harness,
         tasks: heldOut,
         episodes: config.evalEpisodesPerTask,
-        rng: (step === 0 ? baseRng : rng).fork(`eval/${step}`),
-        compute,
-      }),
+        seed: (step === 0 ? baseRng : rng).fork(`eval/${step}`).key,
+        play: compute.rollout,
+      });
+      run.seconds.evals += (performance.now() - evalStart) / 1000;
+      return passAt1;
+    },
     seconds: { bc: 0, rollouts: 0, updates: 0, evals: 0, total: 0 },
     evalHistory: [],
   };
@@ -292,14 +270,8 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   bar.done(`loss ${loss.toFixed(3)}`);
   optimizer.dispose();
   seconds.bc = (performance.now() - bcStart) / 1000;
-  const evalStart = performance.now();
   const pass = await run.evalOn(agent, 0);
-  seconds.evals += (performance.now() - evalStart) / 1000;
-  saveCheckpoint(snapshotDir(run.runDir, 0), model, {
-    ...run.manifestExtra(0),
-    tokenizer: tokenizer.words,
-    evalPass: pass,
-  });
+  run.save(snapshotDir(run.runDir, 0), 0, agent, pass);
   log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
   log.say(
     `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
@@ -350,9 +322,7 @@ async function grpoSegment(
       'charts/firstEditEntropy': stats.firstEditEntropy,
     };
     if (step % config.evalEvery === 0) {
-      const evalStart = performance.now();
       const pass = await run.evalOn(agent, step);
-      seconds.evals += (performance.now() - evalStart) / 1000;
       fields['charts/evalPass'] = pass;
       evalHistory.push({ step, evalPass: pass });
     }
@@ -362,11 +332,7 @@ async function grpoSegment(
   bar.done(`reward ${last.meanReward.toFixed(2)}`);
   optimizer.dispose();
   const pass = evalHistory.find((entry) => entry.step === endStep)?.evalPass ?? null;
-  saveCheckpoint(dir, agent.model, {
-    ...run.manifestExtra(endStep),
-    tokenizer: agent.tokenizer.words,
-    evalPass: pass,
-  });
+  run.save(dir, endStep, agent, pass);
   log.say(
     `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
       `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,

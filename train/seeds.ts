@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { firstEditCounts, type TaskCount } from '../gym/index.ts';
 import { evaluate } from '../agent/index.ts';
 import type { RunLog } from '../lib/log.ts';
-import type { RLConfig } from './config.ts';
-import { splitTasks } from './config.ts';
+import { splitTasks, type RLConfig } from './config.ts';
 import { snapshotDir, trainSnapshots, type TrainSummary } from './run.ts';
 
 /** One checkpoint of a seed's run, measured on the held-out tasks. */
@@ -17,15 +16,10 @@ export interface SeedCheckpoint {
 }
 
 /** The held-out measurement of one seed's final checkpoint, and of its base agent (step 0) on the same episodes. */
-export interface SeedResult {
+export interface SeedResult extends SeedCheckpoint {
   seed: number;
   runDir: string;
   summary: TrainSummary;
-  step: number;
-  passAt1: number;
-  perTask: TaskCount[];
-  firstEdit: Record<string, Record<string, number>>;
-  checksum: string;
   base: SeedCheckpoint;
 }
 
