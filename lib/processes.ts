@@ -19,7 +19,7 @@ export function processAlive(pid: number): boolean {
 /**
  * What this host can tell of a lock's holder by its pid: `alive` or `dead` when it names this
  * host, undefined when it names another, whose processes cannot be asked from here (a study
- * folder's claims judge those by their renewals: study/claim.ts).
+ * folder's claims judge those by their renewals: study/leases.ts).
  */
 export function localHolder(holder: {
   readonly pid: number;

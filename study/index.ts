@@ -1,6 +1,6 @@
 /**
  * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
- * (plan.ts: the plan and job ids; job.ts: one job, run alone and written atomically; claim.ts: the
+ * (plan.ts: the plan and job ids; job.ts: one job, run alone and written atomically; leases.ts: the
  * lease a job is claimed with; output.ts: a job's output verified; runner.ts and worker.ts: every
  * pending job on this machine, in long-lived worker processes; scheduler.ts: Slurm arrays and a
  * Kubernetes Indexed Job; results.ts, compare.ts: what the outputs say; publish/studyReport.ts

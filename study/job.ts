@@ -16,7 +16,7 @@ import { existsInside, fileSystemError, readInside } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
 import { onStopSignal } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
+import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
 import { studyFolder } from './disk.ts';
 import {
   expectedFiles,
@@ -76,7 +76,7 @@ export type JobOutcome = 'ran' | 'skipped' | Held;
 /**
  * Runs job `index` of the plan, alone: the contract of `study run --index I` and of every array
  * scheduler. A job whose output verifies is skipped; one claimed by a live lease is left to it
- * (the caller exits 75, retry later); otherwise the job is claimed (study/claim.ts: a stale
+ * (the caller exits 75, retry later); otherwise the job is claimed (study/leases.ts: a stale
  * lease is taken over), what a dead attempt left is discarded, and the job writes into a
  * temporary folder that is renamed into place whole once output.json (the checksums) is in it.
  * A holder whose lease was taken over meanwhile (it stopped renewing, and another process judged

@@ -2,7 +2,7 @@
  * A job's output folder as the study reads it: what a job writes (`expectedFiles`), whether what
  * is there is complete and as written (`outputProblem`: output.json's checksums, an evaluation's
  * result.json against the plan), and what it records (`readEvalOutput`, timings, fingerprints).
- * Reads files only: which process holds a job, and running one, are job.ts's and claim.ts's.
+ * Reads files only: which process holds a job, and running one, are job.ts's and leases.ts's.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV } from './claim.ts';
+import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV } from './leases.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { studyFolder } from './disk.ts';
 import { jobState } from './job.ts';
