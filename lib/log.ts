@@ -44,10 +44,8 @@ export function openRunLog(runDir: string | undefined, { quiet = false }: { quie
 }
 
 /**
- * pino's destination for a run log: each line written to the file at once with `writeSync`, so
- * that a failed write (a full disk: ENOSPC, a quota: EDQUOT) throws in the caller and fails the
- * run with the file system's reason. pino's own sync destination retries such writes in a loop
- * that never ends on a disk that stays full.
+ * pino's destination for a run log: each line written at once with `writeSync`, so that a failed
+ * write (ENOSPC) fails the run; pino's own sync destination retries it for ever on a full disk.
  */
 class SyncFile {
   private fd: number | undefined;

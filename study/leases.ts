@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InputError } from '../lib/errors.ts';
 import { fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
-import { localHolder } from '../lib/processes.ts';
+import { holderAlive } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
 import { studyFolder } from './disk.ts';
 
@@ -113,7 +113,7 @@ function markOf(path: string): string {
  * proof: after a reboot a crashed job's pid may belong to another process, which never renews.
  */
 export function leaseAtOnce(lease: Lease): 'stale' | 'watch' {
-  return localHolder(lease.holder) === 'dead' ? 'stale' : 'watch';
+  return holderAlive(lease.holder) ? 'watch' : 'stale';
 }
 
 /**
