@@ -2,19 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
-import type { StudyRunSummary } from '../study/runner.ts';
+import { BIN, type StudyRunSummary } from '../study/runner.ts';
 import { startSlurm, waitForQueue } from './slurm.ts';
 
-const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
 const WORKERS = 2;
 /** Fresh `study run --index` processes timed for the per-process start-up, best of this many. */
 const STARTS = 3;
-
-/** What `study run --json` prints. */
-type Summary = StudyRunSummary;
 
 const load = () => Math.round((loadavg()[0] ?? 0) * 100) / 100;
 
@@ -46,7 +41,7 @@ export async function run(
     const loadBefore = load();
     const ran = cli(['study', 'run', study, '--jobs', String(WORKERS), '--json']);
     const loadAfter = load();
-    const summary = JSON.parse(ran.stdout) as Summary;
+    const summary = JSON.parse(ran.stdout) as StudyRunSummary;
     const jobs = summary.jobs;
     const work = sum(jobs.map((job) => job.work ?? 0));
     const wallSeconds = ran.seconds;

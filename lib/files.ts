@@ -37,7 +37,6 @@ export class FileRefusedError extends InputError {
     readonly problem: string,
     label: string | undefined,
   ) {
-    // `'x' is a FIFO, ...`, `no such file 'x'`, `cannot read 'x': permission denied`, `cannot write 'x' (EIO)`
     const named = problem.startsWith('is ')
       ? `'${path}' ${problem}`
       : problem.replace(/^(no such file|cannot \w+)/, (start) => `${start} '${path}'`);
@@ -99,7 +98,7 @@ export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): s
   if (code === 'ELOOP') return 'is a symbolic link, not a regular file';
   if (code === 'ENXIO') return 'is a FIFO or device, not a regular file';
   if (code === 'EACCES' || code === 'EPERM') return `cannot ${doing}: permission denied`;
-  // Node's message is `CODE: what, syscall 'path'`: the code and what, the path being named already.
+  // Node's message is `CODE: what, syscall 'path'`: the path is named already.
   const what = /^[A-Z]+: ([^,]+)/.exec((error as Error).message)?.[0];
   return `cannot ${doing} (${what ?? code ?? (error as Error).message})`;
 }

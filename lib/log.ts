@@ -5,15 +5,12 @@ import pino, { type Logger } from 'pino';
 import { progressBar, type Progress } from './progress.ts';
 
 /**
- * A run's logger: JSON lines (pino) into `<runDir>/log.jsonl`, and short human lines on
- * stderr via `say`. With no run folder, only the human lines are written.
+ * A run's logger: JSON lines (pino) into `<runDir>/log.jsonl` (`record`, keys such as
+ * `losses/policy`), short lines on stderr (`say`), and a phase's `progress`.
  */
 export interface RunLog {
-  /** Structured record, namespaced keys such as `losses/policy` or `charts/passRate`. */
   record(event: string, fields: Record<string, unknown>): void;
-  /** A short line for the person at the terminal (stderr, so stdout stays machine-readable). */
   say(line: string): void;
-  /** Progress of one phase: a bar on a terminal, a line at its start and end off one, nothing when quiet. */
   progress(label: string, total: number): Progress;
   close(): void;
 }
