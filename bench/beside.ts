@@ -1,6 +1,5 @@
-// The load for bench/train.ts's "beside a copy" figure: the bench's one-thread GRPO updates, the
-// same weights and the same loss job, run over and over in a process of their own until the
-// parent says stop. Started by `besideCopy` (bench/train.ts) with `node --import tsx`.
+// The load for bench/train.ts's "beside a copy" figure (`besideCopy`): the bench's one-thread GRPO
+// updates run over and over in a process of their own until the parent says stop.
 import {
   initBackend,
   modelFromWeights,

@@ -4,9 +4,8 @@ export function fastest<T>(runs: readonly T[], seconds: (run: T) => number): T {
 }
 
 /**
- * Each of `variants` in turn, `repeats` rounds, after `warmUps` untimed rounds: the fastest run
- * of each, in the variants' order (the machine is shared and noisy, so taking turns keeps a slow
- * spell from falling on one side only).
+ * Each of `variants` in turn, `repeats` rounds after `warmUps` untimed ones: the fastest run of
+ * each (taking turns keeps a slow spell of a shared machine from falling on one side only).
  */
 export async function fastestInTurn<T>(
   variants: ReadonlyArray<() => Promise<T>>,

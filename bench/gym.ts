@@ -2,11 +2,8 @@ import { clearSandboxCache, runCanary, runTests, SANDBOX_LIMITS, sandboxWork } f
 
 /**
  * Gym throughput: the canary workload (4 scripted policies x 3 harnesses x 30 tasks) through the
- * full env, first with an empty sandbox cache, then warm. Target: >= 20,000 episodes/s warm on
- * one core. Then how long the sandbox takes to fail a call that never returns (target: its
- * limits, 2 x 50 ms + 2 s), and how many runs a limit stopped meanwhile (3: the run of all calls
- * and the call's first run at the first limit, its confirming rerun at the second; more when a
- * busy machine stopped a script that finishes). test/gym-sandbox.test.ts counts the runs only.
+ * full env, cold cache then warm (target: >= 20,000 episodes/s warm on one core); then how long the
+ * sandbox takes to fail a call that never returns, and how many runs a limit stopped (3).
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   clearSandboxCache();

@@ -9,12 +9,9 @@ import { UsageError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 
 /**
- * Memory of reading an Inspect `.eval` log: synthetic archives of several sizes (deflated sample
- * entries of about 1 MiB of JSON each, mostly an incompressible message, as a transcript's
- * tool output can be) are read by `readResults` in a fresh process, which reports its peak
- * resident memory. Streaming one entry at a time keeps the peak flat as the file grows.
- * TINYAGENT_BENCH_IO_MB sets the sizes in MB (default 64,256; 1024 writes and reads a 1 GB
- * archive, docs/MEASUREMENTS.md has a dated figure of it).
+ * Memory of reading an Inspect `.eval` log: synthetic archives (deflated entries of about 1 MiB of
+ * mostly incompressible JSON each) read by `readResults` in a fresh process, which reports its
+ * peak resident memory. TINYAGENT_BENCH_IO_MB sets the sizes in MB (default 64,256).
  */
 
 const ENTRY_TEXT = 1 << 20;
@@ -28,9 +25,8 @@ function randomText(bytes: number, rng: Rng): Buffer {
 }
 
 /**
- * Writes an `.eval` archive of about `targetBytes`: header.json and deflated sample entries. The
- * large message is deflated once and its blocks reused in every entry (raw deflate blocks that
- * end with a sync flush can follow one another), so that writing 1 GB takes seconds.
+ * Writes an `.eval` archive of about `targetBytes`: header.json and deflated sample entries, the
+ * large message deflated once and reused in every entry (sync-flushed raw deflate blocks chain).
  */
 function writeEval(path: string, targetBytes: number, rng: Rng): { samples: number; bytes: number } {
   const flushed = (data: Buffer) =>

@@ -19,19 +19,9 @@ import { Rng } from '../lib/rng.ts';
 import { fastest, fastestInTurn } from './best.ts';
 
 /**
- * Model benchmark: the default policy (vocab 250) on the active backend, one thread.
- *
- * - where a training step's time goes: forward + backward + Adam on 64 sequences of 96 tokens
- *   (loss = mean negative tokenLogProbs), profiled per op type (tf.profile's kernel times, with
- *   the scopes that wrap other kernels left out), forward alone against the whole step;
- *   the step's ms and GFLOP/s, one thread and two, are in the train suite;
- * - sampling: a 160-row session fed ragged chunks (a 20-40 token prompt per row, then one sampled
- *   token per step, with a 5-15 token "observation" after every ~10 tokens), up to 120 tokens per
- *   row; tokens/s counts every token fed; best of 3;
- * - memory: peak process RSS and tfjs's live tensor bytes;
- * - our kernels' safety (on wasm): the self-test at start (best of 5), and what the bounds checks
- *   cost: the same training step with them on and off, in turn, best of 5 each, and one check
- *   alone, per call, over 100,000 calls.
+ * Model benchmark: the default policy (vocab 250) on the active backend, one thread: where a
+ * training step's time goes (`stepProfile`), sampling (`samplingRate`), peak memory, and what our
+ * kernels' safety costs (`kernelSafety`).
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
@@ -112,19 +102,10 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-interface OpRow {
-  op: string;
-  forwardMs: number;
-  backwardMs: number;
-  calls: number;
-}
+type OpRow = { op: string; forwardMs: number; backwardMs: number; calls: number };
 
-/** One training step on random tokens: forward + backward + Adam, and the forward alone. */
-function trainingStep(
-  model: PolicyModel,
-  batch: number,
-  length: number,
-): { step: () => void; forward: () => void; dispose: () => void } {
+/** One training step on random tokens (loss: mean negative tokenLogProbs): forward + backward + Adam, and the forward alone. */
+function trainingStep(model: PolicyModel, batch: number, length: number) {
   const rng = new Rng('bench/model/data');
   const ids = tf.tensor2d(
     Int32Array.from({ length: batch * length }, () => rng.int(model.config.vocabSize)),
@@ -145,32 +126,19 @@ function trainingStep(
     tf.tidy(() => {
       model.tokenLogProbs(ids).dataSync();
     });
-  return {
-    step,
-    forward,
-    dispose: () => {
-      ids.dispose();
-      optimizer.dispose();
-    },
+  const dispose = () => {
+    ids.dispose();
+    optimizer.dispose();
   };
+  return { step, forward, dispose };
 }
 
 /**
  * What our kernels' safety costs: the self-test's time (best of 5); the training step with the
- * bounds checks on and off, in turn (best of 5 each, after a warm-up), its product calls; and
- * one check alone (the attention form's geometry, best of 3 runs of 100,000 calls).
+ * bounds checks on and off, in turn (best of 5 each), its product calls; and one check alone
+ * (the attention form's geometry, best of 3 runs of 100,000 calls).
  */
-async function kernelSafety(
-  model: PolicyModel,
-  batch: number,
-  length: number,
-): Promise<{
-  selfTestMs: number;
-  checkedMs: number;
-  uncheckedMs: number;
-  productCalls: number;
-  checkUs: number;
-}> {
+async function kernelSafety(model: PolicyModel, batch: number, length: number) {
   const timed = (f: () => void) => {
     const start = performance.now();
     f();
@@ -230,13 +198,8 @@ async function kernelSafety(
   }
 }
 
-/** Kernel time per op type: the forward alone, then a whole step; backward + Adam is the difference. */
-async function stepProfile(
-  model: PolicyModel,
-  batch: number,
-  length: number,
-  sampleMemory: () => void,
-): Promise<{ forwardMs: number; backwardMs: number; rows: OpRow[] }> {
+/** Kernel time per op type (tf.profile): the forward alone, then a whole step; backward + Adam is the difference. */
+async function stepProfile(model: PolicyModel, batch: number, length: number, sampleMemory: () => void) {
   const { step, forward, dispose } = trainingStep(model, batch, length);
   for (let i = 0; i < 2; i++) {
     step();
@@ -279,11 +242,11 @@ async function stepProfile(
   return { forwardMs, backwardMs, rows: top };
 }
 
-function samplingRate(
-  model: PolicyModel,
-  batch: number,
-  sampleMemory: () => void,
-): { tokensPerSecond: number; sampledPerSecond: number } {
+/**
+ * Sampling: a `batch`-row session fed ragged chunks (a 20-40 token prompt, then one sampled token
+ * a step, a 5-15 token "observation" every ~10 tokens), up to 120 tokens a row; every token fed counts.
+ */
+function samplingRate(model: PolicyModel, batch: number, sampleMemory: () => void) {
   const rng = new Rng('bench/model/sampling');
   const vocab = model.config.vocabSize;
   const limit = 120;

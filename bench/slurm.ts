@@ -36,24 +36,20 @@ export function writeMungeKey(dir: string): string {
 
 /** Starts munged with `key` on `socket`, its pid, log and seed in `dir`; returns its pid. */
 export function startMunged(dir: string, key: string, socket: string): number {
-  execFileSync(
-    'munged',
-    [
-      '--key-file',
-      key,
-      '--socket',
-      socket,
-      '--pid-file',
-      join(dir, 'munge', 'munged.pid'),
-      '--log-file',
-      join(dir, 'log', 'munged.log'),
-      '--seed-file',
-      join(dir, 'munge', 'seed'),
-      '--force',
-    ],
-    { stdio: 'ignore' },
-  );
-  return pidOf(join(dir, 'munge', 'munged.pid'))!;
+  const at = (...parts: string[]) => join(dir, ...parts);
+  const files = ['--pid-file', at('munge', 'munged.pid'), '--log-file', at('log', 'munged.log')];
+  const args = [
+    '--key-file',
+    key,
+    '--socket',
+    socket,
+    ...files,
+    '--seed-file',
+    at('munge', 'seed'),
+    '--force',
+  ];
+  execFileSync('munged', args, { stdio: 'ignore' });
+  return pidOf(at('munge', 'munged.pid'))!;
 }
 
 /**
@@ -62,39 +58,27 @@ export function startMunged(dir: string, key: string, socket: string): number {
  * no accounting, finished jobs kept 10 minutes for the tests to read.
  */
 export function sharedConfLines(socket: string, authInfo = ''): string[] {
+  const lines = (text: string) => text.trim().split(/\s+/);
   return [
-    'SlurmUser=root',
-    'SlurmdUser=root',
-    'AuthType=auth/munge',
-    'CredType=cred/munge',
+    ...lines('SlurmUser=root SlurmdUser=root AuthType=auth/munge CredType=cred/munge'),
     `AuthInfo=socket=${socket}${authInfo}`,
-    'ProctrackType=proctrack/linuxproc',
-    'TaskPlugin=task/none',
-    'SelectType=select/cons_tres',
-    'SelectTypeParameters=CR_CPU',
-    'SchedulerType=sched/backfill',
-    'SchedulerParameters=sched_interval=1',
-    'MpiDefault=none',
-    'JobAcctGatherType=jobacct_gather/none',
-    'AccountingStorageType=accounting_storage/none',
-    'JobCompType=jobcomp/none',
-    'MinJobAge=600',
-    'InactiveLimit=0',
-    'KillWait=5',
+    ...lines(`ProctrackType=proctrack/linuxproc TaskPlugin=task/none SelectType=select/cons_tres
+      SelectTypeParameters=CR_CPU SchedulerType=sched/backfill SchedulerParameters=sched_interval=1 MpiDefault=none
+      JobAcctGatherType=jobacct_gather/none AccountingStorageType=accounting_storage/none JobCompType=jobcomp/none
+      MinJobAge=600 InactiveLimit=0 KillWait=5`),
   ];
 }
 
 /**
- * A real single-node Slurm cluster on localhost: a slurm.conf in a temporary folder (state and
- * spool there too), munged with its own key and socket, slurmctld and slurmd as root. Throws one
- * line naming the packages when they are not installed. `stop` ends the three daemons by PID.
+ * A real single-node Slurm cluster on localhost, its slurm.conf, state and spool in a temporary
+ * folder, munged with its own key and socket, the daemons as root; `stop` ends them by pid.
  */
 export async function startSlurm({
   cpus = 2,
   ports = [16817, 16818],
 }: {
   cpus?: number;
-  /** slurmctld's and slurmd's; another pair lets a second cluster run beside the test's (the bench's). */
+  /** slurmctld's and slurmd's; another pair lets a second cluster (the bench's) run beside the tests'. */
   ports?: [number, number];
 } = {}): Promise<SlurmCluster> {
   const missing = ['slurmctld', 'slurmd', 'sbatch', 'sinfo', 'munged'].filter(
@@ -165,10 +149,7 @@ export async function startSlurm({
   }
 }
 
-/**
- * Waits until squeue shows no job of this cluster (asynchronously: a study takes minutes); false
- * on timeout or on a dependency that can never be met. A busy slurmctld is asked again.
- */
+/** Waits until squeue shows no job of this cluster; false on timeout or on a dependency that can never be met. */
 export async function waitForQueue(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

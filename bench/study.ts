@@ -2,31 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
+import { BIN, type StudyRunSummary } from '../study/runner.ts';
 import { startSlurm, waitForQueue } from './slurm.ts';
 
-const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
 const WORKERS = 2;
 /** Fresh `study run --index` processes timed for the per-process start-up, best of this many. */
 const STARTS = 3;
-
-/** The fields of `study run --json` this benchmark reads (study/runner.ts, StudyRunSummary). */
-interface Summary {
-  ran: number;
-  seconds: number;
-  workerStarts: number[];
-  jobs: Array<{
-    index: number;
-    kind: string;
-    slots: number;
-    wall: number;
-    inJob: number | null;
-    work: number | null;
-    worker: number;
-  }>;
-}
 
 const load = () => Math.round((loadavg()[0] ?? 0) * 100) / 100;
 
@@ -43,19 +26,10 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 const mean = (values: number[]) => sum(values) / values.length;
 
 /**
- * The seed-study runner on this machine (docs/STUDIES.md, "How long it takes"):
- * - `study run --jobs 2` of a 4-seed smoke study of every chapter step (4 trainings, 52
- *   evaluations, all one-threaded): its wall time against the jobs' summed one-core time divided
- *   by 2 (target: within 10%, no worker idles while work is ready);
- * - the overhead per job (target: under 2 s): what the runner adds around a job's own work
- *   (verify, claim, checksums, output.json, rename, the hand-over to the worker), each worker's
- *   start (node, tsx, TensorFlow.js, the plan, the backend) spread over the jobs it ran, and a
- *   checkpoint's load, which is inside an evaluation's work; beside it the start of a fresh
- *   `study run --index I` process, what the runner paid per job before it kept workers, and what
- *   every Slurm or Kubernetes task still pays.
- * - the same study on Slurm with each dependency scheme of `study slurm` (slurmDependencies).
- * Every figure comes with the load average (1 minute) when it was taken: on a shared machine read
- * the ratios rather than the seconds.
+ * The seed-study runner on this machine (docs/STUDIES.md, "How long it takes"): `study run --jobs
+ * 2` of a 4-seed smoke study against the jobs' summed time / 2 (target: within 10%); the overhead
+ * per job (target: under 2 s), a checkpoint's load and a fresh `study run --index` process's start;
+ * and the study on Slurm (`slurmDependencies`). Each figure comes with the load average then.
  */
 export async function run(
   say: (line: string) => void,
@@ -67,7 +41,7 @@ export async function run(
     const loadBefore = load();
     const ran = cli(['study', 'run', study, '--jobs', String(WORKERS), '--json']);
     const loadAfter = load();
-    const summary = JSON.parse(ran.stdout) as Summary;
+    const summary = JSON.parse(ran.stdout) as StudyRunSummary;
     const jobs = summary.jobs;
     const work = sum(jobs.map((job) => job.work ?? 0));
     const wallSeconds = ran.seconds;
@@ -151,19 +125,15 @@ export async function run(
 }
 
 /**
- * The two dependency schemes of `study slurm` (docs/STUDIES.md, "Slurm"), each on the same 4-seed
- * smoke study of every chapter step (4 trainings, 52 evaluations): the wall time from the
- * submission to the queue's end, per seed (each seed's evaluations start when its training is
- * done) and array (when every training is), and array / per seed. On the cluster of SLURM_CONF
- * when it is set, else on a single-node cluster of 2 CPUs started here (bench/slurm.ts;
- * needs root and Debian's slurmctld slurmd slurm-client munge). A wall time includes up to 1 s of
- * polling the queue.
+ * The two dependency schemes of `study slurm`, each on the same 4-seed smoke study: the wall time
+ * from the submission to an empty queue. On the cluster of SLURM_CONF when set, else on a
+ * single-node cluster started here (bench/slurm.ts: root and Debian's Slurm packages).
  */
 async function slurmDependencies(
   dir: string,
   say: (line: string) => void,
 ): Promise<Record<string, number | string>> {
-  // Ports of its own, so that a Slurm test running meanwhile (16817, 16818) does not collide with it.
+  // Ports of its own: a Slurm test may run meanwhile.
   const own =
     process.env['SLURM_CONF'] === undefined
       ? await startSlurm({ cpus: WORKERS, ports: [16827, 16828] })

@@ -7,11 +7,7 @@ import { InputError } from '../lib/errors.ts';
 /** The Pythons tried, in order, when `--python` names none: the one on PATH, then Debian's (where python3-torch installs). */
 const PYTHONS = ['python3', '/usr/bin/python3'] as const;
 
-/**
- * The Python that `npm run bench -- --torch` runs the PyTorch reference with: `python` when
- * given, else the first of `PYTHONS` that imports torch. None: an InputError (exit 1) naming the
- * package to install.
- */
+/** The Python of the PyTorch reference (`npm run bench -- --torch`): `python`, else the first of `PYTHONS` that imports torch. */
 export function findTorchPython(python?: string): string {
   const candidates = python !== undefined ? [python] : PYTHONS;
   for (const candidate of candidates) {
@@ -24,28 +20,18 @@ export function findTorchPython(python?: string): string {
 }
 
 /** What the reference says about itself. */
-export interface TorchInfo {
-  torch: string;
-  threads: number;
-  parameters: number;
-}
+type TorchInfo = { torch: string; threads: number; parameters: number };
 
 /**
- * bench/torch/step.py running in its own process: the policy of agent/model.ts in PyTorch, the
- * same rows x length batch of random tokens, forward + backward + clip + Adam. `step()` times one
- * step there (the time Python measures, without the pipe's round trip), so that the bench can
- * alternate it with its own step.
+ * bench/torch/step.py in its own process: our policy in PyTorch on the same batch shape, forward
+ * + backward + clip + Adam; `step()` gives the milliseconds Python measures for one step.
  */
 export class TorchStep {
-  private readonly lines: AsyncIterator<string>;
-
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     readonly info: TorchInfo,
-    lines: AsyncIterator<string>,
-  ) {
-    this.lines = lines;
-  }
+    private readonly lines: AsyncIterator<string>,
+  ) {}
 
   static async start(
     python: string,
@@ -53,13 +39,7 @@ export class TorchStep {
     { rows, length, threads }: { rows: number; length: number; threads: number },
   ): Promise<TorchStep> {
     const script = fileURLToPath(new URL('./torch/step.py', import.meta.url));
-    const child = spawn(
-      python,
-      [script, JSON.stringify(config), String(rows), String(length), String(threads)],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(python, [script, JSON.stringify(config), `${rows}`, `${length}`, `${threads}`]);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();

@@ -35,25 +35,10 @@ import type { BesideWork } from './beside.ts';
 const REPEATS = 5;
 
 /**
- * Training benchmark on the real gym with the default model and harness, one thread against
- * two (the data-parallel worker `npm run train` uses), runs alternating, best of `REPEATS`:
- * - the training step as training runs it (`optimizerStep`: gradients split across the threads,
- *   global-norm clipping, Adam) on 64 sequences of 96 tokens; GFLOP/s = (6 P N + 12 L T d N) /
- *   time with P parameters, N = 64 * 95 predicted positions, T = 95, L layers, d width (the
- *   usual 6PN for a dense forward and backward, plus causal attention's two products, not halved
- *   for the mask);
- * - rollouts: 320 held-out episodes (32 per task) with the key/value cache, episodes/s and
- *   transcript tokens/s;
- * - one default GRPO step's work: 160 episodes (20 training tasks x group 8), then 4 updates on
- *   their transcripts (advantages set to +-1: the untrained policy earns no reward);
- * - those 4 updates on one thread, alone and beside a copy of themselves in another process
- *   (bench/beside.ts): how much the two cores slow each other down, which bounds what any
- *   two-core split of the work can reach.
- * The policy is untrained, so episodes are a little longer than a trained agent's.
- *
- * With `torchPython` (`--torch`), the same step in PyTorch on two threads and on one
- * (bench/torch/step.py, the same model and batch shape), in turn with our two-thread step, best
- * of `REPEATS`; its figures are the `torch` field.
+ * Training benchmark on the real gym with the default model and harness, one thread against two
+ * (the data-parallel worker of `npm run train`), runs alternating, best of `REPEATS`: the training
+ * step (`trainStepBench`), rollouts (`rolloutBench`) and a GRPO step's work (`grpoBench`), with the
+ * untrained policy. With `torchPython` (`--torch`), PyTorch's step too: the `torch` field.
  */
 export async function run(
   say: (line: string) => void,
@@ -67,14 +52,12 @@ export async function run(
     }),
     tokenizer,
   };
-  // Each timed function runs on one thread when called without a compute, on two with `worker`.
   const one = oneThread();
   const worker = twoThreads({ backend });
   try {
     say(`backend ${backend}; each figure the best of ${REPEATS} runs, one- and two-thread runs alternating`);
     const step = await trainStepBench(agent, { one, worker, say, torchPython });
-    // Every rollout and GRPO run below starts from these weights, on both threads, so each run
-    // does the same work (a run's updates move the weights, and a one-thread run tells no worker).
+    // Every run below starts from these weights on both threads, so each run does the same work.
     const start = getWeights(agent.model);
     const fromStart = async () => {
       setWeights(agent.model, start);
@@ -107,8 +90,9 @@ interface Bench {
 }
 
 /**
- * The training step on 64 x 96 random tokens, every position a target (a cloning loss), on one
- * thread and on two; with `torchPython`, PyTorch's step in turn with ours (`torchReference`).
+ * The training step (`optimizerStep`: split gradients, clipping, Adam) on 64 x 96 random tokens,
+ * a cloning loss; GFLOP/s = (6 P N + 12 L T d N) / time, P parameters, N = 64 x 95 predicted
+ * positions, T = 95, L layers, d width (dense forward and backward, and attention's two products).
  */
 async function trainStepBench(
   agent: Agent,
@@ -116,8 +100,7 @@ async function trainStepBench(
 ) {
   const { config: cfg } = agent.model;
   const rng = new Rng('bench/train/data');
-  const rows = 64;
-  const length = 96;
+  const [rows, length] = [64, 96];
   const step: LossJob = {
     kind: 'bc',
     batch: padBatch(
@@ -145,14 +128,11 @@ async function trainStepBench(
   say(
     `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
   );
+  const ours = () => timeStep(worker);
   const torch =
     torchPython === undefined
       ? undefined
-      : await torchReference(torchPython, agent.model.parameterCount(), cfg, say, {
-          rows,
-          length,
-          ours: () => timeStep(worker),
-        });
+      : await torchReference(torchPython, agent, say, { rows, length, ours });
   optimizer.dispose();
   return {
     figures: {
@@ -207,53 +187,11 @@ async function rolloutBench(
   };
 }
 
-/** The GRPO loss job of the bench: the untrained policy's episodes of `specs`, advantages set to +-1 (it earns no reward). */
-function grpoJob(
-  agent: Agent,
-  {
-    config,
-    harness,
-    tasks,
-    specs,
-  }: {
-    config: ReturnType<typeof defaultRLConfig>;
-    harness: ReturnType<typeof pickHarness>;
-    tasks: ReturnType<typeof makeTasks>;
-    specs: ReturnType<typeof episodeSpecs>;
-  },
-): LossJob {
-  const batch = padBatch(rollout(agent, harness, tasks, specs), agent.tokenizer.padId);
-  batch.advantages = Float32Array.from(specs, (_, i) => (i % 2 === 0 ? 1 : -1));
-  return {
-    kind: 'grpo',
-    batch,
-    options: { clipEpsilon: config.clipEpsilon, klCoef: 0, entropyCoef: config.entropyCoef },
-  };
-}
-
-/** What bench/beside.ts needs to run the same updates in a process of its own: the model, its weights now, the job and the optimizer's settings. */
-function besideWork(
-  agent: Agent,
-  { backend, job, config }: { backend: string; job: LossJob; config: ReturnType<typeof defaultRLConfig> },
-): BesideWork {
-  return {
-    backend: backend as BackendPreference,
-    attention: agent.model.attentionMode,
-    modelConfig: agent.model.config,
-    words: [...agent.tokenizer.words],
-    weights: getWeights(agent.model),
-    job,
-    epochs: config.updateEpochs,
-    learningRate: config.learningRate,
-    maxGradNorm: config.maxGradNorm,
-  };
-}
-
 /**
  * One default GRPO step's work: 160 episodes (20 training tasks x group 8), then the updates on
  * their transcripts (advantages set to +-1: the untrained policy earns no reward), on one thread
  * and on two; the updates on one thread alone and beside a copy of themselves in another process
- * (`besideCopy`); and, where our products are installed, on ours against tfjs's.
+ * (`besideCopy`: how much two cores slow each other down); and on our products against tfjs's.
  */
 async function grpoBench(
   agent: Agent,
@@ -263,7 +201,10 @@ async function grpoBench(
   const harness = pickHarness(config);
   const train = makeTasks('train');
   const grpoSpecs = episodeSpecs(train, config.groupSize, new Rng('bench'));
-  const job = grpoJob(agent, { config, harness, tasks: train, specs: grpoSpecs });
+  const batch = padBatch(rollout(agent, harness, train, grpoSpecs), agent.tokenizer.padId);
+  batch.advantages = Float32Array.from(grpoSpecs, (_, i) => (i % 2 === 0 ? 1 : -1));
+  const { clipEpsilon, entropyCoef, updateEpochs: epochs, learningRate, maxGradNorm } = config;
+  const job: LossJob = { kind: 'grpo', batch, options: { clipEpsilon, klCoef: 0, entropyCoef } };
   const timeGrpo = async (compute: Compute = one) => {
     await fromStart();
     const grpoOptimizer = adam(config.learningRate);
@@ -281,10 +222,20 @@ async function grpoBench(
     };
   };
   const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
-  // The same updates on one thread, alone and then beside a copy of themselves in another
-  // process: how much the two cores slow each other down whatever runs on them.
   const timeUpdates = async () => (await timeGrpo()).updates;
-  const beside = await besideCopy(besideWork(agent, { backend, job, config }), timeUpdates);
+  const { attentionMode: attention, config: modelConfig } = agent.model;
+  const words = [...agent.tokenizer.words];
+  const work = {
+    attention,
+    modelConfig,
+    words,
+    weights: getWeights(agent.model),
+    job,
+    epochs,
+    learningRate,
+    maxGradNorm,
+  };
+  const beside = await besideCopy({ backend: backend as BackendPreference, ...work }, timeUpdates);
   say(
     `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
   );
@@ -322,10 +273,8 @@ async function grpoBench(
 }
 
 /**
- * The same GRPO updates (`timeUpdates`, one thread) on tfjs's own products and Adam and on our
- * kernels (agent/kernels/, train/optimizer.ts), in turn, each from the same weights, best of
- * `REPEATS`. Our kernels give the same bits as tfjs's, so the weights after the updates must
- * hash the same; the bench stops if not.
+ * The same GRPO updates (`timeUpdates`, one thread) on tfjs's products and Adam and on ours, in
+ * turn, from the same weights: ours give the same bits, so the weights after must hash the same.
  */
 async function ownProductsAgainstTfjs(
   agent: Agent,
@@ -359,10 +308,7 @@ async function ownProductsAgainstTfjs(
   }
 }
 
-/**
- * `time` (best of `REPEATS`) alone, then while bench/beside.ts runs `work` over and over in a
- * process of its own, then alone again: the best alone run of both rounds and the best beside.
- */
+/** `time` (best of `REPEATS`) alone, beside bench/beside.ts running `work` in a process of its own, and alone again. */
 async function besideCopy(
   work: BesideWork,
   time: () => Promise<number>,
@@ -405,18 +351,14 @@ async function besideCopy(
   }
 }
 
-/**
- * PyTorch's step (bench/torch/step.py, two threads) in turn with ours on two threads, best of
- * `REPEATS` each after a warm-up round: both times, the ratio, and PyTorch's own parameter count
- * (the same model has the same count; a different one is said).
- */
+/** PyTorch's step (bench/torch/step.py) on two threads and one, in turn with ours on two, and its parameter count. */
 async function torchReference(
   python: string,
-  parameters: number,
-  config: Agent['model']['config'],
+  { model }: Agent,
   say: (line: string) => void,
   { rows, length, ours }: { rows: number; length: number; ours: () => Promise<number> },
 ): Promise<Record<string, number | string>> {
+  const [config, parameters] = [model.config, model.parameterCount()];
   const reference = await TorchStep.start(python, config, { rows, length, threads: 2 });
   const single = await TorchStep.start(python, config, { rows, length, threads: 1 }).catch(async (error) => {
     await reference.close();

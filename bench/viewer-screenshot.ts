@@ -1,14 +1,12 @@
 /**
- * The README's screenshot of the episode viewer (docs/viewer.png), and how long the page takes
- * to load.
+ * The README's screenshot of the episode viewer (docs/viewer.png), and the page's load time (from
+ * navigation to laid out, the median of five loads):
  *
  *   npx tinyagent eval --checkpoint runs/default/step-80 --out /tmp/e.json --transcripts
  *   node --import tsx bench/viewer-screenshot.ts /tmp/e.json docs/viewer.png
  *
- * Writes the page with `tinyagent view FILE --out DIR` (a child process, as a user runs it),
- * opens it in Debian's Chromium (lib/browser.ts) at 1000 px wide on the first episode
- * that reads, edits, tests and submits (else the longest), and saves the PNG. Prints the load
- * time: from navigation to the page laid out, the median of five loads.
+ * The page `tinyagent view` writes, in Chromium at 1000 px wide, on the first episode that reads,
+ * edits, tests and submits (else the longest).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

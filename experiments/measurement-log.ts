@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
+import { readJsonFile } from '../lib/files.ts';
 import { ROOT } from '../lib/paths.ts';
 import { isMain, runScript } from '../lib/script.ts';
 
@@ -304,22 +305,7 @@ export function withTables(log: string, tables: string, where = MEASUREMENT_LOG)
 
 /** Reads `results/<file>` under `root`, or fails in one line naming it. */
 export function resultsReader(root: string): Read {
-  return (file) => {
-    const path = join(root, 'results', file);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new InputError(
-        `results/${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
-    try {
-      return JSON.parse(text) as Json;
-    } catch (error) {
-      throw new InputError(`results/${file}: not JSON (${(error as Error).message})`);
-    }
-  };
+  return (file) => readJsonFile(join(root, 'results', file), `results/${file}`);
 }
 
 /** The log as the results under `root` make it: the committed one must equal this. */

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { InputError } from '../lib/errors.ts';
+import { readJsonFile } from '../lib/files.ts';
 import { ROOT } from '../lib/paths.ts';
 
 /**
@@ -72,15 +73,7 @@ export function snapshotNumbers(files: readonly string[], root: string = ROOT): 
   const snapshot = new Map<string, NumberAt[]>();
   for (const path of files) {
     const file = relative(root, path);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (error) {
-      throw new InputError(
-        `${file}: not JSON (${(error as Error).message.split('\n')[0]}); restore it from git first`,
-      );
-    }
-    snapshot.set(file, leavesOf(file, parsed));
+    snapshot.set(file, leavesOf(file, readJsonFile(path, file, '; restore it from git first')));
   }
   return snapshot;
 }

@@ -3,10 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 
-// Debian's Chromium for the page tests and the screenshot scripts (`npm run report:screenshot`,
-// bench/viewer-screenshot.ts). puppeteer-core is a development dependency, loaded when a browser
-// starts: the setup step of `npm test` reads the package name without it.
-
 /** The Debian package of the browser (`npm test` installs it for its page tests). */
 export const CHROMIUM_PACKAGE = 'chromium';
 /** Where Debian's package puts the browser; `CHROMIUM_PATH` overrides it. */
@@ -20,9 +16,8 @@ export interface PageProblems {
 }
 
 /**
- * Starts Debian's Chromium headless through puppeteer-core (which never downloads a browser).
- * Throws one line naming the package when it is not installed: a browser test fails, it never
- * skips. Screenshots a test takes go to `screenshotDir`, a temporary folder, not the repository.
+ * Starts Debian's Chromium headless through puppeteer-core (a development dependency, loaded only
+ * here). Not installed: one line naming the package. Screenshots go to `screenshotDir`, a temporary folder.
  */
 export async function startBrowser(): Promise<{ browser: Browser; screenshotDir: string }> {
   if (!existsSync(CHROMIUM_PATH))

@@ -1,8 +1,6 @@
 /**
- * JSON with object keys sorted at every depth and no spaces, so the text depends on the content
- * alone: what the harness hash (gym/config.ts) and a checkpoint's `manifestChecksum`
- * (agent/checkpoint.ts) hash. As `JSON.stringify` does, fields whose value is undefined are left
- * out, and an undefined value elsewhere (an array item, the whole value) is written `null`.
+ * JSON with keys sorted at every depth and no spaces, so the text depends on the content alone
+ * (what the harness hash and `manifestChecksum` hash); undefined as `JSON.stringify` has it.
  *
  * @example canonicalJson({ b: [1, { d: 2, c: 'x' }], a: null }) // '{"a":null,"b":[1,{"c":"x","d":2}]}'
  */

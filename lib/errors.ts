@@ -1,16 +1,13 @@
 import { oneLine } from './text.ts';
 
 /**
- * Exit codes of every command and experiment script (README, "Exit codes"): 0 done; 1 bad data
- * the user can fix (a result file, a checkpoint, a config, a run folder in use), a question a
- * statistic cannot answer from the numbers given (`StatisticsError`) or a check that failed (a
- * canary drift); 2 bad usage (a flag, an argument, TINYAGENT_BACKEND); 3 an internal
- * error (a bug: one line, the stack with TINYAGENT_DEBUG=1); 75 (EX_TEMPFAIL of BSD's
- * sysexits.h) not done now, retry later: a study job another live process holds.
+ * Exit codes of every command and experiment script (README, "Exit codes"): 0 done; 1 bad data the
+ * user can fix, a question a statistic cannot answer, or a failed check; 2 bad usage; 3 an internal
+ * error (a bug); 75 (EX_TEMPFAIL of sysexits.h) retry later: a study job another live process holds.
  */
 export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3, retry: 75 } as const;
 
-/** What an error that reached the top is: a mistake in the call, bad data the user can fix, a bug, or work to retry later. Each is a key of `EXIT`. */
+/** What an error that reached the top is: a key of `EXIT`. */
 export type ErrorKind = 'usage' | 'input' | 'internal' | 'retry';
 
 /** A mistake in how a command was called: reported in one line, exit code 2. */
@@ -18,38 +15,25 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/**
- * Bad input the user can fix (a result file, a checkpoint, a config, a run folder, a backend
- * that cannot start): one message, exit code 1. The gym's, the agent's, the training's and the
- * readers' own error classes extend it, so that one `instanceof` classifies them all.
- */
+/** Bad input the user can fix (a file, a config, a run folder, a backend): exit 1; the project's own error classes extend it. */
 export class InputError extends Error {
   override name = 'InputError';
 }
 
-/**
- * Work that cannot be done now and may be retried as it is (a job held by another live process,
- * a claim taken over by another): one line, exit code 75, which schedulers retry.
- */
+/** Work that cannot be done now and may be retried as it is (a job held by another live process): exit 75. */
 export class RetryError extends Error {
   override name = 'RetryError';
 }
 
 /**
- * A statistic asked what its numbers cannot answer (eval/: a k above the samples, no common task,
- * an N above 2^53 - 1, a level outside (0, 1)): every statistic throws this and only this, with a
- * message naming the argument. A RangeError, as such refusals are in JavaScript; exit code 1, as
- * bad data is (a command checks its flags' ranges before it computes, so a flag out of its range is
- * a UsageError first).
+ * A statistic asked what its numbers cannot answer (a k above the samples, a level outside (0, 1)):
+ * every statistic throws this and only this, naming the argument. A RangeError; exit code 1.
  */
 export class StatisticsError extends RangeError {
   override name = 'StatisticsError';
 }
 
-/**
- * The kind of an error, the one place exit codes are decided: a UsageError is usage, an
- * InputError or a StatisticsError input, a RetryError retry, anything else is a bug.
- */
+/** The kind of an error, the one place exit codes are decided: anything but the classes above is a bug. */
 export function errorKind(error: unknown): ErrorKind {
   if (error instanceof UsageError) return 'usage';
   if (error instanceof RetryError) return 'retry';
@@ -57,10 +41,7 @@ export function errorKind(error: unknown): ErrorKind {
   return 'internal';
 }
 
-/**
- * Runs `compute`, naming `where` (the files its numbers came from) before the message of a
- * StatisticsError it throws; the error keeps its class, and with it its exit code.
- */
+/** Runs `compute`, naming `where` (the files its numbers came from) before the message of a StatisticsError it throws. */
 export function naming<T>(where: string, compute: () => T): T {
   try {
     return compute();
@@ -75,11 +56,7 @@ export function debugging(): boolean {
   return process.env['TINYAGENT_DEBUG'] === '1';
 }
 
-/**
- * The one line that reports an error (after the command's `name: `): the message of a usage or
- * input error; for a bug, `internal error: Name: message` and, without TINYAGENT_DEBUG=1, how to
- * see the stack.
- */
+/** The one line that reports an error (after `name: `); for a bug, `internal error: Name: message` and how to see the stack. */
 export function errorLine(error: unknown, kind: ErrorKind = errorKind(error)): string {
   if (kind !== 'internal') return oneLine((error as Error).message);
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -6,6 +6,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readFileSync,
   readSync,
   statSync,
   type Stats,
@@ -24,13 +25,10 @@ export function fileKind(stats: Stats): string {
   return 'not a regular file';
 }
 
-/**
- * The most bytes `readRegularFile` reads unless told otherwise: V8's longest string (2^29 - 24
- * characters, "Cannot create a string longer than ..."); a larger file cannot become one anyway.
- */
-export const MAX_READ_BYTES = 0x1fffffe8;
+/** The most bytes `readRegularFile` reads unless told otherwise: V8's longest string (2^29 - 24 characters). */
+const MAX_READ_BYTES = 0x1fffffe8;
 
-/** A file `openRegularFile` would not open or read: its path and what is wrong with it (`is a FIFO, not a regular file`), for a caller that words its own error. */
+/** A file `openRegularFile` would not open or read: its path and what is wrong with it, for a caller that words its own error. */
 export class FileRefusedError extends InputError {
   override name = 'FileRefusedError';
 
@@ -39,7 +37,6 @@ export class FileRefusedError extends InputError {
     readonly problem: string,
     label: string | undefined,
   ) {
-    // `'x' is a FIFO, ...`, `no such file 'x'`, `cannot read 'x': permission denied`, `cannot write 'x' (EIO)`
     const named = problem.startsWith('is ')
       ? `'${path}' ${problem}`
       : problem.replace(/^(no such file|cannot \w+)/, (start) => `${start} '${path}'`);
@@ -47,34 +44,53 @@ export class FileRefusedError extends InputError {
   }
 }
 
-/** The flags that open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
+/** Open a path only as itself: never through a symbolic link, never waiting on a FIFO's other end. */
 const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * Whether an error is the file system's: a system call on a path failed (ENOENT, EACCES, EISDIR,
- * ENOSPC, EROFS, ...), which the user fixes, as opposed to a bug in the code that made the call.
- */
-export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
-  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
-  return typeof code === 'string' && typeof syscall === 'string';
-}
-
-/**
- * A file system error as one InputError line after `where` (the path, or `cannot write PATH`):
- * `runs/x: ENOSPC: no space left on device, write`. Anything else (an InputError already, a bug)
- * is returned as it is, for the caller to throw. Node's message names the code, what it means and
- * the system call; `fileProblem` says the commonest codes in words instead.
+ * A file system error (a failed system call: ENOENT, ENOSPC, EROFS, ...), which the user fixes, as
+ * one InputError line after `where` (the path, or `cannot write PATH`): `runs/x: ENOSPC: no space
+ * left on device, write`. Anything else (an InputError already, a bug) is returned as it is.
  */
 export function fileSystemError(error: unknown, where: string): unknown {
-  if (error instanceof InputError || !isFileSystemError(error)) return error;
-  return new InputError(`${where}: ${error.message}`);
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  if (error instanceof InputError || typeof code !== 'string' || typeof syscall !== 'string') return error;
+  return new InputError(`${where}: ${(error as Error).message}`);
+}
+
+/** Runs `action`, a file system error it throws made one line naming `where` (`fileSystemError`). */
+export function explained<T>(where: string, action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    throw fileSystemError(error, where);
+  }
 }
 
 /**
- * What is wrong with a path that could not be looked at or opened, from the error's code, in
- * words: `no such file`, `cannot read: permission denied`, `is a symbolic link, not a regular
- * file`, else `cannot read (EIO: i/o error)`. The one translation of these codes for a message
- * that names the path itself (FileRefusedError, eval/io's result-file errors).
+ * The JSON value of the file at `path`, named `name` in the InputError of a file that cannot be
+ * read (`name: cannot read it (ENOENT)`) or is not JSON (`name: not JSON (reason)`), `hint` after.
+ */
+export function readJsonFile(path: string, name = path, hint = ''): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InputError(
+      `${name}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})${hint}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${name}: not JSON (${(error as Error).message.split('\n')[0]})${hint}`);
+  }
+}
+
+/**
+ * What is wrong with a path that could not be looked at or opened, in words (`no such file`,
+ * `cannot read: permission denied`, else `cannot read (EIO: i/o error)`): the one translation of
+ * these codes for a message that names the path itself (FileRefusedError, eval/io's errors).
  */
 export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): string {
   const code = (error as NodeJS.ErrnoException).code;
@@ -82,16 +98,12 @@ export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): s
   if (code === 'ELOOP') return 'is a symbolic link, not a regular file';
   if (code === 'ENXIO') return 'is a FIFO or device, not a regular file';
   if (code === 'EACCES' || code === 'EPERM') return `cannot ${doing}: permission denied`;
-  // Node's message is `CODE: what, syscall 'path'`: the code and what, the path being named already.
+  // Node's message is `CODE: what, syscall 'path'`: the path is named already.
   const what = /^[A-Z]+: ([^,]+)/.exec((error as Error).message)?.[0];
   return `cannot ${doing} (${what ?? code ?? (error as Error).message})`;
 }
 
-/**
- * Opens `path` with `flags` | O_NOFOLLOW | O_NONBLOCK and checks the open file with fstat: a
- * symbolic link is never followed, a FIFO never waited on, and anything but a regular file is
- * closed again and refused. Returns the descriptor and what fstat saw; the caller closes it.
- */
+/** Opens `path` with `flags` as itself (OPEN_ONLY_ITSELF), refusing all but a regular file (fstat); the caller closes it. */
 function openItself(path: string, flags: number, label?: string): { fd: number; stats: Stats } {
   let fd: number;
   try {
@@ -113,13 +125,10 @@ function openItself(path: string, flags: number, label?: string): { fd: number; 
 
 /**
  * Opens a file we did not write for reading, the one way every such file is opened: it must be a
- * regular file itself (lstat: not a symbolic link, not a FIFO, a device or a folder, none of which
- * is opened), of at most `maxBytes`, and the file opened (O_NOFOLLOW | O_NONBLOCK, then fstat) must
- * be the one looked at, so that a file swapped for a link or a FIFO in between is neither followed
- * nor waited on. Opening a FIFO with no writer blocks forever and a device can be endless.
- * Returns the descriptor and the size; the caller closes it.
- * @throws FileRefusedError naming the path in one line (`label: 'path' is a FIFO, not a regular file`,
- *   `label: no such file 'path'`, `label: 'path' is 9 bytes, more than the 4 such a file may hold`).
+ * regular file itself (lstat), of at most `maxBytes`, and the file opened (`openItself`) the one
+ * looked at, so that a file swapped for a link or a FIFO in between is neither followed nor waited
+ * on (a FIFO with no writer blocks forever, a device can be endless). The caller closes it.
+ * @throws FileRefusedError naming the path in one line (`label: 'path' is a FIFO, not a regular file`).
  */
 export function openRegularFile(
   path: string,
@@ -146,11 +155,7 @@ export function openRegularFile(
 const tooLarge = (size: number, maxBytes: number) =>
   `is ${size} bytes, more than the ${maxBytes} such a file may hold`;
 
-/**
- * The bytes of a file we did not write, opened by `openRegularFile` and read to its end, at most
- * `maxBytes` of it (a file that grows past it while read is refused too).
- * @throws FileRefusedError naming the path (see `openRegularFile`).
- */
+/** The bytes of a file we did not write (`openRegularFile`), at most `maxBytes`, even if it grows while read. */
 export function readRegularBytes(
   path: string,
   { label, maxBytes = MAX_READ_BYTES }: { label?: string; maxBytes?: number } = {},
@@ -179,19 +184,14 @@ export function readRegularBytes(
   }
 }
 
-/**
- * A text file we did not write, as UTF-8 (see `readRegularBytes`): a symbolic link, a FIFO, a
- * device, a folder or a file over `maxBytes` is refused before it is read, in one line naming the
- * path after `label` (`--config: '/x' is a FIFO, not a regular file`).
- */
+/** A text file we did not write, as UTF-8 (`readRegularBytes`); refusals name the path after `label`. */
 export function readRegularFile(path: string, label?: string, { maxBytes = MAX_READ_BYTES } = {}): string {
   return readRegularBytes(path, label === undefined ? { maxBytes } : { label, maxBytes }).toString('utf8');
 }
 
 /**
- * Hard-links `from` to `to` unless `to` exists: true when the link was made, false when `to` was
- * there. Atomic on local file systems, so of two processes linking to one name only one wins: the
- * run lock and the seed study's job claims are taken this way, from a file written whole first.
+ * Hard-links `from` to `to` unless `to` exists (false then): atomic, so of two processes linking
+ * to one name only one wins (the run lock and the study's job claims, from a file written whole).
  */
 export function linkUnlessExists(from: string, to: string): boolean {
   try {
@@ -204,11 +204,10 @@ export function linkUnlessExists(from: string, to: string): boolean {
 }
 
 /**
- * Whether `name`, a path relative to `root` in a folder that others write to (a study folder on
- * shared storage), is a `want` inside `root`: refused (an InputError naming the path and what is
- * wrong) when it is absolute, has a `.`, `..` or empty part, or when any part of it is a symbolic
- * link or is not what it must be (each part before the last a folder, the last a `want`). lstat
- * never follows a link, so nothing outside `root` is looked at. Returns false when a part is missing.
+ * Whether `name`, a path relative to `root` in a folder others write to (a study folder on shared
+ * storage), is a `want` inside `root`; false when a part is missing. An InputError when it is
+ * absolute, has a `.`, `..` or empty part, or any part is a link or not what it must be (a folder
+ * before the last). lstat never follows a link, so nothing outside `root` is looked at.
  */
 export function existsInside(root: string, name: string, want: 'file' | 'folder'): boolean {
   const parts = name.split('/');
@@ -233,12 +232,7 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
   return true;
 }
 
-/**
- * Reads the regular file `root/name` of a folder others write to (see `existsInside`), at most
- * `maxBytes` of it: a missing file, one outside `root`, a link, a FIFO, a device or a larger file
- * is an InputError naming the path. The file is opened as every file we did not write is
- * (`readRegularBytes`).
- */
+/** The regular file `root/name` of a folder others write to (`existsInside`, `readRegularBytes`); missing: an InputError. */
 export function readInside(
   root: string,
   name: string,
@@ -248,11 +242,7 @@ export function readInside(
   return readRegularBytes(join(root, name), { maxBytes });
 }
 
-/**
- * Opens the file `root/name` for appending, creating it if absent (see `existsInside`): a link
- * is not followed and a FIFO or device is refused (an InputError), so that appending to a log
- * never writes to a file outside `root` nor waits on a FIFO's reader. Returns the descriptor.
- */
+/** Opens `root/name` for appending, creating it (`existsInside`, `openItself`): never outside `root`, never a FIFO. */
 export function openAppendInside(root: string, name: string): number {
   const folder = name.split('/').slice(0, -1).join('/');
   if (folder !== '') existsInside(root, folder, 'folder');
@@ -261,11 +251,9 @@ export function openAppendInside(root: string, name: string): number {
 }
 
 /**
- * Makes a folder and every missing folder above it, one `mkdir` at a time. Node's own
- * `mkdirSync(path, { recursive: true })` never returns under /proc (procfs answers ENOENT for a
- * folder that exists, and Node retries its parent for ever); here a `mkdir` that fails throws its
- * error (ENOENT, EACCES, ENOTDIR, ...) for the caller to name the path. A folder made meanwhile
- * by another process is fine.
+ * Makes a folder and every missing folder above it, one `mkdir` at a time: Node's recursive
+ * `mkdirSync` never returns under /proc (procfs answers ENOENT for a folder that exists). A failed
+ * `mkdir` throws its error for the caller to name the path; one made meanwhile by another process is fine.
  */
 export function makeFolders(path: string): void {
   const missing: string[] = [];

@@ -1,12 +1,8 @@
-// The last-resort error line of every process the project starts (bin/tinyagent.js and the
-// study's worker processes): errors that escape `main` or a job (a worker thread, a stray
-// callback) end in one line and exit code 3. Installed before the TypeScript loader, so these
-// handlers run before the ones the wasm backend installs, which rethrow the error and make Node
-// print a line of its minified source (exit 7).
-
 /**
- * Installs the handlers for `tinyagent <command>`; `before(error)` may handle an error first
- * (bin/tinyagent.js: a failed write to standard output). Returns the handler.
+ * The last-resort error line of every process the project starts (bin/tinyagent.js, the study's
+ * workers): an error that escapes ends in one line, exit 3. Installed before the TypeScript loader,
+ * so it runs before the wasm backend's handlers, which rethrow (exit 7). `before(error)` may
+ * handle an error first (a failed write to standard output). Returns the handler.
  */
 export function installInternalErrorHandler(command, before = () => {}) {
   const internal = (error) => {
@@ -27,10 +23,8 @@ export function installInternalErrorHandler(command, before = () => {}) {
 }
 
 /**
- * The handler of a failed write to standard output, for a process whose lines begin `label`
- * (`tinyagent eval`, `exp:17.2`): a reader that closes early (`tinyagent tasks | head`) is not an
- * error, exit 0; output that cannot be written (a full disk, /dev/full) is the environment's
- * fault, not a bug: one line, exit code 1.
+ * The handler of a failed write to standard output for a process whose lines begin `label`: a
+ * reader that closes early (`| head`) is exit 0; output that cannot be written (/dev/full) exit 1.
  */
 export function outputFailed(label) {
   return (error) => {

@@ -1,8 +1,6 @@
 /**
- * The first key written twice in one object of a valid JSON text, at any depth, as its path
- * (`steps`, `harness.temperature`, `rows[].task`); undefined when every object names each key
- * once. JSON.parse keeps the last of two silently, so `{"steps": 80, "steps": 8}` would train 8
- * steps with nothing said.
+ * The path of the first key written twice in one object of a valid JSON text (`harness.temperature`,
+ * `rows[].task`), or undefined: JSON.parse keeps the last of two silently.
  */
 export function duplicatedKeyPath(source: string): string | undefined {
   // One frame per open object or array: an object's keys so far and the key being read.

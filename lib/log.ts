@@ -5,15 +5,12 @@ import pino, { type Logger } from 'pino';
 import { progressBar, type Progress } from './progress.ts';
 
 /**
- * A run's logger: JSON lines (pino) into `<runDir>/log.jsonl`, and short human lines on
- * stderr via `say`. With no run folder, only the human lines are written.
+ * A run's logger: JSON lines (pino) into `<runDir>/log.jsonl` (`record`, keys such as
+ * `losses/policy`), short lines on stderr (`say`), and a phase's `progress`.
  */
 export interface RunLog {
-  /** Structured record, namespaced keys such as `losses/policy` or `charts/passRate`. */
   record(event: string, fields: Record<string, unknown>): void;
-  /** A short line for the person at the terminal (stderr, so stdout stays machine-readable). */
   say(line: string): void;
-  /** Progress of one phase: a bar on a terminal, a line at its start and end off one, nothing when quiet. */
   progress(label: string, total: number): Progress;
   close(): void;
 }
@@ -44,10 +41,8 @@ export function openRunLog(runDir: string | undefined, { quiet = false }: { quie
 }
 
 /**
- * pino's destination for a run log: each line written to the file at once with `writeSync`, so
- * that a failed write (a full disk: ENOSPC, a quota: EDQUOT) throws in the caller and fails the
- * run with the file system's reason. pino's own sync destination retries such writes in a loop
- * that never ends on a disk that stays full.
+ * pino's destination for a run log: each line written at once with `writeSync`, so that a failed
+ * write (ENOSPC) fails the run; pino's own sync destination retries it for ever on a full disk.
  */
 class SyncFile {
   private fd: number | undefined;

@@ -2,9 +2,7 @@ import { constants, hostname } from 'node:os';
 
 /**
  * Whether a process of this machine with that pid runs: signal 0 only asks (EPERM: it runs, as
- * another user). Only a positive integer names one process: `kill(0, sig)` signals this process's
- * group and `kill(-1, sig)` every process we may signal, so both "succeed"; a lock file naming
- * such a pid (or 1.5, or NaN) names no process and is not alive.
+ * another user). Only a positive integer names one process (`kill(0)` and `kill(-1)` "succeed").
  */
 export function processAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
@@ -17,33 +15,19 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
- * What this host can tell of a lock's holder by its pid: `alive` or `dead` when it names this
- * host, undefined when it names another, whose processes cannot be asked from here (a study
- * folder's claims judge those by their renewals: study/claim.ts).
- */
-export function localHolder(holder: {
-  readonly pid: number;
-  readonly host: string;
-}): 'alive' | 'dead' | undefined {
-  if (holder.host !== hostname()) return undefined;
-  return processAlive(holder.pid) ? 'alive' : 'dead';
-}
-
-/**
- * Whether a lock's holder may still run: on this host, when its pid does; a holder on another
- * host (a training's run folder on shared storage) cannot be checked from here and counts as alive.
+ * Whether a lock's holder may still run: on this host, when its pid does; a holder on another host
+ * cannot be asked from here and counts as alive (a study's leases judge those by their renewals).
  */
 export function holderAlive(holder: { readonly pid: number; readonly host: string }): boolean {
-  return localHolder(holder) !== 'dead';
+  return holder.host !== hostname() || processAlive(holder.pid);
 }
 
 /** The signals that stop a job: a scheduler's cancel (Slurm's scancel sends SIGTERM, then SIGKILL) and Ctrl-C. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
- * On SIGTERM or SIGINT, runs `cleanUp(signal)` (which may wait), then ends the process as the
- * signal would have: exit 128 + its number (143, 130). A second signal meanwhile ends it at once.
- * Returns the function that removes the handlers, restoring the default of dying at once.
+ * On SIGTERM or SIGINT, runs `cleanUp(signal)` (which may wait), then exits as the signal would
+ * have (128 + its number); a second signal ends it at once. Returns what removes the handlers.
  */
 export function onStopSignal(cleanUp: (signal: NodeJS.Signals) => void | Promise<void>): () => void {
   let stopping = false;

@@ -1,8 +1,6 @@
 /**
- * Progress of long work on stderr. On a terminal, a one-line bar redrawn in place. Off a terminal
- * (CI, pipes, a log file) a bar would be a stream of carriage returns, so it is replaced by plain
- * lines, as the caller asks: `phases`, a line when the work starts and one when it ends (a phase of
- * training); `ticks`, a line for each unit done (a job of a study); `silent`, none.
+ * Progress of long work on stderr: on a terminal, a bar redrawn in place; off one, plain lines as
+ * the caller asks: `phases`, at the start and the end; `ticks`, one per unit done; `silent`, none.
  */
 export interface Progress {
   tick(done: number, note?: string): void;
@@ -11,15 +9,6 @@ export interface Progress {
 
 export type OffTerminal = 'silent' | 'phases' | 'ticks';
 
-export interface ProgressOptions {
-  /** Whether stderr is a terminal (draw the bar); default: it is a TTY. */
-  terminal?: boolean;
-  /** What to print when it is not; default `silent`. */
-  offTerminal?: OffTerminal;
-  /** Where the text goes; default stderr. */
-  write?: (text: string) => void;
-}
-
 export function progressBar(
   label: string,
   total: number,
@@ -27,7 +16,7 @@ export function progressBar(
     terminal = process.stderr.isTTY === true,
     offTerminal = 'silent',
     write = (text) => process.stderr.write(text),
-  }: ProgressOptions = {},
+  }: { terminal?: boolean; offTerminal?: OffTerminal; write?: (text: string) => void } = {},
 ): Progress {
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(0);

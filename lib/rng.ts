@@ -1,13 +1,9 @@
 import seedrandom from 'seedrandom';
 
 /**
- * The project's one seeded random source (seedrandom's Alea generator).
- *
- * Every random draw in TinyAgent comes from an `Rng` passed in explicitly; nothing calls
- * `Math.random`. A stream is identified by its seed key; `fork(label)` derives an independent
- * stream whose key is `parentKey/label`, regardless of how many numbers the parent has drawn.
- * Two computations that fork the same label from the same key see the same numbers, which is
- * how common random numbers are shared between two systems under comparison.
+ * The project's one seeded random source (seedrandom's Alea), passed in explicitly: nothing calls
+ * `Math.random`. `fork(label)` derives an independent stream keyed `parentKey/label` whatever the
+ * parent has drawn, so two computations forking one label share their numbers (common random numbers).
  *
  * @example
  *   const rng = new Rng(7);

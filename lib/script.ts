@@ -13,16 +13,11 @@ export function isMain(url: string): boolean {
 }
 
 /**
- * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, as the CLI
- * writes it (lib/errors.ts), with the CLI's exit codes, never in a stack trace: 2 for a bad flag
- * of the script or a TINYAGENT_BACKEND that names no backend, 1 for bad data (a run folder
- * holding another config, a corrupt checkpoint, a backend that cannot start) and 3 for a bug
- * (TINYAGENT_DEBUG=1 adds the stack, to a data error too). The handlers are installed before the wasm backend loads, whose own handlers
- * would rethrow.
+ * Runs a script's `main` as a command: an error ends in one line, `NAME: message`, with the CLI's
+ * exit codes (lib/errors.ts), never in a stack trace (TINYAGENT_DEBUG=1 adds it). The handlers are
+ * installed before the wasm backend loads, whose own handlers would rethrow.
  */
 export async function runScript(name: string, main: () => Promise<unknown>): Promise<void> {
-  // Standard output that cannot be written (/dev/full, a full disk) is exit 1 in one line, as
-  // for the tinyagent commands; a reader that closes early (`| head`) is exit 0.
   const onOutputError = outputFailed(name);
   process.stdout.on('error', onOutputError);
   const argv = process.argv.slice(2);
@@ -47,10 +42,7 @@ export async function runScript(name: string, main: () => Promise<unknown>): Pro
   }
 }
 
-/**
- * A script's `--help`: its header comment (question, command and flags, runtime, output), which
- * is the script's documentation, and the exit codes. Every npm script goes through `runScript`.
- */
+/** A script's `--help`: its header comment, which is the script's documentation, and the exit codes. */
 export function scriptHelp(name: string, file: string): string {
   const header = /^\/\*\*\n([\s\S]*?)\n\s*\*\//m.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
   const text = header
@@ -61,9 +53,8 @@ export function scriptHelp(name: string, file: string): string {
 }
 
 /**
- * The one parser of every script's flags, as strict as the `tinyagent` commands': an unknown
- * flag (with the nearest known one as a hint), a flag given twice, a missing or empty value, or
- * an argument are UsageErrors naming it; `names` lists the flags for the message.
+ * The one parser of every script's flags, as strict as the `tinyagent` commands': an unknown flag
+ * (with a hint), one given twice, a missing or empty value, or an argument is a UsageError.
  */
 export function parseScriptFlags<const O extends Record<string, { type: 'string' | 'boolean' }>>(
   argv: string[],

@@ -8,18 +8,12 @@ export function oneLine(message: string, maxLength = 500): string {
   return clip(message.replace(/\s+/g, ' ').trim(), maxLength);
 }
 
-/**
- * `1 sample`, `2 samples`: a count with its noun, singular for exactly 1. `plural` is the plural
- * form when it is not the noun with an `s`.
- */
+/** `1 sample`, `2 samples`: a count with its noun (`plural` when not the noun with an `s`). */
 export function count(value: number, noun: string, plural = `${noun}s`): string {
   return `${value} ${value === 1 ? noun : plural}`;
 }
 
-/**
- * The optimal string alignment distance of two strings (Levenshtein with adjacent
- * transpositions, each edit costing 1; Damerau 1964): `seeed` -> `seed` is 1, `sede` -> `seed` 1.
- */
+/** The optimal string alignment distance (Levenshtein with adjacent transpositions): `sede` -> `seed` is 1. */
 export function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
@@ -36,9 +30,8 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known name a mistyped one most likely meant, for a "did you mean" hint: the only name it is
- * the start of (`--epi` -> `episodes`), else the nearest within 2 edits (1 for names of up to 4
- * letters, where 2 edits reach unrelated words); undefined when none is close or two are equally close.
+ * The known name a mistyped one most likely meant: the only name it starts, else the nearest within
+ * 2 edits (1 for up to 4 letters); undefined when none is close or two are equally close.
  */
 export function closestName(typed: string, names: Iterable<string>): string | undefined {
   const known = [...names];
@@ -56,11 +49,7 @@ export function closestName(typed: string, names: Iterable<string>): string | un
   return best !== undefined && !tied ? best : undefined;
 }
 
-/**
- * Text read from a file others write (a lock's host, a failure note) made safe to print on a
- * terminal: control characters (C0, DEL, C1) and the Unicode line separators are shown escaped
- * as in JSON (`\n`, `\u001b`, `\u0085`), so that no escape sequence reaches the terminal.
- */
+/** Text others wrote (a lock's host, a failure note) safe for a terminal: control characters and line separators escaped as in JSON. */
 export function printable(text: string): string {
   return text.replace(/[\p{Cc}\u2028\u2029]/gu, (char) => {
     const json = JSON.stringify(char).slice(1, -1);

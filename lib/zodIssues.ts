@@ -5,13 +5,8 @@ import { clip } from './text.ts';
 const MAX_LISTED = 5;
 
 /**
- * zod issues as one line, each naming the field it is about:
- * `config.maxTurns: Too small: expected number to be >=1; config.maxTurn: unknown field`.
- *
- * `where` names the value parsed and starts every field's path (`config`, `harness`); leave it
- * empty when the caller's message already says where (`manifest.json: variables.0: ...`). An
- * unknown key is reported once per key, by name, since the key is what the user has to fix. The
- * one formatter of the project, so every config, harness and manifest error reads the same.
+ * zod issues as one line, each naming its field after `where` (empty when the caller's message
+ * says where), an unknown key by name: `config.maxTurns: Too small: ...; config.maxTurn: unknown field`.
  *
  * @example formatZodIssues(result.error.issues, { where: 'config' })
  */

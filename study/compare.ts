@@ -24,48 +24,38 @@ interface Side {
   sd: number;
 }
 
-/** Seeds per recipe to detect the observed difference at two-sided 0.05 with power 0.8, new seeds on each side. */
-export interface SeedsNeeded {
-  /** The normal approximation (`requiredUnits`, sigma the pooled SD of one seed). */
-  normal: number;
-  /** Student's t test's exact power (noncentral t), equal variances at the pooled SD. */
-  exactT: number;
-  /** Welch's test, each recipe's own SD (noncentral t with Welch-Satterthwaite df); null when one recipe does not vary. */
-  unequalVariances: number | null;
-  /** Var(A) / Var(B) of one seed's score. */
-  varianceRatio: number;
-}
-
-/** What comparing two recipes' step-80 seed scores gives, whichever studies they came from. */
+/**
+ * What comparing two recipes' step-80 seed scores gives: mean(B) - mean(A) with a Welch and a
+ * bootstrap interval; B - A on the shared seeds (null with fewer than 2); and the new seeds per
+ * recipe to detect it at two-sided 0.05 with power 0.8 (normal approximation, exact t at the pooled
+ * SD, Welch with each recipe's own SD; null when there is no observed difference to power for).
+ */
 export interface SeedComparison {
-  /** 'paired' when at least 2 seeds are shared (same step-0 checkpoint and evaluation episodes), else 'unpaired'. */
   design: 'paired' | 'unpaired';
-  /** mean(B) - mean(A) over every seed of each study. */
   difference: number;
   welch: { low: number; high: number; df: number | null };
   bootstrap: { low: number; high: number; reps: number };
-  /** B - A on the shared seeds, a t interval with n - 1 df; null with fewer than 2 shared seeds. */
   paired: { seeds: number[]; difference: number; low: number; high: number; df: number } | null;
-  /** null when B - A is exactly 0 or neither recipe varies: there is no observed difference to power a test for. */
-  seedsNeeded: SeedsNeeded | null;
+  seedsNeeded: {
+    normal: number;
+    exactT: number;
+    unequalVariances: number | null;
+    varianceRatio: number;
+  } | null;
 }
 
+/** Two studies compared: their split, sides, shared seeds, and P(B > A) over seeds x tasks at step 80 with its interval. */
 export interface StudyComparison extends SeedComparison {
-  /** The tasks both studies evaluate, as reports name them (`held-out`, or `development-split` under devSplit). */
   split: string;
   a: Side;
   b: Side;
-  /** Seeds whose step-0 checkpoint checksum and evaluation episodes are byte-identical in both studies. */
   sharedSeeds: number[];
-  /** P(B > A) over seeds x tasks at step 80 (rliable), with its 95% interval from whole seeds of A and of B redrawn apart (AGGREGATE_REPS replicates). */
   probabilityOfImprovement: { estimate: number; low: number; high: number; reps: number };
 }
 
 /**
- * The seeds two studies share: the same seed whose step-0 evaluation (before any training that
- * a recipe changes) records the same checkpoint checksum, harness, evaluation seed and the same
- * outcome of every episode. Such seeds start from one agent and are scored on one set of
- * episodes, so their difference at step 80 is the recipes' alone.
+ * The seeds two studies share: the same seed whose step-0 evaluation records the same checkpoint,
+ * harness, eval seed and outcome of every episode, so that their difference at step 80 is the recipes'.
  */
 export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
   return a.seeds.filter((seed) => {
@@ -83,13 +73,7 @@ export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
   });
 }
 
-/**
- * Compares two recipes' seed scores (chapter 17.4: each seed is one unit). Unpaired: the
- * difference of the means with a Welch interval and a bootstrap over seeds (each side resampled
- * on its own). Paired, on the seeds in `shared` (indices into both): the mean difference with a
- * t interval, n - 1 df. Seeds needed for new independent seeds: normal approximation, exact t and
- * unequal variances.
- */
+/** Compares two recipes' seed scores (17.4: each seed is one unit), paired on `shared` (`SeedComparison`). */
 export function compareSeedScores(
   valuesA: number[],
   valuesB: number[],
@@ -103,7 +87,7 @@ export function compareSeedScores(
   const [sdA, sdB] = [sampleStandardDeviation(valuesA), sampleStandardDeviation(valuesB)];
   const pooled = pooledStandardDeviation({ sd: sdA, n: valuesA.length }, { sd: sdB, n: valuesB.length });
   const delta = Math.abs(welch.difference);
-  const seedsNeeded: SeedsNeeded | null =
+  const seedsNeeded: SeedComparison['seedsNeeded'] =
     delta === 0 || pooled === 0
       ? null
       : {
@@ -120,6 +104,7 @@ export function compareSeedScores(
           shared.map((pair) => pair.b),
         )
       : null;
+  const seeds = shared.map((pair) => pair.seed);
   return {
     design: pairedInterval === null ? 'unpaired' : 'paired',
     difference: welch.difference,
@@ -132,33 +117,20 @@ export function compareSeedScores(
     paired:
       pairedInterval === null
         ? null
-        : {
-            seeds: shared.map((pair) => pair.seed),
-            difference: pairedInterval.difference,
-            low: pairedInterval.low,
-            high: pairedInterval.high,
-            df: pairedInterval.df,
-          },
+        : (({ difference, low, high, df }) => ({ seeds, difference, low, high, df }))(pairedInterval),
     seedsNeeded,
   };
 }
 
-/** Each seed's step-80 pass@1 (evaluation 'a', the tasks the study measures): the unit of a seed design. */
-export function seedScores(results: StudyResults): number[] {
+/** Each seed's step-80 pass@1 (evaluation 'a'): the unit of a seed design. */
+function seedScores(results: StudyResults): number[] {
   return results.seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
 }
 
-/** The SD of one seed's score a design of new seeds can take from data (`tinyagent power --from`), and where it came from. */
-export interface SeedSpread {
-  sd: number;
-  /** What the SD is of, for a message: `step-80 held-out pass@1 over 16 seeds of studies/default-16`. */
-  source: string;
-}
+/** The SD of one seed's score a design of new seeds can take from data (`tinyagent power --from`), and what it is of. */
+type SeedSpread = { sd: number; source: string };
 
-/**
- * The SD of one seed's step-80 pass@1 in a finished study (chapter 17.4: the training-noise SD
- * a seed design powers for); `name` is the folder as the user gave it. An InputError when the study is not finished or has fewer than 2 seeds.
- */
+/** The SD of one seed's step-80 pass@1 in a finished study of 2 or more seeds (`name`: the folder as given). */
 export function studySeedSpread(plan: Plan, name = plan.dir): SeedSpread {
   const values = seedScores(loadResults(plan));
   if (values.length < 2)
@@ -169,11 +141,7 @@ export function studySeedSpread(plan: Plan, name = plan.dir): SeedSpread {
   };
 }
 
-/**
- * The pooled SD of one seed's score over the two recipes of a `tinyagent study compare --out`
- * file (its `comparison.a` and `.b`: SD and seeds each), or undefined when `file` is not one.
- * An InputError names `path` when the file is one with a field out of its range.
- */
+/** The pooled SD of one seed's score over the two recipes of a `study compare --out` file, or undefined when `file` is not one. */
 export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | undefined {
   const comparison = (file as { comparison?: unknown } | null)?.comparison;
   if (typeof comparison !== 'object' || comparison === null) return undefined;
@@ -202,11 +170,9 @@ export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | 
 }
 
 /**
- * Compares two studies' recipes by their step-80 pass@1 on the tasks both measure (evaluation 'a'), paired on the
- * seeds they share (`sharedSeeds`) and unpaired over all (`compareSeedScores`), with the
- * probability of improvement over seeds x tasks.
- * @throws InputError when a study has fewer than 2 seeds, the two evaluate different tasks, or
- *   the two plan the same jobs (one study, or a copy of it: nothing to compare).
+ * Compares two studies' recipes by their step-80 pass@1 (`compareSeedScores`, on `sharedSeeds`),
+ * with the probability of improvement over seeds x tasks. An InputError when a study has fewer
+ * than 2 seeds, the two evaluate different tasks, or plan the same jobs.
  */
 export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
   if (planA.jobs.map((job) => job.id).join() === planB.jobs.map((job) => job.id).join())
@@ -236,22 +202,13 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     wholeRuns: true,
     rng: rng.fork('probability-of-improvement'),
   });
+  const side = ({ dir, recipe }: Plan, values: number[]): Side => {
+    return { dir, recipe, seeds: values.length, mean: mean(values), sd: sampleStandardDeviation(values) };
+  };
   return {
     split: splitName(planA),
-    a: {
-      dir: planA.dir,
-      recipe: planA.recipe,
-      seeds: valuesA.length,
-      mean: mean(valuesA),
-      sd: sampleStandardDeviation(valuesA),
-    },
-    b: {
-      dir: planB.dir,
-      recipe: planB.recipe,
-      seeds: valuesB.length,
-      mean: mean(valuesB),
-      sd: sampleStandardDeviation(valuesB),
-    },
+    a: side(planA, valuesA),
+    b: side(planB, valuesB),
     sharedSeeds: shared,
     ...comparison,
     probabilityOfImprovement: { ...improvement, reps: AGGREGATE_REPS },
@@ -260,11 +217,7 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 
-/**
- * The comparison as the command prints it. `coverage`: one line per interval method on what its
- * coverage simulation measured (publish/coverageNotes.ts `studyComparisonCoverage`: study/ reads
- * no results files).
- */
+/** The comparison as the command prints it, `coverage` lines (what each interval's coverage simulation measured) last. */
 export function formatComparison(c: StudyComparison, coverage: readonly string[] = []): string {
   const f = (value: number) => value.toFixed(3);
   const unpaired = `B - A = ${signed(c.difference)} over all seeds (unpaired), Welch 95% [${f(c.welch.low)}, ${f(c.welch.high)}]${c.welch.df === null ? '' : ` (df ${c.welch.df.toFixed(1)})`}, bootstrap over seeds [${f(c.bootstrap.low)}, ${f(c.bootstrap.high)}] (${c.bootstrap.reps.toLocaleString('en-US')} replicates)`;

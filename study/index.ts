@@ -1,14 +1,7 @@
 /**
- * Seed studies: a recipe over many seeds as independent, deterministic, idempotent jobs
- * (plan.ts: the plan and job ids; job.ts: one job, run alone and written atomically; claim.ts: the
- * lease a job is claimed with; output.ts: a job's output verified; runner.ts and worker.ts: every
- * pending job on this machine, in long-lived worker processes; scheduler.ts: Slurm arrays and a
- * Kubernetes Indexed Job; results.ts, compare.ts: what the outputs say; publish/studyReport.ts
- * writes a study's report). docs/STUDIES.md.
- *
- * This index hands on only what other folders read of a study: its plan, a job's state, the
- * results and the comparison of seeds. The study commands (cli/commands/study/), which plan, run,
- * claim and schedule jobs, import the module files themselves, as do the tests.
+ * Seed studies (docs/STUDIES.md): a recipe over many seeds as independent, deterministic,
+ * idempotent jobs. This index hands on what other folders read of a study; the study commands
+ * (cli/commands/study/) import the module files themselves.
  */
 export { CHAPTER_STEPS, measuredSplit, splitName, readPlan, type EvalJob, type Plan } from './plan.ts';
 export { checkpointOf, jobState } from './job.ts';

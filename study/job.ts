@@ -1,38 +1,33 @@
-/**
- * One job of a study, run alone (`runJob`: claimed, written into a temporary folder, renamed
- * into place once verified) and its state as `study status` shows it (`jobState`: done, held by a
- * lease, failed or pending). What a finished job's folder holds, and whether it is valid, is
- * output.ts's.
- */
+/** One job of a study, run alone (`runJob`), and its state as `study status` shows it (`jobState`). */
 import { readdirSync, readFileSync, renameSync, rmSync, lstatSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { evaluate, fingerprint, initBackend } from '../agent/index.ts';
 import { firstEditCounts } from '../gym/index.ts';
 import { snapshotDir, trainSnapshots } from '../train/index.ts';
-import { writeFileAtomic } from '../lib/atomic.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
-import { existsInside, fileSystemError, readInside } from '../lib/files.ts';
+import { existsInside, fileSystemError } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
 import { onStopSignal } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './claim.ts';
+import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
 import { studyFolder } from './disk.ts';
 import {
   expectedFiles,
   filesUnder,
   jobDir,
-  MAX_RECORD_BYTES,
   OUTPUT_FILE,
   outputProblem,
+  readRecord,
   sha256,
   type EvalOutput,
 } from './output.ts';
 import { jobConfig, measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
 
+/** `running`: claimed by a lease not known to be stale at one look (`leaseAtOnce`). */
 export type JobState =
   | { state: 'done' }
-  /** Claimed by a lease not known to be stale: one look cannot tell more (`leaseAtOnce`); watching its renewals can. */
   | { state: 'running'; holder: Holder; renewed: string }
   | { state: 'failed'; problem: string }
   | { state: 'pending' };
@@ -54,17 +49,12 @@ export function jobState(plan: Plan, job: Job): JobState {
   return { state: 'pending' };
 }
 
-/**
- * The first line of a job's `failed/<id>.txt`, read as any file of the folder (`readInside`): a
- * link or a FIFO there is reported, not followed, and control characters are shown escaped.
- */
+/** The first line of a job's `failed/<id>.txt` (a link or a FIFO there reported, not followed), escaped. */
 function failureNote(plan: Plan, job: Job): string | undefined {
   const name = `failed/${job.id}.txt`;
   try {
     if (!existsInside(plan.dir, name, 'file')) return undefined;
-    return printable(
-      readInside(plan.dir, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8').split('\n')[0]!.trim(),
-    );
+    return printable(readRecord(plan.dir, name).split('\n')[0]!.trim());
   } catch (error) {
     if (error instanceof InputError) return printable(`its failure note is not read: ${error.message}`);
     throw error;
@@ -75,12 +65,10 @@ export type JobOutcome = 'ran' | 'skipped' | Held;
 
 /**
  * Runs job `index` of the plan, alone: the contract of `study run --index I` and of every array
- * scheduler. A job whose output verifies is skipped; one claimed by a live lease is left to it
- * (the caller exits 75, retry later); otherwise the job is claimed (study/claim.ts: a stale
- * lease is taken over), what a dead attempt left is discarded, and the job writes into a
- * temporary folder that is renamed into place whole once output.json (the checksums) is in it.
- * A holder whose lease was taken over meanwhile (it stopped renewing, and another process judged
- * it stale) removes its own temporary folder only and throws a RetryError (exit 75).
+ * scheduler. A job whose output verifies is skipped; one held by a live lease is left to it (exit
+ * 75); otherwise it is claimed, what a dead attempt left is discarded, and the job writes into a
+ * temporary folder renamed into place once output.json is in it. A holder whose lease was taken
+ * over meanwhile removes its own temporary folder only and throws a RetryError (exit 75).
  */
 export async function runJob(
   plan: Plan,
@@ -160,11 +148,7 @@ function lostClaim(plan: Plan, index: number): RetryError {
   );
 }
 
-/**
- * Writes timing.json and output.json into `temporary`, the job's folder before its rename:
- * the checksums of the files the job wrote (refused unless they are the files of its kind) and,
- * outside them, the fingerprint of the code that made them.
- */
+/** Writes timing.json and output.json (the checksums of the files the job wrote, the fingerprint of the code) into `temporary`. */
 function writeOutputRecord(plan: Plan, index: number, temporary: string, started: number): void {
   const job = plan.jobs[index]!;
   const files: Record<string, string> = {};
@@ -173,7 +157,7 @@ function writeOutputRecord(plan: Plan, index: number, temporary: string, started
   if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
     throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
   for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
-  // What made these bytes (agent/fingerprint.ts), outside the checksums: `study report` refuses to merge outputs of different code.
+  // What made these bytes, outside the checksums: `study report` refuses to merge outputs of different code.
   const output: Record<string, unknown> = {
     jobId: job.id,
     index,
@@ -185,17 +169,14 @@ function writeOutputRecord(plan: Plan, index: number, temporary: string, started
     output['checkpointChecksum'] = (
       JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
     ).checkpointChecksum;
-  writeFileAtomic(
-    join(temporary, 'timing.json'),
-    `${JSON.stringify({ seconds: (performance.now() - started) / 1000, host: hostname() })}\n`,
-  );
-  writeFileAtomic(join(temporary, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`);
+  const seconds = (performance.now() - started) / 1000;
+  writeFileAtomic(join(temporary, 'timing.json'), `${JSON.stringify({ seconds, host: hostname() })}\n`);
+  writeJsonAtomic(join(temporary, OUTPUT_FILE), output);
 }
 
 /** Renames `temporary` to the job's folder, replacing a damaged earlier output, and removes its failure note. */
 function moveIntoPlace(plan: Plan, job: Job, jobsDir: string, temporary: string): void {
   const final = jobDir(plan, job);
-  // A damaged output of an earlier attempt is moved aside whole, then removed.
   if (presentAsItself(final)) {
     const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
     renameSync(final, aside);
@@ -215,7 +196,7 @@ function recordFailure(plan: Plan, job: Job, error: unknown): unknown {
       `${(reported as Error).message?.split('\n')[0] ?? String(reported)}\n`,
     );
   } catch {
-    // a full disk: the claim's release (runJob's `finally`) still marks the job as not running
+    // a full disk: the claim's release still marks the job as not running
   }
   return reported;
 }
@@ -270,15 +251,10 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
     throw new InputError(
       `${checkpoint}: its harness hash ${result.provenance.harnessHash} is not the plan's ${job.harnessHash}; plan the study again`,
     );
+  const { seed, step, chapterStep, label, harnessHash, evalSeed, episodes } = job;
+  const ids = { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
   const output: EvalOutput = {
-    jobId: job.id,
-    seed: job.seed,
-    step: job.step,
-    chapterStep: job.chapterStep,
-    label: job.label,
-    harnessHash: job.harnessHash,
-    evalSeed: job.evalSeed,
-    episodes: job.episodes,
+    ...ids,
     checkpointChecksum: result.provenance.checkpoint!.checksum,
     backend: result.provenance.backend,
     passAt1: result.passAt1,
@@ -294,5 +270,5 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
       };
     }),
   };
-  writeFileAtomic(join(dir, 'result.json'), `${JSON.stringify(output, null, 2)}\n`);
+  writeJsonAtomic(join(dir, 'result.json'), output);
 }

@@ -1,8 +1,6 @@
 /**
- * A job's output folder as the study reads it: what a job writes (`expectedFiles`), whether what
- * is there is complete and as written (`outputProblem`: output.json's checksums, an evaluation's
- * result.json against the plan), and what it records (`readEvalOutput`, timings, fingerprints).
- * Reads files only: which process holds a job, and running one, are job.ts's and claim.ts's.
+ * A job's output folder as the study reads it: what a job writes, whether it is complete and as
+ * written (`outputProblem`), and what it records. Which process holds a job is leases.ts's.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
@@ -46,18 +44,14 @@ export interface EvalOutput {
 
 export const OUTPUT_FILE = 'output.json';
 export const RESULT_FILE = 'result.json';
-/** The files of a checkpoint folder (agent/checkpoint.ts): what a training's snapshots hold. */
 const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
 /** Files of a job folder that record when and how long, not what: left out of the checksums. */
 const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
-/** The largest output.json, result.json, config.json, manifest.json, timing.json or failure note read: ours are a few KB. */
+/** The largest record read (output.json, result.json, a manifest, a failure note): ours are a few KB. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
 let weightsBytesOnce: number | undefined;
-/**
- * The size of every weights.bin a training writes: the float32 values of the model every training
- * builds (`trainingModelConfig`). A file of any other size is damaged, and is never read whole.
- */
+/** The size of every weights.bin a training writes (`trainingModelConfig`): a file of another size is damaged, never read. */
 function weightsBytes(): number {
   weightsBytesOnce ??= 4 * countParameters(trainingModelConfig());
   return weightsBytesOnce;
@@ -67,6 +61,9 @@ export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
 /** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
 export const inJob = (job: Job, name = '') => `jobs/${job.id}${name === '' ? '' : `/${name}`}`;
 export const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+/** The text of a record of the study folder `root` (`readInside`, at most MAX_RECORD_BYTES). */
+export const readRecord = (root: string, name: string) =>
+  readInside(root, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8');
 
 /** The files a job wrote into `dir` that its output.json lists: all but its logs and output.json itself. */
 export function filesUnder(dir: string): string[] {
@@ -77,11 +74,7 @@ export function filesUnder(dir: string): string[] {
     .sort();
 }
 
-/**
- * The files a job writes besides its logs and output.json, from its kind and the plan alone: a
- * training its config.json and every snapshot's checkpoint, an evaluation its result.json. An
- * output is verified against this list, never against the list its own output.json gives.
- */
+/** The files a job writes besides its logs and output.json, from the plan alone: an output is verified against these. */
 export function expectedFiles(plan: Plan, job: Job): string[] {
   if (job.kind === 'eval') return [RESULT_FILE];
   const checkpoints = snapshotSteps(plan.config).flatMap((step) =>
@@ -117,7 +110,7 @@ const evalOutputSchema = z
   })
   .strict();
 
-/** The tasks a plan's evaluations play (`measuredTasks`), by name in evaluate's order, made once per plan (`study status` checks every evaluation). */
+/** The names of the tasks a plan's evaluations play, made once per plan. */
 const measuredByPlan = new WeakMap<Plan, string>();
 function measuredNames(plan: Plan): string {
   let names = measuredByPlan.get(plan);
@@ -130,26 +123,18 @@ function measuredNames(plan: Plan): string {
   return names;
 }
 
+const EVAL_IDS = ['jobId', 'seed', 'step', 'chapterStep', 'label', 'harnessHash', 'evalSeed', 'episodes'];
+
 /**
- * What is wrong with an evaluation's result.json for job `job` of the plan, or undefined: its
- * fields, its own ids (job id, seed, step, label, harness hash, eval seed, episodes) against the
- * plan's, its tasks against the split the recipe measures, every task's outcomes against its
- * counts, and pass@1 against the counts (evaluate's formula, the mean of the tasks' rates).
+ * What is wrong with an evaluation's result.json for `job`, or undefined: its fields, its ids
+ * against the plan's, its tasks against the recipe's split, every task's outcomes against its
+ * counts, and pass@1 against the counts (the mean of the tasks' rates).
  */
-export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | undefined {
+function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | undefined {
   const parsed = evalOutputSchema.safeParse(value);
   if (!parsed.success) return `${RESULT_FILE}: ${formatZodIssues(parsed.error.issues)}`;
   const result = parsed.data;
-  for (const field of [
-    'jobId',
-    'seed',
-    'step',
-    'chapterStep',
-    'label',
-    'harnessHash',
-    'evalSeed',
-    'episodes',
-  ] as const) {
+  for (const field of EVAL_IDS as Array<(keyof EvalOutput & keyof EvalJob) | 'jobId'>) {
     const planned = field === 'jobId' ? job.id : job[field];
     if (result[field] !== planned)
       return `${RESULT_FILE}: its ${field} ${JSON.stringify(result[field])} is not the plan's ${JSON.stringify(planned)}`;
@@ -174,12 +159,10 @@ export function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): str
 }
 
 /**
- * Whether a job's output folder is complete and as written: output.json names the job and the
- * sha256 of exactly the files its kind writes (`expectedFiles`), each file matches, an
- * evaluation's result.json is the plan's job (`evalOutputProblem`), and it was made from its
- * training's current checkpoint (when that training's output is here). Every path stays inside
- * the study folder and only regular files are opened (lib/files.ts `readInside`). Returns the
- * problem, or undefined when it verifies.
+ * What is wrong with a job's output folder, or undefined: output.json must name the job and the
+ * sha256 of exactly the files its kind writes, each file match, an evaluation's result.json be the
+ * plan's job, made from its training's current checkpoint (when here). Only regular files inside
+ * the study folder are opened (`readInside`).
  */
 export function outputProblem(plan: Plan, job: Job): string | undefined {
   try {
@@ -197,9 +180,7 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
   if (!existsInside(root, inJob(job, OUTPUT_FILE), 'file')) return 'no output.json';
   let output: { jobId?: unknown; kind?: unknown; files?: unknown; checkpointChecksum?: unknown };
   try {
-    output = JSON.parse(
-      readInside(root, inJob(job, OUTPUT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
-    ) as typeof output;
+    output = JSON.parse(readRecord(root, inJob(job, OUTPUT_FILE))) as typeof output;
   } catch (error) {
     if (error instanceof InputError) throw error;
     return 'output.json is not valid JSON';
@@ -214,7 +195,6 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
     Object.keys(files).sort().join('\n') !== expected.join('\n')
   )
     return `output.json does not list the files ${job.kind === 'train' ? 'a training' : 'an evaluation'} job writes (${expected.length === 1 ? expected[0] : `${expected.length} files`})`;
-  /** Each file's sha256, and the bytes of the small ones (manifests, result.json) for the checks below. */
   const digests = new Map<string, string>();
   const records = new Map<string, Buffer>();
   for (const name of expected) {
@@ -262,11 +242,7 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
   return undefined;
 }
 
-/**
- * What is wrong with a snapshot of a training: its manifest must be JSON whose `manifestChecksum`
- * covers its other fields, and whose `checksum` is weights.bin's sha256 (agent/checkpoint.ts).
- * A damaged file listed in output.json with a fresh checksum fails here, and is rerun.
- */
+/** What is wrong with a training's snapshot: its manifest's `manifestChecksum` and weights.bin's `checksum` must hold. */
 function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string | undefined {
   let manifest: unknown;
   try {
@@ -287,9 +263,7 @@ export function readEvalOutput(plan: Plan, job: EvalJob): EvalOutput {
   const path = join(jobDir(plan, job), RESULT_FILE);
   let value: unknown;
   try {
-    value = JSON.parse(
-      readInside(plan.dir, inJob(job, RESULT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
-    );
+    value = JSON.parse(readRecord(plan.dir, inJob(job, RESULT_FILE)));
   } catch (error) {
     throw new InputError(error instanceof InputError ? error.message : `${path}: not valid JSON`);
   }
@@ -302,38 +276,30 @@ export function readEvalOutput(plan: Plan, job: EvalJob): EvalOutput {
 /** Seconds a finished job took, from its timing.json (null when it has none). */
 export function jobSeconds(plan: Plan, job: Job): number | null {
   try {
-    const { seconds } = JSON.parse(
-      readInside(plan.dir, inJob(job, 'timing.json'), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
-    ) as { seconds?: unknown };
+    const { seconds } = JSON.parse(readRecord(plan.dir, inJob(job, 'timing.json'))) as { seconds?: unknown };
     return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null;
   } catch {
     return null;
   }
 }
 
-/**
- * The fingerprint a job's output.json records (agent/fingerprint.ts), or undefined when it has
- * none (made before fingerprints were recorded) or one that is not a whole fingerprint: both
- * differ from every fingerprint in every part (`fingerprintDifferences`).
- */
+/** The fingerprint a job's output.json records, or undefined when it has none (or not a whole one). */
 export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
   try {
-    const { fingerprint: recorded } = JSON.parse(
-      readInside(plan.dir, inJob(job, OUTPUT_FILE), { maxBytes: MAX_RECORD_BYTES }).toString('utf8'),
-    ) as { fingerprint?: unknown };
+    const { fingerprint: recorded } = JSON.parse(readRecord(plan.dir, inJob(job, OUTPUT_FILE))) as {
+      fingerprint?: unknown;
+    };
     return isFingerprint(recorded) ? recorded : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A done job whose output another code made than the one asked about (`staleJobs`). */
+/** A done job whose output other code made (`fingerprint`: null when it records none), and how that code differs. */
 export interface StaleJob {
   index: number;
   id: string;
-  /** What its output.json records; null when it records none (made before fingerprints were recorded). */
   fingerprint: Fingerprint | null;
-  /** `fingerprintDifferences` from the recorded fingerprint to `current`. */
   differences: string[];
 }
 
@@ -372,22 +338,28 @@ export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): Fingerprint
   );
 }
 
-/** Job indices as ranges: `0-13, 15` (at most 6 ranges, then `...`). */
+/** Job indices as ranges, `0-13, 15` (at most 6, then `...`). */
 function indexRanges(jobs: readonly Job[]): string {
-  const ranges: string[] = [];
-  for (let i = 0; i < jobs.length;) {
-    let j = i;
-    while (j + 1 < jobs.length && jobs[j + 1]!.index === jobs[j]!.index + 1) j += 1;
-    ranges.push(i === j ? String(jobs[i]!.index) : `${jobs[i]!.index}-${jobs[j]!.index}`);
-    i = j + 1;
-  }
+  const ranges = indexRuns(jobs.map((job) => job.index));
   return ranges.length > 6 ? `${ranges.slice(0, 6).join(', ')}, ...` : ranges.join(', ');
 }
 
+/** Indices as runs of consecutive ones: `0-3`, `5`, `7-9`. */
+export function indexRuns(indices: readonly number[]): string[] {
+  const sorted = [...new Set(indices)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j += 1;
+    runs.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs;
+}
+
 /**
- * What differs between the groups of `fingerprintGroups`, in one line: each smaller group's
- * jobs against the largest group's, with the parts in which their fingerprints differ; undefined
- * when every job has one fingerprint (or none has any).
+ * What differs between the groups of `fingerprintGroups`, in one line: each smaller group's jobs
+ * against the largest's, in which parts; undefined when every job has one fingerprint (or none).
  */
 export function describeMixedFingerprints(groups: readonly FingerprintGroup[]): string | undefined {
   if (groups.length < 2) return undefined;

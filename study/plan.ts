@@ -23,30 +23,26 @@ import {
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { existsInside, fileKind, fileSystemError, readInside, readRegularFile } from '../lib/files.ts';
+import { existsInside, explained, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 export const STUDY_FORMAT = 1;
 
-/** The smoke recipe: the experiments' smoke runs' (a few seconds of training per seed). */
-export const SMOKE_RECIPE: Readonly<Record<string, unknown>> = SMOKE_CONFIG;
-
 /** The chapter's checkpoints (step 0 the base agent, then every 10 GRPO steps to 80). */
 export const CHAPTER_STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80] as const;
 
-/** What a study measures of every seed, in the chapter's steps (a smoke recipe's are ten times shorter). */
+/**
+ * What a study measures of every seed: the chapter `steps` evaluated (checkpoint step s /
+ * `stepScale`), `episodes` per task, `repeatSteps` evaluated again with an independent eval seed
+ * (17.4) and `temperatures` at the last step besides the training harness's (17.5).
+ */
 export interface Measure {
-  /** The chapter steps evaluated (all nine for the chapter's claims; fewer for a quick study). */
   steps: number[];
-  /** Episodes per held-out task in every evaluation (17.7 uses 64). */
   episodes: number;
-  /** Chapter step s is checkpoint step s / stepScale (1 for the default recipe, 10 for smoke). */
   stepScale: number;
-  /** Chapter steps evaluated a second time with an independent eval seed (evaluation noise, 17.4). */
   repeatSteps: number[];
-  /** Temperatures at the last step besides the training harness's (17.5: greedy and 1.3). */
   temperatures: number[];
 }
 
@@ -55,7 +51,7 @@ export interface TrainJob {
   id: string;
   kind: 'train';
   seed: number;
-  /** 1 or 2: one and two threads round differently, so the count is one of the job's inputs. */
+  /** One and two threads round differently, so the count is one of the job's inputs. */
   threads: 1 | 2;
   dependsOn: number[];
 }
@@ -65,12 +61,12 @@ export interface EvalJob {
   id: string;
   kind: 'eval';
   seed: number;
-  /** The checkpoint's step in the recipe (not the chapter's step). */
+  /** The checkpoint's step in the recipe. */
   step: number;
   chapterStep: number;
-  /** Which evaluation: 'a' (every step), 'b' (the repeat), 'temperature-T' (17.5). */
+  /** 'a' (every step), 'b' (the repeat), 'temperature-T' (17.5). */
   label: string;
-  /** Harness fields over the checkpoint's own (the training harness). */
+  /** Fields over the checkpoint's own harness. */
   harness: HarnessInput;
   harnessHash: string;
   evalSeed: string;
@@ -84,7 +80,6 @@ export interface StudyHeader {
   format: typeof STUDY_FORMAT;
   packageVersion: string;
   recipe: string;
-  /** The recipe's config; each training job sets only its seed. */
   config: RLConfig;
   configHash: string;
   seeds: number[];
@@ -103,14 +98,8 @@ const PLAN_FILE = 'plan.jsonl';
 const sha = (value: unknown, length = 16) =>
   createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, length);
 
-/**
- * The tasks a study's evaluations play: the held-out tasks of the recipe's split, or, for a
- * recipe with `devSplit` (choosing a recipe, docs/RECIPES.md), the development split's five, so
- * that no held-out task is played while choosing. The training measures the same split.
- */
-export type MeasuredSplit = 'heldout' | 'dev';
-
-export function measuredSplit(plan: Pick<Plan, 'config'>): MeasuredSplit {
+/** The split a study's evaluations play: held-out, or the development split's under `devSplit` (docs/RECIPES.md). */
+export function measuredSplit(plan: Pick<Plan, 'config'>): 'heldout' | 'dev' {
   return measuresDevSplit(plan.config) ? 'dev' : 'heldout';
 }
 
@@ -120,7 +109,7 @@ export function measuredTasks(plan: Pick<Plan, 'config'>): Task[] {
   return measuredSplit(plan) === 'dev' ? devTasks(options) : makeTasks('heldout', options);
 }
 
-/** The measured split as reports name it: `held-out` or `development-split` (as in "held-out pass@1"). */
+/** The measured split as reports name it: `held-out` or `development-split`. */
 export function splitName(plan: Pick<Plan, 'config'>): string {
   return measuredSplit(plan) === 'dev' ? 'development-split' : 'held-out';
 }
@@ -131,14 +120,11 @@ export function configHash(config: RLConfig): string {
   return sha(rest);
 }
 
-/**
- * A recipe: `default` (the training defaults), `smoke`, or a JSON file of RLConfig fields over
- * the defaults (`{"entropyCoef": 0}`). Validated here: a bad field is an InputError naming it.
- */
-export function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } = {}): RLConfig {
+/** A recipe: `default`, `smoke`, or a JSON file of RLConfig fields over the defaults; a bad field is an InputError. */
+function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } = {}): RLConfig {
   let overrides: Record<string, unknown>;
   if (recipe === 'default') overrides = {};
-  else if (recipe === 'smoke') overrides = { ...SMOKE_RECIPE };
+  else if (recipe === 'smoke') overrides = { ...SMOKE_CONFIG };
   else {
     const text = readRegularFile(recipe, '--recipe');
     let parsed: unknown;
@@ -174,8 +160,8 @@ export function snapshotSteps(config: RLConfig): number[] {
   return [...snapshots].sort((a, b) => a - b);
 }
 
-/** The measurements of a recipe: the chapter steps it measures (`steps`, all nine by default) must be snapshots of it. */
-export function measureFor(
+/** The measurements of a recipe: the chapter steps it measures (all nine by default) must be snapshots of it. */
+function measureFor(
   config: RLConfig,
   { episodes, steps = [...CHAPTER_STEPS] }: { episodes?: number; steps?: number[] } = {},
 ): Measure {
@@ -211,11 +197,7 @@ export function measureFor(
   };
 }
 
-/**
- * The eval seed of one evaluation of one training seed: a fork of the study's eval seed by the
- * training seed and the evaluation's label, so that no two training seeds share episodes (the
- * 17.4 audit found one eval seed reused for every training seed).
- */
+/** The eval seed of one evaluation of one training seed: no two training seeds share episodes. */
 export function evalSeedOf(studySeed: number, trainingSeed: number, label: string): string {
   return new Rng(studySeed).fork(`train-${trainingSeed}`).fork(label).key;
 }
@@ -271,12 +253,11 @@ export function planJobs(header: StudyHeader): Job[] {
   return jobs;
 }
 
-/** The largest training seed (the training config's own bound on `seed`). */
+/** The training config's bound on `seed`, and the most seeds of one study. */
 const MAX_STUDY_SEED = 2_147_483_647;
-/** The most training seeds of one study (its plan has 14 jobs a seed). */
 const MAX_STUDY_SEEDS = 10_000;
 
-/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range, at most MAX_STUDY_SEEDS in all. */
+/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range. */
 export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
   for (const part of text.split(',')) {
@@ -295,8 +276,7 @@ export function parseSeeds(text: string): number[] {
 
 /**
  * Writes a study's plan: study.json (the recipe, seeds and measurements) and plan.jsonl (one line
- * per job: its index, inputs and what it depends on). A folder that already holds a different
- * plan is refused; the same plan again is a no-op, so a plan can be rerun safely.
+ * per job). A folder holding another plan is refused; the same plan again is a no-op.
  */
 export function writePlan(
   dir: string,
@@ -344,8 +324,6 @@ export function writePlan(
     }),
   };
   const jobs = planJobs(header);
-  const planText = jobs.map((job) => JSON.stringify(job)).join('\n') + '\n';
-  const headerText = `${JSON.stringify(header, null, 2)}\n`;
   if (existsInside(dir, HEADER_FILE, 'file')) {
     const existing = readPlan(dir);
     if (sha(existing.jobs) !== sha(jobs) || existing.configHash !== header.configHash)
@@ -358,29 +336,26 @@ export function writePlan(
   if (kind !== undefined && readdirSync(dir).some((name) => name !== PLAN_FILE && !PLAN_TEMPORARY.test(name)))
     throw new InputError(`${dir} is not empty and holds no study; choose another --out`);
   if (kind !== undefined) removeDeadTemporaries(dir);
-  // One batch (lib/atomic.ts): a full disk leaves neither file; the header is renamed last, so a folder with a header has its whole plan.
-  try {
+  // One batch: a full disk leaves neither file; the header is renamed last, so a folder with a header has its whole plan.
+  explained(dir, () =>
     writeFilesAtomic([
-      { path: join(dir, PLAN_FILE), content: planText },
-      { path: join(dir, HEADER_FILE), content: headerText },
-    ]);
-  } catch (error) {
-    throw fileSystemError(error, dir);
-  }
+      { path: join(dir, PLAN_FILE), content: planText(jobs) },
+      { path: join(dir, HEADER_FILE), content: `${JSON.stringify(header, null, 2)}\n` },
+    ]),
+  );
   return { ...header, dir: resolve(dir), jobs };
 }
 
-/** The temporaries of `writeFilesAtomic` for a plan's two files. */
+const planText = (jobs: readonly Job[]) => jobs.map((job) => JSON.stringify(job)).join('\n') + '\n';
 const PLAN_TEMPORARY = /^\.(plan\.jsonl|study\.json)\.\d+\.\d+\.tmp$/;
 
-/** The largest study.json read: one of 10,000 seeds is about 150 KB (a seed a line). */
+/** The largest study.json read: one of 10,000 seeds is about 150 KB. */
 const MAX_HEADER_BYTES = 1024 * 1024;
 
 /**
- * Reads a study folder's plan, which is untrusted input (a shared folder many write to): study.json
- * is checked field by field against what `study plan` writes for its own config (the config's
- * hash, the seeds, the measurements), and plan.jsonl must be the plan that header gives. A folder
- * of another format or version, a damaged or hand-edited plan, is an InputError.
+ * Reads a study folder's plan, untrusted input (a shared folder many write to): study.json is
+ * checked field by field against what `study plan` writes for its config, and plan.jsonl must be
+ * the plan it gives. Another format or version, a damaged or hand-edited plan: an InputError.
  */
 export function readPlan(dir: string): Plan {
   let header: StudyHeader;
@@ -447,15 +422,13 @@ export function readPlan(dir: string): Plan {
   }
   if (sha(measure) !== sha(header.measure)) throw edited('its measure is not the one its recipe gives');
   const planned = planJobs({ ...header, config, configHash: hash, measure });
-  const planText = planned.map((job) => JSON.stringify(job)).join('\n') + '\n';
-  // The plan must be the one its header gives: a hand-edited line would run a job under a wrong id.
-  // It is never longer than the plan `study plan` writes, so a huge file is refused unread.
+  // A hand-edited line would run a job under a wrong id; a file longer than the plan is refused unread.
   const mismatch = (why: string) =>
     new InputError(
       `${dir}: plan.jsonl does not match study.json (${why}); write the plan again with tinyagent study plan`,
     );
   try {
-    jobs = readInside(dir, PLAN_FILE, { maxBytes: Buffer.byteLength(planText) })
+    jobs = readInside(dir, PLAN_FILE, { maxBytes: Buffer.byteLength(planText(planned)) })
       .toString('utf8')
       .split('\n')
       .filter((line) => line !== '')

@@ -10,21 +10,17 @@ import {
 } from './output.ts';
 import { measuredTasks, readPlan, type EvalJob, type Plan } from './plan.ts';
 
-/** Every evaluation of a finished study, by seed and then by `chapterStep/label`. */
+/** Every evaluation of a finished study, by seed and then by `chapterStep/label`; `tasks` in the evaluations' order. */
 export interface StudyResults {
   plan: Plan;
   seeds: number[];
-  /** The tasks evaluated (held-out, or the development split's: `measuredTasks`) in the order every evaluation lists them. */
   tasks: Array<{ name: string; variant: number }>;
   evaluations: Map<number, Map<string, EvalOutput>>;
 }
 
 export const evalKey = (chapterStep: number, label: string) => `${chapterStep}/${label}`;
 
-/**
- * Reads every evaluation of a study; a study with jobs not done (no valid output: `outputProblem`)
- * is an InputError that says how many and what to run.
- */
+/** Reads every evaluation of a study; jobs not done (no valid output: `outputProblem`) are an InputError saying what to run. */
 export function loadResults(plan: Plan): StudyResults {
   const evalJobs = plan.jobs.filter((job): job is EvalJob => job.kind === 'eval');
   const notDone = evalJobs.filter((job) => outputProblem(plan, job) !== undefined);
@@ -70,11 +66,8 @@ export function taskRates(results: StudyResults, chapterStep: number, label = 'a
 }
 
 /**
- * A committed study as a report reads it: absent (no plan), not finished (some evaluation not
- * done), or finished, with its plan and, when its evaluations were made by different code, the
- * line that says which jobs differ in what (`describeMixedFingerprints`): named by the report,
- * not refused. Only the evaluations count, as for `loadResults`: a committed study holds no
- * training weights (they are not committed), and no report reads them.
+ * A committed study as a report reads it: absent, unfinished, or finished with the line naming
+ * the jobs made by different code, if any. Only the evaluations count: training weights are not committed.
  */
 export function finishedStudy(
   dir: string,

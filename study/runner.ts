@@ -22,65 +22,53 @@ export function jobCommand(studyDir: string, index: number | string): string[] {
 /** The log of job `index`: its standard output and error. */
 export const jobLogPath = (plan: Plan, job: Job) => join(plan.dir, 'logs', `${job.index}-${job.id}.log`);
 
-/** One job this run ran, as the scheduler saw it. */
+/**
+ * One job this run ran: the CPU `slots` it held, its `wall` seconds from the hand-over to the
+ * reply, the seconds `inJob` (runJob) and the CPU seconds of the worker (null when it died), the
+ * `work` its timing.json records, and the worker's pid, live tensors and resident memory after it.
+ */
 export interface JobRun {
   index: number;
   kind: Job['kind'];
-  /** CPU slots it held (`slotsOf`). */
   slots: number;
-  /** Seconds from handing the job to a worker to its reply (or the worker's exit). */
   wall: number;
-  /** Seconds inside runJob in the worker (null when the worker died). */
   inJob: number | null;
-  /** CPU seconds of the worker process during the job, every thread (null when the worker died). */
   cpuSeconds: number | null;
-  /** Seconds the job's own work took (its timing.json; null when it wrote none). */
   work: number | null;
   code: number;
-  /** The worker process that ran it. */
   worker: number;
-  /** Live tensors in the worker after the job, and its resident memory in MB. */
   tensors: number | null;
   rssMb: number | null;
 }
 
+/**
+ * What `runStudy` did: jobs `ran` to a verified output, `skipped` (found done), `failed`, and
+ * `blocked` (held by other runs, their claim lost, or waiting on a failed job); the `--jobs` slots
+ * and each worker's start-up seconds.
+ */
 export interface StudyRunSummary {
-  /** Jobs this run ran to a verified output. */
   ran: number;
-  /** Jobs found done: before this run, or finished by another run after this one handed them to a worker. */
   skipped: number;
   failed: Array<{ index: number; id: string; log: string }>;
-  /** Jobs left not done: held by other runs, their claim lost while they ran (exit 75), or waiting on a job that failed. */
   blocked: number;
   seconds: number;
-  /** CPU slots (`--jobs`). */
   slots: number;
-  /** Seconds each worker process took to start (node, tsx, TensorFlow.js, the plan, the backend). */
   workerStarts: number[];
   jobs: JobRun[];
 }
 
-/**
- * The CPU slots a job holds: a training as many as its threads (at most all of them), an
- * evaluation one. `--jobs N` is N slots, so two-thread trainings run one at a time on 2 slots.
- */
+/** The CPU slots a job holds: a training its threads (at most all slots), an evaluation one. */
 export function slotsOf(job: Job, slots: number): number {
   return job.kind === 'train' ? Math.min(job.threads, slots) : 1;
 }
 
 /**
- * Runs every pending job of a study on this machine on `workers` CPU slots. The jobs run in
- * long-lived worker processes (worker.ts), each job through `runJob`, the code path of `study run
- * DIR --index I` that a scheduler runs, so start-up (node, tsx, TensorFlow.js) is paid once per
- * worker rather than once per job. A job is started as soon as the jobs it depends on are done and
- * it fits in the free slots (lowest index first: the trainings, then the evaluations of whichever
- * seed is ready; a job that does not fit lets a later one that does go first), so no slot waits
- * while work that fits is ready. Jobs another process holds are watched and taken over once their
- * lease is stale; a job that fails is not retried in this run, and the jobs that need it are left
- * pending; a job whose claim was taken from it while it ran (exit 75) is left for a later run. A
- * worker that dies is replaced, its job reported failed with the exit code in its log. SIGTERM or
- * SIGINT is passed on to the workers (each releases its job's claim and removes its partial
- * folder), then ends this process as it would have.
+ * Runs every pending job of a study on this machine on `workers` CPU slots, in long-lived worker
+ * processes (worker.ts) that pay start-up once, each job through `runJob` as `study run --index`.
+ * A job starts as soon as its dependencies are done and it fits in the free slots (lowest index
+ * first). Jobs another process holds are taken over once their lease is stale; a failed job is not
+ * retried in this run, nor one whose claim was taken while it ran. A worker that dies is replaced,
+ * its job failed. SIGTERM or SIGINT is passed on to the workers, then ends this process.
  */
 export async function runStudy(
   plan: Plan,
@@ -92,51 +80,36 @@ export async function runStudy(
 /** One `runStudy`: its jobs' states as it last saw them, its slots, its worker pool, its summary. */
 class StudyRun {
   private readonly started = performance.now();
-  /** Each job's state at the last look. */
   private readonly states = new Map<number, JobState['state']>();
   private readonly summary: StudyRunSummary;
-  /** Jobs done: found done, or done since. */
   private done: number;
   private readonly bar: Progress;
   private readonly failedHere = new Set<number>();
-  /** Jobs whose claim another process removed or took over while this run ran them: left to a later run. */
+  /** Jobs whose claim was removed or taken over while this run ran them: left to a later run. */
   private readonly lostHere = new Set<number>();
-  /** The jobs handed to a worker, each settled (`settle`) once its worker replies. */
   private readonly running = new Map<number, Promise<void>>();
   /** CPU slots the running jobs hold. */
   private used = 0;
-  /** Why the run stops early: a log that cannot be written (a full or read-only disk) fails every job alike. */
+  /** Why the run stops early: a log that cannot be written fails every job alike. */
   private stopped: InputError | undefined;
-  /** The claims of other runs already reported as waited on, so each is said once. */
+  /** The claims of other runs already reported as waited on. */
   private readonly announced = new Set<string>();
   private readonly pool: WorkerPool;
-  /** Set by SIGTERM or SIGINT: no job starts, and the workers' jobs end as their own signal handlers end them. */
   private interrupted = false;
-  /** When each job held by another process's lease was last handed to a worker, which watches the lease (`claimJob`). */
+  /** When each job held by another process's lease was last handed to a worker to watch it. */
   private readonly probed = new Map<number, number>();
 
   constructor(
     private readonly plan: Plan,
-    /** CPU slots (`--jobs`). */
     private readonly workers: number,
-    /** The lease timeout, in seconds. */
     private readonly timeout: number,
     private readonly say: (line: string) => void,
   ) {
     this.refresh();
     const initiallyDone = [...this.states.values()].filter((state) => state === 'done').length;
-    this.summary = {
-      ran: 0,
-      skipped: initiallyDone,
-      failed: [],
-      blocked: 0,
-      seconds: 0,
-      slots: workers,
-      workerStarts: [],
-      jobs: [],
-    };
+    const summary = { ran: 0, skipped: initiallyDone, failed: [], blocked: 0, seconds: 0, slots: workers };
+    this.summary = { ...summary, workerStarts: [], jobs: [] };
     this.done = initiallyDone;
-    // Off a terminal, a line per job done: a log or CI shows the run advance.
     this.bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
     studyFolder(plan.dir, 'logs');
     this.pool = new WorkerPool(plan, timeout, (seconds) => this.summary.workerStarts.push(seconds));
@@ -189,19 +162,12 @@ class StudyRun {
     await this.pool.stop(signal);
   }
 
-  private setState(job: Job, state: JobState): void {
-    this.states.set(job.index, state.state);
-  }
-
   /** Reads every job's state again. */
   private refresh(): void {
-    this.plan.jobs.forEach((job) => this.setState(job, jobState(this.plan, job)));
+    this.plan.jobs.forEach((job) => this.states.set(job.index, jobState(this.plan, job).state));
   }
 
-  /**
-   * Whether `job` can start: its dependencies are done, and it is pending, failed in an earlier
-   * run, or held by another run's lease not looked at for `timeout` s.
-   */
+  /** Whether `job` can start: its dependencies are done, and it is pending, failed before, or held but not probed for `timeout` s. */
   private isReady(job: Job): boolean {
     const state = this.states.get(job.index);
     return (
@@ -233,9 +199,8 @@ class StudyRun {
     this.running.delete(job.index);
     this.used -= slots;
     if (this.interrupted) return;
-    const current = jobState(this.plan, job);
-    this.setState(job, current);
-    const state = current.state;
+    const state = jobState(this.plan, job).state;
+    this.states.set(job.index, state);
     this.summary.jobs.push(jobRunOf(this.plan, job, slots, reply));
     if (reply.logProblem !== null) {
       this.stopped ??= new InputError(reply.logProblem);
@@ -265,7 +230,7 @@ class StudyRun {
     }
   }
 
-  /** Says once per holder which claim of another run this run waits on (or watches, on another host). */
+  /** Says once per holder which claim of another run this run waits on. */
   private announce(job: Job): void {
     const state = jobState(this.plan, job);
     if (state.state !== 'running') return;
@@ -278,10 +243,7 @@ class StudyRun {
     );
   }
 
-  /**
-   * Nothing of ours runs: looks at every job again; resolves true at once if one is ready, true
-   * after a pause if other runs hold jobs (announced), false if there is nothing to wait for.
-   */
+  /** Nothing of ours runs: true at once if a job is ready, after a pause if other runs hold some, else false. */
   private async waitForOthers(): Promise<boolean> {
     this.refresh();
     const elsewhere = this.plan.jobs.some(
@@ -298,37 +260,20 @@ class StudyRun {
 
 /** The summary's line for `job`, which ran on `slots` slots and ended with `reply`. */
 function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply): JobRun {
-  return {
-    index: job.index,
-    kind: job.kind,
-    slots,
-    wall: reply.wall,
-    inJob: reply.inJob,
-    cpuSeconds: reply.cpuSeconds,
-    work: jobSeconds(plan, job),
-    code: reply.code,
-    worker: reply.worker,
-    tensors: reply.tensors,
-    rssMb: reply.rssMb,
-  };
+  const { wall, inJob, cpuSeconds, code, worker, tensors, rssMb } = reply;
+  const head = { index: job.index, kind: job.kind, slots, wall, inJob, cpuSeconds };
+  return { ...head, work: jobSeconds(plan, job), code, worker, tensors, rssMb };
 }
 
 /** The entry of a worker process (worker.ts behind its own TypeScript loader). */
 const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
-interface Reply {
-  code: number;
+type Reply = Omit<JobRun, 'index' | 'kind' | 'slots' | 'work'> & {
   outcome: 'ran' | 'skipped' | 'held' | 'failed';
   logProblem: string | null;
-  worker: number;
-  wall: number;
-  inJob: number | null;
-  cpuSeconds: number | null;
-  tensors: number | null;
-  rssMb: number | null;
-}
+};
 
-/** The job a worker runs: its log, how to settle it, when it started, and why its log could not be written. */
+/** The job a worker runs: its log, how to settle it, when it started, why its log could not be written. */
 interface CurrentJob {
   log: string;
   settle: (reply: Reply) => void;
@@ -340,7 +285,6 @@ interface CurrentJob {
 class WorkerProcess {
   private readonly child: ChildProcess;
   private readonly ready: Promise<boolean>;
-  /** The job it runs: its log, and how to settle it. */
   private current: CurrentJob | undefined;
   exited = false;
 
@@ -384,10 +328,7 @@ class WorkerProcess {
     });
   }
 
-  /**
-   * Output outside a job's redirection (start-up errors, a fatal error of node itself) goes to the job's log.
-   * A failed append (a full disk, a link in the log's place) is kept as the job's `logProblem`.
-   */
+  /** Output outside a job's redirection (start-up errors) goes to the job's log; a failed append is its `logProblem`. */
   private toLog(current: CurrentJob | undefined, chunk: Buffer | string): void {
     if (current === undefined || current.logProblem !== null) return;
     try {
@@ -397,10 +338,7 @@ class WorkerProcess {
     }
   }
 
-  /**
-   * Settles the job it runs, if any, once: with what `replyOf` gives for it, and the worker's pid
-   * and the job's wall time.
-   */
+  /** Settles the job it runs, if any, once: with what `replyOf` gives, the worker's pid and the wall time. */
   private settle(replyOf: (current: CurrentJob) => Omit<Reply, 'worker' | 'wall'>): void {
     const current = this.current;
     if (current === undefined) return;
@@ -412,10 +350,7 @@ class WorkerProcess {
     });
   }
 
-  /**
-   * The reply of a job during which the process ended: failed, with the process's exit code (128
-   * plus the signal's number when a signal ended it), and a line in the job's log saying so.
-   */
+  /** The reply of a job during which the process ended: failed, with its exit code, and a line in the job's log. */
   private endedDuring(
     current: CurrentJob,
     code: number | null,
@@ -426,21 +361,11 @@ class WorkerProcess {
       current,
       `tinyagent study: the worker process ${this.child.pid ?? ''} ended during this job (${signal !== null ? `signal ${signal}` : `exit ${exit}`}); the job failed\n`,
     );
-    return {
-      code: exit,
-      outcome: 'failed',
-      logProblem: current.logProblem,
-      inJob: null,
-      cpuSeconds: null,
-      tensors: null,
-      rssMb: null,
-    };
+    const none = { inJob: null, cpuSeconds: null, tensors: null, rssMb: null };
+    return { code: exit, outcome: 'failed', logProblem: current.logProblem, ...none };
   }
 
-  /**
-   * Sends `signal` to the process, and disconnects it (an idle worker then exits, also one whose
-   * job ended just as the signal came); resolves once it has exited.
-   */
+  /** Sends `signal` to the process and disconnects it (an idle worker then exits); resolves once it has. */
   stop(signal: NodeJS.Signals): Promise<void> {
     if (this.exited) return Promise.resolve();
     // 'exit', not 'close': a child disconnected this way never emits 'close' (Node 20).
@@ -472,7 +397,6 @@ class WorkerPool {
 
   constructor(
     private readonly plan: Plan,
-    /** The run's lease timeout, which each worker is given as an argument. */
     private readonly timeout: number,
     private readonly onStart: (seconds: number) => void,
   ) {}

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV } from './claim.ts';
+import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV } from './leases.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { studyFolder } from './disk.ts';
 import { jobState } from './job.ts';
+import { indexRuns } from './output.ts';
 import type { Job, Plan } from './plan.ts';
 import { jobCommand } from './runner.ts';
 
@@ -12,36 +13,30 @@ import { jobCommand } from './runner.ts';
 export const SLURM_DEPENDENCIES = ['per-seed', 'array'] as const;
 export type SlurmDependency = (typeof SLURM_DEPENDENCIES)[number];
 
+/**
+ * The flags of `study slurm`: `time` per array task, CPUs of a training task (default its threads)
+ * and of an evaluation (1), `mem` per task (2G), `requeue` (default true), extra `sbatch` options,
+ * the `dependency` scheme (per-seed), and the `leaseTimeout` the scripts export to their jobs.
+ */
 export interface SlurmOptions {
   partition?: string;
   account?: string;
-  /** Wall time per array task, Slurm's `--time` (e.g. 00:30:00). */
   time?: string;
-  /** CPUs of a training task (default: the training's threads). */
   trainCpus?: number;
-  /** CPUs of an evaluation task (default 1: an evaluation runs one thread). */
   evalCpus?: number;
-  /** Memory per array task in Slurm's size syntax (default 2G). */
   mem?: string;
-  /** `#SBATCH --requeue` (default true): a task on a lost node is requeued by Slurm; false writes `--no-requeue`. */
   requeue?: boolean;
-  /** Extra `#SBATCH` options, one each, e.g. `--qos=long`. */
   sbatch?: string[];
-  /** Default per-seed. */
   dependency?: SlurmDependency;
-  /** Seconds a claim may go unrenewed (`--lease-timeout`): the scripts export it to their jobs, and their retries last three of it. */
   leaseTimeout?: number;
 }
 
 /** A task whose job another live lease holds sleeps this long before it runs `study run --index` again. */
-export const RETRY_SLEEP_SECONDS = 5;
+const RETRY_SLEEP_SECONDS = 5;
 
 /**
- * Tries of a task whose job is held, each RETRY_SLEEP_SECONDS apart: enough to wait three lease
- * timeouts, at least 3. A holder that died is taken over by the try that watches its lease
- * unrenewed for one timeout; three leave room for a requeued task whose old holder still runs
- * (a node cut off but alive) to see it finish. Past that the task exits 75 and fails, and a
- * resubmission picks the job up.
+ * Tries of a task whose job is held: three lease timeouts, at least 3, room for a requeued task
+ * whose old holder still runs (a node cut off but alive) to see it finish; then it exits 75.
  */
 export const retryTries = (timeout: number) => Math.max(3, Math.ceil((3 * timeout) / RETRY_SLEEP_SECONDS));
 
@@ -49,9 +44,7 @@ export const retryTries = (timeout: number) => Math.max(3, Math.ceil((3 * timeou
 export const quote = (word: string) =>
   /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
-// A line break (C0, C1, DEL, and YAML 1.1's U+2028/U+2029) in a value ends a script's comment
-// or a manifest's scalar and starts a command or a key: no quoting makes such a value safe in
-// both a `#SBATCH` line and a shell word, so it is refused.
+// A line break (also YAML 1.1's U+2028/U+2029) ends a script's comment or a manifest's scalar: refused.
 const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 
 /** The study folder of a plan, refused when a control character in it would break a script or a manifest. */
@@ -64,10 +57,8 @@ function studyDir(plan: Plan): string {
 }
 
 /**
- * The study folder of a plan as a Slurm script names it. `#SBATCH --output` is a filename
- * pattern: `%x`, `%j`, `%u` ... are replaced (a path holding them would send the logs elsewhere),
- * so the folder's `%` is written `%%`; a backslash turns every replacement off (the tasks' `%A_%a`
- * too) and is an escape in a `#SBATCH` line, so no spelling holds it, and it is refused.
+ * The study folder of a plan as a Slurm script names it: `#SBATCH --output` is a filename pattern,
+ * so its `%` is written `%%`, and a backslash (an escape there, and in `#SBATCH` lines) is refused.
  */
 function slurmStudyDir(plan: Plan): string {
   const dir = studyDir(plan);
@@ -79,31 +70,22 @@ function slurmStudyDir(plan: Plan): string {
 }
 
 /**
- * Options the scripts set themselves: one given again with --sbatch would change how the study is
- * scheduled. sbatch reads a long option's unambiguous prefix as the option (getopt_long:
- * `--cpus-per-t=2` is `--cpus-per-task=2`), so a prefix of one of these is refused too.
+ * Options the scripts set themselves, refused in --sbatch, and so is a prefix of one: sbatch reads
+ * an unambiguous prefix as the option (`--cpus-per-t=2` is `--cpus-per-task=2`).
  */
-const OWN_OPTIONS = [
-  'array',
-  'dependency',
-  'output',
-  'chdir',
-  'job-name',
-  'ntasks',
-  'cpus-per-task',
-  'mem',
-  'requeue',
-  'no-requeue',
-];
+const OWN_OPTIONS =
+  'array dependency output chdir job-name ntasks cpus-per-task mem requeue no-requeue'.split(' ');
 
-/**
- * Slurm's time limits (sbatch(1), --time): minutes, minutes:seconds, hours:minutes:seconds,
- * days-hours, days-hours:minutes, days-hours:minutes:seconds, and no limit (0, INFINITE, UNLIMITED).
- */
+/** Slurm's time limits (sbatch(1), --time), and no limit (0, INFINITE, UNLIMITED). */
 const TIME = /^(\d{1,9}-\d{1,9}(:\d{1,9}){0,2}|\d{1,9}(:\d{1,9}){0,2}|infinite|unlimited)$/i;
 
-/** Slurm's memory size: an integer with an optional unit K, M (the default), G or T. */
-const MEM = /^[1-9]\d{0,9}[KMGT]?$/;
+/** Refuses all but Slurm's memory size: an integer with an optional unit K, M (the default), G or T. */
+function checkMem(mem: string | undefined): void {
+  if (mem !== undefined && !/^[1-9]\d{0,9}[KMGT]?$/.test(mem))
+    throw new UsageError(
+      `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
+    );
+}
 
 /** The values of SlurmOptions, checked: each lands unquoted in a `#SBATCH` line. */
 function checkSlurmOptions(options: SlurmOptions): void {
@@ -120,17 +102,13 @@ function checkSlurmOptions(options: SlurmOptions): void {
     throw new UsageError(
       `--time must be one of Slurm's time limits (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED), got ${JSON.stringify(time)}`,
     );
-  if (mem !== undefined && !MEM.test(mem))
-    throw new UsageError(
-      `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
-    );
+  checkMem(mem);
   if (dependency !== undefined && !(SLURM_DEPENDENCIES as readonly string[]).includes(dependency))
     throw new UsageError(
       `--dependency must be ${SLURM_DEPENDENCIES.join(' or ')}, got ${JSON.stringify(dependency)}`,
     );
   for (const line of sbatch) {
-    // One long option, `--name` or `--name=value`, its value of characters no shell or sbatch
-    // reads specially: a space, a quote or `#` would split or end the line's option.
+    // One long option, its value without a space, a quote or `#`, which would split or end the line's option.
     const option = /^--([a-z][a-z-]*)(=[\w@%+:,./=-]+)?$/.exec(line);
     if (option === null)
       throw new UsageError(
@@ -146,35 +124,24 @@ function checkSlurmOptions(options: SlurmOptions): void {
 }
 
 /** An array index list: runs of consecutive indices as ranges (`0-3,5,7-9`). */
-export function arrayList(indices: readonly number[]): string {
-  const sorted = [...new Set(indices)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length;) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j += 1;
-    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
-}
+export const arrayList = (indices: readonly number[]) => indexRuns(indices).join(',');
 
-/** One sbatch call of a submission: a script over an index list, after a training array or one task of it. */
+/**
+ * One sbatch call of a submission: a script over the plan's `indices` (the `seed` of a per-seed
+ * evaluation array), `after` the training array or its task `task` (absent: the trainings are done).
+ */
 export interface SlurmArray {
   script: 'train' | 'eval';
-  /** The plan's indices this array runs (its task ids). */
   indices: number[];
-  /** The seed of a per-seed evaluation array. */
   seed?: number;
-  /** afterok on the training array (`task` undefined) or on its task `task`; absent when the trainings needed are done. */
   after?: { task?: number };
 }
 
 /**
- * The arrays that run the jobs of `todo` (a plan's indices not done): the trainings as one array,
- * then the evaluations, per seed (one array each, after its own training's task) or as one array
- * after the whole training array. An evaluation whose training is done waits on nothing.
+ * The arrays that run the jobs of `todo` (not done): the trainings as one array, then the
+ * evaluations per seed (after its training's task) or as one array after the whole training array.
  */
-export function slurmArrays(
+function slurmArrays(
   plan: Plan,
   todo: ReadonlySet<number>,
   dependency: SlurmDependency = 'per-seed',
@@ -265,19 +232,17 @@ function sbatchScript(
   ].join('\n');
 }
 
+/** The scripts' paths, and the `arrays` submit.sh and `--submit` send: the jobs not done when they were written. */
 export interface SlurmScripts {
   train: string;
   eval: string;
   submit: string;
-  /** What submit.sh and `--submit` send: the jobs not done when the scripts were written. */
   arrays: SlurmArray[];
 }
 
 /**
- * Writes `<study>/slurm/train.sbatch` (an array script over the training jobs), `eval.sbatch`
- * (over the evaluations) and `submit.sh`, which submits the jobs not done now: the trainings as
- * one array, then the evaluations, by default one array per seed after its own training's task
- * (`afterok:<train>_<task>`), with `dependency: 'array'` one array after the whole training array.
+ * Writes `<study>/slurm/train.sbatch` (an array script over the trainings), `eval.sbatch` (over
+ * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`).
  */
 export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): SlurmScripts {
   checkSlurmOptions(options);
@@ -294,18 +259,13 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
     eval: join(dir, 'eval.sbatch'),
     submit: join(dir, 'submit.sh'),
   };
-  // Slurm opens each task's --output file before the task starts: the folder must exist. Made
-  // only now, once every value is checked; a link or a file in their place is refused.
+  // Slurm opens each task's --output file before the task starts: the folders are made, once every value is checked.
   for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
   const index = (jobs: Job[]) => jobs.map((job) => job.index);
+  const trainCpus = options.trainCpus ?? threads;
   writeFileAtomic(
     paths.train,
-    sbatchScript(plan, {
-      name: 'train',
-      indices: index(trains),
-      cpus: options.trainCpus ?? threads,
-      options,
-    }),
+    sbatchScript(plan, { name: 'train', indices: index(trains), cpus: trainCpus, options }),
   );
   writeFileAtomic(
     paths.eval,
@@ -341,10 +301,9 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
   return { ...paths, arrays };
 }
 
-/** One submitted array: its job id and what it runs. */
+/** One submitted array: its job id, what it runs, and the dependency it was submitted with (`afterok:12_3`), or null. */
 export interface SubmittedArray extends SlurmArray {
   id: string;
-  /** The dependency it was submitted with (`afterok:12_3`), or null. */
   dependency: string | null;
 }
 
@@ -385,27 +344,21 @@ const k8sMemory = (mem: string) => {
   return `${mem.replace(/[KMGT]$/, '')}${unit}i`;
 };
 
+/** The flags of `study k8s` (CPUs and memory as for Slurm). */
 export interface K8sOptions {
   image: string;
   claim: string;
   parallelism: number;
-  /** CPUs a training pod requests (default its threads). */
   trainCpus?: number;
-  /** CPUs an evaluation pod requests (default 1). */
   evalCpus?: number;
-  /** Memory a pod requests, Slurm's size syntax (default 2G). */
   mem?: string;
-  /** Seconds a claim may go unrenewed (`--lease-timeout`), given to the pods' environment. */
   leaseTimeout?: number;
 }
 
 /**
- * Writes `<study>/k8s/train.yaml` and `eval.yaml`: two Indexed Jobs, the trainings and the
- * evaluations, whose pods run the image's CLI (`args: [study, run, /study, --index, I, --offset, K]`,
- * pod i running job K + i) on the study folder mounted at /study from a PersistentVolumeClaim.
- * Kubernetes has no dependency between Jobs: apply eval.yaml once train.yaml's Job is complete
- * (docs/STUDIES.md); an evaluation started early fails, naming its training, and is retried
- * (backoffLimitPerIndex). Returns the two paths.
+ * Writes `<study>/k8s/train.yaml` and `eval.yaml`: two Indexed Jobs whose pod i runs job K + i with
+ * the image's CLI on the study folder mounted at /study from a PersistentVolumeClaim. Kubernetes
+ * has no dependency between Jobs: eval.yaml is applied once train.yaml's Job is complete.
  */
 export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: string; eval: string } {
   const { image, claim, parallelism, mem = '2G' } = options;
@@ -419,10 +372,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
     throw new UsageError(
       `--claim ${JSON.stringify(claim)} is not a PersistentVolumeClaim name (lower-case letters, digits, '-' and '.')`,
     );
-  if (!MEM.test(mem))
-    throw new UsageError(
-      `--mem must be Slurm's size, an integer with an optional unit K, M, G or T (such as 2G or 1500M), got ${JSON.stringify(mem)}`,
-    );
+  checkMem(mem);
   const dir = studyDir(plan);
   const folder = studyFolder(dir, 'k8s');
   const trains = plan.jobs.filter((job) => job.kind === 'train');
@@ -441,7 +391,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
       '--index',
       '$(JOB_COMPLETION_INDEX)',
       '--offset',
-      String(offset),
+      `${offset}`,
     ];
     const manifest = [
       `# The ${kind === 'train' ? 'trainings' : 'evaluations'} of a study as an Indexed Job; written by tinyagent study k8s.`,
@@ -474,9 +424,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
       // JSON strings are YAML double-quoted scalars.
       `          image: ${JSON.stringify(image)}`,
       `          args: ${JSON.stringify(args).replace(/","/g, '", "')}`,
-      // Kubernetes expands $(NAME) in args from the container's env. The Job controller adds
-      // JOB_COMPLETION_INDEX to an Indexed Job's pods; declared here too, from the same annotation
-      // (the downward API), the expansion does not depend on that.
+      // $(NAME) in args expands from the env: JOB_COMPLETION_INDEX declared too, not left to the Job controller.
       '          env:',
       `            - { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: ${JSON.stringify("metadata.annotations['batch.kubernetes.io/job-completion-index']")} } } }`,
       `            - { name: ${JSON.stringify(LEASE_TIMEOUT_ENV)}, value: ${JSON.stringify(String(timeout))} }`,

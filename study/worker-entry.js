@@ -1,7 +1,5 @@
-// Entry of a `study run --jobs N` worker process (study/worker.ts): the child needs its own
-// TypeScript loader. Errors that escape a job end in one line and exit code 3, as in
-// bin/tinyagent.js, registered before the handlers the wasm backend installs; while a job runs,
-// the line goes into the job's log.
+// Entry of a `study run --jobs N` worker process (study/worker.ts), with its own TypeScript loader
+// and, first, bin/tinyagent.js's last-resort error line (into the job's log while a job runs).
 import { register } from 'tsx/esm/api';
 import { installInternalErrorHandler } from '../lib/internalError.js';
 

@@ -3,55 +3,41 @@ import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/index.ts';
 import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
 import { openStudyLog, writeAll } from './disk.ts';
-import { outcomeLine, runJob, type JobOutcome } from './job.ts';
+import { outcomeLine, runJob } from './job.ts';
 import { readPlan, type Plan } from './plan.ts';
 
 /**
- * A long-lived job process of `study run --jobs N` (runner.ts): it starts node, tsx and
- * TensorFlow.js once, then runs job after job of one study in-process, each through `runJob`, the
- * code path of `study run DIR --index I`, with the job's standard output and error appended to
- * its log as `--index` would write them. The parent sends `{ index, log }` over the IPC channel
- * and gets a `WorkerReply` back when the job has ended.
+ * A long-lived job process of `study run --jobs N` (runner.ts): it starts once, then runs job after
+ * job of one study as `study run DIR --index I` would, each job's output appended to its log. The
+ * parent sends `{ index, log }` over the IPC channel and gets a `WorkerReply` when the job ends.
  */
-
-/** What the parent asks: run job `index`, its output into the file `log`. */
 export interface WorkerRequest {
   index: number;
   log: string;
 }
 
+/**
+ * `ready` with the seconds from the process's start; `done` with the exit code of `study run
+ * --index I`, what the job did, why its log could not be written (or null), the seconds inside
+ * runJob, the CPU seconds, and the live tensors and resident MB after it.
+ */
 export type WorkerReply =
-  | {
-      type: 'ready';
-      /** Seconds from the process's start to ready: node, tsx, the imports, the plan, the backend. */
-      seconds: number;
-    }
+  | { type: 'ready'; seconds: number }
   | {
       type: 'done';
       index: number;
-      /** The exit code `study run --index I` would have ended with. */
       code: number;
-      /** What the job did: ran it, found it done (another run finished it) or held by another run, or failed. */
       outcome: 'ran' | 'skipped' | 'held' | 'failed';
-      /** Why the job's log could not be written (a full or read-only disk, a link in its place), or null. */
       logProblem: string | null;
-      /** Seconds inside the job (runJob: verify, claim, run, checksums, rename). */
       seconds: number;
-      /** CPU seconds the process used during the job (user and system, every thread). */
       cpuSeconds: number;
-      /** Live tensors after the job (the same before every job: a job leaves nothing behind). */
       tensors: number;
-      /** Resident memory of the process after the job, in MB. */
       rssMb: number;
     };
 
 type Write = typeof process.stdout.write;
 
-/**
- * Sends `process.stdout` and `process.stderr` into file descriptor `fd` (synchronously) until the
- * returned function is called. A write that fails (a full disk) is not retried and does not end
- * the job: `failed` gets the first error, which the parent reports.
- */
+/** Sends stdout and stderr into `fd` until the returned function is called; a failed write goes to `failed`, not the job. */
 function redirectOutput(fd: number, failed: (error: Error) => void): () => void {
   const saved: Array<[NodeJS.WriteStream, Write]> = [
     [process.stdout, process.stdout.write],
@@ -74,15 +60,8 @@ function redirectOutput(fd: number, failed: (error: Error) => void): () => void 
   };
 }
 
-/** A job's outcome as a worker reports it. */
-const outcomeKind = (outcome: JobOutcome) => (typeof outcome === 'string' ? outcome : 'held');
-
-/**
- * Runs job `index` as `study run DIR --index I` does: its outcome line on stdout, or an error as
- * the one line `tinyagent study: ...` on stderr; returns the exit code that command ends with and
- * what the job did.
- */
-export async function runIndexed(
+/** Runs job `index` as `study run DIR --index I` does, lines and all; returns its exit code and what the job did. */
+async function runIndexed(
   plan: Plan,
   index: number,
   timeout: number,
@@ -96,7 +75,7 @@ export async function runIndexed(
     // As `study run --index I` ends: a held job is one line on stderr and exit 75 (RetryError).
     if (typeof outcome === 'string') process.stdout.write(`${outcomeLine(plan, index, outcome)}\n`);
     else process.stderr.write(`tinyagent study: ${outcomeLine(plan, index, outcome)}\n`);
-    return { code: typeof outcome === 'string' ? EXIT.ok : EXIT.retry, outcome: outcomeKind(outcome) };
+    return typeof outcome === 'string' ? { code: EXIT.ok, outcome } : { code: EXIT.retry, outcome: 'held' };
   } catch (error) {
     const kind = errorKind(error);
     process.stderr.write(`tinyagent study: ${errorLine(error, kind)}\n`);
@@ -106,7 +85,7 @@ export async function runIndexed(
   }
 }
 
-/** Serves jobs of the study in `dir`, with the run's lease timeout, until the parent disconnects (worker-entry.js calls this). */
+/** Serves jobs of the study in `dir` until the parent disconnects (worker-entry.js calls this). */
 export async function serveJobs(dir: string, timeout: number): Promise<void> {
   const send = (reply: WorkerReply) => process.send?.(reply);
   const plan = readPlan(dir);

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { holderAlive, localHolder, processAlive } from '../lib/processes.ts';
+import { holderAlive, processAlive } from '../lib/processes.ts';
 
 /** The pid of a process that has exited (a child that ran and was waited for). */
 function deadPid(): number {
@@ -28,12 +28,5 @@ describe('lib/processes', () => {
     expect(holderAlive({ pid: process.pid, host: hostname() })).toBe(true);
     expect(holderAlive({ pid: dead, host: hostname() })).toBe(false);
     expect(holderAlive({ pid: dead, host: `${hostname()}-elsewhere` })).toBe(true);
-  });
-
-  it('localHolder: alive or dead by the pid on this host; undefined for a holder of another host, which the pid cannot tell', () => {
-    const dead = deadPid();
-    expect(localHolder({ pid: process.pid, host: hostname() })).toBe('alive');
-    expect(localHolder({ pid: dead, host: hostname() })).toBe('dead');
-    expect(localHolder({ pid: process.pid, host: `${hostname()}-elsewhere` })).toBeUndefined();
   });
 });

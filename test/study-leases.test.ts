@@ -15,7 +15,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { claimJob, readLease, unlockClaims, type Claim, type Held } from '../study/claim.ts';
+import { claimJob, readLease, unlockClaims, type Claim, type Held } from '../study/leases.ts';
 import { jobState, type Plan } from '../study/index.ts';
 import { jobDir, jobFingerprint } from '../study/output.ts';
 import { fingerprintDifferences, isFingerprint } from '../agent/index.ts';

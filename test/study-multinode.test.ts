@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLease } from '../study/claim.ts';
+import { readLease } from '../study/leases.ts';
 import { jobState, readPlan, type Plan } from '../study/index.ts';
 import { writePlan, type Job } from '../study/plan.ts';
 import { jobDir } from '../study/output.ts';

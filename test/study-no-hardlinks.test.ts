@@ -13,7 +13,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...fs, default: { ...fs, linkSync }, linkSync };
 });
 
-const { claimJob } = await import('../study/claim.ts');
+const { claimJob } = await import('../study/leases.ts');
 
 describe('a study folder on a file system without hard links', () => {
   it('a claim is refused in one line naming the lock and the cause, and leaves nothing behind', async () => {

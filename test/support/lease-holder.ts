@@ -1,4 +1,4 @@
-import { claimJob } from '../../study/claim.ts';
+import { claimJob } from '../../study/leases.ts';
 
 // A process that claims job `jobId` of the study folder `dir` with a lease of `timeout` seconds,
 // prints `held` (or `not held`) and keeps the lease, renewing it, until it is killed.

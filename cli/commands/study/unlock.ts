@@ -1,4 +1,4 @@
-import { unlockClaims, type UnlockRow } from '../../../study/claim.ts';
+import { unlockClaims, type UnlockRow } from '../../../study/leases.ts';
 import type { Plan } from '../../../study/plan.ts';
 import { count, printable } from '../../../lib/text.ts';
 import { boolFlag, printJson, type CommandArgs } from '../../args.ts';

@@ -13,35 +13,35 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InputError } from '../lib/errors.ts';
-import { fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
-import { localHolder } from '../lib/processes.ts';
+import { explained, fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
+import { holderAlive } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
 import { studyFolder } from './disk.ts';
 
-/** Who holds a job's claim: written once when the claim is taken; renewals change only the lock's mtime. */
+/** Who holds a job's claim, as its lock says (renewals change only the lock's mtime). */
 export interface Holder {
   pid: number;
-  /** As the lock gives it, control characters escaped (`printable`): it is shown on terminals. */
+  /** Control characters escaped (`printable`): it is shown on terminals. */
   host: string;
   since: string;
-  /** Seconds between the holder's renewals (absent in locks of older versions): only shown, never trusted. */
+  /** Seconds between the holder's renewals: only shown, never trusted. */
   renewEvery?: number;
 }
 
 /** A claim as one look at its lock sees it. */
 export interface Lease {
   holder: Holder;
-  /** The lock's mtime as the holder last set it, by the holder's clock (only shown, never compared with ours). */
+  /** The lock's mtime, by the holder's clock (only shown). */
   renewed: string;
-  /** What changes with every renewal: the lock's inode and mtime. */
+  /** What changes with every renewal (`markOf`). */
   mark: string;
 }
 
-/** Seconds a lease may go unrenewed, as this process watches it, before it is stale (`--lease-timeout`). */
+/** Seconds a lease may go unrenewed before it is stale (`--lease-timeout`). */
 export const DEFAULT_LEASE_TIMEOUT = 60;
 /** A holder renews its lease this many times per timeout. */
 const RENEWALS_PER_TIMEOUT = 10;
-/** The largest lock read: ours are one line of about 100 bytes. */
+/** The largest lock read: ours are about 100 bytes. */
 const MAX_LOCK_BYTES = 4096;
 export const LEASE_TIMEOUT_ENV = 'TINYAGENT_LEASE_TIMEOUT';
 export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
@@ -51,9 +51,9 @@ let counter = 0;
 const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
 
 /**
- * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, a file that is
- * too large or not a holder: `problem`), or undefined when there is no lock. The content is read
- * through an open file (which NFS revalidates: close-to-open), so the mark read after it is fresh.
+ * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, not a holder),
+ * or undefined when there is none. The content is read through an open file (NFS revalidates it
+ * on open), so the mark read after it is fresh.
  */
 export function readLease(
   studyDir: string,
@@ -71,21 +71,17 @@ export function readLease(
     holder = JSON.parse(
       readInside(studyDir, `claims/${jobId}.lock`, { maxBytes: MAX_LOCK_BYTES }).toString('utf8'),
     ) as Holder;
+    if (
+      typeof holder?.pid !== 'number' ||
+      typeof holder.host !== 'string' ||
+      typeof holder.since !== 'string' ||
+      (holder.renewEvery !== undefined && typeof holder.renewEvery !== 'number')
+    )
+      throw new SyntaxError();
   } catch (error) {
-    return {
-      problem: printable(
-        error instanceof SyntaxError ? `'${path}' is not a lease` : (error as Error).message,
-      ),
-      mark,
-    };
+    const problem = error instanceof SyntaxError ? `'${path}' is not a lease` : (error as Error).message;
+    return { problem: printable(problem), mark };
   }
-  if (
-    typeof holder?.pid !== 'number' ||
-    typeof holder.host !== 'string' ||
-    typeof holder.since !== 'string' ||
-    (holder.renewEvery !== undefined && typeof holder.renewEvery !== 'number')
-  )
-    return { problem: printable(`'${path}' is not a lease`), mark };
   try {
     const stats = lstatSync(path, { bigint: true });
     const renewed = new Date(Number(stats.mtimeMs));
@@ -93,7 +89,7 @@ export function readLease(
       lease: {
         holder: { ...holder, host: printable(holder.host), since: printable(holder.since) },
         renewed: Number.isNaN(renewed.getTime()) ? String(stats.mtimeMs) : renewed.toISOString(),
-        mark: `${stats.dev}:${stats.ino}:${stats.mtimeNs}`,
+        mark: markOf(path, stats),
       },
     };
   } catch {
@@ -102,28 +98,32 @@ export function readLease(
 }
 
 /** What changes when a lock is renewed or replaced: its device, inode and mtime (lstat: a link is itself). */
-function markOf(path: string): string {
-  const stats = lstatSync(path, { bigint: true });
+function markOf(path: string, stats = lstatSync(path, { bigint: true })): string {
   return `${stats.dev}:${stats.ino}:${stats.mtimeNs}`;
 }
 
-/**
- * What one look can tell of a lease: stale at once when it names this host and its pid is gone;
- * otherwise only watching its renewals tells (`watchLeases`). A live pid of this host is no
- * proof: after a reboot a crashed job's pid may belong to another process, which never renews.
- */
-export function leaseAtOnce(lease: Lease): 'stale' | 'watch' {
-  return localHolder(lease.holder) === 'dead' ? 'stale' : 'watch';
+/** The holder of a lease now, as `claimJob` reports it, else `fallback`'s. */
+function heldNow(studyDir: string, jobId: string, fallback: Held): Held {
+  const read = readLease(studyDir, jobId);
+  return read !== undefined && 'lease' in read
+    ? { heldBy: read.lease.holder, renewed: read.lease.renewed }
+    : fallback;
 }
 
 /**
- * Watches leases for `timeout` seconds of this process's monotonic clock (never any host's wall
- * clock, so skew between nodes does not matter): a lease whose mark (inode, mtime) changes was
- * renewed; one that is unchanged for the timeout is stale, whatever its lock says (its
- * `renewEvery` is the holder's word, not a bound); one whose lock went away is gone. Returns a
- * verdict per job as soon as every lease has one.
+ * What one look can tell of a lease: stale when it names this host and its pid is gone; otherwise
+ * only watching its renewals tells (after a reboot a live pid may be another process's).
  */
-export async function watchLeases(
+export function leaseAtOnce(lease: Lease): 'stale' | 'watch' {
+  return holderAlive(lease.holder) ? 'watch' : 'stale';
+}
+
+/**
+ * Watches leases for `timeout` seconds of this process's monotonic clock (no host's wall clock, so
+ * skew does not matter): one whose mark changes was renewed, one unchanged for the timeout is
+ * stale, one whose lock went away is gone. Returns a verdict per job once every lease has one.
+ */
+async function watchLeases(
   studyDir: string,
   leases: ReadonlyMap<string, Lease>,
   timeout: number,
@@ -159,13 +159,10 @@ export interface Held {
 
 /**
  * Claims a job for this process: `claims/<id>.lock` is written whole under a temporary name and
- * hard-linked into place, which fails when the lock exists (atomic on local and NFS file
- * systems), so of two `study run` on one folder only one gets a job. The holder keeps the lock
- * open and renews it (its mtime, from a thread of its own, so a busy job does not miss a
- * renewal) every timeout/10 seconds. A lock is taken over when it is stale: at once when it names
- * no holder or its holder's pid on this host is gone, else (another host's, or a live pid of this
- * host) after watching it go unrenewed for the timeout (`watchLeases`). It is renamed aside
- * first, and put back if what was moved is not the lease judged stale, so of two takers only one
+ * hard-linked into place, which fails when the lock exists (atomic on local and NFS file systems).
+ * The holder keeps the lock open and renews its mtime from a thread of its own (a busy job misses
+ * no renewal) every timeout/10 s. A stale lock (`leaseAtOnce`, `watchLeases`) is taken over: renamed
+ * aside, and put back if what was moved is not the lease judged stale, so of two takers only one
  * wins. Returns the claim, or the live holder.
  */
 export async function claimJob(
@@ -196,12 +193,8 @@ export async function claimJob(
         const now = leaseAtOnce(lease);
         if (now === 'watch') {
           const verdict = (await watchLeases(studyDir, new Map([[jobId, lease]]), timeout)).get(jobId);
-          if (verdict === 'renewed') {
-            const renewed = readLease(studyDir, jobId);
-            return renewed !== undefined && 'lease' in renewed
-              ? { heldBy: renewed.lease.holder, renewed: renewed.lease.renewed }
-              : { heldBy: lease.holder, renewed: lease.renewed };
-          }
+          if (verdict === 'renewed')
+            return heldNow(studyDir, jobId, { heldBy: lease.holder, renewed: lease.renewed });
           if (verdict === 'gone') continue;
         }
         if (takeAside(path, temporary, lease.mark))
@@ -210,10 +203,7 @@ export async function claimJob(
           );
       } else if (takeAside(path, temporary, read.mark)) say(`took over the claim ${path}: ${read.problem}`);
     }
-    const read = readLease(studyDir, jobId);
-    return read !== undefined && 'lease' in read
-      ? { heldBy: read.lease.holder, renewed: read.lease.renewed }
-      : { heldBy: { pid: -1, host: 'unknown', since: '' }, renewed: '' };
+    return heldNow(studyDir, jobId, { heldBy: { pid: -1, host: 'unknown', since: '' }, renewed: '' });
   } catch (error) {
     throw fileSystemError(error, path);
   } finally {
@@ -226,9 +216,8 @@ export async function claimJob(
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 /**
- * `linkUnlessExists`, with a file system that has no hard links named as the problem: claims
- * are taken only by a hard link (no O_EXCL fallback: O_EXCL is not atomic on older NFS, and a
- * lock must never be seen half-written), so such a study folder is refused in one line.
+ * `linkUnlessExists`, a file system without hard links refused in one line: claims are taken
+ * only by a hard link (O_EXCL is not atomic on older NFS, and a lock is never seen half-written).
  */
 function linkOrExplain(temporary: string, path: string): boolean {
   try {
@@ -243,9 +232,8 @@ function linkOrExplain(temporary: string, path: string): boolean {
 }
 
 /**
- * Moves the lock at `path` aside and removes it, if it is still the one judged stale (`mark`: a
- * link or a FIFO is moved as itself, never opened). A lock that changed meanwhile (renewed, or
- * another taker's new lock) is linked back into place.
+ * Moves the lock at `path` aside and removes it if it is still the one judged stale (`mark`); one
+ * that changed meanwhile (renewed, or another taker's) is linked back into place.
  */
 function takeAside(path: string, temporary: string, mark: string): boolean {
   const aside = `${temporary}.stale`;
@@ -268,7 +256,7 @@ function takeAside(path: string, temporary: string, mark: string): boolean {
   return true;
 }
 
-/** The code of the renewal thread: every `everyMs`, the lock's mtime is set to now (through the open file) and `lost` set once the lock at `path` is another file. */
+/** The renewal thread: every `everyMs`, the lock's mtime set to now through the open file; flag 1 set once `path` is another file. */
 const HEARTBEAT = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
@@ -328,24 +316,20 @@ function holdLease(path: string, fd: number, renewEvery: number): Claim {
   };
 }
 
-/** One claim as `study unlock` found and left it. */
+/** One claim as `study unlock` found and left it (`index` undefined: a lock of no job of the plan; `problem`: why it names no holder). */
 export interface UnlockRow {
   jobId: string;
-  /** The job's index in the plan (undefined: a lock of no job of the plan). */
   index: number | undefined;
   holder: Holder | undefined;
   renewed: string | undefined;
-  /** Why the lock names no holder. */
   problem: string | undefined;
-  /** stale: its holder's pid here is gone, it names none, or it went unrenewed for the timeout; live: it was renewed; gone: released meanwhile. */
   verdict: 'stale' | 'live' | 'gone';
   removed: boolean;
 }
 
 /**
- * Every claim of a study folder, judged as `claimJob` judges it (all but a dead pid's of this host
- * by watching its renewals for the timeout), and the stale ones removed (with `force`, the live-looking ones too,
- * each with a warning through `say`). `jobIds` are the plan's, in index order.
+ * Every claim of a study folder, judged as `claimJob` judges it, the stale ones removed (with
+ * `force`, the live-looking ones too, each with a warning). `jobIds` are the plan's, in index order.
  */
 export async function unlockClaims(
   studyDir: string,
@@ -368,18 +352,18 @@ export async function unlockClaims(
   for (const jobId of names) {
     const read = readLease(studyDir, jobId);
     if (read === undefined) continue;
-    const row: UnlockRow = {
+    const lease = 'lease' in read ? read.lease : undefined;
+    rows.push({
       jobId,
       index: indexOf.get(jobId),
-      holder: 'lease' in read ? read.lease.holder : undefined,
-      renewed: 'lease' in read ? read.lease.renewed : undefined,
-      problem: 'lease' in read ? undefined : read.problem,
+      holder: lease?.holder,
+      renewed: lease?.renewed,
+      problem: 'problem' in read ? read.problem : undefined,
       verdict: 'stale',
       removed: false,
-    };
-    marks.set(jobId, 'lease' in read ? read.lease.mark : read.mark);
-    if ('lease' in read && leaseAtOnce(read.lease) === 'watch') toWatch.set(jobId, read.lease);
-    rows.push(row);
+    });
+    marks.set(jobId, lease?.mark ?? (read as { mark: string }).mark);
+    if (lease !== undefined && leaseAtOnce(lease) === 'watch') toWatch.set(jobId, lease);
   }
   if (toWatch.size > 0) {
     say(`watching ${toWatch.size} claims for up to ${timeout} s for a renewal`);
@@ -403,11 +387,8 @@ export async function unlockClaims(
         continue;
       }
     }
-    try {
-      row.removed = takeAside(path, join(dir, `.${row.jobId}.${process.pid}.${(counter += 1)}.unlock`), mark);
-    } catch (error) {
-      throw fileSystemError(error, path);
-    }
+    const temporary = join(dir, `.${row.jobId}.${process.pid}.${(counter += 1)}.unlock`);
+    row.removed = explained(path, () => takeAside(path, temporary, mark));
   }
   return rows;
 }
