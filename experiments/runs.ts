@@ -251,10 +251,7 @@ export function seedRun(run: string, seed: number, smoke: boolean): string {
   return same ? run : besideRun;
 }
 
-/**
- * `evaluate` with the episodes played on both cores (`playOnTwoCores`): the same records as on
- * one core, in about 0.7 of the time. Scripted players play on this thread.
- */
+/** `evaluate` with the episodes played on both cores (`playOnTwoCores`): the same records as on one; scripted players here. */
 export function evaluateOnCores(options: EvaluateOptions): Promise<Evaluation> {
   return options.scripted !== undefined ? evaluate(options) : evaluate({ ...options, play: playOnTwoCores });
 }
