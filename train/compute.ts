@@ -2,6 +2,7 @@ import { activeBackend, rollout, type Agent, type EpisodeRecord, type Play } fro
 import { partsGradients, planJob, type LossJob, type PartsGradients } from './gradients.ts';
 import type { Optimizer } from './optimizer.ts';
 import { DataParallelWorker } from './dataParallel.ts';
+import type { UpdateResult } from './grpo.ts';
 
 /**
  * Where training's heavy work runs: on this thread (`oneThread`), or on this thread and a worker
@@ -76,22 +77,13 @@ export const playOnTwoCores: Play = (...args) => {
   return shared.rollout(...args);
 };
 
-/** One optimizer step's numbers for the log. */
-export interface StepResult {
-  loss: number;
-  gradNorm: number;
-  /** Policy tokens the clip bound on in this step's forward pass, and all policy tokens. */
-  clippedTokens: number;
-  policyTokens: number;
-}
-
 /** One optimizer step on the job's loss: gradients from `compute`, clipped, Adam, and the new weights to every thread. */
 export async function optimizerStep(
   agent: Agent,
   optimizer: Optimizer,
   job: LossJob,
   { compute, maxGradNorm }: { compute: Compute; maxGradNorm: number },
-): Promise<StepResult> {
+): Promise<UpdateResult> {
   const { loss, grads, clippedTokens, policyTokens } = await compute.gradients(agent, job);
   const gradNorm = optimizer.applyClipped(grads, maxGradNorm);
   await compute.weightsChanged(agent);

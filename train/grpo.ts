@@ -3,7 +3,6 @@ import { episodeSpecs, firstEditCounts, type Harness, type Task } from '../gym/i
 import { rollout, type Agent, type EpisodeRecord, type Play, type PolicyModel } from '../agent/index.ts';
 import type { Rng } from '../lib/rng.ts';
 import { batchTensors, maskedSequenceMean, padBatch, selectRows, type PaddedBatch } from './batch.ts';
-import type { StepResult } from './compute.ts';
 import type { RLConfig } from './config.ts';
 
 export type GrpoOptions = Pick<RLConfig, 'clipEpsilon' | 'klCoef' | 'entropyCoef'>;
@@ -15,8 +14,17 @@ export interface GrpoJob {
   options: GrpoOptions;
 }
 
+/** One optimizer step's numbers for the log. */
+export interface UpdateResult {
+  loss: number;
+  gradNorm: number;
+  /** Policy tokens the clip bound on in this step's forward pass, and all policy tokens. */
+  clippedTokens: number;
+  policyTokens: number;
+}
+
 /** One optimizer step on a job's loss, wherever its gradients are computed (`optimizerStep` in ./compute.ts). */
-export type Update = (job: GrpoJob) => Promise<StepResult>;
+export type Update = (job: GrpoJob) => Promise<UpdateResult>;
 
 export interface StepStats {
   meanReward: number;
