@@ -84,16 +84,39 @@ export class PolicyModel {
       );
     });
     this.names = specs.map((spec) => spec.name);
-    // Each variable under its role in `ModelWeights`: 'h0.attn.wqkv' -> blocks[0].wqkv, 'lnf.gain' -> lnfGain.
-    const role = (name: string) =>
-      name.replace(/^h\d+\.(attn\.|mlp\.)?/, '').replace(/\.(\w)/, (_, c: string) => c.toUpperCase());
-    const blocks = Array.from({ length: cfg.nLayers }, () => ({}) as Record<string, tf.Variable>);
-    const top: Record<string, tf.Variable> = {};
-    this.names.forEach((name, i) => {
-      const layer = /^h(\d+)\./.exec(name)?.[1];
-      (layer === undefined ? top : blocks[Number(layer)]!)[role(name)] = this.vars[i]!;
-    });
-    this.weights = { ...top, blocks } as unknown as ModelWeights;
+    // Each variable under its role in `ModelWeights`, checked for the rank the role needs.
+    const named = (name: string, rank: 1 | 2): tf.Tensor => {
+      const v = this.vars[this.names.indexOf(name)];
+      if (v?.rank !== rank) throw new Error(`PolicyModel: no variable '${name}' of rank ${rank}`);
+      return v;
+    };
+    const vector = (name: string) => named(name, 1) as tf.Tensor1D;
+    const matrix = (name: string) => named(name, 2) as tf.Tensor2D;
+    this.weights = {
+      wte: matrix('wte'),
+      wpe: matrix('wpe'),
+      blocks: Array.from({ length: cfg.nLayers }, (_, layer) => {
+        const h = `h${layer}.`;
+        return {
+          ln1Gain: vector(`${h}ln1.gain`),
+          ln1Bias: vector(`${h}ln1.bias`),
+          wqkv: matrix(`${h}attn.wqkv`),
+          bqkv: vector(`${h}attn.bqkv`),
+          wo: matrix(`${h}attn.wo`),
+          bo: vector(`${h}attn.bo`),
+          ln2Gain: vector(`${h}ln2.gain`),
+          ln2Bias: vector(`${h}ln2.bias`),
+          w1: matrix(`${h}mlp.w1`),
+          b1: vector(`${h}mlp.b1`),
+          w2: matrix(`${h}mlp.w2`),
+          b2: vector(`${h}mlp.b2`),
+        };
+      }),
+      lnfGain: vector('lnf.gain'),
+      lnfBias: vector('lnf.bias'),
+      headW: matrix('head.w'),
+      headB: vector('head.b'),
+    };
     this.attentionMode = attention;
   }
 
