@@ -37,7 +37,6 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const PROCESS_STARTS = [
   'study/runner.ts -> bin/tinyagent.js',
-  'bench/study.ts -> bin/tinyagent.js',
   'bench/viewer-screenshot.ts -> bin/tinyagent.js',
 ];
 
