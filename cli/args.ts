@@ -9,7 +9,7 @@ import { DEFAULT_REPLICATES } from '../eval/bootstrap.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
-import { clip, closestName } from '../lib/text.ts';
+import { clip, closestName, DECIMAL_NUMBER } from '../lib/text.ts';
 
 import { InputError, UsageError } from '../lib/errors.ts';
 
@@ -201,7 +201,6 @@ function joinNegativeValues(argv: readonly string[], options: ParseOptions): str
 }
 
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
-export const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback`

@@ -56,3 +56,6 @@ export function printable(text: string): string {
     return json !== char ? json : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
 }
+
+/** A number written in decimal (`-1.5`, `.5`, `2e-3`): no hex, `Infinity`, `NaN` or blanks. */
+export const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

@@ -2,15 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tauFlag } from '../cli/commands/aggregate.ts';
 import {
   aggregateNumbers,
   defaultReps,
   linspace,
   profileTaus,
   replicateWork,
-  tauFlag,
-} from '../cli/commands/aggregate.ts';
-import { readScoreFiles, type AlgorithmScores } from '../cli/commands/aggregateScores.ts';
+} from '../eval/report/aggregate.ts';
+import { readScoreFiles, type AlgorithmScores } from '../eval/io/formats/scores.ts';
 import {
   probabilityOfImprovement,
   probabilityOfImprovementInterval,

@@ -1,12 +1,11 @@
 import { basename, extname } from 'node:path';
-import { ResultFileError } from '../../eval/io/errors.ts';
-import { isZip } from '../../eval/io/formats/detect.ts';
-import { isObject, parsePythonJson, recordKind, type RecordKind } from '../../eval/io/formats/json.ts';
-import { readBytes, splitCsvLine } from '../../eval/io/resultFile.ts';
-import { bufferAccess, isGzip } from '../../eval/io/source.ts';
-import { zipEntries } from '../../eval/io/zip.ts';
-import { clip } from '../../lib/text.ts';
-import { DECIMAL_NUMBER } from '../args.ts';
+import { ResultFileError } from '../errors.ts';
+import { isZip } from './detect.ts';
+import { isObject, parsePythonJson, recordKind, type RecordKind } from './json.ts';
+import { readBytes, splitCsvLine } from '../resultFile.ts';
+import { bufferAccess, isGzip } from '../source.ts';
+import { zipEntries } from '../zip.ts';
+import { clip, DECIMAL_NUMBER } from '../../../lib/text.ts';
 
 /**
  * Reading runs x tasks score files in rliable's layout (a runs x tasks matrix per algorithm: JSON

@@ -1,0 +1,153 @@
+import { AGGREGATE_METRICS, rliableAggregates } from '../aggregateMetrics.ts';
+import { AGGREGATE_REPS, probabilityOfImprovementInterval } from '../stratifiedBootstrap.ts';
+import type { AlgorithmScores } from '../io/formats/scores.ts';
+import { progressBar, type Progress } from '../../lib/progress.ts';
+import { Rng } from '../../lib/rng.ts';
+
+/**
+ * `tinyagent aggregate`'s numbers: rliable's aggregates of runs x tasks score matrices with their
+ * bootstrap intervals, every pair's probability of improvement, and the defaults that size them.
+ */
+
+/** How the profile's taus are spaced and its axis drawn: `log` is the symmetric log sign(x) log(1 + |x|) (Vega-Lite's symlog), which takes 0 and negative scores. */
+export const TAU_SCALES = ['linear', 'log'] as const;
+export type TauScale = (typeof TAU_SCALES)[number];
+
+const symlog = (x: number) => Math.sign(x) * Math.log1p(Math.abs(x));
+const symexp = (y: number) => Math.sign(y) * Math.expm1(Math.abs(y));
+
+/**
+ * The performance profile's default thresholds: 21 from the lower of 0 and the lowest score to
+ * the higher of 1 and the highest, evenly spaced (scores normalised to [0, 1] get the seed
+ * study's 0, 0.05, ..., 1) or, with `log`, evenly spaced in sign(x) log(1 + |x|), so that a
+ * profile over -1 to 60 (normalised Atari scores) has as many taus below 1 as above.
+ */
+export function profileTaus(algorithms: readonly AlgorithmScores[], scale: TauScale = 'linear'): number[] {
+  // A loop, not Math.min(...scores): a large file's scores would overflow the call stack.
+  let low = 0;
+  let high = 1;
+  for (const { scores } of algorithms)
+    for (const row of scores)
+      for (const score of row) {
+        low = Math.min(low, score);
+        high = Math.max(high, score);
+      }
+  if (scale === 'linear') return Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20);
+  const [from, to] = [symlog(low), symlog(high)];
+  return Array.from({ length: 21 }, (_, i) =>
+    i === 0 ? low : i === 20 ? high : symexp(from + ((to - from) * i) / 20),
+  );
+}
+
+/**
+ * numpy.linspace(start, stop, count) as numpy computes it (numpy/_core/function_base.py: step =
+ * (stop - start) / (count - 1), start + i * step, the last set to stop), so that `--tau 0:8:81`
+ * gives rliable's `np.linspace(0.0, 8.0, 81)` to the bit.
+ */
+export function linspace(start: number, stop: number, count: number): number[] {
+  const step = (stop - start) / (count - 1);
+  return Array.from({ length: count }, (_, i) => (i === count - 1 ? stop : start + i * step));
+}
+
+/** Which runs a replicate redraws: rliable's, within each task apart, or whole runs. */
+export const RESAMPLINGS = ['within-tasks', 'whole-runs'] as const;
+export type Resampling = (typeof RESAMPLINGS)[number];
+
+/**
+ * The most replicates x `replicateWork` of a run with the default replicates: rliable's 50,000
+ * unless they would exceed it, else as many as fit (whole thousands, at least MIN_REPS), so that
+ * the time of a default run stops growing with the size of the data.
+ */
+export const WORK_BUDGET = 5e8;
+/** The fewest replicates a default run takes: rliable's `create_performance_profile` default. */
+export const MIN_REPS = 2000;
+
+/**
+ * The work of one replicate: every score of every algorithm, drawn once for its aggregates and
+ * once for each pair it is in (P(X > Y) counts in O(runs) per task, `probabilityOfImprovementInterval`).
+ */
+export function replicateWork(algorithms: readonly AlgorithmScores[]): number {
+  const cells = algorithms.map(({ runs, tasks }) => runs.length * tasks.length);
+  return cells.reduce((work, own) => work + own * algorithms.length, 0);
+}
+
+/** The default replicates for these algorithms: AGGREGATE_REPS, or as many as WORK_BUDGET allows. */
+export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
+  const fit = Math.floor(WORK_BUDGET / replicateWork(algorithms) / 1000) * 1000;
+  return Math.min(AGGREGATE_REPS, Math.max(MIN_REPS, fit));
+}
+
+export interface AggregateSettings {
+  /** Replicates; default `defaultReps`. */
+  reps?: number;
+  seed: number;
+  gamma: number;
+  /** The profile's taus; default `profileTaus` at `tauScale`. */
+  taus?: number[];
+  tauScale?: TauScale;
+  resample?: Resampling;
+  /** The progress bar over every bootstrap's replicates, given their total; default on stderr. */
+  progress?: (total: number) => Progress;
+}
+
+/** Every algorithm's aggregates and every pair's probability of improvement, for the table and the JSON. */
+export function aggregateNumbers(
+  algorithms: readonly AlgorithmScores[],
+  {
+    reps = defaultReps(algorithms),
+    seed,
+    gamma,
+    tauScale = 'linear',
+    taus = profileTaus(algorithms, tauScale),
+    resample = 'within-tasks',
+    progress = (total) => progressBar('aggregate', total),
+  }: AggregateSettings,
+) {
+  const rng = new Rng(seed);
+  const wholeRuns = resample === 'whole-runs';
+  const pairs = (algorithms.length * (algorithms.length - 1)) / 2;
+  const bar = progress(reps * (algorithms.length + pairs));
+  let before = 0;
+  const ticking = () => {
+    const offset = before;
+    before += reps;
+    return (done: number) => bar.tick(offset + done);
+  };
+  const perAlgorithm = algorithms.map(({ algorithm, path, runs, tasks, scores }) => {
+    const { metrics, profile } = rliableAggregates(scores, {
+      metrics: AGGREGATE_METRICS,
+      taus,
+      gamma,
+      reps,
+      wholeRuns,
+      progress: ticking(),
+      rng: rng.fork(`aggregate/${algorithm}`),
+    });
+    return { algorithm, path, runs: runs.length, tasks: tasks.length, ...metrics, profile };
+  });
+  const improvements = algorithms.flatMap((earlier, i) =>
+    algorithms.slice(i + 1).map((later) => ({
+      x: later.algorithm,
+      y: earlier.algorithm,
+      ...probabilityOfImprovementInterval(later.scores, earlier.scores, {
+        reps,
+        wholeRuns,
+        progress: ticking(),
+        rng: rng.fork(`improvement/${later.algorithm}>${earlier.algorithm}`),
+      }),
+    })),
+  );
+  bar.done();
+  return {
+    reps,
+    defaultReps: defaultReps(algorithms),
+    seed,
+    gamma,
+    level: 0.95,
+    resample,
+    tauScale,
+    taus,
+    algorithms: perAlgorithm,
+    improvements,
+  };
+}
