@@ -17,6 +17,7 @@
  * Output: results/17.3.json, results/17.3.md, results/figures/17.1-coverage-vs-episodes.svg.
  */
 import { confidenceIntervalNumbers, populationMean, type CoverageConfig } from '../analysis/index.ts';
+import { DEFAULT_REPLICATES } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { parseStatisticsOptions } from './common.ts';
@@ -45,7 +46,7 @@ export async function main(opts: { seed?: number; smoke?: boolean; outDir?: stri
       beta: BETA,
       episodesPerTask: 32,
       evals: smoke ? 60 : 2_000,
-      reps: smoke ? 300 : 2_000,
+      reps: smoke ? 300 : DEFAULT_REPLICATES,
     },
     reference: { evals: smoke ? 300 : 50_000 },
     figure: {

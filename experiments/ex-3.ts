@@ -13,6 +13,7 @@
  * Output: results/ex-3.json, results/ex-3.md, results/figures/ex-3-intervals.svg.
  */
 import { bayesianNumbers } from '../analysis/index.ts';
+import { DEFAULT_REPLICATES } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
@@ -42,7 +43,7 @@ export async function main(options: Partial<RunOptions> = {}) {
       evals: smoke ? 20 : 2_000,
       episodes: 32,
       draws: smoke ? 500 : 4_000,
-      reps: smoke ? 200 : 2_000,
+      reps: smoke ? 200 : DEFAULT_REPLICATES,
     },
     rng: new Rng(seed),
   });
