@@ -1,11 +1,16 @@
 /**
- * One page of every result: results/report/index.html, one file that opens from disk with no
- * server and no network. It opens with the chapter's three questions answered from the results
- * (answers.ts), then holds each section's provenance, tables and interactive figures (the
- * figures/NAME.vl.json beside each SVG), the exercises, the seed study and every study's report,
- * or the command to run for what is missing, then docs/REPRODUCTION.md's rows linked to their
- * sections. A broken figure is a note in its place; every other section is still laid out.
+ * One page of every result: results/report/index.html.
+ *
+ * Question: what did every experiment measure, beside the book, and from what (seed, backend,
+ *   harness, checkpoints)? The page opens with the chapter's three questions answered from the
+ *   results (report/answers.ts), then holds each section's tables and interactive figures (the
+ *   figures/NAME.vl.json that writeResults writes beside each SVG, drawn by vega in the page),
+ *   the exercises, the seed study and every study's report, with the command to run for what is
+ *   missing, and after them docs/REPRODUCTION.md's book-beside-ours rows linked to their sections.
+ *   A broken figure is a note in its place; every other section is still laid out.
  * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
+ * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
+ * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
