@@ -130,31 +130,16 @@ function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Te
  * gather kernel moves one element at a time). The same values: it only copies.
  */
 export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
-  return copyRows('gatherRows', table, rows, table.shape[0], false);
-}
-
-/**
- * Row i of x to row rows[i] of a [count, C] of zeros (`scatter`), or row rows[i] of x [count, C]
- * to row i (a gather); `name` is the caller's, for the error on a row outside [0, count).
- */
-function copyRows(
-  name: string,
-  x: tf.Tensor2D,
-  rows: ArrayLike<number>,
-  count: number,
-  scatter: boolean,
-): tf.Tensor2D {
-  const width = x.shape[1];
-  const from = x.dataSync() as Float32Array;
-  const out = new Float32Array((scatter ? count : rows.length) * width);
+  const [count, width] = table.shape;
+  const from = table.dataSync() as Float32Array;
+  const out = new Float32Array(rows.length * width);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as number;
     if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`${name}: row ${row} outside [0, ${count})`);
-    const [to, at] = scatter ? [row, i] : [i, row];
-    out.set(from.subarray(at * width, (at + 1) * width), to * width);
+      throw new RangeError(`gatherRows: row ${row} outside [0, ${count})`);
+    out.set(from.subarray(row * width, (row + 1) * width), i * width);
   }
-  return tf.tensor2d(out, [out.length / width, width]);
+  return tf.tensor2d(out, [rows.length, width]);
 }
 
 /**
@@ -186,9 +171,18 @@ export function placeRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: n
   return op(values);
 }
 
-/** `placeRows` without a gradient. */
+/** `placeRows` without a gradient: values [R, C] copied to `rows` of a [count, C] of zeros. */
 function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
-  return copyRows('placeRows', values, rows, count, true);
+  const width = values.shape[1];
+  const from = values.dataSync() as Float32Array;
+  const out = new Float32Array(count * width);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as number;
+    if (!Number.isInteger(row) || row < 0 || row >= count)
+      throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
+    out.set(from.subarray(i * width, (i + 1) * width), row * width);
+  }
+  return tf.tensor2d(out, [count, width]);
 }
 
 /**
