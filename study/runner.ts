@@ -66,7 +66,8 @@ export function slotsOf(job: Job, slots: number): number {
  * Runs every pending job of a study on this machine on `workers` CPU slots, in long-lived worker
  * processes (worker.ts) that pay start-up once, each job through `runJob` as `study run --index`.
  * A job starts as soon as its dependencies are done and it fits in the free slots (lowest index
- * first). Jobs another process holds are taken over once their lease is stale; a failed job is not
+ * first; a job that does not fit lets a later one that does go first, so no slot waits while work
+ * that fits is ready). Jobs another process holds are taken over once their lease is stale; a failed job is not
  * retried in this run, nor one whose claim was taken while it ran. A worker that dies is replaced,
  * its job failed. SIGTERM or SIGINT is passed on to the workers, then ends this process.
  */
