@@ -51,7 +51,11 @@ function filesUnder(folder: string): string[] {
     .sort();
 }
 
-/** sha256 over SOURCE_FOLDERS' files (path, NUL, content, NUL each, sorted by path); computed once. */
+/**
+ * sha256 over SOURCE_FOLDERS' files (path, NUL, content, NUL each, sorted by path); computed once.
+ * A TypeScript or JavaScript file counts by its code alone (`codeText`), so a comment or a
+ * reflowed line is not other code; every other file counts byte for byte.
+ */
 export function sourcesSha256(root: string = ROOT): string {
   if (root === ROOT && sourcesHash !== undefined) return sourcesHash;
   const hash = createHash('sha256');
@@ -59,12 +63,111 @@ export function sourcesSha256(root: string = ROOT): string {
     for (const path of filesUnder(join(root, folder))) {
       hash.update(relative(root, path).split('\\').join('/'));
       hash.update('\0');
-      hash.update(readFileSync(path));
+      hash.update(/\.(ts|js)$/.test(path) ? codeText(readFileSync(path, 'utf8')) : readFileSync(path));
       hash.update('\0');
     }
   const digest = hash.digest('hex');
   if (root === ROOT) sourcesHash = digest;
   return digest;
+}
+
+// Words after which a `/` begins a regular expression, not a division.
+const BEFORE_REGEX = new Set([
+  'return',
+  'typeof',
+  'case',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'instanceof',
+  'yield',
+  'await',
+  'else',
+  'do',
+]);
+
+/**
+ * A TypeScript or JavaScript text without its comments, each run of white space (a comment
+ * counts as one) made one space, and strings, template literals and regular expressions kept
+ * whole: two texts that differ only in comments and layout give the same code text.
+ */
+export function codeText(text: string): string {
+  let out = '';
+  let space = false;
+  // The last character of code written (not space), and the word it ends, decide what `/` starts.
+  let word = '';
+  let last = '';
+  const templates: number[] = []; // open `${` braces of each enclosing template literal
+  const emit = (piece: string) => {
+    if (space && out !== '') out += ' ';
+    space = false;
+    out += piece;
+    last = piece[piece.length - 1]!;
+  };
+  // Copies the literal that opens at `start` (quote `end`) up to its closing quote, escapes kept.
+  const literal = (start: number, end: string): number => {
+    let i = start + 1;
+    let inClass = false;
+    while (i < text.length) {
+      const c = text[i]!;
+      if (c === '\\') i += 2;
+      else if (end === '/' && c === '[') ((inClass = true), (i += 1));
+      else if (end === '/' && c === ']') ((inClass = false), (i += 1));
+      else if (c === end && !inClass) return i + 1;
+      else if (end === '`' && c === '$' && text[i + 1] === '{') return i + 2;
+      else i += 1;
+    }
+    return i;
+  };
+  // A `!` right after an operand is TypeScript's non-null assertion: a `/` after it divides.
+  const nonNull = () => last === '!' && /[\w$)\]]/.test(out[out.length - 2] ?? '');
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (/\s/.test(c)) {
+      space = true;
+      i += 1;
+    } else if (c === '/' && next === '/') {
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+      space = true;
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 2;
+      space = true;
+    } else if (
+      c === "'" ||
+      c === '"' ||
+      c === '`' ||
+      (c === '}' && templates.length > 0 && templates.at(-1) === 0)
+    ) {
+      // A string, a template literal, or the rest of a template literal after a `${ }`.
+      if (c === '}') templates.pop();
+      const end = literal(i, c === '}' ? '`' : c);
+      const piece = text.slice(i, end);
+      if ((c === '`' || c === '}') && piece.endsWith('${')) templates.push(0);
+      emit(piece);
+      word = '';
+      i = end;
+    } else if (c === '/' && (!/[\w$)\]}'"`]/.test(last) || BEFORE_REGEX.has(word)) && !nonNull()) {
+      let end = literal(i, '/');
+      while (end < text.length && /[a-z]/.test(text[end]!)) end += 1;
+      emit(text.slice(i, end));
+      word = '';
+      i = end;
+    } else {
+      if (templates.length > 0 && c === '{') templates[templates.length - 1]! += 1;
+      if (templates.length > 0 && c === '}') templates[templates.length - 1]! -= 1;
+      word = /[\w$]/.test(c) ? (space || !/[\w$]/.test(last) ? c : word + c) : '';
+      emit(c);
+      i += 1;
+    }
+  }
+  return out;
 }
 
 const require = createRequire(import.meta.url);
