@@ -23,7 +23,7 @@ import {
   winnersCurseSimulation,
 } from '../eval/index.ts';
 import { quantileSorted } from '../eval/describe.ts';
-import { randomIndex } from '../eval/randomSource.ts';
+import { randomIndex } from '../eval/random.ts';
 import { mostReps } from '../eval/report/metrics.ts';
 import { resampleMeans, taskProfile } from '../eval/report/resample.ts';
 import { Rng } from '../lib/rng.ts';

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import * as exported from '../eval/index.ts';
 import { percentileInterval } from '../eval/bootstrap.ts';
-import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
+import { changePoint } from '../eval/changePoint.ts';
+import { taskRates } from '../eval/clustered.ts';
+import { chiSquareCdf, chiSquareQuantile } from '../eval/noiseStandardDeviation.ts';
 import { quantileSorted } from '../eval/describe.ts';
-import { differenceStandardError } from '../eval/differenceStandardError.ts';
-import { noncentralTCdf } from '../eval/noncentralT.ts';
+import { differenceStandardError } from '../eval/designReview.ts';
+import { noncentralTCdf } from '../eval/power.ts';
 import { twoSidedZ } from '../eval/normal.ts';
 import type { ProportionMethod } from '../eval/proportionInterval.ts';
-import { sampleGamma } from '../eval/random/sampleBeta.ts';
+import { sampleGamma } from '../eval/random.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Every exported statistic, fed inputs that cannot describe any data: each must throw a
@@ -22,6 +24,8 @@ type Case = [label: string, call: () => unknown, names: RegExp];
 const stats = {
   ...exported,
   percentileInterval,
+  changePoint,
+  taskRates,
   chiSquareCdf,
   chiSquareQuantile,
   quantileSorted,

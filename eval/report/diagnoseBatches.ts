@@ -2,8 +2,7 @@ import { count } from '../../lib/text.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultFile } from '../io/resultFile.ts';
-import { passAtK } from '../passAtK.ts';
-import { prefixPassAtK } from '../prefix.ts';
+import { passAtK, prefixPassAtK } from '../passAtK.ts';
 
 /**
  * The two batches a diagnosis (diagnose.ts) compares and what their rows show: per-task pass@k,

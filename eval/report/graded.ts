@@ -2,7 +2,7 @@ import { count } from '../../lib/text.ts';
 import { mean } from '../describe.ts';
 import type { ResultFile } from '../io/resultFile.ts';
 import { groupScores } from '../io/scores.ts';
-import type { RandomSource } from '../randomSource.ts';
+import type { RandomSource } from '../random.ts';
 import { meanScoreEstimate } from './metrics.ts';
 import { recomputedReported, reportedLine, type CheckedValue } from './reported.ts';
 

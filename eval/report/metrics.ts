@@ -1,20 +1,17 @@
-import { allCorrectAtK } from '../passAtK.ts';
+import { allCorrectAtK, passAtK, plugInPassAtK } from '../passAtK.ts';
 import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
-import { withoutCollapse } from '../exactOverUnits.ts';
+import { withoutCollapse } from '../proportionInterval.ts';
 import {
   clusteredStandardError,
   designEffect,
   episodeStandardError,
   intraclassCorrelation,
+  taskVarianceIntraclassCorrelation,
 } from '../clustered.ts';
-import { mean } from '../describe.ts';
+import { mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
-import { meanStandardError } from '../describe.ts';
-import { passAtK } from '../passAtK.ts';
-import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
-import { plugInPassAtK } from '../passAtK.ts';
-import type { RandomSource } from '../randomSource.ts';
+import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
 import {
   classesBy,

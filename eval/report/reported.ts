@@ -1,6 +1,5 @@
-import { mean } from '../describe.ts';
+import { mean, meanStandardError } from '../describe.ts';
 import type { ReportedValue, ResultFile } from '../io/resultFile.ts';
-import { meanStandardError } from '../describe.ts';
 
 /** A number a file reports about itself, with the one recomputed from its rows (null: one task has no standard error). */
 export type CheckedValue = ReportedValue & { recomputed: number | null };
