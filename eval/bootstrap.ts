@@ -58,9 +58,9 @@ export function bootstrapMeans(
 /**
  * The type-7 q-quantile of sorted values (numpy's default): at position q (n - 1) = j + w,
  * sorted[j] + (sorted[j + 1] - sorted[j]) w, unchecked. Every percentile interval takes its ends
- * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Not quantileSorted
- * (describe.ts), which validates and interpolates as sorted[j] (1 - w) + sorted[j + 1] w: the two
- * forms can differ in the last bit, and the intervals have always used this one.
+ * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Its form, not
+ * sorted[j] (1 - w) + sorted[j + 1] w, which can differ in the last bit, is the one the intervals
+ * have always used.
  */
 export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0)

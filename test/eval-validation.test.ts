@@ -4,7 +4,6 @@ import { percentileInterval } from '../eval/bootstrap.ts';
 import { changePoint } from '../eval/changePoint.ts';
 import { taskRates } from '../eval/clustered.ts';
 import { chiSquareCdf, chiSquareQuantile } from '../eval/noiseStandardDeviation.ts';
-import { quantileSorted } from '../eval/describe.ts';
 import { differenceStandardError } from '../eval/designReview.ts';
 import { noncentralTCdf } from '../eval/power.ts';
 import { twoSidedZ } from '../eval/normal.ts';
@@ -28,7 +27,6 @@ const stats = {
   taskRates,
   chiSquareCdf,
   chiSquareQuantile,
-  quantileSorted,
   differenceStandardError,
   noncentralTCdf,
   twoSidedZ,
@@ -278,9 +276,6 @@ const CASES: Case[] = [
   ['mean empty', () => stats.mean([]), /values/],
   ['sampleVariance one value', () => stats.sampleVariance([1]), /at least 2/],
   ['sampleStandardDeviation Infinity', () => stats.sampleStandardDeviation([1, -Infinity]), /values\[1\]/],
-  ['quantileSorted unsorted', () => stats.quantileSorted([2, 1], 0.5), /ascending/],
-  ['quantileSorted q 2', () => stats.quantileSorted([1, 2], 2), /\bq\b/],
-  ['quantileSorted NaN', () => stats.quantileSorted([1, NaN], 0.5), /sorted\[1\]/],
   ['normalQuantile p 1.5', () => stats.normalQuantile(1.5), /\bp\b/],
   ['normalQuantile p NaN', () => stats.normalQuantile(NaN), /\bp\b/],
   ['normalCdfStandard NaN', () => stats.normalCdfStandard(NaN), /\bx\b/],
