@@ -1,5 +1,5 @@
-import type { RandomSource } from './randomSource.ts';
-import { sampleStandardNormal } from './random/sampleBeta.ts';
+import type { RandomSource } from './random.ts';
+import { sampleStandardNormal } from './random.ts';
 import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 

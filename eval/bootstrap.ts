@@ -1,6 +1,7 @@
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { mean } from './describe.ts';
 import { normalCdfStandard, normalQuantile } from './normal.ts';
-import { randomIndex, type RandomSource } from './randomSource.ts';
+import { randomIndex, type RandomSource } from './random.ts';
 import { checkFiniteValues, checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
@@ -57,9 +58,9 @@ export function bootstrapMeans(
 /**
  * The type-7 q-quantile of sorted values (numpy's default): at position q (n - 1) = j + w,
  * sorted[j] + (sorted[j + 1] - sorted[j]) w, unchecked. Every percentile interval takes its ends
- * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Not quantileSorted
- * (describe.ts), which validates and interpolates as sorted[j] (1 - w) + sorted[j + 1] w: the two
- * forms can differ in the last bit, and the intervals have always used this one.
+ * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Its form, not
+ * sorted[j] (1 - w) + sorted[j + 1] w, which can differ in the last bit, is the one the intervals
+ * have always used.
  */
 export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0)
@@ -161,4 +162,25 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
     reps,
     method,
   };
+}
+
+/**
+ * The level at which to read a percentile bootstrap over n units so that it is as wide as a t
+ * interval would be: the expanded percentile interval (Hesterberg 2015, "What Teachers Should Know
+ * About the Bootstrap", The American Statistician 69(4), section 4.4). The percentile interval of
+ * a mean from n units is narrow by sqrt((n - 1) / n) and uses z where t belongs; reading it at
+ * the percentiles a'/2 and 1 - a'/2 with z_{1 - a'/2} = sqrt(n / (n - 1)) t_{1 - a/2, n - 1}
+ * corrects both. Returns 1 - a'.
+ *
+ * The result stays below 1, where a few units would round it there (the interval is then the
+ * replicates' range).
+ * @throws StatisticsError if n < 2 or level is outside (0, 1).
+ * @example expandedPercentileLevel(16, 0.95) // 0.97229 (scipy: 1 - 2 norm.sf(sqrt(16/15) t.ppf(0.975, 15)))
+ */
+export function expandedPercentileLevel(n: number, level: number): number {
+  checkInteger(n, 'n', 2);
+  checkLevel(level);
+  const z = Math.sqrt(n / (n - 1)) * tQuantile(1 - (1 - level) / 2, n - 1);
+  // At 2 or 3 units z is so far out that 1 - 2 P(Z > z) rounds to 1: the extreme replicates then.
+  return Math.min(1 - 2 * (1 - normalCdfStandard(z)), 1 - 1e-12);
 }

@@ -1,5 +1,4 @@
-import { pooledCounts, taskRates, trialsOf, type CountsInput } from './counts.ts';
-import { checkFinite } from './validate.ts';
+import { checkFinite, checkSuccesses, checkTrials } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -99,4 +98,103 @@ export function designEffect(episodesPerTask: number, rho: number): number {
   if (rho < lowest - 1e-12 || rho > 1)
     throw new StatisticsError(`rho must be in [${lowest}, 1] for clusters of ${episodesPerTask}, got ${rho}`);
   return Math.max(0, 1 + (episodesPerTask - 1) * rho);
+}
+
+/** Per-task success counts c_j and trial counts n_j (a number when every task has the same n). */
+export interface CountsInput {
+  successes: ArrayLike<number>;
+  trials: ArrayLike<number> | number;
+}
+
+/** n_j of task j. */
+export function trialsOf(trials: ArrayLike<number> | number, j: number): number {
+  return typeof trials === 'number' ? trials : (trials[j] as number);
+}
+
+/**
+ * Validates counts and returns the per-task pass rates c_j / n_j.
+ * @throws StatisticsError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
+ *   an integer in [0, n_j].
+ * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
+ */
+export function taskRates(counts: CountsInput): Float64Array {
+  if (typeof counts !== 'object' || counts === null)
+    throw new StatisticsError('counts must be { successes, trials }');
+  const { successes, trials } = counts;
+  if (successes === null || typeof successes !== 'object' || typeof successes.length !== 'number')
+    throw new StatisticsError('successes must be an array of counts');
+  if (successes.length === 0) throw new StatisticsError('successes is empty: no tasks');
+  if (
+    typeof trials !== 'number' &&
+    (trials === null || typeof trials !== 'object' || trials.length !== successes.length)
+  ) {
+    throw new StatisticsError(
+      `trials must be a number or an array as long as successes (${successes.length} tasks)`,
+    );
+  }
+  const rates = new Float64Array(successes.length);
+  for (let j = 0; j < successes.length; j++) {
+    const n = trialsOf(trials, j);
+    const c = successes[j] as number;
+    checkTrials(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`);
+    checkSuccesses(c, n, `successes[${j}]`);
+    rates[j] = c / n;
+  }
+  return rates;
+}
+
+/** Total episodes M = sum n_j and successes S = sum c_j of validated counts. */
+export function pooledCounts(counts: CountsInput): { episodes: number; successes: number } {
+  let episodes = 0;
+  let successes = 0;
+  for (let j = 0; j < counts.successes.length; j++) {
+    episodes += trialsOf(counts.trials, j);
+    successes += counts.successes[j] as number;
+  }
+  if (!Number.isSafeInteger(episodes))
+    throw new StatisticsError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
+  return { episodes, successes };
+}
+
+/**
+ * The chapter's intraclass correlation rho = sigma_task^2 / (mu (1 - mu)) (chapter 17.3, from
+ * the law of total variance mu (1 - mu) = sigma_task^2 + E[p_j (1 - p_j)]), with the between-task
+ * variance corrected for binomial noise:
+ *
+ *   mu = (1/N) sum r_j,   s^2 = sum (r_j - mu)^2 / (N - 1),
+ *   sigma_task^2 = s^2 - (1/N) sum r_j (1 - r_j) / (n_j - 1),   rho = sigma_task^2 / (mu (1 - mu)),
+ *
+ * where r_j = c_j / n_j. E[r_j (1 - r_j)] = p_j (1 - p_j) (n_j - 1) / n_j, so the subtracted term
+ * is unbiased for the binomial part E[p_j (1 - p_j) / n_j] of E[s^2], and sigma_task^2 is a
+ * moment estimate. Unlike the one-way ANOVA estimator (`intraclassCorrelation`) it weights tasks
+ * equally, as the mean pass rate does. It is returned as is: negative when tasks are alike, and
+ * above 1 when few tasks sit at 0 and 1 (s^2 divides by N - 1, mu (1 - mu) by N).
+ *
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, a task with fewer than 2 episodes, or
+ *   mu of 0 or 1 (no variance to split).
+ * @example taskVarianceIntraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 4/3
+ */
+export function taskVarianceIntraclassCorrelation(counts: CountsInput): number {
+  const rates = taskRates(counts);
+  const tasks = rates.length;
+  if (tasks < 2) throw new StatisticsError('taskVarianceIntraclassCorrelation needs at least 2 tasks');
+  let sum = 0;
+  let binomial = 0;
+  for (let j = 0; j < tasks; j++) {
+    const n = trialsOf(counts.trials, j);
+    if (n < 2)
+      throw new StatisticsError(
+        `taskVarianceIntraclassCorrelation needs 2+ episodes per task; task ${j} has ${n}`,
+      );
+    const rate = rates[j] as number;
+    sum += rate;
+    binomial += (rate * (1 - rate)) / (n - 1);
+  }
+  const mu = sum / tasks;
+  if (!(mu > 0 && mu < 1))
+    throw new StatisticsError('the intraclass correlation is undefined: every episode has the same outcome');
+  let squares = 0;
+  for (const rate of rates) squares += (rate - mu) ** 2;
+  const taskVariance = squares / (tasks - 1) - binomial / tasks;
+  return taskVariance / (mu * (1 - mu));
 }

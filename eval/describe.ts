@@ -1,5 +1,4 @@
-import { checkFinite, checkFiniteValues, checkInteger, checkProbability, checkUnits } from './validate.ts';
-import { StatisticsError } from '../lib/errors.ts';
+import { checkFinite, checkFiniteValues, checkInteger, checkUnits } from './validate.ts';
 
 /**
  * Arithmetic mean.
@@ -30,29 +29,6 @@ export function sampleVariance(values: ArrayLike<number>): number {
 /** Sample standard deviation (n - 1 denominator). @throws StatisticsError as sampleVariance. */
 export function sampleStandardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sampleVariance(values));
-}
-
-/**
- * Quantile of already sorted values by linear interpolation between order statistics
- * (Hyndman & Fan type 7, numpy's default `np.quantile`).
- * @throws StatisticsError on an empty array, a value that is not finite, values not in ascending
- *   order, or q outside [0, 1].
- * @example quantileSorted([1, 2, 3, 4], 0.5) // 2.5
- */
-export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
-  checkFiniteValues(sorted, 'sorted');
-  for (let i = 1; i < sorted.length; i++) {
-    if ((sorted[i] as number) < (sorted[i - 1] as number))
-      throw new StatisticsError(
-        `sorted must be in ascending order; sorted[${i}] = ${sorted[i]} < sorted[${i - 1}] = ${sorted[i - 1]}`,
-      );
-  }
-  checkProbability(q, 'q');
-  const position = q * (sorted.length - 1);
-  const below = Math.floor(position);
-  const above = Math.min(below + 1, sorted.length - 1);
-  const weight = position - below;
-  return (sorted[below] as number) * (1 - weight) + (sorted[above] as number) * weight;
 }
 
 /**

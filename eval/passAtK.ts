@@ -1,5 +1,6 @@
 import { noneDrawn } from './noneDrawn.ts';
-import { checkInteger, checkK, checkSuccesses, checkTrials } from './validate.ts';
+import { checkInteger, checkK, checkSuccesses, checkTrials, checkOutcomes } from './validate.ts';
+import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Unbiased pass@k of one task from c successes among n samples (Chen et al. 2021,
@@ -59,4 +60,137 @@ export function allCorrectAtK(n: number, c: number, k: number): number {
   checkSuccesses(c, n);
   checkK(k, n);
   return noneDrawn(n, n - c, k).probability;
+}
+
+/** A task's samples in generation order: 1/true = passed, 0/false = failed. */
+export type Outcomes = ArrayLike<number | boolean>;
+
+function checkPrefix(outcomes: Outcomes, k: number): void {
+  checkOutcomes(outcomes);
+  checkInteger(k, 'k', 1);
+  if (k > outcomes.length)
+    throw new StatisticsError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
+}
+
+/**
+ * Prefix pass@k of one task: 1 if any of the first k samples (generation order) passed, else 0.
+ * Monotone in k on one batch with no independence assumption (the pass@k-inversion note:
+ * a success among the first j samples stays a success among the first j+1).
+ *
+ * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * @example prefixPassAtK([0, 1, 1, 0], 2) // 1
+ */
+export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
+  checkPrefix(outcomes, k);
+  for (let i = 0; i < k; i++) if (outcomes[i]) return 1;
+  return 0;
+}
+
+/**
+ * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed.
+ * Non-increasing in k.
+ *
+ * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * @example prefixAllCorrectAtK([1, 1, 0], 2) // 1
+ */
+export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {
+  checkPrefix(outcomes, k);
+  for (let i = 0; i < k; i++) if (!outcomes[i]) return 0;
+  return 1;
+}
+
+/** One task's counts: c successes among n samples. */
+export interface TaskCounts {
+  n: number;
+  c: number;
+}
+
+/**
+ * Mean accuracy (pass@1 from all samples, the chapter's p-bar): the mean over tasks of c_j / n_j.
+ * Tasks weigh equally whatever their n_j, so it is not the share of passing samples unless every
+ * task has the same n.
+ *
+ * @throws StatisticsError on no tasks, or a task whose n is not a positive integer or whose c is not
+ *   an integer in [0, n].
+ * @example meanAccuracy([{ n: 10, c: 1 }, { n: 10, c: 2 }]) // 0.15
+ */
+export function meanAccuracy(tasks: readonly TaskCounts[]): number {
+  if (!Array.isArray(tasks) || tasks.length === 0)
+    throw new StatisticsError('tasks must be a non-empty array');
+  let sum = 0;
+  tasks.forEach(({ n, c }, j) => {
+    checkTrials(n, `tasks[${j}].n`);
+    checkSuccesses(c, n, `tasks[${j}].c`);
+    sum += c / n;
+  });
+  return sum / tasks.length;
+}
+
+/**
+ * First-sample accuracy: the share of tasks whose sample 0 passed (one generation per task).
+ *
+ * @throws StatisticsError on no tasks, a task with no samples, or an outcome other than 0/1/true/false.
+ * @example firstSampleAccuracy([[1, 0], [0, 1]]) // 0.5
+ */
+export function firstSampleAccuracy(tasks: readonly Outcomes[]): number {
+  if (!Array.isArray(tasks) || tasks.length === 0)
+    throw new StatisticsError('tasks must be a non-empty array');
+  let sum = 0;
+  tasks.forEach((outcomes, j) => {
+    checkOutcomes(outcomes, `tasks[${j}]`);
+    if (outcomes.length === 0) throw new StatisticsError(`tasks[${j}] has no samples`);
+    if (outcomes[0]) sum += 1;
+  });
+  return sum / tasks.length;
+}
+
+/** An exact rational and its nearest float. */
+export interface ExactRational {
+  numerator: bigint;
+  denominator: bigint;
+  value: number;
+}
+
+/** Below this many bits in C(n, k) exact arithmetic stays fast (measured: docs/MEASUREMENTS.md). */
+const MAX_BITS = 50_000;
+
+function binomial(n: bigint, k: bigint): bigint {
+  if (k < 0n || k > n) return 0n;
+  if (n - k < k) k = n - k;
+  let result = 1n;
+  for (let i = 1n; i <= k; i++) result = (result * (n - k + i)) / i;
+  return result;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a < 0n ? -a : a;
+}
+
+/**
+ * Unbiased pass@k in exact BigInt arithmetic, 1 - C(n-c, k) / C(n, k) as a reduced fraction
+ * (Chen et al. 2021, eq. 1), for testing the product form where the coefficients do not fit
+ * a float (C(2000, 1000) has 600 digits). The float is the fraction scaled by 2^64 first.
+ *
+ * @throws StatisticsError as passAtK, and when C(n, k) would exceed about 50,000 bits (the bound
+ *   k' log2(e n / k'), k' = min(k, n - k)): use passAtK there.
+ * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
+ */
+export function exactPassAtK(n: number, c: number, k: number): ExactRational {
+  checkTrials(n);
+  checkSuccesses(c, n);
+  checkK(k, n);
+  const shorter = Math.min(k, n - k);
+  const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);
+  if (bits > MAX_BITS)
+    throw new StatisticsError(
+      `k = ${k} with n = ${n}: C(n, k) has up to ${Math.round(bits)} bits; exact arithmetic is limited to ${MAX_BITS} (use passAtK)`,
+    );
+  const total = binomial(BigInt(n), BigInt(k));
+  const allFail = binomial(BigInt(n - c), BigInt(k));
+  const divisor = gcd(total - allFail, total) || 1n;
+  const numerator = (total - allFail) / divisor;
+  const denominator = total / divisor;
+  const value = Number((numerator << 64n) / denominator) / 2 ** 64;
+  return { numerator, denominator, value };
 }

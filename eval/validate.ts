@@ -57,15 +57,11 @@ export function checkFinite(
   if (nonNegative && !(value >= 0)) throw new StatisticsError(`${name} must be >= 0, got ${value}`);
 }
 
-function checkNonEmpty(values: ArrayLike<number>, name = 'values'): void {
+/** Non-empty, every entry finite. */
+export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
   if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
     throw new StatisticsError(`${name} must be an array of numbers`);
   if (values.length === 0) throw new StatisticsError(`${name} is empty`);
-}
-
-/** Non-empty, every entry finite. */
-export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
-  checkNonEmpty(values, name);
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value !== 'number' || !Number.isFinite(value))

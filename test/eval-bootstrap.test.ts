@@ -14,6 +14,7 @@ import {
   pairedStandardError,
   passAtK,
   pearsonCorrelation,
+  percentileOfSorted,
   prefixAllCorrectAtK,
   prefixPassAtK,
   requiredUnits,
@@ -22,8 +23,7 @@ import {
   unpairedStandardError,
   winnersCurseSimulation,
 } from '../eval/index.ts';
-import { quantileSorted } from '../eval/describe.ts';
-import { randomIndex } from '../eval/randomSource.ts';
+import { randomIndex } from '../eval/random.ts';
 import { mostReps } from '../eval/report/metrics.ts';
 import { resampleMeans, taskProfile } from '../eval/report/resample.ts';
 import { Rng } from '../lib/rng.ts';
@@ -63,9 +63,9 @@ describe('bootstrap', () => {
     expect(interval.high).toBeCloseTo(0.7, 12);
   });
 
-  it('quantileSorted is numpy type 7', () => {
-    expect(quantileSorted([1, 2, 3, 4], 0.5)).toBe(2.5); // np.quantile([1,2,3,4], 0.5)
-    expect(quantileSorted([1, 1, 2, 3, 4, 5, 6, 9], 0.9)).toBeCloseTo(6.8999999999999995, 12); // np.quantile([3,1,4,1,5,9,2,6], 0.9)
+  it('percentileOfSorted is numpy type 7', () => {
+    expect(percentileOfSorted([1, 2, 3, 4], 0.5)).toBe(2.5); // np.quantile([1,2,3,4], 0.5)
+    expect(percentileOfSorted([1, 1, 2, 3, 4, 5, 6, 9], 0.9)).toBeCloseTo(6.8999999999999995, 12); // np.quantile([3,1,4,1,5,9,2,6], 0.9)
   });
 
   it('throws on empty input, one unit, bad level, bad reps', () => {

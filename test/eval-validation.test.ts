@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import * as exported from '../eval/index.ts';
 import { percentileInterval } from '../eval/bootstrap.ts';
-import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
-import { quantileSorted } from '../eval/describe.ts';
-import { differenceStandardError } from '../eval/differenceStandardError.ts';
-import { noncentralTCdf } from '../eval/noncentralT.ts';
+import { changePoint } from '../eval/changePoint.ts';
+import { taskRates } from '../eval/clustered.ts';
+import { chiSquareCdf, chiSquareQuantile } from '../eval/noiseStandardDeviation.ts';
+import { differenceStandardError } from '../eval/designReview.ts';
+import { noncentralTCdf } from '../eval/power.ts';
 import { twoSidedZ } from '../eval/normal.ts';
 import type { ProportionMethod } from '../eval/proportionInterval.ts';
-import { sampleGamma } from '../eval/random/sampleBeta.ts';
+import { sampleGamma } from '../eval/random.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Every exported statistic, fed inputs that cannot describe any data: each must throw a
@@ -22,9 +23,10 @@ type Case = [label: string, call: () => unknown, names: RegExp];
 const stats = {
   ...exported,
   percentileInterval,
+  changePoint,
+  taskRates,
   chiSquareCdf,
   chiSquareQuantile,
-  quantileSorted,
   differenceStandardError,
   noncentralTCdf,
   twoSidedZ,
@@ -274,9 +276,6 @@ const CASES: Case[] = [
   ['mean empty', () => stats.mean([]), /values/],
   ['sampleVariance one value', () => stats.sampleVariance([1]), /at least 2/],
   ['sampleStandardDeviation Infinity', () => stats.sampleStandardDeviation([1, -Infinity]), /values\[1\]/],
-  ['quantileSorted unsorted', () => stats.quantileSorted([2, 1], 0.5), /ascending/],
-  ['quantileSorted q 2', () => stats.quantileSorted([1, 2], 2), /\bq\b/],
-  ['quantileSorted NaN', () => stats.quantileSorted([1, NaN], 0.5), /sorted\[1\]/],
   ['normalQuantile p 1.5', () => stats.normalQuantile(1.5), /\bp\b/],
   ['normalQuantile p NaN', () => stats.normalQuantile(NaN), /\bp\b/],
   ['normalCdfStandard NaN', () => stats.normalCdfStandard(NaN), /\bx\b/],

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   betaBinomialMeanPosterior,
   binomialEstimatorMoments,
-  changePoint,
   changePointBootstrap,
   correlatedSelectionInflation,
   fallOnset,
@@ -11,7 +10,8 @@ import {
   plugInPassAtK,
   shannonEntropy,
 } from '../eval/index.ts';
-import { differenceStandardError } from '../eval/differenceStandardError.ts';
+import { changePoint } from '../eval/changePoint.ts';
+import { differenceStandardError } from '../eval/designReview.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Reference values computed with scipy 1.17.1 / numpy (scripts quoted in each case), not by this project.

@@ -6,7 +6,7 @@ import {
   sampleBinomial,
   standardDeviationInterval,
 } from '../eval/index.ts';
-import { chiSquareCdf, chiSquareQuantile } from '../eval/chiSquareQuantile.ts';
+import { chiSquareCdf, chiSquareQuantile } from '../eval/noiseStandardDeviation.ts';
 import { Rng } from '../lib/rng.ts';
 
 // Reference values from Python 3.11 with scipy 1.10.1 and numpy 1.24 (Debian bookworm):

@@ -17,8 +17,8 @@ import {
   trajectoryFalls,
   welchInterval,
 } from '../eval/index.ts';
-import { interquartileMeanOfSorted, profileOfSorted } from '../eval/aggregateMetrics.ts';
-import { noncentralTCdf } from '../eval/noncentralT.ts';
+import { interquartileMeanOfSorted, profileOfSorted } from '../eval/stratifiedBootstrap.ts';
+import { noncentralTCdf } from '../eval/power.ts';
 import { CHAPTER_STEPS, compareSeedScores, type EvalOutput, type StudyResults } from '../study/index.ts';
 import { formatComparison, type StudyComparison } from '../study/compare.ts';
 import { seedClaims } from '../analysis/index.ts';

@@ -2,9 +2,8 @@ import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 import { mean } from '../../eval/index.ts';
 import { groupBatch, isGraded, readResults, type ResultFile } from '../../eval/io/index.ts';
-import { gradedLines, gradedMetrics } from '../../eval/report/graded.ts';
+import { gradedLines, gradedMetrics, recomputedReported, reportedLine } from '../../eval/report/graded.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
-import { recomputedReported, reportedLine } from '../../eval/report/reported.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {

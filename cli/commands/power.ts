@@ -98,7 +98,7 @@ export const command: Command = {
       throw new UsageError('--delta and one of --sd or --from are required');
     const delta = numberFlag(args, 'delta', 0, { min: Number.MIN_VALUE });
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
-    // Below 0.5 the formula drops a tail that matters (eval/requiredUnits.ts): refused as a flag out of its range.
+    // Below 0.5 the formula drops a tail that matters (eval/power.ts): refused as a flag out of its range.
     const power = numberFlag(args, 'power', 0.8, { min: 0.5, max: 1 - 1e-9 });
     const designs = ['paired', 'unpaired', 'seeds'] as const;
     let measured: MeasuredSpread | undefined;

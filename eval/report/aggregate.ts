@@ -1,4 +1,4 @@
-import { AGGREGATE_METRICS, rliableAggregates } from '../aggregateMetrics.ts';
+import { AGGREGATE_METRICS, rliableAggregates } from '../stratifiedBootstrap.ts';
 import { AGGREGATE_REPS, probabilityOfImprovementInterval } from '../stratifiedBootstrap.ts';
 import type { AlgorithmScores } from '../io/formats/scores.ts';
 import { progressBar, type Progress } from '../../lib/progress.ts';

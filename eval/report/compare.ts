@@ -1,19 +1,19 @@
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import { DEFAULT_REPLICATES } from '../bootstrap.ts';
-import { pairedBootstrapDiff } from '../pairedBootstrap.ts';
 import {
   differences,
+  pairedBootstrapDiff,
   meanDifference,
   pairedStandardError,
   pearsonCorrelation,
   unpairedStandardError,
 } from '../paired.ts';
 import { passAtK } from '../passAtK.ts';
-import type { RandomSource } from '../randomSource.ts';
+import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
 import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
-import { requiredUnits } from '../requiredUnits.ts';
+import { requiredUnits } from '../power.ts';
 import { harnessDifferences, type HarnessDifference } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
 import { StatisticsError } from '../../lib/errors.ts';

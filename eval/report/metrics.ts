@@ -1,20 +1,17 @@
-import { allCorrectAtK } from '../passAtK.ts';
+import { allCorrectAtK, passAtK, plugInPassAtK } from '../passAtK.ts';
 import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
-import { withoutCollapse } from '../exactOverUnits.ts';
+import { withoutCollapse } from '../proportionInterval.ts';
 import {
   clusteredStandardError,
   designEffect,
   episodeStandardError,
   intraclassCorrelation,
+  taskVarianceIntraclassCorrelation,
 } from '../clustered.ts';
-import { mean } from '../describe.ts';
+import { mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
-import { meanStandardError } from '../describe.ts';
-import { passAtK } from '../passAtK.ts';
-import { taskVarianceIntraclassCorrelation } from '../taskVarianceIntraclassCorrelation.ts';
-import { plugInPassAtK } from '../passAtK.ts';
-import type { RandomSource } from '../randomSource.ts';
+import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
 import {
   classesBy,
@@ -301,7 +298,7 @@ export function computeMetrics(
     warnings: metricsWarnings(tasks.length, minSamples, maxSamples),
     checks: [],
   };
-  report.checks = consistencyChecks(report, tasks, sortedKs);
+  report.checks = [...sampleChecks(tasks, sortedKs), ...familyChecks(report, sortedKs)];
   return report;
 }
 
@@ -325,15 +322,10 @@ export function meanScoreEstimate(
 
 const TOLERANCE = 1e-12;
 
-function consistencyChecks(
-  report: MetricsReport,
-  tasks: readonly TaskOutcomes[],
-  ks: readonly number[],
-): Check[] {
-  const checks: Check[] = [];
-  // how many tasks have fewer than k samples, from the sorted sizes; the first few named, in file order
+/** k <= n at each k: how many tasks have fewer than k samples, from the sorted sizes; the first few named, in file order. */
+function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]): Check[] {
   const sizes = Float64Array.from(tasks, ({ outcomes }) => outcomes.length).sort();
-  for (const k of ks) {
+  return ks.map((k) => {
     let below = 0;
     for (let high = sizes.length; below < high;) {
       const middle = (below + high) >>> 1;
@@ -345,7 +337,7 @@ function consistencyChecks(
       if (short.length === 8 || below === 0) break;
       if (task.outcomes.length < k) short.push(task);
     }
-    checks.push({
+    return {
       name: `k=${k} <= n`,
       ok: below === 0,
       detail:
@@ -354,8 +346,13 @@ function consistencyChecks(
           : `${below} ${below === 1 ? 'task has' : 'tasks have'} fewer than ${k} ${k === 1 ? 'sample' : 'samples'}, so pass@${k} is not computed: ${short
               .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
               .join(', ')}`,
-    });
-  }
+    };
+  });
+}
+
+/** pass^k <= pass@1 <= pass@k, and monotone in k, in the prefix and in the unbiased family. */
+function familyChecks(report: MetricsReport, ks: readonly number[]): Check[] {
+  const checks: Check[] = [];
   const pairs: Array<[string, Record<string, Estimate | null>, number, Record<string, Estimate | null>]> = [
     ['prefix', report.allCorrectAtK, report.firstSampleAccuracy.estimate, report.prefixPassAtK],
     ['unbiased', report.unbiasedAllCorrectAtK, report.meanAccuracy.estimate, report.passAtK],

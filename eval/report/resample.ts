@@ -1,6 +1,5 @@
-import { allCorrectAtK } from '../passAtK.ts';
-import { passAtK } from '../passAtK.ts';
-import { randomIndex, type RandomSource } from '../randomSource.ts';
+import { allCorrectAtK, passAtK } from '../passAtK.ts';
+import { randomIndex, type RandomSource } from '../random.ts';
 
 /** A number with its interval; low and high are null where no interval exists (fewer than 2 units). */
 export interface Estimate {

@@ -1,5 +1,5 @@
 import { bootstrapCI, DEFAULT_REPLICATES } from '../bootstrap.ts';
-import type { RandomSource } from '../randomSource.ts';
+import type { RandomSource } from '../random.ts';
 import { ResultFileError } from '../io/errors.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
