@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import type { ReadOptions } from '../eval/io/batch.ts';
+import { readResults, type ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
-import type { ResultFormat } from '../eval/io/resultFile.ts';
+import type { ResultFile, ResultFormat } from '../eval/io/resultFile.ts';
 import { defaultMaxBytes, MAX_ROWS } from '../eval/io/source.ts';
 import { DEFAULT_REPLICATES } from '../eval/bootstrap.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
@@ -507,6 +507,20 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
     if (value !== undefined) options[name] = value;
   }
   return options;
+}
+
+/**
+ * Reads `paths` with the options of RESULT_FILE_FLAGS, then checks them (checkResultFileOptions).
+ */
+export async function readResultFiles<const P extends readonly string[]>(
+  args: CommandArgs,
+  paths: P,
+): Promise<{ -readonly [K in keyof P]: ResultFile }> {
+  const options = resultFileOptions(args);
+  const files: ResultFile[] = [];
+  for (const path of paths) files.push(await readResults(path, options));
+  checkResultFileOptions(options, files);
+  return files as { -readonly [K in keyof P]: ResultFile };
 }
 
 /**

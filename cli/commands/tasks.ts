@@ -30,10 +30,7 @@ export const command: Command = {
         repairOp,
       }),
     );
-    if (boolFlag(args, 'json')) {
-      printJson(rows);
-      return;
-    }
+    if (boolFlag(args, 'json')) return printJson(rows);
     const header = ['id', 'name', 'type', 'variant', 'split', 'repairOp'];
     const cells = rows.map((row) => [
       String(row.id),
