@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import type { ReadOptions } from '../eval/io/batch.ts';
+import { readResults, type ReadOptions } from '../eval/io/batch.ts';
 import { FORMAT_CHOICES, OPTION_FORMATS } from '../eval/io/formats/detect.ts';
 import { jsonErrorWhere } from '../eval/io/formats/json.ts';
-import type { ResultFormat } from '../eval/io/resultFile.ts';
+import type { ResultFile, ResultFormat } from '../eval/io/resultFile.ts';
 import { defaultMaxBytes, MAX_ROWS } from '../eval/io/source.ts';
 import { DEFAULT_REPLICATES } from '../eval/bootstrap.ts';
 import { refuseSpecialTarget } from '../lib/atomic.ts';
@@ -25,7 +25,6 @@ export interface FlagSpec {
   default?: string;
   /** A numeric flag's accepted range, shown in --help as `[min..max]`; pass the same to intFlag/numberFlag. */
   range?: { min: number; max: number };
-  short?: string;
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
   /**
@@ -41,7 +40,6 @@ export interface Command {
   /** e.g. `tinyagent metrics FILE [--k 1,5,10]` */
   usage: string;
   flags: Record<string, FlagSpec>;
-  /** How many positional arguments the command takes. */
   positionals?: { min: number; max: number };
   /** More --help text after the options (e.g. the config fields and their ranges). */
   moreHelp?: () => string;
@@ -79,13 +77,8 @@ export function helpText(command: Command): string {
  */
 export function parseCommandArgs(command: Command, argv: string[]): CommandArgs | 'help' {
   const options: ParseOptions = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, spec] of Object.entries(command.flags)) {
-    options[name] = {
-      type: spec.type,
-      ...(spec.short !== undefined ? { short: spec.short } : {}),
-      ...(spec.multiple === true ? { multiple: true } : {}),
-    };
-  }
+  for (const [name, spec] of Object.entries(command.flags))
+    options[name] = { type: spec.type, multiple: spec.multiple === true };
   let parsed;
   try {
     parsed = parseArgs({
@@ -424,7 +417,6 @@ export function boolFlag(args: CommandArgs, name: string): boolean {
   return args.flags[name] === true;
 }
 
-/** Prints a value as JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -507,6 +499,20 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
     if (value !== undefined) options[name] = value;
   }
   return options;
+}
+
+/**
+ * Reads `paths` with the options of RESULT_FILE_FLAGS, then checks them (checkResultFileOptions).
+ */
+export async function readResultFiles<const P extends readonly string[]>(
+  args: CommandArgs,
+  paths: P,
+): Promise<{ -readonly [K in keyof P]: ResultFile }> {
+  const options = resultFileOptions(args);
+  const files: ResultFile[] = [];
+  for (const path of paths) files.push(await readResults(path, options));
+  checkResultFileOptions(options, files);
+  return files as { -readonly [K in keyof P]: ResultFile };
 }
 
 /**

@@ -54,20 +54,6 @@ export const command: Command = {
       printJson(json);
       return allOk ? 0 : 1;
     }
-    const out = (line: string) => process.stdout.write(`${line}\n`);
-    out(
-      `Harness canary: 4 scripted policies on all 30 tasks, ${count(episodesPerTask, 'episode')} per task each, seed ${seed}`,
-    );
-    out(
-      '  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)',
-    );
-    out(
-      '  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report',
-    );
-    out(
-      '  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give',
-    );
-    out('');
     const header = [
       'policy',
       'env',
@@ -94,14 +80,20 @@ export const command: Command = {
       row.harnessHash,
       canaryRowOk(row) ? 'ok' : 'DRIFT',
     ]);
-    for (const line of alignedLines([header, ...rows], '  ')) out(line);
-    out('');
-    out(
+    const lines = [
+      `Harness canary: 4 scripted policies on all 30 tasks, ${count(episodesPerTask, 'episode')} per task each, seed ${seed}`,
+      '  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)',
+      '  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report',
+      '  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give',
+      '',
+      ...alignedLines([header, ...rows], '  '),
+      '',
       allOk
         ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
         : 'DRIFT: a scripted policy moved; the harness no longer gives the numbers the project reports. See docs/GYM.md, "The canary".',
-    );
-    if (outFile !== undefined) out(`wrote ${count(rows.length, 'row')} to ${outFile}`);
+      ...(outFile === undefined ? [] : [`wrote ${count(rows.length, 'row')} to ${outFile}`]),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
     return allOk ? 0 : 1;
   },
 };

@@ -1,24 +1,17 @@
 import { naming } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
-import {
-  batchOf,
-  checkSameBenchmark,
-  readResults,
-  refuseGraded,
-  type ResultFile,
-} from '../../eval/io/index.ts';
+import { batchOf, checkSameBenchmark, refuseGraded, type ResultFile } from '../../eval/io/index.ts';
 import { compareResults, tasksNeededLine, type ComparisonReport } from '../../eval/report/compare.ts';
 import { formatHarnessValue } from '../../eval/report/harness.ts';
 import {
   boolFlag,
   bootstrapFlags,
   bootstrapFlagSpecs,
-  checkResultFileOptions,
   intFlag,
   printJson,
+  readResultFiles,
   RESULT_FILE_FLAGS,
-  resultFileOptions,
   stringFlag,
   type Command,
   type CommandArgs,
@@ -51,10 +44,7 @@ async function run(args: CommandArgs): Promise<void> {
   const k = intFlag(args, 'k', 1, { min: 1 });
   const { level, reps, seed } = bootstrapFlags(args);
   const run = stringFlag(args, 'run');
-  const options = resultFileOptions(args);
-  const fileA = await readResults(pathA, options);
-  const fileB = await readResults(pathB, options);
-  checkResultFileOptions(options, [fileA, fileB]);
+  const [fileA, fileB] = await readResultFiles(args, [pathA, pathB]);
   for (const file of [fileA, fileB]) refuseGraded(file, 'the paired comparison of pass rates');
   const allowDifferentTasks = boolFlag(args, 'allow-different-tasks');
   const benchmarkLine = checkSameBenchmark(fileA, fileB, { allow: allowDifferentTasks });

@@ -1,12 +1,11 @@
-import { checkSameBenchmark, readResults, refuseGraded } from '../../eval/io/index.ts';
+import { checkSameBenchmark, refuseGraded } from '../../eval/io/index.ts';
 import { diagnose } from '../../eval/report/diagnose.ts';
 import {
   boolFlag,
-  checkResultFileOptions,
   intFlag,
   printJson,
+  readResultFiles,
   RESULT_FILE_FLAGS,
-  resultFileOptions,
   stringFlag,
   UsageError,
   type Command,
@@ -41,12 +40,9 @@ async function run(args: CommandArgs): Promise<number> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
   const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
-  const options = resultFileOptions(args);
-  const fileA = await readResults(first, options);
-  const fileB = second === undefined ? undefined : await readResults(second, options);
-  checkResultFileOptions(options, fileB === undefined ? [fileA] : [fileA, fileB]);
-  for (const file of fileB === undefined ? [fileA] : [fileA, fileB])
-    refuseGraded(file, 'the pass@k diagnosis');
+  const files = await readResultFiles(args, second === undefined ? [first] : [first, second]);
+  const [fileA, fileB] = files;
+  for (const file of files) refuseGraded(file, 'the pass@k diagnosis');
   const benchmarkLine =
     fileB === undefined
       ? undefined

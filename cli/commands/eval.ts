@@ -206,27 +206,21 @@ export const command: Command = {
     };
     // A failed write is one line naming the file (lib/atomic.ts), exit 1.
     if (out !== undefined) writeEvaluation(out, result);
-    if (boolFlag(args, 'json')) {
-      printJson(report);
-      return;
-    }
-    process.stdout.write(
-      `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s\n`,
-    );
-    for (const count of result.perTask) {
-      process.stdout.write(
-        `  ${count.name.padEnd(16)} ${count.type.padEnd(11)} ${String(count.successes).padStart(3)}/${count.episodes}   first edit: ${topOps(firstEditByTask[count.name]!)}\n`,
-      );
-    }
+    if (boolFlag(args, 'json')) return printJson(report);
     const interval =
       passAt1Interval === null
         ? 'interval n/a: one task (a task-level interval needs at least 2)'
         : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
-    process.stdout.write(
-      `pass@1 ${result.passAt1.toFixed(3)} (${interval}); mean read calls ${meanReadCalls.toFixed(2)}\n`,
-    );
-    process.stdout.write(`first edit: ${topOps(firstEdit)}\n`);
-    if (out !== undefined)
-      process.stdout.write(`wrote ${count(result.records.length, 'episode')} to ${out}\n`);
+    const lines = [
+      `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s`,
+      ...result.perTask.map(
+        (task) =>
+          `  ${task.name.padEnd(16)} ${task.type.padEnd(11)} ${String(task.successes).padStart(3)}/${task.episodes}   first edit: ${topOps(firstEditByTask[task.name]!)}`,
+      ),
+      `pass@1 ${result.passAt1.toFixed(3)} (${interval}); mean read calls ${meanReadCalls.toFixed(2)}`,
+      `first edit: ${topOps(firstEdit)}`,
+      ...(out === undefined ? [] : [`wrote ${count(result.records.length, 'episode')} to ${out}`]),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
   },
 };

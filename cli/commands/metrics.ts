@@ -1,7 +1,7 @@
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 import { mean } from '../../eval/index.ts';
-import { groupBatch, isGraded, readResults, type ResultFile } from '../../eval/io/index.ts';
+import { groupBatch, isGraded, type ResultFile } from '../../eval/io/index.ts';
 import { gradedLines, gradedMetrics, recomputedReported, reportedLine } from '../../eval/report/graded.ts';
 import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
@@ -10,13 +10,12 @@ import {
   boolFlag,
   bootstrapFlags,
   bootstrapFlagSpecs,
-  checkResultFileOptions,
   InputError,
   intListFlag,
   MIN_REPS,
   printJson,
+  readResultFiles,
   RESULT_FILE_FLAGS,
-  resultFileOptions,
   stringFlag,
   UsageError,
   type Command,
@@ -162,9 +161,7 @@ async function run(args: CommandArgs): Promise<number> {
   const { level, reps, seed } = bootstrapFlags(args);
   const requestedKs = intListFlag(args, 'k', []);
   const run = stringFlag(args, 'run');
-  const options = resultFileOptions(args);
-  const file = await readResults(path, options);
-  checkResultFileOptions(options, [file]);
+  const [file] = await readResultFiles(args, [path]);
   const grouped = groupBatch(file, run);
   const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
   if (isGraded(file.rows)) return printGraded(args, path, file, notes, { level, reps, seed });

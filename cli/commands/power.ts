@@ -117,8 +117,8 @@ export const command: Command = {
       design = choiceFlag(args, 'design', designs, 'paired');
     }
     const result = requiredUnits({ sigma, delta, alpha, power, design });
-    if (boolFlag(args, 'json')) {
-      printJson({
+    if (boolFlag(args, 'json'))
+      return printJson({
         sigma,
         delta,
         alpha,
@@ -126,8 +126,6 @@ export const command: Command = {
         ...(measured === undefined ? {} : { from: { path: from, source: measured.source } }),
         ...result,
       });
-      return;
-    }
     const unit = design === 'seeds' ? 'seeds' : 'tasks';
     process.stdout.write(
       `${result.units} ${result.units === 1 ? unit.slice(0, -1) : unit}${result.perGroup ? ' per group' : ' (paired)'} to detect ${delta} at two-sided alpha ${alpha} with power ${power} (sigma ${measured === undefined ? sigma : sigma.toFixed(4)}${result.perGroup ? ', sqrt(2) sigma for the difference' : ''}; exact N ${result.exact.toFixed(2)})\n`,

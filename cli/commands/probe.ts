@@ -34,10 +34,8 @@ export const command: Command = {
     checkCheckpointFolder(checkpoint);
     await initBackend({ preference });
     const rows = await probeCheckpoint({ checkpoint, task, episodes, seed });
-    if (boolFlag(args, 'json')) {
-      printJson({ checkpoint, task: task.name, type: task.type, seed, rows });
-      return;
-    }
+    if (boolFlag(args, 'json'))
+      return printJson({ checkpoint, task: task.name, type: task.type, seed, rows });
     process.stdout.write(
       `${checkpoint} on ${task.name} (${task.type}, repair ${task.repairOp}), ${count(episodes, 'episode')} per probe, surface variation off\n`,
     );

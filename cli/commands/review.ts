@@ -99,10 +99,7 @@ export const command: Command = {
     if (options.a === options.b)
       throw new UsageError('--a and --b are equal: there is no difference to review');
     const review = designReview(options);
-    if (boolFlag(args, 'json')) {
-      printJson({ options, ...review, ask: askFor(options, review) });
-      return;
-    }
+    if (boolFlag(args, 'json')) return printJson({ options, ...review, ask: askFor(options, review) });
     const { a, b, tasks, samples, seeds, selectedFrom } = options;
     const lines = [
       `reported: ${a} -> ${b} (${review.delta >= 0 ? '+' : ''}${review.delta.toFixed(3)}) on ${count(tasks, 'task')}, ${count(samples, 'sample')} per task, ${count(seeds, 'seed')} per arm, ${selectedFrom > 1 ? `best of ${selectedFrom} checkpoints` : 'last checkpoint'}`,

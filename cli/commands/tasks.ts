@@ -2,6 +2,9 @@ import { count } from '../../lib/text.ts';
 import { alignedLines, boolFlag, choiceFlag, printJson, type Command } from '../args.ts';
 import { BUG_TYPES, makeTasks, type BugType } from '../../gym/index.ts';
 
+/** What `tasks` lists of each task, in order: the table's columns, each JSON row's keys. */
+const FIELDS = ['id', 'name', 'type', 'variant', 'split', 'repairOp'] as const;
+
 export const command: Command = {
   name: 'tasks',
   summary: 'List the 30 gym tasks: id, name, bug type, variant, split and repair op',
@@ -20,32 +23,13 @@ export const command: Command = {
       args.flags['held-out-type'] === undefined
         ? undefined
         : choiceFlag<BugType>(args, 'held-out-type', BUG_TYPES, 'zero');
-    const rows = makeTasks(split, { heldOutType }).map(
-      ({ id, name, type, variant, split: side, repairOp }) => ({
-        id,
-        name,
-        type,
-        variant,
-        split: side,
-        repairOp,
-      }),
-    );
-    if (boolFlag(args, 'json')) {
-      printJson(rows);
-      return;
-    }
-    const header = ['id', 'name', 'type', 'variant', 'split', 'repairOp'];
-    const cells = rows.map((row) => [
-      String(row.id),
-      row.name,
-      row.type,
-      String(row.variant),
-      row.split,
-      row.repairOp,
-    ]);
-    for (const line of alignedLines([header, ...cells])) process.stdout.write(`${line}\n`);
+    const tasks = makeTasks(split, { heldOutType });
+    if (boolFlag(args, 'json'))
+      return printJson(tasks.map((task) => Object.fromEntries(FIELDS.map((field) => [field, task[field]]))));
+    const cells = tasks.map((task) => FIELDS.map((field) => String(task[field])));
+    for (const line of alignedLines([[...FIELDS], ...cells])) process.stdout.write(`${line}\n`);
     process.stdout.write(
-      `${count(rows.length, 'task')} (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
+      `${count(tasks.length, 'task')} (${heldOutType === undefined ? 'variant split: variants 4-5 held out' : `type split: all of '${heldOutType}' held out`})\n`,
     );
   },
 };

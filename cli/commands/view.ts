@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
-import { checkSameBenchmark, readResults } from '../../eval/io/index.ts';
+import { checkSameBenchmark } from '../../eval/io/index.ts';
 import {
   boolFlag,
   checkResultFileOptions,
   InputError,
   intFlag,
+  readResultFiles,
   RESULT_FILE_FLAGS,
   resultFileOptions,
   stringFlag,
@@ -64,10 +65,7 @@ async function filesPage(
   other: string | undefined,
   writing: boolean,
 ): Promise<Page> {
-  const options = resultFileOptions(args);
-  const files = [await readResults(path, options)];
-  if (other !== undefined) files.push(await readResults(other, options));
-  checkResultFileOptions(options, files);
+  const files = await readResultFiles(args, other === undefined ? [path] : [path, other]);
   if (files.length === 2)
     checkSameBenchmark(files[0]!, files[1]!, { allow: boolFlag(args, 'allow-different-tasks') });
   const tasks = new Set(files[0]!.rows.map((row) => row.task)).size;

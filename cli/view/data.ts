@@ -99,7 +99,7 @@ const words = (unit: string, repeat: string | null, firstRepeat: number, row: st
 });
 const TASKS = words('task', 'sample', 0, 'episode');
 const INSPECT = words('sample', 'epoch', 1, 'epoch');
-const VOCABULARY: Record<ResultFormat, Vocabulary> = {
+export const VOCABULARY: Record<ResultFormat, Vocabulary> = {
   jsonl: TASKS,
   csv: TASKS,
   humaneval: words('task', 'sample', 0, 'sample'),
@@ -244,8 +244,6 @@ export function headlineScore(file: ResultFile): NonNullable<LogView['score']> {
   };
 }
 
-export const vocabularyOf = (format: ResultFormat): Vocabulary => VOCABULARY[format];
-
 /** The viewer's view of one file read by `readResults`. */
 export function fileView(file: ResultFile): FileView {
   const grouped = groupOutcomes(file.rows);
@@ -292,7 +290,7 @@ export function fileView(file: ResultFile): FileView {
   return {
     path: file.path,
     format: file.format,
-    vocabulary: vocabularyOf(file.format),
+    vocabulary: VOCABULARY[file.format],
     benchmark: file.benchmark === undefined ? null : describeBenchmark(file.benchmark),
     origin: file.origin ?? {},
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],

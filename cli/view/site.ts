@@ -7,7 +7,7 @@ import {
   type ReadOptions,
   type ResultFile,
 } from '../../eval/io/index.ts';
-import { headlineScore, viewerData, vocabularyOf, type FolderView, type LogView } from './data.ts';
+import { headlineScore, viewerData, VOCABULARY, type FolderView, type LogView } from './data.ts';
 import { dataFile, pageFiles, staticFiles, type DynamicAnswer, type PageFile } from './page.ts';
 
 /** The most files of a folder the list reads (the first, in name order); a note says when there are more. */
@@ -123,7 +123,7 @@ export async function folderLogs(
         score: headlineScore(file),
         tasks: new Set(file.rows.map((row) => row.task)).size,
         rows: file.rows.length,
-        vocabulary: vocabularyOf(file.format),
+        vocabulary: VOCABULARY[file.format],
         problem: null,
       });
       paths.push(path);

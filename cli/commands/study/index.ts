@@ -3,51 +3,45 @@ import { clip, closestName } from '../../../lib/text.ts';
 import { UsageError, type Command, type CommandArgs } from '../../args.ts';
 import { leaseTimeoutOf, STUDY_FLAGS } from './flags.ts';
 
-/**
- * The subcommands of `tinyagent study`, each its own module, loaded when asked for: `study run
- * --index I` (every job of a scheduler) does not load the report's statistics and figures (vega),
- * whose imports would lengthen its start-up (docs/MEASUREMENTS.md). `plan` takes no folder,
- * `compare` two; the others one study folder, read here, and the lease timeout.
- */
-const SUBCOMMANDS = {
-  plan: async (args: CommandArgs) => (await import('./plan.ts')).studyPlan(args),
-  run: async (args: CommandArgs, plan: Plan, timeout: number) =>
-    (await import('./run.ts')).studyRun(args, plan, timeout),
-  status: async (args: CommandArgs, plan: Plan, timeout: number) =>
-    (await import('./status.ts')).studyStatus(args, plan, timeout),
-  unlock: async (args: CommandArgs, plan: Plan, timeout: number) =>
-    (await import('./unlock.ts')).studyUnlock(args, plan, timeout),
-  report: async (args: CommandArgs, plan: Plan) => (await import('./report.ts')).studyReport(args, plan),
-  slurm: async (args: CommandArgs, plan: Plan, timeout: number) =>
-    (await import('./slurm.ts')).studySlurm(args, plan, timeout),
-  k8s: async (args: CommandArgs, plan: Plan, timeout: number) =>
-    (await import('./k8s.ts')).studyK8s(args, plan, timeout),
-  compare: async (args: CommandArgs, a: string, b: string) =>
-    (await import('./compare.ts')).studyCompare(args, a, b),
-} as const;
+/** The subcommands, in the order their list names them. */
+const NAMES = ['plan', 'run', 'status', 'unlock', 'report', 'slurm', 'k8s', 'compare'];
 
-type Subcommand = keyof typeof SUBCOMMANDS;
+type OnStudy = (args: CommandArgs, plan: Plan, timeout: number) => Promise<void>;
+
+/**
+ * The subcommands on one study folder (read here, with the lease timeout), each its own module
+ * loaded when asked for: `study run --index I` (every job of a scheduler) does not load the
+ * report's statistics and figures (vega), whose imports would lengthen its start-up
+ * (docs/MEASUREMENTS.md). `plan` takes no folder, `compare` two.
+ */
+const ON_STUDY: Record<string, () => Promise<OnStudy>> = {
+  run: async () => (await import('./run.ts')).studyRun,
+  status: async () => (await import('./status.ts')).studyStatus,
+  unlock: async () => (await import('./unlock.ts')).studyUnlock,
+  report: async () => (await import('./report.ts')).studyReport,
+  slurm: async () => (await import('./slurm.ts')).studySlurm,
+  k8s: async () => (await import('./k8s.ts')).studyK8s,
+};
 
 async function run(args: CommandArgs): Promise<void> {
   const [name, ...folders] = args.positionals as [string, ...string[]];
-  if (!Object.hasOwn(SUBCOMMANDS, name)) {
-    const names = Object.keys(SUBCOMMANDS);
-    const near = closestName(name, names);
+  if (!NAMES.includes(name)) {
+    const near = closestName(name, NAMES);
     throw new UsageError(
-      `unknown study command '${clip(name)}'${near === undefined ? '' : `; did you mean ${near}?`} (have ${names.join(', ')})`,
+      `unknown study command '${clip(name)}'${near === undefined ? '' : `; did you mean ${near}?`} (have ${NAMES.join(', ')})`,
     );
   }
-  const sub = name as Subcommand;
-  const wanted = sub === 'plan' ? 0 : sub === 'compare' ? 2 : 1;
+  const wanted = name === 'plan' ? 0 : name === 'compare' ? 2 : 1;
   if (folders.length !== wanted)
     throw new UsageError(
-      `study ${sub} takes ${wanted === 1 ? 'one folder' : `${wanted} folders`}, got ${folders.length}`,
+      `study ${name} takes ${wanted === 1 ? 'one folder' : `${wanted} folders`}, got ${folders.length}`,
     );
-  if (sub === 'plan') return SUBCOMMANDS.plan(args);
-  if (sub === 'compare') return SUBCOMMANDS.compare(args, folders[0]!, folders[1]!);
+  if (name === 'plan') return (await import('./plan.ts')).studyPlan(args);
+  if (name === 'compare') return (await import('./compare.ts')).studyCompare(args, folders[0]!, folders[1]!);
   // The lease timeout first: every job reads it, so a bad one is refused before the plan is read.
   const timeout = leaseTimeoutOf(args);
-  return SUBCOMMANDS[sub](args, readPlan(folders[0]!), timeout);
+  const plan = readPlan(folders[0]!);
+  return (await ON_STUDY[name]!())(args, plan, timeout);
 }
 
 export const command: Command = {

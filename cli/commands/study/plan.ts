@@ -50,10 +50,7 @@ function jobLine(job: Job): string {
 export async function studyPlan(args: CommandArgs): Promise<void> {
   const { out, options } = planOptions(args);
   const plan = writePlan(out, options);
-  if (boolFlag(args, 'json')) {
-    printJson({ dir: plan.dir, jobs: plan.jobs });
-    return;
-  }
+  if (boolFlag(args, 'json')) return printJson({ dir: plan.dir, jobs: plan.jobs });
   for (const job of plan.jobs) process.stdout.write(`${jobLine(job)}\n`);
   process.stdout.write(`${plan.dir}: ${count(plan.jobs.length, 'job')} planned\n`);
 }

@@ -34,10 +34,7 @@ export async function studyReport(args: CommandArgs, plan: Plan): Promise<void> 
   // The folders it writes into stay inside the study: a link or a file in their place is refused.
   for (const folder of ['results', 'results/figures']) studyFolder(plan.dir, folder);
   const { outDir, numbers } = await writeStudyReport(plan, outputsCode(args, plan));
-  if (boolFlag(args, 'json')) {
-    printJson(numbers);
-    return;
-  }
+  if (boolFlag(args, 'json')) return printJson(numbers);
   const last = numbers.steps[numbers.steps.length - 1]!;
   process.stdout.write(
     `step-${last.step} ${splitName(plan)} pass@1 over ${numbers.seeds.length} seeds: mean ${last.mean.estimate.toFixed(3)}, SD ${last.sd === null ? 'n/a' : last.sd.estimate.toFixed(3)}, ${last.min.toFixed(3)} to ${last.max.toFixed(3)}; written to ${outDir}\n`,

@@ -23,10 +23,7 @@ export async function studyUnlock(args: CommandArgs, plan: Plan, timeout: number
       say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
     },
   );
-  if (boolFlag(args, 'json')) {
-    printJson(rows);
-    return;
-  }
+  if (boolFlag(args, 'json')) return printJson(rows);
   for (const row of rows) process.stdout.write(`${unlockLine(row)}\n`);
   const removed = rows.filter((row) => row.removed).length;
   process.stdout.write(
