@@ -173,11 +173,9 @@ const passAtKTable = (n: number) =>
     Array.from({ length: n + 1 }, (_, c) => Array.from({ length: n }, (_, i) => passAtK(n, c, i + 1))),
   );
 
-/** One seed's episodes as the verdicts read them: `steps[i][task]` at CHAPTER_STEPS[i], then greedy and T 1.3, all on the same episodes. */
+/** One seed's episodes as the verdicts read them: `steps[i][task]` at CHAPTER_STEPS[i], all on the same episodes. */
 interface SeedEpisodes {
   steps: Outcomes[][];
-  greedy: Outcomes[];
-  hot: Outcomes[];
 }
 
 const successes = (outcomes: Outcomes) => {
@@ -256,7 +254,7 @@ function resampleEpisodes(episodes: SeedEpisodes, rng: Rng): SeedEpisodes {
       for (let e = 0; e < n; e += 1) drawn[e] = outcomes[draws[t]![e]!]!;
       return drawn;
     });
-  return { steps: episodes.steps.map(redraw), greedy: redraw(episodes.greedy), hot: redraw(episodes.hot) };
+  return { steps: episodes.steps.map(redraw) };
 }
 
 /**
@@ -454,19 +452,14 @@ function seedRow(
   const { plan } = results;
   const kMax = Math.min(32, plan.measure.episodes);
   const at = (step: number, label = 'a') => evaluationOf(results, trainingSeed, step, label);
-  const outcomes = (step: number, label = 'a') =>
-    at(step, label).perTask.map((count) => bits(count.outcomes));
   const episodes: SeedEpisodes = {
-    steps: CHAPTER_STEPS.map((step) => outcomes(step)),
-    greedy: outcomes(80, 'temperature-0'),
-    hot: outcomes(80, 'temperature-1.3'),
+    steps: CHAPTER_STEPS.map((step) => at(step).perTask.map((count) => bits(count.outcomes))),
   };
   const observed = seedVerdicts(episodes, kMax, tasks);
   const resampled = Array.from(
     { length: resamples },
     () => seedVerdicts(resampleEpisodes(episodes, stream), kMax, tasks).verdicts,
   );
-  const counts = (step: number) => episodes.steps[CHAPTER_STEPS.indexOf(step as never)]!.map(successes);
   return {
     seed: trainingSeed,
     passAt1: Object.fromEntries(CHAPTER_STEPS.map((step) => [step, at(step).passAt1])),
@@ -474,7 +467,7 @@ function seedRow(
     greedy: at(80, 'temperature-0').passAt1,
     hot: at(80, 'temperature-1.3').passAt1,
     /** 17.3's rho of the base agent (the chapter's estimator), null where it does not exist. */
-    baseRho: chapterRho(counts(0), plan.measure.episodes),
+    baseRho: chapterRho(episodes.steps[0]!.map(successes), plan.measure.episodes),
     overtakeK: observed.overtakeK,
     verdicts: observed.verdicts,
     /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
