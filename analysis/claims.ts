@@ -152,32 +152,30 @@ export function pairedDropP(early: string | Outcomes, late: string | Outcomes): 
     if (before![i]! > after![i]!) onlyEarly += 1;
     else if (before![i]! < after![i]!) onlyLate += 1;
   }
-  const key = onlyEarly * 100_003 + onlyLate;
-  let p = dropPs.get(key);
-  if (p === undefined) dropPs.set(key, (p = binomialTestGreater(onlyEarly, onlyEarly + onlyLate, 0.5)));
-  return p;
+  return cached(dropPs, onlyEarly * 100_003 + onlyLate, () =>
+    binomialTestGreater(onlyEarly, onlyEarly + onlyLate, 0.5),
+  );
 }
 // The resampled verdicts ask the same few hundred tests hundreds of thousands of times.
 const dropPs = new Map<number, number>();
 
-/** Unbiased pass@k for every c and k at n episodes, `[c][k - 1]`, made once per n. */
-const passAtKTables = new Map<number, number[][]>();
-function passAtKTable(n: number): number[][] {
-  let table = passAtKTables.get(n);
-  if (table === undefined) {
-    table = Array.from({ length: n + 1 }, (_, c) =>
-      Array.from({ length: n }, (_, i) => passAtK(n, c, i + 1)),
-    );
-    passAtKTables.set(n, table);
-  }
-  return table;
+/** `cache`'s value at `key`, computed once. */
+export function cached<Value>(cache: Map<number, Value>, key: number, compute: () => Value): Value {
+  let value = cache.get(key);
+  if (value === undefined) cache.set(key, (value = compute()));
+  return value;
 }
 
-/** One seed's episodes as the verdicts read them: `steps[i][task]` at CHAPTER_STEPS[i], then greedy and T 1.3, all on the same episodes. */
+/** Unbiased pass@k for every c and k at n episodes, `[c][k - 1]`, made once per n. */
+const passAtKTables = new Map<number, number[][]>();
+const passAtKTable = (n: number) =>
+  cached(passAtKTables, n, () =>
+    Array.from({ length: n + 1 }, (_, c) => Array.from({ length: n }, (_, i) => passAtK(n, c, i + 1))),
+  );
+
+/** One seed's episodes as the verdicts read them: `steps[i][task]` at CHAPTER_STEPS[i], all on the same episodes. */
 interface SeedEpisodes {
   steps: Outcomes[][];
-  greedy: Outcomes[];
-  hot: Outcomes[];
 }
 
 const successes = (outcomes: Outcomes) => {
@@ -187,14 +185,8 @@ const successes = (outcomes: Outcomes) => {
 };
 
 /**
- * Every verdict of one seed and what it rests on (docs/CLAIMS.md, section 2). Narrowing in the
- * book's reading is a task whose step-80 count is below the base agent's; tested, its drop by the
- * exact paired test at 0.05, then with Holm over the tasks. Late-training instability is a fall
- * from an earlier step to step 80 (the most significant of the steps between, Bonferroni over
- * them, then Holm over the tasks); a fall during training is a task's steepest drop over every
- * pair of steps (Bonferroni over the pairs, then Holm over the tasks), a correction no choice of
- * peak and trough from the same counts can beat. The peak-to-trough falls of each trajectory
- * (`trajectoryFalls`) are kept to describe it, untested.
+ * Every verdict of one seed (each claim's reading and test: docs/CLAIMS.md, section 2) and what
+ * it rests on: per task its drop from the base agent, its fall from a peak and its steepest drop.
  */
 function seedVerdicts(episodes: SeedEpisodes, kMax: number, tasks: readonly string[]) {
   const n = episodes.steps[0]![0]!.length;
@@ -262,7 +254,7 @@ function resampleEpisodes(episodes: SeedEpisodes, rng: Rng): SeedEpisodes {
       for (let e = 0; e < n; e += 1) drawn[e] = outcomes[draws[t]![e]!]!;
       return drawn;
     });
-  return { steps: episodes.steps.map(redraw), greedy: redraw(episodes.greedy), hot: redraw(episodes.hot) };
+  return { steps: episodes.steps.map(redraw) };
 }
 
 /**
@@ -280,18 +272,26 @@ function twoStageRate(
   rng: Rng,
 ): SeedFraction['interval'] {
   const seeds = resampled.length;
-  const replicates = Float64Array.from({ length: reps }, () => {
+  const { exact, ...interval } = shareInterval(reps, seeds, () => {
     let holds = 0;
     for (let s = 0; s < seeds; s += 1) {
       const draws = resampled[rng.int(seeds)]!;
       if (draws[rng.int(draws.length)]) holds += 1;
     }
     return holds / seeds;
-  }).sort();
+  });
+  return { ...interval, method: exact ? 'exact over seeds' : 'two-stage bootstrap' };
+}
+
+/**
+ * The 95% percentile interval of `reps` replicates of a share over `seeds` seeds, or where the
+ * replicates have no spread the exact interval over the seeds (`exactOverUnits`).
+ */
+export function shareInterval(reps: number, seeds: number, replicate: () => number) {
+  const replicates = Float64Array.from({ length: reps }, replicate).sort();
   const low = percentileOfSorted(replicates, 0.025);
   const high = percentileOfSorted(replicates, 0.975);
-  if (low < high) return { low, high, method: 'two-stage bootstrap' };
-  return { ...exactOverUnits(low, seeds), method: 'exact over seeds' };
+  return low < high ? { low, high, exact: false } : { ...exactOverUnits(low, seeds), exact: true };
 }
 
 /**
@@ -322,7 +322,7 @@ export function seedSelection(results: StudyResults, seed: number) {
     scores.reduce((top, row) => (score(row) > score(top) ? row : top));
   const byValidation = best((row) => row.validation);
   const byTest = best((row) => row.test);
-  const [first, second] = ([0, 1] as const).map((pickHalf) => {
+  const pickOn = (pickHalf: 0 | 1) => {
     const fresh = pickHalf === 0 ? 1 : 0;
     const pick = best((row) => row.halves[pickHalf]);
     return {
@@ -330,13 +330,12 @@ export function seedSelection(results: StudyResults, seed: number) {
       curse: pick.halves[pickHalf] - pick.halves[fresh],
       advantage: pick.halves[fresh] - byValidation.halves[fresh],
     };
-  }) as [
-    { step: number; curse: number; advantage: number },
-    { step: number; curse: number; advantage: number },
-  ];
+  };
+  const [first, second] = [pickOn(0), pickOn(1)];
+  const picked = ({ step, validation, test }: (typeof scores)[number]) => ({ step, validation, test });
   return {
-    byValidation: { step: byValidation.step, validation: byValidation.validation, test: byValidation.test },
-    byTest: { step: byTest.step, validation: byTest.validation, test: byTest.test },
+    byValidation: picked(byValidation),
+    byTest: picked(byTest),
     byFirstHalf: first.step,
     winnersCurse: first.curse,
     winnersCurseReverse: second.curse,
@@ -453,19 +452,14 @@ function seedRow(
   const { plan } = results;
   const kMax = Math.min(32, plan.measure.episodes);
   const at = (step: number, label = 'a') => evaluationOf(results, trainingSeed, step, label);
-  const outcomes = (step: number, label = 'a') =>
-    at(step, label).perTask.map((count) => bits(count.outcomes));
   const episodes: SeedEpisodes = {
-    steps: CHAPTER_STEPS.map((step) => outcomes(step)),
-    greedy: outcomes(80, 'temperature-0'),
-    hot: outcomes(80, 'temperature-1.3'),
+    steps: CHAPTER_STEPS.map((step) => at(step).perTask.map((count) => bits(count.outcomes))),
   };
   const observed = seedVerdicts(episodes, kMax, tasks);
   const resampled = Array.from(
     { length: resamples },
     () => seedVerdicts(resampleEpisodes(episodes, stream), kMax, tasks).verdicts,
   );
-  const counts = (step: number) => episodes.steps[CHAPTER_STEPS.indexOf(step as never)]!.map(successes);
   return {
     seed: trainingSeed,
     passAt1: Object.fromEntries(CHAPTER_STEPS.map((step) => [step, at(step).passAt1])),
@@ -473,7 +467,7 @@ function seedRow(
     greedy: at(80, 'temperature-0').passAt1,
     hot: at(80, 'temperature-1.3').passAt1,
     /** 17.3's rho of the base agent (the chapter's estimator), null where it does not exist. */
-    baseRho: chapterRho(counts(0), plan.measure.episodes),
+    baseRho: chapterRho(episodes.steps[0]!.map(successes), plan.measure.episodes),
     overtakeK: observed.overtakeK,
     verdicts: observed.verdicts,
     /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
@@ -692,11 +686,7 @@ function magnitude(values: readonly number[], book: readonly [number, number]) {
 /** The book's winner's curse (17.8): "在测试集上做选择把报告的数字抬高了 0.03" (selecting on the test set raised the reported number by 0.03). */
 export const BOOK_CURSE = 0.03;
 
-/**
- * The winner's curse's standing (docs/CLAIMS.md, section 5): it holds when its t interval over
- * seeds lies above zero, fails when below; otherwise it was not detected, reported with the power
- * a two-sided t test at 0.05 had at the book's +0.03 with these seeds and their SD.
- */
+/** The winner's curse's standing from its t interval over seeds, with its test's power at the book's +0.03 (docs/CLAIMS.md, section 5). */
 export function curseStanding(
   curse: Interval,
   values: readonly number[],
@@ -716,27 +706,14 @@ export type SeedClaims = ReturnType<typeof seedClaims>;
 export const VALUE_CLAIMS = ['trainingNoise30', 'winnersCurse', 'bookCurse', 'greedy', 'hot'] as const;
 export type ValueClaimName = (typeof VALUE_CLAIMS)[number];
 
-/**
- * Where a claim stands across recipes (docs/CLAIMS.md, section 5): it holds (fails, agrees with
- * the book, differs from it) in every recipe measured; it holds in one and fails in another, or
- * agrees in one and differs in another (it belongs to a recipe); or it is open.
- */
+/** Where a claim stands across recipes (docs/CLAIMS.md, section 5). */
 export type AcrossRecipes =
-  | 'holds whatever the recipe'
-  | 'fails whatever the recipe'
-  | 'agrees whatever the recipe'
-  | 'differs whatever the recipe'
+  | `${'holds' | 'fails' | 'agrees' | 'differs'} whatever the recipe`
   | 'false by construction'
   | 'belongs to a recipe'
   | 'open';
 
-/**
- * 17.4's "highly reproducible across seeds" (the book's training-noise SD at step 30 is
- * estimated at zero): it fails when the chi-square interval of the training-noise SD lies above
- * zero (the seed means differ by more than their evaluation noise explains), and holds when the
- * interval's high end is below the evaluation-noise SD (whatever the seeds differ by, one
- * evaluation's noise is larger).
- */
+/** 17.4's "highly reproducible across seeds" (a training-noise SD of zero at step 30): its standing (docs/CLAIMS.md, section 5). */
 export function reproducibleStanding(noise: {
   training: Interval;
   evaluation: { estimate: number };
@@ -748,11 +725,9 @@ export function reproducibleStanding(noise: {
 
 /** One claim in every recipe (each recipe's standing) and where it stands across them. */
 export function acrossRecipes(standings: readonly Standing[]): AcrossRecipes {
-  for (const standing of ['holds', 'fails', 'agrees', 'differs'] as const)
+  for (const standing of ['holds', 'fails', 'agrees', 'differs', 'false by construction'] as const)
     if (standings.length > 0 && standings.every((each) => each === standing))
-      return `${standing} whatever the recipe`;
-  if (standings.length > 0 && standings.every((each) => each === 'false by construction'))
-    return 'false by construction';
+      return standing === 'false by construction' ? standing : `${standing} whatever the recipe`;
   if (
     (standings.includes('holds') && standings.includes('fails')) ||
     (standings.includes('agrees') && standings.includes('differs'))

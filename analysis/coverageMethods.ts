@@ -7,11 +7,10 @@ import {
   betaBinomialMeanPosterior,
   binomialPmf,
   episodeBootstrapCI,
-  exactOverUnits,
   mean,
   meanTInterval,
   noiseStandardDeviations,
-  percentileOfSorted,
+  sampleBinomial,
   taskBootstrapCI,
   welchInterval,
   wilsonInterval,
@@ -19,7 +18,7 @@ import {
 import type { Rng } from '../lib/rng.ts';
 import { compareSeedScores } from '../study/index.ts';
 import { seedAggregates, seedImprovement } from './aggregates.ts';
-import { SELECTION_FIGURES } from './claims.ts';
+import { cached, SELECTION_FIGURES, shareInterval } from './claims.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -89,7 +88,7 @@ export interface Entry {
 
 /** One sample of every design from the world; each seed one of its rows drawn at random, each episode a fresh draw. */
 export function draw(world: World, rng: Rng): Sample {
-  const score = (row: readonly number[], n: number) => row.map((p) => binomialDraw(n, p, rng) / n);
+  const score = (row: readonly number[], n: number) => row.map((p) => sampleBinomial(n, p, rng) / n);
   const seeds = Array.from({ length: 16 }, (): SampledSeed => {
     const s = rng.int(world.step80.length);
     const paired = world.step80[s]!.map((late, t) => pairedEpisodes(world.step0[s]![t]!, late, rng));
@@ -117,8 +116,8 @@ export function draw(world: World, rng: Rng): Sample {
         return [figure, Array.from({ length: 16 }, () => values[rng.int(values.length)]!)];
       }),
     ) as Sample['selection'],
-    evaluation: { successes: tasks.map((p) => binomialDraw(32, p, rng)), trials: 32, tasks },
-    boundary: { successes: boundaryTasks.map((p) => binomialDraw(1, p, rng)), trials: 1 },
+    evaluation: { successes: tasks.map((p) => sampleBinomial(32, p, rng)), trials: 32, tasks },
+    boundary: { successes: boundaryTasks.map((p) => sampleBinomial(1, p, rng)), trials: 1 },
     compare: {
       a: Array.from({ length: 16 }, () => passAt1(pick(world.step80))),
       b: Array.from({ length: 8 }, () => passAt1(pick(world.second80))),
@@ -130,12 +129,6 @@ export function draw(world: World, rng: Rng): Sample {
     },
   };
 }
-
-const binomialDraw = (n: number, p: number, rng: Rng) => {
-  let successes = 0;
-  for (let i = 0; i < n; i++) if (rng.next() < p) successes++;
-  return successes;
-};
 
 /** One task's 64 episodes played by step 0 and step 80, their outcomes drawn apart: the counts the paired tests read. */
 function pairedEpisodes(early: number, late: number, rng: Rng) {
@@ -163,39 +156,31 @@ function resampledVerdict(onlyEarly: readonly number[], onlyLate: readonly numbe
   return 1 - noneBelow;
 }
 const notBelowCache = new Map<number, number>();
-function notBelow(early: number, late: number): number {
-  const key = early * 1000 + late;
-  let value = notBelowCache.get(key);
-  if (value !== undefined) return value;
-  const [a, b] = [early / EPISODES, late / EPISODES];
-  // d* discordant ~ Binomial(64, a + b); only-early* | d* ~ Binomial(d*, a / (a + b)).
-  if (a + b === 0) value = 1;
-  else {
+const notBelow = (early: number, late: number) =>
+  cached(notBelowCache, early * 1000 + late, () => {
+    const [a, b] = [early / EPISODES, late / EPISODES];
+    // d* discordant ~ Binomial(64, a + b); only-early* | d* ~ Binomial(d*, a / (a + b)).
+    if (a + b === 0) return 1;
     const discordant = binomialPmf(EPISODES, a + b);
-    value = 0;
+    let value = 0;
     for (let d = 0; d <= EPISODES; d++) {
       const split = binomialPmf(d, a / (a + b));
       for (let x = 0; x <= d; x++) if (d - x >= x) value += discordant[d]! * split[x]!;
     }
-  }
-  notBelowCache.set(key, value);
-  return value;
-}
+    return value;
+  });
 
 /** The two-stage interval of the claim's rate over the first `seeds` seeds (analysis/claims.ts's `twoStageRate`, resamples drawn exactly). */
 function twoStage(sample: Sample, seeds: number, reps: number, rng: Rng): Interval {
   const support = sample.support.slice(0, seeds);
-  const replicates = Float64Array.from({ length: reps }, () => {
+  const { exact, ...interval } = shareInterval(reps, seeds, () => {
     let holds = 0;
     for (let s = 0; s < seeds; s++) if (rng.next() < support[rng.int(seeds)]!) holds++;
     return holds / seeds;
-  }).sort();
-  const low = percentileOfSorted(replicates, 0.025);
-  const high = percentileOfSorted(replicates, 0.975);
-  return low < high ? { low, high } : { ...exactOverUnits(low, seeds), method: 'exact' };
+  });
+  return exact ? { ...interval, method: 'exact' } : interval;
 }
 
-const seedMean = (row: readonly number[]) => mean(row);
 const step80Rows = (s: Sample, seeds = 16) => s.seeds.slice(0, seeds).map((seed) => seed.step80);
 const counted = (s: Sample, seeds: number) => s.verdicts.slice(0, seeds).filter(Boolean).length;
 const noise = (s: Sample, seeds: number) =>
@@ -225,8 +210,8 @@ export const METHODS: Entry[] = [
       {
         id: id(MEAN_OVER_SEEDS_METHOD),
         design,
-        interval: (s) => meanTInterval(step80Rows(s, seeds).map(seedMean)),
-        truth: (w) => mean(w.step80.map(seedMean)),
+        interval: (s) => meanTInterval(step80Rows(s, seeds).map(mean)),
+        truth: (w) => mean(w.step80.map(mean)),
       },
       {
         id: id(TRAINING_SD_METHOD),
@@ -308,20 +293,20 @@ export const METHODS: Entry[] = [
     id: WELCH_METHOD,
     design: COMPARE,
     interval: (s) => welchInterval(s.compare.a, s.compare.b),
-    truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
+    truth: (w) => mean(w.second80.map(mean)) - mean(w.step80.map(mean)),
   },
   {
     id: SEED_BOOTSTRAP_METHOD,
     design: COMPARE,
     interval: (s, z, rng) => compareSeedScores(s.compare.a, s.compare.b, [], { rng, reps: z.reps }).bootstrap,
-    truth: (w) => mean(w.second80.map(seedMean)) - mean(w.step80.map(seedMean)),
+    truth: (w) => mean(w.second80.map(mean)) - mean(w.step80.map(mean)),
   },
   {
     id: PAIRED_T_METHOD,
     design: COMPARE,
     interval: (s, z, rng) =>
       compareSeedScores(s.compare.a, s.compare.b, s.compare.pairs, { rng, reps: 1 }).paired!,
-    truth: (w) => mean(w.shared.map(([i, j]) => seedMean(w.second80[j]!) - seedMean(w.step80[i]!))),
+    truth: (w) => mean(w.shared.map(([i, j]) => mean(w.second80[j]!) - mean(w.step80[i]!))),
   },
 ];
 
@@ -397,7 +382,7 @@ export function narrowingRate(step80: number[][], step0: number[][], n = EPISODE
 
 /** SD of a seed's true pass@1 over the seeds (each seed equally likely). */
 export const trainingSdTruth = (rows: number[][]) => {
-  const means = rows.map(seedMean);
+  const means = rows.map(mean);
   const centre = mean(means);
   return Math.sqrt(mean(means.map((value) => (value - centre) ** 2)));
 };

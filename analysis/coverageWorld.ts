@@ -47,7 +47,7 @@ export function observedWorld(first: StudyResults, second: StudyResults): World 
     step80: taskRates(first, 80),
     step0: taskRates(first, 0),
     second80: taskRates(second, 80),
-    shared: sharedPairs(first, second),
+    shared: sharedSeeds(first, second).map((seed) => [first.seeds.indexOf(seed), second.seeds.indexOf(seed)]),
     selection: Object.fromEntries(
       SELECTION_FIGURES.map((figure) => [
         figure,
@@ -55,11 +55,6 @@ export function observedWorld(first: StudyResults, second: StudyResults): World 
       ]),
     ) as World['selection'],
   };
-}
-
-/** Row indices [first, second] of the seeds the two studies share. */
-function sharedPairs(first: StudyResults, second: StudyResults): Array<[number, number]> {
-  return sharedSeeds(first, second).map((seed) => [first.seeds.indexOf(seed), second.seeds.indexOf(seed)]);
 }
 
 /** A task's beta distribution over seeds, by the method of moments on its observed rates less their binomial noise. */

@@ -3,7 +3,7 @@
  * simulated beside their exact expectations, and the product form against exact arithmetic.
  */
 import {
-  binomialPmf,
+  binomialEstimatorMoments,
   exactPassAtK,
   passAtK,
   plugInPassAtK,
@@ -12,14 +12,6 @@ import {
 } from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { compareWithRange } from '../book.ts';
-
-/** E over c ~ Binomial(n, p) of f(c), exactly (to check the simulation against). */
-function binomialExpectation(n: number, p: number, f: (c: number) => number): number {
-  const pmf = binomialPmf(n, p);
-  let sum = 0;
-  for (let c = 0; c <= n; c++) sum += (pmf[c] as number) * f(c);
-  return sum;
-}
 
 /** Decimal digits of C(n, k), from log-gamma-free summation of logs. */
 function binomialDigits(n: number, k: number): number {
@@ -60,7 +52,9 @@ function monteCarloRows({
     const truth = 1 - (1 - p) ** k;
     const plugInMean = plugIn.reduce((a, b) => a + b, 0) / evals;
     const unbiasedMean = unbiased.reduce((a, b) => a + b, 0) / evals;
-    const plugInBiasExact = binomialExpectation(n, p, (c) => plugInPassAtK(n, c, k)) - truth;
+    // E over c ~ Binomial(n, p), exactly (to check the simulation against).
+    const exactMean = (estimate: (c: number) => number) => binomialEstimatorMoments({ n, p, estimate }).mean;
+    const plugInBiasExact = exactMean((c) => plugInPassAtK(n, c, k)) - truth;
     return {
       p,
       truth,
@@ -73,7 +67,7 @@ function monteCarloRows({
       // Monte Carlo standard error of the unbiased mean.
       monteCarloSE: sampleStandardDeviation(unbiased) / Math.sqrt(evals),
       plugInBiasExact,
-      unbiasedBiasExact: binomialExpectation(n, p, (c) => passAtK(n, c, k)) - truth,
+      unbiasedBiasExact: exactMean((c) => passAtK(n, c, k)) - truth,
       // Whether the exact plug-in bias lies in the book's range.
       bookRange: compareWithRange({ value: plugInBiasExact, low: bookBias[0], high: bookBias[1], digits: 4 }),
     };

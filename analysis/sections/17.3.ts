@@ -227,24 +227,21 @@ function bookVerdicts(
   waldWilson: ReturnType<typeof waldWilsonRows>,
   { book, evals }: { book: BookCoverage; evals: number },
 ) {
+  const simulated = (figure: 'episodeCoversTasks' | 'taskCoversPopulation') =>
+    compareWithBook({
+      book: book[figure],
+      reference: unit.largeSimulation[figure].coverage,
+      referenceSE: unit.largeSimulation[figure].se,
+      evals,
+    });
   return {
     episodeCoversPopulation: compareWithBook({
       book: book.episodeCoversPopulation,
       reference: unit.exact.episodeCoversPopulation,
       evals,
     }),
-    episodeCoversTasks: compareWithBook({
-      book: book.episodeCoversTasks,
-      reference: unit.largeSimulation.episodeCoversTasks.coverage,
-      referenceSE: unit.largeSimulation.episodeCoversTasks.se,
-      evals,
-    }),
-    taskCoversPopulation: compareWithBook({
-      book: book.taskCoversPopulation,
-      reference: unit.largeSimulation.taskCoversPopulation.coverage,
-      referenceSE: unit.largeSimulation.taskCoversPopulation.se,
-      evals,
-    }),
+    episodeCoversTasks: simulated('episodeCoversTasks'),
+    taskCoversPopulation: simulated('taskCoversPopulation'),
     wilson: waldWilson.map(({ p, wilsonExact }) => ({
       p,
       ...compareWithRange({ value: wilsonExact, low: book.wilson[0], high: book.wilson[1] }),

@@ -25,6 +25,12 @@ function simulated(values: Float64Array) {
   };
 }
 
+/** The unbiased and the plug-in estimators of pass@k. */
+const ESTIMATORS = [
+  ['unbiased', passAtK],
+  ['plug-in', plugInPassAtK],
+] as const;
+
 /**
  * What exercise 1 reports: `draws` counts c ~ Binomial(n, p), and at each k of `ks` the unbiased
  * and plug-in pass@k estimators' simulated mean and variance beside their exact moments; the
@@ -45,17 +51,14 @@ export function estimatorVarianceNumbers({
 }) {
   // One set of draws of c serves every k and both estimators: each estimator is a function of c alone.
   const counts = Int32Array.from({ length: draws }, () => sampleBinomial(n, p, rng));
+  const exactMoments = (k: number, of: typeof passAtK) =>
+    binomialEstimatorMoments({ n, p, estimate: (c) => of(n, c, k), truth: 1 - (1 - p) ** k });
   const rows = ks.map((k) => {
     const truth = 1 - (1 - p) ** k;
-    const estimators = (
-      [
-        ['unbiased', (c: number) => passAtK(n, c, k)],
-        ['plug-in', (c: number) => plugInPassAtK(n, c, k)],
-      ] as const
-    ).map(([estimator, estimate]) => {
-      const table = Array.from({ length: n + 1 }, (_, c) => estimate(c));
+    const estimators = ESTIMATORS.map(([estimator, of]) => {
+      const table = Array.from({ length: n + 1 }, (_, c) => of(n, c, k));
       const sim = simulated(Float64Array.from(counts, (c) => table[c] as number));
-      const exact = binomialEstimatorMoments({ n, p, estimate, truth });
+      const exact = exactMoments(k, of);
       return {
         estimator,
         exact,
@@ -67,16 +70,11 @@ export function estimatorVarianceNumbers({
     return { k, truth, estimators };
   });
   // The exact variance of both at every k, for the figure.
-  const byK = Array.from({ length: n }, (_, i) => {
-    const k = i + 1;
-    const truth = 1 - (1 - p) ** k;
-    return {
-      k,
-      unbiased: binomialEstimatorMoments({ n, p, estimate: (c) => passAtK(n, c, k), truth }).variance,
-      plugInMse: binomialEstimatorMoments({ n, p, estimate: (c) => plugInPassAtK(n, c, k), truth })
-        .mse as number,
-    };
-  });
+  const byK = Array.from({ length: n }, (_, i) => ({
+    k: i + 1,
+    unbiased: exactMoments(i + 1, passAtK).variance,
+    plugInMse: exactMoments(i + 1, plugInPassAtK).mse as number,
+  }));
   return { n, p, draws, rows, byK };
 }
 

@@ -21,17 +21,15 @@ function candidateNumbers(
   results: StudyResults,
   { steps, seed }: { steps: readonly number[]; seed: number },
 ) {
+  const passAt1 = (step: number, label = 'a') =>
+    results.seeds.map((s) => evaluationOf(results, s, step, label).passAt1);
   return {
     seeds: results.seeds,
     steps: steps.map((step) => {
-      const values = results.seeds.map((s) => evaluationOf(results, s, step).passAt1);
       const { mean: meanEstimate, iqm } = stepAggregates(results, step, { seed });
-      return { step, mean: meanEstimate, iqm, sd: standardDeviationInterval(values) };
+      return { step, mean: meanEstimate, iqm, sd: standardDeviationInterval(passAt1(step)) };
     }),
-    noise30: noiseStandardDeviations(
-      results.seeds.map((s) => evaluationOf(results, s, 30, 'a').passAt1),
-      results.seeds.map((s) => evaluationOf(results, s, 30, 'b').passAt1),
-    ),
+    noise30: noiseStandardDeviations(passAt1(30, 'a'), passAt1(30, 'b')),
   };
 }
 
