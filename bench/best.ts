@@ -3,6 +3,13 @@ export function fastest<T>(runs: readonly T[], seconds: (run: T) => number): T {
   return runs.reduce((best, next) => (seconds(next) < seconds(best) ? next : best));
 }
 
+/** The least of `repeats` runs of `time`, one after another. */
+export async function leastOf(repeats: number, time: () => Promise<number> | number): Promise<number> {
+  let least = Infinity;
+  for (let i = 0; i < repeats; i += 1) least = Math.min(least, await time());
+  return least;
+}
+
 /**
  * Each of `variants` in turn, `repeats` rounds after `warmUps` untimed ones: the fastest run of
  * each (taking turns keeps a slow spell of a shared machine from falling on one side only).

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
 import { BIN, type StudyRunSummary } from '../study/runner.ts';
+import { leastOf } from './best.ts';
 import { startSlurm, waitForQueue } from './slurm.ts';
 
 const WORKERS = 2;
@@ -77,23 +78,21 @@ export async function run(
       'step-8',
     );
     const attention = attentionModeFor(await initBackend());
-    let loadSeconds = Infinity;
-    for (let i = 0; i < 5; i++) {
+    const loadSeconds = await leastOf(5, async () => {
       const started = performance.now();
-      const loaded = await loadAgent(checkpoint, { attention });
-      loadSeconds = Math.min(loadSeconds, (performance.now() - started) / 1000);
-      loaded.agent.model.dispose();
-    }
+      const { agent } = await loadAgent(checkpoint, { attention });
+      const seconds = (performance.now() - started) / 1000;
+      agent.model.dispose();
+      return seconds;
+    });
     say(`  a checkpoint's load (inside an evaluation's work): ${(1000 * loadSeconds).toFixed(1)} ms`);
 
     // A fresh process per job, as under Slurm or Kubernetes: `--index` of a done job is the start alone.
     const loadStart = load();
-    let processStart = Infinity;
-    for (let i = 0; i < STARTS; i++)
-      processStart = Math.min(
-        processStart,
-        cli(['study', 'run', study, '--index', String(jobs.length - 1)]).seconds,
-      );
+    const processStart = await leastOf(
+      STARTS,
+      () => cli(['study', 'run', study, '--index', String(jobs.length - 1)]).seconds,
+    );
     say(
       `  a fresh study run --index process (start, plan, verify; a done job): ${processStart.toFixed(2)} s, best of ${STARTS}; load ${loadStart}`,
     );

@@ -27,7 +27,7 @@ import {
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { fastestAlternating, fastestInTurn } from './best.ts';
+import { fastestAlternating, fastestInTurn, leastOf } from './best.ts';
 import { TorchStep } from './torchReference.ts';
 import type { BesideWork } from './beside.ts';
 
@@ -313,11 +313,7 @@ async function besideCopy(
   work: BesideWork,
   time: () => Promise<number>,
 ): Promise<{ alone: number; beside: number; rounds: number }> {
-  const best = async () => {
-    let least = Infinity;
-    for (let i = 0; i < REPEATS; i += 1) least = Math.min(least, await time());
-    return least;
-  };
+  const best = () => leastOf(REPEATS, time);
   const before = await best();
   const child = fork(fileURLToPath(new URL('./beside.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],

@@ -122,10 +122,9 @@ export function compareSeedScores(
   };
 }
 
-/** Each seed's step-80 pass@1 (evaluation 'a'): the unit of a seed design. */
-function seedScores(results: StudyResults): number[] {
-  return results.seeds.map((seed) => evaluationOf(results, seed, 80).passAt1);
-}
+/** A seed's step-80 pass@1 (evaluation 'a'): the unit of a seed design. */
+const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
+const seedScores = (results: StudyResults) => results.seeds.map((seed) => step80(results, seed));
 
 /** The SD of one seed's score a design of new seeds can take from data (`tinyagent power --from`), and what it is of. */
 type SeedSpread = { sd: number; source: string };
@@ -186,7 +185,6 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     throw new InputError(
       `${planA.dir} and ${planB.dir} evaluate different tasks (${splitName(planA)} and ${splitName(planB)}); compare studies of one split`,
     );
-  const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
   const [valuesA, valuesB] = [seedScores(a), seedScores(b)];
   const shared = sharedSeeds(a, b);
   const rng = new Rng(planA.evalSeed).fork('compare');

@@ -177,7 +177,8 @@ function writeOutputRecord(plan: Plan, index: number, temporary: string, started
 /** Renames `temporary` to the job's folder, replacing a damaged earlier output, and removes its failure note. */
 function moveIntoPlace(plan: Plan, job: Job, jobsDir: string, temporary: string): void {
   const final = jobDir(plan, job);
-  if (presentAsItself(final)) {
+  // lstat: a link in the folder's place counts as itself (existsSync would follow it).
+  if (lstatSync(final, { throwIfNoEntry: false }) !== undefined) {
     const aside = join(jobsDir, `.discarded-${job.id}-${process.pid}`);
     renameSync(final, aside);
     rmSync(aside, { recursive: true, force: true });
@@ -199,16 +200,6 @@ function recordFailure(plan: Plan, job: Job, error: unknown): unknown {
     // a full disk: the claim's release still marks the job as not running
   }
   return reported;
-}
-
-/** Whether anything is at `path`, a link counting as itself (existsSync would follow it). */
-function presentAsItself(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The line `study run --index I` prints for a job's outcome (the job logs and the tests read it). */

@@ -52,10 +52,7 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 
 let weightsBytesOnce: number | undefined;
 /** The size of every weights.bin a training writes (`trainingModelConfig`): a file of another size is damaged, never read. */
-function weightsBytes(): number {
-  weightsBytesOnce ??= 4 * countParameters(trainingModelConfig());
-  return weightsBytesOnce;
-}
+const weightsBytes = () => (weightsBytesOnce ??= 4 * countParameters(trainingModelConfig()));
 
 export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
 /** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
@@ -256,21 +253,6 @@ function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string |
   if (recorded !== manifestChecksum(fields)) return 'manifest.json does not match its manifestChecksum';
   if (fields['checksum'] !== weightsSha256) return "weights.bin does not match its manifest's checksum";
   return undefined;
-}
-
-/** The result of a finished evaluation job, checked as `outputProblem` checks it: an InputError when it is not the plan's. */
-export function readEvalOutput(plan: Plan, job: EvalJob): EvalOutput {
-  const path = join(jobDir(plan, job), RESULT_FILE);
-  let value: unknown;
-  try {
-    value = JSON.parse(readRecord(plan.dir, inJob(job, RESULT_FILE)));
-  } catch (error) {
-    throw new InputError(error instanceof InputError ? error.message : `${path}: not valid JSON`);
-  }
-  const problem = evalOutputProblem(plan, job, value);
-  if (problem !== undefined)
-    throw new InputError(`${jobDir(plan, job)}: ${problem}; rerun it with tinyagent study run`);
-  return value as EvalOutput;
 }
 
 /** Seconds a finished job took, from its timing.json (null when it has none). */

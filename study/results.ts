@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import {
   describeMixedFingerprints,
   fingerprintGroups,
+  inJob,
   outputProblem,
-  readEvalOutput,
+  readRecord,
+  RESULT_FILE,
   type EvalOutput,
 } from './output.ts';
 import { measuredTasks, readPlan, type EvalJob, type Plan } from './plan.ts';
@@ -20,18 +22,27 @@ export interface StudyResults {
 
 export const evalKey = (chapterStep: number, label: string) => `${chapterStep}/${label}`;
 
-/** Reads every evaluation of a study; jobs not done (no valid output: `outputProblem`) are an InputError saying what to run. */
-export function loadResults(plan: Plan): StudyResults {
+/** A plan's evaluation jobs, and those of them whose output is valid (`outputProblem`). */
+function evaluationsDone(plan: Plan): { evalJobs: EvalJob[]; done: EvalJob[] } {
   const evalJobs = plan.jobs.filter((job): job is EvalJob => job.kind === 'eval');
-  const notDone = evalJobs.filter((job) => outputProblem(plan, job) !== undefined);
-  if (notDone.length > 0)
+  return { evalJobs, done: evalJobs.filter((job) => outputProblem(plan, job) === undefined) };
+}
+
+/**
+ * Reads every evaluation of a study; jobs not done are an InputError saying what to run. A done
+ * job's result.json is the plan's (`outputProblem` checked it), so it is read, not checked again.
+ */
+export function loadResults(plan: Plan): StudyResults {
+  const { evalJobs, done } = evaluationsDone(plan);
+  if (done.length < evalJobs.length)
     throw new InputError(
-      `${plan.dir}: ${notDone.length} of ${evalJobs.length} evaluation jobs are not done (first: job ${notDone[0]!.index}); run tinyagent study run ${plan.dir}`,
+      `${plan.dir}: ${evalJobs.length - done.length} of ${evalJobs.length} evaluation jobs are not done (first: job ${evalJobs.find((job) => !done.includes(job))!.index}); run tinyagent study run ${plan.dir}`,
     );
   const evaluations = new Map<number, Map<string, EvalOutput>>();
   for (const job of evalJobs) {
     const bySeed = evaluations.get(job.seed) ?? new Map<string, EvalOutput>();
-    bySeed.set(evalKey(job.chapterStep, job.label), readEvalOutput(plan, job));
+    const output = JSON.parse(readRecord(plan.dir, inJob(job, RESULT_FILE))) as EvalOutput;
+    bySeed.set(evalKey(job.chapterStep, job.label), output);
     evaluations.set(job.seed, bySeed);
   }
   const measured = measuredTasks(plan);
@@ -78,9 +89,8 @@ export function finishedStudy(
   // study.json is written last of the plan's files (writePlan): without it there is no study.
   if (!existsSync(join(dir, 'study.json'))) return { state: 'absent' };
   const plan = readPlan(dir);
-  const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
-  const done = evaluations.filter((job) => outputProblem(plan, job) === undefined);
-  if (done.length < evaluations.length)
-    return { state: 'unfinished', plan, done: done.length, evaluations: evaluations.length };
+  const { evalJobs, done } = evaluationsDone(plan);
+  if (done.length < evalJobs.length)
+    return { state: 'unfinished', plan, done: done.length, evaluations: evalJobs.length };
   return { state: 'finished', plan, mixedCode: describeMixedFingerprints(fingerprintGroups(plan, done)) };
 }

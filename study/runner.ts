@@ -83,7 +83,6 @@ class StudyRun {
   private readonly started = performance.now();
   private readonly states = new Map<number, JobState['state']>();
   private readonly summary: StudyRunSummary;
-  private done: number;
   private readonly bar: Progress;
   private readonly failedHere = new Set<number>();
   /** Jobs whose claim was removed or taken over while this run ran them: left to a later run. */
@@ -110,7 +109,6 @@ class StudyRun {
     const initiallyDone = [...this.states.values()].filter((state) => state === 'done').length;
     const summary = { ran: 0, skipped: initiallyDone, failed: [], blocked: 0, seconds: 0, slots: workers };
     this.summary = { ...summary, workerStarts: [], jobs: [] };
-    this.done = initiallyDone;
     this.bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
     studyFolder(plan.dir, 'logs');
     this.pool = new WorkerPool(plan, timeout, (seconds) => this.summary.workerStarts.push(seconds));
@@ -207,11 +205,10 @@ class StudyRun {
       this.stopped ??= new InputError(reply.logProblem);
       this.failedHere.add(job.index);
     } else if (state === 'done') {
-      this.done += 1;
       // A job another run finished while this one started it was skipped, not run.
       if (reply.outcome === 'skipped') this.summary.skipped += 1;
       else this.summary.ran += 1;
-      this.bar.tick(this.done, job.id);
+      this.bar.tick(this.summary.ran + this.summary.skipped, job.id);
     } else if (reply.outcome === 'held') {
       // another run holds it, live: left to it, and watched again later
       this.probed.set(job.index, performance.now());
@@ -309,15 +306,8 @@ class WorkerProcess {
         markReady(true);
         return;
       }
-      this.settle((current) => ({
-        code: message.code,
-        outcome: message.outcome,
-        logProblem: message.logProblem ?? current.logProblem,
-        inJob: message.seconds,
-        cpuSeconds: message.cpuSeconds,
-        tensors: message.tensors,
-        rssMb: message.rssMb,
-      }));
+      const { type: _type, ...reply } = message;
+      this.settle((current) => ({ ...reply, logProblem: reply.logProblem ?? current.logProblem }));
     });
     this.child.on('error', () => {
       // a failed spawn ends in 'close' too

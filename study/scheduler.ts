@@ -123,6 +123,19 @@ function checkSlurmOptions(options: SlurmOptions): void {
   }
 }
 
+/** The trainings and the evaluations, each with the CPUs of one task: a training's threads (or --train-cpus), an evaluation's 1 (or --eval-cpus). */
+function jobsByKind(
+  plan: Plan,
+  { trainCpus, evalCpus = 1 }: { trainCpus?: number; evalCpus?: number },
+): Array<{ name: 'train' | 'eval'; jobs: Job[]; cpus: number }> {
+  const trains = plan.jobs.filter((job) => job.kind === 'train');
+  const threads = Math.max(1, ...trains.map((job) => job.threads));
+  return [
+    { name: 'train', jobs: trains, cpus: trainCpus ?? threads },
+    { name: 'eval', jobs: plan.jobs.filter((job) => job.kind === 'eval'), cpus: evalCpus },
+  ];
+}
+
 /** An array index list: runs of consecutive indices as ranges (`0-3,5,7-9`). */
 export const arrayList = (indices: readonly number[]) => indexRuns(indices).join(',');
 
@@ -246,9 +259,6 @@ export interface SlurmScripts {
  */
 export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): SlurmScripts {
   checkSlurmOptions(options);
-  const trains = plan.jobs.filter((job) => job.kind === 'train');
-  const evaluations = plan.jobs.filter((job) => job.kind === 'eval');
-  const threads = Math.max(1, ...trains.map((job) => job.threads));
   const dir = join(slurmStudyDir(plan), 'slurm');
   const todo = new Set(
     plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index),
@@ -261,16 +271,10 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
   };
   // Slurm opens each task's --output file before the task starts: the folders are made, once every value is checked.
   for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
-  const index = (jobs: Job[]) => jobs.map((job) => job.index);
-  const trainCpus = options.trainCpus ?? threads;
-  writeFileAtomic(
-    paths.train,
-    sbatchScript(plan, { name: 'train', indices: index(trains), cpus: trainCpus, options }),
-  );
-  writeFileAtomic(
-    paths.eval,
-    sbatchScript(plan, { name: 'eval', indices: index(evaluations), cpus: options.evalCpus ?? 1, options }),
-  );
+  for (const { name, jobs, cpus } of jobsByKind(plan, options)) {
+    const indices = jobs.map((job) => job.index);
+    writeFileAtomic(paths[name], sbatchScript(plan, { name, indices, cpus, options }));
+  }
   const lines =
     arrays.length === 0
       ? ['echo "every job of the study was done when this was written: nothing to submit"']
@@ -375,14 +379,9 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
   checkMem(mem);
   const dir = studyDir(plan);
   const folder = studyFolder(dir, 'k8s');
-  const trains = plan.jobs.filter((job) => job.kind === 'train');
-  const threads = Math.max(1, ...trains.map((job) => job.threads));
   const paths = { train: join(folder, 'train.yaml'), eval: join(folder, 'eval.yaml') };
   const timeout = options.leaseTimeout ?? DEFAULT_LEASE_TIMEOUT;
-  for (const [kind, jobs, cpus] of [
-    ['train', trains, options.trainCpus ?? threads],
-    ['eval', plan.jobs.filter((job) => job.kind === 'eval'), options.evalCpus ?? 1],
-  ] as const) {
+  for (const { name: kind, jobs, cpus } of jobsByKind(plan, options)) {
     const offset = jobs[0]?.index ?? 0;
     const args = [
       'study',

@@ -19,17 +19,16 @@ export interface WorkerRequest {
 /**
  * `ready` with the seconds from the process's start; `done` with the exit code of `study run
  * --index I`, what the job did, why its log could not be written (or null), the seconds inside
- * runJob, the CPU seconds, and the live tensors and resident MB after it.
+ * runJob (`inJob`), the CPU seconds, and the live tensors and resident MB after it.
  */
 export type WorkerReply =
   | { type: 'ready'; seconds: number }
   | {
       type: 'done';
-      index: number;
       code: number;
       outcome: 'ran' | 'skipped' | 'held' | 'failed';
       logProblem: string | null;
-      seconds: number;
+      inJob: number;
       cpuSeconds: number;
       tensors: number;
       rssMb: number;
@@ -125,11 +124,9 @@ export async function serveJobs(dir: string, timeout: number): Promise<void> {
       if (parentGone) process.exit(0);
       send({
         type: 'done',
-        index: request.index,
-        code: ran.code,
-        outcome: ran.outcome,
+        ...ran,
         logProblem,
-        seconds: (performance.now() - jobStarted) / 1000,
+        inJob: (performance.now() - jobStarted) / 1000,
         cpuSeconds: (({ user, system }) => (user + system) / 1e6)(process.cpuUsage(cpuStarted)),
         tensors: tf.memory().numTensors,
         rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
