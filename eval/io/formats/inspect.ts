@@ -419,7 +419,7 @@ export function inspectJsonReader(
     line(text, line) {
       if (parsed !== undefined) {
         if (line > parsed.line && text.trim() !== '')
-          throw new ResultFileError(path, line, undefined, 'not valid JSON (more text after the log)');
+          throw fileError(path, 'not valid JSON (more text after the log)', line);
         return;
       }
       bytes += Buffer.byteLength(text) + 1;
