@@ -15,5 +15,6 @@ export class ResultFileError extends InputError {
   }
 }
 
-/** A ResultFileError about the whole file (line 0, no field). */
-export const fileError = (path: string, detail: string) => new ResultFileError(path, 0, undefined, detail);
+/** A ResultFileError naming no field: about the whole file (line 0), or about one line. */
+export const fileError = (path: string, detail: string, line = 0) =>
+  new ResultFileError(path, line, undefined, detail);

@@ -11,7 +11,6 @@ export { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcom
 export { readResults, batchOf, groupBatch, type ReadOptions } from './batch.ts';
 export { groupScores, isGraded, refuseGraded } from './scores.ts';
 export { writeEvaluation } from './resultWriter.ts';
-export { FORMAT_CHOICES, OPTION_FORMATS } from './formats/detect.ts';
 export { MAX_ROWS } from './source.ts';
 export { checkSameBenchmark, describeBenchmark } from './benchmark.ts';
 export {

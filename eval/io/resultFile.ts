@@ -262,7 +262,7 @@ export function splitCsvLine(line: string, path: string, lineNumber: number): st
       field = '';
     } else field += char;
   }
-  if (quoted) throw new ResultFileError(path, lineNumber, undefined, 'unterminated quoted field');
+  if (quoted) throw fileError(path, 'unterminated quoted field', lineNumber);
   fields.push(field);
   return fields;
 }
@@ -295,11 +295,10 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
       }
       const values = splitCsvLine(text, path, line);
       if (values.length !== header.length) {
-        throw new ResultFileError(
+        throw fileError(
           path,
-          line,
-          undefined,
           `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
+          line,
         );
       }
       const record: Record<string, unknown> = {};
@@ -356,19 +355,13 @@ export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimi
   try {
     sidecar = JSON.parse(sidecarText);
   } catch (error) {
-    throw new ResultFileError(sidecarPath, 1, undefined, `not valid JSON (${(error as Error).message})`);
+    throw fileError(sidecarPath, `not valid JSON (${(error as Error).message})`, 1);
   }
-  if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar))
-    throw new ResultFileError(sidecarPath, 1, undefined, 'expected a JSON object');
+  if (!isObject(sidecar)) throw fileError(sidecarPath, 'expected a JSON object', 1);
   const twice = shape.duplicate;
   if (twice !== undefined)
     throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
-  const record = sidecar as Record<string, unknown>;
-  const harness = (
-    typeof record.harness === 'object' && record.harness !== null && !Array.isArray(record.harness)
-      ? record.harness
-      : record
-  ) as Record<string, unknown>;
+  const harness = isObject(sidecar.harness) ? sidecar.harness : sidecar;
   if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
     throw new ResultFileError(
       sidecarPath,

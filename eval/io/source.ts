@@ -79,25 +79,18 @@ export class RowBudget {
   /** One more row at `line`, keeping `text` characters of ids and fields. */
   row(line: number, text = 0): void {
     if (this.rows >= this.maxRows)
-      throw new ResultFileError(
+      throw fileError(
         this.path,
-        line,
-        undefined,
         `more than ${this.maxRows.toLocaleString('en-US')} result rows, the most read from one file (--max-rows N raises the limit; the rows are held in memory)`,
+        line,
       );
     this.rows++;
-    this.hold(line, ROW_BYTES + text);
-  }
-
-  /** `bytes` more held (a row, or what a reader keeps beside its rows). */
-  hold(line: number, bytes: number): void {
-    this.bytes += bytes;
+    this.bytes += ROW_BYTES + text;
     if (this.bytes > this.maxBytes)
-      throw new ResultFileError(
+      throw fileError(
         this.path,
-        line,
-        undefined,
         `the rows read so far hold more than ${formatBytes(this.maxBytes)}, the most held from one file (--max-bytes N raises the limit, within node's heap: node --max-old-space-size=MB); the rows are held in memory`,
+        line,
       );
   }
 }
@@ -189,7 +182,6 @@ export class FileAccess implements RandomAccess {
   }
 }
 
-/** A buffer read by position. */
 export const bufferAccess = (bytes: Buffer): RandomAccess => ({
   size: bytes.length,
   read: (position, length) => bytes.subarray(position, position + length),
@@ -262,13 +254,12 @@ export class LineSplitter {
       const newline = bytes.indexOf(10, start);
       const end = newline < 0 ? bytes.length : newline;
       if (this.pendingBytes + end - start > this.longest)
-        throw new ResultFileError(
+        throw fileError(
           this.path,
-          this.number + 1,
-          undefined,
           this.longest === MAX_TEXT_BYTES
             ? `a line longer than ${MAX_TEXT_LABEL}, more than one string can hold; a result file holds one record per line`
             : `a line longer than ${formatBytes(this.longest)}, more than a file may hold (--max-bytes N raises the limit); a result file holds one record per line`,
+          this.number + 1,
         );
       if (newline < 0) {
         this.pending.push(bytes.subarray(start));

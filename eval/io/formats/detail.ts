@@ -126,7 +126,6 @@ export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
   return { parts };
 }
 
-/** A HumanEval results line's parts. */
 export function humanEvalDetail(record: Record<string, unknown>): SampleDetail {
   return {
     parts: ['task_id', 'completion', 'result', 'passed']
@@ -170,8 +169,7 @@ async function recordAtLine(path: string, line: number, maxBytes: number): Promi
     return found === undefined;
   });
   if (found === undefined) splitter.end();
-  if (!isObject(found))
-    throw new ResultFileError(path, line, undefined, 'no longer the line it was when read: the file changed');
+  if (!isObject(found)) throw fileError(path, 'no longer the line it was when read: the file changed', line);
   return found;
 }
 

@@ -9,7 +9,7 @@ import {
   type RowLimit,
 } from '../source.ts';
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
-import { JsonDocument, type DocumentReading } from './document.ts';
+import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
 import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
 
@@ -371,15 +371,6 @@ export class InspectLog {
     this.summaries = new Summaries(this.budget);
   }
 
-  /** The handlers of a JsonDocument reading the log. */
-  reading(): Pick<DocumentReading, 'each' | 'member' | 'element'> {
-    return {
-      each: 'samples',
-      member: (key, value) => this.member(key, value),
-      element: (value, _line, index) => this.sample(value, index),
-    };
-  }
-
   member(key: string, value: unknown): void {
     if (LOG_MEMBERS.has(key)) this.log[key] = value;
   }
@@ -413,13 +404,19 @@ export function inspectJsonReader(
   parsed?: { line: number; value: unknown },
 ): LineReader<ResultFile> {
   const log = new InspectLog(path, options);
-  const document = new JsonDocument({ path, maxBytes: log.budget.maxBytes, ...log.reading() });
+  const document = new JsonDocument({
+    path,
+    maxBytes: log.budget.maxBytes,
+    each: 'samples',
+    member: (key, value) => log.member(key, value),
+    element: (value, _line, index) => log.sample(value, index),
+  });
   let bytes = 0;
   return {
     line(text, line) {
       if (parsed !== undefined) {
         if (line > parsed.line && text.trim() !== '')
-          throw new ResultFileError(path, line, undefined, 'not valid JSON (more text after the log)');
+          throw fileError(path, 'not valid JSON (more text after the log)', line);
         return;
       }
       bytes += Buffer.byteLength(text) + 1;

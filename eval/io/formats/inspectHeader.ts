@@ -48,13 +48,12 @@ export function originOf(log: Record<string, unknown>): Origin {
   const spec = log.eval as Record<string, unknown>;
   const completed = isObject(log.stats) ? log.stats.completed_at : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const date = text(completed) ?? text(spec.created);
-  const [model, status] = [text(spec.model), text(log.status)];
-  return {
-    ...(model === undefined ? {} : { model }),
-    ...(date === undefined ? {} : { date }),
-    ...(status === undefined ? {} : { status }),
+  const origin = {
+    model: text(spec.model),
+    date: text(completed) ?? text(spec.created),
+    status: text(log.status),
   };
+  return Object.fromEntries(Object.entries(origin).filter(([, value]) => value !== undefined));
 }
 
 /** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */

@@ -1,4 +1,4 @@
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import { defaultMaxBytes, formatBytes } from '../source.ts';
 
 /** The UTF-8 text of a file's bytes, without a leading byte-order mark. */
@@ -112,19 +112,17 @@ export function checkShape(
 ): void {
   const { path, line, maxBytes, what = '' } = where;
   if (shape.depth > MAX_JSON_DEPTH)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      line,
-      undefined,
       `${what}arrays and objects nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} deep, deeper than this reader reads (no result file nests so deep)`,
+      line,
     );
   const cost = parseCost(length, shape);
   if (cost > maxBytes)
-    throw new ResultFileError(
+    throw fileError(
       path,
-      line,
-      undefined,
       `${what}a JSON text of ${length.toLocaleString('en-US')} characters and ${shape.values.toLocaleString('en-US')} values, which would take about ${formatBytes(cost)} to parse, more than the ${formatBytes(maxBytes)} a file may hold (--max-bytes N raises the limit)`,
+      line,
     );
 }
 
@@ -142,12 +140,7 @@ export function parseJsonText(
   try {
     return parsePythonJson(text);
   } catch (error) {
-    throw new ResultFileError(
-      path,
-      line,
-      undefined,
-      `${what}not valid JSON (${jsonErrorWhere(error, text)})`,
-    );
+    throw fileError(path, `${what}not valid JSON (${jsonErrorWhere(error, text)})`, line);
   }
 }
 
@@ -211,31 +204,22 @@ export function recordKind(record: Record<string, unknown>): RecordKind | undefi
   return undefined;
 }
 
-/** How each kind is described in a message: what a line of it holds. */
-const KIND_NAMES: Record<RecordKind, string> = {
-  rows: 'a result row (task, sample, passed)',
-  humaneval: 'a HumanEval results line (task_id, passed)',
-  'lm-eval': 'an lm-evaluation-harness sample (doc_id and its metrics)',
-  inspect: 'an Inspect log (eval, samples)',
+/** How each kind is described in a message: what a line of it holds, and what a file of it is. */
+const KIND_NAMES: Record<RecordKind, [line: string, file: string]> = {
+  rows: ['a result row (task, sample, passed)', 'result rows (task, sample, passed)'],
+  humaneval: ['a HumanEval results line (task_id, passed)', 'HumanEval results lines'],
+  'lm-eval': ['an lm-evaluation-harness sample (doc_id and its metrics)', 'lm-evaluation-harness samples'],
+  inspect: ['an Inspect log (eval, samples)', 'an Inspect log'],
 };
 
 /** The one line for a file that is none of the formats: what was found and what was expected. */
 export function unknownFormat(path: string, line: number, found: string): ResultFileError {
-  return new ResultFileError(
+  return fileError(
     path,
-    line,
-    undefined,
     `${found}: not a result file this reader knows; expected result rows (JSONL or CSV with task, sample, passed), a HumanEval *_results.jsonl (task_id, passed), an Inspect log (.json or .eval), or lm-evaluation-harness samples_*.jsonl (doc_id and a metric); --format names one`,
+    line,
   );
 }
-
-/** How a file of each kind is described. */
-const FILE_NAMES: Record<RecordKind, string> = {
-  rows: 'result rows (task, sample, passed)',
-  humaneval: 'HumanEval results lines',
-  'lm-eval': 'lm-evaluation-harness samples',
-  inspect: 'an Inspect log',
-};
 
 /**
  * A line of a JSON-lines file read as kind `expected` that holds another format: one file holds
@@ -252,12 +236,7 @@ export function mixedFormat(
   const kind = recordKind(record);
   if (kind === undefined || kind === expected) return undefined;
   const where = line > firstLine ? ` like line ${firstLine}; one file holds one format` : '; check --format';
-  return new ResultFileError(
-    path,
-    line,
-    undefined,
-    `${KIND_NAMES[kind]}, not ${FILE_NAMES[expected]}${where}`,
-  );
+  return fileError(path, `${KIND_NAMES[kind][0]}, not ${KIND_NAMES[expected][1]}${where}`, line);
 }
 
 /**
@@ -290,14 +269,13 @@ export function jsonLine(
   try {
     value = strict ? JSON.parse(source) : parsePythonJson(source);
   } catch (error) {
-    throw new ResultFileError(
+    throw fileError(
       path,
-      line,
-      undefined,
       `not valid JSON (${strict ? (error as Error).message : jsonErrorWhere(error, source)})`,
+      line,
     );
   }
-  if (!isObject(value)) throw new ResultFileError(path, line, undefined, 'expected a JSON object per line');
+  if (!isObject(value)) throw fileError(path, 'expected a JSON object per line', line);
   const twice =
     shape !== undefined
       ? shape.duplicate

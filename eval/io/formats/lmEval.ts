@@ -131,6 +131,27 @@ interface SamplesRead {
   documents: number;
 }
 
+/** The metric of the outcomes: `--metric`, else the only one the lines have. */
+function chosenMetric(names: string[], path: string, metric: string | undefined): string {
+  if (metric !== undefined && !names.includes(metric))
+    throw fileError(
+      path,
+      `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
+    );
+  if (metric !== undefined) return metric;
+  if (names.length === 0)
+    throw fileError(
+      path,
+      'no metric values: the file holds predictions only (--predict_only); score them first',
+    );
+  if (names.length > 1)
+    throw fileError(
+      path,
+      `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
+    );
+  return names[0] as string;
+}
+
 /** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
 function samplesOf(
   records: SampleLine[],
@@ -141,26 +162,7 @@ function samplesOf(
   if (records.length === 0) throw fileError(path, 'no result rows');
   const { lines, filter } = linesOfFilter(records, path, options.filter);
   const names = [...new Set(lines.flatMap(({ names: lineNames }) => lineNames))];
-  let metric = options.metric;
-  if (metric !== undefined && !names.includes(metric))
-    throw fileError(
-      path,
-      `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
-    );
-  if (metric === undefined) {
-    if (names.length === 0)
-      throw fileError(
-        path,
-        'no metric values: the file holds predictions only (--predict_only); score them first',
-      );
-    if (names.length > 1)
-      throw fileError(
-        path,
-        `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
-      );
-    metric = names[0] as string;
-  }
-  const chosen = metric;
+  const metric = chosenMetric(names, path, options.metric);
   const rows: ResultRow[] = [];
   // one row per line is counted as its line was read; the instructions of a list are rows more
   const budget = new RowBudget(path, { ...options, maxBytes: Math.max(0, held.maxBytes - held.bytes) });
@@ -174,18 +176,18 @@ function samplesOf(
     const task =
       typeof doc === 'string' ? doc : fail('doc_id', `expected an integer or a string, got ${doc.shown}`);
     documents.add(task);
-    if (!(chosen in values)) fail(chosen, `missing (this line's metrics: ${list(lineNames) || 'none'})`);
-    const value = values[chosen] as KeptValue;
+    if (!(metric in values)) fail(metric, `missing (this line's metrics: ${list(lineNames) || 'none'})`);
+    const value = values[metric] as KeptValue;
     if (typeof value === 'object' && 'list' in value) {
-      if (!POOLED_LIST.test(chosen))
+      if (!POOLED_LIST.test(metric))
         fail(
-          chosen,
+          metric,
           `a list (${value.shown}), not one value per document: lm-evaluation-harness aggregates such a list with the task's own function, which this reader does not know (it reads IFEval's inst_level_* lists, pooled as agg_inst_level_acc pools them); choose a metric with one 0/1 per document with --metric`,
         );
       const items =
         value.list ??
         fail(
-          chosen,
+          metric,
           `${value.bad} is not 0 or 1: each instruction's outcome must be 0/1${names.length > 1 ? ` (this file's metrics: ${list(names)}); pass --metric NAME` : ''}`,
         );
       pooled = true;
@@ -194,17 +196,16 @@ function samplesOf(
         rows.push({ task: `${task}:${instruction}`, sample: 0, passed, line });
       });
     } else {
-      const number = typeof value === 'boolean' ? Number(value) : value;
       const score =
-        typeof number === 'number'
-          ? number
-          : fail(
-              chosen,
-              `${number.shown} is not a number: a metric's value per document is a number (0/1, or a graded score such as f1)`,
-            );
+        typeof value === 'object'
+          ? fail(
+              metric,
+              `${value.shown} is not a number: a metric's value per document is a number (0/1, or a graded score such as f1)`,
+            )
+          : Number(value);
       if (!Number.isFinite(score))
         fail(
-          chosen,
+          metric,
           `${score} is not a finite number, so the mean over documents is not defined (a number too large for a double, 1e309, is Infinity too); choose another metric with --metric`,
         );
       rows.push({ task, sample: 0, passed: score === 1, score, line });
@@ -213,28 +214,37 @@ function samplesOf(
   }
   const graded = rows.filter((row) => row.score !== undefined && row.score !== 0 && row.score !== 1).length;
   if (graded === 0) for (const row of rows) delete row.score;
+  const notes = lmEvalNotes({ metric, filter, graded, rows: rows.length, pooled, repeats });
+  return { file: { path, format: 'lm-eval', rows, notes }, metric, filter, documents: documents.size };
+}
+
+/** What the reader chose and how the rows stand for the documents, each a sentence. */
+function lmEvalNotes(read: {
+  metric: string;
+  filter: string | undefined;
+  graded: number;
+  rows: number;
+  pooled: boolean;
+  repeats: number;
+}): string[] {
+  const { metric, filter, graded, rows, pooled, repeats } = read;
   const notes = [
-    `outcome: '${chosen}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
+    `outcome: '${metric}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
   ];
   if (graded > 0)
     notes.push(
-      `graded scores: '${chosen}' is not 0 or 1 on ${graded} of ${rows.length} documents, so each row carries its score`,
+      `graded scores: '${metric}' is not 0 or 1 on ${graded} of ${rows} documents, so each row carries its score`,
     );
   if (pooled)
     notes.push(
-      `'${chosen}' holds one outcome per instruction of each prompt: each instruction is one task here (doc_id:index), so the mean accuracy is the mean over all instructions pooled, as lm-evaluation-harness's agg_inst_level_acc computes it; the instructions of one prompt share its response, so an interval over them is narrower than one over documents (prompt_level_* metrics give one outcome per document)`,
+      `'${metric}' holds one outcome per instruction of each prompt: each instruction is one task here (doc_id:index), so the mean accuracy is the mean over all instructions pooled, as lm-evaluation-harness's agg_inst_level_acc computes it; the instructions of one prompt share its response, so an interval over them is narrower than one over documents (prompt_level_* metrics give one outcome per document)`,
     );
   notes.push(
     repeats > 1
-      ? `only one sample per task: the file holds up to ${repeats} responses per document (repeats) but lm-evaluation-harness records one '${chosen}' per document, after the filter has reduced them to one answer; pass@k for k > 1 and the spread within a task need each response's outcome`
+      ? `only one sample per task: the file holds up to ${repeats} responses per document (repeats) but lm-evaluation-harness records one '${metric}' per document, after the filter has reduced them to one answer; pass@k for k > 1 and the spread within a task need each response's outcome`
       : `only one sample per task: lm-evaluation-harness scores each document once; pass@k for k > 1 and the spread within a task need several samples per task`,
   );
-  return {
-    file: { path, format: 'lm-eval', rows, notes },
-    metric: chosen,
-    filter,
-    documents: documents.size,
-  };
+  return notes;
 }
 
 /**
@@ -253,23 +263,18 @@ function runResults(
   const config = isObject(results.config) ? results.config : {};
   const taskConfig =
     isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
-  const pick = (source: Record<string, unknown>, keys: string) =>
+  // the fields of each source that are set, in this order (a key of `keys`, else every key of `source`)
+  const pick = (source: Record<string, unknown>, keys = Object.keys(source).join(' ')) =>
     Object.fromEntries(keys.split(' ').flatMap((key) => (source[key] == null ? [] : [[key, source[key]]])));
   const harness: Record<string, unknown> = {
     tool: 'lm-evaluation-harness',
-    ...pick(
-      { version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name },
-      'version git_hash model_name',
-    ),
+    ...pick({ version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name }),
     ...pick(
       config,
       'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
     ),
     ...pick(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
-    ...pick(
-      { task_version: isObject(results.versions) ? results.versions[task] : undefined },
-      'task_version',
-    ),
+    ...pick({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
     ...pick(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
   };
   if (filter !== undefined) harness.filter = filter;
@@ -343,8 +348,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
       if (record !== undefined) reader.record(record, line);
     },
     record(record, line) {
-      if (!isObject(record))
-        throw new ResultFileError(path, line, undefined, 'expected a JSON object per logged sample');
+      if (!isObject(record)) throw fileError(path, 'expected a JSON object per logged sample', line);
       firstLine ??= line;
       if (!('doc_id' in record))
         throw (
@@ -402,19 +406,23 @@ function datedResults(
   date: string,
   maxBytes: number,
 ): RunResults | string | undefined {
-  let sibling: string | undefined;
-  try {
-    sibling = readdirSync(dirname(path)).find(
-      (entry) => entry.endsWith(`_${date}.json`) && !entry.startsWith('samples_'),
-    );
-  } catch {
-    return undefined;
-  }
+  const sibling = siblingsOf(path).find(
+    (entry) => entry.endsWith(`_${date}.json`) && !entry.startsWith('samples_'),
+  );
   if (sibling === undefined) return undefined;
   try {
     return { sibling, task, results: readResultsFile(join(dirname(path), sibling), maxBytes) };
   } catch (error) {
     return `${sibling} beside it is not readable (${(error as Error).message.split('\n')[0]}): no harness or reported value`;
+  }
+}
+
+/** The names in a file's folder (none when the folder cannot be listed). */
+function siblingsOf(path: string): string[] {
+  try {
+    return readdirSync(dirname(path));
+  } catch {
+    return [];
   }
 }
 
@@ -441,13 +449,7 @@ function namedResults(path: string, maxBytes: number): RunResults | undefined {
   const stem = basename(path)
     .replace(/\.gz$/, '')
     .replace(/\.jsonl?$/, '');
-  let entries: string[];
-  try {
-    entries = readdirSync(dirname(path));
-  } catch {
-    return undefined;
-  }
-  const candidates = entries
+  const candidates = siblingsOf(path)
     .filter(
       (entry) =>
         entry.endsWith('.json') &&
@@ -480,41 +482,27 @@ function withRunResults(read: SamplesRead, path: string, maxBytes: number): Resu
   const { file } = read;
   const notes = file.notes as string[];
   const name = SAMPLES_NAME.exec(basename(path));
+  const tool = 'lm-evaluation-harness';
   let run: RunResults | string | undefined;
-  let source: string;
   if (name !== null) {
     const [, task, date] = name as unknown as [string, string, string];
-    file.benchmark = {
-      tool: 'lm-evaluation-harness',
-      name: task,
-      source: 'the file name samples_<task>_<date>',
-    };
+    file.benchmark = { tool, name: task, source: 'the file name samples_<task>_<date>' };
     // the name's date with its time's dashes as colons: 2026-08-20T10-15-02.318204 -> 2026-08-20T10:15:02.318204
     file.origin = { date: date.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3') };
     run = datedResults(path, task, date, maxBytes);
-    source = '';
   } else {
     run = namedResults(path, maxBytes);
-    source = 'the file name <model_args>_<task> and ';
-  }
-  if (typeof run === 'string') notes.push(run);
-  if (typeof run !== 'object') {
-    if (name === null) {
-      // renamed, or no results file beside it: the task is not known, the tool still is (its doc_ids are its own numbering)
-      file.benchmark = { tool: 'lm-evaluation-harness' };
+    const source = `the file name <model_args>_<task> and the tasks of ${run?.sibling}`;
+    // renamed, or no results file beside it: the task is not known, the tool still is (its doc_ids are its own numbering)
+    file.benchmark = run === undefined ? { tool } : { tool, name: run.task, source };
+    if (run === undefined)
       notes.push(
         'the task is not known: the file is not named samples_<task>_<date>.jsonl and no results file beside it names a task its name ends with',
       );
-    }
-    return file;
   }
+  if (typeof run === 'string') notes.push(run);
+  if (typeof run !== 'object') return file;
   const { sibling, task, results } = run;
-  if (name === null)
-    file.benchmark = {
-      tool: 'lm-evaluation-harness',
-      name: task,
-      source: `${source}the tasks of ${sibling}`,
-    };
   const found = runResults(results, task, read, sibling);
   if (found.harness !== undefined) {
     file.harness = found.harness;

@@ -1,5 +1,5 @@
 import { basename, extname } from 'node:path';
-import { ResultFileError } from '../errors.ts';
+import { fileError, ResultFileError } from '../errors.ts';
 import { isZip } from './detect.ts';
 import { isObject, parsePythonJson, recordKind, type RecordKind } from './json.ts';
 import { readBytes, splitCsvLine } from '../resultFile.ts';
@@ -25,7 +25,6 @@ export interface AlgorithmScores {
   scores: number[][];
 }
 
-/** One row as read, with where it came from. */
 interface ScoreRow {
   algorithm: string | undefined;
   run: string;
@@ -36,10 +35,6 @@ interface ScoreRow {
 
 /** What aggregate reads, for the line refusing another kind of file. */
 const READS = 'aggregate reads scores by run and task, in CSV or JSON (docs/METRICS.md)';
-
-/** A fault of the file as a whole (line 0) or of a line, naming no field. */
-const fileError = (path: string, message: string, line = 0) =>
-  new ResultFileError(path, line, undefined, message);
 
 const notScores = (path: string, what: string, instead: string) =>
   fileError(path, `${what}, not a score file: ${READS}; ${instead}`);
@@ -365,12 +360,8 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
           ? `algorithm '${clip(other.algorithm)}' has no scores for task '${clip(missing)}', which '${clip(first!.algorithm)}' (${first!.path}) has`
           : `algorithm '${clip(other.algorithm)}' has task '${clip(extra!)}', which '${clip(first!.algorithm)}' (${first!.path}) has not`,
       );
-    const order = other.tasks.map((task) => first!.tasks.indexOf(task));
-    other.scores = other.scores.map((row) => {
-      const reordered = new Array<number>(row.length);
-      order.forEach((slot, i) => (reordered[slot] = row[i]!));
-      return reordered;
-    });
+    const columns = first!.tasks.map((task) => other.tasks.indexOf(task));
+    other.scores = other.scores.map((row) => columns.map((j) => row[j]!));
     other.tasks = first!.tasks;
   }
   return algorithms;
