@@ -79,6 +79,15 @@ export function colourScale(names: readonly string[]): { domain: string[]; range
   return { domain: [...names], range };
 }
 
+/** The colour encoding of a figure's series, in the order given (see colourScale). */
+function seriesColour(names: string[], title = '') {
+  return { field: 'series', type: 'nominal', title, sort: names, scale: colourScale(names) };
+}
+
+/** Every point of every series as a row of the figure's data, with its series' name. */
+const seriesRows = <Point extends object>(series: ReadonlyArray<{ name: string; points: Point[] }>) =>
+  series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
+
 /** One line of a line chart. */
 export type Series = { name: string; points: Array<{ x: number; y: number }> };
 
@@ -103,31 +112,23 @@ export interface LineChartOptions {
 export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   const { title, xTitle, yTitle, series, yDomain } = options;
   const { rules = [], xScale = 'linear', legendTitle = '', width = 520, height = 320 } = options;
-  const values = series.flatMap(({ name, points }) => points.map(({ x, y }) => ({ x, y, series: name })));
+  const values = seriesRows(series);
+  const names = series.map(({ name }) => name);
   const yScale = yDomain === undefined ? {} : { domain: yDomain };
-  const layers: unknown[] = [
-    {
-      mark: { type: 'line', point: true },
-      encoding: {
-        x: { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } },
-        y: { field: 'y', type: 'quantitative', title: yTitle, scale: yScale },
-        color: {
-          field: 'series',
-          type: 'nominal',
-          title: legendTitle,
-          sort: series.map(({ name }) => name),
-          scale: colourScale(series.map(({ name }) => name)),
-        },
-        tooltip: [
-          tip('series', legendTitle || 'series', false),
-          tip('x', xTitle, true, values),
-          tip('y', yTitle, true, values),
-        ],
-      },
+  const line = {
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } },
+      y: { field: 'y', type: 'quantitative', title: yTitle, scale: yScale },
+      color: seriesColour(names, legendTitle),
+      tooltip: [
+        tip('series', legendTitle || 'series', false),
+        tip('x', xTitle, true, values),
+        tip('y', yTitle, true, values),
+      ],
     },
-  ];
-  layers.push(...ruleLayers(rules));
-  return renderSpec({ title, width, height, data: { values }, layer: layers });
+  };
+  return renderSpec({ title, width, height, data: { values }, layer: [line, ...ruleLayers(rules)] });
 }
 
 /** One point estimate with its interval, in a group (the x position) and a series (the colour). */
@@ -177,7 +178,7 @@ function intervalChartSpec(options: IntervalChartOptions): Record<string, unknow
   const series = [...new Set(points.map((point) => point.series))];
   const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
   const xOffset = { field: 'series', sort: series };
-  const color = { field: 'series', type: 'nominal', title: '', sort: series, scale: colourScale(series) };
+  const color = seriesColour(series);
   const values = points as unknown as ReadonlyArray<Record<string, unknown>>;
   const tooltip = [
     tip('group', xTitle || 'group', false),
@@ -186,25 +187,22 @@ function intervalChartSpec(options: IntervalChartOptions): Record<string, unknow
     tip('low', 'interval low', true, values),
     tip('high', 'interval high', true, values),
   ];
-  const layers: unknown[] = [
-    {
-      mark: { type: 'rule' },
-      encoding: {
-        x,
-        xOffset,
-        color,
-        y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
-        y2: { field: 'high' },
-        tooltip,
-      },
+  const bar = {
+    mark: { type: 'rule' },
+    encoding: {
+      x,
+      xOffset,
+      color,
+      y: { field: 'low', type: 'quantitative', title: yTitle, scale: { domain: yDomain } },
+      y2: { field: 'high' },
+      tooltip,
     },
-    {
-      mark: { type: 'point', filled: true, size: 50 },
-      encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' }, tooltip },
-    },
-  ];
-  layers.push(...ruleLayers(rules));
-  return { title, width, height, data: { values: points }, layer: layers };
+  };
+  const point = {
+    mark: { type: 'point', filled: true, size: 50 },
+    encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' }, tooltip },
+  };
+  return { title, width, height, data: { values: points }, layer: [bar, point, ...ruleLayers(rules)] };
 }
 
 /** Dashed grey horizontal reference lines, each labelled at the left edge (none when there are no rules). */
@@ -282,7 +280,7 @@ function symlogTicks(values: readonly number[]): number[] {
 function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<string, unknown> {
   const { title, xTitle, yTitle, series, dashed = [], xScale = 'linear', yDomain = [0, 1] } = panel;
   const names = [...series, ...dashed].map(({ name }) => name);
-  const values = series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
+  const values = seriesRows(series);
   const all = [...series, ...dashed].flatMap(({ points }) => points);
   const lineTooltip = [
     tip('series', 'series', false),
@@ -294,17 +292,15 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
     tip('low', 'interval low', true, all),
     tip('high', 'interval high', true, all),
   ];
-  const x =
-    xScale === 'symlog'
-      ? {
-          field: 'x',
-          type: 'quantitative',
-          title: xTitle,
-          scale: { type: xScale, nice: false },
-          axis: { values: symlogTicks(all.map((point) => point.x)), format: '~g' },
-        }
-      : { field: 'x', type: 'quantitative', title: xTitle, scale: { type: xScale } };
-  const color = { field: 'series', type: 'nominal', title: '', sort: names, scale: colourScale(names) };
+  const symlog = xScale === 'symlog';
+  const x = {
+    field: 'x',
+    type: 'quantitative',
+    title: xTitle,
+    scale: symlog ? { type: xScale, nice: false } : { type: xScale },
+    ...(symlog ? { axis: { values: symlogTicks(all.map((point) => point.x)), format: '~g' } } : {}),
+  };
+  const color = seriesColour(names);
   const layers: unknown[] = [
     {
       mark: { type: 'area', opacity: 0.2 },
@@ -322,16 +318,12 @@ function bandPanelSpec(panel: BandPanel, width: number, height: number): Record<
       encoding: { x, y: { field: 'y', type: 'quantitative' }, color, tooltip: bandTooltip },
     },
   ];
-  if (dashed.length > 0) {
-    const dashedValues = dashed.flatMap(({ name, points }) =>
-      points.map((point) => ({ ...point, series: name })),
-    );
+  if (dashed.length > 0)
     layers.push({
-      data: { values: dashedValues },
+      data: { values: seriesRows(dashed) },
       mark: { type: 'line', strokeDash: [6, 4] },
       encoding: { x, y: { field: 'y', type: 'quantitative' }, color, tooltip: lineTooltip },
     });
-  }
   return { title, width, height, data: { values }, layer: layers };
 }
 

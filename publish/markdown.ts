@@ -77,13 +77,16 @@ export const pct = (value: number) => value.toFixed(3);
 /** A difference with its sign (+0.041, -0.100). */
 export const signed = (value: number, digits = 3) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 
-/** `[low, high]`. */
-export const interval = (low: number, high: number, format: (value: number) => string = pct) =>
-  `[${format(low)}, ${format(high)}]`;
+/** An interval's ends; an interval over seeds has none (null) when one seed gives no spread. */
+type Ends = { low: number | null; high: number | null };
+
+/** `[low, high]`, or `(n/a: one seed)` without ends. */
+export const interval = ({ low, high }: Ends, format: (value: number) => string = pct) =>
+  low === null || high === null ? '(n/a: one seed)' : `[${format(low)}, ${format(high)}]`;
 
 /** `estimate [low, high]`: a point estimate with its interval. */
-export const withInterval = ({ estimate, low, high }: { estimate: number; low: number; high: number }) =>
-  `${pct(estimate)} ${interval(low, high)}`;
+export const withInterval = (value: Ends & { estimate: number }) =>
+  `${pct(value.estimate)} ${interval(value)}`;
 
 /** `low to high` of a set of values. */
 export const range = (values: readonly number[], format: (value: number) => string = pct) =>

@@ -5,14 +5,11 @@ import { studyReportNumbers, type StudyReportNumbers } from '../analysis/index.t
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg, intervalPoint } from './figures.ts';
-import { markdownTable, table } from './markdown.ts';
+import { markdownTable, table, withInterval } from './markdown.ts';
 import { coverageNote } from './coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../analysis/index.ts';
 
 const f3 = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
-/** An interval over seeds, or why there is none: one seed has no spread to measure. */
-const range = ({ low, high }: { low: number | null; high: number | null }) =>
-  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
 /** The study's pass@1 of every seed at every step, with the IQM and its interval. */
 function passFigure(plan: Plan, { steps, perSeed }: StudyReportNumbers) {
@@ -23,13 +20,9 @@ function passFigure(plan: Plan, { steps, perSeed }: StudyReportNumbers) {
     points: [
       ...steps.map((row) => intervalPoint(`step ${row.step}`, 'IQM [95%]', row.iqm.estimate, row.iqm)),
       ...perSeed.flatMap((row) =>
-        plan.measure.steps.map((step, i) => ({
-          group: `step ${step}`,
-          series: 'seeds',
-          estimate: row.passAt1[i]!,
-          low: row.passAt1[i]!,
-          high: row.passAt1[i]!,
-        })),
+        plan.measure.steps.map((step, i) =>
+          intervalPoint(`step ${step}`, 'seeds', row.passAt1[i]!, { low: null, high: null }),
+        ),
       ),
     ],
   });
@@ -49,19 +42,18 @@ function studyMarkdown(plan: Plan, numbers: StudyReportNumbers): string {
     '',
     table(steps, {
       step: (row) => row.step,
-      'mean [t 95% on seed means]': (row) => `${f3(row.mean.estimate)} ${range(row.mean)}`,
-      'SD over seeds [chi-square 95%]': (row) =>
-        row.sd === null ? 'n/a' : `${f3(row.sd.estimate)} [${f3(row.sd.low)}, ${f3(row.sd.high)}]`,
+      'mean [t 95% on seed means]': (row) => withInterval(row.mean),
+      'SD over seeds [chi-square 95%]': (row) => (row.sd === null ? 'n/a' : withInterval(row.sd)),
       min: (row) => f3(row.min),
       max: (row) => f3(row.max),
-      'IQM [whole seeds redrawn, 95%]': (row) => `${f3(row.iqm.estimate)} ${range(row.iqm)}`,
+      'IQM [whole seeds redrawn, 95%]': (row) => withInterval(row.iqm),
     }),
     '',
     `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${numbers.reps.toLocaleString('en-US')} replicates).`,
     '',
     numbers.probabilityOfImprovement === null
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
-      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${f3(numbers.probabilityOfImprovement.estimate)} ${range(numbers.probabilityOfImprovement)} (whole seeds redrawn, 95%).`,
+      : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${withInterval(numbers.probabilityOfImprovement)} (whole seeds redrawn, 95%).`,
     '',
     coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
     '',

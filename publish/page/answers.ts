@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { normalQuantile, requiredUnits } from '../../eval/index.ts';
 import { formatZodIssues } from '../../lib/zodIssues.ts';
 import { escapeHtml } from '../html.ts';
-import { signed } from '../markdown.ts';
+import { interval, pct as f3, signed, withInterval } from '../markdown.ts';
 
 /** The level and power at which an answer says what a design could detect: the chapter's (17.4's power table). */
 const ALPHA = 0.05;
@@ -28,12 +28,11 @@ export interface AnswerSource {
 /** The sources the three answers read, by section: 17.4, 17.7, the seed study and exercise 7. */
 export type AnswerSources = Record<'17.4' | '17.7' | 'seeds' | 'ex-7', AnswerSource>;
 
-const f3 = (value: number) => value.toFixed(3);
 const points = (delta: number) => Number((delta * 100).toPrecision(3));
-const interval = z.object({ low: z.number(), high: z.number() });
-const estimate = interval.extend({ estimate: z.number() });
+const ends = z.object({ low: z.number(), high: z.number() });
+const estimate = ends.extend({ estimate: z.number() });
 const [holds, seeds, standing, detection] = [z.number(), z.number(), z.string(), z.number().nullable()];
-const claim = z.object({ holds, seeds, interval, standing, detection });
+const claim = z.object({ holds, seeds, interval: ends, standing, detection });
 const pointAtK = z.object({ k: z.number(), mean: z.number(), low: z.number(), high: z.number() });
 
 /** What each answer reads of each file: the fields, not the whole file (a field it lacks is named in the note). */
@@ -96,7 +95,7 @@ function detectable(standardError: number): number {
 
 /** How many seeds a claim holds in, with its rate's interval (seed and evaluation noise) and its standing (docs/CLAIMS.md). */
 function seedCount({ holds, seeds, interval: rate, standing, detection }: z.infer<typeof claim>): string {
-  const range = `two-stage 95% [${f3(rate.low)}, ${f3(rate.high)}]`;
+  const range = `two-stage 95% ${interval(rate)}`;
   const judged =
     standing === 'not detected'
       ? `not detected${detection === null ? '' : `: power ${f3(detection)} at the book's effect`}`
@@ -126,7 +125,7 @@ function passAtKAnswer(sources: AnswerSources): string {
   const run = runAbove
     ? `in ${config.run} step ${trained.step} stays at or above the base agent at every k up to ${trained.curve.at(-1)!.k}`
     : `in ${config.run} the base agent overtakes step ${trained.step} from k = ${numbers.crossing}`;
-  return `${verdict}: ${run} (at k = ${k}: ${f3(trainedAt.mean)}, task-level 95% [${f3(trainedAt.low)}, ${f3(trainedAt.high)}], against ${f3(baseAt.mean)}); across the ${seeds.numbers.seeds.length} seeds of the ${seeds.config.recipe} recipe the base agent overtakes step 80 at some k up to 32 in ${seedCount(overtakes)}, and a held-out task ends below the base agent in ${seedCount(narrows)}.`;
+  return `${verdict}: ${run} (at k = ${k}: ${f3(trainedAt.mean)}, task-level 95% ${interval(trainedAt)}, against ${f3(baseAt.mean)}); across the ${seeds.numbers.seeds.length} seeds of the ${seeds.config.recipe} recipe the base agent overtakes step 80 at some k up to 32 in ${seedCount(overtakes)}, and a held-out task ends below the base agent in ${seedCount(narrows)}.`;
 }
 
 /** The seed study and 17.4: how many seeds does a comparison of two recipes need? */
@@ -146,13 +145,11 @@ function seedsAnswer(sources: AnswerSources): string {
       ? `${n} per recipe to tell two recipes ${points(delta)} points apart at step 80 (${low} to ${high} over the interval of the seed SD)`
       : `${n} for ${points(delta)} points (${low} to ${high})`;
   });
-  const range = ({ estimate: value, low, high }: z.infer<typeof estimate>) =>
-    `${f3(value)} [${f3(low)}, ${f3(high)}]`;
   const noise =
     training.low > evaluation.high
-      ? `training noise, SD ${range(training)}, is above evaluation noise, ${range(evaluation)}: more episodes per seed do not replace seeds`
-      : `training noise, SD ${range(training)}, is not told apart from evaluation noise, ${range(evaluation)}`;
-  return `${needed.join(', ')}, for a two-sided test at ${ALPHA * 100}% with power ${POWER}: the ${seeds.numbers.seeds.length} seeds' step-80 held-out pass@1 has SD ${f3(sd.estimate)} (chi-square 95% [${f3(sd.low)}, ${f3(sd.high)}]), where 17.4's ${comparing.config.seeds.length} seeds (SD ${f3(comparing.numbers.spreads.seedSDStep80)}) gave ${rows.map((row) => row.seedsPerGroupStep80).join(' and ')}; ${noise}.`;
+      ? `training noise, SD ${withInterval(training)}, is above evaluation noise, ${withInterval(evaluation)}: more episodes per seed do not replace seeds`
+      : `training noise, SD ${withInterval(training)}, is not told apart from evaluation noise, ${withInterval(evaluation)}`;
+  return `${needed.join(', ')}, for a two-sided test at ${ALPHA * 100}% with power ${POWER}: the ${seeds.numbers.seeds.length} seeds' step-80 held-out pass@1 has SD ${f3(sd.estimate)} (chi-square 95% ${interval(sd)}), where 17.4's ${comparing.config.seeds.length} seeds (SD ${f3(comparing.numbers.spreads.seedSDStep80)}) gave ${rows.map((row) => row.seedsPerGroupStep80).join(' and ')}; ${noise}.`;
 }
 
 /** 17.4 and exercise 7: is one checkpoint or recipe better than another? */

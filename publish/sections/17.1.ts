@@ -82,8 +82,8 @@ export function report(
   { episodes, coverage }: { episodes: number; coverage: string },
 ): Report {
   const [base, trained] = agents as [Agent, Agent];
-  const bounds = ({ low, high, width }: { low: number; high: number; width: number }) =>
-    `${interval(low, high)} (${pct(width)})`;
+  const bounds = (value: { low: number; high: number; width: number }) =>
+    `${interval(value)} (${pct(value.width)})`;
   const alike = (value: number | null) => (value === null ? 'n/a (every episode alike)' : value.toFixed(3));
   const markdown = blocks(
     section(

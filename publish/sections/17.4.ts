@@ -100,7 +100,7 @@ function pairedSection({ paired }: Numbers, { run, episodesPerEvaluation }: Cont
     oursAgainstBook([
       [
         'step 80 - step 60 [paired task-level 95%]',
-        `${signed(paired.difference)} ${interval(paired.low, paired.high, signed)}`,
+        `${signed(paired.difference)} ${interval(paired, signed)}`,
         '+0.041 [+0.006, +0.087]',
       ],
       ['paired SE / unpaired SE', `${pct(paired.pairedSE)} / ${pct(paired.unpairedSE)}`, '0.023 / 0.132'],

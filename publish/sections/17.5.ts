@@ -56,7 +56,7 @@ function harnessFigure(rows: readonly Row[], episodes: number): Promise<Figure> 
 
 /** The trained agent's moves against the book's, and what temperature does to its play (the `heat` numbers). */
 function trainedMoves({ rows, heat }: Numbers): string {
-  const move = (name: string) => rows.find((row) => row.step === 80 && row.harness === name)!.move;
+  const move = moveOf(rows, 80);
   const play = heat
     .map(
       (row) =>

@@ -5,6 +5,7 @@ import {
   count,
   interval,
   markdownTable,
+  oursAgainstBook,
   pct,
   reading,
   section,
@@ -117,16 +118,13 @@ function leakageSection(leakage: Numbers['leakage']): string {
       'pass@1': (row) => pct(row.passAt1),
       book: (row) => BOOK.pools[row.pool],
     }),
-    markdownTable(
-      ['', 'ours', 'book'],
+    oursAgainstBook([
       [
-        [
-          'held-out names - training names [Welch 95% over the episodes]',
-          `${signed(poolDifference.difference)} ${interval(poolDifference.low, poolDifference.high, signed)}`,
-          BOOK.poolDifference,
-        ],
+        'held-out names - training names [Welch 95% over the episodes]',
+        `${signed(poolDifference.difference)} ${interval(poolDifference, signed)}`,
+        BOOK.poolDifference,
       ],
-    ),
+    ]),
     reading(poolReading(poolDifference)),
   );
 }

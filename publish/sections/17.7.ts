@@ -6,6 +6,7 @@ import { passAtK } from '../../eval/index.ts';
 import type { Numbers177 as Numbers } from '../../analysis/index.ts';
 import { bandPanelsSvg, type BandPanel } from '../figures.ts';
 import {
+  interval,
   markdownTable,
   oursAgainstBook,
   pct,
@@ -125,7 +126,7 @@ function bandText({ step80BandAtLargeK }: Numbers): string {
   if (step80BandAtLargeK.length === 0) return 'no k >= 16 measured';
   const covered = step80BandAtLargeK.filter((point) => point.covers).map((point) => point.k);
   const at16 = step80BandAtLargeK[0]!;
-  const first = `at k = ${at16.k} the band [${pct(at16.low)}, ${pct(at16.high)}] against the base agent's ${pct(at16.base)}`;
+  const first = `at k = ${at16.k} the band ${interval(at16)} against the base agent's ${pct(at16.base)}`;
   return covered.length === step80BandAtLargeK.length
     ? `covers it at every k >= 16 (${first})`
     : `covers it at k = ${covered.length > 0 ? runsOf(covered) : 'none'} only (${first})`;

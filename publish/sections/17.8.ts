@@ -183,8 +183,8 @@ function seedsSection({ seeds }: Numbers): string {
     table(seeds, {
       seed: (row) => row.seed,
       'pass@1': (row) => pct(row.passAt1),
-      'episode-level 95%': (row) => interval(row.episodeLevel.low, row.episodeLevel.high),
-      'task-level 95%': (row) => interval(row.taskLevel.low, row.taskLevel.high),
+      'episode-level 95%': (row) => interval(row.episodeLevel),
+      'task-level 95%': (row) => interval(row.taskLevel),
     }),
     reading(
       'the episode-level intervals of different seeds barely overlap and suggest real differences; the honest task-level intervals overlap widely.',

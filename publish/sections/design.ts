@@ -1,6 +1,6 @@
 /** The report of the training design on the held-out tasks (experiments/design.ts): 17.4 in the chapter's design, the nested split, the Adam-restart and untrained-words claims. */
 import type { NumbersDesign as Numbers } from '../../analysis/index.ts';
-import { markdownTable, pct as f3, signed, withInterval as sd } from '../markdown.ts';
+import { interval, markdownTable, pct as f3, signed, withInterval as sd } from '../markdown.ts';
 
 const notRun = (what: string) => `Not run yet: ${what}.`;
 
@@ -51,7 +51,7 @@ function claimTable(label: string, claim: Claim, margin: number): string {
       [
         String(claim.step),
         String(claim.seeds.length),
-        `${signed(claim.difference)} [${signed(claim.low)}, ${signed(claim.high)}]`,
+        `${signed(claim.difference)} ${interval(claim, signed)}`,
         claim.belowMarginShown ? 'holds, a difference below the margin shown' : claim.standing,
         claim.power === null ? 'undefined' : f3(claim.power),
       ],

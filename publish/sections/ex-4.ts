@@ -46,12 +46,11 @@ function typesSection({ episodes, rows }: Numbers): string {
     `Each bug type held out in turn: its six tasks, ${episodes} episodes each, base agent (step 0) against step 30`,
     table(rows, {
       'unseen type': (row) => row.type,
-      'base pass@1 [task interval]': (row) =>
-        `${pct(row.base.passAt1)} ${interval(row.base.interval.low, row.base.interval.high)}`,
+      'base pass@1 [task interval]': (row) => `${pct(row.base.passAt1)} ${interval(row.base.interval)}`,
       'step 30 pass@1 [task interval]': (row) =>
-        `${pct(row.trained.passAt1)} ${interval(row.trained.interval.low, row.trained.interval.high)}`,
+        `${pct(row.trained.passAt1)} ${interval(row.trained.interval)}`,
       'step 30 - base [paired interval]': (row) =>
-        `${signed(row.difference.estimate)} ${interval(row.difference.low, row.difference.high, signed)}`,
+        `${signed(row.difference.estimate)} ${interval(row.difference, signed)}`,
       'below base': (row) => (row.belowBase ? 'yes' : 'no'),
       "policy's entropy at the first edit, base -> step 30 (bits)": (row) =>
         `${bits(row.base.decision.entropy)} -> ${bits(row.trained.decision.entropy)}`,

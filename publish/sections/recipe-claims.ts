@@ -6,10 +6,8 @@ import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '
 import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { coverageNote } from '../coverageNotes.ts';
 import { CLAIM_RATE_METHOD, TRAINING_SD_METHOD, eightSeeds, selectionMethod } from '../../analysis/index.ts';
-import { markdownTable, pct as f3, signed, type Report } from '../markdown.ts';
+import { interval as range, markdownTable, pct as f3, signed, type Report } from '../markdown.ts';
 import { CLAIM_SHORT, CLAIM_TEXT, standingText } from './seeds.ts';
-
-const range = ({ low, high }: { low: number; high: number }) => `[${f3(low)}, ${f3(high)}]`;
 
 /** The short names the figures and the summary use. */
 const SHORT: Record<ClaimName | ValueClaimName, string> = {

@@ -2,15 +2,9 @@
 import type { NumbersRecipes as Numbers } from '../../analysis/index.ts';
 import { coverageNote } from '../coverageNotes.ts';
 import { eightSeeds, MEAN_OVER_SEEDS_METHOD, TRAINING_SD_METHOD } from '../../analysis/index.ts';
-import { markdownTable, pct as f3, signed, table } from '../markdown.ts';
+import { interval, markdownTable, pct as f3, signed, table, withInterval } from '../markdown.ts';
 
 const yes = (value: boolean) => (value ? 'yes' : 'no');
-/** `estimate [low, high]`. */
-const withInterval = (value: { estimate: number; low: number | null; high: number | null }) =>
-  `${f3(value.estimate)} ${interval(value.low, value.high)}`;
-
-const interval = (low: number | null, high: number | null) =>
-  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
 
 /** Each candidate's mean and SD over seeds at each of `steps`. */
 function stepTable(candidates: Numbers['candidates'], steps: readonly number[]): string {
@@ -43,13 +37,12 @@ function ruleTable(rule: Numbers['rule']): string {
     candidate: (row) => row.name,
     design: (row) =>
       row.difference.design === 'paired t' ? `paired t, ${row.difference.seeds.length} seeds` : 'Welch',
-    'step-80 difference [99%]': (row) =>
-      `${signed(row.difference.difference)} ${interval(row.difference.low, row.difference.high)}`,
+    'step-80 difference [99%]': (row) => `${signed(row.difference.difference)} ${interval(row.difference)}`,
     'lower end > 0': (row) => yes(row.above),
     'power at the largest gain': (row) =>
       row.powerAtLargestGain === null ? 'n/a' : f3(row.powerAtLargestGain),
     'read at 95%': (row) =>
-      `${row.difference95.low > 0 ? 'better' : row.difference95.high < 0 ? 'worse' : 'not shown better or worse'} (95% ${interval(row.difference95.low, row.difference95.high)})`,
+      `${row.difference95.low > 0 ? 'better' : row.difference95.high < 0 ? 'worse' : 'not shown better or worse'} (95% ${interval(row.difference95)})`,
     'training noise at 30 <= default': (row) => `${yes(row.steadier)} (${f3(row.trainingNoise30)})`,
     qualifies: (row) => yes(row.qualifies),
   });

@@ -9,13 +9,9 @@ import { CLAIMS, SUPPORTED } from '../../analysis/index.ts';
 import { taskBootstrapCI } from '../../eval/index.ts';
 import { Rng } from '../../lib/rng.ts';
 import { bandPanelsSvg, heatmapSvg, intervalChartSvg, intervalPoint } from '../figures.ts';
-import { markdownTable, section, signed, table, type Report } from '../markdown.ts';
+import { interval, markdownTable, pct, section, signed, table, withInterval } from '../markdown.ts';
+import type { Report } from '../markdown.ts';
 
-const f3 = (value: number) => value.toFixed(3);
-const range = ({ low, high }: { low: number | null; high: number | null }) =>
-  low === null || high === null ? '(n/a: one seed)' : `[${f3(low)}, ${f3(high)}]`;
-const withInterval = (value: { estimate: number; low: number | null; high: number | null }) =>
-  `${f3(value.estimate)} ${range(value)}`;
 const p1 = (p: number) => (p < 0.001 ? p.toExponential(0) : p.toFixed(3));
 
 /** What each claim says, as the report's rows name it (docs/CLAIMS.md, section 2). */
@@ -52,14 +48,14 @@ export function standingText(claim: Pick<SeedFraction, 'standing' | 'detection'>
   if (claim.standing !== 'not detected') return claim.standing;
   return claim.detection === null
     ? 'not detected (no effect size in the book)'
-    : `not detected (power ${f3(claim.detection)})`;
+    : `not detected (power ${pct(claim.detection)})`;
 }
 
-const count = (claim: SeedFraction) => `${claim.holds}/${claim.seeds} (${f3(claim.fraction)})`;
+const count = (claim: SeedFraction) => `${claim.holds}/${claim.seeds} (${pct(claim.fraction)})`;
 const rate = (claim: SeedFraction) =>
-  `${range(claim.interval)}${claim.interval.method === 'exact over seeds' ? ' exact over seeds' : ''}`;
+  `${interval(claim.interval)}${claim.interval.method === 'exact over seeds' ? ' exact over seeds' : ''}`;
 const wilson = (claim: SeedFraction) =>
-  `${range(claim.wilson)}, covers ${f3(claim.wilson.coverageAtRate)} at ${f3(claim.fraction)}`;
+  `${interval(claim.wilson)}, covers ${pct(claim.wilson.coverageAtRate)} at ${pct(claim.fraction)}`;
 const weak = (claim: SeedFraction) =>
   claim.weaklySupported.map((entry) => `${entry.seed} (${entry.support.toFixed(2)})`).join(', ') || 'none';
 
@@ -74,7 +70,7 @@ function claimsSection(numbers: SeedClaims): string {
       'rate, seed and evaluation noise (two-stage 95%)': (name) => rate(claims[name]),
       'Wilson 95% on the count (its exact coverage)': (name) => wilson(claims[name]),
       "detection rate at the book's effect": (name) =>
-        claims[name].detection === null ? 'none in the book' : f3(claims[name].detection!),
+        claims[name].detection === null ? 'none in the book' : pct(claims[name].detection!),
       standing: (name) => `**${standingText(claims[name])}**`,
       ['seeds with resample support below ' + SUPPORTED]: (name) => weak(claims[name]),
     }),
@@ -111,7 +107,7 @@ function selectionRows({ selection, curse }: SeedClaims): Row[] {
     verdict?: SeedClaims['curse']['ours'],
   ): Row => [
     label,
-    `${signed(value.estimate)} ${range(value)}${verdict === undefined ? '' : `: **${verdict.standing}** (power at +0.03: ${f3(verdict.power)})`}`,
+    `${signed(value.estimate)} ${interval(value)}${verdict === undefined ? '' : `: **${verdict.standing}** (power at +0.03: ${pct(verdict.power)})`}`,
   ];
   return [
     curseRow(
@@ -145,23 +141,23 @@ function valueRows(numbers: SeedClaims): Row[] {
   return [
     ...(['hot', 'greedy'] as const).map((key) => [
       `17.5: ${key === 'hot' ? 'temperature 1.3' : 'greedy'} minus the training temperature at step 80 (t 95% over seeds; the book ${temperature[key].book[0] === temperature[key].book[1] ? signed(temperature[key].book[0]) : `${signed(temperature[key].book[0])} to ${signed(temperature[key].book[1])}`})`,
-      `${signed(temperature[key].estimate)} ${range(temperature[key])}: **${temperature[key].standing}**`,
+      `${signed(temperature[key].estimate)} ${interval(temperature[key])}: **${temperature[key].standing}**`,
     ]),
     [
       "17.3: the base agent's rho (the chapter's estimator; the book about 0.01)",
       baseRho === null
         ? 'n/a: no seed has one'
-        : `mean ${f3(baseRho.mean)} over ${baseRho.seeds} seeds, ${f3(baseRho.min)} to ${f3(baseRho.max)}`,
+        : `mean ${pct(baseRho.mean)} over ${baseRho.seeds} seeds, ${pct(baseRho.min)} to ${pct(baseRho.max)}`,
     ],
     [
       'step-80 held-out pass@1 over seeds',
-      `mean ${f3(numbers.step80.mean)}, SD ${f3(numbers.step80.sd)} (chi-square 95% ${range(numbers.step80.sdInterval)}), ${f3(numbers.step80.min)} to ${f3(numbers.step80.max)}`,
+      `mean ${pct(numbers.step80.mean)}, SD ${pct(numbers.step80.sd)} (chi-square 95% ${interval(numbers.step80.sdInterval)}), ${pct(numbers.step80.min)} to ${pct(numbers.step80.max)}`,
     ],
     ...([0, 20, 80] as const).flatMap((step) => [
       [`mean at step ${step} (t 95% on the seed means)`, withInterval(aggregates[step].mean)],
       [
         `IQM at step ${step} (whole seeds redrawn, 95%; with the tasks redrawn too)`,
-        `${withInterval(aggregates[step].iqm)}; ${range(aggregates[step].iqmTaskBootstrap!)}`,
+        `${withInterval(aggregates[step].iqm)}; ${interval(aggregates[step].iqmTaskBootstrap!)}`,
       ],
     ]),
     ['P(step 80 > step 0) (whole seeds redrawn, 95%)', withInterval(numbers.probabilityOfImprovement)],
@@ -182,7 +178,7 @@ function sizesSection(numbers: SeedClaims, coverage: string): string {
       .map((row) => `\`${row.task}\` ${row.scores}`)
       .join(
         ', ',
-      )}, so the IQM (${f3(aggregates[80].iqm.estimate)}) leaves out the failure 17.7 is about, which the mean (${f3(aggregates[80].mean.estimate)}) keeps: read them side by side. A seed is the unit: every interval over seeds x tasks redraws whole seeds (${numbers.reps.toLocaleString('en-US')} replicates) or is a t interval on the seed means.`,
+      )}, so the IQM (${pct(aggregates[80].iqm.estimate)}) leaves out the failure 17.7 is about, which the mean (${pct(aggregates[80].mean.estimate)}) keeps: read them side by side. A seed is the unit: every interval over seeds x tasks redraws whole seeds (${numbers.reps.toLocaleString('en-US')} replicates) or is a t interval on the seed means.`,
     coverage,
   );
 }
@@ -238,17 +234,17 @@ function seedsSection(numbers: SeedClaims): string {
     "Held-out pass@1 at steps 0, 20 and 80; the first k at which the base agent is above step 80; step 80 greedy and at temperature 1.3; 17.8's winner's curse (ours and the book's design), the test pick's real advantage and the test-selection gain; 17.3's base rho. Then each verdict (y or n) with its resample support.",
     table(numbers.perSeed, {
       seed: (row) => row.seed,
-      'step 0': (row) => f3(row.passAt1[0]!),
-      'step 20': (row) => f3(row.passAt1[20]!),
-      'step 80': (row) => f3(row.passAt1[80]!),
+      'step 0': (row) => pct(row.passAt1[0]!),
+      'step 20': (row) => pct(row.passAt1[20]!),
+      'step 80': (row) => pct(row.passAt1[80]!),
       'overtake k': (row) => row.overtakeK ?? 'none',
-      greedy: (row) => f3(row.greedy),
-      'T 1.3': (row) => f3(row.hot),
+      greedy: (row) => pct(row.greedy),
+      'T 1.3': (row) => pct(row.hot),
       "winner's curse": (row) => signed(row.selection.winnersCurse),
       "book's design": (row) => signed(row.selection.bookCurse),
       'real advantage': (row) => signed(row.selection.realAdvantage),
       'test-selection gain': (row) => signed(row.selection.testSelectionGain),
-      'base rho': (row) => (row.baseRho === null ? 'n/a' : f3(row.baseRho)),
+      'base rho': (row) => (row.baseRho === null ? 'n/a' : pct(row.baseRho)),
     }),
     markdownTable(
       ['seed', ...CLAIMS],
