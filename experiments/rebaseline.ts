@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { InputError } from '../lib/errors.ts';
 import { readJsonFile } from '../lib/files.ts';
@@ -105,11 +106,11 @@ export function movedTable(moved: readonly Moved[]): string {
 
 const run = promisify(execFile);
 
-/** Runs the CLI (`bin/tinyagent.js`) with `args` in the checkout; a failure is an InputError with its first stderr line. */
-async function tinyagent(args: readonly string[], root: string): Promise<void> {
+/** Runs the CLI (`bin/tinyagent.js` of the checkout `root`) with `args` in `cwd`; a failure is an InputError with its first stderr line. */
+async function tinyagent(args: readonly string[], root: string, cwd: string = root): Promise<void> {
   try {
     await run(process.execPath, [join(root, 'bin', 'tinyagent.js'), ...args], {
-      cwd: root,
+      cwd,
       maxBuffer: 64 * 1024 * 1024,
     });
   } catch (error) {
@@ -119,24 +120,30 @@ async function tinyagent(args: readonly string[], root: string): Promise<void> {
 }
 
 /**
- * Regenerates every study report (`tinyagent study report DIR` for each studies/DIR with a
- * report) and every comparison results file (a results/*.json whose `command` is a `tinyagent
- * study ... compare`, rerun as recorded). The studies' jobs are not rerun: their outputs are the
- * committed measurements a report is computed from (`study run` makes them). Returns the
- * commands run.
+ * The commands that make the committed study files: `tinyagent study report DIR` for each
+ * studies/DIR with a report, and each comparison results file's recorded `tinyagent study ...
+ * compare` (a results/*.json whose `command` is one), with the files each writes, relative to
+ * the checkout. The studies' jobs are not rerun: their outputs are the committed measurements a
+ * report is computed from (`study run` makes them).
  */
-export async function regenerateStudyFiles(root: string = ROOT): Promise<string[]> {
-  const commands: string[][] = [];
+export function studyCommands(root: string = ROOT): Array<{ args: string[]; writes: string[] }> {
+  const commands: Array<{ args: string[]; writes: string[] }> = [];
   for (const path of contractFiles(root).filter((file) => file.endsWith(join('results', 'study.json')))) {
     // A report merged from outputs of different code (--allow-mixed) is made again the same way.
     const mixed = (JSON.parse(readFileSync(path, 'utf8')) as { numbers?: { mixedCode?: unknown } }).numbers
       ?.mixedCode;
-    commands.push([
-      'study',
-      'report',
-      relative(root, join(path, '..', '..')),
-      ...(typeof mixed === 'string' ? ['--allow-mixed'] : []),
-    ]);
+    const results = dirname(path);
+    commands.push({
+      args: [
+        'study',
+        'report',
+        relative(root, dirname(results)),
+        ...(typeof mixed === 'string' ? ['--allow-mixed'] : []),
+      ],
+      writes: filesUnder(results)
+        .map((file) => relative(root, file))
+        .sort(),
+    });
   }
   for (const path of contractFiles(root).filter((file) => relative(root, file).startsWith('results'))) {
     const recorded = (JSON.parse(readFileSync(path, 'utf8')) as { command?: unknown }).command;
@@ -148,8 +155,53 @@ export async function regenerateStudyFiles(root: string = ROOT): Promise<string[
       throw new InputError(
         `${relative(root, path)}: its command '${recorded}' is not one a rebaseline reruns`,
       );
-    commands.push(words);
+    commands.push({ args: words, writes: [relative(root, path)] });
   }
-  for (const args of commands) await tinyagent(args, root);
-  return commands.map((args) => ['tinyagent', ...args].join(' '));
+  return commands;
+}
+
+/** Regenerates every committed study file (`studyCommands`) in the checkout; returns the commands run. */
+export async function regenerateStudyFiles(root: string = ROOT): Promise<string[]> {
+  const commands = studyCommands(root);
+  for (const { args } of commands) await tinyagent(args, root);
+  return commands.map(({ args }) => ['tinyagent', ...args].join(' '));
+}
+
+/**
+ * The committed study files that this code no longer writes byte for byte, the machine's part
+ * aside (`same`): every `studyCommands` command is run in a copy of studies/ (without the
+ * weights, which a report does not read) beside an empty results/, so that each writes what it
+ * would commit, under the same relative paths, and the checkout is left as it is.
+ */
+export async function studyFileDifferences(
+  same: (committed: string, fresh: string) => boolean,
+  root: string = ROOT,
+): Promise<string[]> {
+  const copy = mkdtempSync(join(tmpdir(), 'tinyagent-studies-'));
+  try {
+    cpSync(join(root, 'studies'), join(copy, 'studies'), {
+      recursive: true,
+      filter: (source) => basename(source) !== 'weights.bin',
+    });
+    mkdirSync(join(copy, 'results'));
+    const problems: string[] = [];
+    for (const { args, writes } of studyCommands(root)) {
+      // A report's committed files are not in the copy, so each must be written anew.
+      if (args[1] === 'report') rmSync(join(copy, args[2]!, 'results'), { recursive: true, force: true });
+      await tinyagent(args, root, copy);
+      for (const file of writes)
+        if (!existsSync(join(copy, file)) || !same(join(root, file), join(copy, file)))
+          problems.push(`${file} differs from what \`tinyagent ${args.join(' ')}\` writes`);
+    }
+    return problems;
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** Every file under `dir`, at any depth. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }

@@ -13,7 +13,8 @@
  *                                         reports and comparisons; prints old -> new of each
  *                                         number that moved; docs/CONTRACT.md)
  * Output: the fingerprint line (how this code and arithmetic differ from the committed results'),
- *   one line per experiment and `repro: N passed, M failed` (exit 1 when any failed); writes
+ *   one line per experiment, one (`studies`) for the study reports and comparison files made
+ *   again from the committed job outputs, and `repro: N passed, M failed` (exit 1 when any failed); writes
  *   nothing but results/smoke/ under --update-smoke.
  * Fingerprints are compared first (docs/CONTRACT.md): on other arithmetic (another backend, tfjs
  * or backend version) the exact numbers cannot match, and the chapter's qualitative claims are
@@ -23,7 +24,7 @@
  * one, the machine's part aside (`fileDifferences`): its JSON, its Markdown, each figure's SVG and
  * vega-lite spec (results/figures/NAME.vl.json, the report page's data).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import {
@@ -64,10 +65,12 @@ import { ROOT } from '../lib/paths.ts';
 import { setRetrainOtherCode, type ExperimentOptions } from './runs.ts';
 import {
   contractFiles,
+  filesUnder,
   movedNumbers,
   movedTable,
   regenerateStudyFiles,
   snapshotNumbers,
+  studyFileDifferences,
   type Moved,
 } from './rebaseline.ts';
 
@@ -393,6 +396,12 @@ export async function reproduce({
         );
       report.push({ section, notes, problems });
     }
+    // The study reports and comparisons are statistics of committed job outputs: exact on any backend.
+    report.push({
+      section: 'studies',
+      notes: [],
+      problems: await studyFileDifferences((a, b) => withoutEnvironment(a) === withoutEnvironment(b)),
+    });
     return report;
   } finally {
     rmSync(outDir, { recursive: true, force: true });
@@ -438,12 +447,6 @@ export async function rebaseline({ run = 'runs/default' }: { run?: string } = {}
   const commands = await regenerateStudyFiles();
   const files = contractFiles();
   return { moved: movedNumbers(before, snapshotNumbers(files)), files: files.length, commands };
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
 }
 
 if (isMain(import.meta.url)) {

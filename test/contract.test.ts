@@ -14,6 +14,7 @@ import {
   movedNumbers,
   movedTable,
   snapshotNumbers,
+  studyCommands,
 } from '../experiments/rebaseline.ts';
 import { writeSection } from '../cli/measurementRecord.ts';
 
@@ -203,5 +204,23 @@ describe('the numbers as a contract (docs/CONTRACT.md)', () => {
     write('results/a.json', 'not json');
     writeFileSync(join(root, 'results', 'a.json'), '{');
     expect(() => snapshotNumbers(files, root)).toThrow(/^results\/a\.json: not JSON/);
+  });
+
+  it('lists the commands that make the committed study files, and the files each writes (test:repro reruns them)', () => {
+    const commands = studyCommands(ROOT);
+    const report = commands.find(({ args }) => args.join(' ') === 'study report studies/default-16');
+    expect(report?.writes).toEqual([
+      'studies/default-16/results/figures/study-pass.svg',
+      'studies/default-16/results/figures/study-pass.vl.json',
+      'studies/default-16/results/study.json',
+      'studies/default-16/results/study.md',
+    ]);
+    const mixed = commands.find(({ args }) => args[2] === 'studies/recipes-dev/default');
+    expect(mixed?.args).toEqual(['study', 'report', 'studies/recipes-dev/default', '--allow-mixed']);
+    const compare = commands.filter(({ args }) => args.includes('compare'));
+    expect(compare.map(({ writes }) => writes)).toEqual([['results/study-compare-entropy.json']]);
+    // Every committed study report is made by one command.
+    const reports = contractFiles(ROOT).filter((file) => file.endsWith('study.json'));
+    expect(commands.filter(({ args }) => args[1] === 'report')).toHaveLength(reports.length);
   });
 });
