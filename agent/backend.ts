@@ -121,9 +121,10 @@ async function startOne(name: 'tensorflow' | 'wasm' | 'cpu'): Promise<string> {
     );
   }
   if (name === 'wasm') {
-    // Our product kernel gives tfjs's own products' bits, only faster: if it cannot start, wasm
-    // runs on tfjs's products and says why in `productKernelProblem`. It is SIMD code, so it
-    // is not tried on the build without SIMD.
+    // Our product kernel is the fast path: if it cannot start, wasm runs on tfjs's products and
+    // attention in its reference form (other numbers in their last bits, the fingerprint's
+    // `kernel` is `off`), and says why in `productKernelProblem`. It is SIMD code, so it is not
+    // tried on the build without SIMD.
     try {
       if (wasmSimd === false)
         throw new Error('WebAssembly SIMD is not available, and the product kernel is SIMD code');

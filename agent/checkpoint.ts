@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonicalJson.ts';
 import { recordedBackend } from './backend.ts';
-import { countParameters, PolicyModel, sizeOf, variableSpecs, type ModelOptions } from './model.ts';
+import { countParameters, PolicyModel, sizeOf, variableSpecs } from './model.ts';
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
@@ -172,7 +172,6 @@ const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
  */
 export async function loadCheckpoint(
   dir: string,
-  options: ModelOptions,
 ): Promise<{ model: PolicyModel; manifest: CheckpointManifest }> {
   const fail: Fail = (problem) => {
     throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
@@ -184,7 +183,7 @@ export async function loadCheckpoint(
   const weights = readWeights(join(dir, 'weights.bin'), manifest, count, fail);
   // checkLayout matched each entry's shape and offset to the config's.
   const values = manifest.variables.map(({ shape, offset }) => weights.slice(offset, offset + sizeOf(shape)));
-  return { model: new PolicyModel(manifest.modelConfig, values, options), manifest };
+  return { model: new PolicyModel(manifest.modelConfig, values), manifest };
 }
 
 /** Throws a CheckpointError naming the checkpoint's folder and `problem`. */

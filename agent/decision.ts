@@ -1,7 +1,7 @@
 import { EDIT_OPS, type EditOp, type Tool } from '../gym/index.ts';
 import { initBackend } from './backend.ts';
 import { loadAgent } from './load.ts';
-import { attentionModeFor, logSoftmaxAt } from './model.ts';
+import { logSoftmaxAt } from './model.ts';
 import { ROLLOUT_BATCH, type Agent, type TranscriptTurn } from './rollout.ts';
 
 const EDIT: Tool = 'edit';
@@ -76,8 +76,8 @@ export async function checkpointOpProbabilitiesAtFirstEdit(
   transcripts: readonly (readonly TranscriptTurn[])[],
   options: { temperature: number },
 ): Promise<Array<Record<EditOp, number> | null>> {
-  const backend = await initBackend({ preference: 'auto' });
-  const { agent } = await loadAgent(checkpoint, { attention: attentionModeFor(backend) });
+  await initBackend({ preference: 'auto' });
+  const { agent } = await loadAgent(checkpoint);
   try {
     return opProbabilitiesAtFirstEdit(agent, transcripts, options);
   } finally {

@@ -18,7 +18,6 @@ import { Rng } from '../lib/rng.ts';
 import { projectVersion } from '../lib/version.ts';
 import { initBackend, recordedBackend, type BackendPreference } from './backend.ts';
 import { loadAgent } from './load.ts';
-import { attentionModeFor } from './model.ts';
 import {
   rollout,
   transcriptTurns,
@@ -121,8 +120,8 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
   let checkpoint: Provenance['checkpoint'] = null;
   let recorded: unknown = {};
   if (options.checkpoint !== undefined) {
-    const backend = await initBackend({ preference: options.backend ?? 'auto' });
-    const loaded = await loadAgent(options.checkpoint, { attention: attentionModeFor(backend) });
+    await initBackend({ preference: options.backend ?? 'auto' });
+    const loaded = await loadAgent(options.checkpoint);
     agent = loaded.agent;
     const step = loaded.manifest.step;
     checkpoint = {

@@ -17,9 +17,7 @@ export {
   createModel,
   defaultModelConfig,
   countParameters,
-  attentionModeFor,
   type ModelConfig,
-  type AttentionMode,
   type PolicyModel,
 } from './model.ts';
 export {

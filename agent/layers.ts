@@ -1,5 +1,4 @@
 import * as tf from '@tensorflow/tfjs';
-import type { AttentionMode } from './modelConfig.ts';
 import {
   columnSums,
   product,
@@ -15,9 +14,9 @@ import {
  *
  * Why: tfjs-backend-wasm sends only plain, untransposed, unbatched 2-D matMuls to XNNPack; a
  * transposed or batched matMul falls to a scalar loop. So `dense` states its gradient as explicit
- * `tf.transpose` + plain 2-D products, batched attention products go through `batchedProduct`,
- * and on wasm the 2-D products run on our own SIMD kernel (`./kernels/`), which gives XNNPack's
- * bits and reads a transposed left operand in place.
+ * `tf.transpose` + plain 2-D products, and on wasm every product runs on our own SIMD kernel
+ * (`./kernels/`), which reads a transposed operand, or one head inside an activation, in place.
+ * Without the kernel, attention takes its reference form in plain tfjs.
  */
 
 type Saver = tf.GradSaveFunc;
@@ -64,14 +63,7 @@ export function fusedMatMul(
   bias: tf.Tensor1D,
   activation: 'relu' | 'linear' = 'linear',
 ): tf.Tensor2D {
-  if (productsInstalled()) {
-    // tfjs fuses a ReLU into the product only outside a gradient tape (`shouldFuse` in its
-    // fused_util); under one (training) it adds the bias and applies the ReLU after the product.
-    // The same order here, for the same bits.
-    if (activation === 'relu' && tf.engine().state.gradientDepth > 0)
-      return tf.relu(add(product(a, b), bias));
-    return product(a, b, { bias, relu: activation === 'relu' });
-  }
+  if (productsInstalled()) return product(a, b, { bias, relu: activation === 'relu' });
   return tf.fused.matMul({ a, b, bias, activation }) as tf.Tensor2D;
 }
 
@@ -295,34 +287,15 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
   return op(x, gain, bias);
 }
 
-/**
- * Many small products at once on XNNPack: out[i, n, p] = sum_k a[i, k, n] * b[k, n, p].
- *
- * This is a depthwise convolution: image a as [1, I, K, N] (N channels), filter b as
- * [1, K, N, P] (a K-wide kernel, channel multiplier P), 'valid' padding, so the output is
- * [1, I, 1, N*P]. Each channel n is one product a[:, :, n] · b[:, n, :]; tf.matMul on
- * [N, I, K] x [N, K, P] would take wasm's scalar fallback.
- */
-export function batchedProduct(a: tf.Tensor3D, b: tf.Tensor3D): tf.Tensor3D {
-  const [rows, inner, count] = a.shape;
-  const cols = b.shape[2];
-  const image = reshape(a, [1, rows, inner, count]);
-  const filter = reshape(b, [1, inner, count, cols]);
-  return reshape(tf.depthwiseConv2d(image, filter, 1, 'valid'), [rows, count, cols]);
-}
+/** Additive causal masks [T, T] (0 where key s <= query t, -1e9 after), one kept per T. */
+const causalMasks = new Map<number, tf.Tensor2D>();
 
-/**
- * Additive causal masks [T, 1, 1, T] (0 where key s <= query t, -1e9 after), one kept per T;
- * laid out as the depthwise form's masks, [query, batch, head, key], broadcast over both.
- */
-const causalMasks = new Map<number, tf.Tensor4D>();
-
-function causalMask(length: number): tf.Tensor4D {
+function causalMask(length: number): tf.Tensor2D {
   let mask = causalMasks.get(length);
   if (mask === undefined || mask.isDisposed) {
     const values = new Float32Array(length * length);
     for (let t = 0; t < length; t++) for (let s = t + 1; s < length; s++) values[t * length + s] = -1e9;
-    mask = tf.keep(tf.tensor4d(values, [length, 1, 1, length]));
+    mask = tf.keep(tf.tensor2d(values, [length, length]));
     causalMasks.set(length, mask);
   }
   return mask;
@@ -342,26 +315,6 @@ export function disposeCausalMasks(): void {
 function matMulAttention<T extends tf.Tensor3D | tf.Tensor4D>(qScaled: T, k: T, v: T, mask: tf.Tensor): T {
   const scores = add(matMul(qScaled, k, { transposeB: true }), mask);
   return matMul(tf.softmax(scores), v);
-}
-
-/**
- * Attention proper in the depthwise form, heads n = (b, h) innermost so that softmax runs on
- * the last axis: probs = softmax(q · k + mask) [C, n, S], out = probs · v [C, n, e]. qScaled
- * [C, e, n] is q / sqrt(e), k [e, n, S], v [S, n, e]; the additive mask [C, B or 1, 1, S]
- * broadcasts over the heads (and over the batch when it has one row).
- */
-function depthwiseAttention(
-  qScaled: tf.Tensor3D,
-  k: tf.Tensor3D,
-  v: tf.Tensor3D,
-  mask: tf.Tensor4D,
-  batch: number,
-): { probs: tf.Tensor3D; out: tf.Tensor3D } {
-  const [queries, , n] = qScaled.shape;
-  const keys = k.shape[2];
-  const scores = add(reshape(batchedProduct(qScaled, k), [queries, batch, n / batch, keys]), mask);
-  const probs = tf.softmax(reshape(scores, [queries, n, keys]));
-  return { probs, out: batchedProduct(tf.transpose(probs, [0, 2, 1]), v) };
 }
 
 /**
@@ -399,14 +352,9 @@ function projectionGrads(
   ];
 }
 
-/**
- * A session's q, k or v [B*C, d]: an unfused product plus a bias add, in both session forms. A
- * fused bias (as in training) rounds differently, and the committed smoke results pin sampling's
- * numbers.
- */
-function sessionProjection(h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): tf.Tensor2D {
-  const [w, b] = roleWeights(wqkv, bqkv, role);
-  return add(matMul(h, w), b);
+/** q, k or v [rows, d] of h [rows, d]: one fused product with the role's bias, as in training and sampling alike. */
+function projection(h: tf.Tensor2D, wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): tf.Tensor2D {
+  return fusedMatMul(h, ...roleWeights(wqkv, bqkv, role));
 }
 
 /** A session chunk's h [B*C, d]: its rows B*C, width d, chunk length C and head size dh. */
@@ -416,7 +364,7 @@ function chunkShape(h: tf.Tensor2D, { batch, heads }: { batch: number; heads: nu
 }
 
 /**
- * A session's q, k or v (`sessionProjection`, [B*C, d]) split into heads, [B, C, H, dh], and
+ * A session's q, k or v (`projection`, [B*C, d]) split into heads, [B, C, H, dh], and
  * transposed by `perm`: [0, 2, 1, 3] gives [B, H, C, dh], [0, 2, 3, 1] (keys kept transposed)
  * [B, H, dh, C].
  */
@@ -429,7 +377,7 @@ function sessionHeads(
   perm: [number, number, number, number],
 ): tf.Tensor4D {
   const { length, headSize } = chunkShape(h, { batch, heads });
-  const split = reshape(sessionProjection(h, wqkv, bqkv, role), [batch, length, heads, headSize]);
+  const split = reshape(projection(h, wqkv, bqkv, role), [batch, length, heads, headSize]);
   return tf.transpose(split, perm);
 }
 
@@ -445,11 +393,10 @@ function roleWeights(wqkv: tf.Tensor2D, bqkv: tf.Tensor1D, role: number): [tf.Te
  * then per (batch, head) softmax(q k^T / sqrt(dh) + causal mask) v. The output projection is a
  * separate `dense`.
  *
- * 'depthwise' (for wasm) writes the forward and backward products as `batchedProduct`s with the
- * attention matrices in a [t, n, s] layout (n = batch*head innermost), so softmax runs on the
- * last axis; q, k and v come from three 2-D products on column slices of wqkv, because slicing
- * the [B*T, 3C] activation is slow on wasm. 'matmul' is plain tfjs batched matMul with
- * automatic gradients, for backends with a good batched matMul.
+ * Two forms of one function: on our kernel, `inPlaceAttention` (the fast path); elsewhere
+ * `referenceAttention`, plain tfjs batched matMul with automatic gradients. They agree up to
+ * float rounding (test/agent-model.test.ts), so the numbers depend on whether the kernel runs
+ * (the fingerprint's `kernel`).
  *
  * With `queries` (indices of rows of h, ascending), the output is wanted at those rows only,
  * [R, C]. On our kernel only those rows' queries are projected and attend (every row's key and
@@ -460,12 +407,11 @@ export function causalSelfAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  options: AttentionShape & { mode: 'depthwise' | 'matmul'; queries?: ArrayLike<number> | undefined },
+  options: AttentionShape & { queries?: ArrayLike<number> | undefined },
 ): tf.Tensor2D {
-  const { queries, mode, ...shape } = options;
-  if (queries !== undefined && mode === 'depthwise' && productsInstalled())
-    return inPlaceAttention(h, wqkv, bqkv, { ...shape, queries });
-  const out = everyQueryAttention(h, wqkv, bqkv, { ...shape, mode });
+  if (productsInstalled()) return inPlaceAttention(h, wqkv, bqkv, options);
+  const { queries, ...shape } = options;
+  const out = referenceAttention(h, wqkv, bqkv, shape);
   return queries === undefined ? out : pickRows(out, queries);
 }
 
@@ -475,85 +421,35 @@ type SavedProjection = [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.T
 /** Rows of a batch of sequences ([B*T, C] rows (b, t)) and the heads attention splits C into. */
 type AttentionShape = { batch: number; length: number; heads: number };
 
-/** `causalSelfAttention` at every row. */
-function everyQueryAttention(
+/** `causalSelfAttention` at every row in plain tfjs: batched matMul, automatic gradients. */
+function referenceAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  { batch, length, heads, mode }: AttentionShape & { mode: 'depthwise' | 'matmul' },
+  { batch, length, heads }: AttentionShape,
 ): tf.Tensor2D {
   const width = h.shape[1];
   const headSize = width / heads;
-  const scale = 1 / Math.sqrt(headSize);
-  const n = batch * heads;
-  const mask = causalMask(length);
-  if (mode === 'matmul') {
-    const qkv = dense(h, wqkv, bqkv);
-    const split = tf.transpose(reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
-    const perHead = (x: tf.Tensor) =>
-      reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
-        n,
-        length,
-        headSize,
-      ]);
-    const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
-    const out = matMulAttention(mul(q, scale), k, v, reshape(mask, [1, length, length])); // [n, t, dh]
-    return reshape(tf.transpose(reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
-      batch * length,
-      width,
+  const qkv = dense(h, wqkv, bqkv);
+  const split = tf.transpose(reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
+  const perHead = (x: tf.Tensor) =>
+    reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
+      batch * heads,
+      length,
+      headSize,
     ]);
-  }
-  if (productsInstalled()) return inPlaceAttention(h, wqkv, bqkv, { batch, length, heads });
-  // [B*T, C] rows (b, t), columns (h, e) -> the layouts below; names list the axes in order.
-  const layout = (x: tf.Tensor, perm: number[], shape: [number, number, number]) =>
-    reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), perm), shape);
-  const toTEN = (x: tf.Tensor) => layout(x, [1, 3, 0, 2], [length, headSize, n]);
-  const toETN = (x: tf.Tensor) => layout(x, [3, 1, 0, 2], [headSize, length, n]);
-  const toENS = (x: tf.Tensor) => layout(x, [3, 0, 2, 1], [headSize, n, length]);
-  const toSNE = (x: tf.Tensor) => layout(x, [1, 0, 2, 3], [length, n, headSize]);
-  // [t, n, e] (or [s, n, e]) -> rows (b, t), columns (h, e); [e, n, s] likewise.
-  const fromTNE = (x: tf.Tensor) =>
-    reshape(tf.transpose(reshape(x, [length, batch, heads, headSize]), [1, 0, 2, 3]), [
-      batch * length,
-      width,
-    ]);
-  const fromENS = (x: tf.Tensor) =>
-    reshape(tf.transpose(reshape(x, [headSize, batch, heads, length]), [1, 3, 2, 0]), [
-      batch * length,
-      width,
-    ]);
-
-  const op = customOp((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
-    const project = (role: number) => fusedMatMul(hIn, ...roleWeights(wIn, bIn, role));
-    const q = project(0);
-    const k = project(1);
-    const v = project(2);
-    const qs = mul(q, scale);
-    const { probs, out } = depthwiseAttention(toTEN(qs), toENS(k), toSNE(v), mask, batch); // [t, n, s], [t, n, e]
-    save([hIn, wIn, qs, k, v, probs]);
-    return {
-      value: fromTNE(out),
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [hs, ws, qsSaved, ks, vs, p] = saved as [...SavedProjection, tf.Tensor3D];
-        const dProbs = batchedProduct(toTEN(dy), toENS(vs)); // [t, n, s]
-        const dV = batchedProduct(toETN(dy), p); // [e, n, s]
-        const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true))); // [t, n, s]
-        const dQ = batchedProduct(tf.transpose(dScores, [0, 2, 1]), toSNE(ks)); // [t, n, e], times scale below
-        const dK = batchedProduct(toETN(qsSaved), dScores); // [e, n, s]
-        const dRoles = [mul(fromTNE(dQ), scale), fromENS(dK), fromENS(dV)]; // each [B*T, C]
-        return projectionGrads(hs, ws, dRoles);
-      },
-    };
-  });
-  return op(h, wqkv, bqkv);
+  const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
+  const out = matMulAttention(mul(q, 1 / Math.sqrt(headSize)), k, v, causalMask(length)); // [n, t, dh]
+  return reshape(tf.transpose(reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
+    batch * length,
+    width,
+  ]);
 }
 
 /**
- * The depthwise form's attention on our strided kernel (`./kernels/`): every product reads
- * q, k, v, dy and the attention matrices where they lie, one head at a time, and writes its
- * result in the layout the next step reads, so only k (forward) and v (backward) are transposed.
- * Each output adds the same products in the same order as the depthwise form's, and softmax and
- * the row sums see the same rows, so the values are the same bits.
+ * Attention on our strided kernel (`./kernels/`): every product reads q, k, v, dy and the
+ * attention matrices where they lie, one head at a time, and writes its result in the layout the
+ * next step reads, so only k (forward) and v (backward) are transposed.
  *
  * With `queries`, only those rows' queries are projected and attend: they are laid out per batch
  * row, padded to the most any row has (M), in [B*M, C], and the matrices are [B, H, M, T], each
@@ -565,7 +461,7 @@ function inPlaceAttention(
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  { batch, length, heads, queries }: AttentionShape & { queries?: ArrayLike<number> },
+  { batch, length, heads, queries }: AttentionShape & { queries?: ArrayLike<number> | undefined },
 ): tf.Tensor2D {
   const width = h.shape[1];
   const headSize = width / heads;
@@ -620,10 +516,10 @@ function inPlaceAttention(
   // Rows [R, C] of the chosen queries <-> their padded layout [B*M, C].
   const pad = (x: tf.Tensor2D) => (picked === undefined ? x : scatterRows(x, picked.slots, batch * M));
   const unpad = (x: tf.Tensor2D) => (picked === undefined ? x : gatherRows(x, picked.slots));
-  const mask = picked?.mask() ?? reshape(causalMask(length), [T, T]);
+  const mask = picked?.mask() ?? causalMask(length);
 
   const op = customOp((hIn: tf.Tensor2D, wIn: tf.Tensor2D, bIn: tf.Tensor1D, save: Saver) => {
-    const project = (x: tf.Tensor2D, role: number) => fusedMatMul(x, ...roleWeights(wIn, bIn, role));
+    const project = (x: tf.Tensor2D, role: number) => projection(x, wIn, bIn, role);
     const hQueries = queries === undefined ? hIn : gatherRows(hIn, queries);
     const q = project(hQueries, 0);
     const k = project(hIn, 1);
@@ -696,40 +592,30 @@ function queryLayout(
 export type KeysValues = { keys: tf.Tensor4D; values: tf.Tensor4D };
 
 /**
- * A session's attention over its cache in either form: rows, heads, the additive mask and the
- * layer's cache before the chunk -> the output [B*C, d] and the layer's cache after it.
+ * A session's attention over its cache: rows, heads, the additive mask and the layer's cache
+ * before the chunk -> the output [B*C, d] and the layer's cache after it.
  */
 type CachedAttention = (
   h: tf.Tensor2D,
   wqkv: tf.Tensor2D,
   bqkv: tf.Tensor1D,
-  options: {
-    batch: number;
-    heads: number;
-    mode: AttentionMode;
-    mask: tf.Tensor4D;
-    past?: KeysValues | undefined;
-  },
+  options: { batch: number; heads: number; mask: tf.Tensor4D; past?: KeysValues | undefined },
 ) => { out: tf.Tensor2D; cache: KeysValues };
 
 /**
- * `cachedSelfAttention` on our strided kernel (`./kernels/`), with the same values: the keys
- * are cached transposed, [B, H, dh, S], so that q · k reads q where it lies and writes the
- * scores [B, H, C, S+C]; probs · v reads the values [B, H, S, dh] in place and writes [B*C, d].
- * The products add as the two forms of `cachedSelfAttention` do: q · k in order of e (in both),
- * probs · v in order of s in the depthwise form (XNNPack), in blocks of 48 slots whose sums are
- * added in turn in the matMul form (tfjs's batched matMul on wasm). `mask` is the matMul form's,
- * [B, 1, C, S+C].
+ * `cachedSelfAttention` on our strided kernel (`./kernels/`): the keys are cached transposed,
+ * [B, H, dh, S], so that q · k reads q where it lies and writes the scores [B, H, C, S+C];
+ * probs · v reads the values [B, H, S, dh] in place and writes [B*C, d]. Each product adds in
+ * order of its inner axis.
  */
-export const inPlaceCachedAttention: CachedAttention = (h, wqkv, bqkv, options) => {
-  const { batch, heads, mode, mask, past } = options;
+export const inPlaceCachedAttention: CachedAttention = (h, wqkv, bqkv, { batch, heads, mask, past }) => {
   const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
   const kT = sessionHeads(h, wqkv, bqkv, { batch, heads }, 1, [0, 2, 3, 1]); // [B, H, dh, C]
   const v = sessionHeads(h, wqkv, bqkv, { batch, heads }, 2, [0, 2, 1, 3]); // [B, H, C, dh]
   const keys = past === undefined ? kT : tf.concat([past.keys, kT], 3); // [B, H, dh, S+C]
   const values = past === undefined ? v : tf.concat([past.values, v], 2); // [B, H, S+C, dh]
   const total = values.shape[2];
-  const qScaled = mul(sessionProjection(h, wqkv, bqkv, 0), 1 / Math.sqrt(headSize)); // [B*C, d]
+  const qScaled = mul(projection(h, wqkv, bqkv, 0), 1 / Math.sqrt(headSize)); // [B*C, d]
   const shape = { batch, heads };
   const scores = stridedProduct(qScaled, keys, {
     ...shape,
@@ -742,63 +628,32 @@ export const inPlaceCachedAttention: CachedAttention = (h, wqkv, bqkv, options) 
     outShape: [batch, heads, length, total],
   });
   const probs = tf.softmax(add(scores, mask));
-  const out = stridedProduct(
-    probs,
-    values,
-    {
-      ...shape,
-      rows: length,
-      depth: total,
-      cols: headSize,
-      aStrides: [heads * length * total, length * total, total, 1],
-      bStrides: [heads * total * headSize, total * headSize, headSize],
-      cStrides: [length * width, headSize, width],
-      outShape: [rows, width],
-    },
-    mode === 'matmul' ? { blockSums: TFJS_MATMUL_BLOCK } : {},
-  ) as tf.Tensor2D;
+  const out = stridedProduct(probs, values, {
+    ...shape,
+    rows: length,
+    depth: total,
+    cols: headSize,
+    aStrides: [heads * length * total, length * total, total, 1],
+    bStrides: [heads * total * headSize, total * headSize, headSize],
+    cStrides: [length * width, headSize, width],
+    outShape: [rows, width],
+  }) as tf.Tensor2D;
   return { out, cache: { keys, values } };
 };
 
-/** The block of the inner axis whose partial sums tfjs's batched matMul on wasm adds in turn. */
-const TFJS_MATMUL_BLOCK = 48;
-
 /**
  * Self-attention of a chunk of C new positions per row over the S cached slots before them and
- * over themselves, forward only (sampling): h [B*C, d] -> [B*C, d], with the layer's keys and
- * values after the chunk's are appended, [B, H, S+C, dh]. `past` is undefined before the first
- * chunk. The additive `mask` [C, B, 1, S+C] ('depthwise') or [B, 1, C, S+C] ('matmul') carries
- * both causality and the padding of ragged chunks. q, k and v come from unfused products plus a
- * bias add: a fused bias (as in `causalSelfAttention`) rounds differently, and the committed
- * smoke results pin sampling's numbers.
+ * over themselves, forward only (sampling), in plain tfjs: h [B*C, d] -> [B*C, d], with the
+ * layer's keys and values after the chunk's are appended, [B, H, S+C, dh]. `past` is undefined
+ * before the first chunk. The additive `mask` [B, 1, C, S+C] carries both causality and the
+ * padding of ragged chunks.
  */
-export const cachedSelfAttention: CachedAttention = (h, wqkv, bqkv, { batch, heads, mode, mask, past }) => {
-  const { rows, width, length, headSize } = chunkShape(h, { batch, heads });
-  const n = batch * heads;
+export const cachedSelfAttention: CachedAttention = (h, wqkv, bqkv, { batch, heads, mask, past }) => {
+  const { rows, width, headSize } = chunkShape(h, { batch, heads });
   // Each role's [B*C, d] -> [B, H, C, dh].
   const project = (role: number) => sessionHeads(h, wqkv, bqkv, { batch, heads }, role, [0, 2, 1, 3]);
-  const q = project(0);
-  const k = project(1);
-  const v = project(2);
-  const keys = past === undefined ? k : tf.concat([past.keys, k], 2); // [B, H, S+C, dh]
-  const values = past === undefined ? v : tf.concat([past.values, v], 2);
-  const cache = { keys, values };
-  const total = keys.shape[2];
-  const qScaled = mul(q, 1 / Math.sqrt(headSize));
-  if (mode === 'matmul') {
-    const out = matMulAttention(qScaled, keys, values, mask); // [B, H, C, dh]
-    return { out: reshape(tf.transpose(out, [0, 2, 1, 3]), [rows, width]), cache };
-  }
-  // The training path's depthwise form, n = (b, h): faster than batched matMul for wide chunks.
-  const { out } = depthwiseAttention(
-    reshape(tf.transpose(qScaled, [2, 3, 0, 1]), [length, headSize, n]),
-    reshape(tf.transpose(keys, [3, 0, 1, 2]), [headSize, n, total]),
-    reshape(tf.transpose(values, [2, 0, 1, 3]), [total, n, headSize]),
-    mask,
-    batch,
-  ); // [C, n, dh]
-  return {
-    out: reshape(tf.transpose(reshape(out, [length, batch, heads, headSize]), [1, 0, 2, 3]), [rows, width]),
-    cache,
-  };
+  const keys = past === undefined ? project(1) : tf.concat([past.keys, project(1)], 2); // [B, H, S+C, dh]
+  const values = past === undefined ? project(2) : tf.concat([past.values, project(2)], 2);
+  const out = matMulAttention(mul(project(0), 1 / Math.sqrt(headSize)), keys, values, mask); // [B, H, C, dh]
+  return { out: reshape(tf.transpose(out, [0, 2, 1, 3]), [rows, width]), cache: { keys, values } };
 };

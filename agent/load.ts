@@ -3,7 +3,7 @@ import { EDIT_OPS, HarnessSchema, MARKERS, TOOLS, makeTasks } from '../gym/index
 import { clip } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { CheckpointError, loadCheckpoint, type CheckpointManifest } from './checkpoint.ts';
-import { defaultModelConfig, type ModelConfig, type ModelOptions } from './model.ts';
+import { defaultModelConfig, type ModelConfig } from './model.ts';
 import type { Agent } from './rollout.ts';
 import { buildTokenizer, PAD, tokenizerFromWords, UNK, type Tokenizer } from './tokenizer.ts';
 
@@ -36,8 +36,8 @@ const ACTION_WORDS = [...TOOLS, ...EDIT_OPS, ...MARKERS];
  * one the project trains for that vocabulary; a recorded harness is a valid one whose context
  * fits the model's. Throws a CheckpointError.
  */
-export async function loadAgent(dir: string, options: ModelOptions): Promise<LoadedAgent> {
-  const { model, manifest } = await loadCheckpoint(dir, options);
+export async function loadAgent(dir: string): Promise<LoadedAgent> {
+  const { model, manifest } = await loadCheckpoint(dir);
   let tokenizer: Tokenizer;
   try {
     tokenizer = agentTokenizer(dir, manifest);

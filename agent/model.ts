@@ -10,23 +10,15 @@ import {
   placeRows,
   reshape,
 } from './layers.ts';
-import {
-  sizeOf,
-  validateConfig,
-  variableSpecs,
-  type AttentionMode,
-  type ModelConfig,
-} from './modelConfig.ts';
+import { sizeOf, validateConfig, variableSpecs, type ModelConfig } from './modelConfig.ts';
 import { Session } from './session.ts';
 
 export {
-  attentionModeFor,
   countParameters,
   defaultModelConfig,
   TARGET_PARAMETERS,
   sizeOf,
   variableSpecs,
-  type AttentionMode,
   type ModelConfig,
 } from './modelConfig.ts';
 export { Session } from './session.ts';
@@ -53,20 +45,14 @@ export interface TokenStats {
   entropy: tf.Tensor2D; // [B, T-1]
 }
 
-/** Choices that change how the model computes, not what: fixed when the model is built. */
-export interface ModelOptions {
-  attention: AttentionMode;
-}
-
 export class PolicyModel {
   readonly config: ModelConfig;
-  attentionMode: AttentionMode;
   private readonly vars: tf.Variable[];
   private readonly names: string[];
   private readonly weights: ModelWeights;
 
   /** Use `createModel`; this takes ready values in `variableSpecs` order. */
-  constructor(cfg: ModelConfig, values: Float32Array[], { attention }: ModelOptions) {
+  constructor(cfg: ModelConfig, values: Float32Array[]) {
     validateConfig(cfg);
     this.config = { ...cfg };
     const specs = variableSpecs(cfg);
@@ -117,7 +103,6 @@ export class PolicyModel {
       headW: matrix('head.w'),
       headB: vector('head.b'),
     };
-    this.attentionMode = attention;
   }
 
   /** The trainable variables, in the fixed checkpoint order. */
@@ -160,7 +145,6 @@ export class PolicyModel {
             batch,
             length,
             heads: nHeads,
-            mode: this.attentionMode,
             queries,
           }),
         layer === last ? rows : undefined,
@@ -263,7 +247,7 @@ export const INIT_STD = 0.02;
  * biases 0, LayerNorm gains 1. Each variable draws from its own fork `rng.fork(name)`, so the
  * values do not depend on the order of creation.
  */
-export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): PolicyModel {
+export function createModel(cfg: ModelConfig, rng: Rng): PolicyModel {
   validateConfig(cfg);
   const values = variableSpecs(cfg).map(({ name, shape }) => {
     const size = sizeOf(shape);
@@ -279,7 +263,7 @@ export function createModel(cfg: ModelConfig, rng: Rng, options: ModelOptions): 
     }
     return value;
   });
-  return new PolicyModel(cfg, values, options);
+  return new PolicyModel(cfg, values);
 }
 
 /**

@@ -97,15 +97,3 @@ export function validateConfig(cfg: ModelConfig): void {
   if (cfg.dModel % cfg.nHeads !== 0)
     throw new RangeError(`ModelConfig: dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
 }
-
-/**
- * How attention's batched products run: 'depthwise' (a depthwise-convolution form, the fast one
- * on wasm, whose matMul has a fast path for plain 2-D products only) or 'matmul' (batched
- * matMul, the fast one elsewhere). Both compute the same function up to float rounding.
- */
-export type AttentionMode = 'depthwise' | 'matmul';
-
-/** The faster attention mode on a backend ('wasm' -> 'depthwise', else 'matmul'). */
-export function attentionModeFor(backend: string | undefined): AttentionMode {
-  return backend === 'wasm' ? 'depthwise' : 'matmul';
-}

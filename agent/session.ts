@@ -10,19 +10,11 @@ import {
   reshape,
   type KeysValues,
 } from './layers.ts';
-import type { AttentionMode, ModelConfig } from './modelConfig.ts';
+import type { ModelConfig } from './modelConfig.ts';
 
-/**
- * Chunks at least this wide use the depthwise attention form in a session on wasm (measured on
- * tfjs's kernels). In place on our kernel the two forms cost the same, but the width still
- * decides how the values product adds (in order, or in blocks of 48), so the numbers keep it.
- */
-const SESSION_DEPTHWISE_MIN_WIDTH = 4;
-
-/** What a session reads of its model (a `PolicyModel`): its config, attention form and weights. */
+/** What a session reads of its model (a `PolicyModel`): its config and weights. */
 export interface SessionModel {
   readonly config: ModelConfig;
-  readonly attentionMode: AttentionMode;
   parts(): ModelWeights;
 }
 
@@ -56,8 +48,8 @@ export class Session {
   private readonly lastLogits: Float32Array;
   private disposed = false;
   /**
-   * Attention on our strided kernel (`inPlaceCachedAttention`, the same values): keys cached
-   * transposed, [B, H, dh, S], and masks in the matMul form's layout. Decided once per session.
+   * Attention on our strided kernel (`inPlaceCachedAttention`), keys cached transposed,
+   * [B, H, dh, S]; else in plain tfjs (`cachedSelfAttention`). Decided once per session.
    */
   private readonly inPlace: boolean;
 
@@ -71,7 +63,7 @@ export class Session {
     this.lastLogits = new Float32Array(batchSize * model.config.vocabSize);
     this.computed = Array.from({ length: batchSize }, (_, b) => b);
     this.retired = new Array<boolean>(batchSize).fill(false);
-    this.inPlace = model.attentionMode === 'depthwise' && productsInstalled();
+    this.inPlace = productsInstalled();
   }
 
   /** Rows the next feed computes (diagnostic: retired rows leave once they are an eighth of them). */
@@ -176,19 +168,14 @@ export class Session {
       }
     });
     // Additive mask: 0 where the key slot is valid and not after the query slot, -1e9 elsewhere.
-    // Laid out [B, 1, C, S+C] for the matMul form, [C, B, 1, S+C] for the depthwise form.
+    // Laid out [B, 1, C, S+C].
     const total = this.slots + width;
-    const mode: AttentionMode =
-      width >= SESSION_DEPTHWISE_MIN_WIDTH && this.model.attentionMode === 'depthwise'
-        ? 'depthwise'
-        : 'matmul';
-    const maskLayout = this.inPlace ? 'matmul' : mode;
     const mask = new Float32Array(batch * width * total);
     rows.forEach((b, p) => {
       const chunk = chunks[b] as readonly number[];
       const rowValid = this.valid[b] as boolean[];
       for (let j = 0; j < width; j++) {
-        const base = (maskLayout === 'depthwise' ? j * batch + p : p * width + j) * total;
+        const base = (p * width + j) * total;
         const querySlot = this.slots + j;
         for (let s = 0; s < total; s++) {
           const ok = s < this.slots ? rowValid[s] === true : s - this.slots < chunk.length;
@@ -200,10 +187,7 @@ export class Session {
     const weights = this.model.parts();
     const past = this.cache;
     const result = tf.tidy(() => {
-      const maskTensor =
-        maskLayout === 'depthwise'
-          ? tf.tensor4d(mask, [width, batch, 1, total])
-          : tf.tensor4d(mask, [batch, 1, width, total]);
+      const maskTensor = tf.tensor4d(mask, [batch, 1, width, total]);
       let x = add(gatherRows(weights.wte, ids), gatherRows(weights.wpe, positions)); // [B*C, d]
       const cache: KeysValues[] = [];
       const lastLayer = weights.blocks.length - 1;
@@ -213,7 +197,7 @@ export class Session {
           block,
           (normed, rows) => {
             const attend = this.inPlace ? inPlaceCachedAttention : cachedSelfAttention;
-            const options = { batch, heads: nHeads, mode, mask: maskTensor, past: past[layer] };
+            const options = { batch, heads: nHeads, mask: maskTensor, past: past[layer] };
             const attended = attend(normed, block.wqkv, block.bqkv, options);
             cache.push(attended.cache);
             return rows === undefined ? attended.out : pickRows(attended.out, rows);

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../lib/rng.ts';
-import { INIT_STD, PolicyModel, type ModelConfig, type ModelOptions } from './model.ts';
+import { INIT_STD, PolicyModel, type ModelConfig } from './model.ts';
 
 /** Copies of the model's weights, one Float32Array per variable in the fixed checkpoint order. */
 export function getWeights(model: PolicyModel): Float32Array[] {
@@ -21,12 +21,8 @@ export function setWeights(model: PolicyModel, weights: readonly Float32Array[])
 }
 
 /** A model built from weights (for instance received from another thread). */
-export function modelFromWeights(
-  config: ModelConfig,
-  weights: readonly Float32Array[],
-  options: ModelOptions,
-): PolicyModel {
-  return new PolicyModel(config, [...weights], options);
+export function modelFromWeights(config: ModelConfig, weights: readonly Float32Array[]): PolicyModel {
+  return new PolicyModel(config, [...weights]);
 }
 
 /**
@@ -43,5 +39,5 @@ export function withRedrawnEmbeddings(model: PolicyModel, rows: readonly number[
   const weights = getWeights(model);
   const table = weights[model.variableNames().indexOf('wte')]!;
   for (const id of ids) for (let j = 0; j < dModel; j += 1) table[id * dModel + j] = rng.normal() * INIT_STD;
-  return modelFromWeights(model.config, weights, { attention: model.attentionMode });
+  return modelFromWeights(model.config, weights);
 }

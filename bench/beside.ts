@@ -4,7 +4,6 @@ import {
   initBackend,
   modelFromWeights,
   tokenizerFromWords,
-  type AttentionMode,
   type BackendPreference,
   type ModelConfig,
 } from '../agent/index.ts';
@@ -13,7 +12,6 @@ import { adam, oneThread, optimizerStep, type LossJob } from '../train/index.ts'
 /** What the parent sends first: the agent, the job and the update's settings. */
 export interface BesideWork {
   backend: BackendPreference;
-  attention: AttentionMode;
   modelConfig: ModelConfig;
   words: string[];
   weights: Float32Array[];
@@ -30,7 +28,7 @@ process.once('message', (work: BesideWork) => {
   void (async () => {
     await initBackend({ preference: work.backend });
     const agent = {
-      model: modelFromWeights(work.modelConfig, work.weights, { attention: work.attention }),
+      model: modelFromWeights(work.modelConfig, work.weights),
       tokenizer: tokenizerFromWords(work.words),
     };
     const compute = oneThread();

@@ -8,13 +8,7 @@ import {
   useBoundsChecks,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
-import {
-  attentionModeFor,
-  createModel,
-  defaultModelConfig,
-  sampleToken,
-  type PolicyModel,
-} from '../agent/model.ts';
+import { createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 import { fastest, fastestInTurn } from './best.ts';
 
@@ -26,7 +20,7 @@ import { fastest, fastestInTurn } from './best.ts';
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
   const cfg = defaultModelConfig(250);
-  const model = createModel(cfg, new Rng('bench/model'), { attention: attentionModeFor(backend) });
+  const model = createModel(cfg, new Rng('bench/model'));
   let peakRss = process.memoryUsage().rss;
   let peakTensorBytes = tf.memory().numBytes;
   const sampleMemory = () => {
@@ -34,7 +28,7 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     peakTensorBytes = Math.max(peakTensorBytes, tf.memory().numBytes);
   };
   try {
-    say(`backend            ${backend}  (attention: ${model.attentionMode})`);
+    say(`backend            ${backend}`);
     say(`parameters         ${model.parameterCount().toLocaleString('en-US')}`);
 
     const profile = await stepProfile(model, 64, 96, sampleMemory);
@@ -67,7 +61,6 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     );
     return {
       backend,
-      attention: model.attentionMode,
       parameters: model.parameterCount(),
       profileForwardMs: round(profile.forwardMs),
       profileBackwardMs: round(profile.backwardMs),

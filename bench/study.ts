@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { attentionModeFor, initBackend, loadAgent } from '../agent/index.ts';
+import { initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
 import { BIN, type StudyRunSummary } from '../study/runner.ts';
 import { leastOf } from './best.ts';
@@ -77,10 +77,10 @@ export async function run(
       JSON.parse(readFileSync(join(study, 'plan.jsonl'), 'utf8').split('\n')[0]!).id as string,
       'step-8',
     );
-    const attention = attentionModeFor(await initBackend());
+    await initBackend();
     const loadSeconds = await leastOf(5, async () => {
       const started = performance.now();
-      const { agent } = await loadAgent(checkpoint, { attention });
+      const { agent } = await loadAgent(checkpoint);
       const seconds = (performance.now() - started) / 1000;
       agent.model.dispose();
       return seconds;

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
 import {
-  attentionModeFor,
   buildTokenizer,
   createModel,
   defaultModelConfig,
@@ -47,9 +46,7 @@ export async function run(
   const backend = await initBackend();
   const tokenizer = buildTokenizer(makeTasks('all'));
   const agent: Agent = {
-    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train'), {
-      attention: attentionModeFor(backend),
-    }),
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('bench/train')),
     tokenizer,
   };
   const one = oneThread();
@@ -223,10 +220,9 @@ async function grpoBench(
   };
   const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
   const timeUpdates = async () => (await timeGrpo()).updates;
-  const { attentionMode: attention, config: modelConfig } = agent.model;
+  const { config: modelConfig } = agent.model;
   const words = [...agent.tokenizer.words];
   const work = {
-    attention,
     modelConfig,
     words,
     weights: getWeights(agent.model),

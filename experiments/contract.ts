@@ -8,11 +8,12 @@ import { fingerprint, fingerprintDifferences, isFingerprint, type Fingerprint } 
  * compare a fresh fingerprint with a committed one.
  *
  * Two kinds of difference:
- * - **arithmetic** (`tfjs`, `backend`, `backendVersion`): another float rounding; exact numbers are
- *   not expected to match, so `test:repro` checks the chapter's qualitative claims instead;
- * - **code** (`version`, `sources`, `kernel`, `threads`): the same arithmetic by other code; the
- *   numbers must still match bit for bit (a change that moves them needs `--rebaseline`), and our
- *   kernels give tfjs's own products' bits, so a kernel that did not start changes no number.
+ * - **arithmetic** (`tfjs`, `backend`, `backendVersion`, and `kernel` when our kernel ran on one
+ *   side only, `off` on the other): another float rounding; exact numbers are not expected to
+ *   match, so `test:repro` checks the chapter's qualitative claims instead;
+ * - **code** (`version`, `sources`, `kernel` between two versions of it, `threads`): the same
+ *   arithmetic by other code; the numbers must still match bit for bit (a change that moves them
+ *   needs `--rebaseline`).
  */
 export const ARITHMETIC_PARTS: readonly (keyof Fingerprint)[] = ['tfjs', 'backend', 'backendVersion'];
 
@@ -39,7 +40,14 @@ export function recordedFingerprint(path: string): Fingerprint | undefined {
  */
 export function arithmeticDiffers(committed: Fingerprint, fresh: Fingerprint): boolean {
   if (committed.backend === 'none' || fresh.backend === 'none') return false;
-  return ARITHMETIC_PARTS.some((part) => committed[part] !== fresh[part]);
+  return arithmeticParts(committed, fresh).some((part) => committed[part] !== fresh[part]);
+}
+
+/** The parts that decide the arithmetic between two fingerprints: `kernel` too when it ran on one side only. */
+function arithmeticParts(committed: Fingerprint, fresh: Fingerprint): readonly (keyof Fingerprint)[] {
+  return (committed.kernel === 'off') === (fresh.kernel === 'off')
+    ? ARITHMETIC_PARTS
+    : [...ARITHMETIC_PARTS, 'kernel'];
 }
 
 /** The fingerprint the committed chapter results in `resultsDir` were made with (its 17.1.json's: every experiment on a trained agent shares it). */
@@ -63,7 +71,7 @@ export function backendNotice(
   return (
     `notice: this process computes on ${arithmeticOf(fresh)}, the committed results on ${arithmeticOf(committed)}: ` +
     `its numbers will differ from results/ in their last bits (${fingerprintDifferences(committed, fresh)
-      .filter((line) => ARITHMETIC_PARTS.some((part) => line.startsWith(`${part}:`)))
+      .filter((line) => arithmeticParts(committed, fresh).some((part) => line.startsWith(`${part}:`)))
       .join(
         ', ',
       )}); test:repro checks the chapter's qualitative claims instead (TINYAGENT_BACKEND=wasm computes as the committed results did)`

@@ -22,14 +22,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
-  attentionModeFor,
   evaluate,
   getWeights,
   initBackend,
   loadAgent,
   withRedrawnEmbeddings,
   type Agent,
-  type AttentionMode,
 } from '../agent/index.ts';
 import type { HarnessInput } from '../gym/index.ts';
 import { mean } from '../eval/index.ts';
@@ -119,14 +117,13 @@ async function redrawSeed(
   results: StudyResults,
   seed: number,
   words: readonly string[],
-  attention: AttentionMode,
 ): Promise<UntrainedWords['seeds'][number]> {
   const { plan } = results;
   const job = evalJob(plan, seed, UNTRAINED_WORDS_STEP, 'a');
   const study = evaluationOf(results, seed, UNTRAINED_WORDS_STEP, 'a');
   const checkpoint = checkpointOf(plan, job);
-  const loaded = await loadAgent(checkpoint, { attention });
-  const start = await loadAgent(checkpointOf(plan, evalJob(plan, seed, 0, 'a')), { attention });
+  const loaded = await loadAgent(checkpoint);
+  const start = await loadAgent(checkpointOf(plan, evalJob(plan, seed, 0, 'a')));
   try {
     const { model, tokenizer } = loaded.agent;
     const ids = words.map((word) => tokenizer.id(word));
@@ -181,8 +178,7 @@ export async function main({ studyDir = join(ROOT, STUDY) }: { studyDir?: string
     );
   const backend = await initBackend();
   const seeds: UntrainedWords['seeds'] = [];
-  for (const seed of results.seeds)
-    seeds.push(await redrawSeed(results, seed, words, attentionModeFor(backend)));
+  for (const seed of results.seeds) seeds.push(await redrawSeed(results, seed, words));
   const out = join(dirname(studyDir), UNTRAINED_WORDS_FILE);
   const record: UntrainedWords = {
     format: 1,

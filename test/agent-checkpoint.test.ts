@@ -34,14 +34,13 @@ import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
 
 const small: ModelConfig = { vocabSize: 30, contextLength: 16, dModel: 16, nHeads: 2, nLayers: 1, dFF: 16 };
-const WASM = { attention: 'depthwise' } as const;
 let root: string;
 let model: PolicyModel;
 
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   root = mkdtempSync(join(tmpdir(), 'tinyagent-checkpoint-'));
-  model = createModel(small, new Rng('checkpoint'), WASM);
+  model = createModel(small, new Rng('checkpoint'));
 });
 
 afterAll(() => {
@@ -75,7 +74,7 @@ describe('checkpoints', () => {
       seed: 3,
       harnessHash: 'abc',
     });
-    const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
+    const { model: loaded, manifest } = await loadCheckpoint(dir);
     expect(bytesOf(loaded)).toEqual(bytesOf(model));
     expect(loaded.variableNames()).toEqual(model.variableNames());
     expect(manifest).toMatchObject({
@@ -96,9 +95,9 @@ describe('checkpoints', () => {
   it('replaces an existing checkpoint and leaves no temporary folders', async () => {
     const dir = join(root, 'replace');
     saveCheckpoint(dir, model, { step: 1 });
-    const other = createModel(small, new Rng('other'), WASM);
+    const other = createModel(small, new Rng('other'));
     saveCheckpoint(dir, other, { step: 2 });
-    const { model: loaded, manifest } = await loadCheckpoint(dir, WASM);
+    const { model: loaded, manifest } = await loadCheckpoint(dir);
     expect(manifest.step).toBe(2);
     expect(bytesOf(loaded)).toEqual(bytesOf(other));
     expect(readdirSync(root).filter((name) => name.includes('.tmp'))).toEqual([]);
@@ -111,14 +110,14 @@ describe('checkpoints', () => {
 
   it('errors name the folder and the problem', async () => {
     const missing = join(root, 'nope');
-    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(
+    await expect(loadCheckpoint(missing)).rejects.toThrow(
       new RegExp(`checkpoint ${missing}: no such folder.*npm run train`),
     );
 
     const truncated = join(root, 'truncated');
     saveCheckpoint(truncated, model, {});
     truncateSync(join(truncated, 'weights.bin'), 100);
-    await expect(loadCheckpoint(truncated, WASM)).rejects.toThrow(
+    await expect(loadCheckpoint(truncated)).rejects.toThrow(
       /truncated.*weights\.bin has 100 bytes|weights\.bin has 100 bytes.*truncated/,
     );
 
@@ -127,14 +126,14 @@ describe('checkpoints', () => {
     const bytes = readFileSync(join(corrupt, 'weights.bin'));
     bytes[7] = (bytes[7] as number) ^ 1;
     writeFileSync(join(corrupt, 'weights.bin'), bytes);
-    await expect(loadCheckpoint(corrupt, WASM)).rejects.toThrow(
+    await expect(loadCheckpoint(corrupt)).rejects.toThrow(
       new RegExp(`checkpoint ${corrupt}: weights\\.bin checksum .* does not match`),
     );
 
     const foreign = join(root, 'foreign');
     saveCheckpoint(foreign, model, {});
     writeFileSync(join(foreign, 'manifest.json'), JSON.stringify({ format: 'keras', weightsManifest: [] }));
-    await expect(loadCheckpoint(foreign, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
+    await expect(loadCheckpoint(foreign)).rejects.toThrow(/not a TinyAgent checkpoint/);
   });
 });
 
@@ -142,15 +141,15 @@ describe('checkpoint corruption', () => {
   it('refuses an empty, missing, flipped or truncated weights.bin with a CheckpointError', async () => {
     const empty = fresh('empty');
     writeFileSync(join(empty, 'weights.bin'), '');
-    await expect(loadCheckpoint(empty, WASM)).rejects.toThrow(/weights\.bin has 0 bytes/);
+    await expect(loadCheckpoint(empty)).rejects.toThrow(/weights\.bin has 0 bytes/);
     const missing = fresh('missing-weights');
     unlinkSync(join(missing, 'weights.bin'));
-    await expect(loadCheckpoint(missing, WASM)).rejects.toThrow(/weights\.bin is missing/);
+    await expect(loadCheckpoint(missing)).rejects.toThrow(/weights\.bin is missing/);
     const flipped = fresh('flipped');
     const bytes = readFileSync(join(flipped, 'weights.bin'));
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0x80;
     writeFileSync(join(flipped, 'weights.bin'), bytes);
-    await expect(loadCheckpoint(flipped, WASM)).rejects.toBeInstanceOf(CheckpointError);
+    await expect(loadCheckpoint(flipped)).rejects.toBeInstanceOf(CheckpointError);
   });
 
   it('the manifest checksum covers every manifest field: an edited tokenizer, harness or step is refused', async () => {
@@ -162,31 +161,31 @@ describe('checkpoint corruption', () => {
     ] as const) {
       const dir = fresh(`edited-${field}`);
       writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifestOf(dir), [field]: value }));
-      await expect(loadCheckpoint(dir, WASM), field).rejects.toThrow(
+      await expect(loadCheckpoint(dir), field).rejects.toThrow(
         /manifest\.json checksum .* does not match its manifestChecksum [0-9a-f]{64}: the manifest was edited/,
       );
     }
     const unsigned = fresh('unsigned');
     const { manifestChecksum: _dropped, ...rest } = manifestOf(unsigned);
     writeFileSync(join(unsigned, 'manifest.json'), JSON.stringify(rest));
-    await expect(loadCheckpoint(unsigned, WASM)).rejects.toThrow(/no manifestChecksum/);
+    await expect(loadCheckpoint(unsigned)).rejects.toThrow(/no manifestChecksum/);
   });
 
   it('refuses a version-1 manifest, a missing manifest and a manifest that is not JSON', async () => {
     const old = fresh('v1');
     writeFileSync(join(old, 'manifest.json'), JSON.stringify({ ...manifestOf(old), version: 1 }));
-    await expect(loadCheckpoint(old, WASM)).rejects.toThrow(/version 1; this code reads version 2/);
+    await expect(loadCheckpoint(old)).rejects.toThrow(/version 1; this code reads version 2/);
     const gone = fresh('no-manifest');
     unlinkSync(join(gone, 'manifest.json'));
-    await expect(loadCheckpoint(gone, WASM)).rejects.toThrow(/manifest\.json is missing/);
+    await expect(loadCheckpoint(gone)).rejects.toThrow(/manifest\.json is missing/);
     const garbage = fresh('garbage');
     writeFileSync(join(garbage, 'manifest.json'), '{"format": "tinyagent-checkpoint",\n  oops');
-    await expect(loadCheckpoint(garbage, WASM)).rejects.toThrow(
+    await expect(loadCheckpoint(garbage)).rejects.toThrow(
       /^checkpoint .*: manifest\.json is not valid JSON \([^\n]*\)$/,
     );
     const list = fresh('array');
     writeFileSync(join(list, 'manifest.json'), '[1, 2]');
-    await expect(loadCheckpoint(list, WASM)).rejects.toThrow(/not a TinyAgent checkpoint/);
+    await expect(loadCheckpoint(list)).rejects.toThrow(/not a TinyAgent checkpoint/);
   });
 });
 
@@ -232,7 +231,7 @@ async function refusal(loading: Promise<unknown>): Promise<string> {
 
 describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint', () => {
   it('a checkpoint given fresh checksums without an edit still loads (so the refusals below are the edits)', async () => {
-    const { model: loaded } = await loadCheckpoint(resign(fresh('resigned'), {}), WASM);
+    const { model: loaded } = await loadCheckpoint(resign(fresh('resigned'), {}));
     expect(bytesOf(loaded)).toEqual(bytesOf(model));
     loaded.dispose();
   });
@@ -249,7 +248,7 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
           values[offsetOf(name) + index] = value;
         },
       });
-      expect(await refusal(loadCheckpoint(dir, WASM))).toBe(
+      expect(await refusal(loadCheckpoint(dir))).toBe(
         `checkpoint ${dir}: weights.bin: weight ${name} holds ${value} at index ${index}; saving refuses such weights, so the file was edited or written by other code`,
       );
     }
@@ -261,7 +260,7 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
         fields.modelConfig = { ...small, nHeads: 3 };
       },
     });
-    expect(await refusal(loadCheckpoint(dir, WASM))).toBe(
+    expect(await refusal(loadCheckpoint(dir))).toBe(
       `checkpoint ${dir}: manifest.json: modelConfig nHeads 3 does not divide dModel 16`,
     );
   });
@@ -273,7 +272,7 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
       fields.parameterCount = countParameters(shorter);
     };
     const stale = resign(fresh('context-8'), { manifest: withCount });
-    expect(await refusal(loadCheckpoint(stale, WASM))).toBe(
+    expect(await refusal(loadCheckpoint(stale))).toBe(
       `checkpoint ${stale}: variable 1 is wpe [16,16] at 480, expected wpe [8,16] at 480`,
     );
     // The variables rewritten to the new shapes too: only weights.bin's size is left to disagree.
@@ -289,7 +288,7 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
       },
     });
     const expected = countParameters(shorter);
-    expect(await refusal(loadCheckpoint(rewritten, WASM))).toBe(
+    expect(await refusal(loadCheckpoint(rewritten))).toBe(
       `checkpoint ${rewritten}: weights.bin has ${model.parameterCount() * 4} bytes, expected ${expected * 4} (${expected} float32 values): truncated or from another model`,
     );
   });
@@ -298,7 +297,7 @@ describe('an edited checkpoint with fresh checksums is refused by loadCheckpoint
     const weights = getWeights(model);
     const names = model.variableNames();
     weights[names.indexOf('h0.ln1.gain')]![3] = NaN;
-    const diverged = modelFromWeights(small, weights, WASM);
+    const diverged = modelFromWeights(small, weights);
     const dir = join(root, 'diverged');
     try {
       expect(() => saveCheckpoint(dir, diverged, {})).toThrow(
@@ -330,12 +329,12 @@ describe('an edited agent checkpoint with fresh checksums is refused by loadAgen
   const id = (word: string) => project.indexOf(word);
 
   beforeAll(() => {
-    agentModel = createModel(defaultModelConfig(project.length), new Rng('checkpoint/agent'), WASM);
+    agentModel = createModel(defaultModelConfig(project.length), new Rng('checkpoint/agent'));
   });
   afterAll(() => agentModel.dispose());
 
   it('a sound agent checkpoint loads with the project tokenizer', async () => {
-    const { agent } = await loadAgent(resign(agentCheckpoint('agent-good'), {}), WASM);
+    const { agent } = await loadAgent(resign(agentCheckpoint('agent-good'), {}));
     expect(agent.tokenizer.words).toEqual(project);
     expect(agent.tokenizer.encode(['read', '<end>'])).toEqual([id('read'), id('<end>')]);
     agent.model.dispose();
@@ -414,7 +413,7 @@ describe('an edited agent checkpoint with fresh checksums is refused by loadAgen
   for (const [name, edit, fault] of edits) {
     it(`${name}: ${fault.slice(0, 60)}`, async () => {
       const dir = resign(agentCheckpoint(name), edit);
-      const message = await refusal(loadAgent(dir, WASM));
+      const message = await refusal(loadAgent(dir));
       expect(message.startsWith(`checkpoint ${dir}: ${fault}`), message).toBe(true);
       const result = await cli(['eval', '--checkpoint', dir, '--episodes', '1']);
       expect(result.code).toBe(1);
@@ -425,10 +424,10 @@ describe('an edited agent checkpoint with fresh checksums is refused by loadAgen
 
   it('a checkpoint consistent in itself but made for another vocabulary (one word more)', async () => {
     const words = [...project, 'zzz'];
-    const other = createModel(defaultModelConfig(words.length), new Rng('checkpoint/other'), WASM);
+    const other = createModel(defaultModelConfig(words.length), new Rng('checkpoint/other'));
     try {
       const dir = fresh('other-vocabulary', { of: other, extra: { step: 0, tokenizer: words } });
-      expect(await refusal(loadAgent(dir, WASM))).toMatch(
+      expect(await refusal(loadAgent(dir))).toMatch(
         new RegExp(
           `^checkpoint ${dir}: manifest\\.json: tokenizer word ${project.length} is 'zzz', the project's vocabulary has none there: .*made for other tasks; retrain with \`npm run train\`\\)$`,
         ),

@@ -18,9 +18,7 @@ let turns: TranscriptTurn[];
 beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('decision'), {
-    attention: 'depthwise',
-  });
+  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('decision'));
   agent = { model, tokenizer };
   const env = makeEnv(trainingHarness(), { tasks: makeTasks('heldout') });
   const { observation } = env.reset({ seed: 7 });

@@ -24,7 +24,7 @@ import {
 import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
 import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
 import { Rng } from '../lib/rng.ts';
-import { scalarProduct } from './support/scalarProduct.ts';
+import { scalarProduct } from '../agent/kernels/reference.ts';
 
 // The kernels as a module (agent/kernels/): the committed WAT, the pinned tfjs internals, the
 // self-test at start, the bounds checks on every call, and random products against the scalar
@@ -89,7 +89,7 @@ describe('the self-test at start', () => {
     const wrong = kernelsModuleText().replaceAll('f32x4.add', 'f32x4.sub');
     expect(wrong).not.toBe(kernelsModuleText());
     await expect(installKernels({ text: wrong })).rejects.toThrow(
-      /^self-test: a \[6, 9\] · \[9, 13\] product with bias and ReLU differs from tfjs's in \d+ of 78 outputs/,
+      /^self-test: a \[6, 9\] · \[9, 13\] product with bias and ReLU differs from its scalar reference in \d+ of 78 outputs/,
     );
     expect(productsInstalled()).toBe(false);
     const a = tf.ones([4, 3]) as tf.Tensor2D;
@@ -183,7 +183,7 @@ describe('bounds: every call checks its operands before it writes', () => {
 describe('properties: random products against the scalar reference, in the same order of k', () => {
   const options = (seed: number) => ({ seed, numRuns: 150, endOnFailure: true });
 
-  it('strided products: random shapes, strides, tails and blocks of k, with NaN and Infinity', () => {
+  it('strided products: random shapes, strides and tails, with NaN and Infinity', () => {
     const small = (max: number) => fc.integer({ min: 0, max });
     const shape = fc.record({
       batch: fc.integer({ min: 1, max: 3 }),
@@ -195,13 +195,12 @@ describe('properties: random products against the scalar reference, in the same 
       bStrides: fc.tuple(small(500), small(200), fc.integer({ min: 0, max: 40 })),
       cPadding: fc.tuple(small(3), small(7), small(5)),
       headsInner: fc.boolean(),
-      blockSums: fc.option(fc.integer({ min: 1, max: 13 }), { nil: undefined }),
       seed: fc.integer(),
     });
     fc.assert(
       fc.property(
         shape,
-        ({ batch, heads, rows, depth, cols, aStrides, bStrides, cPadding, headsInner, blockSums, seed }) => {
+        ({ batch, heads, rows, depth, cols, aStrides, bStrides, cPadding, headsInner, seed }) => {
           // C's rows never overlap: cols (+ padding) per row, rows of heads inside items, or items inside heads.
           const cs = cols + cPadding[0];
           const inner = rows * cs + cPadding[1];
@@ -224,15 +223,9 @@ describe('properties: random products against the scalar reference, in the same 
           const a = values(rng, stridedSpan([batch, heads, rows, depth], aStrides), true);
           const b = values(rng, stridedSpan([batch, heads, depth, cols], [...bStrides, 1]), true);
           const expected = new Float32Array(outSize);
-          const places = scalarProduct(
-            a,
-            b,
-            expected,
-            geometry,
-            blockSums === undefined ? {} : { blockSums },
-          );
+          const places = scalarProduct(a, b, expected, geometry);
           const [ta, tb] = [tf.tensor(a), tf.tensor(b)];
-          const out = stridedProduct(ta, tb, geometry, blockSums === undefined ? {} : { blockSums });
+          const out = stridedProduct(ta, tb, geometry);
           const got = out.dataSync();
           tf.dispose([ta, tb, out]);
           expect(bits(got, places)).toEqual(bits(expected, places));

@@ -18,8 +18,6 @@ import { getWeights, withRedrawnEmbeddings } from '../agent/weights.ts';
 import { Rng } from '../lib/rng.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
-/** The suite runs on wasm, whose faster attention form is the depthwise one. */
-const WASM = { attention: 'depthwise' } as const;
 
 beforeAll(async () => {
   expect(await initBackend({ preference: 'wasm' })).toBe('wasm');
@@ -47,7 +45,7 @@ describe('parameter count', () => {
       const cfg = defaultModelConfig(vocab);
       expect(cfg).toMatchObject({ contextLength: 128, dModel: 64, nHeads: 4, nLayers: 2 });
       expect(cfg.dFF % 8).toBe(0);
-      const model = createModel(cfg, new Rng(1), WASM);
+      const model = createModel(cfg, new Rng(1));
       try {
         expect(model.parameterCount()).toBe(countParameters(cfg));
         expect(Math.abs(countParameters(cfg) - TARGET_PARAMETERS) / TARGET_PARAMETERS).toBeLessThan(0.02);
@@ -121,7 +119,7 @@ describe('forward and gradients', () => {
   }
 
   it('hand-written gradients (both attention forms) match plain tfjs autodiff', () => {
-    const model = createModel(small, new Rng('grad'), WASM);
+    const model = createModel(small, new Rng('grad'));
     // Move LayerNorm gains and all biases away from 1 / 0 so that their gradients are exercised.
     const noise = new Rng('grad/noise');
     model.variables().forEach((v, i) => {
@@ -132,8 +130,8 @@ describe('forward and gradients', () => {
     });
     const ids = tf.tensor2d(randomIds(new Rng('grad/ids'), 3, 12, small.vocabSize), undefined, 'int32');
     const reference = tf.variableGrads(() => referenceLoss(model, ids));
-    for (const mode of ['depthwise', 'matmul'] as const) {
-      model.attentionMode = mode;
+    for (const mode of ['our kernel', 'reference'] as const) {
+      useOwnProducts(mode === 'our kernel');
       const ours = tf.variableGrads(() => loss(model, ids));
       expect(ours.value.dataSync()[0]).toBeCloseTo(reference.value.dataSync()[0] as number, 5);
       for (const name of Object.keys(reference.grads)) {
@@ -145,12 +143,13 @@ describe('forward and gradients', () => {
       }
       tf.dispose([ours.value, ...Object.values(ours.grads)]);
     }
+    useOwnProducts(true);
     tf.dispose([ids, reference.value, ...Object.values(reference.grads)]);
     model.dispose();
   });
 
   it('tokenStats entropy is the entropy of the softmax of the logits', () => {
-    const model = createModel(small, new Rng('entropy'), WASM);
+    const model = createModel(small, new Rng('entropy'));
     const rows = randomIds(new Rng('entropy/ids'), 2, 6, small.vocabSize);
     const ids = tf.tensor2d(rows, undefined, 'int32');
     const { logProbs, entropy } = model.tokenStats(ids);
@@ -186,10 +185,10 @@ describe('tokenLogProbs and tokenStats at some positions only', () => {
     'give the bits of the whole forward where the mask is set and 0 elsewhere, and the same gradients bit for bit (%s)',
     (_, own) => {
       useOwnProducts(own);
-      const model = createModel(small, new Rng('only'), WASM);
+      const model = createModel(small, new Rng('only'));
       try {
-        for (const mode of ['depthwise', 'matmul'] as const) {
-          model.attentionMode = mode;
+        {
+          const mode = own ? 'our kernel' : 'reference';
           const [rows, length] = [5, 23];
           const ids = tf.tensor2d(
             randomIds(new Rng('only/ids'), rows, length, small.vocabSize),
@@ -246,7 +245,7 @@ describe('tokenLogProbs and tokenStats at some positions only', () => {
   );
 
   it('refuse a mask of the wrong size', () => {
-    const model = createModel(small, new Rng('only'), WASM);
+    const model = createModel(small, new Rng('only'));
     const ids = tf.tensor2d([[1, 2, 3]], undefined, 'int32');
     expect(() => model.tokenLogProbs(ids, { only: [1, 0, 1] })).toThrow(
       /only has 3 entries for \[1, 2\] positions/,
@@ -311,7 +310,7 @@ describe('gatherRows', () => {
 
 describe('sampling session', () => {
   it('ragged chunks give the full-forward logits at the same positions (1e-4), through compaction', () => {
-    const model = createModel(small, new Rng('session'), WASM);
+    const model = createModel(small, new Rng('session'));
     const rng = new Rng('session/data');
     const lengths = [40, 23, 9, 31];
     const sequences = lengths.map((length) => Array.from({ length }, () => rng.int(small.vocabSize)));
@@ -363,7 +362,7 @@ describe('sampling session', () => {
   });
 
   it("retiring rows leaves every other row's logits bit for bit the same, through compaction", () => {
-    const model = createModel(small, new Rng('retire'), WASM);
+    const model = createModel(small, new Rng('retire'));
     const rng = new Rng('retire/data');
     const rows = 16;
     // Row b retires after feed 2 + (b % 6); the others run on with chunks of 0, 1 or 6 tokens
@@ -402,7 +401,7 @@ describe('sampling session', () => {
   });
 
   it('log-prob of a sampled token (temperature 1) equals tokenLogProbs', () => {
-    const model = createModel(small, new Rng('logprob'), WASM);
+    const model = createModel(small, new Rng('logprob'));
     const rng = new Rng('logprob/sample');
     const rows = 3;
     const session = model.startSession(rows);
@@ -447,7 +446,7 @@ describe('sampling session', () => {
 
 describe('memory and determinism', () => {
   it('a training step with Adam and a full sampling session leave the tensor count unchanged', () => {
-    const model = createModel(small, new Rng('leak'), WASM);
+    const model = createModel(small, new Rng('leak'));
     const ids = tf.tensor2d(randomIds(new Rng('leak/ids'), 4, 16, small.vocabSize), undefined, 'int32');
     const optimizer = tf.train.adam(1e-3);
     const step = () => tf.dispose(optimizer.minimize(() => loss(model, ids), true, model.variables()) ?? []);
@@ -470,12 +469,12 @@ describe('memory and determinism', () => {
 
   it('creating and disposing a model leaves no tensors behind', () => {
     const before = tf.memory().numTensors;
-    createModel(small, new Rng('leak/model'), WASM).dispose();
+    createModel(small, new Rng('leak/model')).dispose();
     expect(tf.memory().numTensors).toBe(before);
   });
 
   it("withRedrawnEmbeddings draws the named words' embedding rows anew from N(0, 0.02^2) and leaves every other weight and the model itself as they were", () => {
-    const model = createModel(small, new Rng(7), WASM);
+    const model = createModel(small, new Rng(7));
     const before = getWeights(model);
     const redrawn = withRedrawnEmbeddings(model, [9, 3, 9], new Rng('redraw'));
     const after = getWeights(redrawn);
@@ -510,9 +509,9 @@ describe('memory and determinism', () => {
   });
 
   it('the same seed gives the same weights, and the same step gives the same result', () => {
-    const a = createModel(small, new Rng(7), WASM);
-    const b = createModel(small, new Rng(7), WASM);
-    const c = createModel(small, new Rng(8), WASM);
+    const a = createModel(small, new Rng(7));
+    const b = createModel(small, new Rng(7));
+    const c = createModel(small, new Rng(8));
     expect(weightsHash(a)).toBe(weightsHash(b));
     expect(weightsHash(a)).not.toBe(weightsHash(c));
     const ids = tf.tensor2d(randomIds(new Rng('det/ids'), 4, 16, small.vocabSize), undefined, 'int32');

@@ -13,9 +13,9 @@ import {
 } from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
 
-// Our products must give XNNPack's bits (agent/kernels/products.ts): every reference here is tfjs's own
-// kernel on wasm (XNNPack's GEMM or depthwise convolution), compared bit for bit, not within a
-// tolerance.
+// Our kernel and tfjs's own products (XNNPack on wasm) compute the same functions up to float
+// rounding: every comparison here is within a relative tolerance of 1e-5. The kernel's exact bits
+// are tested against its own scalar reference (test/agent-kernels.test.ts).
 
 beforeAll(async () => {
   expect(await initBackend({ preference: 'wasm' })).toBe('wasm');
@@ -31,25 +31,35 @@ function random(rng: Rng, shape: number[], scale = 1): tf.Tensor {
   );
 }
 
-/** The count of elements whose bits differ (sign of zero included). */
-function bitsDiffer(x: tf.Tensor, y: tf.Tensor): number {
-  expect(x.shape).toEqual(y.shape);
-  const a = new Uint32Array((x.dataSync() as Float32Array).slice().buffer);
-  const b = new Uint32Array((y.dataSync() as Float32Array).slice().buffer);
-  let differ = 0;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
-  return differ;
+/** The largest |x - y| over the elements, relative to the largest |y| (at least 1). */
+function relativeDifference(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  expect(x.length).toBe(y.length);
+  let scale = 1;
+  let largest = 0;
+  for (let i = 0; i < x.length; i++) {
+    scale = Math.max(scale, Math.abs(y[i]!));
+    largest = Math.max(largest, Math.abs(x[i]! - y[i]!));
+  }
+  return largest / scale;
 }
 
-/** Runs `compute` on our kernel and on tfjs's own products: every tensor it returns, bit for bit the same. */
-function expectSameBitsBothWays(compute: () => tf.Tensor[]): void {
+const TOLERANCE = 1e-5;
+
+/** x and y of one shape, equal up to float rounding (relative difference at most TOLERANCE). */
+function expectClose(x: tf.Tensor, y: tf.Tensor, label?: string): void {
+  expect(x.shape, label).toEqual(y.shape);
+  expect(relativeDifference(x.dataSync(), y.dataSync()), label).toBeLessThanOrEqual(TOLERANCE);
+}
+
+/** Runs `compute` on our kernel and on tfjs's own products: every tensor it returns, the same up to rounding. */
+function expectCloseBothWays(compute: () => tf.Tensor[]): void {
   useOwnProducts(true);
   const ours = compute();
   useOwnProducts(false);
   const reference = compute();
   useOwnProducts(true);
   expect(ours).toHaveLength(reference.length);
-  ours.forEach((x, i) => expect(bitsDiffer(x, reference[i]!), `output ${i}`).toBe(0));
+  ours.forEach((x, i) => expectClose(x, reference[i]!, `output ${i}`));
 }
 
 function kernelsRun(f: () => tf.Tensor | tf.Tensor[]): Promise<string[]> {
@@ -74,7 +84,7 @@ function smallModel(sizes: Pick<ModelConfig, 'vocabSize' | 'contextLength'>): Mo
   return { ...sizes, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
 }
 
-describe('product: our kernel gives XNNPack bits', () => {
+describe("product: our kernel against tfjs's products", () => {
   it('runs our kernel when on, and tfjs products when off', async () => {
     expect(productKernelProblem()).toBeUndefined();
     expect(productsInstalled()).toBe(true);
@@ -92,19 +102,15 @@ describe('product: our kernel gives XNNPack bits', () => {
     const a = random(rng, [M, K]) as tf.Tensor2D;
     const b = random(rng, [K, N], 0.1) as tf.Tensor2D;
     const bias = random(rng, [N]) as tf.Tensor1D;
-    expect(bitsDiffer(product(a, b), tf.matMul(a, b))).toBe(0);
-    expect(bitsDiffer(product(a, b, { bias }), tf.fused.matMul({ a, b, bias }))).toBe(0);
-    expect(
-      bitsDiffer(product(a, b, { bias, relu: true }), tf.fused.matMul({ a, b, bias, activation: 'relu' })),
-    ).toBe(0);
+    expectClose(product(a, b), tf.matMul(a, b));
+    expectClose(product(a, b, { bias }), tf.fused.matMul({ a, b, bias }));
+    expectClose(product(a, b, { bias, relu: true }), tf.fused.matMul({ a, b, bias, activation: 'relu' }));
     // aᵀ · b read in place: the weight gradient's form, against both of the forms it replaces.
     const aT = tf.transpose(a) as tf.Tensor2D; // [K, M]
-    expect(bitsDiffer(product(aT, b, { transposeA: true }), tf.matMul(a, b))).toBe(0);
-    expect(
-      bitsDiffer(product(aT, b, { transposeA: true }), tf.transpose(tf.matMul(tf.transpose(b), aT))),
-    ).toBe(0);
-    expect(bitsDiffer(columnSums(a), tf.sum(a, 0))).toBe(0);
-    expect(bitsDiffer(columnSums(a), tf.reshape(tf.matMul(aT, tf.ones([M, 1])), [-1]))).toBe(0);
+    expectClose(product(aT, b, { transposeA: true }), tf.matMul(a, b));
+    expectClose(product(aT, b, { transposeA: true }), tf.transpose(tf.matMul(tf.transpose(b), aT)));
+    expectClose(columnSums(a), tf.sum(a, 0));
+    expectClose(columnSums(a), tf.reshape(tf.matMul(aT, tf.ones([M, 1])), [-1]));
   });
 
   it('a product that differs in one place is caught', () => {
@@ -112,7 +118,7 @@ describe('product: our kernel gives XNNPack bits', () => {
     const a = random(rng, [12, 16]) as tf.Tensor2D;
     const b = random(rng, [16, 12]) as tf.Tensor2D;
     const off = tf.add(tf.matMul(a, b), tf.scatterND([[3, 5]], [1e-3], [12, 12]));
-    expect(bitsDiffer(product(a, b), off)).toBe(1);
+    expect(relativeDifference(product(a, b).dataSync(), off.dataSync())).toBeGreaterThan(TOLERANCE);
   });
 
   it('refuses operands whose inner sizes differ', () => {
@@ -122,14 +128,14 @@ describe('product: our kernel gives XNNPack bits', () => {
   });
 });
 
-describe('layers on our kernel: the same bits as the depthwise form on tfjs kernels', () => {
+describe('layers on our kernel against their reference form in plain tfjs', () => {
   function attentionCase() {
     const rng = new Rng('products/attention');
     const [batch, length, heads, width] = [3, 13, 2, 16];
     const h = random(rng, [batch * length, width]) as tf.Tensor2D;
     const w = random(rng, [width, 3 * width], 0.3) as tf.Tensor2D;
     const b = random(rng, [3 * width], 0.1) as tf.Tensor1D;
-    const options = { batch, length, heads, mode: 'depthwise' as const };
+    const options = { batch, length, heads };
     const out = causalSelfAttention(h, w, b, options);
     const grads = tf.grads((x: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor) =>
       tf.sum(tf.square(causalSelfAttention(x as tf.Tensor2D, ww as tf.Tensor2D, bb as tf.Tensor1D, options))),
@@ -138,12 +144,12 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
   }
 
   it('causal self-attention, forward and gradients', async () => {
-    expectSameBitsBothWays(attentionCase);
-    expect(await kernelsRun(() => attentionCase()[0]!)).not.toContain('DepthwiseConv2dNative');
+    expectCloseBothWays(attentionCase);
+    expect(await kernelsRun(() => attentionCase()[0]!)).not.toContain('BatchMatMul');
   });
 
-  it('a ReLU dense layer under a gradient tape (where tfjs adds the bias after the product)', () => {
-    expectSameBitsBothWays(() => {
+  it('a ReLU dense layer under a gradient tape', () => {
+    expectCloseBothWays(() => {
       const rng = new Rng('products/dense');
       const x = random(rng, [50, 24]) as tf.Tensor2D;
       const w = random(rng, [24, 40], 0.3) as tf.Tensor2D;
@@ -156,7 +162,7 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
 
   /**
    * Plays `plan` (a list of feeds, one chunk per row) on a session of `model` on our kernel and
-   * on tfjs's, expects every feed's logits bit for bit the same, and returns how many feeds
+   * in plain tfjs, expects every feed's logits the same up to rounding, and returns how many feeds
    * compacted the cache on our kernel. `retire(feed)` names the rows to retire before a feed.
    */
   function sessionBothWays(
@@ -165,14 +171,14 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     retire: (feed: number) => number[] = () => [],
   ): number {
     let compactions = 0;
-    const play = (on: boolean): Uint32Array[] => {
+    const play = (on: boolean): Float32Array[] => {
       useOwnProducts(on);
       const session = model.startSession(plan[0]!.length);
       compactions = 0;
       const out = plan.map((chunks, feed) => {
         session.retire(retire(feed));
         const before = session.slotCount;
-        const logits = new Uint32Array(session.feed(chunks).buffer);
+        const logits = session.feed(chunks);
         if (session.slotCount < before) compactions += 1;
         return logits;
       });
@@ -182,18 +188,19 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     const ours = play(true);
     const found = compactions;
     const reference = play(false);
-    ours.forEach((logits, feed) => expect(logits, `feed ${feed}`).toEqual(reference[feed]));
+    ours.forEach((logits, feed) =>
+      expect(relativeDifference(logits, reference[feed]!), `feed ${feed}`).toBeLessThanOrEqual(TOLERANCE),
+    );
     return found;
   }
 
-  it('a sampling session: logits over wide and single-token chunks, past 48 slots, through retiring', () => {
+  it('a sampling session: logits over wide and single-token chunks, through retiring', () => {
     const config = smallModel({ vocabSize: 30, contextLength: 128 });
-    const model = createModel(config, new Rng('products/session'), { attention: 'depthwise' });
+    const model = createModel(config, new Rng('products/session'));
     const rng = new Rng('products/session/plan');
     const rows = 12;
-    // A wide first chunk (the depthwise form), then mostly single tokens (the matMul form, whose
-    // value products add in blocks of 48 slots), some rows skipping feeds so padding builds up,
-    // and rows retiring.
+    // A wide first chunk, then mostly single tokens, some rows skipping feeds so padding builds
+    // up, and rows retiring.
     const plan = Array.from({ length: 40 }, (_, feed) =>
       Array.from({ length: rows }, (_, b) => {
         if (feed > 30 + (b % 5)) return [];
@@ -207,9 +214,9 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
     model.dispose();
   });
 
-  it('a sampling session whose cache is compacted again and again: the same logits bit for bit', () => {
+  it('a sampling session whose cache is compacted again and again', () => {
     const config = smallModel({ vocabSize: 30, contextLength: 256 });
-    const model = createModel(config, new Rng('products/grow'), { attention: 'depthwise' });
+    const model = createModel(config, new Rng('products/grow'));
     const rng = new Rng('products/grow/plan');
     const rows = 8;
     // Two tokens first, then one token per row and six for one row in turn: padding builds up
@@ -225,14 +232,14 @@ describe('layers on our kernel: the same bits as the depthwise form on tfjs kern
 
   it("a whole model's loss gradient", () => {
     const config = smallModel({ vocabSize: 40, contextLength: 40 });
-    const model = createModel(config, new Rng('products/model'), { attention: 'depthwise' });
+    const model = createModel(config, new Rng('products/model'));
     const rng = new Rng('products/model/ids');
     const ids = tf.tensor2d(
       Array.from({ length: 6 }, () => Array.from({ length: 21 }, () => rng.int(config.vocabSize))),
       undefined,
       'int32',
     );
-    expectSameBitsBothWays(() => {
+    expectCloseBothWays(() => {
       const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(model.tokenLogProbs(ids))) as tf.Scalar);
       return [value, ...Object.values(grads)];
     });

@@ -31,8 +31,12 @@ const NODE: Fingerprint = { ...WASM, backend: 'tensorflow', kernel: 'off', threa
 const temp = () => mkdtempSync(join(tmpdir(), 'contract-'));
 
 describe('the numbers as a contract (docs/CONTRACT.md)', () => {
-  it('tells other arithmetic (tfjs, backend, its version) from other code on the same arithmetic', () => {
-    expect(arithmeticDiffers(WASM, { ...WASM, sources: 'c'.repeat(64), kernel: 'off' })).toBe(false);
+  it('tells other arithmetic (tfjs, backend, its version, our kernel on or off) from other code on the same arithmetic', () => {
+    expect(arithmeticDiffers(WASM, { ...WASM, sources: 'c'.repeat(64), kernel: 'c'.repeat(64) })).toBe(false);
+    expect(arithmeticDiffers(WASM, { ...WASM, kernel: 'off' })).toBe(true);
+    expect(
+      arithmeticDiffers({ ...WASM, kernel: 'off' }, { ...WASM, kernel: 'off', sources: 'c'.repeat(64) }),
+    ).toBe(false);
     expect(arithmeticDiffers(WASM, NODE)).toBe(true);
     expect(arithmeticDiffers(WASM, { ...WASM, backendVersion: '4.23.0' })).toBe(true);
     expect(arithmeticDiffers(WASM, { ...WASM, backend: 'wasm-no-simd' })).toBe(true);

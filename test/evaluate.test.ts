@@ -32,9 +32,7 @@ beforeAll(async () => {
   const harness = trainingHarness();
   // Two different policies, saved as checkpoints as training saves them.
   for (const [i, name] of ['a', 'b'].entries()) {
-    const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng(`evaluate/${name}`), {
-      attention: 'depthwise',
-    });
+    const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng(`evaluate/${name}`));
     saveCheckpoint(join(root, name), model, { step: i * 10, seed: i, harness, tokenizer: tokenizer.words });
     agents.push({ model, tokenizer });
   }

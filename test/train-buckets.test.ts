@@ -21,9 +21,7 @@ beforeAll(async () => {
   await initBackend({ preference: 'wasm' });
   const tokenizer = buildTokenizer(makeTasks('all'));
   agent = {
-    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('buckets'), {
-      attention: 'depthwise',
-    }),
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('buckets')),
     tokenizer,
   };
   const tasks = makeTasks('train').slice(0, 6);

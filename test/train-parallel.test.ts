@@ -22,9 +22,7 @@ beforeAll(async () => {
   const backend = await initBackend({ preference: 'wasm' });
   const tokenizer = buildTokenizer(makeTasks('all'));
   agent = {
-    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('parallel'), {
-      attention: 'depthwise',
-    }),
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('parallel')),
     tokenizer,
   };
   worker = await DataParallelWorker.start(agent, backend);
@@ -38,7 +36,7 @@ afterAll(async () => {
 /** A model of `agent`'s shape (or `config`'s) with weights of its own seed, and the same tokenizer. */
 function otherAgent(label: string, config = agent.model.config): Agent {
   return {
-    model: createModel(config, new Rng(label), { attention: 'depthwise' }),
+    model: createModel(config, new Rng(label)),
     tokenizer: agent.tokenizer,
   };
 }

@@ -31,9 +31,7 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'tinyagent-train-'));
   const tokenizer = buildTokenizer(makeTasks('all'));
   agent = {
-    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model'), {
-      attention: 'depthwise',
-    }),
+    model: createModel(defaultModelConfig(tokenizer.words.length), new Rng('test-model')),
     tokenizer,
   };
 });

@@ -74,7 +74,6 @@ export class DataParallelWorker {
     await this.request({
       type: 'init',
       backend: this.backend,
-      attention: agent.model.attentionMode,
       modelConfig: agent.model.config,
       words: [...agent.tokenizer.words],
       weights: getWeights(agent.model),
@@ -174,7 +173,7 @@ export class DataParallelWorker {
   }
 }
 
-/** What the worker's copy must share with an agent to take its weights: config, attention mode and words. */
+/** What the worker's copy must share with an agent to take its weights: config and words. */
 function shapeOf(agent: Agent): string {
-  return JSON.stringify([agent.model.config, agent.model.attentionMode, agent.tokenizer.words]);
+  return JSON.stringify([agent.model.config, agent.tokenizer.words]);
 }

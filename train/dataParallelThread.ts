@@ -7,7 +7,6 @@ import {
   setWeights,
   tokenizerFromWords,
   type Agent,
-  type AttentionMode,
   type BackendPreference,
   type EpisodeRecord,
   type ModelConfig,
@@ -20,7 +19,6 @@ export type ParallelRequest =
   | {
       type: 'init';
       backend: string;
-      attention: AttentionMode;
       modelConfig: ModelConfig;
       words: string[];
       weights: Float32Array[];
@@ -63,7 +61,7 @@ export function serveRequests(): void {
         return initBackend({ preference: request.backend as BackendPreference }).then((backend) => {
           agent?.model.dispose();
           agent = {
-            model: modelFromWeights(request.modelConfig, request.weights, { attention: request.attention }),
+            model: modelFromWeights(request.modelConfig, request.weights),
             tokenizer: tokenizerFromWords(request.words),
           };
           return { type: 'ready', backend };

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { harnessHash, makeTasks, pickHarness, type Task } from '../gym/index.ts';
 import {
   activeBackend,
-  attentionModeFor,
   buildTokenizer,
   CheckpointError,
   createModel,
@@ -57,7 +56,7 @@ async function tryLoad(
   if (!existsSync(dir)) return undefined;
   let loaded;
   try {
-    loaded = await loadAgent(dir, { attention: attentionModeFor(activeBackend()) });
+    loaded = await loadAgent(dir);
   } catch (error) {
     if (!(error instanceof CheckpointError)) throw error;
     log.say(`resume: ${error.message}; retraining it from the last good snapshot`);
@@ -245,9 +244,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   const { config, log, compute, seconds } = run;
   const bcStart = performance.now();
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(trainingModelConfig(tokenizer), run.baseRng.fork('init'), {
-    attention: attentionModeFor(run.backend),
-  });
+  const model = createModel(trainingModelConfig(tokenizer), run.baseRng.fork('init'));
   const agent = { model, tokenizer };
   log.say(
     `backend ${run.recordedBackend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,

@@ -67,16 +67,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c0_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_1)))
-(local.set $c1_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c1_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_1)))
-(local.set $c2_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c2_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_1)))
-(local.set $c3_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-(local.set $c3_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_1)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c0_1 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_1)))
@@ -154,12 +144,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c1_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c2_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c3_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c1_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c1_0)))
@@ -229,12 +213,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c1_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c2_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c3_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (select (local.get $c0_0) (f32.const 0) (f32.gt (local.get $c0_0) (f32.const 0))))
 (local.set $c1_0 (select (local.get $c1_0) (f32.const 0) (f32.gt (local.get $c1_0) (f32.const 0))))
@@ -292,10 +270,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c0_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_1)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c0_1 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_1)))
@@ -343,9 +317,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 ))
@@ -391,9 +362,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (select (local.get $c0_0) (f32.const 0) (f32.gt (local.get $c0_0) (f32.const 0))))
 ))
@@ -472,16 +440,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c0_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_1)))
-(local.set $c1_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c1_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_1)))
-(local.set $c2_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c2_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_1)))
-(local.set $c3_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-(local.set $c3_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_1)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c0_1 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_1)))
@@ -559,12 +517,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c1_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c2_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c3_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c1_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c1_0)))
@@ -634,12 +586,6 @@
 (local.set $pa3 (i32.add (local.get $pa3) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c1_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 1) (local.get $cs)))) (local.get $c1_0)))
-(local.set $c2_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 2) (local.get $cs)))) (local.get $c2_0)))
-(local.set $c3_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 3) (local.get $cs)))) (local.get $c3_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (select (local.get $c0_0) (f32.const 0) (f32.gt (local.get $c0_0) (f32.const 0))))
 (local.set $c1_0 (select (local.get $c1_0) (f32.const 0) (f32.gt (local.get $c1_0) (f32.const 0))))
@@ -697,10 +643,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-(local.set $c0_1 (f32x4.add (v128.load offset=16 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_1)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 (local.set $c0_1 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_1)))
@@ -748,9 +690,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32x4.add (v128.load offset=0 (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (f32x4.pmax (v128.const i32x4 0 0 0 0) (local.get $c0_0)))
 ))
@@ -796,9 +735,6 @@
 (local.set $pa0 (i32.add (local.get $pa0) (local.get $ak)))
 (local.set $pb (i32.add (local.get $pb) (local.get $bk)))
 (br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
-(if (i32.eq (local.get $init) (i32.const 3)) (then
-(local.set $c0_0 (f32.add (f32.load (i32.add (local.get $pc) (i32.mul (i32.const 0) (local.get $cs)))) (local.get $c0_0)))
-))
 (if (local.get $relu) (then
 (local.set $c0_0 (select (local.get $c0_0) (f32.const 0) (f32.gt (local.get $c0_0) (f32.const 0))))
 ))

@@ -4,21 +4,20 @@ import { boundsChecked, kernels, productsInstalled } from './instance.ts';
 import { Clamp, Init } from './text.ts';
 
 /**
- * Float32 products on the wasm backend by our own SIMD kernel, bit for bit what XNNPack gives.
+ * Float32 products on the wasm backend by our own SIMD kernel.
  *
- * Why: tfjs-backend-wasm's products (XNNPack's GEMM, and its depthwise convolution for
- * attention's many small products) are slower than a plain register-tiled kernel (4 rows x 8
+ * Why: tfjs-backend-wasm's products (XNNPack's GEMM; a batched matMul falls to a scalar loop)
+ * are slower than a plain register-tiled kernel (4 rows x 8
  * columns of accumulators, one A value splatted per row and k) on one core (docs/MODEL.md,
  * "Performance (wasm)"). It also reads its operands through strides, so a transposed operand,
  * or one head's rows inside a [B*T, C] activation, is read in place: the gradients and attention
  * need almost no transposes.
  *
- * Why the same bits: XNNPack's f32 GEMM and depthwise convolution keep one accumulator per
- * output, start it at the bias (0 without one), add the products in order of k with a separate
- * multiply and add (wasm SIMD has no fused multiply-add), and clamp at the end for ReLU. This
- * kernel does exactly that, so every output rounds the same way; `test/agent-products.test.ts`
- * compares them bit for bit. A product split along k stores its partial sums and reloads them
- * exactly, so blocking does not change the order either, and neither does the layout.
+ * Its bits: one accumulator per output, started at the bias (0 without one), the products added
+ * in order of k with a separate multiply and add, and a clamp at the end for ReLU: exactly its
+ * scalar reference (./reference.ts), which `test/agent-kernels.test.ts` and the self-test at
+ * start compare bit for bit. A product split along k stores its partial sums and reloads them
+ * exactly, so blocking does not change the order, and neither does the layout.
  *
  * Every call checks that each operand's furthest element lies inside its tensor's buffer
  * (./bounds.ts) before anything is written. The kernel is registered with tfjs
@@ -34,8 +33,6 @@ type ProductAttrs = ProductGeometry & {
   columnsOuter: boolean;
   kBlock: number;
   pack: boolean;
-  /** Each later block of depth adds its own sum to C (init 3) instead of continuing C's (init 2). */
-  blockSums: boolean;
 };
 
 /** The registered tfjs kernel `TinyAgentProduct` (./install.ts). */
@@ -90,14 +87,7 @@ export function productKernel({
       if (packing) pack8(pb, bk, panels, depth, cols8 / 8);
       for (let k0 = 0; k0 < depth; k0 += kBlock) {
         const blockDepth = Math.min(kBlock, depth - k0);
-        const init =
-          k0 > 0
-            ? attrs.blockSums
-              ? Init.addToC
-              : Init.continueC
-            : bias === undefined
-              ? Init.zero
-              : Init.bias;
+        const init = k0 > 0 ? Init.continueC : bias === undefined ? Init.zero : Init.bias;
         const clamp = relu && k0 + blockDepth === depth ? Clamp.relu : Clamp.none;
         for (const [rowTile, i0, rowCount] of rowBlocks)
           for (const [colTile, j0, colCount] of colBlocks) {
@@ -135,23 +125,15 @@ export function productKernel({
 
 /**
  * A strided product on our kernel (`productsInstalled()` must hold): see `ProductGeometry`.
- * Depth is added in one pass, in order of k (XNNPack's GEMM and depthwise convolution), or with
- * `blockSums: n` as tfjs's batched matMul on wasm adds it: the sum of each block of n values of
- * k on its own, the blocks' sums added to the output in turn (48 in tfjs 4.22).
+ * Depth is added in one pass, in order of k.
  */
-export function stridedProduct(
-  a: tf.Tensor,
-  b: tf.Tensor,
-  geometry: ProductGeometry,
-  { blockSums }: { blockSums?: number } = {},
-): tf.Tensor {
+export function stridedProduct(a: tf.Tensor, b: tf.Tensor, geometry: ProductGeometry): tf.Tensor {
   const attrs: ProductAttrs = {
     ...geometry,
     relu: false,
     columnsOuter: false,
-    kBlock: blockSums ?? Math.max(geometry.depth, 1),
+    kBlock: Math.max(geometry.depth, 1),
     pack: false,
-    blockSums: blockSums !== undefined,
   };
   return tf.engine().runKernel(PRODUCT_KERNEL, { a, b }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor;
 }
@@ -163,8 +145,7 @@ const K_BLOCK_TRANSPOSED = 64;
 
 /**
  * a · b (+ bias, ReLU'd if asked) for 2-D float32 tensors, or aᵀ · b with `transposeA` (a is
- * then [K, M]). On our kernel when `productsInstalled()`, else tfjs's own ops (on wasm, the
- * same bits).
+ * then [K, M]). On our kernel when `productsInstalled()`, else tfjs's own ops.
  */
 export function product(
   a: tf.Tensor2D,
@@ -187,7 +168,7 @@ export function product(
 type ProductOptions = { bias?: tf.Tensor1D; relu: boolean; transposeA: boolean };
 
 /** `product` on tfjs's own ops (on wasm, XNNPack's GEMM). */
-export function tfjsProduct(
+function tfjsProduct(
   a: tf.Tensor2D,
   b: tf.Tensor2D,
   { bias, relu, transposeA }: ProductOptions,
@@ -215,7 +196,6 @@ export function kernelProduct(
     columnsOuter: transposeA,
     kBlock: transposeA ? K_BLOCK_TRANSPOSED : K_BLOCK,
     pack: !transposeA,
-    blockSums: false,
   };
   const inputs = bias === undefined ? { a, b } : { a, b, bias };
   return tf.engine().runKernel(PRODUCT_KERNEL, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;

@@ -15,8 +15,6 @@ export const Init = {
   bias: 1,
   /** At C's values: a later block of k that continues C's partial sums, in order of k. */
   continueC: 2,
-  /** At zero, C's values added at the end: C += this block's own sum (tfjs's blocked batched matMul). */
-  addToC: 3,
 } as const;
 
 /** What a tile kernel does to its sums after the last block of k (its `relu` operand). */
@@ -114,9 +112,6 @@ function tileKernel(rows: number, width: number, columnsOuter: boolean): string 
     ]).flat(),
     '(local.set $pb (i32.add (local.get $pb) (local.get $bk)))',
     '(br_if $depth (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))',
-    `(if (i32.eq (local.get $init) (i32.const ${Init.addToC})) (then`,
-    ...each((r, v) => `(local.set ${acc(r, v)} (${add} ${load(rowAddress(r), v)} (local.get ${acc(r, v)})))`),
-    '))',
     // Any relu but Clamp.none (0) clamps.
     '(if (local.get $relu) (then',
     ...each((r, v) => `(local.set ${acc(r, v)} ${clamp(`(local.get ${acc(r, v)})`)})`),

@@ -8,9 +8,7 @@ import { Rng } from '../../lib/rng.ts';
  */
 export function saveUntrainedCheckpoint(dir: string): void {
   const tokenizer = buildTokenizer(makeTasks('all'));
-  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('untrained-checkpoint'), {
-    attention: 'depthwise',
-  });
+  const model = createModel(defaultModelConfig(tokenizer.words.length), new Rng('untrained-checkpoint'));
   try {
     saveCheckpoint(dir, model, { step: 0, seed: 0, harness: trainingHarness(), tokenizer: tokenizer.words });
   } finally {
