@@ -9,7 +9,7 @@ import {
   noiseStandardDeviations,
   pairedDropTestPower,
   passAtK,
-  percentileOfSorted,
+  percentileInterval,
   sampleStandardDeviation,
   standardDeviationInterval,
   taskVarianceIntraclassCorrelation,
@@ -288,9 +288,7 @@ function twoStageRate(
  * replicates have no spread the exact interval over the seeds (`exactOverUnits`).
  */
 export function shareInterval(reps: number, seeds: number, replicate: () => number) {
-  const replicates = Float64Array.from({ length: reps }, replicate).sort();
-  const low = percentileOfSorted(replicates, 0.025);
-  const high = percentileOfSorted(replicates, 0.975);
+  const { low, high } = percentileInterval(Float64Array.from({ length: reps }, replicate), 0.95);
   return low < high ? { low, high, exact: false } : { ...exactOverUnits(low, seeds), exact: true };
 }
 

@@ -25,7 +25,13 @@ export { agrestiCoullInterval, proportionInterval, PROPORTION_METHODS } from './
 export { intervalCoverage, exactOverUnits, withoutCollapse, type Interval } from './proportionInterval.ts';
 
 // bootstrap (chapter 17.3, 17.4)
-export { bootstrapCI, bootstrapMeans, DEFAULT_REPLICATES, percentileOfSorted } from './bootstrap.ts';
+export {
+  bootstrapCI,
+  bootstrapMeans,
+  DEFAULT_REPLICATES,
+  percentileInterval,
+  percentileOfSorted,
+} from './bootstrap.ts';
 export { expandedPercentileLevel } from './bootstrap.ts';
 export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
 export { percentileCoverage, taskBootstrapDistribution } from './clusterBootstrap.ts';

@@ -324,11 +324,10 @@ function metricOf(
     return gap / sample.length;
   }
   if (metric === 'mean') {
-    // Every task has the same runs, so the mean of task means is the mean of all values; summed
-    // in sorted order, as the seed study's numbers always were.
+    // Every task has the same runs, so the mean of task means is the mean of all values.
     let total = 0;
-    for (let i = 0; i < sorted.length; i += 1) total += sorted[i]!;
-    return total / sorted.length;
+    for (let i = 0; i < sample.length; i += 1) total += sample[i]!;
+    return total / sample.length;
   }
   const taskMeans = Float64Array.from({ length: sample.length / runs }, (_, task) => {
     let sum = 0;

@@ -3,7 +3,7 @@ import {
   bootstrapMeans,
   mean,
   pairedTInterval,
-  percentileOfSorted,
+  percentileInterval,
   pooledStandardDeviation,
   probabilityOfImprovementInterval,
   requiredSeeds,
@@ -83,7 +83,7 @@ export function compareSeedScores(
   const welch = welchInterval(valuesA, valuesB);
   const meansA = bootstrapMeans(valuesA, { reps, rng: rng.fork('a') });
   const meansB = bootstrapMeans(valuesB, { reps, rng: rng.fork('b') });
-  const differences = Float64Array.from(meansB, (value, i) => value - (meansA[i] as number)).sort();
+  const differences = Float64Array.from(meansB, (value, i) => value - (meansA[i] as number));
   const [sdA, sdB] = [sampleStandardDeviation(valuesA), sampleStandardDeviation(valuesB)];
   const pooled = pooledStandardDeviation({ sd: sdA, n: valuesA.length }, { sd: sdB, n: valuesB.length });
   const delta = Math.abs(welch.difference);
@@ -109,11 +109,7 @@ export function compareSeedScores(
     design: pairedInterval === null ? 'unpaired' : 'paired',
     difference: welch.difference,
     welch: { low: welch.low, high: welch.high, df: welch.df },
-    bootstrap: {
-      low: percentileOfSorted(differences, 0.025),
-      high: percentileOfSorted(differences, 0.975),
-      reps,
-    },
+    bootstrap: { ...percentileInterval(differences, 0.95), reps },
     paired:
       pairedInterval === null
         ? null
