@@ -187,56 +187,52 @@ describe('tokenLogProbs and tokenStats at some positions only', () => {
       useOwnProducts(own);
       const model = createModel(small, new Rng('only'));
       try {
-        {
-          const mode = own ? 'our kernel' : 'reference';
-          const [rows, length] = [5, 23];
-          const ids = tf.tensor2d(
-            randomIds(new Rng('only/ids'), rows, length, small.vocabSize),
-            undefined,
-            'int32',
-          );
-          const mask = someMask(rows, length - 1, new Rng('only/mask'));
-          const maskTensor = tf.tensor2d(mask, [rows, length - 1]);
-          // A loss that reads the values only where the mask is set, as training's losses do.
-          const lossOf = (stats: { logProbs: tf.Tensor2D; entropy: tf.Tensor2D }) =>
-            tf.neg(
-              tf.sum(tf.mul(tf.add(stats.logProbs, tf.mul(stats.entropy, 0.3)), maskTensor)),
-            ) as tf.Scalar;
-          const whole = tf.variableGrads(() => lossOf(model.tokenStats(ids)));
-          const some = tf.variableGrads(() => lossOf(model.tokenStats(ids, { only: mask })));
-          expect(some.value.dataSync()[0], mode).toBe(whole.value.dataSync()[0]);
-          for (const name of Object.keys(whole.grads))
-            expect(
-              Buffer.from((some.grads[name] as tf.Tensor).dataSync().buffer).equals(
-                Buffer.from((whole.grads[name] as tf.Tensor).dataSync().buffer),
-              ),
-              `${mode} ${name}`,
-            ).toBe(true);
-          const full = model.tokenStats(ids);
-          const picked = model.tokenStats(ids, { only: mask });
-          const onlyLogProbs = model.tokenLogProbs(ids, { only: mask });
-          const [a, b, c, e, f] = [
-            full.logProbs,
-            picked.logProbs,
-            onlyLogProbs,
-            full.entropy,
-            picked.entropy,
-          ].map((t) => t.dataSync());
-          mask.forEach((m, i) => {
-            expect(b![i], `logProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
-            expect(c![i], `tokenLogProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
-            expect(f![i], `entropy ${i}`).toBe(m === 0 ? 0 : e![i]);
-          });
-          tf.dispose([ids, maskTensor, whole.value, some.value, ...Object.values(whole.grads)]);
-          tf.dispose([
-            ...Object.values(some.grads),
-            full.logProbs,
-            full.entropy,
-            picked.logProbs,
-            picked.entropy,
-            onlyLogProbs,
-          ]);
-        }
+        const mode = own ? 'our kernel' : 'reference';
+        const [rows, length] = [5, 23];
+        const ids = tf.tensor2d(
+          randomIds(new Rng('only/ids'), rows, length, small.vocabSize),
+          undefined,
+          'int32',
+        );
+        const mask = someMask(rows, length - 1, new Rng('only/mask'));
+        const maskTensor = tf.tensor2d(mask, [rows, length - 1]);
+        // A loss that reads the values only where the mask is set, as training's losses do.
+        const lossOf = (stats: { logProbs: tf.Tensor2D; entropy: tf.Tensor2D }) =>
+          tf.neg(tf.sum(tf.mul(tf.add(stats.logProbs, tf.mul(stats.entropy, 0.3)), maskTensor))) as tf.Scalar;
+        const whole = tf.variableGrads(() => lossOf(model.tokenStats(ids)));
+        const some = tf.variableGrads(() => lossOf(model.tokenStats(ids, { only: mask })));
+        expect(some.value.dataSync()[0], mode).toBe(whole.value.dataSync()[0]);
+        for (const name of Object.keys(whole.grads))
+          expect(
+            Buffer.from((some.grads[name] as tf.Tensor).dataSync().buffer).equals(
+              Buffer.from((whole.grads[name] as tf.Tensor).dataSync().buffer),
+            ),
+            `${mode} ${name}`,
+          ).toBe(true);
+        const full = model.tokenStats(ids);
+        const picked = model.tokenStats(ids, { only: mask });
+        const onlyLogProbs = model.tokenLogProbs(ids, { only: mask });
+        const [a, b, c, e, f] = [
+          full.logProbs,
+          picked.logProbs,
+          onlyLogProbs,
+          full.entropy,
+          picked.entropy,
+        ].map((t) => t.dataSync());
+        mask.forEach((m, i) => {
+          expect(b![i], `logProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
+          expect(c![i], `tokenLogProbs ${i}`).toBe(m === 0 ? 0 : a![i]);
+          expect(f![i], `entropy ${i}`).toBe(m === 0 ? 0 : e![i]);
+        });
+        tf.dispose([ids, maskTensor, whole.value, some.value, ...Object.values(whole.grads)]);
+        tf.dispose([
+          ...Object.values(some.grads),
+          full.logProbs,
+          full.entropy,
+          picked.logProbs,
+          picked.entropy,
+          onlyLogProbs,
+        ]);
       } finally {
         model.dispose();
         useOwnProducts(true);
@@ -365,8 +361,8 @@ describe('sampling session', () => {
     const model = createModel(small, new Rng('retire'));
     const rng = new Rng('retire/data');
     const rows = 16;
-    // Row b retires after feed 2 + (b % 6); the others run on with chunks of 0, 1 or 6 tokens
-    // (6 takes the depthwise attention form, 1 the matMul form), so padding builds up.
+    // Row b retires after feed 2 + (b % 6); the others run on with chunks of 0, 1 or 6 tokens,
+    // so padding builds up.
     const plan = Array.from({ length: 9 }, (_, feed) =>
       Array.from({ length: rows }, (_, b) => {
         if (feed > 2 + (b % 6)) return [];
