@@ -12,8 +12,8 @@
  *   recorded only).
  * Output: results/ex-7.json, results/ex-7.md, results/figures/ex-7-se-by-correlation.svg.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { designReviewNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { parseStatisticsOptions } from './common.ts';
@@ -27,9 +27,16 @@ export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, sele
 /** Where the correlation of two checkpoints' evaluations is measured: 17.4's paired step 60 and step 80. */
 const CHECKPOINT_CORRELATION = { file: 'results/17.4.json', path: 'numbers.paired.correlation' };
 
-/** 17.4's measured correlation of two checkpoints' evaluations, and where it was read. */
-function checkpointCorrelation(): { source: string; correlation: number } {
-  const measured = JSON.parse(readFileSync(join(ROOT, CHECKPOINT_CORRELATION.file), 'utf8')) as {
+/**
+ * 17.4's measured correlation of two checkpoints' evaluations, and where it was read: the 17.4
+ * results beside the ones this run writes when they are there (a batch that ran 17.4 first: `exp:all
+ * --out`, `test:repro`, the rebaseline), else the committed `results/17.4.json`; a smoke run always
+ * reads the committed one.
+ */
+function checkpointCorrelation(outDir: string, smoke: boolean): { source: string; correlation: number } {
+  const beside = join(outDir, basename(CHECKPOINT_CORRELATION.file));
+  const path = !smoke && existsSync(beside) ? beside : join(ROOT, CHECKPOINT_CORRELATION.file);
+  const measured = JSON.parse(readFileSync(path, 'utf8')) as {
     numbers: { paired: { correlation: number } };
   };
   return {
@@ -39,7 +46,7 @@ function checkpointCorrelation(): { source: string; correlation: number } {
 }
 
 export async function main({ seed = 0, smoke = false, outDir = `${ROOT}/results` } = {}) {
-  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation());
+  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation(outDir, smoke));
   writeResults(outDir, {
     section: 'ex-7',
     title: 'The design review',
