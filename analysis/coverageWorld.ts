@@ -15,6 +15,7 @@ import {
   sampleStandardNormal,
   sampleVariance,
 } from '../eval/index.ts';
+import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from '../study/index.ts';
 import { SELECTION_FIGURES, seedSelection } from './claims.ts';
@@ -147,5 +148,9 @@ export function loadWorlds(firstStudy: string, secondStudy: string, seed: number
   const first = loadResults(readPlan(firstStudy));
   const second = loadResults(readPlan(secondStudy));
   const observed = observedWorld(first, second);
+  if (observed.shared.length === 0)
+    throw new InputError(
+      `coverage: ${firstStudy} and ${secondStudy} share no seed (the same seed from the same base agent, evaluated on the same episodes), so the paired comparison's coverage cannot be simulated; run both studies with the same code`,
+    );
   return [observed, fittedWorld(observed, new Rng(seed).fork('fitted-world'))];
 }

@@ -143,6 +143,13 @@ describe('experiments (smoke)', () => {
       expect(taskMean(fitted!.step80, t)).toBeCloseTo(taskMean(observed!.step80, t), 1);
   });
 
+  it('refuses two studies that share no seed in one line naming both (no paired comparison to simulate)', () => {
+    // The design's RL seeds come from one base agent, default-16's each from its own: none is shared.
+    expect(() =>
+      loadWorlds(join(ROOT, 'studies/default-16'), join(ROOT, 'studies/design-held-out/chapter-harness'), 1),
+    ).toThrow(/^coverage: \S*studies\/default-16 and \S*chapter-harness share no seed/);
+  });
+
   it("coverage's exact truths, by hand on tiny worlds", () => {
     // Seeds [0.5] and [1], 2 episodes: scores 0, 1/2, 1 with mass 1/8, 1/4, 5/8; the mean of the
     // quantile function over [0.25, 0.75] is (0.125 * 0.5 + 0.375 * 1) / 0.5.
