@@ -9,6 +9,7 @@ import {
   requiredSeeds,
   requiredUnits,
   sampleStandardDeviation,
+  StatisticsError,
   welchInterval,
 } from '../eval/index.ts';
 import { InputError } from '../lib/errors.ts';
@@ -38,8 +39,8 @@ export interface SeedComparison {
   paired: { seeds: number[]; difference: number; low: number; high: number; df: number } | null;
   seedsNeeded: {
     normal: number;
-    exactT: number;
-    unequalVariances: number | null;
+    exactT: number | typeof BEYOND_SEEDS;
+    unequalVariances: number | typeof BEYOND_SEEDS | null;
     varianceRatio: number;
   } | null;
 }
@@ -73,6 +74,19 @@ export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
   });
 }
 
+/** What `seedsNeeded` says where `requiredSeeds` finds more than its 10^7 seeds per recipe needed (a near-zero difference). */
+const BEYOND_SEEDS = 'more than 10^7';
+
+/** `requiredSeeds`'s answer, or BEYOND_SEEDS where it needs more seeds than it searches. */
+function seedsOrBeyond(required: () => number): number | typeof BEYOND_SEEDS {
+  try {
+    return required();
+  } catch (error) {
+    if (error instanceof StatisticsError && /more than 10\^7 seeds/.test(error.message)) return BEYOND_SEEDS;
+    throw error;
+  }
+}
+
 /** Compares two recipes' seed scores (17.4: each seed is one unit), paired on `shared` (`SeedComparison`). */
 export function compareSeedScores(
   valuesA: number[],
@@ -92,9 +106,11 @@ export function compareSeedScores(
       ? null
       : {
           normal: requiredUnits({ sigma: pooled, delta, design: 'unpaired' }).units,
-          exactT: requiredSeeds({ sdA: pooled, delta }),
+          exactT: seedsOrBeyond(() => requiredSeeds({ sdA: pooled, delta })),
           unequalVariances:
-            sdA > 0 && sdB > 0 ? requiredSeeds({ sdA, sdB, delta, variances: 'unequal' }) : null,
+            sdA > 0 && sdB > 0
+              ? seedsOrBeyond(() => requiredSeeds({ sdA, sdB, delta, variances: 'unequal' }))
+              : null,
           varianceRatio: sdA ** 2 / sdB ** 2,
         };
   const pairedInterval =

@@ -241,6 +241,14 @@ describe('study compare', () => {
     expect(text).toMatch(/over all seeds \(unpaired\), Welch/);
   });
 
+  it('says "more than 10^7" where a near-zero difference needs more seeds than the search covers, instead of failing', () => {
+    // Means 0.6 and 0.6001 with SDs near 0.1: the t test needs about 1.6 * 10^7 seeds per recipe.
+    const result = compareSeedScores([0.5, 0.7, 0.6], [0.5001, 0.7001, 0.6001], [], { rng: new Rng(3) });
+    expect(result.seedsNeeded?.exactT).toBe('more than 10^7');
+    expect(result.seedsNeeded?.unequalVariances).toBe('more than 10^7');
+    expect(result.seedsNeeded?.normal).toBeGreaterThan(1e7);
+  });
+
   it('says why no seeds-needed figure exists when no difference is observed', () => {
     const result = compareSeedScores([0.5, 0.7, 0.6], [0.7, 0.5, 0.6], [], { rng: new Rng(3) });
     expect(result.difference).toBe(0);
