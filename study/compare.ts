@@ -38,7 +38,7 @@ export interface SeedComparison {
   bootstrap: { low: number; high: number; reps: number };
   paired: { seeds: number[]; difference: number; low: number; high: number; df: number } | null;
   seedsNeeded: {
-    normal: number;
+    normal: number | typeof BEYOND_SEEDS;
     exactT: number | typeof BEYOND_SEEDS;
     unequalVariances: number | typeof BEYOND_SEEDS | null;
     varianceRatio: number;
@@ -74,15 +74,17 @@ export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
   });
 }
 
-/** What `seedsNeeded` says where `requiredSeeds` finds more than its 10^7 seeds per recipe needed (a near-zero difference). */
+/** What `seedsNeeded` says where a near-zero difference needs more seeds than the power functions count (10^7 per recipe for the t test, 2^53 - 1 for the normal approximation). */
 const BEYOND_SEEDS = 'more than 10^7';
 
-/** `requiredSeeds`'s answer, or BEYOND_SEEDS where it needs more seeds than it searches. */
+/** A power function's seeds per recipe, or BEYOND_SEEDS where it refuses to count that many. */
 function seedsOrBeyond(required: () => number): number | typeof BEYOND_SEEDS {
   try {
-    return required();
+    const seeds = required();
+    return seeds > 1e7 ? BEYOND_SEEDS : seeds;
   } catch (error) {
-    if (error instanceof StatisticsError && /more than 10\^7 seeds/.test(error.message)) return BEYOND_SEEDS;
+    if (error instanceof StatisticsError && /more than 10\^7 seeds|exceeds 2\^53 - 1/.test(error.message))
+      return BEYOND_SEEDS;
     throw error;
   }
 }
@@ -105,7 +107,7 @@ export function compareSeedScores(
     delta === 0 || pooled === 0
       ? null
       : {
-          normal: requiredUnits({ sigma: pooled, delta, design: 'unpaired' }).units,
+          normal: seedsOrBeyond(() => requiredUnits({ sigma: pooled, delta, design: 'unpaired' }).units),
           exactT: seedsOrBeyond(() => requiredSeeds({ sdA: pooled, delta })),
           unequalVariances:
             sdA > 0 && sdB > 0
