@@ -259,16 +259,16 @@ describe('from data to a design', () => {
       sigma: expect.closeTo(0.13693063937629152, 12),
     });
 
-    // results/study-compare-entropy.json: SDs 0.11926828884203584 (16 seeds), 0.049549800773529135 (8);
-    // Python 3: pooled sqrt((15 a^2 + 7 b^2) / 22) = 0.10237190447012402, 2 (z sd / 0.05)^2 = 65.805 -> 66
+    // results/study-compare-entropy.json: SDs 0.08526727281026407 (16 seeds), 0.09016876383195094 (8);
+    // Python 3: pooled sqrt((15 a^2 + 7 b^2) / 22) = 0.0868568464314532, 2 (z sd / 0.05)^2 = 47.370 -> 48
     out = '';
     expect(
       await main(['power', '--from', 'results/study-compare-entropy.json', '--delta', '0.05', '--json']),
     ).toBe(0);
     expect(JSON.parse(out)).toMatchObject({
-      units: 66,
+      units: 48,
       design: 'seeds',
-      sigma: expect.closeTo(0.10237190447012402, 12),
+      sigma: expect.closeTo(0.0868568464314532, 12),
     });
     // study compare's own "normal approximation" for its difference is the same calculation
     const committed = JSON.parse(readFileSync('results/study-compare-entropy.json', 'utf8')).comparison;
@@ -288,9 +288,9 @@ describe('from data to a design', () => {
     // a study folder: the SD of its seeds' step-80 pass@1, the A side of that comparison
     out = '';
     expect(await main(['power', '--from', 'studies/default-16', '--delta', '0.05'])).toBe(0);
-    // Python 3: 2 ((z 0.11926828884203584) / 0.05)^2 = 89.32 -> 90
+    // Python 3: 2 ((z 0.08526727281026407) / 0.05)^2 = 45.65 -> 46
     expect(out).toBe(
-      '90 seeds per group to detect 0.05 at two-sided alpha 0.05 with power 0.8 (sigma 0.1193, sqrt(2) sigma for the difference; exact N 89.32)\n' +
+      '46 seeds per group to detect 0.05 at two-sided alpha 0.05 with power 0.8 (sigma 0.0853, sqrt(2) sigma for the difference; exact N 45.65)\n' +
         'sigma: step-80 held-out pass@1 over 16 seeds of studies/default-16\n',
     );
   });
