@@ -16,6 +16,7 @@ import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/17.1.ts';
+import { resultsToQuote } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 import { coverageNote } from '../publish/coverageNotes.ts';
 import { EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
@@ -40,7 +41,10 @@ export async function main(options: Partial<RunOptions> = {}) {
     echo: isMain(import.meta.url),
     ...report(numbers, {
       episodes,
-      coverage: coverageNote([TASK_BOOTSTRAP_METHOD, EPISODE_BOOTSTRAP_METHOD]),
+      coverage: coverageNote(
+        [TASK_BOOTSTRAP_METHOD, EPISODE_BOOTSTRAP_METHOD],
+        resultsToQuote('coverage.json', { outDir, smoke }),
+      ),
     }),
   });
   return { agents: numbers };

@@ -1,7 +1,9 @@
 /**
- * Every chapter-17 experiment in the chapter's order, then the chapter's seven exercises and the
- * scripts on the committed studies (seeds, coverage, recipes, recipe-claims, design), training what is
- * missing first (`npm run ex:all`, experiments/ex-all.ts, runs the exercises alone).
+ * The coverage of the reported intervals (which five sections quote), every chapter-17 experiment
+ * in the chapter's order, then the chapter's seven exercises and the scripts on the committed
+ * studies (seeds, recipes, recipe-claims, design), training what is missing first (`npm run
+ * ex:all`, experiments/ex-all.ts, runs the exercises alone). A section that quotes another reads
+ * the one this batch wrote (`resultsToQuote`).
  *
  * Command: npm run exp:all [-- --run DIR --seed S --smoke --out DIR]
  * Runtime: the sum of the single scripts' (each one's --help says what takes its time). From a

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
 import { parseScriptFlags } from '../lib/script.ts';
@@ -43,4 +44,16 @@ export function parseExperimentFlags(
     ...(values.smoke === true ? { smoke: true } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
   };
+}
+
+/**
+ * Where a section reads another section's results (ex-7 17.4's correlation; 17.1, ex-3, seeds,
+ * recipes and recipe-claims coverage's measured coverage): beside the results it writes when
+ * they are there, as in a batch that made them first (exp:all, test:repro and the rebaseline run
+ * coverage first and 17.4 before ex-7), so that a batch never quotes the committed file it is
+ * replacing; else the committed `results/FILE`. A smoke run always reads the committed one.
+ */
+export function resultsToQuote(file: string, { outDir, smoke }: { outDir: string; smoke: boolean }): string {
+  const beside = join(outDir, file);
+  return !smoke && existsSync(beside) ? beside : join(ROOT, 'results', file);
 }

@@ -18,6 +18,7 @@ import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-3.ts';
+import { resultsToQuote } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 import { coverageNote } from '../publish/coverageNotes.ts';
 import { CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
@@ -56,7 +57,10 @@ export async function main(options: Partial<RunOptions> = {}) {
     numbers,
     echo: isMain(import.meta.url),
     ...(await report(numbers, {
-      coverage: coverageNote([CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD]),
+      coverage: coverageNote(
+        [CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD],
+        resultsToQuote('coverage.json', { outDir, smoke }),
+      ),
     })),
   });
   return numbers;

@@ -12,11 +12,10 @@
  *   recorded only).
  * Output: results/ex-7.json, results/ex-7.md, results/figures/ex-7-se-by-correlation.svg.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { designReviewNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseStatisticsOptions } from './common.ts';
+import { parseStatisticsOptions, resultsToQuote } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-7.ts';
@@ -24,23 +23,13 @@ import { report } from '../publish/sections/ex-7.ts';
 /** The chapter's claim, with the assumptions the review states (intraclass correlation; training noise left out, then 0.01). */
 export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, icc: 0.5 };
 
-/** Where the correlation of two checkpoints' evaluations is measured: 17.4's paired step 60 and step 80. */
-const CHECKPOINT_CORRELATION = { file: 'results/17.4.json', path: 'numbers.paired.correlation' };
-
-/**
- * 17.4's measured correlation of two checkpoints' evaluations, and where it was read: the 17.4
- * results beside the ones this run writes when they are there (a batch that ran 17.4 first: `exp:all
- * --out`, `test:repro`, the rebaseline), else the committed `results/17.4.json`; a smoke run always
- * reads the committed one.
- */
+/** 17.4's measured correlation of its paired step-60 and step-80 evaluations, and where it was read (`resultsToQuote`). */
 function checkpointCorrelation(outDir: string, smoke: boolean): { source: string; correlation: number } {
-  const beside = join(outDir, basename(CHECKPOINT_CORRELATION.file));
-  const path = !smoke && existsSync(beside) ? beside : join(ROOT, CHECKPOINT_CORRELATION.file);
-  const measured = JSON.parse(readFileSync(path, 'utf8')) as {
+  const measured = JSON.parse(readFileSync(resultsToQuote('17.4.json', { outDir, smoke }), 'utf8')) as {
     numbers: { paired: { correlation: number } };
   };
   return {
-    source: `${CHECKPOINT_CORRELATION.file} ${CHECKPOINT_CORRELATION.path}`,
+    source: 'results/17.4.json numbers.paired.correlation',
     correlation: measured.numbers.paired.correlation,
   };
 }

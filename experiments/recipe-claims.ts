@@ -27,7 +27,7 @@ import {
 } from '../analysis/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseExperimentFlags } from './common.ts';
+import { parseExperimentFlags, resultsToQuote } from './common.ts';
 import { resultFiles, writeResults, wroteLine } from '../publish/results.ts';
 import { ROOT } from '../lib/paths.ts';
 import { report } from '../publish/sections/recipe-claims.ts';
@@ -123,6 +123,7 @@ export async function main({
   const made = await report(numbers, {
     names: numbers.studies.map((row) => row.name),
     episodes: ready[0]!.plan.measure.episodes,
+    coverageFile: resultsToQuote('coverage.json', { outDir, smoke: false }),
   });
   writeResults(outDir, {
     section: 'recipe-claims',

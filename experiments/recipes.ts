@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { finishedStudy, loadResults } from '../study/index.ts';
 import { recipesNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseStatisticsOptions } from './common.ts';
+import { parseStatisticsOptions, resultsToQuote } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/recipes.ts';
@@ -88,7 +88,10 @@ export async function main({
       ruleLevel: RULE_LEVEL,
     },
     numbers,
-    ...report(numbers, { steps: STEPS }),
+    ...report(numbers, {
+      steps: STEPS,
+      coverageFile: resultsToQuote('coverage.json', { outDir, smoke: false }),
+    }),
     echo: true,
   });
   return numbers;

@@ -20,6 +20,7 @@ import { readPlan, loadResults } from '../study/index.ts';
 import { seedClaims, SELECTION_FIGURES } from '../analysis/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
+import { resultsToQuote } from './common.ts';
 import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/seeds.ts';
@@ -66,11 +67,12 @@ export async function main(options: Partial<SeedsOptions> = {}) {
   // The study's own eval seed by default, so that the aggregates equal the study report's.
   const seed = options.seed ?? plan.evalSeed;
   const numbers = seedClaims(loadResults(plan), { seed });
+  const smoke = plan.measure.stepScale !== 1;
   writeResults(outDir, {
     section: 'seeds',
     title: "The chapter's claims across seeds",
     seed,
-    smoke: plan.measure.stepScale !== 1,
+    smoke,
     config: {
       study: basename(study),
       recipe: plan.recipe,
@@ -83,7 +85,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
     ...(await report(numbers, {
       study: basename(study),
       recipe: plan.recipe,
-      coverage: coverageNote(SEEDS_COVERAGE),
+      coverage: coverageNote(SEEDS_COVERAGE, resultsToQuote('coverage.json', { outDir, smoke })),
       seed,
     })),
   });

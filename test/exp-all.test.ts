@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../lib/paths.ts';
-import { fileDifferences } from '../experiments/repro.ts';
+import { EXPERIMENTS, fileDifferences } from '../experiments/repro.ts';
+import { resultsToQuote } from '../experiments/common.ts';
 import { parseRunOptions } from '../experiments/runs.ts';
 import { nodeChild } from './support/child.ts';
 
@@ -33,6 +34,34 @@ function expectCommitted(outDir: string): void {
     expect(fileDifferences(section, { expectedDir: join(ROOT, 'results'), outDir }), section).toEqual([]);
   }
 }
+
+describe('a section quoting another reads what its batch wrote', () => {
+  it('beside its own results when there, else the committed file; a smoke run always the committed one', () => {
+    const outDir = mkdtempSync(join(root, 'quote-'));
+    const committed = join(ROOT, 'results', 'coverage.json');
+    expect(resultsToQuote('coverage.json', { outDir, smoke: false })).toBe(committed);
+    writeFileSync(join(outDir, 'coverage.json'), '{}');
+    expect(resultsToQuote('coverage.json', { outDir, smoke: false })).toBe(join(outDir, 'coverage.json'));
+    expect(resultsToQuote('coverage.json', { outDir, smoke: true })).toBe(committed);
+  });
+
+  it('the batch (exp:all, test:repro, the rebaseline) makes every quoted section before the sections quoting it', () => {
+    const order = Object.keys(EXPERIMENTS);
+    const quotes = order.flatMap((section) =>
+      [
+        ...readFileSync(join(ROOT, 'experiments', `${section}.ts`), 'utf8').matchAll(
+          /resultsToQuote\(\s*'([^']+)\.json'/g,
+        ),
+      ].map((match) => ({ section, quoted: match[1]! })),
+    );
+    // The five sections quoting coverage and ex-7 quoting 17.4: a test that finds none would pass vacuously.
+    expect(quotes.length).toBeGreaterThanOrEqual(6);
+    for (const { section, quoted } of quotes) {
+      expect(order, `${section} quotes ${quoted}`).toContain(quoted);
+      expect(order.indexOf(quoted), `${section} quotes ${quoted}`).toBeLessThan(order.indexOf(section));
+    }
+  });
+});
 
 describe('every entry point rewrites the committed results', () => {
   it('exp:all leaves the seed to each experiment unless --seed is given', () => {

@@ -91,7 +91,7 @@ function acrossList(summary: Numbers['summary']): string {
 
 export async function report(
   numbers: Numbers,
-  { names, episodes }: { names: string[]; episodes: number },
+  { names, episodes, coverageFile }: { names: string[]; episodes: number; coverageFile: string },
 ): Promise<Report> {
   const markdown = [
     `Each recipe is a study on the 10 held-out tasks at every chapter step, ${episodes} episodes per task; each claim is computed as in results/seeds.json (\`seedClaims\`, each study's own eval seed) and judged by docs/CLAIMS.md: a verdict **holds** when its rate's two-stage interval lies above one half, **fails** when it lies below and its detection rate at the book's effect is at least 0.8, is **not detected** when it lies below with less power, and is **open** when it crosses one half; a magnitude **agrees** with the book when its interval reaches the book's value. Across recipes a claim holds (fails, agrees, differs) whatever the recipe when it does so in every recipe, **belongs to a recipe** when it holds in one and fails in another, and is open otherwise.`,
@@ -109,6 +109,7 @@ export async function report(
         selectionMethod('winnersCurse'),
         selectionMethod('bookCurse'),
       ].flatMap((id) => [id, eightSeeds(id)]),
+      coverageFile,
     ),
     ...(numbers.notRun.length === 0
       ? []

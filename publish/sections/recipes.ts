@@ -78,10 +78,10 @@ function designSection(check: NonNullable<Numbers['designCheck']>): string[] {
   ];
 }
 
-/** recipes.md: `steps` are the steps the candidates were measured at. */
+/** recipes.md: `steps` are the steps the candidates were measured at; `coverageFile` the coverage results it quotes. */
 export function report(
   { tasks, candidates, rule, choice, designCheck, mixedCode }: Numbers,
-  { steps }: { steps: readonly number[] },
+  { steps, coverageFile }: { steps: readonly number[]; coverageFile: string },
 ): { markdown: string } {
   const defaultRan = candidates.some((candidate) => candidate.name === 'default');
   const markdown = [
@@ -101,7 +101,7 @@ export function report(
       ? `Not applied: ${defaultRan ? 'no other candidate has run' : 'the default has not run'}.`
       : ruleTable(rule),
     '',
-    `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%). ${coverageNote([eightSeeds(MEAN_OVER_SEEDS_METHOD), eightSeeds(TRAINING_SD_METHOD)])} The IQM's interval at 8 seeds is not simulated.`,
+    `The 99% intervals' coverage is not simulated at 8 seeds (results/coverage.md simulates the paired t at 95%). ${coverageNote([eightSeeds(MEAN_OVER_SEEDS_METHOD), eightSeeds(TRAINING_SD_METHOD)], coverageFile)} The IQM's interval at 8 seeds is not simulated.`,
     '',
     `**Choice:** ${choice.text}.`,
     ...(designCheck === null ? [] : ['', ...designSection(designCheck)]),
