@@ -42,7 +42,7 @@ export { taskVarianceIntraclassCorrelation, designEffect } from './clustered.ts'
 export { meanDifference, pairedStandardError, unpairedStandardError, pearsonCorrelation } from './paired.ts';
 export { pairedBootstrapDiff, welchInterval, meanTInterval, pairedTInterval } from './paired.ts';
 export { pitmanMorganTest, correlationTest } from './paired.ts';
-export { requiredUnits, requiredSeeds, twoSidedTPower, type PowerDesign } from './power.ts';
+export { BeyondCountError, requiredUnits, requiredSeeds, twoSidedTPower, type PowerDesign } from './power.ts';
 export { expectedMaxNormal, winnersCurseSimulation, correlatedSelectionInflation } from './winnersCurse.ts';
 
 // aggregates over seeds x tasks (rliable, Agarwal et al. 2021) and tests across seeds

@@ -4,6 +4,13 @@ import { normalQuantile, normalCdfStandard } from './normal.ts';
 import { checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
+/**
+ * A sample size beyond what the power functions count (N above 2^53 - 1 units, n above 10^7
+ * seeds): the difference is too small for its SD. A StatisticsError, so that a caller may say
+ * "beyond" instead of failing.
+ */
+export class BeyondCountError extends StatisticsError {}
+
 export type PowerDesign = 'paired' | 'unpaired' | 'seeds';
 
 export interface RequiredUnitsOptions {
@@ -44,7 +51,8 @@ export interface RequiredUnits {
  * falls. Power is therefore accepted in [0.5, 1) only.
  *
  * @throws StatisticsError if sigma is not a finite number >= 0, delta not finite and > 0, alpha
- *   outside (0, 1), power outside [0.5, 1), an unknown design, or an N above 2^53 - 1.
+ *   outside (0, 1), power outside [0.5, 1), an unknown design; BeyondCountError for an N above
+ *   2^53 - 1.
  * @example requiredUnits({ sigma: 0.0725, delta: 0.02 }).units // 104 (the book: about 103)
  */
 export function requiredUnits({
@@ -70,7 +78,7 @@ export function requiredUnits({
   const sigmaDifference = design === 'paired' ? sigma : Math.SQRT2 * sigma;
   const exact = (((zAlpha + zPower) * sigmaDifference) / delta) ** 2;
   if (!(exact <= Number.MAX_SAFE_INTEGER))
-    throw new StatisticsError(
+    throw new BeyondCountError(
       `N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`,
     );
   // A float such as 16.000000000000004 is 16 units, not 17.
@@ -108,7 +116,7 @@ export interface RequiredSeedsOptions {
  * up). With unequal ones df = (sdA^2 + sdB^2)^2 (n - 1) / (sdA^4 + sdB^4) (Welch-Satterthwaite
  * at the planned n), the usual approximation of Welch's test's power by a noncentral t.
  * @throws StatisticsError when an SD is not finite and > 0, delta not finite and > 0, alpha outside
- *   (0, 1), power outside (alpha, 1), or n above 10^7.
+ *   (0, 1), power outside (alpha, 1); BeyondCountError for n above 10^7.
  * @example requiredSeeds({ sdA: 0.1, delta: 0.1 }) // 17 (statsmodels: 16.71)
  */
 export function requiredSeeds({
@@ -135,7 +143,7 @@ export function requiredSeeds({
   while (powerAt(high) < power) {
     [low, high] = [high, high * 2];
     if (high > 1e7)
-      throw new StatisticsError(`more than 10^7 seeds per recipe are needed to detect ${delta}`);
+      throw new BeyondCountError(`more than 10^7 seeds per recipe are needed to detect ${delta}`);
   }
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);

@@ -1,5 +1,6 @@
 import {
   AGGREGATE_REPS,
+  BeyondCountError,
   bootstrapMeans,
   mean,
   pairedTInterval,
@@ -9,7 +10,6 @@ import {
   requiredSeeds,
   requiredUnits,
   sampleStandardDeviation,
-  StatisticsError,
   welchInterval,
 } from '../eval/index.ts';
 import { InputError } from '../lib/errors.ts';
@@ -83,8 +83,7 @@ function seedsOrBeyond(required: () => number): number | typeof BEYOND_SEEDS {
     const seeds = required();
     return seeds > 1e7 ? BEYOND_SEEDS : seeds;
   } catch (error) {
-    if (error instanceof StatisticsError && /more than 10\^7 seeds|exceeds 2\^53 - 1/.test(error.message))
-      return BEYOND_SEEDS;
+    if (error instanceof BeyondCountError) return BEYOND_SEEDS;
     throw error;
   }
 }

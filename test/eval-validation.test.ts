@@ -491,9 +491,31 @@ describe('every exported statistic refuses impossible input with a StatisticsErr
     expect((thrown as Error).message).toMatch(names);
   });
 
+  it('a count beyond what the power functions count is a BeyondCountError, so a caller can say "beyond"', () => {
+    for (const call of [
+      () => stats.requiredUnits({ sigma: 1e300, delta: 1e-300 }),
+      () => stats.requiredSeeds({ sdA: 0.1, delta: 1e-6 }),
+    ]) {
+      expect(call).toThrow(stats.BeyondCountError);
+      expect(call).toThrow(stats.StatisticsError);
+    }
+    // An argument out of range is not one.
+    let thrown: unknown;
+    try {
+      stats.requiredSeeds({ sdA: 0.1, delta: 0 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(stats.StatisticsError);
+    expect(thrown).not.toBeInstanceOf(stats.BeyondCountError);
+  });
+
   it('covers every exported function', () => {
     const exported = Object.entries(stats)
-      .filter(([, value]) => typeof value === 'function' && value !== stats.StatisticsError)
+      .filter(
+        ([, value]) =>
+          typeof value === 'function' && value !== stats.StatisticsError && value !== stats.BeyondCountError,
+      )
       .map(([name]) => name);
     const covered = new Set(CASES.map(([label]) => label.split(' ')[0]));
     expect(exported.filter((name) => !covered.has(name))).toEqual([]);
