@@ -290,7 +290,7 @@ describe('report page', () => {
   it('the book-beside-ours table shows the numbers of the results folder it was pointed at', async () => {
     const copy = copyOfResults('changed-results');
     const json = JSON.parse(readFileSync(join(copy, '17.1.json'), 'utf8'));
-    expect(json.numbers[1].passAt1.toFixed(3)).toBe('0.884');
+    expect(json.numbers[1].passAt1.toFixed(3)).toBe('0.834');
     json.numbers[1].passAt1 = 0.777;
     writeFileSync(join(copy, '17.1.json'), JSON.stringify(json));
     const built = await build(copy, 'changed');
@@ -310,7 +310,7 @@ describe('report page', () => {
       await page.close();
       return row;
     };
-    expect(await oursOf(full.outFile)).toEqual({ ours: '0.884', note: undefined });
+    expect(await oursOf(full.outFile)).toEqual({ ours: '0.834', note: undefined });
     const changed = await oursOf(built.outFile);
     expect(changed.ours).toBe('0.777');
     expect(changed.note).toContain(`read from ${copy}`);
@@ -338,10 +338,10 @@ describe('report page', () => {
       /at k = \d+: \d\.\d{3}, task-level 95% \[\d\.\d{3}, \d\.\d{3}\], against \d\.\d{3}/,
     );
     // Seeds per recipe, 2 ((z_0.975 + z_0.8) sd / delta)^2 rounded up, from seeds.json's SD and its
-    // chi-square interval (0.119 [0.088, 0.185]): scipy.stats.norm.ppf gives 89.32, 48.74, 213.95 at
-    // 5 points and 558.25 at 2.
-    expect(howMany).toContain('90 per recipe to tell two recipes 5 points apart at step 80 (49 to 214');
-    expect(howMany).toContain('559 for 2 points');
+    // chi-square interval (0.0853 [0.0630, 0.1320]): scipy.stats.norm.ppf gives 45.65, 24.91, 109.35
+    // at 5 points and 285.33 at 2.
+    expect(howMany).toContain('46 per recipe to tell two recipes 5 points apart at step 80 (25 to 110');
+    expect(howMany).toContain('286 for 2 points');
     const sd = seeds.step80.sdInterval;
     expect(howMany).toContain(`SD ${f3(sd.estimate)} (chi-square 95% [${f3(sd.low)}, ${f3(sd.high)}])`);
     expect(howMany).toContain(
@@ -351,8 +351,10 @@ describe('report page', () => {
         .join(' and ')}`,
     );
     const { paired } = comparing;
+    const sign = (value: number) => `${value < 0 ? '' : '+'}${f3(value)}`;
+    // 17.4's step 80 against step 60 holds 0; (z_0.975 + z_0.8) x its paired SE 0.082259 = 0.23045 (scipy).
     expect(better).toContain(
-      `+${f3(paired.difference)} (paired task-level 95% [+${f3(paired.low)}, +${f3(paired.high)}]`,
+      `is not shown better or worse than its step 60: ${sign(paired.difference)} (paired task-level 95% [${sign(paired.low)}, ${sign(paired.high)}], which holds 0); the paired design would detect 0.230 or more`,
     );
     // ex-7's claim is 0.77 SE: not shown; (z_0.975 + z_0.8) x its SE 0.03123 = 0.0875 (scipy).
     expect(better).toContain('is not shown');
@@ -399,7 +401,7 @@ describe('report page', () => {
   it('a negative verdict says what the design could have detected', async () => {
     const copy = copyOfResults('negative-results');
     editJson(join(copy, '17.4.json'), (json) => {
-      json.numbers.paired.low = -0.01;
+      Object.assign(json.numbers.paired, { difference: 0.04, low: -0.01, high: 0.09, pairedSE: 0.059875 });
     });
     editJson(join(copy, 'seeds.json'), (json) => {
       Object.assign(json.numbers.claims.overtakesBy32, {
@@ -416,10 +418,23 @@ describe('report page', () => {
     expect(passk).toContain(
       "0 of 16 (two-stage 95% [0.000, 0.206]; not detected: power 0.500 at the book's effect)",
     );
-    // (z_0.975 + z_0.8) x 17.4's paired SE 0.059875 = 0.16775 (scipy.stats.norm.ppf).
-    expect(better).toContain('is not shown better or worse than its step 60');
+    // (z_0.975 + z_0.8) x the paired SE 0.059875 = 0.16775 (scipy.stats.norm.ppf).
     expect(better).toContain(
-      'which holds 0); the paired design would detect 0.168 or more (two-sided 5%, power 0.8)',
+      'is not shown better or worse than its step 60: +0.040 (paired task-level 95% [-0.010, +0.090], which holds 0); the paired design would detect 0.168 or more (two-sided 5%, power 0.8)',
+    );
+    await page.close();
+  });
+
+  it('a difference shown says which way and by how much', async () => {
+    const copy = copyOfResults('shown-results');
+    editJson(join(copy, '17.4.json'), (json) => {
+      Object.assign(json.numbers.paired, { difference: -0.05, low: -0.09, high: -0.01 });
+    });
+    const built = await build(copy, 'shown');
+    const { page } = await open(built.outFile);
+    const [, , better] = (await answersOf(page)).map(({ text }) => text);
+    expect(better).toContain(
+      'is worse than its step 60 by -0.050 (paired task-level 95% [-0.090, -0.010], which excludes 0)',
     );
     await page.close();
   });
