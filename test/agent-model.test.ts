@@ -16,6 +16,7 @@ import {
 import { useOwnProducts } from '../agent/kernels/index.ts';
 import { getWeights, withRedrawnEmbeddings } from '../agent/weights.ts';
 import { Rng } from '../lib/rng.ts';
+import { scaledDifference } from './support/close.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
 
@@ -135,11 +136,10 @@ describe('forward and gradients', () => {
       const ours = tf.variableGrads(() => loss(model, ids));
       expect(ours.value.dataSync()[0]).toBeCloseTo(reference.value.dataSync()[0] as number, 5);
       for (const name of Object.keys(reference.grads)) {
-        const scale = tf.max(tf.abs(reference.grads[name] as tf.Tensor)).dataSync()[0] as number;
-        const diff = tf
-          .max(tf.abs(tf.sub(ours.grads[name] as tf.Tensor, reference.grads[name] as tf.Tensor)))
-          .dataSync()[0] as number;
-        expect(diff, `${mode} ${name}`).toBeLessThanOrEqual(1e-4 * Math.max(scale, 1e-3));
+        const difference = scaledDifference(ours.grads[name]!.dataSync(), reference.grads[name]!.dataSync(), {
+          floor: 1e-3,
+        });
+        expect(difference, `${mode} ${name}`).toBeLessThanOrEqual(1e-4);
       }
       tf.dispose([ours.value, ...Object.values(ours.grads)]);
     }
@@ -281,7 +281,7 @@ describe('pickLogProbsWithEntropy', () => {
     const gradRef = tf.grad((z: tf.Tensor) => tf.sum(tf.mul(reference(z as tf.Tensor2D), weights)))(logits);
     const scale = tf.max(tf.abs(gradRef)).dataSync()[0]!;
     expect(scale).toBeGreaterThan(0.01);
-    expect(tf.max(tf.abs(tf.sub(gradOurs, gradRef))).dataSync()[0]).toBeLessThan(1e-5 * Math.max(scale, 1));
+    expect(scaledDifference(gradOurs.dataSync(), gradRef.dataSync())).toBeLessThan(1e-5);
     tf.dispose([logits, targets, weights, ours, expected, gradOurs, gradRef]);
   });
 });

@@ -12,6 +12,7 @@ import {
   useOwnProducts,
 } from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { scaledDifference } from './support/close.ts';
 
 // Our kernel and tfjs's own products (XNNPack on wasm) compute the same functions up to float
 // rounding: every comparison here is within a relative tolerance of 1e-5. The kernel's exact bits
@@ -31,24 +32,12 @@ function random(rng: Rng, shape: number[], scale = 1): tf.Tensor {
   );
 }
 
-/** The largest |x - y| over the elements, relative to the largest |y| (at least 1). */
-function relativeDifference(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  expect(x.length).toBe(y.length);
-  let scale = 1;
-  let largest = 0;
-  for (let i = 0; i < x.length; i++) {
-    scale = Math.max(scale, Math.abs(y[i]!));
-    largest = Math.max(largest, Math.abs(x[i]! - y[i]!));
-  }
-  return largest / scale;
-}
-
 const TOLERANCE = 1e-5;
 
-/** x and y of one shape, equal up to float rounding (relative difference at most TOLERANCE). */
+/** x and y of one shape, equal up to float rounding (`scaledDifference` at most TOLERANCE). */
 function expectClose(x: tf.Tensor, y: tf.Tensor, label?: string): void {
   expect(x.shape, label).toEqual(y.shape);
-  expect(relativeDifference(x.dataSync(), y.dataSync()), label).toBeLessThanOrEqual(TOLERANCE);
+  expect(scaledDifference(x.dataSync(), y.dataSync()), label).toBeLessThanOrEqual(TOLERANCE);
 }
 
 /** Runs `compute` on our kernel and on tfjs's own products: every tensor it returns, the same up to rounding. */
@@ -118,7 +107,7 @@ describe("product: our kernel against tfjs's products", () => {
     const a = random(rng, [12, 16]) as tf.Tensor2D;
     const b = random(rng, [16, 12]) as tf.Tensor2D;
     const off = tf.add(tf.matMul(a, b), tf.scatterND([[3, 5]], [1e-3], [12, 12]));
-    expect(relativeDifference(product(a, b).dataSync(), off.dataSync())).toBeGreaterThan(TOLERANCE);
+    expect(scaledDifference(product(a, b).dataSync(), off.dataSync())).toBeGreaterThan(TOLERANCE);
   });
 
   it('refuses operands whose inner sizes differ', () => {
@@ -189,7 +178,7 @@ describe('layers on our kernel against their reference form in plain tfjs', () =
     const found = compactions;
     const reference = play(false);
     ours.forEach((logits, feed) =>
-      expect(relativeDifference(logits, reference[feed]!), `feed ${feed}`).toBeLessThanOrEqual(TOLERANCE),
+      expect(scaledDifference(logits, reference[feed]!), `feed ${feed}`).toBeLessThanOrEqual(TOLERANCE),
     );
     return found;
   }
