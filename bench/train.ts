@@ -1,5 +1,4 @@
 import { fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
 import {
@@ -241,10 +240,10 @@ async function grpoBench(
   say(
     `GRPO updates 1 thread  ${beside.alone.toFixed(2)} s alone, ${beside.beside.toFixed(2)} s beside a copy of themselves in another process (${(beside.beside / beside.alone).toFixed(2)}x slower, the copy ran ${beside.rounds} rounds; two cores can reach at most ${((2 * beside.alone) / beside.beside).toFixed(2)}x one on this work)`,
   );
-  const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, job, timeUpdates) : undefined;
+  const products = productsInstalled() ? await ownProductsAgainstTfjs(agent, timeUpdates) : undefined;
   if (products !== undefined)
     say(
-      `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products and Adam, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack, tf.train.adam), in turn: ${(products.tfjs / products.own).toFixed(2)}x, the same weights after them`,
+      `GRPO updates 1 thread  ${products.own.toFixed(2)} s on our products and Adam, ${products.tfjs.toFixed(2)} s on tfjs's (XNNPack, tf.train.adam), in turn: ${(products.tfjs / products.own).toFixed(2)}x; weights after them ${products.weightsDifference.toExponential(1)} apart (largest difference over largest weight)`,
     );
   return {
     grpoStepSecondsOneThread: grpo.one.total,
@@ -263,6 +262,7 @@ async function grpoBench(
           grpoUpdatesSecondsOwnProducts: products.own,
           grpoUpdatesSecondsTfjsProducts: products.tfjs,
           ownProductsSpeedup: products.tfjs / products.own,
+          ownProductsWeightsDifference: products.weightsDifference,
         }
       : {}),
   };
@@ -270,34 +270,34 @@ async function grpoBench(
 
 /**
  * The same GRPO updates (`timeUpdates`, one thread) on tfjs's products and Adam and on ours, in
- * turn, from the same weights: ours give the same bits, so the weights after must hash the same.
+ * turn, from the same weights, and how far apart the weights after them are: the largest |own -
+ * tfjs| over the largest |tfjs| weight (float rounding of other sums of products, grown by 4 Adam
+ * steps; test/agent-products.test.ts checks the products themselves within 1e-5).
  */
 async function ownProductsAgainstTfjs(
   agent: Agent,
-  job: LossJob,
   timeUpdates: () => Promise<number>,
-): Promise<{ own: number; tfjs: number }> {
+): Promise<{ own: number; tfjs: number; weightsDifference: number }> {
   const start = getWeights(agent.model);
-  const weightsHash = () => {
-    const hash = createHash('sha256');
-    for (const w of getWeights(agent.model)) hash.update(new Uint8Array(w.buffer));
-    return hash.digest('hex');
-  };
   const on = (own: boolean) => async () => {
     useOwnProducts(own);
     setWeights(agent.model, start);
     const seconds = await timeUpdates();
-    return { seconds, weights: weightsHash() };
+    return { seconds, weights: getWeights(agent.model) };
   };
   try {
     const [tfjs, own] = await fastestInTurn([on(false), on(true)], (run) => run.seconds, {
       repeats: REPEATS,
     });
-    if (tfjs!.weights !== own!.weights)
-      throw new Error(
-        `bench: the ${job.batch.batchSize}-transcript updates gave other weights on our products than on tfjs's`,
-      );
-    return { own: own!.seconds, tfjs: tfjs!.seconds };
+    let [largest, scale] = [0, 0];
+    tfjs!.weights.forEach((reference, i) => {
+      const ours = own!.weights[i]!;
+      for (let j = 0; j < reference.length; j++) {
+        largest = Math.max(largest, Math.abs(ours[j]! - reference[j]!));
+        scale = Math.max(scale, Math.abs(reference[j]!));
+      }
+    });
+    return { own: own!.seconds, tfjs: tfjs!.seconds, weightsDifference: largest / scale };
   } finally {
     useOwnProducts(true);
     setWeights(agent.model, start);

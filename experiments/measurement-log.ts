@@ -91,6 +91,7 @@ const FIGURE_LABELS: Record<string, string> = {
   grpoUpdatesSecondsOwnProducts: '4 updates on our products and Adam',
   grpoUpdatesSecondsTfjsProducts: "4 updates on tfjs's products and Adam",
   ownProductsSpeedup: "our products over tfjs's",
+  ownProductsWeightsDifference: "weights after them, ours against tfjs's (relative)",
   rssMiB: 'resident memory at the end',
   python: 'Python',
   version: 'PyTorch version',

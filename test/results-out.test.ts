@@ -78,4 +78,16 @@ describe('--out', () => {
     expect(row.passAt1).toBeCloseTo(rates.reduce((a, b) => a + b, 0) / rates.length, 12);
     expect(file.seeds.spread).toBe(0);
   }, 120_000);
+
+  it("bench's train suite runs to its end and writes its figures: our products and tfjs's give weights within float rounding", async () => {
+    const out = join(workDir, 'bench.json');
+    const result = await cli(['bench', '--only', 'train', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const { train } = readJson(out).figures;
+    expect(train.trainStepMsTwoThreads).toBeGreaterThan(0);
+    expect(train.grpoUpdatesSecondsOwnProducts).toBeGreaterThan(0);
+    // 4 Adam steps grow the products' rounding (within 1e-5, test/agent-products.test.ts) to 5e-4
+    // and 7e-4 of the largest weight in two bench runs on this machine.
+    expect(train.ownProductsWeightsDifference).toBeLessThan(1e-2);
+  }, 600_000);
 });
