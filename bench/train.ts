@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { scaledDifference } from './closeness.ts';
 import { episodeSpecs, makeTasks, pickHarness } from '../gym/index.ts';
 import {
   buildTokenizer,
@@ -289,15 +290,9 @@ async function ownProductsAgainstTfjs(
     const [tfjs, own] = await fastestInTurn([on(false), on(true)], (run) => run.seconds, {
       repeats: REPEATS,
     });
-    let [largest, scale] = [0, 0];
-    tfjs!.weights.forEach((reference, i) => {
-      const ours = own!.weights[i]!;
-      for (let j = 0; j < reference.length; j++) {
-        largest = Math.max(largest, Math.abs(ours[j]! - reference[j]!));
-        scale = Math.max(scale, Math.abs(reference[j]!));
-      }
-    });
-    return { own: own!.seconds, tfjs: tfjs!.seconds, weightsDifference: largest / scale };
+    const all = (weights: Float32Array[]) => Float32Array.from(weights.flatMap((w) => Array.from(w)));
+    const weightsDifference = scaledDifference(all(own!.weights), all(tfjs!.weights), { floor: 0 });
+    return { own: own!.seconds, tfjs: tfjs!.seconds, weightsDifference };
   } finally {
     useOwnProducts(true);
     setWeights(agent.model, start);

@@ -16,7 +16,7 @@ import {
 import { useOwnProducts } from '../agent/kernels/index.ts';
 import { getWeights, withRedrawnEmbeddings } from '../agent/weights.ts';
 import { Rng } from '../lib/rng.ts';
-import { scaledDifference } from './support/close.ts';
+import { scaledDifference } from '../bench/closeness.ts';
 
 const small: ModelConfig = { vocabSize: 40, contextLength: 40, dModel: 16, nHeads: 2, nLayers: 2, dFF: 24 };
 

@@ -12,7 +12,7 @@ import {
   useOwnProducts,
 } from '../agent/kernels/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { scaledDifference } from './support/close.ts';
+import { scaledDifference } from '../bench/closeness.ts';
 
 // Our kernel and tfjs's own products (XNNPack on wasm) compute the same functions up to float
 // rounding: every comparison here is within a relative tolerance of 1e-5. The kernel's exact bits

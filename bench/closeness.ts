@@ -1,7 +1,8 @@
 /**
  * The largest |x - y| over the elements, relative to the largest |y| or `floor` if that is larger
  * (so that values near zero do not inflate it): how two computations of one tensor compare up to
- * float rounding. Arrays of different lengths are not comparable: an Error.
+ * float rounding (the bench's weights after our products and tfjs's; the kernel and gradient
+ * tests). Arrays of different lengths are not comparable: an Error.
  */
 export function scaledDifference(
   x: ArrayLike<number>,
