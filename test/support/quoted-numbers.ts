@@ -533,15 +533,15 @@ export const QUOTED: QuotedNumber[] = [
   // (test/measurement-log.test.ts checks the whole table; these tie the log to the README's figures)
   ...(
     [
-      ['figures.gym.gym/warmEpisodesPerSecond', '23,741', 'scripted episodes, warm', '/s'],
-      ['figures.gym.gym/coldEpisodesPerSecond', '5,483', 'scripted episodes, cold', '/s'],
-      ['figures.train.trainStepMsOneThread', '303', 'training step, one thread', ' ms'],
-      ['figures.train.trainStepMsTwoThreads', '242', 'training step, two threads', ' ms'],
-      ['figures.train.rolloutEpisodesPerSecondOneThread', '688', 'rollouts, one thread', '/s'],
-      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,023', 'rollouts, two threads', '/s'],
-      ['figures.train.torch.stepMs', '351', 'PyTorch step, two threads', ' ms'],
-      ['figures.train.torch.stepMsOneThread', '156', 'PyTorch step, one thread', ' ms'],
-      ['figures.train.torch.oursStepMsTwoThreads', '238', 'our step, two threads, same turns', ' ms'],
+      ['figures.gym.gym/warmEpisodesPerSecond', '28,740', 'scripted episodes, warm', '/s'],
+      ['figures.gym.gym/coldEpisodesPerSecond', '7,727', 'scripted episodes, cold', '/s'],
+      ['figures.train.trainStepMsOneThread', '363', 'training step, one thread', ' ms'],
+      ['figures.train.trainStepMsTwoThreads', '357', 'training step, two threads', ' ms'],
+      ['figures.train.rolloutEpisodesPerSecondOneThread', '684', 'rollouts, one thread', '/s'],
+      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,053', 'rollouts, two threads', '/s'],
+      ['figures.train.torch.stepMs', '300', 'PyTorch step, two threads', ' ms'],
+      ['figures.train.torch.stepMsOneThread', '233', 'PyTorch step, one thread', ' ms'],
+      ['figures.train.torch.oursStepMsTwoThreads', '194', 'our step, two threads, same turns', ' ms'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at(
@@ -555,17 +555,17 @@ export const QUOTED: QuotedNumber[] = [
   ),
   ...(
     [
-      ['figures.train.trainStepGflopsOneThread', '21.8', 'training step, one thread', ' GFLOP/s'],
-      ['figures.train.trainStepGflopsTwoThreads', '27.3', 'training step, two threads', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsOneThread', '18.3', 'training step, one thread', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsTwoThreads', '18.6', 'training step, two threads', ' GFLOP/s'],
       [
         'figures.train.grpoStepSecondsOneThread',
-        '1.58',
+        '1.67',
         'GRPO step (160 rollouts, 4 updates), one thread',
         ' s',
       ],
-      ['figures.train.ownProductsSpeedup', '1.58', "our products over tfjs's", 'x'],
-      ['figures.train.torch.ratio', '0.678', 'ours / PyTorch on two threads', 'x'],
-      ['figures.eval.taskBootstrapSeconds', '0.0307', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
+      ['figures.train.ownProductsSpeedup', '3.17', "our products over tfjs's", 'x'],
+      ['figures.train.torch.ratio', '0.648', 'ours / PyTorch on two threads', 'x'],
+      ['figures.eval.taskBootstrapSeconds', '0.0512', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at('bench.json', path, text, `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`, [LOG], {
@@ -582,25 +582,27 @@ export const QUOTED: QuotedNumber[] = [
       digits: 2,
     },
   ),
-  at('bench.json', 'machine.loadAverage.start', '0.08', 'load average 0.0800 at the start', [LOG], {
+  at('bench.json', 'machine.loadAverage.start', '0.32', 'load average 0.320 at the start', [LOG], {
     digits: 2,
   }),
   at('train.json', 'run.seconds.total', '98.2', '| total | 98.2 s | `run.seconds.total` |', [LOG], one),
   at('train.json', 'run.seconds.updates', '62.6', '| updates | 62.6 s | `run.seconds.updates` |', [LOG], one),
-  at('bench.json', 'machine.loadAverage.start', '0.1', 'a load average of 0.1 on the 2 cores', [README], one),
-  at('bench.json', 'machine.cpus', '2', 'a load average of 0.1 on the 2 cores', [README], {}),
+  at('bench.json', 'machine.loadAverage.start', '0.3', 'a load average of 0.3 on the 2 cores', [README], one),
+  at('bench.json', 'machine.cpus', '2', 'a load average of 0.3 on the 2 cores', [README], {}),
   at(
     'bench.json',
     'figures.gym.gym/warmEpisodesPerSecond',
-    '23,700',
-    '23,700 scripted env episodes/s warm',
+    '28,700',
+    '28,700 scripted env episodes/s warm',
     [README],
     {
       significant: 3,
       grouped: true,
     },
   ),
-  at('bench.json', 'figures.train.trainStepMsTwoThreads', '242', '242 ms on two', [README], whole),
+  at('bench.json', 'figures.train.trainStepMsTwoThreads', '357', 'in 357 ms on two threads', [README], whole),
+  at('bench.json', 'figures.train.torch.oursStepMsTwoThreads', '194', '194 ms in turns', [README], whole),
+  at('bench.json', 'figures.train.torch.stepMs', '300', "PyTorch's 300 ms", [README], whole),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
   {
