@@ -24,7 +24,7 @@ import { EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/ind
 const STEPS = [0, 80] as const;
 
 export async function main(options: Partial<RunOptions> = {}) {
-  const { run, seed, smoke, outDir } = runOptions(options);
+  const { run, seed, smoke, outDir, batch } = runOptions(options);
   const episodes = smoke ? 4 : 32;
   const at = await ensureRun(run, { smoke, steps: STEPS });
   const agents = [];
@@ -43,7 +43,7 @@ export async function main(options: Partial<RunOptions> = {}) {
       episodes,
       coverage: coverageNote(
         [TASK_BOOTSTRAP_METHOD, EPISODE_BOOTSTRAP_METHOD],
-        resultsToQuote('coverage.json', { outDir, smoke }),
+        resultsToQuote('coverage', batch),
       ),
     }),
   });

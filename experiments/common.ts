@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';
@@ -46,14 +45,20 @@ export function parseExperimentFlags(
   };
 }
 
+/** The sections a batch (exp:all, test:repro, the rebaseline) has run so far, and the folder they wrote. */
+export interface BatchResults {
+  dir: string;
+  sections: readonly string[];
+}
+
 /**
  * Where a section reads another section's results (ex-7 17.4's correlation; 17.1, ex-3, seeds,
- * recipes and recipe-claims coverage's measured coverage): beside the results it writes when
- * they are there, as in a batch that made them first (exp:all, test:repro and the rebaseline run
- * coverage first and 17.4 before ex-7), so that a batch never quotes the committed file it is
- * replacing; else the committed `results/FILE`. A smoke run always reads the committed one.
+ * recipes and recipe-claims coverage's measured coverage): in a batch that has already run that
+ * section (exp:all, test:repro and the rebaseline run coverage first and 17.4 before ex-7), the
+ * file it wrote, so that a batch never quotes the committed file it is replacing; else the
+ * committed `results/SECTION.json`, never a file some earlier run left beside the output.
  */
-export function resultsToQuote(file: string, { outDir, smoke }: { outDir: string; smoke: boolean }): string {
-  const beside = join(outDir, file);
-  return !smoke && existsSync(beside) ? beside : join(ROOT, 'results', file);
+export function resultsToQuote(section: string, batch: BatchResults | undefined): string {
+  const fresh = batch !== undefined && batch.sections.includes(section);
+  return join(fresh ? batch.dir : join(ROOT, 'results'), `${section}.json`);
 }

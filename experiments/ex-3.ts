@@ -28,7 +28,7 @@ const BETA = [0.4, 0.3] as const;
 const TASKS = 10;
 
 export async function main(options: Partial<RunOptions> = {}) {
-  const { run, seed, smoke, outDir } = runOptions(options);
+  const { run, seed, smoke, outDir, batch } = runOptions(options);
   const episodes = smoke ? 4 : 32;
   const draws = smoke ? 2_000 : 20_000;
   const at = await ensureRun(run, { smoke, steps: STEPS });
@@ -59,7 +59,7 @@ export async function main(options: Partial<RunOptions> = {}) {
     ...(await report(numbers, {
       coverage: coverageNote(
         [CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD],
-        resultsToQuote('coverage.json', { outDir, smoke }),
+        resultsToQuote('coverage', batch),
       ),
     })),
   });

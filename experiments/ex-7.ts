@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { designReviewNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseStatisticsOptions, resultsToQuote } from './common.ts';
+import { parseStatisticsOptions, resultsToQuote, type BatchResults } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-7.ts';
@@ -24,8 +24,8 @@ import { report } from '../publish/sections/ex-7.ts';
 export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, icc: 0.5 };
 
 /** 17.4's measured correlation of its paired step-60 and step-80 evaluations, and where it was read (`resultsToQuote`). */
-function checkpointCorrelation(outDir: string, smoke: boolean): { source: string; correlation: number } {
-  const measured = JSON.parse(readFileSync(resultsToQuote('17.4.json', { outDir, smoke }), 'utf8')) as {
+function checkpointCorrelation(batch: BatchResults | undefined): { source: string; correlation: number } {
+  const measured = JSON.parse(readFileSync(resultsToQuote('17.4', batch), 'utf8')) as {
     numbers: { paired: { correlation: number } };
   };
   return {
@@ -34,8 +34,13 @@ function checkpointCorrelation(outDir: string, smoke: boolean): { source: string
   };
 }
 
-export async function main({ seed = 0, smoke = false, outDir = `${ROOT}/results` } = {}) {
-  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation(outDir, smoke));
+export async function main({
+  seed = 0,
+  smoke = false,
+  outDir = `${ROOT}/results`,
+  batch,
+}: { seed?: number; smoke?: boolean; outDir?: string; batch?: BatchResults } = {}) {
+  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation(batch));
   writeResults(outDir, {
     section: 'ex-7',
     title: 'The design review',

@@ -27,7 +27,7 @@ import {
 } from '../analysis/index.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseExperimentFlags, resultsToQuote } from './common.ts';
+import { parseExperimentFlags, resultsToQuote, type BatchResults } from './common.ts';
 import { resultFiles, writeResults, wroteLine } from '../publish/results.ts';
 import { ROOT } from '../lib/paths.ts';
 import { report } from '../publish/sections/recipe-claims.ts';
@@ -104,7 +104,8 @@ export async function main({
   seed,
   outDir = join(ROOT, 'results'),
   root = ROOT,
-}: { seed?: number; outDir?: string; root?: string } = {}) {
+  batch,
+}: { seed?: number; outDir?: string; root?: string; batch?: BatchResults | undefined } = {}) {
   const { notRun, ready } = recipeStates(root);
   checkStudies(ready);
   if (ready.length === 0)
@@ -123,7 +124,7 @@ export async function main({
   const made = await report(numbers, {
     names: numbers.studies.map((row) => row.name),
     episodes: ready[0]!.plan.measure.episodes,
-    coverageFile: resultsToQuote('coverage.json', { outDir, smoke: false }),
+    coverageFile: resultsToQuote('coverage', batch),
   });
   writeResults(outDir, {
     section: 'recipe-claims',

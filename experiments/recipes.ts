@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { finishedStudy, loadResults } from '../study/index.ts';
 import { recipesNumbers } from '../analysis/index.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseStatisticsOptions, resultsToQuote } from './common.ts';
+import { parseStatisticsOptions, resultsToQuote, type BatchResults } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/recipes.ts';
@@ -57,7 +57,15 @@ export async function main({
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
   designsDir = join(ROOT, 'studies', 'design-dev'),
   echo = false,
-}: { seed?: number; outDir?: string; studiesDir?: string; designsDir?: string; echo?: boolean } = {}) {
+  batch,
+}: {
+  seed?: number;
+  outDir?: string;
+  studiesDir?: string;
+  designsDir?: string;
+  echo?: boolean;
+  batch?: BatchResults | undefined;
+} = {}) {
   // A candidate counts once every evaluation of its study is done; one still running is not run yet.
   const finished = finishedCandidates(studiesDir, CANDIDATES);
   const designs = finishedCandidates(designsDir, DESIGN_CANDIDATES);
@@ -90,7 +98,7 @@ export async function main({
     numbers,
     ...report(numbers, {
       steps: STEPS,
-      coverageFile: resultsToQuote('coverage.json', { outDir, smoke: false }),
+      coverageFile: resultsToQuote('coverage', batch),
     }),
     echo: true,
   });

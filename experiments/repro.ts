@@ -103,12 +103,13 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   'ex-6': mainEx6,
   'ex-7': (o) => mainEx7(o),
   // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
-  seeds: ({ seed, outDir }) => mainSeeds({ ...(seed !== undefined ? { seed } : {}), outDir }),
+  seeds: ({ seed, outDir, batch }) => mainSeeds({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
   // The recipes compared on the development split, read from the committed candidate studies.
-  recipes: ({ seed, outDir }) => mainRecipes({ ...(seed !== undefined ? { seed } : {}), outDir }),
+  recipes: ({ seed, outDir, batch }) =>
+    mainRecipes({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
   // The chapter's claims across recipes, read from the committed held-out recipe studies.
-  'recipe-claims': ({ seed, outDir }) =>
-    mainRecipeClaims({ ...(seed !== undefined ? { seed } : {}), outDir }),
+  'recipe-claims': ({ seed, outDir, batch }) =>
+    mainRecipeClaims({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
   // The training design on the held-out tasks (not adopted), read from its committed studies.
   design: ({ seed, outDir }) => mainDesign({ ...(seed !== undefined ? { seed } : {}), outDir }),
 };
@@ -371,6 +372,7 @@ export async function reproduce({
     sayBackendNotice(expectedDir);
     process.stdout.write(`${fingerprintHeadline(committedFingerprint(expectedDir))}\n`);
     const report = [];
+    const made: string[] = [];
     for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
       const expectedPath = join(expectedDir, `${section}.json`);
       if (!existsSync(expectedPath)) {
@@ -379,7 +381,8 @@ export async function reproduce({
       }
       const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ResultsRecord & { seed: number };
       // As its script runs it (no --seed): a committed file must be what the script writes.
-      await experiment({ run, smoke: false, outDir });
+      await experiment({ run, smoke: false, outDir, batch: { dir: outDir, sections: [...made] } });
+      made.push(section);
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
         seed: number;
         figures?: string[];
@@ -429,10 +432,12 @@ export async function rebaseline({ run = 'runs/default' }: { run?: string } = {}
   sayBackendNotice(resultsDir);
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-rebaseline-'));
   try {
+    const made: string[] = [];
     for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
       process.stderr.write(`rebaseline: ${section}\n`);
       // Each at its script's own seed, so that the script alone rewrites what is committed.
-      await experiment({ run, smoke: false, outDir });
+      await experiment({ run, smoke: false, outDir, batch: { dir: outDir, sections: [...made] } });
+      made.push(section);
     }
     writeFilesAtomic(
       filesUnder(outDir).map((path) => ({

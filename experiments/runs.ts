@@ -23,7 +23,7 @@ import {
 } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
-import { parseExperimentFlags } from './common.ts';
+import { parseExperimentFlags, type BatchResults } from './common.ts';
 import { ROOT } from '../lib/paths.ts';
 import { fingerprintOf, sayBackendNotice } from './contract.ts';
 
@@ -40,6 +40,8 @@ export interface RunOptions {
   smoke: boolean;
   /** Where results go: results/ for runs/default, results/<run name>/ for any other run. */
   outDir: string;
+  /** In a batch, the sections it has run so far: a section quotes their files (`resultsToQuote`). */
+  batch?: BatchResults;
 }
 
 const DEFAULT_RUN = 'runs/default';
@@ -72,7 +74,13 @@ export function parseRunOptions(argv: string[]): ExperimentOptions {
 export function runOptions(options: Partial<RunOptions> = {}): RunOptions {
   const smoke = options.smoke ?? false;
   const run = options.run ?? DEFAULT_RUN;
-  return { run, seed: options.seed ?? 1, smoke, outDir: options.outDir ?? resultsDir(run) };
+  return {
+    run,
+    seed: options.seed ?? 1,
+    smoke,
+    outDir: options.outDir ?? resultsDir(run),
+    ...(options.batch !== undefined ? { batch: options.batch } : {}),
+  };
 }
 
 /** The training seed of a run that has to be trained: the N of a folder named seed-N or seedN, else 0 (the default run's). */

@@ -20,7 +20,7 @@ import { readPlan, loadResults } from '../study/index.ts';
 import { seedClaims, SELECTION_FIGURES } from '../analysis/index.ts';
 import { UsageError } from '../lib/errors.ts';
 import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
-import { resultsToQuote } from './common.ts';
+import { resultsToQuote, type BatchResults } from './common.ts';
 import { isMain, parseScriptFlags, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/seeds.ts';
@@ -54,6 +54,7 @@ export interface SeedsOptions {
   study: string;
   seed: number;
   outDir: string;
+  batch: BatchResults | undefined;
 }
 
 export async function main(options: Partial<SeedsOptions> = {}) {
@@ -85,7 +86,7 @@ export async function main(options: Partial<SeedsOptions> = {}) {
     ...(await report(numbers, {
       study: basename(study),
       recipe: plan.recipe,
-      coverage: coverageNote(SEEDS_COVERAGE, resultsToQuote('coverage.json', { outDir, smoke })),
+      coverage: coverageNote(SEEDS_COVERAGE, resultsToQuote('coverage', options.batch)),
       seed,
     })),
   });

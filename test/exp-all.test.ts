@@ -36,13 +36,24 @@ function expectCommitted(outDir: string): void {
 }
 
 describe('a section quoting another reads what its batch wrote', () => {
-  it('beside its own results when there, else the committed file; a smoke run always the committed one', () => {
-    const outDir = mkdtempSync(join(root, 'quote-'));
+  it('the file its batch wrote when the batch has run that section, else the committed one', () => {
+    const dir = mkdtempSync(join(root, 'quote-'));
     const committed = join(ROOT, 'results', 'coverage.json');
-    expect(resultsToQuote('coverage.json', { outDir, smoke: false })).toBe(committed);
-    writeFileSync(join(outDir, 'coverage.json'), '{}');
-    expect(resultsToQuote('coverage.json', { outDir, smoke: false })).toBe(join(outDir, 'coverage.json'));
-    expect(resultsToQuote('coverage.json', { outDir, smoke: true })).toBe(committed);
+    expect(resultsToQuote('coverage', undefined)).toBe(committed);
+    expect(resultsToQuote('coverage', { dir, sections: ['17.2'] })).toBe(committed);
+    expect(resultsToQuote('coverage', { dir, sections: ['coverage', '17.2'] })).toBe(
+      join(dir, 'coverage.json'),
+    );
+  });
+
+  it('outside a batch, never a file an earlier run left beside the output', async () => {
+    const outDir = mkdtempSync(join(root, 'stale-'));
+    writeFileSync(join(outDir, '17.4.json'), '{"numbers": {"paired": {"correlation": 0.99}}}');
+    const { main } = await import('../experiments/ex-7.ts');
+    await main({ outDir });
+    const quoted = (dir: string) =>
+      (JSON.parse(readFileSync(join(dir, 'ex-7.json'), 'utf8')) as { numbers: unknown }).numbers;
+    expect(quoted(outDir)).toEqual(quoted(join(ROOT, 'results')));
   });
 
   it('the batch (exp:all, test:repro, the rebaseline) makes every quoted section before the sections quoting it', () => {
@@ -50,7 +61,7 @@ describe('a section quoting another reads what its batch wrote', () => {
     const quotes = order.flatMap((section) =>
       [
         ...readFileSync(join(ROOT, 'experiments', `${section}.ts`), 'utf8').matchAll(
-          /resultsToQuote\(\s*'([^']+)\.json'/g,
+          /resultsToQuote\(\s*'([^']+)'/g,
         ),
       ].map((match) => ({ section, quoted: match[1]! })),
     );
