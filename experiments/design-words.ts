@@ -16,7 +16,7 @@
  *   study's pass@1 on its episodes (so the pairing is exact on this machine and backend).
  *   Recorded beside the draws: how far RL moved the words' embeddings from step 0 to step 80
  *   (the mean of |change| / |row| over the words, and over every other word).
- * Runtime: 6 evaluations per seed (the agent and its 5 draws): 98 s for 16 seeds on our 2-core machine.
+ * Runtime: 6 evaluations of one step-80 checkpoint per seed (the agent and its 5 draws).
  * Output: untrained-words.json beside the study (studies/design-held-out/untrained-words.json).
  */
 import { existsSync } from 'node:fs';
