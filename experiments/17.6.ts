@@ -24,12 +24,11 @@ import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/17.6.ts';
 import {
   ensureRun,
-  typeRunDir,
+  ensureTypeRun,
   evaluateOnCores,
   parseRunOptions,
   runOptions,
   stepOf,
-  trainingSeedOf,
   type RunOptions,
 } from './runs.ts';
 
@@ -38,13 +37,7 @@ const HELD_OUT_TYPE = 'zero';
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
   const episodes = smoke ? 4 : 32;
-  const typeRun = typeRunDir(run, HELD_OUT_TYPE, smoke);
-  const typeAt = await ensureRun(typeRun, {
-    seed: trainingSeedOf(run),
-    smoke,
-    steps: [0, 30],
-    overrides: { split: 'type', heldOutType: HELD_OUT_TYPE, steps: 30 },
-  });
+  const { dir: typeRun, at: typeAt } = await ensureTypeRun(run, HELD_OUT_TYPE, smoke);
   const all = makeTasks('all');
   const unseenType = all.filter((task) => task.type === HELD_OUT_TYPE);
   const seenVariants = all.filter(

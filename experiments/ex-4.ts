@@ -24,15 +24,7 @@ import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/ex-4.ts';
-import {
-  ensureRun,
-  evaluateOnCores,
-  parseRunOptions,
-  runOptions,
-  trainingSeedOf,
-  typeRunDir,
-  type RunOptions,
-} from './runs.ts';
+import { ensureTypeRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 export async function main(options: Partial<RunOptions> = {}) {
   const { run, seed, smoke, outDir } = runOptions(options);
@@ -41,13 +33,7 @@ export async function main(options: Partial<RunOptions> = {}) {
   const types = smoke ? BUG_TYPES.slice(1, 2) : BUG_TYPES;
   const measured = [];
   for (const type of types) {
-    const dir = typeRunDir(run, type, smoke);
-    const at = await ensureRun(dir, {
-      seed: trainingSeedOf(run),
-      smoke,
-      steps: [0, 30],
-      overrides: { split: 'type', heldOutType: type, steps: 30 },
-    });
+    const { dir, at } = await ensureTypeRun(run, type, smoke);
     const unseen = makeTasks('all').filter((task) => task.type === type);
     // Each episode's transcript, and the policy's op probabilities at its first edit.
     const measure = async (step: number) => {

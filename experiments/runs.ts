@@ -235,6 +235,20 @@ export function typeRunDir(run: string, type: string, smoke: boolean): string {
 }
 
 /**
+ * The type-split run that holds out bug type `type` (17.6's and ex-4's: one folder, so one
+ * definition), trained to step 30 with `run`'s training seed when its checkpoints are missing.
+ */
+export async function ensureTypeRun(
+  run: string,
+  type: string,
+  smoke: boolean,
+): Promise<{ dir: string; at: (step: number) => string }> {
+  const dir = typeRunDir(run, type, smoke);
+  const overrides = { split: 'type', heldOutType: type, steps: 30 };
+  return { dir, at: await ensureRun(dir, { seed: trainingSeedOf(run), smoke, steps: [0, 30], overrides }) };
+}
+
+/**
  * The run of training seed `seed` among the seed runs beside `run` (`<runs>/seed-N`, as
  * `npm run train -- --seeds 0,1,2,3` writes them). When `run` is itself that seed's run of the
  * recipe (the default run is seed 0's: same seed, same config), it is used rather than trained
