@@ -9,6 +9,9 @@
  * Runtime: with trained checkpoints, two evaluations of 32 episodes per held-out task (steps 0
  *   and 80); training the default run first, when it is missing, takes what `npm run train`
  *   takes (README, results/train.json).
+ * Quotes: results/coverage.json's measured coverage of the task and episode bootstraps: the
+ *   committed file, or in exp:all, test:repro and the rebaseline the one the batch wrote
+ *   (`resultsToQuote`).
  * Output: results/17.1.json, results/17.1.md.
  */
 import { passRateNumbers } from '../analysis/index.ts';

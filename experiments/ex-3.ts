@@ -10,6 +10,9 @@
  * Runtime: mostly the simulation on one core: 2,000 simulated evaluations, each a 4,000-draw
  *   posterior and a 2,000-replicate bootstrap; the two evaluations take seconds with trained
  *   checkpoints.
+ * Quotes: results/coverage.json's measured coverage of the credible interval and the task
+ *   bootstrap: the committed file, or in exp:all, test:repro and the rebaseline the one the batch
+ *   wrote (`resultsToQuote`).
  * Output: results/ex-3.json, results/ex-3.md, results/figures/ex-3-intervals.svg.
  */
 import { bayesianNumbers } from '../analysis/index.ts';

@@ -10,6 +10,9 @@
  *   --b 0.434 --tasks 500 --samples 1 --seeds 1 --selection best-of-5)
  * Runtime: seconds, most of it starting node and drawing the figure (no random draws: the seed is
  *   recorded only).
+ * Quotes: results/17.4.json's measured correlation of the paired step-60 and step-80 evaluations:
+ *   the committed file, or in exp:all, test:repro and the rebaseline the one the batch wrote
+ *   (`resultsToQuote`).
  * Output: results/ex-7.json, results/ex-7.md, results/figures/ex-7-se-by-correlation.svg.
  */
 import { readFileSync } from 'node:fs';

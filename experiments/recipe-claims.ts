@@ -12,6 +12,8 @@
  * Command: npm run exp:recipe-claims [-- --seed S]
  * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them); per study,
  *   most of the time goes to the episode resamples of every verdict.
+ * Quotes: results/coverage.json's measured coverage of its intervals: the committed file, or in
+ *   exp:all, test:repro and the rebaseline the one the batch wrote (`resultsToQuote`).
  * Output: results/recipe-claims.json, results/recipe-claims.md,
  *   results/figures/recipe-claims-{rates,values}.svg. A recipe whose study is absent or not
  *   finished is listed as such and left out.

@@ -15,6 +15,8 @@
  * Runtime: reads the committed studies' job outputs (`tinyagent study run` makes them: 8
  *   trainings and their evaluations per candidate, docs/STUDIES.md, "How long it takes"); seconds,
  *   most of it the 50,000-replicate intervals.
+ * Quotes: results/coverage.json's measured coverage of its intervals: the committed file, or in
+ *   exp:all, test:repro and the rebaseline the one the batch wrote (`resultsToQuote`).
  * Output: results/recipes.json, results/recipes.md. Candidates not yet run (no study, or one
  *   with jobs not done) are listed as such, and the choice waits for all of them.
  */

@@ -12,6 +12,8 @@
  * Command: npm run exp:seeds [-- --study DIR --seed S --out DIR]
  * Runtime: under a minute on 2 cores (most of it the episode resamples and the 50,000-replicate
  *   intervals); it reads the study's job outputs, which `tinyagent study run` makes.
+ * Quotes: results/coverage.json's measured coverage of its intervals: the committed file, or in
+ *   exp:all, test:repro and the rebaseline the one the batch wrote (`resultsToQuote`).
  * Output: results/seeds.json, results/seeds.md, results/figures/seeds-*.svg (results/<study name>/
  *   for a study other than studies/default-16).
  */
