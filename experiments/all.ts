@@ -15,7 +15,7 @@
  */
 import { isMain, runScript } from '../lib/script.ts';
 import { resultFiles, wroteLine } from '../publish/results.ts';
-import { EXPERIMENTS } from './repro.ts';
+import { EXPERIMENTS, experimentBatch } from './repro.ts';
 import { parseRunOptions, runOptions, type ExperimentOptions } from './runs.ts';
 
 /**
@@ -31,17 +31,12 @@ export async function main(
   const { seed: _default, ...shared } = runOptions(options);
   const given = options.seed !== undefined ? { seed: options.seed } : {};
   const times = [];
-  for (const [section, run] of Object.entries(EXPERIMENTS)) {
+  const runSection = experimentBatch(shared.outDir, { quote: !shared.smoke });
+  for (const section of Object.keys(EXPERIMENTS)) {
     if (only !== undefined && !only(section)) continue;
     const started = performance.now();
     process.stderr.write(`exp:${section} ...\n`);
-    // A smoke batch's sections quote the committed files: its own are smoke-sized.
-    const made = times.map((time) => time.section);
-    await run({
-      ...shared,
-      ...given,
-      ...(shared.smoke ? {} : { batch: { dir: shared.outDir, sections: made } }),
-    });
+    await runSection(section, { ...shared, ...given });
     const seconds = (performance.now() - started) / 1000;
     times.push({ section, seconds });
     process.stderr.write(

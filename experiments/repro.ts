@@ -114,6 +114,21 @@ export const EXPERIMENTS: Record<string, Experiment> = {
   design: ({ seed, outDir }) => mainDesign({ ...(seed !== undefined ? { seed } : {}), outDir }),
 };
 
+/**
+ * Runs sections of EXPERIMENTS one after another into `outDir` as one batch (exp:all, test:repro,
+ * the rebaseline): a section that quotes another reads the file this batch wrote once the batch
+ * has run that section (`resultsToQuote`). With `quote: false` (a smoke batch, whose own files
+ * are smoke-sized) every section quotes the committed files.
+ */
+export function experimentBatch(outDir: string, { quote = true }: { quote?: boolean } = {}) {
+  const sections: string[] = [];
+  return async (section: string, options: Omit<ExperimentOptions, 'outDir' | 'batch'>): Promise<void> => {
+    const batch = quote ? { batch: { dir: outDir, sections: [...sections] } } : {};
+    await EXPERIMENTS[section]!({ ...options, outDir, ...batch });
+    sections.push(section);
+  };
+}
+
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
 export function differences(expected: unknown, actual: unknown, path = ''): string[] {
   if (
@@ -372,8 +387,8 @@ export async function reproduce({
     sayBackendNotice(expectedDir);
     process.stdout.write(`${fingerprintHeadline(committedFingerprint(expectedDir))}\n`);
     const report = [];
-    const made: string[] = [];
-    for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
+    const runSection = experimentBatch(outDir);
+    for (const section of Object.keys(EXPERIMENTS)) {
       const expectedPath = join(expectedDir, `${section}.json`);
       if (!existsSync(expectedPath)) {
         report.push({ section, notes: [], problems: [`${expectedPath} is missing`] });
@@ -381,8 +396,7 @@ export async function reproduce({
       }
       const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ResultsRecord & { seed: number };
       // As its script runs it (no --seed): a committed file must be what the script writes.
-      await experiment({ run, smoke: false, outDir, batch: { dir: outDir, sections: [...made] } });
-      made.push(section);
+      await runSection(section, { run, smoke: false });
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
         seed: number;
         figures?: string[];
@@ -432,12 +446,11 @@ export async function rebaseline({ run = 'runs/default' }: { run?: string } = {}
   sayBackendNotice(resultsDir);
   const outDir = mkdtempSync(join(tmpdir(), 'tinyagent-rebaseline-'));
   try {
-    const made: string[] = [];
-    for (const [section, experiment] of Object.entries(EXPERIMENTS)) {
+    const runSection = experimentBatch(outDir);
+    for (const section of Object.keys(EXPERIMENTS)) {
       process.stderr.write(`rebaseline: ${section}\n`);
       // Each at its script's own seed, so that the script alone rewrites what is committed.
-      await experiment({ run, smoke: false, outDir, batch: { dir: outDir, sections: [...made] } });
-      made.push(section);
+      await runSection(section, { run, smoke: false });
     }
     writeFilesAtomic(
       filesUnder(outDir).map((path) => ({
