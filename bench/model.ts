@@ -1,25 +1,31 @@
+import v8 from 'node:v8';
 import * as tf from '@tensorflow/tfjs';
+import wabtInit from 'wabt';
 import { initBackend } from '../agent/backend.ts';
 import {
   checkProductBounds,
+  kernelsModuleText,
   PRODUCT_KERNEL,
   productsInstalled,
   selfTest,
   useBoundsChecks,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
-import { createModel, defaultModelConfig, sampleToken, type PolicyModel } from '../agent/model.ts';
+import { kernels, setKernels, type Exported } from '../agent/kernels/instance.ts';
+import { createModel, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
+import { trainingModelConfig } from '../train/run.ts';
 import { fastest, fastestInTurn } from './best.ts';
 
 /**
- * Model benchmark: the default policy (vocab 250) on the active backend, one thread: where a
- * training step's time goes (`stepProfile`), sampling (`samplingRate`), peak memory, and what our
- * kernels' safety costs (`kernelSafety`).
+ * Model benchmark: the policy every training builds (the project's vocabulary) on the active
+ * backend, one thread: where a training step's time goes (`stepProfile`), sampling
+ * (`samplingRate`), peak memory, what our kernels' safety costs (`kernelSafety`) and what fused
+ * multiply-adds would gain (`fusedMultiplyAdd`).
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
-  const cfg = defaultModelConfig(250);
+  const cfg = trainingModelConfig();
   const model = createModel(cfg, new Rng('bench/model'));
   let peakRss = process.memoryUsage().rss;
   let peakTensorBytes = tf.memory().numBytes;
@@ -56,6 +62,13 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
         `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
       );
     }
+    const fused = productsInstalled() ? await fusedMultiplyAdd(model, 64, 96) : undefined;
+    if (fused !== undefined)
+      say(
+        'separateMs' in fused
+          ? `fused multiply-add step ${fused.fusedMs.toFixed(0)} ms with the tiles' f32x4.relaxed_madd, ${fused.separateMs.toFixed(0)} ms with a multiply and an add (in turn, best of 5): ${(fused.separateMs / fused.fusedMs).toFixed(2)}x; other bits, so training does not use it`
+          : `fused multiply-add not measured: ${fused.unavailable}`,
+      );
     say(
       `peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`,
     );
@@ -82,6 +95,12 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
             'kernels/stepMsUnchecked': round(safety.uncheckedMs),
             'kernels/productCallsPerStep': safety.productCalls,
             'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
+          }),
+      ...(fused === undefined || !('separateMs' in fused)
+        ? {}
+        : {
+            'kernels/stepMsFusedMultiplyAdd': round(fused.fusedMs),
+            'kernels/stepMsSeparateMultiplyAdd': round(fused.separateMs),
           }),
       peakRssMiB: round(peakRss / 2 ** 20),
       peakTensorMiB: round(peakTensorBytes / 2 ** 20),
@@ -186,6 +205,75 @@ async function kernelSafety(model: PolicyModel, batch: number, length: number) {
       productCalls,
       checkUs: (1000 * checkMs) / calls,
     };
+  } finally {
+    dispose();
+  }
+}
+
+/**
+ * The kernels' WAT with each vector tile's multiply and add, `c + a·b`, written as relaxed SIMD's
+ * `f32x4.relaxed_madd` (one rounding where the CPU has FMA): other bits than the kernels' own,
+ * so only this bench runs it.
+ */
+export function fusedKernelsText(text: string = kernelsModuleText()): string {
+  return text.replaceAll(
+    /\(f32x4\.add \(local\.get (\$c\d+_\d+)\) \(f32x4\.mul \(local\.get \$av\) \(local\.get (\$b\d+)\)\)\)/g,
+    '(f32x4.relaxed_madd (local.get $av) (local.get $2) (local.get $1))',
+  );
+}
+
+/**
+ * Runs `f` with the tile kernels of `text` (over the wasm backend's memory, no self-test) in place
+ * of the installed ones, then puts those back. Throws when the runtime cannot compile them.
+ */
+export async function withTileKernels<T>(text: string, f: () => Promise<T>): Promise<T> {
+  const current = kernels();
+  const parsed = (await wabtInit()).parseWat('fused.wat', text, { simd: true, relaxed_simd: true });
+  let binary: Uint8Array<ArrayBuffer>;
+  try {
+    binary = new Uint8Array(parsed.toBinary({}).buffer);
+  } finally {
+    parsed.destroy();
+  }
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary), {
+    tfjs: { memory: current.internals.memory },
+  });
+  const tiles = new Map([...current.tiles.keys()].map((name) => [name, exports[`tile${name}`] as Exported]));
+  setKernels({ ...current, tiles });
+  try {
+    return await f();
+  } finally {
+    setKernels(current);
+  }
+}
+
+/**
+ * What fused multiply-adds would gain: the training step with the tiles of `fusedKernelsText`
+ * against the kernels in use, in turn, best of 5 each. Node 20 compiles relaxed SIMD only under
+ * V8's --experimental-wasm-relaxed-simd, which this sets for the bench's process.
+ */
+async function fusedMultiplyAdd(
+  model: PolicyModel,
+  batch: number,
+  length: number,
+): Promise<{ separateMs: number; fusedMs: number } | { unavailable: string }> {
+  v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
+  const { step, dispose } = trainingStep(model, batch, length);
+  const timed = async () => {
+    const start = performance.now();
+    step();
+    return performance.now() - start;
+  };
+  try {
+    const text = fusedKernelsText();
+    const [separateMs, fusedMs] = await fastestInTurn(
+      [timed, () => withTileKernels(text, timed)],
+      (ms) => ms,
+      { repeats: 5, warmUps: 1 },
+    );
+    return { separateMs: separateMs!, fusedMs: fusedMs! };
+  } catch (error) {
+    return { unavailable: error instanceof Error ? error.message : String(error) };
   } finally {
     dispose();
   }

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { version_wasm } from '@tensorflow/tfjs-backend-wasm';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, productKernelProblem } from '../agent/backend.ts';
 import {
@@ -21,6 +22,7 @@ import {
   uninstallKernels,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
+import { fusedKernelsText, withTileKernels } from '../bench/model.ts';
 import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
 import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
 import { Rng } from '../lib/rng.ts';
@@ -104,6 +106,51 @@ describe('the self-test at start', () => {
     uninstallKernels();
     await expect(installKernels({ text: '(module (func $broken' })).rejects.toThrow();
     expect(productsInstalled()).toBe(false);
+  });
+});
+
+describe("tiles of other bits, for the bench's measurement of fused multiply-adds (bench/model.ts)", () => {
+  const fused = fusedKernelsText();
+
+  it('the fused text differs only in the vector multiply-adds of the 30 vector tile loops', () => {
+    const madd =
+      /\(f32x4\.relaxed_madd \(local\.get \$av\) \(local\.get (\$b\d)\) \(local\.get (\$c\d_\d)\)\)/g;
+    expect(fused.match(madd)).toHaveLength(30);
+    const separate = fused.replaceAll(
+      madd,
+      '(f32x4.add (local.get $2) (f32x4.mul (local.get $av) (local.get $1)))',
+    );
+    expect(separate === kernelsModuleText()).toBe(true);
+  });
+
+  it('runs f on the given tiles, then puts the installed ones back, also when f throws', async () => {
+    const wrong = kernelsModuleText().replaceAll('f32x4.add', 'f32x4.sub');
+    expect(await withTileKernels(wrong, async () => selfTest())).toMatch(/differs from its scalar reference/);
+    expect(selfTest()).toBeUndefined();
+    await expect(
+      withTileKernels(wrong, async () => {
+        throw new Error('inside');
+      }),
+    ).rejects.toThrow('inside');
+    expect(selfTest()).toBeUndefined();
+    await expect(withTileKernels('(module (func $broken', async () => 1)).rejects.toThrow();
+    expect(selfTest()).toBeUndefined();
+  });
+
+  it('the fused tiles compute the products (to float rounding) once V8 compiles relaxed SIMD', async () => {
+    v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
+    const rng = new Rng('kernels/fused');
+    const [M, K, N] = [9, 70, 19];
+    const a = values(rng, M * K, false);
+    const b = values(rng, K * N, false);
+    const reference = new Float32Array(M * N);
+    scalarProduct(a, b, reference, matrixProductGeometry(M, K, N, { transposeA: false }), {});
+    const ours = await withTileKernels(fused, async () =>
+      tf.tidy(() => product(tf.tensor2d(a, [M, K]), tf.tensor2d(b, [K, N])).dataSync()),
+    );
+    ours.forEach((value, i) =>
+      expect(Math.abs(value - reference[i]!)).toBeLessThan(1e-4 * (1 + Math.abs(reference[i]!))),
+    );
   });
 });
 
