@@ -54,18 +54,18 @@ const canary = (row: number) => `results[${row}].meanReward`;
 export const QUOTED: QuotedNumber[] = [
   // npm run train -- --seed 0 --out results/train.json (section run)
   at('train.json', 'run.machine.cpus', '2', 'this machine: 2 cores', [README], {}),
-  at('train.json', 'run.seconds.total', '98', '`npm run train`: 98 s', [README], whole),
+  at('train.json', 'run.seconds.total', '71', '`npm run train`: 71 s', [README], whole),
   at(
     'train.json',
     'run.machine.loadAverage.start',
-    '1.6',
-    'a load average of 1.6 on the 2 cores',
+    '1.1',
+    'a load average of 1.1 on the 2 cores',
     [README],
     one,
   ),
-  at('train.json', 'run.seconds.bc', '15', 'behaviour cloning 15 s', [README], whole),
-  at('train.json', 'run.seconds.rollouts', '20', 'rollouts 20 s', [README], whole),
-  at('train.json', 'run.seconds.updates', '63', 'updates 63 s', [README], whole),
+  at('train.json', 'run.seconds.bc', '10', 'behaviour cloning 10 s', [README], whole),
+  at('train.json', 'run.seconds.rollouts', '15', 'rollouts 15 s', [README], whole),
+  at('train.json', 'run.seconds.updates', '46', 'updates 46 s', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437 parameters', [README], whole),
   at('train.json', 'run.parameterCount', '157,437', '157,437', [MODEL], whole),
   // npm run ex:3 (2,000 simulated evaluations)
@@ -533,15 +533,15 @@ export const QUOTED: QuotedNumber[] = [
   // (test/measurement-log.test.ts checks the whole table; these tie the log to the README's figures)
   ...(
     [
-      ['figures.gym.gym/warmEpisodesPerSecond', '28,740', 'scripted episodes, warm', '/s'],
-      ['figures.gym.gym/coldEpisodesPerSecond', '7,727', 'scripted episodes, cold', '/s'],
-      ['figures.train.trainStepMsOneThread', '363', 'training step, one thread', ' ms'],
-      ['figures.train.trainStepMsTwoThreads', '357', 'training step, two threads', ' ms'],
-      ['figures.train.rolloutEpisodesPerSecondOneThread', '684', 'rollouts, one thread', '/s'],
-      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,053', 'rollouts, two threads', '/s'],
-      ['figures.train.torch.stepMs', '300', 'PyTorch step, two threads', ' ms'],
-      ['figures.train.torch.stepMsOneThread', '233', 'PyTorch step, one thread', ' ms'],
-      ['figures.train.torch.oursStepMsTwoThreads', '194', 'our step, two threads, same turns', ' ms'],
+      ['figures.gym.gym/warmEpisodesPerSecond', '32,404', 'scripted episodes, warm', '/s'],
+      ['figures.gym.gym/coldEpisodesPerSecond', '8,353', 'scripted episodes, cold', '/s'],
+      ['figures.train.trainStepMsOneThread', '324', 'training step, one thread', ' ms'],
+      ['figures.train.trainStepMsTwoThreads', '186', 'training step, two threads', ' ms'],
+      ['figures.train.rolloutEpisodesPerSecondOneThread', '739', 'rollouts, one thread', '/s'],
+      ['figures.train.rolloutEpisodesPerSecondTwoThreads', '1,068', 'rollouts, two threads', '/s'],
+      ['figures.train.torch.stepMs', '262', 'PyTorch step, two threads', ' ms'],
+      ['figures.train.torch.stepMsOneThread', '211', 'PyTorch step, one thread', ' ms'],
+      ['figures.train.torch.oursStepMsTwoThreads', '225', 'our step, two threads, same turns', ' ms'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at(
@@ -555,17 +555,16 @@ export const QUOTED: QuotedNumber[] = [
   ),
   ...(
     [
-      ['figures.train.trainStepGflopsOneThread', '18.3', 'training step, one thread', ' GFLOP/s'],
-      ['figures.train.trainStepGflopsTwoThreads', '18.6', 'training step, two threads', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsOneThread', '20.5', 'training step, one thread', ' GFLOP/s'],
+      ['figures.train.trainStepGflopsTwoThreads', '35.7', 'training step, two threads', ' GFLOP/s'],
       [
         'figures.train.grpoStepSecondsOneThread',
-        '1.67',
+        '1.56',
         'GRPO step (160 rollouts, 4 updates), one thread',
         ' s',
       ],
-      ['figures.train.ownProductsSpeedup', '3.17', "our products over tfjs's", 'x'],
-      ['figures.train.torch.ratio', '0.648', 'ours / PyTorch on two threads', 'x'],
-      ['figures.eval.taskBootstrapSeconds', '0.0512', 'task bootstrap, 10,000 replicates, 500 tasks', ' s'],
+      ['figures.train.ownProductsSpeedup', '3.11', "our products over tfjs's", 'x'],
+      ['figures.train.torch.ratioToFaster', '1.07', "ours / PyTorch's faster thread count", 'x'],
     ] as const
   ).map(([path, text, label, unit]) =>
     at('bench.json', path, text, `| ${label} | ${text}${unit} | \`${path.split('.').pop()!}\` |`, [LOG], {
@@ -575,34 +574,52 @@ export const QUOTED: QuotedNumber[] = [
   at(
     'bench.json',
     'figures.train.grpoStepSecondsTwoThreads',
-    '1.10',
-    '| GRPO step, two threads | 1.10 s |',
+    '0.972',
+    '| GRPO step, two threads | 0.972 s |',
     [LOG],
     {
-      digits: 2,
+      digits: 3,
     },
   ),
-  at('bench.json', 'machine.loadAverage.start', '0.32', 'load average 0.320 at the start', [LOG], {
+  at(
+    'bench.json',
+    'figures.train.torch.ratio',
+    '0.860',
+    '| ours / PyTorch on two threads | 0.860x |',
+    [LOG],
+    {
+      digits: 3,
+    },
+  ),
+  at(
+    'bench.json',
+    'figures.eval.taskBootstrapSeconds',
+    '0.0470',
+    '| task bootstrap, 10,000 replicates, 500 tasks | 0.0470 s |',
+    [LOG],
+    { digits: 4 },
+  ),
+  at('bench.json', 'machine.loadAverage.start', '0.72', 'load average 0.720 at the start', [LOG], {
     digits: 2,
   }),
-  at('train.json', 'run.seconds.total', '98.2', '| total | 98.2 s | `run.seconds.total` |', [LOG], one),
-  at('train.json', 'run.seconds.updates', '62.6', '| updates | 62.6 s | `run.seconds.updates` |', [LOG], one),
-  at('bench.json', 'machine.loadAverage.start', '0.3', 'a load average of 0.3 on the 2 cores', [README], one),
-  at('bench.json', 'machine.cpus', '2', 'a load average of 0.3 on the 2 cores', [README], {}),
+  at('train.json', 'run.seconds.total', '71.4', '| total | 71.4 s | `run.seconds.total` |', [LOG], one),
+  at('train.json', 'run.seconds.updates', '45.6', '| updates | 45.6 s | `run.seconds.updates` |', [LOG], one),
+  at('bench.json', 'machine.loadAverage.start', '0.7', 'a load average of 0.7 on the 2 cores', [README], one),
+  at('bench.json', 'machine.cpus', '2', 'a load average of 0.7 on the 2 cores', [README], {}),
   at(
     'bench.json',
     'figures.gym.gym/warmEpisodesPerSecond',
-    '28,700',
-    '28,700 scripted env episodes/s warm',
+    '32,400',
+    '32,400 scripted env episodes/s warm',
     [README],
     {
       significant: 3,
       grouped: true,
     },
   ),
-  at('bench.json', 'figures.train.trainStepMsTwoThreads', '357', 'in 357 ms on two threads', [README], whole),
-  at('bench.json', 'figures.train.torch.oursStepMsTwoThreads', '194', '194 ms in turns', [README], whole),
-  at('bench.json', 'figures.train.torch.stepMs', '300', "PyTorch's 300 ms", [README], whole),
+  at('bench.json', 'figures.train.trainStepMsTwoThreads', '186', 'in 186 ms on two threads', [README], whole),
+  at('bench.json', 'figures.train.torch.oursStepMsTwoThreads', '225', '225 ms in turns', [README], whole),
+  at('bench.json', 'figures.train.torch.stepMs', '262', "PyTorch's 262 ms", [README], whole),
   // 17.1: the two agents.
   { text: '0.175', docs: [README], file: '17.1.json', path: 'numbers[0].passAt1', format: three },
   {
