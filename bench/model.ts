@@ -55,20 +55,7 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       `sampling           ${sampling.tokensPerSecond.toFixed(0)} tokens/s fed, ${sampling.sampledPerSecond.toFixed(0)} sampled tokens/s  (batch 160, ragged chunks, KV cache, one thread, best of 3)`,
     );
     sampleMemory();
-    const safety = productsInstalled() ? await kernelSafety(model, 64, 96) : undefined;
-    if (safety !== undefined) {
-      say(`kernel self-test   ${safety.selfTestMs.toFixed(2)} ms  (once at start, best of 5)`);
-      say(
-        `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
-      );
-    }
-    const fused = productsInstalled() ? await fusedMultiplyAdd(model, 64, 96) : undefined;
-    if (fused !== undefined)
-      say(
-        'separateMs' in fused
-          ? `fused multiply-add step ${fused.fusedMs.toFixed(0)} ms with the tiles' f32x4.relaxed_madd, ${fused.separateMs.toFixed(0)} ms with a multiply and an add (in turn, best of 5): ${(fused.separateMs / fused.fusedMs).toFixed(2)}x; other bits, so training does not use it`
-          : `fused multiply-add not measured: ${fused.unavailable}`,
-      );
+    const kernels = productsInstalled() ? await kernelFigures(model, say) : {};
     say(
       `peak memory        rss ${(peakRss / 2 ** 20).toFixed(0)} MiB, tf tensors ${(peakTensorBytes / 2 ** 20).toFixed(1)} MiB`,
     );
@@ -87,27 +74,44 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
       ),
       samplingTokensPerSecond: round(sampling.tokensPerSecond),
       sampledTokensPerSecond: round(sampling.sampledPerSecond),
-      ...(safety === undefined
-        ? {}
-        : {
-            'kernels/selfTestMs': round(safety.selfTestMs),
-            'kernels/stepMsBoundsChecked': round(safety.checkedMs),
-            'kernels/stepMsUnchecked': round(safety.uncheckedMs),
-            'kernels/productCallsPerStep': safety.productCalls,
-            'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
-          }),
-      ...(fused === undefined || !('separateMs' in fused)
-        ? {}
-        : {
-            'kernels/stepMsFusedMultiplyAdd': round(fused.fusedMs),
-            'kernels/stepMsSeparateMultiplyAdd': round(fused.separateMs),
-          }),
+      ...kernels,
       peakRssMiB: round(peakRss / 2 ** 20),
       peakTensorMiB: round(peakTensorBytes / 2 ** 20),
     };
   } finally {
     model.dispose();
   }
+}
+
+/** Our kernels' figures, said and returned: what their safety costs (`kernelSafety`) and what fused multiply-adds would gain (`fusedMultiplyAdd`). */
+async function kernelFigures(
+  model: PolicyModel,
+  say: (line: string) => void,
+): Promise<Record<string, number>> {
+  const safety = await kernelSafety(model, 64, 96);
+  say(`kernel self-test   ${safety.selfTestMs.toFixed(2)} ms  (once at start, best of 5)`);
+  say(
+    `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
+  );
+  const fused = await fusedMultiplyAdd(model, 64, 96);
+  say(
+    'separateMs' in fused
+      ? `fused multiply-add step ${fused.fusedMs.toFixed(0)} ms with the tiles' f32x4.relaxed_madd, ${fused.separateMs.toFixed(0)} ms with a multiply and an add (in turn, best of 5): ${(fused.separateMs / fused.fusedMs).toFixed(2)}x; other bits, so training does not use it`
+      : `fused multiply-add not measured: ${fused.unavailable}`,
+  );
+  return {
+    'kernels/selfTestMs': round(safety.selfTestMs),
+    'kernels/stepMsBoundsChecked': round(safety.checkedMs),
+    'kernels/stepMsUnchecked': round(safety.uncheckedMs),
+    'kernels/productCallsPerStep': safety.productCalls,
+    'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
+    ...('separateMs' in fused
+      ? {
+          'kernels/stepMsFusedMultiplyAdd': round(fused.fusedMs),
+          'kernels/stepMsSeparateMultiplyAdd': round(fused.separateMs),
+        }
+      : {}),
+  };
 }
 
 function round(value: number): number {
