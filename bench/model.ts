@@ -1,6 +1,5 @@
 import v8 from 'node:v8';
 import * as tf from '@tensorflow/tfjs';
-import wabtInit from 'wabt';
 import { initBackend } from '../agent/backend.ts';
 import {
   checkProductBounds,
@@ -8,10 +7,11 @@ import {
   PRODUCT_KERNEL,
   productsInstalled,
   selfTest,
+  tilesOf,
   useBoundsChecks,
+  withTiles,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
-import { kernels, setKernels, type Exported } from '../agent/kernels/instance.ts';
 import { createModel, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 import { trainingModelConfig } from '../train/run.ts';
@@ -114,6 +114,13 @@ async function kernelFigures(
   };
 }
 
+/** Milliseconds that `f` takes. */
+function timed(f: () => void): number {
+  const start = performance.now();
+  f();
+  return performance.now() - start;
+}
+
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
@@ -155,11 +162,6 @@ function trainingStep(model: PolicyModel, batch: number, length: number) {
  * (the attention form's geometry, best of 3 runs of 100,000 calls).
  */
 async function kernelSafety(model: PolicyModel, batch: number, length: number) {
-  const timed = (f: () => void) => {
-    const start = performance.now();
-    f();
-    return performance.now() - start;
-  };
   const selfTestMs = Math.min(...Array.from({ length: 5 }, () => timed(() => selfTest())));
   const { step, dispose } = trainingStep(model, batch, length);
   try {
@@ -215,46 +217,10 @@ async function kernelSafety(model: PolicyModel, batch: number, length: number) {
 }
 
 /**
- * The kernels' WAT with each vector tile's multiply and add, `c + a·b`, written as relaxed SIMD's
- * `f32x4.relaxed_madd` (one rounding where the CPU has FMA): other bits than the kernels' own,
- * so only this bench runs it.
- */
-export function fusedKernelsText(text: string = kernelsModuleText()): string {
-  return text.replaceAll(
-    /\(f32x4\.add \(local\.get (\$c\d+_\d+)\) \(f32x4\.mul \(local\.get \$av\) \(local\.get (\$b\d+)\)\)\)/g,
-    '(f32x4.relaxed_madd (local.get $av) (local.get $2) (local.get $1))',
-  );
-}
-
-/**
- * Runs `f` with the tile kernels of `text` (over the wasm backend's memory, no self-test) in place
- * of the installed ones, then puts those back. Throws when the runtime cannot compile them.
- */
-export async function withTileKernels<T>(text: string, f: () => Promise<T>): Promise<T> {
-  const current = kernels();
-  const parsed = (await wabtInit()).parseWat('fused.wat', text, { simd: true, relaxed_simd: true });
-  let binary: Uint8Array<ArrayBuffer>;
-  try {
-    binary = new Uint8Array(parsed.toBinary({}).buffer);
-  } finally {
-    parsed.destroy();
-  }
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary), {
-    tfjs: { memory: current.internals.memory },
-  });
-  const tiles = new Map([...current.tiles.keys()].map((name) => [name, exports[`tile${name}`] as Exported]));
-  setKernels({ ...current, tiles });
-  try {
-    return await f();
-  } finally {
-    setKernels(current);
-  }
-}
-
-/**
- * What fused multiply-adds would gain: the training step with the tiles of `fusedKernelsText`
- * against the kernels in use, in turn, best of 5 each. Node 20 compiles relaxed SIMD only under
- * V8's --experimental-wasm-relaxed-simd, which this sets for the bench's process.
+ * What fused multiply-adds would gain: the training step with the tiles of
+ * `kernelsModuleText({ fused: true })` against the kernels in use, in turn, best of 5 each. Node
+ * 20 compiles relaxed SIMD only under V8's --experimental-wasm-relaxed-simd, which this sets for
+ * the bench's process.
  */
 async function fusedMultiplyAdd(
   model: PolicyModel,
@@ -263,15 +229,11 @@ async function fusedMultiplyAdd(
 ): Promise<{ separateMs: number; fusedMs: number } | { unavailable: string }> {
   v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
   const { step, dispose } = trainingStep(model, batch, length);
-  const timed = async () => {
-    const start = performance.now();
-    step();
-    return performance.now() - start;
-  };
+  const timedStep = async () => timed(step);
   try {
-    const text = fusedKernelsText();
+    const fused = await tilesOf(kernelsModuleText({ fused: true }));
     const [separateMs, fusedMs] = await fastestInTurn(
-      [timed, () => withTileKernels(text, timed)],
+      [timedStep, () => withTiles(fused, timedStep)],
       (ms) => ms,
       { repeats: 5, warmUps: 1 },
     );

@@ -19,10 +19,11 @@ import {
   selfTest,
   stridedProduct,
   stridedSpan,
+  tilesOf,
   uninstallKernels,
+  withTiles,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
-import { fusedKernelsText, withTileKernels } from '../bench/model.ts';
 import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
 import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
 import { Rng } from '../lib/rng.ts';
@@ -110,7 +111,7 @@ describe('the self-test at start', () => {
 });
 
 describe("tiles of other bits, for the bench's measurement of fused multiply-adds (bench/model.ts)", () => {
-  const fused = fusedKernelsText();
+  const fused = kernelsModuleText({ fused: true });
 
   it('the fused text differs only in the vector multiply-adds of the 30 vector tile loops', () => {
     const madd =
@@ -125,15 +126,16 @@ describe("tiles of other bits, for the bench's measurement of fused multiply-add
 
   it('runs f on the given tiles, then puts the installed ones back, also when f throws', async () => {
     const wrong = kernelsModuleText().replaceAll('f32x4.add', 'f32x4.sub');
-    expect(await withTileKernels(wrong, async () => selfTest())).toMatch(/differs from its scalar reference/);
+    const wrongTiles = await tilesOf(wrong);
+    expect(await withTiles(wrongTiles, async () => selfTest())).toMatch(/differs from its scalar reference/);
     expect(selfTest()).toBeUndefined();
     await expect(
-      withTileKernels(wrong, async () => {
+      withTiles(wrongTiles, async () => {
         throw new Error('inside');
       }),
     ).rejects.toThrow('inside');
     expect(selfTest()).toBeUndefined();
-    await expect(withTileKernels('(module (func $broken', async () => 1)).rejects.toThrow();
+    await expect(tilesOf('(module (func $broken')).rejects.toThrow();
     expect(selfTest()).toBeUndefined();
   });
 
@@ -145,7 +147,7 @@ describe("tiles of other bits, for the bench's measurement of fused multiply-add
     const b = values(rng, K * N, false);
     const reference = new Float32Array(M * N);
     scalarProduct(a, b, reference, matrixProductGeometry(M, K, N, { transposeA: false }), {});
-    const ours = await withTileKernels(fused, async () =>
+    const ours = await withTiles(await tilesOf(fused), async () =>
       tf.tidy(() => product(tf.tensor2d(a, [M, K]), tf.tensor2d(b, [K, N])).dataSync()),
     );
     ours.forEach((value, i) =>

@@ -5,7 +5,7 @@
  */
 export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
 export { checkProductBounds, stridedSpan, type ProductBuffers, type ProductGeometry } from './bounds.ts';
-export { installKernels, selfTest, uninstallKernels } from './install.ts';
+export { installKernels, selfTest, tilesOf, uninstallKernels, withTiles } from './install.ts';
 export { boundsChecked, productsInstalled, useBoundsChecks, useOwnProducts } from './instance.ts';
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
 export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import wabtInit from 'wabt';
 import { Rng } from '../../lib/rng.ts';
 import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
-import { setKernels, type Exported, type Kernels } from './instance.ts';
+import { kernels, setKernels, type Exported, type Kernels } from './instance.ts';
 import { kernelProduct, matrixProductGeometry, PRODUCT_KERNEL, productKernel } from './products.ts';
 import { scalarProduct } from './reference.ts';
 import { kernelsModuleText, ROWS, WIDTHS } from './text.ts';
@@ -20,30 +20,15 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
   if (installed) return;
   const { version_wasm } = await import('@tensorflow/tfjs-backend-wasm');
   const internals = wasmInternals(version_wasm);
-  const wabt = await wabtInit();
-  const parsed = wabt.parseWat('kernels.wat', text, { simd: true });
-  let binary: Uint8Array<ArrayBuffer>;
-  try {
-    binary = new Uint8Array(parsed.toBinary({}).buffer);
-  } finally {
-    parsed.destroy();
-  }
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(binary), {
-    tfjs: { memory: internals.memory },
-  });
-  const tiles = new Map<string, Exported>();
-  for (const order of ['', 'c'])
-    for (const rows of ROWS)
-      for (const width of WIDTHS)
-        tiles.set(`${rows}x${width}${order}`, exports[`tile${rows}x${width}${order}`] as Exported);
-  const kernels: Kernels = {
+  const { exports } = await instantiate(text, internals.memory);
+  const assembled: Kernels = {
     internals,
-    tiles,
+    tiles: tileKernels(exports),
     pack8: exports['pack8'] as Exported,
     sumSquares: exports['sumSquares'] as (pointer: number, count: number) => number,
     adam: exports['adam'] as Exported,
   };
-  setKernels(kernels);
+  setKernels(assembled);
   tf.registerKernel({
     kernelName: PRODUCT_KERNEL,
     backendName: 'wasm',
@@ -68,6 +53,48 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
 }
 
 let installed = false;
+
+/** The module of `text`, assembled by wabt (relaxed SIMD allowed) and instantiated over `memory`. */
+async function instantiate(text: string, memory: WebAssembly.Memory): Promise<WebAssembly.Instance> {
+  const parsed = (await wabtInit()).parseWat('kernels.wat', text, { simd: true, relaxed_simd: true });
+  let binary: Uint8Array<ArrayBuffer>;
+  try {
+    binary = new Uint8Array(parsed.toBinary({}).buffer);
+  } finally {
+    parsed.destroy();
+  }
+  return new WebAssembly.Instance(new WebAssembly.Module(binary), { tfjs: { memory } });
+}
+
+/** A module's tile kernels by name (`Kernels.tiles`). */
+function tileKernels(exports: WebAssembly.Exports): Map<string, Exported> {
+  const tiles = new Map<string, Exported>();
+  for (const order of ['', 'c'])
+    for (const rows of ROWS)
+      for (const width of WIDTHS)
+        tiles.set(`${rows}x${width}${order}`, exports[`tile${rows}x${width}${order}`] as Exported);
+  return tiles;
+}
+
+/**
+ * The tile kernels of `text` over the installed kernels' memory, not installed and not
+ * self-tested: for `npm run bench`, to time tiles of other bits (`kernelsModuleText({ fused:
+ * true })`) with `withTiles`. Throws when the runtime cannot compile them.
+ */
+export async function tilesOf(text: string): Promise<Map<string, Exported>> {
+  return tileKernels((await instantiate(text, kernels().internals.memory)).exports);
+}
+
+/** Runs `f` with `tiles` in place of the installed tile kernels, then puts those back. */
+export async function withTiles<T>(tiles: Map<string, Exported>, f: () => Promise<T>): Promise<T> {
+  const current = kernels();
+  setKernels({ ...current, tiles });
+  try {
+    return await f();
+  } finally {
+    setKernels(current);
+  }
+}
 
 /** Undoes `installKernels` (after a failed self-test, and in tests that install another kernel). */
 export function uninstallKernels(): void {

@@ -38,7 +38,7 @@ export const ROWS = [4, 1] as const;
  * are contiguous), C(i, j) at c + i*cs + 4j, bias(j) at bias + 4j. init is one of `Init`, relu one
  * of `Clamp`.
  */
-function tileKernel(rows: number, width: number, columnsOuter: boolean): string {
+function tileKernel(rows: number, width: number, columnsOuter: boolean, fused: boolean): string {
   const vectors = Math.floor(width / 4); // 0 for the scalar tail
   const scalar = vectors === 0;
   const type = scalar ? 'f32' : 'v128';
@@ -50,6 +50,11 @@ function tileKernel(rows: number, width: number, columnsOuter: boolean): string 
     scalar ? `(f32.store ${addr} ${value})` : `(v128.store offset=${16 * v} ${addr} ${value})`;
   const zero = scalar ? '(f32.const 0)' : '(v128.const i32x4 0 0 0 0)';
   const [add, mul] = scalar ? ['f32.add', 'f32.mul'] : ['f32x4.add', 'f32x4.mul'];
+  // c + a·b: a multiply and an add, each rounded, or (fused, vectors only) one multiply-add.
+  const multiplyAdd = (c: string, b: string) =>
+    fused && !scalar
+      ? `(f32x4.relaxed_madd (local.get $av) (local.get ${b}) (local.get ${c}))`
+      : `(${add} (local.get ${c}) (${mul} (local.get $av) (local.get ${b})))`;
   const clamp = (x: string) =>
     scalar ? `(select ${x} (f32.const 0) (f32.gt ${x} (f32.const 0)))` : `(f32x4.pmax ${zero} ${x})`;
   const splat = (addr: string) => (scalar ? `(f32.load ${addr})` : `(v128.load32_splat ${addr})`);
@@ -105,8 +110,7 @@ function tileKernel(rows: number, width: number, columnsOuter: boolean): string 
       `(local.set $av ${splat(`(local.get $pa${r})`)})`,
       ...Array.from(
         { length: perRow },
-        (_, v) =>
-          `(local.set ${acc(r, v)} (${add} (local.get ${acc(r, v)}) (${mul} (local.get $av) (local.get $b${v}))))`,
+        (_, v) => `(local.set ${acc(r, v)} ${multiplyAdd(acc(r, v), `$b${v}`)})`,
       ),
       `(local.set $pa${r} (i32.add (local.get $pa${r}) (local.get $ak)))`,
     ]).flat(),
@@ -218,10 +222,15 @@ ${update('')}
 (br $one))))`;
 }
 
-/** The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and order, the packer, and Adam's two loops. */
-export function kernelsModuleText(): string {
+/**
+ * The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and
+ * order, the packer, and Adam's two loops. `fused` writes the tiles' vector multiply-adds as
+ * relaxed SIMD's `f32x4.relaxed_madd` (one rounding where the CPU has FMA): other bits, so only
+ * `npm run bench` runs it (`tilesOf`, `withTiles`), to measure what it would gain.
+ */
+export function kernelsModuleText({ fused = false }: { fused?: boolean } = {}): string {
   const kernels = [false, true].flatMap((columnsOuter) =>
-    ROWS.flatMap((rows) => WIDTHS.map((width) => tileKernel(rows, width, columnsOuter))),
+    ROWS.flatMap((rows) => WIDTHS.map((width) => tileKernel(rows, width, columnsOuter, fused))),
   );
   return [
     '(module',
