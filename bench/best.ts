@@ -1,3 +1,22 @@
+/** A suite's figures, as `npm run bench` writes them under `figures.<suite>`. */
+export type Figures = Record<string, number | string | Record<string, number | string>>;
+
+/** What `f` returns and how long it took. */
+export function timed<T>(f: () => T): { value: T; ms: number; seconds: number } {
+  const started = performance.now();
+  const value = f();
+  const ms = performance.now() - started;
+  return { value, ms, seconds: ms / 1000 };
+}
+
+/** What `f` resolves to and how long it took. */
+export async function timedAsync<T>(f: () => Promise<T>): Promise<{ value: T; ms: number; seconds: number }> {
+  const started = performance.now();
+  const value = await f();
+  const ms = performance.now() - started;
+  return { value, ms, seconds: ms / 1000 };
+}
+
 /** The run that took the least `seconds` (the first of equals). */
 export function fastest<T>(runs: readonly T[], seconds: (run: T) => number): T {
   return runs.reduce((best, next) => (seconds(next) < seconds(best) ? next : best));

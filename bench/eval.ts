@@ -1,5 +1,6 @@
 import { allCorrectAtK, episodeBootstrapCI, passAtK, taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
+import { timed } from './best.ts';
 
 /**
  * Speed of the evaluation statistics: a task-level bootstrap of 10,000 replicates over 500 tasks,
@@ -12,19 +13,17 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   const counts = { successes, trials: 32 };
   taskBootstrapCI(counts, { reps: 200, rng }); // warm up the JIT
 
-  let started = performance.now();
-  const interval = taskBootstrapCI(counts, { reps: 10_000, rng });
-  const taskBootstrapSeconds = (performance.now() - started) / 1000;
+  const { value: interval, seconds: taskBootstrapSeconds } = timed(() =>
+    taskBootstrapCI(counts, { reps: 10_000, rng }),
+  );
   say(
     `task-level bootstrap, 10,000 reps x 500 tasks: ${taskBootstrapSeconds.toFixed(3)} s  [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`,
   );
 
-  started = performance.now();
-  episodeBootstrapCI(counts, { reps: 10_000, rng });
-  const episodeBootstrapSeconds = (performance.now() - started) / 1000;
+  const episodeBootstrapSeconds = timed(() => episodeBootstrapCI(counts, { reps: 10_000, rng })).seconds;
   say(`episode-level bootstrap, 10,000 reps x 16,000 episodes: ${episodeBootstrapSeconds.toFixed(3)} s`);
 
-  started = performance.now();
+  let started = performance.now();
   let sum = 0;
   for (let c = 0; c <= 2000; c++) sum += passAtK(2000, c, 1000);
   const passAtKMicroseconds = ((performance.now() - started) * 1000) / 2001;

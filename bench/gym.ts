@@ -1,4 +1,12 @@
 import { clearSandboxCache, runCanary, runTests, SANDBOX_LIMITS, sandboxWork } from '../gym/index.ts';
+import { timed } from './best.ts';
+
+/** The canary workload's episodes, their seconds and their rate. */
+function canary(episodesPerTask: number, seed: number) {
+  const { value, seconds } = timed(() => runCanary({ episodesPerTask, seed }));
+  const episodes = value.results.reduce((sum, row) => sum + row.episodes, 0);
+  return { episodes, seconds, perSecond: Math.round(episodes / seconds) };
+}
 
 /**
  * Gym throughput: the canary workload (4 scripted policies x 3 harnesses x 30 tasks) through the
@@ -7,40 +15,31 @@ import { clearSandboxCache, runCanary, runTests, SANDBOX_LIMITS, sandboxWork } f
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   clearSandboxCache();
-  let started = performance.now();
-  const cold = runCanary({ episodesPerTask: 10, seed: 0 });
-  const coldSeconds = (performance.now() - started) / 1000;
-  const coldEpisodes = cold.results.reduce((sum, row) => sum + row.episodes, 0);
+  const cold = canary(10, 0);
   say(
-    `gym canary workload, cold cache: ${coldEpisodes} episodes in ${coldSeconds.toFixed(2)} s (${Math.round(coldEpisodes / coldSeconds)} episodes/s)`,
+    `gym canary workload, cold cache: ${cold.episodes} episodes in ${cold.seconds.toFixed(2)} s (${cold.perSecond} episodes/s)`,
   );
-
-  const episodesPerTask = 100;
-  started = performance.now();
-  const warm = runCanary({ episodesPerTask, seed: 1 });
-  const warmSeconds = (performance.now() - started) / 1000;
-  const warmEpisodes = warm.results.reduce((sum, row) => sum + row.episodes, 0);
-  const episodesPerSecond = Math.round(warmEpisodes / warmSeconds);
+  const warm = canary(100, 1);
   say(
-    `gym canary workload, warm cache: ${warmEpisodes} episodes in ${warmSeconds.toFixed(2)} s (${episodesPerSecond} episodes/s; target >= 20000)`,
+    `gym canary workload, warm cache: ${warm.episodes} episodes in ${warm.seconds.toFixed(2)} s (${warm.perSecond} episodes/s; target >= 20000)`,
   );
 
   const { firstLimitMs, confirmLimitMs } = SANDBOX_LIMITS;
   const before = sandboxWork();
-  started = performance.now();
-  runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }]);
-  const loopingCallSeconds = (performance.now() - started) / 1000;
+  const looping = timed(() =>
+    runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }]),
+  );
   const stopped = sandboxWork().timeouts - before.timeouts;
   say(
-    `a call that never returns fails after ${loopingCallSeconds.toFixed(2)} s, ${stopped} runs stopped by a limit (target: the limits, 2 x ${firstLimitMs} ms + ${confirmLimitMs} ms, 3 runs)`,
+    `a call that never returns fails after ${looping.seconds.toFixed(2)} s, ${stopped} runs stopped by a limit (target: the limits, 2 x ${firstLimitMs} ms + ${confirmLimitMs} ms, 3 runs)`,
   );
   return {
-    'gym/coldEpisodes': coldEpisodes,
-    'gym/coldSeconds': coldSeconds,
-    'gym/coldEpisodesPerSecond': Math.round(coldEpisodes / coldSeconds),
-    'gym/warmSeconds': warmSeconds,
-    'gym/warmEpisodesPerSecond': episodesPerSecond,
-    'gym/warmEpisodes': warmEpisodes,
-    'gym/loopingCallSeconds': loopingCallSeconds,
+    'gym/coldEpisodes': cold.episodes,
+    'gym/coldSeconds': cold.seconds,
+    'gym/coldEpisodesPerSecond': cold.perSecond,
+    'gym/warmSeconds': warm.seconds,
+    'gym/warmEpisodesPerSecond': warm.perSecond,
+    'gym/warmEpisodes': warm.episodes,
+    'gym/loopingCallSeconds': looping.seconds,
   };
 }
