@@ -15,7 +15,7 @@ import {
 import { createModel, sampleToken, type PolicyModel } from '../agent/model.ts';
 import { Rng } from '../lib/rng.ts';
 import { trainingModelConfig } from '../train/run.ts';
-import { fastest, fastestInTurn } from './best.ts';
+import { fastest, fastestInTurn, timed } from './best.ts';
 
 /**
  * Model benchmark: the policy every training builds (the project's vocabulary) on the active
@@ -25,8 +25,7 @@ import { fastest, fastestInTurn } from './best.ts';
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const backend = await initBackend();
-  const cfg = trainingModelConfig();
-  const model = createModel(cfg, new Rng('bench/model'));
+  const model = createModel(trainingModelConfig(), new Rng('bench/model'));
   let peakRss = process.memoryUsage().rss;
   let peakTensorBytes = tf.memory().numBytes;
   const sampleMemory = () => {
@@ -83,49 +82,45 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
   }
 }
 
-/** Our kernels' figures, said and returned: what their safety costs (`kernelSafety`) and what fused multiply-adds would gain (`fusedMultiplyAdd`). */
-async function kernelFigures(
-  model: PolicyModel,
-  say: (line: string) => void,
-): Promise<Record<string, number>> {
-  const safety = await kernelSafety(model, 64, 96);
-  say(`kernel self-test   ${safety.selfTestMs.toFixed(2)} ms  (once at start, best of 5)`);
-  say(
-    `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
-  );
-  const fused = await fusedMultiplyAdd(model, 64, 96);
-  say(
-    'separateMs' in fused
-      ? `fused multiply-add step ${fused.fusedMs.toFixed(0)} ms with the tiles' f32x4.relaxed_madd, ${fused.separateMs.toFixed(0)} ms with a multiply and an add (in turn, best of 5): ${(fused.separateMs / fused.fusedMs).toFixed(2)}x; other bits, so training does not use it`
-      : `fused multiply-add not measured: ${fused.unavailable}`,
-  );
-  return {
-    'kernels/selfTestMs': round(safety.selfTestMs),
-    'kernels/stepMsBoundsChecked': round(safety.checkedMs),
-    'kernels/stepMsUnchecked': round(safety.uncheckedMs),
-    'kernels/productCallsPerStep': safety.productCalls,
-    'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
-    ...('separateMs' in fused
-      ? {
-          'kernels/stepMsFusedMultiplyAdd': round(fused.fusedMs),
-          'kernels/stepMsSeparateMultiplyAdd': round(fused.separateMs),
-        }
-      : {}),
-  };
-}
-
-/** Milliseconds that `f` takes. */
-function timed(f: () => void): number {
-  const start = performance.now();
-  f();
-  return performance.now() - start;
+/**
+ * Our kernels' figures on one training step of 64 x 96 tokens, said and returned: what their
+ * safety costs (`kernelSafety`) and what fused multiply-adds would gain (`fusedMultiplyAdd`).
+ */
+async function kernelFigures(model: PolicyModel, say: (line: string) => void) {
+  const { step, dispose } = trainingStep(model, 64, 96);
+  try {
+    const safety = await kernelSafety(model, step, 64, 96);
+    say(`kernel self-test   ${safety.selfTestMs.toFixed(2)} ms  (once at start, best of 5)`);
+    say(
+      `bounds checks      step ${safety.checkedMs.toFixed(0)} ms with, ${safety.uncheckedMs.toFixed(0)} ms without (in turn, best of 5); ${safety.productCalls} product calls, ${safety.checkUs.toFixed(3)} µs per check alone`,
+    );
+    const fused = await fusedMultiplyAdd(step);
+    say(
+      'separateMs' in fused
+        ? `fused multiply-add step ${fused.fusedMs.toFixed(0)} ms with the tiles' f32x4.relaxed_madd, ${fused.separateMs.toFixed(0)} ms with a multiply and an add (in turn, best of 5): ${(fused.separateMs / fused.fusedMs).toFixed(2)}x; other bits, so training does not use it`
+        : `fused multiply-add not measured: ${fused.unavailable}`,
+    );
+    return {
+      'kernels/selfTestMs': round(safety.selfTestMs),
+      'kernels/stepMsBoundsChecked': round(safety.checkedMs),
+      'kernels/stepMsUnchecked': round(safety.uncheckedMs),
+      'kernels/productCallsPerStep': safety.productCalls,
+      'kernels/boundsCheckMicroseconds': Math.round(safety.checkUs * 1000) / 1000,
+      ...('separateMs' in fused
+        ? {
+            'kernels/stepMsFusedMultiplyAdd': round(fused.fusedMs),
+            'kernels/stepMsSeparateMultiplyAdd': round(fused.separateMs),
+          }
+        : {}),
+    };
+  } finally {
+    dispose();
+  }
 }
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
-
-type OpRow = { op: string; forwardMs: number; backwardMs: number; calls: number };
 
 /** One training step on random tokens (loss: mean negative tokenLogProbs): forward + backward + Adam, and the forward alone. */
 function trainingStep(model: PolicyModel, batch: number, length: number) {
@@ -161,59 +156,51 @@ function trainingStep(model: PolicyModel, batch: number, length: number) {
  * bounds checks on and off, in turn (best of 5 each), its product calls; and one check alone
  * (the attention form's geometry, best of 3 runs of 100,000 calls).
  */
-async function kernelSafety(model: PolicyModel, batch: number, length: number) {
-  const selfTestMs = Math.min(...Array.from({ length: 5 }, () => timed(() => selfTest())));
-  const { step, dispose } = trainingStep(model, batch, length);
-  try {
-    const productCalls = (await tf.profile(step)).kernels.filter((k) => k.name === PRODUCT_KERNEL).length;
-    const stepWith = (checks: boolean) => async () => {
-      useBoundsChecks(checks);
-      try {
-        return timed(step);
-      } finally {
-        useBoundsChecks(true);
-      }
-    };
-    const [checkedMs, uncheckedMs] = await fastestInTurn([stepWith(true), stepWith(false)], (ms) => ms, {
-      repeats: 5,
-      warmUps: 1,
-    });
-    const heads = model.config.nHeads;
-    const width = model.config.dModel / heads;
-    const geometry: ProductGeometry = {
-      rows: length,
-      depth: width,
-      cols: length,
-      batch,
-      heads,
-      aStrides: [length * 3 * model.config.dModel, width, 3 * model.config.dModel, 1],
-      bStrides: [heads * width * length, width * length, length],
-      cStrides: [heads * length * length, length * length, length],
-      outShape: [batch, heads, length, length],
-    };
-    const sizes = {
-      a: batch * length * 3 * model.config.dModel,
-      b: batch * heads * width * length,
-      out: batch * heads * length * length,
-    };
-    const calls = 100_000;
-    const checkMs = Math.min(
-      ...Array.from({ length: 3 }, () =>
-        timed(() => {
-          for (let i = 0; i < calls; i++) checkProductBounds(PRODUCT_KERNEL, geometry, sizes);
-        }),
-      ),
-    );
-    return {
-      selfTestMs,
-      checkedMs: checkedMs!,
-      uncheckedMs: uncheckedMs!,
-      productCalls,
-      checkUs: (1000 * checkMs) / calls,
-    };
-  } finally {
-    dispose();
-  }
+async function kernelSafety(model: PolicyModel, step: () => void, batch: number, length: number) {
+  const selfTestMs = Math.min(...Array.from({ length: 5 }, () => timed(() => selfTest()).ms));
+  const productCalls = (await tf.profile(step)).kernels.filter((k) => k.name === PRODUCT_KERNEL).length;
+  const stepWith = (checks: boolean) => async () => {
+    useBoundsChecks(checks);
+    try {
+      return timed(step).ms;
+    } finally {
+      useBoundsChecks(true);
+    }
+  };
+  const [checkedMs, uncheckedMs] = await fastestInTurn([stepWith(true), stepWith(false)], (ms) => ms, {
+    repeats: 5,
+    warmUps: 1,
+  });
+  const heads = model.config.nHeads;
+  const width = model.config.dModel / heads;
+  const geometry: ProductGeometry = {
+    rows: length,
+    depth: width,
+    cols: length,
+    batch,
+    heads,
+    aStrides: [length * 3 * model.config.dModel, width, 3 * model.config.dModel, 1],
+    bStrides: [heads * width * length, width * length, length],
+    cStrides: [heads * length * length, length * length, length],
+    outShape: [batch, heads, length, length],
+  };
+  const sizes = {
+    a: batch * length * 3 * model.config.dModel,
+    b: batch * heads * width * length,
+    out: batch * heads * length * length,
+  };
+  const calls = 100_000;
+  const checkAll = () => {
+    for (let i = 0; i < calls; i++) checkProductBounds(PRODUCT_KERNEL, geometry, sizes);
+  };
+  const checkMs = Math.min(...Array.from({ length: 3 }, () => timed(checkAll).ms));
+  return {
+    selfTestMs,
+    checkedMs: checkedMs!,
+    uncheckedMs: uncheckedMs!,
+    productCalls,
+    checkUs: (1000 * checkMs) / calls,
+  };
 }
 
 /**
@@ -223,13 +210,10 @@ async function kernelSafety(model: PolicyModel, batch: number, length: number) {
  * the bench's process.
  */
 async function fusedMultiplyAdd(
-  model: PolicyModel,
-  batch: number,
-  length: number,
+  step: () => void,
 ): Promise<{ separateMs: number; fusedMs: number } | { unavailable: string }> {
   v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
-  const { step, dispose } = trainingStep(model, batch, length);
-  const timedStep = async () => timed(step);
+  const timedStep = async () => timed(step).ms;
   try {
     const fused = await tilesOf(kernelsModuleText({ fused: true }));
     const [separateMs, fusedMs] = await fastestInTurn(
@@ -240,8 +224,6 @@ async function fusedMultiplyAdd(
     return { separateMs: separateMs!, fusedMs: fusedMs! };
   } catch (error) {
     return { unavailable: error instanceof Error ? error.message : String(error) };
-  } finally {
-    dispose();
   }
 }
 
@@ -268,24 +250,21 @@ async function stepProfile(model: PolicyModel, batch: number, length: number, sa
   const forwardOps = byOp(await tf.profile(forward));
   const stepOps = byOp(await tf.profile(step));
   dispose();
-  const rows: OpRow[] = [...stepOps]
+  const rows = [...stepOps]
     .map(([op, { ms, calls }]) => {
       const fwd = forwardOps.get(op)?.ms ?? 0;
       return { op, forwardMs: fwd, backwardMs: Math.max(0, ms - fwd), calls };
     })
     .sort((a, b) => b.forwardMs + b.backwardMs - a.forwardMs - a.backwardMs);
+  const sum = (some: typeof rows) => ({
+    forwardMs: some.reduce((t, r) => t + r.forwardMs, 0),
+    backwardMs: some.reduce((t, r) => t + r.backwardMs, 0),
+    calls: some.reduce((t, r) => t + r.calls, 0),
+  });
   const top = rows.slice(0, 12);
   const rest = rows.slice(12);
-  if (rest.length > 0) {
-    top.push({
-      op: `other (${rest.length} op types)`,
-      forwardMs: rest.reduce((t, r) => t + r.forwardMs, 0),
-      backwardMs: rest.reduce((t, r) => t + r.backwardMs, 0),
-      calls: rest.reduce((t, r) => t + r.calls, 0),
-    });
-  }
-  const forwardMs = rows.reduce((t, r) => t + r.forwardMs, 0);
-  const backwardMs = rows.reduce((t, r) => t + r.backwardMs, 0);
+  if (rest.length > 0) top.push({ op: `other (${rest.length} op types)`, ...sum(rest) });
+  const { forwardMs, backwardMs } = sum(rows);
   return { forwardMs, backwardMs, rows: top };
 }
 
