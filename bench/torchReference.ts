@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ModelConfig } from '../agent/index.ts';
@@ -26,47 +26,38 @@ type TorchInfo = { torch: string; threads: number; parameters: number };
  * bench/torch/step.py in its own process: our policy in PyTorch on the same batch shape, forward
  * + backward + clip + Adam; `step()` gives the milliseconds Python measures for one step.
  */
-export class TorchStep {
-  private constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
-    readonly info: TorchInfo,
-    private readonly lines: AsyncIterator<string>,
-  ) {}
-
-  static async start(
-    python: string,
-    config: ModelConfig,
-    { rows, length, threads }: { rows: number; length: number; threads: number },
-  ): Promise<TorchStep> {
-    const script = fileURLToPath(new URL('./torch/step.py', import.meta.url));
-    const child = spawn(python, [script, JSON.stringify(config), `${rows}`, `${length}`, `${threads}`]);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const first = await lines.next();
-    const info =
-      first.done === true ? undefined : (JSON.parse(first.value) as Partial<TorchInfo> & { error?: string });
-    if (info === undefined || info.error !== undefined || info.parameters === undefined) {
-      child.kill();
-      const reason = info?.error ?? (stderr.trim().split('\n').pop() || 'it printed nothing');
-      throw new InputError(`--torch: bench/torch/step.py did not start under ${python}: ${reason}`);
-    }
-    return new TorchStep(child, info as TorchInfo, lines);
+export async function startTorchStep(
+  python: string,
+  config: ModelConfig,
+  { rows, length, threads }: { rows: number; length: number; threads: number },
+) {
+  const script = fileURLToPath(new URL('./torch/step.py', import.meta.url));
+  const child = spawn(python, [script, JSON.stringify(config), `${rows}`, `${length}`, `${threads}`]);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  const info =
+    first.done === true ? undefined : (JSON.parse(first.value) as Partial<TorchInfo> & { error?: string });
+  if (info === undefined || info.error !== undefined || info.parameters === undefined) {
+    child.kill();
+    const reason = info?.error ?? (stderr.trim().split('\n').pop() || 'it printed nothing');
+    throw new InputError(`--torch: bench/torch/step.py did not start under ${python}: ${reason}`);
   }
-
-  /** Milliseconds of one step. */
-  async step(): Promise<number> {
-    this.child.stdin.write('step\n');
-    const next = await this.lines.next();
-    if (next.done === true) throw new InputError('--torch: the PyTorch reference ended before its step');
-    return (JSON.parse(next.value) as { ms: number }).ms;
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.stdin.end('quit\n');
-    await exited;
-  }
+  return {
+    info: info as TorchInfo,
+    async step(): Promise<number> {
+      child.stdin.write('step\n');
+      const next = await lines.next();
+      if (next.done === true) throw new InputError('--torch: the PyTorch reference ended before its step');
+      return (JSON.parse(next.value) as { ms: number }).ms;
+    },
+    async close(): Promise<void> {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin.end('quit\n');
+      await exited;
+    },
+  };
 }

@@ -26,8 +26,8 @@ import {
   type LossJob,
 } from '../train/index.ts';
 import { Rng } from '../lib/rng.ts';
-import { fastestAlternating, fastestInTurn, leastOf } from './best.ts';
-import { TorchStep } from './torchReference.ts';
+import { fastestAlternating, fastestInTurn, leastOf, timedAsync, type Figures } from './best.ts';
+import { startTorchStep } from './torchReference.ts';
 import type { BesideWork } from './beside.ts';
 
 /** Each figure is the best of this many timed runs, one- and two-thread runs alternating (the machine is shared and noisy). */
@@ -42,7 +42,7 @@ const REPEATS = 5;
 export async function run(
   say: (line: string) => void,
   { torchPython }: { torchPython?: string | undefined } = {},
-): Promise<Record<string, number | string | Record<string, number | string>>> {
+): Promise<Figures> {
   const backend = await initBackend();
   const tokenizer = buildTokenizer(makeTasks('all'));
   const agent: Agent = {
@@ -112,11 +112,8 @@ async function trainStepBench(
   const flops =
     6 * agent.model.parameterCount() * positions + 12 * cfg.nLayers * (length - 1) * cfg.dModel * positions;
   const optimizer = adam(1e-4);
-  const timeStep = async (compute: Compute = one) => {
-    const started = performance.now();
-    await optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 });
-    return performance.now() - started;
-  };
+  const timeStep = async (compute: Compute = one) =>
+    (await timedAsync(() => optimizerStep(agent, optimizer, step, { compute, maxGradNorm: 1 }))).ms;
   const stepMs = await fastestAlternating(timeStep, worker, (ms) => ms, { repeats: REPEATS, warmUps: 2 });
   const gflops = (ms: number) => flops / (ms / 1000) / 1e9;
   say(
@@ -155,15 +152,12 @@ async function rolloutBench(
   const specs = episodeSpecs(heldOut, 32, new Rng('bench'));
   await worker.rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
   rollout(agent, harness, heldOut, episodeSpecs(heldOut, 2, new Rng('warm')));
-  const timeRollout = async (compute: Compute = one) => {
-    const started = performance.now();
-    const records = await compute.rollout(agent, harness, heldOut, specs);
-    return { seconds: (performance.now() - started) / 1000, records };
-  };
+  const timeRollout = (compute: Compute = one) =>
+    timedAsync(() => compute.rollout(agent, harness, heldOut, specs));
   const roll = await fastestAlternating(timeRollout, worker, (run) => run.seconds, { repeats: REPEATS });
   // The same records on every run, on one thread or two (agent/rollout.ts plays the same batches).
-  const { records } = roll.one;
-  if (JSON.stringify(roll.two.records.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens)))
+  const records = roll.one.value;
+  if (JSON.stringify(roll.two.value.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens)))
     throw new Error('bench train: the two-thread rollouts played other episodes than one thread');
   const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
   const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
@@ -204,12 +198,12 @@ async function grpoBench(
   const job: LossJob = { kind: 'grpo', batch, options: { clipEpsilon, klCoef: 0, entropyCoef } };
   const timeGrpo = async (compute: Compute = one) => {
     await fromStart();
-    const grpoOptimizer = adam(config.learningRate);
+    const grpoOptimizer = adam(learningRate);
     const rolloutStart = performance.now();
     await compute.rollout(agent, harness, train, grpoSpecs);
     const updateStart = performance.now();
-    for (let epoch = 0; epoch < config.updateEpochs; epoch += 1)
-      await optimizerStep(agent, grpoOptimizer, job, { compute, maxGradNorm: config.maxGradNorm });
+    for (let epoch = 0; epoch < epochs; epoch += 1)
+      await optimizerStep(agent, grpoOptimizer, job, { compute, maxGradNorm });
     const done = performance.now();
     grpoOptimizer.dispose();
     return {
@@ -220,18 +214,17 @@ async function grpoBench(
   };
   const grpo = await fastestAlternating(timeGrpo, worker, (run) => run.total, { repeats: REPEATS });
   const timeUpdates = async () => (await timeGrpo()).updates;
-  const { config: modelConfig } = agent.model;
-  const words = [...agent.tokenizer.words];
-  const work = {
-    modelConfig,
-    words,
+  const work: BesideWork = {
+    backend: backend as BackendPreference,
+    modelConfig: agent.model.config,
+    words: [...agent.tokenizer.words],
     weights: getWeights(agent.model),
     job,
     epochs,
     learningRate,
     maxGradNorm,
   };
-  const beside = await besideCopy({ backend: backend as BackendPreference, ...work }, timeUpdates);
+  const beside = await besideCopy(work, timeUpdates);
   say(
     `GRPO step 1 thread     ${grpo.one.total.toFixed(2)} s  (160 rollouts ${grpo.one.rollouts.toFixed(2)} s, ${config.updateEpochs} updates on ${job.batch.batchSize} transcripts ${grpo.one.updates.toFixed(2)} s)`,
   );
@@ -346,8 +339,8 @@ async function torchReference(
   { rows, length, ours }: { rows: number; length: number; ours: () => Promise<number> },
 ): Promise<Record<string, number | string>> {
   const [config, parameters] = [model.config, model.parameterCount()];
-  const reference = await TorchStep.start(python, config, { rows, length, threads: 2 });
-  const single = await TorchStep.start(python, config, { rows, length, threads: 1 }).catch(async (error) => {
+  const reference = await startTorchStep(python, config, { rows, length, threads: 2 });
+  const single = await startTorchStep(python, config, { rows, length, threads: 1 }).catch(async (error) => {
     await reference.close();
     throw error;
   });
