@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initBackend, loadAgent } from '../agent/index.ts';
 import { jobState, readPlan } from '../study/index.ts';
 import { BIN, type StudyRunSummary } from '../study/runner.ts';
-import { leastOf } from './best.ts';
+import { leastOf, timed, timedAsync, type Figures } from './best.ts';
 import { startSlurm, waitForQueue } from './slurm.ts';
 
 const WORKERS = 2;
@@ -15,9 +15,9 @@ const STARTS = 3;
 const load = () => Math.round((loadavg()[0] ?? 0) * 100) / 100;
 
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env): { stdout: string; seconds: number } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 26, env });
-  const seconds = (performance.now() - started) / 1000;
+  const { value: result, seconds } = timed(() =>
+    spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 26, env }),
+  );
   if (result.status !== 0)
     throw new Error(`tinyagent ${args.join(' ')} failed (exit ${result.status}): ${result.stderr.trim()}`);
   return { stdout: result.stdout, seconds };
@@ -32,9 +32,7 @@ const mean = (values: number[]) => sum(values) / values.length;
  * per job (target: under 2 s), a checkpoint's load and a fresh `study run --index` process's start;
  * and the study on Slurm (`slurmDependencies`). Each figure comes with the load average then.
  */
-export async function run(
-  say: (line: string) => void,
-): Promise<Record<string, number | string | Record<string, number | string>>> {
+export async function run(say: (line: string) => void): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'tinyagent-bench-study-'));
   try {
     const study = join(dir, 'smoke-4');
@@ -57,10 +55,7 @@ export async function run(
     );
 
     // Overhead per job: the worker's start spread over its jobs, and what the runner adds to each job's work.
-    const firstOf = new Set(
-      [...new Set(jobs.map((job) => job.worker))].map((worker) => jobs.find((job) => job.worker === worker)!),
-    );
-    const later = jobs.filter((job) => !firstOf.has(job));
+    const later = jobs.filter((job, i) => jobs.findIndex((other) => other.worker === job.worker) !== i);
     const aroundJob = later.map((job) => job.wall - (job.work ?? 0));
     const workerStart = mean(summary.workerStarts);
     const overheadPerJob = (sum(jobs.map((job) => job.wall)) - work) / jobs.length;
@@ -71,18 +66,11 @@ export async function run(
     );
 
     // A checkpoint's load (inside an evaluation's work), best of 5.
-    const checkpoint = join(
-      study,
-      'jobs',
-      JSON.parse(readFileSync(join(study, 'plan.jsonl'), 'utf8').split('\n')[0]!).id as string,
-      'step-8',
-    );
+    const checkpoint = join(study, 'jobs', readPlan(study).jobs[0]!.id, 'step-8');
     await initBackend();
     const loadSeconds = await leastOf(5, async () => {
-      const started = performance.now();
-      const { agent } = await loadAgent(checkpoint);
-      const seconds = (performance.now() - started) / 1000;
-      agent.model.dispose();
+      const { value, seconds } = await timedAsync(() => loadAgent(checkpoint));
+      value.agent.model.dispose();
       return seconds;
     });
     say(`  a checkpoint's load (inside an evaluation's work): ${(1000 * loadSeconds).toFixed(1)} ms`);
