@@ -160,21 +160,20 @@ async function rolloutBench(
   if (JSON.stringify(roll.two.value.map((r) => r.tokens)) !== JSON.stringify(records.map((r) => r.tokens)))
     throw new Error('bench train: the two-thread rollouts played other episodes than one thread');
   const tokens = records.reduce((sum, record) => sum + record.tokens.length, 0);
-  const rollSeconds = { one: roll.one.seconds, two: roll.two.seconds };
   say(
-    `rollouts 1 thread      ${(records.length / rollSeconds.one).toFixed(0)} episodes/s  ${(tokens / rollSeconds.one).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`,
+    `rollouts 1 thread      ${(records.length / roll.one.seconds).toFixed(0)} episodes/s  ${(tokens / roll.one.seconds).toFixed(0)} tokens/s  (${records.length} episodes, ${(tokens / records.length).toFixed(0)} tokens each on average)`,
   );
   say(
-    `rollouts 2 threads     ${(records.length / rollSeconds.two).toFixed(0)} episodes/s  ${(tokens / rollSeconds.two).toFixed(0)} tokens/s  (${(rollSeconds.one / rollSeconds.two).toFixed(2)}x one thread)`,
+    `rollouts 2 threads     ${(records.length / roll.two.seconds).toFixed(0)} episodes/s  ${(tokens / roll.two.seconds).toFixed(0)} tokens/s  (${(roll.one.seconds / roll.two.seconds).toFixed(2)}x one thread)`,
   );
   return {
     rolloutEpisodes: records.length,
     rolloutTokensPerEpisode: tokens / records.length,
-    rolloutEpisodesPerSecondOneThread: records.length / rollSeconds.one,
-    rolloutEpisodesPerSecondTwoThreads: records.length / rollSeconds.two,
-    rolloutTokensPerSecondOneThread: tokens / rollSeconds.one,
-    rolloutTokensPerSecondTwoThreads: tokens / rollSeconds.two,
-    rolloutTwoThreadsSpeedup: rollSeconds.one / rollSeconds.two,
+    rolloutEpisodesPerSecondOneThread: records.length / roll.one.seconds,
+    rolloutEpisodesPerSecondTwoThreads: records.length / roll.two.seconds,
+    rolloutTokensPerSecondOneThread: tokens / roll.one.seconds,
+    rolloutTokensPerSecondTwoThreads: tokens / roll.two.seconds,
+    rolloutTwoThreadsSpeedup: roll.one.seconds / roll.two.seconds,
   };
 }
 
