@@ -36,20 +36,11 @@ export function writeMungeKey(dir: string): string {
 
 /** Starts munged with `key` on `socket`, its pid, log and seed in `dir`; returns its pid. */
 export function startMunged(dir: string, key: string, socket: string): number {
-  const at = (...parts: string[]) => join(dir, ...parts);
-  const files = ['--pid-file', at('munge', 'munged.pid'), '--log-file', at('log', 'munged.log')];
-  const args = [
-    '--key-file',
-    key,
-    '--socket',
-    socket,
-    ...files,
-    '--seed-file',
-    at('munge', 'seed'),
-    '--force',
-  ];
-  execFileSync('munged', args, { stdio: 'ignore' });
-  return pidOf(at('munge', 'munged.pid'))!;
+  const pidFile = join(dir, 'munge', 'munged.pid');
+  const files = ['--pid-file', pidFile, '--log-file', join(dir, 'log', 'munged.log')];
+  const args = ['--key-file', key, '--socket', socket, ...files, '--seed-file', join(dir, 'munge', 'seed')];
+  execFileSync('munged', [...args, '--force'], { stdio: 'ignore' });
+  return pidOf(pidFile)!;
 }
 
 /**

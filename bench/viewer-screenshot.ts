@@ -32,11 +32,8 @@ function episodeHash(rows: readonly Row[]): string {
     full ??
     rows.reduce((best, row) => ((row.transcript?.length ?? 0) > (best.transcript?.length ?? 0) ? row : best));
   const ofTask = rows.filter((row) => row.task === shown.task);
-  const params = new URLSearchParams({
-    task: shown.task,
-    episode: `${tasks.indexOf(shown.task)}.${ofTask.indexOf(shown)}`,
-  });
-  return params.toString();
+  const episode = `${tasks.indexOf(shown.task)}.${ofTask.indexOf(shown)}`;
+  return new URLSearchParams({ task: shown.task, episode }).toString();
 }
 
 async function main(): Promise<void> {
