@@ -285,7 +285,7 @@ function samplingRate(model: PolicyModel, batch: number, sampleMemory: () => voi
       Array.from({ length: 20 + rng.int(21) }, () => rng.int(vocab)),
     );
     const untilObservation = Array.from({ length: batch }, () => 5 + rng.int(10));
-    for (;;) {
+    do {
       fedTokens += chunks.reduce((total, chunk) => total + chunk.length, 0);
       const logits = session.feed(chunks);
       sampleMemory();
@@ -294,14 +294,13 @@ function samplingRate(model: PolicyModel, batch: number, sampleMemory: () => voi
         if (room <= 0) return [];
         const token = sampleToken(logits, vocab, b, 1, rng);
         sampled++;
-        untilObservation[b] = (untilObservation[b] as number) - 1;
-        if ((untilObservation[b] as number) > 0) return [token];
+        untilObservation[b]! -= 1;
+        if (untilObservation[b]! > 0) return [token];
         untilObservation[b] = 5 + rng.int(10);
         const observation = Array.from({ length: Math.min(room - 1, 5 + rng.int(11)) }, () => rng.int(vocab));
         return [token, ...observation];
       });
-      if (chunks.every((chunk) => chunk.length === 0)) break;
-    }
+    } while (chunks.some((chunk) => chunk.length > 0));
   } finally {
     session.dispose();
   }
