@@ -65,7 +65,6 @@ export async function run(say: (line: string) => void): Promise<Figures> {
       `  overhead per job: ${overheadPerJob.toFixed(3)} s (target < 2), of which around each job ${mean(aroundJob).toFixed(3)} s (max ${Math.max(...aroundJob).toFixed(3)}: verify, claim, checksums, write ${writeSeconds.toFixed(3)} s; hand-over ${handOver.toFixed(3)} s) and ${summary.workerStarts.length} worker starts of ${workerStart.toFixed(2)} s spread over ${jobs.length} jobs`,
     );
 
-    // A checkpoint's load (inside an evaluation's work), best of 5.
     const checkpoint = join(study, 'jobs', readPlan(study).jobs[0]!.id, 'step-8');
     await initBackend();
     const loadSeconds = await leastOf(5, async () => {
