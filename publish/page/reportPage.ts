@@ -9,7 +9,6 @@
  *   missing, and after them docs/REPRODUCTION.md's book-beside-ours rows linked to their sections.
  *   A broken figure is a note in its place; every other section is still laid out.
  * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
- * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -50,19 +49,12 @@ export interface ReportPageOptions {
 }
 
 /** A results JSON as writeResults writes it; a field a file lacks shows as "not recorded". */
-interface ResultFile {
-  section?: unknown;
-  title?: unknown;
-  seed?: unknown;
-  smoke?: unknown;
-  generatedAt?: unknown;
-  node?: unknown;
-  platform?: unknown;
-  packages?: Record<string, unknown>;
-  config?: unknown;
-  numbers?: unknown;
-  figures?: unknown;
-}
+type ResultFile = Partial<
+  Record<
+    'title' | 'seed' | 'smoke' | 'generatedAt' | 'node' | 'platform' | 'config' | 'numbers' | 'figures',
+    unknown
+  >
+> & { packages?: Record<string, unknown> };
 
 /** A section of the page: its anchor, its label, and either its results or the command that makes them. */
 type Section = Record<'id' | 'label' | 'command' | 'jsonPath', string>;
@@ -88,6 +80,7 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
   const where = [result.config, result.numbers];
   const distinct = (key: string) => [...new Set(where.flatMap((part) => valuesOf(part, key)).map(text))];
   const missing = `not recorded in ${fileName}`;
+  const recorded = (value: unknown) => (value === undefined ? missing : text(value));
   const listed = (values: string[]) => (values.length === 0 ? missing : values.join(', '));
   const checkpoints = new Map<string, string>();
   for (const checkpoint of where.flatMap((part) => valuesOf(part, 'checkpoint'))) {
@@ -95,12 +88,12 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
     if (checksum !== undefined) checkpoints.set(text(checksum), `${text(path)} (step ${text(step)})`);
   }
   const facts: Array<[string, string]> = [
-    ['seed', result.seed === undefined ? missing : text(result.seed)],
-    ['smoke run', result.smoke === undefined ? missing : text(result.smoke)],
+    ['seed', recorded(result.seed)],
+    ['smoke run', recorded(result.smoke)],
     ['backend', listed(distinct('backend'))],
     ['harness hashes', listed(distinct('harnessHash'))],
     ['checkpoints', checkpoints.size === 0 ? missing : `${checkpoints.size} (listed below)`],
-    ['generated', result.generatedAt === undefined ? missing : text(result.generatedAt)],
+    ['generated', recorded(result.generatedAt)],
     ['node, platform', `${text(result.node ?? missing)}, ${text(result.platform ?? missing)}`],
     [
       'packages',
@@ -225,10 +218,7 @@ function figureHtml(jsonPath: string, path: string, { specs, problems }: Figures
   return `<figure>${jsonScript(id, drawable.spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption>${left.join('')}</figure>`;
 }
 
-/**
- * The most bytes of one results file (JSON, Markdown or figure spec) the page reads: far above
- * any the experiments write (the largest, ex-2.json, is 0.45 MB), far below what would stall it.
- */
+/** The most bytes of one results file (JSON, Markdown or figure spec) the page reads: far above any the experiments write. */
 const MAX_RESULTS_FILE_BYTES = 64 * 2 ** 20;
 
 /**
