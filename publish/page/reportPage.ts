@@ -56,9 +56,6 @@ type ResultFile = Partial<
   >
 > & { packages?: Record<string, unknown> };
 
-/** A section of the page: its anchor, its label, and either its results or the command that makes them. */
-type Section = Record<'id' | 'label' | 'command' | 'jsonPath', string>;
-
 /** A path as the page and its messages name it: from the checkout when inside it, else as given. */
 const shownPath = (path: string) => (isInside(ROOT, path) ? relative(ROOT, path) : path);
 
@@ -404,58 +401,71 @@ export function bookBesideOurs(markdown: string, results?: BookResults): string 
   return note + parts.join('\n');
 }
 
-/** The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, then the seed study. */
-function sections({ resultsDir }: ReportPageOptions): Section[] {
+/** A section of the page at anchor `sec-ID`: its label, and either its results or the command that makes them. */
+const pageSection = (id: string, label: string, command: string, jsonPath: string) => ({
+  id: `sec-${id}`,
+  label,
+  command,
+  jsonPath,
+});
+type Section = ReturnType<typeof pageSection>;
+
+/**
+ * The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, the
+ * seed study, every study folder's report (studies/NAME/results/study.json) or the command that
+ * makes one, and each `tinyagent aggregate --out DIR` folder given with --aggregate.
+ */
+function pageSections({ resultsDir, studiesDir, aggregateDirs = [] }: ReportPageOptions): Section[] {
   const scripts = (readJson(join(ROOT, 'package.json')) as { scripts: Record<string, string> }).scripts;
-  const named = (pattern: RegExp, id: (match: string) => string) =>
+  const named = (pattern: RegExp, labelOf: (match: string) => string) =>
     Object.keys(scripts).flatMap((script) => {
       const match = pattern.exec(script)?.[1];
       if (match === undefined) return [];
-      const label = id(match);
-      return [
-        {
-          id: `sec-${label}`,
-          label,
-          command: `npm run ${script}`,
-          jsonPath: join(resultsDir, `${label}.json`),
-        },
-      ];
+      const label = labelOf(match);
+      return [pageSection(label, label, `npm run ${script}`, join(resultsDir, `${label}.json`))];
     });
-  return [
-    ...named(/^exp:(17\.\d+)$/, (n) => n),
-    ...named(/^ex:(\d+)$/, (n) => `ex-${n}`),
-    {
-      id: 'sec-seeds',
-      label: 'Seed study',
-      command: `npx tinyagent study run ${DEFAULT_STUDY} && npm run exp:seeds`,
-      jsonPath: join(resultsDir, 'seeds.json'),
-    },
-  ];
-}
-
-/** Every study folder's report (studies/NAME/results/study.json), or the command that makes it. */
-function studySections({ studiesDir }: ReportPageOptions): Section[] {
-  const names = existsSync(studiesDir)
+  const studies = existsSync(studiesDir)
     ? readdirSync(studiesDir, { withFileTypes: true })
         .filter((entry) => entry.isDirectory() && existsSync(join(studiesDir, entry.name, 'study.json')))
         .map((entry) => entry.name)
         .sort()
     : [];
-  if (names.length === 0)
-    return [
-      {
-        id: 'sec-studies',
-        label: 'Seed studies',
-        command: `npx tinyagent study plan --recipe default --seeds 0-15 --out ${DEFAULT_STUDY}`,
-        jsonPath: join(studiesDir, 'none', 'results', 'study.json'),
-      },
-    ];
-  return names.map((name) => ({
-    id: `sec-study-${name}`,
-    label: `Study ${name}`,
-    command: `npx tinyagent study run studies/${name} && npx tinyagent study report studies/${name}`,
-    jsonPath: join(studiesDir, name, 'results', 'study.json'),
-  }));
+  const studyResults = (name: string) => join(studiesDir, name, 'results', 'study.json');
+  return [
+    ...named(/^exp:(17\.\d+)$/, (n) => n),
+    ...named(/^ex:(\d+)$/, (n) => `ex-${n}`),
+    pageSection(
+      'seeds',
+      'Seed study',
+      `npx tinyagent study run ${DEFAULT_STUDY} && npm run exp:seeds`,
+      join(resultsDir, 'seeds.json'),
+    ),
+    ...(studies.length === 0
+      ? [
+          pageSection(
+            'studies',
+            'Seed studies',
+            `npx tinyagent study plan --recipe default --seeds 0-15 --out ${DEFAULT_STUDY}`,
+            studyResults('none'),
+          ),
+        ]
+      : studies.map((name) =>
+          pageSection(
+            `study-${name}`,
+            `Study ${name}`,
+            `npx tinyagent study run studies/${name} && npx tinyagent study report studies/${name}`,
+            studyResults(name),
+          ),
+        )),
+    ...aggregateDirs.map((dir, i) =>
+      pageSection(
+        `aggregate-${i + 1}`,
+        `Aggregate ${relative(ROOT, dir) || dir}`,
+        `tinyagent aggregate FILE... --out ${dir}`,
+        join(dir, 'aggregate.json'),
+      ),
+    ),
+  ];
 }
 
 /** The inlined libraries, read from node_modules: the page makes no request. */
@@ -465,16 +475,6 @@ function libraries(): string[] {
     if (!existsSync(file)) throw new InputError(`${file} is missing: run npm install`);
     return readFileSync(file, 'utf8');
   });
-}
-
-/** Each `tinyagent aggregate --out DIR` folder given with --aggregate: its aggregate.json, .md and figures. */
-function aggregateSections({ aggregateDirs = [] }: ReportPageOptions): Section[] {
-  return aggregateDirs.map((dir, i) => ({
-    id: `sec-aggregate-${i + 1}`,
-    label: `Aggregate ${relative(ROOT, dir) || dir}`,
-    command: `tinyagent aggregate FILE... --out ${dir}`,
-    jsonPath: join(dir, 'aggregate.json'),
-  }));
 }
 
 /** The results the header's answers read, each with its section (answers.ts says what each answer reads). */
@@ -494,7 +494,7 @@ function answerSources(all: readonly Section[]): AnswerSources {
 }
 
 export async function main(options: ReportPageOptions) {
-  const all = [...sections(options), ...studySections(options), ...aggregateSections(options)];
+  const all = pageSections(options);
   const drawn: Figures = { specs: [], problems: [] };
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;
