@@ -100,26 +100,16 @@ function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Contex
   const estimate = ({ passAt1, low, high }: Row) => withInterval({ estimate: passAt1, low, high });
   return section(
     `pass@1 under the training harness, the chapter's seven single-field changes and parameter renaming off (${episodes} episodes per held-out task, one seed for all)`,
-    markdownTable(
+    table(
+      harnesses.map(({ name }) => steps.map((step) => rowOf(rows, step, name)) as [Row, Row]),
       [
-        'harness',
-        'base: pass@1 [task-level 95%]',
-        'move',
-        'step 80: pass@1 [task-level 95%]',
-        'move',
-        'harness hash (step 80)',
+        ['harness', ([base]) => base.harness],
+        ['base: pass@1 [task-level 95%]', ([base]) => estimate(base)],
+        ['move', ([base]) => signed(base.move)],
+        ['step 80: pass@1 [task-level 95%]', ([, trained]) => estimate(trained)],
+        ['move', ([, trained]) => signed(trained.move)],
+        ['harness hash (step 80)', ([, trained]) => trained.harnessHash],
       ],
-      harnesses.map(({ name }) => {
-        const [base, trained] = steps.map((step) => rowOf(rows, step, name)) as [Row, Row];
-        return [
-          name,
-          estimate(base),
-          signed(base.move),
-          estimate(trained),
-          signed(trained.move),
-          trained.harnessHash,
-        ];
-      }),
     ),
     table(steps, {
       agent: (step) => `step ${step}`,
