@@ -38,11 +38,10 @@ export interface ExperimentOutput {
 }
 
 /**
- * Writes results/N.json (numbers, config, seeds, package and node versions, the fingerprint), results/N.md,
- * results/figures/NAME.svg and, beside each SVG, its vega-lite spec NAME.vl.json (what the report
- * page, publish/page/reportPage.ts, draws interactively; the JSON lists the SVGs, and a spec's
- * name is its SVG's with `.vl.json` for `.svg`), all in one atomic batch, so an interrupted run
- * leaves no half-written file. Returns the paths written.
+ * Writes results/N.json (numbers, config, seeds, package and node versions, the fingerprint),
+ * results/N.md, and each figure's SVG with its vega-lite spec beside it (`figureSpecName`, what the
+ * report page draws) in one atomic batch, so an interrupted run leaves no half-written file.
+ * Returns the paths written.
  */
 export function writeResults(outDir: string, output: ExperimentOutput): string[] {
   const { section, title, seed, smoke, config, numbers, markdown, figures = {}, echo = false } = output;
