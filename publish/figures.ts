@@ -88,14 +88,12 @@ function seriesColour(names: string[], title = '') {
 const seriesRows = <Point extends object>(series: ReadonlyArray<{ name: string; points: Point[] }>) =>
   series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
 
-/** One line of a line chart. */
-export type Series = { name: string; points: Array<{ x: number; y: number }> };
-
 export interface LineChartOptions {
   title: string;
   xTitle: string;
   yTitle: string;
-  series: Series[];
+  /** One line per series. */
+  series: Array<{ name: string; points: Array<{ x: number; y: number }> }>;
   /** Horizontal reference lines, e.g. the nominal 0.95 of a coverage plot. */
   rules?: Array<{ y: number; label: string }>;
   yDomain?: [number, number];
@@ -159,9 +157,7 @@ export interface IntervalChartOptions {
  * Point estimates with interval bars, grouped along x and coloured by series side by side
  * (vega-lite's xOffset), with dashed reference lines: Figure 17.2's pass@1 by harness.
  */
-export async function intervalChartSvg(options: IntervalChartOptions): Promise<Figure> {
-  return renderSpec(intervalChartSpec(options));
-}
+export const intervalChartSvg = (options: IntervalChartOptions) => renderSpec(intervalChartSpec(options));
 
 /** Interval charts side by side, each with its own y scale: rliable's aggregate metrics, one panel per metric. */
 export async function intervalPanelsSvg(panels: IntervalChartOptions[], title: string): Promise<Figure> {

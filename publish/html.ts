@@ -38,7 +38,7 @@ export interface MarkdownHooks {
 }
 
 /** Inline Markdown: `code`, **bold**, [text](target); everything else escaped. */
-export function inlineMarkdown(text: string, hooks: Pick<MarkdownHooks, 'link'> = {}): string {
+function inlineMarkdown(text: string, hooks: Pick<MarkdownHooks, 'link'> = {}): string {
   return text
     .split(/(`[^`]*`)/)
     .map((part) => {
@@ -150,15 +150,7 @@ export function factRows(facts: ReadonlyArray<readonly [key: string, value: stri
 }
 
 /** The page: a head with the inlined libraries and style, the table of contents, the sections, the figure script. */
-export function pageHtml({
-  title,
-  intro,
-  toc,
-  body,
-  libraries,
-  style,
-  script,
-}: {
+export function pageHtml(page: {
   title: string;
   intro: string;
   toc: ReadonlyArray<{ id: string; label: string }>;
@@ -168,7 +160,10 @@ export function pageHtml({
   style: string;
   script: string;
 }): string {
-  const links = toc.map(({ id, label }) => `<li><a href="#${escapeHtml(id)}">${escapeHtml(label)}</a></li>`);
+  const title = escapeHtml(page.title);
+  const links = page.toc.map(
+    ({ id, label }) => `<li><a href="#${escapeHtml(id)}">${escapeHtml(label)}</a></li>`,
+  );
   // An inlined library must not close its own element: `</script` inside it is split.
   const inline = (source: string) => `<script>${source.replace(/<\/script/gi, '<\\/script')}</script>`;
   return [
@@ -179,17 +174,17 @@ export function pageHtml({
     // Nothing but this file: no request leaves the page (inline scripts, styles and data images only).
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${style}</style>`,
-    ...libraries.map(inline),
+    `<title>${title}</title>`,
+    `<style>${page.style}</style>`,
+    ...page.libraries.map(inline),
     '</head>',
     '<body>',
-    `<header><h1>${escapeHtml(title)}</h1>${intro}<nav><ol>${links.join('')}</ol></nav></header>`,
+    `<header><h1>${title}</h1>${page.intro}<nav><ol>${links.join('')}</ol></nav></header>`,
     '<main>',
-    body,
+    page.body,
     '</main>',
     '<div id="tooltip" role="tooltip" hidden></div>',
-    inline(script),
+    inline(page.script),
     '</body>',
     '</html>',
     '',

@@ -42,19 +42,21 @@ export function markdownTable(
   ].join('\n');
 }
 
+type Cell<Row> = (row: Row, index: number) => string | number;
+
 /**
  * A table with one row per record: each key of `columns` is a header (in the order written; a
  * header must not be a bare integer, which JavaScript would move to the front) and its function
- * gives that column's cell of a record.
+ * gives that column's cell of a record. Columns given as [header, cell] pairs may repeat a header.
  */
 export function table<Row>(
   rows: readonly Row[],
-  columns: Record<string, (row: Row, index: number) => string | number>,
+  columns: Record<string, Cell<Row>> | ReadonlyArray<readonly [string, Cell<Row>]>,
 ): string {
-  const cells = Object.values(columns);
+  const pairs = Array.isArray(columns) ? columns : Object.entries(columns);
   return markdownTable(
-    Object.keys(columns),
-    rows.map((row, index) => cells.map((cell) => cell(row, index))),
+    pairs.map(([header]) => header),
+    rows.map((row, index) => pairs.map(([, cell]) => cell(row, index))),
   );
 }
 

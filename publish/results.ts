@@ -7,20 +7,16 @@ import { readRegularFile } from '../lib/files.ts';
 import { count } from '../lib/text.ts';
 import type { Figure } from './figures.ts';
 
-/** Versions of the packages a result depends on, as installed (`packageVersion`). */
-function packageVersions(
-  names: readonly string[] = [
-    'seedrandom',
-    '@stdlib/stats-base-dists-beta-quantile',
-    '@stdlib/stats-base-dists-normal-quantile',
-    '@stdlib/stats-base-dists-normal-cdf',
-    'vega',
-    'vega-lite',
-    'tsx',
-  ],
-): Record<string, string> {
-  return Object.fromEntries(names.map((name) => [name, packageVersion(name)]));
-}
+/** The packages a result depends on, recorded with their installed versions. */
+const PACKAGES = [
+  'seedrandom',
+  '@stdlib/stats-base-dists-beta-quantile',
+  '@stdlib/stats-base-dists-normal-quantile',
+  '@stdlib/stats-base-dists-normal-cdf',
+  'vega',
+  'vega-lite',
+  'tsx',
+];
 
 export interface ExperimentOutput {
   /** e.g. '17.2' */
@@ -42,11 +38,10 @@ export interface ExperimentOutput {
 }
 
 /**
- * Writes results/N.json (numbers, config, seeds, package and node versions, the fingerprint), results/N.md,
- * results/figures/NAME.svg and, beside each SVG, its vega-lite spec NAME.vl.json (what the report
- * page, publish/page/reportPage.ts, draws interactively; the JSON lists the SVGs, and a spec's
- * name is its SVG's with `.vl.json` for `.svg`), all in one atomic batch, so an interrupted run
- * leaves no half-written file. Returns the paths written.
+ * Writes results/N.json (numbers, config, seeds, package and node versions, the fingerprint),
+ * results/N.md, and each figure's SVG with its vega-lite spec beside it (`figureSpecName`, what the
+ * report page draws) in one atomic batch, so an interrupted run leaves no half-written file.
+ * Returns the paths written.
  */
 export function writeResults(outDir: string, output: ExperimentOutput): string[] {
   const { section, title, seed, smoke, config, numbers, markdown, figures = {}, echo = false } = output;
@@ -69,22 +64,19 @@ export function writeResults(outDir: string, output: ExperimentOutput): string[]
     ...figureLinks,
     '',
   ].join('\n');
-  const meta = {
-    section,
-    title,
-    seed,
-    smoke,
-    generatedAt: new Date().toISOString(),
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    packages: packageVersions(),
-    // What made these bits (docs/CONTRACT.md): test:repro compares it before the numbers.
-    fingerprint: fingerprint(),
-  };
   const jsonPath = resolve(outDir, `${section}.json`);
   const jsonText = `${JSON.stringify(
     {
-      ...meta,
+      section,
+      title,
+      seed,
+      smoke,
+      generatedAt: new Date().toISOString(),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      packages: Object.fromEntries(PACKAGES.map((name) => [name, packageVersion(name)])),
+      // What made these bits (docs/CONTRACT.md): test:repro compares it before the numbers.
+      fingerprint: fingerprint(),
       config,
       numbers,
       figures: Object.keys(figures).map((name) => `figures/${name}`),
@@ -139,10 +131,7 @@ export function figureSpecName(svgName: string): string {
   return svgName.replace(/\.svg$/, '.vl.json');
 }
 
-/** The sha256 of a text, hex. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Whether a results JSON and its Markdown were written together: the Markdown's sha256 is the

@@ -5,7 +5,7 @@ import { studyReportNumbers, type StudyReportNumbers } from '../analysis/index.t
 import { writeResults } from './results.ts';
 import type { Fingerprint } from '../agent/index.ts';
 import { intervalChartSvg, intervalPoint } from './figures.ts';
-import { markdownTable, table, withInterval } from './markdown.ts';
+import { blocks, markdownTable, table, withInterval } from './markdown.ts';
 import { coverageNote } from './coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../analysis/index.ts';
 
@@ -31,15 +31,13 @@ function passFigure(plan: Plan, { steps, perSeed }: StudyReportNumbers) {
 /** study.md: the recipe and its seeds, the table by step, what the mean and IQM say, P(improvement), every seed's pass@1. */
 function studyMarkdown(plan: Plan, numbers: StudyReportNumbers): string {
   const { steps, perSeed, mixedCode } = numbers;
-  return [
+  return blocks(
     ...(mixedCode === undefined
       ? []
       : [
           `**Mixed code.** These outputs were made by different code (merged with --allow-mixed): ${mixedCode}. A difference between their numbers may come from the code, not the seeds.`,
-          '',
         ]),
     `Recipe \`${plan.recipe}\` (config hash ${plan.configHash}), seeds ${plan.seeds.join(', ')}; every evaluation ${plan.measure.episodes} episodes per ${splitName(plan)} task under the training harness, its eval seed forked from study seed ${plan.evalSeed} by the training seed.`,
-    '',
     table(steps, {
       step: (row) => row.step,
       'mean [t 95% on seed means]': (row) => withInterval(row.mean),
@@ -48,20 +46,16 @@ function studyMarkdown(plan: Plan, numbers: StudyReportNumbers): string {
       max: (row) => f3(row.max),
       'IQM [whole seeds redrawn, 95%]': (row) => withInterval(row.iqm),
     }),
-    '',
     `Means and IQMs are over the seed x task pass rates; the IQM drops the lowest and the highest quarter of them, so a task that collapses in a few seeds moves the mean and not the IQM: read the two side by side. A seed is one policy evaluated on every task, so it is the unit: the mean's interval is the t interval on the seed means, the IQM's and P(improvement)'s redraw whole seeds (${numbers.reps.toLocaleString('en-US')} replicates).`,
-    '',
     numbers.probabilityOfImprovement === null
       ? 'Probability of improvement P(step 80 > step 0): not measured (the study has no step 80).'
       : `Probability of improvement P(step 80 > step 0) over seeds x tasks: ${withInterval(numbers.probabilityOfImprovement)} (whole seeds redrawn, 95%).`,
-    '',
     coverageNote([IQM_METHOD, IMPROVEMENT_METHOD]),
-    '',
     markdownTable(
       ['seed', ...plan.measure.steps.map((step) => `step ${step}`)],
       perSeed.map((row) => [row.seed, ...row.passAt1.map(f3)]),
     ),
-  ].join('\n');
+  );
 }
 
 /**

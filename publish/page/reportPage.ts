@@ -9,7 +9,6 @@
  *   missing, and after them docs/REPRODUCTION.md's book-beside-ours rows linked to their sections.
  *   A broken figure is a note in its place; every other section is still laid out.
  * Command: npm run report [-- --results DIR --out FILE --aggregate DIR...]
- * Runtime: about a second (reads the results files; vega and vega-lite are inlined from node_modules).
  * Output: results/report/index.html, one file that opens from disk with no server and no network.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -50,22 +49,12 @@ export interface ReportPageOptions {
 }
 
 /** A results JSON as writeResults writes it; a field a file lacks shows as "not recorded". */
-interface ResultFile {
-  section?: unknown;
-  title?: unknown;
-  seed?: unknown;
-  smoke?: unknown;
-  generatedAt?: unknown;
-  node?: unknown;
-  platform?: unknown;
-  packages?: Record<string, unknown>;
-  config?: unknown;
-  numbers?: unknown;
-  figures?: unknown;
-}
-
-/** A section of the page: its anchor, its label, and either its results or the command that makes them. */
-type Section = Record<'id' | 'label' | 'command' | 'jsonPath', string>;
+type ResultFile = Partial<
+  Record<
+    'title' | 'seed' | 'smoke' | 'generatedAt' | 'node' | 'platform' | 'config' | 'numbers' | 'figures',
+    unknown
+  >
+> & { packages?: Record<string, unknown> };
 
 /** A path as the page and its messages name it: from the checkout when inside it, else as given. */
 const shownPath = (path: string) => (isInside(ROOT, path) ? relative(ROOT, path) : path);
@@ -88,6 +77,7 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
   const where = [result.config, result.numbers];
   const distinct = (key: string) => [...new Set(where.flatMap((part) => valuesOf(part, key)).map(text))];
   const missing = `not recorded in ${fileName}`;
+  const recorded = (value: unknown) => (value === undefined ? missing : text(value));
   const listed = (values: string[]) => (values.length === 0 ? missing : values.join(', '));
   const checkpoints = new Map<string, string>();
   for (const checkpoint of where.flatMap((part) => valuesOf(part, 'checkpoint'))) {
@@ -95,12 +85,12 @@ export function provenance(result: ResultFile, fileName: string, pair: boolean |
     if (checksum !== undefined) checkpoints.set(text(checksum), `${text(path)} (step ${text(step)})`);
   }
   const facts: Array<[string, string]> = [
-    ['seed', result.seed === undefined ? missing : text(result.seed)],
-    ['smoke run', result.smoke === undefined ? missing : text(result.smoke)],
+    ['seed', recorded(result.seed)],
+    ['smoke run', recorded(result.smoke)],
     ['backend', listed(distinct('backend'))],
     ['harness hashes', listed(distinct('harnessHash'))],
     ['checkpoints', checkpoints.size === 0 ? missing : `${checkpoints.size} (listed below)`],
-    ['generated', result.generatedAt === undefined ? missing : text(result.generatedAt)],
+    ['generated', recorded(result.generatedAt)],
     ['node, platform', `${text(result.node ?? missing)}, ${text(result.platform ?? missing)}`],
     [
       'packages',
@@ -225,10 +215,7 @@ function figureHtml(jsonPath: string, path: string, { specs, problems }: Figures
   return `<figure>${jsonScript(id, drawable.spec)}<div class="view" data-spec="${id}"></div><figcaption>${name}</figcaption>${left.join('')}</figure>`;
 }
 
-/**
- * The most bytes of one results file (JSON, Markdown or figure spec) the page reads: far above
- * any the experiments write (the largest, ex-2.json, is 0.45 MB), far below what would stall it.
- */
+/** The most bytes of one results file (JSON, Markdown or figure spec) the page reads: far above any the experiments write. */
 const MAX_RESULTS_FILE_BYTES = 64 * 2 ** 20;
 
 /**
@@ -414,58 +401,71 @@ export function bookBesideOurs(markdown: string, results?: BookResults): string 
   return note + parts.join('\n');
 }
 
-/** The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, then the seed study. */
-function sections({ resultsDir }: ReportPageOptions): Section[] {
+/** A section of the page at anchor `sec-ID`: its label, and either its results or the command that makes them. */
+const pageSection = (id: string, label: string, command: string, jsonPath: string) => ({
+  id: `sec-${id}`,
+  label,
+  command,
+  jsonPath,
+});
+type Section = ReturnType<typeof pageSection>;
+
+/**
+ * The sections: chapter 17 and the exercises from package.json's exp:17.N and ex:N scripts, the
+ * seed study, every study folder's report (studies/NAME/results/study.json) or the command that
+ * makes one, and each `tinyagent aggregate --out DIR` folder given with --aggregate.
+ */
+function pageSections({ resultsDir, studiesDir, aggregateDirs = [] }: ReportPageOptions): Section[] {
   const scripts = (readJson(join(ROOT, 'package.json')) as { scripts: Record<string, string> }).scripts;
-  const named = (pattern: RegExp, id: (match: string) => string) =>
+  const named = (pattern: RegExp, labelOf: (match: string) => string) =>
     Object.keys(scripts).flatMap((script) => {
       const match = pattern.exec(script)?.[1];
       if (match === undefined) return [];
-      const label = id(match);
-      return [
-        {
-          id: `sec-${label}`,
-          label,
-          command: `npm run ${script}`,
-          jsonPath: join(resultsDir, `${label}.json`),
-        },
-      ];
+      const label = labelOf(match);
+      return [pageSection(label, label, `npm run ${script}`, join(resultsDir, `${label}.json`))];
     });
-  return [
-    ...named(/^exp:(17\.\d+)$/, (n) => n),
-    ...named(/^ex:(\d+)$/, (n) => `ex-${n}`),
-    {
-      id: 'sec-seeds',
-      label: 'Seed study',
-      command: `npx tinyagent study run ${DEFAULT_STUDY} && npm run exp:seeds`,
-      jsonPath: join(resultsDir, 'seeds.json'),
-    },
-  ];
-}
-
-/** Every study folder's report (studies/NAME/results/study.json), or the command that makes it. */
-function studySections({ studiesDir }: ReportPageOptions): Section[] {
-  const names = existsSync(studiesDir)
+  const studies = existsSync(studiesDir)
     ? readdirSync(studiesDir, { withFileTypes: true })
         .filter((entry) => entry.isDirectory() && existsSync(join(studiesDir, entry.name, 'study.json')))
         .map((entry) => entry.name)
         .sort()
     : [];
-  if (names.length === 0)
-    return [
-      {
-        id: 'sec-studies',
-        label: 'Seed studies',
-        command: `npx tinyagent study plan --recipe default --seeds 0-15 --out ${DEFAULT_STUDY}`,
-        jsonPath: join(studiesDir, 'none', 'results', 'study.json'),
-      },
-    ];
-  return names.map((name) => ({
-    id: `sec-study-${name}`,
-    label: `Study ${name}`,
-    command: `npx tinyagent study run studies/${name} && npx tinyagent study report studies/${name}`,
-    jsonPath: join(studiesDir, name, 'results', 'study.json'),
-  }));
+  const studyResults = (name: string) => join(studiesDir, name, 'results', 'study.json');
+  return [
+    ...named(/^exp:(17\.\d+)$/, (n) => n),
+    ...named(/^ex:(\d+)$/, (n) => `ex-${n}`),
+    pageSection(
+      'seeds',
+      'Seed study',
+      `npx tinyagent study run ${DEFAULT_STUDY} && npm run exp:seeds`,
+      join(resultsDir, 'seeds.json'),
+    ),
+    ...(studies.length === 0
+      ? [
+          pageSection(
+            'studies',
+            'Seed studies',
+            `npx tinyagent study plan --recipe default --seeds 0-15 --out ${DEFAULT_STUDY}`,
+            studyResults('none'),
+          ),
+        ]
+      : studies.map((name) =>
+          pageSection(
+            `study-${name}`,
+            `Study ${name}`,
+            `npx tinyagent study run studies/${name} && npx tinyagent study report studies/${name}`,
+            studyResults(name),
+          ),
+        )),
+    ...aggregateDirs.map((dir, i) =>
+      pageSection(
+        `aggregate-${i + 1}`,
+        `Aggregate ${relative(ROOT, dir) || dir}`,
+        `tinyagent aggregate FILE... --out ${dir}`,
+        join(dir, 'aggregate.json'),
+      ),
+    ),
+  ];
 }
 
 /** The inlined libraries, read from node_modules: the page makes no request. */
@@ -475,16 +475,6 @@ function libraries(): string[] {
     if (!existsSync(file)) throw new InputError(`${file} is missing: run npm install`);
     return readFileSync(file, 'utf8');
   });
-}
-
-/** Each `tinyagent aggregate --out DIR` folder given with --aggregate: its aggregate.json, .md and figures. */
-function aggregateSections({ aggregateDirs = [] }: ReportPageOptions): Section[] {
-  return aggregateDirs.map((dir, i) => ({
-    id: `sec-aggregate-${i + 1}`,
-    label: `Aggregate ${relative(ROOT, dir) || dir}`,
-    command: `tinyagent aggregate FILE... --out ${dir}`,
-    jsonPath: join(dir, 'aggregate.json'),
-  }));
 }
 
 /** The results the header's answers read, each with its section (answers.ts says what each answer reads). */
@@ -504,7 +494,7 @@ function answerSources(all: readonly Section[]): AnswerSources {
 }
 
 export async function main(options: ReportPageOptions) {
-  const all = [...sections(options), ...studySections(options), ...aggregateSections(options)];
+  const all = pageSections(options);
   const drawn: Figures = { specs: [], problems: [] };
   const rendered = all.map((section) => sectionHtml(section, drawn));
   const figures = drawn.specs.length;

@@ -36,6 +36,9 @@ function coverageFigure(figure: Numbers['figure']): Promise<Figure> {
 /** The Wald-Wilson table and whether the book's Wilson range holds at every p. */
 function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: config }: Context): string {
   const outside = verdicts.wilson.filter((verdict) => verdict.outside);
+  const justOutside = verdicts.wilson.filter((verdict) => verdict.outsideExact);
+  const exactAt = (ps: ReadonlyArray<{ p: number }>) =>
+    ps.map(({ p }) => pct(waldWilson.find((row) => row.p === p)!.wilsonExact)).join(', ');
   return section(
     `Wald vs Wilson coverage, n = ${config.episodes} episodes, ${count(config.evals)} simulated evals per p`,
     `Ours ± its Monte Carlo SE; "exact" sums the Binomial(${config.episodes}, p) pmf over the counts whose interval covers p.`,
@@ -53,16 +56,10 @@ function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: conf
       'book vs exact': (_, i) => `Wilson ${verdicts.wilson[i]?.text}`,
     }),
     outside.length === 0
-      ? verdicts.wilson.some((verdict) => verdict.outsideExact)
-        ? `Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p at the book's two decimals; read exactly, it is just below at p = ${verdicts.wilson
-            .filter((verdict) => verdict.outsideExact)
-            .map(({ p }) => p)
-            .join(', ')} (${verdicts.wilson
-            .filter((verdict) => verdict.outsideExact)
-            .map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number))
-            .join(', ')}).`
+      ? justOutside.length > 0
+        ? `Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p at the book's two decimals; read exactly, it is just below at p = ${justOutside.map(({ p }) => p).join(', ')} (${exactAt(justOutside)}).`
         : "Wilson's exact coverage lies in the book's 0.93 to 0.97 at every p."
-      : `The book's "Wilson 0.93-0.97" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact coverage there is ${outside.map(({ p }) => pct(waldWilson.find((row) => row.p === p)?.wilsonExact as number)).join(', ')}.`,
+      : `The book's "Wilson 0.93-0.97" does not hold at p = ${outside.map(({ p }) => p).join(', ')}: the exact coverage there is ${exactAt(outside)}.`,
   );
 }
 

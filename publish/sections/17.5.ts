@@ -87,38 +87,29 @@ function budgetSentence(use: Numbers['budgetUse'][number], move: (name: string) 
   return `Step ${use.step}: ${edits}, and ${turns}. With one seed for every harness an episode plays the same until it would use the extra budget, so 10 turns changes the outcome of ${episodeCount(use.outcomeChangedByTenTurns)} (${signed(move('10 turns'))}; at most ${use.mostTurnsWithTen} turns used) and unlimited edits of ${episodeCount(use.outcomeChangedByUnlimitedEdits)} (${signed(move('unlimited edits'))}).`;
 }
 
+/** The row of `step`'s agent under `harness`. */
+const rowOf = (rows: Numbers['rows'], step: number, harness: string) =>
+  rows.find((row) => row.step === step && row.harness === harness)!;
+
 /** The move of `step`'s agent under `harness` from its training harness. */
-const moveOf = (rows: Numbers['rows'], step: number) => (harness: string) =>
-  rows.find((row) => row.step === step && row.harness === harness)!.move;
+const moveOf = (rows: Numbers['rows'], step: number) => (harness: string) => rowOf(rows, step, harness).move;
 
 /** Every agent's pass@1 under every harness, its move, and where it stands against the book. */
 function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Context): string {
   const { rows, withinThree } = numbers;
-  const cell = (step: number, harness: string) =>
-    rows.find((row) => row.step === step && row.harness === harness)!;
   const estimate = ({ passAt1, low, high }: Row) => withInterval({ estimate: passAt1, low, high });
   return section(
     `pass@1 under the training harness, the chapter's seven single-field changes and parameter renaming off (${episodes} episodes per held-out task, one seed for all)`,
-    markdownTable(
+    table(
+      harnesses.map(({ name }) => steps.map((step) => rowOf(rows, step, name)) as [Row, Row]),
       [
-        'harness',
-        'base: pass@1 [task-level 95%]',
-        'move',
-        'step 80: pass@1 [task-level 95%]',
-        'move',
-        'harness hash (step 80)',
+        ['harness', ([base]) => base.harness],
+        ['base: pass@1 [task-level 95%]', ([base]) => estimate(base)],
+        ['move', ([base]) => signed(base.move)],
+        ['step 80: pass@1 [task-level 95%]', ([, trained]) => estimate(trained)],
+        ['move', ([, trained]) => signed(trained.move)],
+        ['harness hash (step 80)', ([, trained]) => trained.harnessHash],
       ],
-      harnesses.map(({ name }) => {
-        const [base, trained] = steps.map((step) => cell(step, name)) as [Row, Row];
-        return [
-          name,
-          estimate(base),
-          signed(base.move),
-          estimate(trained),
-          signed(trained.move),
-          trained.harnessHash,
-        ];
-      }),
     ),
     table(steps, {
       agent: (step) => `step ${step}`,

@@ -137,18 +137,16 @@ function perTaskTable(agents: readonly Agent[], { run, episodes }: Context): str
   if (episodes < TASK_K) return [];
   return [
     `Per task in ${run}: pass@${TASK_K} from each checkpoint's ${episodes} episodes (the book: ${BOOK.speedPassAt32}).`,
-    table(agents[0]!.perTask, {
-      task: (count) => count.name,
-      ...Object.fromEntries(
-        agents.map((agent) => [
-          `step ${agent.step}: successes, pass@${TASK_K}`,
-          (_: unknown, j: number) => {
-            const { successes } = agent.perTask[j]!;
-            return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
-          },
-        ]),
-      ),
-    }),
+    table(agents[0]!.perTask, [
+      ['task', (count) => count.name],
+      ...agents.map((agent) => {
+        const cell = (_: unknown, j: number) => {
+          const { successes } = agent.perTask[j]!;
+          return `${successes}/${episodes}, ${pct(passAtK(episodes, successes, TASK_K))}`;
+        };
+        return [`step ${agent.step}: successes, pass@${TASK_K}`, cell] as const;
+      }),
+    ]),
   ];
 }
 

@@ -2,12 +2,12 @@
 import type { Numbers179 as Numbers } from '../../analysis/index.ts';
 import {
   blocks,
-  markdownTable,
   oursAgainstBook,
   pct,
   range,
   reading,
   section,
+  table,
   whereOursDiffers,
   type Report,
 } from '../markdown.ts';
@@ -60,21 +60,12 @@ function stackerSection(
 ): string {
   return section(
     `Harness drift canary: the stacker (three fixed repair ops, then submit), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
-    markdownTable(
-      ['harness', 'success (ours)', 'book'],
-      [
-        [
-          `training harness (one edit), ${stacker.train.harnessHash}`,
-          pct(stacker.train.success),
-          BOOK.stacker.train,
-        ],
-        [
-          `plain env (unlimited edits), ${stacker.plain.harnessHash}`,
-          pct(stacker.plain.success),
-          BOOK.stacker.plain,
-        ],
-      ],
-    ),
+    table(['train', 'plain'] as const, {
+      harness: (key) =>
+        `${key === 'train' ? 'training harness (one edit)' : 'plain env (unlimited edits)'}, ${stacker[key].harnessHash}`,
+      'success (ours)': (key) => pct(stacker[key].success),
+      book: (key) => BOOK.stacker[key],
+    }),
     reading(stackerReading(stacker)),
   );
 }
@@ -83,18 +74,12 @@ function stackerSection(
 function gamerSection(gamer: Numbers['gamer'], { scriptedEpisodesPerTask, scriptedTasks }: Context): string {
   return section(
     `Evaluation reusing the training reward: the gaming policy (special-cases the public tests), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,
-    markdownTable(
-      [
-        'reward source',
-        'mean reward (what a reward-scored evaluation reports)',
-        'success (hidden tests)',
-        'book',
-      ],
-      [
-        ['public tests', pct(gamer.public.meanReward), pct(gamer.public.success), BOOK.gamer.public],
-        ['hidden tests', pct(gamer.hidden.meanReward), pct(gamer.hidden.success), BOOK.gamer.hidden],
-      ],
-    ),
+    table(['public', 'hidden'] as const, {
+      'reward source': (key) => `${key} tests`,
+      'mean reward (what a reward-scored evaluation reports)': (key) => pct(gamer[key].meanReward),
+      'success (hidden tests)': (key) => pct(gamer[key].success),
+      book: (key) => BOOK.gamer[key],
+    }),
     reading(
       `scored by the reward it was trained on, the gaming policy ${gamer.public.meanReward === 1 ? 'looks perfect' : `scores ${pct(gamer.public.meanReward)}`}; scored by the hidden tests (the one success rule), it ${gamer.hidden.success === 0 ? 'never repairs anything' : `succeeds in ${pct(gamer.hidden.success)} of episodes`}.`,
     ),

@@ -35,19 +35,13 @@ export function report({ simulations, reps, draws, flagBelow, rows, wilson }: Nu
       ),
       section(
         "The Wilson interval's exact coverage over the rates a claim can show",
-        table(
-          wilson[0]!.at.map((point, i) => ({
-            rate: point.rate,
-            values: wilson.map((entry) => entry.at[i]!.coverage),
-          })),
-          Object.fromEntries([
-            ['true rate', (row: { rate: number }) => pct(row.rate)],
-            ...wilson.map((entry, w) => [
-              `${entry.seeds} seeds`,
-              (row: { values: number[] }) => pct(row.values[w]!),
-            ]),
-          ]),
-        ),
+        table(wilson[0]!.at, [
+          ['true rate', (point) => pct(point.rate)],
+          ...wilson.map(
+            (entry) =>
+              [`${entry.seeds} seeds`, (_: unknown, i: number) => pct(entry.at[i]!.coverage)] as const,
+          ),
+        ]),
         `The exact binomial coverage (no simulation), over rates every 0.001: lowest ${wilson.map((entry) => `${pct(entry.lowest.coverage)} at a rate of ${entry.lowest.rate.toFixed(3)} with ${entry.seeds} seeds`).join(', ')}; between 0.1 and 0.9 lowest ${wilson.map((entry) => `${pct(entry.lowestInside.coverage)} at ${entry.lowestInside.rate.toFixed(3)} (${entry.seeds} seeds)`).join(', ')}. A claim rate's standing reads the two-stage interval (docs/CLAIMS.md); the Wilson interval is printed beside it with its exact coverage at the observed rate.`,
       ),
     ),

@@ -17,20 +17,18 @@ function runSubsection(
 ): string {
   return subsection(
     measured.run,
-    table(measured.curves, {
-      step: (row) => row.step,
-      ...Object.fromEntries(
-        shownKs.map((k) => [
-          `k=${k}`,
-          (row: (typeof measured.curves)[number]) => {
-            const point = row.curve[k - 1]!;
-            return point.low === null
-              ? pct(point.mean)
-              : `${pct(point.mean)} [${pct(point.low)}, ${pct(point.high as number)}]`;
-          },
-        ]),
-      ),
-    }),
+    table(measured.curves, [
+      ['step', (row) => row.step],
+      ...shownKs.map((k) => {
+        const cell = ({ curve }: (typeof measured.curves)[number]) => {
+          const point = curve[k - 1]!;
+          return point.low === null
+            ? pct(point.mean)
+            : `${pct(point.mean)} [${pct(point.low)}, ${pct(point.high as number)}]`;
+        };
+        return [`k=${k}`, cell] as const;
+      }),
+    ]),
     `Base overtakes step 80 at ${kText(measured.crossing.step80, maxK)}; step 40 at ${kText(measured.crossing.step40, maxK)}; step 20 at ${kText(measured.crossing.step20, maxK)}.`,
     `Coverage lost (pass@${maxK} lower at step 80 than at step 0): ${
       measured.coverage

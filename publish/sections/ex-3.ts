@@ -3,10 +3,6 @@ import type { NumbersEx3 as Numbers } from '../../analysis/index.ts';
 import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { blocks, interval, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
 
-/**
- * `coverage`: what `npm run exp:coverage` measured of the same two intervals at the trained
- * agent's task rates (publish/coverageNotes.ts), passed in so the report reads only its inputs.
- */
 /** Both intervals on the 17.1 counts. */
 function countsSection(agents: Numbers['agents']): string {
   return section(
@@ -25,7 +21,7 @@ function countsSection(agents: Numbers['agents']): string {
   );
 }
 
-/** Both intervals' coverage in simulation, and at the trained agent's own task rates (`coverage`). */
+/** Both intervals' coverage in simulation, and at the trained agent's own task rates (`coverage`, what exp:coverage measured). */
 function calibrationSection({ calibration, populationMean }: Numbers, coverage: string): string {
   return section(
     `Calibration: coverage of the population mean ${pct(populationMean)} under the 17.3 setup (Beta(0.4, 0.3), 10 tasks, 32 episodes, ${calibration.evals} evaluations)`,

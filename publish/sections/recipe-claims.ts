@@ -6,7 +6,7 @@ import type { ClaimName, NumbersRecipeClaims as Numbers, ValueClaimName } from '
 import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { coverageNote } from '../coverageNotes.ts';
 import { CLAIM_RATE_METHOD, TRAINING_SD_METHOD, eightSeeds, selectionMethod } from '../../analysis/index.ts';
-import { interval as range, markdownTable, pct as f3, signed, type Report } from '../markdown.ts';
+import { interval as range, markdownTable, pct as f3, signed, table, type Report } from '../markdown.ts';
 import { CLAIM_SHORT, CLAIM_TEXT, standingText } from './seeds.ts';
 
 /** The short names the figures and the summary use. */
@@ -63,15 +63,13 @@ function valueTable(numbers: Numbers, names: readonly string[]): string {
 
 /** Each recipe's study and its step-80 pass@1 over seeds. */
 function recipeTable(numbers: Numbers): string {
-  return markdownTable(
-    ['recipe', 'study', 'seeds', 'step-80 held-out pass@1 over seeds'],
-    numbers.recipes.map((recipe, i) => [
-      recipe.name,
-      `\`${numbers.studies[i]!.study}\` (recipe \`${numbers.studies[i]!.recipe}\`)`,
-      String(recipe.seeds.length),
-      `mean ${f3(recipe.step80.mean)}, SD ${f3(recipe.step80.sd)} ${range(recipe.step80.sdInterval)}, ${f3(recipe.step80.min)} to ${f3(recipe.step80.max)}`,
-    ]),
-  );
+  return table(numbers.recipes, {
+    recipe: (recipe) => recipe.name,
+    study: (_, i) => `\`${numbers.studies[i]!.study}\` (recipe \`${numbers.studies[i]!.recipe}\`)`,
+    seeds: (recipe) => String(recipe.seeds.length),
+    'step-80 held-out pass@1 over seeds': ({ step80 }) =>
+      `mean ${f3(step80.mean)}, SD ${f3(step80.sd)} ${range(step80.sdInterval)}, ${f3(step80.min)} to ${f3(step80.max)}`,
+  });
 }
 
 /** The claims by where they stand across the recipes. */

@@ -20,15 +20,12 @@ function stepTable(candidates: Numbers['candidates'], steps: readonly number[]):
 
 /** Each candidate's training- and evaluation-noise SDs at step 30 and its IQM at step 80. */
 function noiseTable(candidates: Numbers['candidates']): string {
-  return markdownTable(
-    ['candidate', 'training-noise SD at 30 [95%]', 'evaluation-noise SD at 30 [95%]', 'IQM at 80 [95%]'],
-    candidates.map((c) => [
-      c.name,
-      withInterval(c.noise30.training),
-      withInterval(c.noise30.evaluation),
-      withInterval(c.steps[2]!.iqm),
-    ]),
-  );
+  return table(candidates, {
+    candidate: (c) => c.name,
+    'training-noise SD at 30 [95%]': (c) => withInterval(c.noise30.training),
+    'evaluation-noise SD at 30 [95%]': (c) => withInterval(c.noise30.evaluation),
+    'IQM at 80 [95%]': (c) => withInterval(c.steps[2]!.iqm),
+  });
 }
 
 /** The rule, a row per candidate compared with the default. */

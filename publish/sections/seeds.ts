@@ -101,38 +101,31 @@ function noiseRows({ noise, seeds }: SeedClaims): Row[] {
 
 /** 17.8's figures over seeds, the two winner's curses with their standings. */
 function selectionRows({ selection, curse }: SeedClaims): Row[] {
-  const curseRow = (
-    label: string,
-    value: SeedClaims['selection']['winnersCurse'],
-    verdict?: SeedClaims['curse']['ours'],
-  ): Row => [
-    label,
-    `${signed(value.estimate)} ${interval(value)}${verdict === undefined ? '' : `: **${verdict.standing}** (power at +0.03: ${pct(verdict.power)})`}`,
-  ];
-  return [
-    curseRow(
+  const rows: Array<[string, keyof SeedClaims['selection'], SeedClaims['curse']['ours']?]> = [
+    [
       "17.8: winner's curse, ours: the step picked on the first half of the test episodes, its score there minus on the second half (t 95% over seeds)",
-      selection.winnersCurse,
+      'winnersCurse',
       curse.ours,
-    ),
-    curseRow(
+    ],
+    [
       "17.8: winner's curse in the book's design: 8-episode-per-task test evaluations each pick one of steps 10 to 80 and the other evaluations score the pick",
-      selection.bookCurse,
+      'bookCurse',
       curse.book,
-    ),
-    curseRow(
-      "17.8: winner's curse the other way round (picked on the second half)",
-      selection.winnersCurseReverse,
-    ),
-    curseRow(
+    ],
+    ["17.8: winner's curse the other way round (picked on the second half)", 'winnersCurseReverse'],
+    [
       "17.8: the test pick's real advantage (its second-half score minus the validation pick's)",
-      selection.realAdvantage,
-    ),
-    curseRow(
+      'realAdvantage',
+    ],
+    [
       '17.8: test-selection gain (test pick minus validation pick, on the test episodes that picked it; >= 0 by construction)',
-      selection.testSelectionGain,
-    ),
+      'testSelectionGain',
+    ],
   ];
+  return rows.map(([label, key, verdict]) => [
+    label,
+    `${signed(selection[key].estimate)} ${interval(selection[key])}${verdict === undefined ? '' : `: **${verdict.standing}** (power at +0.03: ${pct(verdict.power)})`}`,
+  ]);
 }
 
 /** 17.5's magnitudes, 17.3's base rho, step 80 over seeds, and the aggregates. */
@@ -186,17 +179,10 @@ function sizesSection(numbers: SeedClaims, coverage: string): string {
 /** Seeds per held-out task, and the trajectory of every task that falls or ends below the base agent. */
 function tasksSection(numbers: SeedClaims): string {
   const seedCount = numbers.seeds.length;
-  const shown = numbers.perSeed.flatMap((row) =>
-    row.trajectories
+  const shown = numbers.perSeed.flatMap(({ seed, trajectories }) =>
+    trajectories
       .filter((task) => task.steepest.holmP < 0.05 || task.successes.at(-1)! < task.successes[0]!)
-      .map((task) => [
-        row.seed,
-        task.task,
-        task.successes.join(' '),
-        `step ${task.peak.step}: ${task.peak.successes}`,
-        `${task.steepest.from} -> ${task.steepest.to}: ${task.successes[CHAPTER_STEPS.indexOf(task.steepest.from)]} -> ${task.successes[CHAPTER_STEPS.indexOf(task.steepest.to)]} (${p1(task.steepest.holmP)}${task.steepest.troughFirstEdit === null ? '' : `; first edit \`${task.steepest.troughFirstEdit.op}\` ${task.steepest.troughFirstEdit.episodes}`})`,
-        `${task.successes.at(-1)! - task.successes[0]!} (${p1(task.belowBase.p)}; Holm ${p1(task.belowBase.holmP)})`,
-      ]),
+      .map((task) => ({ seed, ...task })),
   );
   return [
     section(
@@ -212,17 +198,16 @@ function tasksSection(numbers: SeedClaims): string {
     section(
       'Trajectories',
       `Every task whose steepest drop is significant (every pair of steps, Bonferroni over the 36, Holm over the tasks) or that ends below the base agent: its successes (of ${numbers.episodes}) at steps 0 to 80, its peak, its steepest drop with the adjusted p and the first edit the later checkpoint made most often on it, and step 80 less step 0 with the exact paired test's p.`,
-      markdownTable(
-        [
-          'seed',
-          'task',
-          'successes, steps 0 to 80',
-          'peak',
-          'steepest drop (adjusted p)',
-          'step 80 - step 0 (p; Holm)',
-        ],
-        shown,
-      ),
+      table(shown, {
+        seed: (task) => task.seed,
+        task: (task) => task.task,
+        'successes, steps 0 to 80': (task) => task.successes.join(' '),
+        peak: (task) => `step ${task.peak.step}: ${task.peak.successes}`,
+        'steepest drop (adjusted p)': ({ steepest, successes }) =>
+          `${steepest.from} -> ${steepest.to}: ${successes[CHAPTER_STEPS.indexOf(steepest.from)]} -> ${successes[CHAPTER_STEPS.indexOf(steepest.to)]} (${p1(steepest.holmP)}${steepest.troughFirstEdit === null ? '' : `; first edit \`${steepest.troughFirstEdit.op}\` ${steepest.troughFirstEdit.episodes}`})`,
+        'step 80 - step 0 (p; Holm)': (task) =>
+          `${task.successes.at(-1)! - task.successes[0]!} (${p1(task.belowBase.p)}; Holm ${p1(task.belowBase.holmP)})`,
+      }),
     ),
   ].join('\n\n');
 }
