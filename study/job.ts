@@ -23,7 +23,7 @@ import {
   sha256,
   type EvalOutput,
 } from './output.ts';
-import { jobConfig, measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
+import { measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
 
 /** `running`: claimed by a lease not known to be stale at one look (`leaseAtOnce`). */
 export type JobState =
@@ -216,7 +216,7 @@ async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean
   await initBackend();
   const log = openRunLog(dir, { quiet });
   try {
-    await trainSnapshots(jobConfig(plan, seed), { runDir: dir, log });
+    await trainSnapshots({ ...plan.config, seed }, { runDir: dir, log });
   } finally {
     log.close();
   }
