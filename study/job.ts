@@ -14,6 +14,7 @@ import { printable } from '../lib/text.ts';
 import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
 import { studyFolder } from './disk.ts';
 import {
+  evalIds,
   expectedFiles,
   filesUnder,
   jobDir,
@@ -242,10 +243,8 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
     throw new InputError(
       `${checkpoint}: its harness hash ${result.provenance.harnessHash} is not the plan's ${job.harnessHash}; plan the study again`,
     );
-  const { seed, step, chapterStep, label, harnessHash, evalSeed, episodes } = job;
-  const ids = { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
   const output: EvalOutput = {
-    ...ids,
+    ...evalIds(job),
     checkpointChecksum: result.provenance.checkpoint!.checksum,
     backend: result.provenance.backend,
     passAt1: result.passAt1,
