@@ -48,7 +48,7 @@ export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
 
 let counter = 0;
 
-const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
+export const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
 
 /**
  * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, not a holder),

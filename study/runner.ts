@@ -7,6 +7,7 @@ import { onStopSignal } from '../lib/processes.ts';
 import { progressBar, type Progress } from '../lib/progress.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobState, type JobState } from './job.ts';
+import { claimPath } from './leases.ts';
 import { jobSeconds } from './output.ts';
 import type { Job, Plan } from './plan.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
@@ -237,7 +238,7 @@ class StudyRun {
     if (this.announced.has(key)) return;
     this.announced.add(key);
     this.say(
-      `waiting for job ${job.index} (${job.id}): its claim ${join(this.plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${this.timeout} s`,
+      `waiting for job ${job.index} (${job.id}): its claim ${claimPath(this.plan.dir, job.id)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${this.timeout} s`,
     );
   }
 
