@@ -18,6 +18,7 @@ import { snapshotDir, trainingModelConfig } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { existsInside, readInside } from '../lib/files.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
+import { orUndefined } from './disk.ts';
 import { measuredTasks, snapshotSteps, splitName, type EvalJob, type Job, type Plan } from './plan.ts';
 
 const evalOutputSchema = z
@@ -71,13 +72,7 @@ export const readRecord = (root: string, name: string) =>
   readInside(root, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8');
 
 /** The value of the JSON `text`, or undefined when it is not JSON. */
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+const jsonOf = (text: string): unknown => orUndefined(() => JSON.parse(text));
 
 /** The files a job wrote into `dir` that its output.json lists: all but its logs and output.json itself. */
 export function filesUnder(dir: string): string[] {
@@ -234,13 +229,8 @@ function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string |
 
 /** The field `key` of a job's JSON record `name`, or undefined when that cannot be read. */
 function recordField(plan: Plan, job: Job, name: string, key: string): unknown {
-  try {
-    const record = jsonOf(readRecord(plan.dir, inJob(job, name))) as
-      Record<string, unknown> | null | undefined;
-    return record?.[key];
-  } catch {
-    return undefined;
-  }
+  const record = orUndefined(() => jsonOf(readRecord(plan.dir, inJob(job, name))));
+  return (record as Record<string, unknown> | null | undefined)?.[key];
 }
 
 /** Seconds a finished job took, from its timing.json (null when it has none). */

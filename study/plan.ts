@@ -26,6 +26,7 @@ import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, explained, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
+import { orUndefined } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 const STUDY_FORMAT = 1;
@@ -293,13 +294,7 @@ export function writePlan(
   if (seeds.length === 0) throw new UsageError('a study needs at least one training seed (--seeds 0-15)');
   if (seeds.length > MAX_STUDY_SEEDS)
     throw new UsageError(`a study has at most ${MAX_STUDY_SEEDS} training seeds, got ${seeds.length}`);
-  const kind = (() => {
-    try {
-      return statSync(dir);
-    } catch {
-      return undefined; // nothing there yet
-    }
-  })();
+  const kind = orUndefined(() => statSync(dir));
   if (kind !== undefined && !kind.isDirectory())
     throw new InputError(`--out '${dir}' is ${fileKind(kind)}, not a folder; give a new or empty folder`);
   const config = resolveRecipe(recipe, threads);
