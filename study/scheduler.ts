@@ -332,10 +332,7 @@ export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
 export const K8S_STUDY_PATH = '/study';
 
 /** Slurm's memory size as a Kubernetes quantity (Slurm's K, M, G, T are binary units; no unit is M). */
-const k8sMemory = (mem: string) => {
-  const unit = /[KMGT]$/.test(mem) ? mem.slice(-1) : 'M';
-  return `${mem.replace(/[KMGT]$/, '')}${unit}i`;
-};
+const k8sMemory = (mem: string) => mem.replace(/[KMGT]?$/, (unit) => `${unit === '' ? 'M' : unit}i`);
 
 /** The flags of `study k8s`. */
 export interface K8sOptions extends TaskOptions {
