@@ -119,15 +119,12 @@ function checkSlurmOptions(options: SlurmOptions): void {
 }
 
 /** The trainings and the evaluations, each with the CPUs of one task: a training's threads (or --train-cpus), an evaluation's 1 (or --eval-cpus). */
-function jobsByKind(
-  plan: Plan,
-  { trainCpus, evalCpus = 1 }: TaskOptions,
-): Array<{ name: 'train' | 'eval'; jobs: Job[]; cpus: number }> {
+function jobsByKind(plan: Plan, { trainCpus, evalCpus = 1 }: TaskOptions) {
   const trains = plan.jobs.filter((job) => job.kind === 'train');
   const threads = Math.max(1, ...trains.map((job) => job.threads));
   return [
-    { name: 'train', jobs: trains, cpus: trainCpus ?? threads },
-    { name: 'eval', jobs: plan.jobs.filter((job) => job.kind === 'eval'), cpus: evalCpus },
+    { name: 'train' as const, jobs: trains, cpus: trainCpus ?? threads },
+    { name: 'eval' as const, jobs: plan.jobs.filter((job) => job.kind === 'eval'), cpus: evalCpus },
   ];
 }
 
