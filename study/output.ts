@@ -245,16 +245,11 @@ export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
   return isFingerprint(recorded) ? recorded : undefined;
 }
 
-/** A done job whose output other code made (`fingerprint`: null when it records none), and how that code differs. */
-export interface StaleJob {
-  index: number;
-  id: string;
-  fingerprint: Fingerprint | null;
-  differences: string[];
-}
-
-/** Of `jobs` (done ones), those whose outputs record another fingerprint than `current`, in order. */
-export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint): StaleJob[] {
+/**
+ * Of `jobs` (done ones), those whose outputs other code made, in order: the fingerprint each
+ * records (null when none) and how it differs from `current`.
+ */
+export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint) {
   return jobs.flatMap((job) => {
     const recorded = jobFingerprint(plan, job);
     const differences = fingerprintDifferences(recorded, current);
@@ -263,6 +258,8 @@ export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint
       : [{ index: job.index, id: job.id, fingerprint: recorded ?? null, differences }];
   });
 }
+
+export type StaleJob = ReturnType<typeof staleJobs>[number];
 
 /** The jobs of one fingerprint (undefined: none recorded), in index order. */
 export interface FingerprintGroup {

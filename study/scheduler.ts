@@ -237,19 +237,12 @@ function sbatchScript(
   ].join('\n');
 }
 
-/** The scripts' paths, and the `arrays` submit.sh and `--submit` send: the jobs not done when they were written. */
-export interface SlurmScripts {
-  train: string;
-  eval: string;
-  submit: string;
-  arrays: SlurmArray[];
-}
-
 /**
  * Writes `<study>/slurm/train.sbatch` (an array script over the trainings), `eval.sbatch` (over
- * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`).
+ * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`); returns
+ * the scripts' paths and those `arrays`.
  */
-export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): SlurmScripts {
+export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}) {
   checkSlurmOptions(options);
   const dir = join(studyDir(plan, { slurm: true }), 'slurm');
   const todo = new Set(
@@ -296,6 +289,8 @@ export interface SubmittedArray extends SlurmArray {
   id: string;
   dependency: string | null;
 }
+
+type SlurmScripts = ReturnType<typeof writeSlurmScripts>;
 
 /** Submits the arrays of `writeSlurmScripts` with sbatch, as submit.sh does; returns their job ids. sbatch missing is an InputError naming the packages. */
 export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
