@@ -17,13 +17,14 @@ import { Rng } from '../lib/rng.ts';
 import { splitName, type Plan } from './plan.ts';
 import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 
-interface Side {
-  dir: string;
-  recipe: string;
-  seeds: number;
-  mean: number;
-  sd: number;
-}
+/** One recipe of a comparison: its study, and the mean and SD of its seeds' scores. */
+const sideOf = ({ dir, recipe }: Plan, values: number[]) => ({
+  dir,
+  recipe,
+  seeds: values.length,
+  mean: mean(values),
+  sd: sampleStandardDeviation(values),
+});
 
 /**
  * What comparing two recipes' step-80 seed scores gives: mean(B) - mean(A) with a Welch and a
@@ -48,8 +49,8 @@ export interface SeedComparison {
 /** Two studies compared: their split, sides, shared seeds, and P(B > A) over seeds x tasks at step 80 with its interval. */
 export interface StudyComparison extends SeedComparison {
   split: string;
-  a: Side;
-  b: Side;
+  a: ReturnType<typeof sideOf>;
+  b: ReturnType<typeof sideOf>;
   sharedSeeds: number[];
   probabilityOfImprovement: { estimate: number; low: number; high: number; reps: number };
 }
@@ -157,10 +158,9 @@ export function studySeedSpread(plan: Plan, name = plan.dir): SeedSpread {
 export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | undefined {
   const comparison = (file as { comparison?: unknown } | null)?.comparison;
   if (typeof comparison !== 'object' || comparison === null) return undefined;
+  const sides = comparison as Record<string, Record<string, unknown> | undefined>;
   const side = (name: 'a' | 'b') => {
-    const value = (comparison as Record<string, unknown>)[name] as
-      { sd?: unknown; seeds?: unknown } | undefined;
-    const { sd, seeds } = value ?? {};
+    const { sd, seeds, dir } = sides[name] ?? {};
     if (
       typeof sd !== 'number' ||
       !(sd >= 0) ||
@@ -171,13 +171,12 @@ export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | 
       throw new InputError(
         `${path}: comparison.${name} needs an sd (a number >= 0) and seeds (an integer >= 2), as tinyagent study compare --out writes them`,
       );
-    return { sd, n: seeds as number, dir: (value as { dir?: unknown }).dir };
+    return { sd, n: seeds as number, name: typeof dir === 'string' ? dir : name.toUpperCase() };
   };
   const [a, b] = [side('a'), side('b')];
-  const name = (dir: unknown, fallback: string) => (typeof dir === 'string' ? dir : fallback);
   return {
     sd: pooledStandardDeviation(a, b),
-    source: `the pooled SD of ${name(a.dir, 'A')} (${a.n} seeds, SD ${a.sd.toFixed(3)}) and ${name(b.dir, 'B')} (${b.n} seeds, SD ${b.sd.toFixed(3)}) in ${path}`,
+    source: `the pooled SD of ${a.name} (${a.n} seeds, SD ${a.sd.toFixed(3)}) and ${b.name} (${b.n} seeds, SD ${b.sd.toFixed(3)}) in ${path}`,
   };
 }
 
@@ -213,13 +212,10 @@ export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
     wholeRuns: true,
     rng: rng.fork('probability-of-improvement'),
   });
-  const side = ({ dir, recipe }: Plan, values: number[]): Side => {
-    return { dir, recipe, seeds: values.length, mean: mean(values), sd: sampleStandardDeviation(values) };
-  };
   return {
     split: splitName(planA),
-    a: side(planA, valuesA),
-    b: side(planB, valuesB),
+    a: sideOf(planA, valuesA),
+    b: sideOf(planB, valuesB),
     sharedSeeds: shared,
     ...comparison,
     probabilityOfImprovement: { ...improvement, reps: AGGREGATE_REPS },

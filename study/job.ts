@@ -11,9 +11,10 @@ import { existsInside, fileSystemError } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
 import { onStopSignal } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { claimJob, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
+import { claimJob, claimPath, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
 import { studyFolder } from './disk.ts';
 import {
+  evalIds,
   expectedFiles,
   filesUnder,
   jobDir,
@@ -23,7 +24,7 @@ import {
   sha256,
   type EvalOutput,
 } from './output.ts';
-import { jobConfig, measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
+import { measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
 
 /** `running`: claimed by a lease not known to be stale at one look (`leaseAtOnce`). */
 export type JobState =
@@ -49,9 +50,11 @@ export function jobState(plan: Plan, job: Job): JobState {
   return { state: 'pending' };
 }
 
-/** The first line of a job's `failed/<id>.txt` (a link or a FIFO there reported, not followed), escaped. */
+const failureNotePath = (job: Job) => `failed/${job.id}.txt`;
+
+/** The first line of a job's failure note (a link or a FIFO there reported, not followed), escaped. */
 function failureNote(plan: Plan, job: Job): string | undefined {
-  const name = `failed/${job.id}.txt`;
+  const name = failureNotePath(job);
   try {
     if (!existsInside(plan.dir, name, 'file')) return undefined;
     return printable(readRecord(plan.dir, name).split('\n')[0]!.trim());
@@ -82,7 +85,7 @@ export async function runJob(
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
   if (outputProblem(plan, job) === undefined) return 'skipped';
-  checkDependencies(plan, index);
+  checkDependencies(plan, job);
   const jobsDir = studyFolder(plan.dir, 'jobs');
   const claim = await claimJob(plan.dir, job.id, { timeout, say });
   if ('heldBy' in claim) return claim;
@@ -100,20 +103,20 @@ export async function runJob(
       if (name.startsWith(`.partial-${job.id}-`) || name.startsWith(`.discarded-${job.id}-`))
         rmSync(join(jobsDir, name), { recursive: true, force: true });
     const started = performance.now();
-    await (job.kind === 'train'
-      ? runTraining(plan, job.seed, temporary, quiet)
-      : runEvaluation(plan, job, temporary));
+    let checkpointChecksum: string | undefined;
+    if (job.kind === 'train') await runTraining(plan, job.seed, temporary, quiet);
+    else checkpointChecksum = await runEvaluation(plan, job, temporary);
     // A turn of the event loop: a signal that came during the job is handled here, before its output is made final.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    writeOutputRecord(plan, index, temporary, started);
-    if (!claim.held()) throw lostClaim(plan, index);
+    writeOutputRecord(plan, job, temporary, started, checkpointChecksum);
+    if (!claim.held()) throw lostClaim(plan, job);
     moveIntoPlace(plan, job, jobsDir, temporary);
     return 'ran';
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
     // Taken over: the job is the new holder's now, and so are its failure note and its folder.
     if (error instanceof RetryError || !claim.held())
-      throw error instanceof RetryError ? error : lostClaim(plan, index);
+      throw error instanceof RetryError ? error : lostClaim(plan, job);
     throw recordFailure(plan, job, error);
   } finally {
     removeSignalHandlers();
@@ -121,54 +124,54 @@ export async function runJob(
   }
 }
 
-/** Throws an InputError naming a job that job `index` needs first (an evaluation's training) and that is not done or failed. */
-function checkDependencies(plan: Plan, index: number): void {
-  const job = plan.jobs[index]!;
+/** Throws an InputError naming a job that `job` needs first (an evaluation's training) and that is not done or failed. */
+function checkDependencies(plan: Plan, job: Job): void {
   for (const dependency of job.dependsOn) {
     const needed = plan.jobs[dependency]!;
     const problem = outputProblem(plan, needed);
     if (problem !== undefined)
       throw new InputError(
-        `job ${index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
+        `job ${job.index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
       );
   }
 }
 
-/** The RetryError of a holder whose claim of job `index` was taken over or removed while it ran. */
-function lostClaim(plan: Plan, index: number): RetryError {
-  const job = plan.jobs[index]!;
-  const lockPath = join(plan.dir, 'claims', `${job.id}.lock`);
+/** The RetryError of a holder whose claim of `job` was taken over or removed while it ran. */
+function lostClaim(plan: Plan, job: Job): RetryError {
   const now = readLease(plan.dir, job.id);
   const how =
     now !== undefined && 'lease' in now
       ? `taken over by process ${now.lease.holder.pid} on ${now.lease.holder.host}`
       : 'removed by another process (study unlock --force, or a takeover that has ended)';
   return new RetryError(
-    `job ${index} (${job.id}): its claim ${lockPath} was ${how}; this attempt's output was discarded and the new holder's left as it is: retry later`,
+    `job ${job.index} (${job.id}): its claim ${claimPath(plan.dir, job.id)} was ${how}; this attempt's output was discarded and the new holder's left as it is: retry later`,
   );
 }
 
-/** Writes timing.json and output.json (the checksums of the files the job wrote, the fingerprint of the code) into `temporary`. */
-function writeOutputRecord(plan: Plan, index: number, temporary: string, started: number): void {
-  const job = plan.jobs[index]!;
-  const files: Record<string, string> = {};
+/**
+ * Writes timing.json and output.json into `temporary`: the checksums of the files the job wrote, the
+ * fingerprint of the code and an evaluation's `checkpointChecksum`.
+ */
+function writeOutputRecord(
+  plan: Plan,
+  job: Job,
+  temporary: string,
+  started: number,
+  checkpointChecksum: string | undefined,
+): void {
   const written = filesUnder(temporary);
   // What the job wrote must be what its kind writes, or it would never verify (a change of the training's files).
   if (written.join('\n') !== expectedFiles(plan, job).join('\n'))
     throw new Error(`job ${job.id} wrote ${written.join(', ')}, not the files of a ${job.kind} job`);
-  for (const name of written) files[name] = sha256(readFileSync(join(temporary, name)));
-  // What made these bytes, outside the checksums: `study report` refuses to merge outputs of different code.
-  const output: Record<string, unknown> = {
+  const output = {
     jobId: job.id,
-    index,
+    index: job.index,
     kind: job.kind,
-    files,
+    files: Object.fromEntries(written.map((name) => [name, sha256(readFileSync(join(temporary, name)))])),
+    // What made these bytes, outside the checksums: `study report` refuses to merge outputs of different code.
     fingerprint: fingerprint(),
+    ...(checkpointChecksum !== undefined ? { checkpointChecksum } : {}),
   };
-  if (job.kind === 'eval')
-    output['checkpointChecksum'] = (
-      JSON.parse(readFileSync(join(temporary, 'result.json'), 'utf8')) as EvalOutput
-    ).checkpointChecksum;
   const seconds = (performance.now() - started) / 1000;
   writeFileAtomic(join(temporary, 'timing.json'), `${JSON.stringify({ seconds, host: hostname() })}\n`);
   writeJsonAtomic(join(temporary, OUTPUT_FILE), output);
@@ -184,8 +187,8 @@ function moveIntoPlace(plan: Plan, job: Job, jobsDir: string, temporary: string)
     rmSync(aside, { recursive: true, force: true });
   }
   renameSync(temporary, final);
-  if (existsInside(plan.dir, `failed/${job.id}.txt`, 'file'))
-    rmSync(join(plan.dir, 'failed', `${job.id}.txt`), { force: true });
+  if (existsInside(plan.dir, failureNotePath(job), 'file'))
+    rmSync(join(plan.dir, failureNotePath(job)), { force: true });
 }
 
 /** Writes the first line of a failed job's error to `failed/<id>.txt` (if it can); returns the error to throw. */
@@ -216,7 +219,7 @@ async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean
   await initBackend();
   const log = openRunLog(dir, { quiet });
   try {
-    await trainSnapshots(jobConfig(plan, seed), { runDir: dir, log });
+    await trainSnapshots({ ...plan.config, seed }, { runDir: dir, log });
   } finally {
     log.close();
   }
@@ -229,7 +232,8 @@ export function checkpointOf(plan: Plan, job: EvalJob): string {
   return snapshotDir(jobDir(plan, plan.jobs[job.dependsOn[0]!]!), job.step);
 }
 
-async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<void> {
+/** Evaluates `job`'s checkpoint into `dir`/result.json; returns the checkpoint's checksum. */
+async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<string> {
   const checkpoint = checkpointOf(plan, job);
   const result = await evaluate({
     checkpoint,
@@ -242,10 +246,8 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
     throw new InputError(
       `${checkpoint}: its harness hash ${result.provenance.harnessHash} is not the plan's ${job.harnessHash}; plan the study again`,
     );
-  const { seed, step, chapterStep, label, harnessHash, evalSeed, episodes } = job;
-  const ids = { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
   const output: EvalOutput = {
-    ...ids,
+    ...evalIds(job),
     checkpointChecksum: result.provenance.checkpoint!.checksum,
     backend: result.provenance.backend,
     passAt1: result.passAt1,
@@ -262,4 +264,5 @@ async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<voi
     }),
   };
   writeJsonAtomic(join(dir, 'result.json'), output);
+  return output.checkpointChecksum;
 }

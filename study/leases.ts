@@ -1,4 +1,5 @@
 import {
+  type BigIntStats,
   closeSync,
   fstatSync,
   linkSync,
@@ -16,7 +17,7 @@ import { InputError } from '../lib/errors.ts';
 import { explained, fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
 import { holderAlive } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { studyFolder } from './disk.ts';
+import { orUndefined, studyFolder } from './disk.ts';
 
 /** Who holds a job's claim, as its lock says (renewals change only the lock's mtime). */
 export interface Holder {
@@ -48,7 +49,7 @@ export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
 
 let counter = 0;
 
-const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
+export const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
 
 /**
  * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, not a holder),
@@ -60,12 +61,8 @@ export function readLease(
   jobId: string,
 ): { lease: Lease } | { problem: string; mark: string } | undefined {
   const path = claimPath(studyDir, jobId);
-  let mark: string;
-  try {
-    mark = markOf(path);
-  } catch {
-    return undefined;
-  }
+  const mark = orUndefined(() => markOf(path));
+  if (mark === undefined) return undefined;
   let holder: Holder;
   try {
     holder = JSON.parse(
@@ -82,19 +79,16 @@ export function readLease(
     const problem = error instanceof SyntaxError ? `'${path}' is not a lease` : (error as Error).message;
     return { problem: printable(problem), mark };
   }
-  try {
-    const stats = lstatSync(path, { bigint: true });
-    const renewed = new Date(Number(stats.mtimeMs));
-    return {
-      lease: {
-        holder: { ...holder, host: printable(holder.host), since: printable(holder.since) },
-        renewed: Number.isNaN(renewed.getTime()) ? String(stats.mtimeMs) : renewed.toISOString(),
-        mark: markOf(path, stats),
-      },
-    };
-  } catch {
-    return undefined;
-  }
+  const stats = orUndefined(() => lstatSync(path, { bigint: true }));
+  if (stats === undefined) return undefined;
+  const renewed = new Date(Number(stats.mtimeMs));
+  return {
+    lease: {
+      holder: { ...holder, host: printable(holder.host), since: printable(holder.since) },
+      renewed: Number.isNaN(renewed.getTime()) ? String(stats.mtimeMs) : renewed.toISOString(),
+      mark: markOf(path, stats),
+    },
+  };
 }
 
 /** What changes when a lock is renewed or replaced: its device, inode and mtime (lstat: a link is itself). */
@@ -284,17 +278,14 @@ function holdLease(path: string, fd: number, renewEvery: number): Claim {
   });
   heartbeat.unref();
   heartbeat.on('error', () => Atomics.store(state, 1, 1));
-  const isOurs = () => {
-    try {
-      const stats = lstatSync(path, { bigint: true });
-      return stats.ino === own.ino && stats.dev === own.dev;
-    } catch {
-      return false;
-    }
-  };
+  const sameFile = (stats: BigIntStats | undefined) =>
+    stats !== undefined && stats.ino === own.ino && stats.dev === own.dev;
   let released = false;
   return {
-    held: () => !released && Atomics.load(state, 1) === 0 && isOurs(),
+    held: () =>
+      !released &&
+      Atomics.load(state, 1) === 0 &&
+      sameFile(orUndefined(() => lstatSync(path, { bigint: true }))),
     release: () => {
       if (released) return;
       released = true;
@@ -305,8 +296,7 @@ function holdLease(path: string, fd: number, renewEvery: number): Claim {
       const aside = `${path}.${process.pid}.${(counter += 1)}.release`;
       try {
         renameSync(path, aside);
-        const stats = lstatSync(aside, { bigint: true });
-        if (stats.ino !== own.ino || stats.dev !== own.dev) linkSync(aside, path);
+        if (!sameFile(lstatSync(aside, { bigint: true }))) linkSync(aside, path);
         rmSync(aside, { force: true });
       } catch {
         // already gone, or taken over and relinked by its new holder
@@ -376,17 +366,13 @@ export async function unlockClaims(
   for (const row of rows) {
     if (row.verdict === 'gone' || (row.verdict === 'live' && !force)) continue;
     const path = claimPath(studyDir, row.jobId);
-    let mark = marks.get(row.jobId)!;
-    if (row.verdict === 'live') {
+    if (row.verdict === 'live')
       say(
         `warning: removing the claim ${path} of process ${row.holder?.pid} on ${row.holder?.host}, which looks alive (--force): if it still runs, it discards its output when it ends (exit 75)`,
       );
-      try {
-        mark = markOf(path);
-      } catch {
-        continue;
-      }
-    }
+    // A live one is removed as it is now: its renewals changed its mark.
+    const mark = row.verdict === 'live' ? orUndefined(() => markOf(path)) : marks.get(row.jobId);
+    if (mark === undefined) continue;
     const temporary = join(dir, `.${row.jobId}.${process.pid}.${(counter += 1)}.unlock`);
     row.removed = explained(path, () => takeAside(path, temporary, mark));
   }

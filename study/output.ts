@@ -18,67 +18,8 @@ import { snapshotDir, trainingModelConfig } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { existsInside, readInside } from '../lib/files.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
+import { orUndefined } from './disk.ts';
 import { measuredTasks, snapshotSteps, splitName, type EvalJob, type Job, type Plan } from './plan.ts';
-
-/** What one evaluation job writes (result.json): counts and episode outcomes, nothing about where or when it ran. */
-export interface EvalOutput {
-  jobId: string;
-  seed: number;
-  step: number;
-  chapterStep: number;
-  label: string;
-  harnessHash: string;
-  evalSeed: string;
-  episodes: number;
-  checkpointChecksum: string;
-  backend: string | null;
-  passAt1: number;
-  perTask: Array<{
-    name: string;
-    successes: number;
-    episodes: number;
-    outcomes: string;
-    firstEdits: Record<string, number>;
-  }>;
-}
-
-export const OUTPUT_FILE = 'output.json';
-export const RESULT_FILE = 'result.json';
-const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
-/** Files of a job folder that record when and how long, not what: left out of the checksums. */
-const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
-/** The largest record read (output.json, result.json, a manifest, a failure note): ours are a few KB. */
-export const MAX_RECORD_BYTES = 1024 * 1024;
-
-let weightsBytesOnce: number | undefined;
-/** The size of every weights.bin a training writes (`trainingModelConfig`): a file of another size is damaged, never read. */
-const weightsBytes = () => (weightsBytesOnce ??= 4 * countParameters(trainingModelConfig()));
-
-export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
-/** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
-export const inJob = (job: Job, name = '') => `jobs/${job.id}${name === '' ? '' : `/${name}`}`;
-export const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-/** The text of a record of the study folder `root` (`readInside`, at most MAX_RECORD_BYTES). */
-export const readRecord = (root: string, name: string) =>
-  readInside(root, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8');
-
-/** The files a job wrote into `dir` that its output.json lists: all but its logs and output.json itself. */
-export function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .filter((name) => !LOG_FILES.has(name) && name !== OUTPUT_FILE)
-    .sort();
-}
-
-/** The files a job writes besides its logs and output.json, from the plan alone: an output is verified against these. */
-export function expectedFiles(plan: Plan, job: Job): string[] {
-  if (job.kind === 'eval') return [RESULT_FILE];
-  const checkpoints = snapshotSteps(plan.config).flatMap((step) =>
-    CHECKPOINT_FILES.map((file) => join(snapshotDir('', step), file)),
-  );
-  return ['config.json', ...checkpoints].sort();
-}
 
 const evalOutputSchema = z
   .object({
@@ -107,20 +48,63 @@ const evalOutputSchema = z
   })
   .strict();
 
+/** What one evaluation job writes (result.json): counts and episode outcomes, nothing about where or when it ran. */
+export type EvalOutput = z.infer<typeof evalOutputSchema>;
+
+export const OUTPUT_FILE = 'output.json';
+export const RESULT_FILE = 'result.json';
+const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
+/** Files of a job folder that record when and how long, not what: left out of the checksums. */
+const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
+/** The largest record read (output.json, result.json, a manifest, a failure note): ours are a few KB. */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
+let weightsBytesOnce: number | undefined;
+/** The size of every weights.bin a training writes (`trainingModelConfig`): a file of another size is damaged, never read. */
+const weightsBytes = () => (weightsBytesOnce ??= 4 * countParameters(trainingModelConfig()));
+
+export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
+/** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
+export const inJob = (job: Job, name = '') => `jobs/${job.id}${name === '' ? '' : `/${name}`}`;
+export const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+/** The text of a record of the study folder `root` (`readInside`, at most MAX_RECORD_BYTES). */
+export const readRecord = (root: string, name: string) =>
+  readInside(root, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8');
+
+/** The value of the JSON `text`, or undefined when it is not JSON. */
+const jsonOf = (text: string): unknown => orUndefined(() => JSON.parse(text));
+
+/** The files a job wrote into `dir` that its output.json lists: all but its logs and output.json itself. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((name) => !LOG_FILES.has(name) && name !== OUTPUT_FILE)
+    .sort();
+}
+
+/** The files a job writes besides its logs and output.json, from the plan alone: an output is verified against these. */
+export function expectedFiles(plan: Plan, job: Job): string[] {
+  if (job.kind === 'eval') return [RESULT_FILE];
+  const checkpoints = snapshotSteps(plan.config).flatMap((step) =>
+    CHECKPOINT_FILES.map((file) => join(snapshotDir('', step), file)),
+  );
+  return ['config.json', ...checkpoints].sort();
+}
+
 /** The names of the tasks a plan's evaluations play, made once per plan. */
 const measuredByPlan = new WeakMap<Plan, string>();
 function measuredNames(plan: Plan): string {
-  let names = measuredByPlan.get(plan);
-  if (names === undefined) {
-    names = measuredTasks(plan)
-      .map((task) => task.name)
-      .join(',');
-    measuredByPlan.set(plan, names);
-  }
+  const names = measuredByPlan.get(plan) ?? Array.from(measuredTasks(plan), (task) => task.name).join();
+  measuredByPlan.set(plan, names);
   return names;
 }
 
-const EVAL_IDS = ['jobId', 'seed', 'step', 'chapterStep', 'label', 'harnessHash', 'evalSeed', 'episodes'];
+/** The fields of an evaluation's result.json that name its job in the plan. */
+export function evalIds(job: EvalJob) {
+  const { seed, step, chapterStep, label, harnessHash, evalSeed, episodes } = job;
+  return { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
+}
 
 /**
  * What is wrong with an evaluation's result.json for `job`, or undefined: its fields, its ids
@@ -131,12 +115,11 @@ function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | u
   const parsed = evalOutputSchema.safeParse(value);
   if (!parsed.success) return `${RESULT_FILE}: ${formatZodIssues(parsed.error.issues)}`;
   const result = parsed.data;
-  for (const field of EVAL_IDS as Array<(keyof EvalOutput & keyof EvalJob) | 'jobId'>) {
-    const planned = field === 'jobId' ? job.id : job[field];
+  for (const [field, planned] of Object.entries(evalIds(job)) as Array<[keyof EvalOutput, unknown]>) {
     if (result[field] !== planned)
       return `${RESULT_FILE}: its ${field} ${JSON.stringify(result[field])} is not the plan's ${JSON.stringify(planned)}`;
   }
-  if (result.perTask.map((count) => count.name).join(',') !== measuredNames(plan))
+  if (result.perTask.map((count) => count.name).join() !== measuredNames(plan))
     return `${RESULT_FILE}: its tasks are not the recipe's ${splitName(plan)} tasks`;
   for (const count of result.perTask) {
     const successes = [...count.outcomes].filter((outcome) => outcome === '1').length;
@@ -175,13 +158,9 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
   const root = plan.dir;
   if (!existsInside(root, inJob(job), 'folder')) return 'missing';
   if (!existsInside(root, inJob(job, OUTPUT_FILE), 'file')) return 'no output.json';
-  let output: { jobId?: unknown; kind?: unknown; files?: unknown; checkpointChecksum?: unknown };
-  try {
-    output = JSON.parse(readRecord(root, inJob(job, OUTPUT_FILE))) as typeof output;
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    return 'output.json is not valid JSON';
-  }
+  const output = jsonOf(readRecord(root, inJob(job, OUTPUT_FILE))) as
+    { jobId?: unknown; kind?: unknown; files?: unknown; checkpointChecksum?: unknown } | undefined;
+  if (output === undefined) return 'output.json is not valid JSON';
   if (output === null || typeof output !== 'object' || output.jobId !== job.id || output.kind !== job.kind)
     return 'output.json names another job';
   const files = output.files;
@@ -219,12 +198,9 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
     }
     return undefined;
   }
-  let value: { checkpointChecksum?: unknown };
-  try {
-    value = JSON.parse(records.get(RESULT_FILE)!.toString('utf8')) as typeof value;
-  } catch {
-    return `${RESULT_FILE} is not valid JSON`;
-  }
+  const value = jsonOf(records.get(RESULT_FILE)!.toString('utf8')) as
+    { checkpointChecksum?: unknown } | undefined;
+  if (value === undefined) return `${RESULT_FILE} is not valid JSON`;
   const problem = evalOutputProblem(plan, job, value);
   if (problem !== undefined) return problem;
   if (value.checkpointChecksum !== output.checkpointChecksum)
@@ -241,12 +217,8 @@ function outputProblemUnchecked(plan: Plan, job: Job): string | undefined {
 
 /** What is wrong with a training's snapshot: its manifest's `manifestChecksum` and weights.bin's `checksum` must hold. */
 function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string | undefined {
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(manifestBytes.toString('utf8'));
-  } catch {
-    return 'manifest.json is not valid JSON';
-  }
+  const manifest = jsonOf(manifestBytes.toString('utf8'));
+  if (manifest === undefined) return 'manifest.json is not valid JSON';
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest))
     return 'manifest.json is not a checkpoint manifest';
   const { manifestChecksum: recorded, ...fields } = manifest as Record<string, unknown>;
@@ -255,38 +227,29 @@ function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string |
   return undefined;
 }
 
+/** The field `key` of a job's JSON record `name`, or undefined when that cannot be read. */
+function recordField(plan: Plan, job: Job, name: string, key: string): unknown {
+  const record = orUndefined(() => jsonOf(readRecord(plan.dir, inJob(job, name))));
+  return (record as Record<string, unknown> | null | undefined)?.[key];
+}
+
 /** Seconds a finished job took, from its timing.json (null when it has none). */
 export function jobSeconds(plan: Plan, job: Job): number | null {
-  try {
-    const { seconds } = JSON.parse(readRecord(plan.dir, inJob(job, 'timing.json'))) as { seconds?: unknown };
-    return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null;
-  } catch {
-    return null;
-  }
+  const seconds = recordField(plan, job, 'timing.json', 'seconds');
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null;
 }
 
 /** The fingerprint a job's output.json records, or undefined when it has none (or not a whole one). */
 export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
-  try {
-    const { fingerprint: recorded } = JSON.parse(readRecord(plan.dir, inJob(job, OUTPUT_FILE))) as {
-      fingerprint?: unknown;
-    };
-    return isFingerprint(recorded) ? recorded : undefined;
-  } catch {
-    return undefined;
-  }
+  const recorded = recordField(plan, job, OUTPUT_FILE, 'fingerprint');
+  return isFingerprint(recorded) ? recorded : undefined;
 }
 
-/** A done job whose output other code made (`fingerprint`: null when it records none), and how that code differs. */
-export interface StaleJob {
-  index: number;
-  id: string;
-  fingerprint: Fingerprint | null;
-  differences: string[];
-}
-
-/** Of `jobs` (done ones), those whose outputs record another fingerprint than `current`, in order. */
-export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint): StaleJob[] {
+/**
+ * Of `jobs` (done ones), those whose outputs other code made, in order: the fingerprint each
+ * records (null when none) and how it differs from `current`.
+ */
+export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint) {
   return jobs.flatMap((job) => {
     const recorded = jobFingerprint(plan, job);
     const differences = fingerprintDifferences(recorded, current);
@@ -295,6 +258,8 @@ export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint
       : [{ index: job.index, id: job.id, fingerprint: recorded ?? null, differences }];
   });
 }
+
+export type StaleJob = ReturnType<typeof staleJobs>[number];
 
 /** The jobs of one fingerprint (undefined: none recorded), in index order. */
 export interface FingerprintGroup {

@@ -26,25 +26,16 @@ import { InputError, UsageError } from '../lib/errors.ts';
 import { existsInside, explained, fileKind, readInside, readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
+import { orUndefined } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
-export const STUDY_FORMAT = 1;
+const STUDY_FORMAT = 1;
 
 /** The chapter's checkpoints (step 0 the base agent, then every 10 GRPO steps to 80). */
 export const CHAPTER_STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80] as const;
 
-/**
- * What a study measures of every seed: the chapter `steps` evaluated (checkpoint step s /
- * `stepScale`), `episodes` per task, `repeatSteps` evaluated again with an independent eval seed
- * (17.4) and `temperatures` at the last step besides the training harness's (17.5).
- */
-export interface Measure {
-  steps: number[];
-  episodes: number;
-  stepScale: number;
-  repeatSteps: number[];
-  temperatures: number[];
-}
+/** What a study measures of every seed (`measureFor`). */
+export type Measure = ReturnType<typeof measureFor>;
 
 export interface TrainJob {
   index: number;
@@ -120,19 +111,26 @@ export function configHash(config: RLConfig): string {
   return sha(rest);
 }
 
+/** What `action` returns; an error it throws becomes the one `reworded` makes of its message. */
+function rewording<T>(action: () => T, reworded: (message: string) => Error): T {
+  try {
+    return action();
+  } catch (error) {
+    throw reworded((error as Error).message);
+  }
+}
+
 /** A recipe: `default`, `smoke`, or a JSON file of RLConfig fields over the defaults; a bad field is an InputError. */
-function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } = {}): RLConfig {
+function resolveRecipe(recipe: string, threads?: 1 | 2): RLConfig {
   let overrides: Record<string, unknown>;
   if (recipe === 'default') overrides = {};
   else if (recipe === 'smoke') overrides = { ...SMOKE_CONFIG };
   else {
     const text = readRegularFile(recipe, '--recipe');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new InputError(`${recipe}: not valid JSON; a recipe is an object of training config fields`);
-    }
+    const parsed: unknown = rewording(
+      () => JSON.parse(text),
+      () => new InputError(`${recipe}: not valid JSON; a recipe is an object of training config fields`),
+    );
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new InputError(
         `${recipe}: a recipe is an object of training config fields, e.g. {"entropyCoef": 0}`,
@@ -144,12 +142,10 @@ function resolveRecipe(recipe: string, { threads }: { threads?: 1 | 2 } = {}): R
       throw new InputError(`${recipe}: a recipe has no seed; give the seeds with --seeds`);
   }
   // The recipe is checked as written before --threads sets `parallel`, which would hide a bad value there.
-  let config: RLConfig;
-  try {
-    config = defaultRLConfig(overrides);
-  } catch (error) {
-    throw new InputError(`${recipe}: ${(error as Error).message}`);
-  }
+  const config = rewording(
+    () => defaultRLConfig(overrides),
+    (message) => new InputError(`${recipe}: ${message}`),
+  );
   return threads === undefined ? config : defaultRLConfig({ ...config, parallel: threads === 2 });
 }
 
@@ -160,11 +156,16 @@ export function snapshotSteps(config: RLConfig): number[] {
   return [...snapshots].sort((a, b) => a - b);
 }
 
-/** The measurements of a recipe: the chapter steps it measures (all nine by default) must be snapshots of it. */
+/**
+ * What a study of `config` measures of every seed: the chapter `steps` (all nine by default, each a
+ * snapshot: checkpoint step s / `stepScale`), `episodes` per task, `repeatSteps` evaluated again
+ * with an independent eval seed (17.4) and `temperatures` at the last step besides the training
+ * harness's (17.5).
+ */
 function measureFor(
   config: RLConfig,
-  { episodes, steps = [...CHAPTER_STEPS] }: { episodes?: number; steps?: number[] } = {},
-): Measure {
+  { episodes, steps = [...CHAPTER_STEPS] }: { episodes?: number | undefined; steps?: number[] | undefined },
+) {
   const unknown = steps.filter((step) => !(CHAPTER_STEPS as readonly number[]).includes(step));
   if (unknown.length > 0 || !steps.includes(0))
     throw new UsageError(
@@ -217,35 +218,34 @@ export function planJobs(header: StudyHeader): Job[] {
   }));
   const base = pickHarness(config);
   seeds.forEach((seed, trainIndex) => {
-    const evaluation = (chapterStep: number, label: string, harness: HarnessInput, seedLabel: string) => {
-      const full = parseHarness({ ...base, ...harness }, { where: 'harness' });
+    const evaluation = (
+      chapterStep: number,
+      label: string,
+      harness: HarnessInput = {},
+      seedLabel = label,
+    ) => {
+      const step = chapterStep / measure.stepScale;
       const inputs = {
-        kind: 'eval',
-        configHash: hash,
-        seed,
-        threads,
-        step: chapterStep / measure.stepScale,
-        harnessHash: harnessHash(full),
+        harnessHash: harnessHash(parseHarness({ ...base, ...harness }, { where: 'harness' })),
         evalSeed: evalSeedOf(evalSeed, seed, seedLabel),
         episodes: measure.episodes,
       };
+      const id = sha({ kind: 'eval', configHash: hash, seed, threads, step, ...inputs }, 12);
       jobs.push({
         index: jobs.length,
-        id: `eval-${seed}-${chapterStep}-${label}-${sha(inputs, 12)}`,
+        id: `eval-${seed}-${chapterStep}-${label}-${id}`,
         kind: 'eval',
         seed,
-        step: inputs.step,
+        step,
         chapterStep,
         label,
         harness,
-        harnessHash: inputs.harnessHash,
-        evalSeed: inputs.evalSeed,
-        episodes: measure.episodes,
+        ...inputs,
         dependsOn: [trainIndex],
       });
     };
-    for (const step of measure.steps) evaluation(step, 'a', {}, 'a');
-    for (const step of measure.repeatSteps) evaluation(step, 'b', {}, 'b');
+    for (const step of measure.steps) evaluation(step, 'a');
+    for (const step of measure.repeatSteps) evaluation(step, 'b');
     // 17.5 pairs the temperatures with the training harness on the same episodes (eval seed 'a').
     for (const temperature of measure.temperatures)
       evaluation(80, `temperature-${temperature}`, { temperature }, 'a');
@@ -280,14 +280,7 @@ export function parseSeeds(text: string): number[] {
  */
 export function writePlan(
   dir: string,
-  {
-    recipe,
-    seeds,
-    evalSeed,
-    threads,
-    episodes,
-    steps,
-  }: {
+  options: {
     recipe: string;
     seeds: number[];
     evalSeed: number;
@@ -296,20 +289,15 @@ export function writePlan(
     steps?: number[];
   },
 ): Plan {
+  const { recipe, seeds, evalSeed, threads, episodes, steps } = options;
   if (dir.trim() === '') throw new UsageError('--out must name the study folder to write, got an empty path');
   if (seeds.length === 0) throw new UsageError('a study needs at least one training seed (--seeds 0-15)');
   if (seeds.length > MAX_STUDY_SEEDS)
     throw new UsageError(`a study has at most ${MAX_STUDY_SEEDS} training seeds, got ${seeds.length}`);
-  const kind = (() => {
-    try {
-      return statSync(dir);
-    } catch {
-      return undefined; // nothing there yet
-    }
-  })();
+  const kind = orUndefined(() => statSync(dir));
   if (kind !== undefined && !kind.isDirectory())
     throw new InputError(`--out '${dir}' is ${fileKind(kind)}, not a folder; give a new or empty folder`);
-  const config = resolveRecipe(recipe, threads !== undefined ? { threads } : {});
+  const config = resolveRecipe(recipe, threads);
   const header: StudyHeader = {
     format: STUDY_FORMAT,
     packageVersion: projectVersion(),
@@ -318,10 +306,7 @@ export function writePlan(
     configHash: configHash(config),
     seeds,
     evalSeed,
-    measure: measureFor(config, {
-      ...(episodes !== undefined ? { episodes } : {}),
-      ...(steps !== undefined ? { steps } : {}),
-    }),
+    measure: measureFor(config, { episodes, steps }),
   };
   const jobs = planJobs(header);
   if (existsInside(dir, HEADER_FILE, 'file')) {
@@ -380,12 +365,10 @@ export function readPlan(dir: string): Plan {
     new InputError(
       `${join(dir, HEADER_FILE)}: ${what}; the plan was edited by hand: plan the study again in a new folder`,
     );
-  let config: RLConfig;
-  try {
-    config = parseRLConfig(header.config, { where: `${join(dir, HEADER_FILE)}: config` });
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  const config = rewording(
+    () => parseRLConfig(header.config, { where: `${join(dir, HEADER_FILE)}: config` }),
+    (message) => new InputError(message),
+  );
   const hash = configHash(config);
   if (header.configHash !== hash)
     throw edited(`its config hashes to ${hash}, not to the configHash ${String(header.configHash)} it gives`);
@@ -394,7 +377,7 @@ export function readPlan(dir: string): Plan {
   if (typeof recipe !== 'string' || recipe.trim() === '' || /[\p{Cc}\u2028\u2029]/u.test(recipe))
     throw edited('its recipe must be default, smoke or the recipe file it was planned from');
   if (recipe === 'default' || recipe === 'smoke') {
-    const labelled = configHash(resolveRecipe(recipe, { threads: config.parallel ? 2 : 1 }));
+    const labelled = configHash(resolveRecipe(recipe, config.parallel ? 2 : 1));
     if (labelled !== hash)
       throw new InputError(
         `${join(dir, HEADER_FILE)}: its recipe '${recipe}' gives the config ${labelled}, not its config ${hash}: edited by hand, or planned under other defaults; plan the study again in a new folder`,
@@ -414,12 +397,10 @@ export function readPlan(dir: string): Plan {
       `its seeds must be one or more distinct integers 0 to ${MAX_STUDY_SEED}, at most ${MAX_STUDY_SEEDS} of them`,
     );
   if (!seed(evalSeed)) throw edited(`its evalSeed must be an integer 0 to ${MAX_STUDY_SEED}`);
-  let measure: Measure;
-  try {
-    measure = measureFor(config, { episodes: header.measure?.episodes, steps: header.measure?.steps });
-  } catch (error) {
-    throw edited(`its measure is not one of its recipe (${(error as Error).message})`);
-  }
+  const measure = rewording(
+    () => measureFor(config, { episodes: header.measure?.episodes, steps: header.measure?.steps }),
+    (message) => edited(`its measure is not one of its recipe (${message})`),
+  );
   if (sha(measure) !== sha(header.measure)) throw edited('its measure is not the one its recipe gives');
   const planned = planJobs({ ...header, config, configHash: hash, measure });
   // A hand-edited line would run a job under a wrong id; a file longer than the plan is refused unread.
@@ -440,9 +421,4 @@ export function readPlan(dir: string): Plan {
   }
   if (sha(planned) !== sha(jobs)) throw mismatch('other jobs');
   return { ...header, config, measure, dir: resolve(dir), jobs: planned };
-}
-
-/** The config of one training job: the recipe with the job's seed. */
-export function jobConfig(plan: Plan, seed: number): RLConfig {
-  return { ...plan.config, seed };
 }

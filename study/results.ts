@@ -45,12 +45,8 @@ export function loadResults(plan: Plan): StudyResults {
     bySeed.set(evalKey(job.chapterStep, job.label), output);
     evaluations.set(job.seed, bySeed);
   }
-  const measured = measuredTasks(plan);
-  const first = evaluations.get(plan.seeds[0]!)!.get(evalKey(0, 'a'))!;
-  const tasks = first.perTask.map((count) => ({
-    name: count.name,
-    variant: measured.find((task) => task.name === count.name)?.variant ?? -1,
-  }));
+  // Every result.json lists the measured tasks in this order (`outputProblem` checked it).
+  const tasks = measuredTasks(plan).map(({ name, variant }) => ({ name, variant }));
   return { plan, seeds: plan.seeds, tasks, evaluations };
 }
 

@@ -7,9 +7,10 @@ import { onStopSignal } from '../lib/processes.ts';
 import { progressBar, type Progress } from '../lib/progress.ts';
 import { appendStudyLog, studyFolder } from './disk.ts';
 import { jobState, type JobState } from './job.ts';
+import { claimPath } from './leases.ts';
 import { jobSeconds } from './output.ts';
 import type { Job, Plan } from './plan.ts';
-import type { WorkerReply, WorkerRequest } from './worker.ts';
+import type { JobEnd, WorkerReply, WorkerRequest } from './worker.ts';
 
 /** The CLI entry point that every job runs through, here as under Slurm or Kubernetes. */
 export const BIN = fileURLToPath(new URL('../bin/tinyagent.js', import.meta.url));
@@ -21,25 +22,6 @@ export function jobCommand(studyDir: string, index: number | string): string[] {
 
 /** The log of job `index`: its standard output and error. */
 export const jobLogPath = (plan: Plan, job: Job) => join(plan.dir, 'logs', `${job.index}-${job.id}.log`);
-
-/**
- * One job this run ran: the CPU `slots` it held, its `wall` seconds from the hand-over to the
- * reply, the seconds `inJob` (runJob) and the CPU seconds of the worker (null when it died), the
- * `work` its timing.json records, and the worker's pid, live tensors and resident memory after it.
- */
-export interface JobRun {
-  index: number;
-  kind: Job['kind'];
-  slots: number;
-  wall: number;
-  inJob: number | null;
-  cpuSeconds: number | null;
-  work: number | null;
-  code: number;
-  worker: number;
-  tensors: number | null;
-  rssMb: number | null;
-}
 
 /**
  * What `runStudy` did: jobs `ran` to a verified output, `skipped` (found done), `failed`, and
@@ -54,7 +36,7 @@ export interface StudyRunSummary {
   seconds: number;
   slots: number;
   workerStarts: number[];
-  jobs: JobRun[];
+  jobs: Array<ReturnType<typeof jobRunOf>>;
 }
 
 /** The CPU slots a job holds: a training its threads (at most all slots), an evaluation one. */
@@ -63,13 +45,12 @@ export function slotsOf(job: Job, slots: number): number {
 }
 
 /**
- * Runs every pending job of a study on this machine on `workers` CPU slots, in long-lived worker
- * processes (worker.ts) that pay start-up once, each job through `runJob` as `study run --index`.
- * A job starts as soon as its dependencies are done and it fits in the free slots (lowest index
- * first; a job that does not fit lets a later one that does go first, so no slot waits while work
- * that fits is ready). Jobs another process holds are taken over once their lease is stale; a failed job is not
- * retried in this run, nor one whose claim was taken while it ran. A worker that dies is replaced,
- * its job failed. SIGTERM or SIGINT is passed on to the workers, then ends this process.
+ * Runs every pending job of a study on `workers` CPU slots, in long-lived worker processes
+ * (worker.ts), each job through `runJob` as `study run --index`. A job starts once its dependencies
+ * are done and it fits in the free slots, lowest index first (a later one that fits goes first).
+ * Jobs another process holds are taken over once their lease is stale; a failed job is not retried
+ * in this run, nor one whose claim was taken while it ran. A worker that dies is replaced, its job
+ * failed. SIGTERM or SIGINT is passed on to the workers, then ends this process.
  */
 export async function runStudy(
   plan: Plan,
@@ -106,8 +87,8 @@ class StudyRun {
     private readonly say: (line: string) => void,
   ) {
     this.refresh();
-    const initiallyDone = [...this.states.values()].filter((state) => state === 'done').length;
-    const summary = { ran: 0, skipped: initiallyDone, failed: [], blocked: 0, seconds: 0, slots: workers };
+    const skipped = [...this.states.values()].filter((state) => state === 'done').length;
+    const summary = { ran: 0, skipped, failed: [], blocked: 0, seconds: 0, slots: workers };
     this.summary = { ...summary, workerStarts: [], jobs: [] };
     this.bar = progressBar('study', plan.jobs.length, { offTerminal: 'ticks' });
     studyFolder(plan.dir, 'logs');
@@ -237,7 +218,7 @@ class StudyRun {
     if (this.announced.has(key)) return;
     this.announced.add(key);
     this.say(
-      `waiting for job ${job.index} (${job.id}): its claim ${join(this.plan.dir, 'claims', `${job.id}.lock`)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${this.timeout} s`,
+      `waiting for job ${job.index} (${job.id}): its claim ${claimPath(this.plan.dir, job.id)} is held by process ${pid} on ${host} since ${since}, last renewed ${state.renewed}; it is taken over if not renewed for ${this.timeout} s`,
     );
   }
 
@@ -256,8 +237,11 @@ class StudyRun {
   }
 }
 
-/** The summary's line for `job`, which ran on `slots` slots and ended with `reply`. */
-function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply): JobRun {
+/**
+ * The summary's line for a job this run ran: the CPU `slots` it held, how it ended (`JobEnd`), its
+ * `wall` seconds from the hand-over to the reply, the `work` its timing.json records, and the worker's pid.
+ */
+function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply) {
   const { wall, inJob, cpuSeconds, code, worker, tensors, rssMb } = reply;
   const head = { index: job.index, kind: job.kind, slots, wall, inJob, cpuSeconds };
   return { ...head, work: jobSeconds(plan, job), code, worker, tensors, rssMb };
@@ -266,10 +250,8 @@ function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply): JobRun {
 /** The entry of a worker process (worker.ts behind its own TypeScript loader). */
 const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 
-type Reply = Omit<JobRun, 'index' | 'kind' | 'slots' | 'work'> & {
-  outcome: 'ran' | 'skipped' | 'held' | 'failed';
-  logProblem: string | null;
-};
+/** How a job handed to a worker ended, the worker's pid, and the seconds from the hand-over. */
+type Reply = JobEnd & { worker: number; wall: number };
 
 /** The job a worker runs: its log, how to settle it, when it started, why its log could not be written. */
 interface CurrentJob {
@@ -330,7 +312,7 @@ class WorkerProcess {
   }
 
   /** Settles the job it runs, if any, once: with what `replyOf` gives, the worker's pid and the wall time. */
-  private settle(replyOf: (current: CurrentJob) => Omit<Reply, 'worker' | 'wall'>): void {
+  private settle(replyOf: (current: CurrentJob) => JobEnd): void {
     const current = this.current;
     if (current === undefined) return;
     this.current = undefined;
@@ -342,11 +324,7 @@ class WorkerProcess {
   }
 
   /** The reply of a job during which the process ended: failed, with its exit code, and a line in the job's log. */
-  private endedDuring(
-    current: CurrentJob,
-    code: number | null,
-    signal: NodeJS.Signals | null,
-  ): Omit<Reply, 'worker' | 'wall'> {
+  private endedDuring(current: CurrentJob, code: number | null, signal: NodeJS.Signals | null): JobEnd {
     const exit = code ?? 128 + (signal !== null ? (constants.signals[signal] ?? 0) : 0);
     this.toLog(
       current,

@@ -14,21 +14,24 @@ export const SLURM_DEPENDENCIES = ['per-seed', 'array'] as const;
 export type SlurmDependency = (typeof SLURM_DEPENDENCIES)[number];
 
 /**
- * The flags of `study slurm`: `time` per array task, CPUs of a training task (default its threads)
- * and of an evaluation (1), `mem` per task (2G), `requeue` (default true), extra `sbatch` options,
- * the `dependency` scheme (per-seed), and the `leaseTimeout` the scripts export to their jobs.
+ * What every task of `study slurm` and `study k8s` asks for: the CPUs of a training (default its
+ * threads) and of an evaluation (1), `mem` (2G), and the `leaseTimeout` exported to the jobs.
  */
-export interface SlurmOptions {
-  partition?: string;
-  account?: string;
-  time?: string;
+interface TaskOptions {
   trainCpus?: number;
   evalCpus?: number;
   mem?: string;
+  leaseTimeout?: number;
+}
+
+/** The flags of `study slurm`: `time` per array task, `requeue` (default true), extra `sbatch` options, the `dependency` scheme (per-seed). */
+export interface SlurmOptions extends TaskOptions {
+  partition?: string;
+  account?: string;
+  time?: string;
   requeue?: boolean;
   sbatch?: string[];
   dependency?: SlurmDependency;
-  leaseTimeout?: number;
 }
 
 /** A task whose job another live lease holds sleeps this long before it runs `study run --index` again. */
@@ -44,25 +47,19 @@ export const retryTries = (timeout: number) => Math.max(3, Math.ceil((3 * timeou
 export const quote = (word: string) =>
   /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
-// A line break (also YAML 1.1's U+2028/U+2029) ends a script's comment or a manifest's scalar: refused.
-const CONTROL = /[\p{Cc}\u2028\u2029]/u;
-
-/** The study folder of a plan, refused when a control character in it would break a script or a manifest. */
-function studyDir(plan: Plan): string {
-  if (CONTROL.test(plan.dir))
-    throw new InputError(
-      `study folder ${JSON.stringify(plan.dir)} holds a control character (a newline?); move it to a path without one`,
-    );
-  return plan.dir;
-}
-
 /**
- * The study folder of a plan as a Slurm script names it: `#SBATCH --output` is a filename pattern,
- * so its `%` is written `%%`, and a backslash (an escape there, and in `#SBATCH` lines) is refused.
+ * The study folder of a plan as a script or a manifest names it. A control character is refused: a
+ * line break (also YAML 1.1's U+2028/U+2029) ends a script's comment or a manifest's scalar. For
+ * Slurm so is a backslash: `#SBATCH` lines and the --output pattern (its `%` written `%%`) read it
+ * as an escape.
  */
-function slurmStudyDir(plan: Plan): string {
-  const dir = studyDir(plan);
-  if (dir.includes('\\'))
+function studyDir(plan: Plan, { slurm = false } = {}): string {
+  const dir = plan.dir;
+  if (/[\p{Cc}\u2028\u2029]/u.test(dir))
+    throw new InputError(
+      `study folder ${JSON.stringify(dir)} holds a control character (a newline?); move it to a path without one`,
+    );
+  if (slurm && dir.includes('\\'))
     throw new InputError(
       `study folder ${JSON.stringify(dir)} holds a backslash, which Slurm reads in #SBATCH lines and --output patterns as an escape; move it to a path without one`,
     );
@@ -90,14 +87,12 @@ function checkMem(mem: string | undefined): void {
 /** The values of SlurmOptions, checked: each lands unquoted in a `#SBATCH` line. */
 function checkSlurmOptions(options: SlurmOptions): void {
   const { partition, account, time, mem, sbatch = [], dependency } = options;
-  for (const [flag, name] of [
-    ['--partition', partition],
-    ['--account', account],
-  ] as const)
+  for (const [flag, name, what] of [
+    ['--partition', partition, 'a partition'],
+    ['--account', account, 'an account'],
+  ])
     if (name !== undefined && !/^[\w.,-]+$/.test(name))
-      throw new UsageError(
-        `${flag} ${JSON.stringify(name)} is not ${flag === '--account' ? 'an account' : 'a partition'} name`,
-      );
+      throw new UsageError(`${flag} ${JSON.stringify(name)} is not ${what} name`);
   if (time !== undefined && !TIME.test(time))
     throw new UsageError(
       `--time must be one of Slurm's time limits (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED), got ${JSON.stringify(time)}`,
@@ -124,15 +119,12 @@ function checkSlurmOptions(options: SlurmOptions): void {
 }
 
 /** The trainings and the evaluations, each with the CPUs of one task: a training's threads (or --train-cpus), an evaluation's 1 (or --eval-cpus). */
-function jobsByKind(
-  plan: Plan,
-  { trainCpus, evalCpus = 1 }: { trainCpus?: number; evalCpus?: number },
-): Array<{ name: 'train' | 'eval'; jobs: Job[]; cpus: number }> {
+function jobsByKind(plan: Plan, { trainCpus, evalCpus = 1 }: TaskOptions) {
   const trains = plan.jobs.filter((job) => job.kind === 'train');
   const threads = Math.max(1, ...trains.map((job) => job.threads));
   return [
-    { name: 'train', jobs: trains, cpus: trainCpus ?? threads },
-    { name: 'eval', jobs: plan.jobs.filter((job) => job.kind === 'eval'), cpus: evalCpus },
+    { name: 'train' as const, jobs: trains, cpus: trainCpus ?? threads },
+    { name: 'eval' as const, jobs: plan.jobs.filter((job) => job.kind === 'eval'), cpus: evalCpus },
   ];
 }
 
@@ -207,7 +199,7 @@ function sbatchScript(
   plan: Plan,
   { name, indices, cpus, options }: { name: string; indices: number[]; cpus: number; options: SlurmOptions },
 ): string {
-  const dir = slurmStudyDir(plan);
+  const dir = studyDir(plan, { slurm: true });
   const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
@@ -245,21 +237,14 @@ function sbatchScript(
   ].join('\n');
 }
 
-/** The scripts' paths, and the `arrays` submit.sh and `--submit` send: the jobs not done when they were written. */
-export interface SlurmScripts {
-  train: string;
-  eval: string;
-  submit: string;
-  arrays: SlurmArray[];
-}
-
 /**
  * Writes `<study>/slurm/train.sbatch` (an array script over the trainings), `eval.sbatch` (over
- * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`).
+ * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`); returns
+ * the scripts' paths and those `arrays`.
  */
-export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): SlurmScripts {
+export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}) {
   checkSlurmOptions(options);
-  const dir = join(slurmStudyDir(plan), 'slurm');
+  const dir = join(studyDir(plan, { slurm: true }), 'slurm');
   const todo = new Set(
     plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index),
   );
@@ -275,16 +260,13 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
     const indices = jobs.map((job) => job.index);
     writeFileAtomic(paths[name], sbatchScript(plan, { name, indices, cpus, options }));
   }
-  const lines =
-    arrays.length === 0
-      ? ['echo "every job of the study was done when this was written: nothing to submit"']
-      : arrays.map((array, i) => {
-          const args = sbatchArgs(array, paths[array.script], '${train}').map((word) =>
-            word.includes('${train}') ? `"${word}"` : quote(word),
-          );
-          const id = array.script === 'train' ? 'train' : `eval${i}`;
-          return `${id}=$(sbatch ${args.join(' ')}); ${id}=\${${id}%%;*}`;
-        });
+  const ids = arrays.map((array, i) => (array.script === 'train' ? 'train' : `eval${i}`));
+  const lines = arrays.map((array, i) => {
+    const args = sbatchArgs(array, paths[array.script], '${train}').map((word) =>
+      word.includes('${train}') ? `"${word}"` : quote(word),
+    );
+    return `${ids[i]}=$(sbatch ${args.join(' ')}); ${ids[i]}=\${${ids[i]}%%;*}`;
+  });
   writeFileAtomic(
     paths.submit,
     [
@@ -293,12 +275,9 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}): Slurm
       `# array, then ${options.dependency === 'array' ? 'the evaluation array, after every training task ended well' : "one evaluation array per seed, after its own training's task"}.`,
       '# Write it again (tinyagent study slurm DIR) before submitting after some jobs ran.',
       'set -euo pipefail',
-      ...lines,
       ...(arrays.length === 0
-        ? []
-        : [
-            `echo ${arrays.map((array, i) => (array.script === 'train' ? '"$train"' : `"$eval${i}"`)).join(' ')}`,
-          ]),
+        ? ['echo "every job of the study was done when this was written: nothing to submit"']
+        : [...lines, `echo ${ids.map((id) => `"$${id}"`).join(' ')}`]),
       '',
     ].join('\n'),
   );
@@ -310,6 +289,8 @@ export interface SubmittedArray extends SlurmArray {
   id: string;
   dependency: string | null;
 }
+
+type SlurmScripts = ReturnType<typeof writeSlurmScripts>;
 
 /** Submits the arrays of `writeSlurmScripts` with sbatch, as submit.sh does; returns their job ids. sbatch missing is an InputError naming the packages. */
 export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
@@ -343,20 +324,13 @@ export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
 export const K8S_STUDY_PATH = '/study';
 
 /** Slurm's memory size as a Kubernetes quantity (Slurm's K, M, G, T are binary units; no unit is M). */
-const k8sMemory = (mem: string) => {
-  const unit = /[KMGT]$/.test(mem) ? mem.slice(-1) : 'M';
-  return `${mem.replace(/[KMGT]$/, '')}${unit}i`;
-};
+const k8sMemory = (mem: string) => mem.replace(/[KMGT]?$/, (unit) => `${unit === '' ? 'M' : unit}i`);
 
-/** The flags of `study k8s` (CPUs and memory as for Slurm). */
-export interface K8sOptions {
+/** The flags of `study k8s`. */
+export interface K8sOptions extends TaskOptions {
   image: string;
   claim: string;
   parallelism: number;
-  trainCpus?: number;
-  evalCpus?: number;
-  mem?: string;
-  leaseTimeout?: number;
 }
 
 /**
@@ -383,15 +357,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
   const timeout = options.leaseTimeout ?? DEFAULT_LEASE_TIMEOUT;
   for (const { name: kind, jobs, cpus } of jobsByKind(plan, options)) {
     const offset = jobs[0]?.index ?? 0;
-    const args = [
-      'study',
-      'run',
-      K8S_STUDY_PATH,
-      '--index',
-      '$(JOB_COMPLETION_INDEX)',
-      '--offset',
-      `${offset}`,
-    ];
+    const args = [...jobCommand(K8S_STUDY_PATH, '$(JOB_COMPLETION_INDEX)').slice(2), '--offset', `${offset}`];
     const manifest = [
       `# The ${kind === 'train' ? 'trainings' : 'evaluations'} of a study as an Indexed Job; written by tinyagent study k8s.`,
       `# Pod i runs job ${offset} + i of plan.jsonl with the image's CLI (ENTRYPOINT node /app/bin/tinyagent.js),`,

@@ -17,22 +17,22 @@ export interface WorkerRequest {
 }
 
 /**
- * `ready` with the seconds from the process's start; `done` with the exit code of `study run
- * --index I`, what the job did, why its log could not be written (or null), the seconds inside
- * runJob (`inJob`), the CPU seconds, and the live tensors and resident MB after it.
+ * How a job ended in a worker: the exit code of `study run --index I`, what the job did, why its log
+ * could not be written (or null), the seconds inside runJob (`inJob`), the CPU seconds, and the live
+ * tensors and resident MB after it (null when the worker died during the job).
  */
-export type WorkerReply =
-  | { type: 'ready'; seconds: number }
-  | {
-      type: 'done';
-      code: number;
-      outcome: 'ran' | 'skipped' | 'held' | 'failed';
-      logProblem: string | null;
-      inJob: number;
-      cpuSeconds: number;
-      tensors: number;
-      rssMb: number;
-    };
+export interface JobEnd {
+  code: number;
+  outcome: 'ran' | 'skipped' | 'held' | 'failed';
+  logProblem: string | null;
+  inJob: number | null;
+  cpuSeconds: number | null;
+  tensors: number | null;
+  rssMb: number | null;
+}
+
+/** `ready` with the seconds from the process's start, `done` once a job has ended. */
+export type WorkerReply = { type: 'ready'; seconds: number } | ({ type: 'done' } & JobEnd);
 
 type Write = typeof process.stdout.write;
 
@@ -64,7 +64,7 @@ async function runIndexed(
   plan: Plan,
   index: number,
   timeout: number,
-): Promise<{ code: number; outcome: 'ran' | 'skipped' | 'held' | 'failed' }> {
+): Promise<Pick<JobEnd, 'code' | 'outcome'>> {
   try {
     const outcome = await runJob(plan, index, {
       timeout,
