@@ -47,6 +47,26 @@ export function commandLine(name: string, args: CommandArgs): string {
   return ['tinyagent', name, ...flags, ...args.positionals].join(' ');
 }
 
+/**
+ * Writes the --out file of one command (atomic): its command line, the machine when it measured
+ * times, the fingerprint of the code and backend that made the numbers (docs/CONTRACT.md), then
+ * `fields`.
+ */
+export function writeRecord(
+  path: string,
+  name: string,
+  args: CommandArgs,
+  machine: MachineNote | undefined,
+  fields: Record<string, unknown>,
+): void {
+  writeJsonAtomic(path, {
+    command: commandLine(name, args),
+    ...(machine === undefined ? {} : { machine }),
+    fingerprint: fingerprint(),
+    ...fields,
+  });
+}
+
 /** The sections of a results file, or none yet; not a JSON object is an InputError (asked before training). */
 export function readSections(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};

@@ -1,13 +1,16 @@
 import { count } from '../../lib/text.ts';
-import { alignedLines, boolFlag, intFlag, MAX_SEED, printJson, type Command } from '../args.ts';
+import {
+  alignedLines,
+  boolFlag,
+  intFlag,
+  printJson,
+  SEED_RANGE,
+  switchFlag,
+  valueFlag,
+  type Command,
+} from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
-import { writeJsonAtomic } from '../../lib/atomic.ts';
-import { fingerprint } from '../../agent/index.ts';
-import { commandLine, noteMachine, outFlag } from '../measurementRecord.ts';
-
-/** Each harness plays all its episodes at once: memory grows with the count (256: about 0.7 GB). */
-const EPISODES = { min: 1, max: 256 };
-const SEED = { min: 0, max: MAX_SEED };
+import { noteMachine, outFlag, writeRecord } from '../measurementRecord.ts';
 
 export const command: Command = {
   name: 'canary',
@@ -15,23 +18,20 @@ export const command: Command = {
     'Run the scripted canary policies (oracle, blind, stacker, gamer) through the gym and check their known pass rates',
   usage: 'tinyagent canary [--episodes N] [--seed S] [--out FILE] [--json]',
   flags: {
-    episodes: {
-      type: 'string',
-      description: 'episodes per task per policy and harness (256: about 10 s and 0.7 GB)',
+    // Each harness plays all its episodes at once: memory grows with the count.
+    episodes: valueFlag('episodes per task per policy and harness (256: about 10 s and 0.7 GB)', {
       default: '10',
-      range: EPISODES,
-    },
-    seed: { type: 'string', description: 'seed of the env and policy streams', default: '0', range: SEED },
-    out: {
-      type: 'string',
-      description:
-        'also write the JSON into this file (results/canary.json is the one the docs quote), DRIFT or not',
-    },
-    json: { type: 'boolean', description: 'print { results, harnesses, seed } as JSON on stdout' },
+      range: { min: 1, max: 256 },
+    }),
+    seed: valueFlag('seed of the env and policy streams', { default: '0', range: SEED_RANGE }),
+    out: valueFlag(
+      'also write the JSON into this file (results/canary.json is the one the docs quote), DRIFT or not',
+    ),
+    json: switchFlag('print { results, harnesses, seed } as JSON on stdout'),
   },
   async run(args) {
-    const episodesPerTask = intFlag(args, 'episodes', 10, EPISODES);
-    const seed = intFlag(args, 'seed', 0, SEED);
+    const episodesPerTask = intFlag(args, 'episodes', 10);
+    const seed = intFlag(args, 'seed', 0);
     const outFile = outFlag(args);
     const machine = noteMachine();
     const started = Date.now();
@@ -43,13 +43,7 @@ export const command: Command = {
       ok: allOk,
     };
     if (outFile !== undefined)
-      writeJsonAtomic(outFile, {
-        command: commandLine('canary', args),
-        machine: machine(),
-        fingerprint: fingerprint(),
-        seconds: (Date.now() - started) / 1000,
-        ...json,
-      });
+      writeRecord(outFile, 'canary', args, machine(), { seconds: (Date.now() - started) / 1000, ...json });
     if (boolFlag(args, 'json')) {
       printJson(json);
       return allOk ? 0 : 1;

@@ -13,6 +13,7 @@ import {
   readResultFiles,
   RESULT_FILE_FLAGS,
   stringFlag,
+  switchFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -122,11 +123,9 @@ export const command: Command = {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
     ...bootstrapFlagSpecs('paired bootstrap'),
     run: { type: 'string', description: 'the run to use when a file holds several' },
-    'allow-different-tasks': {
-      type: 'boolean',
-      description:
-        'pair the files by task id even when they record different benchmarks (refused otherwise: the ids name different items)',
-    },
+    'allow-different-tasks': switchFlag(
+      'pair the files by task id even when they record different benchmarks (refused otherwise: the ids name different items)',
+    ),
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },

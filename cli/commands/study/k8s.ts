@@ -11,7 +11,7 @@ export async function studyK8s(args: CommandArgs, plan: Plan, timeout: number): 
     leaseTimeout: timeout,
     image: stringFlag(args, 'image') ?? 'tinyagent:local',
     claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
-    parallelism: intFlag(args, 'parallelism', 4, { min: 1, max: 10_000 }),
+    parallelism: intFlag(args, 'parallelism', 4),
   });
   const podCommand = (path: string) => `tinyagent ${k8sContainerArgs(readFileSync(path, 'utf8')).join(' ')}`;
   process.stdout.write(
