@@ -36,14 +36,9 @@ export interface FlagSpec {
 }
 
 /** A flag that takes a value (`--seed 3`); `more` holds its default, range, `multiple` or `aliasOf`. */
-export const valueFlag = (
-  description: string,
-  more: Omit<FlagSpec, 'type' | 'description'> = {},
-): FlagSpec => ({
-  type: 'string',
-  description,
-  ...more,
-});
+export function valueFlag(description: string, more: Omit<FlagSpec, 'type' | 'description'> = {}): FlagSpec {
+  return { type: 'string', description, ...more };
+}
 
 /** A flag that takes no value (`--json`). */
 export const switchFlag = (description: string): FlagSpec => ({ type: 'boolean', description });
@@ -132,13 +127,10 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     const alias = command.flags[given]?.aliasOf;
     if (alias !== undefined) deprecated.push(`--${given} is now --${alias}`);
     const name = alias ?? given;
-    if (typeof value === 'string' && value.trim() === '')
+    if ([value].flat().some((each) => typeof each === 'string' && each.trim() === ''))
       throw new UsageError(`--${given} is empty; give it a value`);
-    if (Array.isArray(value)) {
-      const blank = value.find((each) => String(each).trim() === '');
-      if (blank !== undefined) throw new UsageError(`--${given} is empty; give it a value`);
-      lists[name] = value.map(String);
-    } else flags[name] = value;
+    if (Array.isArray(value)) lists[name] = value.map(String);
+    else flags[name] = value;
   }
   if (deprecated.length > 0)
     process.stderr.write(
