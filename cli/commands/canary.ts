@@ -10,7 +10,27 @@ import {
   type Command,
 } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
+
+type CanaryRow = ReturnType<typeof runCanary>['results'][number];
 import { noteMachine, outFlag, writeRecord } from '../measurementRecord.ts';
+
+/** A blind policy's expected rates are approximate. */
+const expected = (value: number, { policy }: CanaryRow) =>
+  policy === 'blind' ? `~${value.toFixed(1)}` : value.toFixed(1);
+
+/** The table's columns: each header and its cell of a row. */
+const COLUMNS: Array<[string, (row: CanaryRow) => string]> = [
+  ['policy', (row) => row.policy],
+  ['env', (row) => row.env],
+  ['reward', (row) => row.reward],
+  ['mean reward', (row) => row.meanReward.toFixed(3)],
+  ['expected', (row) => expected(row.expected, row)],
+  ['success', (row) => row.successRate.toFixed(3)],
+  ['expected', (row) => expected(row.expectedSuccess, row)],
+  ['episodes', (row) => String(row.episodes)],
+  ['harness', (row) => row.harnessHash],
+  ['check', (row) => (canaryRowOk(row) ? 'ok' : 'DRIFT')],
+];
 
 export const command: Command = {
   name: 'canary',
@@ -48,39 +68,14 @@ export const command: Command = {
       printJson(json);
       return allOk ? 0 : 1;
     }
-    const header = [
-      'policy',
-      'env',
-      'reward',
-      'mean reward',
-      'expected',
-      'success',
-      'expected',
-      'episodes',
-      'harness',
-      'check',
-    ];
-    const expected = (value: number, policy: string) =>
-      policy === 'blind' ? `~${value.toFixed(1)}` : value.toFixed(1);
-    const rows = report.results.map((row) => [
-      row.policy,
-      row.env,
-      row.reward,
-      row.meanReward.toFixed(3),
-      expected(row.expected, row.policy),
-      row.successRate.toFixed(3),
-      expected(row.expectedSuccess, row.policy),
-      String(row.episodes),
-      row.harnessHash,
-      canaryRowOk(row) ? 'ok' : 'DRIFT',
-    ]);
+    const rows = report.results.map((row) => COLUMNS.map(([, cell]) => cell(row)));
     const lines = [
       `Harness canary: 4 scripted policies on all 30 tasks, ${count(episodesPerTask, 'episode')} per task each, seed ${seed}`,
       '  train = training harness (1 edit, renaming on); plain = plain BugFixEnv (unlimited edits, no renaming)',
       '  reward = tests that decide the reward at submit; mean reward = what an evaluation scoring that reward would report',
       '  success = submitted and the hidden tests pass (the one success rule); expected = what the gym is built to give',
       '',
-      ...alignedLines([header, ...rows], '  '),
+      ...alignedLines([COLUMNS.map(([name]) => name), ...rows], '  '),
       '',
       allOk
         ? `All ${rows.length} pass rates as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`
