@@ -47,11 +47,7 @@ export function commandLine(name: string, args: CommandArgs): string {
   return ['tinyagent', name, ...flags, ...args.positionals].join(' ');
 }
 
-/**
- * Writes the --out file of one command (atomic): its command line, the machine when it measured
- * times, the fingerprint of the code and backend that made the numbers (docs/CONTRACT.md), then
- * `fields`.
- */
+/** Writes a command's --out file: its command line, the machine, the fingerprint (docs/CONTRACT.md), `fields`. */
 export function writeRecord(
   path: string,
   name: string,

@@ -123,39 +123,33 @@ export const command: Command = {
     const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend, transcripts });
     const seconds = (performance.now() - started) / 1000;
 
-    const { provenance } = result;
+    const { provenance, perTask: tasks } = result;
     const firstEdit = firstEditCounts(result.records);
     const firstEditByTask = Object.fromEntries(
-      result.perTask.map((count) => [
+      tasks.map((count) => [
         count.name,
         firstEditCounts(result.records.filter((record) => record.task === count.name)),
       ]),
     );
     const meanReadCalls =
       result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
-    // The chapter's interval (17.3): tasks resampled, each with its episodes; undefined from one task.
+    // The chapter's interval (17.3): tasks resampled, each with its episodes; null from one task.
     const passAt1Interval =
-      result.perTask.length >= 2
-        ? {
+      tasks.length < 2
+        ? null
+        : {
             ...taskBootstrapCI(
-              {
-                successes: result.perTask.map((count) => count.successes),
-                trials: result.perTask.map((count) => count.episodes),
-              },
+              { successes: tasks.map((task) => task.successes), trials: tasks.map((task) => task.episodes) },
               { reps: DEFAULT_REPLICATES, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
             ),
             method: `task bootstrap, ${DEFAULT_REPLICATES} replicates, 95%`,
             coverage:
-              coverageClause(
-                TASK_BOOTSTRAP_METHOD,
-                `${result.perTask.length} tasks x ${episodes} episodes`,
-              ) ?? null,
-          }
-        : null;
+              coverageClause(TASK_BOOTSTRAP_METHOD, `${tasks.length} tasks x ${episodes} episodes`) ?? null,
+          };
     const report = {
       passAt1: result.passAt1,
       passAt1Interval,
-      perTask: result.perTask,
+      perTask: tasks,
       firstEdit,
       firstEditByTask,
       meanReadCalls,
@@ -175,10 +169,10 @@ export const command: Command = {
     const interval =
       passAt1Interval === null
         ? 'interval n/a: one task (a task-level interval needs at least 2)'
-        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
+        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${tasks.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
     const lines = [
       `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s`,
-      ...result.perTask.map(
+      ...tasks.map(
         (task) =>
           `  ${task.name.padEnd(16)} ${task.type.padEnd(11)} ${String(task.successes).padStart(3)}/${task.episodes}   first edit: ${topOps(firstEditByTask[task.name]!)}`,
       ),
