@@ -427,8 +427,7 @@ export function stringFlag(args: CommandArgs, name: string): string | undefined 
 
 /** Every value of a flag given more than once (`multiple`), in order; [] when absent. */
 export function listFlag(args: CommandArgs, name: string): string[] {
-  const raw = args.lists?.[name] ?? args.flags[name];
-  return Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+  return args.lists?.[name] ?? [];
 }
 
 export function boolFlag(args: CommandArgs, name: string): boolean {

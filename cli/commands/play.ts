@@ -26,38 +26,28 @@ export async function* cappedLines(
   input: AsyncIterable<Buffer | string>,
   maxBytes = MAX_LINE_BYTES,
 ): AsyncGenerator<InputLine> {
-  let parts: Buffer[] = [];
-  let size = 0;
-  let tooLong = false;
-  const finish = (): InputLine => {
-    const line: InputLine = tooLong
+  let kept: Buffer[] = [];
+  let size = 0; // of the whole line so far; past maxBytes nothing is kept
+  const line = (): InputLine =>
+    size > maxBytes
       ? { text: '', tooLong: true }
-      : { text: Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), tooLong: false };
-    parts = [];
-    size = 0;
-    tooLong = false;
-    return line;
-  };
+      : { text: Buffer.concat(kept).toString('utf8').replace(/\r$/, ''), tooLong: false };
   for await (const chunk of input) {
     let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (;;) {
       const newline = buffer.indexOf(10);
       const piece = newline === -1 ? buffer : buffer.subarray(0, newline);
-      if (!tooLong) {
-        if (size + piece.length > maxBytes) {
-          tooLong = true;
-          parts = [];
-        } else {
-          parts.push(Buffer.from(piece));
-          size += piece.length;
-        }
-      }
+      size += piece.length;
+      if (size > maxBytes) kept = [];
+      else kept.push(Buffer.from(piece));
       if (newline === -1) break;
-      yield finish();
+      yield line();
+      kept = [];
+      size = 0;
       buffer = buffer.subarray(newline + 1);
     }
   }
-  if (size > 0 || tooLong) yield finish();
+  if (size > 0) yield line();
 }
 
 /**

@@ -120,25 +120,18 @@ const isWordList = (value: unknown): value is string[] =>
 /** A row's `transcript` as turns, or why it is not (the file is untrusted: its shape is checked). */
 function readTranscript(value: unknown): { turns: TranscriptTurn[] | null; problem: string | null } {
   if (value === undefined) return { turns: null, problem: null };
-  if (
-    Array.isArray(value) &&
-    value.every(
-      (turn) =>
-        typeof turn === 'object' &&
-        turn !== null &&
-        isWordList((turn as Record<string, unknown>).observation) &&
-        isWordList((turn as Record<string, unknown>).action),
-    )
-  ) {
+  const isTurn = (turn: unknown) =>
+    typeof turn === 'object' &&
+    turn !== null &&
+    isWordList((turn as Record<string, unknown>).observation) &&
+    isWordList((turn as Record<string, unknown>).action);
+  if (!Array.isArray(value) || !value.every(isTurn))
     return {
-      turns: value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action })),
-      problem: null,
+      turns: null,
+      problem: `not a list of turns ({observation: [words], action: [words]}): ${jsonText(value)}`,
     };
-  }
-  return {
-    turns: null,
-    problem: `not a list of turns ({observation: [words], action: [words]}): ${jsonText(value)}`,
-  };
+  const turns = value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action }));
+  return { turns, problem: null };
 }
 
 function episodeView(row: ResultFile['rows'][number]) {
