@@ -1,10 +1,7 @@
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, LEASE_TIMEOUT_RANGE } from '../../../study/leases.ts';
 import {
-  definedFields,
-  intFlag,
   numberFlag,
   SEED_RANGE,
-  stringFlag,
   switchFlag,
   UsageError,
   valueFlag,
@@ -76,15 +73,6 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
   parallelism: valueFlag('k8s: pods at once', { default: '4', range: { min: 1, max: 10_000 } }),
   json: switchFlag('print JSON'),
 };
-
-/** --train-cpus, --eval-cpus and --mem: what each task of `study slurm` and `study k8s` asks for. */
-export function taskResources(args: CommandArgs) {
-  return {
-    ...definedFields({ trainCpus: intFlag(args, 'train-cpus', undefined) }),
-    evalCpus: intFlag(args, 'eval-cpus', 1),
-    mem: stringFlag(args, 'mem') ?? '2G',
-  };
-}
 
 /**
  * The lease timeout in seconds, read once here and passed to every job and worker: --lease-timeout,
