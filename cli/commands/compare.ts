@@ -8,6 +8,7 @@ import {
   boolFlag,
   bootstrapFlags,
   bootstrapFlagSpecs,
+  definedFields,
   intFlag,
   printJson,
   readResultFiles,
@@ -64,11 +65,7 @@ async function run(args: CommandArgs): Promise<void> {
       files: { a: pathA, b: pathB },
       formats: { a: fileA.format, b: fileB.format },
       // a side that records no benchmark has none here
-      benchmarks: {
-        ...(fileA.benchmark === undefined ? {} : { a: fileA.benchmark }),
-        ...(fileB.benchmark === undefined ? {} : { b: fileB.benchmark }),
-        allowDifferentTasks,
-      },
+      benchmarks: { ...definedFields({ a: fileA.benchmark, b: fileB.benchmark }), allowDifferentTasks },
       notes,
       seed,
       ...rest,
