@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { readResults, type ReadOptions } from '../eval/io/batch.ts';
@@ -15,15 +16,15 @@ import { InputError, UsageError } from '../lib/errors.ts';
 
 export { EXIT, InputError, UsageError } from '../lib/errors.ts';
 
-/** The largest seed a flag or config accepts (seeds are 31-bit non-negative integers). */
-export const MAX_SEED = 2_147_483_647;
+/** The seeds a flag or config accepts: 31-bit non-negative integers. */
+export const SEED_RANGE = { min: 0, max: 2_147_483_647 };
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
   /** Shown in --help; the command (a config flag: the config schema) applies it when the flag is absent. */
   default?: string;
-  /** A numeric flag's accepted range, shown in --help as `[min..max]`; pass the same to intFlag/numberFlag. */
+  /** A numeric flag's accepted range, shown in --help as `[min..max]`; intFlag and numberFlag check it. */
   range?: { min: number; max: number };
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
@@ -33,6 +34,14 @@ export interface FlagSpec {
    */
   aliasOf?: string;
 }
+
+/** A flag that takes a value (`--seed 3`); `more` holds its default, range, `multiple` or `aliasOf`. */
+export function valueFlag(description: string, more: Omit<FlagSpec, 'type' | 'description'> = {}): FlagSpec {
+  return { type: 'string', description, ...more };
+}
+
+/** A flag that takes no value (`--json`). */
+export const switchFlag = (description: string): FlagSpec => ({ type: 'boolean', description });
 
 export interface Command {
   name: string;
@@ -51,14 +60,13 @@ export interface CommandArgs {
   /** The values of the flags given with `multiple`, each in order (absent: not given). */
   lists?: Record<string, string[]>;
   positionals: string[];
+  /** The command's flags as parsed (`parseCommandArgs`): where intFlag and numberFlag find a range. */
+  specs?: Record<string, FlagSpec>;
 }
 
 export function helpText(command: Command): string {
   const lines = [`${command.summary}`, '', `Usage: ${command.usage}`, '', 'Options:'];
-  const entries = Object.entries({
-    ...command.flags,
-    help: { type: 'boolean', description: 'show this help' } as FlagSpec,
-  });
+  const entries = Object.entries({ ...command.flags, help: switchFlag('show this help') });
   const width = Math.max(...entries.map(([name, spec]) => name.length + (spec.type === 'string' ? 6 : 0)));
   for (const [name, spec] of entries) {
     const left = `--${name}${spec.type === 'string' ? ' VALUE' : ''}`.padEnd(width + 4);
@@ -119,19 +127,16 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     const alias = command.flags[given]?.aliasOf;
     if (alias !== undefined) deprecated.push(`--${given} is now --${alias}`);
     const name = alias ?? given;
-    if (typeof value === 'string' && value.trim() === '')
+    if ([value].flat().some((each) => typeof each === 'string' && each.trim() === ''))
       throw new UsageError(`--${given} is empty; give it a value`);
-    if (Array.isArray(value)) {
-      const blank = value.find((each) => String(each).trim() === '');
-      if (blank !== undefined) throw new UsageError(`--${given} is empty; give it a value`);
-      lists[name] = value.map(String);
-    } else flags[name] = value;
+    if (Array.isArray(value)) lists[name] = value.map(String);
+    else flags[name] = value;
   }
   if (deprecated.length > 0)
     process.stderr.write(
       `tinyagent ${command.name}: warning: ${deprecated.join(' and ')} (deprecated; ${deprecated.length === 1 ? 'the old name still works' : 'the old names still work'})\n`,
     );
-  return { flags, lists, positionals: parsed.positionals };
+  return { flags, lists, positionals: parsed.positionals, specs: command.flags };
 }
 
 /**
@@ -164,13 +169,13 @@ function checkGivenOnce(
   }
 }
 
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+
 /**
  * `--seed -1` would make node's parseArgs report the value as "ambiguous" (it looks like a
  * flag); a string flag followed by a negative number is read as `--seed=-1`, so that the range
  * check can say what is wrong with it, and a repeatable flag followed by `--x` as `--flag=--x`.
  */
-type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
-
 function joinNegativeValues(argv: readonly string[], options: ParseOptions): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
@@ -195,39 +200,43 @@ function joinNegativeValues(argv: readonly string[], options: ParseOptions): str
 
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
 
+type Range = { min?: number; max?: number } | undefined;
+
 /**
- * An integer flag with bounds, written in decimal (`0x10`, `1e3` and `1.0` are refused); `fallback`
- * when absent. Integers beyond 2^53 - 1 are not exact and are refused whatever the bounds, so that
- * is the default `max`.
+ * An integer flag written in decimal (`0x10`, `1e3` and `1.0` are refused) within `range` (by
+ * default its spec's); `fallback` when absent. Integers beyond 2^53 - 1 are not exact and are
+ * refused whatever the bounds, so that is the default `max`.
  */
-export function intFlag(
+export function intFlag<F extends number | null | undefined>(
   args: CommandArgs,
   name: string,
-  fallback: number,
-  { min = -Infinity, max = Number.MAX_SAFE_INTEGER } = {},
-): number {
+  fallback: F,
+  range: Range = args.specs?.[name]?.range,
+): number | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) {
     throw new UsageError(`--${name} must be a decimal integer, got '${clip(String(raw))}'`);
   }
-  const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
-  return value;
+  return inRange(name, Number(raw), { max: Number.MAX_SAFE_INTEGER, ...range });
 }
 
-/** A finite number flag with bounds, written in decimal (`0x10`, `Infinity` are refused); `fallback` when absent. */
-export function numberFlag(
+/** A finite number flag written in decimal (`0x10`, `Infinity` are refused), as intFlag. */
+export function numberFlag<F extends number | null | undefined>(
   args: CommandArgs,
   name: string,
-  fallback: number,
-  { min = -Infinity, max = Infinity } = {},
-): number {
+  fallback: F,
+  range: Range = args.specs?.[name]?.range,
+): number | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value))
     throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
+  return inRange(name, value, range);
+}
+
+function inRange(name: string, value: number, { min = -Infinity, max = Infinity }: Range = {}): number {
   if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
   return value;
 }
@@ -266,6 +275,15 @@ export function readJsonFile(path: string, flag: string): unknown {
   return value;
 }
 
+/** Whether `path` is a folder (following links); false when there is nothing to look at. */
+export function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // the reader of the path says what is wrong with it
+  }
+}
+
 /**
  * `--out FILE` of a command that writes one format, which the extension must name (a UsageError);
  * a folder, a FIFO or a link at FILE is refused (an InputError) before any work.
@@ -283,12 +301,12 @@ export function outFileFlag(
 }
 
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
-export function intListFlag(
+export function intListFlag<F extends number[] | undefined>(
   args: CommandArgs,
   name: string,
-  fallback: number[],
+  fallback: F,
   { min = 1, max = Number.MAX_SAFE_INTEGER } = {},
-): number[] {
+): number[] | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   const parts = String(raw)
@@ -388,13 +406,13 @@ export function configFlagValues<F extends string>(
   return values;
 }
 
-/** A flag restricted to a set of values. */
-export function choiceFlag<T extends string>(
+/** A flag restricted to a set of values; `fallback` when absent. */
+export function choiceFlag<T extends string, F extends T | undefined = T>(
   args: CommandArgs,
   name: string,
   choices: readonly T[],
-  fallback: T,
-): T {
+  fallback: F,
+): T | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
   if (!choices.includes(raw as T))
@@ -409,12 +427,18 @@ export function stringFlag(args: CommandArgs, name: string): string | undefined 
 
 /** Every value of a flag given more than once (`multiple`), in order; [] when absent. */
 export function listFlag(args: CommandArgs, name: string): string[] {
-  const raw = args.lists?.[name] ?? args.flags[name];
-  return Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+  return args.lists?.[name] ?? [];
 }
 
 export function boolFlag(args: CommandArgs, name: string): boolean {
   return args.flags[name] === true;
+}
+
+/** `fields` less those that are undefined: options whose absent fields take their defaults. */
+export function definedFields<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 export function printJson(value: unknown): void {
@@ -429,43 +453,27 @@ export function alignedLines(rows: ReadonlyArray<readonly string[]>, indent = ''
 
 /** The flags of every command that reads result files: the format and each format's choice. */
 export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
-  format: {
-    type: 'string',
-    description: `the files' format: ${FORMAT_CHOICES.join(', ')}`,
+  format: valueFlag(`the files' format: ${FORMAT_CHOICES.join(', ')}`, {
     default: 'auto (from the content)',
-  },
-  scorer: {
-    type: 'string',
-    description: 'Inspect logs: the scorer whose value is the outcome (needed when there are several)',
-  },
-  'partial-as': {
-    type: 'string',
-    description:
-      'Inspect logs: read partial credit "P" as pass or fail (otherwise 0.5, as Inspect does: graded scores, the mean score)',
-  },
-  metric: {
-    type: 'string',
-    description:
-      'lm-evaluation-harness samples: the 0/1 metric that is the outcome, e.g. exact_match, acc (needed when there are several)',
-  },
-  filter: {
-    type: 'string',
-    description:
-      'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)',
-  },
-  'max-rows': {
-    type: 'string',
-    description: 'the most result rows read from one file (each is held in memory; docs/METRICS.md)',
+  }),
+  scorer: valueFlag('Inspect logs: the scorer whose value is the outcome (needed when there are several)'),
+  'partial-as': valueFlag(
+    'Inspect logs: read partial credit "P" as pass or fail (otherwise 0.5, as Inspect does: graded scores, the mean score)',
+  ),
+  metric: valueFlag(
+    'lm-evaluation-harness samples: the 0/1 metric that is the outcome, e.g. exact_match, acc (needed when there are several)',
+  ),
+  filter: valueFlag(
+    'lm-evaluation-harness samples: the filter whose lines to read (needed when there are several)',
+  ),
+  'max-rows': valueFlag('the most result rows read from one file (each is held in memory; docs/METRICS.md)', {
     default: String(MAX_ROWS),
     range: { min: 1, max: Number.MAX_SAFE_INTEGER },
-  },
-  'max-bytes': {
-    type: 'string',
-    description:
-      'the most bytes the rows of one file hold, and one JSON text of it may take to parse (docs/METRICS.md)',
-    default: "a quarter of node's heap limit",
-    range: { min: 1, max: Number.MAX_SAFE_INTEGER },
-  },
+  }),
+  'max-bytes': valueFlag(
+    'the most bytes the rows of one file hold, and one JSON text of it may take to parse (docs/METRICS.md)',
+    { default: "a quarter of node's heap limit", range: { min: 1, max: Number.MAX_SAFE_INTEGER } },
+  ),
 };
 
 /** The fewest bootstrap replicates --reps accepts: fewer put the percentile ends on a handful of draws. */
@@ -473,9 +481,9 @@ export const MIN_REPS = 100;
 
 /** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
 export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
-  level: { type: 'string', description: 'confidence level', default: '0.95' },
-  seed: { type: 'string', description: `seed of the ${what}`, default: '0' },
-  reps: { type: 'string', description: 'bootstrap replicates', default: String(DEFAULT_REPLICATES) },
+  level: valueFlag('confidence level', { default: '0.95' }),
+  seed: valueFlag(`seed of the ${what}`, { default: '0' }),
+  reps: valueFlag('bootstrap replicates', { default: String(DEFAULT_REPLICATES) }),
 });
 
 /** The values of `bootstrapFlagSpecs`. */
@@ -492,8 +500,8 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
     maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
     maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes(), { min: 1 }),
   };
-  if (args.flags['partial-as'] !== undefined)
-    options.partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, 'fail');
+  const partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, undefined);
+  if (partialAs !== undefined) options.partialAs = partialAs;
   for (const name of ['scorer', 'metric', 'filter'] as const) {
     const value = stringFlag(args, name);
     if (value !== undefined) options[name] = value;

@@ -47,6 +47,22 @@ export function commandLine(name: string, args: CommandArgs): string {
   return ['tinyagent', name, ...flags, ...args.positionals].join(' ');
 }
 
+/** Writes a command's --out file: its command line, the machine, the fingerprint (docs/CONTRACT.md), `fields`. */
+export function writeRecord(
+  path: string,
+  name: string,
+  args: CommandArgs,
+  machine: MachineNote | undefined,
+  fields: Record<string, unknown>,
+): void {
+  writeJsonAtomic(path, {
+    command: commandLine(name, args),
+    ...(machine === undefined ? {} : { machine }),
+    fingerprint: fingerprint(),
+    ...fields,
+  });
+}
+
 /** The sections of a results file, or none yet; not a JSON object is an InputError (asked before training). */
 export function readSections(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};

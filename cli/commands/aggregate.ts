@@ -12,12 +12,15 @@ import { clip } from '../../lib/text.ts';
 import {
   boolFlag,
   choiceFlag,
+  definedFields,
   intFlag,
-  MAX_SEED,
   numberFlag,
   printJson,
+  SEED_RANGE,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -218,45 +221,27 @@ export const command: Command = {
     'tinyagent aggregate FILE... [--reps N] [--seed 0] [--gamma 1] [--tau LIST] [--tau-scale linear|log] [--resample within-tasks|whole-runs] [--json] [--out DIR]',
   positionals: { min: 1, max: 64 },
   flags: {
-    reps: {
-      type: 'string',
-      description: `bootstrap replicates (default: rliable's ${AGGREGATE_REPS.toLocaleString('en-US')}, fewer for a large file, at least ${MIN_REPS.toLocaleString('en-US')})`,
-      range: { min: 100, max: 1_000_000 },
-    },
-    seed: {
-      type: 'string',
-      description: 'seed of the bootstrap',
-      default: '0',
-      range: { min: 0, max: MAX_SEED },
-    },
-    gamma: {
-      type: 'string',
-      description: "the optimality gap's threshold (rliable's default)",
-      default: '1',
-    },
-    tau: {
-      type: 'string',
-      description:
-        "the profile's thresholds: a list (0,0.5,1,2,4,8) or START:STOP:COUNT as np.linspace (0:8:81); default 21 from min(0, lowest score) to max(1, highest)",
-    },
-    'tau-scale': {
-      type: 'string',
-      description:
-        "the profile's x axis and default taus: linear, or log (sign(x) log(1 + |x|), takes 0 and negatives)",
-      default: 'linear',
-    },
-    resample: {
-      type: 'string',
-      description:
-        "within-tasks (rliable's stratified bootstrap: runs made per task) or whole-runs (each run one policy scored on every task)",
-      default: 'within-tasks',
-    },
-    json: { type: 'boolean', description: 'print JSON' },
-    out: {
-      type: 'string',
-      description:
-        'write aggregate.json, aggregate.md and figures/ to DIR (npm run report -- --aggregate DIR shows them)',
-    },
+    reps: valueFlag(
+      `bootstrap replicates (default: rliable's ${AGGREGATE_REPS.toLocaleString('en-US')}, fewer for a large file, at least ${MIN_REPS.toLocaleString('en-US')})`,
+      { range: { min: 100, max: 1_000_000 } },
+    ),
+    seed: valueFlag('seed of the bootstrap', { default: '0', range: SEED_RANGE }),
+    gamma: valueFlag("the optimality gap's threshold (rliable's default)", { default: '1' }),
+    tau: valueFlag(
+      "the profile's thresholds: a list (0,0.5,1,2,4,8) or START:STOP:COUNT as np.linspace (0:8:81); default 21 from min(0, lowest score) to max(1, highest)",
+    ),
+    'tau-scale': valueFlag(
+      "the profile's x axis and default taus: linear, or log (sign(x) log(1 + |x|), takes 0 and negatives)",
+      { default: 'linear' },
+    ),
+    resample: valueFlag(
+      "within-tasks (rliable's stratified bootstrap: runs made per task) or whole-runs (each run one policy scored on every task)",
+      { default: 'within-tasks' },
+    ),
+    json: switchFlag('print JSON'),
+    out: valueFlag(
+      'write aggregate.json, aggregate.md and figures/ to DIR (npm run report -- --aggregate DIR shows them)',
+    ),
   },
   moreHelp: () =>
     [
@@ -269,9 +254,8 @@ export const command: Command = {
       'stderr on a terminal. See docs/METRICS.md.',
     ].join('\n'),
   async run(args) {
-    const reps =
-      args.flags.reps === undefined ? undefined : intFlag(args, 'reps', 0, { min: 100, max: 1_000_000 });
-    const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
+    const reps = intFlag(args, 'reps', undefined);
+    const seed = intFlag(args, 'seed', 0);
     const gamma = numberFlag(args, 'gamma', 1);
     const tauText = stringFlag(args, 'tau');
     const taus = tauText === undefined ? undefined : tauFlag(tauText);
@@ -280,8 +264,7 @@ export const command: Command = {
     const out = outDirFlag(args);
     const algorithms = readScoreFiles(args.positionals);
     const numbers = aggregateNumbers(algorithms, {
-      ...(reps === undefined ? {} : { reps }),
-      ...(taus === undefined ? {} : { taus }),
+      ...definedFields({ reps, taus }),
       seed,
       gamma,
       tauScale,

@@ -1,10 +1,17 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { backendFlag, boolFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
+import {
+  backendFlag,
+  boolFlag,
+  printJson,
+  stringFlag,
+  switchFlag,
+  UsageError,
+  valueFlag,
+  type Command,
+} from '../args.ts';
 import { BACKEND_PREFERENCES } from '../../agent/backend.ts';
-import { writeJsonAtomic } from '../../lib/atomic.ts';
-import { fingerprint } from '../../agent/index.ts';
-import { commandLine, noteMachine, outFlag } from '../measurementRecord.ts';
+import { noteMachine, outFlag, writeRecord } from '../measurementRecord.ts';
 import { findTorchPython } from '../../bench/torchReference.ts';
 
 /** The benchmark suites, in the order they print. Each module exports `run(say)`. */
@@ -12,11 +19,10 @@ const SUITES = ['gym', 'eval', 'io', 'model', 'train', 'study'] as const;
 /** What runs without --only: all but study, which runs a study of 56 jobs (minutes; docs/STUDIES.md). */
 const DEFAULT_SUITES = SUITES.filter((name) => name !== 'study');
 
+type Figures = Record<string, number | string | Record<string, number | string>>;
+
 interface BenchModule {
-  run(
-    say: (line: string) => void,
-    options: { torchPython?: string | undefined },
-  ): Promise<Record<string, number | string | Record<string, number | string>>>;
+  run(say: (line: string) => void, options: { torchPython?: string | undefined }): Promise<Figures>;
 }
 
 export const command: Command = {
@@ -26,27 +32,20 @@ export const command: Command = {
   usage:
     'tinyagent bench [--only gym,eval,io,model,train,study] [--torch [--python PYTHON]] [--out FILE] [--json]   (backend: TINYAGENT_BACKEND; io sizes: TINYAGENT_BENCH_IO_MB)',
   flags: {
-    only: {
-      type: 'string',
-      description: `comma-separated suites among ${SUITES.join(', ')}, each at most once (default all but study)`,
-      default: 'all',
-    },
-    out: {
-      type: 'string',
-      description:
-        'also write the figures, the command and the machine (cores, load) into this JSON file (results/bench.json is the one the docs quote)',
-    },
-    json: { type: 'boolean', description: 'print the figures as JSON on stdout' },
-    torch: {
-      type: 'boolean',
-      description:
-        "train suite: also time the same training step in PyTorch on two threads (bench/torch/step.py; needs python3-torch), in turn with ours; the figures are the train suite's `torch` field",
-    },
-    python: {
-      type: 'string',
-      description:
-        'the Python that runs the PyTorch reference (default: the first of python3, /usr/bin/python3 that imports torch)',
-    },
+    only: valueFlag(
+      `comma-separated suites among ${SUITES.join(', ')}, each at most once (default all but study)`,
+      { default: 'all' },
+    ),
+    out: valueFlag(
+      'also write the figures, the command and the machine (cores, load) into this JSON file (results/bench.json is the one the docs quote)',
+    ),
+    json: switchFlag('print the figures as JSON on stdout'),
+    torch: switchFlag(
+      "train suite: also time the same training step in PyTorch on two threads (bench/torch/step.py; needs python3-torch), in turn with ours; the figures are the train suite's `torch` field",
+    ),
+    python: valueFlag(
+      'the Python that runs the PyTorch reference (default: the first of python3, /usr/bin/python3 that imports torch)',
+    ),
   },
   async run(args) {
     const only = stringFlag(args, 'only');
@@ -68,7 +67,7 @@ export const command: Command = {
     const torchPython = boolFlag(args, 'torch') ? findTorchPython(python) : undefined;
     const machine = noteMachine();
     const say = (line: string) => process.stderr.write(`${line}\n`);
-    const figures: Record<string, Record<string, number | string | Record<string, number | string>>> = {};
+    const figures: Record<string, Figures> = {};
     for (const name of chosen) {
       const path = fileURLToPath(new URL(`../../bench/${name}.ts`, import.meta.url));
       if (!existsSync(path)) continue;
@@ -79,13 +78,7 @@ export const command: Command = {
       });
     }
     if (out !== undefined) {
-      // The fingerprint names the code and backend the figures were measured on (docs/CONTRACT.md).
-      writeJsonAtomic(out, {
-        command: commandLine('bench', args),
-        machine: machine(),
-        fingerprint: fingerprint(),
-        figures,
-      });
+      writeRecord(out, 'bench', args, machine(), { figures });
       say(`wrote the figures to ${out}`);
     }
     if (json) printJson(figures);

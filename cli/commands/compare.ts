@@ -8,11 +8,13 @@ import {
   boolFlag,
   bootstrapFlags,
   bootstrapFlagSpecs,
+  definedFields,
   intFlag,
   printJson,
   readResultFiles,
   RESULT_FILE_FLAGS,
   stringFlag,
+  switchFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -63,11 +65,7 @@ async function run(args: CommandArgs): Promise<void> {
       files: { a: pathA, b: pathB },
       formats: { a: fileA.format, b: fileB.format },
       // a side that records no benchmark has none here
-      benchmarks: {
-        ...(fileA.benchmark === undefined ? {} : { a: fileA.benchmark }),
-        ...(fileB.benchmark === undefined ? {} : { b: fileB.benchmark }),
-        allowDifferentTasks,
-      },
+      benchmarks: { ...definedFields({ a: fileA.benchmark, b: fileB.benchmark }), allowDifferentTasks },
       notes,
       seed,
       ...rest,
@@ -122,11 +120,9 @@ export const command: Command = {
     k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
     ...bootstrapFlagSpecs('paired bootstrap'),
     run: { type: 'string', description: 'the run to use when a file holds several' },
-    'allow-different-tasks': {
-      type: 'boolean',
-      description:
-        'pair the files by task id even when they record different benchmarks (refused otherwise: the ids name different items)',
-    },
+    'allow-different-tasks': switchFlag(
+      'pair the files by task id even when they record different benchmarks (refused otherwise: the ids name different items)',
+    ),
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },

@@ -2,12 +2,15 @@ import { checkSameBenchmark, refuseGraded } from '../../eval/io/index.ts';
 import { diagnose } from '../../eval/report/diagnose.ts';
 import {
   boolFlag,
+  definedFields,
   intFlag,
   printJson,
   readResultFiles,
   RESULT_FILE_FLAGS,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -39,7 +42,7 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
 async function run(args: CommandArgs): Promise<number> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
-  const k = args.flags.k === undefined ? undefined : intFlag(args, 'k', 1, { min: 1 });
+  const k = intFlag(args, 'k', undefined, { min: 1 });
   const files = await readResultFiles(args, second === undefined ? [first] : [first, second]);
   const [fileA, fileB] = files;
   for (const file of files) refuseGraded(file, 'the pass@k diagnosis');
@@ -47,10 +50,7 @@ async function run(args: CommandArgs): Promise<number> {
     fileB === undefined
       ? undefined
       : checkSameBenchmark(fileA, fileB, { allow: boolFlag(args, 'allow-different-tasks') });
-  const report = diagnose(fileA, fileB, {
-    ...(k === undefined ? {} : { k }),
-    ...(reported === undefined ? {} : { reported }),
-  });
+  const report = diagnose(fileA, fileB, definedFields({ k, reported }));
   const notes = [
     ...(fileA.notes ?? []).map((note) => `${first}: ${note}`),
     ...(fileB?.notes ?? []).map((note) => `${second}: ${note}`),
@@ -98,19 +98,13 @@ export const command: Command = {
     'tinyagent diagnose FILE [FILE2] [--k K] [--reported 1:0.62,10:0.55] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]   (FILE: source of pass@1, FILE2: of pass@k)',
   positionals: { min: 1, max: 2 },
   flags: {
-    k: {
-      type: 'string',
-      description: 'the k of the pass@k being questioned (at most the samples per task)',
+    k: valueFlag('the k of the pass@k being questioned (at most the samples per task)', {
       default: 'n of FILE2 (or FILE)',
-    },
-    reported: {
-      type: 'string',
-      description: 'the numbers that were reported, as k:value pairs, to check against the raw rows',
-    },
-    'allow-different-tasks': {
-      type: 'boolean',
-      description: 'read FILE and FILE2 as one task set even when they record different benchmarks',
-    },
+    }),
+    reported: valueFlag('the numbers that were reported, as k:value pairs, to check against the raw rows'),
+    'allow-different-tasks': switchFlag(
+      'read FILE and FILE2 as one task set even when they record different benchmarks',
+    ),
     ...RESULT_FILE_FLAGS,
     json: { type: 'boolean', description: 'print JSON' },
   },

@@ -3,14 +3,17 @@ import {
   backendFlag,
   boolFlag,
   choiceFlag,
+  definedFields,
   InputError,
   intFlag,
-  MAX_SEED,
   numberFlag,
   outFileFlag,
   printJson,
+  SEED_RANGE,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
   type CommandArgs,
   type FlagSpec,
@@ -24,40 +27,18 @@ import { TASK_BOOTSTRAP_METHOD } from '../../analysis/index.ts';
 import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
 
-/** The flags' ranges: the harness fields' own (gym/config.ts), and a bound on the work an evaluation may ask for (probe's too). */
-export const RANGES = {
-  temperature: { min: 0, max: 10 },
-  maxTurns: { min: 1, max: 1000 },
-  maxEdits: { min: 1, max: 1000 },
-  /** Every episode's record is kept while playing (about 18 KB each): 1024 of each of the 30 tasks peaked at 0.95 GB. */
-  episodes: { min: 1, max: 1024 },
-  seed: { min: 0, max: MAX_SEED },
-} as const;
-
 /**
  * The flags of every command that plays a checkpoint (eval, probe); each says in its own words
- * what its episodes and seed are.
+ * what its episodes and seed are. Every episode's record is kept while playing (about 18 KB
+ * each), hence the bound on the episodes.
  */
 export const checkpointFlags = {
-  checkpoint: { type: 'string', description: 'checkpoint folder, e.g. runs/default/step-80' },
-  episodes: (description: string): FlagSpec => ({
-    type: 'string',
-    description,
-    default: '32',
-    range: RANGES.episodes,
-  }),
-  seed: (description: string, defaultSeed = 0): FlagSpec => ({
-    type: 'string',
-    description,
-    default: String(defaultSeed),
-    range: RANGES.seed,
-  }),
-  backend: {
-    type: 'string',
-    description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`,
-    default: 'auto',
-  },
-} as const;
+  checkpoint: valueFlag('checkpoint folder, e.g. runs/default/step-80'),
+  episodes: (description: string) => valueFlag(description, { default: '32', range: { min: 1, max: 1024 } }),
+  seed: (description: string, defaultSeed = 0) =>
+    valueFlag(description, { default: String(defaultSeed), range: SEED_RANGE }),
+  backend: valueFlag(`tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, { default: 'auto' }),
+};
 
 /** An InputError when the checkpoint folder is missing; checked after the flags, so that a usage error (exit 2) is reported first. */
 export function checkCheckpointFolder(dir: string): void {
@@ -73,18 +54,14 @@ export function topOps(counts: Record<string, number>): string {
     .join(', ');
 }
 
-/** One of eval's harness flags: a single-field change to the harness the checkpoint recorded. */
-const harnessFlag = (description: string, range?: { min: number; max: number }): FlagSpec => ({
-  type: 'string',
-  description,
-  default: 'the harness value',
-  ...(range === undefined ? {} : { range }),
-});
+/** One of eval's harness flags: a single-field change to the harness the checkpoint recorded (its range: gym/config.ts's). */
+const harnessFlag = (description: string, range?: { min: number; max: number }): FlagSpec =>
+  valueFlag(description, { default: 'the harness value', ...(range === undefined ? {} : { range }) });
 
 const harnessFlags = {
-  temperature: harnessFlag('sampling temperature (0 = greedy)', RANGES.temperature),
-  'max-turns': harnessFlag('turn budget per episode', RANGES.maxTurns),
-  'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", RANGES.maxEdits),
+  temperature: harnessFlag('sampling temperature (0 = greedy)', { min: 0, max: 10 }),
+  'max-turns': harnessFlag('turn budget per episode', { min: 1, max: 1000 }),
+  'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", { min: 1, max: 1000 }),
   rename: harnessFlag('randomize function names: on | off'),
   'rename-pool': harnessFlag('rename pool: all | train | heldout'),
   reward: harnessFlag('reward source: hidden | public (success is always scored on hidden tests)'),
@@ -92,21 +69,15 @@ const harnessFlags = {
 
 /** The command line's single-field changes to the harness (applied over the checkpoint's recorded one). */
 function harnessOverrides(args: CommandArgs): HarnessInput {
-  const overrides: HarnessInput = {};
-  if (args.flags.temperature !== undefined)
-    overrides.temperature = numberFlag(args, 'temperature', 1, RANGES.temperature);
-  if (args.flags['max-turns'] !== undefined)
-    overrides.maxTurns = intFlag(args, 'max-turns', 6, RANGES.maxTurns);
-  const maxEdits = stringFlag(args, 'max-edits');
-  if (maxEdits !== undefined)
-    overrides.maxEdits = maxEdits === 'unlimited' ? null : intFlag(args, 'max-edits', 1, RANGES.maxEdits);
-  if (args.flags.rename !== undefined)
-    overrides.randomizeNames = choiceFlag(args, 'rename', ['on', 'off'] as const, 'on') === 'on';
-  if (args.flags['rename-pool'] !== undefined)
-    overrides.renamePool = choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, 'all');
-  if (args.flags.reward !== undefined)
-    overrides.reward = choiceFlag(args, 'reward', ['hidden', 'public'] as const, 'hidden');
-  return overrides;
+  const { rename, ...overrides } = {
+    temperature: numberFlag(args, 'temperature', undefined),
+    maxTurns: intFlag(args, 'max-turns', undefined),
+    maxEdits: stringFlag(args, 'max-edits') === 'unlimited' ? null : intFlag(args, 'max-edits', undefined),
+    rename: choiceFlag(args, 'rename', ['on', 'off'] as const, undefined),
+    renamePool: choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, undefined),
+    reward: choiceFlag(args, 'reward', ['hidden', 'public'] as const, undefined),
+  };
+  return definedFields({ ...overrides, randomizeNames: rename === undefined ? undefined : rename === 'on' });
 }
 
 export const command: Command = {
@@ -118,34 +89,28 @@ export const command: Command = {
   flags: {
     checkpoint: checkpointFlags.checkpoint,
     episodes: checkpointFlags.episodes('episodes per task'),
-    split: {
-      type: 'string',
-      description:
-        'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)',
-      default: 'heldout',
-    },
+    split: valueFlag(
+      'tasks: heldout | train | all | dev (the development split: variant 3 of every training type)',
+      { default: 'heldout' },
+    ),
     seed: checkpointFlags.seed("seed of env resets and token sampling (1: the experiments' seed)", 1),
     ...harnessFlags,
-    out: {
-      type: 'string',
-      description:
-        'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSON lines for `tinyagent metrics` and `compare`: a FILE.jsonl',
-    },
-    transcripts: {
-      type: 'boolean',
-      description:
-        "with --out: add each episode's transcript to its row, turn by turn (what the policy saw, what it did), for `tinyagent view`; about 2.7 times the file",
-    },
+    out: valueFlag(
+      'also write one row per episode (task, sample, passed, and every field of the episode record) with a provenance header, as JSON lines for `tinyagent metrics` and `compare`: a FILE.jsonl',
+    ),
+    transcripts: switchFlag(
+      "with --out: add each episode's transcript to its row, turn by turn (what the policy saw, what it did), for `tinyagent view`; about 2.7 times the file",
+    ),
     backend: checkpointFlags.backend,
-    json: { type: 'boolean', description: 'print JSON on stdout' },
+    json: switchFlag('print JSON on stdout'),
   },
   async run(args) {
     const dir = stringFlag(args, 'checkpoint');
     if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
-    const episodes = intFlag(args, 'episodes', 32, RANGES.episodes);
+    const episodes = intFlag(args, 'episodes', 32);
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all', 'dev'] as const, 'heldout');
-    // The seed the chapter's experiments evaluate with (exp:17.1's 0.884 at step 80 is this default's).
-    const seed = intFlag(args, 'seed', 1, RANGES.seed);
+    // The seed the chapter's experiments evaluate with.
+    const seed = intFlag(args, 'seed', 1);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
     const transcripts = boolFlag(args, 'transcripts');
@@ -158,39 +123,33 @@ export const command: Command = {
     const result = await evaluate({ checkpoint: dir, harness, split, episodes, seed, backend, transcripts });
     const seconds = (performance.now() - started) / 1000;
 
-    const { provenance } = result;
+    const { provenance, perTask: tasks } = result;
     const firstEdit = firstEditCounts(result.records);
     const firstEditByTask = Object.fromEntries(
-      result.perTask.map((count) => [
+      tasks.map((count) => [
         count.name,
         firstEditCounts(result.records.filter((record) => record.task === count.name)),
       ]),
     );
     const meanReadCalls =
       result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
-    // The chapter's interval (17.3): tasks resampled, each with its episodes; undefined from one task.
+    // The chapter's interval (17.3): tasks resampled, each with its episodes; null from one task.
     const passAt1Interval =
-      result.perTask.length >= 2
-        ? {
+      tasks.length < 2
+        ? null
+        : {
             ...taskBootstrapCI(
-              {
-                successes: result.perTask.map((count) => count.successes),
-                trials: result.perTask.map((count) => count.episodes),
-              },
+              { successes: tasks.map((task) => task.successes), trials: tasks.map((task) => task.episodes) },
               { reps: DEFAULT_REPLICATES, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
             ),
             method: `task bootstrap, ${DEFAULT_REPLICATES} replicates, 95%`,
             coverage:
-              coverageClause(
-                TASK_BOOTSTRAP_METHOD,
-                `${result.perTask.length} tasks x ${episodes} episodes`,
-              ) ?? null,
-          }
-        : null;
+              coverageClause(TASK_BOOTSTRAP_METHOD, `${tasks.length} tasks x ${episodes} episodes`) ?? null,
+          };
     const report = {
       passAt1: result.passAt1,
       passAt1Interval,
-      perTask: result.perTask,
+      perTask: tasks,
       firstEdit,
       firstEditByTask,
       meanReadCalls,
@@ -210,10 +169,10 @@ export const command: Command = {
     const interval =
       passAt1Interval === null
         ? 'interval n/a: one task (a task-level interval needs at least 2)'
-        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${result.perTask.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
+        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${tasks.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
     const lines = [
       `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s`,
-      ...result.perTask.map(
+      ...tasks.map(
         (task) =>
           `  ${task.name.padEnd(16)} ${task.type.padEnd(11)} ${String(task.successes).padStart(3)}/${task.episodes}   first edit: ${topOps(firstEditByTask[task.name]!)}`,
       ),

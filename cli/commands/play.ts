@@ -1,5 +1,14 @@
 import { count } from '../../lib/text.ts';
-import { choiceFlag, InputError, intFlag, MAX_SEED, stringFlag, UsageError, type Command } from '../args.ts';
+import {
+  choiceFlag,
+  InputError,
+  intFlag,
+  SEED_RANGE,
+  stringFlag,
+  UsageError,
+  valueFlag,
+  type Command,
+} from '../args.ts';
 import { EDIT_OPS, makeEnv, makeTasks, plainEnv, trainingHarness } from '../../gym/index.ts';
 
 /**
@@ -17,38 +26,28 @@ export async function* cappedLines(
   input: AsyncIterable<Buffer | string>,
   maxBytes = MAX_LINE_BYTES,
 ): AsyncGenerator<InputLine> {
-  let parts: Buffer[] = [];
-  let size = 0;
-  let tooLong = false;
-  const finish = (): InputLine => {
-    const line: InputLine = tooLong
+  let kept: Buffer[] = [];
+  let size = 0; // of the whole line so far; past maxBytes nothing is kept
+  const line = (): InputLine =>
+    size > maxBytes
       ? { text: '', tooLong: true }
-      : { text: Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), tooLong: false };
-    parts = [];
-    size = 0;
-    tooLong = false;
-    return line;
-  };
+      : { text: Buffer.concat(kept).toString('utf8').replace(/\r$/, ''), tooLong: false };
   for await (const chunk of input) {
     let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (;;) {
       const newline = buffer.indexOf(10);
       const piece = newline === -1 ? buffer : buffer.subarray(0, newline);
-      if (!tooLong) {
-        if (size + piece.length > maxBytes) {
-          tooLong = true;
-          parts = [];
-        } else {
-          parts.push(Buffer.from(piece));
-          size += piece.length;
-        }
-      }
+      size += piece.length;
+      if (size > maxBytes) kept = [];
+      else kept.push(Buffer.from(piece));
       if (newline === -1) break;
-      yield finish();
+      yield line();
+      kept = [];
+      size = 0;
       buffer = buffer.subarray(newline + 1);
     }
   }
-  if (size > 0 || tooLong) yield finish();
+  if (size > 0) yield line();
 }
 
 /**
@@ -74,18 +73,11 @@ export const command: Command = {
   summary: 'Play one gym episode by hand: see exactly what the policy sees, type its actions',
   usage: `tinyagent play --task NAME [--seed S] [--harness train|plain]   (then type e.g. \`read <end>\`; a line longer than ${MAX_LINE_BYTES} bytes is a bad action)`,
   flags: {
-    task: { type: 'string', description: 'task name or id (see tinyagent tasks)' },
-    seed: {
-      type: 'string',
-      description: 'episode seed (decides the rename)',
-      default: '0',
-      range: { min: 0, max: MAX_SEED },
-    },
-    harness: {
-      type: 'string',
-      description: 'train: 1 edit and renaming; plain: unlimited edits, no renaming',
+    task: valueFlag('task name or id (see tinyagent tasks)'),
+    seed: valueFlag('episode seed (decides the rename)', { default: '0', range: SEED_RANGE }),
+    harness: valueFlag('train: 1 edit and renaming; plain: unlimited edits, no renaming', {
       default: 'train',
-    },
+    }),
   },
   async run(args) {
     const taskKey = stringFlag(args, 'task');
@@ -96,7 +88,7 @@ export const command: Command = {
       throw new UsageError(
         `--task: no task '${taskKey}' (have ${tasks.map((candidate) => candidate.name).join(', ')})`,
       );
-    const seed = intFlag(args, 'seed', 0, { min: 0, max: MAX_SEED });
+    const seed = intFlag(args, 'seed', 0);
     const harness =
       choiceFlag(args, 'harness', ['train', 'plain'] as const, 'train') === 'train'
         ? trainingHarness()

@@ -1,14 +1,16 @@
-import { statSync } from 'node:fs';
 import { requiredUnits, type PowerDesign } from '../../eval/index.ts';
 import {
   boolFlag,
   choiceFlag,
   InputError,
+  isFolder,
   numberFlag,
   printJson,
   readJsonFile,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
 } from '../args.ts';
 
@@ -25,15 +27,9 @@ interface MeasuredSpread {
  * output (the SD of the per-task differences). Anything else is an InputError naming the path.
  */
 async function spreadFrom(path: string): Promise<MeasuredSpread> {
-  let folder = false;
-  try {
-    folder = statSync(path).isDirectory();
-  } catch {
-    // not there: readJsonFile says so
-  }
   // The study modules only when asked: `tinyagent power --sd` stays quick.
   const { comparisonSeedSpread, studySeedSpread } = await import('../../study/compare.ts');
-  if (folder) {
+  if (isFolder(path)) {
     const { readPlan } = await import('../../study/plan.ts');
     return { ...studySeedSpread(readPlan(path), path), design: 'seeds' };
   }
@@ -64,29 +60,18 @@ export const command: Command = {
   usage:
     'tinyagent power (--sd SIGMA | --from STUDY|FILE) --delta D [--alpha 0.05] [--power 0.8] [--design paired|unpaired|seeds] [--json]',
   flags: {
-    sd: {
-      type: 'string',
-      description: 'per-unit SD (of paired differences for paired; of one group otherwise)',
-    },
-    from: {
-      type: 'string',
-      description:
-        "take the SD from data instead of --sd: a study folder (one seed's step-80 pass@1; design seeds), a `tinyagent study compare --out` file (the two recipes' pooled seed SD; design seeds) or a `tinyagent compare --json` output (the SD of the per-task differences; design paired)",
-    },
-    delta: { type: 'string', description: 'difference to detect, e.g. 0.05' },
-    alpha: { type: 'string', description: 'two-sided significance level', default: '0.05' },
-    power: {
-      type: 'string',
-      description:
-        'power 1 - beta, in [0.5, 1) (below 0.5 the normal approximation drops a tail that matters)',
-      default: '0.8',
-    },
-    design: {
-      type: 'string',
-      description: 'paired | unpaired | seeds (with --from: the one its SD is of)',
-      default: 'paired',
-    },
-    json: { type: 'boolean', description: 'print JSON' },
+    sd: valueFlag('per-unit SD (of paired differences for paired; of one group otherwise)'),
+    from: valueFlag(
+      "take the SD from data instead of --sd: a study folder (one seed's step-80 pass@1; design seeds), a `tinyagent study compare --out` file (the two recipes' pooled seed SD; design seeds) or a `tinyagent compare --json` output (the SD of the per-task differences; design paired)",
+    ),
+    delta: valueFlag('difference to detect, e.g. 0.05'),
+    alpha: valueFlag('two-sided significance level', { default: '0.05' }),
+    power: valueFlag(
+      'power 1 - beta, in [0.5, 1) (below 0.5 the normal approximation drops a tail that matters)',
+      { default: '0.8' },
+    ),
+    design: valueFlag('paired | unpaired | seeds (with --from: the one its SD is of)', { default: 'paired' }),
+    json: switchFlag('print JSON'),
   },
   moreHelp: () =>
     'Exit codes: 2 for a flag out of its range; 1 for data --from cannot take an SD from, or a delta so small for the SD that N exceeds 2^53 - 1 (README, "Exit codes").',

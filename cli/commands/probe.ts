@@ -2,7 +2,7 @@ import { count } from '../../lib/text.ts';
 import { findTask, makeTasks } from '../../gym/index.ts';
 import { BACKEND_PREFERENCES, initBackend, probeCheckpoint } from '../../agent/index.ts';
 import { backendFlag, boolFlag, intFlag, printJson, stringFlag, UsageError, type Command } from '../args.ts';
-import { checkCheckpointFolder, checkpointFlags, RANGES, topOps } from './eval.ts';
+import { checkCheckpointFolder, checkpointFlags, topOps } from './eval.ts';
 
 export const command: Command = {
   name: 'probe',
@@ -28,8 +28,8 @@ export const command: Command = {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const episodes = intFlag(args, 'episodes', 32, RANGES.episodes);
-    const seed = intFlag(args, 'seed', 0, RANGES.seed);
+    const episodes = intFlag(args, 'episodes', 32);
+    const seed = intFlag(args, 'seed', 0);
     const preference = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     checkCheckpointFolder(checkpoint);
     await initBackend({ preference });

@@ -5,31 +5,11 @@ import {
   intFlag,
   numberFlag,
   printJson,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
-  type FlagSpec,
 } from '../args.ts';
-
-const RANGES = {
-  a: { min: 0, max: 1 },
-  b: { min: 0, max: 1 },
-  tasks: { min: 1, max: 1_000_000 },
-  samples: { min: 1, max: 10_000 },
-  seeds: { min: 1, max: 1_000 },
-  correlation: { min: -1, max: 1 },
-  icc: { min: 0, max: 1 },
-  'seed-sd': { min: 0, max: 0.5 },
-  alpha: { min: 1e-6, max: 0.5 },
-  power: { min: 0.5, max: 0.999 },
-};
-
-/** A flag with its range from RANGES (and its default, if any, as --help shows it). */
-const ranged = (name: keyof typeof RANGES, description: string, fallback?: string): FlagSpec => ({
-  type: 'string',
-  description,
-  ...(fallback === undefined ? {} : { default: fallback }),
-  range: RANGES[name],
-});
 
 /** `last` (no selection) or `best-of-K`, K in [1, 1000]: the number of checkpoints the reported one was picked from. */
 function selectionFlag(raw: string | boolean | undefined): number {
@@ -51,50 +31,48 @@ export const command: Command = {
   usage:
     'tinyagent review --a 0.410 --b 0.434 --tasks 500 [--samples 1] [--seeds 1] [--selection last|best-of-K] [--correlation R] [--icc 0.5] [--seed-sd 0] [--json]',
   flags: {
-    a: ranged('a', 'baseline pass@1'),
-    b: ranged('b', 'new pass@1'),
-    tasks: ranged('tasks', 'tasks in the benchmark'),
-    samples: ranged('samples', 'attempts per task (and seed)', '1'),
-    seeds: ranged('seeds', 'training seeds per arm', '1'),
-    selection: {
-      type: 'string',
-      description: "how the checkpoint was chosen: 'last' or best-of-K by the reported metric",
+    a: valueFlag('baseline pass@1', { range: { min: 0, max: 1 } }),
+    b: valueFlag('new pass@1', { range: { min: 0, max: 1 } }),
+    tasks: valueFlag('tasks in the benchmark', { range: { min: 1, max: 1_000_000 } }),
+    samples: valueFlag('attempts per task (and seed)', { default: '1', range: { min: 1, max: 10_000 } }),
+    seeds: valueFlag('training seeds per arm', { default: '1', range: { min: 1, max: 1_000 } }),
+    selection: valueFlag("how the checkpoint was chosen: 'last' or best-of-K by the reported metric", {
       default: 'last',
-    },
-    correlation: ranged(
-      'correlation',
+    }),
+    correlation: valueFlag(
       "per-task correlation of the two agents' pass rates; absent: a table over 0 to 0.95",
+      { range: { min: -1, max: 1 } },
     ),
-    icc: ranged(
-      'icc',
-      "share of one attempt's variance that lies between tasks (assumed; 17.3 measures it)",
-      '0.5',
-    ),
-    'seed-sd': ranged(
-      'seed-sd',
+    icc: valueFlag("share of one attempt's variance that lies between tasks (assumed; 17.3 measures it)", {
+      default: '0.5',
+      range: { min: 0, max: 1 },
+    }),
+    'seed-sd': valueFlag(
       "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
-      '0',
+      { default: '0', range: { min: 0, max: 0.5 } },
     ),
-    alpha: ranged('alpha', 'two-sided significance level', '0.05'),
-    power: ranged('power', 'power to detect the reported difference', '0.8'),
-    json: { type: 'boolean', description: 'print JSON' },
+    alpha: valueFlag('two-sided significance level', { default: '0.05', range: { min: 1e-6, max: 0.5 } }),
+    power: valueFlag('power to detect the reported difference', {
+      default: '0.8',
+      range: { min: 0.5, max: 0.999 },
+    }),
+    json: switchFlag('print JSON'),
   },
   async run(args) {
     for (const name of ['a', 'b', 'tasks'])
       if (args.flags[name] === undefined) throw new UsageError('--a, --b and --tasks are required');
     const options = {
-      a: numberFlag(args, 'a', 0, RANGES.a),
-      b: numberFlag(args, 'b', 0, RANGES.b),
-      tasks: intFlag(args, 'tasks', 1, RANGES.tasks),
-      samples: intFlag(args, 'samples', 1, RANGES.samples),
-      seeds: intFlag(args, 'seeds', 1, RANGES.seeds),
+      a: numberFlag(args, 'a', 0),
+      b: numberFlag(args, 'b', 0),
+      tasks: intFlag(args, 'tasks', 1),
+      samples: intFlag(args, 'samples', 1),
+      seeds: intFlag(args, 'seeds', 1),
       selectedFrom: selectionFlag(args.flags.selection),
-      correlation:
-        args.flags.correlation === undefined ? null : numberFlag(args, 'correlation', 0, RANGES.correlation),
-      icc: numberFlag(args, 'icc', 0.5, RANGES.icc),
-      seedSD: numberFlag(args, 'seed-sd', 0, RANGES['seed-sd']),
-      alpha: numberFlag(args, 'alpha', 0.05, RANGES.alpha),
-      power: numberFlag(args, 'power', 0.8, RANGES.power),
+      correlation: numberFlag(args, 'correlation', null),
+      icc: numberFlag(args, 'icc', 0.5),
+      seedSD: numberFlag(args, 'seed-sd', 0),
+      alpha: numberFlag(args, 'alpha', 0.05),
+      power: numberFlag(args, 'power', 0.8),
     };
     if (options.a === options.b)
       throw new UsageError('--a and --b are equal: there is no difference to review');

@@ -11,7 +11,9 @@ import {
   printJson,
   readJsonFile,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
   type FieldSchema,
 } from '../args.ts';
@@ -173,42 +175,29 @@ export const command: Command = {
     'tinyagent train [--seed S | --seeds 0,1,2,3] [--name NAME] [--steps N] [--bc-steps N] [--config FILE] [--backend B] [--out FILE] [--json]',
   flags: {
     [CONFIG_FLAGS.seed.flag]: CONFIG_FLAGS.seed.spec,
-    seeds: {
-      type: 'string',
-      description: `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
-    },
-    name: {
-      type: 'string',
-      description: 'run name: checkpoints go to runs/<name>',
+    seeds: valueFlag(
+      `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
+    ),
+    name: valueFlag('run name: checkpoints go to runs/<name>', {
       default: 'default, or seed-S with --seed S',
-    },
+    }),
     [CONFIG_FLAGS.steps.flag]: CONFIG_FLAGS.steps.spec,
     [CONFIG_FLAGS.bcSteps.flag]: CONFIG_FLAGS.bcSteps.spec,
-    config: {
-      type: 'string',
-      description: 'JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)',
-    },
-    'runs-dir': { type: 'string', description: 'folder that holds the runs', default: 'runs' },
-    backend: {
-      type: 'string',
-      description: `tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`,
+    config: valueFlag('JSON file of RLConfig fields, each within its range (see docs/TRAINING.md)'),
+    'runs-dir': valueFlag('folder that holds the runs', { default: 'runs' }),
+    backend: valueFlag(`tfjs backend: ${BACKEND_PREFERENCES.join(', ')} (env TINYAGENT_BACKEND)`, {
       default: 'auto',
-    },
-    out: {
-      type: 'string',
-      description:
-        'also write the figures into this JSON file (results/train.json is the one the docs quote): a run trained from step 0 as its `run` section, a --seeds table as its `seeds` section; the other section is kept',
-    },
-    json: { type: 'boolean', description: 'print the summary as JSON on stdout' },
-    quiet: { type: 'boolean', description: 'no progress lines on stderr' },
+    }),
+    out: valueFlag(
+      'also write the figures into this JSON file (results/train.json is the one the docs quote): a run trained from step 0 as its `run` section, a --seeds table as its `seeds` section; the other section is kept',
+    ),
+    json: switchFlag('print the summary as JSON on stdout'),
+    quiet: switchFlag('no progress lines on stderr'),
   },
   moreHelp: configFieldsHelp,
   async run(args) {
     const overrides = configFlagValues(args, CONFIG_FLAGS);
-    const seeds =
-      args.flags.seeds !== undefined
-        ? intListFlag(args, 'seeds', [], CONFIG_FLAGS.seed.spec.range)
-        : undefined;
+    const seeds = intListFlag(args, 'seeds', undefined, CONFIG_FLAGS.seed.spec.range);
     if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined))
       throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
     if (seeds !== undefined && new Set(seeds).size !== seeds.length)

@@ -1,15 +1,18 @@
-import { statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { checkSameBenchmark } from '../../eval/io/index.ts';
 import {
   boolFlag,
   checkResultFileOptions,
   InputError,
+  isFolder,
   intFlag,
   readResultFiles,
   RESULT_FILE_FLAGS,
   resultFileOptions,
   stringFlag,
+  switchFlag,
   UsageError,
+  valueFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -22,14 +25,7 @@ const DEFAULT_PORT = 7474;
 /** --out DIR: a folder or nothing yet; a file there is refused before anything is read. */
 function outFolder(args: CommandArgs): string | undefined {
   const out = stringFlag(args, 'out');
-  if (out === undefined) return undefined;
-  let stats;
-  try {
-    stats = statSync(out);
-  } catch {
-    return out; // nothing there yet: writing makes it
-  }
-  if (!stats.isDirectory())
+  if (out !== undefined && existsSync(out) && !isFolder(out))
     throw new InputError(`--out: '${out}' is not a folder; give a folder (or a new path)`);
   return out;
 }
@@ -49,14 +45,6 @@ function untilStopped(): Promise<void> {
 
 /** A page to serve or write: its files, what it shows, and its title. */
 type Page = { site: { files: PageFile[]; dynamic?: DynamicAnswer }; what: string; title: string };
-
-const isFolder = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // the reader names what is wrong with it
-  }
-};
 
 /** The page of one or two files: written (outcomes only) or served (each sample's detail on request). */
 async function filesPage(
@@ -103,7 +91,7 @@ async function run(args: CommandArgs): Promise<number> {
   const out = outFolder(args);
   if (out !== undefined && args.flags.port !== undefined)
     throw new UsageError('--port serves the page and --out writes it to disk: give one of them');
-  const port = intFlag(args, 'port', DEFAULT_PORT, { min: 0, max: 65535 });
+  const port = intFlag(args, 'port', DEFAULT_PORT);
   const folder = isFolder(path);
   if (folder && other !== undefined)
     throw new UsageError(
@@ -142,25 +130,17 @@ export const command: Command = {
     'tinyagent view FILE [FILE2 | --compare FILE2] | DIR  [--port N | --out DIR] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME]   (FILE: result rows, e.g. of tinyagent eval --out FILE --transcripts; HumanEval, Inspect, lm-evaluation-harness files too; DIR: a folder of them, listed)',
   positionals: { min: 1, max: 2 },
   flags: {
-    compare: {
-      type: 'string',
-      description:
-        'a second result file: episode i of each task side by side (the same renamed task under both when the env seeds match)',
-    },
-    port: {
-      type: 'string',
-      description: 'serve on http://127.0.0.1:N/ (0: a free port); this machine only',
+    compare: valueFlag(
+      'a second result file: episode i of each task side by side (the same renamed task under both when the env seeds match)',
+    ),
+    port: valueFlag('serve on http://127.0.0.1:N/ (0: a free port); this machine only', {
       default: String(DEFAULT_PORT),
       range: { min: 0, max: 65535 },
-    },
-    out: {
-      type: 'string',
-      description: 'write the page and its data into this folder instead (index.html opens from disk)',
-    },
-    'allow-different-tasks': {
-      type: 'boolean',
-      description: 'pair two files that record different benchmarks (refused otherwise, as in compare)',
-    },
+    }),
+    out: valueFlag('write the page and its data into this folder instead (index.html opens from disk)'),
+    'allow-different-tasks': switchFlag(
+      'pair two files that record different benchmarks (refused otherwise, as in compare)',
+    ),
     ...RESULT_FILE_FLAGS,
   },
   run,

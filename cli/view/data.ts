@@ -76,24 +76,17 @@ export interface LogView {
  * an Inspect log holds samples (by id) run for epochs (numbered from 1), an lm-evaluation-harness
  * file documents (doc_id) scored once each, HumanEval and the project's rows tasks and samples.
  */
-export interface Vocabulary {
-  /** What the rows group into (the reader's `task`): task, sample (Inspect's id), document (lm-evaluation-harness's doc_id). */
-  unit: string;
-  units: string;
-  /** One row of a unit (the reader's `sample`): sample, epoch; null where a unit has one row. */
-  repeat: string | null;
-  /** The tool's number of the first repeat: 1 for Inspect's epochs, 0 for a sample index. */
-  firstRepeat: number;
-  /** One row, and the rows as a heading: episode(s), epoch(s), sample(s). */
-  row: string;
-  rows: string;
-}
+export type Vocabulary = ReturnType<typeof words>;
 
-const words = (unit: string, repeat: string | null, firstRepeat: number, row: string): Vocabulary => ({
+const words = (unit: string, repeat: string | null, firstRepeat: number, row: string) => ({
+  /** What the rows group into (the reader's `task`): task, sample (Inspect's id), document (lm-evaluation-harness's doc_id). */
   unit,
   units: `${unit}s`,
+  /** One row of a unit (the reader's `sample`): sample, epoch; null where a unit has one row. */
   repeat,
+  /** The tool's number of the first repeat: 1 for Inspect's epochs, 0 for a sample index. */
   firstRepeat,
+  /** One row, and the rows as a heading: episode(s), epoch(s), sample(s). */
   row,
   rows: `${row}s`,
 });
@@ -109,64 +102,9 @@ export const VOCABULARY: Record<ResultFormat, Vocabulary> = {
   'lm-eval': words('document', null, 0, 'sample'),
 };
 
-export interface FileView {
-  path: string;
-  format: ResultFormat;
-  vocabulary: Vocabulary;
-  benchmark: string | null;
-  origin: Origin;
-  /** What the reader chose or left out, and the rows' issues (duplicates, gaps). */
-  notes: string[];
-  /** The harness, one `field: value` pair each (values as JSON). */
-  harness: Array<[string, string]>;
-  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`; none for graded scores. */
-  ks: number[];
-  /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
-  graded: boolean;
-  /** The mean over tasks of each task's mean score with its task-level interval, for graded scores; null otherwise. */
-  meanScore: Estimate | null;
-  /**
-   * Mean over tasks of each task's unbiased pass@k, aligned with `ks`, with its task-level
-   * interval: the numbers `tinyagent metrics FILE` prints with its defaults (eval/report/metrics.ts).
-   */
-  passAtK: Estimate[];
-  level: number;
-  /** How many rows carry a transcript. */
-  transcripts: number;
-  hasFirstEditOp: boolean;
-  tasks: TaskView[];
-}
-
-export interface TaskView {
-  task: string;
-  /** The task's samples as pass@k counts them (a multi-turn sample by its last turn). */
-  samples: number;
-  successes: number;
-  /** Unbiased pass@k (eval/passAtK.ts), aligned with the file's `ks`. */
-  passAtK: number[];
-  /** The mean of the task's graded scores; null when the file's scores are 0/1. */
-  meanScore: number | null;
-  episodes: EpisodeView[];
-}
-
-export interface EpisodeView {
-  sample: number;
-  turn: number | null;
-  run: string | null;
-  line: number;
-  passed: boolean;
-  /** The graded score (Inspect's partial credit 0.5, an f1), or null for a 0/1 outcome. */
-  score: number | null;
-  /** The env's first edit op ('(none)': never edited), or null when the file does not record one. */
-  firstEditOp: string | null;
-  /** The row's other fields as the file holds them (values as JSON, long ones clipped). */
-  fields: Array<[string, string]>;
-  /** The turns of a well-formed transcript, or why a `transcript` field is not shown as turns. */
-  transcript: TranscriptTurn[] | null;
-  transcriptProblem: string | null;
-  /** The env seed (as JSON), when the file records one: two episodes with the same one saw the same renamed task. */
-  envSeed: string | null;
-}
+export type FileView = ReturnType<typeof fileView>;
+export type TaskView = FileView['tasks'][number];
+export type EpisodeView = ReturnType<typeof episodeView>;
 
 /** The longest field value shown, in characters. */
 const MAX_FIELD = 2000;
@@ -182,28 +120,21 @@ const isWordList = (value: unknown): value is string[] =>
 /** A row's `transcript` as turns, or why it is not (the file is untrusted: its shape is checked). */
 function readTranscript(value: unknown): { turns: TranscriptTurn[] | null; problem: string | null } {
   if (value === undefined) return { turns: null, problem: null };
-  if (
-    Array.isArray(value) &&
-    value.every(
-      (turn) =>
-        typeof turn === 'object' &&
-        turn !== null &&
-        isWordList((turn as Record<string, unknown>).observation) &&
-        isWordList((turn as Record<string, unknown>).action),
-    )
-  ) {
+  const isTurn = (turn: unknown) =>
+    typeof turn === 'object' &&
+    turn !== null &&
+    isWordList((turn as Record<string, unknown>).observation) &&
+    isWordList((turn as Record<string, unknown>).action);
+  if (!Array.isArray(value) || !value.every(isTurn))
     return {
-      turns: value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action })),
-      problem: null,
+      turns: null,
+      problem: `not a list of turns ({observation: [words], action: [words]}): ${jsonText(value)}`,
     };
-  }
-  return {
-    turns: null,
-    problem: `not a list of turns ({observation: [words], action: [words]}): ${jsonText(value)}`,
-  };
+  const turns = value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action }));
+  return { turns, problem: null };
 }
 
-function episodeView(row: ResultFile['rows'][number]): EpisodeView {
+function episodeView(row: ResultFile['rows'][number]) {
   const extra = row.extra ?? {};
   const { turns, problem } = readTranscript(extra.transcript);
   const op = extra.firstEditOp;
@@ -213,14 +144,19 @@ function episodeView(row: ResultFile['rows'][number]): EpisodeView {
     run: row.run ?? null,
     line: row.line,
     passed: row.passed,
+    /** The graded score (Inspect's partial credit 0.5, an f1), or null for a 0/1 outcome. */
     score: row.score ?? null,
+    /** The env's first edit op ('(none)': never edited), or null when the file does not record one. */
     firstEditOp:
       op === undefined ? null : typeof op === 'string' ? op : op === null ? '(none)' : jsonText(op),
+    /** The row's other fields as the file holds them (values as JSON, long ones clipped). */
     fields: Object.entries(extra)
       .filter(([key]) => key !== 'transcript')
-      .map(([key, value]) => [key, jsonText(value)]),
+      .map(([key, value]): [string, string] => [key, jsonText(value)]),
+    /** The turns of a well-formed transcript, or why a `transcript` field is not shown as turns. */
     transcript: turns,
     transcriptProblem: problem,
+    /** The env seed (as JSON), when the file records one: two episodes with the same one saw the same renamed task. */
     envSeed: extra.envSeed === undefined ? null : jsonText(extra.envSeed),
   };
 }
@@ -245,10 +181,12 @@ export function headlineScore(file: ResultFile): NonNullable<LogView['score']> {
 }
 
 /** The viewer's view of one file read by `readResults`. */
-export function fileView(file: ResultFile): FileView {
+export function fileView(file: ResultFile) {
   const grouped = groupOutcomes(file.rows);
   const fewest = grouped.tasks.reduce((least, { outcomes }) => Math.min(least, outcomes.length), Infinity);
+  /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
   const graded = isGraded(file.rows);
+  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`. */
   const ks = graded ? [] : defaultKs(fewest);
   const rowsByTask = new Map<string, EpisodeView[]>();
   for (const row of file.rows) {
@@ -256,34 +194,34 @@ export function fileView(file: ResultFile): FileView {
     if (episodes === undefined) rowsByTask.set(row.task, (episodes = []));
     episodes.push(episodeView(row));
   }
-  const tasks = grouped.tasks.map(({ task, outcomes }): TaskView => {
+  const meanScores = graded
+    ? new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]))
+    : undefined;
+  const tasks = grouped.tasks.map(({ task, outcomes }) => {
     const successes = outcomes.reduce((sum, outcome) => sum + outcome, 0);
     return {
       task,
+      /** The task's samples as pass@k counts them (a multi-turn sample by its last turn). */
       samples: outcomes.length,
       successes,
+      /** Unbiased pass@k (eval/passAtK.ts), aligned with the file's `ks`. */
       passAtK: ks.map((k) => passAtK(outcomes.length, successes, k)),
-      meanScore: null,
+      /** The mean of the task's graded scores; null when the file's scores are 0/1. */
+      meanScore: meanScores?.get(task) ?? null,
       episodes: rowsByTask.get(task) ?? [],
     };
   });
+  const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: metricsRng() };
   let meanScore: Estimate | null = null;
   let passAtKs: Estimate[] = [];
   if (graded) {
-    const scores = new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]));
-    for (const task of tasks) task.meanScore = scores.get(task.task) ?? null;
     const { estimate, low, high } = meanScoreEstimate(
       tasks.map((task) => task.meanScore!),
-      { level: LEVEL, reps: DEFAULT_REPLICATES, rng: metricsRng() },
+      bootstrap,
     );
     meanScore = { estimate, low, high };
   } else {
-    const report = computeMetrics(grouped.tasks, {
-      ks,
-      level: LEVEL,
-      reps: DEFAULT_REPLICATES,
-      rng: metricsRng(),
-    });
+    const report = computeMetrics(grouped.tasks, { ks, ...bootstrap });
     passAtKs = ks.map((k) => report.passAtK[k]!);
   }
   const episodes = tasks.flatMap((task) => task.episodes);
@@ -293,13 +231,24 @@ export function fileView(file: ResultFile): FileView {
     vocabulary: VOCABULARY[file.format],
     benchmark: file.benchmark === undefined ? null : describeBenchmark(file.benchmark),
     origin: file.origin ?? {},
+    /** What the reader chose or left out, and the rows' issues (duplicates, gaps). */
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],
-    harness: Object.entries(file.harness ?? {}).map(([key, value]) => [key, jsonText(value)]),
+    /** The harness, one `field: value` pair each (values as JSON). */
+    harness: Object.entries(file.harness ?? {}).map(([key, value]): [string, string] => [
+      key,
+      jsonText(value),
+    ]),
     ks,
     graded,
+    /** For graded scores: the mean over tasks of each task's mean score, with its task-level interval. */
     meanScore,
+    /**
+     * Mean over tasks of each task's unbiased pass@k, aligned with `ks`, with its task-level
+     * interval: the numbers `tinyagent metrics FILE` prints with its defaults (eval/report/metrics.ts).
+     */
     passAtK: passAtKs,
     level: LEVEL,
+    /** How many rows carry a transcript. */
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,
     hasFirstEditOp: episodes.some((episode) => episode.firstEditOp !== null),
     tasks,

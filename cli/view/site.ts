@@ -57,9 +57,8 @@ export function fileSite(files: readonly ResultFile[]): { files: PageFile[]; dyn
 function filesBelow(dir: string, notes: string[]): string[] {
   const found: string[] = [];
   const walk = (folder: string, depth: number) => {
-    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
+    // Names in one folder differ: no two compare equal.
+    const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name.endsWith('.harness.json')) continue;
       const path = join(folder, entry.name);

@@ -54,6 +54,8 @@
 
   /** @param {string} word */
   const capital = (word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+  /** The parts that are not empty, joined. @param {string} separator @param {string[]} parts */
+  const joined = (separator, parts) => parts.filter((part) => part !== '').join(separator);
 
   /** A file's or a folder's notes, one item each. @param {string[]} notes */
   const notesList = (notes) =>
@@ -191,13 +193,11 @@
   const opOf = (episode) => (episode.firstEditOp === null ? '(not recorded)' : episode.firstEditOp);
   /** A row's name in its tool's words: `sample 3`, `epoch 2`; empty where a unit has one row. @param {EpisodeView} episode */
   const rowName = (episode) =>
-    [
+    joined(' ', [
       terms.repeat === null ? '' : `${terms.repeat} ${episode.sample + terms.firstRepeat}`,
       episode.turn === null ? '' : `turn ${episode.turn}`,
       episode.run === null ? '' : `run ${episode.run}`,
-    ]
-      .filter((part) => part !== '')
-      .join(' ');
+    ]);
 
   /** Episode `sample` of a task of file B, the partner of file A's (same task, same sample index). */
   const tasksOfB = new Map((fileB?.tasks ?? []).map((task) => [task.task, task]));
@@ -247,11 +247,11 @@
               })
               .join(', ');
       const { model, date, status } = file.origin;
-      const origin = [
+      const origin = joined(', ', [
         model === undefined ? '' : `model ${model}`,
         date === undefined ? '' : `date ${date}`,
         status === undefined ? '' : `status ${status}`,
-      ].filter((part) => part !== '');
+      ]);
       const section = el('div', { className: 'file', 'data-file': String(i) }, [
         el('div', { className: 'file-path' }, [
           SIDES[i] === '' ? null : el('b', { text: `${SIDES[i]}: ` }),
@@ -259,7 +259,7 @@
         ]),
         el('div', {
           className: 'file-summary',
-          text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}${origin.length === 0 ? '' : `; ${origin.join(', ')}`}; ${file.tasks.length} ${units}, ${episodes} ${rows}${projectRows(file) ? `, ${file.transcripts} with transcripts` : ''}; mean over ${units}: ${passes}`,
+          text: `${file.format}, ${file.benchmark ?? 'no benchmark recorded'}${origin === '' ? '' : `; ${origin}`}; ${file.tasks.length} ${units}, ${episodes} ${rows}${projectRows(file) ? `, ${file.transcripts} with transcripts` : ''}; mean over ${units}: ${passes}`,
         }),
       ]);
       if (file.notes.length > 0) section.append(notesList(file.notes));
@@ -285,9 +285,7 @@
       update();
     });
     const opSelect = /** @type {HTMLSelectElement} */ (byId('filter-op'));
-    const ops = new Set();
-    for (const file of files)
-      for (const task of file.tasks) for (const episode of task.episodes) ops.add(opOf(episode));
+    const ops = new Set(files.flatMap((file) => file.tasks.flatMap((task) => task.episodes.map(opOf))));
     opSelect.append(el('option', { value: '', text: 'any' }));
     for (const op of [...ops].sort()) opSelect.append(el('option', { value: op, text: op }));
     opSelect.value = state.op;

@@ -1,10 +1,8 @@
-import { fingerprint } from '../../../agent/index.ts';
 import { studyComparisonCoverage } from '../../../publish/coverageNotes.ts';
 import { compareStudies, formatComparison } from '../../../study/compare.ts';
 import { readPlan } from '../../../study/plan.ts';
-import { writeJsonAtomic } from '../../../lib/atomic.ts';
 import { boolFlag, outFileFlag, printJson, type CommandArgs } from '../../args.ts';
-import { commandLine } from '../../measurementRecord.ts';
+import { writeRecord } from '../../measurementRecord.ts';
 
 /** `study compare A B`: two studies' recipes at step 80, printed, and with --out kept in a JSON file. */
 export async function studyCompare(args: CommandArgs, dirA: string, dirB: string): Promise<void> {
@@ -14,12 +12,7 @@ export async function studyCompare(args: CommandArgs, dirA: string, dirB: string
   const comparison = { ...measured, a: { ...measured.a, dir: dirA }, b: { ...measured.b, dir: dirB } };
   const text = formatComparison(comparison, studyComparisonCoverage(comparison));
   if (out !== undefined) {
-    writeJsonAtomic(out, {
-      command: commandLine('study', args),
-      fingerprint: fingerprint(),
-      comparison,
-      text: text.split('\n'),
-    });
+    writeRecord(out, 'study', args, undefined, { comparison, text: text.split('\n') });
     process.stderr.write(`wrote the comparison to ${out}\n`);
   }
   if (boolFlag(args, 'json')) printJson(comparison);

@@ -1,140 +1,78 @@
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, LEASE_TIMEOUT_RANGE } from '../../../study/leases.ts';
 import {
-  intFlag,
-  MAX_SEED,
   numberFlag,
-  stringFlag,
+  SEED_RANGE,
+  switchFlag,
   UsageError,
+  valueFlag,
   type CommandArgs,
   type FlagSpec,
 } from '../../args.ts';
 
 /** The flags of every `study` subcommand; each description starts with the subcommands that read it. */
 export const STUDY_FLAGS: Record<string, FlagSpec> = {
-  recipe: {
-    type: 'string',
-    description: 'plan: default, smoke, or a JSON file of training config fields over the defaults',
-  },
-  seeds: { type: 'string', description: 'plan: training seeds, e.g. 0-15 or 0,2,4' },
-  out: {
-    type: 'string',
-    description: 'plan: the study folder to write; compare: also write the comparison into this JSON file',
-  },
-  'eval-seed': {
-    type: 'string',
-    description: 'plan: the study seed every eval seed is forked from',
+  recipe: valueFlag('plan: default, smoke, or a JSON file of training config fields over the defaults'),
+  seeds: valueFlag('plan: training seeds, e.g. 0-15 or 0,2,4'),
+  out: valueFlag('plan: the study folder to write; compare: also write the comparison into this JSON file'),
+  'eval-seed': valueFlag('plan: the study seed every eval seed is forked from', {
     default: '1',
-    range: { min: 0, max: MAX_SEED },
-  },
-  threads: {
-    type: 'string',
-    description: "plan: threads per training (1 or 2; default the recipe's parallel)",
+    range: SEED_RANGE,
+  }),
+  threads: valueFlag("plan: threads per training (1 or 2; default the recipe's parallel)", {
     range: { min: 1, max: 2 },
-  },
-  episodes: {
-    type: 'string',
-    description:
-      'plan: episodes per measured task (held-out, or the development split under devSplit) in every evaluation (default 64; smoke 8)',
-    range: { min: 1, max: 1024 },
-  },
-  steps: {
-    type: 'string',
-    description: 'plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)',
-  },
-  jobs: {
-    type: 'string',
-    description: 'run: CPU slots, a two-thread training taking 2 and an evaluation 1 (default: the cores)',
+  }),
+  episodes: valueFlag(
+    'plan: episodes per measured task (held-out, or the development split under devSplit) in every evaluation (default 64; smoke 8)',
+    { range: { min: 1, max: 1024 } },
+  ),
+  steps: valueFlag('plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)'),
+  jobs: valueFlag('run: CPU slots, a two-thread training taking 2 and an evaluation 1 (default: the cores)', {
     range: { min: 1, max: 256 },
-  },
-  index: {
-    type: 'string',
-    description: "run: run job I alone (the array schedulers' contract)",
+  }),
+  index: valueFlag("run: run job I alone (the array schedulers' contract)", {
     range: { min: 0, max: 1_000_000 },
-  },
-  offset: {
-    type: 'string',
-    description: 'run: with --index I, run job K + I (an Indexed Job over part of the plan)',
+  }),
+  offset: valueFlag('run: with --index I, run job K + I (an Indexed Job over part of the plan)', {
     default: '0',
     range: { min: 0, max: 1_000_000 },
-  },
-  'lease-timeout': {
-    type: 'string',
-    description: `run, status, unlock: seconds a claim may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
-    range: LEASE_TIMEOUT_RANGE,
-  },
-  force: { type: 'boolean', description: 'unlock: also remove claims whose holder looks alive' },
-  'allow-mixed': {
-    type: 'boolean',
-    description:
-      'report: merge outputs made by different code (their fingerprints differ); the report says so',
-  },
-  dependency: {
-    type: 'string',
-    description:
-      "slurm: per-seed (each seed's evaluations start when its training is done) or array (when every training is)",
-    default: 'per-seed',
-  },
-  partition: { type: 'string', description: 'slurm: the partition' },
-  account: { type: 'string', description: 'slurm: the account to charge' },
-  time: { type: 'string', description: 'slurm: wall time per array task, e.g. 01:00:00' },
-  'train-cpus': {
-    type: 'string',
-    description: "slurm, k8s: CPUs of a training task (default: the training's threads)",
+  }),
+  'lease-timeout': valueFlag(
+    `run, status, unlock: seconds a claim may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
+    { range: LEASE_TIMEOUT_RANGE },
+  ),
+  force: switchFlag('unlock: also remove claims whose holder looks alive'),
+  'allow-mixed': switchFlag(
+    'report: merge outputs made by different code (their fingerprints differ); the report says so',
+  ),
+  dependency: valueFlag(
+    "slurm: per-seed (each seed's evaluations start when its training is done) or array (when every training is)",
+    { default: 'per-seed' },
+  ),
+  partition: valueFlag('slurm: the partition'),
+  account: valueFlag('slurm: the account to charge'),
+  time: valueFlag('slurm: wall time per array task, e.g. 01:00:00'),
+  'train-cpus': valueFlag("slurm, k8s: CPUs of a training task (default: the training's threads)", {
     range: { min: 1, max: 256 },
-  },
-  'eval-cpus': {
-    type: 'string',
-    description: 'slurm, k8s: CPUs of an evaluation task',
+  }),
+  'eval-cpus': valueFlag('slurm, k8s: CPUs of an evaluation task', {
     default: '1',
     range: { min: 1, max: 256 },
-  },
-  mem: {
-    type: 'string',
-    description: "slurm, k8s: memory per task, Slurm's size (1500M, 2G)",
-    default: '2G',
-  },
-  sbatch: {
-    type: 'string',
-    multiple: true,
-    description: 'slurm: one more #SBATCH option such as --qos=long (repeatable)',
-  },
-  'no-requeue': {
-    type: 'boolean',
-    description: 'slurm: #SBATCH --no-requeue instead of --requeue (a task on a lost node then fails)',
-  },
-  submit: {
-    type: 'boolean',
-    description: 'slurm: submit the jobs not done with sbatch and print the job ids',
-  },
-  image: {
-    type: 'string',
-    description: 'k8s: container image built from the Dockerfile (ENTRYPOINT the CLI)',
+  }),
+  mem: valueFlag("slurm, k8s: memory per task, Slurm's size (1500M, 2G)", { default: '2G' }),
+  sbatch: valueFlag('slurm: one more #SBATCH option such as --qos=long (repeatable)', { multiple: true }),
+  'no-requeue': switchFlag(
+    'slurm: #SBATCH --no-requeue instead of --requeue (a task on a lost node then fails)',
+  ),
+  submit: switchFlag('slurm: submit the jobs not done with sbatch and print the job ids'),
+  image: valueFlag('k8s: container image built from the Dockerfile (ENTRYPOINT the CLI)', {
     default: 'tinyagent:local',
-  },
-  claim: {
-    type: 'string',
-    description: 'k8s: the PersistentVolumeClaim that holds the study folder',
+  }),
+  claim: valueFlag('k8s: the PersistentVolumeClaim that holds the study folder', {
     default: 'tinyagent-studies',
-  },
-  parallelism: {
-    type: 'string',
-    description: 'k8s: pods at once',
-    default: '4',
-    range: { min: 1, max: 10_000 },
-  },
-  json: { type: 'boolean', description: 'print JSON' },
+  }),
+  parallelism: valueFlag('k8s: pods at once', { default: '4', range: { min: 1, max: 10_000 } }),
+  json: switchFlag('print JSON'),
 };
-
-/** --train-cpus, --eval-cpus and --mem: what each task of `study slurm` and `study k8s` asks for. */
-export function taskResources(args: CommandArgs): { trainCpus?: number; evalCpus: number; mem: string } {
-  const trainCpus =
-    args.flags['train-cpus'] === undefined ? undefined : intFlag(args, 'train-cpus', 1, { min: 1, max: 256 });
-  return {
-    ...(trainCpus !== undefined ? { trainCpus } : {}),
-    evalCpus: intFlag(args, 'eval-cpus', 1, { min: 1, max: 256 }),
-    mem: stringFlag(args, 'mem') ?? '2G',
-  };
-}
 
 /**
  * The lease timeout in seconds, read once here and passed to every job and worker: --lease-timeout,
@@ -144,7 +82,7 @@ export function taskResources(args: CommandArgs): { trainCpus?: number; evalCpus
  */
 export function leaseTimeoutOf(args: CommandArgs): number {
   if (args.flags['lease-timeout'] !== undefined)
-    return numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_RANGE);
+    return numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT);
   const text = process.env[LEASE_TIMEOUT_ENV];
   if (text === undefined || text === '') return DEFAULT_LEASE_TIMEOUT;
   const seconds = Number(text);

@@ -19,8 +19,8 @@ const ON_STUDY: Record<string, () => Promise<OnStudy>> = {
   status: async () => (await import('./status.ts')).studyStatus,
   unlock: async () => (await import('./unlock.ts')).studyUnlock,
   report: async () => (await import('./report.ts')).studyReport,
-  slurm: async () => (await import('./slurm.ts')).studySlurm,
-  k8s: async () => (await import('./k8s.ts')).studyK8s,
+  slurm: async () => (await import('./schedulers.ts')).studySlurm,
+  k8s: async () => (await import('./schedulers.ts')).studyK8s,
 };
 
 async function run(args: CommandArgs): Promise<void> {

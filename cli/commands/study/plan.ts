@@ -2,39 +2,33 @@ import { parseSeeds, writePlan, type Job } from '../../../study/plan.ts';
 import { count } from '../../../lib/text.ts';
 import {
   boolFlag,
+  definedFields,
   intFlag,
   intListFlag,
-  MAX_SEED,
   printJson,
   stringFlag,
   UsageError,
   type CommandArgs,
 } from '../../args.ts';
 
-type PlanOptions = Parameters<typeof writePlan>[1];
-
 /** What `study plan` plans, from its flags: the recipe and seeds, and the optional threads, episodes and steps. */
-function planOptions(args: CommandArgs): { out: string; options: PlanOptions } {
+function planOptions(args: CommandArgs): { out: string; options: Parameters<typeof writePlan>[1] } {
   const recipe = stringFlag(args, 'recipe');
   const seedsText = stringFlag(args, 'seeds');
   const out = stringFlag(args, 'out');
   if (recipe === undefined || seedsText === undefined || out === undefined)
     throw new UsageError('study plan needs --recipe, --seeds and --out');
-  const threads =
-    args.flags.threads === undefined ? undefined : (intFlag(args, 'threads', 2, { min: 1, max: 2 }) as 1 | 2);
-  const episodes =
-    args.flags.episodes === undefined ? undefined : intFlag(args, 'episodes', 64, { min: 1, max: 1024 });
-  const steps =
-    args.flags.steps === undefined ? undefined : intListFlag(args, 'steps', [], { min: 0, max: 80 });
+  const threads = intFlag(args, 'threads', undefined) as 1 | 2 | undefined;
+  const episodes = intFlag(args, 'episodes', undefined);
+  const steps = intListFlag(args, 'steps', undefined, { min: 0, max: 80 });
   return {
     out,
     options: {
-      ...(steps !== undefined ? { steps } : {}),
+      ...definedFields({ steps }),
       recipe,
       seeds: parseSeeds(seedsText),
-      evalSeed: intFlag(args, 'eval-seed', 1, { min: 0, max: MAX_SEED }),
-      ...(threads !== undefined ? { threads } : {}),
-      ...(episodes !== undefined ? { episodes } : {}),
+      evalSeed: intFlag(args, 'eval-seed', 1),
+      ...definedFields({ threads, episodes }),
     },
   };
 }

@@ -9,8 +9,8 @@ import { boolFlag, InputError, intFlag, printJson, UsageError, type CommandArgs 
 /** `study run DIR --index I [--offset K]`: job K + I alone, the array schedulers' contract. */
 async function runOne(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
   if (args.flags.jobs !== undefined) throw new UsageError('give --index or --jobs, not both');
-  const offset = intFlag(args, 'offset', 0, { min: 0, max: 1_000_000 });
-  const index = offset + intFlag(args, 'index', 0, { min: 0, max: 1_000_000 });
+  const offset = intFlag(args, 'offset', 0);
+  const index = offset + intFlag(args, 'index', 0);
   if (index >= plan.jobs.length)
     throw new UsageError(
       `--index ${offset === 0 ? index : `${index - offset} --offset ${offset} (job ${index})`} is out of range: the plan has jobs 0 to ${plan.jobs.length - 1}`,
@@ -27,7 +27,7 @@ async function runOne(args: CommandArgs, plan: Plan, timeout: number): Promise<v
 
 /** `study run DIR [--jobs N]`: every job not done, on this machine's CPU slots. */
 async function runAll(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
-  const workers = intFlag(args, 'jobs', availableParallelism(), { min: 1, max: 256 });
+  const workers = intFlag(args, 'jobs', availableParallelism());
   const summary = await runStudy(plan, {
     workers,
     timeout,

@@ -1,16 +1,36 @@
+import { readFileSync } from 'node:fs';
 import {
   arrayList,
+  k8sContainerArgs,
   quote,
   SLURM_DEPENDENCIES,
   submitSlurm,
+  writeK8sManifests,
   writeSlurmScripts,
   type SlurmDependency,
   type SubmittedArray,
 } from '../../../study/scheduler.ts';
 import type { Plan } from '../../../study/plan.ts';
 import { count } from '../../../lib/text.ts';
-import { boolFlag, listFlag, printJson, stringFlag, UsageError, type CommandArgs } from '../../args.ts';
-import { taskResources } from './flags.ts';
+import {
+  boolFlag,
+  definedFields,
+  intFlag,
+  listFlag,
+  printJson,
+  stringFlag,
+  UsageError,
+  type CommandArgs,
+} from '../../args.ts';
+
+/** --train-cpus, --eval-cpus and --mem: what each task of `study slurm` and `study k8s` asks for. */
+function taskResources(args: CommandArgs) {
+  return {
+    ...definedFields({ trainCpus: intFlag(args, 'train-cpus', undefined) }),
+    evalCpus: intFlag(args, 'eval-cpus', 1),
+    mem: stringFlag(args, 'mem') ?? '2G',
+  };
+}
 
 /** --dependency, --partition, --account, --time, --sbatch, --no-requeue and the resources of the scripts. */
 function slurmOptions(args: CommandArgs) {
@@ -19,17 +39,16 @@ function slurmOptions(args: CommandArgs) {
     throw new UsageError(
       `--dependency must be ${SLURM_DEPENDENCIES.join(' or ')}, got ${JSON.stringify(dependency)}`,
     );
-  const time = stringFlag(args, 'time');
-  const partition = stringFlag(args, 'partition');
-  const account = stringFlag(args, 'account');
   return {
     ...taskResources(args),
     dependency: dependency as SlurmDependency,
     requeue: !boolFlag(args, 'no-requeue'),
     sbatch: listFlag(args, 'sbatch'),
-    ...(partition !== undefined ? { partition } : {}),
-    ...(account !== undefined ? { account } : {}),
-    ...(time !== undefined ? { time } : {}),
+    ...definedFields({
+      partition: stringFlag(args, 'partition'),
+      account: stringFlag(args, 'account'),
+      time: stringFlag(args, 'time'),
+    }),
   };
 }
 
@@ -70,4 +89,19 @@ export async function studySlurm(args: CommandArgs, plan: Plan, timeout: number)
   const submitted = submitSlurm(scripts);
   if (json) printJson(submitted);
   else process.stdout.write(`${submittedLine(submitted, todo, plan.jobs.length)}\n`);
+}
+
+/** `study k8s`: writes the two Indexed Job manifests (training, then evaluation). */
+export async function studyK8s(args: CommandArgs, plan: Plan, timeout: number): Promise<void> {
+  const paths = writeK8sManifests(plan, {
+    ...taskResources(args),
+    leaseTimeout: timeout,
+    image: stringFlag(args, 'image') ?? 'tinyagent:local',
+    claim: stringFlag(args, 'claim') ?? 'tinyagent-studies',
+    parallelism: intFlag(args, 'parallelism', 4),
+  });
+  const podCommand = (path: string) => `tinyagent ${k8sContainerArgs(readFileSync(path, 'utf8')).join(' ')}`;
+  process.stdout.write(
+    `wrote ${paths.train} (pods run: ${podCommand(paths.train)}) and ${paths.eval} (${podCommand(paths.eval)}); apply the second once the first Job is complete\n`,
+  );
 }
