@@ -1,6 +1,6 @@
 import type { RandomSource } from './random.ts';
 import { sampleStandardNormal } from './random.ts';
-import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
+import { checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 export interface PosteriorInterval {
@@ -69,7 +69,7 @@ export function betaBinomialMeanPosterior({
 }): PosteriorInterval {
   checkUnits(successes, 1, 'successes', 'a posterior');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, j) => checkSuccesses(c, trials[j] as number, `successes[${j}]`));
+  successes.forEach((c, j) => checkInteger(c, `successes[${j}]`, 0, trials[j] as number));
   checkInteger(draws, 'draws', 8);
   checkLevel(level);
   checkRandomSource(rng);

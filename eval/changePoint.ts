@@ -1,11 +1,4 @@
-import {
-  checkFiniteValues,
-  checkUnits,
-  checkInteger,
-  checkLevel,
-  checkRandomSource,
-  checkSuccesses,
-} from './validate.ts';
+import { checkFiniteValues, checkUnits, checkInteger, checkLevel, checkRandomSource } from './validate.ts';
 import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { sampleBinomial, type RandomSource } from './random.ts';
 import { StatisticsError } from '../lib/errors.ts';
@@ -120,7 +113,7 @@ export function changePointBootstrap({
 }): { index: number | null; low: number | null; high: number | null; share: number[]; noneShare: number } {
   checkUnits(successes, 2, 'successes', 'a change point');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, t) => checkSuccesses(c, trials[t] as number, `successes[${t}]`));
+  successes.forEach((c, t) => checkInteger(c, `successes[${t}]`, 0, trials[t] as number));
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);

@@ -1,4 +1,4 @@
-import { checkFinite, checkSuccesses, checkTrials } from './validate.ts';
+import { checkFinite, checkInteger } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -136,8 +136,8 @@ export function taskRates(counts: CountsInput): Float64Array {
   for (let j = 0; j < successes.length; j++) {
     const n = trialsOf(trials, j);
     const c = successes[j] as number;
-    checkTrials(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`);
-    checkSuccesses(c, n, `successes[${j}]`);
+    checkInteger(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`, 1);
+    checkInteger(c, `successes[${j}]`, 0, n);
     rates[j] = c / n;
   }
   return rates;

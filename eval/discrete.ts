@@ -1,4 +1,4 @@
-import { checkFinite, checkInteger, checkProbability, checkTrials } from './validate.ts';
+import { checkFinite, checkInteger, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -94,7 +94,7 @@ export function binomialEstimatorMoments({
   estimate: (c: number) => number;
   truth?: number;
 }): { mean: number; variance: number; mse: number | null } {
-  checkTrials(n);
+  checkInteger(n, 'n', 1);
   checkProbability(p, 'p');
   const pmf = binomialPmf(n, p);
   const values = Array.from({ length: n + 1 }, (_, c) => estimate(c));

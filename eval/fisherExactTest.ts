@@ -1,5 +1,5 @@
 import { binomialPmf } from './discrete.ts';
-import { checkSuccesses, checkTrials, checkInteger, checkLevel, checkProbability } from './validate.ts';
+import { checkInteger, checkLevel, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /** log C(n, k) as a sum of logs: exact enough for the hundreds of episodes the evaluations hold. */
@@ -20,10 +20,10 @@ function logChoose(n: number, k: number): number {
  * @example fisherExactGreater(37, 64, 6, 64) // 3.0e-9
  */
 export function fisherExactGreater(c1: number, n1: number, c2: number, n2: number): number {
-  checkTrials(n1, 'n1');
-  checkTrials(n2, 'n2');
-  checkSuccesses(c1, n1, 'c1');
-  checkSuccesses(c2, n2, 'c2');
+  checkInteger(n1, 'n1', 1);
+  checkInteger(n2, 'n2', 1);
+  checkInteger(c1, 'c1', 0, n1);
+  checkInteger(c2, 'c2', 0, n2);
   const successes = c1 + c2;
   const total = n1 + n2;
   const denominator = logChoose(total, n1);

@@ -1,5 +1,5 @@
 import { noneDrawn } from './noneDrawn.ts';
-import { checkInteger, checkK, checkSuccesses, checkTrials, checkOutcomes } from './validate.ts';
+import { checkCounts, checkInteger, checkK, checkOutcomes } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -9,19 +9,14 @@ import { StatisticsError } from '../lib/errors.ts';
  *
  *   1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i) = 1 - prod_{i=n-k+1}^{n} (1 - c/i)
  *
- * It is the probability that k samples drawn without replacement from the n contain a success,
- * and its expectation is 1 - (1-p)^k for independent samples. Exactly 1 when n - c < k.
- * The shorter of the two products is taken (the first is the paper's numpy
- * `1 - np.prod(1 - k / np.arange(n - c + 1, n + 1))`); past 100,000 factors a log-space series
- * replaces it, so the time does not grow with the counts (see noneDrawn.ts).
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count that is not a
- *   safe integer (above 2^53 - 1).
+ * the probability that k of the n samples drawn without replacement contain a success; exactly 1
+ * when n - c < k. The shorter product is taken, and past 100,000 factors a log-space series
+ * (noneDrawn.ts), so the time does not grow with the counts.
+ * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
  * @example passAtK(10, 3, 5) // 0.9166... = 1 - 21/252
  */
 export function passAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkK(k, n);
   return noneDrawn(n, c, k).complement;
 }
@@ -30,13 +25,10 @@ export function passAtK(n: number, c: number, k: number): number {
  * Plug-in pass@k, 1 - (1 - c/n)^k: substitutes p-hat = c/n into 1 - (1-p)^k. Biased low for
  * k >= 2 and 0 < p < 1 because the map is strictly concave (Jensen); kept only to show that
  * error (chapter 17.2). k may exceed n here, since it is a formula in p.
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k < 1, or a count above 2^53 - 1.
  * @example plugInPassAtK(10, 3, 5) // 1 - 0.7^5 = 0.83193
  */
 export function plugInPassAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkInteger(k, 'k', 1);
   return 1 - (1 - c / n) ** k;
 }
@@ -47,17 +39,12 @@ export function plugInPassAtK(n: number, c: number, k: number): number {
  *
  *   C(c, k) / C(n, k) = prod_{i=0}^{k-1} (c - i) / (n - i) = C(n - (n-c), k) / C(n, k),
  *
- * i.e. no failure among the k draws: the same hypergeometric zero term as pass@k with the
- * n - c failures marked, so min(k, n - c) factors suffice (noneDrawn.ts). An unbiased estimate
- * of p^k (the same U-statistic argument as Chen et al. 2021 for pass@k). Exactly 0 when c < k.
- * Falls as k grows.
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
+ * the hypergeometric zero term of pass@k with the n - c failures marked (noneDrawn.ts). Unbiased
+ * for p^k (the U-statistic argument of Chen et al. 2021). Exactly 0 when c < k.
  * @example allCorrectAtK(10, 10, 10) // 1; allCorrectAtK(10, 3, 2) // 6/90
  */
 export function allCorrectAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkK(k, n);
   return noneDrawn(n, n - c, k).probability;
 }
@@ -65,38 +52,30 @@ export function allCorrectAtK(n: number, c: number, k: number): number {
 /** A task's samples in generation order: 1/true = passed, 0/false = failed. */
 export type Outcomes = ArrayLike<number | boolean>;
 
-function checkPrefix(outcomes: Outcomes, k: number): void {
+/** The first k outcomes, after checking that there are k. */
+function firstK(outcomes: Outcomes, k: number): Array<number | boolean> {
   checkOutcomes(outcomes);
   checkInteger(k, 'k', 1);
   if (k > outcomes.length)
     throw new StatisticsError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
+  return Array.prototype.slice.call(outcomes, 0, k);
 }
 
 /**
  * Prefix pass@k of one task: 1 if any of the first k samples (generation order) passed, else 0.
- * Monotone in k on one batch with no independence assumption (the pass@k-inversion note:
- * a success among the first j samples stays a success among the first j+1).
- *
- * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * Monotone in k on one batch with no independence assumption (the pass@k-inversion note).
  * @example prefixPassAtK([0, 1, 1, 0], 2) // 1
  */
 export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
-  checkPrefix(outcomes, k);
-  for (let i = 0; i < k; i++) if (outcomes[i]) return 1;
-  return 0;
+  return firstK(outcomes, k).some(Boolean) ? 1 : 0;
 }
 
 /**
- * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed.
- * Non-increasing in k.
- *
- * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed; non-increasing in k.
  * @example prefixAllCorrectAtK([1, 1, 0], 2) // 1
  */
 export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {
-  checkPrefix(outcomes, k);
-  for (let i = 0; i < k; i++) if (!outcomes[i]) return 0;
-  return 1;
+  return firstK(outcomes, k).every(Boolean) ? 1 : 0;
 }
 
 /** One task's counts: c successes among n samples. */
@@ -105,43 +84,39 @@ export interface TaskCounts {
   c: number;
 }
 
-/**
- * Mean accuracy (pass@1 from all samples, the chapter's p-bar): the mean over tasks of c_j / n_j.
- * Tasks weigh equally whatever their n_j, so it is not the share of passing samples unless every
- * task has the same n.
- *
- * @throws StatisticsError on no tasks, or a task whose n is not a positive integer or whose c is not
- *   an integer in [0, n].
- * @example meanAccuracy([{ n: 10, c: 1 }, { n: 10, c: 2 }]) // 0.15
- */
-export function meanAccuracy(tasks: readonly TaskCounts[]): number {
+/** The mean over a non-empty array of tasks of `value` of each (which checks the task). */
+function meanOverTasks<T>(tasks: readonly T[], value: (task: T, j: number) => number): number {
   if (!Array.isArray(tasks) || tasks.length === 0)
     throw new StatisticsError('tasks must be a non-empty array');
   let sum = 0;
-  tasks.forEach(({ n, c }, j) => {
-    checkTrials(n, `tasks[${j}].n`);
-    checkSuccesses(c, n, `tasks[${j}].c`);
-    sum += c / n;
-  });
+  tasks.forEach((task, j) => (sum += value(task, j)));
   return sum / tasks.length;
 }
 
 /**
+ * Mean accuracy (pass@1 from all samples, the chapter's p-bar): the mean over tasks of c_j / n_j.
+ * Tasks weigh equally whatever their n_j, so it is not the share of passing samples unless every
+ * task has the same n.
+ * @example meanAccuracy([{ n: 10, c: 1 }, { n: 10, c: 2 }]) // 0.15
+ */
+export function meanAccuracy(tasks: readonly TaskCounts[]): number {
+  return meanOverTasks(tasks, ({ n, c }, j) => {
+    checkInteger(n, `tasks[${j}].n`, 1);
+    checkInteger(c, `tasks[${j}].c`, 0, n);
+    return c / n;
+  });
+}
+
+/**
  * First-sample accuracy: the share of tasks whose sample 0 passed (one generation per task).
- *
- * @throws StatisticsError on no tasks, a task with no samples, or an outcome other than 0/1/true/false.
  * @example firstSampleAccuracy([[1, 0], [0, 1]]) // 0.5
  */
 export function firstSampleAccuracy(tasks: readonly Outcomes[]): number {
-  if (!Array.isArray(tasks) || tasks.length === 0)
-    throw new StatisticsError('tasks must be a non-empty array');
-  let sum = 0;
-  tasks.forEach((outcomes, j) => {
+  return meanOverTasks(tasks, (outcomes, j) => {
     checkOutcomes(outcomes, `tasks[${j}]`);
     if (outcomes.length === 0) throw new StatisticsError(`tasks[${j}] has no samples`);
-    if (outcomes[0]) sum += 1;
+    return outcomes[0] ? 1 : 0;
   });
-  return sum / tasks.length;
 }
 
 /** An exact rational and its nearest float. */
@@ -151,7 +126,7 @@ export interface ExactRational {
   value: number;
 }
 
-/** Below this many bits in C(n, k) exact arithmetic stays fast (measured: docs/MEASUREMENTS.md). */
+/** The most bits of C(n, k) exact arithmetic is allowed (docs/MEASUREMENTS.md). */
 const MAX_BITS = 50_000;
 
 function binomial(n: bigint, k: bigint): bigint {
@@ -177,8 +152,7 @@ function gcd(a: bigint, b: bigint): bigint {
  * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
  */
 export function exactPassAtK(n: number, c: number, k: number): ExactRational {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkK(k, n);
   const shorter = Math.min(k, n - k);
   const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);

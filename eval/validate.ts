@@ -11,20 +11,23 @@ const show = (value: unknown) =>
     ? String(value)
     : (JSON.stringify(value) ?? String(value));
 
-/** A safe integer >= min. */
-export function checkInteger(value: number, name: string, min = 0): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new StatisticsError(`${name} must be an integer in [${min}, 2^53 - 1], got ${show(value)}`);
-  }
+/** A safe integer in [min, max]. */
+export function checkInteger(value: number, name: string, min = 0, max?: number): void {
+  if (
+    typeof value !== 'number' ||
+    !Number.isSafeInteger(value) ||
+    value < min ||
+    (max !== undefined && value > max)
+  )
+    throw new StatisticsError(
+      `${name} must be an integer in [${min}, ${max ?? '2^53 - 1'}], got ${show(value)}`,
+    );
 }
 
-export function checkTrials(n: number, name = 'n'): void {
-  checkInteger(n, name, 1);
-}
-
-export function checkSuccesses(c: number, n: number, name = 'c'): void {
-  if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0 || c > n)
-    throw new StatisticsError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
+/** n >= 1 samples of which c succeeded. */
+export function checkCounts(n: number, c: number): void {
+  checkInteger(n, 'n', 1);
+  checkInteger(c, 'c', 0, n);
 }
 
 /** 1 <= k <= n, both integers. */
@@ -57,16 +60,32 @@ export function checkFinite(
   if (nonNegative && !(value >= 0)) throw new StatisticsError(`${name} must be >= 0, got ${value}`);
 }
 
+/** Each entry of an array-like, `ok` or a StatisticsError naming it and `expected`. */
+function checkEntries<T>(
+  values: ArrayLike<T>,
+  name: string,
+  what: string,
+  ok: (value: T) => boolean,
+  expected: string,
+): void {
+  if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
+    throw new StatisticsError(`${name} must be an array of ${what}`);
+  for (let i = 0; i < values.length; i++)
+    if (!ok(values[i] as T))
+      throw new StatisticsError(`${name}[${i}] must be ${expected}, got ${show(values[i])}`);
+}
+
 /** Non-empty, every entry finite. */
 export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
-  if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
-    throw new StatisticsError(`${name} must be an array of numbers`);
-  if (values.length === 0) throw new StatisticsError(`${name} is empty`);
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new StatisticsError(`${name}[${i}] must be a finite number, got ${show(value)}`);
-  }
+  if (values !== null && typeof values === 'object' && values.length === 0)
+    throw new StatisticsError(`${name} is empty`);
+  checkEntries(
+    values,
+    name,
+    'numbers',
+    (value) => typeof value === 'number' && Number.isFinite(value),
+    'a finite number',
+  );
 }
 
 /**
@@ -108,11 +127,6 @@ export function orNull<T>(compute: () => T): T | null {
 
 /** Outcomes of one task: each 0, 1, false or true. */
 export function checkOutcomes(outcomes: ArrayLike<number | boolean>, name = 'outcomes'): void {
-  if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number')
-    throw new StatisticsError(`${name} must be an array of 0/1 outcomes`);
-  for (let i = 0; i < outcomes.length; i++) {
-    const value = outcomes[i];
-    if (value !== 0 && value !== 1 && value !== true && value !== false)
-      throw new StatisticsError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
-  }
+  const binary = (value: unknown) => value === 0 || value === 1 || value === true || value === false;
+  checkEntries(outcomes, name, '0/1 outcomes', binary, '0, 1, false or true');
 }
