@@ -108,30 +108,22 @@ export function stratifiedBootstrap(
     rng,
   }: StratifiedBootstrapOptions,
 ): Estimate[] {
-  const tasks = checkMatrix(scores, 'stratifiedBootstrap: scores');
+  checkMatrix(scores, 'stratifiedBootstrap: scores');
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
-  const runs = scores.length;
-  const cells = columnsOf(scores); // [task * runs + run]
+  const cells = columnsOf(scores);
   const sortCells = rankSorter(cells);
   const drawn = Int32Array.from({ length: cells.length }, (_, cell) => cell);
-  const rows = new Int32Array(runs);
+  const rows = wholeRuns ? new Int32Array(scores.length) : undefined;
   let sortedDrawn: Float64Array | undefined;
   const sorted = () => (sortedDrawn ??= sortCells(drawn));
   const sample = cells.slice();
   const estimates = statistic(sample, sorted);
   const replicates = estimates.map(() => new Float64Array(reps));
   for (let r = 0; r < reps; r += 1) {
-    if (wholeRuns) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
-    for (let slot = 0; slot < tasks; slot += 1) {
-      const task = taskBootstrap ? randomIndex(rng, tasks) : slot;
-      for (let run = 0; run < runs; run += 1) {
-        const cell = task * runs + (wholeRuns ? rows[run]! : randomIndex(rng, runs));
-        drawn[slot * runs + run] = cell;
-        sample[slot * runs + run] = cells[cell]!;
-      }
-    }
+    redrawCells(drawn, scores.length, rows, taskBootstrap, rng);
+    for (let i = 0; i < cells.length; i += 1) sample[i] = cells[drawn[i]!]!;
     sortedDrawn = undefined;
     const values = statistic(sample, sorted);
     for (let c = 0; c < values.length; c += 1) replicates[c]![r] = values[c]!;
@@ -141,15 +133,25 @@ export function stratifiedBootstrap(
 }
 
 /**
- * Redraws the runs of a runs x tasks matrix: `drawn[task * runs + run]` becomes the run drawn
- * for that place, within each task apart (rliable's stratified resampling) or, with `rows`, the
- * same whole runs for every task.
+ * Redraws the cells of a runs x tasks matrix laid out task by task: `drawn[slot * runs + run]`
+ * becomes the cell drawn for that place, its run drawn within each task apart (rliable's
+ * stratified resampling) or, with `rows`, the same whole runs for every task; with
+ * `taskBootstrap` each slot's task is drawn first.
  */
-function redrawRuns(drawn: Int32Array, runs: number, rows: Int32Array | undefined, rng: RandomSource): void {
+function redrawCells(
+  drawn: Int32Array,
+  runs: number,
+  rows: Int32Array | undefined,
+  taskBootstrap: boolean,
+  rng: RandomSource,
+): void {
+  const tasks = drawn.length / runs;
   if (rows !== undefined) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
-  for (let start = 0; start < drawn.length; start += runs)
+  for (let slot = 0; slot < tasks; slot += 1) {
+    const task = taskBootstrap ? randomIndex(rng, tasks) : slot;
     for (let run = 0; run < runs; run += 1)
-      drawn[start + run] = rows === undefined ? randomIndex(rng, runs) : rows[run]!;
+      drawn[slot * runs + run] = task * runs + (rows === undefined ? randomIndex(rng, runs) : rows[run]!);
+  }
 }
 
 /**
@@ -157,7 +159,7 @@ function redrawRuns(drawn: Int32Array, runs: number, rows: Int32Array | undefine
  * data's, so each run of X has a fixed number of Y's scores of the task below it and at or below
  * it; the drawn runs of Y, counted in Y's sorted order, then give each drawn run of X its wins.
  * Wins are sums of halves, exact in any order: the same number as `probabilityOfImprovement` of
- * the drawn scores. `x`, `y` laid out task by task (`x[task * xRuns + run]`).
+ * the drawn scores. `x`, `y` laid out task by task (`x[task * xRuns + run]`), the draws their cells.
  */
 function improvementCounter(
   x: Float64Array,
@@ -183,14 +185,12 @@ function improvementCounter(
     let total = 0;
     for (let task = 0; task < tasks; task += 1) {
       drawnBelow.fill(0);
-      for (let k = task * yRuns; k < (task + 1) * yRuns; k += 1)
-        drawnBelow[yRank[task * yRuns + yDrawn[k]!]! + 1]! += 1;
+      for (let k = task * yRuns; k < (task + 1) * yRuns; k += 1) drawnBelow[yRank[yDrawn[k]!]! + 1]! += 1;
       for (let rank = 1; rank <= yRuns; rank += 1) drawnBelow[rank]! += drawnBelow[rank - 1]!;
       let wins = 0;
       for (let k = task * xRuns; k < (task + 1) * xRuns; k += 1) {
-        const cell = task * xRuns + xDrawn[k]!;
-        const beaten = drawnBelow[below[cell]!]!;
-        wins += beaten + 0.5 * (drawnBelow[atOrBelow[cell]!]! - beaten);
+        const beaten = drawnBelow[below[xDrawn[k]!]!]!;
+        wins += beaten + 0.5 * (drawnBelow[atOrBelow[xDrawn[k]!]!]! - beaten);
       }
       total += wins / (xRuns * yRuns);
     }
@@ -234,9 +234,9 @@ export function probabilityOfImprovementInterval(
   const [xRows, yRows] = wholeRuns ? [new Int32Array(x.length), new Int32Array(y.length)] : [];
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r += 1) {
-    redrawRuns(xDrawn, x.length, xRows, rng);
+    redrawCells(xDrawn, x.length, xRows, false, rng);
     if (paired) yDrawn.set(xDrawn);
-    else redrawRuns(yDrawn, y.length, yRows, rng);
+    else redrawCells(yDrawn, y.length, yRows, false, rng);
     replicates[r] = improvement(xDrawn, yDrawn);
     progress?.(r + 1);
   }
