@@ -21,8 +21,7 @@ import { StatisticsError } from '../../lib/errors.ts';
 /**
  * How the two results' episodes line up: 'common-random-numbers' when both record an env seed
  * for every shared (task, sample) and all agree, 'seeds-differ' when some recorded seeds differ,
- * 'index-only' when seeds are absent (or recorded on only some episodes), so that episodes are
- * paired by task and sample index alone.
+ * 'index-only' otherwise (paired by task and sample index alone).
  */
 export interface Pairing {
   kind: 'common-random-numbers' | 'seeds-differ' | 'index-only';
@@ -45,10 +44,8 @@ export interface RecordedCheckpoint {
 
 /**
  * Paired tasks like these that a comparison needs to detect the difference it measured, B - A,
- * at two-sided `alpha` with `power` (`requiredUnits`, design paired, sigma the SD of the
- * per-task differences): what `tinyagent power --sd SD --delta D` answers. `tasks` is null, and
- * `why` says why, below 2 tasks, at a difference of 0, when every task differs by the same amount
- * (no SD) or past 2^53 - 1 tasks.
+ * at two-sided `alpha` with `power` (`requiredUnits`, sigma the SD of the per-task differences),
+ * as `tinyagent power --sd SD --delta D` answers; `tasks` null where `why` says it does not exist.
  */
 export interface TasksNeeded {
   tasks: number | null;
@@ -87,9 +84,7 @@ export interface ComparisonReport {
 }
 
 /** The checkpoint a result file's header records (`provenance.checkpoint.checksum`), if any. */
-export function recordedCheckpoint(
-  header: Record<string, unknown> | undefined,
-): RecordedCheckpoint | undefined {
+function recordedCheckpoint(header: Record<string, unknown> | undefined): RecordedCheckpoint | undefined {
   const provenance = header?.['provenance'];
   if (typeof provenance !== 'object' || provenance === null) return undefined;
   const checkpoint = (provenance as Record<string, unknown>)['checkpoint'];
@@ -103,7 +98,6 @@ export function recordedCheckpoint(
   };
 }
 
-/** The tasks needed to detect the measured difference (see `TasksNeeded`). */
 export function tasksNeeded(
   ratesA: readonly number[],
   ratesB: readonly number[],
@@ -120,10 +114,7 @@ export function tasksNeeded(
   return tasks === null ? none('more than 2^53 - 1 tasks') : { tasks, why: null, sd, delta, alpha, power };
 }
 
-/**
- * The sentence on `tasksNeeded` beside a comparison of `common` tasks: how many tasks like these
- * would detect the difference it measured, and the `tinyagent power` line that answers for another.
- */
+/** The sentence on `tasksNeeded` beside a comparison, with the `tinyagent power` line for another difference. */
 export function tasksNeededLine({ tasksNeeded: needed, commonTasks }: ComparisonReport): string {
   const head = `tasks to detect a difference of ${needed.delta.toFixed(3)} (paired, two-sided alpha ${needed.alpha}, power ${needed.power})`;
   if (needed.tasks === null || needed.sd === null) return `${head}: n/a (${needed.why ?? 'undefined'})`;
@@ -131,12 +122,8 @@ export function tasksNeededLine({ tasksNeeded: needed, commonTasks }: Comparison
   return `${head}: ${needed.tasks} like these, ${commonTasks === 1 ? 'from 1' : `from the ${commonTasks}`} compared here (SD of the per-task differences ${sd}; tinyagent power --sd ${sd} --delta D for another difference)`;
 }
 
-/**
- * The warning for two result files of one checkpoint: with the same harness their difference is
- * evaluation noise (other episodes or sampling), with another the harness's; either way not a
- * difference between agents. Undefined when the files record different checkpoints or none.
- */
-export function sameCheckpointWarning(
+/** The warning for two result files of one checkpoint: their difference is not one between agents. */
+function sameCheckpointWarning(
   checkpoint: RecordedCheckpoint | null,
   harnessesDiffer: boolean,
 ): string | undefined {
@@ -163,7 +150,7 @@ function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<stri
 }
 
 /** Lines up the episodes of the compared tasks by (task, sample) and checks their env seeds. */
-export function pairingOf(
+function pairingOf(
   rowsA: readonly ResultRow[],
   rowsB: readonly ResultRow[],
   tasks: ReadonlySet<string>,
@@ -258,9 +245,8 @@ function scoreCommonTasks(
 
 /**
  * Each side's mean of the paired per-task rates, B - A with its paired-bootstrap interval, the
- * paired and unpaired standard errors and the per-task correlation. The interval, the standard
- * errors and the correlation are null below 2 tasks, the correlation also when either side has
- * the same rate on every task.
+ * paired and unpaired SEs and the per-task correlation; all but the means null below 2 tasks, the
+ * correlation also when either side has the same rate on every task.
  */
 function pairedStatistics(
   ratesA: number[],
@@ -288,10 +274,7 @@ function pairedStatistics(
   };
 }
 
-/**
- * A comparison's warnings: one checkpoint on both sides (`checkpointWarning`) first, then too
- * few common tasks, then paired episodes whose env seeds differ.
- */
+/** A comparison's warnings: one checkpoint on both sides, too few common tasks, env seeds that differ. */
 function comparisonWarnings(
   common: number,
   pairing: Pairing,
@@ -332,10 +315,8 @@ export function compareResults(
 ): ComparisonReport {
   const { ratesA, ratesB, scored, tooFewSamples } = scoreCommonTasks(a.tasks, b.tasks, k);
   const statistics = pairedStatistics(ratesA, ratesB, { level, reps, rng });
-  const pairing =
-    a.rows !== undefined && b.rows !== undefined
-      ? pairingOf(a.rows, b.rows, scored, run)
-      : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
+  // without the rows of both, nothing is shared: index-only
+  const pairing = pairingOf(a.rows ?? [], b.rows ?? [], scored, run);
   const harnessChanges = harnessDifferences(a.harness, b.harness);
   const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
   const sameCheckpoint =
