@@ -194,7 +194,7 @@ interface Compared {
 }
 
 /** The tasks of `tasks` that `others` lacks, by id, in order. */
-function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
+export function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
   const names = new Set(others.map(({ task }) => task));
   return tasks.filter(({ task }) => !names.has(task)).map(({ task }) => task);
 }

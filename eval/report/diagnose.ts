@@ -11,6 +11,7 @@ import {
   type HarnessDifference,
 } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
+import { tasksMissingFrom } from './compare.ts';
 
 /**
  * The two batches a diagnosis compares and what their rows show: per-task pass@k,
@@ -20,6 +21,11 @@ import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
 const successes = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const fewestSamples = (tasks: readonly TaskOutcomes[]) =>
+  tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+/** The first `most` names, `...` marking more. */
+const listed = (names: readonly string[], most: number) =>
+  `${names.slice(0, most).join(', ')}${names.length > most ? ', ...' : ''}`;
 
 /** Unbiased pass@k per task of the tasks that have at least k samples. */
 function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number> {
@@ -41,7 +47,7 @@ function sameBatchEvidence(
   tasks: readonly TaskOutcomes[],
   reported: Record<string, number> | undefined,
 ): { evidence: string[]; mismatch: boolean } {
-  const n = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+  const n = fewestSamples(tasks);
   const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
   const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
@@ -113,23 +119,20 @@ function batchesOf(first: ResultFile, second: ResultFile | undefined): Batches {
 
 /** The k of the pass@k: the one asked for, refused above the fewest samples a task has, else that fewest. */
 function chooseK(groupB: GroupedOutcomes, label: string, requestedK: number | undefined): number {
-  const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+  const nB = fewestSamples(groupB.tasks);
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
     throw new StatisticsError(
-      `k = ${requestedK} exceeds the samples per task of ${label}: ${short.length === 1 ? 'task' : 'tasks'} ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
+      `k = ${requestedK} exceeds the samples per task of ${label}: ${short.length === 1 ? 'task' : 'tasks'} ${listed(short, 5)} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
     );
   }
   return requestedK ?? nB;
 }
 
 /** The line for tasks at different positions in the two batches; undefined when the order agrees. */
-function orderIssue(
-  { groupA, groupB }: Batches,
-  namesA: readonly string[],
-  namesB: readonly string[],
-  k: number,
-): string | undefined {
+function orderIssue({ groupA, groupB }: Batches, k: number): string | undefined {
+  const namesA = groupA.tasks.map(({ task }) => task);
+  const namesB = groupB.tasks.map(({ task }) => task);
   const misplaced = namesA.filter((name, i) => namesB[i] !== undefined && namesB[i] !== name).length;
   if (misplaced === 0) return undefined;
   const byIdA = perTask(groupA.tasks, 1);
@@ -146,22 +149,15 @@ function orderIssue(
 function dataIssuesOf(batches: Batches, k: number): { issues: string[]; unpaired: number } {
   const { groupA, groupB, labels, oneBatch } = batches;
   const issues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
-  const namesA = groupA.tasks.map(({ task }) => task);
-  const namesB = groupB.tasks.map(({ task }) => task);
-  const setA = new Set(namesA);
-  const setB = new Set(namesB);
-  const onlyA = namesA.filter((name) => !setB.has(name));
-  const onlyB = namesB.filter((name) => !setA.has(name));
+  const onlyA = tasksMissingFrom(groupA.tasks, groupB.tasks);
+  const onlyB = tasksMissingFrom(groupB.tasks, groupA.tasks);
   if (onlyA.length > 0)
     issues.push(
-      `tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`,
+      `tasks only in ${labels[0]}: ${listed(onlyA, 10)} (the two numbers average different task sets)`,
     );
-  if (onlyB.length > 0)
-    issues.push(
-      `tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`,
-    );
+  if (onlyB.length > 0) issues.push(`tasks only in ${labels[1]}: ${listed(onlyB, 10)}`);
   if (!oneBatch) {
-    const order = orderIssue(batches, namesA, namesB, k);
+    const order = orderIssue(batches, k);
     if (order !== undefined) issues.push(order);
   }
   return { issues, unpaired: onlyA.length + onlyB.length };
