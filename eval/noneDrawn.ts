@@ -1,4 +1,4 @@
-/** Up to this many factors the product is formed directly (under a millisecond). */
+/** Up to this many factors the product is formed directly. */
 export const DIRECT_FACTORS = 100_000;
 /** The series past DIRECT_FACTORS stops after this many terms at the latest. */
 export const MAX_SERIES_TERMS = 99;
@@ -8,10 +8,7 @@ export interface NoneDrawn {
   probability: number;
   /** 1 - probability, computed without cancellation. */
   complement: number;
-  /**
-   * The work done: factors multiplied or series terms summed. At most DIRECT_FACTORS whatever
-   * the counts; the tests count it, since a time limit would depend on the machine's load.
-   */
+  /** The work done, factors multiplied or series terms summed (the tests bound it, not the time). */
   terms: number;
 }
 

@@ -1,10 +1,9 @@
 import { checkFinite, checkInteger, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
- * Where the statistics get their randomness: anything with `next()` returning a float in
- * [0, 1). The project's `Rng` (lib/rng.ts) satisfies it; tests may pass any seeded source.
- * Nothing in eval/ calls `Math.random`, so every bootstrap and simulation is reproducible
- * from the seed of the source passed in.
+ * Where the statistics get their randomness: anything with `next()` returning a float in [0, 1),
+ * such as lib/rng.ts's `Rng`. Nothing in eval/ calls `Math.random`, so every bootstrap and
+ * simulation is reproducible from the seed of the source passed in.
  */
 export interface RandomSource {
   next(): number;
@@ -15,7 +14,7 @@ export function randomIndex(rng: RandomSource, n: number): number {
   return Math.floor(rng.next() * n);
 }
 
-/** A standard normal draw (Box-Muller). @throws StatisticsError if there is no rng. */
+/** A standard normal draw (Box-Muller). */
 export function sampleStandardNormal(rng: RandomSource): number {
   checkRandomSource(rng);
   let u = 0;
@@ -26,9 +25,6 @@ export function sampleStandardNormal(rng: RandomSource): number {
 /**
  * A Gamma(shape, 1) draw by Marsaglia & Tsang (2000), "A simple method for generating gamma
  * variables"; shape < 1 uses Gamma(shape + 1) * U^{1/shape} (their section 6).
- *
- * @throws StatisticsError if shape is not a finite number > 0, or there is no rng.
- * @example sampleGamma(0.4, new Rng(1))
  */
 export function sampleGamma(shape: number, rng: RandomSource): number {
   checkFinite(shape, 'shape', { positive: true });
@@ -53,12 +49,7 @@ export function sampleGamma(shape: number, rng: RandomSource): number {
   }
 }
 
-/**
- * A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
- *
- * @throws StatisticsError if a or b is not a finite number > 0, or there is no rng.
- * @example sampleBeta(0.4, 0.3, new Rng(1)) // a U-shaped task pass rate
- */
+/** A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b). */
 export function sampleBeta(a: number, b: number, rng: RandomSource): number {
   checkFinite(a, 'a', { positive: true });
   checkFinite(b, 'b', { positive: true });
@@ -67,13 +58,7 @@ export function sampleBeta(a: number, b: number, rng: RandomSource): number {
   return x + y === 0 ? (rng.next() < a / (a + b) ? 1 : 0) : x / (x + y);
 }
 
-/**
- * A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n) uniforms; meant for the
- * simulations' n of tens to hundreds.
- *
- * @throws StatisticsError if n is not a safe integer >= 0, p is outside [0, 1], or there is no rng.
- * @example sampleBinomial(40, 0.03, new Rng(1))
- */
+/** A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n), for the simulations' small n. */
 export function sampleBinomial(n: number, p: number, rng: RandomSource): number {
   checkInteger(n, 'n');
   checkProbability(p, 'p');
