@@ -2,14 +2,9 @@ import { checkFinite, checkInteger } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * Standard error of the mean pass rate with tasks as clusters: the task rates r_j = c_j / n_j
- * are the independent units, so SE = sqrt( sum (r_j - r-bar)^2 / (N (N - 1)) ), the
- * cluster-robust (CR1) SE of an equally weighted mean (chapter 17.3: Var(mu-hat) =
- * (sigma_task^2 + E[p(1-p)]/n) / N, estimated by the spread of the task rates). One task has no
- * spread to estimate it from: the SE does not exist there.
- *
- * @throws StatisticsError on bad counts or fewer than 2 tasks.
- * @example clusteredStandardError({ successes: [32, 31, 1], trials: 32 })
+ * Standard error of the mean pass rate with tasks as clusters, the task rates r_j = c_j / n_j the
+ * independent units: SE = sqrt(sum (r_j - r-bar)^2 / (N (N - 1))), the cluster-robust (CR1) SE of
+ * an equally weighted mean (chapter 17.3). Undefined below 2 tasks.
  */
 export function clusteredStandardError(counts: CountsInput): number {
   const rates = taskRates(counts);
@@ -24,11 +19,8 @@ export function clusteredStandardError(counts: CountsInput): number {
 }
 
 /**
- * Naive episode-level standard error sqrt(p (1-p) / M) of the pooled share p = S / M over all
- * M episodes treated as independent; too small by sqrt(design effect) when tasks differ.
- *
- * @throws StatisticsError on bad counts or fewer than 2 episodes in all.
- * @example episodeStandardError({ successes: [16, 16], trials: 32 }) // sqrt(0.25 / 64) = 0.0625
+ * Naive episode-level standard error sqrt(p (1-p) / M) of the pooled share p = S / M, the M
+ * episodes treated as independent: too small by sqrt(design effect) when tasks differ.
  */
 export function episodeStandardError(counts: CountsInput): number {
   taskRates(counts);
@@ -50,9 +42,8 @@ export function episodeStandardError(counts: CountsInput): number {
  * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3 and can be
  * slightly negative when tasks are alike (returned as is, never below -1 / (n0 - 1)).
  *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or when every
- *   episode has the same outcome (0/0: there is no variance to split).
- * @example intraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 1
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or every
+ *   episode alike (no variance to split).
  */
 export function intraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);
@@ -82,12 +73,9 @@ export function intraclassCorrelation(counts: CountsInput): number {
 }
 
 /**
- * Design effect 1 + (n - 1) rho (Kish 1965): how many times the true variance of a mean over
- * clusters of n correlated episodes exceeds the variance assuming independence. A variance is
- * never negative, so rho >= -1 / (n - 1) (and rho <= 1); n may be an average cluster size.
- *
- * @throws StatisticsError if n is not a finite number >= 1, or rho is outside [-1/(n-1), 1].
- * @example designEffect(32, 0.63) // 20.53
+ * Design effect 1 + (n - 1) rho (Kish 1965): how many times the variance of a mean over clusters
+ * of n correlated episodes exceeds that under independence; rho in [-1 / (n - 1), 1], since a
+ * variance is never negative. n may be an average cluster size.
  */
 export function designEffect(episodesPerTask: number, rho: number): number {
   checkFinite(episodesPerTask, 'episodesPerTask');
@@ -107,16 +95,11 @@ export interface CountsInput {
 }
 
 /** n_j of task j. */
-export function trialsOf(trials: ArrayLike<number> | number, j: number): number {
+function trialsOf(trials: ArrayLike<number> | number, j: number): number {
   return typeof trials === 'number' ? trials : (trials[j] as number);
 }
 
-/**
- * Validates counts and returns the per-task pass rates c_j / n_j.
- * @throws StatisticsError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
- *   an integer in [0, n_j].
- * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
- */
+/** Validates counts and returns the per-task pass rates c_j / n_j. */
 export function taskRates(counts: CountsInput): Float64Array {
   if (typeof counts !== 'object' || counts === null)
     throw new StatisticsError('counts must be { successes, trials }');
@@ -170,9 +153,8 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
  * equally, as the mean pass rate does. It is returned as is: negative when tasks are alike, and
  * above 1 when few tasks sit at 0 and 1 (s^2 divides by N - 1, mu (1 - mu) by N).
  *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, a task with fewer than 2 episodes, or
- *   mu of 0 or 1 (no variance to split).
- * @example taskVarianceIntraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 4/3
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, a task of fewer than 2 episodes, or
+ *   mu of 0 or 1.
  */
 export function taskVarianceIntraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);

@@ -19,13 +19,19 @@ const chiSquareBounds = (sumOfSquares: number, df: number, alpha: number, sd = M
 });
 
 /**
- * The chi-square interval of a standard deviation from n values assumed normal (the textbook
- * interval, e.g. Casella & Berger 2002, Statistical Inference, chapter 9):
- * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
- * [sqrt((n - 1) s^2 / chi^2_{1-alpha/2, n-1}), sqrt((n - 1) s^2 / chi^2_{alpha/2, n-1})].
- * Same as scipy: `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
- * @throws StatisticsError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
- * @example standardDeviationInterval([0.8, 0.6, 0.9, 0.7])
+ * Evaluation noise from the differences d = a - b of two evaluations of each checkpoint:
+ * sigma_e^2-hat = sum d^2 / (2 n), with its chi-square interval over n degrees of freedom.
+ */
+function evaluationNoise(differences: number[], alpha: number) {
+  const variance = mean(differences.map((d) => (d * d) / 2));
+  const n = differences.length;
+  return { variance, sd: { estimate: Math.sqrt(variance), ...chiSquareBounds(n * variance, n, alpha) } };
+}
+
+/**
+ * The chi-square interval of a standard deviation from n normal values (Casella & Berger 2002,
+ * chapter 9): (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), as scipy's
+ * `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
  */
 export function standardDeviationInterval(
   values: ArrayLike<number>,
@@ -57,9 +63,6 @@ export function standardDeviationInterval(
  * degrees of freedom and is small when training noise dominates), a bound below 0 becoming 0. It
  * assumes normal seed means; its coverage is simulated in test/noise-sd.test.ts.
  *
- * @throws StatisticsError on fewer than 2 seeds, a and b of different lengths, a value that is not
- *   finite, or level outside (0, 1).
- * @example noiseStandardDeviations([0.8, 0.6, 0.9], [0.82, 0.61, 0.88])
  */
 export function noiseStandardDeviations(
   a: ArrayLike<number>,
@@ -74,22 +77,22 @@ export function noiseStandardDeviations(
     throw new StatisticsError(
       `noiseStandardDeviations: a and b need the same number (>= 2) of seeds, got ${n} and ${b.length}`,
     );
-  const differences = Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));
-  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
+  const alpha = 1 - level;
+  const evaluation = evaluationNoise(
+    Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number)),
+    alpha,
+  );
+  const evaluationVariance = evaluation.variance;
   const seedMeanVariance = sampleVariance(
     Array.from({ length: n }, (_, i) => ((a[i] as number) + (b[i] as number)) / 2),
   );
-  const alpha = 1 - level;
   const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluationVariance / 2));
   return {
     training: {
       estimate: trainingSD(seedMeanVariance),
       ...chiSquareBounds((n - 1) * seedMeanVariance, n - 1, alpha, trainingSD),
     },
-    evaluation: {
-      estimate: Math.sqrt(evaluationVariance),
-      ...chiSquareBounds(n * evaluationVariance, n, alpha),
-    },
+    evaluation: evaluation.sd,
     seeds: n,
   };
 }
@@ -116,9 +119,6 @@ export function noiseStandardDeviations(
  *   since R sigma_base^2 <= E[MSB].
  * These intervals assume normal effects; their coverage at a design is simulated where they are
  * reported.
- *
- * @throws StatisticsError on fewer than 2 base agents or 2 RL seeds each, an unbalanced design, a
- *   value that is not finite, or level outside (0, 1).
  */
 export function nestedNoiseStandardDeviations(
   a: ReadonlyArray<ArrayLike<number>>,
@@ -145,10 +145,12 @@ export function nestedNoiseStandardDeviations(
   const withinDf = groups * (perGroup - 1);
   const msw = within / withinDf;
   const msb = (perGroup * groupMeans.reduce((s, m) => s + (m - grand) ** 2, 0)) / (groups - 1);
-  const n = groups * perGroup;
-  const differences = a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number)));
-  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
   const alpha = 1 - level;
+  const evaluation = evaluationNoise(
+    a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number))),
+    alpha,
+  );
+  const evaluationVariance = evaluation.variance;
   const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluationVariance / 2));
   const baseVariance = (msb - msw) / perGroup;
   const satterthwaite =
@@ -156,14 +158,12 @@ export function nestedNoiseStandardDeviations(
   return {
     base: {
       estimate: Math.sqrt(Math.max(0, baseVariance)),
-      low:
-        satterthwaite === null
-          ? 0
-          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(1 - alpha / 2, satterthwaite)),
-      high:
-        satterthwaite === null
-          ? Math.sqrt(((groups - 1) * msb) / (perGroup * chiSquareQuantile(alpha / 2, groups - 1)))
-          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(alpha / 2, satterthwaite)),
+      ...(satterthwaite === null
+        ? {
+            low: 0,
+            high: Math.sqrt(((groups - 1) * msb) / (perGroup * chiSquareQuantile(alpha / 2, groups - 1))),
+          }
+        : chiSquareBounds(satterthwaite * baseVariance, satterthwaite, alpha)),
       df: satterthwaite,
     },
     rl: {
@@ -171,11 +171,7 @@ export function nestedNoiseStandardDeviations(
       ...chiSquareBounds(withinDf * msw, withinDf, alpha, lessEvaluation),
       df: withinDf,
     },
-    evaluation: {
-      estimate: Math.sqrt(evaluationVariance),
-      ...chiSquareBounds(n * evaluationVariance, n, alpha),
-      df: n,
-    },
+    evaluation: { ...evaluation.sd, df: groups * perGroup },
     meanSquares: { between: msb, within: msw },
     groups,
     perGroup,
@@ -230,12 +226,7 @@ function lowerGammaRegularized(a: number, x: number): number {
   return 1 - front * h;
 }
 
-/**
- * Chi-square CDF with `df` degrees of freedom: P(df / 2, x / 2), the regularized lower
- * incomplete gamma function. Same as scipy's `chi2.cdf(x, df)`.
- * @throws StatisticsError if df is not a finite number > 0 or x is not finite.
- * @example chiSquareCdf(27.488, 15) // 0.975
- */
+/** Chi-square CDF, P(df / 2, x / 2) (the regularized lower incomplete gamma), as scipy's `chi2.cdf(x, df)`. */
 export function chiSquareCdf(x: number, df: number): number {
   checkFinite(df, 'df', { positive: true });
   checkFinite(x, 'x');
@@ -243,12 +234,8 @@ export function chiSquareCdf(x: number, df: number): number {
 }
 
 /**
- * Chi-square quantile: the x with chiSquareCdf(x, df) = p, by bisection on the CDF (monotone,
- * so it cannot fail to converge) to a relative width of 1e-14, or to adjacent floats where the
- * quantile underflows (a small df at a small p). Same as scipy's
- * `chi2.ppf(p, df)` to about 12 digits.
- * @throws StatisticsError if p is outside (0, 1) or df is not a finite number > 0.
- * @example chiSquareQuantile(0.975, 15) // 27.4884
+ * Chi-square quantile by bisection on the CDF to a relative width of 1e-14, or to adjacent floats
+ * where it underflows; scipy's `chi2.ppf(p, df)` to about 12 digits.
  */
 export function chiSquareQuantile(p: number, df: number): number {
   if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new StatisticsError(`p must be in (0, 1), got ${p}`);

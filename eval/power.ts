@@ -4,11 +4,7 @@ import { normalQuantile, normalCdfStandard } from './normal.ts';
 import { checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/**
- * A sample size beyond what the power functions count (N above 2^53 - 1 units, n above 10^7
- * seeds): the difference is too small for its SD. A StatisticsError, so that a caller may say
- * "beyond" instead of failing.
- */
+/** A sample size beyond what the power functions count: the difference is too small for its SD. */
 export class BeyondCountError extends StatisticsError {}
 
 export type PowerDesign = 'paired' | 'unpaired' | 'seeds';
@@ -38,22 +34,12 @@ export interface RequiredUnits {
 }
 
 /**
- * Units needed to detect a mean difference delta with a two-sided z test (chapter 17.4):
- *
- *   N >= ((z_{1-a/2} + z_{1-b}) sigma_d / delta)^2,
- *
- * where sigma_d = sigma for paired differences and sqrt(2) sigma for the difference of two
- * independent group means ('unpaired' tasks, or 'seeds' of two recipes), N then per group.
- *
- * The formula keeps one tail of the two-sided test; the other adds Phi(-z_{1-a/2} - sqrt(N) delta
- * / sigma_d), negligible at the powers one designs for but not at low power, and below power
- * a/2 the sum z_{1-a/2} + z_{1-b} turns negative and squaring it makes N rise again as the power
- * falls. Power is therefore accepted in [0.5, 1) only.
- *
- * @throws StatisticsError if sigma is not a finite number >= 0, delta not finite and > 0, alpha
- *   outside (0, 1), power outside [0.5, 1), an unknown design; BeyondCountError for an N above
- *   2^53 - 1.
- * @example requiredUnits({ sigma: 0.0725, delta: 0.02 }).units // 104 (the book: about 103)
+ * Units needed to detect a mean difference delta with a two-sided z test (chapter 17.4),
+ * N >= ((z_{1-a/2} + z_{1-b}) sigma_d / delta)^2, sigma_d = sigma for paired differences and
+ * sqrt(2) sigma for two independent groups ('unpaired' tasks, 'seeds' of two recipes; N per group).
+ * The formula drops the test's other tail, which matters at low power, and below power a/2 it
+ * rises again as the power falls: power is accepted in [0.5, 1) only.
+ * @throws BeyondCountError for an N above 2^53 - 1.
  */
 export function requiredUnits({
   sigma,
@@ -106,17 +92,11 @@ export interface RequiredSeedsOptions {
 
 /**
  * Seeds per recipe (equal groups of n) for a two-sided t test of two recipes' means to reach a
- * power, from the exact power of the test rather than the normal approximation of
- * `requiredUnits` (chapter 17.4): the statistic is noncentral t with noncentrality
- * delta / sqrt((sdA^2 + sdB^2) / n), and n is the smallest with
- *
- *   P(|T| > t_{1-alpha/2, df}) >= power.
- *
- * With equal variances df = 2n - 2 (Student; statsmodels `TTestIndPower().solve_power`, rounded
- * up). With unequal ones df = (sdA^2 + sdB^2)^2 (n - 1) / (sdA^4 + sdB^4) (Welch-Satterthwaite
- * at the planned n), the usual approximation of Welch's test's power by a noncentral t.
- * @throws StatisticsError when an SD is not finite and > 0, delta not finite and > 0, alpha outside
- *   (0, 1), power outside (alpha, 1); BeyondCountError for n above 10^7.
+ * power, from the test's exact power (chapter 17.4): the statistic is noncentral t with
+ * noncentrality delta / sqrt((sdA^2 + sdB^2) / n), and n is the smallest with
+ * P(|T| > t_{1-alpha/2, df}) >= power. Equal variances: df = 2n - 2 (statsmodels
+ * `TTestIndPower().solve_power`, rounded up); unequal: Welch-Satterthwaite's df at the planned n.
+ * @throws BeyondCountError for n above 10^7.
  * @example requiredSeeds({ sdA: 0.1, delta: 0.1 }) // 17 (statsmodels: 16.71)
  */
 export function requiredSeeds({
@@ -161,11 +141,8 @@ export function requiredSeeds({
  *   F(t) = Phi(-delta) + 1/2 sum_j [ p_j I_x(j + 1/2, df/2) + q_j I_x(j + 1, df/2) ],
  *   p_j = e^-lambda lambda^j / j!,  q_j = delta e^-lambda lambda^j / (sqrt 2 Gamma(j + 3/2)),
  *
- * and F(t; df, delta) = 1 - F(-t; df, -delta) for t < 0. The series is summed until its Poisson
- * weights are spent (below 1e-15). Same as scipy's `stats.nct.cdf(t, df, delta)`.
- * @throws StatisticsError when df is not > 0, t or delta not finite, or |delta| > 37 (e^-lambda
- *   underflows).
- * @example noncentralTCdf(2, 10, 1) // 0.8161 (scipy: stats.nct.cdf(2, 10, 1))
+ * and F(t; df, delta) = 1 - F(-t; df, -delta) for t < 0, summed until the Poisson weights are
+ * spent; scipy's `stats.nct.cdf(t, df, delta)`. |delta| is at most 37, where e^-lambda underflows.
  */
 export function noncentralTCdf(t: number, df: number, delta: number): number {
   if (!(df > 0)) throw new StatisticsError(`noncentralTCdf: df must be > 0, got ${df}`);
@@ -188,11 +165,7 @@ export function noncentralTCdf(t: number, df: number, delta: number): number {
   return Math.min(1, Math.max(0, normalCdfStandard(-delta) + sum / 2));
 }
 
-/**
- * The power of a two-sided t test whose statistic is noncentral t with `df` degrees of freedom and
- * noncentrality `delta`, rejecting beyond +-`critical`: P(T > c) + P(T < -c).
- * @example twoSidedTPower(28, 2.5, 2.048) // 0.679
- */
+/** The power P(T > c) + P(T < -c) of a two-sided t test whose statistic is noncentral t(df, delta). */
 export function twoSidedTPower(df: number, delta: number, critical: number): number {
   return 1 - noncentralTCdf(critical, df, delta) + noncentralTCdf(-critical, df, delta);
 }
