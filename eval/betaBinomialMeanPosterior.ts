@@ -51,8 +51,6 @@ const logNormalPdf = (x: number, m: number, sd: number) =>
  * comes from the prior; the rest from 0.9 N(m, (1.5 s)^2) + 0.1 prior in (logit mu, logit u),
  * m and s the first stage's weighted means and SDs, weighted prior x likelihood / proposal.
  *
- * @throws StatisticsError on fewer than 1 task, bad counts, draws < 8, a bad level or no rng.
- * @example betaBinomialMeanPosterior({ successes: [3, 30], trials: [32, 32], draws: 20000, rng: new Rng(1) })
  */
 export function betaBinomialMeanPosterior({
   successes,
