@@ -53,11 +53,9 @@ const typedOrder = (a: number, b: number) =>
   a < b ? -1 : a > b ? 1 : Object.is(a, b) ? 0 : Object.is(a, -0) ? -1 : 1;
 
 /**
- * Sorts a replicate in O(n) instead of O(n log n): its n values are drawn from the data's n
- * cells, so one count per cell's rank in the data's sorted order, walked in rank order, lists
- * them sorted, the same numbers in the same order as Float64Array.prototype.sort (values that
- * compare equal are the same number). `drawn[i]` is the cell of the replicate's value i. The
- * array returned is reused by the next call.
+ * Sorts a replicate in O(n): its values are drawn from the data's n cells (`drawn[i]` the cell of
+ * value i), so counting draws per cell's rank in the data's sorted order lists them in
+ * Float64Array.prototype.sort's order. The array returned is reused by the next call.
  */
 function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
   const order = Array.from({ length: cells.length }, (_, i) => i).sort((i, j) =>
@@ -83,18 +81,11 @@ function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
 
 /**
  * rliable's stratified bootstrap (Agarwal et al. 2021, "Deep RL at the edge of the statistical
- * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of one or more statistics
- * of a runs x tasks score matrix `scores[run][task]`: each replicate redraws the N runs with
- * replacement independently within each task (so every task keeps its weight); with
- * `taskBootstrap` it first redraws the M tasks with replacement, so that the interval also
- * speaks for tasks like these rather than for these tasks; with `wholeRuns` it redraws N whole
- * runs (rows) once and every task takes its scores from them. `statistic` gets the replicate as
- * a flat array, task by task, and a function giving the same values sorted (computed once per
- * replicate, valid until the next), and returns a vector; each component gets its percentile
- * interval (the type-7 quantiles alpha/2 and 1 - alpha/2 of its replicates). The estimate is the
- * statistic of the data.
- * @throws StatisticsError on an empty, ragged or non-finite matrix, reps < 1, level outside (0, 1) or no rng.
- * @example stratifiedBootstrap([[0.1, 0.9], [0.3, 0.7]], (s) => [s[0]! + s[1]!], { rng: new Rng(1) })
+ * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of statistics of a runs x
+ * tasks score matrix `scores[run][task]`: each replicate redraws the runs within each task (see
+ * `redrawCells`). `statistic` gets the replicate as a flat array, task by task, and a function
+ * giving the same values sorted (valid until the next replicate), and returns a vector; each
+ * component gets the percentile interval of its replicates, around its value on the data.
  */
 export function stratifiedBootstrap(
   scores: ReadonlyArray<ReadonlyArray<number>>,
@@ -136,7 +127,7 @@ export function stratifiedBootstrap(
  * Redraws the cells of a runs x tasks matrix laid out task by task: `drawn[slot * runs + run]`
  * becomes the cell drawn for that place, its run drawn within each task apart (rliable's
  * stratified resampling) or, with `rows`, the same whole runs for every task; with
- * `taskBootstrap` each slot's task is drawn first.
+ * `taskBootstrap` each slot's task is drawn first, so the interval speaks for tasks like these.
  */
 function redrawCells(
   drawn: Int32Array,
@@ -199,13 +190,10 @@ function improvementCounter(
 }
 
 /**
- * The probability of improvement P(X > Y) (`probabilityOfImprovement`) with rliable's interval
- * for it (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, the
- * runs of Y with replacement within each task, so the two may have different runs; with
- * `wholeRuns`, whole runs of X and, apart, of Y; with `paired` too, where row i of X and of Y are
- * one unit (one seed at two checkpoints), the same whole rows of both.
- * @throws StatisticsError as stratifiedBootstrap does, or on x and y with different task counts.
- * @example probabilityOfImprovementInterval(x, y, { rng: new Rng(1) })
+ * The probability of improvement P(X > Y) with rliable's interval for it
+ * (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, of Y;
+ * with `paired` (and `wholeRuns`), where row i of X and of Y are one seed at two checkpoints, the
+ * same whole rows of both.
  */
 export function probabilityOfImprovementInterval(
   x: ReadonlyArray<ReadonlyArray<number>>,
@@ -249,8 +237,6 @@ export function probabilityOfImprovementInterval(
  * P(X_m > Y_m) = (1 / (N K)) sum_{i,j} S(x_{i,m}, y_{j,m}), S = 1 if x > y, 1/2 if equal, 0
  * otherwise, over the N runs of algorithm X and the K runs of Y; then the mean over tasks.
  * `x[run][task]`, `y[run][task]`; the two may have different numbers of runs.
- * @throws StatisticsError on an empty or ragged matrix, or different task counts.
- * @example probabilityOfImprovement([[1], [0]], [[0], [0]]) // 0.75
  */
 export function probabilityOfImprovement(
   x: ReadonlyArray<ReadonlyArray<number>>,
@@ -349,13 +335,10 @@ export interface AggregateOptions extends StratifiedBootstrapOptions {
 }
 
 /**
- * rliable's aggregate metrics of one runs x tasks score matrix (`scores[run][task]`) with their
- * stratified-bootstrap percentile intervals (`rly.get_interval_estimates`, and the performance
- * profile's bands, `rly.create_performance_profile`), all from one set of replicates
- * (`stratifiedBootstrap`): the replicates are drawn the same whatever is computed from them, so
- * one stream gives one interval for one quantity.
- * @throws StatisticsError as stratifiedBootstrap does, on unsorted or non-finite taus, or a gamma that is not finite.
- * @example rliableAggregates([[0.1, 0.9], [0.3, 0.7]], { metrics: ['iqm'], rng: new Rng(1) }).iqm
+ * rliable's aggregate metrics of one runs x tasks score matrix with their stratified-bootstrap
+ * percentile intervals (`rly.get_interval_estimates`) and the performance profile's bands
+ * (`rly.create_performance_profile`), all from one set of replicates: they are drawn the same
+ * whatever is computed from them, so one stream gives one interval for one quantity.
  */
 export function rliableAggregates(
   scores: ReadonlyArray<ReadonlyArray<number>>,
