@@ -1,7 +1,7 @@
 import { allCorrectAtK, passAtK } from '../passAtK.ts';
 import { randomIndex, type RandomSource } from '../random.ts';
 
-/** A number with its interval; low and high are null where no interval exists (fewer than 2 units). */
+/** A number with its interval, null where none exists (fewer than 2 units). */
 export interface Estimate {
   estimate: number;
   low: number | null;
@@ -34,19 +34,6 @@ export function taskProfile(outcomes: Uint8Array): TaskProfile {
   return { trials: outcomes.length, successes, firstSuccess, firstFailure };
 }
 
-/** Replicate values of each statistic of a metrics report, one per bootstrap replicate. */
-export interface ReplicateMeans {
-  meanAccuracy: Float64Array;
-  firstSampleAccuracy: Float64Array;
-  /** sum(c) / sum(n) of the resampled tasks. */
-  pooledShare: Float64Array;
-  /** One array per k of `ks`, in their order. */
-  passAtK: Float64Array[];
-  allCorrectAtK: Float64Array[];
-  prefixPassAtK: Float64Array[];
-  prefixAllCorrectAtK: Float64Array[];
-}
-
 /**
  * A per-(n, c) row of terms over the ks, kept up to the last that is not 0: 1 - pass@k and pass^k
  * both fall with k (C(n-c, k)/C(n, k) and C(c, k)/C(n, k)) and are exactly 0 from some k on
@@ -68,10 +55,7 @@ function termRows(
   });
 }
 
-/**
- * The distinct keys of `items` in order of first appearance with the first item of each, and
- * which one each item has.
- */
+/** The distinct keys of `items` (first item of each, in order of appearance) and which one each item has. */
 export function classesBy<T>(
   items: readonly T[],
   key: (item: T) => string,
@@ -103,8 +87,11 @@ function profileClasses(profiles: readonly TaskProfile[]) {
   return { joint, classOf, counts, countsClassOf };
 }
 
-/** `reps` replicate values, all 0, of every statistic of a report over `kCount` values of k. */
-function emptyMeans(kCount: number, reps: number): ReplicateMeans {
+/**
+ * `reps` replicate values, all 0, of every statistic of a metrics report: the pooled share is
+ * sum(c) / sum(n) of the resampled tasks, the statistics at k one array per k in their order.
+ */
+function emptyMeans(kCount: number, reps: number) {
   const perK = () => Array.from({ length: kCount }, () => new Float64Array(reps));
   return {
     meanAccuracy: new Float64Array(reps),
@@ -139,11 +126,7 @@ function countsBelow(counts: Float64Array, ks: readonly number[], below: Float64
 }
 
 /** One replicate's draws counted by (n, c) class and by first-success and first-failure position. */
-interface DrawCounts {
-  counts: Float64Array;
-  firstSuccesses: Float64Array;
-  firstFailures: Float64Array;
-}
+type DrawCounts = Record<'counts' | 'firstSuccesses' | 'firstFailures', Float64Array>;
 
 /**
  * Counts one replicate's draws (`drawn`, the times each joint class was drawn) into `into`, and
@@ -177,18 +160,17 @@ function countDraws(
   return { rates, firstPassed, top, bottom };
 }
 
+/** Replicate values of each statistic of a metrics report, one per bootstrap replicate. */
+export type ReplicateMeans = ReturnType<typeof emptyMeans>;
+
 /**
  * The task-level (cluster) bootstrap of every statistic of a metrics report over one shared set
- * of resampled tasks, so that their intervals stay mutually coherent: replicate r draws
- * `tasks.length` task indices from `rng` (the r-th block of draws, as one index matrix filled
- * row by row would hold them) and every statistic is the mean over that multiset of tasks.
- *
- * Each statistic depends on a task only through its profile (n, c, first success, first
- * failure), so a replicate is counted once into classes of tasks alike and each statistic is
- * summed over classes, not tasks: the prefix metrics of every k from one cumulative count over
- * first-success (first-failure) positions, the unbiased ones over the (n, c) classes whose term
- * is neither exactly 0 nor exactly 1 at that k. The work per replicate is the draws plus a few
- * passes over the classes, not tasks x metrics x k. `ks` are the k every task can be scored at.
+ * of resampled tasks, so that their intervals stay coherent: replicate r draws the r-th block of
+ * `tasks.length` task indices from `rng`, and every statistic is the mean over those tasks.
+ * A statistic depends on a task only through its profile, so each replicate is counted into
+ * classes of tasks alike and summed over classes: the prefix metrics of every k from one
+ * cumulative count over first-success (first-failure) positions, the unbiased ones over the (n, c)
+ * classes. `ks` are the k every task can be scored at.
  */
 export function resampleMeans(
   profiles: readonly TaskProfile[],
