@@ -4,12 +4,7 @@ import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/ou
 import type { ResultFile } from '../io/resultFile.ts';
 import { passAtK, prefixPassAtK } from '../passAtK.ts';
 import { pairedStandardError } from '../paired.ts';
-import {
-  GENERATION_FIELD,
-  formatHarnessValue,
-  harnessDifferences,
-  type HarnessDifference,
-} from './harness.ts';
+import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
 import { tasksMissingFrom } from './compare.ts';
 
@@ -252,35 +247,25 @@ function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, in
   };
 }
 
-/** How two harnesses differ: the fields that differ, the generation ones, whether both are recorded. */
-interface HarnessComparison {
-  differences: HarnessDifference[];
-  generation: HarnessDifference[];
-  recorded: boolean;
-}
-
-/** Compares the harnesses the two results record (one batch shares one harness). */
-function compareHarness(
-  first: ResultFile,
-  second: ResultFile | undefined,
-  oneBatch: boolean,
-): HarnessComparison {
+/** How the recorded harnesses differ: the fields, the generation ones, whether both are recorded. */
+function compareHarness(first: ResultFile, second: ResultFile | undefined, oneBatch: boolean) {
   const differences = oneBatch ? [] : harnessDifferences(first.harness, second?.harness ?? first.harness);
   const recorded = oneBatch || (first.harness !== undefined && second?.harness !== undefined);
   const generation = differences.filter(({ field }) => GENERATION_FIELD.test(field));
   return { differences, generation, recorded };
 }
+type HarnessComparison = ReturnType<typeof compareHarness>;
 
 /** Finding 3: two harnesses, that is two decoding policies, behind the two numbers. */
 function harnessFinding(
-  { differences, generation, recorded }: HarnessComparison,
+  { differences, recorded }: HarnessComparison,
   first: ResultFile,
   { labels, oneBatch }: Batches,
 ): Finding {
   return {
     explanation: 'different-harness',
     title: '3. Different harness: two decoding policies, not pass@1 vs pass@k of one',
-    supported: oneBatch ? false : !recorded ? null : generation.length > 0 || differences.length > 0,
+    supported: oneBatch ? false : !recorded ? null : differences.length > 0,
     evidence: oneBatch
       ? ['one batch shares one harness']
       : !recorded
@@ -338,9 +323,9 @@ function beforeAfterChecklist(
   oneBatch: boolean,
   unpaired: number,
 ): DiagnosisReport['checklist'] {
-  const greedyField = (harness: Record<string, unknown> | undefined) =>
-    differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined &&
-    harness !== undefined;
+  const sameGreedy =
+    first.harness !== undefined &&
+    !differences.some(({ field }) => /greedy|do_?sample|temperature/i.test(field));
   return [
     {
       item: 'recomputed from raw samples',
@@ -349,7 +334,7 @@ function beforeAfterChecklist(
     },
     {
       item: 'same greedy / sampling setting for both',
-      ok: oneBatch ? true : recorded ? greedyField(first.harness) : null,
+      ok: oneBatch ? true : recorded ? sameGreedy : null,
       detail: recorded
         ? generation.length === 0
           ? 'no generation field differs'
@@ -409,22 +394,23 @@ export function diagnose(
   const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
   const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
   const same = sameBatchFinding(batches, k, numbers.inverted, reported);
-  const findings: Finding[] = [same.finding];
-  if (!oneBatch && !same.sameBatch) findings.push(differentRunsFinding(batches, k, numbers.inverted));
   const harness = compareHarness(first, second, oneBatch);
-  findings.push(harnessFinding(harness, first, batches));
   const multiTurn = multiTurnViews(first, second, batches);
-  findings.push(multiTurnFinding(multiTurn));
   const checklist = beforeAfterChecklist(harness, first, oneBatch, same.unpaired);
-  findings.push(beforeAfterFinding(checklist));
-  const report: DiagnosisReport = {
+  const findings = [
+    same.finding,
+    ...(oneBatch || same.sameBatch ? [] : [differentRunsFinding(batches, k, numbers.inverted)]),
+    harnessFinding(harness, first, batches),
+    multiTurnFinding(multiTurn),
+    beforeAfterFinding(checklist),
+  ];
+  return {
     sources: oneBatch ? [labels[0]] : labels,
     numbers,
     findings,
     checklist,
     conclusion: conclusionOf(findings, numbers),
     reportedMismatch: same.mismatch,
+    ...(Object.keys(multiTurn).length > 0 ? { multiTurn } : {}),
   };
-  if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
-  return report;
 }
