@@ -22,17 +22,6 @@ export interface RequiredUnitsOptions {
   design?: PowerDesign;
 }
 
-export interface RequiredUnits {
-  /** Units needed (per group for unpaired and seeds), rounded up, at least 1. */
-  units: number;
-  perGroup: boolean;
-  /** The unrounded N. */
-  exact: number;
-  zAlpha: number;
-  zPower: number;
-  design: PowerDesign;
-}
-
 /**
  * Units needed to detect a mean difference delta with a two-sided z test (chapter 17.4),
  * N >= ((z_{1-a/2} + z_{1-b}) sigma_d / delta)^2, sigma_d = sigma for paired differences and
@@ -47,7 +36,7 @@ export function requiredUnits({
   alpha = 0.05,
   power = 0.8,
   design = 'paired',
-}: RequiredUnitsOptions): RequiredUnits {
+}: RequiredUnitsOptions) {
   checkFinite(sigma, 'sigma', { nonNegative: true });
   checkFinite(delta, 'delta', { positive: true });
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1))
@@ -67,7 +56,7 @@ export function requiredUnits({
     throw new BeyondCountError(
       `N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`,
     );
-  // A float such as 16.000000000000004 is 16 units, not 17.
+  // A float such as 16.000000000000004 is 16 units, not 17; `exact` is the unrounded N, per group unless paired.
   const units = Math.max(1, Math.ceil(exact - 1e-9));
   return { units, perGroup: design !== 'paired', exact, zAlpha, zPower, design };
 }

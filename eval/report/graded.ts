@@ -8,25 +8,6 @@ import { meanScoreEstimate } from './metrics.ts';
 const PASS_AT_K_NOTE =
   'not defined: the scores are graded (not all 0 or 1) and pass@k counts 0/1 outcomes; the mean score is the number';
 
-/** `tinyagent metrics` of a file of graded scores. */
-export interface GradedReport {
-  graded: true;
-  tasks: number;
-  samplesPerTask: { min: number; max: number };
-  level: number;
-  reps: number;
-  /** The mean over tasks of each task's mean score, with its task-level interval and SE (null below 2 tasks). */
-  meanScore: {
-    estimate: number;
-    low: number | null;
-    high: number | null;
-    interval: 'task-level';
-    standardError: number | null;
-  };
-  passAtK: null;
-  passAtKNote: string;
-}
-
 /**
  * The report of a file of graded scores (Inspect's partial credit, numeric scores, an
  * lm-evaluation-harness metric such as f1): pass@k counts 0/1 outcomes and is not defined on
@@ -38,23 +19,27 @@ export interface GradedReport {
 export function gradedMetrics(
   file: ResultFile,
   { run, level, reps, rng }: { run?: string; level: number; reps: number; rng: RandomSource },
-): { report: GradedReport; reported: CheckedValue[] } {
+) {
   const tasks = groupScores(file.rows, run);
   const taskMeans = tasks.map(({ scores }) => mean(scores));
   const { estimate, low, high, standardError } = meanScoreEstimate(taskMeans, { reps, level, rng });
   const sizes = tasks.map(({ scores }) => scores.length);
-  const report: GradedReport = {
-    graded: true,
+  const report = {
+    graded: true as const,
     tasks: tasks.length,
     samplesPerTask: { min: Math.min(...sizes), max: Math.max(...sizes) },
     level,
     reps,
-    meanScore: { estimate, low, high, interval: 'task-level', standardError },
+    // the mean over tasks of each task's mean score, with its task-level interval and SE (null below 2 tasks)
+    meanScore: { estimate, low, high, interval: 'task-level' as const, standardError },
     passAtK: null,
     passAtKNote: PASS_AT_K_NOTE,
   };
   return { report, reported: recomputedReported(file, taskMeans) };
 }
+
+/** `tinyagent metrics` of a file of graded scores. */
+export type GradedReport = ReturnType<typeof gradedMetrics>['report'];
 
 /** `report` as `tinyagent metrics` prints it, for the file `path`, after its notes and checks of reported numbers. */
 export function gradedLines(
