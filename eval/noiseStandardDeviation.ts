@@ -2,13 +2,6 @@ import { mean, sampleVariance } from './describe.ts';
 import { checkFiniteValues, checkLevel, checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/** A standard deviation with its confidence interval. */
-export interface StandardDeviationInterval {
-  estimate: number;
-  low: number;
-  high: number;
-}
-
 /**
  * The chi-square bounds of a variance from its sum of squares over `df` degrees of freedom,
  * ss / chi^2_{1-alpha/2, df} and ss / chi^2_{alpha/2, df}, each through `sd` (a square root).
@@ -36,7 +29,7 @@ function evaluationNoise(differences: number[], alpha: number) {
 export function standardDeviationInterval(
   values: ArrayLike<number>,
   { level = 0.95 }: { level?: number } = {},
-): StandardDeviationInterval {
+) {
   checkFiniteValues(values);
   checkLevel(level);
   if (values.length < 2) throw new StatisticsError('standardDeviationInterval: needs at least 2 values');
@@ -68,7 +61,7 @@ export function noiseStandardDeviations(
   a: ArrayLike<number>,
   b: ArrayLike<number>,
   { level = 0.95 }: { level?: number } = {},
-): { training: StandardDeviationInterval; evaluation: StandardDeviationInterval; seeds: number } {
+) {
   checkFiniteValues(a, 'a');
   checkFiniteValues(b, 'b');
   checkLevel(level);

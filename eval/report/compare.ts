@@ -14,7 +14,7 @@ import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
 import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
 import { requiredUnits } from '../power.ts';
-import { harnessDifferences, type HarnessDifference } from './harness.ts';
+import { harnessDifferences } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 
@@ -58,31 +58,6 @@ export interface TasksNeeded {
   power: number;
 }
 
-export interface ComparisonReport {
-  harnessDifferences: HarnessDifference[];
-  onlyInA: string[];
-  onlyInB: string[];
-  commonTasks: number;
-  k: number;
-  /** Mean per-task pass@k (pass@1 = mean accuracy) of each system on the common tasks. */
-  a: number;
-  b: number;
-  /** b - a, with the paired-bootstrap interval over tasks (null below 2 tasks). */
-  difference: { estimate: number; low: number | null; high: number | null; level: number; reps: number };
-  /** null below 2 common tasks, where no standard error exists. */
-  pairedSE: number | null;
-  unpairedSE: number | null;
-  /** null below 2 tasks or when either side has the same value on every task. */
-  correlation: number | null;
-  /** Tasks that could not be scored at k (fewer than k samples on either side). */
-  tooFewSamples: string[];
-  pairing: Pairing;
-  /** The checkpoint both files evaluate, when their provenance records one and the same (null otherwise). */
-  sameCheckpoint: RecordedCheckpoint | null;
-  tasksNeeded: TasksNeeded;
-  warnings: string[];
-}
-
 /** The checkpoint a result file's header records (`provenance.checkpoint.checksum`), if any. */
 function recordedCheckpoint(header: Record<string, unknown> | undefined): RecordedCheckpoint | undefined {
   const provenance = header?.['provenance'];
@@ -115,7 +90,10 @@ export function tasksNeeded(
 }
 
 /** The sentence on `tasksNeeded` beside a comparison, with the `tinyagent power` line for another difference. */
-export function tasksNeededLine({ tasksNeeded: needed, commonTasks }: ComparisonReport): string {
+export function tasksNeededLine({
+  tasksNeeded: needed,
+  commonTasks,
+}: Pick<ComparisonReport, 'tasksNeeded' | 'commonTasks'>): string {
   const head = `tasks to detect a difference of ${needed.delta.toFixed(3)} (paired, two-sided alpha ${needed.alpha}, power ${needed.power})`;
   if (needed.tasks === null || needed.sd === null) return `${head}: n/a (${needed.why ?? 'undefined'})`;
   const sd = needed.sd.toPrecision(3);
@@ -252,7 +230,7 @@ function pairedStatistics(
   ratesA: number[],
   ratesB: number[],
   { level, reps, rng }: { level: number; reps: number; rng: RandomSource },
-): Pick<ComparisonReport, 'a' | 'b' | 'difference' | 'pairedSE' | 'unpairedSE' | 'correlation'> {
+) {
   const spread = ratesA.length >= 2;
   const interval = spread
     ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
@@ -298,9 +276,11 @@ function comparisonWarnings(
 
 /**
  * Pairs two results by task id (never by position) and compares their per-task unbiased pass@k
- * (chapter 17.4): the paired difference with a paired-bootstrap interval, paired and unpaired
- * standard errors, and the per-task correlation that pairing exploits. With the rows of both
- * files it also reports whether the paired episodes shared their env seeds (common random numbers).
+ * on the tasks both can score at k (chapter 17.4): each side's mean, the paired difference B - A
+ * with a paired-bootstrap interval, paired and unpaired standard errors, and the per-task
+ * correlation that pairing exploits (null where they do not exist). With the rows of both files
+ * it also reports whether the paired episodes shared their env seeds (common random numbers), and
+ * with their provenance whether both evaluate one checkpoint.
  */
 export function compareResults(
   a: Compared,
@@ -312,7 +292,7 @@ export function compareResults(
     rng,
     run,
   }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
-): ComparisonReport {
+) {
   const { ratesA, ratesB, scored, tooFewSamples } = scoreCommonTasks(a.tasks, b.tasks, k);
   const statistics = pairedStatistics(ratesA, ratesB, { level, reps, rng });
   // without the rows of both, nothing is shared: index-only
@@ -339,3 +319,5 @@ export function compareResults(
     ),
   };
 }
+
+export type ComparisonReport = ReturnType<typeof compareResults>;
