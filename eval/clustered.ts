@@ -39,9 +39,8 @@ export function episodeStandardError(counts: CountsInput): number {
  *   MSB = sum n_j (r_j - p)^2 / (N - 1),   MSW = sum n_j r_j (1 - r_j) / (M - N),
  *   n0 = (M - sum n_j^2 / M) / (N - 1),    rho = (MSB - MSW) / (MSB + (n0 - 1) MSW),
  *
- * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3 and can be
- * slightly negative when tasks are alike (returned as is, never below -1 / (n0 - 1)).
- *
+ * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3, slightly
+ * negative when tasks are alike (never below -1 / (n0 - 1)).
  * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or every
  *   episode alike (no variance to split).
  */
@@ -50,15 +49,15 @@ export function intraclassCorrelation(counts: CountsInput): number {
   const tasks = rates.length;
   if (tasks < 2) throw new StatisticsError('intraclassCorrelation needs at least 2 tasks');
   const { episodes, successes } = pooledCounts(counts);
-  let squaredSizes = 0;
-  for (let j = 0; j < tasks; j++) squaredSizes += trialsOf(counts.trials, j) ** 2;
   if (episodes === tasks)
     throw new StatisticsError('intraclassCorrelation needs a task with at least 2 episodes');
   const pooled = successes / episodes;
+  let squaredSizes = 0;
   let between = 0;
   let within = 0;
   for (let j = 0; j < tasks; j++) {
     const n = trialsOf(counts.trials, j);
+    squaredSizes += n ** 2;
     const rate = rates[j] as number;
     between += n * (rate - pooled) ** 2;
     within += n * rate * (1 - rate);
@@ -147,14 +146,10 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
  *   mu = (1/N) sum r_j,   s^2 = sum (r_j - mu)^2 / (N - 1),
  *   sigma_task^2 = s^2 - (1/N) sum r_j (1 - r_j) / (n_j - 1),   rho = sigma_task^2 / (mu (1 - mu)),
  *
- * where r_j = c_j / n_j. E[r_j (1 - r_j)] = p_j (1 - p_j) (n_j - 1) / n_j, so the subtracted term
- * is unbiased for the binomial part E[p_j (1 - p_j) / n_j] of E[s^2], and sigma_task^2 is a
- * moment estimate. Unlike the one-way ANOVA estimator (`intraclassCorrelation`) it weights tasks
- * equally, as the mean pass rate does. It is returned as is: negative when tasks are alike, and
- * above 1 when few tasks sit at 0 and 1 (s^2 divides by N - 1, mu (1 - mu) by N).
- *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, a task of fewer than 2 episodes, or
- *   mu of 0 or 1.
+ * where r_j = c_j / n_j: the subtracted term is unbiased for the binomial part of E[s^2]. Unlike
+ * `intraclassCorrelation` it weights tasks equally, as the mean pass rate does. Returned as is:
+ * negative when tasks are alike, above 1 when few tasks sit at 0 and 1.
+ * @throws StatisticsError on fewer than 2 tasks, a task of fewer than 2 episodes, or mu of 0 or 1.
  */
 export function taskVarianceIntraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);

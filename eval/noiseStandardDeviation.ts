@@ -11,10 +11,7 @@ const chiSquareBounds = (sumOfSquares: number, df: number, alpha: number, sd = M
   high: sd(sumOfSquares / chiSquareQuantile(alpha / 2, df)),
 });
 
-/**
- * Evaluation noise from the differences d = a - b of two evaluations of each checkpoint:
- * sigma_e^2-hat = sum d^2 / (2 n), with its chi-square interval over n degrees of freedom.
- */
+/** Evaluation noise sigma_e^2-hat = sum d^2 / (2 n) from d = a - b, with its chi-square (n df) interval. */
 function evaluationNoise(differences: number[], alpha: number) {
   const variance = mean(differences.map((d) => (d * d) / 2));
   const n = differences.length;
@@ -45,17 +42,12 @@ export function standardDeviationInterval(
  * seed i's checkpoint (n seeds).
  *
  * Evaluation noise: d_i = a_i - b_i has mean 0 and variance 2 sigma_e^2, so
- * sigma_e^2-hat = sum d_i^2 / (2 n), and n sigma_e^2-hat / sigma_e^2 ~ chi^2(n) when the d_i are
- * normal; the interval is sqrt(n sigma_e^2-hat / chi^2_{1-alpha/2, n}) to
- * sqrt(n sigma_e^2-hat / chi^2_{alpha/2, n}).
+ * sigma_e^2-hat = sum d_i^2 / (2 n), and n sigma_e^2-hat / sigma_e^2 ~ chi^2(n) for normal d_i.
  *
  * Training noise (the method of moments): the seed means m_i = (a_i + b_i) / 2 have variance
  * sigma_t^2 + sigma_e^2 / 2, so sigma_t^2-hat = max(0, S_m^2 - sigma_e^2-hat / 2). Its interval
- * is the chi-square interval of the variance of the m_i (as standardDeviationInterval's) less the
- * evaluation share sigma_e^2-hat / 2 at both ends (treated as known: it is estimated from n more
- * degrees of freedom and is small when training noise dominates), a bound below 0 becoming 0. It
- * assumes normal seed means; its coverage is simulated in test/noise-sd.test.ts.
- *
+ * is the chi-square interval of the variance of the m_i less the evaluation share at both ends
+ * (treated as known), a bound below 0 becoming 0; its coverage is simulated in test/noise-sd.test.ts.
  */
 export function noiseStandardDeviations(
   a: ArrayLike<number>,
@@ -105,13 +97,10 @@ export function noiseStandardDeviations(
  *   training noise.
  * - Base-agent component: sqrt(max(0, (MSB - MSW) / R)). When MSB > MSW its interval is the
  *   chi-square interval with Satterthwaite's degrees of freedom
- *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946,
- *   Biometrics Bulletin 2(6); Burdick & Graybill 1992, Confidence Intervals on Variance
- *   Components, section 3.2). When MSB <= MSW the estimate is 0 and nu is undefined (null): the
- *   interval runs from 0 to the bound MSB alone gives, sqrt((B - 1) MSB / (R chi^2_{alpha/2, B-1})),
- *   since R sigma_base^2 <= E[MSB].
- * These intervals assume normal effects; their coverage at a design is simulated where they are
- * reported.
+ *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946; Burdick &
+ *   Graybill 1992, section 3.2). Otherwise the estimate is 0, nu null, and the interval runs from
+ *   0 to the bound MSB alone gives, sqrt((B - 1) MSB / (R chi^2_{alpha/2, B-1})).
+ * These intervals assume normal effects.
  */
 export function nestedNoiseStandardDeviations(
   a: ReadonlyArray<ArrayLike<number>>,

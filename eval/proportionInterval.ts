@@ -111,11 +111,7 @@ const INTERVALS = {
   'agresti-coull': agrestiCoullInterval,
 } as const;
 
-/**
- * One proportion c/n with an interval by name (default Wilson, level 0.95).
- * @throws StatisticsError as the chosen method, or on an unknown method.
- * @example proportionInterval(3, 10, { method: 'clopper-pearson' })
- */
+/** One proportion c/n with an interval by name (default Wilson, level 0.95). */
 export function proportionInterval(
   c: number,
   n: number,
@@ -156,12 +152,9 @@ export function intervalCoverage(n: number, p: number, interval: (c: number, n: 
  * covers nothing. This is the Clopper-Pearson interval of x = m v successes in m units, equal to
  * statsmodels `proportion_confint(x, m, method="beta")` at whole x.
  *
- * It covers at the boundary for any per-unit values in [0, 1] with an unbiased per-unit estimate
- * (a task's accuracy c/n, its unbiased pass@k): a unit scores 1 with probability at most its mean
- * theta_j (an estimate in [0, 1] is 1 no more often than its expectation), so m independent units
+ * It covers at the boundary for any unbiased per-unit estimates in [0, 1]: m independent units
  * all score 1 with probability at most prod theta_j <= mu^m, below a/2 whenever mu is under the
- * lower end (a/2)^(1/m); the same for 0 with 1 - mu. Between 0 and 1 (every unit at 0.5) it is
- * the binomial's bound for the most spread-out units of that mean, a conservative stand-in.
+ * lower end (a/2)^(1/m) (the same for 0); in between it is a conservative stand-in.
  *
  * @example exactOverUnits(1, 5) // { low: 0.4782, high: 1 }: five tasks, all solved
  */
@@ -173,13 +166,9 @@ export function exactOverUnits(value: number, units: number, { level = 0.95 } = 
   return clopperPearsonBounds(value * units, units, 1 - level);
 }
 
-/** Which interval a resampled estimate carries: its percentile bootstrap, or the exact one over its units where the bootstrap collapsed. */
 export type ResampledMethod = 'percentile' | 'exact over tasks' | 'exact over episodes';
 
-/**
- * A percentile interval, or `exactOverUnits` in its place when it has no width (every resampled
- * unit alike): an interval never reports zero width at the task or episode level.
- */
+/** A percentile interval, or `exactOverUnits` where it has no width: never a zero-width interval. */
 export function withoutCollapse(
   interval: Interval,
   estimate: number,
