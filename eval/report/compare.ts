@@ -171,6 +171,14 @@ interface Compared {
   header?: Record<string, unknown> | undefined;
 }
 
+/** Unbiased pass@k of one task from its 0/1 outcomes. */
+export const taskPassAtK = (outcomes: Uint8Array, k: number) =>
+  passAtK(
+    outcomes.length,
+    outcomes.reduce((sum, value) => sum + value, 0),
+    k,
+  );
+
 /** The tasks of `tasks` that `others` lacks, by id, in order. */
 export function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
   const names = new Set(others.map(({ task }) => task));
@@ -182,22 +190,12 @@ export function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonl
  * least k samples on each side, the ids of those tasks, and the shared tasks left out for fewer.
  * @throws StatisticsError when no shared task can be scored.
  */
-function scoreCommonTasks(
-  tasksA: readonly TaskOutcomes[],
-  tasksB: readonly TaskOutcomes[],
-  k: number,
-): { ratesA: number[]; ratesB: number[]; scored: Set<string>; tooFewSamples: string[] } {
+function scoreCommonTasks(tasksA: readonly TaskOutcomes[], tasksB: readonly TaskOutcomes[], k: number) {
   const byTaskB = new Map(tasksB.map((task) => [task.task, task]));
   const ratesA: number[] = [];
   const ratesB: number[] = [];
   const scored = new Set<string>();
   const tooFewSamples: string[] = [];
-  const score = (outcomes: Uint8Array) =>
-    passAtK(
-      outcomes.length,
-      outcomes.reduce((sum, value) => sum + value, 0),
-      k,
-    );
   for (const taskA of tasksA) {
     const taskB = byTaskB.get(taskA.task);
     if (taskB === undefined) continue;
@@ -205,8 +203,8 @@ function scoreCommonTasks(
       tooFewSamples.push(taskA.task);
       continue;
     }
-    ratesA.push(score(taskA.outcomes));
-    ratesB.push(score(taskB.outcomes));
+    ratesA.push(taskPassAtK(taskA.outcomes, k));
+    ratesB.push(taskPassAtK(taskB.outcomes, k));
     scored.add(taskA.task);
   }
   if (ratesA.length === 0 && tooFewSamples.length > 0) {

@@ -2,18 +2,17 @@ import { count } from '../../lib/text.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultFile } from '../io/resultFile.ts';
-import { passAtK, prefixPassAtK } from '../passAtK.ts';
+import { prefixPassAtK } from '../passAtK.ts';
 import { pairedStandardError } from '../paired.ts';
 import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
-import { tasksMissingFrom } from './compare.ts';
+import { taskPassAtK, tasksMissingFrom } from './compare.ts';
 
 /**
  * The two batches a diagnosis compares and what their rows show: per-task pass@k,
  * the rows' issues, tasks in only one batch or in another order, and the samples they share.
  */
 
-const successes = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const fewestSamples = (tasks: readonly TaskOutcomes[]) =>
@@ -27,7 +26,7 @@ function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number>
   return new Map(
     tasks
       .filter(({ outcomes }) => outcomes.length >= k)
-      .map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]),
+      .map(({ task, outcomes }) => [task, taskPassAtK(outcomes, k)]),
   );
 }
 

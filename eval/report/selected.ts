@@ -5,6 +5,9 @@ import type { ResultRow } from '../io/resultFile.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 
 const MAX_LISTED = 10;
+/** How a `selected` field may say yes or no. */
+const YES: unknown[] = [true, 'true', 1, '1'];
+const NO: unknown[] = [false, 'false', 0, '0'];
 
 /**
  * Selected accuracy: when a selector picks one final answer per task among its candidates, the
@@ -32,8 +35,8 @@ export function selectedAccuracy(
     const value = row.extra?.['selected'];
     if (value === undefined) continue;
     any = true;
-    const selected = value === true || value === 'true' || value === 1 || value === '1';
-    if (!selected && value !== false && value !== 'false' && value !== 0 && value !== '0')
+    const selected = YES.includes(value);
+    if (!selected && !NO.includes(value))
       throw new ResultFileError(
         file.path,
         row.line,
