@@ -9,12 +9,11 @@ import { StatisticsError } from '../lib/errors.ts';
 export const DEFAULT_REPLICATES = 2000;
 
 export interface BootstrapOptions {
-  /** Number of bootstrap replicates; default DEFAULT_REPLICATES. */
+  /** Defaults: DEFAULT_REPLICATES replicates, level 0.95, the percentile method. */
   reps?: number;
-  /** Confidence level in (0, 1); default 0.95. */
   level?: number;
   rng: RandomSource;
-  /** 'percentile' (default) or 'bca' (bias-corrected and accelerated, Efron 1987). */
+  /** 'bca': bias-corrected and accelerated (Efron 1987). */
   method?: 'percentile' | 'bca';
 }
 

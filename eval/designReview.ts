@@ -88,15 +88,11 @@ export interface DifferenceDesign {
   /** The two reported pass@1 values. */
   a: number;
   b: number;
+  /** Tasks, samples (attempts) per task and seed, training seeds per arm. */
   tasks: number;
-  /** Samples (attempts) per task and seed. */
   samples: number;
-  /** Training seeds per arm, each evaluated on every task. */
   seeds: number;
-  /**
-   * Correlation of the two agents' per-task pass rates (pairing's gain); 0 for an unpaired
-   * analysis.
-   */
+  /** Correlation of the two agents' per-task pass rates (pairing's gain); 0 for an unpaired analysis. */
   correlation: number;
   /** Share of one attempt's Bernoulli variance p(1-p) that lies between tasks (intraclass correlation). */
   icc: number;

@@ -14,11 +14,9 @@ export interface RequiredUnitsOptions {
   sigma: number;
   /** The difference to detect, in the same units (e.g. 0.05 for 5 points). */
   delta: number;
-  /** Two-sided significance level; default 0.05. */
+  /** Two-sided level, default 0.05; power in [0.5, 1), default 0.8; design, default 'paired'. */
   alpha?: number;
-  /** Power 1 - beta in [0.5, 1); default 0.8. */
   power?: number;
-  /** 'paired' (default): N paired differences; 'unpaired' or 'seeds': independent groups, N per group. */
   design?: PowerDesign;
 }
 
@@ -62,15 +60,13 @@ export function requiredUnits({
 }
 
 export interface RequiredSeedsOptions {
-  /** SD of one seed's score under recipe A. */
+  /** SD of one seed's score under recipe A, and under B (default sdA). */
   sdA: number;
-  /** SD under recipe B; equal to sdA unless given. */
   sdB?: number;
   /** The difference of the two recipes' means to detect. */
   delta: number;
-  /** Two-sided significance level; default 0.05. */
+  /** Two-sided level, default 0.05; power in (alpha, 1), default 0.8. */
   alpha?: number;
-  /** Power to reach, in (alpha, 1); default 0.8. */
   power?: number;
   /**
    * 'equal' (default): Student's two-sample t test, sigma^2 = (sdA^2 + sdB^2) / 2, df 2n - 2;

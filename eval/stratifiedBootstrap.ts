@@ -14,9 +14,8 @@ export interface Estimate {
 }
 
 export interface StratifiedBootstrapOptions {
-  /** Replicates; default AGGREGATE_REPS (rliable's `reps`). */
+  /** Defaults: AGGREGATE_REPS replicates (rliable's `reps`), level 0.95. */
   reps?: number;
-  /** Confidence level in (0, 1); default 0.95. */
   level?: number;
   /** Also resample the tasks with replacement before the runs within each (rliable's `task_bootstrap=True`). */
   taskBootstrap?: boolean;
@@ -26,7 +25,7 @@ export interface StratifiedBootstrapOptions {
    * correlated. Not rliable's.
    */
   wholeRuns?: boolean;
-  /** Called after each replicate with the number done (a progress bar). */
+  /** Called after each replicate with the number done. */
   progress?: (done: number) => void;
   rng: RandomSource;
 }

@@ -25,11 +25,9 @@ import { StatisticsError } from '../../lib/errors.ts';
  */
 export interface Pairing {
   kind: 'common-random-numbers' | 'seeds-differ' | 'index-only';
-  /** Shared (task, sample) episodes whose env seeds agree. */
+  /** Of the shared (task, sample) episodes: those whose seeds agree, all, those with seeds on both sides. */
   matched: number;
-  /** Shared (task, sample) episodes of the compared tasks. */
   total: number;
-  /** Shared episodes with an env seed on both sides. */
   withSeeds: number;
   /** The first few that differ: task, sample and both seeds. */
   differing: Array<{ task: string; sample: number; a: unknown; b: unknown }>;
@@ -50,9 +48,8 @@ export interface RecordedCheckpoint {
 export interface TasksNeeded {
   tasks: number | null;
   why: string | null;
-  /** SD of the per-task differences (null below 2 tasks). */
+  /** SD of the per-task differences (null below 2 tasks) and |B - A|. */
   sd: number | null;
-  /** |B - A|, the difference to detect. */
   delta: number;
   alpha: number;
   power: number;

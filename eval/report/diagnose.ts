@@ -222,7 +222,6 @@ function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, in
   const a1 = common.map((name) => rates1.get(name) as number);
   const bk = common.map((name) => ratesK.get(name) as number);
   const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
-  // Below two common tasks there is no run-to-run standard error to weigh the gap against.
   const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
   const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
   const withinNoise = z !== null && Math.abs(z) < 2;

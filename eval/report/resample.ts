@@ -201,7 +201,6 @@ export function resampleMeans(
     means.pooledShare[r] = top / bottom;
     weightedSums(missing, tally.counts, noneSums);
     weightedSums(allCorrect, tally.counts, allSums);
-    // first successes and first failures before each k
     countsBelow(tally.firstSuccesses, ks, successesBelow);
     countsBelow(tally.firstFailures, ks, failuresBelow);
     for (let i = 0; i < ks.length; i++) {
