@@ -168,17 +168,8 @@ export interface Finding {
   evidence: string[];
 }
 
-export interface DiagnosisReport {
-  sources: string[];
-  /** pass@1 of the first source and pass@k of the second (or of the same batch). */
-  numbers: { passAt1: number; passAtK: number; k: number; inverted: boolean };
-  findings: Finding[];
-  checklist: Array<{ item: string; ok: boolean | null; detail: string }>;
-  conclusion: string;
-  /** Whether a `reported` number disagrees with the raw rows (or names a k above the samples per task): a failed check. */
-  reportedMismatch: boolean;
-  multiTurn?: Record<string, MultiTurnReport>;
-}
+/** The before/after checklist: true ticked, false failed, null cannot tell. */
+type Checklist = Array<{ item: string; ok: boolean | null; detail: string }>;
 
 /** Finding 1: both numbers from one batch, where an inversion is a bug in aggregation or alignment. */
 function sameBatchFinding(
@@ -320,7 +311,7 @@ function beforeAfterChecklist(
   first: ResultFile,
   oneBatch: boolean,
   unpaired: number,
-): DiagnosisReport['checklist'] {
+): Checklist {
   const sameGreedy =
     first.harness !== undefined &&
     !differences.some(({ field }) => /greedy|do_?sample|temperature/i.test(field));
@@ -353,7 +344,7 @@ function beforeAfterChecklist(
 }
 
 /** Finding 5: the before/after checklist, ticked, as evidence. */
-function beforeAfterFinding(checklist: DiagnosisReport['checklist']): Finding {
+function beforeAfterFinding(checklist: Checklist): Finding {
   return {
     explanation: 'before-after',
     title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
@@ -365,7 +356,10 @@ function beforeAfterFinding(checklist: DiagnosisReport['checklist']): Finding {
 }
 
 /** The one-sentence conclusion: no inversion, or the explanations (1-4) the data supports. */
-function conclusionOf(findings: readonly Finding[], numbers: DiagnosisReport['numbers']): string {
+function conclusionOf(
+  findings: readonly Finding[],
+  numbers: { passAt1: number; passAtK: number; k: number; inverted: boolean },
+): string {
   const supported = findings.filter(
     ({ supported: value, explanation }) => value === true && explanation !== 'before-after',
   );
@@ -379,12 +373,14 @@ function conclusionOf(findings: readonly Finding[], numbers: DiagnosisReport['nu
 /**
  * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
  * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
+ * `reportedMismatch` is whether a `reported` number disagrees with the raw rows (or names a k
+ * above the samples per task): a failed check.
  */
 export function diagnose(
   first: ResultFile,
   second: ResultFile | undefined,
   { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {},
-): DiagnosisReport {
+) {
   const batches = batchesOf(first, second);
   const { groupA, groupB, labels, oneBatch } = batches;
   const k = chooseK(groupB, labels[1], requestedK);
@@ -412,3 +408,5 @@ export function diagnose(
     ...(Object.keys(multiTurn).length > 0 ? { multiTurn } : {}),
   };
 }
+
+export type DiagnosisReport = ReturnType<typeof diagnose>;

@@ -47,46 +47,6 @@ export function mostReps(tasks: number, scoredKs: number): number {
   );
 }
 
-export interface MetricsReport {
-  tasks: number;
-  samplesPerTask: { min: number; max: number };
-  level: number;
-  reps: number;
-  /** Mean over tasks of c_j / n_j, with its task-level interval and clustered SE (null below 2 tasks). */
-  meanAccuracy: Estimate & { interval: 'task-level'; clusteredSE: number | null };
-  /**
-   * The pooled share S / M of passing samples, with a task-level (ratio over resampled tasks) and
-   * an episode-level interval and the episode SE. Equal to the task mean when every task has the
-   * same n; otherwise a different number, and each interval belongs to its own estimate.
-   */
-  pooledShare: {
-    estimate: number;
-    successes: number;
-    episodes: number;
-    equalsMeanAccuracy: boolean;
-    taskLevel: { low: number | null; high: number | null; method?: 'exact over tasks' };
-    episodeLevel: { low: number | null; high: number | null; method?: 'exact over episodes' };
-    episodeSE: number | null;
-  };
-  firstSampleAccuracy: Estimate;
-  passAtK: Record<string, Estimate | null>;
-  prefixPassAtK: Record<string, Estimate | null>;
-  allCorrectAtK: Record<string, Estimate | null>;
-  unbiasedAllCorrectAtK: Record<string, Estimate | null>;
-  /** Mean over tasks of 1 - (1 - c_j/n_j)^k: biased low, shown only to show the error; null where pass@k is (k above a task's samples). */
-  plugInPassAtK: Record<string, number | null>;
-  /** 1 - (1 - mean accuracy)^k: wrong again when tasks differ in difficulty; null where pass@k is. */
-  pooledPlugInPassAtK: Record<string, number | null>;
-  /** The one-way ANOVA rho (`intraclassCorrelation`), the design effect at the mean task size from it. */
-  intraclassCorrelation: number | null;
-  designEffect: number | null;
-  /** The chapter's rho, sigma_task^2 / (mu (1 - mu)) (`taskVarianceIntraclassCorrelation`); null where it does not exist. */
-  chapterIntraclassCorrelation: number | null;
-  /** What makes a number above less than it looks: too few tasks, uneven tasks. */
-  warnings: string[];
-  checks: Check[];
-}
-
 /**
  * Means over the tasks, in task order: `ofCounts` of a value of n and c only, computed once per
  * distinct (n, c); `share` of the tasks `test` holds for.
@@ -148,7 +108,7 @@ function pooledShare(
   equalsMeanAccuracy: boolean,
   taskLevel: (share: number) => Estimate,
   { reps, level, rng }: { reps: number; level: number; rng: RandomSource },
-): MetricsReport['pooledShare'] {
+) {
   const successes = counts.successes.reduce((a, b) => a + b, 0);
   const episodes = counts.trials.reduce((a, b) => a + b, 0);
   const { estimate, ...taskLevelInterval } = taskLevel(successes / episodes);
@@ -231,11 +191,16 @@ function metricsWarnings(tasks: number, minSamples: number, maxSamples: number):
  * the consistency checks: k <= n, pass^k <= pass@1 <= pass@k in each family, monotone in k.
  * Below 2 tasks no task-level interval or clustered SE exists: they are null, with a warning
  * (and one below FEW_TASKS tasks that the intervals are unreliable).
+ *
+ * The pooled share S / M of passing samples has its own task-level and episode-level intervals:
+ * it equals the task mean only when every task has the same n. The plug-in pass@k (biased low)
+ * and the pooled plug-in 1 - (1 - mean accuracy)^k are shown only to show their error; every
+ * statistic at k is null where some task has fewer than k samples.
  */
 export function computeMetrics(
   tasks: readonly TaskOutcomes[],
   options: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
-): MetricsReport {
+) {
   const { ks, level = 0.95, reps = DEFAULT_REPLICATES, rng } = options;
   if (tasks.length === 0) throw new StatisticsError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
@@ -254,14 +219,14 @@ export function computeMetrics(
   const accuracy = means.ofCounts((n, c) => c / n);
   const meanAccuracy = interval(accuracy, replicates?.meanAccuracy);
   const { rho, effect } = clustering(counts);
-  const report: MetricsReport = {
+  const report = {
     tasks: tasks.length,
     samplesPerTask: { min: minSamples, max: maxSamples },
     level,
     reps,
     meanAccuracy: {
       ...meanAccuracy,
-      interval: 'task-level',
+      interval: 'task-level' as const,
       clusteredSE: resampled ? clusteredStandardError(counts) : null,
     },
     pooledShare: pooledShare(
@@ -280,11 +245,11 @@ export function computeMetrics(
     // null where it does not exist: fewer than 2 tasks, a task of 1 sample, every sample alike
     chapterIntraclassCorrelation: orNull(() => taskVarianceIntraclassCorrelation(counts)),
     warnings: metricsWarnings(tasks.length, minSamples, maxSamples),
-    checks: [],
   };
-  report.checks = [...sampleChecks(tasks, sortedKs), ...familyChecks(report, sortedKs)];
-  return report;
+  return { ...report, checks: [...sampleChecks(tasks, sortedKs), ...familyChecks(report, sortedKs)] };
 }
+
+export type MetricsReport = ReturnType<typeof computeMetrics>;
 
 /**
  * The mean of graded scores' task means (as Inspect's and lm-evaluation-harness's mean), with its
@@ -331,9 +296,15 @@ function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]): Ch
   });
 }
 
+type AtK = Record<string, Estimate | null>;
+
 /** pass^k <= pass@1 <= pass@k, and monotone in k, in the prefix and in the unbiased family. */
-function familyChecks(report: MetricsReport, ks: readonly number[]): Check[] {
-  const pairs: Array<[string, Record<string, Estimate | null>, number, Record<string, Estimate | null>]> = [
+function familyChecks(
+  report: Record<'allCorrectAtK' | 'prefixPassAtK' | 'unbiasedAllCorrectAtK' | 'passAtK', AtK> &
+    Record<'firstSampleAccuracy' | 'meanAccuracy', Estimate>,
+  ks: readonly number[],
+): Check[] {
+  const pairs: Array<[string, AtK, number, AtK]> = [
     ['prefix', report.allCorrectAtK, report.firstSampleAccuracy.estimate, report.prefixPassAtK],
     ['unbiased', report.unbiasedAllCorrectAtK, report.meanAccuracy.estimate, report.passAtK],
   ];
@@ -349,7 +320,7 @@ function familyChecks(report: MetricsReport, ks: readonly number[]): Check[] {
     });
     const computed = ks.filter((k) => passAt[k] != null);
     const steps = computed.slice(1).map((k, i) => [k, computed[i]!] as const);
-    const of = (values: Record<string, Estimate | null>, k: number) => (values[k] as Estimate).estimate;
+    const of = (values: AtK, k: number) => (values[k] as Estimate).estimate;
     const rising = steps.every(([k, before]) => of(passAt, k) + TOLERANCE >= of(passAt, before));
     const falling = steps.every(([k, before]) => of(allCorrect, k) <= of(allCorrect, before) + TOLERANCE);
     return [
