@@ -36,10 +36,7 @@ export function meanStandardError(values: ArrayLike<number>): number {
 }
 
 /** One group's sample SD and size. */
-export interface GroupSpread {
-  sd: number;
-  n: number;
-}
+export type GroupSpread = { sd: number; n: number };
 
 /**
  * The pooled SD of two groups that Student's two-sample t test assumes (statsmodels

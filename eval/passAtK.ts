@@ -79,10 +79,7 @@ export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {
 }
 
 /** One task's counts: c successes among n samples. */
-export interface TaskCounts {
-  n: number;
-  c: number;
-}
+export type TaskCounts = { n: number; c: number };
 
 /** The mean over a non-empty array of tasks of `value` of each (which checks the task). */
 function meanOverTasks<T>(tasks: readonly T[], value: (task: T, j: number) => number): number {
@@ -119,13 +116,6 @@ export function firstSampleAccuracy(tasks: readonly Outcomes[]): number {
   });
 }
 
-/** An exact rational and its nearest float. */
-export interface ExactRational {
-  numerator: bigint;
-  denominator: bigint;
-  value: number;
-}
-
 /** The most bits of C(n, k) exact arithmetic is allowed (docs/MEASUREMENTS.md). */
 const MAX_BITS = 50_000;
 
@@ -145,13 +135,13 @@ function gcd(a: bigint, b: bigint): bigint {
 /**
  * Unbiased pass@k in exact BigInt arithmetic, 1 - C(n-c, k) / C(n, k) as a reduced fraction
  * (Chen et al. 2021, eq. 1), for testing the product form where the coefficients do not fit
- * a float (C(2000, 1000) has 600 digits). The float is the fraction scaled by 2^64 first.
+ * a float (C(2000, 1000) has 600 digits), with its nearest float (the fraction scaled by 2^64 first).
  *
  * @throws StatisticsError as passAtK, and when C(n, k) would exceed about 50,000 bits (the bound
  *   k' log2(e n / k'), k' = min(k, n - k)): use passAtK there.
  * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
  */
-export function exactPassAtK(n: number, c: number, k: number): ExactRational {
+export function exactPassAtK(n: number, c: number, k: number) {
   checkCounts(n, c);
   checkK(k, n);
   const shorter = Math.min(k, n - k);

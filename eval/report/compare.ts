@@ -33,30 +33,8 @@ export interface Pairing {
   differing: Array<{ task: string; sample: number; a: unknown; b: unknown }>;
 }
 
-/** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it). */
-export interface RecordedCheckpoint {
-  checksum: string;
-  step: number | null;
-  path: string | null;
-}
-
-/**
- * Paired tasks like these that a comparison needs to detect the difference it measured, B - A,
- * at two-sided `alpha` with `power` (`requiredUnits`, sigma the SD of the per-task differences),
- * as `tinyagent power --sd SD --delta D` answers; `tasks` null where `why` says it does not exist.
- */
-export interface TasksNeeded {
-  tasks: number | null;
-  why: string | null;
-  /** SD of the per-task differences (null below 2 tasks) and |B - A|. */
-  sd: number | null;
-  delta: number;
-  alpha: number;
-  power: number;
-}
-
-/** The checkpoint a result file's header records (`provenance.checkpoint.checksum`), if any. */
-function recordedCheckpoint(header: Record<string, unknown> | undefined): RecordedCheckpoint | undefined {
+/** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it), if any. */
+function recordedCheckpoint(header: Record<string, unknown> | undefined) {
   const provenance = header?.['provenance'];
   if (typeof provenance !== 'object' || provenance === null) return undefined;
   const checkpoint = (provenance as Record<string, unknown>)['checkpoint'];
@@ -70,15 +48,21 @@ function recordedCheckpoint(header: Record<string, unknown> | undefined): Record
   };
 }
 
+/**
+ * Paired tasks like these that a comparison needs to detect the difference it measured, |B - A|,
+ * at two-sided `alpha` with `power` (`requiredUnits`, sigma the SD `sd` of the per-task
+ * differences, null below 2 tasks), as `tinyagent power --sd SD --delta D` answers; `tasks` null
+ * where `why` says it does not exist.
+ */
 export function tasksNeeded(
   ratesA: readonly number[],
   ratesB: readonly number[],
   { alpha = 0.05, power = 0.8 }: { alpha?: number; power?: number } = {},
-): TasksNeeded {
+) {
   const perTask = differences(ratesA, ratesB);
   const delta = Math.abs(mean(perTask));
   const sd = perTask.length >= 2 ? sampleStandardDeviation(perTask) : null;
-  const none = (why: string): TasksNeeded => ({ tasks: null, why, sd, delta, alpha, power });
+  const none = (why: string) => ({ tasks: null, why, sd, delta, alpha, power });
   if (sd === null) return none('1 task: the SD of the per-task differences needs 2');
   if (delta === 0) return none('B - A is 0: there is no difference to detect');
   if (sd === 0) return none('every task differs by the same amount: the SD of the differences is 0');
@@ -99,7 +83,7 @@ export function tasksNeededLine({
 
 /** The warning for two result files of one checkpoint: their difference is not one between agents. */
 function sameCheckpointWarning(
-  checkpoint: RecordedCheckpoint | null,
+  checkpoint: NonNullable<ReturnType<typeof recordedCheckpoint>> | null,
   harnessesDiffer: boolean,
 ): string | undefined {
   if (checkpoint === null) return undefined;

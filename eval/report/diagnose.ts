@@ -87,17 +87,11 @@ function sharedSamples(
   return { shared, agree };
 }
 
-/** The two batches a diagnosis compares, with the labels its evidence names them by. */
-interface Batches {
-  groupA: GroupedOutcomes;
-  groupB: GroupedOutcomes;
-  labels: [string, string];
-  /** pass@1 and pass@k come from the same samples (groupB is groupA). */
-  oneBatch: boolean;
-}
-
-/** The batches of the pass@1 and the pass@k: FILE and FILE2, the first two runs of FILE, or FILE twice. */
-function batchesOf(first: ResultFile, second: ResultFile | undefined): Batches {
+/**
+ * The batches of the pass@1 and the pass@k, with the labels the evidence names them by: FILE and
+ * FILE2, the first two runs of FILE, or FILE twice (`oneBatch`: the same samples).
+ */
+function batchesOf(first: ResultFile, second: ResultFile | undefined) {
   let groupA = groupOutcomes(first.rows);
   let groupB: GroupedOutcomes;
   let labels: [string, string] = [first.path, second?.path ?? first.path];
@@ -110,6 +104,7 @@ function batchesOf(first: ResultFile, second: ResultFile | undefined): Batches {
   } else groupB = groupA;
   return { groupA, groupB, labels, oneBatch: groupB === groupA };
 }
+type Batches = ReturnType<typeof batchesOf>;
 
 /** The k of the pass@k: the one asked for, refused above the fewest samples a task has, else that fewest. */
 function chooseK(groupB: GroupedOutcomes, label: string, requestedK: number | undefined): number {

@@ -10,18 +10,12 @@ export interface Estimate {
   method?: 'exact over tasks';
 }
 
-/** What every metric of a report needs of one task: its n, c, and where its first success and first failure fall. */
-export interface TaskProfile {
-  trials: number;
-  successes: number;
-  /** Index of the first passing sample, `trials` when none passed: prefix pass@k is firstSuccess < k. */
-  firstSuccess: number;
-  /** Index of the first failing sample, `trials` when none failed: prefix pass^k is firstFailure >= k. */
-  firstFailure: number;
-}
-
-/** The task's profile, from its 0/1 outcomes in generation order. */
-export function taskProfile(outcomes: Uint8Array): TaskProfile {
+/**
+ * What every metric of a report needs of one task, from its 0/1 outcomes in generation order:
+ * n, c, and the index of the first passing and of the first failing sample (n when none), so
+ * that prefix pass@k is firstSuccess < k and prefix pass^k is firstFailure >= k.
+ */
+export function taskProfile(outcomes: Uint8Array) {
   let successes = 0;
   let firstSuccess = outcomes.length;
   let firstFailure = outcomes.length;
@@ -33,6 +27,7 @@ export function taskProfile(outcomes: Uint8Array): TaskProfile {
   }
   return { trials: outcomes.length, successes, firstSuccess, firstFailure };
 }
+export type TaskProfile = ReturnType<typeof taskProfile>;
 
 /**
  * A per-(n, c) row of terms over the ks, kept up to the last that is not 0: 1 - pass@k and pass^k
