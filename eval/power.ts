@@ -119,9 +119,8 @@ export function requiredSeeds({
 }
 
 /**
- * The noncentral t distribution's CDF, P(T <= t) for T = (Z + delta) / sqrt(V / df), Z standard
- * normal and V chi-square(df) (Lenth 1989, Applied Statistics algorithm AS 243): for t >= 0, with
- * x = t^2 / (t^2 + df) and lambda = delta^2 / 2,
+ * The noncentral t CDF (Lenth 1989, algorithm AS 243): for t >= 0, with x = t^2 / (t^2 + df) and
+ * lambda = delta^2 / 2,
  *
  *   F(t) = Phi(-delta) + 1/2 sum_j [ p_j I_x(j + 1/2, df/2) + q_j I_x(j + 1, df/2) ],
  *   p_j = e^-lambda lambda^j / j!,  q_j = delta e^-lambda lambda^j / (sqrt 2 Gamma(j + 3/2)),

@@ -12,7 +12,7 @@ export interface Interval {
 
 type Level = { level?: number };
 
-/** The check every interval below makes first: n >= 1, c in [0, n], level in (0, 1). */
+/** The check every interval below makes first (its StatisticsError): n >= 1, c in [0, n], level in (0, 1). */
 function checked(c: number, n: number, level: number): number {
   checkCounts(n, c);
   checkLevel(level);
@@ -23,8 +23,6 @@ const clipped = (center: number, half: number): Interval => ({
   low: Math.max(0, center - half),
   high: Math.min(1, center + half),
 });
-
-// Each interval below @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
 
 /**
  * Wald interval for a binomial proportion, p-hat +- z sqrt(p-hat (1 - p-hat) / n), clipped to

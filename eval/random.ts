@@ -14,12 +14,17 @@ export function randomIndex(rng: RandomSource, n: number): number {
   return Math.floor(rng.next() * n);
 }
 
+/** A uniform draw in (0, 1): 0 is drawn again. */
+function positiveUniform(rng: RandomSource): number {
+  let u = 0;
+  while (u === 0) u = rng.next();
+  return u;
+}
+
 /** A standard normal draw (Box-Muller). */
 export function sampleStandardNormal(rng: RandomSource): number {
   checkRandomSource(rng);
-  let u = 0;
-  while (u === 0) u = rng.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+  return Math.sqrt(-2 * Math.log(positiveUniform(rng))) * Math.cos(2 * Math.PI * rng.next());
 }
 
 /**
@@ -30,8 +35,7 @@ export function sampleGamma(shape: number, rng: RandomSource): number {
   checkFinite(shape, 'shape', { positive: true });
   checkRandomSource(rng);
   if (shape < 1) {
-    let u = 0;
-    while (u === 0) u = rng.next();
+    const u = positiveUniform(rng);
     return sampleGamma(shape + 1, rng) * u ** (1 / shape);
   }
   const d = shape - 1 / 3;

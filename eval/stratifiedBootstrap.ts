@@ -19,11 +19,7 @@ export interface StratifiedBootstrapOptions {
   level?: number;
   /** Also resample the tasks with replacement before the runs within each (rliable's `task_bootstrap=True`). */
   taskBootstrap?: boolean;
-  /**
-   * Redraw whole runs (rows: a run keeps its scores on every task) instead of the runs within
-   * each task apart; for runs that are each one policy scored on all tasks, whose tasks are
-   * correlated. Not rliable's.
-   */
+  /** Redraw whole runs (rows) instead of the runs within each task: for correlated tasks. Not rliable's. */
   wholeRuns?: boolean;
   /** Called after each replicate with the number done. */
   progress?: (done: number) => void;
@@ -288,12 +284,9 @@ export function profileOfSorted(sorted: ArrayLike<number>, taus: readonly number
 }
 
 /**
- * One statistic of rliable (Agarwal et al. 2021, rliable/metrics.py) of a flat runs x tasks
- * sample laid out task by task (`sample[task * runs + run]`) and the same values sorted:
- * mean = mean over tasks of each task's mean over runs (`aggregate_mean`); median = the median
- * of those task means (`aggregate_median`, np.median); iqm = trim_mean(all values, 0.25)
- * (`aggregate_iqm`); optimalityGap = gamma - mean(min(x, gamma)) = mean(max(gamma - x, 0))
- * (`aggregate_optimality_gap`, default gamma 1).
+ * One statistic of rliable/metrics.py of a runs x tasks sample laid out task by task and the same
+ * values sorted: `aggregate_mean`, the median of the task means (`aggregate_median`),
+ * `aggregate_iqm`, and `aggregate_optimality_gap` = mean(max(gamma - x, 0)).
  */
 function metricOf(
   metric: AggregateMetric,

@@ -110,9 +110,8 @@ export function checkSameLength(a: ArrayLike<number>, b: ArrayLike<number>): voi
 
 /** A random source: anything with next(). */
 export function checkRandomSource(rng: unknown): void {
-  if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function') {
+  if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function')
     throw new StatisticsError('rng must be a random source with next() (e.g. new Rng(seed))');
-  }
 }
 
 /** `compute()`, or null where it throws a StatisticsError: a number that does not exist for this input. */

@@ -35,11 +35,8 @@ export interface Pairing {
 
 /** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it), if any. */
 function recordedCheckpoint(header: Record<string, unknown> | undefined) {
-  const provenance = header?.['provenance'];
-  if (typeof provenance !== 'object' || provenance === null) return undefined;
-  const checkpoint = (provenance as Record<string, unknown>)['checkpoint'];
-  if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
-  const { checksum, step, path } = checkpoint as Record<string, unknown>;
+  const provenance = header?.['provenance'] as { checkpoint?: unknown } | null | undefined;
+  const { checksum, step, path } = (provenance?.checkpoint ?? {}) as Record<string, unknown>;
   if (typeof checksum !== 'string' || checksum === '') return undefined;
   return {
     checksum,
