@@ -1,5 +1,5 @@
 import { noneDrawn } from './noneDrawn.ts';
-import { checkCounts, checkInteger, checkK, checkOutcomes } from './validate.ts';
+import { checkCounts, checkInteger, checkOutcomes } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
@@ -16,8 +16,7 @@ import { StatisticsError } from '../lib/errors.ts';
  * @example passAtK(10, 3, 5) // 0.9166... = 1 - 21/252
  */
 export function passAtK(n: number, c: number, k: number): number {
-  checkCounts(n, c);
-  checkK(k, n);
+  checkCounts(n, c, k);
   return noneDrawn(n, c, k).complement;
 }
 
@@ -44,8 +43,7 @@ export function plugInPassAtK(n: number, c: number, k: number): number {
  * @example allCorrectAtK(10, 10, 10) // 1; allCorrectAtK(10, 3, 2) // 6/90
  */
 export function allCorrectAtK(n: number, c: number, k: number): number {
-  checkCounts(n, c);
-  checkK(k, n);
+  checkCounts(n, c, k);
   return noneDrawn(n, n - c, k).probability;
 }
 
@@ -142,8 +140,7 @@ function gcd(a: bigint, b: bigint): bigint {
  * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
  */
 export function exactPassAtK(n: number, c: number, k: number) {
-  checkCounts(n, c);
-  checkK(k, n);
+  checkCounts(n, c, k);
   const shorter = Math.min(k, n - k);
   const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);
   if (bits > MAX_BITS)

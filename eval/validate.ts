@@ -24,14 +24,11 @@ export function checkInteger(value: number, name: string, min = 0, max?: number)
     );
 }
 
-/** n >= 1 samples of which c succeeded. */
-export function checkCounts(n: number, c: number): void {
+/** n >= 1 samples of which c succeeded, and if given 1 <= k <= n. */
+export function checkCounts(n: number, c: number, k?: number): void {
   checkInteger(n, 'n', 1);
   checkInteger(c, 'c', 0, n);
-}
-
-/** 1 <= k <= n, both integers. */
-export function checkK(k: number, n: number): void {
+  if (k === undefined) return;
   checkInteger(k, 'k', 1);
   if (k > n)
     throw new StatisticsError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);

@@ -70,19 +70,6 @@ export function classesBy<T>(
 }
 
 /**
- * Classes of tasks alike in every statistic (`joint`, and `classOf` of each task), and of those
- * classes alike in (n, c) (`counts`, and `countsClassOf` of each joint class).
- */
-function profileClasses(profiles: readonly TaskProfile[]) {
-  const { classes: joint, classOf } = classesBy(
-    profiles,
-    (p) => `${p.trials},${p.successes},${p.firstSuccess},${p.firstFailure}`,
-  );
-  const { classes: counts, classOf: countsClassOf } = classesBy(joint, (p) => `${p.trials},${p.successes}`);
-  return { joint, classOf, counts, countsClassOf };
-}
-
-/**
  * `reps` replicate values, all 0, of every statistic of a metrics report: the pooled share is
  * sum(c) / sum(n) of the resampled tasks, the statistics at k one array per k in their order.
  */
@@ -173,7 +160,12 @@ export function resampleMeans(
   { reps, rng }: { reps: number; rng: RandomSource },
 ): ReplicateMeans {
   const units = profiles.length;
-  const { joint, classOf, counts, countsClassOf } = profileClasses(profiles);
+  // classes of tasks alike in every statistic, and of those classes alike in (n, c)
+  const { classes: joint, classOf } = classesBy(
+    profiles,
+    (p) => `${p.trials},${p.successes},${p.firstSuccess},${p.firstFailure}`,
+  );
+  const { classes: counts, classOf: countsClassOf } = classesBy(joint, (p) => `${p.trials},${p.successes}`);
   // 1 - pass@k (0 where pass@k is exactly 1) and pass^k, per (n, c) class
   const missing = termRows(counts, ks, (n, c, k) => 1 - passAtK(n, c, k));
   const allCorrect = termRows(counts, ks, allCorrectAtK);
