@@ -42,7 +42,6 @@ const logNormalPdf = (x: number, m: number, sd: number) =>
  * m and s the first stage's weighted means and SDs, weighted prior x likelihood / proposal.
  * Returns mu's posterior mean, its equal-tailed credible interval at `level`, and Kish's effective
  * sample size of the second stage's weights, (sum w)^2 / sum w^2.
- *
  */
 export function betaBinomialMeanPosterior({
   successes,

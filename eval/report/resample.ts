@@ -51,10 +51,7 @@ function termRows(
 }
 
 /** The distinct keys of `items` (first item of each, in order of appearance) and which one each item has. */
-export function classesBy<T>(
-  items: readonly T[],
-  key: (item: T) => string,
-): { classes: T[]; classOf: Int32Array } {
+export function classesBy<T>(items: readonly T[], key: (item: T) => string) {
   const index = new Map<string, number>();
   const classes: T[] = [];
   const classOf = Int32Array.from(items, (item) => {
