@@ -8,11 +8,6 @@ import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harn
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
 import { taskPassAtK, tasksMissingFrom } from './compare.ts';
 
-/**
- * The two batches a diagnosis compares and what their rows show: per-task pass@k,
- * the rows' issues, tasks in only one batch or in another order, and the samples they share.
- */
-
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const fewestSamples = (tasks: readonly TaskOutcomes[]) =>

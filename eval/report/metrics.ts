@@ -268,21 +268,12 @@ export function meanScoreEstimate(
 
 const TOLERANCE = 1e-12;
 
-/** k <= n at each k: how many tasks have fewer than k samples, from the sorted sizes; the first few named, in file order. */
+/** k <= n at each k: how many tasks have fewer than k samples, the first few named in file order. */
 function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]): Check[] {
-  const sizes = Float64Array.from(tasks, ({ outcomes }) => outcomes.length).sort();
   return ks.map((k) => {
-    let below = 0;
-    for (let high = sizes.length; below < high;) {
-      const middle = (below + high) >>> 1;
-      if ((sizes[middle] as number) < k) below = middle + 1;
-      else high = middle;
-    }
-    const short: TaskOutcomes[] = [];
-    for (const task of tasks) {
-      if (short.length === 8 || below === 0) break;
-      if (task.outcomes.length < k) short.push(task);
-    }
+    const tooShort = tasks.filter(({ outcomes }) => outcomes.length < k);
+    const below = tooShort.length;
+    const short = tooShort.slice(0, 8);
     return {
       name: `k=${k} <= n`,
       ok: below === 0,
