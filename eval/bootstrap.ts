@@ -81,12 +81,10 @@ export function percentileInterval(replicates: Float64Array, level: number): { l
 }
 
 /**
- * BCa percentile levels (Efron 1987; Efron & Tibshirani 1993, ch. 14): bias correction
- * z0 = Phi^{-1}(#{theta* < theta-hat} / B), acceleration from the jackknife of the mean,
- * a = sum (m - m_i)^3 / (6 (sum (m - m_i)^2)^{3/2}).
- * Replicates equal to theta-hat are not counted as below (Efron & Tibshirani, eq. 14.14);
- * scipy.stats.bootstrap counts them as half, which differs on 0/1 data where many replicates
- * tie (docs/METRICS.md gives the comparison).
+ * BCa percentile levels (Efron & Tibshirani 1993, ch. 14): bias correction z0 = Phi^{-1}(#{theta*
+ * < theta-hat} / B), acceleration a = sum (m - m_i)^3 / (6 (sum (m - m_i)^2)^{3/2}) from the
+ * jackknife of the mean. Ties with theta-hat are not counted as below (their eq. 14.14); scipy
+ * counts them as half, which differs on 0/1 data (docs/METRICS.md).
  */
 function bcaLevels(
   values: Float64Array,

@@ -29,11 +29,9 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
 }
 
 /**
- * Episode-level bootstrap interval of the pooled share S/M: resamples the M = sum n_j episodes
- * ignoring their tasks (the naive interval of chapter 17.3, too narrow when tasks differ). The
- * mean of M resampled 0/1 episodes is exactly Binomial(M, S/M) / M, so each replicate is one draw
- * by inversion of that CDF instead of M draws. At S = 0 or S = M the exact interval over the
- * episodes stands in (`withoutCollapse`).
+ * Episode-level bootstrap interval of the pooled share S/M, resampling the M episodes ignoring
+ * their tasks (chapter 17.3's naive interval): each replicate is one Binomial(M, S/M) / M draw by
+ * inversion, exactly the mean of M resampled 0/1 episodes. At S = 0 or M, `withoutCollapse`.
  */
 export function episodeBootstrapCI(
   counts: CountsInput,

@@ -115,11 +115,9 @@ export function pairedTInterval(
 }
 
 /**
- * Welch's interval for the difference of two means with unequal variances (Welch 1947): with
- * v_a = s_a^2 / n_a and v_b = s_b^2 / n_b, the difference mean(b) - mean(a) +- t_{1-alpha/2, df}
- * sqrt(v_a + v_b), df = (v_a + v_b)^2 / (v_a^2 / (n_a - 1) + v_b^2 / (n_b - 1)) (Welch-Satterthwaite),
- * as scipy's `ttest_ind(b, a, equal_var=False).confidence_interval()`. df is null when neither
- * group has spread.
+ * Welch's interval for mean(b) - mean(a) with unequal variances (Welch 1947): +- t_{1-alpha/2, df}
+ * sqrt(v_a + v_b), v = s^2 / n, df = (v_a + v_b)^2 / (v_a^2 / (n_a - 1) + v_b^2 / (n_b - 1)), as
+ * scipy's `ttest_ind(b, a, equal_var=False).confidence_interval()`; df null when neither varies.
  */
 export function welchInterval(
   a: ArrayLike<number>,

@@ -3,15 +3,10 @@ import { checkCounts, checkInteger, checkOutcomes } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * Unbiased pass@k of one task from c successes among n samples (Chen et al. 2021,
- * "Evaluating Large Language Models Trained on Code", eq. 1), in the product form that never
- * forms a binomial coefficient:
- *
- *   1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i) = 1 - prod_{i=n-k+1}^{n} (1 - c/i)
- *
- * the probability that k of the n samples drawn without replacement contain a success; exactly 1
- * when n - c < k. The shorter product is taken, and past 100,000 factors a log-space series
- * (noneDrawn.ts), so the time does not grow with the counts.
+ * Unbiased pass@k of one task from c successes among n samples (Chen et al. 2021, eq. 1),
+ * 1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i), in the product form that never forms
+ * a binomial coefficient: the shorter of the two products, or past 100,000 factors a log-space
+ * series (noneDrawn.ts). Exactly 1 when n - c < k.
  * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
  * @example passAtK(10, 3, 5) // 0.9166... = 1 - 21/252
  */

@@ -141,11 +141,10 @@ function redrawCells(
 }
 
 /**
- * P(X > Y) of a replicate in O(N + K) per task instead of O(N K): its runs are drawn from the
- * data's, so each run of X has a fixed number of Y's scores of the task below it and at or below
- * it; the drawn runs of Y, counted in Y's sorted order, then give each drawn run of X its wins.
- * Wins are sums of halves, exact in any order: the same number as `probabilityOfImprovement` of
- * the drawn scores. `x`, `y` laid out task by task (`x[task * xRuns + run]`), the draws their cells.
+ * P(X > Y) of a replicate in O(N + K) per task: each run of X has a fixed count of Y's scores of
+ * the task below it and at or below it, so the drawn runs of Y, counted in Y's sorted order, give
+ * each drawn run of X its wins, sums of halves exact in any order (`probabilityOfImprovement`'s
+ * number). `x`, `y` laid out task by task, the draws their cells.
  */
 function improvementCounter(
   x: Float64Array,

@@ -252,11 +252,9 @@ function comparisonWarnings(
 
 /**
  * Pairs two results by task id (never by position) and compares their per-task unbiased pass@k
- * on the tasks both can score at k (chapter 17.4): each side's mean, the paired difference B - A
- * with a paired-bootstrap interval, paired and unpaired standard errors, and the per-task
- * correlation that pairing exploits (null where they do not exist). With the rows of both files
- * it also reports whether the paired episodes shared their env seeds (common random numbers), and
- * with their provenance whether both evaluate one checkpoint.
+ * (chapter 17.4): the paired difference B - A with its interval, SEs and correlation
+ * (`pairedStatistics`); with the rows of both files whether the paired episodes shared their env
+ * seeds, and with their provenance whether both evaluate one checkpoint.
  */
 export function compareResults(
   a: Compared,

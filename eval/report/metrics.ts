@@ -187,15 +187,11 @@ function metricsWarnings(tasks: number, minSamples: number, maxSamples: number):
 
 /**
  * Every metric of METRICS.md on one batch (tasks x samples, generation order), each with a
- * task-level (cluster) percentile bootstrap interval over one shared set of resampled tasks, plus
- * the consistency checks: k <= n, pass^k <= pass@1 <= pass@k in each family, monotone in k.
- * Below 2 tasks no task-level interval or clustered SE exists: they are null, with a warning
- * (and one below FEW_TASKS tasks that the intervals are unreliable).
- *
- * The pooled share S / M of passing samples has its own task-level and episode-level intervals:
- * it equals the task mean only when every task has the same n. The plug-in pass@k (biased low)
- * and the pooled plug-in 1 - (1 - mean accuracy)^k are shown only to show their error; every
- * statistic at k is null where some task has fewer than k samples.
+ * task-level percentile bootstrap interval over one shared set of resampled tasks (null below 2
+ * tasks), plus the checks k <= n, pass^k <= pass@1 <= pass@k and monotone in k. The pooled share
+ * S / M has its own intervals (it is the task mean only when every task has the same n); the
+ * plug-in pass@k values are shown only to show their error; a statistic at k is null where some
+ * task has fewer than k samples.
  */
 export function computeMetrics(
   tasks: readonly TaskOutcomes[],
