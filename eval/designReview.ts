@@ -40,13 +40,12 @@ function smallest(max: number, se: (count: number) => number, target: number): n
 export function designReview(options: DesignReviewOptions) {
   const { a, b, tasks, samples, selectedFrom, correlation, alpha = 0.05, power = 0.8 } = options;
   checkInteger(selectedFrom, 'selectedFrom', 1);
-  for (const [value, name] of [
-    [alpha, 'alpha'],
-    [power, 'power'],
-  ] as const) {
+  const checkOpen = (value: number, name: string) => {
     checkProbability(value, name);
     if (value === 0 || value === 1) throw new StatisticsError(`${name} must be in (0, 1), got ${value}`);
-  }
+  };
+  checkOpen(alpha, 'alpha');
+  checkOpen(power, 'power');
   const delta = b - a;
   const design = { ...options, correlation: 0 };
   const se = (over: Partial<DifferenceDesign>) => differenceStandardError({ ...design, ...over });

@@ -44,14 +44,13 @@ export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
 
 /** The pmf of the sum of two independent integer variables from theirs (discrete convolution). */
 export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
-  for (const [pmf, name] of [
-    [first, 'first'],
-    [second, 'second'],
-  ] as const) {
+  const checkPmf = (pmf: ArrayLike<number>, name: string) => {
     if (pmf.length === 0) throw new StatisticsError(`${name} is empty`);
     for (let i = 0; i < pmf.length; i++)
       checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
-  }
+  };
+  checkPmf(first, 'first');
+  checkPmf(second, 'second');
   const sum = new Float64Array(first.length + second.length - 1);
   for (let i = 0; i < first.length; i++) {
     const weight = first[i] as number;

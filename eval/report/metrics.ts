@@ -24,12 +24,6 @@ import {
 import { StatisticsError } from '../../lib/errors.ts';
 import { count } from '../../lib/text.ts';
 
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
-
 /** Below this many tasks a task-level interval is shown but flagged as unreliable. */
 export const FEW_TASKS = 5;
 
@@ -90,10 +84,7 @@ function taskInterval(tasks: number, level: number): Interval {
 }
 
 /** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
-function clustering(counts: { successes: number[]; trials: number[] }): {
-  rho: number | null;
-  effect: number | null;
-} {
+function clustering(counts: { successes: number[]; trials: number[] }) {
   const sizes = counts.trials;
   const rho = orNull(() => intraclassCorrelation(counts));
   if (rho === null) return { rho: null, effect: null };
@@ -265,7 +256,7 @@ export function meanScoreEstimate(
 const TOLERANCE = 1e-12;
 
 /** k <= n at each k: how many tasks have fewer than k samples, the first few named in file order. */
-function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]): Check[] {
+function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]) {
   return ks.map((k) => {
     const tooShort = tasks.filter(({ outcomes }) => outcomes.length < k);
     const below = tooShort.length;
@@ -290,7 +281,7 @@ function familyChecks(
   report: Record<'allCorrectAtK' | 'prefixPassAtK' | 'unbiasedAllCorrectAtK' | 'passAtK', AtK> &
     Record<'firstSampleAccuracy' | 'meanAccuracy', Estimate>,
   ks: readonly number[],
-): Check[] {
+) {
   const pairs: Array<[string, AtK, number, AtK]> = [
     ['prefix', report.allCorrectAtK, report.firstSampleAccuracy.estimate, report.prefixPassAtK],
     ['unbiased', report.unbiasedAllCorrectAtK, report.meanAccuracy.estimate, report.passAtK],
