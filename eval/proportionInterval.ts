@@ -98,9 +98,6 @@ export function jeffreysInterval(c: number, n: number, { level = 0.95 }: Level =
   return { low, high };
 }
 
-export const PROPORTION_METHODS = ['wilson', 'wald', 'clopper-pearson', 'jeffreys', 'agresti-coull'] as const;
-export type ProportionMethod = (typeof PROPORTION_METHODS)[number];
-
 const INTERVALS = {
   wilson: wilsonInterval,
   wald: waldInterval,
@@ -108,6 +105,8 @@ const INTERVALS = {
   jeffreys: jeffreysInterval,
   'agresti-coull': agrestiCoullInterval,
 } as const;
+export type ProportionMethod = keyof typeof INTERVALS;
+export const PROPORTION_METHODS = Object.keys(INTERVALS) as readonly ProportionMethod[];
 
 /** One proportion c/n with an interval by name (default Wilson, level 0.95). */
 export function proportionInterval(
