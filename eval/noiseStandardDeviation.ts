@@ -91,10 +91,9 @@ export function noiseStandardDeviations(
  *   MSW = sum (m_gr - m_g)^2 / (B (R - 1)),  E[MSW] = sigma_rl^2 + sigma_e^2 / 2
  *   MSB = R sum (m_g - m)^2 / (B - 1),        E[MSB] = R sigma_base^2 + sigma_rl^2 + sigma_e^2 / 2
  *
- * and sigma_e^2-hat = sum d^2 / (2 B R) over d = a - b, as in `noiseStandardDeviations`.
- * - RL component: sqrt(max(0, MSW - sigma_e^2-hat / 2)); its interval is the chi-square interval
- *   of MSW (B (R - 1) degrees of freedom) less the evaluation share, as `noiseStandardDeviations`'
- *   training noise.
+ * with sigma_e^2-hat from d = a - b as in `noiseStandardDeviations`.
+ * - RL component: sqrt(max(0, MSW - sigma_e^2-hat / 2)), with MSW's chi-square interval (B (R - 1)
+ *   df) less the evaluation share, as `noiseStandardDeviations`' training noise.
  * - Base-agent component: sqrt(max(0, (MSB - MSW) / R)). When MSB > MSW its interval is the
  *   chi-square interval with Satterthwaite's degrees of freedom
  *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946; Burdick &

@@ -1,9 +1,8 @@
 import { checkFinite, checkInteger, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
- * Where the statistics get their randomness: anything with `next()` returning a float in [0, 1),
- * such as lib/rng.ts's `Rng`. Nothing in eval/ calls `Math.random`, so every bootstrap and
- * simulation is reproducible from the seed of the source passed in.
+ * Where the statistics get their randomness: anything with `next()` in [0, 1), such as lib/rng.ts's
+ * `Rng`. Nothing in eval/ calls `Math.random`, so every result is reproducible from the seed.
  */
 export interface RandomSource {
   next(): number;

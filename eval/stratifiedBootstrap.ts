@@ -227,10 +227,8 @@ export function probabilityOfImprovementInterval(
 
 /**
  * Probability of improvement (Agarwal et al. 2021, section 4.3; rliable's
- * `metrics.probability_of_improvement`): for each task m, the Mann-Whitney statistic
- * P(X_m > Y_m) = (1 / (N K)) sum_{i,j} S(x_{i,m}, y_{j,m}), S = 1 if x > y, 1/2 if equal, 0
- * otherwise, over the N runs of algorithm X and the K runs of Y; then the mean over tasks.
- * `x[run][task]`, `y[run][task]`; the two may have different numbers of runs.
+ * `metrics.probability_of_improvement`): the mean over tasks of the Mann-Whitney statistic
+ * P(X_m > Y_m) over the N runs of X and the K runs of Y (ties count 1/2), `x[run][task]`.
  */
 export function probabilityOfImprovement(
   x: ReadonlyArray<ReadonlyArray<number>>,

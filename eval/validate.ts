@@ -85,10 +85,7 @@ export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): v
   );
 }
 
-/**
- * At least `min` finite values. A standard error or a resampling interval from fewer than two
- * units does not exist (the formula gives 0, the interval zero width), so asking for one is an error.
- */
+/** At least `min` finite values: a standard error or resampling interval from fewer than 2 units does not exist. */
 export function checkUnits(
   values: ArrayLike<number>,
   min: number,

@@ -26,9 +26,7 @@ export function expectedMaxNormal(m: number): number {
 
 export interface WinnersCurseOptions {
   checkpoints: number;
-  /** Episodes in the test set each checkpoint is scored on. */
   episodes: number;
-  /** The checkpoints' common true pass rate. */
   passRate: number;
   /** Simulated selections; default 10,000. */
   trials?: number;
