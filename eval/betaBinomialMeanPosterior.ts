@@ -1,17 +1,7 @@
 import type { RandomSource } from './random.ts';
 import { sampleStandardNormal } from './random.ts';
-import { checkInteger, checkLevel, checkRandomSource, checkSuccesses, checkUnits } from './validate.ts';
+import { checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
-
-export interface PosteriorInterval {
-  /** Posterior mean of the population mean pass rate mu = a / (a + b). */
-  mean: number;
-  /** Equal-tailed credible interval of mu at `level`. */
-  low: number;
-  high: number;
-  /** Kish's effective sample size of the second stage's importance weights, (sum w)^2 / sum w^2. */
-  effectiveDraws: number;
-}
 
 /** log of prod_{i<m} (x + i), the rising factorial: log Gamma(x + m) - log Gamma(x) without a gamma function. */
 function logRising(x: number, m: number): number {
@@ -50,9 +40,8 @@ const logNormalPdf = (x: number, m: number, sd: number) =>
  * kappa) ~ Uniform(0, 1). The p_j integrate out (`logLikelihood`). A first quarter of the draws
  * comes from the prior; the rest from 0.9 N(m, (1.5 s)^2) + 0.1 prior in (logit mu, logit u),
  * m and s the first stage's weighted means and SDs, weighted prior x likelihood / proposal.
- *
- * @throws StatisticsError on fewer than 1 task, bad counts, draws < 8, a bad level or no rng.
- * @example betaBinomialMeanPosterior({ successes: [3, 30], trials: [32, 32], draws: 20000, rng: new Rng(1) })
+ * Returns mu's posterior mean, its equal-tailed credible interval at `level`, and Kish's effective
+ * sample size of the second stage's weights, (sum w)^2 / sum w^2.
  */
 export function betaBinomialMeanPosterior({
   successes,
@@ -66,10 +55,10 @@ export function betaBinomialMeanPosterior({
   draws?: number;
   level?: number;
   rng: RandomSource;
-}): PosteriorInterval {
+}) {
   checkUnits(successes, 1, 'successes', 'a posterior');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, j) => checkSuccesses(c, trials[j] as number, `successes[${j}]`));
+  successes.forEach((c, j) => checkInteger(c, `successes[${j}]`, 0, trials[j] as number));
   checkInteger(draws, 'draws', 8);
   checkLevel(level);
   checkRandomSource(rng);

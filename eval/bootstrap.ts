@@ -5,16 +5,15 @@ import { randomIndex, type RandomSource } from './random.ts';
 import { checkFiniteValues, checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/** The default number of bootstrap replicates: of every interval here, of the commands' --reps and of the chapter's intervals. */
+/** The default number of bootstrap replicates, here, in the commands' --reps and in the chapter. */
 export const DEFAULT_REPLICATES = 2000;
 
 export interface BootstrapOptions {
-  /** Number of bootstrap replicates; default DEFAULT_REPLICATES. */
+  /** Defaults: DEFAULT_REPLICATES replicates, level 0.95, the percentile method. */
   reps?: number;
-  /** Confidence level in (0, 1); default 0.95. */
   level?: number;
   rng: RandomSource;
-  /** 'percentile' (default) or 'bca' (bias-corrected and accelerated, Efron 1987). */
+  /** 'bca': bias-corrected and accelerated (Efron 1987). */
   method?: 'percentile' | 'bca';
 }
 
@@ -30,12 +29,8 @@ export interface BootstrapInterval {
 
 /**
  * Bootstrap replicates of the mean: `reps` times, draw values.length units with replacement
- * and average them (Efron & Tibshirani 1993, ch. 6). One Float64Array, no per-replicate
- * allocation. Units are whatever `values` holds one number per: episodes, tasks, or per-task
- * differences of two systems.
- *
- * @throws StatisticsError on empty values, a value that is not finite, reps < 1, or no rng.
- * @example bootstrapMeans([0, 1, 1], { reps: 1000, rng: new Rng(1) })
+ * and average them (Efron & Tibshirani 1993, ch. 6). Units are whatever `values` holds one
+ * number per: episodes, tasks, or per-task differences of two systems.
  */
 export function bootstrapMeans(
   values: ArrayLike<number>,
@@ -57,10 +52,8 @@ export function bootstrapMeans(
 
 /**
  * The type-7 q-quantile of sorted values (numpy's default): at position q (n - 1) = j + w,
- * sorted[j] + (sorted[j + 1] - sorted[j]) w, unchecked. Every percentile interval takes its ends
- * from it (bootstrapCI, episodeBootstrapCI, the report's resampled intervals). Its form, not
- * sorted[j] (1 - w) + sorted[j + 1] w, which can differ in the last bit, is the one the intervals
- * have always used.
+ * sorted[j] + (sorted[j + 1] - sorted[j]) w, the ends of every percentile interval. Keep this
+ * form: sorted[j] (1 - w) + sorted[j + 1] w can differ in the last bit.
  */
 export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0)
@@ -74,12 +67,7 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
   );
 }
 
-/**
- * The percentile interval of bootstrap replicates at `level`: with alpha = 1 - level, their
- * type-7 quantiles alpha/2 and 1 - alpha/2 (percentileOfSorted), the replicates sorted in place.
- * @throws RangeError on no replicates or a level outside (0, 1).
- * @example percentileInterval(Float64Array.of(3, 1, 2, 4), 0.5) // { low: 1.75, high: 3.25 }
- */
+/** The type-7 quantiles alpha/2 and 1 - alpha/2 of bootstrap replicates, sorted in place. */
 export function percentileInterval(replicates: Float64Array, level: number): { low: number; high: number } {
   if (replicates.length === 0)
     throw new StatisticsError('percentileInterval: replicates must hold at least one value');
@@ -93,12 +81,10 @@ export function percentileInterval(replicates: Float64Array, level: number): { l
 }
 
 /**
- * BCa percentile levels (Efron 1987; Efron & Tibshirani 1993, ch. 14): bias correction
- * z0 = Phi^{-1}(#{theta* < theta-hat} / B), acceleration from the jackknife of the mean,
- * a = sum (m - m_i)^3 / (6 (sum (m - m_i)^2)^{3/2}).
- * Replicates equal to theta-hat are not counted as below (Efron & Tibshirani, eq. 14.14);
- * scipy.stats.bootstrap counts them as half, which differs on 0/1 data where many replicates
- * tie (docs/METRICS.md gives the comparison).
+ * BCa percentile levels (Efron & Tibshirani 1993, ch. 14): bias correction z0 = Phi^{-1}(#{theta*
+ * < theta-hat} / B), acceleration a = sum (m - m_i)^3 / (6 (sum (m - m_i)^2)^{3/2}) from the
+ * jackknife of the mean. Ties with theta-hat are not counted as below (their eq. 14.14); scipy
+ * counts them as half, which differs on 0/1 data (docs/METRICS.md).
  */
 function bcaLevels(
   values: Float64Array,
@@ -126,16 +112,9 @@ function bcaLevels(
 }
 
 /**
- * Bootstrap confidence interval of the mean of one value per unit: the percentile interval
- * (quantiles a/2 and 1 - a/2 of the replicate means) or BCa. The unit decides the question:
- * per-task pass rates give the task-level (cluster) interval of chapter 17.3.
- *
- * One unit has no spread to resample (every replicate equals it, a zero-width interval that
- * claims certainty), so at least two are required.
- *
- * @throws StatisticsError on fewer than 2 values, a value that is not finite, reps < 1, level outside
- *   (0, 1), an unknown method, or no rng.
- * @example bootstrapCI([0.1, 0.9, 1, 0.5], { reps: 2000, level: 0.95, rng: new Rng(3) })
+ * Bootstrap confidence interval (percentile or BCa) of the mean of one value per unit: per-task
+ * pass rates give the task-level (cluster) interval of chapter 17.3. One unit has no spread to
+ * resample (a zero-width interval that claims certainty), so at least two are required.
  */
 export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
   const {
@@ -149,11 +128,12 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
   if (method !== 'percentile' && method !== 'bca')
     throw new StatisticsError(`method must be 'percentile' or 'bca', got ${JSON.stringify(method)}`);
   const estimate = mean(values);
-  const replicates = bootstrapMeans(values, { reps, rng });
-  if (method === 'percentile')
-    return { estimate, ...percentileInterval(replicates, level), level, reps, method };
-  const sorted = replicates.sort();
-  const [lowQ, highQ] = bcaLevels(Float64Array.from(values), estimate, sorted, 1 - level);
+  const sorted = bootstrapMeans(values, { reps, rng }).sort();
+  const alpha = 1 - level;
+  const [lowQ, highQ] =
+    method === 'percentile'
+      ? [alpha / 2, 1 - alpha / 2]
+      : bcaLevels(Float64Array.from(values), estimate, sorted, alpha);
   return {
     estimate,
     low: percentileOfSorted(sorted, lowQ),
@@ -165,16 +145,10 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
 }
 
 /**
- * The level at which to read a percentile bootstrap over n units so that it is as wide as a t
- * interval would be: the expanded percentile interval (Hesterberg 2015, "What Teachers Should Know
- * About the Bootstrap", The American Statistician 69(4), section 4.4). The percentile interval of
- * a mean from n units is narrow by sqrt((n - 1) / n) and uses z where t belongs; reading it at
- * the percentiles a'/2 and 1 - a'/2 with z_{1 - a'/2} = sqrt(n / (n - 1)) t_{1 - a/2, n - 1}
- * corrects both. Returns 1 - a'.
- *
- * The result stays below 1, where a few units would round it there (the interval is then the
- * replicates' range).
- * @throws StatisticsError if n < 2 or level is outside (0, 1).
+ * The level at which a percentile bootstrap over n units is as wide as a t interval: the expanded
+ * percentile interval (Hesterberg 2015, "What Teachers Should Know About the Bootstrap", section
+ * 4.4). The percentile interval of a mean is narrow by sqrt((n - 1) / n) and uses z where t
+ * belongs; reading it at 1 - a' with z_{1 - a'/2} = sqrt(n / (n - 1)) t_{1 - a/2, n - 1} corrects both.
  * @example expandedPercentileLevel(16, 0.95) // 0.97229 (scipy: 1 - 2 norm.sf(sqrt(16/15) t.ppf(0.975, 15)))
  */
 export function expandedPercentileLevel(n: number, level: number): number {

@@ -1,23 +1,11 @@
-import {
-  checkFiniteValues,
-  checkUnits,
-  checkInteger,
-  checkLevel,
-  checkRandomSource,
-  checkSuccesses,
-} from './validate.ts';
+import { checkFiniteValues, checkUnits, checkInteger, checkLevel, checkRandomSource } from './validate.ts';
 import { DEFAULT_REPLICATES } from './bootstrap.ts';
 import { sampleBinomial, type RandomSource } from './random.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * The single change point of a sequence by least squares (Hinkley 1970, "Inference about the
- * change-point in a sequence of random variables"): the index t in [1, m-1] that minimises the
- * squared error of a mean before t and a mean from t on. Ties go to the earliest t. It returns
- * the first index of the second segment: for success counts by checkpoint, the first checkpoint
- * of the new level.
- *
- * @throws StatisticsError on fewer than 2 values or a value that is not finite.
+ * The single change point of a sequence by least squares (Hinkley 1970): the t in [1, m-1], the
+ * earliest on a tie, that minimises the squared error of a mean before t and a mean from t on.
  * @example changePoint([10, 11, 10, 3, 2]) // 3
  */
 export function changePoint(values: ArrayLike<number>): number {
@@ -42,12 +30,9 @@ export function changePoint(values: ArrayLike<number>): number {
 }
 
 /**
- * Where a sequence that rises and then falls starts to fall: the least-squares change point
- * (`changePoint`, Hinkley 1970) of the sequence from its peak on, so that an early rise is not
- * taken for the change. The index of the first value of the low segment; null when the peak is
- * the last value (no fall). The first peak wins a tie.
- *
- * @throws StatisticsError on an empty sequence or a value that is not finite.
+ * Where a sequence that rises and then falls starts to fall: the `changePoint` of the sequence
+ * from its (first) peak on, so that an early rise is not taken for the change; null when the peak
+ * is the last value.
  * @example fallOnset([0.2, 0.6, 0.7, 0.65, 0.1, 0.05]) // 4
  */
 export function fallOnset(values: ArrayLike<number>): number | null {
@@ -59,14 +44,10 @@ export function fallOnset(values: ArrayLike<number>): number | null {
 }
 
 /**
- * The falls of a trajectory (a task's success rate at successive checkpoints): every maximal
- * run of decreases, from the value where it starts (a local peak) to its lowest value (the next
- * local trough), as index pairs `{ from, to }`. A run goes on through equal values and ends
- * where the values rise again; `to` is the first index of its minimum. Every dip is returned,
- * however small: whether it is more than noise is for a test on the counts behind the values
- * (a paired test when the checkpoints played the same episodes, Fisher's exact test otherwise),
- * corrected for the number of falls tested (`holmAdjust`).
- * @throws StatisticsError on no values or a value that is not finite.
+ * The falls of a trajectory (a task's success rate at successive checkpoints): every maximal run
+ * of decreases, through equal values, from its local peak to the first index of its minimum.
+ * Every dip is returned, however small: whether it is more than noise is for a test on the counts
+ * behind the values, corrected for the number of falls tested (`holmAdjust`).
  * @example trajectoryFalls([0.1, 0.6, 0.1, 0.1, 0.6, 0.3]) // [{ from: 1, to: 2 }, { from: 4, to: 5 }]
  */
 export function trajectoryFalls(values: ArrayLike<number>): Array<{ from: number; to: number }> {
@@ -91,16 +72,11 @@ export function trajectoryFalls(values: ArrayLike<number>): Array<{ from: number
 }
 
 /**
- * A percentile interval for the change point of success rates across checkpoints: each
- * replicate redraws every checkpoint's count from Binomial(n_t, c_t / n_t) (the parametric
- * bootstrap of each checkpoint's episodes; Efron & Tibshirani, "An Introduction to the
- * Bootstrap", 6.5) and takes the least-squares change point of the rates (`changePoint`).
- * `statistic` replaces the change point (e.g. `fallOnset`); a replicate where it is null (no
- * change) counts in `noneShare`, and the interval is over all replicates (null when the null
- * replicates reach a tail). Returns indices into the sequence; `share` is the bootstrap
- * distribution of the index.
- *
- * @throws StatisticsError on fewer than 2 checkpoints, bad counts, reps < 1, a bad level or no rng.
+ * A percentile interval for the change point of success rates across checkpoints by the
+ * parametric bootstrap (Efron & Tibshirani 6.5): each replicate redraws every checkpoint's count
+ * from Binomial(n_t, c_t / n_t) and takes `statistic` (default `changePoint`) of the rates. A
+ * replicate where it is null (no change) counts in `noneShare` and sorts last, so a bound is null
+ * when those reach a tail; `share` is the bootstrap distribution of the index.
  * @example changePointBootstrap({ successes: [40, 41, 20, 5], trials: [64, 64, 64, 64], rng: new Rng(1) })
  */
 export function changePointBootstrap({
@@ -120,7 +96,7 @@ export function changePointBootstrap({
 }): { index: number | null; low: number | null; high: number | null; share: number[]; noneShare: number } {
   checkUnits(successes, 2, 'successes', 'a change point');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, t) => checkSuccesses(c, trials[t] as number, `successes[${t}]`));
+  successes.forEach((c, t) => checkInteger(c, `successes[${t}]`, 0, trials[t] as number));
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);

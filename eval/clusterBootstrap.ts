@@ -13,14 +13,9 @@ import { checkInteger, checkLevel, checkRandomSource, checkFinite } from './vali
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * Task-level (cluster) bootstrap interval of the mean pass rate: resample tasks, each taking its
- * episodes along, i.e. `bootstrapCI` of the per-task rates c_j / n_j (chapter 17.3; Field &
- * Welsh 2007 on the cluster bootstrap). Answers "how would it do on similar tasks?". When every
- * task has the same rate (all 0 or all 1) the resamples have no spread, and the exact interval
- * over the tasks stands in (`withoutCollapse`, method 'exact over tasks').
- *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, or bad options (see taskRates, bootstrapCI).
- * @example taskBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
+ * Task-level (cluster) bootstrap interval of the mean pass rate, `bootstrapCI` of the per-task
+ * rates c_j / n_j (chapter 17.3; Field & Welsh 2007): "how would it do on similar tasks?". Where
+ * every task has the same rate the exact interval over the tasks stands in (`withoutCollapse`).
  */
 export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
   const rates = taskRates(counts);
@@ -34,20 +29,9 @@ export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions):
 }
 
 /**
- * Episode-level bootstrap interval: pools all M = sum n_j episodes and resamples M of them with
- * replacement, ignoring which task each came from (the naive interval of chapter 17.3; answers
- * only "how did it do on these tasks?", and too narrow even for that when tasks differ).
- *
- * Resampling M 0/1 episodes holding S successes gives a mean distributed exactly as
- * Binomial(M, S/M) / M, so each replicate is one draw by inversion of that CDF (binary search
- * in a table built once) instead of M draws: the same bootstrap distribution, M times cheaper.
- * The estimate is the pooled share S/M (equal to the mean of task rates when all n_j agree). At
- * S = 0 or S = M the resamples have no spread, and the exact interval over the episodes stands
- * in (`withoutCollapse`, method 'exact over episodes').
- *
- * @throws StatisticsError on bad counts, fewer than 2 episodes in all, reps < 1, level outside (0, 1)
- *   or no rng.
- * @example episodeBootstrapCI({ successes: [32, 1, 17], trials: 32 }, { rng: new Rng(1) })
+ * Episode-level bootstrap interval of the pooled share S/M, resampling the M episodes ignoring
+ * their tasks (chapter 17.3's naive interval): each replicate is one Binomial(M, S/M) / M draw by
+ * inversion, exactly the mean of M resampled 0/1 episodes. At S = 0 or M, `withoutCollapse`.
  */
 export function episodeBootstrapCI(
   counts: CountsInput,
@@ -72,7 +56,7 @@ export function episodeBootstrapCI(
   return { estimate, low: interval.low, high: interval.high, level, reps, method: interval.method };
 }
 
-/** CDF of Binomial(m, p) at 0..m: the running sum of binomialPmf, divided by its total so that the last entry is 1. */
+/** CDF of Binomial(m, p) at 0..m: binomialPmf's running sum over its total, so that it ends at 1. */
 function binomialCdfTable(m: number, p: number): Float64Array {
   const cdf = binomialPmf(m, p);
   let total = 0;
@@ -97,12 +81,9 @@ function searchCdf(cdf: Float64Array, u: number): number {
 }
 
 /**
- * The exact bootstrap distribution of the resampled total of N tasks with a common n: N draws
- * with replacement from the counts c_1..c_N, so the N-fold convolution of their empirical pmf
- * on 0..n (the "ideal bootstrap" of Efron & Tibshirani 1993, sec. 6.4). The task-level
- * replicate mean is this total over N n.
- *
- * @throws StatisticsError on bad counts (see taskRates) or fewer than 2 tasks.
+ * The exact bootstrap distribution of the resampled total of N tasks with a common n: the N-fold
+ * convolution of the counts' empirical pmf on 0..n (the "ideal bootstrap", Efron & Tibshirani
+ * 1993, 6.4); the task-level replicate mean is this total over N n.
  * @example taskBootstrapDistribution([0, 2], 2) // [0.25, 0, 0.5, 0, 0.25] on totals 0..4
  */
 export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: number): Float64Array {
@@ -175,17 +156,10 @@ function logBinomialCoefficient(n: number, k: number): number {
 
 /**
  * The exact probability that a percentile bootstrap interval contains `target`, given the
- * bootstrap distribution of the replicate statistic: `pmf` over x = 0..m with statistic x /
- * scale. With `reps` = B replicates the interval is the type-7 a/2 and 1 - a/2 quantiles of B
- * draws (as bootstrapCI, taskBootstrapCI, episodeBootstrapCI compute it), and the probability is
- * P(low <= target) - P(high < target) over the draws; with reps = Infinity it is the limit,
- * 1 when target lies between the pmf's a/2 and 1 - a/2 quantiles (smallest x with F(x) >= q)
- * and 0 otherwise. No Monte Carlo error.
- *
- * @throws StatisticsError on an empty pmf or a negative entry, a scale that is not finite and > 0, a
- *   target that is not finite, reps that is neither a safe integer >= 2 nor Infinity, or a level
- *   outside (0, 1).
- * @example percentileCoverage(binomialPmf(320, 180 / 320), 320, 4 / 7, { reps: 2000 })
+ * bootstrap distribution of the replicate statistic (`pmf` over x = 0..m, statistic x / scale).
+ * With `reps` = B the interval is the type-7 a/2 and 1 - a/2 quantiles of B draws, as the
+ * bootstraps here compute it, and the probability is P(low <= target) - P(high < target); with
+ * reps = Infinity it is the limit, 1 or 0 as target lies between the pmf's quantiles or not.
  */
 export function percentileCoverage(
   pmf: ArrayLike<number>,

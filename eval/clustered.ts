@@ -1,15 +1,10 @@
-import { checkFinite, checkSuccesses, checkTrials } from './validate.ts';
+import { checkFinite, checkInteger } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * Standard error of the mean pass rate with tasks as clusters: the task rates r_j = c_j / n_j
- * are the independent units, so SE = sqrt( sum (r_j - r-bar)^2 / (N (N - 1)) ), the
- * cluster-robust (CR1) SE of an equally weighted mean (chapter 17.3: Var(mu-hat) =
- * (sigma_task^2 + E[p(1-p)]/n) / N, estimated by the spread of the task rates). One task has no
- * spread to estimate it from: the SE does not exist there.
- *
- * @throws StatisticsError on bad counts or fewer than 2 tasks.
- * @example clusteredStandardError({ successes: [32, 31, 1], trials: 32 })
+ * Standard error of the mean pass rate with tasks as clusters, the task rates r_j = c_j / n_j the
+ * independent units: SE = sqrt(sum (r_j - r-bar)^2 / (N (N - 1))), the cluster-robust (CR1) SE of
+ * an equally weighted mean (chapter 17.3). Undefined below 2 tasks.
  */
 export function clusteredStandardError(counts: CountsInput): number {
   const rates = taskRates(counts);
@@ -24,11 +19,8 @@ export function clusteredStandardError(counts: CountsInput): number {
 }
 
 /**
- * Naive episode-level standard error sqrt(p (1-p) / M) of the pooled share p = S / M over all
- * M episodes treated as independent; too small by sqrt(design effect) when tasks differ.
- *
- * @throws StatisticsError on bad counts or fewer than 2 episodes in all.
- * @example episodeStandardError({ successes: [16, 16], trials: 32 }) // sqrt(0.25 / 64) = 0.0625
+ * Naive episode-level standard error sqrt(p (1-p) / M) of the pooled share p = S / M, the M
+ * episodes treated as independent: too small by sqrt(design effect) when tasks differ.
  */
 export function episodeStandardError(counts: CountsInput): number {
   taskRates(counts);
@@ -47,27 +39,25 @@ export function episodeStandardError(counts: CountsInput): number {
  *   MSB = sum n_j (r_j - p)^2 / (N - 1),   MSW = sum n_j r_j (1 - r_j) / (M - N),
  *   n0 = (M - sum n_j^2 / M) / (N - 1),    rho = (MSB - MSW) / (MSB + (n0 - 1) MSW),
  *
- * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3 and can be
- * slightly negative when tasks are alike (returned as is, never below -1 / (n0 - 1)).
- *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or when every
- *   episode has the same outcome (0/0: there is no variance to split).
- * @example intraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 1
+ * with p = S / M pooled. It estimates sigma_task^2 / (mu (1 - mu)) of chapter 17.3, slightly
+ * negative when tasks are alike (never below -1 / (n0 - 1)).
+ * @throws StatisticsError on bad counts, fewer than 2 tasks, no task with 2+ episodes, or every
+ *   episode alike (no variance to split).
  */
 export function intraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);
   const tasks = rates.length;
   if (tasks < 2) throw new StatisticsError('intraclassCorrelation needs at least 2 tasks');
   const { episodes, successes } = pooledCounts(counts);
-  let squaredSizes = 0;
-  for (let j = 0; j < tasks; j++) squaredSizes += trialsOf(counts.trials, j) ** 2;
   if (episodes === tasks)
     throw new StatisticsError('intraclassCorrelation needs a task with at least 2 episodes');
   const pooled = successes / episodes;
+  let squaredSizes = 0;
   let between = 0;
   let within = 0;
   for (let j = 0; j < tasks; j++) {
     const n = trialsOf(counts.trials, j);
+    squaredSizes += n ** 2;
     const rate = rates[j] as number;
     between += n * (rate - pooled) ** 2;
     within += n * rate * (1 - rate);
@@ -82,12 +72,9 @@ export function intraclassCorrelation(counts: CountsInput): number {
 }
 
 /**
- * Design effect 1 + (n - 1) rho (Kish 1965): how many times the true variance of a mean over
- * clusters of n correlated episodes exceeds the variance assuming independence. A variance is
- * never negative, so rho >= -1 / (n - 1) (and rho <= 1); n may be an average cluster size.
- *
- * @throws StatisticsError if n is not a finite number >= 1, or rho is outside [-1/(n-1), 1].
- * @example designEffect(32, 0.63) // 20.53
+ * Design effect 1 + (n - 1) rho (Kish 1965): how many times the variance of a mean over clusters
+ * of n correlated episodes exceeds that under independence; rho in [-1 / (n - 1), 1], since a
+ * variance is never negative. n may be an average cluster size.
  */
 export function designEffect(episodesPerTask: number, rho: number): number {
   checkFinite(episodesPerTask, 'episodesPerTask');
@@ -107,16 +94,11 @@ export interface CountsInput {
 }
 
 /** n_j of task j. */
-export function trialsOf(trials: ArrayLike<number> | number, j: number): number {
+function trialsOf(trials: ArrayLike<number> | number, j: number): number {
   return typeof trials === 'number' ? trials : (trials[j] as number);
 }
 
-/**
- * Validates counts and returns the per-task pass rates c_j / n_j.
- * @throws StatisticsError on no tasks, a length mismatch, n_j not a positive safe integer or c_j not
- *   an integer in [0, n_j].
- * @example taskRates({ successes: [3, 0], trials: 4 }) // [0.75, 0]
- */
+/** Validates counts and returns the per-task pass rates c_j / n_j. */
 export function taskRates(counts: CountsInput): Float64Array {
   if (typeof counts !== 'object' || counts === null)
     throw new StatisticsError('counts must be { successes, trials }');
@@ -136,8 +118,8 @@ export function taskRates(counts: CountsInput): Float64Array {
   for (let j = 0; j < successes.length; j++) {
     const n = trialsOf(trials, j);
     const c = successes[j] as number;
-    checkTrials(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`);
-    checkSuccesses(c, n, `successes[${j}]`);
+    checkInteger(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`, 1);
+    checkInteger(c, `successes[${j}]`, 0, n);
     rates[j] = c / n;
   }
   return rates;
@@ -164,15 +146,10 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
  *   mu = (1/N) sum r_j,   s^2 = sum (r_j - mu)^2 / (N - 1),
  *   sigma_task^2 = s^2 - (1/N) sum r_j (1 - r_j) / (n_j - 1),   rho = sigma_task^2 / (mu (1 - mu)),
  *
- * where r_j = c_j / n_j. E[r_j (1 - r_j)] = p_j (1 - p_j) (n_j - 1) / n_j, so the subtracted term
- * is unbiased for the binomial part E[p_j (1 - p_j) / n_j] of E[s^2], and sigma_task^2 is a
- * moment estimate. Unlike the one-way ANOVA estimator (`intraclassCorrelation`) it weights tasks
- * equally, as the mean pass rate does. It is returned as is: negative when tasks are alike, and
- * above 1 when few tasks sit at 0 and 1 (s^2 divides by N - 1, mu (1 - mu) by N).
- *
- * @throws StatisticsError on bad counts, fewer than 2 tasks, a task with fewer than 2 episodes, or
- *   mu of 0 or 1 (no variance to split).
- * @example taskVarianceIntraclassCorrelation({ successes: [32, 32, 0, 0], trials: 32 }) // 4/3
+ * where r_j = c_j / n_j: the subtracted term is unbiased for the binomial part of E[s^2]. Unlike
+ * `intraclassCorrelation` it weights tasks equally, as the mean pass rate does. Returned as is:
+ * negative when tasks are alike, above 1 when few tasks sit at 0 and 1.
+ * @throws StatisticsError on fewer than 2 tasks, a task of fewer than 2 episodes, or mu of 0 or 1.
  */
 export function taskVarianceIntraclassCorrelation(counts: CountsInput): number {
   const rates = taskRates(counts);

@@ -30,28 +30,22 @@ function smallest(max: number, se: (count: number) => number, target: number): n
 }
 
 /**
- * The arithmetic of a design review of a reported improvement (chapter 17, exercise 7; 17.4 and
- * 17.8): the SE of each arm and of the difference, unpaired and paired (`differenceStandardError`),
- * the z of the reported difference, the expected selection inflation sigma E[max of K] of
- * reporting the best of K checkpoints (sigma the binomial SE of one evaluation, 17.8), and the
- * samples per task (at the given seeds) and seeds per arm (at the given samples) at which a
- * two-sided test of level alpha detects the difference with the given power: SE <= delta /
- * (z_{1-a/2} + z_{power}) (the requiredUnits bound). Null where no count up to 10,000 samples
- * or 1,000 seeds reaches it.
- *
- * @throws StatisticsError on inputs outside the ranges of `differenceStandardError`, selectedFrom < 1, alpha or power outside (0, 1).
+ * The arithmetic of a design review of a reported improvement (chapter 17, exercise 7): the SE of
+ * each arm and of the difference, unpaired and paired (`differenceStandardError`), the z of the
+ * difference, the expected selection inflation sigma E[max of K] of reporting the best of K
+ * checkpoints (17.8), and the samples per task and seeds per arm at which SE <= delta /
+ * (z_{1-a/2} + z_{power}) (the requiredUnits bound), null past 10,000 samples or 1,000 seeds.
  * @example designReview({ a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, correlation: null, icc: 0.5, seedSD: 0.01 })
  */
 export function designReview(options: DesignReviewOptions) {
   const { a, b, tasks, samples, selectedFrom, correlation, alpha = 0.05, power = 0.8 } = options;
   checkInteger(selectedFrom, 'selectedFrom', 1);
-  for (const [value, name] of [
-    [alpha, 'alpha'],
-    [power, 'power'],
-  ] as const) {
+  const checkOpen = (value: number, name: string) => {
     checkProbability(value, name);
     if (value === 0 || value === 1) throw new StatisticsError(`${name} must be in (0, 1), got ${value}`);
-  }
+  };
+  checkOpen(alpha, 'alpha');
+  checkOpen(power, 'power');
   const delta = b - a;
   const design = { ...options, correlation: 0 };
   const se = (over: Partial<DifferenceDesign>) => differenceStandardError({ ...design, ...over });
@@ -93,15 +87,11 @@ export interface DifferenceDesign {
   /** The two reported pass@1 values. */
   a: number;
   b: number;
+  /** Tasks, samples (attempts) per task and seed, training seeds per arm. */
   tasks: number;
-  /** Samples (attempts) per task and seed. */
   samples: number;
-  /** Training seeds per arm, each evaluated on every task. */
   seeds: number;
-  /**
-   * Correlation of the two agents' per-task pass rates (pairing's gain); 0 for an unpaired
-   * analysis.
-   */
+  /** Correlation of the two agents' per-task pass rates (pairing's gain); 0 for an unpaired analysis. */
   correlation: number;
   /** Share of one attempt's Bernoulli variance p(1-p) that lies between tasks (intraclass correlation). */
   icc: number;
@@ -110,17 +100,14 @@ export interface DifferenceDesign {
 }
 
 /**
- * The SE of the difference of two agents' pass@1 under a design (chapter 17.4, Var(d) = (Var A +
- * Var B - 2 Cov) / N, with the attempt variance split by the intraclass correlation as in 17.3):
+ * The SE of the difference of two agents' pass@1 under a design (chapter 17.4, the attempt
+ * variance split by the intraclass correlation as in 17.3):
  *
  *   SE^2 = icc (vA + vB - 2 r sqrt(vA vB)) / N + (1 - icc)(vA + vB) / (N m S) + 2 seedSD^2 / S,
  *
  * vA = a(1-a), vB = b(1-b), N tasks, m samples, S seeds per arm, r the per-task correlation. The
- * first term is the task-level part, which neither samples nor seeds reduce; with m = S = 1 and
- * no training noise the sum is (vA + vB - 2 r icc sqrt(vA vB)) / N, and unpaired (r = 0) it is
- * the binomial sqrt(vA/N + vB/N) of the chapter's SWE-bench arithmetic.
- *
- * @throws StatisticsError on a or b outside [0, 1], counts below 1, r outside [-1, 1], icc outside [0, 1] or seedSD < 0.
+ * first term, the task-level part, neither samples nor seeds reduce; unpaired with m = S = 1 and
+ * no training noise it is the binomial sqrt(vA/N + vB/N) of the chapter's SWE-bench arithmetic.
  * @example differenceStandardError({ a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, correlation: 0, icc: 0.5, seedSD: 0 }) // 0.0312
  */
 export function differenceStandardError(design: DifferenceDesign): number {

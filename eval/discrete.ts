@@ -1,13 +1,9 @@
-import { checkFinite, checkInteger, checkProbability, checkTrials } from './validate.ts';
+import { checkFinite, checkInteger, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * The Binomial(n, p) pmf at 0..n, from the term recurrence in log space
- * (log C(n, x) + x log p + (n - x) log(1 - p)), exact to rounding for n in the thousands.
- * Same as scipy.stats.binom.pmf(range(n + 1), n, p).
- *
- * @throws StatisticsError if n is not a safe integer >= 0 or p is outside [0, 1].
- * @example binomialPmf(2, 0.5) // [0.25, 0.5, 0.25]
+ * The Binomial(n, p) pmf at 0..n in log space, log C(n, x) + x log p + (n - x) log(1 - p) with
+ * log C(n, x) by its recurrence; scipy.stats.binom.pmf(range(n + 1), n, p) to rounding.
  */
 export function binomialPmf(n: number, p: number): Float64Array {
   checkInteger(n, 'n');
@@ -28,12 +24,9 @@ export function binomialPmf(n: number, p: number): Float64Array {
 }
 
 /**
- * The beta-binomial pmf at 0..n: c ~ Binomial(n, p) with p ~ Beta(a, b), by the ratio
- * pmf(x+1)/pmf(x) = (n-x)/(x+1) (x+a)/(n-x-1+b) from pmf(0) = prod_{i<n} (b+i)/(a+b+i).
- * Same as scipy.stats.betabinom.pmf(range(n + 1), n, a, b).
- *
- * @throws StatisticsError if n is not a safe integer >= 0, or a or b is not a finite number > 0.
- * @example betaBinomialPmf(1, 0.4, 0.3) // [3/7, 4/7]
+ * The beta-binomial pmf at 0..n (c ~ Binomial(n, p), p ~ Beta(a, b)) by the ratio
+ * pmf(x+1)/pmf(x) = (n-x)/(x+1) (x+a)/(n-x-1+b) from pmf(0) = prod_{i<n} (b+i)/(a+b+i), as
+ * scipy.stats.betabinom.pmf(range(n + 1), n, a, b).
  */
 export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
   checkInteger(n, 'n');
@@ -49,20 +42,15 @@ export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
   return pmf;
 }
 
-/**
- * The pmf of the sum of two independent integer variables from theirs (discrete convolution).
- * @throws StatisticsError on an empty pmf or an entry that is not a finite number >= 0.
- * @example convolvePmf([0.5, 0.5], [0.5, 0.5]) // [0.25, 0.5, 0.25]
- */
+/** The pmf of the sum of two independent integer variables from theirs (discrete convolution). */
 export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
-  for (const [pmf, name] of [
-    [first, 'first'],
-    [second, 'second'],
-  ] as const) {
+  const checkPmf = (pmf: ArrayLike<number>, name: string) => {
     if (pmf.length === 0) throw new StatisticsError(`${name} is empty`);
     for (let i = 0; i < pmf.length; i++)
       checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
-  }
+  };
+  checkPmf(first, 'first');
+  checkPmf(second, 'second');
   const sum = new Float64Array(first.length + second.length - 1);
   for (let i = 0; i < first.length; i++) {
     const weight = first[i] as number;
@@ -74,14 +62,9 @@ export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>)
 }
 
 /**
- * The exact mean and variance of an estimator that is a function of c ~ Binomial(n, p), by
- * summing over the distribution of c: E[T] = sum_c T(c) P(c), Var T = sum_c (T(c) - E[T])^2 P(c)
- * (the definition; Casella & Berger, "Statistical Inference", 2.2). With `truth` also the mean
- * squared error, Var T + (E[T] - truth)^2. Used on the unbiased and plug-in pass@k estimators
- * (chapter 17, exercise 1), whose T(c) are `passAtK(n, c, k)` and `plugInPassAtK(n, c, k)`.
- *
- * @throws StatisticsError if n < 1 or p is outside [0, 1].
- * @example binomialEstimatorMoments({ n: 2, p: 0.5, estimate: (c) => c / 2 }) // { mean: 0.5, variance: 0.125 }
+ * The exact mean and variance of an estimator T(c) of c ~ Binomial(n, p), summed over the pmf
+ * (Casella & Berger 2.2), and with `truth` its mean squared error Var T + (E[T] - truth)^2
+ * (chapter 17, exercise 1: the unbiased and plug-in pass@k).
  */
 export function binomialEstimatorMoments({
   n,
@@ -94,7 +77,7 @@ export function binomialEstimatorMoments({
   estimate: (c: number) => number;
   truth?: number;
 }): { mean: number; variance: number; mse: number | null } {
-  checkTrials(n);
+  checkInteger(n, 'n', 1);
   checkProbability(p, 'p');
   const pmf = binomialPmf(n, p);
   const values = Array.from({ length: n + 1 }, (_, c) => estimate(c));

@@ -1,5 +1,5 @@
 import { binomialPmf } from './discrete.ts';
-import { checkSuccesses, checkTrials, checkInteger, checkLevel, checkProbability } from './validate.ts';
+import { checkInteger, checkLevel, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /** log C(n, k) as a sum of logs: exact enough for the hundreds of episodes the evaluations hold. */
@@ -10,20 +10,17 @@ function logChoose(n: number, k: number): number {
 }
 
 /**
- * One-sided Fisher's exact test that group 1 (c1 successes of n1) has a higher success rate than
- * group 2 (c2 of n2), for two independent samples (Fisher 1935): given the c1 + c2 successes,
- * group 1's count is hypergeometric under equal rates, and the p-value is
- * P(X >= c1) = sum_{x >= c1} C(c1 + c2, x) C(n1 + n2 - c1 - c2, n1 - x) / C(n1 + n2, n1).
- * Same as scipy's `fisher_exact([[c1, n1 - c1], [c2, n2 - c2]], alternative='greater').pvalue`.
- * For the same episodes seen twice use the paired (McNemar) test instead.
- * @throws StatisticsError if n1 or n2 < 1, or a count is outside [0, n].
- * @example fisherExactGreater(37, 64, 6, 64) // 3.0e-9
+ * One-sided Fisher's exact test (Fisher 1935) that group 1 (c1 successes of n1) has a higher
+ * success rate than an independent group 2 (c2 of n2): the hypergeometric tail P(X >= c1) of
+ * group 1's count given the c1 + c2 successes, as scipy's
+ * `fisher_exact([[c1, n1 - c1], [c2, n2 - c2]], alternative='greater').pvalue`. For the same
+ * episodes seen twice use the paired (McNemar) test instead.
  */
 export function fisherExactGreater(c1: number, n1: number, c2: number, n2: number): number {
-  checkTrials(n1, 'n1');
-  checkTrials(n2, 'n2');
-  checkSuccesses(c1, n1, 'c1');
-  checkSuccesses(c2, n2, 'c2');
+  checkInteger(n1, 'n1', 1);
+  checkInteger(n2, 'n2', 1);
+  checkInteger(c1, 'c1', 0, n1);
+  checkInteger(c2, 'c2', 0, n2);
   const successes = c1 + c2;
   const total = n1 + n2;
   const denominator = logChoose(total, n1);
@@ -34,12 +31,9 @@ export function fisherExactGreater(c1: number, n1: number, c2: number, n2: numbe
 }
 
 /**
- * One-sided exact binomial test (Clopper & Pearson's exact tail; scipy's
- * `binomtest(k, n, p, alternative='greater').pvalue`): the p-value P(X >= k) for X ~ Binomial(n, p),
- * summed from the probability mass function. With p = 1/2 on the discordant pairs of a paired
- * design (k of n pairs go one way) it is the exact one-sided McNemar test.
- * @throws StatisticsError if n < 0, k outside [0, n] or p outside [0, 1].
- * @example binomialTestGreater(8, 10, 0.5) // 0.0546875
+ * One-sided exact binomial test, P(X >= k) for X ~ Binomial(n, p) (scipy's
+ * `binomtest(k, n, p, alternative='greater').pvalue`); with p = 1/2 on the discordant pairs of a
+ * paired design, the exact one-sided McNemar test.
  */
 export function binomialTestGreater(k: number, n: number, p: number): number {
   if (!Number.isInteger(n) || n < 0)
@@ -56,14 +50,9 @@ export function binomialTestGreater(k: number, n: number, p: number): number {
 }
 
 /**
- * Holm's step-down adjusted p-values (Holm 1979, "A simple sequentially rejective multiple test
- * procedure"): with the m p-values sorted, p_(1) <= ... <= p_(m), the adjusted value of the
- * i-th is max over j <= i of min(1, (m - j + 1) p_(j)). Rejecting every hypothesis whose adjusted
- * p-value is below alpha controls the family-wise error rate at alpha, for any dependence between
- * the tests, and rejects at least what Bonferroni (m p_i < alpha) does. Same as statsmodels'
- * `multipletests(p, method='holm')[1]`. The values come back in the order given.
- * @throws StatisticsError on a p-value outside [0, 1].
- * @example holmAdjust([0.01, 0.04, 0.03]) // [0.03, 0.06, 0.06]
+ * Holm's step-down adjusted p-values (Holm 1979): with the m p-values sorted, the i-th becomes
+ * max over j <= i of min(1, (m - j + 1) p_(j)); it controls the family-wise error rate under any
+ * dependence. Same as statsmodels' `multipletests(p, method='holm')[1]`, in the order given.
  */
 export function holmAdjust(pValues: readonly number[]): number[] {
   for (const [i, p] of pValues.entries())
@@ -81,17 +70,12 @@ export function holmAdjust(pValues: readonly number[]): number[] {
 }
 
 /**
- * How often a drop of a task's success rate from `early` to `late` is seen in one evaluation of
- * `n` episodes played by both checkpoints, the two outcomes of an episode independent: the
- * detection rate of a verdict at a given effect (docs/CLAIMS.md, section 4). Exact sums over the
- * binomial (or trinomial) counts.
+ * A drop of a task's success rate from `early` to `late` between two checkpoints that play the
+ * same `n` episodes, independently: the effect whose detection rate a verdict has (docs/CLAIMS.md, 4).
  */
 export interface DropEffect {
-  /** Episodes each checkpoint plays (the same episodes). */
   n: number;
-  /** The task's success rate at the earlier checkpoint. */
   early: number;
-  /** Its success rate at the later one. */
   late: number;
 }
 
@@ -102,11 +86,8 @@ function checkEffect({ n, early, late }: DropEffect): void {
 }
 
 /**
- * P(c_late < c_early) for c ~ Binomial(n, p) at each checkpoint: how often the later point count
- * falls below the earlier one (the book's reading of narrowing: a task that ends below the base
- * agent). sum_x P(c_early = x) P(c_late < x).
- * @throws StatisticsError if n < 1 or a rate is outside [0, 1].
- * @example countDropDetection({ n: 64, early: 10 / 64, late: 3 / 64 }) // 0.9763
+ * P(c_late < c_early), c ~ Binomial(n, p) at each checkpoint: how often the later count falls
+ * below the earlier (the book's reading of narrowing), sum_x P(c_early = x) P(c_late < x).
  */
 export function countDropDetection(effect: DropEffect): number {
   checkEffect(effect);
@@ -127,8 +108,6 @@ export function countDropDetection(effect: DropEffect): number {
  * change (`binomialTestGreater`), rejected when its p < alpha. Each episode is solved by the
  * earlier only with probability a = early (1 - late), by the later only with b = (1 - early) late;
  * the power sums the trinomial P(only early = x, only late = y) over the (x, y) rejected.
- * @throws StatisticsError if n < 1, a rate is outside [0, 1] or alpha outside (0, 1).
- * @example pairedDropTestPower({ n: 64, early: 10 / 64, late: 3 / 64 }, 0.05) // 0.5565
  */
 export function pairedDropTestPower(effect: DropEffect, alpha: number): number {
   checkEffect(effect);

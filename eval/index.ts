@@ -1,9 +1,7 @@
 /**
- * TinyAgent's evaluation statistics: pure functions on numbers (pass@k, intervals, bootstrap,
- * clustered errors, power, winner's curse). Nothing in eval/ imports gym, agent, train, experiments or cli (lib/ only, for atomic writes and error classes);
- * random functions take a `RandomSource` in their options.
- * Reading result files is I/O and lives in eval/io/; playing episodes to evaluate an agent lives
- * with the agent (agent/evaluate.ts), so that eval/ loads without TensorFlow.
+ * TinyAgent's evaluation statistics: pure functions on numbers. Nothing in eval/ imports gym,
+ * agent, train, experiments or cli (lib/ only), so that it loads without TensorFlow; random
+ * functions take a `RandomSource` in their options. Reading result files is in eval/io/.
  */
 export type { RandomSource } from './random.ts';
 /** What every statistic below throws on input it cannot answer (a RangeError). */
@@ -15,24 +13,14 @@ export { prefixPassAtK, prefixAllCorrectAtK, meanAccuracy, firstSampleAccuracy }
 export type { Outcomes } from './passAtK.ts';
 
 // one-proportion intervals (chapter 17.3)
-export {
-  waldInterval,
-  wilsonInterval,
-  clopperPearsonInterval,
-  jeffreysInterval,
-} from './proportionInterval.ts';
-export { agrestiCoullInterval, proportionInterval, PROPORTION_METHODS } from './proportionInterval.ts';
+export { waldInterval, wilsonInterval, clopperPearsonInterval } from './proportionInterval.ts';
+export { jeffreysInterval, agrestiCoullInterval, proportionInterval } from './proportionInterval.ts';
+export { PROPORTION_METHODS } from './proportionInterval.ts';
 export { intervalCoverage, exactOverUnits, withoutCollapse, type Interval } from './proportionInterval.ts';
 
 // bootstrap (chapter 17.3, 17.4)
-export {
-  bootstrapCI,
-  bootstrapMeans,
-  DEFAULT_REPLICATES,
-  percentileInterval,
-  percentileOfSorted,
-} from './bootstrap.ts';
-export { expandedPercentileLevel } from './bootstrap.ts';
+export { bootstrapCI, bootstrapMeans, DEFAULT_REPLICATES, expandedPercentileLevel } from './bootstrap.ts';
+export { percentileInterval, percentileOfSorted } from './bootstrap.ts';
 export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
 export { percentileCoverage, taskBootstrapDistribution } from './clusterBootstrap.ts';
 

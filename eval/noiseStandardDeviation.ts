@@ -2,13 +2,6 @@ import { mean, sampleVariance } from './describe.ts';
 import { checkFiniteValues, checkLevel, checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/** A standard deviation with its confidence interval. */
-export interface StandardDeviationInterval {
-  estimate: number;
-  low: number;
-  high: number;
-}
-
 /**
  * The chi-square bounds of a variance from its sum of squares over `df` degrees of freedom,
  * ss / chi^2_{1-alpha/2, df} and ss / chi^2_{alpha/2, df}, each through `sd` (a square root).
@@ -18,19 +11,22 @@ const chiSquareBounds = (sumOfSquares: number, df: number, alpha: number, sd = M
   high: sd(sumOfSquares / chiSquareQuantile(alpha / 2, df)),
 });
 
+/** Evaluation noise sigma_e^2-hat = sum d^2 / (2 n) from d = a - b, with its chi-square (n df) interval. */
+function evaluationNoise(differences: number[], alpha: number) {
+  const variance = mean(differences.map((d) => (d * d) / 2));
+  const n = differences.length;
+  return { variance, sd: { estimate: Math.sqrt(variance), ...chiSquareBounds(n * variance, n, alpha) } };
+}
+
 /**
- * The chi-square interval of a standard deviation from n values assumed normal (the textbook
- * interval, e.g. Casella & Berger 2002, Statistical Inference, chapter 9):
- * (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), so sigma is in
- * [sqrt((n - 1) s^2 / chi^2_{1-alpha/2, n-1}), sqrt((n - 1) s^2 / chi^2_{alpha/2, n-1})].
- * Same as scipy: `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
- * @throws StatisticsError on fewer than 2 values, a value that is not finite, or level outside (0, 1).
- * @example standardDeviationInterval([0.8, 0.6, 0.9, 0.7])
+ * The chi-square interval of a standard deviation from n normal values (Casella & Berger 2002,
+ * chapter 9): (n - 1) s^2 / sigma^2 ~ chi^2(n - 1), as scipy's
+ * `np.sqrt((n - 1) * s2 / chi2.ppf([1 - a / 2, a / 2], n - 1))`.
  */
 export function standardDeviationInterval(
   values: ArrayLike<number>,
   { level = 0.95 }: { level?: number } = {},
-): StandardDeviationInterval {
+) {
   checkFiniteValues(values);
   checkLevel(level);
   if (values.length < 2) throw new StatisticsError('standardDeviationInterval: needs at least 2 values');
@@ -46,26 +42,18 @@ export function standardDeviationInterval(
  * seed i's checkpoint (n seeds).
  *
  * Evaluation noise: d_i = a_i - b_i has mean 0 and variance 2 sigma_e^2, so
- * sigma_e^2-hat = sum d_i^2 / (2 n), and n sigma_e^2-hat / sigma_e^2 ~ chi^2(n) when the d_i are
- * normal; the interval is sqrt(n sigma_e^2-hat / chi^2_{1-alpha/2, n}) to
- * sqrt(n sigma_e^2-hat / chi^2_{alpha/2, n}).
+ * sigma_e^2-hat = sum d_i^2 / (2 n), and n sigma_e^2-hat / sigma_e^2 ~ chi^2(n) for normal d_i.
  *
  * Training noise (the method of moments): the seed means m_i = (a_i + b_i) / 2 have variance
  * sigma_t^2 + sigma_e^2 / 2, so sigma_t^2-hat = max(0, S_m^2 - sigma_e^2-hat / 2). Its interval
- * is the chi-square interval of the variance of the m_i (as standardDeviationInterval's) less the
- * evaluation share sigma_e^2-hat / 2 at both ends (treated as known: it is estimated from n more
- * degrees of freedom and is small when training noise dominates), a bound below 0 becoming 0. It
- * assumes normal seed means; its coverage is simulated in test/noise-sd.test.ts.
- *
- * @throws StatisticsError on fewer than 2 seeds, a and b of different lengths, a value that is not
- *   finite, or level outside (0, 1).
- * @example noiseStandardDeviations([0.8, 0.6, 0.9], [0.82, 0.61, 0.88])
+ * is the chi-square interval of the variance of the m_i less the evaluation share at both ends
+ * (treated as known), a bound below 0 becoming 0; its coverage is simulated in test/noise-sd.test.ts.
  */
 export function noiseStandardDeviations(
   a: ArrayLike<number>,
   b: ArrayLike<number>,
   { level = 0.95 }: { level?: number } = {},
-): { training: StandardDeviationInterval; evaluation: StandardDeviationInterval; seeds: number } {
+) {
   checkFiniteValues(a, 'a');
   checkFiniteValues(b, 'b');
   checkLevel(level);
@@ -74,22 +62,22 @@ export function noiseStandardDeviations(
     throw new StatisticsError(
       `noiseStandardDeviations: a and b need the same number (>= 2) of seeds, got ${n} and ${b.length}`,
     );
-  const differences = Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));
-  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
+  const alpha = 1 - level;
+  const evaluation = evaluationNoise(
+    Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number)),
+    alpha,
+  );
+  const evaluationVariance = evaluation.variance;
   const seedMeanVariance = sampleVariance(
     Array.from({ length: n }, (_, i) => ((a[i] as number) + (b[i] as number)) / 2),
   );
-  const alpha = 1 - level;
   const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluationVariance / 2));
   return {
     training: {
       estimate: trainingSD(seedMeanVariance),
       ...chiSquareBounds((n - 1) * seedMeanVariance, n - 1, alpha, trainingSD),
     },
-    evaluation: {
-      estimate: Math.sqrt(evaluationVariance),
-      ...chiSquareBounds(n * evaluationVariance, n, alpha),
-    },
+    evaluation: evaluation.sd,
     seeds: n,
   };
 }
@@ -103,22 +91,15 @@ export function noiseStandardDeviations(
  *   MSW = sum (m_gr - m_g)^2 / (B (R - 1)),  E[MSW] = sigma_rl^2 + sigma_e^2 / 2
  *   MSB = R sum (m_g - m)^2 / (B - 1),        E[MSB] = R sigma_base^2 + sigma_rl^2 + sigma_e^2 / 2
  *
- * and sigma_e^2-hat = sum d^2 / (2 B R) over d = a - b, as in `noiseStandardDeviations`.
- * - RL component: sqrt(max(0, MSW - sigma_e^2-hat / 2)); its interval is the chi-square interval
- *   of MSW (B (R - 1) degrees of freedom) less the evaluation share, as `noiseStandardDeviations`'
- *   training noise.
+ * with sigma_e^2-hat from d = a - b as in `noiseStandardDeviations`.
+ * - RL component: sqrt(max(0, MSW - sigma_e^2-hat / 2)), with MSW's chi-square interval (B (R - 1)
+ *   df) less the evaluation share, as `noiseStandardDeviations`' training noise.
  * - Base-agent component: sqrt(max(0, (MSB - MSW) / R)). When MSB > MSW its interval is the
  *   chi-square interval with Satterthwaite's degrees of freedom
- *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946,
- *   Biometrics Bulletin 2(6); Burdick & Graybill 1992, Confidence Intervals on Variance
- *   Components, section 3.2). When MSB <= MSW the estimate is 0 and nu is undefined (null): the
- *   interval runs from 0 to the bound MSB alone gives, sqrt((B - 1) MSB / (R chi^2_{alpha/2, B-1})),
- *   since R sigma_base^2 <= E[MSB].
- * These intervals assume normal effects; their coverage at a design is simulated where they are
- * reported.
- *
- * @throws StatisticsError on fewer than 2 base agents or 2 RL seeds each, an unbalanced design, a
- *   value that is not finite, or level outside (0, 1).
+ *   nu = (MSB - MSW)^2 / (MSB^2 / (B - 1) + MSW^2 / (B (R - 1))) (Satterthwaite 1946; Burdick &
+ *   Graybill 1992, section 3.2). Otherwise the estimate is 0, nu null, and the interval runs from
+ *   0 to the bound MSB alone gives, sqrt((B - 1) MSB / (R chi^2_{alpha/2, B-1})).
+ * These intervals assume normal effects.
  */
 export function nestedNoiseStandardDeviations(
   a: ReadonlyArray<ArrayLike<number>>,
@@ -145,10 +126,12 @@ export function nestedNoiseStandardDeviations(
   const withinDf = groups * (perGroup - 1);
   const msw = within / withinDf;
   const msb = (perGroup * groupMeans.reduce((s, m) => s + (m - grand) ** 2, 0)) / (groups - 1);
-  const n = groups * perGroup;
-  const differences = a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number)));
-  const evaluationVariance = mean(differences.map((d) => (d * d) / 2));
   const alpha = 1 - level;
+  const evaluation = evaluationNoise(
+    a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number))),
+    alpha,
+  );
+  const evaluationVariance = evaluation.variance;
   const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluationVariance / 2));
   const baseVariance = (msb - msw) / perGroup;
   const satterthwaite =
@@ -156,14 +139,12 @@ export function nestedNoiseStandardDeviations(
   return {
     base: {
       estimate: Math.sqrt(Math.max(0, baseVariance)),
-      low:
-        satterthwaite === null
-          ? 0
-          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(1 - alpha / 2, satterthwaite)),
-      high:
-        satterthwaite === null
-          ? Math.sqrt(((groups - 1) * msb) / (perGroup * chiSquareQuantile(alpha / 2, groups - 1)))
-          : Math.sqrt((satterthwaite * baseVariance) / chiSquareQuantile(alpha / 2, satterthwaite)),
+      ...(satterthwaite === null
+        ? {
+            low: 0,
+            high: Math.sqrt(((groups - 1) * msb) / (perGroup * chiSquareQuantile(alpha / 2, groups - 1))),
+          }
+        : chiSquareBounds(satterthwaite * baseVariance, satterthwaite, alpha)),
       df: satterthwaite,
     },
     rl: {
@@ -171,11 +152,7 @@ export function nestedNoiseStandardDeviations(
       ...chiSquareBounds(withinDf * msw, withinDf, alpha, lessEvaluation),
       df: withinDf,
     },
-    evaluation: {
-      estimate: Math.sqrt(evaluationVariance),
-      ...chiSquareBounds(n * evaluationVariance, n, alpha),
-      df: n,
-    },
+    evaluation: { ...evaluation.sd, df: groups * perGroup },
     meanSquares: { between: msb, within: msw },
     groups,
     perGroup,
@@ -230,12 +207,7 @@ function lowerGammaRegularized(a: number, x: number): number {
   return 1 - front * h;
 }
 
-/**
- * Chi-square CDF with `df` degrees of freedom: P(df / 2, x / 2), the regularized lower
- * incomplete gamma function. Same as scipy's `chi2.cdf(x, df)`.
- * @throws StatisticsError if df is not a finite number > 0 or x is not finite.
- * @example chiSquareCdf(27.488, 15) // 0.975
- */
+/** Chi-square CDF, P(df / 2, x / 2) (the regularized lower incomplete gamma), as scipy's `chi2.cdf(x, df)`. */
 export function chiSquareCdf(x: number, df: number): number {
   checkFinite(df, 'df', { positive: true });
   checkFinite(x, 'x');
@@ -243,12 +215,8 @@ export function chiSquareCdf(x: number, df: number): number {
 }
 
 /**
- * Chi-square quantile: the x with chiSquareCdf(x, df) = p, by bisection on the CDF (monotone,
- * so it cannot fail to converge) to a relative width of 1e-14, or to adjacent floats where the
- * quantile underflows (a small df at a small p). Same as scipy's
- * `chi2.ppf(p, df)` to about 12 digits.
- * @throws StatisticsError if p is outside (0, 1) or df is not a finite number > 0.
- * @example chiSquareQuantile(0.975, 15) // 27.4884
+ * Chi-square quantile by bisection on the CDF to a relative width of 1e-14, or to adjacent floats
+ * where it underflows; scipy's `chi2.ppf(p, df)` to about 12 digits.
  */
 export function chiSquareQuantile(p: number, df: number): number {
   if (typeof p !== 'number' || !(p > 0 && p < 1)) throw new StatisticsError(`p must be in (0, 1), got ${p}`);

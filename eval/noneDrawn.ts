@@ -1,4 +1,4 @@
-/** Up to this many factors the product is formed directly (under a millisecond). */
+/** Up to this many factors the product is formed directly. */
 export const DIRECT_FACTORS = 100_000;
 /** The series past DIRECT_FACTORS stops after this many terms at the latest. */
 export const MAX_SERIES_TERMS = 99;
@@ -8,10 +8,7 @@ export interface NoneDrawn {
   probability: number;
   /** 1 - probability, computed without cancellation. */
   complement: number;
-  /**
-   * The work done: factors multiplied or series terms summed. At most DIRECT_FACTORS whatever
-   * the counts; the tests count it, since a time limit would depend on the machine's load.
-   */
+  /** The work done, factors multiplied or series terms summed (the tests bound it, not the time). */
   terms: number;
 }
 
@@ -21,8 +18,8 @@ export interface NoneDrawn {
  *
  *   C(n - a, b) / C(n, b) = prod_{i=n-m+1}^{n} (1 - M / i),   m = min(a, b), M = max(a, b),
  *
- * symmetric in a and b, so min(a, b) factors suffice (the form of Chen et al. 2021 takes the
- * c = a factors). Past 100,000 factors the work no longer grows with the counts: either
+ * symmetric in a and b, so min(a, b) factors suffice. Past 100,000 factors the work no longer
+ * grows with the counts: either
  * m M / n > 746, and since each log-factor is below -M/n the value underflows to 0, or else
  * M / n < 0.0075 and n > 1.3e7, and the log is
  *

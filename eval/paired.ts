@@ -5,10 +5,7 @@ import { checkFiniteValues, checkSameLength, checkUnits, checkLevel } from './va
 import { StatisticsError } from '../lib/errors.ts';
 import { bootstrapCI, type BootstrapInterval, type BootstrapOptions } from './bootstrap.ts';
 
-/**
- * The per-unit differences b_j - a_j of two paired samples.
- * @throws StatisticsError on empty or different-length inputs or a value that is not finite.
- */
+/** The per-unit differences b_j - a_j of two paired samples, checked: non-empty, finite, of one length. */
 export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
   checkFiniteValues(a, 'a');
   checkFiniteValues(b, 'b');
@@ -18,11 +15,7 @@ export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64
   return d;
 }
 
-/**
- * Mean per-unit difference d-bar = mean(b_j - a_j); positive means B is higher.
- * @throws StatisticsError on empty or different-length inputs or a value that is not finite.
- * @example meanDifference([0.5, 0.9], [0.6, 1.0]) // 0.1
- */
+/** Mean per-unit difference d-bar = mean(b_j - a_j); positive means B is higher. */
 export function meanDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return mean(differences(a, b));
 }
@@ -30,8 +23,6 @@ export function meanDifference(a: ArrayLike<number>, b: ArrayLike<number>): numb
 /**
  * Paired standard error sd(b_j - a_j) / sqrt(N): Var(d-bar) = (Var a + Var b - 2 Cov(a, b)) / N
  * (chapter 17.4), the covariance term being what pairing keeps. Undefined below 2 pairs.
- * @throws StatisticsError on fewer than 2 pairs, different lengths or a value that is not finite.
- * @example pairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
  */
 export function pairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const d = differences(a, b);
@@ -40,10 +31,8 @@ export function pairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>):
 }
 
 /**
- * Unpaired (Welch) standard error of mean(b) - mean(a): sqrt(Var a / N_a + Var b / N_b), as if
+ * Unpaired (Welch) standard error of mean(b) - mean(a), sqrt(Var a / N_a + Var b / N_b), as if
  * the two systems had run on independent task samples. Undefined below 2 units per side.
- * @throws StatisticsError on fewer than 2 values on either side or a value that is not finite.
- * @example unpairedStandardError([0.5, 0.9, 0.1], [0.6, 1.0, 0.1])
  */
 export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>): number {
   checkUnits(a, 2, 'a', 'an unpaired standard error');
@@ -53,15 +42,10 @@ export function unpairedStandardError(a: ArrayLike<number>, b: ArrayLike<number>
 
 /**
  * Pearson correlation of paired values (per-task pass rates of two systems). Undefined when
- * either side has no spread (every task the same), which includes a single pair.
- * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or a
- *   side with zero variance.
- * @example pearsonCorrelation([1, 2, 3], [2, 4, 7]) // 0.9934
+ * either side has no spread, which includes a single pair.
  */
 export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  checkFiniteValues(a, 'a');
-  checkFiniteValues(b, 'b');
-  checkSameLength(a, b);
+  differences(a, b); // checks both
   checkUnits(a, 2, 'a', 'a correlation');
   const meanA = mean(a);
   const meanB = mean(b);
@@ -83,14 +67,9 @@ export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): 
 }
 
 /**
- * Paired bootstrap of the difference between two systems on the same units (tasks): each
- * replicate resamples the same units for both, so the shared task difficulty cancels; this is
- * `bootstrapCI` of the per-unit differences b_j - a_j (Efron & Tibshirani 1993, ch. 16;
- * chapter 17.4). Positive means B is higher.
- *
- * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or
- *   bad options (see bootstrapCI).
- * @example pairedBootstrapDiff([0.5, 0.9], [0.6, 1.0], { rng: new Rng(1) }) // estimate 0.1
+ * Paired bootstrap of the difference between two systems on the same units (tasks), `bootstrapCI`
+ * of b_j - a_j: each replicate resamples the same units for both, so the shared task difficulty
+ * cancels (Efron & Tibshirani 1993, ch. 16; chapter 17.4). Positive means B is higher.
  */
 export function pairedBootstrapDiff(
   a: ArrayLike<number>,
@@ -101,13 +80,10 @@ export function pairedBootstrapDiff(
 }
 
 /**
- * The one-sample t interval for the mean of n values (Student 1908): x-bar +- t_{1-alpha/2, n-1}
- * sd(x) / sqrt(n). Same as scipy's `stats.ttest_1samp(x, 0).confidence_interval()`. The interval
- * is [x-bar, x-bar] when every value is the same. 17.8's figures over seeds use it: at 8 and 16
- * seeds its simulated coverage is near 95% where the percentile bootstrap's is not
+ * The one-sample t interval for the mean of n values (Student 1908), x-bar +- t_{1-alpha/2, n-1}
+ * sd(x) / sqrt(n), as scipy's `stats.ttest_1samp(x, 0).confidence_interval()`. 17.8's figures over
+ * seeds use it: at 8 and 16 seeds it covers near 95% where the percentile bootstrap does not
  * (results/coverage.md).
- * @throws StatisticsError on fewer than 2 values, a value that is not finite, or a level outside (0, 1).
- * @example meanTInterval([0.1, 0.3, 0.2]) // estimate 0.2, df 2
  */
 export function meanTInterval(
   values: ArrayLike<number>,
@@ -123,13 +99,8 @@ export function meanTInterval(
 }
 
 /**
- * The paired t interval for mean(b_j - a_j) over n pairs (Student 1908; chapter 17.4):
- * d-bar +- t_{1-alpha/2, n-1} sd(d) / sqrt(n), the one-sample interval of the differences. Same
- * as scipy's `ttest_rel(b, a).confidence_interval()`. The interval is [d-bar, d-bar] when every
- * difference is the same.
- * @throws StatisticsError on fewer than 2 pairs, different lengths, a value that is not finite, or a
- *   level outside (0, 1).
- * @example pairedTInterval([0.5, 0.7, 0.6], [0.6, 0.9, 0.6]) // difference 0.1, df 2
+ * The paired t interval for mean(b_j - a_j) over n pairs (chapter 17.4), the one-sample t
+ * interval of the differences, as scipy's `ttest_rel(b, a).confidence_interval()`.
  */
 export function pairedTInterval(
   a: ArrayLike<number>,
@@ -144,13 +115,9 @@ export function pairedTInterval(
 }
 
 /**
- * Welch's interval for the difference of two means with unequal variances (Welch 1947): with
- * v_a = s_a^2 / n_a and v_b = s_b^2 / n_b, the difference mean(b) - mean(a) +- t_{1-alpha/2, df}
- * sqrt(v_a + v_b), df = (v_a + v_b)^2 / (v_a^2 / (n_a - 1) + v_b^2 / (n_b - 1)) (Welch-Satterthwaite).
- * Same as scipy's `ttest_ind(b, a, equal_var=False).confidence_interval()`. df is null, and the
- * interval [diff, diff], when both groups have no spread.
- * @throws StatisticsError when a group has fewer than 2 values or level is outside (0, 1).
- * @example welchInterval([0.8, 0.85, 0.9], [0.7, 0.9, 0.95])
+ * Welch's interval for mean(b) - mean(a) with unequal variances (Welch 1947): +- t_{1-alpha/2, df}
+ * sqrt(v_a + v_b), v = s^2 / n, df = (v_a + v_b)^2 / (v_a^2 / (n_a - 1) + v_b^2 / (n_b - 1)), as
+ * scipy's `ttest_ind(b, a, equal_var=False).confidence_interval()`; df null when neither varies.
  */
 export function welchInterval(
   a: ArrayLike<number>,
@@ -172,14 +139,9 @@ export function welchInterval(
 }
 
 /**
- * Test of no correlation between paired values (Fisher 1915; the t form of Student's
- * distribution of r): with r the Pearson correlation of n pairs, t = r sqrt(n - 2) / sqrt(1 - r^2)
- * has Student's t distribution with n - 2 df when the pairs are independent normals, and the
- * two-sided p = P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2). Same as scipy's
- * `pearsonr(a, b).pvalue`. p is 0 when |r| = 1.
- * @throws StatisticsError on fewer than 3 pairs, different lengths, a value that is not finite or a
- *   side without spread.
- * @example correlationTest([1, 2, 3, 4], [1, 3, 2, 4]).p // 0.2
+ * Test of no correlation between paired values (Fisher 1915): with r the Pearson correlation of
+ * n pairs, t = r sqrt(n - 2) / sqrt(1 - r^2) is Student's t with n - 2 df for independent normal
+ * pairs, and the two-sided p = I_{df / (df + t^2)}(df / 2, 1 / 2), as scipy's `pearsonr(a, b).pvalue`.
  */
 export function correlationTest(
   a: ArrayLike<number>,
@@ -195,13 +157,8 @@ export function correlationTest(
 
 /**
  * Pitman-Morgan test that two paired samples have equal variances (Pitman 1939, Morgan 1939):
- * Var a = Var b exactly when the sums a_j + b_j and the differences a_j - b_j are uncorrelated,
- * Cov(a + b, a - b) = Var a - Var b, so the test is `correlationTest` of the sums against the
- * differences: t = r sqrt(n - 2) / sqrt(1 - r^2), n - 2 df, two-sided. `ratio` is Var a / Var b.
- * Same p as scipy's `pearsonr(a + b, a - b)` (and R's PairedData::Var.test).
- * @throws StatisticsError on fewer than 3 pairs, different lengths, a value that is not finite, or
- *   sums or differences without spread.
- * @example pitmanMorganTest([1, 2, 3, 4], [1.5, 2, 2.5, 3.5]).p
+ * Cov(a + b, a - b) = Var a - Var b, so it is `correlationTest` of the sums against the
+ * differences (R's PairedData::Var.test). `ratio` is Var a / Var b.
  */
 export function pitmanMorganTest(
   a: ArrayLike<number>,

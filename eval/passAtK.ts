@@ -1,28 +1,17 @@
 import { noneDrawn } from './noneDrawn.ts';
-import { checkInteger, checkK, checkSuccesses, checkTrials, checkOutcomes } from './validate.ts';
+import { checkCounts, checkInteger, checkOutcomes } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /**
- * Unbiased pass@k of one task from c successes among n samples (Chen et al. 2021,
- * "Evaluating Large Language Models Trained on Code", eq. 1), in the product form that never
- * forms a binomial coefficient:
- *
- *   1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i) = 1 - prod_{i=n-k+1}^{n} (1 - c/i)
- *
- * It is the probability that k samples drawn without replacement from the n contain a success,
- * and its expectation is 1 - (1-p)^k for independent samples. Exactly 1 when n - c < k.
- * The shorter of the two products is taken (the first is the paper's numpy
- * `1 - np.prod(1 - k / np.arange(n - c + 1, n + 1))`); past 100,000 factors a log-space series
- * replaces it, so the time does not grow with the counts (see noneDrawn.ts).
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count that is not a
- *   safe integer (above 2^53 - 1).
+ * Unbiased pass@k of one task from c successes among n samples (Chen et al. 2021, eq. 1),
+ * 1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i), in the product form that never forms
+ * a binomial coefficient: the shorter of the two products, or past 100,000 factors a log-space
+ * series (noneDrawn.ts). Exactly 1 when n - c < k.
+ * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
  * @example passAtK(10, 3, 5) // 0.9166... = 1 - 21/252
  */
 export function passAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
-  checkK(k, n);
+  checkCounts(n, c, k);
   return noneDrawn(n, c, k).complement;
 }
 
@@ -30,13 +19,10 @@ export function passAtK(n: number, c: number, k: number): number {
  * Plug-in pass@k, 1 - (1 - c/n)^k: substitutes p-hat = c/n into 1 - (1-p)^k. Biased low for
  * k >= 2 and 0 < p < 1 because the map is strictly concave (Jensen); kept only to show that
  * error (chapter 17.2). k may exceed n here, since it is a formula in p.
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k < 1, or a count above 2^53 - 1.
  * @example plugInPassAtK(10, 3, 5) // 1 - 0.7^5 = 0.83193
  */
 export function plugInPassAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkInteger(k, 'k', 1);
   return 1 - (1 - c / n) ** k;
 }
@@ -47,111 +33,83 @@ export function plugInPassAtK(n: number, c: number, k: number): number {
  *
  *   C(c, k) / C(n, k) = prod_{i=0}^{k-1} (c - i) / (n - i) = C(n - (n-c), k) / C(n, k),
  *
- * i.e. no failure among the k draws: the same hypergeometric zero term as pass@k with the
- * n - c failures marked, so min(k, n - c) factors suffice (noneDrawn.ts). An unbiased estimate
- * of p^k (the same U-statistic argument as Chen et al. 2021 for pass@k). Exactly 0 when c < k.
- * Falls as k grows.
- *
- * @throws StatisticsError if n < 1, c outside [0, n], k outside [1, n], or a count above 2^53 - 1.
+ * the hypergeometric zero term of pass@k with the n - c failures marked (noneDrawn.ts). Unbiased
+ * for p^k (the U-statistic argument of Chen et al. 2021). Exactly 0 when c < k.
  * @example allCorrectAtK(10, 10, 10) // 1; allCorrectAtK(10, 3, 2) // 6/90
  */
 export function allCorrectAtK(n: number, c: number, k: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
-  checkK(k, n);
+  checkCounts(n, c, k);
   return noneDrawn(n, n - c, k).probability;
 }
 
 /** A task's samples in generation order: 1/true = passed, 0/false = failed. */
 export type Outcomes = ArrayLike<number | boolean>;
 
-function checkPrefix(outcomes: Outcomes, k: number): void {
+/** The first k outcomes, after checking that there are k. */
+function firstK(outcomes: Outcomes, k: number): Array<number | boolean> {
   checkOutcomes(outcomes);
   checkInteger(k, 'k', 1);
   if (k > outcomes.length)
     throw new StatisticsError(`k = ${k} exceeds the ${outcomes.length} samples of this task`);
+  return Array.prototype.slice.call(outcomes, 0, k);
 }
 
 /**
  * Prefix pass@k of one task: 1 if any of the first k samples (generation order) passed, else 0.
- * Monotone in k on one batch with no independence assumption (the pass@k-inversion note:
- * a success among the first j samples stays a success among the first j+1).
- *
- * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * Monotone in k on one batch with no independence assumption (the pass@k-inversion note).
  * @example prefixPassAtK([0, 1, 1, 0], 2) // 1
  */
 export function prefixPassAtK(outcomes: Outcomes, k: number): 0 | 1 {
-  checkPrefix(outcomes, k);
-  for (let i = 0; i < k; i++) if (outcomes[i]) return 1;
-  return 0;
+  return firstK(outcomes, k).some(Boolean) ? 1 : 0;
 }
 
 /**
- * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed.
- * Non-increasing in k.
- *
- * @throws StatisticsError if k < 1, k exceeds the number of samples, or an outcome is not 0/1/true/false.
+ * Prefix all-k-correct (pass^k) of one task: 1 if all of the first k samples passed; non-increasing in k.
  * @example prefixAllCorrectAtK([1, 1, 0], 2) // 1
  */
 export function prefixAllCorrectAtK(outcomes: Outcomes, k: number): 0 | 1 {
-  checkPrefix(outcomes, k);
-  for (let i = 0; i < k; i++) if (!outcomes[i]) return 0;
-  return 1;
+  return firstK(outcomes, k).every(Boolean) ? 1 : 0;
 }
 
 /** One task's counts: c successes among n samples. */
-export interface TaskCounts {
-  n: number;
-  c: number;
+export type TaskCounts = { n: number; c: number };
+
+/** The mean over a non-empty array of tasks of `value` of each (which checks the task). */
+function meanOverTasks<T>(tasks: readonly T[], value: (task: T, j: number) => number): number {
+  if (!Array.isArray(tasks) || tasks.length === 0)
+    throw new StatisticsError('tasks must be a non-empty array');
+  let sum = 0;
+  tasks.forEach((task, j) => (sum += value(task, j)));
+  return sum / tasks.length;
 }
 
 /**
  * Mean accuracy (pass@1 from all samples, the chapter's p-bar): the mean over tasks of c_j / n_j.
  * Tasks weigh equally whatever their n_j, so it is not the share of passing samples unless every
  * task has the same n.
- *
- * @throws StatisticsError on no tasks, or a task whose n is not a positive integer or whose c is not
- *   an integer in [0, n].
  * @example meanAccuracy([{ n: 10, c: 1 }, { n: 10, c: 2 }]) // 0.15
  */
 export function meanAccuracy(tasks: readonly TaskCounts[]): number {
-  if (!Array.isArray(tasks) || tasks.length === 0)
-    throw new StatisticsError('tasks must be a non-empty array');
-  let sum = 0;
-  tasks.forEach(({ n, c }, j) => {
-    checkTrials(n, `tasks[${j}].n`);
-    checkSuccesses(c, n, `tasks[${j}].c`);
-    sum += c / n;
+  return meanOverTasks(tasks, ({ n, c }, j) => {
+    checkInteger(n, `tasks[${j}].n`, 1);
+    checkInteger(c, `tasks[${j}].c`, 0, n);
+    return c / n;
   });
-  return sum / tasks.length;
 }
 
 /**
  * First-sample accuracy: the share of tasks whose sample 0 passed (one generation per task).
- *
- * @throws StatisticsError on no tasks, a task with no samples, or an outcome other than 0/1/true/false.
  * @example firstSampleAccuracy([[1, 0], [0, 1]]) // 0.5
  */
 export function firstSampleAccuracy(tasks: readonly Outcomes[]): number {
-  if (!Array.isArray(tasks) || tasks.length === 0)
-    throw new StatisticsError('tasks must be a non-empty array');
-  let sum = 0;
-  tasks.forEach((outcomes, j) => {
+  return meanOverTasks(tasks, (outcomes, j) => {
     checkOutcomes(outcomes, `tasks[${j}]`);
     if (outcomes.length === 0) throw new StatisticsError(`tasks[${j}] has no samples`);
-    if (outcomes[0]) sum += 1;
+    return outcomes[0] ? 1 : 0;
   });
-  return sum / tasks.length;
 }
 
-/** An exact rational and its nearest float. */
-export interface ExactRational {
-  numerator: bigint;
-  denominator: bigint;
-  value: number;
-}
-
-/** Below this many bits in C(n, k) exact arithmetic stays fast (measured: docs/MEASUREMENTS.md). */
+/** The most bits of C(n, k) exact arithmetic is allowed (docs/MEASUREMENTS.md). */
 const MAX_BITS = 50_000;
 
 function binomial(n: bigint, k: bigint): bigint {
@@ -170,16 +128,14 @@ function gcd(a: bigint, b: bigint): bigint {
 /**
  * Unbiased pass@k in exact BigInt arithmetic, 1 - C(n-c, k) / C(n, k) as a reduced fraction
  * (Chen et al. 2021, eq. 1), for testing the product form where the coefficients do not fit
- * a float (C(2000, 1000) has 600 digits). The float is the fraction scaled by 2^64 first.
+ * a float (C(2000, 1000) has 600 digits), with its nearest float (the fraction scaled by 2^64 first).
  *
  * @throws StatisticsError as passAtK, and when C(n, k) would exceed about 50,000 bits (the bound
  *   k' log2(e n / k'), k' = min(k, n - k)): use passAtK there.
  * @example exactPassAtK(10, 3, 5) // { numerator: 231n, denominator: 252n } reduced to 11n/12n
  */
-export function exactPassAtK(n: number, c: number, k: number): ExactRational {
-  checkTrials(n);
-  checkSuccesses(c, n);
-  checkK(k, n);
+export function exactPassAtK(n: number, c: number, k: number) {
+  checkCounts(n, c, k);
   const shorter = Math.min(k, n - k);
   const bits = shorter === 0 ? 0 : shorter * Math.log2((Math.E * n) / shorter);
   if (bits > MAX_BITS)

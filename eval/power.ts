@@ -4,11 +4,7 @@ import { normalQuantile, normalCdfStandard } from './normal.ts';
 import { checkFinite } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/**
- * A sample size beyond what the power functions count (N above 2^53 - 1 units, n above 10^7
- * seeds): the difference is too small for its SD. A StatisticsError, so that a caller may say
- * "beyond" instead of failing.
- */
+/** A sample size beyond what the power functions count: the difference is too small for its SD. */
 export class BeyondCountError extends StatisticsError {}
 
 export type PowerDesign = 'paired' | 'unpaired' | 'seeds';
@@ -18,42 +14,19 @@ export interface RequiredUnitsOptions {
   sigma: number;
   /** The difference to detect, in the same units (e.g. 0.05 for 5 points). */
   delta: number;
-  /** Two-sided significance level; default 0.05. */
+  /** Two-sided level, default 0.05; power in [0.5, 1), default 0.8; design, default 'paired'. */
   alpha?: number;
-  /** Power 1 - beta in [0.5, 1); default 0.8. */
   power?: number;
-  /** 'paired' (default): N paired differences; 'unpaired' or 'seeds': independent groups, N per group. */
   design?: PowerDesign;
 }
 
-export interface RequiredUnits {
-  /** Units needed (per group for unpaired and seeds), rounded up, at least 1. */
-  units: number;
-  perGroup: boolean;
-  /** The unrounded N. */
-  exact: number;
-  zAlpha: number;
-  zPower: number;
-  design: PowerDesign;
-}
-
 /**
- * Units needed to detect a mean difference delta with a two-sided z test (chapter 17.4):
- *
- *   N >= ((z_{1-a/2} + z_{1-b}) sigma_d / delta)^2,
- *
- * where sigma_d = sigma for paired differences and sqrt(2) sigma for the difference of two
- * independent group means ('unpaired' tasks, or 'seeds' of two recipes), N then per group.
- *
- * The formula keeps one tail of the two-sided test; the other adds Phi(-z_{1-a/2} - sqrt(N) delta
- * / sigma_d), negligible at the powers one designs for but not at low power, and below power
- * a/2 the sum z_{1-a/2} + z_{1-b} turns negative and squaring it makes N rise again as the power
- * falls. Power is therefore accepted in [0.5, 1) only.
- *
- * @throws StatisticsError if sigma is not a finite number >= 0, delta not finite and > 0, alpha
- *   outside (0, 1), power outside [0.5, 1), an unknown design; BeyondCountError for an N above
- *   2^53 - 1.
- * @example requiredUnits({ sigma: 0.0725, delta: 0.02 }).units // 104 (the book: about 103)
+ * Units needed to detect a mean difference delta with a two-sided z test (chapter 17.4),
+ * N >= ((z_{1-a/2} + z_{1-b}) sigma_d / delta)^2, sigma_d = sigma for paired differences and
+ * sqrt(2) sigma for two independent groups ('unpaired' tasks, 'seeds' of two recipes; N per group).
+ * The formula drops the test's other tail, which matters at low power, and below power a/2 it
+ * rises again as the power falls: power is accepted in [0.5, 1) only.
+ * @throws BeyondCountError for an N above 2^53 - 1.
  */
 export function requiredUnits({
   sigma,
@@ -61,7 +34,7 @@ export function requiredUnits({
   alpha = 0.05,
   power = 0.8,
   design = 'paired',
-}: RequiredUnitsOptions): RequiredUnits {
+}: RequiredUnitsOptions) {
   checkFinite(sigma, 'sigma', { nonNegative: true });
   checkFinite(delta, 'delta', { positive: true });
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1))
@@ -81,21 +54,19 @@ export function requiredUnits({
     throw new BeyondCountError(
       `N = ((z + z) sigma / delta)^2 = ${exact} exceeds 2^53 - 1: delta is too small for this sigma`,
     );
-  // A float such as 16.000000000000004 is 16 units, not 17.
+  // A float such as 16.000000000000004 is 16 units, not 17; `exact` is the unrounded N, per group unless paired.
   const units = Math.max(1, Math.ceil(exact - 1e-9));
   return { units, perGroup: design !== 'paired', exact, zAlpha, zPower, design };
 }
 
 export interface RequiredSeedsOptions {
-  /** SD of one seed's score under recipe A. */
+  /** SD of one seed's score under recipe A, and under B (default sdA). */
   sdA: number;
-  /** SD under recipe B; equal to sdA unless given. */
   sdB?: number;
   /** The difference of the two recipes' means to detect. */
   delta: number;
-  /** Two-sided significance level; default 0.05. */
+  /** Two-sided level, default 0.05; power in (alpha, 1), default 0.8. */
   alpha?: number;
-  /** Power to reach, in (alpha, 1); default 0.8. */
   power?: number;
   /**
    * 'equal' (default): Student's two-sample t test, sigma^2 = (sdA^2 + sdB^2) / 2, df 2n - 2;
@@ -106,17 +77,11 @@ export interface RequiredSeedsOptions {
 
 /**
  * Seeds per recipe (equal groups of n) for a two-sided t test of two recipes' means to reach a
- * power, from the exact power of the test rather than the normal approximation of
- * `requiredUnits` (chapter 17.4): the statistic is noncentral t with noncentrality
- * delta / sqrt((sdA^2 + sdB^2) / n), and n is the smallest with
- *
- *   P(|T| > t_{1-alpha/2, df}) >= power.
- *
- * With equal variances df = 2n - 2 (Student; statsmodels `TTestIndPower().solve_power`, rounded
- * up). With unequal ones df = (sdA^2 + sdB^2)^2 (n - 1) / (sdA^4 + sdB^4) (Welch-Satterthwaite
- * at the planned n), the usual approximation of Welch's test's power by a noncentral t.
- * @throws StatisticsError when an SD is not finite and > 0, delta not finite and > 0, alpha outside
- *   (0, 1), power outside (alpha, 1); BeyondCountError for n above 10^7.
+ * power, from the test's exact power (chapter 17.4): the statistic is noncentral t with
+ * noncentrality delta / sqrt((sdA^2 + sdB^2) / n), and n is the smallest with
+ * P(|T| > t_{1-alpha/2, df}) >= power. Equal variances: df = 2n - 2 (statsmodels
+ * `TTestIndPower().solve_power`, rounded up); unequal: Welch-Satterthwaite's df at the planned n.
+ * @throws BeyondCountError for n above 10^7.
  * @example requiredSeeds({ sdA: 0.1, delta: 0.1 }) // 17 (statsmodels: 16.71)
  */
 export function requiredSeeds({
@@ -154,18 +119,14 @@ export function requiredSeeds({
 }
 
 /**
- * The noncentral t distribution's CDF, P(T <= t) for T = (Z + delta) / sqrt(V / df), Z standard
- * normal and V chi-square(df) (Lenth 1989, Applied Statistics algorithm AS 243): for t >= 0, with
- * x = t^2 / (t^2 + df) and lambda = delta^2 / 2,
+ * The noncentral t CDF (Lenth 1989, algorithm AS 243): for t >= 0, with x = t^2 / (t^2 + df) and
+ * lambda = delta^2 / 2,
  *
  *   F(t) = Phi(-delta) + 1/2 sum_j [ p_j I_x(j + 1/2, df/2) + q_j I_x(j + 1, df/2) ],
  *   p_j = e^-lambda lambda^j / j!,  q_j = delta e^-lambda lambda^j / (sqrt 2 Gamma(j + 3/2)),
  *
- * and F(t; df, delta) = 1 - F(-t; df, -delta) for t < 0. The series is summed until its Poisson
- * weights are spent (below 1e-15). Same as scipy's `stats.nct.cdf(t, df, delta)`.
- * @throws StatisticsError when df is not > 0, t or delta not finite, or |delta| > 37 (e^-lambda
- *   underflows).
- * @example noncentralTCdf(2, 10, 1) // 0.8161 (scipy: stats.nct.cdf(2, 10, 1))
+ * and F(t; df, delta) = 1 - F(-t; df, -delta) for t < 0, summed until the Poisson weights are
+ * spent; scipy's `stats.nct.cdf(t, df, delta)`. |delta| is at most 37, where e^-lambda underflows.
  */
 export function noncentralTCdf(t: number, df: number, delta: number): number {
   if (!(df > 0)) throw new StatisticsError(`noncentralTCdf: df must be > 0, got ${df}`);
@@ -188,11 +149,7 @@ export function noncentralTCdf(t: number, df: number, delta: number): number {
   return Math.min(1, Math.max(0, normalCdfStandard(-delta) + sum / 2));
 }
 
-/**
- * The power of a two-sided t test whose statistic is noncentral t with `df` degrees of freedom and
- * noncentrality `delta`, rejecting beyond +-`critical`: P(T > c) + P(T < -c).
- * @example twoSidedTPower(28, 2.5, 2.048) // 0.679
- */
+/** The power P(T > c) + P(T < -c) of a two-sided t test whose statistic is noncentral t(df, delta). */
 export function twoSidedTPower(df: number, delta: number, critical: number): number {
   return 1 - noncentralTCdf(critical, df, delta) + noncentralTCdf(-critical, df, delta);
 }

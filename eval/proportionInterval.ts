@@ -1,7 +1,7 @@
 import betaQuantile from '@stdlib/stats-base-dists-beta-quantile';
 import { binomialPmf } from './discrete.ts';
 import { twoSidedZ } from './normal.ts';
-import { checkLevel, checkProbability, checkSuccesses, checkTrials, checkInteger } from './validate.ts';
+import { checkCounts, checkInteger, checkLevel, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
 /** A two-sided interval [low, high]. */
@@ -10,13 +10,11 @@ export interface Interval {
   high: number;
 }
 
-/** Options of the one-proportion intervals: the confidence level in (0, 1), default 0.95. */
 type Level = { level?: number };
 
-/** The check every interval below makes first: n >= 1, c in [0, n], level in (0, 1). */
+/** The check every interval below makes first (its StatisticsError): n >= 1, c in [0, n], level in (0, 1). */
 function checked(c: number, n: number, level: number): number {
-  checkTrials(n);
-  checkSuccesses(c, n);
+  checkCounts(n, c);
   checkLevel(level);
   return level;
 }
@@ -26,13 +24,10 @@ const clipped = (center: number, half: number): Interval => ({
   high: Math.min(1, center + half),
 });
 
-// Each interval below @throws StatisticsError if n < 1, c outside [0, n] or level outside (0, 1).
-
 /**
  * Wald interval for a binomial proportion, p-hat +- z sqrt(p-hat (1 - p-hat) / n), clipped to
  * [0, 1] as statsmodels `proportion_confint(c, n, method="normal")` does. Zero width at c = 0
- * or c = n and undercovers near the boundary (chapter 17.3: about 70% at p = 0.03, n = 40);
- * provided for comparison, prefer Wilson.
+ * or c = n and undercovers near the boundary (chapter 17.3); for comparison, prefer Wilson.
  * @example waldInterval(3, 10) // { low: 0.0160, high: 0.5840 }
  */
 export function waldInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
@@ -46,7 +41,7 @@ export function waldInterval(c: number, n: number, { level = 0.95 }: Level = {})
  *
  *   (p-hat + z^2/2n) / (1 + z^2/n)  +-  z / (1 + z^2/n) * sqrt(p-hat (1-p-hat) / n + z^2 / 4n^2).
  *
- * Same as statsmodels `proportion_confint(c, n, method="wilson")`. Never zero width.
+ * Same as statsmodels `proportion_confint(c, n, method="wilson")`.
  * @example wilsonInterval(0, 40) // { low: 0, high: 0.08762 }
  */
 export function wilsonInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
@@ -74,24 +69,26 @@ export function agrestiCoullInterval(c: number, n: number, { level = 0.95 }: Lev
 /**
  * Clopper-Pearson "exact" interval (Clopper & Pearson 1934), from beta quantiles:
  * low = Beta(c, n-c+1).ppf(a/2), high = Beta(c+1, n-c).ppf(1-a/2), with low = 0 at c = 0 and
- * high = 1 at c = n. Same as statsmodels `proportion_confint(c, n, method="beta")`.
- * Conservative: coverage at least the level for every p.
+ * high = 1 at c = n. Same as statsmodels `proportion_confint(c, n, method="beta")`; conservative.
  * @example clopperPearsonInterval(3, 10) // { low: 0.06674, high: 0.65245 }
  */
 export function clopperPearsonInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
-  const alpha = 1 - checked(c, n, level);
-  const low = c === 0 ? 0 : betaQuantile(alpha / 2, c, n - c + 1);
-  const high = c === n ? 1 : betaQuantile(1 - alpha / 2, c + 1, n - c);
-  return { low, high };
+  return clopperPearsonBounds(c, n, 1 - checked(c, n, level));
+}
+
+/** Clopper-Pearson's beta quantiles of x successes in n (x may be fractional), unchecked. */
+function clopperPearsonBounds(x: number, n: number, alpha: number): Interval {
+  return {
+    low: x === 0 ? 0 : betaQuantile(alpha / 2, x, n - x + 1),
+    high: x === n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x),
+  };
 }
 
 /**
  * Jeffreys interval: the equal-tailed posterior interval under the Jeffreys prior Beta(1/2, 1/2),
  * i.e. Beta(c + 1/2, n - c + 1/2) quantiles at a/2 and 1 - a/2 (Brown, Cai & DasGupta 2001,
- * section 4.1.2). Following their convention the lower bound is 0 at c = 0 and the upper bound 1
- * at c = n, so the interval always contains c/n. Inside (0 < c < n) it equals statsmodels
- * `proportion_confint(c, n, method="jeffreys")`; at the edges statsmodels (0.13, 0.14) returns the
- * raw quantile for that bound instead.
+ * section 4.1.2), with their low = 0 at c = 0 and high = 1 at c = n. Inside (0 < c < n) it equals
+ * statsmodels `proportion_confint(c, n, method="jeffreys")`, which keeps the raw quantile at the edges.
  * @example jeffreysInterval(3, 10) // { low: 0.09269, high: 0.60582 }
  */
 export function jeffreysInterval(c: number, n: number, { level = 0.95 }: Level = {}): Interval {
@@ -101,9 +98,6 @@ export function jeffreysInterval(c: number, n: number, { level = 0.95 }: Level =
   return { low, high };
 }
 
-export const PROPORTION_METHODS = ['wilson', 'wald', 'clopper-pearson', 'jeffreys', 'agresti-coull'] as const;
-export type ProportionMethod = (typeof PROPORTION_METHODS)[number];
-
 const INTERVALS = {
   wilson: wilsonInterval,
   wald: waldInterval,
@@ -111,12 +105,10 @@ const INTERVALS = {
   jeffreys: jeffreysInterval,
   'agresti-coull': agrestiCoullInterval,
 } as const;
+export type ProportionMethod = keyof typeof INTERVALS;
+export const PROPORTION_METHODS = Object.keys(INTERVALS) as readonly ProportionMethod[];
 
-/**
- * One proportion c/n with an interval by name (default Wilson, level 0.95).
- * @throws StatisticsError as the chosen method, or on an unknown method.
- * @example proportionInterval(3, 10, { method: 'clopper-pearson' })
- */
+/** One proportion c/n with an interval by name (default Wilson, level 0.95). */
 export function proportionInterval(
   c: number,
   n: number,
@@ -135,12 +127,10 @@ export function proportionInterval(
  * Exact coverage of a one-proportion interval at true rate p: the Binomial(n, p) probability of
  * the counts c whose interval contains p, sum_c pmf(c) 1[low(c) <= p <= high(c)]
  * (Brown, Cai & DasGupta 2001, eq. 2). No simulation error.
- *
- * @throws StatisticsError if n is not a positive safe integer or p is outside [0, 1].
  * @example intervalCoverage(40, 0.2, wilsonInterval) // 0.928
  */
 export function intervalCoverage(n: number, p: number, interval: (c: number, n: number) => Interval): number {
-  checkTrials(n);
+  checkInteger(n, 'n', 1);
   checkProbability(p, 'p');
   if (typeof interval !== 'function')
     throw new StatisticsError('interval must be a function (c, n) => { low, high }');
@@ -156,39 +146,26 @@ export function intervalCoverage(n: number, p: number, interval: (c: number, n: 
 /**
  * The interval a bootstrap falls back to when every unit it resamples has the same value (all
  * tasks at 0 or at 1, say): the percentile bootstrap then has no spread and gives [v, v], which
- * covers nothing. This is the Clopper-Pearson interval of x = m v successes in m units (Clopper &
- * Pearson 1934, beta quantiles: low = Beta(x, m - x + 1).ppf(a/2), high = Beta(x + 1, m - x)
- * .ppf(1 - a/2)), equal to statsmodels `proportion_confint(x, m, method="beta")` at whole x.
+ * covers nothing. This is the Clopper-Pearson interval of x = m v successes in m units, equal to
+ * statsmodels `proportion_confint(x, m, method="beta")` at whole x.
  *
- * It covers at the boundary for any per-unit values in [0, 1] with an unbiased per-unit estimate
- * (a task's accuracy c/n, its unbiased pass@k): a unit scores 1 with probability at most its mean
- * theta_j (an estimate in [0, 1] is 1 no more often than its expectation), so m independent units
+ * It covers at the boundary for any unbiased per-unit estimates in [0, 1]: m independent units
  * all score 1 with probability at most prod theta_j <= mu^m, below a/2 whenever mu is under the
- * lower end (a/2)^(1/m); the same for 0 with 1 - mu. Between 0 and 1 (every unit at 0.5) it is
- * the binomial's bound for the most spread-out units of that mean, a conservative stand-in.
+ * lower end (a/2)^(1/m) (the same for 0); in between it is a conservative stand-in.
  *
- * @throws StatisticsError if units < 1, value outside [0, 1] or level outside (0, 1).
  * @example exactOverUnits(1, 5) // { low: 0.4782, high: 1 }: five tasks, all solved
  */
 export function exactOverUnits(value: number, units: number, { level = 0.95 } = {}): Interval {
   checkInteger(units, 'units', 1);
   checkProbability(value, 'value');
   checkLevel(level);
-  const alpha = 1 - level;
-  const x = value * units;
-  return {
-    low: value === 0 ? 0 : betaQuantile(alpha / 2, x, units - x + 1),
-    high: value === 1 ? 1 : betaQuantile(1 - alpha / 2, x + 1, units - x),
-  };
+  // value * units is 0 only at value 0 and units only at value 1 (a float below 1 rounds below units)
+  return clopperPearsonBounds(value * units, units, 1 - level);
 }
 
-/** Which interval a resampled estimate carries: its percentile bootstrap, or the exact one over its units where the bootstrap collapsed. */
 export type ResampledMethod = 'percentile' | 'exact over tasks' | 'exact over episodes';
 
-/**
- * A percentile interval, or `exactOverUnits` in its place when it has no width (every resampled
- * unit alike): an interval never reports zero width at the task or episode level.
- */
+/** A percentile interval, or `exactOverUnits` where it has no width: never a zero-width interval. */
 export function withoutCollapse(
   interval: Interval,
   estimate: number,

@@ -1,10 +1,8 @@
 import { checkFinite, checkInteger, checkProbability, checkRandomSource } from './validate.ts';
 
 /**
- * Where the statistics get their randomness: anything with `next()` returning a float in
- * [0, 1). The project's `Rng` (lib/rng.ts) satisfies it; tests may pass any seeded source.
- * Nothing in eval/ calls `Math.random`, so every bootstrap and simulation is reproducible
- * from the seed of the source passed in.
+ * Where the statistics get their randomness: anything with `next()` in [0, 1), such as lib/rng.ts's
+ * `Rng`. Nothing in eval/ calls `Math.random`, so every result is reproducible from the seed.
  */
 export interface RandomSource {
   next(): number;
@@ -15,27 +13,28 @@ export function randomIndex(rng: RandomSource, n: number): number {
   return Math.floor(rng.next() * n);
 }
 
-/** A standard normal draw (Box-Muller). @throws StatisticsError if there is no rng. */
-export function sampleStandardNormal(rng: RandomSource): number {
-  checkRandomSource(rng);
+/** A uniform draw in (0, 1): 0 is drawn again. */
+function positiveUniform(rng: RandomSource): number {
   let u = 0;
   while (u === 0) u = rng.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+  return u;
+}
+
+/** A standard normal draw (Box-Muller). */
+export function sampleStandardNormal(rng: RandomSource): number {
+  checkRandomSource(rng);
+  return Math.sqrt(-2 * Math.log(positiveUniform(rng))) * Math.cos(2 * Math.PI * rng.next());
 }
 
 /**
  * A Gamma(shape, 1) draw by Marsaglia & Tsang (2000), "A simple method for generating gamma
  * variables"; shape < 1 uses Gamma(shape + 1) * U^{1/shape} (their section 6).
- *
- * @throws StatisticsError if shape is not a finite number > 0, or there is no rng.
- * @example sampleGamma(0.4, new Rng(1))
  */
 export function sampleGamma(shape: number, rng: RandomSource): number {
   checkFinite(shape, 'shape', { positive: true });
   checkRandomSource(rng);
   if (shape < 1) {
-    let u = 0;
-    while (u === 0) u = rng.next();
+    const u = positiveUniform(rng);
     return sampleGamma(shape + 1, rng) * u ** (1 / shape);
   }
   const d = shape - 1 / 3;
@@ -53,12 +52,7 @@ export function sampleGamma(shape: number, rng: RandomSource): number {
   }
 }
 
-/**
- * A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b).
- *
- * @throws StatisticsError if a or b is not a finite number > 0, or there is no rng.
- * @example sampleBeta(0.4, 0.3, new Rng(1)) // a U-shaped task pass rate
- */
+/** A Beta(a, b) draw as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b). */
 export function sampleBeta(a: number, b: number, rng: RandomSource): number {
   checkFinite(a, 'a', { positive: true });
   checkFinite(b, 'b', { positive: true });
@@ -67,13 +61,7 @@ export function sampleBeta(a: number, b: number, rng: RandomSource): number {
   return x + y === 0 ? (rng.next() < a / (a + b) ? 1 : 0) : x / (x + y);
 }
 
-/**
- * A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n) uniforms; meant for the
- * simulations' n of tens to hundreds.
- *
- * @throws StatisticsError if n is not a safe integer >= 0, p is outside [0, 1], or there is no rng.
- * @example sampleBinomial(40, 0.03, new Rng(1))
- */
+/** A Binomial(n, p) draw as the sum of n Bernoulli(p) draws: exact, O(n), for the simulations' small n. */
 export function sampleBinomial(n: number, p: number, rng: RandomSource): number {
   checkInteger(n, 'n');
   checkProbability(p, 'p');

@@ -14,19 +14,14 @@ export interface Estimate {
 }
 
 export interface StratifiedBootstrapOptions {
-  /** Replicates; default AGGREGATE_REPS (rliable's `reps`). */
+  /** Defaults: AGGREGATE_REPS replicates (rliable's `reps`), level 0.95. */
   reps?: number;
-  /** Confidence level in (0, 1); default 0.95. */
   level?: number;
   /** Also resample the tasks with replacement before the runs within each (rliable's `task_bootstrap=True`). */
   taskBootstrap?: boolean;
-  /**
-   * Redraw whole runs (rows: a run keeps its scores on every task) instead of the runs within
-   * each task apart; for runs that are each one policy scored on all tasks, whose tasks are
-   * correlated. Not rliable's.
-   */
+  /** Redraw whole runs (rows) instead of the runs within each task: for correlated tasks. Not rliable's. */
   wholeRuns?: boolean;
-  /** Called after each replicate with the number done (a progress bar). */
+  /** Called after each replicate with the number done. */
   progress?: (done: number) => void;
   rng: RandomSource;
 }
@@ -53,11 +48,9 @@ const typedOrder = (a: number, b: number) =>
   a < b ? -1 : a > b ? 1 : Object.is(a, b) ? 0 : Object.is(a, -0) ? -1 : 1;
 
 /**
- * Sorts a replicate in O(n) instead of O(n log n): its n values are drawn from the data's n
- * cells, so one count per cell's rank in the data's sorted order, walked in rank order, lists
- * them sorted, the same numbers in the same order as Float64Array.prototype.sort (values that
- * compare equal are the same number). `drawn[i]` is the cell of the replicate's value i. The
- * array returned is reused by the next call.
+ * Sorts a replicate in O(n): its values are drawn from the data's n cells (`drawn[i]` the cell of
+ * value i), so counting draws per cell's rank in the data's sorted order lists them in
+ * Float64Array.prototype.sort's order. The array returned is reused by the next call.
  */
 function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
   const order = Array.from({ length: cells.length }, (_, i) => i).sort((i, j) =>
@@ -83,18 +76,11 @@ function rankSorter(cells: Float64Array): (drawn: Int32Array) => Float64Array {
 
 /**
  * rliable's stratified bootstrap (Agarwal et al. 2021, "Deep RL at the edge of the statistical
- * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of one or more statistics
- * of a runs x tasks score matrix `scores[run][task]`: each replicate redraws the N runs with
- * replacement independently within each task (so every task keeps its weight); with
- * `taskBootstrap` it first redraws the M tasks with replacement, so that the interval also
- * speaks for tasks like these rather than for these tasks; with `wholeRuns` it redraws N whole
- * runs (rows) once and every task takes its scores from them. `statistic` gets the replicate as
- * a flat array, task by task, and a function giving the same values sorted (computed once per
- * replicate, valid until the next), and returns a vector; each component gets its percentile
- * interval (the type-7 quantiles alpha/2 and 1 - alpha/2 of its replicates). The estimate is the
- * statistic of the data.
- * @throws StatisticsError on an empty, ragged or non-finite matrix, reps < 1, level outside (0, 1) or no rng.
- * @example stratifiedBootstrap([[0.1, 0.9], [0.3, 0.7]], (s) => [s[0]! + s[1]!], { rng: new Rng(1) })
+ * precipice", appendix A.4; `StratifiedBootstrap` in rliable/library.py) of statistics of a runs x
+ * tasks score matrix `scores[run][task]`: each replicate redraws the runs within each task (see
+ * `redrawCells`). `statistic` gets the replicate as a flat array, task by task, and a function
+ * giving the same values sorted (valid until the next replicate), and returns a vector; each
+ * component gets the percentile interval of its replicates, around its value on the data.
  */
 export function stratifiedBootstrap(
   scores: ReadonlyArray<ReadonlyArray<number>>,
@@ -108,30 +94,22 @@ export function stratifiedBootstrap(
     rng,
   }: StratifiedBootstrapOptions,
 ): Estimate[] {
-  const tasks = checkMatrix(scores, 'stratifiedBootstrap: scores');
+  checkMatrix(scores, 'stratifiedBootstrap: scores');
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
-  const runs = scores.length;
-  const cells = columnsOf(scores); // [task * runs + run]
+  const cells = columnsOf(scores);
   const sortCells = rankSorter(cells);
   const drawn = Int32Array.from({ length: cells.length }, (_, cell) => cell);
-  const rows = new Int32Array(runs);
+  const rows = wholeRuns ? new Int32Array(scores.length) : undefined;
   let sortedDrawn: Float64Array | undefined;
   const sorted = () => (sortedDrawn ??= sortCells(drawn));
   const sample = cells.slice();
   const estimates = statistic(sample, sorted);
   const replicates = estimates.map(() => new Float64Array(reps));
   for (let r = 0; r < reps; r += 1) {
-    if (wholeRuns) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
-    for (let slot = 0; slot < tasks; slot += 1) {
-      const task = taskBootstrap ? randomIndex(rng, tasks) : slot;
-      for (let run = 0; run < runs; run += 1) {
-        const cell = task * runs + (wholeRuns ? rows[run]! : randomIndex(rng, runs));
-        drawn[slot * runs + run] = cell;
-        sample[slot * runs + run] = cells[cell]!;
-      }
-    }
+    redrawCells(drawn, scores.length, rows, taskBootstrap, rng);
+    for (let i = 0; i < cells.length; i += 1) sample[i] = cells[drawn[i]!]!;
     sortedDrawn = undefined;
     const values = statistic(sample, sorted);
     for (let c = 0; c < values.length; c += 1) replicates[c]![r] = values[c]!;
@@ -141,23 +119,32 @@ export function stratifiedBootstrap(
 }
 
 /**
- * Redraws the runs of a runs x tasks matrix: `drawn[task * runs + run]` becomes the run drawn
- * for that place, within each task apart (rliable's stratified resampling) or, with `rows`, the
- * same whole runs for every task.
+ * Redraws the cells of a runs x tasks matrix laid out task by task: `drawn[slot * runs + run]`
+ * becomes the cell drawn for that place, its run drawn within each task apart (rliable's
+ * stratified resampling) or, with `rows`, the same whole runs for every task; with
+ * `taskBootstrap` each slot's task is drawn first, so the interval speaks for tasks like these.
  */
-function redrawRuns(drawn: Int32Array, runs: number, rows: Int32Array | undefined, rng: RandomSource): void {
+function redrawCells(
+  drawn: Int32Array,
+  runs: number,
+  rows: Int32Array | undefined,
+  taskBootstrap: boolean,
+  rng: RandomSource,
+): void {
+  const tasks = drawn.length / runs;
   if (rows !== undefined) for (let run = 0; run < runs; run += 1) rows[run] = randomIndex(rng, runs);
-  for (let start = 0; start < drawn.length; start += runs)
+  for (let slot = 0; slot < tasks; slot += 1) {
+    const task = taskBootstrap ? randomIndex(rng, tasks) : slot;
     for (let run = 0; run < runs; run += 1)
-      drawn[start + run] = rows === undefined ? randomIndex(rng, runs) : rows[run]!;
+      drawn[slot * runs + run] = task * runs + (rows === undefined ? randomIndex(rng, runs) : rows[run]!);
+  }
 }
 
 /**
- * P(X > Y) of a replicate in O(N + K) per task instead of O(N K): its runs are drawn from the
- * data's, so each run of X has a fixed number of Y's scores of the task below it and at or below
- * it; the drawn runs of Y, counted in Y's sorted order, then give each drawn run of X its wins.
- * Wins are sums of halves, exact in any order: the same number as `probabilityOfImprovement` of
- * the drawn scores. `x`, `y` laid out task by task (`x[task * xRuns + run]`).
+ * P(X > Y) of a replicate in O(N + K) per task: each run of X has a fixed count of Y's scores of
+ * the task below it and at or below it, so the drawn runs of Y, counted in Y's sorted order, give
+ * each drawn run of X its wins, sums of halves exact in any order (`probabilityOfImprovement`'s
+ * number). `x`, `y` laid out task by task, the draws their cells.
  */
 function improvementCounter(
   x: Float64Array,
@@ -183,14 +170,12 @@ function improvementCounter(
     let total = 0;
     for (let task = 0; task < tasks; task += 1) {
       drawnBelow.fill(0);
-      for (let k = task * yRuns; k < (task + 1) * yRuns; k += 1)
-        drawnBelow[yRank[task * yRuns + yDrawn[k]!]! + 1]! += 1;
+      for (let k = task * yRuns; k < (task + 1) * yRuns; k += 1) drawnBelow[yRank[yDrawn[k]!]! + 1]! += 1;
       for (let rank = 1; rank <= yRuns; rank += 1) drawnBelow[rank]! += drawnBelow[rank - 1]!;
       let wins = 0;
       for (let k = task * xRuns; k < (task + 1) * xRuns; k += 1) {
-        const cell = task * xRuns + xDrawn[k]!;
-        const beaten = drawnBelow[below[cell]!]!;
-        wins += beaten + 0.5 * (drawnBelow[atOrBelow[cell]!]! - beaten);
+        const beaten = drawnBelow[below[xDrawn[k]!]!]!;
+        wins += beaten + 0.5 * (drawnBelow[atOrBelow[xDrawn[k]!]!]! - beaten);
       }
       total += wins / (xRuns * yRuns);
     }
@@ -199,13 +184,10 @@ function improvementCounter(
 }
 
 /**
- * The probability of improvement P(X > Y) (`probabilityOfImprovement`) with rliable's interval
- * for it (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, the
- * runs of Y with replacement within each task, so the two may have different runs; with
- * `wholeRuns`, whole runs of X and, apart, of Y; with `paired` too, where row i of X and of Y are
- * one unit (one seed at two checkpoints), the same whole rows of both.
- * @throws StatisticsError as stratifiedBootstrap does, or on x and y with different task counts.
- * @example probabilityOfImprovementInterval(x, y, { rng: new Rng(1) })
+ * The probability of improvement P(X > Y) with rliable's interval for it
+ * (`StratifiedIndependentBootstrap`): each replicate redraws the runs of X and, apart, of Y;
+ * with `paired` (and `wholeRuns`), where row i of X and of Y are one seed at two checkpoints, the
+ * same whole rows of both.
  */
 export function probabilityOfImprovementInterval(
   x: ReadonlyArray<ReadonlyArray<number>>,
@@ -234,9 +216,9 @@ export function probabilityOfImprovementInterval(
   const [xRows, yRows] = wholeRuns ? [new Int32Array(x.length), new Int32Array(y.length)] : [];
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r += 1) {
-    redrawRuns(xDrawn, x.length, xRows, rng);
+    redrawCells(xDrawn, x.length, xRows, false, rng);
     if (paired) yDrawn.set(xDrawn);
-    else redrawRuns(yDrawn, y.length, yRows, rng);
+    else redrawCells(yDrawn, y.length, yRows, false, rng);
     replicates[r] = improvement(xDrawn, yDrawn);
     progress?.(r + 1);
   }
@@ -245,12 +227,8 @@ export function probabilityOfImprovementInterval(
 
 /**
  * Probability of improvement (Agarwal et al. 2021, section 4.3; rliable's
- * `metrics.probability_of_improvement`): for each task m, the Mann-Whitney statistic
- * P(X_m > Y_m) = (1 / (N K)) sum_{i,j} S(x_{i,m}, y_{j,m}), S = 1 if x > y, 1/2 if equal, 0
- * otherwise, over the N runs of algorithm X and the K runs of Y; then the mean over tasks.
- * `x[run][task]`, `y[run][task]`; the two may have different numbers of runs.
- * @throws StatisticsError on an empty or ragged matrix, or different task counts.
- * @example probabilityOfImprovement([[1], [0]], [[0], [0]]) // 0.75
+ * `metrics.probability_of_improvement`): the mean over tasks of the Mann-Whitney statistic
+ * P(X_m > Y_m) over the N runs of X and the K runs of Y (ties count 1/2), `x[run][task]`.
  */
 export function probabilityOfImprovement(
   x: ReadonlyArray<ReadonlyArray<number>>,
@@ -303,12 +281,9 @@ export function profileOfSorted(sorted: ArrayLike<number>, taus: readonly number
 }
 
 /**
- * One statistic of rliable (Agarwal et al. 2021, rliable/metrics.py) of a flat runs x tasks
- * sample laid out task by task (`sample[task * runs + run]`) and the same values sorted:
- * mean = mean over tasks of each task's mean over runs (`aggregate_mean`); median = the median
- * of those task means (`aggregate_median`, np.median); iqm = trim_mean(all values, 0.25)
- * (`aggregate_iqm`); optimalityGap = gamma - mean(min(x, gamma)) = mean(max(gamma - x, 0))
- * (`aggregate_optimality_gap`, default gamma 1).
+ * One statistic of rliable/metrics.py of a runs x tasks sample laid out task by task and the same
+ * values sorted: `aggregate_mean`, the median of the task means (`aggregate_median`),
+ * `aggregate_iqm`, and `aggregate_optimality_gap` = mean(max(gamma - x, 0)).
  */
 function metricOf(
   metric: AggregateMetric,
@@ -349,13 +324,10 @@ export interface AggregateOptions extends StratifiedBootstrapOptions {
 }
 
 /**
- * rliable's aggregate metrics of one runs x tasks score matrix (`scores[run][task]`) with their
- * stratified-bootstrap percentile intervals (`rly.get_interval_estimates`, and the performance
- * profile's bands, `rly.create_performance_profile`), all from one set of replicates
- * (`stratifiedBootstrap`): the replicates are drawn the same whatever is computed from them, so
- * one stream gives one interval for one quantity.
- * @throws StatisticsError as stratifiedBootstrap does, on unsorted or non-finite taus, or a gamma that is not finite.
- * @example rliableAggregates([[0.1, 0.9], [0.3, 0.7]], { metrics: ['iqm'], rng: new Rng(1) }).iqm
+ * rliable's aggregate metrics of one runs x tasks score matrix with their stratified-bootstrap
+ * percentile intervals (`rly.get_interval_estimates`) and the performance profile's bands
+ * (`rly.create_performance_profile`), all from one set of replicates: they are drawn the same
+ * whatever is computed from them, so one stream gives one interval for one quantity.
  */
 export function rliableAggregates(
   scores: ReadonlyArray<ReadonlyArray<number>>,

@@ -11,24 +11,24 @@ const show = (value: unknown) =>
     ? String(value)
     : (JSON.stringify(value) ?? String(value));
 
-/** A safe integer >= min. */
-export function checkInteger(value: number, name: string, min = 0): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new StatisticsError(`${name} must be an integer in [${min}, 2^53 - 1], got ${show(value)}`);
-  }
+/** A safe integer in [min, max]. */
+export function checkInteger(value: number, name: string, min = 0, max?: number): void {
+  if (
+    typeof value !== 'number' ||
+    !Number.isSafeInteger(value) ||
+    value < min ||
+    (max !== undefined && value > max)
+  )
+    throw new StatisticsError(
+      `${name} must be an integer in [${min}, ${max ?? '2^53 - 1'}], got ${show(value)}`,
+    );
 }
 
-export function checkTrials(n: number, name = 'n'): void {
-  checkInteger(n, name, 1);
-}
-
-export function checkSuccesses(c: number, n: number, name = 'c'): void {
-  if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0 || c > n)
-    throw new StatisticsError(`${name} must be an integer in [0, ${n}], got ${show(c)}`);
-}
-
-/** 1 <= k <= n, both integers. */
-export function checkK(k: number, n: number): void {
+/** n >= 1 samples of which c succeeded, and if given 1 <= k <= n. */
+export function checkCounts(n: number, c: number, k?: number): void {
+  checkInteger(n, 'n', 1);
+  checkInteger(c, 'c', 0, n);
+  if (k === undefined) return;
   checkInteger(k, 'k', 1);
   if (k > n)
     throw new StatisticsError(`k = ${k} exceeds the number of samples n = ${n}; pass@k needs 1 <= k <= n`);
@@ -57,22 +57,35 @@ export function checkFinite(
   if (nonNegative && !(value >= 0)) throw new StatisticsError(`${name} must be >= 0, got ${value}`);
 }
 
-/** Non-empty, every entry finite. */
-export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
+/** Each entry of an array-like, `ok` or a StatisticsError naming it and `expected`. */
+function checkEntries<T>(
+  values: ArrayLike<T>,
+  name: string,
+  what: string,
+  ok: (value: T) => boolean,
+  expected: string,
+): void {
   if (values === null || typeof values !== 'object' || typeof values.length !== 'number')
-    throw new StatisticsError(`${name} must be an array of numbers`);
-  if (values.length === 0) throw new StatisticsError(`${name} is empty`);
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value !== 'number' || !Number.isFinite(value))
-      throw new StatisticsError(`${name}[${i}] must be a finite number, got ${show(value)}`);
-  }
+    throw new StatisticsError(`${name} must be an array of ${what}`);
+  for (let i = 0; i < values.length; i++)
+    if (!ok(values[i] as T))
+      throw new StatisticsError(`${name}[${i}] must be ${expected}, got ${show(values[i])}`);
 }
 
-/**
- * At least `min` finite values. A standard error or a resampling interval from fewer than two
- * units does not exist (the formula gives 0, the interval zero width), so asking for one is an error.
- */
+/** Non-empty, every entry finite. */
+export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
+  if (values !== null && typeof values === 'object' && values.length === 0)
+    throw new StatisticsError(`${name} is empty`);
+  checkEntries(
+    values,
+    name,
+    'numbers',
+    (value) => typeof value === 'number' && Number.isFinite(value),
+    'a finite number',
+  );
+}
+
+/** At least `min` finite values: a standard error or resampling interval from fewer than 2 units does not exist. */
 export function checkUnits(
   values: ArrayLike<number>,
   min: number,
@@ -91,9 +104,8 @@ export function checkSameLength(a: ArrayLike<number>, b: ArrayLike<number>): voi
 
 /** A random source: anything with next(). */
 export function checkRandomSource(rng: unknown): void {
-  if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function') {
+  if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function')
     throw new StatisticsError('rng must be a random source with next() (e.g. new Rng(seed))');
-  }
 }
 
 /** `compute()`, or null where it throws a StatisticsError: a number that does not exist for this input. */
@@ -108,11 +120,6 @@ export function orNull<T>(compute: () => T): T | null {
 
 /** Outcomes of one task: each 0, 1, false or true. */
 export function checkOutcomes(outcomes: ArrayLike<number | boolean>, name = 'outcomes'): void {
-  if (outcomes === null || typeof outcomes !== 'object' || typeof outcomes.length !== 'number')
-    throw new StatisticsError(`${name} must be an array of 0/1 outcomes`);
-  for (let i = 0; i < outcomes.length; i++) {
-    const value = outcomes[i];
-    if (value !== 0 && value !== 1 && value !== true && value !== false)
-      throw new StatisticsError(`${name}[${i}] must be 0, 1, false or true, got ${show(value)}`);
-  }
+  const binary = (value: unknown) => value === 0 || value === 1 || value === true || value === false;
+  checkEntries(outcomes, name, '0/1 outcomes', binary, '0, 1, false or true');
 }

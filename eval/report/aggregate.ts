@@ -4,11 +4,6 @@ import type { AlgorithmScores } from '../io/formats/scores.ts';
 import { progressBar, type Progress } from '../../lib/progress.ts';
 import { Rng } from '../../lib/rng.ts';
 
-/**
- * `tinyagent aggregate`'s numbers: rliable's aggregates of runs x tasks score matrices with their
- * bootstrap intervals, every pair's probability of improvement, and the defaults that size them.
- */
-
 /** How the profile's taus are spaced and its axis drawn: `log` is the symmetric log sign(x) log(1 + |x|) (Vega-Lite's symlog), which takes 0 and negative scores. */
 export const TAU_SCALES = ['linear', 'log'] as const;
 export type TauScale = (typeof TAU_SCALES)[number];
@@ -17,10 +12,9 @@ const symlog = (x: number) => Math.sign(x) * Math.log1p(Math.abs(x));
 const symexp = (y: number) => Math.sign(y) * Math.expm1(Math.abs(y));
 
 /**
- * The performance profile's default thresholds: 21 from the lower of 0 and the lowest score to
- * the higher of 1 and the highest, evenly spaced (scores normalised to [0, 1] get the seed
- * study's 0, 0.05, ..., 1) or, with `log`, evenly spaced in sign(x) log(1 + |x|), so that a
- * profile over -1 to 60 (normalised Atari scores) has as many taus below 1 as above.
+ * The performance profile's default thresholds: 21 from min(0, lowest score) to max(1, highest),
+ * evenly spaced or, with `log`, evenly spaced in sign(x) log(1 + |x|), so that a profile over -1
+ * to 60 (normalised Atari scores) has as many taus below 1 as above.
  */
 export function profileTaus(algorithms: readonly AlgorithmScores[], scale: TauScale = 'linear'): number[] {
   // A loop, not Math.min(...scores): a large file's scores would overflow the call stack.
@@ -53,11 +47,7 @@ export function linspace(start: number, stop: number, count: number): number[] {
 export const RESAMPLINGS = ['within-tasks', 'whole-runs'] as const;
 export type Resampling = (typeof RESAMPLINGS)[number];
 
-/**
- * The most replicates x `replicateWork` of a run with the default replicates: rliable's 50,000
- * unless they would exceed it, else as many as fit (whole thousands, at least MIN_REPS), so that
- * the time of a default run stops growing with the size of the data.
- */
+/** The most replicates x `replicateWork` of a default run, so that its time stops growing with the data. */
 export const WORK_BUDGET = 5e8;
 /** The fewest replicates a default run takes: rliable's `create_performance_profile` default. */
 export const MIN_REPS = 2000;
@@ -90,7 +80,7 @@ export interface AggregateSettings {
   progress?: (total: number) => Progress;
 }
 
-/** Every algorithm's aggregates and every pair's probability of improvement, for the table and the JSON. */
+/** `tinyagent aggregate`'s numbers: every algorithm's aggregates and every pair's probability of improvement. */
 export function aggregateNumbers(
   algorithms: readonly AlgorithmScores[],
   {

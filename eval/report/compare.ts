@@ -14,87 +14,29 @@ import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
 import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
 import { requiredUnits } from '../power.ts';
-import { harnessDifferences, type HarnessDifference } from './harness.ts';
+import { harnessDifferences } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 
 /**
  * How the two results' episodes line up: 'common-random-numbers' when both record an env seed
  * for every shared (task, sample) and all agree, 'seeds-differ' when some recorded seeds differ,
- * 'index-only' when seeds are absent (or recorded on only some episodes), so that episodes are
- * paired by task and sample index alone.
+ * 'index-only' otherwise (paired by task and sample index alone).
  */
 export interface Pairing {
   kind: 'common-random-numbers' | 'seeds-differ' | 'index-only';
-  /** Shared (task, sample) episodes whose env seeds agree. */
+  /** Of the shared (task, sample) episodes: those whose seeds agree, all, those with seeds on both sides. */
   matched: number;
-  /** Shared (task, sample) episodes of the compared tasks. */
   total: number;
-  /** Shared episodes with an env seed on both sides. */
   withSeeds: number;
   /** The first few that differ: task, sample and both seeds. */
   differing: Array<{ task: string; sample: number; a: unknown; b: unknown }>;
 }
 
-/** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it). */
-export interface RecordedCheckpoint {
-  checksum: string;
-  step: number | null;
-  path: string | null;
-}
-
-/**
- * Paired tasks like these that a comparison needs to detect the difference it measured, B - A,
- * at two-sided `alpha` with `power` (`requiredUnits`, design paired, sigma the SD of the
- * per-task differences): what `tinyagent power --sd SD --delta D` answers. `tasks` is null, and
- * `why` says why, below 2 tasks, at a difference of 0, when every task differs by the same amount
- * (no SD) or past 2^53 - 1 tasks.
- */
-export interface TasksNeeded {
-  tasks: number | null;
-  why: string | null;
-  /** SD of the per-task differences (null below 2 tasks). */
-  sd: number | null;
-  /** |B - A|, the difference to detect. */
-  delta: number;
-  alpha: number;
-  power: number;
-}
-
-export interface ComparisonReport {
-  harnessDifferences: HarnessDifference[];
-  onlyInA: string[];
-  onlyInB: string[];
-  commonTasks: number;
-  k: number;
-  /** Mean per-task pass@k (pass@1 = mean accuracy) of each system on the common tasks. */
-  a: number;
-  b: number;
-  /** b - a, with the paired-bootstrap interval over tasks (null below 2 tasks). */
-  difference: { estimate: number; low: number | null; high: number | null; level: number; reps: number };
-  /** null below 2 common tasks, where no standard error exists. */
-  pairedSE: number | null;
-  unpairedSE: number | null;
-  /** null below 2 tasks or when either side has the same value on every task. */
-  correlation: number | null;
-  /** Tasks that could not be scored at k (fewer than k samples on either side). */
-  tooFewSamples: string[];
-  pairing: Pairing;
-  /** The checkpoint both files evaluate, when their provenance records one and the same (null otherwise). */
-  sameCheckpoint: RecordedCheckpoint | null;
-  tasksNeeded: TasksNeeded;
-  warnings: string[];
-}
-
-/** The checkpoint a result file's header records (`provenance.checkpoint.checksum`), if any. */
-export function recordedCheckpoint(
-  header: Record<string, unknown> | undefined,
-): RecordedCheckpoint | undefined {
-  const provenance = header?.['provenance'];
-  if (typeof provenance !== 'object' || provenance === null) return undefined;
-  const checkpoint = (provenance as Record<string, unknown>)['checkpoint'];
-  if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
-  const { checksum, step, path } = checkpoint as Record<string, unknown>;
+/** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it), if any. */
+function recordedCheckpoint(header: Record<string, unknown> | undefined) {
+  const provenance = header?.['provenance'] as { checkpoint?: unknown } | null | undefined;
+  const { checksum, step, path } = (provenance?.checkpoint ?? {}) as Record<string, unknown>;
   if (typeof checksum !== 'string' || checksum === '') return undefined;
   return {
     checksum,
@@ -103,16 +45,21 @@ export function recordedCheckpoint(
   };
 }
 
-/** The tasks needed to detect the measured difference (see `TasksNeeded`). */
+/**
+ * Paired tasks like these that a comparison needs to detect the difference it measured, |B - A|,
+ * at two-sided `alpha` with `power` (`requiredUnits`, sigma the SD `sd` of the per-task
+ * differences, null below 2 tasks), as `tinyagent power --sd SD --delta D` answers; `tasks` null
+ * where `why` says it does not exist.
+ */
 export function tasksNeeded(
   ratesA: readonly number[],
   ratesB: readonly number[],
   { alpha = 0.05, power = 0.8 }: { alpha?: number; power?: number } = {},
-): TasksNeeded {
+) {
   const perTask = differences(ratesA, ratesB);
   const delta = Math.abs(mean(perTask));
   const sd = perTask.length >= 2 ? sampleStandardDeviation(perTask) : null;
-  const none = (why: string): TasksNeeded => ({ tasks: null, why, sd, delta, alpha, power });
+  const none = (why: string) => ({ tasks: null, why, sd, delta, alpha, power });
   if (sd === null) return none('1 task: the SD of the per-task differences needs 2');
   if (delta === 0) return none('B - A is 0: there is no difference to detect');
   if (sd === 0) return none('every task differs by the same amount: the SD of the differences is 0');
@@ -120,24 +67,20 @@ export function tasksNeeded(
   return tasks === null ? none('more than 2^53 - 1 tasks') : { tasks, why: null, sd, delta, alpha, power };
 }
 
-/**
- * The sentence on `tasksNeeded` beside a comparison of `common` tasks: how many tasks like these
- * would detect the difference it measured, and the `tinyagent power` line that answers for another.
- */
-export function tasksNeededLine({ tasksNeeded: needed, commonTasks }: ComparisonReport): string {
+/** The sentence on `tasksNeeded` beside a comparison, with the `tinyagent power` line for another difference. */
+export function tasksNeededLine({
+  tasksNeeded: needed,
+  commonTasks,
+}: Pick<ComparisonReport, 'tasksNeeded' | 'commonTasks'>): string {
   const head = `tasks to detect a difference of ${needed.delta.toFixed(3)} (paired, two-sided alpha ${needed.alpha}, power ${needed.power})`;
   if (needed.tasks === null || needed.sd === null) return `${head}: n/a (${needed.why ?? 'undefined'})`;
   const sd = needed.sd.toPrecision(3);
   return `${head}: ${needed.tasks} like these, ${commonTasks === 1 ? 'from 1' : `from the ${commonTasks}`} compared here (SD of the per-task differences ${sd}; tinyagent power --sd ${sd} --delta D for another difference)`;
 }
 
-/**
- * The warning for two result files of one checkpoint: with the same harness their difference is
- * evaluation noise (other episodes or sampling), with another the harness's; either way not a
- * difference between agents. Undefined when the files record different checkpoints or none.
- */
-export function sameCheckpointWarning(
-  checkpoint: RecordedCheckpoint | null,
+/** The warning for two result files of one checkpoint: their difference is not one between agents. */
+function sameCheckpointWarning(
+  checkpoint: NonNullable<ReturnType<typeof recordedCheckpoint>> | null,
   harnessesDiffer: boolean,
 ): string | undefined {
   if (checkpoint === null) return undefined;
@@ -163,7 +106,7 @@ function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<stri
 }
 
 /** Lines up the episodes of the compared tasks by (task, sample) and checks their env seeds. */
-export function pairingOf(
+function pairingOf(
   rowsA: readonly ResultRow[],
   rowsB: readonly ResultRow[],
   tasks: ReadonlySet<string>,
@@ -206,8 +149,16 @@ interface Compared {
   header?: Record<string, unknown> | undefined;
 }
 
+/** Unbiased pass@k of one task from its 0/1 outcomes. */
+export const taskPassAtK = (outcomes: Uint8Array, k: number) =>
+  passAtK(
+    outcomes.length,
+    outcomes.reduce((sum, value) => sum + value, 0),
+    k,
+  );
+
 /** The tasks of `tasks` that `others` lacks, by id, in order. */
-function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
+export function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
   const names = new Set(others.map(({ task }) => task));
   return tasks.filter(({ task }) => !names.has(task)).map(({ task }) => task);
 }
@@ -217,22 +168,12 @@ function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskO
  * least k samples on each side, the ids of those tasks, and the shared tasks left out for fewer.
  * @throws StatisticsError when no shared task can be scored.
  */
-function scoreCommonTasks(
-  tasksA: readonly TaskOutcomes[],
-  tasksB: readonly TaskOutcomes[],
-  k: number,
-): { ratesA: number[]; ratesB: number[]; scored: Set<string>; tooFewSamples: string[] } {
+function scoreCommonTasks(tasksA: readonly TaskOutcomes[], tasksB: readonly TaskOutcomes[], k: number) {
   const byTaskB = new Map(tasksB.map((task) => [task.task, task]));
   const ratesA: number[] = [];
   const ratesB: number[] = [];
   const scored = new Set<string>();
   const tooFewSamples: string[] = [];
-  const score = (outcomes: Uint8Array) =>
-    passAtK(
-      outcomes.length,
-      outcomes.reduce((sum, value) => sum + value, 0),
-      k,
-    );
   for (const taskA of tasksA) {
     const taskB = byTaskB.get(taskA.task);
     if (taskB === undefined) continue;
@@ -240,8 +181,8 @@ function scoreCommonTasks(
       tooFewSamples.push(taskA.task);
       continue;
     }
-    ratesA.push(score(taskA.outcomes));
-    ratesB.push(score(taskB.outcomes));
+    ratesA.push(taskPassAtK(taskA.outcomes, k));
+    ratesB.push(taskPassAtK(taskB.outcomes, k));
     scored.add(taskA.task);
   }
   if (ratesA.length === 0 && tooFewSamples.length > 0) {
@@ -258,15 +199,14 @@ function scoreCommonTasks(
 
 /**
  * Each side's mean of the paired per-task rates, B - A with its paired-bootstrap interval, the
- * paired and unpaired standard errors and the per-task correlation. The interval, the standard
- * errors and the correlation are null below 2 tasks, the correlation also when either side has
- * the same rate on every task.
+ * paired and unpaired SEs and the per-task correlation; all but the means null below 2 tasks, the
+ * correlation also when either side has the same rate on every task.
  */
 function pairedStatistics(
   ratesA: number[],
   ratesB: number[],
   { level, reps, rng }: { level: number; reps: number; rng: RandomSource },
-): Pick<ComparisonReport, 'a' | 'b' | 'difference' | 'pairedSE' | 'unpairedSE' | 'correlation'> {
+) {
   const spread = ratesA.length >= 2;
   const interval = spread
     ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
@@ -288,10 +228,7 @@ function pairedStatistics(
   };
 }
 
-/**
- * A comparison's warnings: one checkpoint on both sides (`checkpointWarning`) first, then too
- * few common tasks, then paired episodes whose env seeds differ.
- */
+/** A comparison's warnings: one checkpoint on both sides, too few common tasks, env seeds that differ. */
 function comparisonWarnings(
   common: number,
   pairing: Pairing,
@@ -315,9 +252,9 @@ function comparisonWarnings(
 
 /**
  * Pairs two results by task id (never by position) and compares their per-task unbiased pass@k
- * (chapter 17.4): the paired difference with a paired-bootstrap interval, paired and unpaired
- * standard errors, and the per-task correlation that pairing exploits. With the rows of both
- * files it also reports whether the paired episodes shared their env seeds (common random numbers).
+ * (chapter 17.4): the paired difference B - A with its interval, SEs and correlation
+ * (`pairedStatistics`); with the rows of both files whether the paired episodes shared their env
+ * seeds, and with their provenance whether both evaluate one checkpoint.
  */
 export function compareResults(
   a: Compared,
@@ -329,13 +266,11 @@ export function compareResults(
     rng,
     run,
   }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
-): ComparisonReport {
+) {
   const { ratesA, ratesB, scored, tooFewSamples } = scoreCommonTasks(a.tasks, b.tasks, k);
   const statistics = pairedStatistics(ratesA, ratesB, { level, reps, rng });
-  const pairing =
-    a.rows !== undefined && b.rows !== undefined
-      ? pairingOf(a.rows, b.rows, scored, run)
-      : { kind: 'index-only' as const, matched: 0, total: 0, withSeeds: 0, differing: [] };
+  // without the rows of both, nothing is shared: index-only
+  const pairing = pairingOf(a.rows ?? [], b.rows ?? [], scored, run);
   const harnessChanges = harnessDifferences(a.harness, b.harness);
   const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
   const sameCheckpoint =
@@ -358,3 +293,5 @@ export function compareResults(
     ),
   };
 }
+
+export type ComparisonReport = ReturnType<typeof compareResults>;

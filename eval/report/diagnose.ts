@@ -2,31 +2,26 @@ import { count } from '../../lib/text.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultFile } from '../io/resultFile.ts';
-import { passAtK, prefixPassAtK } from '../passAtK.ts';
+import { prefixPassAtK } from '../passAtK.ts';
 import { pairedStandardError } from '../paired.ts';
-import {
-  GENERATION_FIELD,
-  formatHarnessValue,
-  harnessDifferences,
-  type HarnessDifference,
-} from './harness.ts';
+import { GENERATION_FIELD, formatHarnessValue, harnessDifferences } from './harness.ts';
 import { multiTurnReport, type MultiTurnReport } from './multiTurn.ts';
+import { taskPassAtK, tasksMissingFrom } from './compare.ts';
 
-/**
- * The two batches a diagnosis compares and what their rows show: per-task pass@k,
- * the rows' issues, tasks in only one batch or in another order, and the samples they share.
- */
-
-const successes = (outcomes: Uint8Array) => outcomes.reduce((sum, value) => sum + value, 0);
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const fewestSamples = (tasks: readonly TaskOutcomes[]) =>
+  tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+/** The first `most` names, `...` marking more. */
+const listed = (names: readonly string[], most: number) =>
+  `${names.slice(0, most).join(', ')}${names.length > most ? ', ...' : ''}`;
 
 /** Unbiased pass@k per task of the tasks that have at least k samples. */
 function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number> {
   return new Map(
     tasks
       .filter(({ outcomes }) => outcomes.length >= k)
-      .map(({ task, outcomes }) => [task, passAtK(outcomes.length, successes(outcomes), k)]),
+      .map(({ task, outcomes }) => [task, taskPassAtK(outcomes, k)]),
   );
 }
 
@@ -41,7 +36,7 @@ function sameBatchEvidence(
   tasks: readonly TaskOutcomes[],
   reported: Record<string, number> | undefined,
 ): { evidence: string[]; mismatch: boolean } {
-  const n = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+  const n = fewestSamples(tasks);
   const ks = [...new Set([1, 2, 5, 10, n].filter((k) => k <= n))];
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
   const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
@@ -87,17 +82,11 @@ function sharedSamples(
   return { shared, agree };
 }
 
-/** The two batches a diagnosis compares, with the labels its evidence names them by. */
-interface Batches {
-  groupA: GroupedOutcomes;
-  groupB: GroupedOutcomes;
-  labels: [string, string];
-  /** pass@1 and pass@k come from the same samples (groupB is groupA). */
-  oneBatch: boolean;
-}
-
-/** The batches of the pass@1 and the pass@k: FILE and FILE2, the first two runs of FILE, or FILE twice. */
-function batchesOf(first: ResultFile, second: ResultFile | undefined): Batches {
+/**
+ * The batches of the pass@1 and the pass@k, with the labels the evidence names them by: FILE and
+ * FILE2, the first two runs of FILE, or FILE twice (`oneBatch`: the same samples).
+ */
+function batchesOf(first: ResultFile, second: ResultFile | undefined) {
   let groupA = groupOutcomes(first.rows);
   let groupB: GroupedOutcomes;
   let labels: [string, string] = [first.path, second?.path ?? first.path];
@@ -110,26 +99,24 @@ function batchesOf(first: ResultFile, second: ResultFile | undefined): Batches {
   } else groupB = groupA;
   return { groupA, groupB, labels, oneBatch: groupB === groupA };
 }
+type Batches = ReturnType<typeof batchesOf>;
 
 /** The k of the pass@k: the one asked for, refused above the fewest samples a task has, else that fewest. */
 function chooseK(groupB: GroupedOutcomes, label: string, requestedK: number | undefined): number {
-  const nB = groupB.tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
+  const nB = fewestSamples(groupB.tasks);
   if (requestedK !== undefined && requestedK > nB) {
     const short = groupB.tasks.filter(({ outcomes }) => outcomes.length === nB).map(({ task }) => task);
     throw new StatisticsError(
-      `k = ${requestedK} exceeds the samples per task of ${label}: ${short.length === 1 ? 'task' : 'tasks'} ${short.slice(0, 5).join(', ')}${short.length > 5 ? ', ...' : ''} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
+      `k = ${requestedK} exceeds the samples per task of ${label}: ${short.length === 1 ? 'task' : 'tasks'} ${listed(short, 5)} ${short.length === 1 ? 'has' : 'have'} only ${nB}, and pass@${requestedK} needs at least ${count(requestedK, 'sample')} of every task`,
     );
   }
   return requestedK ?? nB;
 }
 
 /** The line for tasks at different positions in the two batches; undefined when the order agrees. */
-function orderIssue(
-  { groupA, groupB }: Batches,
-  namesA: readonly string[],
-  namesB: readonly string[],
-  k: number,
-): string | undefined {
+function orderIssue({ groupA, groupB }: Batches, k: number): string | undefined {
+  const namesA = groupA.tasks.map(({ task }) => task);
+  const namesB = groupB.tasks.map(({ task }) => task);
   const misplaced = namesA.filter((name, i) => namesB[i] !== undefined && namesB[i] !== name).length;
   if (misplaced === 0) return undefined;
   const byIdA = perTask(groupA.tasks, 1);
@@ -146,22 +133,15 @@ function orderIssue(
 function dataIssuesOf(batches: Batches, k: number): { issues: string[]; unpaired: number } {
   const { groupA, groupB, labels, oneBatch } = batches;
   const issues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
-  const namesA = groupA.tasks.map(({ task }) => task);
-  const namesB = groupB.tasks.map(({ task }) => task);
-  const setA = new Set(namesA);
-  const setB = new Set(namesB);
-  const onlyA = namesA.filter((name) => !setB.has(name));
-  const onlyB = namesB.filter((name) => !setA.has(name));
+  const onlyA = tasksMissingFrom(groupA.tasks, groupB.tasks);
+  const onlyB = tasksMissingFrom(groupB.tasks, groupA.tasks);
   if (onlyA.length > 0)
     issues.push(
-      `tasks only in ${labels[0]}: ${onlyA.slice(0, 10).join(', ')}${onlyA.length > 10 ? ', ...' : ''} (the two numbers average different task sets)`,
+      `tasks only in ${labels[0]}: ${listed(onlyA, 10)} (the two numbers average different task sets)`,
     );
-  if (onlyB.length > 0)
-    issues.push(
-      `tasks only in ${labels[1]}: ${onlyB.slice(0, 10).join(', ')}${onlyB.length > 10 ? ', ...' : ''}`,
-    );
+  if (onlyB.length > 0) issues.push(`tasks only in ${labels[1]}: ${listed(onlyB, 10)}`);
   if (!oneBatch) {
-    const order = orderIssue(batches, namesA, namesB, k);
+    const order = orderIssue(batches, k);
     if (order !== undefined) issues.push(order);
   }
   return { issues, unpaired: onlyA.length + onlyB.length };
@@ -178,17 +158,8 @@ export interface Finding {
   evidence: string[];
 }
 
-export interface DiagnosisReport {
-  sources: string[];
-  /** pass@1 of the first source and pass@k of the second (or of the same batch). */
-  numbers: { passAt1: number; passAtK: number; k: number; inverted: boolean };
-  findings: Finding[];
-  checklist: Array<{ item: string; ok: boolean | null; detail: string }>;
-  conclusion: string;
-  /** Whether a `reported` number disagrees with the raw rows (or names a k above the samples per task): a failed check. */
-  reportedMismatch: boolean;
-  multiTurn?: Record<string, MultiTurnReport>;
-}
+/** The before/after checklist: true ticked, false failed, null cannot tell. */
+type Checklist = Array<{ item: string; ok: boolean | null; detail: string }>;
 
 /** Finding 1: both numbers from one batch, where an inversion is a bug in aggregation or alignment. */
 function sameBatchFinding(
@@ -232,7 +203,6 @@ function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, in
   const a1 = common.map((name) => rates1.get(name) as number);
   const bk = common.map((name) => ratesK.get(name) as number);
   const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
-  // Below two common tasks there is no run-to-run standard error to weigh the gap against.
   const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
   const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;
   const withinNoise = z !== null && Math.abs(z) < 2;
@@ -256,35 +226,25 @@ function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, in
   };
 }
 
-/** How two harnesses differ: the fields that differ, the generation ones, whether both are recorded. */
-interface HarnessComparison {
-  differences: HarnessDifference[];
-  generation: HarnessDifference[];
-  recorded: boolean;
-}
-
-/** Compares the harnesses the two results record (one batch shares one harness). */
-function compareHarness(
-  first: ResultFile,
-  second: ResultFile | undefined,
-  oneBatch: boolean,
-): HarnessComparison {
+/** How the recorded harnesses differ: the fields, the generation ones, whether both are recorded. */
+function compareHarness(first: ResultFile, second: ResultFile | undefined, oneBatch: boolean) {
   const differences = oneBatch ? [] : harnessDifferences(first.harness, second?.harness ?? first.harness);
   const recorded = oneBatch || (first.harness !== undefined && second?.harness !== undefined);
   const generation = differences.filter(({ field }) => GENERATION_FIELD.test(field));
   return { differences, generation, recorded };
 }
+type HarnessComparison = ReturnType<typeof compareHarness>;
 
 /** Finding 3: two harnesses, that is two decoding policies, behind the two numbers. */
 function harnessFinding(
-  { differences, generation, recorded }: HarnessComparison,
+  { differences, recorded }: HarnessComparison,
   first: ResultFile,
   { labels, oneBatch }: Batches,
 ): Finding {
   return {
     explanation: 'different-harness',
     title: '3. Different harness: two decoding policies, not pass@1 vs pass@k of one',
-    supported: oneBatch ? false : !recorded ? null : generation.length > 0 || differences.length > 0,
+    supported: oneBatch ? false : !recorded ? null : differences.length > 0,
     evidence: oneBatch
       ? ['one batch shares one harness']
       : !recorded
@@ -341,10 +301,10 @@ function beforeAfterChecklist(
   first: ResultFile,
   oneBatch: boolean,
   unpaired: number,
-): DiagnosisReport['checklist'] {
-  const greedyField = (harness: Record<string, unknown> | undefined) =>
-    differences.find(({ field }) => /greedy|do_?sample|temperature/i.test(field)) === undefined &&
-    harness !== undefined;
+): Checklist {
+  const sameGreedy =
+    first.harness !== undefined &&
+    !differences.some(({ field }) => /greedy|do_?sample|temperature/i.test(field));
   return [
     {
       item: 'recomputed from raw samples',
@@ -353,7 +313,7 @@ function beforeAfterChecklist(
     },
     {
       item: 'same greedy / sampling setting for both',
-      ok: oneBatch ? true : recorded ? greedyField(first.harness) : null,
+      ok: oneBatch ? true : recorded ? sameGreedy : null,
       detail: recorded
         ? generation.length === 0
           ? 'no generation field differs'
@@ -374,7 +334,7 @@ function beforeAfterChecklist(
 }
 
 /** Finding 5: the before/after checklist, ticked, as evidence. */
-function beforeAfterFinding(checklist: DiagnosisReport['checklist']): Finding {
+function beforeAfterFinding(checklist: Checklist): Finding {
   return {
     explanation: 'before-after',
     title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
@@ -386,7 +346,10 @@ function beforeAfterFinding(checklist: DiagnosisReport['checklist']): Finding {
 }
 
 /** The one-sentence conclusion: no inversion, or the explanations (1-4) the data supports. */
-function conclusionOf(findings: readonly Finding[], numbers: DiagnosisReport['numbers']): string {
+function conclusionOf(
+  findings: readonly Finding[],
+  numbers: { passAt1: number; passAtK: number; k: number; inverted: boolean },
+): string {
   const supported = findings.filter(
     ({ supported: value, explanation }) => value === true && explanation !== 'before-after',
   );
@@ -400,12 +363,14 @@ function conclusionOf(findings: readonly Finding[], numbers: DiagnosisReport['nu
 /**
  * The pass@k-inversion diagnosis of METRICS.md: given one batch (FILE) or the pass@1 source and
  * the pass@k source (FILE, FILE2), says which explanation the data supports, with evidence.
+ * `reportedMismatch` is whether a `reported` number disagrees with the raw rows (or names a k
+ * above the samples per task): a failed check.
  */
 export function diagnose(
   first: ResultFile,
   second: ResultFile | undefined,
   { k: requestedK, reported }: { k?: number; reported?: Record<string, number> } = {},
-): DiagnosisReport {
+) {
   const batches = batchesOf(first, second);
   const { groupA, groupB, labels, oneBatch } = batches;
   const k = chooseK(groupB, labels[1], requestedK);
@@ -413,22 +378,25 @@ export function diagnose(
   const passAtKValue = meanOf([...perTask(groupB.tasks, k).values()]);
   const numbers = { passAt1, passAtK: passAtKValue, k, inverted: passAtKValue < passAt1 };
   const same = sameBatchFinding(batches, k, numbers.inverted, reported);
-  const findings: Finding[] = [same.finding];
-  if (!oneBatch && !same.sameBatch) findings.push(differentRunsFinding(batches, k, numbers.inverted));
   const harness = compareHarness(first, second, oneBatch);
-  findings.push(harnessFinding(harness, first, batches));
   const multiTurn = multiTurnViews(first, second, batches);
-  findings.push(multiTurnFinding(multiTurn));
   const checklist = beforeAfterChecklist(harness, first, oneBatch, same.unpaired);
-  findings.push(beforeAfterFinding(checklist));
-  const report: DiagnosisReport = {
+  const findings = [
+    same.finding,
+    ...(oneBatch || same.sameBatch ? [] : [differentRunsFinding(batches, k, numbers.inverted)]),
+    harnessFinding(harness, first, batches),
+    multiTurnFinding(multiTurn),
+    beforeAfterFinding(checklist),
+  ];
+  return {
     sources: oneBatch ? [labels[0]] : labels,
     numbers,
     findings,
     checklist,
     conclusion: conclusionOf(findings, numbers),
     reportedMismatch: same.mismatch,
+    ...(Object.keys(multiTurn).length > 0 ? { multiTurn } : {}),
   };
-  if (Object.keys(multiTurn).length > 0) report.multiTurn = multiTurn;
-  return report;
 }
+
+export type DiagnosisReport = ReturnType<typeof diagnose>;

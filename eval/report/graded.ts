@@ -8,53 +8,35 @@ import { meanScoreEstimate } from './metrics.ts';
 const PASS_AT_K_NOTE =
   'not defined: the scores are graded (not all 0 or 1) and pass@k counts 0/1 outcomes; the mean score is the number';
 
-/** `tinyagent metrics` of a file of graded scores. */
-export interface GradedReport {
-  graded: true;
-  tasks: number;
-  samplesPerTask: { min: number; max: number };
-  level: number;
-  reps: number;
-  /** The mean over tasks of each task's mean score, with its task-level interval and SE (null below 2 tasks). */
-  meanScore: {
-    estimate: number;
-    low: number | null;
-    high: number | null;
-    interval: 'task-level';
-    standardError: number | null;
-  };
-  passAtK: null;
-  passAtKNote: string;
-}
-
 /**
- * The report of a file of graded scores (Inspect's partial credit, numeric scores, an
- * lm-evaluation-harness metric such as f1): pass@k counts 0/1 outcomes and is not defined on
- * them, so the number is the mean score over tasks (each task's mean, then their mean, as
- * Inspect's and lm-evaluation-harness's mean do), with its task-level bootstrap interval and
- * standard error (`meanScoreEstimate`); with the numbers the file reports, recomputed from the
- * rows of `run` (all rows without one).
+ * The report of a file of graded scores (Inspect's partial credit, an lm-evaluation-harness metric
+ * such as f1), on which pass@k is not defined: the mean score over tasks (`meanScoreEstimate`), and
+ * the numbers the file reports recomputed from the rows of `run` (all rows without one).
  */
 export function gradedMetrics(
   file: ResultFile,
   { run, level, reps, rng }: { run?: string; level: number; reps: number; rng: RandomSource },
-): { report: GradedReport; reported: CheckedValue[] } {
+) {
   const tasks = groupScores(file.rows, run);
   const taskMeans = tasks.map(({ scores }) => mean(scores));
   const { estimate, low, high, standardError } = meanScoreEstimate(taskMeans, { reps, level, rng });
   const sizes = tasks.map(({ scores }) => scores.length);
-  const report: GradedReport = {
-    graded: true,
+  const report = {
+    graded: true as const,
     tasks: tasks.length,
     samplesPerTask: { min: Math.min(...sizes), max: Math.max(...sizes) },
     level,
     reps,
-    meanScore: { estimate, low, high, interval: 'task-level', standardError },
+    // the mean over tasks of each task's mean score, with its task-level interval and SE (null below 2 tasks)
+    meanScore: { estimate, low, high, interval: 'task-level' as const, standardError },
     passAtK: null,
     passAtKNote: PASS_AT_K_NOTE,
   };
   return { report, reported: recomputedReported(file, taskMeans) };
 }
+
+/** `tinyagent metrics` of a file of graded scores. */
+export type GradedReport = ReturnType<typeof gradedMetrics>['report'];
 
 /** `report` as `tinyagent metrics` prints it, for the file `path`, after its notes and checks of reported numbers. */
 export function gradedLines(
@@ -79,11 +61,7 @@ export function gradedLines(
 /** A number a file reports about itself, with the one recomputed from its rows (null: one task has no standard error). */
 export type CheckedValue = ReportedValue & { recomputed: number | null };
 
-/**
- * Each value the file reports, with the number recomputed from its rows' task means for it: the
- * mean, or for a reported `stderr` the task-level standard error of that mean
- * (lm-evaluation-harness's mean_stderr over one outcome per document), null with one task.
- */
+/** Each value the file reports, with the mean of its rows' task means, or for a `stderr` their SE (lm-evaluation-harness's mean_stderr). */
 export function recomputedReported(file: ResultFile, taskMeans: number[]): CheckedValue[] {
   const stderr = taskMeans.length < 2 ? null : meanStandardError(taskMeans);
   return (file.reported ?? []).map((value) => ({
@@ -92,10 +70,7 @@ export function recomputedReported(file: ResultFile, taskMeans: number[]): Check
   }));
 }
 
-/**
- * A reported number set against the one recomputed from the rows (the same, or by how much it
- * differs), with the reason when the file holds only part of what the number was computed over.
- */
+/** A reported number against the recomputed one, and why when the file holds only part of what it counted. */
 export function reportedLine(value: CheckedValue): string {
   const { name, where, coverage, recomputed } = value;
   if (recomputed === null)

@@ -5,25 +5,22 @@ export interface HarnessDifference {
   b: unknown;
 }
 
-function flatten(value: unknown, prefix: string, into: Map<string, unknown>): void {
+/** Nested objects flattened to dotted names, e.g. `generation.temperature`, in the order they appear. */
+function flatten(value: unknown, prefix = '', into = new Map<string, unknown>()): Map<string, unknown> {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     for (const [key, inner] of Object.entries(value))
       flatten(inner, prefix === '' ? key : `${prefix}.${key}`, into);
   } else into.set(prefix, value);
+  return into;
 }
 
-/**
- * Field-by-field differences of two recorded harnesses (nested objects flattened to dotted
- * names, e.g. `generation.temperature`), in the order the fields first appear.
- */
+/** Field-by-field differences of two recorded harnesses (`flatten`ed), in the order the fields first appear. */
 export function harnessDifferences(
   a: Record<string, unknown> | undefined,
   b: Record<string, unknown> | undefined,
 ): HarnessDifference[] {
-  const left = new Map<string, unknown>();
-  const right = new Map<string, unknown>();
-  flatten(a ?? {}, '', left);
-  flatten(b ?? {}, '', right);
+  const left = flatten(a ?? {});
+  const right = flatten(b ?? {});
   const fields = [...new Set([...left.keys(), ...right.keys()])];
   return fields
     .filter((field) => JSON.stringify(left.get(field)) !== JSON.stringify(right.get(field)))

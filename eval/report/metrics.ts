@@ -22,20 +22,14 @@ import {
   type TaskProfile,
 } from './resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
-
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+import { count } from '../../lib/text.ts';
 
 /** Below this many tasks a task-level interval is shown but flagged as unreliable. */
 export const FEW_TASKS = 5;
 
 /**
- * Bounds on one report's bootstrap: task draws (reps x tasks, which set its time; the cost of a
- * draw is in docs/MEASUREMENTS.md) and replicate statistics kept for the percentiles (reps x (3 +
- * 4 x the k every task can be scored at); 8 bytes each, 800 MB).
+ * Bounds on one report's bootstrap: task draws (reps x tasks, which set its time) and replicate
+ * statistics kept for the percentiles (reps x (3 + 4 x the k every task can be scored at)).
  */
 export const BOOTSTRAP_LIMITS = { draws: 5_000_000_000, replicateValues: 100_000_000 } as const;
 
@@ -47,65 +41,20 @@ export function mostReps(tasks: number, scoredKs: number): number {
   );
 }
 
-export interface MetricsReport {
-  tasks: number;
-  samplesPerTask: { min: number; max: number };
-  level: number;
-  reps: number;
-  /** Mean over tasks of c_j / n_j, with its task-level interval and clustered SE (null below 2 tasks). */
-  meanAccuracy: Estimate & { interval: 'task-level'; clusteredSE: number | null };
-  /**
-   * The pooled share S / M of passing samples, with a task-level (ratio over resampled tasks) and
-   * an episode-level interval and the episode SE. Equal to the task mean when every task has the
-   * same n; otherwise a different number, and each interval belongs to its own estimate.
-   */
-  pooledShare: {
-    estimate: number;
-    successes: number;
-    episodes: number;
-    equalsMeanAccuracy: boolean;
-    taskLevel: { low: number | null; high: number | null; method?: 'exact over tasks' };
-    episodeLevel: { low: number | null; high: number | null; method?: 'exact over episodes' };
-    episodeSE: number | null;
-  };
-  firstSampleAccuracy: Estimate;
-  passAtK: Record<string, Estimate | null>;
-  prefixPassAtK: Record<string, Estimate | null>;
-  allCorrectAtK: Record<string, Estimate | null>;
-  unbiasedAllCorrectAtK: Record<string, Estimate | null>;
-  /** Mean over tasks of 1 - (1 - c_j/n_j)^k: biased low, shown only to show the error; null where pass@k is (k above a task's samples). */
-  plugInPassAtK: Record<string, number | null>;
-  /** 1 - (1 - mean accuracy)^k: wrong again when tasks differ in difficulty; null where pass@k is. */
-  pooledPlugInPassAtK: Record<string, number | null>;
-  /** The one-way ANOVA rho (`intraclassCorrelation`), the design effect at the mean task size from it. */
-  intraclassCorrelation: number | null;
-  designEffect: number | null;
-  /** The chapter's rho, sigma_task^2 / (mu (1 - mu)) (`taskVarianceIntraclassCorrelation`); null where it does not exist. */
-  chapterIntraclassCorrelation: number | null;
-  /** What makes a number above less than it looks: too few tasks, uneven tasks. */
-  warnings: string[];
-  checks: Check[];
-}
-
-/** Means over the tasks, in task order, of per-task values. */
-interface TaskMeans {
-  /** The mean of a value that depends on n and c only, computed once per distinct (n, c). */
-  ofCounts(perTask: (trials: number, successes: number) => number): number;
-  /** The share of tasks `test` holds for (a first success or failure within the first k, say). */
-  share(test: (profile: TaskProfile) => boolean): number;
-}
-
-function taskMeans(profiles: readonly TaskProfile[]): TaskMeans {
-  // the tasks' distinct (n, c), and which one each task has
+/**
+ * Means over the tasks, in task order: `ofCounts` of a value of n and c only, computed once per
+ * distinct (n, c); `share` of the tasks `test` holds for.
+ */
+function taskMeans(profiles: readonly TaskProfile[]) {
   const { classes, classOf } = classesBy(profiles, ({ trials, successes }) => `${trials},${successes}`);
   return {
-    ofCounts(perTask) {
+    ofCounts(perTask: (trials: number, successes: number) => number): number {
       const values = Float64Array.from(classes, ({ trials, successes }) => perTask(trials, successes));
       let total = 0;
       for (let j = 0; j < classOf.length; j++) total += values[classOf[j] as number] as number;
       return total / classOf.length;
     },
-    share(test) {
+    share(test: (profile: TaskProfile) => boolean): number {
       let total = 0;
       for (const profile of profiles) if (test(profile)) total++;
       return total / profiles.length;
@@ -117,9 +66,8 @@ function taskMeans(profiles: readonly TaskProfile[]): TaskMeans {
 type Interval = (estimate: number, means: Float64Array | undefined) => Estimate;
 
 /**
- * The percentile interval of replicate values over `tasks` tasks, none without replicates. A
- * statistic whose resampled tasks are all alike (every task at 100%, say) has no bootstrap
- * spread: the exact interval over the tasks stands in, never a zero-width one.
+ * The percentile interval of replicate values over `tasks` tasks, none without replicates, or
+ * the exact interval over the tasks where the bootstrap has no spread (`withoutCollapse`).
  */
 function taskInterval(tasks: number, level: number): Interval {
   return (estimate, means) => {
@@ -135,15 +83,8 @@ function taskInterval(tasks: number, level: number): Interval {
   };
 }
 
-/**
- * The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist:
- * intraclassCorrelation refuses (StatisticsError) fewer than 2 tasks, no task with 2+ samples, and
- * samples that all pass or all fail.
- */
-function clustering(counts: { successes: number[]; trials: number[] }): {
-  rho: number | null;
-  effect: number | null;
-} {
+/** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
+function clustering(counts: { successes: number[]; trials: number[] }) {
   const sizes = counts.trials;
   const rho = orNull(() => intraclassCorrelation(counts));
   if (rho === null) return { rho: null, effect: null };
@@ -152,21 +93,17 @@ function clustering(counts: { successes: number[]; trials: number[] }): {
   return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
 }
 
-/**
- * The pooled share S / M with its task-level interval (`taskLevel` of the share) and, from 2
- * episodes, its episode-level interval and SE.
- */
+/** The pooled share S / M with its task-level interval and, from 2 episodes, its episode-level interval and SE. */
 function pooledShare(
   counts: { successes: number[]; trials: number[] },
   equalsMeanAccuracy: boolean,
   taskLevel: (share: number) => Estimate,
   { reps, level, rng }: { reps: number; level: number; rng: RandomSource },
-): MetricsReport['pooledShare'] {
+) {
   const successes = counts.successes.reduce((a, b) => a + b, 0);
   const episodes = counts.trials.reduce((a, b) => a + b, 0);
   const { estimate, ...taskLevelInterval } = taskLevel(successes / episodes);
-  const episodeLevel =
-    episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : { low: null, high: null };
+  const episodeLevel = episodes >= 2 ? episodeBootstrapCI(counts, { reps, level, rng }) : undefined;
   return {
     estimate,
     successes,
@@ -174,11 +111,9 @@ function pooledShare(
     equalsMeanAccuracy,
     taskLevel: taskLevelInterval,
     episodeLevel: {
-      low: episodeLevel.low,
-      high: episodeLevel.high,
-      ...('method' in episodeLevel && episodeLevel.method === 'exact over episodes'
-        ? { method: episodeLevel.method }
-        : {}),
+      low: episodeLevel?.low ?? null,
+      high: episodeLevel?.high ?? null,
+      ...(episodeLevel?.method === 'exact over episodes' ? { method: episodeLevel.method } : {}),
     },
     episodeSE: episodes >= 2 ? episodeStandardError(counts) : null,
   };
@@ -191,7 +126,7 @@ function pooledShare(
 function metricsAtK(
   ks: readonly number[],
   scoredKs: readonly number[],
-  means: TaskMeans,
+  means: ReturnType<typeof taskMeans>,
   meanAccuracy: number,
   interval: Interval,
   replicates: ReplicateMeans | undefined,
@@ -243,15 +178,16 @@ function metricsWarnings(tasks: number, minSamples: number, maxSamples: number):
 
 /**
  * Every metric of METRICS.md on one batch (tasks x samples, generation order), each with a
- * task-level (cluster) percentile bootstrap interval over one shared set of resampled tasks, plus
- * the consistency checks: k <= n, pass^k <= pass@1 <= pass@k in each family, monotone in k.
- * Below 2 tasks no task-level interval or clustered SE exists: they are null, with a warning
- * (and one below FEW_TASKS tasks that the intervals are unreliable).
+ * task-level percentile bootstrap interval over one shared set of resampled tasks (null below 2
+ * tasks), plus the checks k <= n, pass^k <= pass@1 <= pass@k and monotone in k. The pooled share
+ * S / M has its own intervals (it is the task mean only when every task has the same n); the
+ * plug-in pass@k values are shown only to show their error; a statistic at k is null where some
+ * task has fewer than k samples.
  */
 export function computeMetrics(
   tasks: readonly TaskOutcomes[],
   options: { ks: readonly number[]; level?: number; reps?: number; rng: RandomSource },
-): MetricsReport {
+) {
   const { ks, level = 0.95, reps = DEFAULT_REPLICATES, rng } = options;
   if (tasks.length === 0) throw new StatisticsError('no tasks');
   const sortedKs = [...new Set(ks)].sort((a, b) => a - b);
@@ -270,14 +206,14 @@ export function computeMetrics(
   const accuracy = means.ofCounts((n, c) => c / n);
   const meanAccuracy = interval(accuracy, replicates?.meanAccuracy);
   const { rho, effect } = clustering(counts);
-  const report: MetricsReport = {
+  const report = {
     tasks: tasks.length,
     samplesPerTask: { min: minSamples, max: maxSamples },
     level,
     reps,
     meanAccuracy: {
       ...meanAccuracy,
-      interval: 'task-level',
+      interval: 'task-level' as const,
       clusteredSE: resampled ? clusteredStandardError(counts) : null,
     },
     pooledShare: pooledShare(
@@ -296,18 +232,15 @@ export function computeMetrics(
     // null where it does not exist: fewer than 2 tasks, a task of 1 sample, every sample alike
     chapterIntraclassCorrelation: orNull(() => taskVarianceIntraclassCorrelation(counts)),
     warnings: metricsWarnings(tasks.length, minSamples, maxSamples),
-    checks: [],
   };
-  report.checks = [...sampleChecks(tasks, sortedKs), ...familyChecks(report, sortedKs)];
-  return report;
+  return { ...report, checks: [...sampleChecks(tasks, sortedKs), ...familyChecks(report, sortedKs)] };
 }
 
+export type MetricsReport = ReturnType<typeof computeMetrics>;
+
 /**
- * The mean score over tasks of graded scores (each task's mean, then their mean, as Inspect's and
- * lm-evaluation-harness's mean do) with its task-level percentile bootstrap interval
- * (eval/bootstrap.ts) and standard error (s / sqrt(N) over the task means); both null below 2
- * tasks, where no spread exists. pass@k counts 0/1 outcomes and is not defined on such scores.
- * @throws StatisticsError on no tasks, or a task mean that is not finite.
+ * The mean of graded scores' task means (as Inspect's and lm-evaluation-harness's mean), with its
+ * task-level percentile bootstrap interval and standard error s / sqrt(N), both null below 2 tasks.
  * @example meanScoreEstimate([0.5, 1, 0.25], { level: 0.95, reps: 2000, rng: new Rng(0) })
  */
 export function meanScoreEstimate(
@@ -322,42 +255,38 @@ export function meanScoreEstimate(
 
 const TOLERANCE = 1e-12;
 
-/** k <= n at each k: how many tasks have fewer than k samples, from the sorted sizes; the first few named, in file order. */
-function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]): Check[] {
-  const sizes = Float64Array.from(tasks, ({ outcomes }) => outcomes.length).sort();
+/** k <= n at each k: how many tasks have fewer than k samples, the first few named in file order. */
+function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]) {
   return ks.map((k) => {
-    let below = 0;
-    for (let high = sizes.length; below < high;) {
-      const middle = (below + high) >>> 1;
-      if ((sizes[middle] as number) < k) below = middle + 1;
-      else high = middle;
-    }
-    const short: TaskOutcomes[] = [];
-    for (const task of tasks) {
-      if (short.length === 8 || below === 0) break;
-      if (task.outcomes.length < k) short.push(task);
-    }
+    const tooShort = tasks.filter(({ outcomes }) => outcomes.length < k);
+    const below = tooShort.length;
+    const short = tooShort.slice(0, 8);
     return {
       name: `k=${k} <= n`,
       ok: below === 0,
       detail:
         below === 0
-          ? `every task has at least ${k} ${k === 1 ? 'sample' : 'samples'}`
-          : `${below} ${below === 1 ? 'task has' : 'tasks have'} fewer than ${k} ${k === 1 ? 'sample' : 'samples'}, so pass@${k} is not computed: ${short
+          ? `every task has at least ${count(k, 'sample')}`
+          : `${count(below, 'task has', 'tasks have')} fewer than ${count(k, 'sample')}, so pass@${k} is not computed: ${short
               .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
               .join(', ')}`,
     };
   });
 }
 
+type AtK = Record<string, Estimate | null>;
+
 /** pass^k <= pass@1 <= pass@k, and monotone in k, in the prefix and in the unbiased family. */
-function familyChecks(report: MetricsReport, ks: readonly number[]): Check[] {
-  const checks: Check[] = [];
-  const pairs: Array<[string, Record<string, Estimate | null>, number, Record<string, Estimate | null>]> = [
+function familyChecks(
+  report: Record<'allCorrectAtK' | 'prefixPassAtK' | 'unbiasedAllCorrectAtK' | 'passAtK', AtK> &
+    Record<'firstSampleAccuracy' | 'meanAccuracy', Estimate>,
+  ks: readonly number[],
+) {
+  const pairs: Array<[string, AtK, number, AtK]> = [
     ['prefix', report.allCorrectAtK, report.firstSampleAccuracy.estimate, report.prefixPassAtK],
     ['unbiased', report.unbiasedAllCorrectAtK, report.meanAccuracy.estimate, report.passAtK],
   ];
-  for (const [family, allCorrect, passAt1, passAt] of pairs) {
+  return pairs.flatMap(([family, allCorrect, passAt1, passAt]) => {
     const bad = ks.filter((k) => {
       const low = allCorrect[k];
       const high = passAt[k];
@@ -367,32 +296,25 @@ function familyChecks(report: MetricsReport, ks: readonly number[]): Check[] {
         !(low.estimate <= passAt1 + TOLERANCE && passAt1 <= high.estimate + TOLERANCE)
       );
     });
-    checks.push({
-      name: `${family}: pass^k <= pass@1 <= pass@k`,
-      ok: bad.length === 0,
-      detail: bad.length === 0 ? `holds at k = ${ks.join(', ')}` : `fails at k = ${bad.join(', ')}`,
-    });
     const computed = ks.filter((k) => passAt[k] != null);
-    const rising = computed.every(
-      (k, i) =>
-        i === 0 ||
-        (passAt[k] as Estimate).estimate + TOLERANCE >=
-          (passAt[computed[i - 1] as number] as Estimate).estimate,
-    );
-    const falling = computed.every(
-      (k, i) =>
-        i === 0 ||
-        (allCorrect[k] as Estimate).estimate <=
-          (allCorrect[computed[i - 1] as number] as Estimate).estimate + TOLERANCE,
-    );
-    checks.push({
-      name: `${family}: monotone in k`,
-      ok: rising && falling,
-      detail:
-        rising && falling
-          ? 'pass@k rises and pass^k falls with k'
-          : `pass@k ${rising ? 'rises' : 'does NOT rise'}, pass^k ${falling ? 'falls' : 'does NOT fall'} with k`,
-    });
-  }
-  return checks;
+    const steps = computed.slice(1).map((k, i) => [k, computed[i]!] as const);
+    const of = (values: AtK, k: number) => (values[k] as Estimate).estimate;
+    const rising = steps.every(([k, before]) => of(passAt, k) + TOLERANCE >= of(passAt, before));
+    const falling = steps.every(([k, before]) => of(allCorrect, k) <= of(allCorrect, before) + TOLERANCE);
+    return [
+      {
+        name: `${family}: pass^k <= pass@1 <= pass@k`,
+        ok: bad.length === 0,
+        detail: bad.length === 0 ? `holds at k = ${ks.join(', ')}` : `fails at k = ${bad.join(', ')}`,
+      },
+      {
+        name: `${family}: monotone in k`,
+        ok: rising && falling,
+        detail:
+          rising && falling
+            ? 'pass@k rises and pass^k falls with k'
+            : `pass@k ${rising ? 'rises' : 'does NOT rise'}, pass^k ${falling ? 'falls' : 'does NOT fall'} with k`,
+      },
+    ];
+  });
 }

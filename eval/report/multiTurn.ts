@@ -1,32 +1,13 @@
 import type { ResultRow } from '../io/resultFile.ts';
 
-export interface MultiTurnReport {
-  conversations: number;
-  /** Per recorded turn index t (0-based, in order): passes, the conversations still going at t, and both rates. */
-  perTurn: Array<{
-    turn: number;
-    passed: number;
-    stillGoing: number;
-    accuracyAmongStillGoing: number;
-    accuracyOverAll: number;
-  }>;
-  /** First failed turn -> number of conversations ('none' = never failed). */
-  firstFailure: Record<string, number>;
-  /** Every recorded turn passed. */
-  wholeConversation: number;
-  /** Some turn up to the k-th recorded turn index passed: monotone on one trajectory. */
-  succeededByTurn: number[];
-  /** The last turn passed: not monotone, a later turn can break a right answer. */
-  finalAnswer: number;
-  /** Conversations that passed at some turn and ended wrong. */
-  brokenLater: number;
-}
-
 /**
  * The multi-turn view of METRICS.md (diagnosis item 4) for rows with `turn`: a conversation is
- * one (run, task, sample); its turns are not attempts.
+ * one (run, task, sample); its turns are not attempts. Per recorded turn index (in order): the
+ * passes, the conversations still going and both rates; the first failed turn ('none': never);
+ * whole-conversation success; success by each turn (monotone); the final answer (not monotone)
+ * and the conversations that passed at some turn and ended wrong.
  */
-export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
+export function multiTurnReport(rows: readonly ResultRow[]) {
   const conversations = new Map<string, Map<number, boolean>>();
   for (const row of rows) {
     if (row.turn === undefined) continue;
@@ -42,15 +23,10 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     (x, y) => x - y,
   );
   const position = new Map(turnIndices.map((turn, i) => [turn, i]));
-  const perTurn = turnIndices.map((turn) => ({
-    turn,
-    passed: 0,
-    stillGoing: 0,
-    accuracyAmongStillGoing: 0,
-    accuracyOverAll: 0,
-  }));
-  const firstFailure: Record<string, number> = {};
+  const passedAt = new Array<number>(turnIndices.length).fill(0);
+  const goingAt = new Array<number>(turnIndices.length).fill(0);
   const succeededBy = new Array<number>(turnIndices.length).fill(0);
+  const firstFailure: Record<string, number> = {};
   let whole = 0;
   let final = 0;
   let brokenLater = 0;
@@ -59,31 +35,32 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     let firstFail: number | undefined;
     let firstPass: number | undefined;
     for (const [turn, passed] of ordered) {
-      const slot = perTurn[position.get(turn) as number] as (typeof perTurn)[number];
-      slot.stillGoing++;
+      const slot = position.get(turn)!;
+      goingAt[slot]! += 1;
       if (passed) {
-        slot.passed++;
+        passedAt[slot]! += 1;
         firstPass ??= turn;
       } else firstFail ??= turn;
     }
     const key = firstFail === undefined ? 'none' : String(firstFail);
     firstFailure[key] = (firstFailure[key] ?? 0) + 1;
     if (firstFail === undefined) whole++;
-    const last = (ordered[ordered.length - 1] as [number, boolean])[1];
+    const last = ordered[ordered.length - 1]![1];
     if (last) final++;
     if (firstPass !== undefined) {
-      for (let k = position.get(firstPass) as number; k < turnIndices.length; k++)
-        succeededBy[k] = (succeededBy[k] as number) + 1;
+      for (let k = position.get(firstPass)!; k < turnIndices.length; k++) succeededBy[k]! += 1;
       if (!last) brokenLater++;
     }
   }
-  for (const slot of perTurn) {
-    slot.accuracyAmongStillGoing = slot.stillGoing > 0 ? slot.passed / slot.stillGoing : 0;
-    slot.accuracyOverAll = slot.passed / total;
-  }
   return {
     conversations: total,
-    perTurn,
+    perTurn: turnIndices.map((turn, i) => ({
+      turn,
+      passed: passedAt[i]!,
+      stillGoing: goingAt[i]!,
+      accuracyAmongStillGoing: goingAt[i]! > 0 ? passedAt[i]! / goingAt[i]! : 0,
+      accuracyOverAll: passedAt[i]! / total,
+    })),
     firstFailure,
     wholeConversation: whole / total,
     succeededByTurn: succeededBy.map((count) => count / total),
@@ -91,3 +68,5 @@ export function multiTurnReport(rows: readonly ResultRow[]): MultiTurnReport {
     brokenLater,
   };
 }
+
+export type MultiTurnReport = ReturnType<typeof multiTurnReport>;

@@ -1,7 +1,7 @@
 import { allCorrectAtK, passAtK } from '../passAtK.ts';
 import { randomIndex, type RandomSource } from '../random.ts';
 
-/** A number with its interval; low and high are null where no interval exists (fewer than 2 units). */
+/** A number with its interval, null where none exists (fewer than 2 units). */
 export interface Estimate {
   estimate: number;
   low: number | null;
@@ -10,18 +10,12 @@ export interface Estimate {
   method?: 'exact over tasks';
 }
 
-/** What every metric of a report needs of one task: its n, c, and where its first success and first failure fall. */
-export interface TaskProfile {
-  trials: number;
-  successes: number;
-  /** Index of the first passing sample, `trials` when none passed: prefix pass@k is firstSuccess < k. */
-  firstSuccess: number;
-  /** Index of the first failing sample, `trials` when none failed: prefix pass^k is firstFailure >= k. */
-  firstFailure: number;
-}
-
-/** The task's profile, from its 0/1 outcomes in generation order. */
-export function taskProfile(outcomes: Uint8Array): TaskProfile {
+/**
+ * What every metric of a report needs of one task, from its 0/1 outcomes in generation order:
+ * n, c, and the index of the first passing and of the first failing sample (n when none), so
+ * that prefix pass@k is firstSuccess < k and prefix pass^k is firstFailure >= k.
+ */
+export function taskProfile(outcomes: Uint8Array) {
   let successes = 0;
   let firstSuccess = outcomes.length;
   let firstFailure = outcomes.length;
@@ -33,19 +27,7 @@ export function taskProfile(outcomes: Uint8Array): TaskProfile {
   }
   return { trials: outcomes.length, successes, firstSuccess, firstFailure };
 }
-
-/** Replicate values of each statistic of a metrics report, one per bootstrap replicate. */
-export interface ReplicateMeans {
-  meanAccuracy: Float64Array;
-  firstSampleAccuracy: Float64Array;
-  /** sum(c) / sum(n) of the resampled tasks. */
-  pooledShare: Float64Array;
-  /** One array per k of `ks`, in their order. */
-  passAtK: Float64Array[];
-  allCorrectAtK: Float64Array[];
-  prefixPassAtK: Float64Array[];
-  prefixAllCorrectAtK: Float64Array[];
-}
+export type TaskProfile = ReturnType<typeof taskProfile>;
 
 /**
  * A per-(n, c) row of terms over the ks, kept up to the last that is not 0: 1 - pass@k and pass^k
@@ -68,14 +50,8 @@ function termRows(
   });
 }
 
-/**
- * The distinct keys of `items` in order of first appearance with the first item of each, and
- * which one each item has.
- */
-export function classesBy<T>(
-  items: readonly T[],
-  key: (item: T) => string,
-): { classes: T[]; classOf: Int32Array } {
+/** The distinct keys of `items` (first item of each, in order of appearance) and which one each item has. */
+export function classesBy<T>(items: readonly T[], key: (item: T) => string) {
   const index = new Map<string, number>();
   const classes: T[] = [];
   const classOf = Int32Array.from(items, (item) => {
@@ -91,20 +67,10 @@ export function classesBy<T>(
 }
 
 /**
- * Classes of tasks alike in every statistic (`joint`, and `classOf` of each task), and of those
- * classes alike in (n, c) (`counts`, and `countsClassOf` of each joint class).
+ * `reps` replicate values, all 0, of every statistic of a metrics report: the pooled share is
+ * sum(c) / sum(n) of the resampled tasks, the statistics at k one array per k in their order.
  */
-function profileClasses(profiles: readonly TaskProfile[]) {
-  const { classes: joint, classOf } = classesBy(
-    profiles,
-    (p) => `${p.trials},${p.successes},${p.firstSuccess},${p.firstFailure}`,
-  );
-  const { classes: counts, classOf: countsClassOf } = classesBy(joint, (p) => `${p.trials},${p.successes}`);
-  return { joint, classOf, counts, countsClassOf };
-}
-
-/** `reps` replicate values, all 0, of every statistic of a report over `kCount` values of k. */
-function emptyMeans(kCount: number, reps: number): ReplicateMeans {
+function emptyMeans(kCount: number, reps: number) {
   const perK = () => Array.from({ length: kCount }, () => new Float64Array(reps));
   return {
     meanAccuracy: new Float64Array(reps),
@@ -139,11 +105,7 @@ function countsBelow(counts: Float64Array, ks: readonly number[], below: Float64
 }
 
 /** One replicate's draws counted by (n, c) class and by first-success and first-failure position. */
-interface DrawCounts {
-  counts: Float64Array;
-  firstSuccesses: Float64Array;
-  firstFailures: Float64Array;
-}
+type DrawCounts = Record<'counts' | 'firstSuccesses' | 'firstFailures', Float64Array>;
 
 /**
  * Counts one replicate's draws (`drawn`, the times each joint class was drawn) into `into`, and
@@ -177,18 +139,17 @@ function countDraws(
   return { rates, firstPassed, top, bottom };
 }
 
+/** Replicate values of each statistic of a metrics report, one per bootstrap replicate. */
+export type ReplicateMeans = ReturnType<typeof emptyMeans>;
+
 /**
  * The task-level (cluster) bootstrap of every statistic of a metrics report over one shared set
- * of resampled tasks, so that their intervals stay mutually coherent: replicate r draws
- * `tasks.length` task indices from `rng` (the r-th block of draws, as one index matrix filled
- * row by row would hold them) and every statistic is the mean over that multiset of tasks.
- *
- * Each statistic depends on a task only through its profile (n, c, first success, first
- * failure), so a replicate is counted once into classes of tasks alike and each statistic is
- * summed over classes, not tasks: the prefix metrics of every k from one cumulative count over
- * first-success (first-failure) positions, the unbiased ones over the (n, c) classes whose term
- * is neither exactly 0 nor exactly 1 at that k. The work per replicate is the draws plus a few
- * passes over the classes, not tasks x metrics x k. `ks` are the k every task can be scored at.
+ * of resampled tasks, so that their intervals stay coherent: replicate r draws the r-th block of
+ * `tasks.length` task indices from `rng`, and every statistic is the mean over those tasks.
+ * A statistic depends on a task only through its profile, so each replicate is counted into
+ * classes of tasks alike and summed over classes: the prefix metrics of every k from one
+ * cumulative count over first-success (first-failure) positions, the unbiased ones over the (n, c)
+ * classes. `ks` are the k every task can be scored at.
  */
 export function resampleMeans(
   profiles: readonly TaskProfile[],
@@ -196,7 +157,12 @@ export function resampleMeans(
   { reps, rng }: { reps: number; rng: RandomSource },
 ): ReplicateMeans {
   const units = profiles.length;
-  const { joint, classOf, counts, countsClassOf } = profileClasses(profiles);
+  // classes of tasks alike in every statistic, and of those classes alike in (n, c)
+  const { classes: joint, classOf } = classesBy(
+    profiles,
+    (p) => `${p.trials},${p.successes},${p.firstSuccess},${p.firstFailure}`,
+  );
+  const { classes: counts, classOf: countsClassOf } = classesBy(joint, (p) => `${p.trials},${p.successes}`);
   // 1 - pass@k (0 where pass@k is exactly 1) and pass^k, per (n, c) class
   const missing = termRows(counts, ks, (n, c, k) => 1 - passAtK(n, c, k));
   const allCorrect = termRows(counts, ks, allCorrectAtK);
@@ -219,7 +185,6 @@ export function resampleMeans(
     means.pooledShare[r] = top / bottom;
     weightedSums(missing, tally.counts, noneSums);
     weightedSums(allCorrect, tally.counts, allSums);
-    // first successes and first failures before each k
     countsBelow(tally.firstSuccesses, ks, successesBelow);
     countsBelow(tally.firstFailures, ks, failuresBelow);
     for (let i = 0; i < ks.length; i++) {

@@ -4,33 +4,22 @@ import { ResultFileError } from '../io/errors.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 
-/**
- * Selected accuracy: when a ranker or selector picks one final answer per task among its
- * candidates, the share of tasks whose picked answer is correct. It is not pass@k: pass@n asks
- * whether a correct candidate exists, selected accuracy whether the selector found it (the
- * pass@k note, "若系统还要用一个排序器挑出最终答案，需要另外评测'被选中的答案是否正确'").
- * `coverage` is the share of tasks with at least one passing candidate (pass@n on the same
- * candidates); `gap` = coverage - selected accuracy, the tasks the selector lost.
- */
-export interface SelectedAccuracy {
-  estimate: number;
-  /** Task-level percentile bootstrap interval; null below 2 tasks. */
-  low: number | null;
-  high: number | null;
-  coverage: number;
-  gap: number;
-  /** Tasks with a passing candidate whose selected answer failed (first 10), and how many in all. */
-  lost: string[];
-  lostCount: number;
-}
-
 const MAX_LISTED = 10;
+/** How a `selected` field may say yes or no. */
+const YES: unknown[] = [true, 'true', 1, '1'];
+const NO: unknown[] = [false, 'false', 0, '0'];
 
 /**
- * Selected accuracy of a result file whose rows carry a `selected` field (true on the one sample
- * the selector picked for its task), or undefined when no row carries one. Every task must then
- * have exactly one selected sample: a ResultFileError names the task and the lines otherwise, or
- * a `selected` that is not a boolean.
+ * Selected accuracy: when a selector picks one final answer per task among its candidates, the
+ * share of tasks whose picked answer is correct, with its task-level bootstrap interval (null
+ * below 2 tasks). It is not pass@k: pass@n asks whether a correct candidate exists, selected
+ * accuracy whether the selector found it (the pass@k note,
+ * "若系统还要用一个排序器挑出最终答案，需要另外评测'被选中的答案是否正确'"). `coverage` is pass@n on
+ * the same candidates, `gap` = coverage - selected accuracy, `lost` the tasks the selector lost.
+ *
+ * From the rows' `selected` field (true on the one sample picked for its task); undefined when no
+ * row carries one. A ResultFileError names a task without exactly one selected sample, or a
+ * `selected` that is not a boolean.
  *
  * @example the pass@k note's four tasks with a selector that picks A's 2nd, B's 2nd, C's 1st and
  *   D's 1st candidate: selected accuracy 0.5 against pass@10 0.75 (samples/blog-selected.jsonl)
@@ -39,15 +28,15 @@ export function selectedAccuracy(
   file: { path: string; rows: readonly ResultRow[] },
   tasks: readonly TaskOutcomes[],
   { level = 0.95, reps = DEFAULT_REPLICATES, rng }: { level?: number; reps?: number; rng: RandomSource },
-): SelectedAccuracy | undefined {
+) {
   const picks = new Map<string, Array<{ sample: number; passed: boolean; line: number }>>();
   let any = false;
   for (const row of file.rows) {
     const value = row.extra?.['selected'];
     if (value === undefined) continue;
     any = true;
-    const selected = value === true || value === 'true' || value === 1 || value === '1';
-    if (!selected && value !== false && value !== 'false' && value !== 0 && value !== '0')
+    const selected = YES.includes(value);
+    if (!selected && !NO.includes(value))
       throw new ResultFileError(
         file.path,
         row.line,
@@ -93,3 +82,5 @@ export function selectedAccuracy(
     lostCount: lost.length,
   };
 }
+
+export type SelectedAccuracy = NonNullable<ReturnType<typeof selectedAccuracy>>;
