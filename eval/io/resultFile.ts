@@ -1,6 +1,6 @@
 import { readRegularBytes } from '../../lib/files.ts';
 import { fileError, ResultFileError } from './errors.ts';
-import { decodeText, idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
+import { idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
 import {
   fileSize,
   isLfsPointer,
@@ -108,14 +108,15 @@ export interface Origin {
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
 
+/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
+interface Fail {
+  at(field: string, detail: string): never;
+}
+
 function parsePassed(value: unknown, fail: Fail): boolean {
-  if (value === true || value === 1 || value === '1') return true;
-  if (value === false || value === 0 || value === '0') return false;
-  if (typeof value === 'string') {
-    const lower = value.trim().toLowerCase();
-    if (lower === 'true' || lower === '1') return true;
-    if (lower === 'false' || lower === '0') return false;
-  }
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (text === true || text === 1 || text === 'true' || text === '1') return true;
+  if (text === false || text === 0 || text === 'false' || text === '0') return false;
   return fail.at('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
 }
 
@@ -147,65 +148,64 @@ function parseId(field: string, value: unknown, fail: Fail): string {
   );
 }
 
-/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
-class Fail {
-  line = 0;
-  constructor(readonly path: string) {}
+const given = (value: unknown) => value !== undefined && value !== '' && value !== null;
+
+/** The rows of the project's JSONL or CSV read so far, within their budget. */
+class RowsRead implements Fail {
+  readonly rows: ResultRow[] = [];
+  readonly budget: RowBudget;
+  private line = 0;
+
+  constructor(
+    readonly path: string,
+    limit: RowLimit,
+  ) {
+    this.budget = new RowBudget(path, limit);
+  }
+
   at(field: string, detail: string): never {
     throw new ResultFileError(this.path, this.line, field, detail);
   }
-}
 
-/** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
-function toRow(record: Record<string, unknown>, fail: Fail, line: number): ResultRow {
-  fail.line = line;
-  if (record.task === undefined || record.task === '') fail.at('task', 'missing');
-  if (record.sample === undefined || record.sample === '') fail.at('sample', 'missing');
-  if (record.passed === undefined || record.passed === '') fail.at('passed', 'missing');
-  const row: ResultRow = {
-    task: parseId('task', record.task, fail),
-    sample: parseIndex('sample', record.sample, fail),
-    passed: parsePassed(record.passed, fail),
-    line,
-  };
-  if (record.turn !== undefined && record.turn !== '' && record.turn !== null)
-    row.turn = parseIndex('turn', record.turn, fail);
-  if (record.run !== undefined && record.run !== '' && record.run !== null)
-    row.run = parseId('run', record.run, fail);
-  let extra: Record<string, unknown> | undefined;
-  for (const key in record) {
-    if (KNOWN.has(key)) continue;
-    extra ??= {};
-    // a key '__proto__' (JSON.parse makes it an own field) stays a field, not the prototype
-    if (key === '__proto__')
-      Object.defineProperty(extra, key, {
-        value: record[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else extra[key] = record[key];
+  /**
+   * Validates one record (from a JSON object or a CSV row) into a row, counted as its ids, or,
+   * with other fields (extra), as what its line's parse took (`parsed`), which bounds theirs.
+   */
+  add(record: Record<string, unknown>, line: number, parsed: number): void {
+    this.line = line;
+    for (const field of ['task', 'sample', 'passed'])
+      if (record[field] === undefined || record[field] === '') this.at(field, 'missing');
+    const row: ResultRow = {
+      task: parseId('task', record.task, this),
+      sample: parseIndex('sample', record.sample, this),
+      passed: parsePassed(record.passed, this),
+      line,
+    };
+    if (given(record.turn)) row.turn = parseIndex('turn', record.turn, this);
+    if (given(record.run)) row.run = parseId('run', record.run, this);
+    // fromEntries keeps a key '__proto__' (JSON.parse makes it an own field) a field, not the prototype
+    const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
+    if (Object.keys(extra).length > 0) row.extra = extra;
+    this.budget.row(line, row.extra !== undefined ? parsed : row.task.length + (row.run?.length ?? 0));
+    this.rows.push(row);
   }
-  if (extra !== undefined) row.extra = extra;
-  return row;
-}
 
-/** What a row holds beside ROW_BYTES: its ids, or, with other fields (extra), what its line's parse took (`parsed`), which bounds theirs. */
-const heldBytes = (row: ResultRow, parsed: number) =>
-  row.extra !== undefined ? parsed : row.task.length + (row.run?.length ?? 0);
+  file(format: 'jsonl' | 'csv'): ResultFile {
+    if (this.rows.length === 0) throw fileError(this.path, 'no result rows');
+    return { path: this.path, format, rows: this.rows };
+  }
+}
 
 /** The project's rows as JSON lines: an optional harness header line, then one row per line. */
 export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
-  const rows: ResultRow[] = [];
-  const budget = new RowBudget(path, limit);
+  const read = new RowsRead(path, limit);
   const cost = { bytes: 0 };
-  const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
   let firstDataLine: number | undefined;
   return {
     line(text, line) {
-      const record = jsonLine(text, line, path, { strict: true, maxBytes: budget.maxBytes, cost });
+      const record = jsonLine(text, line, path, { strict: true, maxBytes: read.budget.maxBytes, cost });
       if (record === undefined) return;
       const other =
         !('task' in record) && !('harness' in record)
@@ -216,18 +216,16 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
         if (firstDataLine !== undefined || harness !== undefined)
           throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
         if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
-        harness = record.harness;
-        const { harness: _harness, ...rest } = record;
+        const { harness: found, ...rest } = record;
+        harness = found;
         if (Object.keys(rest).length > 0) header = rest;
         return;
       }
       firstDataLine ??= line;
-      const row = toRow(record, fail, line);
-      budget.row(line, heldBytes(row, cost.bytes));
-      rows.push(row);
+      read.add(record, line, cost.bytes);
     },
     end() {
-      const file = rowsFile(path, 'jsonl', rows);
+      const file = read.file('jsonl');
       if (harness !== undefined) {
         file.harness = harness;
         file.harnessSource = 'header';
@@ -236,11 +234,6 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
       return file;
     },
   };
-}
-
-function rowsFile(path: string, format: 'jsonl' | 'csv', rows: ResultRow[]): ResultFile {
-  if (rows.length === 0) throw fileError(path, 'no result rows');
-  return { path, format, rows };
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no newlines inside quotes). */
@@ -269,9 +262,7 @@ export function splitCsvLine(line: string, path: string, lineNumber: number): st
 
 /** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
 export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
-  const rows: ResultRow[] = [];
-  const budget = new RowBudget(path, limit);
-  const fail = new Fail(path);
+  const read = new RowsRead(path, limit);
   let header: string[] | undefined;
   return {
     line(text, line) {
@@ -303,11 +294,9 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
       }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
-      const row = toRow(record, fail, line);
-      budget.row(line, heldBytes(row, text.length));
-      rows.push(row);
+      read.add(record, line, text.length);
     },
-    end: () => rowsFile(path, 'csv', rows),
+    end: () => read.file('csv'),
   };
 }
 
@@ -348,7 +337,7 @@ export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimi
   const maxBytes = limit.maxBytes ?? defaultMaxBytes();
   const sidecarBytes = readBytes(sidecarPath, { optional: true, maxBytes });
   if (sidecarBytes === undefined) return file;
-  const sidecarText = decodeText(sidecarBytes);
+  const sidecarText = sidecarBytes.toString('utf8').replace(/^\uFEFF/, '');
   const shape = jsonShape(sidecarText);
   checkShape(shape, sidecarText.length, { path: sidecarPath, line: 0, maxBytes });
   let sidecar: unknown;

@@ -11,7 +11,7 @@ import {
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
-import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
+import { idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
 
 /**
  * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
@@ -43,7 +43,7 @@ function keptScore(score: unknown): KeptScore {
     return value;
   if (typeof value === 'string' && value.length <= MAX_SCORE_CHARS) return value;
   if (typeof value === 'string' && FINITE_NUMBER.test(value)) return Number(value);
-  return { unreadable: prefixOf(JSON.stringify(value) ?? String(value), 200) };
+  return { unreadable: shownJson(value) };
 }
 
 /**
@@ -60,8 +60,6 @@ interface SampleSummary {
   errored: boolean;
   where: number | string;
 }
-
-const shownValue = (value: unknown) => ({ shown: prefixOf(JSON.stringify(value) ?? String(value), 200) });
 
 /** The samples of one log as they are read, each summarised and counted in the budget (a row of its id's and values' characters). */
 class Summaries {
@@ -83,8 +81,8 @@ class Summaries {
     if (scorers === undefined) this.scorerLists.set(key, (scorers = names));
     const values = names.map((name) => keptScore(scores[name]));
     const summary: SampleSummary = {
-      id: typeof id === 'number' || typeof id === 'string' ? id : shownValue(id),
-      epoch: typeof epoch === 'number' ? epoch : shownValue(epoch),
+      id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },
+      epoch: typeof epoch === 'number' ? epoch : { shown: shownJson(epoch) },
       scorers,
       values,
       errored: record.error != null,
@@ -113,6 +111,24 @@ type Reading = { value: number; partial?: true } | { missing: true } | { refused
 /** A string of a decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
 const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
+/** The strings `value_to_float` reads as 1 or 0 as they are, or (yes, no, true, false) in any case. */
+const WORDS = new Map([
+  ...[
+    ['C', 1],
+    ['I', 0],
+    ['N', 0],
+  ],
+  ...[
+    ['yes', 1],
+    ['true', 1],
+    ['no', 0],
+    ['false', 0],
+  ],
+] as Array<[string, number]>);
+
+const INFINITE =
+  'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
+
 /**
  * A score's value as a number, as Inspect's `value_to_float` reads it. An infinite value is
  * refused however it is written (`1e309`, `Infinity`, `"1e309"`): a mean over it is not defined.
@@ -120,30 +136,28 @@ const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Reading {
   if (value === undefined || value === null) return { missing: true };
   if (typeof value === 'boolean') return { value: value ? 1 : 0 };
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? { value } : { refused: `${value}: ${INFINITE}` };
-  if (value === 'C') return { value: 1 };
-  if (value === 'I' || value === 'N') return { value: 0 };
   if (value === 'P')
     return partialAs === undefined ? { value: 0.5 } : { value: partialAs === 'pass' ? 1 : 0, partial: true };
-  if (typeof value === 'string') {
-    const lower = value.toLowerCase();
-    if (lower === 'yes' || lower === 'true') return { value: 1 };
-    if (lower === 'no' || lower === 'false') return { value: 0 };
-    if (FINITE_NUMBER.test(value)) {
-      const number = Number(value);
-      return Number.isFinite(number)
-        ? { value: number }
-        : { refused: `${JSON.stringify(value)}: ${INFINITE}` };
-    }
-  }
+  const word = typeof value === 'string' ? (WORDS.get(value) ?? WORDS.get(value.toLowerCase())) : undefined;
+  if (word !== undefined) return { value: word };
+  const shown =
+    typeof value === 'object'
+      ? value.unreadable
+      : typeof value === 'string'
+        ? JSON.stringify(value)
+        : String(value);
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && FINITE_NUMBER.test(value)
+        ? Number(value)
+        : undefined;
+  if (number !== undefined)
+    return Number.isFinite(number) ? { value: number } : { refused: `${shown}: ${INFINITE}` };
   return {
-    refused: `${typeof value === 'string' ? JSON.stringify(value) : value.unreadable} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
+    refused: `${shown} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
   };
 }
-
-const INFINITE =
-  'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
 
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));

@@ -4,7 +4,17 @@ import { fileError, ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
 import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
 import { JsonDocument } from './document.ts';
-import { idOf, isObject, jsonLine, list, mixedFormat, parseJsonText, prefixOf } from './json.ts';
+import {
+  idOf,
+  isObject,
+  jsonLine,
+  list,
+  mixedFormat,
+  parseJsonText,
+  prefixOf,
+  setFields,
+  shownJson,
+} from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 export const SAMPLE_FIELDS = new Set([
@@ -42,15 +52,6 @@ function responsesPerDocument(record: Record<string, unknown>): number {
   );
 }
 
-/** A value as a message shows it, at most `chars` characters: JSON, and Infinity by its name (JSON has none). */
-function shown(value: unknown, chars = 200): string {
-  const text =
-    typeof value === 'number' && !Number.isFinite(value)
-      ? String(value)
-      : (JSON.stringify(value) ?? String(value));
-  return prefixOf(text, chars);
-}
-
 /**
  * A metric's value as a line keeps it: a number or a boolean as it is, a list of 0/1 as booleans,
  * anything else as what a message says of it (the line is let go, and a value that is not a
@@ -61,13 +62,13 @@ type KeptValue =
 
 function kept(value: unknown): KeptValue {
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  if (!Array.isArray(value)) return { shown: shown(value) };
+  if (!Array.isArray(value)) return { shown: shownJson(value) };
   const bad = value.find((item) => !binary(item));
   return {
     list:
       value.length > 0 && bad === undefined ? value.map((item) => item === 1 || item === true) : undefined,
     shown: prefixOf(JSON.stringify(value) ?? '', 40).replace(/\.\.\.$/, ''),
-    bad: value.length === 0 ? '[]' : shown(bad),
+    bad: value.length === 0 ? '[]' : shownJson(bad),
   };
 }
 
@@ -263,19 +264,20 @@ function runResults(
   const config = isObject(results.config) ? results.config : {};
   const taskConfig =
     isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
-  // the fields of each source that are set, in this order (a key of `keys`, else every key of `source`)
-  const pick = (source: Record<string, unknown>, keys = Object.keys(source).join(' ')) =>
-    Object.fromEntries(keys.split(' ').flatMap((key) => (source[key] == null ? [] : [[key, source[key]]])));
   const harness: Record<string, unknown> = {
     tool: 'lm-evaluation-harness',
-    ...pick({ version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name }),
-    ...pick(
+    ...setFields({
+      version: results.lm_eval_version,
+      git_hash: results.git_hash,
+      model_name: results.model_name,
+    }),
+    ...setFields(
       config,
       'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
     ),
-    ...pick(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
-    ...pick({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
-    ...pick(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
+    ...setFields(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
+    ...setFields({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
+    ...setFields(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
   };
   if (filter !== undefined) harness.filter = filter;
   harness.metric = metric;
@@ -371,7 +373,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
           values[name] = kept(record[name]);
           bytes += name.length + keptBytes(values[name]);
         }
-      const doc = idOf(record.doc_id) ?? { shown: shown(record.doc_id) };
+      const doc = idOf(record.doc_id) ?? { shown: shownJson(record.doc_id) };
       let filter: string | undefined;
       if (typeof record.filter === 'string') {
         filter = filters.get(record.filter);
