@@ -1,5 +1,6 @@
 import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
+import { gradedCount } from '../scores.ts';
 import {
   MAX_TEXT_BYTES,
   MAX_TEXT_LABEL,
@@ -241,7 +242,7 @@ interface ScorerRows {
   unscored: string[];
   partial: number;
   /** The rows whose score is not 0 or 1 (none: the rows are pass/fail and carry no score). */
-  graded: ResultRow[];
+  graded: number;
 }
 
 /** A row per sample with a value from `scorer`, refusing a value that is no score, or no row at all. */
@@ -275,8 +276,7 @@ function scorerRows(
       extra: { id: sample.id, epoch: sample.epoch },
     });
   }
-  const graded = rows.filter((row) => row.score !== 0 && row.score !== 1);
-  if (graded.length === 0) for (const row of rows) delete row.score;
+  const graded = gradedCount(rows);
   if (rows.length === 0)
     throw fileError(
       path,
@@ -305,9 +305,9 @@ function scorerNotes(
     notes.push(
       `${partial} partial-credit score(s) "P" read as ${partialAs} (Inspect's accuracy counts them 0.5)`,
     );
-  if (graded.length > 0)
+  if (graded > 0)
     notes.push(
-      `graded scores: ${graded.length} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
+      `graded scores: ${graded} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
     );
   return notes;
 }
