@@ -15,11 +15,10 @@ import { harnessOf, originOf, reportedValues, resultScores } from './inspectHead
 import { idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
 
 /**
- * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
- * `EvalSample`, `Score`) as `.json` or as the `.eval` zip archive (`inspect_ai/log/_recorders/eval.py`),
- * one row per sample: task = `id`, sample = `epoch - 1`, passed = one scorer's value read as
- * `value_to_float` (`inspect_ai/scorer/_metric.py`) reads it. docs/METRICS.md ("Inspect") gives
- * the fields, the versions and what is left out (errored and unscored samples).
+ * Inspect evaluation logs (inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`, `EvalSample`, `Score`)
+ * as `.json` or as the `.eval` zip archive, one row per sample: task = `id`, sample = `epoch - 1`,
+ * passed = one scorer's value read as `value_to_float` (`inspect_ai/scorer/_metric.py`) reads it
+ * (docs/METRICS.md, "Inspect").
  */
 
 export interface InspectOptions extends RowLimit {
@@ -48,10 +47,9 @@ function keptScore(score: unknown): KeptScore {
 }
 
 /**
- * What the reader keeps of one sample (its messages and events, most of a log, are let go at
- * once): an id or epoch that is not one as a message shows it, its scorers' names (one array
- * shared by the samples that have the same), their values, and where it is (its index in
- * `samples` or its archive entry).
+ * What the reader keeps of one sample (its messages and events are let go at once): an id or epoch
+ * that is not one as a message shows it, its scorers' names (one array shared by the samples that
+ * have the same), their values, and its index in `samples` or its archive entry.
  */
 interface SampleSummary {
   id: number | string | { shown: string };
@@ -113,19 +111,7 @@ type Reading = { value: number; partial?: true } | { missing: true } | { refused
 const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
 /** The strings `value_to_float` reads as 1 or 0 as they are, or (yes, no, true, false) in any case. */
-const WORDS = new Map([
-  ...[
-    ['C', 1],
-    ['I', 0],
-    ['N', 0],
-  ],
-  ...[
-    ['yes', 1],
-    ['true', 1],
-    ['no', 0],
-    ['false', 0],
-  ],
-] as Array<[string, number]>);
+const WORDS = new Map(Object.entries({ C: 1, I: 0, N: 0, yes: 1, true: 1, no: 0, false: 0 }));
 
 const INFINITE =
   'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
@@ -141,20 +127,12 @@ function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Re
     return partialAs === undefined ? { value: 0.5 } : { value: partialAs === 'pass' ? 1 : 0, partial: true };
   const word = typeof value === 'string' ? (WORDS.get(value) ?? WORDS.get(value.toLowerCase())) : undefined;
   if (word !== undefined) return { value: word };
-  const shown =
-    typeof value === 'object'
-      ? value.unreadable
-      : typeof value === 'string'
-        ? JSON.stringify(value)
-        : String(value);
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && FINITE_NUMBER.test(value)
-        ? Number(value)
-        : undefined;
-  if (number !== undefined)
-    return Number.isFinite(number) ? { value: number } : { refused: `${shown}: ${INFINITE}` };
+  if (typeof value === 'number' || (typeof value === 'string' && FINITE_NUMBER.test(value))) {
+    const number = Number(value);
+    if (Number.isFinite(number)) return { value: number };
+    return { refused: `${typeof value === 'string' ? JSON.stringify(value) : value}: ${INFINITE}` };
+  }
+  const shown = typeof value === 'string' ? JSON.stringify(value) : value.unreadable;
   return {
     refused: `${shown} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
   };
@@ -235,23 +213,16 @@ function chosenScorer(
   return { scorer: requested, names };
 }
 
-/** The rows of one scorer's values; the samples left out (errored, unscored) or read as partial credit. */
-interface ScorerRows {
-  rows: ResultRow[];
-  errored: string[];
-  unscored: string[];
-  partial: number;
-  /** The rows whose score is not 0 or 1 (none: the rows are pass/fail and carry no score). */
-  graded: number;
-}
-
-/** A row per sample with a value from `scorer`, refusing a value that is no score, or no row at all. */
+/**
+ * A row per sample with a value from `scorer` (refusing a value that is no score, or no row at all),
+ * and the notes on the samples left out, the partial credit read as pass or fail, and graded scores.
+ */
 function scorerRows(
   samples: readonly CheckedSample[],
   scorer: string,
   path: string,
   partialAs: InspectOptions['partialAs'],
-): ScorerRows {
+): { rows: ResultRow[]; notes: string[] } {
   const rows: ResultRow[] = [];
   const errored: string[] = [];
   const unscored: string[] = [];
@@ -282,15 +253,6 @@ function scorerRows(
       path,
       `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
     );
-  return { rows, errored, unscored, partial, graded };
-}
-
-/** The notes on the samples left out, the partial credit read as pass or fail, and graded scores. */
-function scorerNotes(
-  { rows, errored, unscored, partial, graded }: ScorerRows,
-  scorer: string,
-  partialAs: InspectOptions['partialAs'],
-): string[] {
   const notes: string[] = [];
   const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
   if (errored.length > 0)
@@ -309,7 +271,7 @@ function scorerNotes(
     notes.push(
       `graded scores: ${graded} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
     );
-  return notes;
+  return { rows, notes };
 }
 
 function inspectRows(
@@ -341,7 +303,7 @@ function inspectRows(
   notes.unshift(
     `outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`,
   );
-  notes.push(...scorerNotes(read, scorer, options.partialAs));
+  notes.push(...read.notes);
   const { reported, unchecked } = reportedValues(log, scored, scorer, samples.length);
   if (unchecked.length > 0)
     notes.push(
@@ -364,13 +326,10 @@ function inspectRows(
   };
 }
 
-/** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is checked and let go. */
+/** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is let go. */
 const LOG_MEMBERS = new Set(['version', 'status', 'eval', 'plan', 'results', 'stats']);
 
-/**
- * An Inspect `.json` log read one member and one sample at a time (a JsonDocument whose `each` is
- * `samples`): the members the rows use are kept, each sample summarised and let go, within the budget.
- */
+/** An Inspect `.json` log read one member and one sample at a time: each sample summarised and let go. */
 export class InspectLog {
   readonly log: Record<string, unknown> = {};
   private readonly summaries: Summaries;
@@ -408,9 +367,8 @@ export class InspectLog {
 }
 
 /**
- * An Inspect `.json` log over many lines, read by InspectLog, at most MAX_TEXT_BYTES of it (the
- * size it was once parsed whole at; an `.eval` log has no such limit). `parsed` is a log written
- * on one line that detection parsed already.
+ * An Inspect `.json` log over many lines, read by InspectLog, at most MAX_TEXT_BYTES of it (the size
+ * it was once parsed whole at); `parsed` is a log written on one line that detection parsed already.
  */
 export function inspectJsonReader(
   path: string,
@@ -438,8 +396,13 @@ export function inspectJsonReader(
       document.line(text, line);
     },
     end() {
-      if (parsed !== undefined) return parsedInspectJson(parsed.value, path, options);
-      document.end();
+      if (parsed === undefined) document.end();
+      else if (isObject(parsed.value))
+        for (const [key, member] of Object.entries(parsed.value)) {
+          if (key === 'samples' && Array.isArray(member))
+            member.forEach((sample, i) => log.sample(sample, i));
+          else log.member(key, member);
+        }
       return log.rows();
     },
   };
@@ -452,23 +415,9 @@ export const tooLargeLog = (path: string) =>
     `a JSON document over ${MAX_TEXT_LABEL}, more than one string can hold, so it cannot be parsed whole; write the Inspect log as .eval (inspect log convert --to eval), which is read one sample at a time`,
   );
 
-/** An Inspect `.json` log already parsed (by parsePythonJson): a log written on one line. */
-export function parsedInspectJson(value: unknown, path: string, options: InspectOptions = {}): ResultFile {
-  const log = new InspectLog(path, options);
-  if (isObject(value))
-    for (const [key, member] of Object.entries(value)) {
-      if (key === 'samples' && Array.isArray(member)) member.forEach((sample, i) => log.sample(sample, i));
-      else log.member(key, member);
-    }
-  return log.rows();
-}
-
 const SAMPLE_ENTRY = /^samples\/.+_epoch_\d+(\.json|\/sample\.json)$/;
 
-/**
- * An Inspect `.eval` log: the zip archive's header and sample entries, read one entry at a time
- * from `source` (an open file, or a buffer), each sample let go once summarised.
- */
+/** An Inspect `.eval` log: the zip archive's header and sample entries, read one entry at a time from `source`. */
 export function readInspectArchive(
   source: RandomAccess,
   path: string,
@@ -484,11 +433,7 @@ export function readInspectArchive(
       maxBytes: budget.maxBytes,
       what: `entry '${name}': `,
     });
-  const headerName = byName.has('header.json')
-    ? 'header.json'
-    : byName.has('_journal/start.json')
-      ? '_journal/start.json'
-      : undefined;
+  const headerName = ['header.json', '_journal/start.json'].find((name) => byName.has(name));
   if (headerName === undefined)
     throw fileError(
       path,
