@@ -18,10 +18,9 @@ import {
 export { ResultFileError };
 
 /**
- * The project's result files, one row per sample in JSONL or CSV (fields and harness header:
- * docs/METRICS.md, "Result files"). Malformed input throws `ResultFileError` naming the file, line
- * and field. Structural problems (duplicates, gaps, uneven samples) are listed by `groupOutcomes`
- * and left to each command. Other tools' files are read into the same rows by `eval/io/formats/`.
+ * The project's result files, one row per sample in JSONL or CSV (docs/METRICS.md, "Result files");
+ * other tools' files are read into the same rows by `eval/io/formats/`. Structural problems
+ * (duplicates, gaps, uneven samples) are listed by `groupOutcomes` and left to each command.
  */
 
 export interface ResultRow {
@@ -33,9 +32,8 @@ export interface ResultRow {
   /** 1-based line in the file (in an Inspect log, which has no lines per sample: the position in id and epoch order). */
   line: number;
   /**
-   * A graded score (Inspect's partial credit "P" as 0.5, a numeric score, an lm-evaluation-harness
-   * metric such as f1), set on every row of a file whose scores are not all 0/1; `passed` is then
-   * full credit (score 1). pass@k is not defined on such rows: `metrics` reports the mean score.
+   * A graded score (Inspect's "P" as 0.5, a numeric score, an lm-evaluation-harness f1), set on every
+   * row of a file whose scores are not all 0/1; `passed` is then full credit (score 1).
    */
   score?: number;
   extra?: Record<string, unknown>;
@@ -46,25 +44,20 @@ export type ResultFormat = 'jsonl' | 'csv' | 'humaneval' | 'inspect-json' | 'ins
 
 /** A number the file itself reports (e.g. Inspect's `results.scores`), to set beside the recomputed one. */
 export interface ReportedValue {
-  /** What it is, e.g. `accuracy`. */
+  /** e.g. `accuracy`. */
   name: string;
   value: number;
   /** Where in the file, e.g. `results.scores['match'].metrics.accuracy`. */
   where: string;
-  /** What it estimates: the mean (accuracy, mean score: the default) or the standard error of that mean (lm-evaluation-harness's `acc_stderr`). */
+  /** The mean (the default) or the standard error of that mean (lm-evaluation-harness's `acc_stderr`). */
   statistic?: 'mean' | 'stderr';
-  /**
-   * Set when the file holds fewer of the units (samples, documents) than the reported value was
-   * computed over: the rows then cannot give that number, and this says why.
-   */
+  /** Set when the file holds fewer samples or documents than the value was computed over (the rows cannot give it). */
   coverage?: { held: number; counted: number; unit: 'samples' | 'documents'; where: string };
 }
 
 /**
- * The benchmark a file's rows belong to, as the file records it. Rows of two files pair by task
- * id only within one benchmark of one tool: ids are each tool's own numbering (an Inspect sample
- * id, an lm-evaluation-harness document index, a HumanEval task_id), and the same id in two
- * benchmarks names two unrelated items.
+ * The benchmark a file's rows belong to, as the file records it: task ids are each tool's own
+ * numbering, so rows of two files pair by id only within one benchmark of one tool.
  */
 export interface Benchmark {
   /** The tool whose ids the rows carry, when the format says (the project's rows: `tinyagent eval --out`). */
@@ -93,12 +86,7 @@ export interface ResultFile {
   origin?: Origin;
 }
 
-/**
- * A run's model, date and status as its file records them (each left out when it does not): an
- * Inspect log's `eval.model`, `stats.completed_at` (else `eval.created`) and `status` (success,
- * error, cancelled, started); lm-evaluation-harness's `model_name` and the date of its file name;
- * the checkpoint (or scripted player) of a `tinyagent eval --out` file.
- */
+/** A run's model, date and status as its file records them (each left out when it does not). */
 export interface Origin {
   model?: string;
   /** ISO 8601 as recorded (an Inspect log's time zone kept). */
@@ -302,8 +290,7 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
 
 /**
  * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results), or a
- * ResultFileError naming the path: unreadable, a Git LFS pointer, or over MAX_TEXT_BYTES or
- * `maxBytes`; undefined for a missing file when `optional`.
+ * ResultFileError naming the path; undefined for a missing file when `optional`.
  */
 export function readBytes(
   path: string,
@@ -328,10 +315,7 @@ export function readBytes(
   return bytes;
 }
 
-/**
- * Adds the harness of a sidecar `FILE.harness.json` to a file read from `path`, if there is one.
- * A harness in the file and a sidecar that disagree is an error (which one is true?).
- */
+/** Adds the harness of a sidecar `FILE.harness.json`, if there is one; one that differs from the file's is an error. */
 export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimit = {}): ResultFile {
   const sidecarPath = `${path}.harness.json`;
   const maxBytes = limit.maxBytes ?? defaultMaxBytes();
