@@ -1,5 +1,5 @@
 import { fileError } from './errors.ts';
-import { detectingReader, isZip, readerFor, type ReadOptions } from './formats/detect.ts';
+import { detectingReader, isZip, READERS, type ReadOptions } from './formats/detect.ts';
 import { readInspectArchive } from './formats/inspect.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
 import { addSidecarHarness, type Benchmark, type ResultFile } from './resultFile.ts';
@@ -43,7 +43,7 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
       const reader =
         choice === 'auto'
           ? detectingReader(path, options, gzip ? undefined : size)
-          : readerFor(choice === 'inspect' ? 'inspect-json' : choice, path, options);
+          : READERS[choice === 'inspect' ? 'inspect-json' : choice](path, options);
       const lines = new LineSplitter(path, reader, { maxBytes });
       let zipped = false;
       let first = true;
