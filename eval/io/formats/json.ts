@@ -88,10 +88,7 @@ export function jsonShape(source: string): { depth: number; values: number; dupl
 /** What parsing a text of `length` characters and `shape` would take, in bytes, at most. */
 const parseCost = (length: number, shape: JsonShape) => length + shape.values * JSON_VALUE_BYTES;
 
-/**
- * The one line for a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take
- * more than `maxBytes` (--max-bytes): such a text is refused before JSON.parse builds it.
- */
+/** Refuses a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take more than `maxBytes`. */
 export function checkShape(
   shape: JsonShape,
   length: number,
@@ -113,11 +110,7 @@ export function checkShape(
     );
 }
 
-/**
- * A JSON text parsed as Python tools write it (parsePythonJson), once its shape is checked
- * (checkShape): nothing deeper than MAX_JSON_DEPTH, nothing whose parse would pass `maxBytes`.
- * @throws ResultFileError naming `path` (and `line`) for a text too deep, too large or not JSON.
- */
+/** A JSON text parsed as Python tools write it (parsePythonJson), once its shape is checked (checkShape). */
 export function parseJsonText(
   text: string,
   where: { path: string; line?: number; maxBytes?: number; what?: string },
@@ -219,11 +212,7 @@ export function unknownFormat(path: string, line: number, found: string): Result
   );
 }
 
-/**
- * A line of a JSON-lines file read as kind `expected` that holds another format: one file holds
- * one format (or `--format` named the wrong one). `undefined` when the line is not recognisably
- * another format.
- */
+/** The error for a line of a JSON-lines file read as kind `expected` that holds another format, if it does. */
 export function mixedFormat(
   path: string,
   line: number,
@@ -238,11 +227,9 @@ export function mixedFormat(
 }
 
 /**
- * The JSON object on one line of a JSON-lines file (its 1-based `line`), or `undefined` for a
- * blank line. Lines are read as Python tools write them (parsePythonJson), or, `strict`, by
- * JSON.parse as it is (NaN refused, its message given unchanged): the project's own rows. A
- * text that is not a flat object short enough is scanned first (checkShape); `cost` is set to
- * what its parse takes at most (its length for a flat object).
+ * The JSON object on one line of a JSON-lines file, or `undefined` for a blank line: read as Python
+ * tools write it, or, `strict` (the project's own rows), by JSON.parse as it is. A text that is not a
+ * flat object short enough is scanned first (checkShape); `cost` is set to what its parse takes at most.
  * @throws ResultFileError naming the line when it is not one JSON object with each key once.
  */
 export function jsonLine(
