@@ -131,10 +131,7 @@ function documentReader(
   return {
     line(text, line) {
       bytes += Buffer.byteLength(text) + 1;
-      if (bytes > MAX_TEXT_BYTES && root === '{') {
-        if (opening === '{') throw tooLargeLog(path);
-        asRow(tooLargeLog(path));
-      }
+      if (bytes > MAX_TEXT_BYTES && root === '{') asRow(tooLargeLog(path));
       try {
         document.line(text, line);
       } catch (error) {

@@ -1,11 +1,8 @@
 import type { Origin, ReportedValue } from '../resultFile.ts';
 import { isObject, setFields } from './json.ts';
 
-/**
- * What an Inspect log's header (the `EvalLog` without its samples: `eval`, `plan`, `results`,
- * `stats`, `status`) says for the reader in inspect.ts: the harness that generated the samples,
- * the run's origin, and the numbers `results.scores` reports, to check against the rows.
- */
+// What an Inspect log's header (the `EvalLog` without its samples) says for inspect.ts: the harness
+// that generated the samples, the run's origin, and the numbers `results.scores` reports.
 
 const nonEmpty = (value: unknown): value is Record<string, unknown> =>
   isObject(value) && Object.keys(value).length > 0;
@@ -49,12 +46,11 @@ export function originOf(log: Record<string, unknown>): Origin {
   const spec = log.eval as Record<string, unknown>;
   const completed = isObject(log.stats) ? log.stats.completed_at : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const origin = {
+  return setFields({
     model: text(spec.model),
     date: text(completed) ?? text(spec.created),
     status: text(log.status),
-  };
-  return Object.fromEntries(Object.entries(origin).filter(([, value]) => value !== undefined));
+  });
 }
 
 /** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */
