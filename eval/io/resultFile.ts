@@ -96,12 +96,7 @@ export interface Origin {
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
 
-/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
-interface Fail {
-  at(field: string, detail: string): never;
-}
-
-function parsePassed(value: unknown, fail: Fail): boolean {
+function parsePassed(value: unknown, fail: RowsRead): boolean {
   const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
   if (text === true || text === 1 || text === 'true' || text === '1') return true;
   if (text === false || text === 0 || text === 'false' || text === '0') return false;
@@ -112,7 +107,7 @@ function parsePassed(value: unknown, fail: Fail): boolean {
  * A sample or turn index: decimal digits (CSV, or a JSON string) or a JSON integer, at most
  * 2^53 - 1. `0x1`, `1e0` and `1.0` are refused in text: they are not how an index is written.
  */
-function parseIndex(field: string, value: unknown, fail: Fail): number {
+function parseIndex(field: string, value: unknown, fail: RowsRead): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
     return fail.at(
@@ -124,7 +119,7 @@ function parseIndex(field: string, value: unknown, fail: Fail): number {
 }
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
-function parseId(field: string, value: unknown, fail: Fail): string {
+function parseId(field: string, value: unknown, fail: RowsRead): string {
   return (
     idOf(value) ??
     fail.at(
@@ -139,7 +134,7 @@ function parseId(field: string, value: unknown, fail: Fail): string {
 const given = (value: unknown) => value !== undefined && value !== '' && value !== null;
 
 /** The rows of the project's JSONL or CSV read so far, within their budget. */
-class RowsRead implements Fail {
+class RowsRead {
   readonly rows: ResultRow[] = [];
   readonly budget: RowBudget;
   private line = 0;
@@ -151,6 +146,7 @@ class RowsRead implements Fail {
     this.budget = new RowBudget(path, limit);
   }
 
+  /** Throws the ResultFileError naming the field of the row being read (one object per reader, not a closure per row). */
   at(field: string, detail: string): never {
     throw new ResultFileError(this.path, this.line, field, detail);
   }
