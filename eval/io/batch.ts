@@ -1,5 +1,5 @@
 import { fileError } from './errors.ts';
-import { detectingReader, isZip, readerFor, type ReadOptions } from './formats/detect.ts';
+import { detectingReader, isZip, READERS, type ReadOptions } from './formats/detect.ts';
 import { readInspectArchive } from './formats/inspect.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
 import { addSidecarHarness, type Benchmark, type ResultFile } from './resultFile.ts';
@@ -21,11 +21,8 @@ export type { ReadOptions };
 /**
  * Reads a result file of any format (docs/METRICS.md, "Result files" and "Other tools' result
  * files"), gzipped or not, detected from the content unless `options.format` names it; a sidecar
- * `FILE.harness.json` adds a harness. A text is read one line at a time, a JSON document one
- * member and sample at a time, an `.eval` archive one entry at a time, keeping only what the rows
- * need, within `maxRows` and `maxBytes` (RowBudget); a gzipped `.eval` is unpacked in memory.
- * @throws ResultFileError for every problem, from a missing file to a malformed row or an
- *   ambiguous file (the message names the option).
+ * `FILE.harness.json` adds a harness. Only what the rows need is kept, within `maxRows` and `maxBytes`.
+ * @throws ResultFileError for every problem, from a missing file to a malformed row or an ambiguous file.
  */
 export async function readResults(path: string, options: ReadOptions = {}): Promise<ResultFile> {
   const size = fileSize(path) as number;
@@ -43,7 +40,7 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
       const reader =
         choice === 'auto'
           ? detectingReader(path, options, gzip ? undefined : size)
-          : readerFor(choice === 'inspect' ? 'inspect-json' : choice, path, options);
+          : READERS[choice === 'inspect' ? 'inspect-json' : choice](path, options);
       const lines = new LineSplitter(path, reader, { maxBytes });
       let zipped = false;
       let first = true;
@@ -99,9 +96,7 @@ function rowsBenchmark({ harness, header }: ResultFile): Benchmark | undefined {
 
 /**
  * One batch of a file grouped (groupOutcomes). Duplicated rows and several runs without a choice
- * are errors here, since any number computed from them would silently pick one of the rows
- * (`diagnose` shows them as evidence instead).
- * @throws ResultFileError on duplicates, several runs without `run`, or no rows for `run`.
+ * are errors here: any number computed from them would silently pick one of the rows.
  */
 export function groupBatch(file: ResultFile, run: string | undefined): GroupedOutcomes {
   const grouped = groupOutcomes(file.rows, run === undefined ? {} : { run });
@@ -118,7 +113,7 @@ export function groupBatch(file: ResultFile, run: string | undefined): GroupedOu
   return grouped;
 }
 
-/** One batch of a file as a task x sample matrix: groupBatch's tasks. @throws ResultFileError as groupBatch. */
+/** One batch of a file as a task x sample matrix: groupBatch's tasks. */
 export function batchOf(file: ResultFile, run: string | undefined): TaskOutcomes[] {
   return groupBatch(file, run).tasks;
 }

@@ -20,11 +20,9 @@ function differ(a: Benchmark | undefined, b: Benchmark | undefined): boolean {
 }
 
 /**
- * Checks that two files to be paired by task id hold one benchmark (docs/METRICS.md,
- * "Comparing two files"): the same id in two benchmarks names unrelated items, and a difference
- * computed over them is no comparison.
- * @returns a line saying what each file records, and, when a side records no name, that pairing
- *   assumes one benchmark; beginning `warning:` when they differ and `allow` let them through.
+ * Checks that two files to be paired by task id hold one benchmark (docs/METRICS.md, "Comparing
+ * two files"): the same id in two benchmarks names unrelated items.
+ * @returns a line saying what each file records; beginning `warning:` when they differ and `allow` let them through.
  * @throws InputError naming both benchmarks when they differ and `allow` is not set.
  */
 export function checkSameBenchmark(a: ResultFile, b: ResultFile, { allow }: { allow: boolean }): string {

@@ -6,24 +6,15 @@ export interface TaskOutcomes {
   outcomes: Uint8Array;
 }
 
-export type IssueKind = 'duplicate' | 'gap' | 'uneven' | 'multiple-runs';
-
 /** A structural problem in the rows, with the evidence to find it. */
-export interface Issue {
-  kind: IssueKind;
+interface Issue {
+  kind: 'duplicate' | 'gap' | 'uneven' | 'multiple-runs';
   message: string;
   tasks: string[];
   lines: number[];
 }
 
-export interface GroupedOutcomes {
-  /** Tasks in order of first appearance in the file. */
-  tasks: TaskOutcomes[];
-  issues: Issue[];
-  /** True when rows carry `turn`: each sample's outcome is then its last turn (final answer). */
-  multiTurn: boolean;
-  runs: string[];
-}
+export type GroupedOutcomes = ReturnType<typeof groupOutcomes>;
 
 /** What samplesOf keeps of a sample: its last turn's outcome, and the line of each (run, turn) seen. */
 interface SampleSeen {
@@ -159,13 +150,13 @@ function unevenIssues(tasks: readonly TaskOutcomes[]): Issue[] {
 }
 
 /**
- * Groups rows into a per-task 0/1 matrix in sample order. Nothing is dropped silently: duplicated
- * (task, sample[, turn]) rows keep their first occurrence and are listed with their lines, gaps in
- * sample indices and uneven sample counts are listed too. With `run`, only that run's rows count.
- * For multi-turn rows the sample's outcome is its last turn's `passed` (the final answer); a row
- * without `turn` counts as turn 0. Task ids are compared as strings (the reader makes them so).
+ * Groups rows into a per-task 0/1 matrix, tasks in order of first appearance and samples in index
+ * order. Nothing is dropped silently: duplicated (task, sample[, turn]) rows keep their first
+ * occurrence and are listed with their lines, gaps in sample indices and uneven sample counts are
+ * listed too. With `run`, only that run's rows count. When rows carry `turn` (multiTurn), a sample's
+ * outcome is its last turn's `passed` (the final answer); a row without `turn` counts as turn 0.
  */
-export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}): GroupedOutcomes {
+export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}) {
   const { runs, issues: runIssues } = runsOf(rows, run);
   const { byTask, duplicates, multiTurn } = samplesOf(rows, run);
   const { tasks, gaps } = outcomesOf(byTask);

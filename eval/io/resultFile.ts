@@ -1,6 +1,6 @@
 import { readRegularBytes } from '../../lib/files.ts';
 import { fileError, ResultFileError } from './errors.ts';
-import { decodeText, idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
+import { idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
 import {
   fileSize,
   isLfsPointer,
@@ -18,10 +18,9 @@ import {
 export { ResultFileError };
 
 /**
- * The project's result files, one row per sample in JSONL or CSV (fields and harness header:
- * docs/METRICS.md, "Result files"). Malformed input throws `ResultFileError` naming the file, line
- * and field. Structural problems (duplicates, gaps, uneven samples) are listed by `groupOutcomes`
- * and left to each command. Other tools' files are read into the same rows by `eval/io/formats/`.
+ * The project's result files, one row per sample in JSONL or CSV (docs/METRICS.md, "Result files");
+ * other tools' files are read into the same rows by `eval/io/formats/`. Structural problems
+ * (duplicates, gaps, uneven samples) are listed by `groupOutcomes` and left to each command.
  */
 
 export interface ResultRow {
@@ -33,9 +32,8 @@ export interface ResultRow {
   /** 1-based line in the file (in an Inspect log, which has no lines per sample: the position in id and epoch order). */
   line: number;
   /**
-   * A graded score (Inspect's partial credit "P" as 0.5, a numeric score, an lm-evaluation-harness
-   * metric such as f1), set on every row of a file whose scores are not all 0/1; `passed` is then
-   * full credit (score 1). pass@k is not defined on such rows: `metrics` reports the mean score.
+   * A graded score (Inspect's "P" as 0.5, a numeric score, an lm-evaluation-harness f1), set on every
+   * row of a file whose scores are not all 0/1; `passed` is then full credit (score 1).
    */
   score?: number;
   extra?: Record<string, unknown>;
@@ -46,25 +44,20 @@ export type ResultFormat = 'jsonl' | 'csv' | 'humaneval' | 'inspect-json' | 'ins
 
 /** A number the file itself reports (e.g. Inspect's `results.scores`), to set beside the recomputed one. */
 export interface ReportedValue {
-  /** What it is, e.g. `accuracy`. */
+  /** e.g. `accuracy`. */
   name: string;
   value: number;
   /** Where in the file, e.g. `results.scores['match'].metrics.accuracy`. */
   where: string;
-  /** What it estimates: the mean (accuracy, mean score: the default) or the standard error of that mean (lm-evaluation-harness's `acc_stderr`). */
+  /** The mean (the default) or the standard error of that mean (lm-evaluation-harness's `acc_stderr`). */
   statistic?: 'mean' | 'stderr';
-  /**
-   * Set when the file holds fewer of the units (samples, documents) than the reported value was
-   * computed over: the rows then cannot give that number, and this says why.
-   */
+  /** Set when the file holds fewer samples or documents than the value was computed over (the rows cannot give it). */
   coverage?: { held: number; counted: number; unit: 'samples' | 'documents'; where: string };
 }
 
 /**
- * The benchmark a file's rows belong to, as the file records it. Rows of two files pair by task
- * id only within one benchmark of one tool: ids are each tool's own numbering (an Inspect sample
- * id, an lm-evaluation-harness document index, a HumanEval task_id), and the same id in two
- * benchmarks names two unrelated items.
+ * The benchmark a file's rows belong to, as the file records it: task ids are each tool's own
+ * numbering, so rows of two files pair by id only within one benchmark of one tool.
  */
 export interface Benchmark {
   /** The tool whose ids the rows carry, when the format says (the project's rows: `tinyagent eval --out`). */
@@ -93,12 +86,7 @@ export interface ResultFile {
   origin?: Origin;
 }
 
-/**
- * A run's model, date and status as its file records them (each left out when it does not): an
- * Inspect log's `eval.model`, `stats.completed_at` (else `eval.created`) and `status` (success,
- * error, cancelled, started); lm-evaluation-harness's `model_name` and the date of its file name;
- * the checkpoint (or scripted player) of a `tinyagent eval --out` file.
- */
+/** A run's model, date and status as its file records them (each left out when it does not). */
 export interface Origin {
   model?: string;
   /** ISO 8601 as recorded (an Inspect log's time zone kept). */
@@ -108,14 +96,10 @@ export interface Origin {
 
 const KNOWN = new Set(['task', 'sample', 'passed', 'turn', 'run']);
 
-function parsePassed(value: unknown, fail: Fail): boolean {
-  if (value === true || value === 1 || value === '1') return true;
-  if (value === false || value === 0 || value === '0') return false;
-  if (typeof value === 'string') {
-    const lower = value.trim().toLowerCase();
-    if (lower === 'true' || lower === '1') return true;
-    if (lower === 'false' || lower === '0') return false;
-  }
+function parsePassed(value: unknown, fail: RowsRead): boolean {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (text === true || text === 1 || text === 'true' || text === '1') return true;
+  if (text === false || text === 0 || text === 'false' || text === '0') return false;
   return fail.at('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
 }
 
@@ -123,7 +107,7 @@ function parsePassed(value: unknown, fail: Fail): boolean {
  * A sample or turn index: decimal digits (CSV, or a JSON string) or a JSON integer, at most
  * 2^53 - 1. `0x1`, `1e0` and `1.0` are refused in text: they are not how an index is written.
  */
-function parseIndex(field: string, value: unknown, fail: Fail): number {
+function parseIndex(field: string, value: unknown, fail: RowsRead): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
     return fail.at(
@@ -135,7 +119,7 @@ function parseIndex(field: string, value: unknown, fail: Fail): number {
 }
 
 /** An id (task, run): a non-empty string, or a JSON integer read as its decimal digits. */
-function parseId(field: string, value: unknown, fail: Fail): string {
+function parseId(field: string, value: unknown, fail: RowsRead): string {
   return (
     idOf(value) ??
     fail.at(
@@ -147,65 +131,65 @@ function parseId(field: string, value: unknown, fail: Fail): string {
   );
 }
 
-/** Where a row is, to throw the ResultFileError naming it (one object per reader, not a closure per row). */
-class Fail {
-  line = 0;
-  constructor(readonly path: string) {}
+const given = (value: unknown) => value !== undefined && value !== '' && value !== null;
+
+/** The rows of the project's JSONL or CSV read so far, within their budget. */
+class RowsRead {
+  readonly rows: ResultRow[] = [];
+  readonly budget: RowBudget;
+  private line = 0;
+
+  constructor(
+    readonly path: string,
+    limit: RowLimit,
+  ) {
+    this.budget = new RowBudget(path, limit);
+  }
+
+  /** Throws the ResultFileError naming the field of the row being read (one object per reader, not a closure per row). */
   at(field: string, detail: string): never {
     throw new ResultFileError(this.path, this.line, field, detail);
   }
-}
 
-/** Validates one record (from a JSON object or a CSV row) into a ResultRow. */
-function toRow(record: Record<string, unknown>, fail: Fail, line: number): ResultRow {
-  fail.line = line;
-  if (record.task === undefined || record.task === '') fail.at('task', 'missing');
-  if (record.sample === undefined || record.sample === '') fail.at('sample', 'missing');
-  if (record.passed === undefined || record.passed === '') fail.at('passed', 'missing');
-  const row: ResultRow = {
-    task: parseId('task', record.task, fail),
-    sample: parseIndex('sample', record.sample, fail),
-    passed: parsePassed(record.passed, fail),
-    line,
-  };
-  if (record.turn !== undefined && record.turn !== '' && record.turn !== null)
-    row.turn = parseIndex('turn', record.turn, fail);
-  if (record.run !== undefined && record.run !== '' && record.run !== null)
-    row.run = parseId('run', record.run, fail);
-  let extra: Record<string, unknown> | undefined;
-  for (const key in record) {
-    if (KNOWN.has(key)) continue;
-    extra ??= {};
-    // a key '__proto__' (JSON.parse makes it an own field) stays a field, not the prototype
-    if (key === '__proto__')
-      Object.defineProperty(extra, key, {
-        value: record[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else extra[key] = record[key];
+  /**
+   * Validates one record (from a JSON object or a CSV row) into a row, counted as its ids, or,
+   * with other fields (extra), as what its line's parse took (`parsed`), which bounds theirs.
+   */
+  add(record: Record<string, unknown>, line: number, parsed: number): void {
+    this.line = line;
+    for (const field of ['task', 'sample', 'passed'])
+      if (record[field] === undefined || record[field] === '') this.at(field, 'missing');
+    const row: ResultRow = {
+      task: parseId('task', record.task, this),
+      sample: parseIndex('sample', record.sample, this),
+      passed: parsePassed(record.passed, this),
+      line,
+    };
+    if (given(record.turn)) row.turn = parseIndex('turn', record.turn, this);
+    if (given(record.run)) row.run = parseId('run', record.run, this);
+    // fromEntries keeps a key '__proto__' (JSON.parse makes it an own field) a field, not the prototype
+    const extra = Object.fromEntries(Object.entries(record).filter(([key]) => !KNOWN.has(key)));
+    if (Object.keys(extra).length > 0) row.extra = extra;
+    this.budget.row(line, row.extra !== undefined ? parsed : row.task.length + (row.run?.length ?? 0));
+    this.rows.push(row);
   }
-  if (extra !== undefined) row.extra = extra;
-  return row;
-}
 
-/** What a row holds beside ROW_BYTES: its ids, or, with other fields (extra), what its line's parse took (`parsed`), which bounds theirs. */
-const heldBytes = (row: ResultRow, parsed: number) =>
-  row.extra !== undefined ? parsed : row.task.length + (row.run?.length ?? 0);
+  file(format: 'jsonl' | 'csv'): ResultFile {
+    if (this.rows.length === 0) throw fileError(this.path, 'no result rows');
+    return { path: this.path, format, rows: this.rows };
+  }
+}
 
 /** The project's rows as JSON lines: an optional harness header line, then one row per line. */
 export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
-  const rows: ResultRow[] = [];
-  const budget = new RowBudget(path, limit);
+  const read = new RowsRead(path, limit);
   const cost = { bytes: 0 };
-  const fail = new Fail(path);
   let harness: Record<string, unknown> | undefined;
   let header: Record<string, unknown> | undefined;
   let firstDataLine: number | undefined;
   return {
     line(text, line) {
-      const record = jsonLine(text, line, path, { strict: true, maxBytes: budget.maxBytes, cost });
+      const record = jsonLine(text, line, path, { strict: true, maxBytes: read.budget.maxBytes, cost });
       if (record === undefined) return;
       const other =
         !('task' in record) && !('harness' in record)
@@ -216,18 +200,16 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
         if (firstDataLine !== undefined || harness !== undefined)
           throw new ResultFileError(path, line, 'harness', 'the harness header must be the first line');
         if (!isObject(record.harness)) throw new ResultFileError(path, line, 'harness', 'expected an object');
-        harness = record.harness;
-        const { harness: _harness, ...rest } = record;
+        const { harness: found, ...rest } = record;
+        harness = found;
         if (Object.keys(rest).length > 0) header = rest;
         return;
       }
       firstDataLine ??= line;
-      const row = toRow(record, fail, line);
-      budget.row(line, heldBytes(row, cost.bytes));
-      rows.push(row);
+      read.add(record, line, cost.bytes);
     },
     end() {
-      const file = rowsFile(path, 'jsonl', rows);
+      const file = read.file('jsonl');
       if (harness !== undefined) {
         file.harness = harness;
         file.harnessSource = 'header';
@@ -236,11 +218,6 @@ export function rowsJsonlReader(path: string, limit: RowLimit = {}): LineReader<
       return file;
     },
   };
-}
-
-function rowsFile(path: string, format: 'jsonl' | 'csv', rows: ResultRow[]): ResultFile {
-  if (rows.length === 0) throw fileError(path, 'no result rows');
-  return { path, format, rows };
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no newlines inside quotes). */
@@ -269,9 +246,7 @@ export function splitCsvLine(line: string, path: string, lineNumber: number): st
 
 /** The project's rows as CSV: a header naming at least task, sample and passed, then one row per line. */
 export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
-  const rows: ResultRow[] = [];
-  const budget = new RowBudget(path, limit);
-  const fail = new Fail(path);
+  const read = new RowsRead(path, limit);
   let header: string[] | undefined;
   return {
     line(text, line) {
@@ -303,18 +278,15 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
       }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
-      const row = toRow(record, fail, line);
-      budget.row(line, heldBytes(row, text.length));
-      rows.push(row);
+      read.add(record, line, text.length);
     },
-    end: () => rowsFile(path, 'csv', rows),
+    end: () => read.file('csv'),
   };
 }
 
 /**
  * The bytes of a small file read whole (a sidecar harness, lm-evaluation-harness's results), or a
- * ResultFileError naming the path: unreadable, a Git LFS pointer, or over MAX_TEXT_BYTES or
- * `maxBytes`; undefined for a missing file when `optional`.
+ * ResultFileError naming the path; undefined for a missing file when `optional`.
  */
 export function readBytes(
   path: string,
@@ -339,16 +311,13 @@ export function readBytes(
   return bytes;
 }
 
-/**
- * Adds the harness of a sidecar `FILE.harness.json` to a file read from `path`, if there is one.
- * A harness in the file and a sidecar that disagree is an error (which one is true?).
- */
+/** Adds the harness of a sidecar `FILE.harness.json`, if there is one; one that differs from the file's is an error. */
 export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimit = {}): ResultFile {
   const sidecarPath = `${path}.harness.json`;
   const maxBytes = limit.maxBytes ?? defaultMaxBytes();
   const sidecarBytes = readBytes(sidecarPath, { optional: true, maxBytes });
   if (sidecarBytes === undefined) return file;
-  const sidecarText = decodeText(sidecarBytes);
+  const sidecarText = sidecarBytes.toString('utf8').replace(/^\uFEFF/, '');
   const shape = jsonShape(sidecarText);
   checkShape(shape, sidecarText.length, { path: sidecarPath, line: 0, maxBytes });
   let sidecar: unknown;

@@ -10,9 +10,7 @@ interface EpisodeRow {
 /**
  * Writes an evaluation (agent/evaluate.ts's `Evaluation`) as a result file (docs/METRICS.md,
  * "Result files"), atomically: the provenance header line, then one row per episode record:
- * `task`, `sample`, `passed` (the episode's success) first, then every other field of the record
- * as it is (env seed, sampling key, reward, submitted, public and hidden outcome, first edit op,
- * turns, read calls, ...).
+ * `task`, `sample`, `passed` (the episode's success) first, then every other field as it is.
  */
 export function writeEvaluation(
   path: string,

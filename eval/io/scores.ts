@@ -10,6 +10,13 @@ export interface TaskScores {
 /** Whether the rows carry graded scores (a reader sets `score` on every row of such a file). */
 export const isGraded = (rows: readonly ResultRow[]): boolean => rows.some((row) => row.score !== undefined);
 
+/** Drops the scores of rows that are all 0/1 (pass/fail rows carry none); how many are graded. */
+export function gradedCount(rows: ResultRow[]): number {
+  const graded = rows.filter((row) => row.score !== undefined && row.score !== 0 && row.score !== 1).length;
+  if (graded === 0) for (const row of rows) delete row.score;
+  return graded;
+}
+
 /**
  * The rows' scores by task, tasks in order of first appearance (a row without `score`, 0/1,
  * counts as its `passed`); the rows of `run` only when given.

@@ -4,37 +4,32 @@ import { createGunzip } from 'node:zlib';
 import { fileKind, fileProblem, FileRefusedError, openRegularFile } from '../../lib/files.ts';
 import { fileError, ResultFileError } from './errors.ts';
 
-// Opening a result file and reading it without holding it whole: the text one line at a time
-// (through gunzip when gzipped), an archive one entry at a time (`RandomAccess`).
+// Reading a result file without holding it whole: a text one line at a time (through gunzip when
+// gzipped), an archive one entry at a time (`RandomAccess`).
 
-/**
- * The most text read into one string: V8's longest string is 2^29 - 24 characters (0x1fffffe8),
- * and a UTF-8 byte is at most one character, so a line or JSON document this long always fits.
- */
+/** The most text read into one string: V8's longest string is 2^29 - 24 characters, and a UTF-8 byte is at most one. */
 export const MAX_TEXT_BYTES = 0x1fffffe8;
 /** MAX_TEXT_BYTES for messages, near enough. */
 export const MAX_TEXT_LABEL = '512 MiB';
 
 /**
- * The most result rows read from one file unless `maxRows` (`--max-rows`) says otherwise: rows are
- * held in memory, and a small gzip can unpack to tens of millions of lines. Far above any real
- * evaluation (HumanEval at 200 samples per problem is 32,800 rows).
+ * The most rows read from one file unless `--max-rows` says otherwise: rows are held in memory, and
+ * a small gzip can unpack to tens of millions of lines (HumanEval at 200 samples is 32,800 rows).
  */
 export const MAX_ROWS = 5_000_000;
 
-/** How much a reader holds at most: rows (`MAX_ROWS` when absent) and bytes (`defaultMaxBytes()` when absent). */
+/** How much a reader holds at most: rows and bytes (the commands' `--max-rows` and `--max-bytes`). */
 export interface RowLimit {
   maxRows?: number;
-  /** The commands' `--max-bytes`: what the rows of one file may hold, and what one JSON text may take to parse. */
+  /** What the rows of one file may hold, and what one JSON text may take to parse. */
   maxBytes?: number;
 }
 
 let heapQuarter: number | undefined;
 
 /**
- * The bytes a file's rows may hold unless `maxBytes` (`--max-bytes`) says otherwise: a quarter of
- * V8's heap limit (`node --max-old-space-size=MB` sets it), as a row's fields have no other bound.
- * The rest of the heap is for the JSON text being parsed (bounded alike) and the statistics.
+ * The bytes a file's rows may hold unless `--max-bytes` says otherwise: a quarter of V8's heap limit,
+ * leaving the rest for the JSON text being parsed (bounded alike) and the statistics.
  */
 export function defaultMaxBytes(): number {
   heapQuarter ??= Math.floor(getHeapStatistics().heap_size_limit / 4);
@@ -58,9 +53,9 @@ export function formatBytes(bytes: number): string {
 export const ROW_BYTES = 100;
 
 /**
- * The rows one reader holds, counted as they are read: each at ROW_BYTES plus the characters it
- * keeps. Past `maxRows` rows or `maxBytes` bytes the next is refused, naming the file, the line (0
- * when the format has none) and the flag, before the rows exhaust the heap.
+ * The rows one reader holds, each counted at ROW_BYTES plus the characters it keeps: past `maxRows`
+ * rows or `maxBytes` bytes the next is refused (naming the file, the line, 0 when the format has
+ * none, and the flag) before the rows exhaust the heap.
  */
 export class RowBudget {
   rows = 0;
@@ -70,10 +65,10 @@ export class RowBudget {
 
   constructor(
     readonly path: string,
-    { maxRows = MAX_ROWS, maxBytes = defaultMaxBytes() }: RowLimit = {},
+    limit: RowLimit = {},
   ) {
-    this.maxRows = maxRows;
-    this.maxBytes = maxBytes;
+    this.maxRows = limit.maxRows ?? MAX_ROWS;
+    this.maxBytes = limit.maxBytes ?? defaultMaxBytes();
   }
 
   /** One more row at `line`, keeping `text` characters of ids and fields. */
@@ -98,15 +93,13 @@ export class RowBudget {
 /** How a Git LFS pointer file begins (git-lfs's spec/v1): what a clone without `git lfs pull` holds. */
 const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/v1');
 
-/** Whether bytes are a Git LFS pointer (a small text file standing for the real one), not content. */
 export const isLfsPointer = (bytes: Uint8Array) =>
   bytes.length >= LFS_POINTER.length && LFS_POINTER.equals(bytes.subarray(0, LFS_POINTER.length));
 
-/** The one line for a Git LFS pointer where a file was expected, whatever its format. */
 export const lfsPointerError = (path: string) =>
   fileError(path, 'a Git LFS pointer, not the file: run git lfs pull');
 
-/** Whether bytes begin a gzip stream (RFC 1952: 1f 8b). */
+/** RFC 1952: 1f 8b. */
 export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
 
 /**
@@ -131,7 +124,6 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
   return stats.size;
 }
 
-/** A file system error while reading `path`, as its one line. */
 export function readError(path: string, error: unknown): ResultFileError {
   if (error instanceof ResultFileError) return error;
   if (error instanceof FileRefusedError) return fileError(path, error.problem);
@@ -145,7 +137,7 @@ export interface RandomAccess {
   read(position: number, length: number): Buffer;
 }
 
-/** An open file read by position (opened as lib/files.ts `openRegularFile` opens any file); `close` it when done. */
+/** An open file read by position (lib/files.ts `openRegularFile`); `close` it when done. */
 export class FileAccess implements RandomAccess {
   readonly size: number;
   private readonly fd: number;
@@ -187,16 +179,15 @@ export const bufferAccess = (bytes: Buffer): RandomAccess => ({
   read: (position, length) => bytes.subarray(position, position + length),
 });
 
-/** What reads a text one line at a time: each line without its line end, then the end. */
+/** What reads a text one line at a time: each line (1-based number, without `\n` or `\r\n`, the first without a byte-order mark), then the end. */
 export interface LineReader<T> {
-  /** One line (1-based number), without `\n` or `\r\n`; the first without a byte-order mark. */
   line(text: string, number: number): void;
   end(): T;
 }
 
 /**
- * Streams the (unpacked, when `gzip`) bytes of a file to `chunk`, 1 MiB at a time; the first call
- * gets the first bytes. Stops early when `chunk` returns false.
+ * Streams the (unpacked, when `gzip`) bytes of a file to `chunk`, 1 MiB at a time, until `chunk`
+ * returns false.
  * @throws ResultFileError for a gzip stream that is broken or cut, or a read error.
  */
 export async function streamBytes(
@@ -229,10 +220,8 @@ export async function streamBytes(
 }
 
 /**
- * Splits bytes into lines for a LineReader without decoding more than one line at a time, so
- * that a file of any size is read in memory bounded by its longest line: at most MAX_TEXT_BYTES
- * (a longer line cannot become a string) and at most `maxBytes` (a line is held whole while it is
- * read and parsed), a longer one refused naming its number.
+ * Splits bytes into lines for a LineReader, decoding one line at a time, so that memory is bounded
+ * by the longest line: a line over MAX_TEXT_BYTES (no string holds it) or `maxBytes` is refused.
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
@@ -300,9 +289,8 @@ const MAX_GZIPPED_ARCHIVE = 2 ** 31;
 
 /**
  * A gzipped `.eval` archive unpacked into one buffer of its exact size: a first pass counts its
- * bytes and refuses it past `maxBytes` (and 2 GiB), a second fills the buffer, so that memory is the
+ * bytes (refused past `maxBytes` and 2 GiB), a second fills the buffer, so that memory holds the
  * archive once, never its chunks and then their copy.
- * @throws ResultFileError past the limit, or when the file changes between the passes.
  */
 export async function unpackedArchive(path: string, maxBytes = defaultMaxBytes()): Promise<Buffer> {
   const limit = Math.min(MAX_GZIPPED_ARCHIVE, maxBytes);

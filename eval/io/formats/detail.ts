@@ -9,6 +9,7 @@ import {
   LineSplitter,
   streamBytes,
   unpackedArchive,
+  type LineReader,
 } from '../source.ts';
 import { entryBytes, zipEntries } from '../zip.ts';
 import { JsonDocument } from './document.ts';
@@ -19,9 +20,9 @@ import { SAMPLE_FIELDS } from './lmEval.ts';
  * One sample of another tool's file as that tool records it (Inspect's `EvalSample` as `inspect
  * view` shows it, lm-evaluation-harness's `example`, a HumanEval results line), re-read from the
  * file for the episode viewer, since the readers keep only outcomes (docs/METRICS.md, "A sample in
- * the viewer"). Each text is capped at DETAIL_MAX_CHARS, the messages at DETAIL_MAX_MESSAGES.
+ * the viewer").
  */
-export interface SampleDetail {
+interface SampleDetail {
   parts: DetailPart[];
 }
 
@@ -44,6 +45,10 @@ const asText = (value: unknown): string =>
   clip(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)));
 
 const text = (label: string, value: unknown): DetailPart => ({ kind: 'text', label, text: asText(value) });
+
+/** The parts of the fields `keys` that the record has, in that order. */
+const fieldParts = (record: Record<string, unknown>, keys: string[]) =>
+  keys.filter((key) => record[key] !== undefined).map((key) => text(key, record[key]));
 
 /** An Inspect message's content (a string, or a list of content parts) and tool calls, as text. */
 function messageText(message: Record<string, unknown>): string {
@@ -86,7 +91,7 @@ function messagesPart(label: string, messages: unknown[]): DetailPart[] {
 }
 
 /** An Inspect sample's parts, in the order of `inspect view`'s sample panel. */
-export function inspectDetail(sample: Record<string, unknown>): SampleDetail {
+function inspectDetail(sample: Record<string, unknown>): SampleDetail {
   const parts: DetailPart[] = [];
   if (Array.isArray(sample.input)) parts.push(...messagesPart('input', sample.input));
   else if (sample.input !== undefined) parts.push(text('input', sample.input));
@@ -115,10 +120,8 @@ export function inspectDetail(sample: Record<string, unknown>): SampleDetail {
 const LM_EVAL_FIELDS = ['doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter'];
 
 /** An lm-evaluation-harness sample line's parts: its fields, then each metric's value. */
-export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
-  const parts = LM_EVAL_FIELDS.filter((key) => record[key] !== undefined).map((key) =>
-    text(key, record[key]),
-  );
+function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
+  const parts = fieldParts(record, LM_EVAL_FIELDS);
   const names = Array.isArray(record.metrics)
     ? record.metrics.filter((name): name is string => typeof name === 'string')
     : Object.keys(record).filter((key) => !SAMPLE_FIELDS.has(key));
@@ -126,12 +129,18 @@ export function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
   return { parts };
 }
 
-export function humanEvalDetail(record: Record<string, unknown>): SampleDetail {
-  return {
-    parts: ['task_id', 'completion', 'result', 'passed']
-      .filter((key) => record[key] !== undefined)
-      .map((key) => text(key, record[key])),
-  };
+const humanEvalDetail = (record: Record<string, unknown>): SampleDetail => ({
+  parts: fieldParts(record, ['task_id', 'completion', 'result', 'passed']),
+});
+
+/** Streams the lines of `path` (gzipped or not) to `reader` until `found()`. */
+async function scanLines(path: string, reader: LineReader<unknown>, maxBytes: number, found: () => boolean) {
+  const splitter = new LineSplitter(path, reader, { maxBytes });
+  await streamBytes(path, isGzip(headOf(path)), (bytes) => {
+    splitter.push(bytes);
+    return !found();
+  });
+  if (!found()) splitter.end();
 }
 
 /**
@@ -142,33 +151,25 @@ async function recordAtLine(path: string, line: number, maxBytes: number): Promi
   let found: unknown;
   let array: JsonDocument | undefined;
   let first = true;
-  const splitter = new LineSplitter(
-    path,
-    {
-      line(lineText, number) {
-        if (first && lineText.trim() !== '') {
-          first = false;
-          if (lineText.trimStart().startsWith('['))
-            array = new JsonDocument({
-              path,
-              maxBytes,
-              element: (value, at) => {
-                if (at === line) found = value;
-              },
-            });
-        }
-        if (array !== undefined) array.line(lineText, number);
-        else if (number === line) found = jsonLine(lineText, line, path, { maxBytes }) ?? null;
-      },
-      end: () => undefined,
+  const reader = {
+    line(lineText: string, number: number) {
+      if (first && lineText.trim() !== '') {
+        first = false;
+        if (lineText.trimStart().startsWith('['))
+          array = new JsonDocument({
+            path,
+            maxBytes,
+            element: (value, at) => {
+              if (at === line) found = value;
+            },
+          });
+      }
+      if (array !== undefined) array.line(lineText, number);
+      else if (number === line) found = jsonLine(lineText, line, path, { maxBytes }) ?? null;
     },
-    { maxBytes },
-  );
-  await streamBytes(path, isGzip(headOf(path)), (bytes) => {
-    splitter.push(bytes);
-    return found === undefined;
-  });
-  if (found === undefined) splitter.end();
+    end: () => undefined,
+  };
+  await scanLines(path, reader, maxBytes, () => found !== undefined);
   if (!isObject(found)) throw fileError(path, 'no longer the line it was when read: the file changed', line);
   return found;
 }
@@ -198,7 +199,6 @@ async function inspectSample(
       file.path,
       `sample ${JSON.stringify(id)} epoch ${String(epoch)} is no longer in the log: the file changed`,
     );
-  const gzip = isGzip(headOf(file.path));
   if (file.format === 'inspect-json') {
     // the log streamed one sample at a time (a log written on one line is one line, parsed whole)
     let found: Record<string, unknown> | undefined;
@@ -210,18 +210,15 @@ async function inspectSample(
         if (found === undefined && sameSample(value, id, epoch)) found = value;
       },
     });
-    const splitter = new LineSplitter(file.path, document, { maxBytes });
-    await streamBytes(file.path, gzip, (bytes) => {
-      splitter.push(bytes);
-      return found === undefined;
-    });
-    if (found === undefined) splitter.end();
+    await scanLines(file.path, document, maxBytes, () => found !== undefined);
     if (found === undefined) throw missing();
     return found;
   }
   const access = new FileAccess(file.path, fileSize(file.path) as number);
   try {
-    const source = gzip ? bufferAccess(await unpackedArchive(file.path, maxBytes)) : access;
+    const source = isGzip(headOf(file.path))
+      ? bufferAccess(await unpackedArchive(file.path, maxBytes))
+      : access;
     // a name written twice (a sample logged again) is read from its last entry, as the reader does
     const byName = new Map(zipEntries(source, file.path, maxBytes).map((entry) => [entry.name, entry]));
     const named = `samples/${String(id)}_epoch_${String(epoch)}`;

@@ -41,18 +41,18 @@ export const isZip = (bytes: Uint8Array) =>
 const keysOf = (keys: string[], count = keys.length) =>
   count === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${count > 6 ? ', ...' : ''}`;
 
+/** The text format of each kind of record. */
+const KIND_FORMAT = {
+  rows: 'jsonl',
+  humaneval: 'humaneval',
+  'lm-eval': 'lm-eval',
+  inspect: 'inspect-json',
+} as const;
+
 /** The format of a JSON object found first in a file, or the one line saying it is none. */
-function formatOfRecord(
-  record: Record<string, unknown>,
-  path: string,
-  line: number,
-  container: string,
-): Exclude<ResultFormat, 'inspect-eval'> {
+function formatOfRecord(record: Record<string, unknown>, path: string, line: number, container: string) {
   const kind = recordKind(record);
-  if (kind === 'rows') return 'jsonl';
-  if (kind === 'humaneval') return 'humaneval';
-  if (kind === 'lm-eval') return 'lm-eval';
-  if (kind === 'inspect') return 'inspect-json';
+  if (kind !== undefined) return KIND_FORMAT[kind];
   if ('task_id' in record && 'completion' in record) {
     throw new ResultFileError(
       path,
@@ -64,18 +64,17 @@ function formatOfRecord(
   throw unknownFormat(path, line, `${container} with ${keysOf(Object.keys(record))}`);
 }
 
-/** The reader of a text format, chosen by --format or found by `detectingReader`. */
-export function readerFor(
-  format: Exclude<ResultFormat, 'inspect-eval'>,
-  path: string,
-  options: ReadOptions,
-): LineReader<ResultFile> {
-  if (format === 'jsonl') return rowsJsonlReader(path, options);
-  if (format === 'csv') return rowsCsvReader(path, options);
-  if (format === 'humaneval') return humanEvalReader(path, options);
-  if (format === 'lm-eval') return lmEvalReader(path, options);
-  return inspectJsonReader(path, options);
-}
+/** The reader of each text format, chosen by --format or found by `detectingReader`. */
+export const READERS: Record<
+  Exclude<ResultFormat, 'inspect-eval'>,
+  (path: string, options: ReadOptions) => LineReader<ResultFile>
+> = {
+  jsonl: rowsJsonlReader,
+  csv: rowsCsvReader,
+  humaneval: humanEvalReader,
+  'lm-eval': lmEvalReader,
+  'inspect-json': inspectJsonReader,
+};
 
 /** The members of a JSON document that tell its kind (recordKind, isLmEvalResults) or that its reader uses. */
 const KIND_KEYS = new Set([
@@ -84,12 +83,10 @@ const KIND_KEYS = new Set([
 ]);
 
 /**
- * A JSON document over several lines, found by its first line (`{` or `[`, or an object cut at
- * the line's end), read as it streams (JsonDocument): an object is an Inspect `.json` log (its
- * samples summarised one at a time), lm-evaluation-harness's results without samples (refused,
- * saying what they report), or none of the formats; an array is lm-evaluation-harness samples as
- * 0.4.0 to 0.4.2 wrote them. A first line that is not exactly `{` or `[` may also be a broken
- * row: when the document fails, the line is read as a row, and its error is the one given.
+ * A JSON document over several lines, read as it streams: an object is an Inspect `.json` log,
+ * lm-evaluation-harness's results without samples (refused), or none of the formats; an array is
+ * lm-evaluation-harness samples as 0.4.0 to 0.4.2 wrote them. A first line that is not exactly `{`
+ * or `[` may also be a broken row: when the document fails, the row's error is the one given.
  */
 function documentReader(
   path: string,
@@ -134,10 +131,7 @@ function documentReader(
   return {
     line(text, line) {
       bytes += Buffer.byteLength(text) + 1;
-      if (bytes > MAX_TEXT_BYTES && root === '{') {
-        if (opening === '{') throw tooLargeLog(path);
-        asRow(tooLargeLog(path));
-      }
+      if (bytes > MAX_TEXT_BYTES && root === '{') asRow(tooLargeLog(path));
       try {
         document.line(text, line);
       } catch (error) {
@@ -160,7 +154,7 @@ function documentReader(
       if (format === undefined)
         throw unknownFormat(path, 0, `a JSON document with ${keysOf(names, memberCount)}`);
       // one record written over several lines: its first line, read as that format's line, is the error
-      readerFor(format === 'rows' ? 'jsonl' : format, path, options).line(first.text, first.line);
+      READERS[KIND_FORMAT[format]](path, options).line(first.text, first.line);
       throw unknownFormat(path, first.line, 'a JSON object over several lines');
     },
   };
@@ -170,11 +164,10 @@ function documentReader(
 const opensDocument = (source: string) => /[{[,:]$/.test(source);
 
 /**
- * Reads a text of any format (an archive is told apart before, by its bytes), found from the
- * first line that is not blank: a JSON object by its keys (recordKind); `{` or `[`, or an object
- * cut where a pretty-printer breaks a line, as a document over several lines (documentReader),
- * refused over MAX_TEXT_BYTES when its `size` is known; a text naming a column task, sample or
- * passed as CSV rows. Anything else is one ResultFileError naming what was found and what is expected.
+ * Reads a text of any format, found from its first line that is not blank: a JSON object by its
+ * keys (recordKind); `{` or `[`, or an object cut where a pretty-printer breaks a line, as a
+ * document over several lines (refused over MAX_TEXT_BYTES when its `size` is known); a text naming
+ * a column task, sample or passed as CSV rows.
  */
 export function detectingReader(
   path: string,
@@ -207,7 +200,7 @@ export function detectingReader(
         reader =
           format === 'inspect-json'
             ? inspectJsonReader(path, options, { line, value })
-            : readerFor(format, path, options);
+            : READERS[format](path, options);
         return reader.line(text, line);
       }
       if (source.startsWith('[')) {

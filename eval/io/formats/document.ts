@@ -10,14 +10,12 @@ import {
 } from './json.ts';
 
 /**
- * A JSON document over many lines (an Inspect `.json` log, an lm-evaluation-harness results file
- * or its samples written as one JSON array), read one value at a time: each member of the root
- * object, each element of the root array, and each element of one member's array (Inspect's
- * `samples`) is parsed on its own as its text ends and handed on, so that memory follows the
- * largest of them, not the document. Each is refused before it is parsed when it nests deeper
- * than MAX_JSON_DEPTH or its parse would take more than `maxBytes` (checkShape); what lies between
- * them (the root's braces, keys, colons and commas) is checked here, so that a document that is
- * not JSON is refused as JSON.parse would refuse it, naming the line and column.
+ * A JSON document over many lines (an Inspect `.json` log, lm-evaluation-harness samples as one
+ * array), read one value at a time: each member of the root object, each element of the root
+ * array, and each element of one member's array (Inspect's `samples`) is parsed on its own (after
+ * checkShape) as its text ends, so that memory follows the largest of them, not the document. What
+ * lies between them is checked here, so that a document that is not JSON is refused naming the line
+ * and column.
  */
 export interface DocumentReading {
   path: string;

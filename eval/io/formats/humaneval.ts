@@ -4,14 +4,12 @@ import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
 import { idOf, jsonLine, mixedFormat, prefixOf } from './json.ts';
 
 /** The most characters of a line's `result` a row keeps ("passed", "timed out", "failed: " and the exception). */
-export const RESULT_CHARS = 1000;
+const RESULT_CHARS = 1000;
 
 /**
  * HumanEval's `evaluate_functional_correctness` output, `SAMPLES_results.jsonl` (openai/human-eval,
  * `human_eval/evaluation.py`): task = `task_id`, sample = the line's position among its task's
- * lines (the order of HumanEval's `completion_id`), passed = `passed`; `result` kept in `extra`
- * (its first RESULT_CHARS characters). docs/METRICS.md ("HumanEval") gives the rest.
- * @throws ResultFileError naming the line and field of a line that is not a results line.
+ * lines (the order of `completion_id`), passed = `passed`, `result` kept in `extra` (docs/METRICS.md).
  */
 export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<ResultFile> {
   const rows: ResultRow[] = [];

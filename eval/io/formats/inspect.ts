@@ -1,5 +1,6 @@
 import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
+import { gradedCount } from '../scores.ts';
 import {
   MAX_TEXT_BYTES,
   MAX_TEXT_LABEL,
@@ -11,14 +12,13 @@ import {
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
-import { idOf, isObject, list, parseJsonText, prefixOf } from './json.ts';
+import { idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
 
 /**
- * Inspect evaluation logs (UKGovernmentBEIS/inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`,
- * `EvalSample`, `Score`) as `.json` or as the `.eval` zip archive (`inspect_ai/log/_recorders/eval.py`),
- * one row per sample: task = `id`, sample = `epoch - 1`, passed = one scorer's value read as
- * `value_to_float` (`inspect_ai/scorer/_metric.py`) reads it. docs/METRICS.md ("Inspect") gives
- * the fields, the versions and what is left out (errored and unscored samples).
+ * Inspect evaluation logs (inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`, `EvalSample`, `Score`)
+ * as `.json` or as the `.eval` zip archive, one row per sample: task = `id`, sample = `epoch - 1`,
+ * passed = one scorer's value read as `value_to_float` (`inspect_ai/scorer/_metric.py`) reads it
+ * (docs/METRICS.md, "Inspect").
  */
 
 export interface InspectOptions extends RowLimit {
@@ -43,14 +43,13 @@ function keptScore(score: unknown): KeptScore {
     return value;
   if (typeof value === 'string' && value.length <= MAX_SCORE_CHARS) return value;
   if (typeof value === 'string' && FINITE_NUMBER.test(value)) return Number(value);
-  return { unreadable: prefixOf(JSON.stringify(value) ?? String(value), 200) };
+  return { unreadable: shownJson(value) };
 }
 
 /**
- * What the reader keeps of one sample (its messages and events, most of a log, are let go at
- * once): an id or epoch that is not one as a message shows it, its scorers' names (one array
- * shared by the samples that have the same), their values, and where it is (its index in
- * `samples` or its archive entry).
+ * What the reader keeps of one sample (its messages and events are let go at once): an id or epoch
+ * that is not one as a message shows it, its scorers' names (one array shared by the samples that
+ * have the same), their values, and its index in `samples` or its archive entry.
  */
 interface SampleSummary {
   id: number | string | { shown: string };
@@ -60,8 +59,6 @@ interface SampleSummary {
   errored: boolean;
   where: number | string;
 }
-
-const shownValue = (value: unknown) => ({ shown: prefixOf(JSON.stringify(value) ?? String(value), 200) });
 
 /** The samples of one log as they are read, each summarised and counted in the budget (a row of its id's and values' characters). */
 class Summaries {
@@ -83,8 +80,8 @@ class Summaries {
     if (scorers === undefined) this.scorerLists.set(key, (scorers = names));
     const values = names.map((name) => keptScore(scores[name]));
     const summary: SampleSummary = {
-      id: typeof id === 'number' || typeof id === 'string' ? id : shownValue(id),
-      epoch: typeof epoch === 'number' ? epoch : shownValue(epoch),
+      id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },
+      epoch: typeof epoch === 'number' ? epoch : { shown: shownJson(epoch) },
       scorers,
       values,
       errored: record.error != null,
@@ -113,6 +110,12 @@ type Reading = { value: number; partial?: true } | { missing: true } | { refused
 /** A string of a decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
 const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 
+/** The strings `value_to_float` reads as 1 or 0 as they are, or (yes, no, true, false) in any case. */
+const WORDS = new Map(Object.entries({ C: 1, I: 0, N: 0, yes: 1, true: 1, no: 0, false: 0 }));
+
+const INFINITE =
+  'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
+
 /**
  * A score's value as a number, as Inspect's `value_to_float` reads it. An infinite value is
  * refused however it is written (`1e309`, `Infinity`, `"1e309"`): a mean over it is not defined.
@@ -120,30 +123,20 @@ const FINITE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
 function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Reading {
   if (value === undefined || value === null) return { missing: true };
   if (typeof value === 'boolean') return { value: value ? 1 : 0 };
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? { value } : { refused: `${value}: ${INFINITE}` };
-  if (value === 'C') return { value: 1 };
-  if (value === 'I' || value === 'N') return { value: 0 };
   if (value === 'P')
     return partialAs === undefined ? { value: 0.5 } : { value: partialAs === 'pass' ? 1 : 0, partial: true };
-  if (typeof value === 'string') {
-    const lower = value.toLowerCase();
-    if (lower === 'yes' || lower === 'true') return { value: 1 };
-    if (lower === 'no' || lower === 'false') return { value: 0 };
-    if (FINITE_NUMBER.test(value)) {
-      const number = Number(value);
-      return Number.isFinite(number)
-        ? { value: number }
-        : { refused: `${JSON.stringify(value)}: ${INFINITE}` };
-    }
+  const word = typeof value === 'string' ? (WORDS.get(value) ?? WORDS.get(value.toLowerCase())) : undefined;
+  if (word !== undefined) return { value: word };
+  if (typeof value === 'number' || (typeof value === 'string' && FINITE_NUMBER.test(value))) {
+    const number = Number(value);
+    if (Number.isFinite(number)) return { value: number };
+    return { refused: `${typeof value === 'string' ? JSON.stringify(value) : value}: ${INFINITE}` };
   }
+  const shown = typeof value === 'string' ? JSON.stringify(value) : value.unreadable;
   return {
-    refused: `${typeof value === 'string' ? JSON.stringify(value) : value.unreadable} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
+    refused: `${shown} is not a score Inspect's value_to_float reads (C, P, I, N, a number, yes/no, true/false)`,
   };
 }
-
-const INFINITE =
-  'an infinite score (a number past the largest double reads as Infinity), so the mean score is not defined';
 
 /** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
 const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
@@ -220,23 +213,16 @@ function chosenScorer(
   return { scorer: requested, names };
 }
 
-/** The rows of one scorer's values; the samples left out (errored, unscored) or read as partial credit. */
-interface ScorerRows {
-  rows: ResultRow[];
-  errored: string[];
-  unscored: string[];
-  partial: number;
-  /** The rows whose score is not 0 or 1 (none: the rows are pass/fail and carry no score). */
-  graded: ResultRow[];
-}
-
-/** A row per sample with a value from `scorer`, refusing a value that is no score, or no row at all. */
+/**
+ * A row per sample with a value from `scorer` (refusing a value that is no score, or no row at all),
+ * and the notes on the samples left out, the partial credit read as pass or fail, and graded scores.
+ */
 function scorerRows(
   samples: readonly CheckedSample[],
   scorer: string,
   path: string,
   partialAs: InspectOptions['partialAs'],
-): ScorerRows {
+): { rows: ResultRow[]; notes: string[] } {
   const rows: ResultRow[] = [];
   const errored: string[] = [];
   const unscored: string[] = [];
@@ -261,22 +247,12 @@ function scorerRows(
       extra: { id: sample.id, epoch: sample.epoch },
     });
   }
-  const graded = rows.filter((row) => row.score !== 0 && row.score !== 1);
-  if (graded.length === 0) for (const row of rows) delete row.score;
+  const graded = gradedCount(rows);
   if (rows.length === 0)
     throw fileError(
       path,
       `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
     );
-  return { rows, errored, unscored, partial, graded };
-}
-
-/** The notes on the samples left out, the partial credit read as pass or fail, and graded scores. */
-function scorerNotes(
-  { rows, errored, unscored, partial, graded }: ScorerRows,
-  scorer: string,
-  partialAs: InspectOptions['partialAs'],
-): string[] {
   const notes: string[] = [];
   const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
   if (errored.length > 0)
@@ -291,11 +267,11 @@ function scorerNotes(
     notes.push(
       `${partial} partial-credit score(s) "P" read as ${partialAs} (Inspect's accuracy counts them 0.5)`,
     );
-  if (graded.length > 0)
+  if (graded > 0)
     notes.push(
-      `graded scores: ${graded.length} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
+      `graded scores: ${graded} of ${rows.length} values are not 0 or 1 (read as Inspect's value_to_float reads them: C 1, P 0.5, I and N 0, numbers as they are), so each row carries its score; --partial-as pass|fail reads P as 0/1`,
     );
-  return notes;
+  return { rows, notes };
 }
 
 function inspectRows(
@@ -327,7 +303,7 @@ function inspectRows(
   notes.unshift(
     `outcome: scorer '${scorer}'${names.length > 1 ? ` (the log's scorers: ${list(names)})` : ''}; task = sample id, sample = epoch - 1`,
   );
-  notes.push(...scorerNotes(read, scorer, options.partialAs));
+  notes.push(...read.notes);
   const { reported, unchecked } = reportedValues(log, scored, scorer, samples.length);
   if (unchecked.length > 0)
     notes.push(
@@ -350,13 +326,10 @@ function inspectRows(
   };
 }
 
-/** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is checked and let go. */
+/** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is let go. */
 const LOG_MEMBERS = new Set(['version', 'status', 'eval', 'plan', 'results', 'stats']);
 
-/**
- * An Inspect `.json` log read one member and one sample at a time (a JsonDocument whose `each` is
- * `samples`): the members the rows use are kept, each sample summarised and let go, within the budget.
- */
+/** An Inspect `.json` log read one member and one sample at a time: each sample summarised and let go. */
 export class InspectLog {
   readonly log: Record<string, unknown> = {};
   private readonly summaries: Summaries;
@@ -394,9 +367,8 @@ export class InspectLog {
 }
 
 /**
- * An Inspect `.json` log over many lines, read by InspectLog, at most MAX_TEXT_BYTES of it (the
- * size it was once parsed whole at; an `.eval` log has no such limit). `parsed` is a log written
- * on one line that detection parsed already.
+ * An Inspect `.json` log over many lines, read by InspectLog, at most MAX_TEXT_BYTES of it (the size
+ * it was once parsed whole at); `parsed` is a log written on one line that detection parsed already.
  */
 export function inspectJsonReader(
   path: string,
@@ -424,8 +396,13 @@ export function inspectJsonReader(
       document.line(text, line);
     },
     end() {
-      if (parsed !== undefined) return parsedInspectJson(parsed.value, path, options);
-      document.end();
+      if (parsed === undefined) document.end();
+      else if (isObject(parsed.value))
+        for (const [key, member] of Object.entries(parsed.value)) {
+          if (key === 'samples' && Array.isArray(member))
+            member.forEach((sample, i) => log.sample(sample, i));
+          else log.member(key, member);
+        }
       return log.rows();
     },
   };
@@ -438,23 +415,9 @@ export const tooLargeLog = (path: string) =>
     `a JSON document over ${MAX_TEXT_LABEL}, more than one string can hold, so it cannot be parsed whole; write the Inspect log as .eval (inspect log convert --to eval), which is read one sample at a time`,
   );
 
-/** An Inspect `.json` log already parsed (by parsePythonJson): a log written on one line. */
-export function parsedInspectJson(value: unknown, path: string, options: InspectOptions = {}): ResultFile {
-  const log = new InspectLog(path, options);
-  if (isObject(value))
-    for (const [key, member] of Object.entries(value)) {
-      if (key === 'samples' && Array.isArray(member)) member.forEach((sample, i) => log.sample(sample, i));
-      else log.member(key, member);
-    }
-  return log.rows();
-}
-
 const SAMPLE_ENTRY = /^samples\/.+_epoch_\d+(\.json|\/sample\.json)$/;
 
-/**
- * An Inspect `.eval` log: the zip archive's header and sample entries, read one entry at a time
- * from `source` (an open file, or a buffer), each sample let go once summarised.
- */
+/** An Inspect `.eval` log: the zip archive's header and sample entries, read one entry at a time from `source`. */
 export function readInspectArchive(
   source: RandomAccess,
   path: string,
@@ -470,11 +433,7 @@ export function readInspectArchive(
       maxBytes: budget.maxBytes,
       what: `entry '${name}': `,
     });
-  const headerName = byName.has('header.json')
-    ? 'header.json'
-    : byName.has('_journal/start.json')
-      ? '_journal/start.json'
-      : undefined;
+  const headerName = ['header.json', '_journal/start.json'].find((name) => byName.has(name));
   if (headerName === undefined)
     throw fileError(
       path,

@@ -1,35 +1,34 @@
 import type { Origin, ReportedValue } from '../resultFile.ts';
-import { isObject } from './json.ts';
+import { isObject, setFields } from './json.ts';
 
-/**
- * What an Inspect log's header (the `EvalLog` without its samples: `eval`, `plan`, `results`,
- * `stats`, `status`) says for the reader in inspect.ts: the harness that generated the samples,
- * the run's origin, and the numbers `results.scores` reports, to check against the rows.
- */
+// What an Inspect log's header (the `EvalLog` without its samples) says for inspect.ts: the harness
+// that generated the samples, the run's origin, and the numbers `results.scores` reports.
+
+const nonEmpty = (value: unknown): value is Record<string, unknown> =>
+  isObject(value) && Object.keys(value).length > 0;
 
 /** The harness fields of an `EvalSpec` and `EvalPlan`: what generated the samples. */
 export function harnessOf(log: Record<string, unknown>): Record<string, unknown> {
   const spec = log.eval as Record<string, unknown>;
-  const config = isObject(spec.config) ? spec.config : {};
-  const harness: Record<string, unknown> = { tool: 'inspect_ai' };
   const packages = isObject(spec.packages) ? spec.packages : {};
-  if (packages.inspect_ai !== undefined) harness.version = packages.inspect_ai;
-  for (const key of ['task', 'task_version', 'model', 'model_base_url', 'solver'])
-    if (spec[key] !== undefined && spec[key] !== null) harness[key] = spec[key];
-  for (const key of ['model_generate_config', 'model_args', 'task_args', 'solver_args'])
-    if (isObject(spec[key]) && Object.keys(spec[key]).length > 0) harness[key] = spec[key];
-  if (isObject(spec.dataset) && spec.dataset.name != null) harness.dataset = spec.dataset.name;
-  if (isObject(spec.revision) && spec.revision.commit != null) harness.revision = spec.revision.commit;
-  for (const key of [
-    'epochs',
-    'epochs_reducer',
-    'limit',
-    'message_limit',
-    'token_limit',
-    'time_limit',
-    'working_limit',
-  ])
-    if (config[key] !== undefined && config[key] !== null) harness[key] = config[key];
+  const harness: Record<string, unknown> = {
+    tool: 'inspect_ai',
+    ...(packages.inspect_ai !== undefined ? { version: packages.inspect_ai } : {}),
+    ...setFields(spec, 'task task_version model model_base_url solver'),
+    ...Object.fromEntries(
+      ['model_generate_config', 'model_args', 'task_args', 'solver_args'].flatMap((key) =>
+        nonEmpty(spec[key]) ? [[key, spec[key]]] : [],
+      ),
+    ),
+    ...setFields({
+      dataset: isObject(spec.dataset) ? spec.dataset.name : undefined,
+      revision: isObject(spec.revision) ? spec.revision.commit : undefined,
+    }),
+    ...setFields(
+      isObject(spec.config) ? spec.config : {},
+      'epochs epochs_reducer limit message_limit token_limit time_limit working_limit',
+    ),
+  };
   if (isObject(log.plan)) {
     const steps = Array.isArray(log.plan.steps)
       ? log.plan.steps
@@ -37,8 +36,7 @@ export function harnessOf(log: Record<string, unknown>): Record<string, unknown>
           .filter((name) => name !== undefined)
       : [];
     if (steps.length > 0) harness.plan = steps;
-    if (isObject(log.plan.config) && Object.keys(log.plan.config).length > 0)
-      harness.plan_config = log.plan.config;
+    if (nonEmpty(log.plan.config)) harness.plan_config = log.plan.config;
   }
   return harness;
 }
@@ -48,12 +46,11 @@ export function originOf(log: Record<string, unknown>): Origin {
   const spec = log.eval as Record<string, unknown>;
   const completed = isObject(log.stats) ? log.stats.completed_at : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const origin = {
+  return setFields({
     model: text(spec.model),
     date: text(completed) ?? text(spec.created),
     status: text(log.status),
-  };
-  return Object.fromEntries(Object.entries(origin).filter(([, value]) => value !== undefined));
+  });
 }
 
 /** `results.scores` (or the legacy `results.scorer` with `results.metrics`) as [name, metrics, reducer]. */

@@ -1,19 +1,11 @@
 import { fileError, ResultFileError } from '../errors.ts';
 import { defaultMaxBytes, formatBytes } from '../source.ts';
 
-/** The UTF-8 text of a file's bytes, without a leading byte-order mark. */
-export function decodeText(bytes: Uint8Array): string {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
-}
-
 /**
- * JSON as Python tools write it. Python's `json.dumps` (lm-evaluation-harness) and pydantic with
+ * JSON as Python tools write it: Python's `json.dumps` (lm-evaluation-harness) and pydantic with
  * `ser_json_inf_nan="constants"` (Inspect: an unscored sample's value is NaN) write the bare
- * tokens `NaN`, `Infinity` and `-Infinity`, which `JSON.parse` refuses. Outside strings `NaN` is
- * read as `null`, so a NaN score is a missing score, as it is to Inspect's metrics; `Infinity`
- * is read as the number Infinity, as the number `1e309` (too large for a double) is read by
- * JSON.parse, so that the readers have one rule for an infinite value however it is written.
+ * tokens `NaN`, `Infinity` and `-Infinity`. Outside strings `NaN` is read as `null` (a NaN score
+ * is a missing score, as to Inspect's metrics) and `Infinity` as JSON.parse reads `1e309`.
  * @throws SyntaxError from JSON.parse on anything else that is not JSON.
  */
 export function parsePythonJson(text: string): unknown {
@@ -36,14 +28,7 @@ export const MAX_JSON_DEPTH = 1000;
 /** What one JSON value costs once parsed beyond its text, at most, in bytes: a parse is bounded by the text's length plus this per `{`, `[`, `,` and `:`. */
 const JSON_VALUE_BYTES = 48;
 
-/** A JSON text's structure outside its strings: its deepest nesting, its values, a top-level key written twice. */
-export interface JsonShape {
-  depth: number;
-  /** The `{`, `[`, `,` and `:` outside strings, plus one: an upper bound of the values (keys and values). */
-  values: number;
-  /** The first key written twice at the top level of an object, if any. */
-  duplicate: string | undefined;
-}
+type JsonShape = ReturnType<typeof jsonShape>;
 
 const STRING_END = /["\\]/g;
 export const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
@@ -60,10 +45,12 @@ export function closingQuote(text: string, from: number): number {
 }
 
 /**
- * Scans a JSON text without parsing it (a text that is not JSON gives some shape; JSON.parse then
- * refuses it). Stops at a nesting deeper than MAX_JSON_DEPTH.
+ * A JSON text's structure outside its strings, scanned without parsing it (JSON.parse then refuses
+ * a text that is not JSON): its deepest nesting (the scan stops past MAX_JSON_DEPTH), its `values`
+ * (the `{`, `[`, `,` and `:`, plus one: an upper bound of keys and values), and the first key
+ * written twice at the top level of an object.
  */
-export function jsonShape(source: string): JsonShape {
+export function jsonShape(source: string): { depth: number; values: number; duplicate: string | undefined } {
   let depth = 0;
   let deepest = 0;
   let values = 1;
@@ -101,10 +88,7 @@ export function jsonShape(source: string): JsonShape {
 /** What parsing a text of `length` characters and `shape` would take, in bytes, at most. */
 const parseCost = (length: number, shape: JsonShape) => length + shape.values * JSON_VALUE_BYTES;
 
-/**
- * The one line for a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take
- * more than `maxBytes` (--max-bytes): such a text is refused before JSON.parse builds it.
- */
+/** Refuses a JSON text that nests deeper than MAX_JSON_DEPTH, or whose parse would take more than `maxBytes`. */
 export function checkShape(
   shape: JsonShape,
   length: number,
@@ -126,11 +110,7 @@ export function checkShape(
     );
 }
 
-/**
- * A JSON text parsed as Python tools write it (parsePythonJson), once its shape is checked
- * (checkShape): nothing deeper than MAX_JSON_DEPTH, nothing whose parse would pass `maxBytes`.
- * @throws ResultFileError naming `path` (and `line`) for a text too deep, too large or not JSON.
- */
+/** A JSON text parsed as Python tools write it (parsePythonJson), once its shape is checked (checkShape). */
 export function parseJsonText(
   text: string,
   where: { path: string; line?: number; maxBytes?: number; what?: string },
@@ -156,15 +136,13 @@ export function jsonErrorWhere(error: unknown, text: string): string {
 }
 
 /**
- * Whether a flat object's text (no `{` or `[` inside) has each key once, known without a scan:
- * its colons are its keys written plus the colons inside strings, so as many colons as the parsed
- * object has keys means no key was written twice. `false` means "scan to find out".
+ * The colons of a flat object's text (no `{` or `[` inside): its keys written plus the colons
+ * inside strings, so as many colons as the parsed object has keys means no key was written twice.
  */
-function flatWithoutDuplicates(source: string, value: Record<string, unknown>): boolean {
-  if (source.indexOf('{', 1) >= 0 || source.includes('[')) return false;
+function colonCount(source: string): number {
   let colons = 0;
   for (let at = source.indexOf(':'); at >= 0; at = source.indexOf(':', at + 1)) colons++;
-  return colons === Object.keys(value).length;
+  return colons;
 }
 
 /** The most bytes a flat object's parse takes per character of its text. */
@@ -179,6 +157,19 @@ export function prefixOf(text: string, chars: number): string {
   if (text.length <= chars) return text;
   return `${JSON.parse(JSON.stringify(text.slice(0, chars))) as string}...`;
 }
+
+/** A value as a message shows it, at most `chars` characters: JSON, and Infinity by its name (JSON has none). */
+export function shownJson(value: unknown, chars = 200): string {
+  const text =
+    typeof value === 'number' && !Number.isFinite(value)
+      ? String(value)
+      : (JSON.stringify(value) ?? String(value));
+  return prefixOf(text, chars);
+}
+
+/** The fields of `source` named in `keys` (space-separated; all when absent) that are set (not null), in that order. */
+export const setFields = (source: Record<string, unknown>, keys = Object.keys(source).join(' ')) =>
+  Object.fromEntries(keys.split(' ').flatMap((key) => (source[key] == null ? [] : [[key, source[key]]])));
 
 /** A JSON object (not null, not an array). */
 export const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -221,11 +212,7 @@ export function unknownFormat(path: string, line: number, found: string): Result
   );
 }
 
-/**
- * A line of a JSON-lines file read as kind `expected` that holds another format: one file holds
- * one format (or `--format` named the wrong one). `undefined` when the line is not recognisably
- * another format.
- */
+/** The error for a line of a JSON-lines file read as kind `expected` that holds another format, if it does. */
 export function mixedFormat(
   path: string,
   line: number,
@@ -240,11 +227,9 @@ export function mixedFormat(
 }
 
 /**
- * The JSON object on one line of a JSON-lines file (its 1-based `line`), or `undefined` for a
- * blank line. Lines are read as Python tools write them (parsePythonJson), or, `strict`, by
- * JSON.parse as it is (NaN refused, its message given unchanged): the project's own rows. A
- * text that is not a flat object short enough is scanned first (checkShape); `cost` is set to
- * what its parse takes at most (its length for a flat object).
+ * The JSON object on one line of a JSON-lines file, or `undefined` for a blank line: read as Python
+ * tools write it, or, `strict` (the project's own rows), by JSON.parse as it is. A text that is not a
+ * flat object short enough is scanned first (checkShape); `cost` is set to what its parse takes at most.
  * @throws ResultFileError naming the line when it is not one JSON object with each key once.
  */
 export function jsonLine(
@@ -279,7 +264,7 @@ export function jsonLine(
   const twice =
     shape !== undefined
       ? shape.duplicate
-      : flatWithoutDuplicates(source, value)
+      : colonCount(source) === Object.keys(value).length
         ? undefined
         : jsonShape(source).duplicate;
   if (twice !== undefined)

@@ -2,9 +2,20 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileError, ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
+import { gradedCount } from '../scores.ts';
 import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
 import { JsonDocument } from './document.ts';
-import { idOf, isObject, jsonLine, list, mixedFormat, parseJsonText, prefixOf } from './json.ts';
+import {
+  idOf,
+  isObject,
+  jsonLine,
+  list,
+  mixedFormat,
+  parseJsonText,
+  prefixOf,
+  setFields,
+  shownJson,
+} from './json.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 export const SAMPLE_FIELDS = new Set([
@@ -30,44 +41,28 @@ function metricNames(record: Record<string, unknown>): string[] {
   );
 }
 
-const binary = (value: unknown): value is 0 | 1 | boolean =>
-  value === 0 || value === 1 || value === true || value === false;
-
 /** Responses per request: `resps` is one list per request, one entry per repeat. */
-function responsesPerDocument(record: Record<string, unknown>): number {
-  if (!Array.isArray(record.resps)) return 1;
-  return record.resps.reduce(
-    (most: number, responses) => Math.max(most, Array.isArray(responses) ? responses.length : 1),
-    1,
-  );
-}
-
-/** A value as a message shows it, at most `chars` characters: JSON, and Infinity by its name (JSON has none). */
-function shown(value: unknown, chars = 200): string {
-  const text =
-    typeof value === 'number' && !Number.isFinite(value)
-      ? String(value)
-      : (JSON.stringify(value) ?? String(value));
-  return prefixOf(text, chars);
-}
+const responsesPerDocument = (record: Record<string, unknown>): number =>
+  Array.isArray(record.resps)
+    ? record.resps.reduce((most: number, one) => Math.max(most, Array.isArray(one) ? one.length : 1), 1)
+    : 1;
 
 /**
- * A metric's value as a line keeps it: a number or a boolean as it is, a list of 0/1 as booleans,
- * anything else as what a message says of it (the line is let go, and a value that is not a
- * number is refused only if its metric is the one chosen).
+ * A metric's value as a line keeps it (the line is let go): a number or a boolean as it is, a list of
+ * 0/1 as booleans, anything else as a message shows it (refused only if its metric is chosen).
  */
 type KeptValue =
   number | boolean | { list: boolean[] | undefined; shown: string; bad: string } | { shown: string };
 
 function kept(value: unknown): KeptValue {
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  if (!Array.isArray(value)) return { shown: shown(value) };
-  const bad = value.find((item) => !binary(item));
+  if (!Array.isArray(value)) return { shown: shownJson(value) };
+  const bad = value.find((item) => item !== 0 && item !== 1 && item !== true && item !== false);
   return {
     list:
       value.length > 0 && bad === undefined ? value.map((item) => item === 1 || item === true) : undefined,
     shown: prefixOf(JSON.stringify(value) ?? '', 40).replace(/\.\.\.$/, ''),
-    bad: value.length === 0 ? '[]' : shown(bad),
+    bad: value.length === 0 ? '[]' : shownJson(bad),
   };
 }
 
@@ -75,10 +70,9 @@ function kept(value: unknown): KeptValue {
 const keptBytes = (value: KeptValue) =>
   typeof value === 'object' ? ('list' in value ? (value.list?.length ?? 0) * 8 : 0) + value.shown.length : 8;
 
-/** What one line keeps of a logged sample once read: its document, filter and metric values. */
+/** What one line keeps of a logged sample: its document (doc_id, or a message's view of one that is none), filter and metric values. */
 interface SampleLine {
   line: number;
-  /** The document's id (doc_id as its digits), or what a message says of a doc_id that is none. */
   doc: string | { shown: string };
   filter: string | undefined;
   names: string[];
@@ -99,11 +93,7 @@ function linesOfFilter(
   path: string,
   filter: string | undefined,
 ): { lines: SampleLine[]; filter: string | undefined } {
-  const filters = [
-    ...new Set(
-      records.map((record) => record.filter).filter((value): value is string => typeof value === 'string'),
-    ),
-  ];
+  const filters = [...new Set(records.flatMap((record) => record.filter ?? []))];
   if (filter === undefined) {
     if (filters.length > 1)
       throw fileError(
@@ -121,14 +111,6 @@ function linesOfFilter(
   if (lines.length === 0)
     throw fileError(path, `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`);
   return { lines, filter };
-}
-
-interface SamplesRead {
-  file: ResultFile;
-  metric: string;
-  filter: string | undefined;
-  /** The documents the chosen lines hold. */
-  documents: number;
 }
 
 /** The metric of the outcomes: `--metric`, else the only one the lines have. */
@@ -153,12 +135,7 @@ function chosenMetric(names: string[], path: string, metric: string | undefined)
 }
 
 /** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
-function samplesOf(
-  records: SampleLine[],
-  path: string,
-  options: LmEvalOptions,
-  held: RowBudget,
-): SamplesRead {
+function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions, held: RowBudget) {
   if (records.length === 0) throw fileError(path, 'no result rows');
   const { lines, filter } = linesOfFilter(records, path, options.filter);
   const names = [...new Set(lines.flatMap(({ names: lineNames }) => lineNames))];
@@ -212,28 +189,13 @@ function samplesOf(
     }
     repeats = Math.max(repeats, lineRepeats);
   }
-  const graded = rows.filter((row) => row.score !== undefined && row.score !== 0 && row.score !== 1).length;
-  if (graded === 0) for (const row of rows) delete row.score;
-  const notes = lmEvalNotes({ metric, filter, graded, rows: rows.length, pooled, repeats });
-  return { file: { path, format: 'lm-eval', rows, notes }, metric, filter, documents: documents.size };
-}
-
-/** What the reader chose and how the rows stand for the documents, each a sentence. */
-function lmEvalNotes(read: {
-  metric: string;
-  filter: string | undefined;
-  graded: number;
-  rows: number;
-  pooled: boolean;
-  repeats: number;
-}): string[] {
-  const { metric, filter, graded, rows, pooled, repeats } = read;
+  const graded = gradedCount(rows);
   const notes = [
     `outcome: '${metric}'${filter === undefined ? '' : ` under filter '${filter}'`}, one line per document (doc_id)`,
   ];
   if (graded > 0)
     notes.push(
-      `graded scores: '${metric}' is not 0 or 1 on ${graded} of ${rows} documents, so each row carries its score`,
+      `graded scores: '${metric}' is not 0 or 1 on ${graded} of ${rows.length} documents, so each row carries its score`,
     );
   if (pooled)
     notes.push(
@@ -244,18 +206,15 @@ function lmEvalNotes(read: {
       ? `only one sample per task: the file holds up to ${repeats} responses per document (repeats) but lm-evaluation-harness records one '${metric}' per document, after the filter has reduced them to one answer; pass@k for k > 1 and the spread within a task need each response's outcome`
       : `only one sample per task: lm-evaluation-harness scores each document once; pass@k for k > 1 and the spread within a task need several samples per task`,
   );
-  return notes;
+  const file: ResultFile = { path, format: 'lm-eval', rows, notes };
+  return { file, metric, filter, documents: documents.size };
 }
 
-/**
- * The harness and the reported value of one task from the run's aggregated results, the JSON
- * file the harness writes beside the samples: `samples_<task>_<date>.jsonl` has
- * `results_<date>.json` (or `<name>_<date>.json` when --output_path named a file).
- */
+/** The harness and the reported value of one task from the run's aggregated results beside the samples. */
 function runResults(
   results: unknown,
   task: string,
-  read: SamplesRead,
+  read: ReturnType<typeof samplesOf>,
   where: string,
 ): Pick<ResultFile, 'harness' | 'reported'> {
   const { metric, filter, documents } = read;
@@ -263,37 +222,34 @@ function runResults(
   const config = isObject(results.config) ? results.config : {};
   const taskConfig =
     isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
-  // the fields of each source that are set, in this order (a key of `keys`, else every key of `source`)
-  const pick = (source: Record<string, unknown>, keys = Object.keys(source).join(' ')) =>
-    Object.fromEntries(keys.split(' ').flatMap((key) => (source[key] == null ? [] : [[key, source[key]]])));
   const harness: Record<string, unknown> = {
     tool: 'lm-evaluation-harness',
-    ...pick({ version: results.lm_eval_version, git_hash: results.git_hash, model_name: results.model_name }),
-    ...pick(
+    ...setFields({
+      version: results.lm_eval_version,
+      git_hash: results.git_hash,
+      model_name: results.model_name,
+    }),
+    ...setFields(
       config,
       'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
     ),
-    ...pick(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
-    ...pick({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
-    ...pick(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
+    ...setFields(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
+    ...setFields({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
+    ...setFields(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
   };
   if (filter !== undefined) harness.filter = filter;
   harness.metric = metric;
-  const key = `${metric},${filter ?? 'none'}`;
   const byKey = isObject(results.results) && isObject(results.results[task]) ? results.results[task] : {};
-  const value = byKey[key];
-  if (typeof value !== 'number' || !Number.isFinite(value)) return { harness };
-  const reported: ReportedValue[] = [{ name: metric, value, where: `${where}: results.${task}['${key}']` }];
-  // the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean): `<metric>_stderr,<filter>`
-  const stderrKey = `${metric}_stderr,${filter ?? 'none'}`;
-  const stderr = byKey[stderrKey];
-  if (typeof stderr === 'number' && Number.isFinite(stderr))
-    reported.push({
-      name: `${metric}_stderr`,
-      value: stderr,
-      where: `${where}: results.${task}['${stderrKey}']`,
-      statistic: 'stderr',
-    });
+  // the value, then the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean)
+  const reported: ReportedValue[] = [];
+  for (const name of [metric, `${metric}_stderr`]) {
+    const key = `${name},${filter ?? 'none'}`;
+    const value = byKey[key];
+    if (typeof value !== 'number' || !Number.isFinite(value)) break;
+    const statistic = name === metric ? {} : { statistic: 'stderr' as const };
+    reported.push({ name, value, where: `${where}: results.${task}['${key}']`, ...statistic });
+  }
+  if (reported.length === 0) return { harness };
   // n-samples (lm_eval/evaluator_utils.py): the documents the run evaluated after --limit
   const counts = isObject(results['n-samples']) ? results['n-samples'][task] : undefined;
   const counted = isObject(counts) ? counts.effective : undefined;
@@ -311,19 +267,17 @@ function runResults(
 /** `samples_<task>_<date>.jsonl` (0.4.3 on), or `.json` (builds of May and June 2024, one JSON object a line all the same). */
 const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl?(?:\.gz)?$/;
 
-/**
- * lm-evaluation-harness `--log_samples` output (the `example` of `lm_eval/evaluator.py`, written by
- * `EvaluationTracker.save_results_samples`), read one line at a time, keeping only each line's
- * document, filter and metric values: task = `doc_id`, sample = 0, passed = the chosen metric's
- * 0/1. The files of each version, the choice of metric and filter, IFEval's pooled lists and what
- * the results file beside the samples adds are in docs/METRICS.md ("lm-evaluation-harness").
- * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
- */
 export interface LmEvalReader extends LineReader<ResultFile> {
   /** One logged sample already parsed (a line, or an element of a samples array); `line` where it starts. */
   record(record: unknown, line: number): void;
 }
 
+/**
+ * lm-evaluation-harness `--log_samples` output (the `example` of `lm_eval/evaluator.py`), read one
+ * line at a time, keeping each line's document, filter and metric values: task = `doc_id`, sample =
+ * 0, passed = the chosen metric's 0/1 (docs/METRICS.md, "lm-evaluation-harness").
+ * @throws ResultFileError naming the line and field, or the flag to pass when the file is ambiguous.
+ */
 export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalReader {
   const records: SampleLine[] = [];
   const budget = new RowBudget(path, options);
@@ -371,7 +325,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
           values[name] = kept(record[name]);
           bytes += name.length + keptBytes(values[name]);
         }
-      const doc = idOf(record.doc_id) ?? { shown: shown(record.doc_id) };
+      const doc = idOf(record.doc_id) ?? { shown: shownJson(record.doc_id) };
       let filter: string | undefined;
       if (typeof record.filter === 'string') {
         filter = filters.get(record.filter);
@@ -392,7 +346,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
 const MAX_RESULTS_CANDIDATES = 20;
 const MAX_RESULTS_BYTES = 64 * 2 ** 20;
 
-/** The run's results beside a samples file: its name, the task, and its parsed content; or a note why not. */
+/** The run's results beside a samples file: its name, the task, and its parsed content. */
 interface RunResults {
   sibling: string;
   task: string;
@@ -440,10 +394,9 @@ const taskNames = (results: Record<string, unknown>) =>
   );
 
 /**
- * The results beside a samples file named as before 0.4.3, `<model_args>_<task>.jsonl`: the
- * task name cannot be cut from the name alone (task names hold `_`), so it is the longest task
- * of a results file in the folder (`results.json` first, then the other `.json` files, at most
- * MAX_RESULTS_CANDIDATES of at most MAX_RESULTS_BYTES) with which the name ends.
+ * The results beside a samples file named as before 0.4.3, `<model_args>_<task>.jsonl`: task names
+ * hold `_`, so the task is the longest of a results file in the folder (`results.json` first) with
+ * which the name ends.
  */
 function namedResults(path: string, maxBytes: number): RunResults | undefined {
   const stem = basename(path)
@@ -478,7 +431,7 @@ function namedResults(path: string, maxBytes: number): RunResults | undefined {
 }
 
 /** The file's benchmark (the task of its name) and what the run's results file beside it adds. */
-function withRunResults(read: SamplesRead, path: string, maxBytes: number): ResultFile {
+function withRunResults(read: ReturnType<typeof samplesOf>, path: string, maxBytes: number): ResultFile {
   const { file } = read;
   const notes = file.notes as string[];
   const name = SAMPLES_NAME.exec(basename(path));
@@ -517,11 +470,7 @@ function withRunResults(read: SamplesRead, path: string, maxBytes: number): Resu
   return file;
 }
 
-/**
- * Whether a JSON object is lm-evaluation-harness's aggregated results (`results_<date>.json`,
- * or `results.json` and the file `--output_path` named before 0.4.3 and in 0.3): `results` by
- * task, beside `versions`, `configs` or `config`.
- */
+/** Whether a JSON object is lm-evaluation-harness's aggregated results: `results` by task, beside `versions`, `configs` or `config`. */
 export function isLmEvalResults(record: unknown): record is Record<string, unknown> {
   return (
     isObject(record) &&
@@ -531,10 +480,7 @@ export function isLmEvalResults(record: unknown): record is Record<string, unkno
   );
 }
 
-/**
- * The one line for lm-evaluation-harness's aggregated results read as a result file: what they
- * report (the first tasks' metrics), and that the rows the commands need are its samples.
- */
+/** The one line for lm-evaluation-harness's aggregated results read as a result file: what they report, and that the rows are its samples. */
 export function resultsWithoutSamples(path: string, results: Record<string, unknown>): ResultFileError {
   const byTask = Object.entries(results.results as Record<string, unknown>).filter(([, value]) =>
     isObject(value),

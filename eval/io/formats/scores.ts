@@ -8,12 +8,10 @@ import { zipEntries } from '../zip.ts';
 import { clip, DECIMAL_NUMBER } from '../../../lib/text.ts';
 
 /**
- * Reading runs x tasks score files in rliable's layout (a runs x tasks matrix per algorithm: JSON
- * `{algorithm: [[score per task] per run]}`, or CSV with a line per run and a column per task)
- * or one row per run and task (`algorithm`, optional, `run`, `task`, `score`: CSV with a header,
- * JSON lines, or a JSON array of such objects), the layout found from the content. A file
- * without an algorithm is one algorithm, named by the file (`tuned.csv` is `tuned`). Another
- * tool's file is refused saying what it is.
+ * Runs x tasks score files, the layout found from the content: rliable's (a runs x tasks matrix per
+ * algorithm: JSON `{algorithm: [[score per task] per run]}`, or CSV with a line per run and a column
+ * per task), or one row per run and task (`algorithm`, optional, `run`, `task`, `score`: CSV, JSON
+ * lines or a JSON array). A file without an algorithm is one, named by the file (`tuned.csv` is `tuned`).
  */
 
 /** One algorithm's scores: `scores[run][task]`, runs and tasks in order of first appearance. */
@@ -71,18 +69,20 @@ function refuseBinary(bytes: Buffer, path: string): void {
 }
 
 /** What another tool's record found first in a JSON file is (`recordKind`), refused in one line. */
-const OTHER_RECORDS: Record<RecordKind, [string, string]> = {
-  rows: ['result rows (task, sample, passed)', 'tinyagent metrics reads them'],
-  humaneval: ['HumanEval results (task_id, passed)', 'tinyagent metrics reads them'],
-  'lm-eval': ['lm-evaluation-harness samples (doc_id)', 'tinyagent metrics reads them'],
-  inspect: ['an Inspect log (.json)', 'tinyagent metrics reads it'],
+const OTHER_RECORDS: Record<RecordKind, string> = {
+  rows: 'result rows (task, sample, passed)',
+  humaneval: 'HumanEval results (task_id, passed)',
+  'lm-eval': 'lm-evaluation-harness samples (doc_id)',
+  inspect: 'an Inspect log (.json)',
 };
+
+const readByMetrics = (path: string, kind: RecordKind) =>
+  notScores(path, OTHER_RECORDS[kind], `tinyagent metrics reads ${kind === 'inspect' ? 'it' : 'them'}`);
 
 function refuseOtherRecord(record: Record<string, unknown>, path: string): void {
   const kind = recordKind(record);
   if (kind === 'rows' && !('passed' in record) && !('harness' in record)) return;
-  const other = kind === undefined ? undefined : OTHER_RECORDS[kind];
-  if (other !== undefined) throw notScores(path, ...other);
+  if (kind !== undefined) throw readByMetrics(path, kind);
 }
 
 function decimalScore(text: string, path: string, line: number, field: string): number {
@@ -96,8 +96,7 @@ type CsvLayout = (values: string[], line: number) => ScoreRow[];
 
 /** The long layout: a header naming run, task, score (and optionally algorithm); one score a line. */
 function longCsv(header: string[], path: string, line: number): CsvLayout {
-  if (header.includes('passed') && !header.includes('score'))
-    throw notScores(path, 'result rows (task, sample, passed)', 'tinyagent metrics reads them');
+  if (header.includes('passed') && !header.includes('score')) throw readByMetrics(path, 'rows');
   for (const required of ['run', 'task', 'score'])
     if (!header.includes(required))
       throw new ResultFileError(path, line, required, 'missing from the CSV header (run, task, score)');
@@ -193,14 +192,12 @@ function checkedRow(record: Record<string, unknown>, score: number, path: string
 }
 
 function jsonRow(value: unknown, path: string, line: number): ScoreRow {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw fileError(path, 'not a JSON object with run, task and score', line);
-  const record = value as Record<string, unknown>;
-  const score = record['score'];
+  if (!isObject(value)) throw fileError(path, 'not a JSON object with run, task and score', line);
+  const score = value['score'];
   if (score === undefined) throw new ResultFileError(path, line, 'score', 'missing');
   if (typeof score !== 'number' || !Number.isFinite(score))
     throw new ResultFileError(path, line, 'score', `${clip(JSON.stringify(score))} is not a finite number`);
-  return checkedRow(record, score, path, line);
+  return checkedRow(value, score, path, line);
 }
 
 /**
@@ -272,7 +269,7 @@ function jsonRows(text: string, path: string): ScoreRow[] {
 }
 
 /** The rows of one score file, by content: a first `{` or `[` is JSON, anything else CSV. */
-export function parseScoreRows(text: string, path: string): ScoreRow[] {
+function parseScoreRows(text: string, path: string): ScoreRow[] {
   const body = text.replace(/^\uFEFF/, '');
   const first = body.trimStart()[0];
   const rows = first === '{' || first === '[' ? jsonRows(body, path) : csvRows(body, path);
