@@ -84,34 +84,31 @@ type Experiment = (options: ExperimentOptions) => Promise<unknown>;
  */
 export const EXPERIMENTS: Record<string, Experiment> = {
   // The coverage of every reported interval, simulated in a world made of the committed studies.
-  coverage: ({ seed, smoke, outDir }) =>
-    mainCoverage({ ...(seed !== undefined ? { seed } : {}), smoke, outDir }),
+  coverage: mainCoverage,
   '17.1': main171,
-  '17.2': (o) => main172(o),
-  '17.3': (o) => main173(o),
+  '17.2': main172,
+  '17.3': main173,
   '17.4': main174,
   '17.5': main175,
   '17.6': main176,
   '17.7': main177,
   '17.8': main178,
   '17.9': main179,
-  'ex-1': (o) => mainEx1(o),
+  'ex-1': mainEx1,
   'ex-2': mainEx2,
   'ex-3': mainEx3,
   'ex-4': mainEx4,
   'ex-5': mainEx5,
   'ex-6': mainEx6,
-  'ex-7': (o) => mainEx7(o),
+  'ex-7': mainEx7,
   // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
-  seeds: ({ seed, outDir, batch }) => mainSeeds({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
+  seeds: mainSeeds,
   // The recipes compared on the development split, read from the committed candidate studies.
-  recipes: ({ seed, outDir, batch }) =>
-    mainRecipes({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
+  recipes: mainRecipes,
   // The chapter's claims across recipes, read from the committed held-out recipe studies.
-  'recipe-claims': ({ seed, outDir, batch }) =>
-    mainRecipeClaims({ ...(seed !== undefined ? { seed } : {}), outDir, batch }),
+  'recipe-claims': mainRecipeClaims,
   // The training design on the held-out tasks (not adopted), read from its committed studies.
-  design: ({ seed, outDir }) => mainDesign({ ...(seed !== undefined ? { seed } : {}), outDir }),
+  design: mainDesign,
 };
 
 /**
