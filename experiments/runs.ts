@@ -114,7 +114,7 @@ function runConfig({
 }: {
   seed: number;
   smoke: boolean;
-  overrides?: Record<string, unknown>;
+  overrides?: Record<string, unknown> | undefined;
 }): RLConfig {
   return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
 }
@@ -127,13 +127,9 @@ function runConfig({
  */
 export async function ensureRun(
   runDir: string,
-  {
-    seed = trainingSeedOf(runDir),
-    smoke,
-    steps,
-    overrides,
-  }: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> },
+  options: { seed?: number; smoke: boolean; steps: readonly number[]; overrides?: Record<string, unknown> },
 ): Promise<(step: number) => string> {
+  const { seed = trainingSeedOf(runDir), smoke, steps, overrides } = options;
   // A smoke run never trains into a full run's folder (README: `runs/<name>-smoke`), whichever
   // experiment named the folder: every run an experiment trains comes through here.
   if (smoke && !basename(runDir).endsWith('-smoke'))
@@ -146,9 +142,7 @@ export async function ensureRun(
   const otherCode = otherCodeOf(steps.map(at));
   if (otherCode !== undefined) {
     if (retrainOtherCode) {
-      await trainAgain(runDir, otherCode, () =>
-        ensureRun(runDir, { seed, smoke, steps, ...(overrides !== undefined ? { overrides } : {}) }),
-      );
+      await trainAgain(runDir, otherCode, () => ensureRun(runDir, options));
       return at;
     }
     if (!noticedRuns.has(runDir)) {
@@ -162,10 +156,7 @@ export async function ensureRun(
     const log = openRunLog(runDir, { quiet: smoke });
     try {
       log.say(`${runDir}: checkpoints missing; training them first (seed ${seed})`);
-      await trainSnapshots(runConfig({ seed, smoke, ...(overrides !== undefined ? { overrides } : {}) }), {
-        runDir,
-        log,
-      });
+      await trainSnapshots(runConfig({ seed, smoke, overrides }), { runDir, log });
     } finally {
       log.close();
     }
