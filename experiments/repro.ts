@@ -74,7 +74,6 @@ import {
   type Moved,
 } from './rebaseline.ts';
 
-type Experiment = (options: ExperimentOptions) => Promise<unknown>;
 /**
  * The coverage of the reported intervals first, since five sections quote it (`resultsToQuote`);
  * then every chapter-17 experiment in the chapter's order, the chapter's seven exercises (ex-7
@@ -82,7 +81,7 @@ type Experiment = (options: ExperimentOptions) => Promise<unknown>;
  * Without a seed each uses its own default, the one its script uses and its committed results
  * record.
  */
-export const EXPERIMENTS: Record<string, Experiment> = {
+export const EXPERIMENTS: Record<string, (options: ExperimentOptions) => Promise<unknown>> = {
   // The coverage of every reported interval, simulated in a world made of the committed studies.
   coverage: mainCoverage,
   '17.1': main171,
@@ -128,16 +127,14 @@ export function experimentBatch(outDir: string, { quote = true }: { quote?: bool
 
 /** The paths (a.b[3].c) where two JSON values differ; numbers must be equal exactly. */
 export function differences(expected: unknown, actual: unknown, path = ''): string[] {
+  const mismatch = () => [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
   if (
     typeof expected !== typeof actual ||
     Array.isArray(expected) !== Array.isArray(actual) ||
     (expected === null) !== (actual === null)
   )
-    return [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
-  if (typeof expected !== 'object' || expected === null)
-    return Object.is(expected, actual)
-      ? []
-      : [`${path || '(root)'}: ${JSON.stringify(expected)} != ${JSON.stringify(actual)}`];
+    return mismatch();
+  if (typeof expected !== 'object' || expected === null) return Object.is(expected, actual) ? [] : mismatch();
   const keys = new Set([...Object.keys(expected), ...Object.keys(actual as object)]);
   return [...keys].flatMap((key) =>
     differences(
