@@ -31,8 +31,7 @@ const PRODUCT_FORM_CASES: ReadonlyArray<readonly [n: number, c: number, k: numbe
   [10, 6, 5],
 ];
 
-export async function main(opts: { seed?: number; smoke?: boolean; outDir?: string } = {}) {
-  const { seed = 0, smoke = false, outDir = `${ROOT}results` } = opts;
+export async function main({ seed = 0, smoke = false, outDir = `${ROOT}results` } = {}) {
   const evals = smoke ? 2_000 : 100_000;
   const numbers = passAtKNumbers({
     n: N,

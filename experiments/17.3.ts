@@ -37,8 +37,7 @@ const BOOK = {
   waldEdge: 0.7,
 };
 
-export async function main(opts: { seed?: number; smoke?: boolean; outDir?: string } = {}) {
-  const { seed = 0, smoke = false, outDir = `${ROOT}results` } = opts;
+export async function main({ seed = 0, smoke = false, outDir = `${ROOT}results` } = {}) {
   const config = {
     waldWilson: { episodes: EPISODES, passRates: WALD_WILSON_PASS_RATES, evals: smoke ? 1_000 : 20_000 },
     unit: {
