@@ -231,9 +231,7 @@ function suiteTables(name: string, figures: Record<string, Json>): string[] {
           ['op', 'forward', 'backward', 'calls'],
           [...profile].map(([op, row]) => [
             `\`${op}\``,
-            cell('forwardMs', row['forwardMs']),
-            cell('backwardMs', row['backwardMs']),
-            cell('calls', row['calls']),
+            ...['forwardMs', 'backwardMs', 'calls'].map((field) => cell(field, row[field])),
           ]),
         ),
     );
