@@ -18,7 +18,7 @@ import {
 import type { Rng } from '../lib/rng.ts';
 import { compareSeedScores } from '../study/index.ts';
 import { seedAggregates, seedImprovement } from './aggregates.ts';
-import { cached, SELECTION_FIGURES, shareInterval } from './claims.ts';
+import { cached, recordOf, SELECTION_FIGURES, shareInterval } from './claims.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -110,12 +110,10 @@ export function draw(world: World, rng: Rng): Sample {
     seeds,
     verdicts: seeds.map((seed) => seed.step80.some((rate, t) => rate < seed.step0[t]!)),
     support: seeds.map((seed) => resampledVerdict(seed.onlyEarly, seed.onlyLate)),
-    selection: Object.fromEntries(
-      SELECTION_FIGURES.map((figure) => {
-        const values = world.selection[figure];
-        return [figure, Array.from({ length: 16 }, () => values[rng.int(values.length)]!)];
-      }),
-    ) as Sample['selection'],
+    selection: recordOf(SELECTION_FIGURES, (figure) => {
+      const values = world.selection[figure];
+      return Array.from({ length: 16 }, () => values[rng.int(values.length)]!);
+    }),
     evaluation: { successes: tasks.map((p) => sampleBinomial(32, p, rng)), trials: 32, tasks },
     boundary: { successes: boundaryTasks.map((p) => sampleBinomial(1, p, rng)), trials: 1 },
     compare: {
