@@ -11,15 +11,6 @@ export function shareSE(share: number, evals: number): number {
   return Math.sqrt((share * (1 - share)) / evals);
 }
 
-export interface BookComparison {
-  /** (book - reference) in standard errors of a run of `evals` evaluations (and of the reference). */
-  z: number;
-  outside: boolean;
-  /** The largest run (in evaluations) whose 2-SE band around the reference still reaches the book's figure. */
-  maxEvals: number | null;
-  text: string;
-}
-
 /**
  * Where a book's coverage figure lies against a reference computed here (exact, or a large
  * simulation with its own SE): within 2 standard errors of a run of `evals` evaluations, or
@@ -35,10 +26,12 @@ export function compareWithBook({
   reference: number;
   referenceSE?: number;
   evals: number;
-}): BookComparison {
+}) {
   const runSE = shareSE(reference, evals);
+  // (book - reference) in standard errors of a run of `evals` evaluations (and of the reference).
   const z = (book - reference) / Math.sqrt(runSE ** 2 + referenceSE ** 2);
   const outside = Math.abs(z) > 2;
+  // The largest run (in evaluations) whose 2-SE band around the reference still reaches the book's figure.
   const room = (book - reference) ** 2 / 4 - referenceSE ** 2;
   const maxEvals = room > 0 ? Math.floor((reference * (1 - reference)) / room) : null;
   const text = outside

@@ -14,13 +14,12 @@ import {
   standardDeviationInterval,
   taskVarianceIntraclassCorrelation,
   trajectoryFalls,
-  twoSidedTPower,
   wilsonInterval,
 } from '../eval/index.ts';
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError, StatisticsError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
+import { rulePower } from './sections/recipes.ts';
 import {
   CHAPTER_STEPS,
   evaluationOf,
@@ -158,6 +157,14 @@ export function pairedDropP(early: string | Outcomes, late: string | Outcomes): 
 }
 // The resampled verdicts ask the same few hundred tests hundreds of thousands of times.
 const dropPs = new Map<number, number>();
+
+/** A record of one value per key, computed in the keys' order. */
+export function recordOf<Key extends PropertyKey, Value>(
+  keys: readonly Key[],
+  value: (key: Key) => Value,
+): Record<Key, Value> {
+  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<Key, Value>;
+}
 
 /** `cache`'s value at `key`, computed once. */
 export function cached<Value>(cache: Map<number, Value>, key: number, compute: () => Value): Value {
@@ -469,15 +476,11 @@ function seedRow(
     overtakeK: observed.overtakeK,
     verdicts: observed.verdicts,
     /** The share of the episode resamples that give each verdict as observed: a bootstrap proportion, not a probability that it is right. */
-    support: Object.fromEntries(
-      CLAIMS.map((claim) => [
-        claim,
-        resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
-      ]),
-    ) as Record<ClaimName, number>,
-    resampledVerdicts: Object.fromEntries(
-      CLAIMS.map((claim) => [claim, resampled.map((draw) => draw[claim])]),
-    ) as Record<ClaimName, boolean[]>,
+    support: recordOf(
+      CLAIMS,
+      (claim) => resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
+    ),
+    resampledVerdicts: recordOf(CLAIMS, (claim) => resampled.map((draw) => draw[claim])),
     /** Each task's successes at every chapter step, its peak, its falls (descriptive), and its tests. */
     trajectories: seedTrajectories(episodes, observed, { tasks, at }),
     selection: seedSelection(results, trainingSeed),
@@ -494,32 +497,30 @@ function claimRates(
   { reps, rng, detectionAt }: { reps: number; rng: Rng; detectionAt: { episodes: number; tasks: number } },
 ): Record<ClaimName, SeedFraction> {
   const seeds = perSeed.length;
-  return Object.fromEntries(
-    CLAIMS.map((claim) => {
-      const holds = perSeed.filter((row) => row.verdicts[claim]).length;
-      const interval = twoStageRate(
-        perSeed.map((row) => row.resampledVerdicts[claim]),
-        reps,
-        rng.fork(`two-stage/${claim}`),
-      );
-      const detection = detectionRate(claim, detectionAt);
-      const weak = perSeed.filter((row) => row.support[claim] < SUPPORTED);
-      const fraction: SeedFraction = {
-        holds,
-        seeds,
-        fraction: holds / seeds,
-        interval,
-        wilson: {
-          ...wilsonInterval(holds, seeds),
-          coverageAtRate: intervalCoverage(seeds, holds / seeds, wilsonWithExactEnds),
-        },
-        weaklySupported: weak.map((row) => ({ seed: row.seed, support: row.support[claim] })),
-        detection,
-        standing: rateStanding(claim, { interval, detection }),
-      };
-      return [claim, fraction];
-    }),
-  ) as Record<ClaimName, SeedFraction>;
+  return recordOf(CLAIMS, (claim) => {
+    const holds = perSeed.filter((row) => row.verdicts[claim]).length;
+    const interval = twoStageRate(
+      perSeed.map((row) => row.resampledVerdicts[claim]),
+      reps,
+      rng.fork(`two-stage/${claim}`),
+    );
+    const detection = detectionRate(claim, detectionAt);
+    const weak = perSeed.filter((row) => row.support[claim] < SUPPORTED);
+    const fraction: SeedFraction = {
+      holds,
+      seeds,
+      fraction: holds / seeds,
+      interval,
+      wilson: {
+        ...wilsonInterval(holds, seeds),
+        coverageAtRate: intervalCoverage(seeds, holds / seeds, wilsonWithExactEnds),
+      },
+      weaklySupported: weak.map((row) => ({ seed: row.seed, support: row.support[claim] })),
+      detection,
+      standing: rateStanding(claim, { interval, detection }),
+    };
+    return fraction;
+  });
 }
 
 /** Per task, in how many seeds it ends below the base agent, below it by Holm, falls late, and falls during training. */
@@ -564,9 +565,9 @@ function sizesOverSeeds(perSeed: ReadonlyArray<ReturnType<typeof seedRow>>) {
       perSeed.map((row) => row.repeat[step]),
     );
   const step80 = perSeed.map((row) => row.passAt1[80]!);
-  const selectionFigures = Object.fromEntries(
-    SELECTION_FIGURES.map((key) => [key, meanTInterval(perSeed.map((row) => row.selection[key]))]),
-  ) as Record<(typeof SELECTION_FIGURES)[number], ReturnType<typeof meanTInterval>>;
+  const selectionFigures = recordOf(SELECTION_FIGURES, (key) =>
+    meanTInterval(perSeed.map((row) => row.selection[key])),
+  );
   const baseRhos = perSeed.flatMap((row) => (row.baseRho === null ? [] : [row.baseRho]));
   const curse = (figure: 'winnersCurse' | 'bookCurse') =>
     curseStanding(
@@ -630,12 +631,9 @@ export function seedClaims(
     rng,
     detectionAt: { episodes: plan.measure.episodes, tasks: tasks.length },
   });
-  const aggregates = Object.fromEntries(
-    ([0, 20, 80] as const).map((step) => [
-      step,
-      stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
-    ]),
-  ) as Record<0 | 20 | 80, ReturnType<typeof stepAggregates>>;
+  const aggregates = recordOf([0, 20, 80] as const, (step) =>
+    stepAggregates(results, step, { seed, reps, profile: true, taskBootstrap: true }),
+  );
   return {
     seeds,
     episodes: plan.measure.episodes,
@@ -691,9 +689,10 @@ export function curseStanding(
 ): { standing: Standing; power: number } {
   const n = values.length;
   const sd = sampleStandardDeviation(values);
-  const df = n - 1;
   const power =
-    sd > 0 ? twoSidedTPower(df, Math.min(37, BOOK_CURSE / (sd / Math.sqrt(n))), tQuantile(0.975, df)) : 1;
+    sd > 0
+      ? rulePower({ standardError: sd / Math.sqrt(n), df: n - 1 }, { gain: BOOK_CURSE, level: 0.95 })!
+      : 1;
   const standing: Standing = curse.low > 0 ? 'holds' : curse.high < 0 ? 'fails' : 'not detected';
   return { standing, power };
 }

@@ -18,7 +18,7 @@ import {
 import type { Rng } from '../lib/rng.ts';
 import { compareSeedScores } from '../study/index.ts';
 import { seedAggregates, seedImprovement } from './aggregates.ts';
-import { cached, SELECTION_FIGURES, shareInterval } from './claims.ts';
+import { cached, recordOf, SELECTION_FIGURES, shareInterval } from './claims.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -38,7 +38,7 @@ import {
   selectionMethod,
   eightSeeds,
 } from './intervalMethods.ts';
-import type { SelectionFigure, World } from './coverageWorld.ts';
+import type { World } from './coverageWorld.ts';
 
 export const STUDY = '16 seeds x 10 tasks x 64 episodes';
 export const STUDY8 = '8 seeds x 10 tasks x 64 episodes';
@@ -47,28 +47,8 @@ export const BOUNDARY = '5 tasks x 1 sample';
 export const COMPARE = '16 + 8 seeds';
 const EPISODES = 64;
 
-/** A seed of a sample: its scores at step 80 and 0 on the same episodes, and a second evaluation of step 80. */
-interface SampledSeed {
-  step80: number[];
-  step0: number[];
-  repeat: number;
-  /** Per task, the episodes only step 0 solved and those only step 80 solved (the paired tests' counts). */
-  onlyEarly: number[];
-  onlyLate: number[];
-}
-
 /** One simulated data set of every design, drawn together from one world. */
-export interface Sample {
-  seeds: SampledSeed[];
-  /** The claim's verdict (a task's step-80 count below its step-0 count) in each seed. */
-  verdicts: boolean[];
-  /** Per seed, the share of resamples of its episodes in which the verdict holds (exact, `resampledVerdict`). */
-  support: number[];
-  selection: Record<SelectionFigure, number[]>;
-  evaluation: { successes: number[]; trials: number; tasks: number[] };
-  boundary: { successes: number[]; trials: number };
-  compare: { a: number[]; b: number[]; pairs: Array<{ seed: number; a: number; b: number }> };
-}
+type Sample = ReturnType<typeof draw>;
 
 export type Interval = { low: number; high: number; method?: string };
 export interface Sizes {
@@ -87,15 +67,17 @@ export interface Entry {
 }
 
 /** One sample of every design from the world; each seed one of its rows drawn at random, each episode a fresh draw. */
-export function draw(world: World, rng: Rng): Sample {
+export function draw(world: World, rng: Rng) {
   const score = (row: readonly number[], n: number) => row.map((p) => sampleBinomial(n, p, rng) / n);
-  const seeds = Array.from({ length: 16 }, (): SampledSeed => {
+  // A seed: its scores at step 80 and 0 on the same episodes, and a second evaluation of step 80.
+  const seeds = Array.from({ length: 16 }, () => {
     const s = rng.int(world.step80.length);
     const paired = world.step80[s]!.map((late, t) => pairedEpisodes(world.step0[s]![t]!, late, rng));
     return {
       step80: paired.map((task) => task.late / EPISODES),
       step0: paired.map((task) => task.early / EPISODES),
       repeat: mean(score(world.step80[s]!, EPISODES)),
+      // Per task, the episodes only step 0 solved and those only step 80 solved (the paired tests' counts).
       onlyEarly: paired.map((task) => task.onlyEarly),
       onlyLate: paired.map((task) => task.onlyLate),
     };
@@ -108,14 +90,14 @@ export function draw(world: World, rng: Rng): Sample {
   const shared = Array.from({ length: 8 }, () => world.shared[rng.int(world.shared.length)]!);
   return {
     seeds,
+    // The claim's verdict (a task's step-80 count below its step-0 count) in each seed, and the
+    // share of resamples of its episodes in which it holds (exact, `resampledVerdict`).
     verdicts: seeds.map((seed) => seed.step80.some((rate, t) => rate < seed.step0[t]!)),
     support: seeds.map((seed) => resampledVerdict(seed.onlyEarly, seed.onlyLate)),
-    selection: Object.fromEntries(
-      SELECTION_FIGURES.map((figure) => {
-        const values = world.selection[figure];
-        return [figure, Array.from({ length: 16 }, () => values[rng.int(values.length)]!)];
-      }),
-    ) as Sample['selection'],
+    selection: recordOf(SELECTION_FIGURES, (figure) => {
+      const values = world.selection[figure];
+      return Array.from({ length: 16 }, () => values[rng.int(values.length)]!);
+    }),
     evaluation: { successes: tasks.map((p) => sampleBinomial(32, p, rng)), trials: 32, tasks },
     boundary: { successes: boundaryTasks.map((p) => sampleBinomial(1, p, rng)), trials: 1 },
     compare: {

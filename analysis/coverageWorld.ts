@@ -18,7 +18,7 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from '../study/index.ts';
-import { SELECTION_FIGURES, seedSelection } from './claims.ts';
+import { recordOf, SELECTION_FIGURES, seedSelection } from './claims.ts';
 
 export type SelectionFigure = (typeof SELECTION_FIGURES)[number];
 
@@ -49,12 +49,9 @@ export function observedWorld(first: StudyResults, second: StudyResults): World 
     step0: taskRates(first, 0),
     second80: taskRates(second, 80),
     shared: sharedSeeds(first, second).map((seed) => [first.seeds.indexOf(seed), second.seeds.indexOf(seed)]),
-    selection: Object.fromEntries(
-      SELECTION_FIGURES.map((figure) => [
-        figure,
-        first.seeds.map((seed) => seedSelection(first, seed)[figure]),
-      ]),
-    ) as World['selection'],
+    selection: recordOf(SELECTION_FIGURES, (figure) =>
+      first.seeds.map((seed) => seedSelection(first, seed)[figure]),
+    ),
   };
 }
 
@@ -134,12 +131,9 @@ export function fittedWorld(observed: World, rng: Rng): World {
     second80: fittedRows(observed.second80, rng.fork('second80')),
     // A seed the two recipes share: a row of each population, drawn apart.
     shared: Array.from({ length: POPULATION }, (_, i): [number, number] => [i, i]),
-    selection: Object.fromEntries(
-      SELECTION_FIGURES.map((figure) => [
-        figure,
-        fittedValues(observed.selection[figure], rng.fork(`selection/${figure}`)),
-      ]),
-    ) as World['selection'],
+    selection: recordOf(SELECTION_FIGURES, (figure) =>
+      fittedValues(observed.selection[figure], rng.fork(`selection/${figure}`)),
+    ),
   };
 }
 

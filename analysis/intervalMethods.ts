@@ -1,8 +1,7 @@
 /**
  * The interval methods the results report, by the id reports and commands cite each by
- * (`npm run exp:coverage` simulates each: coverageMethods.ts), and what each id prints as.
+ * (`npm run exp:coverage` simulates each: coverageMethods.ts's METHODS), and what each id prints as.
  */
-/** The ids of the interval methods reports and commands cite (coverageMethods.ts's METHODS). */
 export const CLAIM_RATE_METHOD = 'claim-rate';
 export const WILSON_METHOD = 'wilson';
 export const MEAN_OVER_SEEDS_METHOD = 'mean-over-seeds';

@@ -14,6 +14,7 @@ import {
   taskVarianceIntraclassCorrelation,
 } from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
+import { recordOf } from '../claims.ts';
 import { countsOf } from '../counts.ts';
 
 /** The 17.3 quantities of one evaluation's counts. */
@@ -54,11 +55,9 @@ export function passRateNumbers<Step extends number>(
     step,
     passAt1: evaluation.passAt1,
     perTask: evaluation.perTask,
-    firstEditByTask: Object.fromEntries(
-      evaluation.perTask.map((count) => [
-        count.name,
-        firstEditCounts(evaluation.records.filter((record) => record.task === count.name)),
-      ]),
+    firstEditByTask: recordOf(
+      evaluation.perTask.map((count) => count.name),
+      (task) => firstEditCounts(evaluation.records.filter((record) => record.task === task)),
     ),
     clusters: clusterSummary(evaluation, rng.fork(`17.3/${step}`)),
     harness: evaluation.provenance.harness,

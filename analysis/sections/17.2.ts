@@ -68,7 +68,6 @@ function monteCarloRows({
       monteCarloSE: sampleStandardDeviation(unbiased) / Math.sqrt(evals),
       plugInBiasExact,
       unbiasedBiasExact: exactMean((c) => passAtK(n, c, k)) - truth,
-      // Whether the exact plug-in bias lies in the book's range.
       bookRange: compareWithRange({ value: plugInBiasExact, low: bookBias[0], high: bookBias[1], digits: 4 }),
     };
   });
@@ -97,9 +96,7 @@ function productFormRows(cases: ReadonlyArray<readonly [n: number, c: number, k:
 export function passAtKNumbers({
   productFormCases,
   ...monteCarlo
-}: Parameters<typeof monteCarloRows>[0] & {
-  productFormCases: ReadonlyArray<readonly [n: number, c: number, k: number]>;
-}) {
+}: Parameters<typeof monteCarloRows>[0] & { productFormCases: Parameters<typeof productFormRows>[0] }) {
   return { monteCarlo: monteCarloRows(monteCarlo), productForm: productFormRows(productFormCases) };
 }
 

@@ -22,6 +22,7 @@ import {
 import { progressBar } from '../../lib/progress.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { compareWithBook, compareWithRange, shareSE } from '../book.ts';
+import { cached } from '../claims.ts';
 
 /** The simulated benchmark: `tasks` tasks whose pass rates are drawn from Beta(beta[0], beta[1]). */
 export interface Benchmark {
@@ -125,11 +126,8 @@ function referenceCoverage(
   for (let e = 0; e < evals; e++) {
     const { successes, tasksMean } = simulateEval(benchmark, episodesPerTask, rng);
     const total = successes.reduce((a, b) => a + b, 0);
-    if (!episodeDistributions.has(total))
-      episodeDistributions.set(total, binomialPmf(episodes, total / episodes));
-    own[e] = percentileCoverage(episodeDistributions.get(total) as Float64Array, episodes, tasksMean, {
-      reps,
-    });
+    const distribution = cached(episodeDistributions, total, () => binomialPmf(episodes, total / episodes));
+    own[e] = percentileCoverage(distribution, episodes, tasksMean, { reps });
     tasks[e] = percentileCoverage(
       taskBootstrapDistribution(successes, episodesPerTask),
       episodes,

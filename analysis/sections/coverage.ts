@@ -105,7 +105,6 @@ export function coverageNumbers({
       design: entry.design,
       nominal: NOMINAL,
       worlds: inWorlds,
-      // Below the flag in either world.
       flagged: inWorlds.some((world) => world.coverage < flagBelow),
     };
   });

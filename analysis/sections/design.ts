@@ -17,7 +17,7 @@ import { formatZodIssues } from '../../lib/zodIssues.ts';
 import { InputError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
-import { reproducibleStanding } from '../claims.ts';
+import { recordOf, reproducibleStanding } from '../claims.ts';
 import { rulePower } from './recipes.ts';
 
 /** The chapter's two training claims are read with this margin in held-out pass@1 (docs/TRAINING-DESIGN.md, section 4). */
@@ -61,8 +61,7 @@ function coverageOf<K extends string>(
       if (intervals[part].low <= truth[part] && truth[part] <= intervals[part].high)
         covered.set(part, covered.get(part)! + 1);
   }
-  const rates = Object.fromEntries(parts.map((part) => [part, covered.get(part)! / SIMULATIONS]));
-  return { truth, simulations: SIMULATIONS, ...(rates as Record<K, number>) };
+  return { truth, simulations: SIMULATIONS, ...recordOf(parts, (part) => covered.get(part)! / SIMULATIONS) };
 }
 
 /** `noiseStandardDeviations`' two intervals at `seeds` seeds in a normal world with the given SDs. */
@@ -75,8 +74,6 @@ function noiseCoverage(truth: { training: number; evaluation: number }, seeds: n
     );
   });
 }
-
-type Components = ReturnType<typeof nestedNoiseStandardDeviations>;
 
 /** `nestedNoiseStandardDeviations`' three intervals at this design (B base agents x R seeds, two evaluations each) in a normal world with the given SDs. */
 function nestedCoverage(
@@ -111,7 +108,7 @@ export function nestedSplit(
   const seedsOf = (results: StudyResults) => results.seeds.slice(0, perGroup);
   const a = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'a')));
   const b = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'b')));
-  const components: Components = nestedNoiseStandardDeviations(a, b);
+  const components = nestedNoiseStandardDeviations(a, b);
   const fitted = {
     base: components.base.estimate,
     rl: components.rl.estimate,

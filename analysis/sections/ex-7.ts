@@ -12,7 +12,6 @@ export function designReviewNumbers(
   checkpoints: { source: string; correlation: number },
 ) {
   const review = designReview({ ...claim, correlation: null, seedSD: 0 });
-  // The same claim with a seed SD of 0.01 per arm: how training noise alone changes the answer.
   const withTrainingNoise = designReview({ ...claim, correlation: null, seedSD: 0.01 });
   // sigma E[max of K] assumes the K evaluations independent: an upper bound. Checkpoints of one
   // run scored on the same tasks correlate.
