@@ -14,12 +14,13 @@ import {
   standardDeviationInterval,
   taskVarianceIntraclassCorrelation,
   trajectoryFalls,
+  twoSidedTPower,
   wilsonInterval,
 } from '../eval/index.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError, StatisticsError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
-import { rulePower } from './sections/recipes.ts';
 import {
   CHAPTER_STEPS,
   evaluationOf,
@@ -681,6 +682,20 @@ function magnitude(values: readonly number[], book: readonly [number, number]) {
 
 /** The book's winner's curse (17.8): "在测试集上做选择把报告的数字抬高了 0.03" (selecting on the test set raised the reported number by 0.03). */
 export const BOOK_CURSE = 0.03;
+
+/**
+ * The power the rule's test had (docs/CLAIMS.md, section 6): the chance that its interval's lower
+ * end clears 0 for a candidate `gain` above the default, with the design's standard error and
+ * degrees of freedom as measured (a noncentral t; the two-sided power, whose lower tail is nil here).
+ */
+export function rulePower(
+  difference: { standardError: number; df: number | null },
+  { gain, level }: { gain: number; level: number },
+): number | null {
+  if (difference.df === null || !(difference.standardError > 0)) return null;
+  const critical = tQuantile(1 - (1 - level) / 2, difference.df);
+  return twoSidedTPower(difference.df, Math.min(37, gain / difference.standardError), critical);
+}
 
 /** The winner's curse's standing from its t interval over seeds, with its test's power at the book's +0.03 (docs/CLAIMS.md, section 5). */
 export function curseStanding(

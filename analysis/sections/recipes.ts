@@ -2,16 +2,15 @@
  * The numbers of `npm run exp:recipes` (experiments/recipes.ts): recipes compared over seeds on
  * the development split, and the pre-registered rule applied (docs/RECIPES.md).
  */
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import {
   noiseStandardDeviations,
   pairedTInterval,
   standardDeviationInterval,
-  twoSidedTPower,
   welchInterval,
 } from '../../eval/index.ts';
 import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
 import { stepAggregates } from '../aggregates.ts';
+import { rulePower } from '../claims.ts';
 
 const f3 = (value: number) => value.toFixed(3);
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${f3(value)}`;
@@ -47,20 +46,6 @@ function differenceFromDefault(candidate: StudyResults, base: StudyResults, leve
   }
   const welch = welchInterval(at80(base, base.seeds), at80(candidate, candidate.seeds), { level });
   return { design: 'Welch' as const, seeds: [] as number[], ...welch };
-}
-
-/**
- * The power the rule's test had (docs/CLAIMS.md, section 6): the chance that its interval's lower
- * end clears 0 for a candidate `gain` above the default, with the design's standard error and
- * degrees of freedom as measured (a noncentral t; the two-sided power, whose lower tail is nil here).
- */
-export function rulePower(
-  difference: { standardError: number; df: number | null },
-  { gain, level }: { gain: number; level: number },
-): number | null {
-  if (difference.df === null || !(difference.standardError > 0)) return null;
-  const critical = tQuantile(1 - (1 - level) / 2, difference.df);
-  return twoSidedTPower(difference.df, Math.min(37, gain / difference.standardError), critical);
 }
 
 /**
