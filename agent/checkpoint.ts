@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson } from '../lib/canonicalJson.ts';
+import { canonicalJson } from '../lib/json.ts';
 import { recordedBackend } from './backend.ts';
 import { countParameters, PolicyModel, sizeOf, variableSpecs } from './model.ts';
 import { oneLine } from '../lib/text.ts';

@@ -19,6 +19,7 @@ import {
 } from '../eval/index.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError, StatisticsError } from '../lib/errors.ts';
+import { getOrAdd, recordOf } from '../lib/collections.ts';
 import { Rng } from '../lib/rng.ts';
 import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
 import {
@@ -152,32 +153,17 @@ export function pairedDropP(early: string | Outcomes, late: string | Outcomes): 
     if (before![i]! > after![i]!) onlyEarly += 1;
     else if (before![i]! < after![i]!) onlyLate += 1;
   }
-  return cached(dropPs, onlyEarly * 100_003 + onlyLate, () =>
+  return getOrAdd(dropPs, onlyEarly * 100_003 + onlyLate, () =>
     binomialTestGreater(onlyEarly, onlyEarly + onlyLate, 0.5),
   );
 }
 // The resampled verdicts ask the same few hundred tests hundreds of thousands of times.
 const dropPs = new Map<number, number>();
 
-/** A record of one value per key, computed in the keys' order. */
-export function recordOf<Key extends PropertyKey, Value>(
-  keys: readonly Key[],
-  value: (key: Key) => Value,
-): Record<Key, Value> {
-  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<Key, Value>;
-}
-
-/** `cache`'s value at `key`, computed once. */
-export function cached<Value>(cache: Map<number, Value>, key: number, compute: () => Value): Value {
-  let value = cache.get(key);
-  if (value === undefined) cache.set(key, (value = compute()));
-  return value;
-}
-
 /** Unbiased pass@k for every c and k at n episodes, `[c][k - 1]`, made once per n. */
 const passAtKTables = new Map<number, number[][]>();
 const passAtKTable = (n: number) =>
-  cached(passAtKTables, n, () =>
+  getOrAdd(passAtKTables, n, () =>
     Array.from({ length: n + 1 }, (_, c) => Array.from({ length: n }, (_, i) => passAtK(n, c, i + 1))),
   );
 

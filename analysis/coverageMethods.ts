@@ -18,7 +18,8 @@ import {
 import type { Rng } from '../lib/rng.ts';
 import { compareSeedScores } from '../study/index.ts';
 import { seedAggregates, seedImprovement } from './aggregates.ts';
-import { cached, recordOf, SELECTION_FIGURES, shareInterval } from './claims.ts';
+import { getOrAdd, recordOf } from '../lib/collections.ts';
+import { SELECTION_FIGURES, shareInterval } from './claims.ts';
 import {
   CLAIM_RATE_METHOD,
   CREDIBLE_INTERVAL_METHOD,
@@ -139,7 +140,7 @@ function resampledVerdict(onlyEarly: readonly number[], onlyLate: readonly numbe
 }
 const notBelowCache = new Map<number, number>();
 const notBelow = (early: number, late: number) =>
-  cached(notBelowCache, early * 1000 + late, () => {
+  getOrAdd(notBelowCache, early * 1000 + late, () => {
     const [a, b] = [early / EPISODES, late / EPISODES];
     // d* discordant ~ Binomial(64, a + b); only-early* | d* ~ Binomial(d*, a / (a + b)).
     if (a + b === 0) return 1;

@@ -18,7 +18,8 @@ import {
 import { InputError } from '../lib/errors.ts';
 import { Rng } from '../lib/rng.ts';
 import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from '../study/index.ts';
-import { recordOf, SELECTION_FIGURES, seedSelection } from './claims.ts';
+import { recordOf } from '../lib/collections.ts';
+import { SELECTION_FIGURES, seedSelection } from './claims.ts';
 
 export type SelectionFigure = (typeof SELECTION_FIGURES)[number];
 

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { readResults, type ReadOptions } from '../eval/io/batch.ts';
@@ -275,15 +274,6 @@ export function readJsonFile(path: string, flag: string): unknown {
   return value;
 }
 
-/** Whether `path` is a folder (following links); false when there is nothing to look at. */
-export function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // the reader of the path says what is wrong with it
-  }
-}
-
 /**
  * `--out FILE` of a command that writes one format, which the extension must name (a UsageError);
  * a folder, a FIFO or a link at FILE is refused (an InputError) before any work.
@@ -399,9 +389,9 @@ export function configFlagValues<F extends string>(
   flags: Record<F, ConfigFlag>,
 ): Partial<Record<F, number>> {
   const values: Partial<Record<F, number>> = {};
-  for (const { field, flag, integer, spec } of Object.values<ConfigFlag>(flags)) {
+  for (const { field, flag, integer } of Object.values<ConfigFlag>(flags)) {
     if (args.flags[flag] === undefined) continue;
-    values[field as F] = integer ? intFlag(args, flag, 0, spec.range) : numberFlag(args, flag, 0, spec.range);
+    values[field as F] = integer ? intFlag(args, flag, 0) : numberFlag(args, flag, 0);
   }
   return values;
 }
@@ -481,15 +471,18 @@ export const MIN_REPS = 100;
 
 /** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
 export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
-  level: valueFlag('confidence level', { default: '0.95' }),
+  level: valueFlag('confidence level', { default: '0.95', range: { min: 0.5, max: 0.9999 } }),
   seed: valueFlag(`seed of the ${what}`, { default: '0' }),
-  reps: valueFlag('bootstrap replicates', { default: String(DEFAULT_REPLICATES) }),
+  reps: valueFlag('bootstrap replicates', {
+    default: String(DEFAULT_REPLICATES),
+    range: { min: MIN_REPS, max: 1_000_000 },
+  }),
 });
 
 /** The values of `bootstrapFlagSpecs`. */
 export const bootstrapFlags = (args: CommandArgs) => ({
-  level: numberFlag(args, 'level', 0.95, { min: 0.5, max: 0.9999 }),
-  reps: intFlag(args, 'reps', DEFAULT_REPLICATES, { min: MIN_REPS, max: 1_000_000 }),
+  level: numberFlag(args, 'level', 0.95),
+  reps: intFlag(args, 'reps', DEFAULT_REPLICATES),
   seed: intFlag(args, 'seed', 0),
 });
 
@@ -497,8 +490,8 @@ export const bootstrapFlags = (args: CommandArgs) => ({
 export function resultFileOptions(args: CommandArgs): ReadOptions {
   const options: ReadOptions = {
     format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto'),
-    maxRows: intFlag(args, 'max-rows', MAX_ROWS, { min: 1 }),
-    maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes(), { min: 1 }),
+    maxRows: intFlag(args, 'max-rows', MAX_ROWS),
+    maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes()),
   };
   const partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, undefined);
   if (partialAs !== undefined) options.partialAs = partialAs;

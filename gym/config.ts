@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../lib/canonicalJson.ts';
+import { canonicalJson } from '../lib/json.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { BUG_TYPES } from './types.ts';
 

@@ -14,6 +14,7 @@ import {
   type TaskCount,
 } from './episodes.ts';
 import { GAMING_OP, REPAIR_OP_FOR, REPAIR_OPS, type Task } from './types.ts';
+import { getOrAdd } from '../lib/collections.ts';
 
 /**
  * Scripted policies: harness canaries with known pass rates (GYM.md section 8, chapter 17.9).
@@ -72,8 +73,7 @@ export function scriptedPolicy(policy: ScriptedPolicy): EpisodePolicy {
   return {
     act(turns: readonly PolicyTurn[]) {
       return turns.map(({ row, spec, info }) => {
-        let plan = plans.get(row);
-        if (plan === undefined) plans.set(row, (plan = scriptedActions(policy, info, samplingStream(spec))));
+        const plan = getOrAdd(plans, row, () => scriptedActions(policy, info, samplingStream(spec)));
         // A plan that ran out before the episode ended (a turn budget above its length) waits by submitting.
         return plan[info.turn] ?? ['submit', END];
       });

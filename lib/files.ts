@@ -280,3 +280,15 @@ export function makeFolders(path: string): void {
     }
   }
 }
+
+/** What `action` returns, or undefined when it throws (a file gone or not what it must be). */
+export function orUndefined<T>(action: () => T): T | undefined {
+  try {
+    return action();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `path` is a folder (following links); false when there is nothing to look at. */
+export const isFolder = (path: string): boolean => orUndefined(() => statSync(path).isDirectory()) ?? false;

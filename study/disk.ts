@@ -14,15 +14,6 @@ export function openStudyLog(root: string, path: string): number {
   return explained(path, () => openAppendInside(root, relative(root, path)));
 }
 
-/** What `action` returns, or undefined when it throws (a file gone or not what it must be). */
-export function orUndefined<T>(action: () => T): T | undefined {
-  try {
-    return action();
-  } catch {
-    return undefined;
-  }
-}
-
 /** Writes all of `bytes` to `fd` (writeSync may write less than asked). */
 export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);

@@ -14,10 +14,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InputError } from '../lib/errors.ts';
-import { explained, fileSystemError, linkUnlessExists, readInside } from '../lib/files.ts';
+import { explained, fileSystemError, linkUnlessExists, orUndefined, readInside } from '../lib/files.ts';
 import { holderAlive } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { orUndefined, studyFolder } from './disk.ts';
+import { studyFolder } from './disk.ts';
 
 /** Who holds a job's claim, as its lock says (renewals change only the lock's mtime). */
 export interface Holder {

@@ -16,9 +16,8 @@ import {
 } from '../agent/index.ts';
 import { snapshotDir, trainingModelConfig } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
-import { existsInside, readInside } from '../lib/files.ts';
+import { existsInside, orUndefined, readInside } from '../lib/files.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
-import { orUndefined } from './disk.ts';
 import { measuredTasks, snapshotSteps, splitName, type EvalJob, type Job, type Plan } from './plan.ts';
 
 const evalOutputSchema = z

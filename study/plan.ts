@@ -21,12 +21,10 @@ import {
   type RLConfig,
 } from '../train/index.ts';
 import { removeDeadTemporaries, writeFilesAtomic } from '../lib/atomic.ts';
-import { canonicalJson } from '../lib/canonicalJson.ts';
 import { InputError, UsageError } from '../lib/errors.ts';
-import { existsInside, explained, fileKind, readInside, readRegularFile } from '../lib/files.ts';
-import { duplicatedKeyPath } from '../lib/json.ts';
+import { existsInside, explained, fileKind, orUndefined, readInside, readRegularFile } from '../lib/files.ts';
+import { canonicalJson, duplicatedKeyPath } from '../lib/json.ts';
 import { Rng } from '../lib/rng.ts';
-import { orUndefined } from './disk.ts';
 
 /** The layout of a study folder; a folder of another format is refused, not guessed at. */
 const STUDY_FORMAT = 1;

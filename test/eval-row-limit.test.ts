@@ -6,7 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_ROWS, readResults } from '../eval/io/index.ts';
 import { RowBudget } from '../eval/io/source.ts';
-import { resultFileOptions } from '../cli/args.ts';
+import { parseCommandArgs, resultFileOptions, type CommandArgs } from '../cli/args.ts';
+import { command as metrics } from '../cli/commands/metrics.ts';
 import { BIN } from './support/child.ts';
 
 // Rows are held in memory to be grouped by task, and a gzip of a few MB unpacks to tens of
@@ -79,10 +80,10 @@ describe('the rows read from one file are bounded', () => {
     expect(() => budget.row(7)).toThrow(
       `x.jsonl:7: more than ${MAX_ROWS.toLocaleString('en-US')} result rows`,
     );
-    const flags = (given: Record<string, string>) => ({ flags: given, positionals: ['x.jsonl'] });
-    expect(resultFileOptions(flags({})).maxRows).toBe(MAX_ROWS);
-    expect(resultFileOptions(flags({ 'max-rows': '12' })).maxRows).toBe(12);
-    expect(() => resultFileOptions(flags({ 'max-rows': '0' }))).toThrow(
+    const flags = (...argv: string[]) => parseCommandArgs(metrics, ['x.jsonl', ...argv]) as CommandArgs;
+    expect(resultFileOptions(flags()).maxRows).toBe(MAX_ROWS);
+    expect(resultFileOptions(flags('--max-rows', '12')).maxRows).toBe(12);
+    expect(() => resultFileOptions(flags('--max-rows', '0'))).toThrow(
       '--max-rows must be in [1, 9007199254740991], got 0',
     );
   });

@@ -14,7 +14,7 @@ import {
   taskVarianceIntraclassCorrelation,
 } from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
-import { recordOf } from '../claims.ts';
+import { recordOf } from '../../lib/collections.ts';
 import { countsOf } from '../counts.ts';
 
 /** The 17.3 quantities of one evaluation's counts. */

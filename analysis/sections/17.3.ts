@@ -22,7 +22,7 @@ import {
 import { progressBar } from '../../lib/progress.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { compareWithBook, compareWithRange, shareSE } from '../book.ts';
-import { cached } from '../claims.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /** The simulated benchmark: `tasks` tasks whose pass rates are drawn from Beta(beta[0], beta[1]). */
 export interface Benchmark {
@@ -126,7 +126,7 @@ function referenceCoverage(
   for (let e = 0; e < evals; e++) {
     const { successes, tasksMean } = simulateEval(benchmark, episodesPerTask, rng);
     const total = successes.reduce((a, b) => a + b, 0);
-    const distribution = cached(episodeDistributions, total, () => binomialPmf(episodes, total / episodes));
+    const distribution = getOrAdd(episodeDistributions, total, () => binomialPmf(episodes, total / episodes));
     own[e] = percentileCoverage(distribution, episodes, tasksMean, { reps });
     tasks[e] = percentileCoverage(
       taskBootstrapDistribution(successes, episodesPerTask),

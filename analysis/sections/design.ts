@@ -17,7 +17,8 @@ import { formatZodIssues } from '../../lib/zodIssues.ts';
 import { InputError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { evaluationOf, sharedSeeds, type StudyResults } from '../../study/index.ts';
-import { recordOf, reproducibleStanding, rulePower } from '../claims.ts';
+import { recordOf } from '../../lib/collections.ts';
+import { reproducibleStanding, rulePower } from '../claims.ts';
 
 /** The chapter's two training claims are read with this margin in held-out pass@1 (docs/TRAINING-DESIGN.md, section 4). */
 export const CLAIM_MARGIN = 0.05;

@@ -15,6 +15,7 @@ import {
   RESULT_FILE_FLAGS,
   stringFlag,
   switchFlag,
+  valueFlag,
   type Command,
   type CommandArgs,
 } from '../args.ts';
@@ -43,7 +44,7 @@ function pairingLine({ pairing }: ComparisonReport, fileA: ResultFile, fileB: Re
 
 async function run(args: CommandArgs): Promise<void> {
   const [pathA, pathB] = args.positionals as [string, string];
-  const k = intFlag(args, 'k', 1, { min: 1 });
+  const k = intFlag(args, 'k', 1);
   const { level, reps, seed } = bootstrapFlags(args);
   const run = stringFlag(args, 'run');
   const [fileA, fileB] = await readResultFiles(args, [pathA, pathB]);
@@ -117,7 +118,10 @@ export const command: Command = {
     'tinyagent compare A B [--k 1] [--level 0.95] [--seed S] [--reps R] [--run ID] [--allow-different-tasks] [--format F] [--scorer NAME] [--partial-as pass|fail] [--metric NAME] [--filter NAME] [--json]',
   positionals: { min: 2, max: 2 },
   flags: {
-    k: { type: 'string', description: 'compare unbiased pass@k per task (1 = mean accuracy)', default: '1' },
+    k: valueFlag('compare unbiased pass@k per task (1 = mean accuracy)', {
+      default: '1',
+      range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+    }),
     ...bootstrapFlagSpecs('paired bootstrap'),
     run: { type: 'string', description: 'the run to use when a file holds several' },
     'allow-different-tasks': switchFlag(

@@ -42,7 +42,7 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
 async function run(args: CommandArgs): Promise<number> {
   const [first, second] = args.positionals as [string, string | undefined];
   const reported = parseReported(stringFlag(args, 'reported'));
-  const k = intFlag(args, 'k', undefined, { min: 1 });
+  const k = intFlag(args, 'k', undefined);
   const files = await readResultFiles(args, second === undefined ? [first] : [first, second]);
   const [fileA, fileB] = files;
   for (const file of files) refuseGraded(file, 'the pass@k diagnosis');
@@ -100,6 +100,7 @@ export const command: Command = {
   flags: {
     k: valueFlag('the k of the pass@k being questioned (at most the samples per task)', {
       default: 'n of FILE2 (or FILE)',
+      range: { min: 1, max: Number.MAX_SAFE_INTEGER },
     }),
     reported: valueFlag('the numbers that were reported, as k:value pairs, to check against the raw rows'),
     'allow-different-tasks': switchFlag(

@@ -1,9 +1,9 @@
 import { requiredUnits, type PowerDesign } from '../../eval/index.ts';
+import { isFolder } from '../../lib/files.ts';
 import {
   boolFlag,
   choiceFlag,
   InputError,
-  isFolder,
   numberFlag,
   printJson,
   readJsonFile,

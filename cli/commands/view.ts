@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { checkSameBenchmark } from '../../eval/io/index.ts';
+import { isFolder } from '../../lib/files.ts';
 import {
   boolFlag,
   checkResultFileOptions,
   InputError,
-  isFolder,
   intFlag,
   readResultFiles,
   RESULT_FILE_FLAGS,

@@ -18,6 +18,7 @@ import type { Estimate } from '../../eval/report/resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
 import { defaultKs } from '../commands/metrics.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /**
  * What the episode viewer shows of a result file, computed here (in Node) and shipped to the
@@ -190,9 +191,7 @@ export function fileView(file: ResultFile) {
   const ks = graded ? [] : defaultKs(fewest);
   const rowsByTask = new Map<string, EpisodeView[]>();
   for (const row of file.rows) {
-    let episodes = rowsByTask.get(row.task);
-    if (episodes === undefined) rowsByTask.set(row.task, (episodes = []));
-    episodes.push(episodeView(row));
+    getOrAdd(rowsByTask, row.task, () => []).push(episodeView(row));
   }
   const meanScores = graded
     ? new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]))

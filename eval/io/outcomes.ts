@@ -1,4 +1,5 @@
 import type { ResultRow } from './resultFile.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /** One task's samples in generation order (1 passed, 0 failed). */
 export interface TaskOutcomes {
@@ -78,8 +79,7 @@ function samplesOf(rows: readonly ResultRow[], run: string | undefined) {
   for (const row of rows) {
     if (run !== undefined && row.run !== run) continue;
     if (row.turn !== undefined) multiTurn = true;
-    let samples = byTask.get(row.task);
-    if (samples === undefined) byTask.set(row.task, (samples = new Map()));
+    const samples = getOrAdd(byTask, row.task, () => new Map());
     const turn = row.turn ?? 0;
     const key = turnKey(row);
     const seen = samples.get(row.sample);

@@ -1,5 +1,6 @@
 import { fileError } from './errors.ts';
 import type { ResultFile, ResultRow } from './resultFile.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /** One task's graded scores, in file order. */
 export interface TaskScores {
@@ -25,9 +26,7 @@ export function groupScores(rows: readonly ResultRow[], run?: string): TaskScore
   const byTask = new Map<string, number[]>();
   for (const row of rows) {
     if (run !== undefined && row.run !== run) continue;
-    let scores = byTask.get(row.task);
-    if (scores === undefined) byTask.set(row.task, (scores = []));
-    scores.push(row.score ?? (row.passed ? 1 : 0));
+    getOrAdd(byTask, row.task, () => []).push(row.score ?? (row.passed ? 1 : 0));
   }
   return [...byTask].map(([task, scores]) => ({ task, scores }));
 }

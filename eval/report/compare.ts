@@ -17,6 +17,7 @@ import { requiredUnits } from '../power.ts';
 import { harnessDifferences } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
 import { StatisticsError } from '../../lib/errors.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /**
  * How the two results' episodes line up: 'common-random-numbers' when both record an env seed
@@ -95,8 +96,7 @@ function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<stri
   const seeds = new Map<string, Map<number, unknown>>();
   for (const row of rows) {
     if (run !== undefined && row.run !== run) continue;
-    let samples = seeds.get(row.task);
-    if (samples === undefined) seeds.set(row.task, (samples = new Map()));
+    const samples = getOrAdd(seeds, row.task, () => new Map());
     const seed = row.extra?.envSeed;
     // the first row of a sample decides, unless it records no seed and a later turn does
     if (!samples.has(row.sample) || (samples.get(row.sample) === undefined && seed !== undefined))

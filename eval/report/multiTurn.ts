@@ -1,4 +1,5 @@
 import type { ResultRow } from '../io/resultFile.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 /**
  * The multi-turn view of METRICS.md (diagnosis item 4) for rows with `turn`: a conversation is
@@ -12,8 +13,7 @@ export function multiTurnReport(rows: readonly ResultRow[]) {
   for (const row of rows) {
     if (row.turn === undefined) continue;
     const key = JSON.stringify([row.run ?? null, row.task, row.sample]);
-    let turns = conversations.get(key);
-    if (turns === undefined) conversations.set(key, (turns = new Map()));
+    const turns = getOrAdd(conversations, key, () => new Map());
     if (!turns.has(row.turn)) turns.set(row.turn, row.passed);
   }
   const total = conversations.size;

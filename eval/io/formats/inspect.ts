@@ -13,6 +13,7 @@ import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
 import { idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
+import { getOrAdd } from '../../../lib/collections.ts';
 
 /**
  * Inspect evaluation logs (inspect_ai, `inspect_ai/log/_log.py`: `EvalLog`, `EvalSample`, `Score`)
@@ -76,8 +77,7 @@ class Summaries {
         : {};
     const names = Object.keys(scores);
     const key = names.join('\u0000');
-    let scorers = this.scorerLists.get(key);
-    if (scorers === undefined) this.scorerLists.set(key, (scorers = names));
+    const scorers = getOrAdd(this.scorerLists, key, () => names);
     const values = names.map((name) => keptScore(scores[name]));
     const summary: SampleSummary = {
       id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },

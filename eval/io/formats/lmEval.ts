@@ -16,6 +16,7 @@ import {
   setFields,
   shownJson,
 } from './json.ts';
+import { getOrAdd } from '../../../lib/collections.ts';
 
 /** Fields of a logged sample that are not metric values (lm_eval/evaluator.py, `example`). */
 export const SAMPLE_FIELDS = new Set([
@@ -316,8 +317,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
         );
       const lineNames = metricNames(record);
       const key = lineNames.join('\u0000');
-      let names = namesSeen.get(key);
-      if (names === undefined) namesSeen.set(key, (names = lineNames));
+      const names = getOrAdd(namesSeen, key, () => lineNames);
       const values: Record<string, KeptValue> = {};
       let bytes = 0;
       for (const name of names)

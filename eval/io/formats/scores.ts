@@ -6,6 +6,7 @@ import { readBytes, splitCsvLine } from '../resultFile.ts';
 import { bufferAccess, isGzip } from '../source.ts';
 import { zipEntries } from '../zip.ts';
 import { clip, DECIMAL_NUMBER } from '../../../lib/text.ts';
+import { getOrAdd } from '../../../lib/collections.ts';
 
 /**
  * Runs x tasks score files, the layout found from the content: rliable's (a runs x tasks matrix per
@@ -331,9 +332,7 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
     const fileName = basename(path, extname(path));
     for (const row of rows) {
       const name = row.algorithm ?? fileName;
-      let group = groups.get(name);
-      if (group === undefined) groups.set(name, (group = []));
-      group.push(row);
+      getOrAdd(groups, name, () => []).push(row);
     }
     for (const [name, group] of groups) {
       const twice = algorithms.find((other) => other.algorithm === name);
