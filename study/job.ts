@@ -80,7 +80,8 @@ export async function runJob(
     timeout,
     quiet = true,
     say = () => {},
-  }: { timeout: number; quiet?: boolean; say?: (line: string) => void },
+    threads = 2,
+  }: { timeout: number; quiet?: boolean; say?: (line: string) => void; threads?: 1 | 2 },
 ): Promise<JobOutcome> {
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
@@ -104,7 +105,7 @@ export async function runJob(
         rmSync(join(jobsDir, name), { recursive: true, force: true });
     const started = performance.now();
     let checkpointChecksum: string | undefined;
-    if (job.kind === 'train') await runTraining(plan, job.seed, temporary, quiet);
+    if (job.kind === 'train') await runTraining(plan, job.seed, temporary, { quiet, threads });
     else checkpointChecksum = await runEvaluation(plan, job, temporary);
     // A turn of the event loop: a signal that came during the job is handled here, before its output is made final.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -215,11 +216,16 @@ export function outcomeLine(plan: Plan, index: number, outcome: JobOutcome): str
       : `job ${index} (${job.id}) is held by process ${outcome.heldBy.pid} on ${outcome.heldBy.host} (claimed ${outcome.heldBy.since}, last renewed ${outcome.renewed}); left to it: retry later`;
 }
 
-async function runTraining(plan: Plan, seed: number, dir: string, quiet: boolean): Promise<void> {
+async function runTraining(
+  plan: Plan,
+  seed: number,
+  dir: string,
+  { quiet, threads }: { quiet: boolean; threads: 1 | 2 },
+): Promise<void> {
   await initBackend();
   const log = openRunLog(dir, { quiet });
   try {
-    await trainSnapshots({ ...plan.config, seed }, { runDir: dir, log });
+    await trainSnapshots({ ...plan.config, seed }, { runDir: dir, log, threads });
   } finally {
     log.close();
   }

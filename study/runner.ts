@@ -39,9 +39,14 @@ export interface StudyRunSummary {
   jobs: Array<ReturnType<typeof jobRunOf>>;
 }
 
-/** The CPU slots a job holds: a training its threads (at most all slots), an evaluation one. */
-export function slotsOf(job: Job, slots: number): number {
-  return job.kind === 'train' ? Math.min(job.threads, slots) : 1;
+/**
+ * The CPU slots a job holds, and a training's threads: an evaluation 1; a training 1, its plan's
+ * two shares on one thread (the same checkpoints as on two, `twoSharesOneThread`), so two
+ * trainings run side by side; but a training that is the only job ready takes as many of the
+ * `free` slots as its plan's threads.
+ */
+export function slotsOf(job: Job, free: number, alone: boolean): number {
+  return job.kind === 'train' && alone ? Math.max(1, Math.min(job.threads, free)) : 1;
 }
 
 /**
@@ -120,11 +125,10 @@ class StudyRun {
   /** The scheduling loop: starts what is ready, waits for a job to end, or for the jobs other runs hold. */
   private async schedule(): Promise<void> {
     for (;;) {
-      for (const job of this.plan.jobs) {
+      const ready = this.plan.jobs.filter((job) => !this.running.has(job.index) && this.isReady(job));
+      for (const job of ready) {
         if (this.used >= this.workers || this.stopped !== undefined || this.interrupted) break;
-        const slots = slotsOf(job, this.workers);
-        if (this.running.has(job.index) || !this.isReady(job) || this.used + slots > this.workers) continue;
-        this.start(job, slots);
+        this.start(job, slotsOf(job, this.workers - this.used, ready.length === 1));
       }
       if (this.running.size > 0) {
         await Promise.race(this.running.values());
@@ -170,7 +174,7 @@ class StudyRun {
     }
     this.running.set(
       job.index,
-      this.pool.run(job).then((reply) => this.settle(job, slots, reply)),
+      this.pool.run(job, slots).then((reply) => this.settle(job, slots, reply)),
     );
   }
 
@@ -344,12 +348,12 @@ class WorkerProcess {
     return exited;
   }
 
-  /** Runs job `index`, its output appended to `log`; resolves when it has ended, however. */
-  run(index: number, log: string): Promise<Reply> {
+  /** Runs the request's job, its output appended to its log; resolves when it has ended, however. */
+  run(request: WorkerRequest): Promise<Reply> {
     return new Promise((settle) => {
-      this.current = { log, settle, started: performance.now(), logProblem: null };
+      this.current = { log: request.log, settle, started: performance.now(), logProblem: null };
       void this.ready.then((ok) => {
-        if (ok && !this.exited) this.child.send({ index, log } satisfies WorkerRequest);
+        if (ok && !this.exited) this.child.send(request);
       });
     });
   }
@@ -370,13 +374,14 @@ class WorkerPool {
     private readonly onStart: (seconds: number) => void,
   ) {}
 
-  async run(job: Job): Promise<Reply> {
+  /** Runs `job` on `slots` CPU slots: a training on as many threads (`slotsOf`). */
+  async run(job: Job, slots: number): Promise<Reply> {
     const log = jobLogPath(this.plan, job);
     let worker = this.idle.pop();
     while (worker?.exited) worker = this.idle.pop();
     worker ??= new WorkerProcess(this.plan, this.timeout, this.onStart);
     this.all.add(worker);
-    const reply = await worker.run(job.index, log);
+    const reply = await worker.run({ index: job.index, log, threads: slots === 1 ? 1 : 2 });
     if (worker.exited) this.all.delete(worker);
     else this.idle.push(worker);
     return reply;

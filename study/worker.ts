@@ -14,6 +14,8 @@ import { readPlan, type Plan } from './plan.ts';
 export interface WorkerRequest {
   index: number;
   log: string;
+  /** The threads a training may use: the CPU slots it holds (`slotsOf`). */
+  threads: 1 | 2;
 }
 
 /**
@@ -62,12 +64,13 @@ function redirectOutput(fd: number, failed: (error: Error) => void): () => void 
 /** Runs job `index` as `study run DIR --index I` does, lines and all; returns its exit code and what the job did. */
 async function runIndexed(
   plan: Plan,
-  index: number,
+  { index, threads }: WorkerRequest,
   timeout: number,
 ): Promise<Pick<JobEnd, 'code' | 'outcome'>> {
   try {
     const outcome = await runJob(plan, index, {
       timeout,
+      threads,
       quiet: false,
       say: (line) => process.stderr.write(`tinyagent study: ${line}\n`),
     });
@@ -114,7 +117,7 @@ export async function serveJobs(dir: string, timeout: number): Promise<void> {
           logProblem ??= `cannot write the log ${request.log}: ${error.message}`;
         });
         try {
-          ran = await runIndexed(plan, request.index, timeout);
+          ran = await runIndexed(plan, request, timeout);
         } finally {
           restore();
           closeSync(fd);

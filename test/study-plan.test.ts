@@ -41,11 +41,13 @@ describe('study plan', () => {
     ).toBe(true);
   });
 
-  it('--jobs counts CPU slots: a training takes its threads (at most all slots), an evaluation one', () => {
+  it('--jobs counts CPU slots: a training takes one, or its threads of the free slots when it is the only job ready; an evaluation one', () => {
     const two = writePlan(fresh(), { recipe: 'smoke', seeds: [0], evalSeed: 1, threads: 2, steps: [0] });
     const one = writePlan(fresh(), { recipe: 'smoke', seeds: [0], evalSeed: 1, threads: 1, steps: [0] });
-    expect([slotsOf(two.jobs[0]!, 2), slotsOf(two.jobs[0]!, 1), slotsOf(one.jobs[0]!, 2)]).toEqual([2, 1, 1]);
-    expect(two.jobs.slice(1).map((job) => slotsOf(job, 2))).toEqual(two.jobs.slice(1).map(() => 1));
+    const train = two.jobs[0]!;
+    expect([slotsOf(train, 2, true), slotsOf(train, 1, true), slotsOf(train, 2, false)]).toEqual([2, 1, 1]);
+    expect([slotsOf(one.jobs[0]!, 2, true), slotsOf(one.jobs[0]!, 2, false)]).toEqual([1, 1]);
+    expect(two.jobs.slice(1).map((job) => slotsOf(job, 2, true))).toEqual(two.jobs.slice(1).map(() => 1));
   });
 
   it('forks an independent eval seed for every training seed', () => {

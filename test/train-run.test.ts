@@ -42,11 +42,12 @@ afterAll(() => {
 });
 
 describe('trainSnapshots', () => {
-  async function run(name: string, overrides: Record<string, unknown>) {
+  async function run(name: string, overrides: Record<string, unknown>, threads: 1 | 2 = 2) {
     const runDir = join(workDir, name);
     const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), {
       runDir,
       log: openRunLog(runDir, { quiet: true }),
+      threads,
     });
     return { runDir, summary, checksums: summary.snapshots.map((dir) => checkpointChecksum(dir)) };
   }
@@ -90,10 +91,18 @@ describe('trainSnapshots', () => {
     );
   });
 
-  it('gives identical checkpoints for the same seed with the worker thread', async () => {
-    const first = await run('p1', { parallel: true });
-    const second = await run('p2', { parallel: true });
+  it('gives identical checkpoints for the same seed with the worker thread, and with its two shares on one thread (threads: 1)', async () => {
+    const first = await run('p1', { parallel: true, klCoef: 0.05 });
+    const second = await run('p2', { parallel: true, klCoef: 0.05 });
     expect(second.checksums).toEqual(first.checksums);
+    const shares = await run('p-shares', { parallel: true, klCoef: 0.05 }, 1);
+    expect(shares.checksums).toEqual(first.checksums);
+    expect(readFileSync(join(shares.runDir, 'log.jsonl'), 'utf8')).toContain(
+      "two threads' shares on one thread",
+    );
+    // One thread's own plan (parallel: false) rounds differently: the shares are what make the bits.
+    const one = await run('p-one', { parallel: false, klCoef: 0.05 });
+    expect(one.checksums).not.toEqual(first.checksums);
   });
 
   it('resumes an interrupted run from its last complete snapshot and ends with the same checkpoints', async () => {

@@ -1,5 +1,12 @@
 import { activeBackend, rollout, type Agent, type EpisodeRecord, type Play } from '../agent/index.ts';
-import { partsGradients, planJob, type LossJob, type PartsGradients } from './gradients.ts';
+import {
+  addShares,
+  partsGradients,
+  planJob,
+  shareGradients,
+  type LossJob,
+  type PartsGradients,
+} from './gradients.ts';
 import type { Optimizer } from './optimizer.ts';
 import { DataParallelWorker } from './dataParallel.ts';
 import type { UpdateResult } from './grpo.ts';
@@ -12,6 +19,8 @@ import type { UpdateResult } from './grpo.ts';
  * buckets (`planJob`); one thread and two differ only by float rounding in the gradients.
  */
 export interface Compute {
+  /** Where it runs, for the log: 'one thread', 'two threads', or two threads' shares on one. */
+  name: string;
   /** Plays the specs at the harness temperature. Records in spec order. */
   rollout(...args: Parameters<Play>): Promise<EpisodeRecord[]>;
   /** Loss and gradient of the job's mean loss, its rows split between the threads in length buckets (`planJob`). */
@@ -25,6 +34,7 @@ export interface Compute {
 /** Training on this thread alone. */
 export function oneThread(): Compute {
   return {
+    name: 'one thread',
     rollout: (agent, harness, tasks, specs) => Promise.resolve(rollout(agent, harness, tasks, specs)),
     gradients: async (agent, job) => {
       const [parts] = planJob(job, 1);
@@ -32,6 +42,27 @@ export function oneThread(): Compute {
     },
     weightsChanged: () => Promise.resolve(),
     close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Two threads' arithmetic on this thread alone: each gradient's two shares (`planJob(job, 2)`)
+ * one after the other, added as `twoThreads` adds them (`addShares`), and the rollouts as either
+ * plays them; so the checkpoints are `twoThreads`' bit for bit, on one core. A study with two
+ * CPU slots runs two such trainings side by side (docs/STUDIES.md).
+ */
+export function twoSharesOneThread(): Compute {
+  return {
+    ...oneThread(),
+    name: "two threads' shares on one thread",
+    gradients: async (agent, job) => {
+      const [first, second] = planJob(job, 2);
+      return addShares(
+        agent.model,
+        first !== undefined && first.length > 0 ? shareGradients(agent.model, first) : undefined,
+        second !== undefined && second.length > 0 ? partsGradients(agent.model, second) : undefined,
+      );
+    },
   };
 }
 
@@ -49,6 +80,7 @@ export function twoThreads({ backend }: { backend: string }): Compute {
     return worker;
   };
   return {
+    name: 'two threads',
     rollout: async (agent, harness, tasks, specs) =>
       (await holding(agent)).rollout(agent, harness, tasks, specs),
     gradients: async (agent, job) => (await holding(agent)).gradients(agent, planJob(job, 2)),

@@ -1,5 +1,4 @@
 import { Worker } from 'node:worker_threads';
-import * as tf from '@tensorflow/tfjs';
 import {
   getWeights,
   rolloutShare,
@@ -8,7 +7,7 @@ import {
   type EpisodeRecord,
   type Play,
 } from '../agent/index.ts';
-import { partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
+import { addShares, partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
 import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
 /**
@@ -135,7 +134,6 @@ export class DataParallelWorker {
    * Returns tensors the caller disposes (via tf.tidy).
    */
   async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<PartsGradients> {
-    const variables = agent.model.variables();
     const remote =
       remoteParts !== undefined && remoteParts.length > 0
         ? this.request({ type: 'gradients', parts: remoteParts })
@@ -145,26 +143,7 @@ export class DataParallelWorker {
     const reply = remote === undefined ? undefined : await remote;
     if (reply !== undefined && reply.type !== 'gradients')
       throw new Error(`training worker: expected gradients, got ${reply.type}`);
-    if (reply === undefined && local === undefined)
-      throw new RangeError('DataParallelWorker.gradients: no rows in either shard');
-    const grads: tf.NamedTensorMap = {};
-    variables.forEach((variable, i) => {
-      const mine = local?.grads[variable.name];
-      grads[variable.name] =
-        reply === undefined
-          ? mine!
-          : tf.tidy(() => {
-              const theirs = tf.tensor(reply.grads[i]!, variable.shape);
-              return mine === undefined ? theirs : tf.add(theirs, mine);
-            });
-      if (reply !== undefined) mine?.dispose();
-    });
-    return {
-      loss: (reply?.loss ?? 0) + (local?.loss ?? 0),
-      grads,
-      clippedTokens: (reply?.clippedTokens ?? 0) + (local?.clippedTokens ?? 0),
-      policyTokens: (reply?.policyTokens ?? 0) + (local?.policyTokens ?? 0),
-    };
+    return addShares(agent.model, reply, local);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,4 @@
 import { parentPort } from 'node:worker_threads';
-import * as tf from '@tensorflow/tfjs';
 import {
   initBackend,
   modelFromWeights,
@@ -12,7 +11,7 @@ import {
   type ModelConfig,
 } from '../agent/index.ts';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { partsGradients, type JobPart } from './gradients.ts';
+import { shareGradients, type JobPart } from './gradients.ts';
 
 /** Messages to the worker thread, and its replies (in the order of the requests). */
 export type ParallelRequest =
@@ -75,13 +74,7 @@ export function serveRequests(): void {
           records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
         };
       case 'gradients': {
-        const { model } = ready();
-        const { loss, grads, clippedTokens, policyTokens } = partsGradients(model, request.parts);
-        const arrays = model
-          .variables()
-          .map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array));
-        tf.dispose(Object.values(grads));
-        return { type: 'gradients', loss, grads: arrays, clippedTokens, policyTokens };
+        return { type: 'gradients', ...shareGradients(ready().model, request.parts) };
       }
       case 'close':
         agent?.model.dispose();

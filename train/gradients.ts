@@ -55,6 +55,53 @@ export function partsGradients(model: PolicyModel, parts: readonly JobPart[]): P
   return { loss, grads, clippedTokens, policyTokens };
 }
 
+/** The first share's gradients as plain arrays, in the model's variable order: what the worker thread sends back. */
+export interface ShareGradients extends Omit<PartsGradients, 'grads'> {
+  grads: Float32Array[];
+}
+
+/** `partsGradients` of the first share, copied out of its tensors (which are disposed). */
+export function shareGradients(model: PolicyModel, parts: readonly JobPart[]): ShareGradients {
+  const { grads, ...counts } = partsGradients(model, parts);
+  const arrays = model
+    .variables()
+    .map((variable) => Float32Array.from(grads[variable.name]!.dataSync() as Float32Array));
+  tf.dispose(Object.values(grads));
+  return { ...counts, grads: arrays };
+}
+
+/**
+ * The two shares' sum, the first share's gradient added to the second's, variable by variable:
+ * one sum whether the first share was computed on the worker thread or on this one, so a job
+ * planned for two threads (`planJob(job, 2)`) gives the same bits either way. Returns tensors the
+ * caller disposes; `second`'s are disposed here when they were added to.
+ */
+export function addShares(
+  model: PolicyModel,
+  first: ShareGradients | undefined,
+  second: PartsGradients | undefined,
+): PartsGradients {
+  if (first === undefined && second === undefined) throw new RangeError('addShares: no rows in either share');
+  const grads: tf.NamedTensorMap = {};
+  model.variables().forEach((variable, i) => {
+    const mine = second?.grads[variable.name];
+    grads[variable.name] =
+      first === undefined
+        ? mine!
+        : tf.tidy(() => {
+            const theirs = tf.tensor(first.grads[i]!, variable.shape);
+            return mine === undefined ? theirs : tf.add(theirs, mine);
+          });
+    if (first !== undefined) mine?.dispose();
+  });
+  return {
+    loss: (first?.loss ?? 0) + (second?.loss ?? 0),
+    grads,
+    clippedTokens: (first?.clippedTokens ?? 0) + (second?.clippedTokens ?? 0),
+    policyTokens: (first?.policyTokens ?? 0) + (second?.policyTokens ?? 0),
+  };
+}
+
 /**
  * How the cost of a forward and backward pass grows, in tokens, measured on wasm (bench/model.ts
  * shapes): a pass over R rows of T tokens costs about R * T * (1 + T / 220) (attention's share

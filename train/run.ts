@@ -25,7 +25,7 @@ import { configDifferences, splitTasks, type RLConfig } from './config.ts';
 import { demoTranscripts } from './bc.ts';
 import { padBatch } from './batch.ts';
 import { grpoStep, stepTasks } from './grpo.ts';
-import { oneThread, optimizerStep, twoThreads, type Compute } from './compute.ts';
+import { oneThread, optimizerStep, twoSharesOneThread, twoThreads, type Compute } from './compute.ts';
 import { adam } from './optimizer.ts';
 import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
 import { checkRunFolder, foreignSnapshotError, snapshotMismatch } from './runFolder.ts';
@@ -79,10 +79,12 @@ async function tryLoad(
  * (`seed/segment-k`), a frozen checkpoint after each: runDir/step-0, step-10, ..., step-80.
  * Because a segment depends only on the previous checkpoint and its own seed, a run that was
  * interrupted resumes from its last complete snapshot and ends with the same checkpoints.
+ * `threads: 1` runs a `parallel` config's two shares on this thread alone (`twoSharesOneThread`),
+ * with the same checkpoints as on two.
  */
 export async function trainSnapshots(
   config: RLConfig,
-  { runDir, log }: { runDir: string; log: RunLog },
+  { runDir, log, threads = 2 }: { runDir: string; log: RunLog; threads?: 1 | 2 },
 ): Promise<TrainSummary> {
   // A checkpoint folder, a FIFO or a folder of other files is refused before anything is written there.
   checkRunFolder(runDir);
@@ -91,7 +93,7 @@ export async function trainSnapshots(
   try {
     const removed = removeStaleTemporaries(runDir);
     if (removed.length > 0) log.record('run/removedTemporaries', { names: removed });
-    return await trainLocked(config, { runDir, log });
+    return await trainLocked(config, { runDir, log, threads });
   } finally {
     release();
   }
@@ -122,7 +124,7 @@ interface RunContext {
 
 async function trainLocked(
   config: RLConfig,
-  { runDir, log }: { runDir: string; log: RunLog },
+  { runDir, log, threads }: { runDir: string; log: RunLog; threads: 1 | 2 },
 ): Promise<TrainSummary> {
   const started = performance.now();
   const harness = pickHarness(config);
@@ -140,7 +142,11 @@ async function trainLocked(
   log.record('run/start', { runDir, backend: recorded, harnessHash: hash, config });
 
   // One or two threads for the whole run; every rollout and gradient goes through it.
-  const compute = config.parallel ? twoThreads({ backend }) : oneThread();
+  const compute = !config.parallel
+    ? oneThread()
+    : threads === 1
+      ? twoSharesOneThread()
+      : twoThreads({ backend });
   const run: RunContext = {
     config,
     runDir,
@@ -247,7 +253,7 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   const model = createModel(trainingModelConfig(tokenizer), run.baseRng.fork('init'));
   const agent = { model, tokenizer };
   log.say(
-    `backend ${run.recordedBackend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${config.parallel ? 'two threads' : 'one thread'}`,
+    `backend ${run.recordedBackend}; model ${model.parameterCount()} parameters; vocabulary ${tokenizer.words.length} words; ${compute.name}`,
   );
   const optimizer = adam(config.bcLearningRate);
   const demoRng = run.baseRng.fork('bc');

@@ -26,9 +26,12 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
     { range: { min: 1, max: 1024 } },
   ),
   steps: valueFlag('plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)'),
-  jobs: valueFlag('run: CPU slots, a two-thread training taking 2 and an evaluation 1 (default: the cores)', {
-    range: { min: 1, max: 256 },
-  }),
+  jobs: valueFlag(
+    'run: CPU slots, a job running on the slots it holds: 1 each, or a training alone its threads (default: the cores)',
+    {
+      range: { min: 1, max: 256 },
+    },
+  ),
   index: valueFlag("run: run job I alone (the array schedulers' contract)", {
     range: { min: 0, max: 1_000_000 },
   }),
