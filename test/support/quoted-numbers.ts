@@ -706,7 +706,7 @@ export const NOT_MEASURED: Record<string, NotMeasured[]> = {
     { quote: '## 3. Running code', why: 'the heading' },
   ],
   [STUDIES]: [
-    { quote: 'on 2 cores, one two-thread training', why: 'the machine the runner plans for' },
+    { quote: 'on 2 cores, trainings run two at a time', why: 'the machine the runner plans for' },
     { quote: 'On M machines of 2 cores each', why: 'the machine the runner plans for' },
     { quote: 'it runs a 4-seed smoke study of every chapter step, 56 jobs', why: "the study bench's plan" },
     { quote: 'over the 2 workers (the target: within 10%)', why: "the bench's target" },
