@@ -15,6 +15,9 @@ import { InputError, UsageError } from '../lib/errors.ts';
 
 export { EXIT, InputError, UsageError } from '../lib/errors.ts';
 
+/** The range of a count flag: a positive integer that is exact in a double. */
+export const POSITIVE_RANGE = { min: 1, max: Number.MAX_SAFE_INTEGER };
+
 /** The seeds a flag or config accepts: 31-bit non-negative integers. */
 export const SEED_RANGE = { min: 0, max: 2_147_483_647 };
 
@@ -458,11 +461,11 @@ export const RESULT_FILE_FLAGS: Record<string, FlagSpec> = {
   ),
   'max-rows': valueFlag('the most result rows read from one file (each is held in memory; docs/METRICS.md)', {
     default: String(MAX_ROWS),
-    range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+    range: POSITIVE_RANGE,
   }),
   'max-bytes': valueFlag(
     'the most bytes the rows of one file hold, and one JSON text of it may take to parse (docs/METRICS.md)',
-    { default: "a quarter of node's heap limit", range: { min: 1, max: Number.MAX_SAFE_INTEGER } },
+    { default: "a quarter of node's heap limit", range: POSITIVE_RANGE },
   ),
 };
 

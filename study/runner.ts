@@ -174,7 +174,7 @@ class StudyRun {
     }
     this.running.set(
       job.index,
-      this.pool.run(job, slots).then((reply) => this.settle(job, slots, reply)),
+      this.pool.run(job, slots === 1 ? 1 : 2).then((reply) => this.settle(job, slots, reply)),
     );
   }
 
@@ -374,14 +374,14 @@ class WorkerPool {
     private readonly onStart: (seconds: number) => void,
   ) {}
 
-  /** Runs `job` on `slots` CPU slots: a training on as many threads (`slotsOf`). */
-  async run(job: Job, slots: number): Promise<Reply> {
+  /** Runs `job`; a training on `threads`, the CPU slots it holds (`slotsOf`). */
+  async run(job: Job, threads: 1 | 2): Promise<Reply> {
     const log = jobLogPath(this.plan, job);
     let worker = this.idle.pop();
     while (worker?.exited) worker = this.idle.pop();
     worker ??= new WorkerProcess(this.plan, this.timeout, this.onStart);
     this.all.add(worker);
-    const reply = await worker.run({ index: job.index, log, threads: slots === 1 ? 1 : 2 });
+    const reply = await worker.run({ index: job.index, log, threads });
     if (worker.exited) this.all.delete(worker);
     else this.idle.push(worker);
     return reply;

@@ -10,6 +10,7 @@ import {
   bootstrapFlagSpecs,
   definedFields,
   intFlag,
+  POSITIVE_RANGE,
   printJson,
   readResultFiles,
   RESULT_FILE_FLAGS,
@@ -120,7 +121,7 @@ export const command: Command = {
   flags: {
     k: valueFlag('compare unbiased pass@k per task (1 = mean accuracy)', {
       default: '1',
-      range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+      range: POSITIVE_RANGE,
     }),
     ...bootstrapFlagSpecs('paired bootstrap'),
     run: { type: 'string', description: 'the run to use when a file holds several' },

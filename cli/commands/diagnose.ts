@@ -4,6 +4,7 @@ import {
   boolFlag,
   definedFields,
   intFlag,
+  POSITIVE_RANGE,
   printJson,
   readResultFiles,
   RESULT_FILE_FLAGS,
@@ -100,7 +101,7 @@ export const command: Command = {
   flags: {
     k: valueFlag('the k of the pass@k being questioned (at most the samples per task)', {
       default: 'n of FILE2 (or FILE)',
-      range: { min: 1, max: Number.MAX_SAFE_INTEGER },
+      range: POSITIVE_RANGE,
     }),
     reported: valueFlag('the numbers that were reported, as k:value pairs, to check against the raw rows'),
     'allow-different-tasks': switchFlag(

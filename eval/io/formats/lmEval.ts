@@ -326,11 +326,8 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
           bytes += name.length + keptBytes(values[name]);
         }
       const doc = idOf(record.doc_id) ?? { shown: shownJson(record.doc_id) };
-      let filter: string | undefined;
-      if (typeof record.filter === 'string') {
-        filter = filters.get(record.filter);
-        if (filter === undefined) filters.set(record.filter, (filter = record.filter));
-      }
+      const given = record.filter;
+      const filter = typeof given === 'string' ? getOrAdd(filters, given, () => given) : undefined;
       budget.row(line, bytes + (typeof doc === 'string' ? doc.length : doc.shown.length));
       records.push({ line, doc, filter, names, values, repeats: responsesPerDocument(record) });
     },
