@@ -134,6 +134,13 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     if (Array.isArray(value)) lists[name] = value.map(String);
     else flags[name] = value;
   }
+  // A number outside its flag's static range is refused here, before any file is read; the
+  // flag's reader (intFlag, numberFlag) checks its form and any range that depends on other flags.
+  for (const [name, raw] of Object.entries(flags)) {
+    const range = command.flags[name]?.range;
+    if (range !== undefined && typeof raw === 'string' && DECIMAL_NUMBER.test(raw))
+      inRange(name, Number(raw), range);
+  }
   if (deprecated.length > 0)
     process.stderr.write(
       `tinyagent ${command.name}: warning: ${deprecated.join(' and ')} (deprecated; ${deprecated.length === 1 ? 'the old name still works' : 'the old names still work'})\n`,

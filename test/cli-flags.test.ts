@@ -139,6 +139,18 @@ describe('command-line habits', () => {
     expect((await cli(['metrics', 'x.jsonl', '--frobnicate'])).stderr).not.toMatch(/did you mean/);
   });
 
+  it("a flag outside its spec's range is refused before any file or folder is read", async () => {
+    const missing = '/nonexistent/study';
+    await expectCliError(
+      ['study', 'run', missing, '--jobs', '0'],
+      2,
+      /^tinyagent study: --jobs must be in \[1, 256\], got 0/,
+    );
+    await expectCliError(['metrics', '/nonexistent.jsonl', '--reps', '5'], 2, /--reps must be in \[/);
+    // In range, the folder is read and refused: the check above is the range's, not the folder's.
+    await expectCliError(['study', 'run', missing, '--jobs', '1'], 1, /holds no study/);
+  });
+
   it('closestName: a unique prefix, else one name within 2 edits (1 for short names), never a tie', () => {
     expect(closestName('epi', ['episodes', 'seed'])).toBe('episodes');
     expect(closestName('seeed', ['seed', 'seeds'])).toBe('seed');
