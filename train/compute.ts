@@ -1,6 +1,7 @@
 import { activeBackend, rollout, type Agent, type EpisodeRecord, type Play } from '../agent/index.ts';
 import {
   addShares,
+  nonEmpty,
   partsGradients,
   planJob,
   shareGradients,
@@ -56,11 +57,11 @@ export function twoSharesOneThread(): Compute {
     ...oneThread(),
     name: "two threads' shares on one thread",
     gradients: async (agent, job) => {
-      const [first, second] = planJob(job, 2);
+      const [first, second] = planJob(job, 2).map(nonEmpty);
       return addShares(
         agent.model,
-        first !== undefined && first.length > 0 ? shareGradients(agent.model, first) : undefined,
-        second !== undefined && second.length > 0 ? partsGradients(agent.model, second) : undefined,
+        first && shareGradients(agent.model, first),
+        second && partsGradients(agent.model, second),
       );
     },
   };

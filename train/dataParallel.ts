@@ -7,7 +7,7 @@ import {
   type EpisodeRecord,
   type Play,
 } from '../agent/index.ts';
-import { addShares, partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
+import { addShares, nonEmpty, partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
 import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
 /**
@@ -134,12 +134,10 @@ export class DataParallelWorker {
    * Returns tensors the caller disposes (via tf.tidy).
    */
   async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<PartsGradients> {
-    const remote =
-      remoteParts !== undefined && remoteParts.length > 0
-        ? this.request({ type: 'gradients', parts: remoteParts })
-        : undefined;
-    const local =
-      localParts !== undefined && localParts.length > 0 ? partsGradients(agent.model, localParts) : undefined;
+    const remoteShare = nonEmpty(remoteParts);
+    const localShare = nonEmpty(localParts);
+    const remote = remoteShare && this.request({ type: 'gradients', parts: remoteShare });
+    const local = localShare && partsGradients(agent.model, localShare);
     const reply = remote === undefined ? undefined : await remote;
     if (reply !== undefined && reply.type !== 'gradients')
       throw new Error(`training worker: expected gradients, got ${reply.type}`);

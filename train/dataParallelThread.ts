@@ -24,7 +24,7 @@ export type ParallelRequest =
     }
   | { type: 'weights'; weights: Float32Array[] }
   | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
-  | { type: 'gradients'; parts: JobPart[] }
+  | { type: 'gradients'; parts: readonly JobPart[] }
   | { type: 'close' };
 
 export type ParallelReply =

@@ -24,6 +24,11 @@ export interface JobPart {
   weight: number;
 }
 
+/** A share's parts, or undefined when the share has no rows (a batch smaller than the threads): such a share is left out of the sum, not added as zeros. */
+export function nonEmpty(parts: readonly JobPart[] | undefined): readonly JobPart[] | undefined {
+  return parts !== undefined && parts.length > 0 ? parts : undefined;
+}
+
 /** What one thread computes for an optimizer step: loss, gradients, and the clip's token counts for the log. */
 export interface PartsGradients {
   loss: number;
