@@ -26,7 +26,7 @@ export interface FlagSpec {
   description: string;
   /** Shown in --help; the command (a config flag: the config schema) applies it when the flag is absent. */
   default?: string;
-  /** A numeric flag's accepted range, shown in --help as `[min..max]`; intFlag and numberFlag check it. */
+  /** A numeric flag's accepted range, shown in --help as `[min..max]`; `parseCommandArgs` checks it. */
   range?: { min: number; max: number };
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
@@ -62,8 +62,6 @@ export interface CommandArgs {
   /** The values of the flags given with `multiple`, each in order (absent: not given). */
   lists?: Record<string, string[]>;
   positionals: string[];
-  /** The command's flags as parsed (`parseCommandArgs`): where intFlag and numberFlag find a range. */
-  specs?: Record<string, FlagSpec>;
 }
 
 export function helpText(command: Command): string {
@@ -145,7 +143,7 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     process.stderr.write(
       `tinyagent ${command.name}: warning: ${deprecated.join(' and ')} (deprecated; ${deprecated.length === 1 ? 'the old name still works' : 'the old names still work'})\n`,
     );
-  return { flags, lists, positionals: parsed.positionals, specs: command.flags };
+  return { flags, lists, positionals: parsed.positionals };
 }
 
 /**
@@ -212,15 +210,16 @@ const DECIMAL_INTEGER = /^[+-]?\d+$/;
 type Range = { min?: number; max?: number } | undefined;
 
 /**
- * An integer flag written in decimal (`0x10`, `1e3` and `1.0` are refused) within `range` (by
- * default its spec's); `fallback` when absent. Integers beyond 2^53 - 1 are not exact and are
+ * An integer flag written in decimal (`0x10`, `1e3` and `1.0` are refused) within `range`, a range
+ * that depends on other flags (a spec's own range was checked by `parseCommandArgs`); `fallback`
+ * when absent. Integers beyond 2^53 - 1 are not exact and are
  * refused whatever the bounds, so that is the default `max`.
  */
 export function intFlag<F extends number | null | undefined>(
   args: CommandArgs,
   name: string,
   fallback: F,
-  range: Range = args.specs?.[name]?.range,
+  range?: Range,
 ): number | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
@@ -235,7 +234,7 @@ export function numberFlag<F extends number | null | undefined>(
   args: CommandArgs,
   name: string,
   fallback: F,
-  range: Range = args.specs?.[name]?.range,
+  range?: Range,
 ): number | F {
   const raw = args.flags[name];
   if (raw === undefined) return fallback;
