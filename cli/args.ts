@@ -15,19 +15,36 @@ import { InputError, UsageError } from '../lib/errors.ts';
 
 export { EXIT, InputError, UsageError } from '../lib/errors.ts';
 
+/**
+ * What a numeric flag takes: a number in [min, max], an integer when `integer`, or the one
+ * `word` it takes instead of a number (`--max-edits unlimited`).
+ */
+export interface FlagRange {
+  min: number;
+  max: number;
+  integer: boolean;
+  word?: string;
+}
+
+/** A numeric flag that takes integers in [min, max]. */
+export const integers = (min: number, max: number): FlagRange => ({ min, max, integer: true });
+
+/** A numeric flag that takes decimal numbers in [min, max]. */
+export const decimals = (min: number, max: number): FlagRange => ({ min, max, integer: false });
+
 /** The range of a count flag: a positive integer that is exact in a double. */
-export const POSITIVE_RANGE = { min: 1, max: Number.MAX_SAFE_INTEGER };
+export const POSITIVE_RANGE = integers(1, Number.MAX_SAFE_INTEGER);
 
 /** The seeds a flag or config accepts: 31-bit non-negative integers. */
-export const SEED_RANGE = { min: 0, max: 2_147_483_647 };
+export const SEED_RANGE = integers(0, 2_147_483_647);
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
   /** Shown in --help; the command (a config flag: the config schema) applies it when the flag is absent. */
   default?: string;
-  /** A numeric flag's accepted range, shown in --help as `[min..max]`; `parseCommandArgs` checks it. */
-  range?: { min: number; max: number };
+  /** A numeric flag's form and range, shown in --help as `[min..max]`; `parseCommandArgs` checks both. */
+  range?: FlagRange;
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
   /**
@@ -132,12 +149,12 @@ export function parseCommandArgs(command: Command, argv: string[]): CommandArgs 
     if (Array.isArray(value)) lists[name] = value.map(String);
     else flags[name] = value;
   }
-  // A number outside its flag's static range is refused here, before any file is read; the
-  // flag's reader (intFlag, numberFlag) checks its form and any range that depends on other flags.
+  // A numeric flag's form and static range are checked here, before any file is read; its reader
+  // (intFlag, numberFlag) checks only a range that depends on other flags.
   for (const [name, raw] of Object.entries(flags)) {
     const range = command.flags[name]?.range;
-    if (range !== undefined && typeof raw === 'string' && DECIMAL_NUMBER.test(raw))
-      inRange(name, Number(raw), range);
+    if (range !== undefined && typeof raw === 'string' && raw !== range.word)
+      inRange(name, numberOf(name, raw, range.integer), range);
   }
   if (deprecated.length > 0)
     process.stderr.write(
@@ -210,10 +227,23 @@ const DECIMAL_INTEGER = /^[+-]?\d+$/;
 type Range = { min?: number; max?: number } | undefined;
 
 /**
- * An integer flag written in decimal (`0x10`, `1e3` and `1.0` are refused) within `range`, a range
- * that depends on other flags (a spec's own range was checked by `parseCommandArgs`); `fallback`
- * when absent. Integers beyond 2^53 - 1 are not exact and are
- * refused whatever the bounds, so that is the default `max`.
+ * A flag's value as a number: an integer written in decimal (`0x10`, `1e3` and `1.0` are refused;
+ * so are integers beyond 2^53 - 1, which are not exact), else a finite decimal number
+ * (`0x10`, `Infinity` are refused).
+ */
+function numberOf(name: string, raw: string | boolean, integer: boolean): number {
+  const value = Number(raw);
+  if (integer) {
+    if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(value))
+      throw new UsageError(`--${name} must be a decimal integer, got '${clip(String(raw))}'`);
+  } else if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value))
+    throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
+  return value;
+}
+
+/**
+ * An integer flag (`numberOf`) within `range`, a range that depends on other flags (a spec's own
+ * range was checked by `parseCommandArgs`); `fallback` when absent.
  */
 export function intFlag<F extends number | null | undefined>(
   args: CommandArgs,
@@ -222,14 +252,10 @@ export function intFlag<F extends number | null | undefined>(
   range?: Range,
 ): number | F {
   const raw = args.flags[name];
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !DECIMAL_INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`--${name} must be a decimal integer, got '${clip(String(raw))}'`);
-  }
-  return inRange(name, Number(raw), { max: Number.MAX_SAFE_INTEGER, ...range });
+  return raw === undefined ? fallback : inRange(name, numberOf(name, raw, true), range);
 }
 
-/** A finite number flag written in decimal (`0x10`, `Infinity` are refused), as intFlag. */
+/** A finite number flag (`numberOf`), as intFlag. */
 export function numberFlag<F extends number | null | undefined>(
   args: CommandArgs,
   name: string,
@@ -237,11 +263,7 @@ export function numberFlag<F extends number | null | undefined>(
   range?: Range,
 ): number | F {
   const raw = args.flags[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !DECIMAL_NUMBER.test(raw) || !Number.isFinite(value))
-    throw new UsageError(`--${name} must be a decimal number, got '${clip(String(raw))}'`);
-  return inRange(name, value, range);
+  return raw === undefined ? fallback : inRange(name, numberOf(name, raw, false), range);
 }
 
 function inRange(name: string, value: number, { min = -Infinity, max = Infinity }: Range = {}): number {
@@ -347,8 +369,7 @@ export function fieldSchemas(schema: z.ZodObject): Record<string, FieldSchema> {
 export interface ConfigFlag {
   field: string;
   flag: string;
-  integer: boolean;
-  spec: FlagSpec & { range: { min: number; max: number } };
+  spec: FlagSpec & { range: FlagRange };
 }
 
 /**
@@ -377,12 +398,11 @@ export function configFlags<const F extends string>(
     flags[field] = {
       field,
       flag,
-      integer: type === 'integer',
       spec: {
         type: 'string',
         description,
         default: String(fallback),
-        range: { min: minimum, max: maximum },
+        range: { min: minimum, max: maximum, integer: type === 'integer' },
       },
     };
   }
@@ -398,9 +418,9 @@ export function configFlagValues<F extends string>(
   flags: Record<F, ConfigFlag>,
 ): Partial<Record<F, number>> {
   const values: Partial<Record<F, number>> = {};
-  for (const { field, flag, integer } of Object.values<ConfigFlag>(flags)) {
+  for (const { field, flag, spec } of Object.values<ConfigFlag>(flags)) {
     if (args.flags[flag] === undefined) continue;
-    values[field as F] = integer ? intFlag(args, flag, 0) : numberFlag(args, flag, 0);
+    values[field as F] = spec.range.integer ? intFlag(args, flag, 0) : numberFlag(args, flag, 0);
   }
   return values;
 }
@@ -480,11 +500,11 @@ export const MIN_REPS = 100;
 
 /** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
 export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
-  level: valueFlag('confidence level', { default: '0.95', range: { min: 0.5, max: 0.9999 } }),
+  level: valueFlag('confidence level', { default: '0.95', range: decimals(0.5, 0.9999) }),
   seed: valueFlag(`seed of the ${what}`, { default: '0' }),
   reps: valueFlag('bootstrap replicates', {
     default: String(DEFAULT_REPLICATES),
-    range: { min: MIN_REPS, max: 1_000_000 },
+    range: integers(MIN_REPS, 1_000_000),
   }),
 });
 

@@ -60,15 +60,14 @@ describe('config flags, made from the config schema', () => {
     expect(flags.bcSteps).toEqual({
       field: 'bcSteps',
       flag: 'bc-steps',
-      integer: true,
       spec: {
         type: 'string',
         description: TrainSchema.shape.bcSteps.description,
         default: String(defaults.bcSteps),
-        range: { min: 0, max: 10_000 },
+        range: { min: 0, max: 10_000, integer: true },
       },
     });
-    expect(flags.seed.spec.range).toEqual({ min: 0, max: 2_147_483_647 });
+    expect(flags.seed.spec.range).toEqual({ min: 0, max: 2_147_483_647, integer: true });
   });
 
   it('set only the fields whose flags are given, within their ranges', () => {
@@ -139,7 +138,7 @@ describe('command-line habits', () => {
     expect((await cli(['metrics', 'x.jsonl', '--frobnicate'])).stderr).not.toMatch(/did you mean/);
   });
 
-  it("a flag outside its spec's range is refused before any file or folder is read", async () => {
+  it("a numeric flag out of its spec's form or range is refused before any file or folder is read", async () => {
     const missing = '/nonexistent/study';
     await expectCliError(
       ['study', 'run', missing, '--jobs', '0'],
@@ -147,6 +146,22 @@ describe('command-line habits', () => {
       /^tinyagent study: --jobs must be in \[1, 256\], got 0/,
     );
     await expectCliError(['metrics', '/nonexistent.jsonl', '--reps', '5'], 2, /--reps must be in \[/);
+    await expectCliError(['study', 'run', missing, '--jobs', 'abc'], 2, /--jobs must be a decimal integer/);
+    await expectCliError(['study', 'run', missing, '--jobs', '1.5'], 2, /--jobs must be a decimal integer/);
+    await expectCliError(
+      ['study', 'run', missing, '--lease-timeout', '1e'],
+      2,
+      /--lease-timeout must be a decimal number/,
+    );
+    await expectCliError(
+      ['eval', '--checkpoint', missing, '--temperature', 'hot'],
+      2,
+      /--temperature must be/,
+    );
+    // A decimal flag takes a fraction, and --max-edits its word: the folder is what is refused.
+    await expectCliError(['eval', '--checkpoint', missing, '--temperature', '0.5'], 1, /does not exist/);
+    await expectCliError(['eval', '--checkpoint', missing, '--max-edits', 'unlimited'], 1, /does not exist/);
+    await expectCliError(['eval', '--checkpoint', missing, '--max-edits', 'lots'], 2, /--max-edits must be/);
     // In range, the folder is read and refused: the check above is the range's, not the folder's.
     await expectCliError(['study', 'run', missing, '--jobs', '1'], 1, /holds no study/);
   });

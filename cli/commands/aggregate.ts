@@ -12,7 +12,10 @@ import { clip } from '../../lib/text.ts';
 import {
   boolFlag,
   choiceFlag,
+  type Command,
+  type CommandArgs,
   definedFields,
+  integers,
   intFlag,
   numberFlag,
   printJson,
@@ -21,8 +24,6 @@ import {
   switchFlag,
   UsageError,
   valueFlag,
-  type Command,
-  type CommandArgs,
 } from '../args.ts';
 import { readScoreFiles } from '../../eval/io/formats/scores.ts';
 import {
@@ -223,7 +224,7 @@ export const command: Command = {
   flags: {
     reps: valueFlag(
       `bootstrap replicates (default: rliable's ${AGGREGATE_REPS.toLocaleString('en-US')}, fewer for a large file, at least ${MIN_REPS.toLocaleString('en-US')})`,
-      { range: { min: 100, max: 1_000_000 } },
+      { range: integers(100, 1_000_000) },
     ),
     seed: valueFlag('seed of the bootstrap', { default: '0', range: SEED_RANGE }),
     gamma: valueFlag("the optimality gap's threshold (rliable's default)", { default: '1' }),

@@ -2,12 +2,13 @@ import { count } from '../../lib/text.ts';
 import {
   alignedLines,
   boolFlag,
+  type Command,
+  integers,
   intFlag,
   printJson,
   SEED_RANGE,
   switchFlag,
   valueFlag,
-  type Command,
 } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
 
@@ -41,7 +42,7 @@ export const command: Command = {
     // Each harness plays all its episodes at once: memory grows with the count.
     episodes: valueFlag('episodes per task per policy and harness (256: about 10 s and 0.7 GB)', {
       default: '10',
-      range: { min: 1, max: 256 },
+      range: integers(1, 256),
     }),
     seed: valueFlag('seed of the env and policy streams', { default: '0', range: SEED_RANGE }),
     out: valueFlag(

@@ -3,8 +3,14 @@ import {
   backendFlag,
   boolFlag,
   choiceFlag,
+  type Command,
+  type CommandArgs,
+  decimals,
   definedFields,
+  type FlagRange,
+  type FlagSpec,
   InputError,
+  integers,
   intFlag,
   numberFlag,
   outFileFlag,
@@ -14,9 +20,6 @@ import {
   switchFlag,
   UsageError,
   valueFlag,
-  type Command,
-  type CommandArgs,
-  type FlagSpec,
 } from '../args.ts';
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
@@ -34,7 +37,7 @@ import { count } from '../../lib/text.ts';
  */
 export const checkpointFlags = {
   checkpoint: valueFlag('checkpoint folder, e.g. runs/default/step-80'),
-  episodes: (description: string) => valueFlag(description, { default: '32', range: { min: 1, max: 1024 } }),
+  episodes: (description: string) => valueFlag(description, { default: '32', range: integers(1, 1024) }),
   seed: (description: string, defaultSeed = 0) =>
     valueFlag(description, { default: String(defaultSeed), range: SEED_RANGE }),
   backend: valueFlag(`tfjs backend: ${BACKEND_PREFERENCES.join(', ')}`, { default: 'auto' }),
@@ -55,13 +58,16 @@ export function topOps(counts: Record<string, number>): string {
 }
 
 /** One of eval's harness flags: a single-field change to the harness the checkpoint recorded (its range: gym/config.ts's). */
-const harnessFlag = (description: string, range?: { min: number; max: number }): FlagSpec =>
+const harnessFlag = (description: string, range?: FlagRange): FlagSpec =>
   valueFlag(description, { default: 'the harness value', ...(range === undefined ? {} : { range }) });
 
 const harnessFlags = {
-  temperature: harnessFlag('sampling temperature (0 = greedy)', { min: 0, max: 10 }),
-  'max-turns': harnessFlag('turn budget per episode', { min: 1, max: 1000 }),
-  'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", { min: 1, max: 1000 }),
+  temperature: harnessFlag('sampling temperature (0 = greedy)', decimals(0, 10)),
+  'max-turns': harnessFlag('turn budget per episode', integers(1, 1000)),
+  'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", {
+    ...integers(1, 1000),
+    word: 'unlimited',
+  }),
   rename: harnessFlag('randomize function names: on | off'),
   'rename-pool': harnessFlag('rename pool: all | train | heldout'),
   reward: harnessFlag('reward source: hidden | public (success is always scored on hidden tests)'),

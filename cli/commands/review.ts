@@ -2,13 +2,15 @@ import { designReview } from '../../eval/index.ts';
 import { count } from '../../lib/text.ts';
 import {
   boolFlag,
+  type Command,
+  decimals,
+  integers,
   intFlag,
   numberFlag,
   printJson,
   switchFlag,
   UsageError,
   valueFlag,
-  type Command,
 } from '../args.ts';
 
 /** `last` (no selection) or `best-of-K`, K in [1, 1000]: the number of checkpoints the reported one was picked from. */
@@ -31,30 +33,30 @@ export const command: Command = {
   usage:
     'tinyagent review --a 0.410 --b 0.434 --tasks 500 [--samples 1] [--seeds 1] [--selection last|best-of-K] [--correlation R] [--icc 0.5] [--seed-sd 0] [--json]',
   flags: {
-    a: valueFlag('baseline pass@1', { range: { min: 0, max: 1 } }),
-    b: valueFlag('new pass@1', { range: { min: 0, max: 1 } }),
-    tasks: valueFlag('tasks in the benchmark', { range: { min: 1, max: 1_000_000 } }),
-    samples: valueFlag('attempts per task (and seed)', { default: '1', range: { min: 1, max: 10_000 } }),
-    seeds: valueFlag('training seeds per arm', { default: '1', range: { min: 1, max: 1_000 } }),
+    a: valueFlag('baseline pass@1', { range: decimals(0, 1) }),
+    b: valueFlag('new pass@1', { range: decimals(0, 1) }),
+    tasks: valueFlag('tasks in the benchmark', { range: integers(1, 1_000_000) }),
+    samples: valueFlag('attempts per task (and seed)', { default: '1', range: integers(1, 10_000) }),
+    seeds: valueFlag('training seeds per arm', { default: '1', range: integers(1, 1_000) }),
     selection: valueFlag("how the checkpoint was chosen: 'last' or best-of-K by the reported metric", {
       default: 'last',
     }),
     correlation: valueFlag(
       "per-task correlation of the two agents' pass rates; absent: a table over 0 to 0.95",
-      { range: { min: -1, max: 1 } },
+      { range: decimals(-1, 1) },
     ),
     icc: valueFlag("share of one attempt's variance that lies between tasks (assumed; 17.3 measures it)", {
       default: '0.5',
-      range: { min: 0, max: 1 },
+      range: decimals(0, 1),
     }),
     'seed-sd': valueFlag(
       "SD of one arm's pass@1 across training seeds (assumed; 17.4 measures it); 0 leaves training noise out",
-      { default: '0', range: { min: 0, max: 0.5 } },
+      { default: '0', range: decimals(0, 0.5) },
     ),
-    alpha: valueFlag('two-sided significance level', { default: '0.05', range: { min: 1e-6, max: 0.5 } }),
+    alpha: valueFlag('two-sided significance level', { default: '0.05', range: decimals(1e-6, 0.5) }),
     power: valueFlag('power to detect the reported difference', {
       default: '0.8',
-      range: { min: 0.5, max: 0.999 },
+      range: decimals(0.5, 0.999),
     }),
     json: switchFlag('print JSON'),
   },

@@ -4,7 +4,10 @@ import { isFolder } from '../../lib/files.ts';
 import {
   boolFlag,
   checkResultFileOptions,
+  type Command,
+  type CommandArgs,
   InputError,
+  integers,
   intFlag,
   readResultFiles,
   RESULT_FILE_FLAGS,
@@ -13,8 +16,6 @@ import {
   switchFlag,
   UsageError,
   valueFlag,
-  type Command,
-  type CommandArgs,
 } from '../args.ts';
 import { viewerData } from '../view/data.ts';
 import { pageFiles, servePage, writePage, type DynamicAnswer, type PageFile } from '../view/page.ts';
@@ -135,7 +136,7 @@ export const command: Command = {
     ),
     port: valueFlag('serve on http://127.0.0.1:N/ (0: a free port); this machine only', {
       default: String(DEFAULT_PORT),
-      range: { min: 0, max: 65535 },
+      range: integers(0, 65535),
     }),
     out: valueFlag('write the page and its data into this folder instead (index.html opens from disk)'),
     'allow-different-tasks': switchFlag(

@@ -1,12 +1,14 @@
 import { DEFAULT_LEASE_TIMEOUT, LEASE_TIMEOUT_ENV, LEASE_TIMEOUT_RANGE } from '../../../study/leases.ts';
 import {
+  type CommandArgs,
+  decimals,
+  type FlagSpec,
+  integers,
   numberFlag,
   SEED_RANGE,
   switchFlag,
   UsageError,
   valueFlag,
-  type CommandArgs,
-  type FlagSpec,
 } from '../../args.ts';
 
 /** The flags of every `study` subcommand; each description starts with the subcommands that read it. */
@@ -19,29 +21,29 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
     range: SEED_RANGE,
   }),
   threads: valueFlag("plan: threads per training (1 or 2; default the recipe's parallel)", {
-    range: { min: 1, max: 2 },
+    range: integers(1, 2),
   }),
   episodes: valueFlag(
     'plan: episodes per measured task (held-out, or the development split under devSplit) in every evaluation (default 64; smoke 8)',
-    { range: { min: 1, max: 1024 } },
+    { range: integers(1, 1024) },
   ),
   steps: valueFlag('plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)'),
   jobs: valueFlag(
     'run: CPU slots, a job running on the slots it holds: 1 each, or a training alone its threads (default: the cores)',
     {
-      range: { min: 1, max: 256 },
+      range: integers(1, 256),
     },
   ),
   index: valueFlag("run: run job I alone (the array schedulers' contract)", {
-    range: { min: 0, max: 1_000_000 },
+    range: integers(0, 1_000_000),
   }),
   offset: valueFlag('run: with --index I, run job K + I (an Indexed Job over part of the plan)', {
     default: '0',
-    range: { min: 0, max: 1_000_000 },
+    range: integers(0, 1_000_000),
   }),
   'lease-timeout': valueFlag(
     `run, status, unlock: seconds a claim may go unrenewed before it is taken over (default ${DEFAULT_LEASE_TIMEOUT}, or ${LEASE_TIMEOUT_ENV}; holders renew every tenth of it)`,
-    { range: LEASE_TIMEOUT_RANGE },
+    { range: decimals(LEASE_TIMEOUT_RANGE.min, LEASE_TIMEOUT_RANGE.max) },
   ),
   force: switchFlag('unlock: also remove claims whose holder looks alive'),
   'allow-mixed': switchFlag(
@@ -55,11 +57,11 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
   account: valueFlag('slurm: the account to charge'),
   time: valueFlag('slurm: wall time per array task, e.g. 01:00:00'),
   'train-cpus': valueFlag("slurm, k8s: CPUs of a training task (default: the training's threads)", {
-    range: { min: 1, max: 256 },
+    range: integers(1, 256),
   }),
   'eval-cpus': valueFlag('slurm, k8s: CPUs of an evaluation task', {
     default: '1',
-    range: { min: 1, max: 256 },
+    range: integers(1, 256),
   }),
   mem: valueFlag("slurm, k8s: memory per task, Slurm's size (1500M, 2G)", { default: '2G' }),
   sbatch: valueFlag('slurm: one more #SBATCH option such as --qos=long (repeatable)', { multiple: true }),
@@ -73,7 +75,7 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
   claim: valueFlag('k8s: the PersistentVolumeClaim that holds the study folder', {
     default: 'tinyagent-studies',
   }),
-  parallelism: valueFlag('k8s: pods at once', { default: '4', range: { min: 1, max: 10_000 } }),
+  parallelism: valueFlag('k8s: pods at once', { default: '4', range: integers(1, 10_000) }),
   json: switchFlag('print JSON'),
 };
 
