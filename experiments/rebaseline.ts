@@ -55,15 +55,15 @@ function studyFolders(dir: string, depth = 2): string[] {
     );
 }
 
-// The parts of a results file that are not its numbers: when and where it was made, and by what.
-const NOT_NUMBERS = new Set(['generatedAt', 'node', 'platform', 'packages', 'fingerprint', 'markdownSha256']);
+/** The parts of a results file that are not its numbers: when and where it was made, and by what. */
+export const NOT_NUMBERS = ['generatedAt', 'node', 'platform', 'packages', 'fingerprint', 'markdownSha256'];
 
 /** Every leaf (number, string, boolean, null) of a file's numbers, by path; the meta fields (time, versions, fingerprint) left out. */
 export function leavesOf(file: string, value: unknown, path = ''): NumberAt[] {
   if (value === null || typeof value !== 'object')
     return [{ file, path: path || '(root)', value: value as NumberAt['value'] }];
   return Object.entries(value).flatMap(([key, inner]) =>
-    path === '' && NOT_NUMBERS.has(key)
+    path === '' && NOT_NUMBERS.includes(key)
       ? []
       : leavesOf(file, inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key),
   );

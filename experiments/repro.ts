@@ -68,6 +68,7 @@ import {
   filesUnder,
   movedNumbers,
   movedTable,
+  NOT_NUMBERS,
   regenerateStudyFiles,
   snapshotNumbers,
   studyFileDifferences,
@@ -253,16 +254,13 @@ export function qualitativeChecks(section: string, numbers: unknown): Array<[str
   }
 }
 
-/** What a results JSON records of the machine and moment that wrote it, not of its numbers: left out when files are compared. */
-const ENVIRONMENT_FIELDS = ['generatedAt', 'node', 'platform', 'packages', 'fingerprint', 'markdownSha256'];
-
 /** A written file's text with the machine's part taken out: a JSON's environment fields, the Markdown's node version. */
 function withoutEnvironment(path: string): string {
   const text = readFileSync(path, 'utf8');
   if (path.endsWith('.md')) return text.replace(/; node v[\d.]+;/, ';');
   if (!path.endsWith('.json') || path.endsWith('.vl.json')) return text;
   const record = JSON.parse(text) as Record<string, unknown>;
-  for (const field of ENVIRONMENT_FIELDS) delete record[field];
+  for (const field of NOT_NUMBERS) delete record[field];
   return JSON.stringify(record);
 }
 
