@@ -87,7 +87,7 @@ export function helpText(command: Command): string {
   const width = Math.max(...entries.map(([name, spec]) => name.length + (spec.type === 'string' ? 6 : 0)));
   for (const [name, spec] of entries) {
     const left = `--${name}${spec.type === 'string' ? ' VALUE' : ''}`.padEnd(width + 4);
-    const range = spec.range !== undefined ? ` [${spec.range.min}..${spec.range.max}]` : '';
+    const range = spec.range !== undefined ? ` [${bound(spec.range.min)}..${bound(spec.range.max)}]` : '';
     const fallback = spec.default !== undefined ? ` (default: ${spec.default})` : '';
     lines.push(`  ${left}${spec.description}${range}${fallback}`);
   }
@@ -266,8 +266,18 @@ export function numberFlag<F extends number | null | undefined>(
   return raw === undefined ? fallback : inRange(name, numberOf(name, raw, false), range);
 }
 
-function inRange(name: string, value: number, { min = -Infinity, max = Infinity }: Range = {}): number {
-  if (value < min || value > max) throw new UsageError(`--${name} must be in [${min}, ${max}], got ${value}`);
+/** A bound as a user reads it: the largest exact integer as 2^53 - 1. */
+const bound = (value: number) => (value === Number.MAX_SAFE_INTEGER ? '2^53 - 1' : String(value));
+
+/** A range as a user reads it: `in [1, 256]`, `at least 0`, `above 0`, `at most 1`. */
+function rangeText({ min = -Infinity, max = Infinity }: Range = {}): string {
+  if (max === Infinity) return min === Number.MIN_VALUE ? 'above 0' : `at least ${bound(min)}`;
+  return min === -Infinity ? `at most ${bound(max)}` : `in [${bound(min)}, ${bound(max)}]`;
+}
+
+function inRange(name: string, value: number, range: Range = {}): number {
+  const { min = -Infinity, max = Infinity } = range;
+  if (value < min || value > max) throw new UsageError(`--${name} must be ${rangeText(range)}, got ${value}`);
   return value;
 }
 
@@ -344,7 +354,7 @@ export function intListFlag<F extends number[] | undefined>(
   }
   const outside = values.find((value) => value < min || value > max);
   if (outside !== undefined)
-    throw new UsageError(`--${name} values must be in [${min}, ${max}], got ${outside}`);
+    throw new UsageError(`--${name} values must be ${rangeText({ min, max })}, got ${outside}`);
   return values;
 }
 

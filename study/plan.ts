@@ -263,7 +263,10 @@ export function parseSeeds(text: string): number[] {
     if (range === null) throw new UsageError(`--seeds must be a list like 0-15 or 0,1,2, got '${text}'`);
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
-    if (to < from || to > MAX_STUDY_SEED) throw new UsageError(`--seeds: bad range '${part.trim()}'`);
+    if (to < from)
+      throw new UsageError(`--seeds: range '${part.trim()}' runs downwards; write it ${to}-${from}`);
+    if (to > MAX_STUDY_SEED)
+      throw new UsageError(`--seeds: seed ${to} is above the largest, ${MAX_STUDY_SEED}`);
     if (seeds.length + (to - from + 1) > MAX_STUDY_SEEDS)
       throw new UsageError(`--seeds: at most ${MAX_STUDY_SEEDS} seeds in a study, got more in '${text}'`);
     for (let seed = from; seed <= to; seed += 1) seeds.push(seed);

@@ -146,6 +146,14 @@ describe('command-line habits', () => {
       /^tinyagent study: --jobs must be in \[1, 256\], got 0/,
     );
     await expectCliError(['metrics', '/nonexistent.jsonl', '--reps', '5'], 2, /--reps must be in \[/);
+    // An open range reads as words: no 5e-324, Infinity or 9007199254740991.
+    await expectCliError(['power', '--sd', '0.1', '--delta', '0'], 2, /--delta must be above 0, got 0/);
+    await expectCliError(['power', '--sd', '-1', '--delta', '0.1'], 2, /--sd must be at least 0, got -1/);
+    await expectCliError(
+      ['metrics', 'x.jsonl', '--k', '0'],
+      2,
+      /--k values must be in \[1, 2\^53 - 1\], got 0/,
+    );
     await expectCliError(['study', 'run', missing, '--jobs', 'abc'], 2, /--jobs must be a decimal integer/);
     await expectCliError(['study', 'run', missing, '--jobs', '1.5'], 2, /--jobs must be a decimal integer/);
     await expectCliError(

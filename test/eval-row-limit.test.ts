@@ -84,7 +84,7 @@ describe('the rows read from one file are bounded', () => {
     expect(resultFileOptions(flags()).maxRows).toBe(MAX_ROWS);
     expect(resultFileOptions(flags('--max-rows', '12')).maxRows).toBe(12);
     expect(() => resultFileOptions(flags('--max-rows', '0'))).toThrow(
-      '--max-rows must be in [1, 9007199254740991], got 0',
+      '--max-rows must be in [1, 2^53 - 1], got 0',
     );
   });
 

@@ -293,6 +293,10 @@ describe('study: bad input is one line and exit 1 or 2, with nothing half-writte
   it('at most 10000 seeds in a study, however many ranges give them', () => {
     expect(parseSeeds('0-9999')).toHaveLength(10_000);
     expect(() => parseSeeds('0-9999,10000')).toThrow(/--seeds: at most 10000 seeds in a study/);
+    expect(() => parseSeeds('0,3-1')).toThrow(/--seeds: range '3-1' runs downwards; write it 1-3/);
+    expect(() => parseSeeds('2147483648')).toThrow(
+      /--seeds: seed 2147483648 is above the largest, 2147483647/,
+    );
     expect(() => parseSeeds('0-4999,5000-9999,10000-14999')).toThrow(/at most 10000 seeds in a study/);
     expect(() =>
       writePlan(fresh(), {
