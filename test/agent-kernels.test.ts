@@ -80,6 +80,27 @@ describe('the committed WAT and the pinned internals', () => {
   });
 });
 
+describe("Identity: a clone shares its input's data, as on every other backend", () => {
+  it('installed, a clone adds no buffer and keeps its values once its input is gone; uninstalled, it copies', async () => {
+    const buffersAdded = () =>
+      tf.tidy(() => {
+        const x = tf.tensor1d([1, -0, 3.5]);
+        const before = tf.engine().backend.numDataIds();
+        const y = tf.clone(x);
+        const added = tf.engine().backend.numDataIds() - before;
+        x.dispose();
+        expect(Array.from(y.dataSync())).toEqual([1, -0, 3.5]);
+        expect(Object.is(y.dataSync()[1], -0)).toBe(true);
+        return added;
+      });
+    expect(buffersAdded()).toBe(0);
+    uninstallKernels();
+    expect(buffersAdded()).toBe(1);
+    await installKernels();
+    expect(buffersAdded()).toBe(0);
+  });
+});
+
 describe('the self-test at start', () => {
   it('passes on the kernels as generated', () => {
     expect(productsInstalled()).toBe(true);

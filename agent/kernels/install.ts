@@ -39,6 +39,14 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     backendName: 'wasm',
     kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
   });
+  copyingIdentity = tf.getKernel('Identity', 'wasm');
+  tf.unregisterKernel('Identity', 'wasm');
+  tf.registerKernel({
+    kernelName: 'Identity',
+    backendName: 'wasm',
+    kernelFunc: (({ inputs }: { inputs: { x: tf.TensorInfo } }) =>
+      internals.share(inputs.x)) as unknown as tf.KernelFunc,
+  });
   installed = true;
   let problem: string | undefined;
   try {
@@ -53,6 +61,15 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
 }
 
 let installed = false;
+
+/**
+ * tfjs-backend-wasm's Identity, which copies its input; ours shares it, as every other backend's
+ * Identity and wasm's own Reshape do. tfjs clones each tensor a custom gradient saves, so the
+ * copy cost every training step a copy of every saved activation; shared, the values are the
+ * same and nothing is copied. Tensors are immutable; the one thing that writes into a tensor's
+ * data is Adam, into its own moments (./adam.ts), which nothing clones.
+ */
+let copyingIdentity: tf.KernelConfig | undefined;
 
 /** The module of `text`, assembled by wabt (relaxed SIMD allowed) and instantiated over `memory`. */
 async function instantiate(text: string, memory: WebAssembly.Memory): Promise<WebAssembly.Instance> {
@@ -101,6 +118,8 @@ export function uninstallKernels(): void {
   if (!installed) return;
   tf.unregisterKernel(PRODUCT_KERNEL, 'wasm');
   tf.unregisterKernel(ADAM_KERNEL, 'wasm');
+  tf.unregisterKernel('Identity', 'wasm');
+  if (copyingIdentity !== undefined) tf.registerKernel(copyingIdentity);
   setKernels(undefined);
   installed = false;
 }

@@ -3,8 +3,8 @@ import * as tf from '@tensorflow/tfjs';
 /**
  * Every private part of tfjs-backend-wasm our kernels use, in one place: the wasm module's
  * memory (`wasm.asm.memory`), its allocator (`wasm._malloc`, `wasm._free`), a tensor's place and
- * shape in that memory (`dataIdMap.get(dataId)`: `memoryOffset`, `shape`, `dtype`) and
- * `makeOutput`. None of it is public API: it is checked against the version pinned in
+ * shape in that memory (`dataIdMap.get(dataId)`: `memoryOffset`, `shape`, `dtype`),
+ * `makeOutput` and `incRef` (a second tensor on the same data, as its Reshape makes). None of it is public API: it is checked against the version pinned in
  * package.json (`PINNED_TFJS`, which a test compares with package.json), and the self-test at
  * start (./install.ts) checks that the kernels still give tfjs's bits through it.
  */
@@ -16,6 +16,7 @@ type Backend = {
   wasm?: { asm?: { memory?: unknown }; _malloc?: unknown; _free?: unknown };
   dataIdMap?: { get?: unknown };
   makeOutput?: unknown;
+  incRef?: unknown;
 };
 
 type TensorData = { memoryOffset: number; shape: number[]; dtype: string };
@@ -26,6 +27,8 @@ export interface WasmInternals {
   /** A float32 tensor's first byte in `memory` and its element count; throws for another dtype. */
   place(tensor: tf.TensorInfo, name: string): { offset: number; size: number };
   makeOutput(shape: number[]): tf.TensorInfo;
+  /** Another tensor on `tensor`'s data, no copy: the data is freed when both are disposed. */
+  share(tensor: tf.TensorInfo): tf.TensorInfo;
   malloc(bytes: number): number;
   free(pointer: number): void;
 }
@@ -56,6 +59,7 @@ function internalsOf(backend: Backend): WasmInternals {
     ['wasm._free', wasm?._free],
     ['dataIdMap.get', backend.dataIdMap?.get],
     ['makeOutput', backend.makeOutput],
+    ['incRef', backend.incRef],
   ].filter(([, f]) => typeof f !== 'function');
   if (missing.length > 0)
     throw new Error(
@@ -65,6 +69,7 @@ function internalsOf(backend: Backend): WasmInternals {
   const free = wasm!._free as (pointer: number) => void;
   const dataIdMap = backend.dataIdMap as { get(id: object): TensorData | undefined };
   const makeOutput = backend.makeOutput as (shape: number[], dtype: 'float32') => tf.TensorInfo;
+  const incRef = backend.incRef as (dataId: object) => void;
   return {
     memory,
     place(tensor, name) {
@@ -74,6 +79,10 @@ function internalsOf(backend: Backend): WasmInternals {
       return { offset: data.memoryOffset, size: data.shape.reduce((a, b) => a * b, 1) };
     },
     makeOutput: (shape) => makeOutput.call(backend, shape, 'float32'),
+    share: ({ dataId, shape, dtype }) => {
+      incRef.call(backend, dataId);
+      return { dataId, shape, dtype };
+    },
     malloc: (bytes) => malloc.call(wasm, bytes) >>> 0,
     free: (pointer) => free.call(wasm, pointer),
   };
