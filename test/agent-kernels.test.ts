@@ -24,6 +24,7 @@ import {
   withTiles,
   type ProductGeometry,
 } from '../agent/kernels/index.ts';
+import { binaryLayout } from '../agent/kernels/tfjsKernels.ts';
 import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
 import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
 import { Rng } from '../lib/rng.ts';
@@ -337,5 +338,154 @@ describe('properties: random products against the scalar reference, in the same 
       }),
       options(36),
     );
+  });
+});
+
+describe("elementwise Add, Sub and Multiply: each output is tfjs's own kernel's, bit for bit", () => {
+  const shapes = fc
+    .record({
+      lead: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 0, maxLength: 3 }),
+      last: fc.integer({ min: 1, max: 19 }),
+      // The other operand: the same shape, a scalar, a trailing block, the last dimension 1, or one tfjs alone broadcasts.
+      form: fc.constantFrom('same', 'scalar', 'trailing', 'column', 'middle'),
+      swap: fc.boolean(),
+      op: fc.constantFrom('add', 'sub', 'mul'),
+      seed: fc.integer(),
+    })
+    .map(({ lead, last, form, swap, op, seed }) => {
+      const full = [...lead, last];
+      const other =
+        form === 'same'
+          ? full
+          : form === 'scalar'
+            ? []
+            : form === 'trailing'
+              ? full.slice(1 + (seed & 1) * (full.length > 2 ? 1 : 0))
+              : form === 'column'
+                ? [...lead, 1]
+                : full.map((d, i) => (i === full.length - 2 ? 1 : d));
+      return { shapes: swap ? [other, full] : [full, other], op, seed };
+    });
+
+  it('random shapes and broadcasts, with NaN, ±Infinity, ±0 and subnormals', async () => {
+    const cases = fc.sample(shapes, { seed: 17, numRuns: 200 });
+    const run = (op: string, a: tf.Tensor, b: tf.Tensor) =>
+      tf.tidy(() => (op === 'add' ? tf.add(a, b) : op === 'sub' ? tf.sub(a, b) : tf.mul(a, b)).dataSync());
+    const inputs = cases.map(({ shapes: [sa, sb], seed }) => {
+      const rng = new Rng(`kernels/binary/${seed}`);
+      return [
+        tf.tensor(
+          values(
+            rng,
+            sa!.reduce((x, y) => x * y, 1),
+            true,
+          ),
+          sa,
+        ),
+        tf.tensor(
+          values(
+            rng,
+            sb!.reduce((x, y) => x * y, 1),
+            true,
+          ),
+          sb,
+        ),
+      ] as const;
+    });
+    const ours = cases.map(({ op }, i) => run(op, ...inputs[i]!));
+    uninstallKernels();
+    const tfjs = cases.map(({ op }, i) => run(op, ...inputs[i]!));
+    await installKernels();
+    cases.forEach((_, i) => {
+      const places = Array.from(tfjs[i]!, (_, k) => k);
+      expect(bits(ours[i]!, places), JSON.stringify(cases[i])).toEqual(bits(tfjs[i]!, places));
+    });
+    tf.dispose(inputs.flat());
+  });
+
+  it('Concat: random shapes and axes, three inputs, one of them empty at times, as tfjs copies them', () => {
+    const cases = fc.sample(
+      fc.record({
+        shape: fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 4 }),
+        axis: fc.nat(),
+        widths: fc.tuple(
+          fc.integer({ min: 0, max: 5 }),
+          fc.integer({ min: 1, max: 5 }),
+          fc.integer({ min: 0, max: 5 }),
+        ),
+        seed: fc.integer(),
+      }),
+      { seed: 23, numRuns: 150 },
+    );
+    const run = (inputs: readonly tf.Tensor[], axis: number) =>
+      tf.tidy(() => tf.concat([...inputs], axis).dataSync());
+    const made = cases.map(({ shape, axis, widths, seed }) => {
+      const rng = new Rng(`kernels/concat/${seed}`);
+      const at = axis % shape.length;
+      return widths.map((width) => {
+        const each = shape.map((d, i) => (i === at ? width : d));
+        return tf.tensor(
+          values(
+            rng,
+            each.reduce((x, y) => x * y, 1),
+            true,
+          ),
+          each,
+        );
+      });
+    });
+    const ours = made.map((inputs, i) => run(inputs, cases[i]!.axis % cases[i]!.shape.length));
+    uninstallKernels();
+    const tfjs = made.map((inputs, i) => run(inputs, cases[i]!.axis % cases[i]!.shape.length));
+    return installKernels().then(() => {
+      ours.forEach((got, i) => {
+        const places = Array.from(tfjs[i]!, (_, k) => k);
+        expect(bits(got, places), JSON.stringify(cases[i])).toEqual(bits(tfjs[i]!, places));
+      });
+      tf.dispose(made.flat());
+    });
+  });
+
+  it('takes the broadcasts of the layers, and leaves any other to tfjs', () => {
+    expect(binaryLayout([6080, 64], [64], [6080, 64])).toEqual({
+      outer: 6080,
+      inner: 64,
+      a: { perRow: 64, perElement: 1 },
+      b: { perRow: 0, perElement: 1 },
+    });
+    expect(binaryLayout([64, 4, 95, 1], [64, 4, 95, 95], [64, 4, 95, 95])).toEqual({
+      outer: 64 * 4 * 95,
+      inner: 95,
+      a: { perRow: 1, perElement: 0 },
+      b: { perRow: 95, perElement: 1 },
+    });
+    expect(binaryLayout([64, 4, 95, 95], [95, 95], [64, 4, 95, 95])?.inner).toBe(95 * 95);
+    expect(binaryLayout([], [7, 3], [7, 3])).toEqual({
+      outer: 1,
+      inner: 21,
+      a: { perRow: 0, perElement: 0 },
+      b: { perRow: 21, perElement: 1 },
+    });
+    expect(binaryLayout([3, 1, 5], [3, 4, 5], [3, 4, 5])).toBeUndefined();
+    expect(binaryLayout([4, 1], [1, 5], [4, 5])).toEqual({
+      outer: 4,
+      inner: 5,
+      a: { perRow: 1, perElement: 0 },
+      b: { perRow: 0, perElement: 1 },
+    });
+    expect(binaryLayout([2, 3], [4, 1, 3], [4, 2, 3])).toBeUndefined();
+  });
+
+  it('reads a row broadcast, a column broadcast and a scalar as tfjs does: [N, C] against [C], [N, 1] and []', () => {
+    const a = tf.tensor2d([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [2, 5]);
+    expect(Array.from(tf.sub(a, tf.tensor1d([1, 1, 1, 1, 2])).dataSync())).toEqual([
+      0, 1, 2, 3, 3, 5, 6, 7, 8, 8,
+    ]);
+    expect(Array.from(tf.mul(tf.tensor2d([2, -1], [2, 1]), a).dataSync())).toEqual([
+      2, 4, 6, 8, 10, -6, -7, -8, -9, -10,
+    ]);
+    expect(Array.from(tf.add(tf.scalar(0.5), a).dataSync())).toEqual([
+      1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5,
+    ]);
   });
 });

@@ -5,7 +5,8 @@ import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
 import { kernels, setKernels, type Exported, type Kernels } from './instance.ts';
 import { kernelProduct, matrixProductGeometry, PRODUCT_KERNEL, productKernel } from './products.ts';
 import { scalarProduct } from './reference.ts';
-import { kernelsModuleText, ROWS, WIDTHS } from './text.ts';
+import { BINARY_OPS, kernelsModuleText, ROWS, WIDTHS } from './text.ts';
+import { replaceTfjsKernels, restoreTfjsKernels } from './tfjsKernels.ts';
 import { wasmInternals } from './tfjsWasm.ts';
 
 /**
@@ -27,6 +28,10 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     pack8: exports['pack8'] as Exported,
     sumSquares: exports['sumSquares'] as (pointer: number, count: number) => number,
     adam: exports['adam'] as Exported,
+    binary: new Map(
+      Object.values(BINARY_OPS).map((op) => [`binary_${op}`, exports[`binary_${op}`] as Exported]),
+    ),
+    copyRows: exports['copyRows'] as Exported,
   };
   setKernels(assembled);
   tf.registerKernel({
@@ -39,14 +44,7 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     backendName: 'wasm',
     kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
   });
-  copyingIdentity = tf.getKernel('Identity', 'wasm');
-  tf.unregisterKernel('Identity', 'wasm');
-  tf.registerKernel({
-    kernelName: 'Identity',
-    backendName: 'wasm',
-    kernelFunc: (({ inputs }: { inputs: { x: tf.TensorInfo } }) =>
-      internals.share(inputs.x)) as unknown as tf.KernelFunc,
-  });
+  replaceTfjsKernels(internals);
   installed = true;
   let problem: string | undefined;
   try {
@@ -61,15 +59,6 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
 }
 
 let installed = false;
-
-/**
- * tfjs-backend-wasm's Identity, which copies its input; ours shares it, as every other backend's
- * Identity and wasm's own Reshape do. tfjs clones each tensor a custom gradient saves, so the
- * copy cost every training step a copy of every saved activation; shared, the values are the
- * same and nothing is copied. Tensors are immutable; the one thing that writes into a tensor's
- * data is Adam, into its own moments (./adam.ts), which nothing clones.
- */
-let copyingIdentity: tf.KernelConfig | undefined;
 
 /** The module of `text`, assembled by wabt (relaxed SIMD allowed) and instantiated over `memory`. */
 async function instantiate(text: string, memory: WebAssembly.Memory): Promise<WebAssembly.Instance> {
@@ -118,8 +107,7 @@ export function uninstallKernels(): void {
   if (!installed) return;
   tf.unregisterKernel(PRODUCT_KERNEL, 'wasm');
   tf.unregisterKernel(ADAM_KERNEL, 'wasm');
-  tf.unregisterKernel('Identity', 'wasm');
-  if (copyingIdentity !== undefined) tf.registerKernel(copyingIdentity);
+  restoreTfjsKernels();
   setKernels(undefined);
   installed = false;
 }

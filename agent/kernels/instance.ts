@@ -12,6 +12,9 @@ export interface Kernels {
   pack8: Exported;
   sumSquares: (pointer: number, count: number) => number;
   adam: Exported;
+  /** By name: `binary_add`, `binary_sub`, `binary_mul` (./tfjsKernels.ts). */
+  binary: Map<string, Exported>;
+  copyRows: Exported;
 }
 
 let installed: Kernels | undefined;

@@ -1,6 +1,6 @@
 /**
  * The WebAssembly text of our kernels, generated: register-tiled float32 products, a packer for
- * B's columns, the clip's sum of squares and Adam's update. `kernels.wat` beside this file is
+ * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, and a row copy. `kernels.wat` beside this file is
  * its output, committed so that a change to a kernel shows as a diff one can read
  * (`test/agent-kernels.test.ts` checks that this generator still writes it byte for byte;
  * `npm run kernels:wat` rewrites it). The module imports the tfjs wasm module's memory and runs
@@ -222,9 +222,64 @@ ${update('')}
 (br $one))))`;
 }
 
+/** Copies `rows` rows of `bytes` bytes, each from src + r*srcStride to dst + r*dstStride (Concat, ./tfjsKernels.ts). */
+const COPY_ROWS = `(func (export "copyRows") (param $src i32) (param $srcStride i32) (param $dst i32) (param $dstStride i32) (param $rows i32) (param $bytes i32)
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(memory.copy (local.get $dst) (local.get $src) (local.get $bytes))
+(local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+(local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/** tfjs's binary kernels our elementwise kernels take over (./tfjsKernels.ts), each one IEEE operation. */
+export const BINARY_OPS = { Add: 'add', Sub: 'sub', Multiply: 'mul' } as const;
+
+/**
+ * An elementwise kernel `binary_OP`: out[o, i] = A(o, i) OP B(o, i) for o < outer, i < inner,
+ * out contiguous; A(o, i) at a + o*ao + i*ai bytes (ai 4 along a row, or 0: one value broadcast
+ * along it), B likewise. One rounding per element, as any implementation of the op gives.
+ */
+function binaryKernel(op: (typeof BINARY_OPS)[keyof typeof BINARY_OPS]): string {
+  // An operand's vector: loaded where it steps along the row, else its row's value splatted.
+  const vector = (x: 'a' | 'b') =>
+    `(if (result v128) (local.get $${x}i) (then (v128.load (local.get $p${x}))) (else (local.get $v${x})))`;
+  const step = (x: 'a' | 'b', lanes: number) =>
+    `(local.set $p${x} (i32.add (local.get $p${x}) ${lanes === 4 ? `(i32.shl (local.get $${x}i) (i32.const 2))` : `(local.get $${x}i)`}))`;
+  return `(func (export "binary_${op}") (param $a i32) (param $ao i32) (param $ai i32) (param $b i32) (param $bo i32) (param $bi i32) (param $out i32) (param $outer i32) (param $inner i32)
+(local $i i32) (local $pa i32) (local $pb i32) (local $va v128) (local $vb v128)
+(block $rows_done (loop $rows
+(br_if $rows_done (i32.eqz (local.get $outer)))
+(local.set $pa (local.get $a))
+(local.set $pb (local.get $b))
+(local.set $va (f32x4.splat (f32.load (local.get $a))))
+(local.set $vb (f32x4.splat (f32.load (local.get $b))))
+(local.set $i (local.get $inner))
+(block $vectors (loop $four
+(br_if $vectors (i32.lt_u (local.get $i) (i32.const 4)))
+(v128.store (local.get $out) (f32x4.${op} ${vector('a')} ${vector('b')}))
+${step('a', 4)}
+${step('b', 4)}
+(local.set $out (i32.add (local.get $out) (i32.const 16)))
+(local.set $i (i32.sub (local.get $i) (i32.const 4)))
+(br $four)))
+(block $tail (loop $one
+(br_if $tail (i32.eqz (local.get $i)))
+(f32.store (local.get $out) (f32.${op} (f32.load (local.get $pa)) (f32.load (local.get $pb))))
+${step('a', 1)}
+${step('b', 1)}
+(local.set $out (i32.add (local.get $out) (i32.const 4)))
+(local.set $i (i32.sub (local.get $i) (i32.const 1)))
+(br $one)))
+(local.set $a (i32.add (local.get $a) (local.get $ao)))
+(local.set $b (i32.add (local.get $b) (local.get $bo)))
+(local.set $outer (i32.sub (local.get $outer) (i32.const 1)))
+(br $rows))))`;
+}
+
 /**
  * The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and
- * order, the packer, and Adam's two loops. `fused` writes the tiles' vector multiply-adds as
+ * order, the packer, Adam's two loops, the elementwise kernels and the row copy. `fused` writes the tiles' vector multiply-adds as
  * relaxed SIMD's `f32x4.relaxed_madd` (one rounding where the CPU has FMA): other bits, so only
  * `npm run bench` runs it (`tilesOf`, `withTiles`), to measure what it would gain.
  */
@@ -239,6 +294,8 @@ export function kernelsModuleText({ fused = false }: { fused?: boolean } = {}): 
     PACK,
     SUM_SQUARES,
     adamKernel(),
+    ...Object.values(BINARY_OPS).map(binaryKernel),
+    COPY_ROWS,
     ')',
   ].join('\n');
 }
