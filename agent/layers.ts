@@ -4,6 +4,7 @@ import {
   product,
   productsInstalled,
   stridedProduct,
+  valuesInPlace,
   type ProductGeometry,
 } from './kernels/index.ts';
 
@@ -123,7 +124,7 @@ function weightAndBiasGrad(x: tf.Tensor2D, dy: tf.Tensor2D): [tf.Tensor2D, tf.Te
  */
 export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tensor2D {
   const [count, width] = table.shape;
-  const from = table.dataSync() as Float32Array;
+  const from = valuesInPlace(table);
   const out = new Float32Array(rows.length * width);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as number;
@@ -166,7 +167,7 @@ export function placeRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: n
 /** `placeRows` without a gradient: values [R, C] copied to `rows` of a [count, C] of zeros. */
 function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
   const width = values.shape[1];
-  const from = values.dataSync() as Float32Array;
+  const from = valuesInPlace(values);
   const out = new Float32Array(count * width);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as number;

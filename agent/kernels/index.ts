@@ -6,7 +6,13 @@
 export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
 export { checkProductBounds, stridedSpan, type ProductBuffers, type ProductGeometry } from './bounds.ts';
 export { installKernels, selfTest, tilesOf, uninstallKernels, withTiles } from './install.ts';
-export { boundsChecked, productsInstalled, useBoundsChecks, useOwnProducts } from './instance.ts';
+export {
+  boundsChecked,
+  productsInstalled,
+  useBoundsChecks,
+  useOwnProducts,
+  valuesInPlace,
+} from './instance.ts';
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
 export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';
 export { PINNED_TFJS } from './tfjsWasm.ts';

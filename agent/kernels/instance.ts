@@ -58,3 +58,15 @@ export function useBoundsChecks(on: boolean): void {
 export function boundsChecked(): boolean {
   return boundsChecks;
 }
+
+/**
+ * A float32 tensor's values where the wasm backend holds them, not copied, when the kernels are
+ * installed (else `dataSync`'s copy): read them before anything else runs on tfjs, since an
+ * allocation may move the memory under the view.
+ */
+export function valuesInPlace(tensor: tf.Tensor): Float32Array {
+  if (!productsInstalled()) return tensor.dataSync() as Float32Array;
+  const { internals } = kernels();
+  const { offset, size } = internals.place(tensor, 'valuesInPlace');
+  return new Float32Array(internals.memory.buffer, offset, size);
+}
