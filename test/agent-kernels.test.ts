@@ -10,6 +10,7 @@ import {
   ADAM_SCALARS,
   checkProductBounds,
   installKernels,
+  KERNELS_WAT,
   kernelsModuleText,
   matrixProductGeometry,
   PINNED_TFJS,
@@ -26,7 +27,6 @@ import {
 } from '../agent/kernels/index.ts';
 import { binaryLayout } from '../agent/kernels/tfjsKernels.ts';
 import { wasmInternals } from '../agent/kernels/tfjsWasm.ts';
-import { KERNELS_WAT } from '../agent/kernels/writeWat.ts';
 import { Rng } from '../lib/rng.ts';
 import { scalarProduct } from '../agent/kernels/reference.ts';
 

@@ -15,6 +15,5 @@ export {
   valuesInPlace,
 } from './instance.ts';
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
-export { ADAM_SCALARS, Clamp, Init, kernelsModuleText } from './text.ts';
+export { ADAM_SCALARS, Clamp, Init, KERNELS_WAT, kernelsModuleText } from './text.ts';
 export { PINNED_TFJS } from './tfjsWasm.ts';
-export { KERNELS_WAT } from './writeWat.ts';

@@ -29,7 +29,7 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     sumSquares: exports['sumSquares'] as (pointer: number, count: number) => number,
     adam: exports['adam'] as Exported,
     binary: new Map(
-      Object.values(BINARY_OPS).map((op) => [`binary_${op}`, exports[`binary_${op}`] as Exported]),
+      Object.entries(BINARY_OPS).map(([op, name]) => [op, exports[`binary_${name}`] as Exported]),
     ),
     copyRows: exports['copyRows'] as Exported,
   };
@@ -44,7 +44,7 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     backendName: 'wasm',
     kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
   });
-  replaceTfjsKernels(internals);
+  replaceTfjsKernels();
   installed = true;
   let problem: string | undefined;
   try {

@@ -12,7 +12,7 @@ export interface Kernels {
   pack8: Exported;
   sumSquares: (pointer: number, count: number) => number;
   adam: Exported;
-  /** By name: `binary_add`, `binary_sub`, `binary_mul` (./tfjsKernels.ts). */
+  /** By the tfjs op each serves: Add, Sub, Multiply (`binary_add`, ... in ./text.ts). */
   binary: Map<string, Exported>;
   copyRows: Exported;
 }

@@ -1,11 +1,16 @@
 /**
  * The WebAssembly text of our kernels, generated: register-tiled float32 products, a packer for
- * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, and a row copy. `kernels.wat` beside this file is
- * its output, committed so that a change to a kernel shows as a diff one can read
+ * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, and a row
+ * copy. `kernels.wat` beside this file is its output (`KERNELS_WAT`), committed so that a change
+ * to a kernel shows as a diff one can read
  * (`test/agent-kernels.test.ts` checks that this generator still writes it byte for byte;
  * `npm run kernels:wat` rewrites it). The module imports the tfjs wasm module's memory and runs
  * on its tensors' buffers in place (./install.ts).
  */
+import { fileURLToPath } from 'node:url';
+
+/** Where the generated WAT is committed, beside its generator (`npm run kernels:wat` rewrites it). */
+export const KERNELS_WAT = fileURLToPath(new URL('./kernels.wat', import.meta.url));
 
 /** How a tile kernel's accumulators start (its `init` operand). */
 export const Init = {

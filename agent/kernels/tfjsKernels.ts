@@ -1,7 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { boundsChecked, kernels } from './instance.ts';
 import { BINARY_OPS } from './text.ts';
-import type { WasmInternals } from './tfjsWasm.ts';
 
 /**
  * tfjs-backend-wasm's kernels that ours replace, each giving the same bits, since none of them
@@ -28,12 +27,12 @@ import type { WasmInternals } from './tfjsWasm.ts';
 const replaced = new Map<string, tf.KernelConfig>();
 
 /** Registers ours in place of tfjs-backend-wasm's (./install.ts); each falls back to tfjs's own. */
-export function replaceTfjsKernels(internals: WasmInternals): void {
+export function replaceTfjsKernels(): void {
   replace(
     'Identity',
     () =>
       (({ inputs }: { inputs: { x: tf.TensorInfo } }) =>
-        internals.share(inputs.x)) as unknown as tf.KernelFunc,
+        kernels().internals.share(inputs.x)) as unknown as tf.KernelFunc,
   );
   for (const op of Object.keys(BINARY_OPS) as Op[]) replace(op, (tfjs) => binaryKernel(op, tfjs));
   replace('Concat', concatKernel);
@@ -112,7 +111,6 @@ export function binaryLayout(
 
 /** The kernel function of `op` over tfjs's own (`fallback`). */
 function binaryKernel(op: Op, fallback: tf.KernelFunc): tf.KernelFunc {
-  const name = `binary_${BINARY_OPS[op]}`;
   return ((args: Args) => {
     const { a, b } = args.inputs;
     const outShape = tf.backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
@@ -131,7 +129,7 @@ function binaryKernel(op: Op, fallback: tf.KernelFunc): tf.KernelFunc {
         if ((outer - 1) * steps.perRow + (inner - 1) * steps.perElement + 1 > place.size)
           throw new Error(`${op}: operand ${x} [${place.size}] is shorter than [${outer}, ${inner}] reads`);
     const out = internals.makeOutput([...outShape]);
-    binary.get(name)!(
+    binary.get(op)!(
       placeA.offset,
       4 * layout.a.perRow,
       4 * layout.a.perElement,
@@ -158,14 +156,9 @@ function concatKernel(fallback: tf.KernelFunc): tf.KernelFunc {
     const nonEmpty = inputs.filter((input) => size(input.shape) > 0);
     if (nonEmpty.length < 2 || inputs.some((input) => input.dtype !== 'float32'))
       return fallback(args as unknown as Parameters<tf.KernelFunc>[0]);
-    tf.backend_util.assertParamsConsistent(
-      inputs.map((input) => input.shape),
-      axis,
-    );
-    const outShape = tf.backend_util.computeOutShape(
-      inputs.map((input) => input.shape),
-      axis,
-    );
+    const shapes = inputs.map((input) => input.shape);
+    tf.backend_util.assertParamsConsistent(shapes, axis);
+    const outShape = tf.backend_util.computeOutShape(shapes, axis);
     const { internals, copyRows } = kernels();
     const out = internals.makeOutput(outShape);
     const rows = size(outShape.slice(0, axis));

@@ -61,12 +61,15 @@ export function topOps(counts: Record<string, number>): string {
 const harnessFlag = (description: string, range?: FlagRange): FlagSpec =>
   valueFlag(description, { default: 'the harness value', ...(range === undefined ? {} : { range }) });
 
+/** What --max-edits takes in place of a number: no edit budget. */
+const UNLIMITED = 'unlimited';
+
 const harnessFlags = {
   temperature: harnessFlag('sampling temperature (0 = greedy)', decimals(0, 10)),
   'max-turns': harnessFlag('turn budget per episode', integers(1, 1000)),
   'max-edits': harnessFlag("edit budget per episode, or 'unlimited'", {
     ...integers(1, 1000),
-    word: 'unlimited',
+    word: UNLIMITED,
   }),
   rename: harnessFlag('randomize function names: on | off'),
   'rename-pool': harnessFlag('rename pool: all | train | heldout'),
@@ -78,7 +81,7 @@ function harnessOverrides(args: CommandArgs): HarnessInput {
   const { rename, ...overrides } = {
     temperature: numberFlag(args, 'temperature', undefined),
     maxTurns: intFlag(args, 'max-turns', undefined),
-    maxEdits: stringFlag(args, 'max-edits') === 'unlimited' ? null : intFlag(args, 'max-edits', undefined),
+    maxEdits: stringFlag(args, 'max-edits') === UNLIMITED ? null : intFlag(args, 'max-edits', undefined),
     rename: choiceFlag(args, 'rename', ['on', 'off'] as const, undefined),
     renamePool: choiceFlag(args, 'rename-pool', ['all', 'train', 'heldout'] as const, undefined),
     reward: choiceFlag(args, 'reward', ['hidden', 'public'] as const, undefined),
