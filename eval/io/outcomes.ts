@@ -1,5 +1,6 @@
 import type { ResultRow } from './resultFile.ts';
 import { getOrAdd } from '../../lib/collections.ts';
+import { firstFew } from './formats/json.ts';
 
 /** One task's samples in generation order (1 passed, 0 failed). */
 export interface TaskOutcomes {
@@ -29,12 +30,6 @@ interface SampleSeen {
 /** A sample's (run, turn): a row without `turn` is turn 0, so it collides with an explicit turn 0. */
 const turnKey = (row: ResultRow): number | string =>
   row.run === undefined ? (row.turn ?? 0) : `${row.run}\u0000${row.turn ?? 0}`;
-
-/** The first `most` items shown and joined by `separator`, with '...' after them when there are more. */
-function firstFew<T>(items: readonly T[], most: number, separator: string, show: (item: T) => string) {
-  const shown = items.slice(0, most).map(show).join(separator);
-  return items.length > most ? `${shown}${separator}...` : shown;
-}
 
 /**
  * The runs the rows carry, in order of first appearance, and a 'multiple-runs' issue when no run

@@ -37,9 +37,9 @@ export const isZip = (bytes: Uint8Array) =>
   bytes[1] === ZIP[1] &&
   ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
 
-/** An object's keys for a message, the first six of `count`. */
-const keysOf = (keys: string[], count = keys.length) =>
-  count === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${count > 6 ? ', ...' : ''}`;
+/** An object's keys for a message, the first six (of seven at most: the rest are not shown). */
+const keysOf = (keys: string[]) =>
+  keys.length === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
 
 /** The text format of each kind of record. */
 const KIND_FORMAT = {
@@ -97,7 +97,6 @@ function documentReader(
   const opening = first.text.trim();
   const log = new InspectLog(path, options);
   const names: string[] = [];
-  let memberCount = 0;
   const kind: Record<string, unknown> = {};
   let samples: LmEvalReader | undefined;
   let root: '{' | '[' | undefined;
@@ -109,7 +108,6 @@ function documentReader(
     root: (found) => (root = found),
     member(key, value) {
       if (names.length < 7) names.push(key);
-      memberCount++;
       if (KIND_KEYS.has(key)) kind[key] = value;
       log.member(key, value);
     },
@@ -151,8 +149,7 @@ function documentReader(
       if (isLmEvalResults(kind)) throw resultsWithoutSamples(path, kind);
       const format = recordKind(kind);
       if (format === 'inspect') return log.rows();
-      if (format === undefined)
-        throw unknownFormat(path, 0, `a JSON document with ${keysOf(names, memberCount)}`);
+      if (format === undefined) throw unknownFormat(path, 0, `a JSON document with ${keysOf(names)}`);
       // one record written over several lines: its first line, read as that format's line, is the error
       READERS[KIND_FORMAT[format]](path, options).line(first.text, first.line);
       throw unknownFormat(path, first.line, 'a JSON object over several lines');

@@ -12,7 +12,7 @@ import {
 import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
-import { idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
+import { firstFew, idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
 import { getOrAdd } from '../../../lib/collections.ts';
 
 /**
@@ -254,7 +254,7 @@ function scorerRows(
       `no sample has a value from scorer '${scorer}' (${errored.length} errored, ${unscored.length} unscored)`,
     );
   const notes: string[] = [];
-  const shown = (labels: string[]) => `${labels.slice(0, 5).join(', ')}${labels.length > 5 ? ', ...' : ''}`;
+  const shown = (labels: string[]) => firstFew(labels, 5, ', ', String);
   if (errored.length > 0)
     notes.push(
       `${errored.length} sample(s) errored and have no score, left out as in Inspect's metrics: ${shown(errored)}`,
@@ -307,7 +307,7 @@ function inspectRows(
   const { reported, unchecked } = reportedValues(log, scored, scorer, samples.length);
   if (unchecked.length > 0)
     notes.push(
-      `results.scores['${scorer}'] reports ${unchecked.slice(0, 5).join(', ')}${unchecked.length > 5 ? ', ...' : ''}, not checked against the rows: only accuracy, mean and stderr are recomputed here${reported.length === 0 ? ', and the log reports none of them for this scorer' : ''}`,
+      `results.scores['${scorer}'] reports ${firstFew(unchecked, 5, ', ', String)}, not checked against the rows: only accuracy, mean and stderr are recomputed here${reported.length === 0 ? ', and the log reports none of them for this scorer' : ''}`,
     );
   const task = log.eval.task;
   return {

@@ -178,6 +178,12 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
 /** Names quoted and joined for a message: 'a', 'b'. */
 export const list = (names: Iterable<string>) => [...names].map((name) => `'${name}'`).join(', ');
 
+/** The first `most` items shown and joined by `separator`, with '...' after them when there are more. */
+export function firstFew<T>(items: readonly T[], most: number, separator: string, show: (item: T) => string) {
+  const shown = items.slice(0, most).map(show).join(separator);
+  return items.length > most ? `${shown}${separator}...` : shown;
+}
+
 /** The format a JSON object looks like, from its keys; `undefined` when it is none of them. */
 export type RecordKind = 'rows' | 'humaneval' | 'lm-eval' | 'inspect';
 
