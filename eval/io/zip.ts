@@ -1,6 +1,7 @@
 import * as zlib from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { fileError, ResultFileError } from './errors.ts';
+import { parseJsonText } from './formats/json.ts';
 import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from './source.ts';
 
 /**
@@ -164,4 +165,14 @@ export function entryBytes(
   if (bytes.length !== entry.size || (crc32 !== undefined && crc32(bytes) >>> 0 !== entry.crc))
     throw fail('damaged: its unpacked size or CRC-32 differs from the central directory');
   return bytes;
+}
+
+/** An archive's entries by name (a name written twice is read from its last entry, as Inspect reads it), and an entry's JSON. */
+export function archiveJson(source: RandomAccess, path: string, maxBytes: number) {
+  const byName = new Map(zipEntries(source, path, maxBytes).map((entry) => [entry.name, entry]));
+  const read = (name: string) => {
+    const text = entryBytes(source, byName.get(name)!, path, maxBytes).toString('utf8');
+    return parseJsonText(text, { path, maxBytes, what: `entry '${name}': ` });
+  };
+  return { byName, read };
 }

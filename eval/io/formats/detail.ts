@@ -11,9 +11,9 @@ import {
   unpackedArchive,
   type LineReader,
 } from '../source.ts';
-import { entryBytes, zipEntries } from '../zip.ts';
+import { archiveJson } from '../zip.ts';
 import { JsonDocument } from './document.ts';
-import { isObject, jsonLine, parseJsonText } from './json.ts';
+import { isObject, jsonLine } from './json.ts';
 import { SAMPLE_FIELDS } from './lmEval.ts';
 
 /**
@@ -216,19 +216,17 @@ async function inspectSample(
   }
   const access = new FileAccess(file.path, fileSize(file.path) as number);
   try {
-    const source = isGzip(headOf(file.path))
+    const source = isGzip(access.read(0, 2))
       ? bufferAccess(await unpackedArchive(file.path, maxBytes))
       : access;
-    // a name written twice (a sample logged again) is read from its last entry, as the reader does
-    const byName = new Map(zipEntries(source, file.path, maxBytes).map((entry) => [entry.name, entry]));
+    const { byName, read } = archiveJson(source, file.path, maxBytes);
     const named = `samples/${String(id)}_epoch_${String(epoch)}`;
     // the entries Inspect names for it first, then any other sample entry by its content
     const names = [`${named}.json`, `${named}/sample.json`].filter((name) => byName.has(name));
     for (const name of byName.keys())
       if (name.startsWith('samples/') && !names.includes(name)) names.push(name);
     for (const name of names) {
-      const text = entryBytes(source, byName.get(name)!, file.path, maxBytes).toString('utf8');
-      const record = parseJsonText(text, { path: file.path, maxBytes, what: `entry '${name}': ` });
+      const record = read(name);
       if (sameSample(record, id, epoch)) return record;
     }
     throw missing();

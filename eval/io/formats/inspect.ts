@@ -9,10 +9,10 @@ import {
   type RandomAccess,
   type RowLimit,
 } from '../source.ts';
-import { entryBytes, zipEntries, type ZipEntry } from '../zip.ts';
+import { archiveJson } from '../zip.ts';
 import { JsonDocument } from './document.ts';
 import { harnessOf, originOf, reportedValues, resultScores } from './inspectHeader.ts';
-import { firstFew, idOf, isObject, list, parseJsonText, shownJson } from './json.ts';
+import { firstFew, idOf, isObject, list, shownJson } from './json.ts';
 import { getOrAdd } from '../../../lib/collections.ts';
 
 /**
@@ -424,15 +424,7 @@ export function readInspectArchive(
   options: InspectOptions = {},
 ): ResultFile {
   const budget = new RowBudget(path, options);
-  const entries = zipEntries(source, path, budget.maxBytes);
-  // a name written twice (a sample logged again) is read from its last entry, as Inspect does
-  const byName = new Map<string, ZipEntry>(entries.map((entry) => [entry.name, entry]));
-  const read = (name: string) =>
-    parseJsonText(entryBytes(source, byName.get(name) as ZipEntry, path, budget.maxBytes).toString('utf8'), {
-      path,
-      maxBytes: budget.maxBytes,
-      what: `entry '${name}': `,
-    });
+  const { byName, read } = archiveJson(source, path, budget.maxBytes);
   const headerName = ['header.json', '_journal/start.json'].find((name) => byName.has(name));
   if (headerName === undefined)
     throw fileError(
