@@ -95,16 +95,6 @@ class Summaries {
   }
 }
 
-/** Where a sample is, for messages: `samples[3]` or `entry 'samples/3_epoch_1.json'`. */
-const whereOf = (where: number | string) =>
-  typeof where === 'number' ? `samples[${where}]` : `entry '${where}'`;
-
-/** A sample's scorers, a legacy single `score` named for the first scorer of the results. */
-const scorersOf = (sample: SampleSummary, firstScorer: string | undefined): readonly string[] =>
-  sample.scorers.includes(SCORER_PLACEHOLDER)
-    ? sample.scorers.map((name) => (name === SCORER_PLACEHOLDER ? (firstScorer ?? 'score') : name))
-    : sample.scorers;
-
 type Reading = { value: number; partial?: true } | { missing: true } | { refused: string };
 
 /** A string of a decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
@@ -138,10 +128,7 @@ function readValue(value: KeptScore, partialAs: 'pass' | 'fail' | undefined): Re
   };
 }
 
-/** Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10. */
-const sortKey = (id: unknown) => (typeof id === 'number' ? String(id).padStart(20, '0') : String(id));
-
-/** A sample summary checked, ready to be a row: `where` as messages say it, `key` its id as Inspect sorts (sortKey). */
+/** A sample summary checked, ready to be a row: `where` as messages say it, `key` its id as Inspect sorts. */
 type CheckedSample = Omit<SampleSummary, 'epoch' | 'where'> & {
   where: string;
   task: string;
@@ -152,7 +139,8 @@ type CheckedSample = Omit<SampleSummary, 'epoch' | 'where'> & {
 /** One sample's id and epoch checked (refused with where it is), a legacy `score` named for `firstScorer`. */
 function checkedSample(sample: SampleSummary, path: string, firstScorer: string | undefined): CheckedSample {
   const { id, epoch } = sample;
-  const where = whereOf(sample.where);
+  // `samples[3]` or `entry 'samples/3_epoch_1.json'`
+  const where = typeof sample.where === 'number' ? `samples[${sample.where}]` : `entry '${sample.where}'`;
   const fail = (field: string, detail: string): never => {
     throw new ResultFileError(path, 0, field, `${where}: ${detail}`);
   };
@@ -160,8 +148,13 @@ function checkedSample(sample: SampleSummary, path: string, firstScorer: string 
   const task = idOf(id) ?? fail('id', `expected an integer or a string, got ${shown(id)}`);
   if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 1)
     fail('epoch', `expected an integer from 1, got ${shown(epoch)}`);
-  const scorers = scorersOf(sample, firstScorer);
-  return { ...sample, where, task, epoch: epoch as number, scorers, key: sortKey(id) };
+  // a legacy single `score` named for the first scorer of the results; else the array the samples share
+  const scorers = sample.scorers.includes(SCORER_PLACEHOLDER)
+    ? sample.scorers.map((name) => (name === SCORER_PLACEHOLDER ? (firstScorer ?? 'score') : name))
+    : sample.scorers;
+  // Inspect's sample order (`sort_samples`): integer ids zero-padded, so that 2 comes before 10
+  const key = typeof id === 'number' ? String(id).padStart(20, '0') : String(id);
+  return { ...sample, where, task, epoch: epoch as number, scorers, key };
 }
 
 /** Refuses a (task, epoch) that two samples share: one sample logged twice, or ids 1 and "1". */
