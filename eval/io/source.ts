@@ -130,6 +130,15 @@ export function readError(path: string, error: unknown): ResultFileError {
   return fileError(path, fileProblem(error));
 }
 
+/** The descriptor of the regular file at `path`, opened for reading (lib/files.ts `openRegularFile`). */
+function openedFile(path: string): number {
+  try {
+    return openRegularFile(path).fd;
+  } catch (error) {
+    throw readError(path, error);
+  }
+}
+
 /** Bytes read by position: an open file or a buffer (a gzipped archive unpacked in memory). */
 export interface RandomAccess {
   readonly size: number;
@@ -137,21 +146,15 @@ export interface RandomAccess {
   read(position: number, length: number): Buffer;
 }
 
-/** An open file read by position (lib/files.ts `openRegularFile`); `close` it when done. */
+/** An open file read by position; `close` it when done. */
 export class FileAccess implements RandomAccess {
-  readonly size: number;
   private readonly fd: number;
 
   constructor(
     readonly path: string,
-    size: number,
+    readonly size: number,
   ) {
-    try {
-      this.fd = openRegularFile(path).fd;
-    } catch (error) {
-      throw readError(path, error);
-    }
-    this.size = size;
+    this.fd = openedFile(path);
   }
 
   read(position: number, length: number): Buffer {
@@ -195,13 +198,7 @@ export async function streamBytes(
   gzip: boolean,
   chunk: (bytes: Buffer) => boolean | void,
 ): Promise<void> {
-  let fd: number;
-  try {
-    fd = openRegularFile(path).fd;
-  } catch (error) {
-    throw readError(path, error);
-  }
-  const input = createReadStream(path, { fd, highWaterMark: 1 << 20 });
+  const input = createReadStream(path, { fd: openedFile(path), highWaterMark: 1 << 20 });
   const unpack = gzip ? createGunzip({ chunkSize: 1 << 20 }) : undefined;
   const stream = unpack === undefined ? input : input.pipe(unpack);
   if (unpack !== undefined) input.on('error', (error) => unpack.destroy(error));
