@@ -109,12 +109,11 @@ function parsePassed(value: unknown, fail: RowsRead): boolean {
  */
 function parseIndex(field: string, value: unknown, fail: RowsRead): number {
   const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0)
     return fail.at(
       field,
       `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`,
     );
-  }
   return number;
 }
 
@@ -261,21 +260,19 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
             twice === '' ? '(unnamed)' : twice,
             'appears twice in the CSV header; keep one column per name',
           );
-        for (const required of ['task', 'sample', 'passed']) {
+        for (const required of ['task', 'sample', 'passed'])
           if (!names.includes(required))
             throw new ResultFileError(path, line, required, 'missing from the CSV header');
-        }
         header = names;
         return;
       }
       const values = splitCsvLine(text, path, line);
-      if (values.length !== header.length) {
+      if (values.length !== header.length)
         throw fileError(
           path,
           `expected ${header.length} fields (${header.join(',')}), got ${values.length}`,
           line,
         );
-      }
       const record: Record<string, unknown> = {};
       for (let j = 0; j < header.length; j++) record[header[j] as string] = (values[j] as string).trim();
       read.add(record, line, text.length);
@@ -327,18 +324,16 @@ export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimi
     throw fileError(sidecarPath, `not valid JSON (${(error as Error).message})`, 1);
   }
   if (!isObject(sidecar)) throw fileError(sidecarPath, 'expected a JSON object', 1);
-  const twice = shape.duplicate;
-  if (twice !== undefined)
-    throw new ResultFileError(sidecarPath, 0, twice, 'appears twice in this object; keep one');
+  if (shape.duplicate !== undefined)
+    throw new ResultFileError(sidecarPath, 0, shape.duplicate, 'appears twice in this object; keep one');
   const harness = isObject(sidecar.harness) ? sidecar.harness : sidecar;
-  if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness)) {
+  if (file.harness !== undefined && JSON.stringify(file.harness) !== JSON.stringify(harness))
     throw new ResultFileError(
       sidecarPath,
       1,
       'harness',
       `differs from the harness ${file.harnessSource === 'log' ? 'recorded in' : 'header of'} ${path}; keep one of them`,
     );
-  }
   file.harness = harness;
   file.harnessSource ??= 'sidecar';
   return file;

@@ -53,14 +53,13 @@ const KIND_FORMAT = {
 function formatOfRecord(record: Record<string, unknown>, path: string, line: number, container: string) {
   const kind = recordKind(record);
   if (kind !== undefined) return KIND_FORMAT[kind];
-  if ('task_id' in record && 'completion' in record) {
+  if ('task_id' in record && 'completion' in record)
     throw new ResultFileError(
       path,
       line,
       'passed',
       'missing: a HumanEval samples file, not its results; run evaluate_functional_correctness on it and read its *_results.jsonl',
     );
-  }
   throw unknownFormat(path, line, `${container} with ${keysOf(Object.keys(record))}`);
 }
 

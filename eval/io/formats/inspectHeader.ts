@@ -59,13 +59,12 @@ export function resultScores(
 ): Array<{ name: string; metrics: Record<string, unknown>; reducer: unknown }> {
   const results = log.results;
   if (!isObject(results)) return [];
-  if (Array.isArray(results.scores)) {
+  if (Array.isArray(results.scores))
     return results.scores.filter(isObject).map((score) => ({
       name: String(score.name),
       metrics: isObject(score.metrics) ? score.metrics : {},
       reducer: score.reducer,
     }));
-  }
   if (isObject(results.scorer))
     return [
       {
@@ -108,7 +107,7 @@ export function reportedValues(
         const shown = typeof value === 'number' && Number.isFinite(value) ? ` ${value}` : '';
         unchecked.push(`'${name}'${shown}`);
       }
-      if (typeof value === 'number' && Number.isFinite(value) && statistic !== undefined) {
+      if (typeof value === 'number' && Number.isFinite(value) && statistic !== undefined)
         reported.push({
           name,
           value,
@@ -116,7 +115,6 @@ export function reportedValues(
           ...(statistic === 'stderr' ? { statistic } : {}),
           ...(coverage === undefined ? {} : { coverage }),
         });
-      }
     }
   }
   return { reported, unchecked };
