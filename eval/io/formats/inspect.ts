@@ -76,8 +76,7 @@ class Summaries {
         ? { [SCORER_PLACEHOLDER]: record.score }
         : {};
     const names = Object.keys(scores);
-    const key = names.join('\u0000');
-    const scorers = getOrAdd(this.scorerLists, key, () => names);
+    const scorers = getOrAdd(this.scorerLists, names.join('\u0000'), () => names);
     const values = names.map((name) => keptScore(scores[name]));
     const summary: SampleSummary = {
       id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },

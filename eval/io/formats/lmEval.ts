@@ -316,8 +316,7 @@ export function lmEvalReader(path: string, options: LmEvalOptions = {}): LmEvalR
           )
         );
       const lineNames = metricNames(record);
-      const key = lineNames.join('\u0000');
-      const names = getOrAdd(namesSeen, key, () => lineNames);
+      const names = getOrAdd(namesSeen, lineNames.join('\u0000'), () => lineNames);
       const values: Record<string, KeptValue> = {};
       let bytes = 0;
       for (const name of names)

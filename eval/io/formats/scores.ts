@@ -32,11 +32,12 @@ interface ScoreRow {
   line: number;
 }
 
-/** What aggregate reads, for the line refusing another kind of file. */
-const READS = 'aggregate reads scores by run and task, in CSV or JSON (docs/METRICS.md)';
-
+/** Refuses another kind of file in one line: what it is, what aggregate reads, and what to do instead. */
 const notScores = (path: string, what: string, instead: string) =>
-  fileError(path, `${what}, not a score file: ${READS}; ${instead}`);
+  fileError(
+    path,
+    `${what}, not a score file: aggregate reads scores by run and task, in CSV or JSON (docs/METRICS.md); ${instead}`,
+  );
 
 const PYTHON_DATA =
   'write the matrices as text: json.dump({name: scores.tolist()}, f) or np.savetxt(FILE, scores, delimiter=",")';
@@ -330,10 +331,7 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
     const rows = parseScoreRows(bytes.toString('utf8'), path);
     const groups = new Map<string, ScoreRow[]>();
     const fileName = basename(path, extname(path));
-    for (const row of rows) {
-      const name = row.algorithm ?? fileName;
-      getOrAdd(groups, name, () => []).push(row);
-    }
+    for (const row of rows) getOrAdd(groups, row.algorithm ?? fileName, () => []).push(row);
     for (const [name, group] of groups) {
       const twice = algorithms.find((other) => other.algorithm === name);
       if (twice !== undefined)
