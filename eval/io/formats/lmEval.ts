@@ -381,14 +381,6 @@ function readResultsFile(path: string, maxBytes: number): unknown {
   return parseJsonText(bytes.toString('utf8'), { path, maxBytes });
 }
 
-/** The task names a results file records: its configs, results and versions. */
-const taskNames = (results: Record<string, unknown>) =>
-  new Set(
-    ['configs', 'results', 'versions'].flatMap((key) =>
-      isObject(results[key]) ? Object.keys(results[key]) : [],
-    ),
-  );
-
 /**
  * The results beside a samples file named as before 0.4.3, `<model_args>_<task>.jsonl`: task names
  * hold `_`, so the task is the longest of a results file in the folder (`results.json` first) with
@@ -418,7 +410,9 @@ function namedResults(path: string, maxBytes: number): RunResults | undefined {
       continue; // not a results file this reader can read: another candidate may be
     }
     if (!isLmEvalResults(results)) continue;
-    const task = [...taskNames(results)]
+    // of the task names the results record (configs, results, versions), the longest the name ends with
+    const task = ['configs', 'results', 'versions']
+      .flatMap((key) => (isObject(results[key]) ? Object.keys(results[key]) : []))
       .filter((name) => stem.endsWith(`_${name}`))
       .sort((a, b) => b.length - a.length)[0];
     if (task !== undefined) return { sibling, task, results };
