@@ -1,6 +1,6 @@
 /** Result-file input for the CLI and the diagnosis (node:fs; kept apart from the pure statistics). */
+export { ResultFileError } from './errors.ts';
 export {
-  ResultFileError,
   type ResultFile,
   type ResultRow,
   type ResultFormat,

@@ -15,8 +15,6 @@ import {
   type RowLimit,
 } from './source.ts';
 
-export { ResultFileError };
-
 /**
  * The project's result files, one row per sample in JSONL or CSV (docs/METRICS.md, "Result files");
  * other tools' files are read into the same rows by `eval/io/formats/`. Structural problems

@@ -209,9 +209,7 @@ export function detectingReader(
       reader = rowsCsvReader(path, options);
       reader.line(text, line);
     },
-    end() {
-      if (reader !== undefined) return reader.end();
-      return rowsJsonlReader(path, options).end();
-    },
+    // an empty file is refused as rows would be
+    end: () => (reader ?? rowsJsonlReader(path, options)).end(),
   };
 }
