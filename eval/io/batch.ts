@@ -1,5 +1,5 @@
 import { fileError } from './errors.ts';
-import { detectingReader, isZip, READERS, type ReadOptions } from './formats/detect.ts';
+import { detectingReader, READERS, type ReadOptions } from './formats/detect.ts';
 import { readInspectArchive } from './formats/inspect.ts';
 import { groupOutcomes, type GroupedOutcomes, type TaskOutcomes } from './outcomes.ts';
 import { addSidecarHarness, type Benchmark, type ResultFile } from './resultFile.ts';
@@ -15,6 +15,7 @@ import {
   streamBytes,
   unpackedArchive,
 } from './source.ts';
+import { isZip } from './zip.ts';
 
 export type { ReadOptions };
 

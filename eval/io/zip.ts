@@ -28,6 +28,12 @@ const END64_LOCATOR = 0x07064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 
+/** A zip archive's first four bytes: `PK` and a local file header (3 4) or, empty, the end of the directory (5 6). */
+export const isZip = (bytes: Uint8Array) =>
+  bytes[0] === 0x50 &&
+  bytes[1] === 0x4b &&
+  ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+
 const broken = (path: string, detail: string) => fileError(path, `not a readable zip archive (${detail})`);
 
 /** A little-endian unsigned 64-bit field as a number (exact up to 2^53, far beyond any file). */

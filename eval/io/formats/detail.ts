@@ -129,10 +129,6 @@ function lmEvalDetail(record: Record<string, unknown>): SampleDetail {
   return { parts };
 }
 
-const humanEvalDetail = (record: Record<string, unknown>): SampleDetail => ({
-  parts: fieldParts(record, ['task_id', 'completion', 'result', 'passed']),
-});
-
 /** Streams the lines of `path` (gzipped or not) to `reader` until `found()`. */
 async function scanLines(path: string, reader: LineReader<unknown>, maxBytes: number, found: () => boolean) {
   const splitter = new LineSplitter(path, reader, { maxBytes });
@@ -246,8 +242,10 @@ export async function readSampleDetail(file: ResultFile, row: ResultRow): Promis
     if (file.format === 'inspect-json' || file.format === 'inspect-eval')
       return inspectDetail(await inspectSample(file, row, maxBytes));
     if (file.format === 'lm-eval') return lmEvalDetail(await recordAtLine(file.path, row.line, maxBytes));
-    if (file.format === 'humaneval')
-      return humanEvalDetail(await recordAtLine(file.path, row.line, maxBytes));
+    if (file.format === 'humaneval') {
+      const record = await recordAtLine(file.path, row.line, maxBytes);
+      return { parts: fieldParts(record, ['task_id', 'completion', 'result', 'passed']) };
+    }
   } catch (error) {
     if (!(error instanceof ResultFileError) || error.message.includes('the file changed')) throw error;
     const reason = error.message.startsWith(file.path)

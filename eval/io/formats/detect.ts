@@ -30,13 +30,6 @@ export const OPTION_FORMATS: Record<'scorer' | 'partialAs' | 'metric' | 'filter'
   filter: ['lm-eval'],
 };
 
-const ZIP = [0x50, 0x4b];
-/** A zip archive's first four bytes: `PK` and a local file header (3 4) or, empty, the end of the directory (5 6). */
-export const isZip = (bytes: Uint8Array) =>
-  bytes[0] === ZIP[0] &&
-  bytes[1] === ZIP[1] &&
-  ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
-
 /** An object's keys for a message, the first six (of seven at most: the rest are not shown). */
 const keysOf = (keys: string[]) =>
   keys.length === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;

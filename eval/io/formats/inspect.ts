@@ -163,12 +163,11 @@ function refuseDuplicates(samples: readonly CheckedSample[], path: string): void
     const key = `${sample.task}\u0000${sample.epoch}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      const same = JSON.stringify(first.id) === JSON.stringify(sample.id);
       throw new ResultFileError(
         path,
         0,
         'id',
-        same
+        JSON.stringify(first.id) === JSON.stringify(sample.id)
           ? `sample ${JSON.stringify(sample.id)} epoch ${sample.epoch} appears twice (${first.where} and ${sample.where})`
           : `sample ids ${JSON.stringify(first.id)} and ${JSON.stringify(sample.id)} are one task here (task ids are compared as strings); rename one`,
       );

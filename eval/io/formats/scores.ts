@@ -1,10 +1,9 @@
 import { basename, extname } from 'node:path';
 import { fileError, ResultFileError } from '../errors.ts';
-import { isZip } from './detect.ts';
 import { isObject, parsePythonJson, recordKind, type RecordKind } from './json.ts';
 import { readBytes, splitCsvLine } from '../resultFile.ts';
 import { bufferAccess, isGzip } from '../source.ts';
-import { zipEntries } from '../zip.ts';
+import { isZip, zipEntries } from '../zip.ts';
 import { clip, DECIMAL_NUMBER } from '../../../lib/text.ts';
 import { getOrAdd } from '../../../lib/collections.ts';
 
