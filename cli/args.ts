@@ -10,7 +10,6 @@ import { refuseSpecialTarget } from '../lib/atomic.ts';
 import { readRegularFile } from '../lib/files.ts';
 import { duplicatedKeyPath } from '../lib/json.ts';
 import { clip, closestName, DECIMAL_NUMBER } from '../lib/text.ts';
-
 import { InputError, UsageError } from '../lib/errors.ts';
 
 export { EXIT, InputError, UsageError } from '../lib/errors.ts';
@@ -26,10 +25,7 @@ export interface FlagRange {
   word?: string;
 }
 
-/** A numeric flag that takes integers in [min, max]. */
 export const integers = (min: number, max: number): FlagRange => ({ min, max, integer: true });
-
-/** A numeric flag that takes decimal numbers in [min, max]. */
 export const decimals = (min: number, max: number): FlagRange => ({ min, max, integer: false });
 
 /** The range of a count flag: a positive integer that is exact in a double. */
@@ -54,7 +50,7 @@ export interface FlagSpec {
   aliasOf?: string;
 }
 
-/** A flag that takes a value (`--seed 3`); `more` holds its default, range, `multiple` or `aliasOf`. */
+/** A flag that takes a value (`--seed 3`). */
 export function valueFlag(description: string, more: Omit<FlagSpec, 'type' | 'description'> = {}): FlagSpec {
   return { type: 'string', description, ...more };
 }
@@ -242,29 +238,22 @@ function numberOf(name: string, raw: string | boolean, integer: boolean): number
 }
 
 /**
- * An integer flag (`numberOf`) within `range`, a range that depends on other flags (a spec's own
+ * A numeric flag (`numberOf`) within `range`, a range that depends on other flags (a spec's own
  * range was checked by `parseCommandArgs`); `fallback` when absent.
  */
-export function intFlag<F extends number | null | undefined>(
-  args: CommandArgs,
-  name: string,
-  fallback: F,
-  range?: Range,
-): number | F {
-  const raw = args.flags[name];
-  return raw === undefined ? fallback : inRange(name, numberOf(name, raw, true), range);
-}
-
-/** A finite number flag (`numberOf`), as intFlag. */
-export function numberFlag<F extends number | null | undefined>(
-  args: CommandArgs,
-  name: string,
-  fallback: F,
-  range?: Range,
-): number | F {
-  const raw = args.flags[name];
-  return raw === undefined ? fallback : inRange(name, numberOf(name, raw, false), range);
-}
+const numericFlag =
+  (integer: boolean) =>
+  <F extends number | null | undefined>(
+    args: CommandArgs,
+    name: string,
+    fallback: F,
+    range?: Range,
+  ): number | F => {
+    const raw = args.flags[name];
+    return raw === undefined ? fallback : inRange(name, numberOf(name, raw, integer), range);
+  };
+export const intFlag = numericFlag(true);
+export const numberFlag = numericFlag(false);
 
 /** A bound as a user reads it: the largest exact integer as 2^53 - 1. */
 const bound = (value: number) => (value === Number.MAX_SAFE_INTEGER ? '2^53 - 1' : String(value));
