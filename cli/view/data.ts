@@ -28,9 +28,8 @@ import { getOrAdd } from '../../lib/collections.ts';
 export interface ViewerData {
   /** One file, or two to pair episode by episode (`tinyagent view A --compare B`). */
   files: FileView[];
-  /** With two files: how their episodes pair (by task and sample; common random numbers when the env seeds match). */
+  /** With two files: how their episodes pair, and B - A as `tinyagent compare` prints it. */
   pairing: string | null;
-  /** With two files: B - A, per task and over tasks with the paired interval `tinyagent compare` prints. */
   difference: PairedDifference | null;
   /** Whether the page may ask the server for a sample's detail (`sample?file=&task=&sample=`): false with --out. */
   details: boolean;
@@ -63,7 +62,6 @@ export interface LogView {
   format: string | null;
   benchmark: string | null;
   origin: Origin;
-  /** The mean over units of pass@1, or of the mean score when graded; null when unread. */
   score: { name: 'pass@1' | 'mean score'; value: number } | null;
   /** How many units (`vocabulary.units`) and rows. */
   tasks: number;
@@ -79,15 +77,16 @@ export interface LogView {
  */
 export type Vocabulary = ReturnType<typeof words>;
 
+/**
+ * `unit`: what the rows group into (the reader's `task`); `repeat`: one row of a unit (the
+ * reader's `sample`), null where a unit has one row; `firstRepeat`: the tool's number of the
+ * first repeat (1 for Inspect's epochs); `row`: one row.
+ */
 const words = (unit: string, repeat: string | null, firstRepeat: number, row: string) => ({
-  /** What the rows group into (the reader's `task`): task, sample (Inspect's id), document (lm-evaluation-harness's doc_id). */
   unit,
   units: `${unit}s`,
-  /** One row of a unit (the reader's `sample`): sample, epoch; null where a unit has one row. */
   repeat,
-  /** The tool's number of the first repeat: 1 for Inspect's epochs, 0 for a sample index. */
   firstRepeat,
-  /** One row, and the rows as a heading: episode(s), epoch(s), sample(s). */
   row,
   rows: `${row}s`,
 });
@@ -131,8 +130,10 @@ function readTranscript(value: unknown): { turns: TranscriptTurn[] | null; probl
       turns: null,
       problem: `not a list of turns ({observation: [words], action: [words]}): ${jsonText(value)}`,
     };
-  const turns = value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action }));
-  return { turns, problem: null };
+  return {
+    turns: value.map((turn: TranscriptTurn) => ({ observation: turn.observation, action: turn.action })),
+    problem: null,
+  };
 }
 
 function episodeView(row: ResultFile['rows'][number]) {
@@ -154,22 +155,18 @@ function episodeView(row: ResultFile['rows'][number]) {
     fields: Object.entries(extra)
       .filter(([key]) => key !== 'transcript')
       .map(([key, value]): [string, string] => [key, jsonText(value)]),
-    /** The turns of a well-formed transcript, or why a `transcript` field is not shown as turns. */
     transcript: turns,
     transcriptProblem: problem,
-    /** The env seed (as JSON), when the file records one: two episodes with the same one saw the same renamed task. */
+    /** Two episodes with the same env seed saw the same renamed task. */
     envSeed: extra.envSeed === undefined ? null : jsonText(extra.envSeed),
   };
 }
 
 /**
- * The defaults of `tinyagent metrics` and `tinyagent compare` (--level, --reps, --seed), and the
+ * The defaults of `tinyagent metrics` and `tinyagent compare` (--level, --reps, --seed 0), and the
  * streams their bootstraps draw from: the viewer's intervals are theirs, number for number.
  */
 const LEVEL = 0.95;
-const SEED = 0;
-const metricsRng = () => new Rng(SEED).fork('metrics/bootstrap');
-const compareRng = () => new Rng(SEED).fork('compare/bootstrap');
 
 /** A file's one number for a list of files: the mean over units of pass@1, or of the mean score when graded. */
 export function headlineScore(file: ResultFile): NonNullable<LogView['score']> {
@@ -185,14 +182,11 @@ export function headlineScore(file: ResultFile): NonNullable<LogView['score']> {
 export function fileView(file: ResultFile) {
   const grouped = groupOutcomes(file.rows);
   const fewest = grouped.tasks.reduce((least, { outcomes }) => Math.min(least, outcomes.length), Infinity);
-  /** Whether the rows carry graded scores (not all 0 or 1): pass@k is not defined, the mean score is. */
+  // Graded scores (not all 0 or 1) have no pass@k, a mean score instead.
   const graded = isGraded(file.rows);
-  /** The k of pass@k: 1, 5, 10 (those at most the fewest samples of a task) and that fewest, as `metrics`. */
   const ks = graded ? [] : defaultKs(fewest);
   const rowsByTask = new Map<string, EpisodeView[]>();
-  for (const row of file.rows) {
-    getOrAdd(rowsByTask, row.task, () => []).push(episodeView(row));
-  }
+  for (const row of file.rows) getOrAdd(rowsByTask, row.task, () => []).push(episodeView(row));
   const meanScores = graded
     ? new Map(groupScores(file.rows).map(({ task, scores }) => [task, mean(scores)]))
     : undefined;
@@ -203,14 +197,12 @@ export function fileView(file: ResultFile) {
       /** The task's samples as pass@k counts them (a multi-turn sample by its last turn). */
       samples: outcomes.length,
       successes,
-      /** Unbiased pass@k (eval/passAtK.ts), aligned with the file's `ks`. */
       passAtK: ks.map((k) => passAtK(outcomes.length, successes, k)),
-      /** The mean of the task's graded scores; null when the file's scores are 0/1. */
       meanScore: meanScores?.get(task) ?? null,
       episodes: rowsByTask.get(task) ?? [],
     };
   });
-  const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: metricsRng() };
+  const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: new Rng(0).fork('metrics/bootstrap') };
   let meanScore: Estimate | null = null;
   let passAtKs: Estimate[] = [];
   if (graded) {
@@ -232,19 +224,15 @@ export function fileView(file: ResultFile) {
     origin: file.origin ?? {},
     /** What the reader chose or left out, and the rows' issues (duplicates, gaps). */
     notes: [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)],
-    /** The harness, one `field: value` pair each (values as JSON). */
     harness: Object.entries(file.harness ?? {}).map(([key, value]): [string, string] => [
       key,
       jsonText(value),
     ]),
     ks,
     graded,
-    /** For graded scores: the mean over tasks of each task's mean score, with its task-level interval. */
+    /** Graded: the mean over tasks of each task's mean score, with its task-level interval. */
     meanScore,
-    /**
-     * Mean over tasks of each task's unbiased pass@k, aligned with `ks`, with its task-level
-     * interval: the numbers `tinyagent metrics FILE` prints with its defaults (eval/report/metrics.ts).
-     */
+    /** The mean over tasks of each task's pass@k, as `tinyagent metrics FILE` prints it. */
     passAtK: passAtKs,
     level: LEVEL,
     /** How many rows carry a transcript. */
@@ -269,7 +257,7 @@ function pairedDifference(
     const report = compareResults(
       { tasks: batchOf(files[0], undefined), harness: files[0].harness, rows: files[0].rows },
       { tasks: batchOf(files[1], undefined), harness: files[1].harness, rows: files[1].rows },
-      { level: LEVEL, reps: DEFAULT_REPLICATES, rng: compareRng() },
+      { level: LEVEL, reps: DEFAULT_REPLICATES, rng: new Rng(0).fork('compare/bootstrap') },
     );
     const inB = new Map(b.tasks.map((task) => [task.task, task]));
     const perTask = a.tasks.map((task) => {
