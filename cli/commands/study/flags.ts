@@ -30,9 +30,7 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
   steps: valueFlag('plan: chapter steps to evaluate, e.g. 0,80 (default all nine: 0,10,...,80)'),
   jobs: valueFlag(
     'run: CPU slots, a job running on the slots it holds: 1 each, or a training alone its threads (default: the cores)',
-    {
-      range: integers(1, 256),
-    },
+    { range: integers(1, 256) },
   ),
   index: valueFlag("run: run job I alone (the array schedulers' contract)", {
     range: integers(0, 1_000_000),
@@ -86,18 +84,14 @@ export const STUDY_FLAGS: Record<string, FlagSpec> = {
  * and ` 16 `.
  */
 export function leaseTimeoutOf(args: CommandArgs): number {
-  if (args.flags['lease-timeout'] !== undefined)
-    return numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT);
   const text = process.env[LEASE_TIMEOUT_ENV];
-  if (text === undefined || text === '') return DEFAULT_LEASE_TIMEOUT;
+  if (args.flags['lease-timeout'] !== undefined || text === undefined || text === '')
+    return numberFlag(args, 'lease-timeout', DEFAULT_LEASE_TIMEOUT);
+  const { min, max } = LEASE_TIMEOUT_RANGE;
   const seconds = Number(text);
-  if (
-    !/^(\d+\.?\d*|\.\d+)$/.test(text) ||
-    seconds < LEASE_TIMEOUT_RANGE.min ||
-    seconds > LEASE_TIMEOUT_RANGE.max
-  )
+  if (!/^(\d+\.?\d*|\.\d+)$/.test(text) || seconds < min || seconds > max)
     throw new UsageError(
-      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a decimal number of seconds in [${LEASE_TIMEOUT_RANGE.min}..${LEASE_TIMEOUT_RANGE.max}]`,
+      `${LEASE_TIMEOUT_ENV}=${JSON.stringify(text)} is not a decimal number of seconds in [${min}..${max}]`,
     );
   return seconds;
 }
