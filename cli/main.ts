@@ -18,15 +18,6 @@ function topHelp(summaries: Array<[string, string]>): string {
   ].join('\n');
 }
 
-/** The one line for a command name that is not one, with the nearest command as a hint. */
-function unknownCommand(name: string): number {
-  const near = closestName(name, [...Object.keys(commandLoaders), 'help', '--help', '--version']);
-  process.stderr.write(
-    `tinyagent: unknown command '${oneLine(name, 60)}'${near === undefined ? '' : `; did you mean ${near}?`} (try tinyagent --help)\n`,
-  );
-  return EXIT.usage;
-}
-
 /**
  * Runs one command; returns the process exit code (`EXIT`: 0 ok, 1 bad input or a failed
  * check, 2 bad usage, 3 internal error). Every error that reaches this level is written as one
@@ -55,7 +46,13 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const load = Object.hasOwn(commandLoaders, name) ? commandLoaders[name] : undefined;
-  if (load === undefined) return unknownCommand(name);
+  if (load === undefined) {
+    const near = closestName(name, [...Object.keys(commandLoaders), 'help', '--help', '--version']);
+    process.stderr.write(
+      `tinyagent: unknown command '${oneLine(name, 60)}'${near === undefined ? '' : `; did you mean ${near}?`} (try tinyagent --help)\n`,
+    );
+    return EXIT.usage;
+  }
   try {
     const command: Command = await load();
     const args = parseCommandArgs(command, rest);
@@ -69,10 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/**
- * Writes the one-line report of an error that reached the top of a command; returns its exit
- * code, from `errorKind` (the one place errors are classified).
- */
+/** Writes the one-line report of an error that reached the top of a command; returns its exit code. */
 export function reportError(commandName: string, error: unknown): number {
   const kind = errorKind(error);
   process.stderr.write(

@@ -10,29 +10,21 @@ import { fingerprint } from '../agent/index.ts';
 // several commands fill. Result files of episodes are eval/io's (resultFile.ts), not these.
 
 /** `--out FILE.json` of `train`, `canary`, `bench`: the results file the docs quote (results/*.json). */
-export function outFlag(args: CommandArgs): string | undefined {
-  return outFileFlag(args, { extension: '.json', format: 'JSON' });
-}
+export const outFlag = (args: CommandArgs) => outFileFlag(args, { extension: '.json', format: 'JSON' });
 
 /** The machine a figure was measured on: timings depend on it, and on how busy it was. */
-export interface MachineNote {
-  node: string;
-  platform: string;
-  cpus: number;
-  /** The processor's model as the OS names it (timings, and other libraries' kernels, depend on it). */
-  cpuModel: string;
-  /** One-minute load average when the measurement started and when it ended (above `cpus`: a shared, busy machine). */
-  loadAverage: { start: number; end: number };
-}
+export type MachineNote = ReturnType<ReturnType<typeof noteMachine>>;
 
 /** Starts noting the machine; call the result when the measurement ends. */
-export function noteMachine(): () => MachineNote {
+export function noteMachine() {
   const start = loadavg()[0] ?? 0;
   return () => ({
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
+    // timings, and other libraries' kernels, depend on the processor
     cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    // the one-minute load at the start and the end (above `cpus`: a shared, busy machine)
     loadAverage: { start: round2(start), end: round2(loadavg()[0] ?? 0) },
   });
 }
