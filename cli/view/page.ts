@@ -14,12 +14,8 @@ export interface PageFile {
   status?: number;
 }
 
-/** The page's static files, beside this module. */
-const STATIC: ReadonlyArray<Omit<PageFile, 'body'>> = [
-  { name: 'index.html', type: 'text/html; charset=utf-8' },
-  { name: 'viewer.css', type: 'text/css; charset=utf-8' },
-  { name: 'viewer.js', type: 'text/javascript; charset=utf-8' },
-];
+/** The page's static files, beside this module, and their content types. */
+const STATIC = { 'index.html': 'text/html', 'viewer.css': 'text/css', 'viewer.js': 'text/javascript' };
 
 /**
  * The data as a script, `data.js`, so that the page works from disk too (a page opened from a
@@ -35,12 +31,13 @@ export const dataFile = (data: ViewerData): PageFile => ({
 
 /** The page's static files (the same page lays out one file, two, or a folder's list). */
 export const staticFiles = (): PageFile[] =>
-  STATIC.map((file) => ({ ...file, body: readFileSync(new URL(`./${file.name}`, import.meta.url), 'utf8') }));
+  Object.entries(STATIC).map(([name, type]) => ({
+    name,
+    type: `${type}; charset=utf-8`,
+    body: readFileSync(new URL(`./${name}`, import.meta.url), 'utf8'),
+  }));
 
-/** Every file of the page: the static ones and the data. */
-export function pageFiles(data: ViewerData): PageFile[] {
-  return [...staticFiles(), dataFile(data)];
-}
+export const pageFiles = (data: ViewerData): PageFile[] => [...staticFiles(), dataFile(data)];
 
 /** Writes the page's files into `dir` (every file atomically, all or none); returns the page's path. */
 export function writePage(dir: string, files: readonly PageFile[]): string {
@@ -52,7 +49,7 @@ export function writePage(dir: string, files: readonly PageFile[]): string {
 export type DynamicAnswer = (path: string, query: URLSearchParams) => Promise<PageFile | undefined>;
 
 /** The one address the viewer listens on: this machine only. */
-export const VIEWER_HOST = '127.0.0.1';
+const VIEWER_HOST = '127.0.0.1';
 
 /** Sent with every answer: no script, style or request but the page's own, not framed, not sniffed. */
 const HEADERS = {
