@@ -11,28 +11,6 @@ import {
   type CommandArgs,
 } from '../../args.ts';
 
-/** What `study plan` plans, from its flags: the recipe and seeds, and the optional threads, episodes and steps. */
-function planOptions(args: CommandArgs): { out: string; options: Parameters<typeof writePlan>[1] } {
-  const recipe = stringFlag(args, 'recipe');
-  const seedsText = stringFlag(args, 'seeds');
-  const out = stringFlag(args, 'out');
-  if (recipe === undefined || seedsText === undefined || out === undefined)
-    throw new UsageError('study plan needs --recipe, --seeds and --out');
-  const threads = intFlag(args, 'threads', undefined) as 1 | 2 | undefined;
-  const episodes = intFlag(args, 'episodes', undefined);
-  const steps = intListFlag(args, 'steps', undefined, { min: 0, max: 80 });
-  return {
-    out,
-    options: {
-      ...definedFields({ steps }),
-      recipe,
-      seeds: parseSeeds(seedsText),
-      evalSeed: intFlag(args, 'eval-seed', 1),
-      ...definedFields({ threads, episodes }),
-    },
-  };
-}
-
 /** One planned job as `study plan` lists it: index, what it runs, id (and an evaluation's training). */
 function jobLine(job: Job): string {
   return job.kind === 'train'
@@ -42,8 +20,21 @@ function jobLine(job: Job): string {
 
 /** `study plan`: writes the study folder and lists its jobs. */
 export async function studyPlan(args: CommandArgs): Promise<void> {
-  const { out, options } = planOptions(args);
-  const plan = writePlan(out, options);
+  const recipe = stringFlag(args, 'recipe');
+  const seedsText = stringFlag(args, 'seeds');
+  const out = stringFlag(args, 'out');
+  if (recipe === undefined || seedsText === undefined || out === undefined)
+    throw new UsageError('study plan needs --recipe, --seeds and --out');
+  const threads = intFlag(args, 'threads', undefined) as 1 | 2 | undefined;
+  const episodes = intFlag(args, 'episodes', undefined);
+  const steps = intListFlag(args, 'steps', undefined, { min: 0, max: 80 });
+  const plan = writePlan(out, {
+    ...definedFields({ steps }),
+    recipe,
+    seeds: parseSeeds(seedsText),
+    evalSeed: intFlag(args, 'eval-seed', 1),
+    ...definedFields({ threads, episodes }),
+  });
   if (boolFlag(args, 'json')) return printJson({ dir: plan.dir, jobs: plan.jobs });
   for (const job of plan.jobs) process.stdout.write(`${jobLine(job)}\n`);
   process.stdout.write(`${plan.dir}: ${count(plan.jobs.length, 'job')} planned\n`);
