@@ -44,14 +44,7 @@ import { fileSystemError } from '../../lib/files.ts';
 import { openRunLog } from '../../lib/log.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { sayBackendNotice } from '../../experiments/contract.ts';
-import {
-  commandLine,
-  noteMachine,
-  outFlag,
-  readSections,
-  writeSection,
-  type MachineNote,
-} from '../measurementRecord.ts';
+import { commandLine, noteMachine, outFlag, readSections, writeSection } from '../measurementRecord.ts';
 
 /**
  * The training fields that are also flags (`bcSteps` is `--bc-steps`): description, default and
@@ -70,10 +63,8 @@ function successesByTask(perTask: readonly TaskCount[]): Record<string, number> 
  * The `run` section of `--out FILE`: one run trained from step 0 in this call, its time by
  * phase, size, backend, the checksum of every snapshot and its held-out evalPass per step.
  */
-function runSection(config: RLConfig, summary: TrainSummary, command: string, machine: MachineNote) {
+function runSection(config: RLConfig, summary: TrainSummary) {
   return {
-    command,
-    machine,
     runDir: summary.runDir,
     backend: summary.backend,
     threads: config.parallel ? 2 : 1,
@@ -90,18 +81,10 @@ function runSection(config: RLConfig, summary: TrainSummary, command: string, ma
 }
 
 /** The `seeds` section of `--out FILE`: the per-seed table with the evaluation that measured it. */
-function seedsSection(
-  config: RLConfig,
-  results: readonly SeedResult[],
-  split: string,
-  command: string,
-  machine: MachineNote,
-) {
+function seedsSection(config: RLConfig, results: readonly SeedResult[], split: string) {
   const rates = results.map((result) => result.passAt1);
   const baseRates = results.map((result) => result.base.passAt1);
   return {
-    command,
-    machine,
     split,
     step: config.steps,
     evaluation: { seed: SEEDS_EVAL.seed, episodesPerTask: SEEDS_EVAL.episodes, harness: 'training' },
@@ -236,7 +219,11 @@ export const command: Command = {
         });
         const split = measuresDevSplit(config) ? 'development-split' : 'held-out';
         if (out !== undefined)
-          writeSection(out, 'seeds', seedsSection(config, results, split, command, machine()));
+          writeSection(out, 'seeds', {
+            command,
+            machine: machine(),
+            ...seedsSection(config, results, split),
+          });
         if (boolFlag(args, 'json'))
           printJson(
             results.map(({ seed, runDir: dir, step, passAt1, perTask, base, summary }) => ({
@@ -271,7 +258,7 @@ export const command: Command = {
             `checkpoints ${summary.snapshots.length} in ${runDir}`,
         );
         if (out !== undefined) {
-          writeSection(out, 'run', runSection(config, summary, command, machine()));
+          writeSection(out, 'run', { command, machine: machine(), ...runSection(config, summary) });
           log.say(`wrote the run's times, size and checksums to ${out} (section run)`);
         }
         if (boolFlag(args, 'json')) printJson(summary);
