@@ -398,6 +398,9 @@
     if (state.op !== '' && !pair.some((one) => opOf(one) === state.op)) return false;
     return true;
   }
+  /** @param {EpisodeView | undefined} episode */
+  const opTag = (episode) =>
+    episode?.firstEditOp == null ? null : el('span', { className: 'op', text: episode.firstEditOp });
   /** @param {EpisodeView} episode */
   function verdict(episode) {
     // a graded score (partial credit, f1) is shown as the number it is; full credit still passes
@@ -422,16 +425,14 @@
           el('span', { className: 'episode-sample', text: rowName(episode) }),
           comparing ? el('b', { text: 'A' }) : null,
           verdict(episode),
-          episode.firstEditOp === null ? null : el('span', { className: 'op', text: episode.firstEditOp }),
-          comparing ? el('b', { text: 'B' }) : null,
-          comparing
-            ? partner === undefined
-              ? el('span', { className: 'verdict', text: 'none' })
-              : verdict(partner)
-            : null,
-          comparing && partner !== undefined && partner.firstEditOp !== null
-            ? el('span', { className: 'op', text: partner.firstEditOp })
-            : null,
+          opTag(episode),
+          ...(comparing
+            ? [
+                el('b', { text: 'B' }),
+                partner === undefined ? el('span', { className: 'verdict', text: 'none' }) : verdict(partner),
+                opTag(partner),
+              ]
+            : []),
         ]);
         if (state.episode?.task === t && state.episode.index === e) item.className = 'selected';
         item.addEventListener('click', () => {
