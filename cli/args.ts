@@ -276,7 +276,7 @@ function inRange(name: string, value: number, range: Range = {}): number {
  * in so that this module does not load TensorFlow).
  */
 export function backendFlag<T extends string>(args: CommandArgs, names: readonly T[], fallback: T): T {
-  const choice = args.flags.backend === undefined ? fallback : choiceFlag(args, 'backend', names, fallback);
+  const choice = choiceFlag(args, 'backend', names, fallback);
   const fromEnv = process.env['TINYAGENT_BACKEND']?.trim().toLowerCase();
   if (choice === 'auto' && fromEnv && !(names as readonly string[]).includes(fromEnv))
     throw new UsageError(
@@ -516,18 +516,17 @@ export const bootstrapFlags = (args: CommandArgs) => ({
 
 /** The reader's options from RESULT_FILE_FLAGS; a bad value is a UsageError. */
 export function resultFileOptions(args: CommandArgs): ReadOptions {
-  const options: ReadOptions = {
+  return {
     format: choiceFlag(args, 'format', FORMAT_CHOICES, 'auto'),
     maxRows: intFlag(args, 'max-rows', MAX_ROWS),
     maxBytes: intFlag(args, 'max-bytes', defaultMaxBytes()),
+    ...definedFields({
+      partialAs: choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, undefined),
+      scorer: stringFlag(args, 'scorer'),
+      metric: stringFlag(args, 'metric'),
+      filter: stringFlag(args, 'filter'),
+    }),
   };
-  const partialAs = choiceFlag(args, 'partial-as', ['pass', 'fail'] as const, undefined);
-  if (partialAs !== undefined) options.partialAs = partialAs;
-  for (const name of ['scorer', 'metric', 'filter'] as const) {
-    const value = stringFlag(args, name);
-    if (value !== undefined) options[name] = value;
-  }
-  return options;
 }
 
 /**
