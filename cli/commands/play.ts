@@ -103,8 +103,7 @@ export const command: Command = {
     const lines = cappedLines(process.stdin);
     try {
       for (;;) {
-        out('');
-        out(observation.join(' '));
+        out(`\n${observation.join(' ')}`);
         process.stdout.write('action> ');
         const next = await lines.next();
         if (next.done === true) {
@@ -125,9 +124,7 @@ export const command: Command = {
         const hint = badActionHint(action, observation);
         if (hint !== undefined) out(hint);
         if (result.terminated || result.truncated) {
-          out('');
-          out(observation.join(' '));
-          out('');
+          out(`\n${observation.join(' ')}\n`);
           out(
             `${result.terminated ? 'terminated (submitted)' : 'truncated (out of turns)'}: reward ${result.reward}`,
           );
