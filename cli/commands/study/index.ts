@@ -3,9 +3,6 @@ import { clip, closestName } from '../../../lib/text.ts';
 import { UsageError, type Command, type CommandArgs } from '../../args.ts';
 import { leaseTimeoutOf, STUDY_FLAGS } from './flags.ts';
 
-/** The subcommands, in the order their list names them. */
-const NAMES = ['plan', 'run', 'status', 'unlock', 'report', 'slurm', 'k8s', 'compare'];
-
 type OnStudy = (args: CommandArgs, plan: Plan, timeout: number) => Promise<void>;
 
 /**
@@ -22,6 +19,9 @@ const ON_STUDY: Record<string, () => Promise<OnStudy>> = {
   slurm: async () => (await import('./schedulers.ts')).studySlurm,
   k8s: async () => (await import('./schedulers.ts')).studyK8s,
 };
+
+/** The subcommands, in the order their list names them. */
+const NAMES = ['plan', ...Object.keys(ON_STUDY), 'compare'];
 
 async function run(args: CommandArgs): Promise<void> {
   const [name, ...folders] = args.positionals as [string, ...string[]];
