@@ -43,10 +43,7 @@ export interface FlagSpec {
   range?: FlagRange;
   /** A string flag that may be given more than once; its value is the list (`listFlag`). */
   multiple?: boolean;
-  /**
-   * An old name kept working: the flag is read as `aliasOf`, with a one-line warning on stderr
-   * that the name is deprecated. Its description says which flag it stands for.
-   */
+  /** An old name kept working: read as `aliasOf`, with a warning on stderr that it is deprecated. */
   aliasOf?: string;
 }
 
@@ -439,18 +436,13 @@ export function choiceFlag<T extends string, F extends T | undefined = T>(
 }
 
 export function stringFlag(args: CommandArgs, name: string): string | undefined {
-  const raw = args.flags[name];
-  return typeof raw === 'string' ? raw : undefined;
+  return typeof args.flags[name] === 'string' ? args.flags[name] : undefined;
 }
 
 /** Every value of a flag given more than once (`multiple`), in order; [] when absent. */
-export function listFlag(args: CommandArgs, name: string): string[] {
-  return args.lists?.[name] ?? [];
-}
+export const listFlag = (args: CommandArgs, name: string): string[] => args.lists?.[name] ?? [];
 
-export function boolFlag(args: CommandArgs, name: string): boolean {
-  return args.flags[name] === true;
-}
+export const boolFlag = (args: CommandArgs, name: string): boolean => args.flags[name] === true;
 
 /** `fields` less those that are undefined: options whose absent fields take their defaults. */
 export function definedFields<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
@@ -507,7 +499,6 @@ export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
   }),
 });
 
-/** The values of `bootstrapFlagSpecs`. */
 export const bootstrapFlags = (args: CommandArgs) => ({
   level: numberFlag(args, 'level', 0.95),
   reps: intFlag(args, 'reps', DEFAULT_REPLICATES),
@@ -529,9 +520,7 @@ export function resultFileOptions(args: CommandArgs): ReadOptions {
   };
 }
 
-/**
- * Reads `paths` with the options of RESULT_FILE_FLAGS, then checks them (checkResultFileOptions).
- */
+/** Reads `paths` with the options of RESULT_FILE_FLAGS, then checks them (checkResultFileOptions). */
 export async function readResultFiles<const P extends readonly string[]>(
   args: CommandArgs,
   paths: P,
