@@ -7,7 +7,7 @@ import { coverageClause } from '../../publish/coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../../analysis/index.ts';
 import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../publish/figures.ts';
 import { InputError } from '../../lib/errors.ts';
-import { fileKind } from '../../lib/files.ts';
+import { fileKind, orUndefined } from '../../lib/files.ts';
 import { clip } from '../../lib/text.ts';
 import {
   boolFlag,
@@ -202,14 +202,8 @@ async function figures(numbers: Numbers) {
 /** `--out DIR`: a folder, or nothing yet (a rerun writes over its own files); checked before any work. */
 function outDirFlag(args: CommandArgs): string | undefined {
   const out = stringFlag(args, 'out');
-  if (out === undefined) return undefined;
-  let stats;
-  try {
-    stats = lstatSync(out);
-  } catch {
-    return out; // nothing there yet
-  }
-  if (!stats.isDirectory())
+  const stats = out === undefined ? undefined : orUndefined(() => lstatSync(out));
+  if (stats !== undefined && !stats.isDirectory())
     throw new InputError(`--out: '${out}' is ${fileKind(stats)}; give a folder (or the path of none yet)`);
   return out;
 }
