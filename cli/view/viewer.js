@@ -392,7 +392,7 @@
   // ---- the episode list ----
   /** @param {TaskView} task @param {EpisodeView} episode */
   function shown(task, episode) {
-    const partner = comparing ? partnerOf(task.task, episode) : undefined;
+    const partner = partnerOf(task.task, episode);
     const pair = partner === undefined ? [episode] : [episode, partner];
     if (state.failed && pair.every((one) => one.passed)) return false;
     if (state.op !== '' && !pair.some((one) => opOf(one) === state.op)) return false;
@@ -419,7 +419,7 @@
       task.episodes.forEach((episode, e) => {
         if (!shown(task, episode)) return;
         count += 1;
-        const partner = comparing ? partnerOf(task.task, episode) : undefined;
+        const partner = partnerOf(task.task, episode);
         const item = el('li', { 'data-task-index': String(t), 'data-episode-index': String(e) }, [
           el('span', { className: 'episode-task', text: task.task, title: task.task }),
           el('span', { className: 'episode-sample', text: rowName(episode) }),
