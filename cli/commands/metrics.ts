@@ -129,33 +129,6 @@ export const defaultKs = (fewest: number): number[] => [
   ...new Set([...[1, 5, 10].filter((k) => k <= fewest), fewest]),
 ];
 
-/**
- * `metrics` of a file of graded scores (eval/report/graded.ts): the mean score, as pass@k is not
- * defined on them, so a --k is refused.
- */
-function printGraded(
-  args: CommandArgs,
-  path: string,
-  file: ResultFile,
-  notes: string[],
-  { level, reps, seed }: { level: number; reps: number; seed: number },
-): number {
-  if (intListFlag(args, 'k', []).length > 0)
-    throw new InputError(
-      `${path}: --k: pass@k is not defined on graded scores (not all 0 or 1); metrics reports the mean score${file.format.startsWith('inspect') ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
-    );
-  const run = stringFlag(args, 'run');
-  const { report, reported } = gradedMetrics(file, {
-    ...(run === undefined ? {} : { run }),
-    level,
-    reps,
-    rng: new Rng(seed).fork('metrics/bootstrap'),
-  });
-  if (boolFlag(args, 'json')) printJson({ ...jsonHead(path, file, seed, notes, reported), ...report });
-  else process.stdout.write(`${gradedLines(path, report, notes, reported).join('\n')}\n`);
-  return 0;
-}
-
 async function run(args: CommandArgs): Promise<number> {
   const path = args.positionals[0] as string;
   const { level, reps, seed } = bootstrapFlags(args);
@@ -164,7 +137,22 @@ async function run(args: CommandArgs): Promise<number> {
   const [file] = await readResultFiles(args, [path]);
   const grouped = groupBatch(file, run);
   const notes = [...(file.notes ?? []), ...grouped.issues.map((issue) => issue.message)];
-  if (isGraded(file.rows)) return printGraded(args, path, file, notes, { level, reps, seed });
+  // Graded scores (eval/report/graded.ts) have no pass@k: the mean score instead, and a --k is refused.
+  if (isGraded(file.rows)) {
+    if (requestedKs.length > 0)
+      throw new InputError(
+        `${path}: --k: pass@k is not defined on graded scores (not all 0 or 1); metrics reports the mean score${file.format.startsWith('inspect') ? ' (--partial-as pass|fail reads P as 0/1)' : ''}`,
+      );
+    const { report, reported } = gradedMetrics(file, {
+      ...(run === undefined ? {} : { run }),
+      level,
+      reps,
+      rng: new Rng(seed).fork('metrics/bootstrap'),
+    });
+    if (boolFlag(args, 'json')) printJson({ ...jsonHead(path, file, seed, notes, reported), ...report });
+    else process.stdout.write(`${gradedLines(path, report, notes, reported).join('\n')}\n`);
+    return 0;
+  }
   const { tasks } = grouped;
   const minSamples = tasks.reduce((fewest, { outcomes }) => Math.min(fewest, outcomes.length), Infinity);
   const ks = requestedKs.length > 0 ? requestedKs : defaultKs(minSamples);
