@@ -85,22 +85,14 @@ export const command: Command = {
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
     // Below 0.5 the formula drops a tail that matters (eval/power.ts): refused as a flag out of its range.
     const power = numberFlag(args, 'power', 0.8, { min: 0.5, max: 1 - 1e-9 });
-    const designs = ['paired', 'unpaired', 'seeds'] as const;
-    let measured: MeasuredSpread | undefined;
-    let sigma: number;
-    let design: PowerDesign;
-    if (from !== undefined) {
-      if (args.flags.design !== undefined) choiceFlag(args, 'design', designs, 'paired');
-      measured = await spreadFrom(from);
-      if (args.flags.design !== undefined && args.flags.design !== measured.design)
-        throw new UsageError(
-          `--design ${String(args.flags.design)}: the SD of ${from} is of design ${measured.design} (${measured.source}); leave --design out`,
-        );
-      ({ sd: sigma, design } = measured);
-    } else {
-      sigma = numberFlag(args, 'sd', 0, { min: 0 });
-      design = choiceFlag(args, 'design', designs, 'paired');
-    }
+    const sd = from === undefined ? numberFlag(args, 'sd', 0, { min: 0 }) : 0;
+    const given = choiceFlag(args, 'design', ['paired', 'unpaired', 'seeds'] as const, undefined);
+    const measured = from === undefined ? undefined : await spreadFrom(from);
+    if (measured !== undefined && given !== undefined && given !== measured.design)
+      throw new UsageError(
+        `--design ${given}: the SD of ${from} is of design ${measured.design} (${measured.source}); leave --design out`,
+      );
+    const { sd: sigma, design } = measured ?? { sd, design: given ?? 'paired' };
     const result = requiredUnits({ sigma, delta, alpha, power, design });
     if (boolFlag(args, 'json'))
       return printJson({
