@@ -79,28 +79,30 @@ export function colourScale(names: readonly string[]): { domain: string[]; range
   return { domain: [...names], range };
 }
 
-/** The colour encoding of a figure's series, in the order given (see colourScale). */
 function seriesColour(names: string[], title = '') {
   return { field: 'series', type: 'nominal', title, sort: names, scale: colourScale(names) };
 }
 
-/** Every point of every series as a row of the figure's data, with its series' name. */
 const seriesRows = <Point extends object>(series: ReadonlyArray<{ name: string; points: Point[] }>) =>
   series.flatMap(({ name, points }) => points.map((point) => ({ ...point, series: name })));
 
-export interface LineChartOptions {
+/** Horizontal reference lines, e.g. the nominal 0.95 of a coverage plot. */
+type Rule = { y: number; label: string };
+
+interface ChartOptions {
   title: string;
   xTitle: string;
   yTitle: string;
-  /** One line per series. */
-  series: Array<{ name: string; points: Array<{ x: number; y: number }> }>;
-  /** Horizontal reference lines, e.g. the nominal 0.95 of a coverage plot. */
-  rules?: Array<{ y: number; label: string }>;
+  rules?: Rule[];
   yDomain?: [number, number];
-  xScale?: 'linear' | 'log';
-  legendTitle?: string;
   width?: number;
   height?: number;
+}
+
+export interface LineChartOptions extends ChartOptions {
+  series: Array<{ name: string; points: Array<{ x: number; y: number }> }>;
+  xScale?: 'linear' | 'log';
+  legendTitle?: string;
 }
 
 /**
@@ -129,7 +131,6 @@ export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   return renderSpec({ title, width, height, data: { values }, layer: [line, ...ruleLayers(rules)] });
 }
 
-/** One point estimate with its interval, in a group (the x position) and a series (the colour). */
 export type IntervalPoint = { group: string; series: string; estimate: number; low: number; high: number };
 
 /** One point of an interval chart; an end that is undefined (null) is drawn at the estimate. */
@@ -142,15 +143,8 @@ export function intervalPoint(
   return { group, series, estimate, low: low ?? estimate, high: high ?? estimate };
 }
 
-export interface IntervalChartOptions {
-  title: string;
-  xTitle: string;
-  yTitle: string;
+export interface IntervalChartOptions extends ChartOptions {
   points: IntervalPoint[];
-  rules?: Array<{ y: number; label: string }>;
-  yDomain?: [number, number];
-  width?: number;
-  height?: number;
 }
 
 /**
@@ -160,13 +154,8 @@ export interface IntervalChartOptions {
 export const intervalChartSvg = (options: IntervalChartOptions) => renderSpec(intervalChartSpec(options));
 
 /** Interval charts side by side, each with its own y scale: rliable's aggregate metrics, one panel per metric. */
-export async function intervalPanelsSvg(panels: IntervalChartOptions[], title: string): Promise<Figure> {
-  return renderSpec({
-    title,
-    hconcat: panels.map(intervalChartSpec),
-    resolve: { scale: { y: 'independent' } },
-  });
-}
+export const intervalPanelsSvg = (panels: IntervalChartOptions[], title: string) =>
+  renderSpec({ title, hconcat: panels.map(intervalChartSpec), resolve: { scale: { y: 'independent' } } });
 
 function intervalChartSpec(options: IntervalChartOptions): Record<string, unknown> {
   const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620, height = 320 } = options;
@@ -202,7 +191,7 @@ function intervalChartSpec(options: IntervalChartOptions): Record<string, unknow
 }
 
 /** Dashed grey horizontal reference lines, each labelled at the left edge (none when there are no rules). */
-function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown[] {
+function ruleLayers(rules: readonly Rule[]): unknown[] {
   if (rules.length === 0) return [];
   return [
     {
@@ -221,7 +210,6 @@ function ruleLayers(rules: ReadonlyArray<{ y: number; label: string }>): unknown
   ];
 }
 
-/** Renders a vega-lite spec to SVG headless; returns the full spec beside it. */
 async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
   const full = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -336,7 +324,6 @@ export async function bandPanelsSvg(
   });
 }
 
-/** One cell of a heat map: a row, a column and its value (with an optional text label). */
 export type HeatCell = { row: string; column: string; value: number; label?: string };
 
 /**
@@ -354,17 +341,10 @@ export async function heatmapSvg(options: {
   divergingAt?: number;
 }): Promise<Figure> {
   const { title, rowTitle, columnTitle, valueTitle, cells, divergingAt } = options;
-  const reach = Math.max(1e-9, ...cells.map((cell) => Math.abs(cell.value - (divergingAt ?? 0))));
-  const scale =
-    divergingAt === undefined
-      ? {}
-      : {
-          scale: {
-            scheme: 'redblue',
-            domain: [divergingAt - reach, divergingAt + reach],
-            domainMid: divergingAt,
-          },
-        };
+  const mid = divergingAt ?? 0;
+  const reach = Math.max(1e-9, ...cells.map((cell) => Math.abs(cell.value - mid)));
+  const diverging = { scheme: 'redblue', domain: [mid - reach, mid + reach], domainMid: mid };
+  const scale = divergingAt === undefined ? {} : { scale: diverging };
   const heatValues = cells as unknown as ReadonlyArray<Record<string, unknown>>;
   const rows = [...new Set(cells.map((cell) => cell.row))];
   const columns = [...new Set(cells.map((cell) => cell.column))];
