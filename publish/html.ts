@@ -110,7 +110,6 @@ export function markdownBlocks(markdown: string): Array<{ kind: string; lines: s
   return result;
 }
 
-/** Markdown (as the results files and docs/ write it) as HTML. */
 export function markdownToHtml(markdown: string, hooks: MarkdownHooks): string {
   const { shift = 1, dropTitle = false, lineBreaks = false } = hooks;
   return markdownBlocks(markdown)

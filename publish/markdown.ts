@@ -15,17 +15,14 @@ export interface Report {
 /** A heading, a table or a paragraph; a paragraph given as lines keeps them on consecutive lines (one Markdown paragraph). */
 export type Block = string | readonly string[];
 
-/** Blocks one after the other, separated by a blank line. */
 export function blocks(...parts: Block[]): string {
   return parts.map((part) => (typeof part === 'string' ? part : part.join('\n'))).join('\n\n');
 }
 
-/** A `##` section: its heading, then its blocks. */
 export function section(title: string, ...parts: Block[]): string {
   return blocks(`## ${title}`, ...parts);
 }
 
-/** A `###` section inside a section. */
 export function subsection(title: string, ...parts: Block[]): string {
   return blocks(`### ${title}`, ...parts);
 }
@@ -60,14 +57,12 @@ export function table<Row>(
   );
 }
 
-/** A measured quantity beside the book's figure for it, one row per quantity. */
 export function oursAgainstBook(
   rows: ReadonlyArray<readonly [quantity: string, ours: string, book: string | number]>,
 ): string {
   return markdownTable(['', 'ours', 'book'], rows);
 }
 
-/** The paragraph that says what a table means. */
 export const reading = (text: string) => `Reading: ${text}`;
 
 /** The paragraph that says where our measurement departs from the book's and what in our data explains it. */
@@ -76,7 +71,6 @@ export const whereOursDiffers = (text: string) => `Where ours differs: ${text}`;
 /** A share, pass rate, SD or difference as the reports print it: three decimals. */
 export const pct = (value: number) => value.toFixed(3);
 
-/** A difference with its sign (+0.041, -0.100). */
 export const signed = (value: number, digits = 3) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 
 /** An interval's ends; an interval over seeds has none (null) when one seed gives no spread. */
@@ -86,11 +80,9 @@ type Ends = { low: number | null; high: number | null };
 export const interval = ({ low, high }: Ends, format: (value: number) => string = pct) =>
   low === null || high === null ? '(n/a: one seed)' : `[${format(low)}, ${format(high)}]`;
 
-/** `estimate [low, high]`: a point estimate with its interval. */
 export const withInterval = (value: Ends & { estimate: number }) =>
   `${pct(value.estimate)} ${interval(value)}`;
 
-/** `low to high` of a set of values. */
 export const range = (values: readonly number[], format: (value: number) => string = pct) =>
   `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
 
@@ -98,7 +90,6 @@ export const range = (values: readonly number[], format: (value: number) => stri
 export const withSE = (value: number, se: number, { digits = 3, sign = false } = {}) =>
   `${sign ? signed(value, digits) : value.toFixed(digits)} ± ${se.toFixed(digits)}`;
 
-/** A count of simulated evals or resets with thousands separators (100,000). */
 export const count = (value: number) => value.toLocaleString('en-US');
 
 /** `op count, op count` from most to least frequent (ties by name). */

@@ -19,7 +19,6 @@ const PACKAGES = [
 ];
 
 export interface ExperimentOutput {
-  /** e.g. '17.2' */
   section: string;
   title: string;
   seed: number;

@@ -38,7 +38,6 @@ import {
 export interface ReportPageOptions {
   /** The results folder (results/): 17.N.json and .md, ex-N, seeds, figures/. */
   resultsDir: string;
-  /** Where the page goes (results/report/index.html). */
   outFile: string;
   /** The book-beside-ours tables (docs/REPRODUCTION.md). */
   reproductionFile: string;
@@ -289,7 +288,6 @@ function sectionHtml(
   };
 }
 
-/** Every number in a results JSON, by the path that holds it. */
 function numberLeaves(
   value: unknown,
   path = '',

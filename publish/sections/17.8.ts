@@ -100,7 +100,6 @@ function largestTestFall({ split, table: byStep }: Numbers, episodes: number): s
   return `The test task that falls furthest is \`${split.test[fall.task]}\`, from ${counts(fall.from)} of ${episodes} at step ${fall.from} to ${counts(fall.to)} at step ${fall.to}: while it is down, it holds the test score back as the other tasks rise.`;
 }
 
-/** Validation and test by checkpoint, and the checkpoint each picks. */
 function selectionSection(numbers: Numbers, episodes: number): string {
   const { split, table: byStep, byValidation, byTest } = numbers;
   return section(
@@ -176,7 +175,6 @@ function curseSection(numbers: Numbers, smallEpisodes: number): string {
   );
 }
 
-/** The seeds' step-30 checkpoints with both intervals. */
 function seedsSection({ seeds }: Numbers): string {
   return section(
     'Four seeds at step 30 (Figure 17.4, right)',

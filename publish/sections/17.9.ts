@@ -34,7 +34,6 @@ interface Context {
   scriptedTasks: number;
 }
 
-/** One checkpoint's small evaluations and their range. */
 function noiseSection(noise: Numbers['noise'], { noiseEvaluations }: Context): string {
   return section(
     `Evaluation noise: one checkpoint (step 80), ${noiseEvaluations} evaluations of 40 episodes (4 per held-out task)`,
@@ -53,7 +52,6 @@ function noiseSection(noise: Numbers['noise'], { noiseEvaluations }: Context): s
   );
 }
 
-/** The stacker under the training harness and in the plain env. */
 function stackerSection(
   stacker: Numbers['stacker'],
   { scriptedEpisodesPerTask, scriptedTasks }: Context,

@@ -3,7 +3,6 @@ import type { NumbersEx3 as Numbers } from '../../analysis/index.ts';
 import { intervalChartSvg, intervalPoint } from '../figures.ts';
 import { blocks, interval, pct, reading, section, table, withSE, type Report } from '../markdown.ts';
 
-/** Both intervals on the 17.1 counts. */
 function countsSection(agents: Numbers['agents']): string {
   return section(
     'On the 17.1 counts: the 95% credible interval of the population mean beside the task bootstrap',
@@ -43,7 +42,6 @@ function calibrationSection({ calibration, populationMean }: Numbers, coverage: 
   );
 }
 
-/** Both intervals of each checkpoint, side by side. */
 function intervalsFigure(agents: Numbers['agents']) {
   return intervalChartSvg({
     title: 'Population mean pass rate on the 17.1 counts: task bootstrap and credible interval',

@@ -61,7 +61,6 @@ function valueTable(numbers: Numbers, names: readonly string[]): string {
   );
 }
 
-/** Each recipe's study and its step-80 pass@1 over seeds. */
 function recipeTable(numbers: Numbers): string {
   return table(numbers.recipes, {
     recipe: (recipe) => recipe.name,

@@ -28,7 +28,6 @@ function noiseTable(candidates: Numbers['candidates']): string {
   });
 }
 
-/** The rule, a row per candidate compared with the default. */
 function ruleTable(rule: Numbers['rule']): string {
   return table(rule, {
     candidate: (row) => row.name,

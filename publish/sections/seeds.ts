@@ -59,7 +59,6 @@ const wilson = (claim: SeedFraction) =>
 const weak = (claim: SeedFraction) =>
   claim.weaklySupported.map((entry) => `${entry.seed} (${entry.support.toFixed(2)})`).join(', ') || 'none';
 
-/** The claims table and what it rests on. */
 function claimsSection(numbers: SeedClaims): string {
   const { claims } = numbers;
   return section(
@@ -78,7 +77,6 @@ function claimsSection(numbers: SeedClaims): string {
   );
 }
 
-/** A row of the sizes table: the quantity, and its value across seeds. */
 type Row = string[];
 
 /** 17.4's noise SDs at steps 30 and 80, each with its chi-square interval. */
@@ -212,7 +210,6 @@ function tasksSection(numbers: SeedClaims): string {
   ].join('\n\n');
 }
 
-/** Each seed's numbers and verdicts. */
 function seedsSection(numbers: SeedClaims): string {
   return section(
     'Each seed',
@@ -241,7 +238,11 @@ function seedsSection(numbers: SeedClaims): string {
   );
 }
 
-/** Each seed's step-80 pass@1 with its task-level interval (stream `figure/seed-intervals/seed-<seed>`), and the mean and IQM over seeds. */
+/**
+ * Each seed's step-80 pass@1 with its own task-level interval (tasks redrawn, 2,000 replicates, as
+ * `tinyagent eval` prints it; stream `figure/seed-intervals/seed-<seed>`, so no number of
+ * seeds.json depends on it) beside the mean and IQM over seeds.
+ */
 function step80Figure(numbers: SeedClaims, seed: number) {
   const { perSeed, aggregates } = numbers;
   const figureRng = new Rng(seed).fork('figure/seed-intervals');
@@ -265,7 +266,6 @@ function step80Figure(numbers: SeedClaims, seed: number) {
   });
 }
 
-/** The performance profiles at steps 0, 20 and 80 with their bands. */
 function profilesFigure(aggregates: SeedClaims['aggregates']) {
   return bandPanelsSvg([
     {
@@ -306,21 +306,6 @@ function narrowingFigure(perSeed: SeedClaims['perSeed']) {
   });
 }
 
-/**
- * The three figures: each seed's step-80 pass@1 with its own task-level interval (tasks redrawn,
- * 2,000 replicates, as `tinyagent eval` prints it; a stream of its own, so no number of
- * seeds.json depends on it) beside the mean and IQM over seeds; the performance profiles; the
- * step-80 minus base successes per task and seed.
- */
-async function figures(numbers: SeedClaims, seed: number): Promise<NonNullable<Report['figures']>> {
-  return {
-    'seeds-step80.svg': await step80Figure(numbers, seed),
-    'seeds-profiles.svg': await profilesFigure(numbers.aggregates),
-    'seeds-narrowing.svg': await narrowingFigure(numbers.perSeed),
-  };
-}
-
-/** results/seeds.md below its first line, and its figures. */
 export async function report(
   numbers: SeedClaims,
   { study, recipe, coverage, seed }: { study: string; recipe: string; coverage: string; seed: number },
@@ -332,5 +317,10 @@ export async function report(
     tasksSection(numbers),
     seedsSection(numbers),
   ].join('\n\n');
-  return { markdown, figures: await figures(numbers, seed) };
+  const figures = {
+    'seeds-step80.svg': await step80Figure(numbers, seed),
+    'seeds-profiles.svg': await profilesFigure(numbers.aggregates),
+    'seeds-narrowing.svg': await narrowingFigure(numbers.perSeed),
+  };
+  return { markdown, figures };
 }
