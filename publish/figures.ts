@@ -105,10 +105,7 @@ export interface LineChartOptions extends ChartOptions {
   legendTitle?: string;
 }
 
-/**
- * Renders a line chart (one colour per series, a legend, dashed reference lines) to SVG with
- * vega-lite compiled to vega and rendered headless (no canvas, no browser).
- */
+/** A line chart: one colour per series, a legend, dashed reference lines. */
 export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   const { title, xTitle, yTitle, series, yDomain } = options;
   const { rules = [], xScale = 'linear', legendTitle = '', width = 520, height = 320 } = options;
@@ -147,10 +144,7 @@ export interface IntervalChartOptions extends ChartOptions {
   points: IntervalPoint[];
 }
 
-/**
- * Point estimates with interval bars, grouped along x and coloured by series side by side
- * (vega-lite's xOffset), with dashed reference lines: Figure 17.2's pass@1 by harness.
- */
+/** Point estimates with interval bars, grouped along x, series side by side: Figure 17.2's pass@1 by harness. */
 export const intervalChartSvg = (options: IntervalChartOptions) => renderSpec(intervalChartSpec(options));
 
 /** Interval charts side by side, each with its own y scale: rliable's aggregate metrics, one panel per metric. */
@@ -210,6 +204,7 @@ function ruleLayers(rules: readonly Rule[]): unknown[] {
   ];
 }
 
+/** A vega-lite spec rendered to SVG headless (no canvas, no browser), with the full spec beside it. */
 async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
   const full = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -237,16 +232,12 @@ export type BandSeries = {
   points: Array<{ x: number; y: number; low?: number; high?: number }>;
 };
 
-export interface BandPanel {
-  title: string;
-  xTitle: string;
-  yTitle: string;
+export interface BandPanel extends Pick<ChartOptions, 'title' | 'xTitle' | 'yTitle' | 'yDomain'> {
   series: BandSeries[];
   /** Lines drawn dashed, without bands (e.g. a reference curve). */
   dashed?: BandSeries[];
   /** `symlog`: sign(x) log(1 + |x|), a log axis that takes 0 and negative values. */
   xScale?: 'linear' | 'log' | 'symlog';
-  yDomain?: [number, number];
 }
 
 /**

@@ -33,7 +33,6 @@ function coverageFigure(figure: Numbers['figure']): Promise<Figure> {
   });
 }
 
-/** The Wald-Wilson table and whether the book's Wilson range holds at every p. */
 function waldWilsonSection({ waldWilson, verdicts }: Numbers, { waldWilson: config }: Context): string {
   const outside = verdicts.wilson.filter((verdict) => verdict.outside);
   const justOutside = verdicts.wilson.filter((verdict) => verdict.outsideExact);
@@ -114,7 +113,6 @@ function unitNotes({ unit, book, verdicts }: Numbers, rows: ReturnType<typeof un
   return `With unlimited bootstrap replicates the exact episode-level coverage is ${pct(unit.exact.episodeCoversPopulationUnlimitedReps)}.${thisRun} ${bookOutside}`;
 }
 
-/** Episode- against task-level resampling at 32 episodes per task: ours, its reference, the book, and where each lies. */
 function unitSection(numbers: Numbers, context: Context) {
   const { unit, book, verdicts } = numbers;
   const { unit: config, reference } = context;
@@ -139,7 +137,6 @@ function unitSection(numbers: Numbers, context: Context) {
   );
 }
 
-/** Figure 17.1's table at n = 1, 2, 4, ..., 64 and where the exact episode-level coverage first falls below 0.3. */
 function figureSection({ figure }: Numbers, { figure: config }: Context): string {
   const shown = [1, 2, 4, 8, 16, 32, 64].flatMap((n) => {
     const point = figure.find(({ episodesPerTask }) => episodesPerTask === n);

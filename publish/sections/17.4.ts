@@ -61,7 +61,6 @@ function pairingBuys({ seRatio, tasksRatio }: Numbers['pairing'], correlation: n
   );
 }
 
-/** Each checkpoint's two evaluations, and the noise of one evaluation against the seeds' spread. */
 function noiseSection({ repeats, noise }: Numbers, { seeds, episodesPerEvaluation }: Context): string {
   return section(
     `Seed noise against evaluation noise: ${seeds.length} seeds, each checkpoint evaluated twice (${episodesPerEvaluation} episodes each, every seed's evaluations with seeds of their own)`,
@@ -93,7 +92,6 @@ function noiseSection({ repeats, noise }: Numbers, { seeds, episodesPerEvaluatio
   );
 }
 
-/** Step 60 against step 80 of one run on common random numbers. */
 function pairedSection({ paired }: Numbers, { run, episodesPerEvaluation }: Context): string {
   return section(
     `Paired comparison with common random numbers: step 60 against step 80 of ${run}, the same ${episodesPerEvaluation} episodes`,
@@ -115,7 +113,6 @@ function pairedSection({ paired }: Numbers, { run, episodesPerEvaluation }: Cont
   );
 }
 
-/** The units a comparison needs to detect a difference, from the measured spreads. */
 function powerSection({ power, spreads, pairing, paired }: Numbers): string {
   return section(
     'Power: units needed to detect a difference (two-sided 5%, power 0.8)',

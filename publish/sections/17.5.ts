@@ -93,7 +93,6 @@ const rowOf = (rows: Numbers['rows'], step: number, harness: string) =>
 /** The move of `step`'s agent under `harness` from its training harness. */
 const moveOf = (rows: Numbers['rows'], step: number) => (harness: string) => rowOf(rows, step, harness).move;
 
-/** Every agent's pass@1 under every harness, its move, and where it stands against the book. */
 function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Context): string {
   const { rows, withinThree } = numbers;
   const estimate = ({ passAt1, low, high }: Row) => withInterval({ estimate: passAt1, low, high });
@@ -131,7 +130,6 @@ function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Contex
   );
 }
 
-/** Whether each agent uses more turns or edits, and why the base agent's moves differ from the book's gain. */
 function budgetSection({ rows, budgetUse }: Numbers, { steps }: Context): string {
   return section(
     'More turns and more edits: does an agent ever use them?',
@@ -148,7 +146,6 @@ function budgetSection({ rows, budgetUse }: Numbers, { steps }: Context): string
   );
 }
 
-/** Greedy against sampled decoding task by task, the greedy cells that are neither 0 nor n, and the book's two tasks. */
 function greedySection({ greedy }: Numbers): string {
   return section(
     'Greedy against sampled decoding, per task',

@@ -57,7 +57,6 @@ function poolReading({ difference, low, high, standardError }: Numbers['leakage'
     : `${measured} It excludes 0: the pool the function name is drawn from moves pass@1 beyond evaluation noise, so the name leak carries information the policy uses.`;
 }
 
-/** The type-split run's checkpoints on the unseen type and on the seen types' held-out variants. */
 function typeSplitSection(
   typeSplit: Numbers['typeSplit'],
   { episodes, heldOutType, trainedSteps }: Context,
@@ -81,7 +80,6 @@ function typeSplitSection(
   );
 }
 
-/** Every channel by which held-out tasks reach training, and the two rename pools' evaluations. */
 function leakageSection(leakage: Numbers['leakage']): string {
   const { pools, poolDifference } = leakage;
   return section(

@@ -150,7 +150,6 @@ function perTaskTable(agents: readonly Agent[], { run, episodes }: Context): str
   ];
 }
 
-/** A narrowing task's successes and first edits along its run's trajectory. */
 function narrowingSubsection(row: Narrowing, episodes: number): string {
   const count = (step: number) => row.trajectory.find((point) => point.step === step)?.successes;
   const [first, last] = [count(0), count(80)];

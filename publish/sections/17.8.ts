@@ -125,7 +125,6 @@ function selectionSection(numbers: Numbers, episodes: number): string {
   );
 }
 
-/** The winner's curse measured on small evaluations (shared and own seeds) and simulated, against the book's. */
 function curseSection(numbers: Numbers, smallEpisodes: number): string {
   const { split, byValidation, curse, simulated } = numbers;
   return section(

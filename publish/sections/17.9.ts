@@ -68,7 +68,6 @@ function stackerSection(
   );
 }
 
-/** The gaming policy scored by the public reward it games and by the hidden tests. */
 function gamerSection(gamer: Numbers['gamer'], { scriptedEpisodesPerTask, scriptedTasks }: Context): string {
   return section(
     `Evaluation reusing the training reward: the gaming policy (special-cases the public tests), ${scriptedEpisodesPerTask} episodes on each of the ${scriptedTasks} held-out tasks`,

@@ -39,7 +39,6 @@ function decisionReading(rows: Numbers['rows']): string {
   return `${measured} Step 30 still guesses (above ${GUESSING_BITS} bit at the decision) on ${guessing.join(', ') || 'no type'}, and is nearly sure on ${sure.join(', ') || 'no type'}.`;
 }
 
-/** Each unseen type: both checkpoints' pass@1, their difference, and what the policy does at its first edit. */
 function typesSection({ episodes, rows }: Numbers): string {
   const below = rows.filter((row) => row.belowBase);
   return section(
@@ -68,7 +67,6 @@ function typesSection({ episodes, rows }: Numbers): string {
   );
 }
 
-/** Per task of each unseen type: the policy at the decision of its first edit, at both checkpoints. */
 function decisionsSection(rows: Numbers['rows']): string {
   return section(
     'Per task: the policy at the decision of its first edit (means over the episodes that edited)',

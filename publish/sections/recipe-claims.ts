@@ -71,7 +71,6 @@ function recipeTable(numbers: Numbers): string {
   });
 }
 
-/** The claims by where they stand across the recipes. */
 function acrossList(summary: Numbers['summary']): string {
   const list = (claims: ReadonlyArray<ClaimName | ValueClaimName>) =>
     claims.length === 0 ? 'none' : claims.map((claim) => SHORT[claim]).join('; ');

@@ -155,7 +155,6 @@ function valueRows(numbers: SeedClaims): Row[] {
   ];
 }
 
-/** The sizes over seeds: noise SDs, 17.8, 17.5's magnitudes, 17.3's base rho, the aggregates. */
 function sizesSection(numbers: SeedClaims, coverage: string): string {
   const { aggregates } = numbers;
   return section(
@@ -174,7 +173,6 @@ function sizesSection(numbers: SeedClaims, coverage: string): string {
   );
 }
 
-/** Seeds per held-out task, and the trajectory of every task that falls or ends below the base agent. */
 function tasksSection(numbers: SeedClaims): string {
   const seedCount = numbers.seeds.length;
   const shown = numbers.perSeed.flatMap(({ seed, trajectories }) =>
