@@ -96,7 +96,6 @@ interface ChartOptions {
   rules?: Rule[];
   yDomain?: [number, number];
   width?: number;
-  height?: number;
 }
 
 export interface LineChartOptions extends ChartOptions {
@@ -108,7 +107,7 @@ export interface LineChartOptions extends ChartOptions {
 /** A line chart: one colour per series, a legend, dashed reference lines. */
 export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   const { title, xTitle, yTitle, series, yDomain } = options;
-  const { rules = [], xScale = 'linear', legendTitle = '', width = 520, height = 320 } = options;
+  const { rules = [], xScale = 'linear', legendTitle = '', width = 520 } = options;
   const values = seriesRows(series);
   const names = series.map(({ name }) => name);
   const yScale = yDomain === undefined ? {} : { domain: yDomain };
@@ -125,7 +124,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
       ],
     },
   };
-  return renderSpec({ title, width, height, data: { values }, layer: [line, ...ruleLayers(rules)] });
+  return renderSpec({ title, width, height: 320, data: { values }, layer: [line, ...ruleLayers(rules)] });
 }
 
 export type IntervalPoint = { group: string; series: string; estimate: number; low: number; high: number };
@@ -152,7 +151,7 @@ export const intervalPanelsSvg = (panels: IntervalChartOptions[], title: string)
   renderSpec({ title, hconcat: panels.map(intervalChartSpec), resolve: { scale: { y: 'independent' } } });
 
 function intervalChartSpec(options: IntervalChartOptions): Record<string, unknown> {
-  const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620, height = 320 } = options;
+  const { title, xTitle, yTitle, points, rules = [], yDomain = [0, 1], width = 620 } = options;
   const groups = [...new Set(points.map((point) => point.group))];
   const series = [...new Set(points.map((point) => point.series))];
   const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
@@ -181,7 +180,7 @@ function intervalChartSpec(options: IntervalChartOptions): Record<string, unknow
     mark: { type: 'point', filled: true, size: 50 },
     encoding: { x, xOffset, color, y: { field: 'estimate', type: 'quantitative' }, tooltip },
   };
-  return { title, width, height, data: { values: points }, layer: [bar, point, ...ruleLayers(rules)] };
+  return { title, width, height: 320, data: { values: points }, layer: [bar, point, ...ruleLayers(rules)] };
 }
 
 /** Dashed grey horizontal reference lines, each labelled at the left edge (none when there are no rules). */

@@ -28,8 +28,7 @@ export interface MarkdownHooks {
   figure: (path: string) => string;
   /** The href of a link target, or undefined to show the link's text alone. */
   link?: (target: string) => string | undefined;
-  /** Headings `#`..`######` become h(level + shift); an h1 is dropped when `dropTitle` (the page writes its own). */
-  shift?: number;
+  /** Headings `#`..`######` go one level down; an h1 is dropped when `dropTitle` (the page writes its own). */
   dropTitle?: boolean;
   /** Keep a paragraph's lines as lines (the results files write one statement a line); else join them as Markdown does. */
   lineBreaks?: boolean;
@@ -111,14 +110,14 @@ export function markdownBlocks(markdown: string): Array<{ kind: string; lines: s
 }
 
 export function markdownToHtml(markdown: string, hooks: MarkdownHooks): string {
-  const { shift = 1, dropTitle = false, lineBreaks = false } = hooks;
+  const { dropTitle = false, lineBreaks = false } = hooks;
   return markdownBlocks(markdown)
     .map(({ kind, lines }) => {
       switch (kind) {
         case 'heading': {
           const [, hashes = '#', text = ''] = /^(#+) (.*)$/.exec(lines[0]!) ?? [];
           if (hashes.length === 1 && dropTitle) return '';
-          const level = Math.min(6, hashes.length + shift);
+          const level = Math.min(6, hashes.length + 1);
           return `<h${level}>${inlineMarkdown(text, hooks)}</h${level}>`;
         }
         case 'code':

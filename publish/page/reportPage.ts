@@ -264,7 +264,6 @@ function sectionHtml(
   const listed = new Set(Array.isArray(result.figures) ? result.figures.map(text) : []);
   const body = markdownToHtml(readResultsText(mdPath), {
     dropTitle: true,
-    shift: 1,
     lineBreaks: true,
     headerWords: HEADER_WORDS,
     figure: (path) =>
