@@ -273,12 +273,7 @@ function profilesFigure(aggregates: SeedClaims['aggregates']) {
       yTitle: 'share of seed x task scores above tau',
       series: ([0, 20, 80] as const).map((step) => ({
         name: `step ${step}`,
-        points: aggregates[step].profile!.map(({ tau, estimate, low, high }) => ({
-          x: tau,
-          y: estimate,
-          low,
-          high,
-        })),
+        points: aggregates[step].profile!.map(({ tau: x, estimate: y, low, high }) => ({ x, y, low, high })),
       })),
     },
   ]);
