@@ -13,7 +13,6 @@ type Context = CoverageConfig & { populationMean: number };
 const zOf = (ours: number, se: number, reference: number, referenceSE = 0) =>
   (ours - reference) / Math.sqrt(se ** 2 + referenceSE ** 2);
 
-/** Figure 17.1: the coverage of both intervals against episodes per task, with the exact episode-level curve. */
 function coverageFigure(figure: Numbers['figure']): Promise<Figure> {
   return lineChartSvg({
     title: 'Figure 17.1: coverage of nominal-95% bootstrap intervals',
@@ -91,7 +90,6 @@ function unitRows(unit: Numbers['unit'], { unit: config, populationMean }: Conte
   ] as const;
 }
 
-/** The exact value with unlimited replicates, where this run lies against it, and where the book's figures lie. */
 function unitNotes({ unit, book, verdicts }: Numbers, rows: ReturnType<typeof unitRows>): string {
   const oursOff = zOf(
     unit.episodeCoversPopulation,

@@ -37,7 +37,6 @@ interface Context {
   steps: readonly number[];
 }
 
-/** Figure 17.2: every agent's pass@1 under every harness, with task-level intervals and the blind-guess line. */
 function harnessFigure(rows: readonly Row[], episodes: number): Promise<Figure> {
   return intervalChartSvg({
     title: `Figure 17.2: pass@1 by harness (${episodes} episodes per held-out task, task-level 95% intervals)`,
@@ -90,7 +89,6 @@ function budgetSentence(use: Numbers['budgetUse'][number], move: (name: string) 
 const rowOf = (rows: Numbers['rows'], step: number, harness: string) =>
   rows.find((row) => row.step === step && row.harness === harness)!;
 
-/** The move of `step`'s agent under `harness` from its training harness. */
 const moveOf = (rows: Numbers['rows'], step: number) => (harness: string) => rowOf(rows, step, harness).move;
 
 function harnessSection(numbers: Numbers, { episodes, harnesses, steps }: Context): string {

@@ -10,7 +10,6 @@ const kText = (k: number | null, maxK: number) => (k === null ? `none up to ${ma
 
 type Run = Numbers['runs'][number];
 
-/** One run's curves at the shown k, its crossings, the coverage it lost, its narrowing tasks and its falls. */
 function runSubsection(
   measured: Run,
   { maxK, shownKs }: { maxK: number; shownKs: readonly number[] },
@@ -60,7 +59,6 @@ function runSubsection(
   );
 }
 
-/** The first run's mean pass@k curves at the shown k, and each run's per-task success rate by checkpoint. */
 async function runFigures(
   runs: readonly Run[],
   { curveEpisodes, shownKs }: { curveEpisodes: number; shownKs: readonly number[] },

@@ -91,7 +91,6 @@ function decisionsSection(rows: Numbers['rows']): string {
   );
 }
 
-/** The change in the policy's entropy at the first edit against the change in pass@1, a point per type. */
 function entropyFigure(rows: Numbers['rows']) {
   return lineChartSvg({
     title:

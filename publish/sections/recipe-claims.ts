@@ -31,7 +31,6 @@ const VALUE_TEXT: Record<ValueClaimName, string> = {
   hot: '17.5: temperature 1.3 moves step 80 by -0.10 (t 95% over seeds): agrees when the interval reaches it',
 };
 
-/** Each claim's count, interval, detection rate and standing per recipe, and where it stands across them. */
 function rateTable(numbers: Numbers, names: readonly string[]): string {
   return markdownTable(
     ['claim', ...names.map((name) => `${name}: seeds; two-stage 95%; detection`), 'across recipes'],
@@ -46,7 +45,6 @@ function rateTable(numbers: Numbers, names: readonly string[]): string {
   );
 }
 
-/** Each value claim's estimate and interval per recipe, its standing, and where it stands across them. */
 function valueTable(numbers: Numbers, names: readonly string[]): string {
   return markdownTable(
     ['claim', ...names.map((name) => `${name} (95%)`), 'across recipes'],
@@ -119,7 +117,6 @@ export async function report(
   return { markdown, figures: await figures(numbers) };
 }
 
-/** The rates per recipe with their two-stage intervals, and the values with theirs. */
 async function figures(numbers: Numbers): Promise<NonNullable<Report['figures']>> {
   const rates = await intervalChartSvg({
     title: 'Share of seeds in which each claim holds, per recipe (two-stage 95%); the line at one half',

@@ -79,7 +79,6 @@ function claimsSection(numbers: SeedClaims): string {
 
 type Row = string[];
 
-/** 17.4's noise SDs at steps 30 and 80, each with its chi-square interval. */
 function noiseRows({ noise, seeds }: SeedClaims): Row[] {
   const seedCount = seeds.length;
   return (['step30', 'step80'] as const).flatMap((key) => {
