@@ -7,9 +7,7 @@
  */
 
 /** `&`, `<`, `>`, `"` and `'` as entities: safe as element text and as a quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A value as a `<script type="application/json">` element: `<`, `>` and `&` written as JSON

@@ -19,13 +19,9 @@ export function blocks(...parts: Block[]): string {
   return parts.map((part) => (typeof part === 'string' ? part : part.join('\n'))).join('\n\n');
 }
 
-export function section(title: string, ...parts: Block[]): string {
-  return blocks(`## ${title}`, ...parts);
-}
+export const section = (title: string, ...parts: Block[]) => blocks(`## ${title}`, ...parts);
 
-export function subsection(title: string, ...parts: Block[]): string {
-  return blocks(`### ${title}`, ...parts);
-}
+export const subsection = (title: string, ...parts: Block[]) => blocks(`### ${title}`, ...parts);
 
 /** A Markdown table; numbers are printed as given (format them first). */
 export function markdownTable(

@@ -126,9 +126,7 @@ export function resultFiles(outDir: string, section: string): string[] {
 }
 
 /** The file name of a figure's vega-lite spec, beside its SVG: `17.3-passk.svg` -> `17.3-passk.vl.json`. */
-export function figureSpecName(svgName: string): string {
-  return svgName.replace(/\.svg$/, '.vl.json');
-}
+export const figureSpecName = (svgName: string) => svgName.replace(/\.svg$/, '.vl.json');
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
