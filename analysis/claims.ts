@@ -16,6 +16,7 @@ import {
   trajectoryFalls,
   twoSidedTPower,
   wilsonInterval,
+  type Interval,
 } from '../eval/index.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError, StatisticsError } from '../lib/errors.ts';
@@ -29,8 +30,6 @@ import {
   type EvalOutput,
   type StudyResults,
 } from '../study/index.ts';
-
-type Interval = { low: number; high: number };
 
 /**
  * The claims whose verdict is measured in every seed, in the order the report lists them
@@ -168,15 +167,9 @@ const passAtKTable = (n: number) =>
   );
 
 /** One seed's episodes as the verdicts read them: `steps[i][task]` at CHAPTER_STEPS[i], all on the same episodes. */
-interface SeedEpisodes {
-  steps: Outcomes[][];
-}
+type SeedEpisodes = { steps: Outcomes[][] };
 
-const successes = (outcomes: Outcomes) => {
-  let count = 0;
-  for (let i = 0; i < outcomes.length; i += 1) count += outcomes[i]!;
-  return count;
-};
+const successes = (outcomes: Outcomes) => outcomes.reduce((count, outcome) => count + outcome, 0);
 
 /**
  * Every verdict of one seed (each claim's reading and test: docs/CLAIMS.md, section 2) and what
@@ -401,10 +394,7 @@ export function requireChapterSteps(plan: { dir: string; measure: { steps: reado
     );
 }
 
-/**
- * Each task's successes at every chapter step of one seed, its peak, its falls (descriptive), and
- * its tests (`observed`: the seed's verdicts); `at` reads the seed's evaluation at a step.
- */
+/** Each task's successes at every chapter step of one seed, its peak, its falls (descriptive), and its tests. */
 function seedTrajectories(
   episodes: SeedEpisodes,
   observed: ReturnType<typeof seedVerdicts>,
@@ -431,11 +421,7 @@ function seedTrajectories(
   });
 }
 
-/**
- * One seed of a study: its pass@1 at every chapter step, its repeats and temperatures, the base
- * agent's rho, its verdicts with their support over `resamples` episode resamples (drawn from
- * `stream`), its task trajectories and 17.8's figures.
- */
+/** One seed of a study: its numbers at every chapter step, and its verdicts with their support over `resamples` episode resamples. */
 function seedRow(
   results: StudyResults,
   trainingSeed: number,
@@ -474,11 +460,7 @@ function seedRow(
   };
 }
 
-/**
- * Each claim's count over the seeds with its two-stage interval (`reps` replicates, stream
- * `two-stage/<claim>` of `rng`), the Wilson interval on the count, the detection rate at the
- * book's effect, the seeds whose verdict is weakly supported, and its standing.
- */
+/** Each claim's `SeedFraction`, its two-stage interval drawn from the stream `two-stage/<claim>` of `rng`. */
 function claimRates(
   perSeed: ReadonlyArray<ReturnType<typeof seedRow>>,
   { reps, rng, detectionAt }: { reps: number; rng: Rng; detectionAt: { episodes: number; tasks: number } },
@@ -492,8 +474,7 @@ function claimRates(
       rng.fork(`two-stage/${claim}`),
     );
     const detection = detectionRate(claim, detectionAt);
-    const weak = perSeed.filter((row) => row.support[claim] < SUPPORTED);
-    const fraction: SeedFraction = {
+    return {
       holds,
       seeds,
       fraction: holds / seeds,
@@ -502,11 +483,12 @@ function claimRates(
         ...wilsonInterval(holds, seeds),
         coverageAtRate: intervalCoverage(seeds, holds / seeds, wilsonWithExactEnds),
       },
-      weaklySupported: weak.map((row) => ({ seed: row.seed, support: row.support[claim] })),
+      weaklySupported: perSeed
+        .filter((row) => row.support[claim] < SUPPORTED)
+        .map((row) => ({ seed: row.seed, support: row.support[claim] })),
       detection,
       standing: rateStanding(claim, { interval, detection }),
     };
-    return fraction;
   });
 }
 
@@ -661,8 +643,7 @@ export const BOOK_TEMPERATURE = { hot: [-0.1, -0.1], greedy: [0.03, 0.04] } as c
 /** A magnitude over seeds (t interval) against the book's value or range: it agrees when the interval reaches it. */
 function magnitude(values: readonly number[], book: readonly [number, number]) {
   const interval = meanTInterval(values);
-  const agrees = interval.low <= book[1] && book[0] <= interval.high;
-  const standing: Standing = agrees ? 'agrees' : 'differs';
+  const standing: Standing = interval.low <= book[1] && book[0] <= interval.high ? 'agrees' : 'differs';
   return { ...interval, book, standing };
 }
 
