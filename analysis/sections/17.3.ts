@@ -11,9 +11,11 @@ import {
   convolvePmf,
   episodeBootstrapCI,
   intervalCoverage,
+  mean,
   percentileCoverage,
   sampleBeta,
   sampleBinomial,
+  sampleVariance,
   taskBootstrapCI,
   taskBootstrapDistribution,
   waldInterval,
@@ -22,7 +24,7 @@ import {
 import { progressBar } from '../../lib/progress.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { compareWithBook, compareWithRange, shareSE } from '../book.ts';
-import { getOrAdd } from '../../lib/collections.ts';
+import { getOrAdd, recordOf } from '../../lib/collections.ts';
 
 /** The simulated benchmark: `tasks` tasks whose pass rates are drawn from Beta(beta[0], beta[1]). */
 export interface Benchmark {
@@ -70,24 +72,21 @@ function simulateEval(
 /** Coverage of the population mean by episode- and task-level bootstrap intervals at n episodes per task. */
 function unitCoverage(benchmark: Benchmark, episodesPerTask: number, evals: number, reps: number, rng: Rng) {
   const mean = populationMean(benchmark);
-  let episodeCoversPopulation = 0;
-  let episodeCoversTasks = 0;
-  let taskCoversPopulation = 0;
+  const covered = recordOf(UNIT_FIGURES, () => 0);
+  const covers = ({ low, high }: { low: number; high: number }, truth: number) =>
+    low <= truth && truth <= high;
   for (let e = 0; e < evals; e++) {
     const { successes, tasksMean } = simulateEval(benchmark, episodesPerTask, rng);
     const counts = { successes, trials: episodesPerTask };
     const episode = episodeBootstrapCI(counts, { reps, rng });
     const task = taskBootstrapCI(counts, { reps, rng });
-    if (episode.low <= mean && mean <= episode.high) episodeCoversPopulation++;
-    if (episode.low <= tasksMean && tasksMean <= episode.high) episodeCoversTasks++;
-    if (task.low <= mean && mean <= task.high) taskCoversPopulation++;
+    if (covers(episode, mean)) covered.episodeCoversPopulation++;
+    if (covers(episode, tasksMean)) covered.episodeCoversTasks++;
+    if (covers(task, mean)) covered.taskCoversPopulation++;
   }
-  return {
-    episodeCoversPopulation: episodeCoversPopulation / evals,
-    episodeCoversTasks: episodeCoversTasks / evals,
-    taskCoversPopulation: taskCoversPopulation / evals,
-  };
+  return recordOf(UNIT_FIGURES, (figure) => covered[figure] / evals);
 }
+const UNIT_FIGURES = ['episodeCoversPopulation', 'episodeCoversTasks', 'taskCoversPopulation'] as const;
 
 /**
  * Exact episode-level coverage of the population mean: the pooled count S is a sum of `tasks`
@@ -135,11 +134,10 @@ function referenceCoverage(
       { reps },
     );
   }
-  const summary = (values: Float64Array) => {
-    const mean = values.reduce((a, b) => a + b, 0) / evals;
-    const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (evals - 1);
-    return { coverage: mean, se: Math.sqrt(variance / evals) };
-  };
+  const summary = (values: Float64Array) => ({
+    coverage: mean(values),
+    se: Math.sqrt(sampleVariance(values) / evals),
+  });
   return { episodeCoversTasks: summary(own), taskCoversPopulation: summary(tasks) };
 }
 
@@ -189,11 +187,7 @@ function unitNumbers(config: CoverageConfig, rng: Rng) {
   );
   return {
     ...simulated,
-    se: {
-      episodeCoversPopulation: shareSE(simulated.episodeCoversPopulation, evals),
-      episodeCoversTasks: shareSE(simulated.episodeCoversTasks, evals),
-      taskCoversPopulation: shareSE(simulated.taskCoversPopulation, evals),
-    },
+    se: recordOf(UNIT_FIGURES, (figure) => shareSE(simulated[figure], evals)),
     exact: {
       episodeCoversPopulation: exactEpisodeCoverage(config.unit, episodesPerTask, reps),
       episodeCoversPopulationUnlimitedReps: exactEpisodeCoverage(config.unit, episodesPerTask, Infinity),
