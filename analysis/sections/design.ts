@@ -54,14 +54,13 @@ function coverageOf<K extends string>(
   draw: () => Record<K, { low: number; high: number }>,
 ) {
   const parts = Object.keys(truth) as K[];
-  const covered = new Map<K, number>(parts.map((part) => [part, 0]));
+  const covered = recordOf(parts, () => 0);
   for (let sim = 0; sim < SIMULATIONS; sim += 1) {
     const intervals = draw();
     for (const part of parts)
-      if (intervals[part].low <= truth[part] && truth[part] <= intervals[part].high)
-        covered.set(part, covered.get(part)! + 1);
+      if (intervals[part].low <= truth[part] && truth[part] <= intervals[part].high) covered[part] += 1;
   }
-  return { truth, simulations: SIMULATIONS, ...recordOf(parts, (part) => covered.get(part)! / SIMULATIONS) };
+  return { truth, simulations: SIMULATIONS, ...recordOf(parts, (part) => covered[part] / SIMULATIONS) };
 }
 
 /** `noiseStandardDeviations`' two intervals at `seeds` seeds in a normal world with the given SDs. */
@@ -109,11 +108,7 @@ export function nestedSplit(
   const a = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'a')));
   const b = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'b')));
   const components = nestedNoiseStandardDeviations(a, b);
-  const fitted = {
-    base: components.base.estimate,
-    rl: components.rl.estimate,
-    evaluation: components.evaluation.estimate,
-  };
+  const fitted = recordOf(['base', 'rl', 'evaluation'] as const, (part) => components[part].estimate);
   const design = { groups: bases.length, perGroup };
   const rng = new Rng(seed).fork(`design/nested-coverage/step-${step}`);
   return {

@@ -1,24 +1,22 @@
 /** The numbers of exercise 1 (experiments/ex-1.ts): the variance of the unbiased and plug-in pass@k estimators. */
-import { binomialEstimatorMoments, passAtK, plugInPassAtK, sampleBinomial } from '../../eval/index.ts';
+import { binomialEstimatorMoments, mean, passAtK, plugInPassAtK, sampleBinomial } from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 
 /** Mean and variance of simulated values, each with its Monte Carlo SE (the variance's from the fourth central moment). */
 function simulated(values: Float64Array) {
   const m = values.length;
-  let sum = 0;
-  for (const v of values) sum += v;
-  const mean = sum / m;
+  const average = mean(values);
   let m2 = 0;
   let m4 = 0;
   for (const v of values) {
-    const d = (v - mean) ** 2;
+    const d = (v - average) ** 2;
     m2 += d;
     m4 += d * d;
   }
   const variance = m2 / (m - 1);
   // Var(s^2) is about (mu4 - sigma^4) / m for large m (Cramer, "Mathematical Methods of Statistics", 27.4).
   return {
-    mean,
+    mean: average,
     meanSE: Math.sqrt(variance / m),
     variance,
     varianceSE: Math.sqrt((m4 / m - (m2 / m) ** 2) / m),
