@@ -105,11 +105,7 @@ export type SeedEstimate = { estimate: number; low: number | null; high: number 
 /** `stepAggregates` of a study of one seed: the estimates, and no interval. */
 function oneSeed(scores: number[][]) {
   const { metrics } = rliableAggregates(scores, { metrics: ['mean', 'iqm'], reps: 1, rng: new Rng(0) });
-  const alone = (value: Estimate | undefined): SeedEstimate => ({
-    estimate: value!.estimate,
-    low: null,
-    high: null,
-  });
+  const alone = (value?: Estimate): SeedEstimate => ({ estimate: value!.estimate, low: null, high: null });
   return { mean: alone(metrics.mean), iqm: alone(metrics.iqm), profile: null, iqmTaskBootstrap: null };
 }
 

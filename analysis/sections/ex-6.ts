@@ -96,17 +96,9 @@ export function commonRandomNumbers({
       step80Separate: repetition.step80Separate.passAt1,
     };
   });
-  const step60 = rows.map((row) => row.step60);
-  const shared = design(
-    step60,
-    rows.map((row) => row.step80Shared),
-    predicted.shared,
-  );
-  const separate = design(
-    step60,
-    rows.map((row) => row.step80Separate),
-    predicted.separate,
-  );
+  const column = (key: 'step60' | 'step80Shared' | 'step80Separate') => rows.map((row) => row[key]);
+  const shared = design(column('step60'), column('step80Shared'), predicted.shared);
+  const separate = design(column('step60'), column('step80Separate'), predicted.separate);
   const ratioTest = pitmanMorganTest(separate.differences, shared.differences);
   return {
     repetitions: rows.length,
