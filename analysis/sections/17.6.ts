@@ -13,12 +13,8 @@ import {
   trainingHarness,
   vocabularyWords,
   wordsOnlyIn,
-  type EpisodeResult,
 } from '../../gym/index.ts';
 import type { Rng } from '../../lib/rng.ts';
-
-const rate = (records: readonly EpisodeResult[], test: (record: EpisodeResult) => boolean) =>
-  records.filter(test).length / records.length;
 
 /** One checkpoint of the type-split run on one task set: pass@1, read calls per episode, and how often the first edit is the type's repair. */
 function typeSplitRow({ step, set, evaluation }: { step: number; set: string; evaluation: Evaluation }) {
@@ -28,7 +24,9 @@ function typeSplitRow({ step, set, evaluation }: { step: number; set: string; ev
     passAt1: evaluation.passAt1,
     readCalls:
       evaluation.records.reduce((sum, record) => sum + record.readCalls, 0) / evaluation.records.length,
-    firstEditRight: rate(evaluation.records, (record) => record.firstEditOp === REPAIR_OP_FOR[record.type]),
+    firstEditRight:
+      evaluation.records.filter((record) => record.firstEditOp === REPAIR_OP_FOR[record.type]).length /
+      evaluation.records.length,
   };
 }
 
