@@ -743,21 +743,16 @@ export function claimsAcrossRecipes(recipes: ReadonlyArray<{ name: string; claim
   const across = <Kind, Row extends { standing: Standing }>(
     claim: Kind,
     kind: 'rate' | 'value',
-    per: Row[],
-  ) => ({ claim, kind, recipes: per, across: acrossRecipes(per.map((row) => row.standing)) });
+    row: (recipe: { name: string; claims: SeedClaims }) => Row,
+  ) => {
+    const per = recipes.map(row);
+    return { claim, kind, recipes: per, across: acrossRecipes(per.map(({ standing }) => standing)) };
+  };
   const rates = CLAIMS.map((claim) =>
-    across(
-      claim,
-      'rate',
-      recipes.map(({ name, claims }) => ({ recipe: name, ...claims.claims[claim] })),
-    ),
+    across(claim, 'rate', ({ name, claims }) => ({ recipe: name, ...claims.claims[claim] })),
   );
   const values = VALUE_CLAIMS.map((claim) =>
-    across(
-      claim,
-      'value',
-      recipes.map(({ name, claims }) => valueInRecipe(claim, name, claims)),
-    ),
+    across(claim, 'value', ({ name, claims }) => valueInRecipe(claim, name, claims)),
   );
   return {
     recipes: recipes.map(({ name, claims }) => ({
