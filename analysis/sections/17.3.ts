@@ -54,7 +54,7 @@ export interface CoverageConfig {
 }
 
 /** One simulated benchmark: task rates from the beta distribution, c_j ~ Binomial(n, p_j). */
-function simulateEval(
+export function simulateEval(
   { tasks, beta }: Benchmark,
   episodesPerTask: number,
   rng: Rng,

@@ -3,17 +3,11 @@
  * of the population mean beside the task bootstrap, on measured counts and in simulation.
  */
 import type { Evaluation } from '../../agent/index.ts';
-import {
-  DEFAULT_REPLICATES,
-  betaBinomialMeanPosterior,
-  sampleBeta,
-  sampleBinomial,
-  taskBootstrapCI,
-} from '../../eval/index.ts';
+import { DEFAULT_REPLICATES, betaBinomialMeanPosterior, taskBootstrapCI } from '../../eval/index.ts';
 import type { Rng } from '../../lib/rng.ts';
 import { shareSE } from '../book.ts';
 import { countsOf } from '../counts.ts';
-import { populationMean, type Benchmark } from './17.3.ts';
+import { populationMean, simulateEval, type Benchmark } from './17.3.ts';
 
 /** Coverage of the population mean by the posterior's credible interval and the task bootstrap, on simulated benchmarks. */
 function calibration(
@@ -26,14 +20,11 @@ function calibration(
     rng,
   }: { evals: number; episodes: number; draws: number; reps: number; rng: Rng },
 ) {
-  const { tasks, beta } = benchmark;
   const mean = populationMean(benchmark);
   const hits = { bayes: 0, bootstrap: 0 };
   const widths = { bayes: 0, bootstrap: 0 };
   for (let e = 0; e < evals; e++) {
-    const successes = Array.from({ length: tasks }, () =>
-      sampleBinomial(episodes, sampleBeta(beta[0], beta[1], rng), rng),
-    );
+    const successes = [...simulateEval(benchmark, episodes, rng).successes];
     const trials = successes.map(() => episodes);
     const bayes = betaBinomialMeanPosterior({ successes, trials, draws, rng });
     const bootstrap = taskBootstrapCI({ successes, trials }, { reps, rng });
