@@ -100,8 +100,7 @@ export function comparingRunsNumbers({
   const differenceSD = sampleStandardDeviation(a.map((value, j) => (b[j] as number) - value));
   const taskSD = sampleStandardDeviation(b);
   // Seeds: the spread of seed means at step 80 (our run's end) and at step 30 (where the book measured it).
-  const seedSDAt = (step: number) => noise.find((row) => row.step === step)!.seedMeanSD;
-  const [seedSDStep80, seedSDStep30] = [seedSDAt(80), seedSDAt(30)];
+  const [seedSDStep30, seedSDStep80] = noise.map((row) => row.seedMeanSD) as [number, number];
   const units = (sigma: number, delta: number, design: 'paired' | 'unpaired' | 'seeds') =>
     sigma > 0 ? requiredUnits({ sigma, delta, design }).units : null;
   const power = [0.02, 0.05].map((delta) => ({
