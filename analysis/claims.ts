@@ -454,7 +454,6 @@ function seedRow(
       (claim) => resampled.filter((draw) => draw[claim] === observed.verdicts[claim]).length / resamples,
     ),
     resampledVerdicts: recordOf(CLAIMS, (claim) => resampled.map((draw) => draw[claim])),
-    /** Each task's successes at every chapter step, its peak, its falls (descriptive), and its tests. */
     trajectories: seedTrajectories(episodes, observed, { tasks, at }),
     selection: seedSelection(results, trainingSeed),
   };

@@ -90,11 +90,9 @@ function choiceOf(
 ) {
   const qualifying = rule.filter((row) => row.qualifies);
   // The highest lower end; a tie at three decimals goes to the earlier candidate (the smaller change).
-  const best = qualifying.reduce<(typeof qualifying)[number] | undefined>(
-    (chosen, row) =>
-      chosen === undefined || Number(f3(row.difference.low)) > Number(f3(chosen.difference.low))
-        ? row
-        : chosen,
+  const lowEnd = (row: (typeof rule)[number]) => Number(f3(row.difference.low));
+  const best = qualifying.reduce<(typeof rule)[number] | undefined>(
+    (chosen, row) => (chosen === undefined || lowEnd(row) > lowEnd(chosen) ? row : chosen),
     undefined,
   );
   if (missing.length > 0)
