@@ -23,11 +23,11 @@ export const selectionMethod = (figure: string) => `selection-${figure}`;
 export const eightSeeds = (id: string) => `${id}-8`;
 
 const SELECTION_LABELS: Record<string, string> = {
-  winnersCurse: "17.8's winner's curse (ours)",
-  winnersCurseReverse: "17.8's winner's curse the other way round",
-  realAdvantage: "17.8's real advantage of the test pick",
-  testSelectionGain: "17.8's test-selection gain",
-  bookCurse: "17.8's winner's curse in the book's design",
+  [selectionMethod('winnersCurse')]: "17.8's winner's curse (ours), t over seeds",
+  [selectionMethod('winnersCurseReverse')]: "17.8's winner's curse the other way round, t over seeds",
+  [selectionMethod('realAdvantage')]: "17.8's real advantage of the test pick, t over seeds",
+  [selectionMethod('testSelectionGain')]: "17.8's test-selection gain, t over seeds",
+  [selectionMethod('bookCurse')]: "17.8's winner's curse in the book's design, t over seeds",
 };
 
 /** What each method id prints as. */
@@ -50,12 +50,7 @@ export function methodLabel(id: string): string {
     [WELCH_METHOD]: 'Welch interval of B - A',
     [SEED_BOOTSTRAP_METHOD]: 'bootstrap over seeds of B - A',
     [PAIRED_T_METHOD]: 'paired t interval of B - A (8 shared seeds)',
-    ...Object.fromEntries(
-      Object.entries(SELECTION_LABELS).map(([figure, label]) => [
-        selectionMethod(figure),
-        `${label}, t over seeds`,
-      ]),
-    ),
+    ...SELECTION_LABELS,
   };
   const label = labels[base];
   if (label === undefined) throw new RangeError(`no coverage method '${id}'`);
