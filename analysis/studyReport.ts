@@ -37,7 +37,6 @@ export function studyReportNumbers(results: StudyResults, { mixedCode }: { mixed
     episodes: plan.measure.episodes,
     perSeed,
     steps,
-    // Bootstrap replicates of every interval.
     reps: AGGREGATE_REPS,
     // Only when the study evaluated step 80: an undefined number is null, never a guess.
     probabilityOfImprovement: plan.measure.steps.includes(80)

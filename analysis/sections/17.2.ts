@@ -60,7 +60,6 @@ function monteCarloRows({
       truth,
       plugInMean,
       plugInBias: plugInMean - truth,
-      // Monte Carlo standard error of the plug-in mean.
       plugInSE: sampleStandardDeviation(plugIn) / Math.sqrt(evals),
       unbiasedMean,
       unbiasedBias: unbiasedMean - truth,

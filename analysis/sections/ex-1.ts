@@ -67,7 +67,6 @@ export function estimatorVarianceNumbers({
     });
     return { k, truth, estimators };
   });
-  // The exact variance of both at every k, for the figure.
   const byK = Array.from({ length: n }, (_, i) => ({
     k: i + 1,
     unbiased: exactMoments(i + 1, passAtK).variance,
