@@ -467,11 +467,8 @@ function claimRates(
   const seeds = perSeed.length;
   return recordOf(CLAIMS, (claim) => {
     const holds = perSeed.filter((row) => row.verdicts[claim]).length;
-    const interval = twoStageRate(
-      perSeed.map((row) => row.resampledVerdicts[claim]),
-      reps,
-      rng.fork(`two-stage/${claim}`),
-    );
+    const resampled = perSeed.map((row) => row.resampledVerdicts[claim]);
+    const interval = twoStageRate(resampled, reps, rng.fork(`two-stage/${claim}`));
     const detection = detectionRate(claim, detectionAt);
     return {
       holds,

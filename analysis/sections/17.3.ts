@@ -127,12 +127,8 @@ function referenceCoverage(
     const total = successes.reduce((a, b) => a + b, 0);
     const distribution = getOrAdd(episodeDistributions, total, () => binomialPmf(episodes, total / episodes));
     own[e] = percentileCoverage(distribution, episodes, tasksMean, { reps });
-    tasks[e] = percentileCoverage(
-      taskBootstrapDistribution(successes, episodesPerTask),
-      episodes,
-      populationMean(benchmark),
-      { reps },
-    );
+    const taskDistribution = taskBootstrapDistribution(successes, episodesPerTask);
+    tasks[e] = percentileCoverage(taskDistribution, episodes, populationMean(benchmark), { reps });
   }
   const summary = (values: Float64Array) => ({
     coverage: mean(values),

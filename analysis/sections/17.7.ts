@@ -73,15 +73,10 @@ export function narrowingNumbers<Step extends number>({
   searched: string[];
   rng: Rng;
 }) {
-  const agents = evaluated.map(({ step, evaluation }) => ({
-    step,
-    perTask: evaluation.perTask,
-    curve: passAtKCurve(
-      evaluation.perTask.map((count) => count.successes),
-      episodes,
-      rng.fork(`17.7/${step}`),
-    ),
-  }));
+  const agents = evaluated.map(({ step, evaluation: { perTask } }) => {
+    const counts = perTask.map((count) => count.successes);
+    return { step, perTask, curve: passAtKCurve(counts, episodes, rng.fork(`17.7/${step}`)) };
+  });
   const [base, early, late] = agents as [(typeof agents)[0], (typeof agents)[0], (typeof agents)[0]];
   const step20AtOrAbove = early.curve.every(
     (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,

@@ -108,16 +108,9 @@ function runNumbers(
   }));
   const rng = parent.fork(`ex-2/${basename(run)}`);
   const curves = curveSteps.map((step) => {
-    const point = checkpoints.find((checkpoint) => checkpoint.step === step)!;
-    return {
-      step,
-      curve: curve(
-        point.perTask.map((count) => count.successes),
-        point.episodes,
-        maxK,
-        rng.fork(`curve/${step}`),
-      ),
-    };
+    const { perTask, episodes } = checkpoints.find((checkpoint) => checkpoint.step === step)!;
+    const counts = perTask.map((count) => count.successes);
+    return { step, curve: curve(counts, episodes, maxK, rng.fork(`curve/${step}`)) };
   });
   const meanAt = (step: number, k: number) => curves.find((c) => c.step === step)!.curve[k - 1]!.mean;
   const crossing = (step: number) =>
