@@ -36,10 +36,8 @@ function greedySplits(greedy: Evaluation) {
 /** Every cell's pass@1 with its task-level interval (stream `17.5/<step>/<harness>`), and its move from the same agent under the training harness. */
 function harnessRows<Step extends number>(cells: ReadonlyArray<Cell<Step>>, rng: Rng) {
   const rows = cells.map(({ step, harness, change, evaluation }) => {
-    const interval = taskBootstrapCI(countsOf(evaluation.perTask), {
-      reps: DEFAULT_REPLICATES,
-      rng: rng.fork(`17.5/${step}/${harness}`),
-    });
+    const stream = rng.fork(`17.5/${step}/${harness}`);
+    const interval = taskBootstrapCI(countsOf(evaluation.perTask), { reps: DEFAULT_REPLICATES, rng: stream });
     return {
       step,
       harness,
