@@ -484,7 +484,7 @@ function claimRates(
         .map((row) => ({ seed: row.seed, support: row.support[claim] })),
       detection,
       standing: rateStanding(claim, { interval, detection }),
-    };
+    } satisfies SeedFraction;
   });
 }
 
