@@ -32,8 +32,7 @@ export function standardDeviationInterval(
   if (values.length < 2) throw new StatisticsError('standardDeviationInterval: needs at least 2 values');
   const n = values.length;
   const variance = sampleVariance(values);
-  const alpha = 1 - level;
-  return { estimate: Math.sqrt(variance), ...chiSquareBounds((n - 1) * variance, n - 1, alpha) };
+  return { estimate: Math.sqrt(variance), ...chiSquareBounds((n - 1) * variance, n - 1, 1 - level) };
 }
 
 /**
@@ -67,11 +66,10 @@ export function noiseStandardDeviations(
     Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number)),
     alpha,
   );
-  const evaluationVariance = evaluation.variance;
   const seedMeanVariance = sampleVariance(
     Array.from({ length: n }, (_, i) => ((a[i] as number) + (b[i] as number)) / 2),
   );
-  const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluationVariance / 2));
+  const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluation.variance / 2));
   return {
     training: {
       estimate: trainingSD(seedMeanVariance),
@@ -131,8 +129,7 @@ export function nestedNoiseStandardDeviations(
     a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number))),
     alpha,
   );
-  const evaluationVariance = evaluation.variance;
-  const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluationVariance / 2));
+  const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluation.variance / 2));
   const baseVariance = (msb - msw) / perGroup;
   const satterthwaite =
     baseVariance > 0 ? (msb - msw) ** 2 / (msb ** 2 / (groups - 1) + msw ** 2 / withinDf) : null;

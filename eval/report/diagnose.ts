@@ -25,11 +25,6 @@ function perTask(tasks: readonly TaskOutcomes[], k: number): Map<string, number>
   );
 }
 
-/** One evidence line per issue groupOutcomes found in a batch. */
-function issueEvidence(label: string, grouped: GroupedOutcomes): string[] {
-  return grouped.issues.map((issue) => `${label}: ${issue.kind}: ${issue.message}`);
-}
-
 /** Recomputes prefix and unbiased pass@1..n from one batch: both must be monotone. */
 function sameBatchEvidence(
   label: string,
@@ -132,7 +127,9 @@ function orderIssue({ groupA, groupB }: Batches, k: number): string | undefined 
 /** The rows' issues, tasks in only one batch and a differing task order; the count of unpaired tasks. */
 function dataIssuesOf(batches: Batches, k: number): { issues: string[]; unpaired: number } {
   const { groupA, groupB, labels, oneBatch } = batches;
-  const issues = [...issueEvidence(labels[0], groupA), ...(oneBatch ? [] : issueEvidence(labels[1], groupB))];
+  const issues = (oneBatch ? [groupA] : [groupA, groupB]).flatMap(({ issues: found }, i) =>
+    found.map((issue) => `${labels[i]}: ${issue.kind}: ${issue.message}`),
+  );
   const onlyA = tasksMissingFrom(groupA.tasks, groupB.tasks);
   const onlyB = tasksMissingFrom(groupB.tasks, groupA.tasks);
   if (onlyA.length > 0)
@@ -333,18 +330,6 @@ function beforeAfterChecklist(
   ];
 }
 
-/** Finding 5: the before/after checklist, ticked, as evidence. */
-function beforeAfterFinding(checklist: Checklist): Finding {
-  return {
-    explanation: 'before-after',
-    title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
-    supported: null,
-    evidence: checklist.map(
-      ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
-    ),
-  };
-}
-
 /** The one-sentence conclusion: no inversion, or the explanations (1-4) the data supports. */
 function conclusionOf(
   findings: readonly Finding[],
@@ -381,12 +366,19 @@ export function diagnose(
   const harness = compareHarness(first, second, oneBatch);
   const multiTurn = multiTurnViews(first, second, batches);
   const checklist = beforeAfterChecklist(harness, first, oneBatch, same.unpaired);
-  const findings = [
+  const findings: Finding[] = [
     same.finding,
     ...(oneBatch || same.sameBatch ? [] : [differentRunsFinding(batches, k, numbers.inverted)]),
     harnessFinding(harness, first, batches),
     multiTurnFinding(multiTurn),
-    beforeAfterFinding(checklist),
+    {
+      explanation: 'before-after',
+      title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
+      supported: null,
+      evidence: checklist.map(
+        ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
+      ),
+    },
   ];
   return {
     sources: oneBatch ? [labels[0]] : labels,
