@@ -1,4 +1,4 @@
-import { closeSync, writeSync } from 'node:fs';
+import { closeSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { existsInside, explained, makeFolders, openAppendInside } from '../lib/files.ts';
 
@@ -14,16 +14,12 @@ export function openStudyLog(root: string, path: string): number {
   return explained(path, () => openAppendInside(root, relative(root, path)));
 }
 
-/** Writes all of `bytes` to `fd` (writeSync may write less than asked). */
-export function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
-}
-
 /** Appends `chunk` to the log `path` of the study in `root` (`openStudyLog`). */
 export function appendStudyLog(root: string, path: string, chunk: Uint8Array | string): void {
   const fd = openStudyLog(root, path);
   try {
-    writeAll(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    // Unlike writeSync, writeFileSync on a descriptor writes every byte.
+    writeFileSync(fd, chunk);
   } finally {
     closeSync(fd);
   }

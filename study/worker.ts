@@ -1,8 +1,8 @@
-import { closeSync } from 'node:fs';
+import { closeSync, writeFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from '../agent/index.ts';
 import { debugging, errorKind, errorLine, EXIT } from '../lib/errors.ts';
-import { openStudyLog, writeAll } from './disk.ts';
+import { openStudyLog } from './disk.ts';
 import { outcomeLine, runJob } from './job.ts';
 import { readPlan, type Plan } from './plan.ts';
 
@@ -45,9 +45,8 @@ function redirectOutput(fd: number, failed: (error: Error) => void): () => void 
     [process.stderr, process.stderr.write],
   ];
   const write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     try {
-      writeAll(fd, bytes);
+      writeFileSync(fd, chunk); // every byte, unlike writeSync
     } catch (error) {
       failed(error as Error);
     }
