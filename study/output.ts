@@ -15,6 +15,7 @@ import {
   type Fingerprint,
 } from '../agent/index.ts';
 import { snapshotDir, trainingModelConfig } from '../train/index.ts';
+import { getOrAdd } from '../lib/collections.ts';
 import { InputError } from '../lib/errors.ts';
 import { existsInside, orUndefined, readInside } from '../lib/files.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
@@ -272,9 +273,7 @@ export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): Fingerprint
   for (const job of jobs) {
     const recorded = jobFingerprint(plan, job);
     const key = recorded === undefined ? '' : FINGERPRINT_PARTS.map((part) => recorded[part]).join('\0');
-    const group = groups.get(key) ?? { fingerprint: recorded, jobs: [] };
-    group.jobs.push(job);
-    groups.set(key, group);
+    getOrAdd(groups, key, () => ({ fingerprint: recorded, jobs: [] })).jobs.push(job);
   }
   // Between groups of one size, one with a fingerprint is the one the others are compared with.
   return [...groups.values()].sort(

@@ -1,3 +1,4 @@
+import { getOrAdd } from '../lib/collections.ts';
 import { InputError } from '../lib/errors.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,12 +40,11 @@ export function loadResults(plan: Plan): StudyResults {
       `${plan.dir}: ${evalJobs.length - done.length} of ${evalJobs.length} evaluation jobs are not done (first: job ${evalJobs.find((job) => !done.includes(job))!.index}); run tinyagent study run ${plan.dir}`,
     );
   const evaluations = new Map<number, Map<string, EvalOutput>>();
-  for (const job of evalJobs) {
-    const bySeed = evaluations.get(job.seed) ?? new Map<string, EvalOutput>();
-    const output = JSON.parse(readRecord(plan.dir, inJob(job, RESULT_FILE))) as EvalOutput;
-    bySeed.set(evalKey(job.chapterStep, job.label), output);
-    evaluations.set(job.seed, bySeed);
-  }
+  for (const job of evalJobs)
+    getOrAdd(evaluations, job.seed, () => new Map()).set(
+      evalKey(job.chapterStep, job.label),
+      JSON.parse(readRecord(plan.dir, inJob(job, RESULT_FILE))) as EvalOutput,
+    );
   // Every result.json lists the measured tasks in this order (`outputProblem` checked it).
   const tasks = measuredTasks(plan).map(({ name, variant }) => ({ name, variant }));
   return { plan, seeds: plan.seeds, tasks, evaluations };
