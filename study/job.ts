@@ -149,10 +149,7 @@ function lostClaim(plan: Plan, job: Job): RetryError {
   );
 }
 
-/**
- * Writes timing.json and output.json into `temporary`: the checksums of the files the job wrote, the
- * fingerprint of the code and an evaluation's `checkpointChecksum`.
- */
+/** Writes timing.json and output.json (the checksums of the job's files, the code's fingerprint) into `temporary`. */
 function writeOutputRecord(
   plan: Plan,
   job: Job,

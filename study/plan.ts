@@ -203,8 +203,7 @@ export function evalSeedOf(studySeed: number, trainingSeed: number, label: strin
 
 /** Every job of a study: one training per seed (indices 0..S-1), then that seed's evaluations. */
 export function planJobs(header: StudyHeader): Job[] {
-  const { config, seeds, measure, evalSeed } = header;
-  const hash = header.configHash;
+  const { config, seeds, measure, evalSeed, configHash: hash } = header;
   const threads: 1 | 2 = config.parallel ? 2 : 1;
   const jobs: Job[] = seeds.map((seed, index) => ({
     index,

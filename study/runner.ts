@@ -146,7 +146,6 @@ class StudyRun {
     await this.pool.stop(signal);
   }
 
-  /** Reads every job's state again. */
   private refresh(): void {
     this.plan.jobs.forEach((job) => this.states.set(job.index, jobState(this.plan, job).state));
   }
@@ -280,7 +279,6 @@ class WorkerProcess {
     this.child = fork(WORKER_ENTRY, [plan.dir, String(timeout)], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: [],
-      env: process.env,
     });
     this.child.stdout!.on('data', (chunk: Buffer) => this.toLog(this.current, chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => this.toLog(this.current, chunk));
@@ -295,9 +293,7 @@ class WorkerProcess {
       const { type: _type, ...reply } = message;
       this.settle((current) => ({ ...reply, logProblem: reply.logProblem ?? current.logProblem }));
     });
-    this.child.on('error', () => {
-      // a failed spawn ends in 'close' too
-    });
+    this.child.on('error', () => {}); // a failed spawn ends in 'close' too
     this.child.on('close', (code, signal) => {
       this.exited = true;
       markReady(false);

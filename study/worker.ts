@@ -103,15 +103,14 @@ export async function serveJobs(dir: string, timeout: number): Promise<void> {
       const jobStarted = performance.now();
       const cpuStarted = process.cpuUsage();
       let logProblem: string | null = null;
-      let ran: Awaited<ReturnType<typeof runIndexed>>;
+      let ran: Awaited<ReturnType<typeof runIndexed>> = { code: EXIT.input, outcome: 'failed' };
       let fd: number | undefined;
       try {
         fd = openStudyLog(plan.dir, request.log);
       } catch (error) {
         logProblem = (error as Error).message;
       }
-      if (fd === undefined) ran = { code: EXIT.input, outcome: 'failed' };
-      else {
+      if (fd !== undefined) {
         const restore = redirectOutput(fd, (error) => {
           logProblem ??= `cannot write the log ${request.log}: ${error.message}`;
         });
