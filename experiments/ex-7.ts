@@ -26,24 +26,20 @@ import { report } from '../publish/sections/ex-7.ts';
 /** The chapter's claim, with the assumptions the review states (intraclass correlation; training noise left out, then 0.01). */
 export const CLAIM = { a: 0.41, b: 0.434, tasks: 500, samples: 1, seeds: 1, selectedFrom: 5, icc: 0.5 };
 
-/** 17.4's measured correlation of its paired step-60 and step-80 evaluations, and where it was read (`resultsToQuote`). */
-function checkpointCorrelation(batch: BatchResults | undefined): { source: string; correlation: number } {
-  const measured = JSON.parse(readFileSync(resultsToQuote('17.4', batch), 'utf8')) as {
-    numbers: { paired: { correlation: number } };
-  };
-  return {
-    source: 'results/17.4.json numbers.paired.correlation',
-    correlation: measured.numbers.paired.correlation,
-  };
-}
-
 export async function main({
   seed = 0,
   smoke = false,
   outDir = `${ROOT}/results`,
   batch,
 }: { seed?: number; smoke?: boolean; outDir?: string; batch?: BatchResults } = {}) {
-  const numbers = designReviewNumbers(CLAIM, checkpointCorrelation(batch));
+  // 17.4's measured correlation of its paired step-60 and step-80 evaluations (`resultsToQuote`).
+  const measured = JSON.parse(readFileSync(resultsToQuote('17.4', batch), 'utf8')) as {
+    numbers: { paired: { correlation: number } };
+  };
+  const numbers = designReviewNumbers(CLAIM, {
+    source: 'results/17.4.json numbers.paired.correlation',
+    correlation: measured.numbers.paired.correlation,
+  });
   writeResults(outDir, {
     section: 'ex-7',
     title: 'The design review',
