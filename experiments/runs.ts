@@ -101,11 +101,6 @@ export function stepOf(step: number, smoke: boolean): number {
   return smoke ? step / 10 : step;
 }
 
-/** The folder of a run's checkpoint at the chapter's `step` (the step's smoke stand-in in a smoke run). */
-export function checkpointsOf(runDir: string, smoke: boolean): (step: number) => string {
-  return (step) => snapshotDir(runDir, stepOf(step, smoke));
-}
-
 /** The recipe of a run: the default training run's, or the smoke one. */
 function runConfig({
   seed,
@@ -138,7 +133,7 @@ export async function ensureRun(
   checkRunFolder(runDir);
   await initBackend();
   sayBackendNotice(join(ROOT, 'results'));
-  const at = checkpointsOf(runDir, smoke);
+  const at = (step: number) => snapshotDir(runDir, stepOf(step, smoke));
   const otherCode = otherCodeOf(steps.map(at));
   if (otherCode !== undefined) {
     if (retrainOtherCode) {
