@@ -291,7 +291,6 @@ export function fileDifferences(
   });
 }
 
-/** A results file as the comparison reads it. */
 export interface ResultsRecord {
   numbers: unknown;
   fingerprint?: unknown;
@@ -391,7 +390,6 @@ export async function reproduce({
       await runSection(section, { run, smoke: false });
       const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
         seed: number;
-        figures?: string[];
       };
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const { notes, exact, problems } = compareWithCommitted(section, expected, fresh);
