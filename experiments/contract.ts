@@ -68,13 +68,13 @@ export function backendNotice(
   fresh: Fingerprint = fingerprint(),
 ): string | undefined {
   if (committed === undefined || !arithmeticDiffers(committed, fresh)) return undefined;
+  const parts = arithmeticParts(committed, fresh);
+  const differs = fingerprintDifferences(committed, fresh).filter((line) =>
+    parts.some((part) => line.startsWith(`${part}:`)),
+  );
   return (
     `notice: this process computes on ${arithmeticOf(fresh)}, the committed results on ${arithmeticOf(committed)}: ` +
-    `its numbers will differ from results/ in their last bits (${fingerprintDifferences(committed, fresh)
-      .filter((line) => arithmeticParts(committed, fresh).some((part) => line.startsWith(`${part}:`)))
-      .join(
-        ', ',
-      )}); test:repro checks the chapter's qualitative claims instead (TINYAGENT_BACKEND=wasm computes as the committed results did)`
+    `its numbers will differ from results/ in their last bits (${differs.join(', ')}); test:repro checks the chapter's qualitative claims instead (TINYAGENT_BACKEND=wasm computes as the committed results did)`
   );
 }
 

@@ -58,14 +58,12 @@ export async function main({
   outDir = join(ROOT, 'results'),
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
   designsDir = join(ROOT, 'studies', 'design-dev'),
-  echo = false,
   batch,
 }: {
   seed?: number;
   outDir?: string;
   studiesDir?: string;
   designsDir?: string;
-  echo?: boolean;
   batch?: BatchResults | undefined;
 } = {}) {
   // A candidate counts once every evaluation of its study is done; one still running is not run yet.
@@ -111,6 +109,6 @@ if (isMain(import.meta.url)) {
   await runScript('exp:recipes', async () => {
     const { smoke, ...options } = parseStatisticsOptions(process.argv.slice(2));
     if (smoke) throw new UsageError('exp:recipes has no smoke run: it reads the committed candidate studies');
-    await main({ ...options, echo: true });
+    await main(options);
   });
 }
