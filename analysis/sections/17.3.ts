@@ -69,6 +69,8 @@ export function simulateEval(
   return { successes, tasksMean: sum / tasks };
 }
 
+const UNIT_FIGURES = ['episodeCoversPopulation', 'episodeCoversTasks', 'taskCoversPopulation'] as const;
+
 /** Coverage of the population mean by episode- and task-level bootstrap intervals at n episodes per task. */
 function unitCoverage(benchmark: Benchmark, episodesPerTask: number, evals: number, reps: number, rng: Rng) {
   const mean = populationMean(benchmark);
@@ -86,7 +88,6 @@ function unitCoverage(benchmark: Benchmark, episodesPerTask: number, evals: numb
   }
   return recordOf(UNIT_FIGURES, (figure) => covered[figure] / evals);
 }
-const UNIT_FIGURES = ['episodeCoversPopulation', 'episodeCoversTasks', 'taskCoversPopulation'] as const;
 
 /**
  * Exact episode-level coverage of the population mean: the pooled count S is a sum of `tasks`
