@@ -96,18 +96,20 @@ describe('lm-evaluation-harness samples before samples_<task>_<date>.jsonl', () 
     expect(report.harness).toMatchObject({ tool: 'lm-evaluation-harness', version: '0.4.2' });
   });
 
+  // July to October 2023 and 0.4.0 to 0.4.2, read by the two tests below, in either order.
+  // lm_eval/__main__.py: output_name = "{}_{}".format(re.sub("/|=", "__", args.model_args), task_name)
+  const lined = write(
+    'old/pretrained=EleutherAI__pythia-160m_winogrande.jsonl',
+    lines(samples('winogrande', WINOGRANDE)),
+  );
+  write('old/results.json', results({ winogrande: WINOGRANDE, boolq: BOOLQ }));
+  const array = write(
+    'v040/pretrained__EleutherAI__pythia-160m_boolq.jsonl',
+    JSON.stringify(samples('boolq', BOOLQ), null, 2),
+  );
+  write('v040/results.json', results({ boolq: BOOLQ, boolq_extra: [1] }));
+
   it('July to October 2023, one object a line, and 0.4.0 to 0.4.2, one indented array: <model_args>_<task>.jsonl beside results.json', async () => {
-    // lm_eval/__main__.py: output_name = "{}_{}".format(re.sub("/|=", "__", args.model_args), task_name)
-    const lined = write(
-      'old/pretrained=EleutherAI__pythia-160m_winogrande.jsonl',
-      lines(samples('winogrande', WINOGRANDE)),
-    );
-    write('old/results.json', results({ winogrande: WINOGRANDE, boolq: BOOLQ }));
-    const array = write(
-      'v040/pretrained__EleutherAI__pythia-160m_boolq.jsonl',
-      JSON.stringify(samples('boolq', BOOLQ), null, 2),
-    );
-    write('v040/results.json', results({ boolq: BOOLQ, boolq_extra: [1] }));
     for (const [path, task, outcomes] of [
       [lined, 'winogrande', WINOGRANDE],
       [array, 'boolq', BOOLQ],
@@ -133,11 +135,7 @@ describe('lm-evaluation-harness samples before samples_<task>_<date>.jsonl', () 
   });
 
   it('compare never pairs two tasks silently: named, they are refused; unnamed, the line says the names are not known', async () => {
-    const { code, stderr } = await cli([
-      'compare',
-      join(folder, 'old/pretrained=EleutherAI__pythia-160m_winogrande.jsonl'),
-      join(folder, 'v040/pretrained__EleutherAI__pythia-160m_boolq.jsonl'),
-    ]);
+    const { code, stderr } = await cli(['compare', lined, array]);
     expect(code).toBe(1);
     expect(stderr).toMatch(
       /different benchmarks: A .* is lm-evaluation-harness task 'winogrande' \(the file name <model_args>_<task> and the tasks of results\.json\), B .* is lm-evaluation-harness task 'boolq'/,
