@@ -5,15 +5,9 @@
  * How to change one: docs/MODEL.md, "How to change a kernel".
  */
 export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
-export { checkProductBounds, stridedSpan, type ProductBuffers, type ProductGeometry } from './bounds.ts';
+export { checkProductBounds, stridedSpan, type ProductGeometry } from './bounds.ts';
 export { installKernels, selfTest, tilesOf, uninstallKernels, withTiles } from './install.ts';
-export {
-  boundsChecked,
-  productsInstalled,
-  useBoundsChecks,
-  useOwnProducts,
-  valuesInPlace,
-} from './instance.ts';
+export { productsInstalled, useBoundsChecks, useOwnProducts, valuesInPlace } from './instance.ts';
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';
-export { ADAM_SCALARS, Clamp, Init, KERNELS_WAT, kernelsModuleText } from './text.ts';
+export { ADAM_SCALARS, KERNELS_WAT, kernelsModuleText } from './text.ts';
 export { PINNED_TFJS } from './tfjsWasm.ts';
