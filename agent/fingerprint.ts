@@ -211,14 +211,12 @@ export function fingerprint(): Fingerprint {
     backendVersion: backendPackage === undefined ? 'none' : packageVersion(backendPackage),
     kernel:
       name === 'wasm' && productsInstalled()
-        ? sha256File(join(ROOT, 'agent', 'kernels', 'kernels.wat'))
+        ? createHash('sha256')
+            .update(readFileSync(join(ROOT, 'agent', 'kernels', 'kernels.wat')))
+            .digest('hex')
         : 'off',
     threads,
   };
-}
-
-function sha256File(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
 /**
