@@ -44,10 +44,7 @@ export function wasmInternals(wasmVersion: string): WasmInternals {
       throw new Error(
         `${name} is ${version}; the kernels' use of its internals is checked against ${PINNED_TFJS}`,
       );
-  return internalsOf(tf.backend() as unknown as Backend);
-}
-
-function internalsOf(backend: Backend): WasmInternals {
+  const backend = tf.backend() as unknown as Backend;
   const wasm = backend.wasm;
   const memory = wasm?.asm?.memory;
   if (!(memory instanceof WebAssembly.Memory))
