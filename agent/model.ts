@@ -25,11 +25,6 @@ export { Session } from './session.ts';
 
 let modelCounter = 0;
 
-/** Which positions of [B, T-1] a caller reads: where `only` is nonzero (every one without it). */
-export interface PositionsOption {
-  only?: ArrayLike<number>;
-}
-
 /** Indices of the nonzero entries of a mask, in order. */
 function positionsWhere(mask: ArrayLike<number>): Int32Array {
   let count = 0;
@@ -37,12 +32,6 @@ function positionsWhere(mask: ArrayLike<number>): Int32Array {
   const rows = new Int32Array(count);
   for (let i = 0, j = 0; i < mask.length; i++) if (mask[i] !== 0) rows[j++] = i;
   return rows;
-}
-
-/** Per-position log-probabilities of the next token and entropies of the next-token distribution. */
-export interface TokenStats {
-  logProbs: tf.Tensor2D; // [B, T-1]
-  entropy: tf.Tensor2D; // [B, T-1]
 }
 
 export class PolicyModel {
@@ -169,7 +158,7 @@ export class PolicyModel {
    * that reads them only there. Training's losses pass their masks: the last block after
    * attention and the head then run on those positions alone.
    */
-  tokenLogProbs(ids: tf.Tensor2D, { only }: PositionsOption = {}): tf.Tensor2D {
+  tokenLogProbs(ids: tf.Tensor2D, { only }: { only?: ArrayLike<number> } = {}): tf.Tensor2D {
     return tf.tidy(() => {
       const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
       return reshape(place(reshape(pickLogProbs(logits, targets), [-1, 1])), shape);
@@ -177,7 +166,10 @@ export class PolicyModel {
   }
 
   /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution (`only` as there). */
-  tokenStats(ids: tf.Tensor2D, { only }: PositionsOption = {}): TokenStats {
+  tokenStats(
+    ids: tf.Tensor2D,
+    { only }: { only?: ArrayLike<number> } = {},
+  ): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
     return tf.tidy(() => {
       const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
       const [picked, entropy] = tf.split(place(pickLogProbsWithEntropy(logits, targets)), 2, 1);
