@@ -22,7 +22,6 @@ import {
 
 type Saver = tf.GradSaveFunc;
 
-/** Shapes of rank 1 to 4. */
 type Shape = [number] | [number, number] | [number, number, number] | [number, number, number, number];
 
 /** The tensor type of a shape: [a, b] -> tf.Tensor2D. */

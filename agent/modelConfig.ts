@@ -83,7 +83,6 @@ export function variableSpecs(cfg: ModelConfig): Array<{ name: string; shape: nu
   return specs;
 }
 
-/** The number of values of a tensor of `shape`. */
 export function sizeOf(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
 }

@@ -38,7 +38,6 @@ export function replaceTfjsKernels(): void {
   replace('Concat', concatKernel);
 }
 
-/** Puts tfjs-backend-wasm's kernels back. */
 export function restoreTfjsKernels(): void {
   for (const [name, tfjs] of replaced) {
     tf.unregisterKernel(name, 'wasm');
