@@ -13,10 +13,8 @@ export interface ProbeRow {
 const PROBE_ID_BASE = 10_000;
 
 /** The task as it is, under each other bug type's spec (its own type first), and with no spec; ids of their own. */
-function probeVariants(
-  task: Task,
-  pool: readonly Task[] = makeTasks('all'),
-): Array<{ change: string; task: Task }> {
+function probeVariants(task: Task): Array<{ change: string; task: Task }> {
+  const pool = makeTasks('all');
   const variants: Array<{ change: string; task: Task }> = [
     { change: 'as it is', task: { ...task, id: PROBE_ID_BASE } },
   ];
