@@ -24,8 +24,6 @@ import { Clamp, Init } from './text.ts';
  * (`TinyAgentProduct`), so that tfjs tracks its output like any other tensor.
  */
 
-export type { ProductGeometry } from './bounds.ts';
-
 export const PRODUCT_KERNEL = 'TinyAgentProduct';
 
 type ProductAttrs = ProductGeometry & {
