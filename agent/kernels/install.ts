@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import wabtInit from 'wabt';
 import { Rng } from '../../lib/rng.ts';
 import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
-import { kernels, setKernels, type Exported, type Kernels } from './instance.ts';
+import { kernels, setKernels, type Exported } from './instance.ts';
 import { kernelProduct, matrixProductGeometry, PRODUCT_KERNEL, productKernel } from './products.ts';
 import { scalarProduct } from './reference.ts';
 import { BINARY_OPS, kernelsModuleText, ROWS, WIDTHS } from './text.ts';
@@ -22,7 +22,7 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
   const { version_wasm } = await import('@tensorflow/tfjs-backend-wasm');
   const internals = wasmInternals(version_wasm);
   const { exports } = await instantiate(text, internals.memory);
-  const assembled: Kernels = {
+  setKernels({
     internals,
     tiles: tileKernels(exports),
     pack8: exports['pack8'] as Exported,
@@ -32,8 +32,7 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
       Object.entries(BINARY_OPS).map(([op, name]) => [op, exports[`binary_${name}`] as Exported]),
     ),
     copyRows: exports['copyRows'] as Exported,
-  };
-  setKernels(assembled);
+  });
   tf.registerKernel({
     kernelName: PRODUCT_KERNEL,
     backendName: 'wasm',
