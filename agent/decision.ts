@@ -40,7 +40,6 @@ export function opProbabilitiesAtFirstEdit(
 ): Array<Record<EditOp, number> | null> {
   if (!(temperature >= 0)) throw new RangeError(`temperature must be >= 0, got ${temperature}`);
   const { model, tokenizer } = agent;
-  const vocabSize = model.config.vocabSize;
   const prefixes = transcripts.map((turns) => {
     const prefix = firstEditPrefix(turns);
     return prefix === null ? null : tokenizer.encode(prefix);
@@ -56,7 +55,7 @@ export function opProbabilitiesAtFirstEdit(
         result[start + row] = Object.fromEntries(
           EDIT_OPS.map((op) => [
             op,
-            Math.exp(logSoftmaxAt(logits, vocabSize, row, temperature, tokenizer.id(op))),
+            Math.exp(logSoftmaxAt(logits, model.config.vocabSize, row, temperature, tokenizer.id(op))),
           ]),
         ) as Record<EditOp, number>;
       });
