@@ -194,7 +194,6 @@ const BACKEND_PACKAGES: Record<string, string> = {
 
 /** The running process's fingerprint (the backend part is `none` before `initBackend`). */
 export function fingerprint(): Fingerprint {
-  const backend = recordedBackend() ?? 'none';
   const name = activeBackend();
   const backendPackage = name === undefined ? undefined : BACKEND_PACKAGES[name];
   const threads =
@@ -207,7 +206,7 @@ export function fingerprint(): Fingerprint {
     version: projectVersion(),
     sources: sourcesSha256(),
     tfjs: packageVersion('@tensorflow/tfjs'),
-    backend,
+    backend: recordedBackend() ?? 'none',
     backendVersion: backendPackage === undefined ? 'none' : packageVersion(backendPackage),
     kernel:
       name === 'wasm' && productsInstalled()
