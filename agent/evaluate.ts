@@ -18,15 +18,7 @@ import { Rng } from '../lib/rng.ts';
 import { projectVersion } from '../lib/version.ts';
 import { initBackend, recordedBackend, type BackendPreference } from './backend.ts';
 import { loadAgent } from './load.ts';
-import {
-  rollout,
-  transcriptTurns,
-  type Agent,
-  type EpisodeRecord,
-  type Play,
-  type TranscriptTurn,
-} from './rollout.ts';
-import type { Tokenizer } from './tokenizer.ts';
+import { rollout, transcriptTurns, type Agent, type Play, type TranscriptTurn } from './rollout.ts';
 
 /** Who plays: a loaded agent, a checkpoint folder, or a scripted canary policy. */
 export type Player =
@@ -88,16 +80,6 @@ export interface Evaluation {
 }
 
 /**
- * Strips a rollout record to its result (the tokens are training data, not an evaluation's);
- * with a tokenizer, the transcript is kept in words (`transcriptTurns`).
- */
-function resultOf(record: EpisodeRecord, tokenizer: Tokenizer | undefined): EvaluatedEpisode {
-  const { tokens, actionMask, oldPerTokenLogps: _logps, ...result } = record;
-  if (tokenizer === undefined) return result;
-  return { ...result, transcript: transcriptTurns({ tokens, actionMask }, tokenizer) };
-}
-
-/**
  * The one way to evaluate an agent (chapter 17.1): play `episodes` episodes of each task under
  * one harness and count successes per task. The `eval` command, training's held-out `evalPass`,
  * the experiments and the scripted canaries all play through the same episode loop
@@ -151,8 +133,13 @@ export async function evaluate(options: EvaluateOptions): Promise<Evaluation> {
         options.play !== undefined
           ? await options.play(player, harness, tasks, specs)
           : rollout(player, harness, tasks, specs);
-      const tokenizer = options.transcripts === true ? player.tokenizer : undefined;
-      records = played.map((record) => resultOf(record, tokenizer));
+      // Each record stripped to its result (the tokens are training data, not an evaluation's),
+      // with its transcript in words when asked for.
+      records = played.map(({ tokens, actionMask, oldPerTokenLogps: _logps, ...result }) =>
+        options.transcripts === true
+          ? { ...result, transcript: transcriptTurns({ tokens, actionMask }, player.tokenizer) }
+          : result,
+      );
     }
     const perTask = countsByTask(tasks, records);
     return {
