@@ -4,7 +4,6 @@ import { add, dense, layerNorm, pickRows } from './layers.ts';
 // The transformer's parts that the full forward (./model.ts) and a sampling session
 // (./session.ts) share: the weights by role, one block, the head.
 
-/** One block's weights, by role. */
 export interface BlockWeights {
   ln1Gain: tf.Tensor1D;
   ln1Bias: tf.Tensor1D;

@@ -114,7 +114,6 @@ export class Session {
     return this.slots;
   }
 
-  /** Tokens fed so far to row b. */
   tokensFed(row: number): number {
     const count = this.fed[row];
     if (count === undefined)
