@@ -196,12 +196,6 @@ const BACKEND_PACKAGES: Record<string, string> = {
 export function fingerprint(): Fingerprint {
   const name = activeBackend();
   const backendPackage = name === undefined ? undefined : BACKEND_PACKAGES[name];
-  const threads =
-    name === 'tensorflow'
-      ? (process.env['TF_NUM_INTRAOP_THREADS'] ?? 'default')
-      : name === undefined
-        ? 'none'
-        : '1';
   return {
     version: projectVersion(),
     sources: sourcesSha256(),
@@ -214,7 +208,12 @@ export function fingerprint(): Fingerprint {
             .update(readFileSync(join(ROOT, 'agent', 'kernels', 'kernels.wat')))
             .digest('hex')
         : 'off',
-    threads,
+    threads:
+      name === 'tensorflow'
+        ? (process.env['TF_NUM_INTRAOP_THREADS'] ?? 'default')
+        : name === undefined
+          ? 'none'
+          : '1',
   };
 }
 
