@@ -111,9 +111,6 @@ export function uninstallKernels(): void {
   installed = false;
 }
 
-/** The self-test's product: [6, 9] · [9, 13] + bias, ReLU'd, so every row and column tail runs. */
-const SELF_TEST_SHAPE = { rows: 6, depth: 9, cols: 13 } as const;
-
 /**
  * One small product on our kernel against its scalar reference (./reference.ts), bit for bit:
  * undefined when they agree, else what differs. It guards against a tfjs build whose internals
@@ -121,7 +118,8 @@ const SELF_TEST_SHAPE = { rows: 6, depth: 9, cols: 13 } as const;
  * arithmetic differs from the reference's.
  */
 export function selfTest(): string | undefined {
-  const { rows, depth, cols } = SELF_TEST_SHAPE;
+  // [6, 9] · [9, 13] + bias, ReLU'd, so every row and column tail runs.
+  const [rows, depth, cols] = [6, 9, 13];
   const rng = new Rng('kernels/self-test');
   const values = (count: number) => Float32Array.from({ length: count }, () => rng.normal());
   const [a, b, bias] = [values(rows * depth), values(depth * cols), values(cols)];
