@@ -111,7 +111,6 @@ interface RunContext {
   /** The base agent's stream (`baseSeed`, else `rng`): initial weights, demonstrations, step 0's evaluation. */
   baseRng: Rng;
   compute: Compute;
-  backend: string;
   /** The backend as the records name it: the build too (wasm without SIMD gives other numbers). */
   recordedBackend: string;
   /** Saves `agent` as the checkpoint of `step` in `dir`, with its held-out pass rate. */
@@ -156,7 +155,6 @@ async function trainLocked(
     rng,
     baseRng,
     compute,
-    backend,
     recordedBackend: recorded,
     // Every snapshot records what made its bits (docs/CONTRACT.md).
     save: (dir, step, agent, evalPass) =>
