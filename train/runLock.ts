@@ -110,18 +110,12 @@ export function removeStaleTemporaries(runDir: string): string[] {
 }
 
 function readHolder(path: string): LockHolder | undefined {
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
+    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder>;
     if (Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.since === 'string')
       return value as LockHolder;
   } catch {
-    // unreadable: treated as stale
+    // missing (no lock), or unreadable (treated as stale)
   }
   return undefined;
 }
