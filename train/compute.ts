@@ -37,10 +37,7 @@ export function oneThread(): Compute {
   return {
     name: 'one thread',
     rollout: (agent, harness, tasks, specs) => Promise.resolve(rollout(agent, harness, tasks, specs)),
-    gradients: async (agent, job) => {
-      const [parts] = planJob(job, 1);
-      return partsGradients(agent.model, parts!);
-    },
+    gradients: async (agent, job) => partsGradients(agent.model, planJob(job, 1)[0]!),
     weightsChanged: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
