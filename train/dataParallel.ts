@@ -133,9 +133,8 @@ export class DataParallelWorker {
    * weights, so the sum of the two results is the gradient of the whole batch's mean loss.
    * Returns tensors the caller disposes (via tf.tidy).
    */
-  async gradients(agent: Agent, [remoteParts, localParts]: readonly JobPart[][]): Promise<PartsGradients> {
-    const remoteShare = nonEmpty(remoteParts);
-    const localShare = nonEmpty(localParts);
+  async gradients(agent: Agent, plan: readonly JobPart[][]): Promise<PartsGradients> {
+    const [remoteShare, localShare] = plan.map(nonEmpty);
     const remote = remoteShare && this.request({ type: 'gradients', parts: remoteShare });
     const local = localShare && partsGradients(agent.model, localShare);
     const reply = remote === undefined ? undefined : await remote;
