@@ -73,9 +73,8 @@ export function serveRequests(): void {
           type: 'records',
           records: rolloutShare(ready(), request.harness, request.tasks, request.specs),
         };
-      case 'gradients': {
+      case 'gradients':
         return { type: 'gradients', ...shareGradients(ready().model, request.parts) };
-      }
       case 'close':
         agent?.model.dispose();
         return { type: 'ok' };
