@@ -63,13 +63,12 @@ export async function trainSeeds(
       log.close();
     }
     const measure = async (step: number): Promise<SeedCheckpoint> => {
-      const evaluation = await evaluate({
+      const { passAt1, perTask, provenance, records } = await evaluate({
         checkpoint: snapshotDir(runDir, step),
         tasks: heldOut,
         episodes: options.episodes,
         seed: options.evalSeed,
       });
-      const { passAt1, perTask, provenance, records } = evaluation;
       const firstEdit = Object.fromEntries(
         perTask.map((count) => [
           count.name,
