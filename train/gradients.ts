@@ -12,11 +12,6 @@ import { grpoLoss, type GrpoJob } from './grpo.ts';
  */
 export type LossJob = BcJob | GrpoJob;
 
-/** The job's loss (a mean over its rows), and the tokens its clip binds on where it has one. */
-function jobLoss(model: PolicyModel, job: LossJob): { loss: tf.Scalar; clippedTokens?: tf.Scalar } {
-  return job.kind === 'bc' ? bcLoss(model, job) : grpoLoss(model, job);
-}
-
 /** Some rows of a job, trimmed to their own longest row, and their share of the whole job's rows. */
 export interface JobPart {
   job: LossJob;
@@ -47,7 +42,10 @@ export function partsGradients(model: PolicyModel, parts: readonly JobPart[]): P
   let clippedTokens = 0;
   const { value, grads } = tf.variableGrads(() => {
     if (parts.length === 0) return tf.scalar(0);
-    const terms = parts.map((part) => jobLoss(model, part.job));
+    // Each part's loss (a mean over its rows), and the tokens its clip binds on where it has one.
+    const terms: Array<{ loss: tf.Scalar; clippedTokens?: tf.Scalar }> = parts.map(({ job }) =>
+      job.kind === 'bc' ? bcLoss(model, job) : grpoLoss(model, job),
+    );
     clippedTokens = terms.reduce((sum, term) => sum + (term.clippedTokens?.dataSync()[0] ?? 0), 0);
     return tf.addN(terms.map((term, i) => tf.mul(term.loss, parts[i]!.weight))) as tf.Scalar;
   }, model.variables());
