@@ -24,7 +24,9 @@ const BETA2 = 0.999;
 
 /** Adam at `learningRate`, on our kernel where it runs. */
 export function adam(learningRate: number): Optimizer {
-  return productsInstalled() ? new KernelAdam(learningRate) : new TfjsAdam(learningRate);
+  return productsInstalled()
+    ? new KernelAdam(learningRate)
+    : new TfjsAdam(tf.train.adam(learningRate, BETA1, BETA2));
 }
 
 /** The clip's scale for a norm: maxGradNorm / (norm + 1e-6) above the bound, else 1. */
@@ -33,11 +35,7 @@ function clipScale(gradNorm: number, maxGradNorm: number): number {
 }
 
 class TfjsAdam implements Optimizer {
-  private readonly optimizer: tf.Optimizer;
-
-  constructor(learningRate: number) {
-    this.optimizer = tf.train.adam(learningRate, BETA1, BETA2);
-  }
+  constructor(private readonly optimizer: tf.Optimizer) {}
 
   applyClipped(grads: tf.NamedTensorMap, maxGradNorm: number): number {
     const gradNorm = tf.tidy(
