@@ -347,20 +347,19 @@ async function grpoSegment(
 function refuseOtherRecipe(runDir: string, config: RLConfig): void {
   const configPath = join(runDir, 'config.json');
   if (!existsSync(configPath)) return;
-  let previous: Record<string, unknown> | undefined;
+  let before: Record<string, unknown> | undefined;
   try {
-    previous = (
+    before = (
       JSON.parse(readRegularFile(configPath, configPath)) as { config?: Record<string, unknown> } | null
     )?.config;
   } catch (error) {
     if (error instanceof InputError) throw error; // a FIFO or an unreadable file
     // not JSON: reported below
   }
-  if (previous === null || typeof previous !== 'object')
+  if (before === null || typeof before !== 'object')
     throw new RunFolderError(
       `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
     );
-  const before = previous;
   const now = config as Record<string, unknown>;
   const differing = configDifferences(before, now);
   if (differing.length > 0) {
