@@ -77,8 +77,7 @@ export async function trainSeeds(
       );
       return { step, checksum: provenance.checkpoint?.checksum ?? '', passAt1, perTask, firstEdit };
     };
-    const final = await measure(config.steps);
-    results.push({ seed, runDir, summary, ...final, base: await measure(0) });
+    results.push({ seed, runDir, summary, ...(await measure(config.steps)), base: await measure(0) });
   }
   return results;
 }
