@@ -69,7 +69,6 @@ export class DataParallelWorker {
   }
 
   private async load(agent: Agent): Promise<void> {
-    const shape = shapeOf(agent);
     await this.request({
       type: 'init',
       backend: this.backend,
@@ -78,7 +77,7 @@ export class DataParallelWorker {
       weights: getWeights(agent.model),
     });
     this.holds = agent;
-    this.loadedShape = shape;
+    this.loadedShape = shapeOf(agent);
   }
 
   /** Sends the current weights and waits for the worker to take them. */
