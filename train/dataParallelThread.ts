@@ -11,7 +11,7 @@ import {
   type ModelConfig,
 } from '../agent/index.ts';
 import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
-import { shareGradients, type JobPart } from './gradients.ts';
+import { shareGradients, type JobPart, type ShareGradients } from './gradients.ts';
 
 /** Messages to the worker thread, and its replies (in the order of the requests). */
 export type ParallelRequest =
@@ -31,14 +31,7 @@ export type ParallelReply =
   | { type: 'ready'; backend: string }
   | { type: 'ok' }
   | { type: 'records'; records: EpisodeRecord[] }
-  | {
-      type: 'gradients';
-      loss: number;
-      /** In the model's variable order. */
-      grads: Float32Array[];
-      clippedTokens: number;
-      policyTokens: number;
-    }
+  | ({ type: 'gradients' } & ShareGradients)
   | { type: 'error'; message: string };
 
 /**
