@@ -15,13 +15,7 @@ import { shareGradients, type JobPart, type ShareGradients } from './gradients.t
 
 /** Messages to the worker thread, and its replies (in the order of the requests). */
 export type ParallelRequest =
-  | {
-      type: 'init';
-      backend: string;
-      modelConfig: ModelConfig;
-      words: string[];
-      weights: Float32Array[];
-    }
+  | { type: 'init'; backend: string; modelConfig: ModelConfig; words: string[]; weights: Float32Array[] }
   | { type: 'weights'; weights: Float32Array[] }
   | { type: 'rollout'; harness: Harness; tasks: Task[]; specs: EpisodeSpec[] }
   | { type: 'gradients'; parts: readonly JobPart[] }
