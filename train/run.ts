@@ -128,7 +128,6 @@ async function trainLocked(
   const started = performance.now();
   const harness = pickHarness(config);
   const hash = harnessHash(harness);
-  const backend = activeBackend() ?? 'none';
   // What the records say: the build too (wasm without SIMD gives other numbers).
   const recorded = recordedBackend() ?? 'none';
   const { train, heldOut } = splitTasks(config);
@@ -145,7 +144,7 @@ async function trainLocked(
     ? oneThread()
     : threads === 1
       ? twoSharesOneThread()
-      : twoThreads({ backend });
+      : twoThreads({ backend: activeBackend() ?? 'none' });
   const run: RunContext = {
     config,
     runDir,
