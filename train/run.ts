@@ -128,7 +128,6 @@ async function trainLocked(
   const started = performance.now();
   const harness = pickHarness(config);
   const hash = harnessHash(harness);
-  // What the records say: the build too (wasm without SIMD gives other numbers).
   const recorded = recordedBackend() ?? 'none';
   const { train, heldOut } = splitTasks(config);
   const rng = new Rng(config.seed);
