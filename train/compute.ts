@@ -32,7 +32,6 @@ export interface Compute {
   close(): Promise<void>;
 }
 
-/** Training on this thread alone. */
 export function oneThread(): Compute {
   return {
     name: 'one thread',

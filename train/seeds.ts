@@ -25,7 +25,6 @@ export interface SeedResult extends SeedCheckpoint {
 
 export interface SeedsOptions {
   runsDir: string;
-  /** Opens the log of one seed's run folder. */
   openLog: (runDir: string) => RunLog;
   /** Episodes per held-out task in the final measurement. */
   episodes: number;
