@@ -22,7 +22,7 @@ import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
  * the batch, so a run stays deterministic either way.
  */
 export class DataParallelWorker {
-  private readonly worker: Worker;
+  private readonly worker = new Worker(new URL('./data-parallel-entry.js', import.meta.url));
   private readonly waiting: Array<{
     resolve: (reply: ParallelReply) => void;
     reject: (error: Error) => void;
@@ -35,7 +35,6 @@ export class DataParallelWorker {
   private unconfirmed: Promise<ParallelReply> | undefined;
 
   private constructor(private readonly backend: string) {
-    this.worker = new Worker(new URL('./data-parallel-entry.js', import.meta.url));
     // The thread keeps the process alive only while a request is waiting on it.
     this.worker.unref();
     this.worker.on('message', (reply: ParallelReply) => {
