@@ -42,13 +42,11 @@ export function demoTranscripts(
     const words: string[] = [...context];
     const actionMask: number[] = context.map(() => 0);
     const op = rng.pick(EDIT_OPS);
-    const readTwice = chance(rng, protocol.readTwice);
-    const skipTest = chance(rng, protocol.skipTest);
     const actions = [
       ['read', '<end>'],
-      ...(readTwice ? [['read', '<end>']] : []),
+      ...(chance(rng, protocol.readTwice) ? [['read', '<end>']] : []),
       ['edit', op, '<end>'],
-      ...(skipTest ? [] : [['test', '<end>']]),
+      ...(chance(rng, protocol.skipTest) ? [] : [['test', '<end>']]),
       ['submit', '<end>'],
     ];
     for (const action of actions) {
