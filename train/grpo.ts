@@ -55,8 +55,7 @@ export async function grpoStep(
 ): Promise<StepStats> {
   // Rollout: the current policy plays every task groupSize times.
   const rolloutStart = performance.now();
-  const specs = episodeSpecs(trainTasks, config.groupSize, rng);
-  const records = await play(agent, harness, trainTasks, specs);
+  const records = await play(agent, harness, trainTasks, episodeSpecs(trainTasks, config.groupSize, rng));
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
 
   // Advantages, relative to each task's group.
