@@ -62,18 +62,13 @@ export function snapshotMismatch(
     return `its seed is ${JSON.stringify(manifest.seed)}, the run's is ${config.seed}`;
   if (manifest.config === null || typeof manifest.config !== 'object')
     return 'its manifest records no config';
-  const differing = configDifferences(
-    manifest.config as Record<string, unknown>,
-    config as unknown as Record<string, unknown>,
-  );
+  const before = manifest.config as Record<string, unknown>;
+  const now = config as unknown as Record<string, unknown>;
+  const differing = configDifferences(before, now);
   if (differing.length === 0) return undefined;
   const shown = differing
     .slice(0, 3)
-    .map(
-      (key) =>
-        `${key} ${JSON.stringify((manifest.config as Record<string, unknown>)[key])} there, ` +
-        `${JSON.stringify((config as Record<string, unknown>)[key])} in the run`,
-    );
+    .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} in the run`);
   return `it was trained with another config (${shown.join('; ')}${differing.length > 3 ? '; ...' : ''})`;
 }
 
