@@ -49,10 +49,7 @@ export function snapshotDir(runDir: string, step: number): string {
  * (a damaged file, a folder left by a kill) is reported in one line, and the run retrains it
  * from the last good snapshot; the new checkpoint replaces it atomically.
  */
-async function tryLoad(
-  dir: string,
-  { log, config, step }: { log: RunLog; config: RLConfig; step: number },
-): Promise<Agent | undefined> {
+async function tryLoad(dir: string, { log, config }: RunContext, step: number): Promise<Agent | undefined> {
   if (!existsSync(dir)) return undefined;
   let loaded;
   try {
@@ -186,19 +183,18 @@ async function trainLocked(
   // Step 0: behaviour cloning, or the saved base agent.
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
-  let agent = await tryLoad(snapshotDir(runDir, 0), { log, config, step: 0 });
+  let agent = await tryLoad(snapshotDir(runDir, 0), run, 0);
   try {
     if (agent !== undefined) resumedFrom = 0;
     else agent = await behaviourCloning(run);
 
     // GRPO, segment by segment: a fresh Adam and a checkpoint for each.
-    const reference =
-      config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), { log, config, step: 0 }) : undefined;
+    const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), run, 0) : undefined;
     const segments = Math.ceil(config.steps / config.segmentSteps);
     for (let segment = 1; segment <= segments; segment += 1) {
       const endStep = Math.min(segment * config.segmentSteps, config.steps);
       const dir = snapshotDir(runDir, endStep);
-      const saved = await tryLoad(dir, { log, config, step: endStep });
+      const saved = await tryLoad(dir, run, endStep);
       if (saved !== undefined) {
         agent.model.dispose();
         agent = saved;
