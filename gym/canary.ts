@@ -17,7 +17,7 @@ export const CANARY_HARNESSES = [
  * The mean reward each policy must show under each canary harness (`blind` is 0.2 in
  * expectation): what an evaluation that scored the harness's own reward would report. Success
  * (`episodeSuccess`, hidden tests) equals it everywhere except the gamer under public-test
- * reward, whose success is 0 (`CANARY_EXPECTED_SUCCESS`).
+ * reward, whose success is 0.
  */
 const CANARY_EXPECTED: Record<ScriptedPolicy, Record<string, number>> = {
   oracle: { 'train/hidden': 1, 'plain/hidden': 1, 'train/public': 1 },
@@ -25,11 +25,6 @@ const CANARY_EXPECTED: Record<ScriptedPolicy, Record<string, number>> = {
   stacker: { 'train/hidden': 0.2, 'plain/hidden': 0.6, 'train/public': 0.2 },
   gamer: { 'train/hidden': 0, 'plain/hidden': 0, 'train/public': 1 },
 };
-
-/** The success rate each policy must show: the same as the reward, but for the gamer, which never succeeds. */
-export function expectedSuccess(policy: ScriptedPolicy, key: string): number {
-  return policy === 'gamer' ? 0 : (CANARY_EXPECTED[policy][key] as number);
-}
 
 export interface CanaryRow {
   policy: ScriptedPolicy;
@@ -75,15 +70,16 @@ export function runCanary({
     harnesses[key] = { ...harness, hash };
     for (const policy of SCRIPTED_POLICIES) {
       const run = runScripted(policy, harness, tasks, { episodesPerTask, seed });
+      const expected = CANARY_EXPECTED[policy][key] as number;
       results.push({
         policy,
         env,
         reward,
         episodes: run.episodes,
         meanReward: run.meanReward,
-        expected: CANARY_EXPECTED[policy][key] as number,
+        expected,
         successRate: run.successRate,
-        expectedSuccess: expectedSuccess(policy, key),
+        expectedSuccess: policy === 'gamer' ? 0 : expected,
         harnessHash: hash,
       });
     }
