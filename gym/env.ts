@@ -1,7 +1,7 @@
 import { Rng } from '../lib/rng.ts';
 import { parseHarness, pickHarness, type Harness } from './config.ts';
 import { applyOp } from './ops.ts';
-import { countPassed, runTests } from './sandbox.ts';
+import { runTests } from './sandbox.ts';
 import { findTask, makeTasks, NAME_POOL } from './tasks.ts';
 import { EDIT_OPS, type BugType, type EditOp, type Split, type Task } from './types.ts';
 import { drawSurface, plainSurface, type SurfaceTask } from './surface.ts';
@@ -285,7 +285,8 @@ export class BugFixEnv {
         observation = this.edit(state, action[1] as EditOp);
       } else if (tool === 'test') {
         const outcome = this.run(state, 'public');
-        observation = ['tests', String(countPassed(outcome)), 'of', String(outcome.length), 'passed'];
+        const passed = outcome.filter(Boolean).length;
+        observation = ['tests', String(passed), 'of', String(outcome.length), 'passed'];
       } else {
         info.submitted = true;
         terminated = true;

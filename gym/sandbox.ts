@@ -57,7 +57,7 @@ function runCounted(
     script.runInContext(context, { timeout });
     return true;
   } catch (error) {
-    if (!isTimeout(error)) throw error;
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
     work.timeouts += 1;
     if (confirming) work.confirmedTimeouts += 1;
     return false;
@@ -97,10 +97,6 @@ export function deepEqual(a: unknown, b: unknown): boolean {
       Object.prototype.hasOwnProperty.call(b, key) &&
       deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
   );
-}
-
-function isTimeout(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
 }
 
 /**
@@ -214,11 +210,6 @@ export function runTests(
     outcomeCache.set(key, outcome);
   }
   return outcome;
-}
-
-/** Number of passing tests in an outcome. */
-export function countPassed(outcome: TestOutcome): number {
-  return outcome.filter(Boolean).length;
 }
 
 /** Empties the outcome cache (benchmarks measure cold and warm runs). */
