@@ -70,8 +70,6 @@ export interface ResetOptions {
  * parameters renamed too (`params`, aligned with `task.params`). Built once per episode.
  */
 interface TaskView {
-  name: string;
-  params: readonly string[];
   header: readonly string[];
   /** word -> word swaps applied to everything the policy reads. */
   swaps: ReadonlyMap<string, string>;
@@ -87,8 +85,7 @@ function viewOf(task: Task, name: string, params: readonly string[], shown: Surf
   });
   const rename = (word: string) => swaps.get(word) ?? word;
   const header = Object.freeze(['<task>', name, ':', ...shown.spec.map(rename), '</task>']);
-  const key = JSON.stringify([...swaps]);
-  return { name, params, header, swaps, key };
+  return { header, swaps, key: JSON.stringify([...swaps]) };
 }
 
 const renameCache = new Map<string, readonly string[]>();
