@@ -1,7 +1,6 @@
 import { Rng } from '../lib/rng.ts';
-import type { Harness } from './config.ts';
+import { parseHarness, pickHarness, type Harness } from './config.ts';
 import { BugFixEnv, type EpisodeInfo, type StepResult } from './env.ts';
-import { parseHarness, pickHarness } from './config.ts';
 import type { BugType, EditOp, Task } from './types.ts';
 
 /**
@@ -78,7 +77,6 @@ export interface EpisodeResult {
   malformed: number;
 }
 
-/** The result of an episode from its spec and the env's final step. */
 function episodeResult(spec: EpisodeSpec, final: Pick<StepResult, 'reward' | 'info'>): EpisodeResult {
   const { info } = final;
   return {
