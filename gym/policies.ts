@@ -124,13 +124,11 @@ export function runScripted(
 ): ScriptedRun {
   const results = playScripted(policy, harness, tasks, episodeSpecs(tasks, episodesPerTask, new Rng(seed)));
   const episodes = results.length;
-  const rewards = results.reduce((sum, result) => sum + result.reward, 0);
-  const successes = results.filter((result) => result.success).length;
   return {
     results,
     perTask: countsByTask(tasks, results),
     episodes,
-    meanReward: rewards / episodes,
-    successRate: successes / episodes,
+    meanReward: results.reduce((sum, result) => sum + result.reward, 0) / episodes,
+    successRate: results.filter((result) => result.success).length / episodes,
   };
 }
