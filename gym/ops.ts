@@ -1,5 +1,5 @@
 import { EDIT_OPS, GAMING_OP, type EditOp, type TestCase } from './types.ts';
-import { renderWords, splitWords } from './words.ts';
+import { IDENTIFIER, renderWords, splitWords } from './words.ts';
 
 /**
  * The six edit ops: real source-to-source rewrites on words, applied to whatever source the
@@ -44,8 +44,6 @@ export function literalWord(value: unknown): string {
     `literalWord: ${JSON.stringify(value)} cannot be written as a single non-negative literal word`,
   );
 }
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Index just after the body's opening `{` (the first `{` after the parameter list). */
 function bodyStart(words: readonly string[]): number {

@@ -47,7 +47,7 @@ export function specWords(text: string): readonly string[] {
 const KEYWORDS = new Set(['return', 'if', 'const', 'function', 'else', 'let']);
 const NO_SPACE_BEFORE = new Set([')', ']', ',', ';', '.']);
 const NO_SPACE_AFTER = new Set(['(', '[', '.', '!']);
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
  * Joins words into readable JavaScript (`s.slice(0, n - 1)` rather than `s . slice ( 0 , n - 1 )`)
