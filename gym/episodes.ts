@@ -130,11 +130,9 @@ export function playEpisodes(
 ): EpisodeResult[] {
   // Validated once for the whole batch; every episode gets its own env (its own stream).
   const checked = parseHarness(pickHarness(harness), { where: 'harness' });
-  const envs: BugFixEnv[] = [];
+  const envs = specs.map(() => new BugFixEnv(checked, tasks));
   const turns: PolicyTurn[] = specs.map((spec, row) => {
-    const env = new BugFixEnv(checked, tasks);
-    envs.push(env);
-    const { observation, info } = env.reset({ seed: spec.envSeed, options: { task: spec.task } });
+    const { observation, info } = envs[row]!.reset({ seed: spec.envSeed, options: { task: spec.task } });
     return { row, spec, observation, info };
   });
   const results: Array<EpisodeResult | undefined> = specs.map(() => undefined);
@@ -145,7 +143,7 @@ export function playEpisodes(
       throw new Error(`playEpisodes: the policy gave ${actions.length} actions for ${active.length} rows`);
     const next: PolicyTurn[] = [];
     active.forEach((turn, k) => {
-      const step = (envs[turn.row] as BugFixEnv).step(actions[k] as readonly string[]);
+      const step = envs[turn.row]!.step(actions[k] as readonly string[]);
       if (step.terminated || step.truncated) {
         results[turn.row] = episodeResult(turn.spec, step);
         policy.finish?.(turn.row, step);
