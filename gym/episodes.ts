@@ -21,7 +21,6 @@ export interface EpisodeSpec {
   task: string;
   /** The episode's index among its task's episodes (the result file's `sample`). */
   sample: number;
-  /** The env's reset seed. */
   envSeed: number;
   /** Key of the policy's own sampling stream for this episode (`new Rng(samplingKey)`). */
   samplingKey: string;

@@ -78,7 +78,6 @@ interface Surface {
 
 const surfaceCache = new Map<string, SurfaceTask>();
 
-/** The task as it is, no variation. */
 export function plainSurface(task: Task): SurfaceTask {
   return build(task, {
     order: task.params.map((_, i) => i),

@@ -9,7 +9,6 @@
 export const BUG_TYPES = ['zero', 'compare', 'off_by_one', 'negation', 'min_max'] as const;
 export type BugType = (typeof BUG_TYPES)[number];
 
-/** The op that repairs each bug type. */
 export const REPAIR_OP_FOR = {
   zero: 'add_zero_guard',
   compare: 'fix_comparison',
