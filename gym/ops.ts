@@ -154,10 +154,7 @@ export function applyOp(source: string, op: EditOp, context: OpContext): OpResul
   if (rewrite === undefined || !(EDIT_OPS as readonly string[]).includes(op))
     throw new Error(`applyOp: unknown op '${String(op)}' (have ${EDIT_OPS.join(', ')})`);
   let cache = opCache.get(context.publicTests);
-  if (cache === undefined) {
-    cache = new Map();
-    opCache.set(context.publicTests, cache);
-  }
+  if (cache === undefined) opCache.set(context.publicTests, (cache = new Map()));
   const key = `${op}\u0000${source}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
