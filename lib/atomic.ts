@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
-import { explained, fileKind, makeFolders } from './files.ts';
+import { explained, fileKind, makeFolders, orUndefined } from './files.ts';
 import { processAlive } from './processes.ts';
 import { dirname, join, basename } from 'node:path';
 
@@ -43,14 +43,8 @@ export function writeFilesAtomic(files: ReadonlyArray<{ path: string; content: s
  * writer's are kept: it may be writing into the same folder). Returns the names removed.
  */
 export function removeDeadTemporaries(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
   const removed: string[] = [];
-  for (const name of names) {
+  for (const name of orUndefined(() => readdirSync(dir)) ?? []) {
     const match = /^\.[^/]+\.(\d+)\.\d+\.tmp$/.exec(name);
     if (match === null || processAlive(Number(match[1]))) continue;
     rmSync(join(dir, name), { force: true });
@@ -70,13 +64,9 @@ export function writeJsonAtomic(path: string, value: unknown): void {
  * land outside the folder the user named.
  */
 export function refuseSpecialTarget(path: string, what = path): void {
-  let stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return; // nothing there yet (or a folder on the way is missing: makeFolders reports that)
-  }
-  if (stats.isFile()) return;
+  const stats = orUndefined(() => lstatSync(path));
+  // Nothing there yet (or a folder on the way is missing: makeFolders reports that), or a regular file.
+  if (stats === undefined || stats.isFile()) return;
   const device = stats.isSocket() || stats.isCharacterDevice() || stats.isBlockDevice();
   throw new InputError(
     `${what === path ? path : `${what}: '${path}'`} is ${device ? 'not a regular file' : fileKind(stats)}; give the path of a regular file (or of none yet)`,
