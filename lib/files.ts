@@ -233,11 +233,7 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
 }
 
 /** The regular file `root/name` of a folder others write to (`existsInside`, `readRegularBytes`); missing: an InputError. */
-export function readInside(
-  root: string,
-  name: string,
-  { maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {},
-): Buffer {
+export function readInside(root: string, name: string, { maxBytes }: { maxBytes: number }): Buffer {
   if (!existsInside(root, name, 'file')) throw new InputError(`no such file '${join(root, name)}'`);
   return readRegularBytes(join(root, name), { maxBytes });
 }
