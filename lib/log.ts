@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { makeFolders } from './files.ts';
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
 import { progressBar, type Progress } from './progress.ts';
 
 /**
@@ -15,27 +15,23 @@ export interface RunLog {
   close(): void;
 }
 
-export function openRunLog(runDir: string | undefined, { quiet = false }: { quiet?: boolean } = {}): RunLog {
-  let logger: Logger | undefined;
-  let destination: SyncFile | undefined;
-  if (runDir !== undefined) {
-    makeFolders(runDir);
-    destination = new SyncFile(join(runDir, 'log.jsonl'));
-    logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination);
-  }
+export function openRunLog(runDir: string, { quiet }: { quiet: boolean }): RunLog {
+  makeFolders(runDir);
+  const destination = new SyncFile(join(runDir, 'log.jsonl'));
+  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   return {
     record(event, fields) {
-      logger?.info({ event, ...fields });
+      logger.info({ event, ...fields });
     },
     say(line) {
       if (!quiet) process.stderr.write(`${line}\n`);
-      logger?.info({ event: 'say', line });
+      logger.info({ event: 'say', line });
     },
     progress(label, total) {
       return progressBar(label, total, quiet ? { terminal: false } : { offTerminal: 'phases' });
     },
     close() {
-      destination?.close();
+      destination.close();
     },
   };
 }
