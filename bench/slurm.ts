@@ -3,13 +3,13 @@ import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { orUndefined } from '../lib/files.ts';
 
 const execFileAsync = promisify(execFile);
 /** The Debian packages of a Slurm cluster on this machine (`npm test` installs them for its Slurm tests). */
 export const SLURM_PACKAGES: readonly string[] = ['slurmctld', 'slurmd', 'slurm-client', 'munge'];
 
 export interface SlurmCluster {
-  dir: string;
   env: NodeJS.ProcessEnv;
   stop(): void;
 }
@@ -18,12 +18,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pid a daemon wrote into `file`, or undefined before it has. */
 export function pidOf(file: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+  const pid = orUndefined(() => Number(readFileSync(file, 'utf8').trim()));
+  return pid !== undefined && Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
 /** A munge key (1 KiB of random bytes, root-only) in `dir/munge/`; returns its path. */
@@ -130,7 +126,7 @@ export async function startSlurm({
     }
     for (let i = 0; i < 120; i += 1) {
       const state = spawnSync('sinfo', ['-h', '-N', '-o', '%T'], { env, encoding: 'utf8' }).stdout.trim();
-      if (state === 'idle') return { dir, env, stop };
+      if (state === 'idle') return { env, stop };
       await sleep(250);
     }
     throw new Error(`the Slurm node did not become idle; see ${join(dir, 'log')}`);
