@@ -118,9 +118,7 @@ async function kernelFigures(model: PolicyModel, say: (line: string) => void) {
   }
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+const round = (value: number): number => Math.round(value * 100) / 100;
 
 /** One training step on random tokens (loss: mean negative tokenLogProbs): forward + backward + Adam, and the forward alone. */
 function trainingStep(model: PolicyModel, batch: number, length: number) {

@@ -10,10 +10,8 @@ const PYTHONS = ['python3', '/usr/bin/python3'] as const;
 /** The Python of the PyTorch reference (`npm run bench -- --torch`): `python`, else the first of `PYTHONS` that imports torch. */
 export function findTorchPython(python?: string): string {
   const candidates = python !== undefined ? [python] : PYTHONS;
-  for (const candidate of candidates) {
-    const probe = spawnSync(candidate, ['-c', 'import torch'], { stdio: 'ignore' });
-    if (probe.status === 0) return candidate;
-  }
+  for (const candidate of candidates)
+    if (spawnSync(candidate, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0) return candidate;
   throw new InputError(
     `--torch: no Python with PyTorch (tried ${candidates.join(', ')}); install python3-torch (apt-get install python3-torch) or name a Python with --python`,
   );

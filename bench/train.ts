@@ -122,11 +122,10 @@ async function trainStepBench(
   say(
     `train step 2 threads   ${stepMs.two.toFixed(0)} ms  ${gflops(stepMs.two).toFixed(1)} GFLOP/s  (${(stepMs.one / stepMs.two).toFixed(2)}x one thread)`,
   );
-  const ours = () => timeStep(worker);
   const torch =
     torchPython === undefined
       ? undefined
-      : await torchReference(torchPython, agent, say, { rows, length, ours });
+      : await torchReference(torchPython, agent, say, { rows, length, ours: () => timeStep(worker) });
   optimizer.dispose();
   return {
     figures: {
