@@ -43,10 +43,9 @@ export async function run(say: (line: string) => void): Promise<Figures> {
     const summary = JSON.parse(ran.stdout) as StudyRunSummary;
     const jobs = summary.jobs;
     const work = sum(jobs.map((job) => job.work ?? 0));
-    const wallSeconds = ran.seconds;
-    const ratio = wallSeconds / (work / WORKERS);
+    const ratio = ran.seconds / (work / WORKERS);
     say(
-      `study run --jobs ${WORKERS}, 4-seed smoke study (${jobs.length} jobs): wall ${wallSeconds.toFixed(1)} s, jobs' summed time ${work.toFixed(1)} s, wall / (sum / ${WORKERS}) = ${ratio.toFixed(3)} (target <= 1.10); load ${loadBefore} -> ${loadAfter}`,
+      `study run --jobs ${WORKERS}, 4-seed smoke study (${jobs.length} jobs): wall ${ran.seconds.toFixed(1)} s, jobs' summed time ${work.toFixed(1)} s, wall / (sum / ${WORKERS}) = ${ratio.toFixed(3)} (target <= 1.10); load ${loadBefore} -> ${loadAfter}`,
     );
     // Slot-seconds the workers held a job against the slot-seconds of the run: what idled.
     const busy = sum(jobs.map((job) => job.wall * job.slots)) / (WORKERS * summary.seconds);
@@ -88,7 +87,7 @@ export async function run(say: (line: string) => void): Promise<Figures> {
     return {
       slurm,
       jobs: jobs.length,
-      wallSeconds,
+      wallSeconds: ran.seconds,
       summedJobSeconds: work,
       wallOverIdeal: ratio,
       slotsBusy: busy,
