@@ -8,8 +8,7 @@ import { timed } from './best.ts';
  */
 export async function run(say: (line: string) => void): Promise<Record<string, number | string>> {
   const rng = new Rng('bench/eval');
-  const tasks = 500;
-  const successes = Int32Array.from({ length: tasks }, () => rng.int(33));
+  const successes = Int32Array.from({ length: 500 }, () => rng.int(33));
   const counts = { successes, trials: 32 };
   taskBootstrapCI(counts, { reps: 200, rng }); // warm up the JIT
 
