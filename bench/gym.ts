@@ -24,14 +24,13 @@ export async function run(say: (line: string) => void): Promise<Record<string, n
     `gym canary workload, warm cache: ${warm.episodes} episodes in ${warm.seconds.toFixed(2)} s (${warm.perSecond} episodes/s; target >= 20000)`,
   );
 
-  const { firstLimitMs, confirmLimitMs } = SANDBOX_LIMITS;
   const before = sandboxWork();
   const looping = timed(() =>
     runTests('function forever(x) { for (;;) {} }', 'forever', [{ args: [1], expected: 1 }]),
   );
   const stopped = sandboxWork().timeouts - before.timeouts;
   say(
-    `a call that never returns fails after ${looping.seconds.toFixed(2)} s, ${stopped} runs stopped by a limit (target: the limits, 2 x ${firstLimitMs} ms + ${confirmLimitMs} ms, 3 runs)`,
+    `a call that never returns fails after ${looping.seconds.toFixed(2)} s, ${stopped} runs stopped by a limit (target: the limits, 2 x ${SANDBOX_LIMITS.firstLimitMs} ms + ${SANDBOX_LIMITS.confirmLimitMs} ms, 3 runs)`,
   );
   return {
     'gym/coldEpisodes': cold.episodes,

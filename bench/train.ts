@@ -349,9 +349,8 @@ async function torchReference(
       (ms) => ms,
       { repeats: REPEATS, warmUps: 1 },
     );
-    const same = info.parameters === parameters;
     say(
-      `PyTorch step 2 threads ${torchMs!.toFixed(0)} ms  (PyTorch ${info.torch}, ${info.threads} threads, ${info.parameters.toLocaleString('en-US')} parameters${same ? ', as ours' : `, ours ${parameters.toLocaleString('en-US')}`}; in turn with ours, best of ${REPEATS})`,
+      `PyTorch step 2 threads ${torchMs!.toFixed(0)} ms  (PyTorch ${info.torch}, ${info.threads} threads, ${info.parameters.toLocaleString('en-US')} parameters${info.parameters === parameters ? ', as ours' : `, ours ${parameters.toLocaleString('en-US')}`}; in turn with ours, best of ${REPEATS})`,
     );
     say(`PyTorch step 1 thread  ${torchOneMs!.toFixed(0)} ms  (in the same turns)`);
     say(
