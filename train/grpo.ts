@@ -62,8 +62,9 @@ export async function grpoStep(
   const rewards = records.map((record) => record.reward);
   const advantages = groupAdvantages(rewards, config.groupSize, { scaleRewards: config.scaleRewards });
   let zeroGroups = 0;
-  for (let start = 0; start < advantages.length; start += config.groupSize)
+  for (let start = 0; start < advantages.length; start += config.groupSize) {
     if (advantages.slice(start, start + config.groupSize).every((a) => a === 0)) zeroGroups += 1;
+  }
 
   // updateEpochs optimizer steps on the same rollouts (the clip binds from the second on).
   const updateStart = performance.now();
@@ -207,8 +208,9 @@ export function grpoLoss(
     const unclipped = tf.mul(ratio, advantages);
     const clipped = tf.mul(tf.clipByValue(ratio, 1 - clipEpsilon, 1 + clipEpsilon), advantages);
     let perTokenLoss: tf.Tensor = tf.neg(tf.minimum(unclipped, clipped));
-    if (klCoef > 0 && refLogProbs !== undefined)
+    if (klCoef > 0 && refLogProbs !== undefined) {
       perTokenLoss = tf.add(perTokenLoss, tf.mul(perTokenKl(perTokenLogps, refLogProbs), klCoef));
+    }
     // Entropy bonus (PPO's c2 * S[pi], Schulman et al. 2017, eq. 9): keeps every edit op in play
     // so that a type whose op the policy has stopped sampling can still be rediscovered.
     if (stats !== undefined) perTokenLoss = tf.sub(perTokenLoss, tf.mul(stats.entropy, entropyCoef));
