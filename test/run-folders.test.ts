@@ -63,6 +63,17 @@ describe('run folders', () => {
     );
   });
 
+  it("refuses a config.json that holds no run's config (null, a number, an object without one) in one line", () => {
+    const run = join(tempFolder(), 'r');
+    fakeRun(run, 0, [0]);
+    for (const text of ['null', '7', '{}', '{"config": null}']) {
+      writeFileSync(join(run, 'config.json'), text);
+      expect(() => checkRunSnapshots(run, [0])).toThrow(
+        `${join(run, 'config.json')} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
+      );
+    }
+  });
+
   it('refuses a checkpoint folder, a file, a FIFO and a symlink loop as a run folder; takes a new, an empty and a run folder', () => {
     const root = tempFolder();
     const checkpoint = join(root, 'step-80');

@@ -90,8 +90,10 @@ export function checkRunSnapshots(runDir: string, steps: readonly number[]): voi
     throw new RunFolderError(
       `${runDir} holds snapshots but no config.json: not a training run's folder (train one with npm run train, or give its folder)`,
     );
-  const config = parseJson(readRegularFile(configPath, configPath), configPath) as { config?: RLConfig };
-  if (config.config === null || typeof config.config !== 'object')
+  const config = parseJson(readRegularFile(configPath, configPath), configPath) as {
+    config?: RLConfig;
+  } | null;
+  if (config?.config === null || typeof config?.config !== 'object')
     throw new RunFolderError(
       `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
     );
