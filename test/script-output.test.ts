@@ -17,7 +17,8 @@ const FULL = 'cannot write to standard output: ENOSPC: no space left on device, 
 const NOT_OURS: Record<string, string> = {
   pretest: 'node --import tsx test/system-setup.ts',
   test: 'vitest run',
-  'test:unit': 'vitest run --mode unit && vitest run --mode unit-globals',
+  'test:unit':
+    'sh -c \'vitest run --mode unit --passWithNoTests "$@" && vitest run --mode unit-globals --passWithNoTests "$@"\' test:unit',
   prepack: `node -e "require('node:fs').rmSync('dist',{recursive:true,force:true})" && tsc -p tsconfig.build.json`,
   typecheck: 'tsc --noEmit',
   format: 'prettier --write .',
