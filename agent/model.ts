@@ -25,6 +25,11 @@ export { Session } from './session.ts';
 
 let modelCounter = 0;
 
+/** Which positions of [B, T-1] a caller reads: where `only` is nonzero (every one without it). */
+export interface PositionsOption {
+  only?: ArrayLike<number>;
+}
+
 /** Indices of the nonzero entries of a mask, in order. */
 function positionsWhere(mask: ArrayLike<number>): Int32Array {
   let count = 0;
@@ -158,7 +163,7 @@ export class PolicyModel {
    * that reads them only there. Training's losses pass their masks: the last block after
    * attention and the head then run on those positions alone.
    */
-  tokenLogProbs(ids: tf.Tensor2D, { only }: { only?: ArrayLike<number> } = {}): tf.Tensor2D {
+  tokenLogProbs(ids: tf.Tensor2D, { only }: PositionsOption = {}): tf.Tensor2D {
     return tf.tidy(() => {
       const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
       return reshape(place(reshape(pickLogProbs(logits, targets), [-1, 1])), shape);
@@ -168,7 +173,7 @@ export class PolicyModel {
   /** `tokenLogProbs` plus the entropy [B, T-1] of each position's next-token distribution (`only` as there). */
   tokenStats(
     ids: tf.Tensor2D,
-    { only }: { only?: ArrayLike<number> } = {},
+    { only }: PositionsOption = {},
   ): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
     return tf.tidy(() => {
       const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);

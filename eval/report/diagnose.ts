@@ -330,6 +330,18 @@ function beforeAfterChecklist(
   ];
 }
 
+/** Finding 5: the before/after checklist, ticked, as evidence. */
+function beforeAfterFinding(checklist: Checklist): Finding {
+  return {
+    explanation: 'before-after',
+    title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
+    supported: null,
+    evidence: checklist.map(
+      ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
+    ),
+  };
+}
+
 /** The one-sentence conclusion: no inversion, or the explanations (1-4) the data supports. */
 function conclusionOf(
   findings: readonly Finding[],
@@ -366,19 +378,12 @@ export function diagnose(
   const harness = compareHarness(first, second, oneBatch);
   const multiTurn = multiTurnViews(first, second, batches);
   const checklist = beforeAfterChecklist(harness, first, oneBatch, same.unpaired);
-  const findings: Finding[] = [
+  const findings = [
     same.finding,
     ...(oneBatch || same.sameBatch ? [] : [differentRunsFinding(batches, k, numbers.inverted)]),
     harnessFinding(harness, first, batches),
     multiTurnFinding(multiTurn),
-    {
-      explanation: 'before-after',
-      title: '5. Before/after: same greedy and sampled settings for both checkpoints, paired by task',
-      supported: null,
-      evidence: checklist.map(
-        ({ item, ok, detail }) => `[${ok === true ? 'x' : ok === false ? ' ' : '?'}] ${item}: ${detail}`,
-      ),
-    },
+    beforeAfterFinding(checklist),
   ];
   return {
     sources: oneBatch ? [labels[0]] : labels,
