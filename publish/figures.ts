@@ -98,7 +98,7 @@ interface ChartOptions {
   width?: number;
 }
 
-export interface LineChartOptions extends ChartOptions {
+interface LineChartOptions extends ChartOptions {
   series: Array<{ name: string; points: Array<{ x: number; y: number }> }>;
   xScale?: 'linear' | 'log';
   legendTitle?: string;
@@ -127,7 +127,7 @@ export async function lineChartSvg(options: LineChartOptions): Promise<Figure> {
   return renderSpec({ title, width, height: 320, data: { values }, layer: [line, ...ruleLayers(rules)] });
 }
 
-export type IntervalPoint = { group: string; series: string; estimate: number; low: number; high: number };
+type IntervalPoint = { group: string; series: string; estimate: number; low: number; high: number };
 
 /** One point of an interval chart; an end that is undefined (null) is drawn at the estimate. */
 export function intervalPoint(
@@ -139,7 +139,7 @@ export function intervalPoint(
   return { group, series, estimate, low: low ?? estimate, high: high ?? estimate };
 }
 
-export interface IntervalChartOptions extends ChartOptions {
+interface IntervalChartOptions extends ChartOptions {
   points: IntervalPoint[];
 }
 
@@ -226,7 +226,7 @@ async function renderSpec(spec: Record<string, unknown>): Promise<Figure> {
 }
 
 /** A line with a shaded band (its interval) per series. */
-export type BandSeries = {
+type BandSeries = {
   name: string;
   points: Array<{ x: number; y: number; low?: number; high?: number }>;
 };
@@ -314,8 +314,6 @@ export async function bandPanelsSvg(
   });
 }
 
-export type HeatCell = { row: string; column: string; value: number; label?: string };
-
 /**
  * A heat map (rows x columns, colour by value, the label written in each cell): the task x seed
  * figure of the seed study's narrowing. With `divergingAt` the colour scale diverges from that
@@ -327,7 +325,7 @@ export async function heatmapSvg(options: {
   rowTitle: string;
   columnTitle: string;
   valueTitle: string;
-  cells: HeatCell[];
+  cells: Array<{ row: string; column: string; value: number; label?: string }>;
   divergingAt?: number;
 }): Promise<Figure> {
   const { title, rowTitle, columnTitle, valueTitle, cells, divergingAt } = options;

@@ -21,7 +21,7 @@ export function jsonScript(id: string, value: unknown): string {
 }
 
 /** How the Markdown renderer draws what it cannot draw alone. */
-export interface MarkdownHooks {
+interface MarkdownHooks {
   /** The HTML of an image line `![alt](path)` (a figure). */
   figure: (path: string) => string;
   /** The href of a link target, or undefined to show the link's text alone. */

@@ -13,7 +13,7 @@ export interface Report {
 }
 
 /** A heading, a table or a paragraph; a paragraph given as lines keeps them on consecutive lines (one Markdown paragraph). */
-export type Block = string | readonly string[];
+type Block = string | readonly string[];
 
 export function blocks(...parts: Block[]): string {
   return parts.map((part) => (typeof part === 'string' ? part : part.join('\n'))).join('\n\n');

@@ -18,7 +18,7 @@ const PACKAGES = [
   'tsx',
 ];
 
-export interface ExperimentOutput {
+interface ExperimentOutput {
   section: string;
   title: string;
   seed: number;

@@ -17,16 +17,14 @@ const ALPHA = 0.05;
 const POWER = 0.8;
 const DESIGN = `two-sided ${ALPHA * 100}%, power ${POWER}`;
 
-/** A results file an answer reads: its JSON (undefined when missing), its name, the command that makes it and its section. */
-export interface AnswerSource {
-  name: string;
-  json: unknown;
-  command: string;
-  section: { id: string; label: string };
-}
-
-/** The sources the three answers read, by section: 17.4, 17.7, the seed study and exercise 7. */
-export type AnswerSources = Record<'17.4' | '17.7' | 'seeds' | 'ex-7', AnswerSource>;
+/**
+ * The results files the three answers read, by section (17.4, 17.7, the seed study, exercise 7):
+ * each one's JSON (undefined when missing), its name, the command that makes it and its section.
+ */
+export type AnswerSources = Record<
+  '17.4' | '17.7' | 'seeds' | 'ex-7',
+  { name: string; json: unknown; command: string; section: { id: string; label: string } }
+>;
 
 const points = (delta: number) => Number((delta * 100).toPrecision(3));
 const ends = z.object({ low: z.number(), high: z.number() });

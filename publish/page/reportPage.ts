@@ -35,7 +35,7 @@ import {
   tableHtml,
 } from '../html.ts';
 
-export interface ReportPageOptions {
+interface ReportPageOptions {
   /** The results folder (results/): 17.N.json and .md, ex-N, seeds, figures/. */
   resultsDir: string;
   outFile: string;
@@ -300,7 +300,7 @@ function numberLeaves(
 }
 
 /** The results the book table's "ours" numbers are read from: the committed ones (results/) and the folder the page is pointed at. */
-export type BookResults = { referenceDir: string; resultsDir: string };
+type BookResults = { referenceDir: string; resultsDir: string };
 
 /**
  * One "ours" cell of docs/REPRODUCTION.md read from another results folder: each number with a
@@ -371,7 +371,7 @@ function oursFromResults(
  * section of the page. Its "ours" numbers are the committed results'; with `results` naming
  * another folder they are read from that folder instead (see oursCell), and a note says how.
  */
-export function bookBesideOurs(markdown: string, results?: BookResults): string {
+function bookBesideOurs(markdown: string, results?: BookResults): string {
   const elsewhere = results !== undefined && resolve(results.referenceDir) !== resolve(results.resultsDir);
   let section: string | undefined;
   const parts = markdownBlocks(markdown).map(({ kind, lines }) => {

@@ -15,7 +15,7 @@ import { startBrowser, watchPage } from '../../lib/browser.ts';
 import { isMain, parseScriptFlags, runScript } from '../../lib/script.ts';
 import { ROOT } from '../../lib/paths.ts';
 
-export interface ScreenshotOptions {
+interface ScreenshotOptions {
   page: string;
   /** The section whose first figure is shown, e.g. sec-17.5 (Figure 17.2). */
   section: string;

@@ -1,5 +1,6 @@
 /** The report of 17.5 (experiments/17.5.ts): pass@1 under eight harnesses (Figure 17.2), then greedy against sampled. */
 import type { Numbers175 as Numbers } from '../../analysis/index.ts';
+import { count as counted } from '../../lib/text.ts';
 import { intervalChartSvg, intervalPoint, type Figure } from '../figures.ts';
 import {
   blocks,
@@ -71,8 +72,6 @@ function trainedMoves({ rows, heat }: Numbers): string {
   );
 }
 
-const episodeCount = (count: number) => `${count} ${count === 1 ? 'episode' : 'episodes'}`;
-
 /** Why more turns or edits move an agent's number or not: whether its episodes ever use them (the `budgetUse` counts). */
 function budgetSentence(use: Numbers['budgetUse'][number], move: (name: string) => number): string {
   const edits =
@@ -83,7 +82,7 @@ function budgetSentence(use: Numbers['budgetUse'][number], move: (name: string) 
     use.ranOutOfTurns === 0
       ? `every episode submits within its 6 turns (at most ${use.mostTurns}; ${use.reachedThirdTurn} of ${use.episodes} reach a third turn)`
       : `${use.ranOutOfTurns} of ${use.episodes} episodes run out of their 6 turns (${use.reachedThirdTurn} reach a third turn)`;
-  return `Step ${use.step}: ${edits}, and ${turns}. With one seed for every harness an episode plays the same until it would use the extra budget, so 10 turns changes the outcome of ${episodeCount(use.outcomeChangedByTenTurns)} (${signed(move('10 turns'))}; at most ${use.mostTurnsWithTen} turns used) and unlimited edits of ${episodeCount(use.outcomeChangedByUnlimitedEdits)} (${signed(move('unlimited edits'))}).`;
+  return `Step ${use.step}: ${edits}, and ${turns}. With one seed for every harness an episode plays the same until it would use the extra budget, so 10 turns changes the outcome of ${counted(use.outcomeChangedByTenTurns, 'episode')} (${signed(move('10 turns'))}; at most ${use.mostTurnsWithTen} turns used) and unlimited edits of ${counted(use.outcomeChangedByUnlimitedEdits, 'episode')} (${signed(move('unlimited edits'))}).`;
 }
 
 const rowOf = (rows: Numbers['rows'], step: number, harness: string) =>

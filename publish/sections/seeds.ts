@@ -77,9 +77,7 @@ function claimsSection(numbers: SeedClaims): string {
   );
 }
 
-type Row = string[];
-
-function noiseRows({ noise, seeds }: SeedClaims): Row[] {
+function noiseRows({ noise, seeds }: SeedClaims): string[][] {
   const seedCount = seeds.length;
   return (['step30', 'step80'] as const).flatMap((key) => {
     const step = key.replace('step', 'step ');
@@ -97,7 +95,7 @@ function noiseRows({ noise, seeds }: SeedClaims): Row[] {
 }
 
 /** 17.8's figures over seeds, the two winner's curses with their standings. */
-function selectionRows({ selection, curse }: SeedClaims): Row[] {
+function selectionRows({ selection, curse }: SeedClaims): string[][] {
   const rows: Array<[string, keyof SeedClaims['selection'], SeedClaims['curse']['ours']?]> = [
     [
       "17.8: winner's curse, ours: the step picked on the first half of the test episodes, its score there minus on the second half (t 95% over seeds)",
@@ -126,7 +124,7 @@ function selectionRows({ selection, curse }: SeedClaims): Row[] {
 }
 
 /** 17.5's magnitudes, 17.3's base rho, step 80 over seeds, and the aggregates. */
-function valueRows(numbers: SeedClaims): Row[] {
+function valueRows(numbers: SeedClaims): string[][] {
   const { temperature, aggregates, baseRho } = numbers;
   return [
     ...(['hot', 'greedy'] as const).map((key) => [
