@@ -318,9 +318,7 @@ function oursCell(
     const decimals = token.split('.')[1]!.length;
     const paths = reference.filter(([, value]) => value.toFixed(decimals) === token).map(([path]) => path);
     const values = new Set(
-      paths
-        .map((path) => target?.find(([candidate]) => candidate === path)?.[1])
-        .map((v) => v?.toFixed(decimals)),
+      paths.map((path) => target?.find(([candidate]) => candidate === path)?.[1]?.toFixed(decimals)),
     );
     const [only] = values;
     return paths.length > 0 && values.size === 1 && only !== undefined ? only : `${token}†`;

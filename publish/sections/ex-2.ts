@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import type { NumbersEx2 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg, type Figure } from '../figures.ts';
-import { blocks, pct, reading, section, subsection, table, type Report } from '../markdown.ts';
+import { pct, reading, section, subsection, table, type Report } from '../markdown.ts';
 
 /** The chance that k samples all miss, 1 - pass@k, readable when it is tiny. */
 const miss = (passAtK: number) => (1 - passAtK === 0 ? '0' : (1 - passAtK).toExponential(1));
@@ -99,13 +99,11 @@ async function runFigures(
 
 export async function report({ curveEpisodes, otherEpisodes, maxK, runs }: Numbers): Promise<Report> {
   const shownKs = [1, 2, 4, 8, 16, 32, 64, 128].filter((k) => k <= maxK);
-  const markdown = blocks(
-    section(
-      `pass@k at ${curveEpisodes} episodes per held-out task (steps 0, 20, 40, 80; the other checkpoints at ${otherEpisodes})`,
-      ...runs.map((measured) => runSubsection(measured, { maxK, shownKs })),
-      reading(
-        `the crossing is the first k at which the base agent, which guesses widely, has a higher mean pass@k than step 80: where its samples reach the tasks step 80 has stopped solving. pass@k is unbiased at any n, so more episodes move the crossing only by making the counts less noisy. Coverage at k = ${maxK} is shown as the chance that ${maxK} samples miss the task (1 - pass@${maxK}); a task loses coverage in earnest only when its count at step 80 is near 0. The onset of a fall is the change point after the peak of the task's rates; its interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap). A task can also fall during training and end above the base agent: every fall of a task's rate from a checkpoint to the next low point is tested one-sided by Fisher's exact test on the two counts, with Holm's correction over every fall of the run.`,
-      ),
+  const markdown = section(
+    `pass@k at ${curveEpisodes} episodes per held-out task (steps 0, 20, 40, 80; the other checkpoints at ${otherEpisodes})`,
+    ...runs.map((measured) => runSubsection(measured, { maxK, shownKs })),
+    reading(
+      `the crossing is the first k at which the base agent, which guesses widely, has a higher mean pass@k than step 80: where its samples reach the tasks step 80 has stopped solving. pass@k is unbiased at any n, so more episodes move the crossing only by making the counts less noisy. Coverage at k = ${maxK} is shown as the chance that ${maxK} samples miss the task (1 - pass@${maxK}); a task loses coverage in earnest only when its count at step 80 is near 0. The onset of a fall is the change point after the peak of the task's rates; its interval comes from redrawing every checkpoint's count from its binomial (changePointBootstrap). A task can also fall during training and end above the base agent: every fall of a task's rate from a checkpoint to the next low point is tested one-sided by Fisher's exact test on the two counts, with Holm's correction over every fall of the run.`,
     ),
   );
   return { markdown, figures: await runFigures(runs, { curveEpisodes, shownKs }) };

@@ -1,7 +1,7 @@
 /** The report of exercise 7 (experiments/ex-7.ts): the design review of a reported improvement. */
 import type { NumbersEx7 as Numbers } from '../../analysis/index.ts';
 import { lineChartSvg } from '../figures.ts';
-import { blocks, reading, section, table, type Report } from '../markdown.ts';
+import { reading, section, table, type Report } from '../markdown.ts';
 
 const f = (value: number | null) => (value === null ? 'n/a' : value.toFixed(4));
 const needed = (value: number | null, max: number) => (value === null ? `more than ${max}` : String(value));
@@ -21,33 +21,31 @@ export async function report({
       'seeds per arm needed': (row) => needed(row.seedsNeeded, 1_000),
       'floor (tasks only)': (row) => f(row.floorSE),
     });
-  const markdown = blocks(
-    section(
-      `The claim: ${claim.a} -> ${claim.b} on ${claim.tasks} tasks, ${claim.samples} sample per task, ${claim.seeds} seed per arm, best of ${claim.selectedFrom} checkpoints`,
-      table(
+  const markdown = section(
+    `The claim: ${claim.a} -> ${claim.b} on ${claim.tasks} tasks, ${claim.samples} sample per task, ${claim.seeds} seed per arm, best of ${claim.selectedFrom} checkpoints`,
+    table(
+      [
+        ['SE of one arm (sqrt(p(1-p)/N))', `${f(review.seA)}, ${f(review.seB)}`],
+        ['SE of the difference, unpaired', f(review.unpaired.se)],
+        ['z of the reported difference, unpaired', review.unpaired.z?.toFixed(2) ?? 'n/a'],
+        ['SE that detects it (alpha 0.05, power 0.8)', f(review.targetSE)],
         [
-          ['SE of one arm (sqrt(p(1-p)/N))', `${f(review.seA)}, ${f(review.seB)}`],
-          ['SE of the difference, unpaired', f(review.unpaired.se)],
-          ['z of the reported difference, unpaired', review.unpaired.z?.toFixed(2) ?? 'n/a'],
-          ['SE that detects it (alpha 0.05, power 0.8)', f(review.targetSE)],
-          [
-            `selection inflation sigma E[max of ${claim.selectedFrom}], independent evaluations (an upper bound)`,
-            `${f(review.selection.evaluationSD)} x ${review.selection.expectedMax.toFixed(3)} = ${f(review.selection.inflation)}`,
-          ],
-          [
-            `the same for checkpoints correlated ${correlatedSelection.correlation.toFixed(2)} (17.4's step 60 and 80), sigma sqrt(1 - r) E[max]`,
-            f(correlatedSelection.inflation),
-          ],
-        ] as const,
-        { quantity: (row) => row[0], value: (row) => row[1] },
-      ),
-      `Paired, by the per-task correlation (intraclass correlation ${claim.icc} assumed; training noise left out):`,
-      rows(review),
-      'The same with a training-noise SD of 0.01 per arm (one seed cannot measure it):',
-      rows(withTrainingNoise),
-      reading(
-        `the chapter's arithmetic: SE about 0.022 per arm and 0.031 for the difference, so +${(claim.b - claim.a).toFixed(3)} is ${review.unpaired.z?.toFixed(2)} SE unpaired, and the best of five checkpoints is expected to read at most ${f(review.selection.inflation)} high on its own (five independent evaluations), about the whole difference; checkpoints of one run on the same tasks correlate, and at 17.4's ${correlatedSelection.correlation.toFixed(2)} the expected inflation is ${f(correlatedSelection.inflation)}, ${((100 * correlatedSelection.inflation) / (claim.b - claim.a)).toFixed(0)}% of it. Pairing helps only as far as the per-task correlation is high; more samples shrink only the within-task part, so below the task-level floor no number of samples reaches the SE needed; training noise adds a term that only more seeds remove.`,
-      ),
+          `selection inflation sigma E[max of ${claim.selectedFrom}], independent evaluations (an upper bound)`,
+          `${f(review.selection.evaluationSD)} x ${review.selection.expectedMax.toFixed(3)} = ${f(review.selection.inflation)}`,
+        ],
+        [
+          `the same for checkpoints correlated ${correlatedSelection.correlation.toFixed(2)} (17.4's step 60 and 80), sigma sqrt(1 - r) E[max]`,
+          f(correlatedSelection.inflation),
+        ],
+      ] as const,
+      { quantity: (row) => row[0], value: (row) => row[1] },
+    ),
+    `Paired, by the per-task correlation (intraclass correlation ${claim.icc} assumed; training noise left out):`,
+    rows(review),
+    'The same with a training-noise SD of 0.01 per arm (one seed cannot measure it):',
+    rows(withTrainingNoise),
+    reading(
+      `the chapter's arithmetic: SE about 0.022 per arm and 0.031 for the difference, so +${(claim.b - claim.a).toFixed(3)} is ${review.unpaired.z?.toFixed(2)} SE unpaired, and the best of five checkpoints is expected to read at most ${f(review.selection.inflation)} high on its own (five independent evaluations), about the whole difference; checkpoints of one run on the same tasks correlate, and at 17.4's ${correlatedSelection.correlation.toFixed(2)} the expected inflation is ${f(correlatedSelection.inflation)}, ${((100 * correlatedSelection.inflation) / (claim.b - claim.a)).toFixed(0)}% of it. Pairing helps only as far as the per-task correlation is high; more samples shrink only the within-task part, so below the task-level floor no number of samples reaches the SE needed; training noise adds a term that only more seeds remove.`,
     ),
   );
   const figure = await lineChartSvg({
