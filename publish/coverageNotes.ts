@@ -17,7 +17,6 @@ import {
   type NumbersCoverage as Numbers,
 } from '../analysis/index.ts';
 
-/** The committed coverage results. */
 export const COVERAGE_FILE = join(ROOT, 'results', 'coverage.json');
 
 type CoverageRow = Numbers['rows'][number];

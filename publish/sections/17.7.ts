@@ -58,7 +58,6 @@ function passAtKFigure({ agents, reference, narrowing }: Numbers, { episodes, ag
     name: 'blind guess 1 - 0.8^k',
     points: reference.map((point) => ({ x: point.k, y: point.y })),
   };
-  // Nothing narrows: the figure is the mean curves alone (the text names the runs searched).
   const right: BandPanel[] =
     shown === undefined
       ? []
