@@ -20,10 +20,12 @@ function tip(
   field: string,
   title: string,
   quantitative = true,
-  values: ReadonlyArray<Record<string, unknown>> = [],
+  values: readonly object[] = [],
 ): Record<string, unknown> {
   if (!quantitative) return { field, type: 'nominal', title };
-  const present = values.map((value) => value[field]).filter((value) => value !== undefined);
+  const present = values
+    .map((value) => (value as Record<string, unknown>)[field])
+    .filter((value) => value !== undefined);
   const integers = present.length > 0 && present.every((value) => Number.isInteger(value));
   return { field, type: 'quantitative', title, format: integers ? 'd' : '.3f' };
 }
@@ -157,13 +159,12 @@ function intervalChartSpec(options: IntervalChartOptions): Record<string, unknow
   const x = { field: 'group', type: 'nominal', title: xTitle, sort: groups, axis: { labelAngle: -30 } };
   const xOffset = { field: 'series', sort: series };
   const color = seriesColour(series);
-  const values = points as unknown as ReadonlyArray<Record<string, unknown>>;
   const tooltip = [
     tip('group', xTitle || 'group', false),
     tip('series', 'series', false),
-    tip('estimate', yTitle, true, values),
-    tip('low', 'interval low', true, values),
-    tip('high', 'interval high', true, values),
+    tip('estimate', yTitle, true, points),
+    tip('low', 'interval low', true, points),
+    tip('high', 'interval high', true, points),
   ];
   const bar = {
     mark: { type: 'rule' },
@@ -333,7 +334,6 @@ export async function heatmapSvg(options: {
   const reach = Math.max(1e-9, ...cells.map((cell) => Math.abs(cell.value - mid)));
   const diverging = { scheme: 'redblue', domain: [mid - reach, mid + reach], domainMid: mid };
   const scale = divergingAt === undefined ? {} : { scale: diverging };
-  const heatValues = cells as unknown as ReadonlyArray<Record<string, unknown>>;
   const rows = [...new Set(cells.map((cell) => cell.row))];
   const columns = [...new Set(cells.map((cell) => cell.column))];
   const x = { field: 'column', type: 'nominal', title: columnTitle, sort: columns };
@@ -353,7 +353,7 @@ export async function heatmapSvg(options: {
           tooltip: [
             tip('row', rowTitle, false),
             tip('column', columnTitle, false),
-            tip('value', valueTitle, true, heatValues),
+            tip('value', valueTitle, true, cells),
           ],
         },
       },

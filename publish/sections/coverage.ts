@@ -6,10 +6,8 @@ type CoverageRow = Numbers['rows'][number];
 
 export function report({ simulations, reps, draws, flagBelow, rows, wilson }: Numbers): Report {
   const flagged = rows.filter((row) => row.flagged);
-  const inWorld = (row: CoverageRow, world: 'observed' | 'fitted') =>
-    row.worlds.find((entry) => entry.world === world)!;
   const cell = (row: CoverageRow, world: 'observed' | 'fitted') => {
-    const entry = inWorld(row, world);
+    const entry = row.worlds.find((candidate) => candidate.world === world)!;
     return `${withSE(entry.coverage, entry.se)} (high ${pct(entry.missedHigh)}, low ${pct(entry.missedLow)}; width ${pct(entry.meanWidth)}${entry.exact > 0 ? `; exact in ${pct(entry.exact)}` : ''})`;
   };
   return {
