@@ -12,8 +12,6 @@ import {
 import { Rng } from '../lib/rng.ts';
 import { taskRates, type StudyResults } from '../study/index.ts';
 
-export { AGGREGATE_REPS };
-
 /** The thresholds of the performance profiles: 0, 0.05, ..., 1. */
 export const PROFILE_TAUS = Array.from({ length: 21 }, (_, i) => i / 20);
 
@@ -67,12 +65,7 @@ export function stepAggregates(
     profile = false,
     taskBootstrap = false,
   }: { seed: number; reps?: number; profile?: boolean; taskBootstrap?: boolean },
-): {
-  mean: SeedEstimate;
-  iqm: SeedEstimate;
-  profile: Array<Estimate & { tau: number }> | null;
-  iqmTaskBootstrap: Estimate | null;
-} {
+) {
   const scores = taskRates(results, step);
   if (scores.length < 2) return oneSeed(scores);
   const rng = new Rng(seed).fork(`aggregates/${step}`);

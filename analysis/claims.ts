@@ -1,4 +1,5 @@
 import {
+  AGGREGATE_REPS,
   binomialTestGreater,
   countDropDetection,
   exactOverUnits,
@@ -22,7 +23,7 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { InputError, StatisticsError } from '../lib/errors.ts';
 import { getOrAdd, recordOf } from '../lib/collections.ts';
 import { Rng } from '../lib/rng.ts';
-import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
+import { improvement, stepAggregates } from './aggregates.ts';
 import {
   CHAPTER_STEPS,
   evaluationOf,
@@ -186,49 +187,44 @@ function seedVerdicts(episodes: SeedEpisodes, kMax: number, tasks: readonly stri
   const [base, early, late] = [curve(at(0)), curve(at(20)), curve(at(80))];
   const overtake = late.findIndex((value, i) => i < kMax && base[i]! > value);
   const between = CHAPTER_STEPS.filter((step) => step > 0 && step < 80);
-  const belowBaseP = tasks.map((_, t) => pairedDropP(at(0)[t]!, at(80)[t]!));
-  const belowBaseHolm = holmAdjust(belowBaseP);
-  const fromPeak = tasks.map((_, t) => {
-    const p = between.map((step) => pairedDropP(at(step)[t]!, at(80)[t]!));
-    const best = Math.min(...p);
-    return { step: between[p.indexOf(best)]!, p: Math.min(1, best * between.length) };
-  });
-  const fromPeakHolm = holmAdjust(fromPeak.map((row) => row.p));
-  const steepest = tasks.map((_, t) => {
-    let drop = { from: 0, to: 1, p: 1 };
-    for (let i = 0; i < CHAPTER_STEPS.length; i += 1)
-      for (let j = i + 1; j < CHAPTER_STEPS.length; j += 1) {
-        const p = pairedDropP(episodes.steps[i]![t]!, episodes.steps[j]![t]!);
-        if (p < drop.p) drop = { from: i, to: j, p };
-      }
-    return { ...drop, p: Math.min(1, drop.p * STEP_PAIRS) };
-  });
-  const steepestHolm = holmAdjust(steepest.map((drop) => drop.p));
+  const belowBase = withHolm(tasks.map((task, t) => ({ task, p: pairedDropP(at(0)[t]!, at(80)[t]!) })));
+  const fromPeak = withHolm(
+    tasks.map((task, t) => {
+      const p = between.map((step) => pairedDropP(at(step)[t]!, at(80)[t]!));
+      const best = Math.min(...p);
+      return { task, step: between[p.indexOf(best)]!, p: Math.min(1, best * between.length) };
+    }),
+  );
+  // p: Bonferroni over the step pairs; holmP: then Holm over the tasks.
+  const steepest = withHolm(
+    tasks.map((task, t) => {
+      let drop = { from: 0, to: 1, p: 1 };
+      for (let i = 0; i < CHAPTER_STEPS.length; i += 1)
+        for (let j = i + 1; j < CHAPTER_STEPS.length; j += 1) {
+          const p = pairedDropP(episodes.steps[i]![t]!, episodes.steps[j]![t]!);
+          if (p < drop.p) drop = { from: i, to: j, p };
+        }
+      const [from, to] = [CHAPTER_STEPS[drop.from]!, CHAPTER_STEPS[drop.to]!];
+      return { task, from, to, p: Math.min(1, drop.p * STEP_PAIRS) };
+    }),
+  );
   const verdicts: Record<ClaimName, boolean> = {
     endsBelowBase: tasks.some((_, t) => successes(at(80)[t]!) < successes(at(0)[t]!)),
-    endsBelowBaseTested: belowBaseP.some((p) => p < 0.05),
-    endsBelowBaseHolm: belowBaseHolm.some((p) => p < 0.05),
+    endsBelowBaseTested: belowBase.some((row) => row.p < 0.05),
+    endsBelowBaseHolm: belowBase.some((row) => row.holmP < 0.05),
     overtakesBy32: overtake !== -1,
     step20AtOrAboveBase: early.every((value, i) => value >= base[i]! - 1e-12),
     step20AtOrAboveBoth: early.every((value, i) => value >= Math.max(base[i]!, late[i]!) - 1e-12),
-    lateTrainingInstability: fromPeakHolm.some((p) => p < 0.05),
-    fallsDuringTraining: steepestHolm.some((p) => p < 0.05),
+    lateTrainingInstability: fromPeak.some((row) => row.holmP < 0.05),
+    fallsDuringTraining: steepest.some((row) => row.holmP < 0.05),
   };
-  return {
-    verdicts,
-    overtakeK: overtake === -1 ? null : overtake + 1,
-    belowBase: tasks.map((task, t) => ({ task, p: belowBaseP[t]!, holmP: belowBaseHolm[t]! })),
-    fromPeak: tasks.map((task, t) => ({ task, ...fromPeak[t]!, holmP: fromPeakHolm[t]! })),
-    steepest: tasks.map((task, t) => ({
-      task,
-      from: CHAPTER_STEPS[steepest[t]!.from]!,
-      to: CHAPTER_STEPS[steepest[t]!.to]!,
-      /** Bonferroni over the step pairs. */
-      p: steepest[t]!.p,
-      /** Then Holm over the tasks. */
-      holmP: steepestHolm[t]!,
-    })),
-  };
+  return { verdicts, overtakeK: overtake === -1 ? null : overtake + 1, belowBase, fromPeak, steepest };
+}
+
+/** Each row with its p Holm-adjusted over the rows (`holmP`). */
+function withHolm<Row extends { p: number }>(rows: Row[]): Array<Row & { holmP: number }> {
+  const adjusted = holmAdjust(rows.map((row) => row.p));
+  return rows.map((row, i) => ({ ...row, holmP: adjusted[i]! }));
 }
 
 /** The seed's episodes redrawn with replacement within each task, the same draw at every checkpoint (they played the same episodes). */

@@ -1,6 +1,6 @@
-import { standardDeviationInterval } from '../eval/index.ts';
+import { AGGREGATE_REPS, standardDeviationInterval } from '../eval/index.ts';
 import { evaluationOf, type StudyResults } from '../study/index.ts';
-import { AGGREGATE_REPS, improvement, stepAggregates } from './aggregates.ts';
+import { improvement, stepAggregates } from './aggregates.ts';
 
 /**
  * What `tinyagent study report` records of a finished study: every seed's pass@1 at every

@@ -63,7 +63,6 @@ function monteCarloRows({
       plugInSE: sampleStandardDeviation(plugIn) / Math.sqrt(evals),
       unbiasedMean,
       unbiasedBias: unbiasedMean - truth,
-      // Monte Carlo standard error of the unbiased mean.
       monteCarloSE: sampleStandardDeviation(unbiased) / Math.sqrt(evals),
       plugInBiasExact,
       unbiasedBiasExact: exactMean((c) => passAtK(n, c, k)) - truth,

@@ -71,8 +71,12 @@ export function simulateEval(
 
 const UNIT_FIGURES = ['episodeCoversPopulation', 'episodeCoversTasks', 'taskCoversPopulation'] as const;
 
+/** A simulation's design: the benchmark, episodes per task, simulated evaluations, and bootstrap replicates. */
+type Design = CoverageConfig['unit'];
+
 /** Coverage of the population mean by episode- and task-level bootstrap intervals at n episodes per task. */
-function unitCoverage(benchmark: Benchmark, episodesPerTask: number, evals: number, reps: number, rng: Rng) {
+function unitCoverage(benchmark: Design, rng: Rng) {
+  const { episodesPerTask, evals, reps } = benchmark;
   const mean = populationMean(benchmark);
   const covered = recordOf(UNIT_FIGURES, () => 0);
   const covers = ({ low, high }: { low: number; high: number }, truth: number) =>
@@ -112,13 +116,8 @@ function exactEpisodeCoverage(benchmark: Benchmark, episodesPerTask: number, rep
  * A large simulation without bootstrap noise: each simulated benchmark is scored by the exact
  * probability that its `reps`-replicate interval covers, so only the benchmarks are simulated.
  */
-function referenceCoverage(
-  benchmark: Benchmark,
-  episodesPerTask: number,
-  evals: number,
-  reps: number,
-  rng: Rng,
-) {
+function referenceCoverage(benchmark: Design, rng: Rng) {
+  const { episodesPerTask, evals, reps } = benchmark;
   const episodes = benchmark.tasks * episodesPerTask;
   const episodeDistributions = new Map<number, Float64Array>();
   const tasks = new Float64Array(evals);
@@ -174,12 +173,9 @@ function waldWilsonRows({ episodes, passRates, evals }: CoverageConfig['waldWils
 /** Which unit to resample at the configured episodes per task: ours (stream `unit`), then the references (stream `reference`). */
 function unitNumbers(config: CoverageConfig, rng: Rng) {
   const { episodesPerTask, evals, reps } = config.unit;
-  const simulated = unitCoverage(config.unit, episodesPerTask, evals, reps, rng.fork('unit'));
+  const simulated = unitCoverage(config.unit, rng.fork('unit'));
   const reference = referenceCoverage(
-    config.unit,
-    episodesPerTask,
-    config.reference.evals,
-    reps,
+    { ...config.unit, evals: config.reference.evals },
     rng.fork('reference'),
   );
   return {
@@ -197,7 +193,7 @@ function unitNumbers(config: CoverageConfig, rng: Rng) {
 function figurePoints({ unit: benchmark, figure: config }: CoverageConfig, rng: Rng) {
   const bar = progressBar('17.3 figure', config.episodesPerTask.length);
   const figure = config.episodesPerTask.map((n, i) => {
-    const point = unitCoverage(benchmark, n, config.evals, config.reps, rng.fork(`figure/${n}`));
+    const point = unitCoverage({ ...benchmark, ...config, episodesPerTask: n }, rng.fork(`figure/${n}`));
     bar.tick(i + 1, `n=${n}`);
     return {
       episodesPerTask: n,

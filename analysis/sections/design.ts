@@ -105,9 +105,9 @@ export function nestedSplit(
   { perGroup, seed }: { perGroup: number; seed: number },
 ) {
   const seedsOf = (results: StudyResults) => results.seeds.slice(0, perGroup);
-  const a = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'a')));
-  const b = bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, 'b')));
-  const components = nestedNoiseStandardDeviations(a, b);
+  const evaluations = (label: string) =>
+    bases.map((results) => seedsOf(results).map((s) => passAt(results, s, step, label)));
+  const components = nestedNoiseStandardDeviations(evaluations('a'), evaluations('b'));
   const fitted = recordOf(['base', 'rl', 'evaluation'] as const, (part) => components[part].estimate);
   const design = { groups: bases.length, perGroup };
   const rng = new Rng(seed).fork(`design/nested-coverage/step-${step}`);
@@ -137,10 +137,7 @@ function marginClaim(a: readonly number[], b: readonly number[], rng: Rng) {
     standing: inside ? 'holds' : excludesZero ? 'fails' : 'open',
     belowMarginShown: inside && excludesZero,
     power: rulePower(difference, { gain: CLAIM_MARGIN, level: 0.95 }),
-    coverage: differenceCoverage(
-      b.map((value, i) => value - a[i]!),
-      rng,
-    ),
+    coverage: differenceCoverage(a, b, rng),
   };
 }
 
@@ -149,7 +146,8 @@ function marginClaim(a: readonly number[], b: readonly number[], rng: Rng) {
  * fitted to the observed differences: normal with their mean and SD, and their own empirical
  * distribution (seeds drawn with replacement; its mean is the truth).
  */
-function differenceCoverage(differences: readonly number[], rng: Rng) {
+function differenceCoverage(a: readonly number[], b: readonly number[], rng: Rng) {
+  const differences = b.map((value, i) => value - a[i]!);
   const n = differences.length;
   const truth = mean(differences);
   const sd = sampleStandardDeviation(differences);
