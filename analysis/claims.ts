@@ -108,23 +108,7 @@ export type Standing =
   'holds' | 'fails' | 'not detected' | 'open' | 'false by construction' | 'agrees' | 'differs';
 
 /** How many seeds a claim holds in, its rate's interval with seed and evaluation noise, what its test could detect, and its standing. */
-export interface SeedFraction {
-  holds: number;
-  seeds: number;
-  fraction: number;
-  /**
-   * The rate's interval: the two-stage bootstrap (seeds, then episodes, redrawn; `twoStageRate`),
-   * or the exact interval over the seeds where every resampled verdict is alike.
-   */
-  interval: Interval & { method: 'two-stage bootstrap' | 'exact over seeds' };
-  /** The Wilson interval on the count (each verdict taken as exact), with its exact coverage at the observed rate. */
-  wilson: Interval & { coverageAtRate: number };
-  /** Seeds whose verdict fewer than SUPPORTED of their episode resamples give. */
-  weaklySupported: Array<{ seed: number; support: number }>;
-  /** The verdict's detection rate at the book's effect (`detectionRate`), null where the book gives none. */
-  detection: number | null;
-  standing: Standing;
-}
+export type SeedFraction = ReturnType<typeof claimRates>[ClaimName];
 
 /** A verdict's standing from its rate's interval and its detection rate (docs/CLAIMS.md, section 5). */
 export function rateStanding(
@@ -249,11 +233,7 @@ function resampleEpisodes(episodes: SeedEpisodes, rng: Rng): SeedEpisodes {
  * Where it has no spread (every seed's every resample gives one verdict) the exact interval over
  * the seeds stands in (`exactOverUnits`).
  */
-function twoStageRate(
-  resampled: ReadonlyArray<readonly boolean[]>,
-  reps: number,
-  rng: Rng,
-): SeedFraction['interval'] {
+function twoStageRate(resampled: ReadonlyArray<readonly boolean[]>, reps: number, rng: Rng) {
   const seeds = resampled.length;
   const { exact, ...interval } = shareInterval(reps, seeds, () => {
     let holds = 0;
@@ -263,7 +243,7 @@ function twoStageRate(
     }
     return holds / seeds;
   });
-  return { ...interval, method: exact ? 'exact over seeds' : 'two-stage bootstrap' };
+  return { ...interval, method: exact ? ('exact over seeds' as const) : ('two-stage bootstrap' as const) };
 }
 
 /**
@@ -459,7 +439,7 @@ function seedRow(
 function claimRates(
   perSeed: ReadonlyArray<ReturnType<typeof seedRow>>,
   { reps, rng, detectionAt }: { reps: number; rng: Rng; detectionAt: { episodes: number; tasks: number } },
-): Record<ClaimName, SeedFraction> {
+) {
   const seeds = perSeed.length;
   return recordOf(CLAIMS, (claim) => {
     const holds = perSeed.filter((row) => row.verdicts[claim]).length;
@@ -470,7 +450,9 @@ function claimRates(
       holds,
       seeds,
       fraction: holds / seeds,
+      // The two-stage bootstrap, or the exact interval over the seeds where every resampled verdict is alike.
       interval,
+      // On the count, each verdict taken as exact.
       wilson: {
         ...wilsonInterval(holds, seeds),
         coverageAtRate: intervalCoverage(seeds, holds / seeds, wilsonWithExactEnds),
@@ -478,9 +460,10 @@ function claimRates(
       weaklySupported: perSeed
         .filter((row) => row.support[claim] < SUPPORTED)
         .map((row) => ({ seed: row.seed, support: row.support[claim] })),
+      // At the book's effect; null where the book gives none.
       detection,
       standing: rateStanding(claim, { interval, detection }),
-    } satisfies SeedFraction;
+    };
   });
 }
 

@@ -22,7 +22,22 @@ export const selectionMethod = (figure: string) => `selection-${figure}`;
 /** The same method at a recipe's 8 seeds (exp:recipe-claims). */
 export const eightSeeds = (id: string) => `${id}-8`;
 
-const SELECTION_LABELS: Record<string, string> = {
+const LABELS: Record<string, string> = {
+  [CLAIM_RATE_METHOD]: 'two-stage interval of a claim rate over seeds',
+  [WILSON_METHOD]: 'Wilson interval of a claim count over seeds',
+  [MEAN_OVER_SEEDS_METHOD]: 't interval of a mean over seeds',
+  [TRAINING_SD_METHOD]: 'training-noise SD, chi-square',
+  [EVALUATION_SD_METHOD]: 'evaluation-noise SD, chi-square',
+  [IQM_METHOD]: 'IQM over seeds x tasks, whole seeds redrawn',
+  [PROFILE_METHOD]: 'performance profile at tau 0.5, whole seeds redrawn',
+  [IMPROVEMENT_METHOD]: 'P(step 80 > step 0), whole seeds redrawn',
+  [TASK_BOOTSTRAP_METHOD]: 'task (cluster) bootstrap of the mean',
+  [TASK_BOOTSTRAP_BOUNDARY_METHOD]: 'task bootstrap of the mean, exact over tasks where it collapses',
+  [EPISODE_BOOTSTRAP_METHOD]: 'episode bootstrap (of these tasks)',
+  [CREDIBLE_INTERVAL_METHOD]: 'beta-binomial credible interval',
+  [WELCH_METHOD]: 'Welch interval of B - A',
+  [SEED_BOOTSTRAP_METHOD]: 'bootstrap over seeds of B - A',
+  [PAIRED_T_METHOD]: 'paired t interval of B - A (8 shared seeds)',
   [selectionMethod('winnersCurse')]: "17.8's winner's curse (ours), t over seeds",
   [selectionMethod('winnersCurseReverse')]: "17.8's winner's curse the other way round, t over seeds",
   [selectionMethod('realAdvantage')]: "17.8's real advantage of the test pick, t over seeds",
@@ -33,26 +48,7 @@ const SELECTION_LABELS: Record<string, string> = {
 /** What each method id prints as. */
 export function methodLabel(id: string): string {
   const eight = id.endsWith('-8');
-  const base = eight ? id.slice(0, -2) : id;
-  const labels: Record<string, string> = {
-    [CLAIM_RATE_METHOD]: 'two-stage interval of a claim rate over seeds',
-    [WILSON_METHOD]: 'Wilson interval of a claim count over seeds',
-    [MEAN_OVER_SEEDS_METHOD]: 't interval of a mean over seeds',
-    [TRAINING_SD_METHOD]: 'training-noise SD, chi-square',
-    [EVALUATION_SD_METHOD]: 'evaluation-noise SD, chi-square',
-    [IQM_METHOD]: 'IQM over seeds x tasks, whole seeds redrawn',
-    [PROFILE_METHOD]: 'performance profile at tau 0.5, whole seeds redrawn',
-    [IMPROVEMENT_METHOD]: 'P(step 80 > step 0), whole seeds redrawn',
-    [TASK_BOOTSTRAP_METHOD]: 'task (cluster) bootstrap of the mean',
-    [TASK_BOOTSTRAP_BOUNDARY_METHOD]: 'task bootstrap of the mean, exact over tasks where it collapses',
-    [EPISODE_BOOTSTRAP_METHOD]: 'episode bootstrap (of these tasks)',
-    [CREDIBLE_INTERVAL_METHOD]: 'beta-binomial credible interval',
-    [WELCH_METHOD]: 'Welch interval of B - A',
-    [SEED_BOOTSTRAP_METHOD]: 'bootstrap over seeds of B - A',
-    [PAIRED_T_METHOD]: 'paired t interval of B - A (8 shared seeds)',
-    ...SELECTION_LABELS,
-  };
-  const label = labels[base];
+  const label = LABELS[eight ? id.slice(0, -2) : id];
   if (label === undefined) throw new RangeError(`no coverage method '${id}'`);
   return eight ? `${label} (8 seeds)` : label;
 }

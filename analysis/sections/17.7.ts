@@ -81,6 +81,8 @@ export function narrowingNumbers<Step extends number>({
   const step20AtOrAbove = early.curve.every(
     (point, i) => point.mean >= Math.max(base.curve[i]!.mean, late.curve[i]!.mean) - 1e-12,
   );
+  const step20BelowAt = (other: typeof base) =>
+    early.curve.filter((point, i) => point.mean < other.curve[i]!.mean - 1e-12).map((point) => point.k);
   return {
     agents,
     reference: Array.from({ length: episodes }, (_, i) => ({ k: i + 1, y: 1 - 0.8 ** (i + 1) })),
@@ -90,14 +92,7 @@ export function narrowingNumbers<Step extends number>({
     step20AtOrAbove,
     // The book's two claims, measured at every k: where step 20 falls below either curve, and for
     // k >= 16 whether step 80's task-level band reaches the base agent's curve.
-    step20Below: {
-      base: early.curve
-        .filter((point, i) => point.mean < base.curve[i]!.mean - 1e-12)
-        .map((point) => point.k),
-      step80: early.curve
-        .filter((point, i) => point.mean < late.curve[i]!.mean - 1e-12)
-        .map((point) => point.k),
-    },
+    step20Below: { base: step20BelowAt(base), step80: step20BelowAt(late) },
     step80BandAtLargeK: late.curve
       .filter((point) => point.k >= 16)
       .map((point) => {
