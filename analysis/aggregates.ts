@@ -13,7 +13,7 @@ import { Rng } from '../lib/rng.ts';
 import { taskRates, type StudyResults } from '../study/index.ts';
 
 /** The thresholds of the performance profiles: 0, 0.05, ..., 1. */
-export const PROFILE_TAUS = Array.from({ length: 21 }, (_, i) => i / 20);
+const PROFILE_TAUS = Array.from({ length: 21 }, (_, i) => i / 20);
 
 /**
  * rliable's aggregates of a seeds x tasks matrix with a seed as the unit (docs/CLAIMS.md, section
@@ -93,7 +93,7 @@ export function stepAggregates(
 }
 
 /** A number over seeds with its interval; a study of one seed has no spread to measure, and its interval is null, never 0 wide. */
-export type SeedEstimate = { estimate: number; low: number | null; high: number | null };
+type SeedEstimate = { estimate: number; low: number | null; high: number | null };
 
 /** `stepAggregates` of a study of one seed: the estimates, and no interval. */
 function oneSeed(scores: number[][]) {

@@ -52,13 +52,13 @@ export const CLAIMS = [
 export type ClaimName = (typeof CLAIMS)[number];
 
 /** 17.7 read literally cannot hold: step 20 is less trained than step 80, so below it at k = 1. */
-export const FALSE_BY_CONSTRUCTION: readonly ClaimName[] = ['step20AtOrAboveBoth'];
+const FALSE_BY_CONSTRUCTION: readonly ClaimName[] = ['step20AtOrAboveBoth'];
 
 /** A verdict is well supported when at least this share of its seed's episode resamples give it. */
 export const SUPPORTED = 0.95;
 
 /** A claim fails only where its verdict would have caught the book's effect in at least this share of seeds (docs/CLAIMS.md, section 5). */
-export const DETECTION_TO_FAIL = 0.8;
+const DETECTION_TO_FAIL = 0.8;
 
 /** Pairs of chapter steps (earlier, later): the falls a trajectory can show, all tested. */
 const STEP_PAIRS = (CHAPTER_STEPS.length * (CHAPTER_STEPS.length - 1)) / 2;
@@ -68,7 +68,7 @@ const STEP_PAIRS = (CHAPTER_STEPS.length * (CHAPTER_STEPS.length - 1)) / 2;
  * 13 次，80 步检查点 3 次" (the base agent solves it 10 times in 64 episodes, step 20 13 times,
  * step 80 3 times).
  */
-export const BOOK_TASK = { step0: 10 / 64, step20: 13 / 64, step80: 3 / 64 } as const;
+const BOOK_TASK = { step0: 10 / 64, step20: 13 / 64, step80: 3 / 64 } as const;
 
 /**
  * The probability that a verdict holds in one seed whose evaluation shows the book's effect on
@@ -104,8 +104,7 @@ export function detectionRate(
 }
 
 /** Where a claim stands in one recipe (docs/CLAIMS.md, section 5). */
-export type Standing =
-  'holds' | 'fails' | 'not detected' | 'open' | 'false by construction' | 'agrees' | 'differs';
+type Standing = 'holds' | 'fails' | 'not detected' | 'open' | 'false by construction' | 'agrees' | 'differs';
 
 /** How many seeds a claim holds in, its rate's interval with seed and evaluation noise, what its test could detect, and its standing. */
 export type SeedFraction = ReturnType<typeof claimRates>[ClaimName];
@@ -613,7 +612,7 @@ function chapterRho(successesPerTask: readonly number[], trials: number): number
  * 17.5's sizes in the book: temperature 1.3 moves the trained agent by -0.10, greedy decoding by
  * +0.03 to +0.04 (chapter 17.5's table).
  */
-export const BOOK_TEMPERATURE = { hot: [-0.1, -0.1], greedy: [0.03, 0.04] } as const;
+const BOOK_TEMPERATURE = { hot: [-0.1, -0.1], greedy: [0.03, 0.04] } as const;
 
 /** A magnitude over seeds (t interval) against the book's value or range: it agrees when the interval reaches it. */
 function magnitude(values: readonly number[], book: readonly [number, number]) {
@@ -623,7 +622,7 @@ function magnitude(values: readonly number[], book: readonly [number, number]) {
 }
 
 /** The book's winner's curse (17.8): "在测试集上做选择把报告的数字抬高了 0.03" (selecting on the test set raised the reported number by 0.03). */
-export const BOOK_CURSE = 0.03;
+const BOOK_CURSE = 0.03;
 
 /**
  * The power the rule's test had (docs/CLAIMS.md, section 6): the chance that its interval's lower

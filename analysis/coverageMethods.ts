@@ -321,7 +321,7 @@ export function mixtureIqm(rows: number[][], n = EPISODES): number {
 }
 
 /** The share of pooled seed x task scores above tau: the performance profile's truth. */
-export function mixtureShareAbove(rows: number[][], tau: number, n = EPISODES): number {
+function mixtureShareAbove(rows: number[][], tau: number, n = EPISODES): number {
   const mass = pooledPmf(rows, n);
   let share = 0;
   for (let c = 0; c <= n; c++) if (c / n > tau) share += mass[c]!;
@@ -364,11 +364,11 @@ export function narrowingRate(step80: number[][], step0: number[][], n = EPISODE
 }
 
 /** SD of a seed's true pass@1 over the seeds (each seed equally likely). */
-export const trainingSdTruth = (rows: number[][]) => {
+const trainingSdTruth = (rows: number[][]) => {
   const means = rows.map(mean);
   const centre = mean(means);
   return Math.sqrt(mean(means.map((value) => (value - centre) ** 2)));
 };
 /** sqrt E[Var(pass@1 | seed)] with n episodes per task. */
-export const evaluationSdTruth = (rows: number[][], n: number) =>
+const evaluationSdTruth = (rows: number[][], n: number) =>
   Math.sqrt(mean(rows.map((row) => mean(row.map((p) => (p * (1 - p)) / n)) / row.length)));

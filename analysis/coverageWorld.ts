@@ -21,8 +21,6 @@ import { loadResults, readPlan, sharedSeeds, taskRates, type StudyResults } from
 import { recordOf } from '../lib/collections.ts';
 import { SELECTION_FIGURES, seedSelection } from './claims.ts';
 
-export type SelectionFigure = (typeof SELECTION_FIGURES)[number];
-
 /** A world: the truth every simulated sample is drawn from, rows[seed][task] of pass rates. */
 export interface World {
   name: 'observed' | 'fitted';
@@ -34,7 +32,7 @@ export interface World {
   /** Row indices [first, second] of the seeds the two recipes share (`sharedSeeds`, as `study compare` pairs them). */
   shared: Array<[number, number]>;
   /** 17.8's figures, one value per seed: the population a sample's seeds are drawn from. */
-  selection: Record<SelectionFigure, number[]>;
+  selection: Record<(typeof SELECTION_FIGURES)[number], number[]>;
 }
 
 /** Seeds in the fitted world's population. */
@@ -43,7 +41,7 @@ const POPULATION = 4000;
 const EPISODES = 64;
 
 /** The observed world: the two studies' seeds as they are. */
-export function observedWorld(first: StudyResults, second: StudyResults): World {
+function observedWorld(first: StudyResults, second: StudyResults): World {
   return {
     name: 'observed',
     step80: taskRates(first, 80),
@@ -124,7 +122,7 @@ function fittedValues(values: readonly number[], rng: Rng): number[] {
 }
 
 /** The fitted world: populations of seeds drawn from models of the two studies. */
-export function fittedWorld(observed: World, rng: Rng): World {
+function fittedWorld(observed: World, rng: Rng): World {
   return {
     name: 'fitted',
     step80: fittedRows(observed.step80, rng.fork('step80')),

@@ -141,10 +141,8 @@ function referenceCoverage(benchmark: Design, rng: Rng) {
 function waldWilsonRows({ episodes, passRates, evals }: CoverageConfig['waldWilson'], rng: Rng) {
   return passRates.map((p) => {
     const stream = rng.fork(`wald-wilson/${p}`);
-    let wald = 0;
-    let wilson = 0;
-    // An evaluation that sees no failure (or no success) gets a Wald interval of width zero.
-    let allAlike = 0;
+    // allAlike: an evaluation that sees no failure (or no success) gets a Wald interval of width zero.
+    let [wald, wilson, allAlike] = [0, 0, 0];
     for (let e = 0; e < evals; e++) {
       const c = sampleBinomial(episodes, p, stream);
       const a = waldInterval(c, episodes);

@@ -117,7 +117,7 @@ function choiceOf(
 }
 
 /** The training design's check learns when step 80's mean reaches this (docs/TRAINING-DESIGN.md, section 2). */
-export const DESIGN_LEARNS_AT = 0.7;
+const DESIGN_LEARNS_AT = 0.7;
 
 /**
  * The training design's pre-registered check on the development split (docs/TRAINING-DESIGN.md,
