@@ -67,7 +67,12 @@ export function stepAggregates(
   }: { seed: number; reps?: number; profile?: boolean; taskBootstrap?: boolean },
 ) {
   const scores = taskRates(results, step);
-  if (scores.length < 2) return oneSeed(scores);
+  // A study of one seed: the estimates, and no interval.
+  if (scores.length < 2) {
+    const { metrics } = rliableAggregates(scores, { metrics: ['mean', 'iqm'], reps: 1, rng: new Rng(0) });
+    const alone = (value?: Estimate): SeedEstimate => ({ estimate: value!.estimate, low: null, high: null });
+    return { mean: alone(metrics.mean), iqm: alone(metrics.iqm), profile: null, iqmTaskBootstrap: null };
+  }
   const rng = new Rng(seed).fork(`aggregates/${step}`);
   // The profile's 21 bands cost 21 sorts of 50,000 replicates: only where it is drawn.
   const { metrics, profile: bands } = seedAggregates(scores, {
@@ -94,13 +99,6 @@ export function stepAggregates(
 
 /** A number over seeds with its interval; a study of one seed has no spread to measure, and its interval is null, never 0 wide. */
 type SeedEstimate = { estimate: number; low: number | null; high: number | null };
-
-/** `stepAggregates` of a study of one seed: the estimates, and no interval. */
-function oneSeed(scores: number[][]) {
-  const { metrics } = rliableAggregates(scores, { metrics: ['mean', 'iqm'], reps: 1, rng: new Rng(0) });
-  const alone = (value?: Estimate): SeedEstimate => ({ estimate: value!.estimate, low: null, high: null });
-  return { mean: alone(metrics.mean), iqm: alone(metrics.iqm), profile: null, iqmTaskBootstrap: null };
-}
 
 /**
  * The probability that a seed x task score of step `later` beats one of step `earlier`
