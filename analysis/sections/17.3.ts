@@ -161,7 +161,6 @@ function waldWilsonRows({ episodes, passRates, evals }: CoverageConfig['waldWils
       wilsonSE: shareSE(wilsonShare, evals),
       waldExact: intervalCoverage(episodes, p, waldInterval),
       wilsonExact: intervalCoverage(episodes, p, wilsonInterval),
-      // The share of the simulated evaluations with no failure or no success (a zero-width Wald interval), and its exact value.
       allAlike: allAlike / evals,
       allAlikeExact: (pmf[0] as number) + (pmf[episodes] as number),
     };

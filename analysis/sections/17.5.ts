@@ -89,7 +89,6 @@ export function harnessNumbers<Step extends number>(
 ) {
   const evaluation = (step: number, harness: string) =>
     cells.find((cell) => cell.step === step && cell.harness === harness)!.evaluation;
-  // What temperature changes in the trained agent's play: its first edit, and broken actions.
   const heat = ['training harness', 'temperature 1.3'].map((harness) => {
     const records = evaluation(80, harness).records;
     return {
