@@ -203,18 +203,13 @@ export function fileView(file: ResultFile) {
     };
   });
   const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: new Rng(0).fork('metrics/bootstrap') };
-  let meanScore: Estimate | null = null;
-  let passAtKs: Estimate[] = [];
-  if (graded) {
-    const { estimate, low, high } = meanScoreEstimate(
-      tasks.map((task) => task.meanScore!),
-      bootstrap,
-    );
-    meanScore = { estimate, low, high };
-  } else {
-    const report = computeMetrics(grouped.tasks, { ks, ...bootstrap });
-    passAtKs = ks.map((k) => report.passAtK[k]!);
-  }
+  const scored = graded
+    ? meanScoreEstimate(
+        tasks.map(({ meanScore }) => meanScore!),
+        bootstrap,
+      )
+    : null;
+  const report = graded ? null : computeMetrics(grouped.tasks, { ks, ...bootstrap });
   const episodes = tasks.flatMap((task) => task.episodes);
   return {
     path: file.path,
@@ -231,9 +226,9 @@ export function fileView(file: ResultFile) {
     ks,
     graded,
     /** Graded: the mean over tasks of each task's mean score, with its task-level interval. */
-    meanScore,
+    meanScore: scored === null ? null : { estimate: scored.estimate, low: scored.low, high: scored.high },
     /** The mean over tasks of each task's pass@k, as `tinyagent metrics FILE` prints it. */
-    passAtK: passAtKs,
+    passAtK: ks.map((k) => report!.passAtK[k]!),
     level: LEVEL,
     /** How many rows carry a transcript. */
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,
