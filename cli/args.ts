@@ -415,8 +415,8 @@ export function configFlagValues<F extends string>(
 ): Partial<Record<F, number>> {
   const values: Partial<Record<F, number>> = {};
   for (const { field, flag, spec } of Object.values<ConfigFlag>(flags)) {
-    if (args.flags[flag] === undefined) continue;
-    values[field as F] = spec.range.integer ? intFlag(args, flag, 0) : numberFlag(args, flag, 0);
+    const raw = args.flags[flag];
+    if (raw !== undefined) values[field as F] = numberOf(flag, raw, spec.range.integer);
   }
   return values;
 }
@@ -445,11 +445,10 @@ export const listFlag = (args: CommandArgs, name: string): string[] => args.list
 export const boolFlag = (args: CommandArgs, name: string): boolean => args.flags[name] === true;
 
 /** `fields` less those that are undefined: options whose absent fields take their defaults. */
-export function definedFields<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+export const definedFields = <T extends object>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
-}
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
