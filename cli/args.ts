@@ -362,7 +362,7 @@ export function fieldSchemas(schema: z.ZodObject): Record<string, FieldSchema> {
 }
 
 /** A flag that sets one numeric field of a config: `--bc-steps` sets `bcSteps`. */
-export interface ConfigFlag {
+interface ConfigFlag {
   field: string;
   flag: string;
   spec: FlagSpec & { range: FlagRange };

@@ -30,7 +30,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`tinyagent ${projectVersion()}\n`);
     return EXIT.ok;
   }
-  // `tinyagent help CMD` is `tinyagent CMD --help`.
   if (name === 'help' && rest.length > 0) {
     if (rest.length > 1) {
       process.stderr.write(`tinyagent help: give one command, got ${rest.length}\n`);

@@ -13,7 +13,7 @@ import { fingerprint } from '../agent/index.ts';
 export const outFlag = (args: CommandArgs) => outFileFlag(args, { extension: '.json', format: 'JSON' });
 
 /** The machine a figure was measured on: timings depend on it, and on how busy it was. */
-export type MachineNote = ReturnType<ReturnType<typeof noteMachine>>;
+type MachineNote = ReturnType<ReturnType<typeof noteMachine>>;
 
 /** Starts noting the machine; call the result when the measurement ends. */
 export function noteMachine() {

@@ -118,7 +118,6 @@ export const command: Command = {
     if (dir === undefined) throw new UsageError('--checkpoint DIR is required');
     const episodes = intFlag(args, 'episodes', 32);
     const split = choiceFlag(args, 'split', ['heldout', 'train', 'all', 'dev'] as const, 'heldout');
-    // The seed the chapter's experiments evaluate with.
     const seed = intFlag(args, 'seed', 1);
     const backend = backendFlag(args, BACKEND_PREFERENCES, 'auto');
     const harness = harnessOverrides(args);
@@ -172,7 +171,6 @@ export const command: Command = {
       packageVersion: provenance.packageVersion,
       seconds,
     };
-    // A failed write is one line naming the file (lib/atomic.ts), exit 1.
     if (out !== undefined) writeEvaluation(out, result);
     if (boolFlag(args, 'json')) return printJson(report);
     const interval =

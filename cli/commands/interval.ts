@@ -16,7 +16,6 @@ export const command: Command = {
   async run(args) {
     if (args.flags.successes === undefined || args.flags.samples === undefined)
       throw new UsageError('--successes and --samples are required');
-    // Counts above 2^53 - 1 are not exact integers: intFlag refuses them.
     const trials = intFlag(args, 'samples', 0, { min: 1 });
     const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');

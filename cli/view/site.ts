@@ -11,9 +11,9 @@ import { headlineScore, viewerData, VOCABULARY, type FolderView, type LogView } 
 import { dataFile, pageFiles, staticFiles, type DynamicAnswer, type PageFile } from './page.ts';
 
 /** The most files of a folder the list reads (the first, in name order); a note says when there are more. */
-export const MAX_FOLDER_FILES = 500;
+const MAX_FOLDER_FILES = 500;
 /** How deep the list looks below the folder (lm-evaluation-harness writes `DIR/<model>/samples_*.jsonl`). */
-export const MAX_FOLDER_DEPTH = 3;
+const MAX_FOLDER_DEPTH = 3;
 
 const json = (name: string, value: unknown, status?: number): PageFile => ({
   name,
