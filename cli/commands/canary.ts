@@ -11,9 +11,9 @@ import {
   valueFlag,
 } from '../args.ts';
 import { canaryRowOk, runCanary } from '../../gym/index.ts';
+import { noteMachine, outFlag, writeRecord } from '../measurementRecord.ts';
 
 type CanaryRow = ReturnType<typeof runCanary>['results'][number];
-import { noteMachine, outFlag, writeRecord } from '../measurementRecord.ts';
 
 /** A blind policy's expected rates are approximate. */
 const expected = (value: number, { policy }: CanaryRow) =>

@@ -92,10 +92,8 @@ const UNREAD = {
 } as const;
 
 /** The list of a folder's files, as a page's static files and data. */
-const listFiles = (folder: FolderView): PageFile[] => [
-  ...staticFiles(),
-  dataFile({ files: [], pairing: null, difference: null, details: false, folder }),
-];
+const listFiles = (folder: FolderView): PageFile[] =>
+  pageFiles({ files: [], pairing: null, difference: null, details: false, folder });
 
 /**
  * The result files of a folder: each file below it read by the readers' detection (as `metrics`
