@@ -89,50 +89,33 @@ interface SampleLine {
 const POOLED_LIST = /^inst_level_/;
 
 /** The lines of the chosen filter: every line when the file has one filter (or records none). */
-function linesOfFilter(
-  records: SampleLine[],
-  path: string,
-  filter: string | undefined,
-): { lines: SampleLine[]; filter: string | undefined } {
+function linesOfFilter(records: SampleLine[], path: string, filter: string | undefined) {
   const filters = [...new Set(records.flatMap((record) => record.filter ?? []))];
-  if (filter === undefined) {
-    if (filters.length > 1)
-      throw fileError(
-        path,
-        `each document is scored under ${filters.length} filters (${list(filters)}); pass --filter NAME`,
-      );
-    return { lines: records, filter: filters[0] };
-  }
-  if (filters.length === 0)
-    throw fileError(
-      path,
-      `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`,
-    );
-  const lines = records.filter((record) => record.filter === filter);
-  if (lines.length === 0)
-    throw fileError(path, `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`);
-  return { lines, filter };
+  const lines = filter === undefined ? records : records.filter((record) => record.filter === filter);
+  if (filter === undefined ? filters.length <= 1 : lines.length > 0)
+    return { lines, filter: filter ?? filters[0] };
+  throw fileError(
+    path,
+    filter === undefined
+      ? `each document is scored under ${filters.length} filters (${list(filters)}); pass --filter NAME`
+      : filters.length === 0
+        ? `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`
+        : `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`,
+  );
 }
 
 /** The metric of the outcomes: `--metric`, else the only one the lines have. */
 function chosenMetric(names: string[], path: string, metric: string | undefined): string {
-  if (metric !== undefined && !names.includes(metric))
-    throw fileError(
-      path,
-      `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
-    );
-  if (metric !== undefined) return metric;
-  if (names.length === 0)
-    throw fileError(
-      path,
-      'no metric values: the file holds predictions only (--predict_only); score them first',
-    );
-  if (names.length > 1)
-    throw fileError(
-      path,
-      `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
-    );
-  return names[0] as string;
+  const chosen = metric ?? (names.length === 1 ? names[0] : undefined);
+  if (chosen !== undefined && names.includes(chosen)) return chosen;
+  throw fileError(
+    path,
+    metric !== undefined
+      ? `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`
+      : names.length === 0
+        ? 'no metric values: the file holds predictions only (--predict_only); score them first'
+        : `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
+  );
 }
 
 /** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
@@ -209,60 +192,6 @@ function samplesOf(records: SampleLine[], path: string, options: LmEvalOptions, 
   );
   const file: ResultFile = { path, format: 'lm-eval', rows, notes };
   return { file, metric, filter, documents: documents.size };
-}
-
-/** The harness and the reported value of one task from the run's aggregated results beside the samples. */
-function runResults(
-  results: unknown,
-  task: string,
-  read: ReturnType<typeof samplesOf>,
-  where: string,
-): Pick<ResultFile, 'harness' | 'reported'> {
-  const { metric, filter, documents } = read;
-  if (!isObject(results)) return {};
-  const config = isObject(results.config) ? results.config : {};
-  const taskConfig =
-    isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
-  const harness: Record<string, unknown> = {
-    tool: 'lm-evaluation-harness',
-    ...setFields({
-      version: results.lm_eval_version,
-      git_hash: results.git_hash,
-      model_name: results.model_name,
-    }),
-    ...setFields(
-      config,
-      'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
-    ),
-    ...setFields(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
-    ...setFields({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
-    ...setFields(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
-  };
-  if (filter !== undefined) harness.filter = filter;
-  harness.metric = metric;
-  const byKey = isObject(results.results) && isObject(results.results[task]) ? results.results[task] : {};
-  // the value, then the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean)
-  const reported: ReportedValue[] = [];
-  for (const name of [metric, `${metric}_stderr`]) {
-    const key = `${name},${filter ?? 'none'}`;
-    const value = byKey[key];
-    if (typeof value !== 'number' || !Number.isFinite(value)) break;
-    const statistic = name === metric ? {} : { statistic: 'stderr' as const };
-    reported.push({ name, value, where: `${where}: results.${task}['${key}']`, ...statistic });
-  }
-  if (reported.length === 0) return { harness };
-  // n-samples (lm_eval/evaluator_utils.py): the documents the run evaluated after --limit
-  const counts = isObject(results['n-samples']) ? results['n-samples'][task] : undefined;
-  const counted = isObject(counts) ? counts.effective : undefined;
-  if (typeof counted === 'number' && Number.isSafeInteger(counted) && documents < counted)
-    for (const one of reported)
-      one.coverage = {
-        held: documents,
-        counted,
-        unit: 'documents',
-        where: `${where}: n-samples.${task}.effective`,
-      };
-  return { harness, reported };
 }
 
 /** `samples_<task>_<date>.jsonl` (0.4.3 on), or `.json` (builds of May and June 2024, one JSON object a line all the same). */
@@ -446,18 +375,66 @@ function withRunResults(read: ReturnType<typeof samplesOf>, path: string, maxByt
   if (typeof run === 'string') notes.push(run);
   if (typeof run !== 'object') return file;
   const { sibling, task, results } = run;
-  const found = runResults(results, task, read, sibling);
-  if (found.harness !== undefined) {
-    file.harness = found.harness;
-    file.harnessSource = 'log';
-  }
-  if (found.reported !== undefined) file.reported = found.reported;
-  const model = isObject(results) ? results.model_name : undefined;
-  if (typeof model === 'string' && model !== '') file.origin = { ...file.origin, model };
+  if (isObject(results)) addRunResults(file, results, task, read, sibling);
   notes.push(
-    `harness${found.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`,
+    `harness${file.reported !== undefined ? ' and reported value' : ''} from ${sibling} (task '${task}')`,
   );
   return file;
+}
+
+/** The harness, the reported value of one task and the model, from the run's aggregated results beside the samples. */
+function addRunResults(
+  file: ResultFile,
+  results: Record<string, unknown>,
+  task: string,
+  { metric, filter, documents }: ReturnType<typeof samplesOf>,
+  where: string,
+): void {
+  const config = isObject(results.config) ? results.config : {};
+  const taskConfig =
+    isObject(results.configs) && isObject(results.configs[task]) ? results.configs[task] : {};
+  file.harness = {
+    tool: 'lm-evaluation-harness',
+    ...setFields({
+      version: results.lm_eval_version,
+      git_hash: results.git_hash,
+      model_name: results.model_name,
+    }),
+    ...setFields(
+      config,
+      'model model_args model_revision model_dtype gen_kwargs limit random_seed numpy_seed torch_seed fewshot_seed',
+    ),
+    ...setFields(taskConfig, 'output_type num_fewshot generation_kwargs repeats doc_to_text doc_to_target'),
+    ...setFields({ task_version: isObject(results.versions) ? results.versions[task] : undefined }),
+    ...setFields(results, 'system_instruction_sha chat_template_sha fewshot_as_multiturn'),
+    ...(filter !== undefined ? { filter } : {}),
+    metric,
+  };
+  file.harnessSource = 'log';
+  const byKey = isObject(results.results) && isObject(results.results[task]) ? results.results[task] : {};
+  // the value, then the standard error beside it (lm_eval/api/metrics.py, mean_stderr for a mean)
+  const reported: ReportedValue[] = [];
+  for (const name of [metric, `${metric}_stderr`]) {
+    const key = `${name},${filter ?? 'none'}`;
+    const value = byKey[key];
+    if (typeof value !== 'number' || !Number.isFinite(value)) break;
+    const statistic = name === metric ? {} : { statistic: 'stderr' as const };
+    reported.push({ name, value, where: `${where}: results.${task}['${key}']`, ...statistic });
+  }
+  // n-samples (lm_eval/evaluator_utils.py): the documents the run evaluated after --limit
+  const counts = isObject(results['n-samples']) ? results['n-samples'][task] : undefined;
+  const counted = isObject(counts) ? counts.effective : undefined;
+  if (typeof counted === 'number' && Number.isSafeInteger(counted) && documents < counted)
+    for (const one of reported)
+      one.coverage = {
+        held: documents,
+        counted,
+        unit: 'documents',
+        where: `${where}: n-samples.${task}.effective`,
+      };
+  if (reported.length > 0) file.reported = reported;
+  const model = results.model_name;
+  if (typeof model === 'string' && model !== '') file.origin = { ...file.origin, model };
 }
 
 /** Whether a JSON object is lm-evaluation-harness's aggregated results: `results` by task, beside `versions`, `configs` or `config`. */
