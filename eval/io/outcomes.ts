@@ -12,7 +12,6 @@ export interface TaskOutcomes {
 interface Issue {
   kind: 'duplicate' | 'gap' | 'uneven' | 'multiple-runs';
   message: string;
-  tasks: string[];
   lines: number[];
 }
 
@@ -49,7 +48,7 @@ function runsOf(rows: readonly ResultRow[], run: string | undefined): { runs: st
   const runs = [...runSet];
   if (run === undefined && runs.length > 1) {
     const message = `the file holds ${runs.length} runs (${runs.join(', ')}); choose one`;
-    return { runs, issues: [{ kind: 'multiple-runs', message, tasks: [], lines: [] }] };
+    return { runs, issues: [{ kind: 'multiple-runs', message, lines: [] }] };
   }
   if (run === undefined && runs.length === 1 && withoutRunCount > 0) {
     const message = `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${firstWithoutRun}); give every row a run or none, or choose run '${runs[0]}'`;
@@ -57,7 +56,7 @@ function runsOf(rows: readonly ResultRow[], run: string | undefined): { runs: st
       .filter((row) => row.run === undefined)
       .slice(0, 10)
       .map(({ line }) => line);
-    return { runs, issues: [{ kind: 'multiple-runs', message, tasks: [], lines }] };
+    return { runs, issues: [{ kind: 'multiple-runs', message, lines }] };
   }
   return { runs, issues: [] };
 }
@@ -106,8 +105,7 @@ function duplicateIssues(duplicates: ReadonlyArray<{ row: ResultRow; firstLine: 
     return `task '${again.task}' sample ${again.sample}${turn} on lines ${firstLine} and ${again.line}`;
   });
   const message = `${duplicates.length} duplicated row(s): ${shown}`;
-  const tasks = [...new Set(duplicates.map(({ row }) => row.task))];
-  return [{ kind: 'duplicate', message, tasks, lines: duplicates.map(({ row }) => row.line) }];
+  return [{ kind: 'duplicate', message, lines: duplicates.map(({ row }) => row.line) }];
 }
 
 /**
@@ -127,7 +125,7 @@ function outcomesOf(byTask: ReadonlyMap<string, ReadonlyMap<number, SampleSeen>>
       const missing: number[] = [];
       for (let i = 0; i <= last && missing.length < 10; i++) if (!present.has(i)) missing.push(i);
       const message = `task '${task}' lacks sample index(es) ${missing.join(', ')} (has ${indices.length}, highest ${last})`;
-      gaps.push({ kind: 'gap', message, tasks: [task], lines: [] });
+      gaps.push({ kind: 'gap', message, lines: [] });
     }
     tasks.push({ task, outcomes: Uint8Array.from(indices, (index) => (samples.get(index)?.passed ? 1 : 0)) });
   }
@@ -141,7 +139,7 @@ function unevenIssues(tasks: readonly TaskOutcomes[]): Issue[] {
   if (short.length === 0) return [];
   const shown = firstFew(short, 8, ', ', ({ task, outcomes }) => `${task} (${outcomes.length})`);
   const message = `${short.length} task(s) have fewer samples than the others (max ${most}): ${shown}`;
-  return [{ kind: 'uneven', message, tasks: short.map(({ task }) => task), lines: [] }];
+  return [{ kind: 'uneven', message, lines: [] }];
 }
 
 /**

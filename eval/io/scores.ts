@@ -2,12 +2,6 @@ import { fileError } from './errors.ts';
 import type { ResultFile, ResultRow } from './resultFile.ts';
 import { getOrAdd } from '../../lib/collections.ts';
 
-/** One task's graded scores, in file order. */
-export interface TaskScores {
-  task: string;
-  scores: number[];
-}
-
 /** Whether the rows carry graded scores (a reader sets `score` on every row of such a file). */
 export const isGraded = (rows: readonly ResultRow[]): boolean => rows.some((row) => row.score !== undefined);
 
@@ -22,7 +16,7 @@ export function gradedCount(rows: ResultRow[]): number {
  * The rows' scores by task, tasks in order of first appearance (a row without `score`, 0/1,
  * counts as its `passed`); the rows of `run` only when given.
  */
-export function groupScores(rows: readonly ResultRow[], run?: string): TaskScores[] {
+export function groupScores(rows: readonly ResultRow[], run?: string) {
   const byTask = new Map<string, number[]>();
   for (const row of rows) {
     if (run !== undefined && row.run !== run) continue;

@@ -12,10 +12,7 @@ export const MAX_TEXT_BYTES = 0x1fffffe8;
 /** MAX_TEXT_BYTES for messages, near enough. */
 export const MAX_TEXT_LABEL = '512 MiB';
 
-/**
- * The most rows read from one file unless `--max-rows` says otherwise: rows are held in memory, and
- * a small gzip can unpack to tens of millions of lines (HumanEval at 200 samples is 32,800 rows).
- */
+/** The most rows read from one file without `--max-rows`: a small gzip can unpack to tens of millions of lines. */
 export const MAX_ROWS = 5_000_000;
 
 /** How much a reader holds at most: rows and bytes (the commands' `--max-rows` and `--max-bytes`). */
@@ -50,7 +47,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** What one row costs beside the text it keeps (its object, sample, outcome and line), in bytes, with headroom. */
-export const ROW_BYTES = 100;
+const ROW_BYTES = 100;
 
 /**
  * The rows one reader holds, each counted at ROW_BYTES plus the characters it keeps: past `maxRows`

@@ -11,7 +11,7 @@ import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from '
  * Inspect writes with, switches to the zip64 records past 65,535 entries or 4 GiB.
  */
 
-export interface ZipEntry {
+interface ZipEntry {
   name: string;
   /** 0 stored, 8 deflate, 93 zstd. */
   method: number;
@@ -135,12 +135,7 @@ const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
  * @throws ResultFileError naming the entry when it cannot be read, is too large (over
  *   MAX_TEXT_BYTES or `maxBytes` unpacked), or is damaged.
  */
-export function entryBytes(
-  source: RandomAccess,
-  entry: ZipEntry,
-  path: string,
-  maxBytes = MAX_TEXT_BYTES,
-): Buffer {
+function entryBytes(source: RandomAccess, entry: ZipEntry, path: string, maxBytes = MAX_TEXT_BYTES): Buffer {
   const fail = (detail: string) => fileError(path, `entry '${entry.name}': ${detail}`);
   if (entry.size > MAX_TEXT_BYTES)
     throw fail(`over ${MAX_TEXT_LABEL} unpacked, more than one string can hold`);

@@ -1,6 +1,6 @@
 import { ResultFileError } from '../errors.ts';
 import { rowsCsvReader, rowsJsonlReader, type ResultFile, type ResultFormat } from '../resultFile.ts';
-import { defaultMaxBytes, MAX_TEXT_BYTES, type LineReader, type RowLimit } from '../source.ts';
+import { defaultMaxBytes, MAX_TEXT_BYTES, type LineReader } from '../source.ts';
 import { JsonDocument } from './document.ts';
 import { humanEvalReader } from './humaneval.ts';
 import { InspectLog, inspectJsonReader, tooLargeLog, type InspectOptions } from './inspect.ts';
@@ -14,13 +14,12 @@ import {
 } from './lmEval.ts';
 
 /** How to read a file: its format (detected when `auto` or absent) and each format's choice. */
-export interface ReadOptions extends InspectOptions, LmEvalOptions, RowLimit {
-  format?: FormatChoice;
+export interface ReadOptions extends InspectOptions, LmEvalOptions {
+  format?: (typeof FORMAT_CHOICES)[number];
 }
 
 /** What `--format` accepts: `auto` detects from the content; `inspect` is either container. */
 export const FORMAT_CHOICES = ['auto', 'jsonl', 'csv', 'humaneval', 'inspect', 'lm-eval'] as const;
-export type FormatChoice = (typeof FORMAT_CHOICES)[number];
 
 /** Which formats each option applies to (an option the file's format ignores is the caller's to flag). */
 export const OPTION_FORMATS: Record<'scorer' | 'partialAs' | 'metric' | 'filter', readonly ResultFormat[]> = {
@@ -43,7 +42,7 @@ const KIND_FORMAT = {
 } as const;
 
 /** The format of a JSON object found first in a file, or the one line saying it is none. */
-function formatOfRecord(record: Record<string, unknown>, path: string, line: number, container: string) {
+function formatOfRecord(record: Record<string, unknown>, path: string, line: number) {
   const kind = recordKind(record);
   if (kind !== undefined) return KIND_FORMAT[kind];
   if ('task_id' in record && 'completion' in record)
@@ -53,7 +52,7 @@ function formatOfRecord(record: Record<string, unknown>, path: string, line: num
       'passed',
       'missing: a HumanEval samples file, not its results; run evaluate_functional_correctness on it and read its *_results.jsonl',
     );
-  throw unknownFormat(path, line, `${container} with ${keysOf(Object.keys(record))}`);
+  throw unknownFormat(path, line, `a JSON object with ${keysOf(Object.keys(record))}`);
 }
 
 /** The reader of each text format, chosen by --format or found by `detectingReader`. */
@@ -185,7 +184,7 @@ export function detectingReader(
           return reader.line(text, line);
         }
         if (isLmEvalResults(value)) throw resultsWithoutSamples(path, value);
-        const format = isObject(value) ? formatOfRecord(value, path, line, 'a JSON object') : 'jsonl';
+        const format = isObject(value) ? formatOfRecord(value, path, line) : 'jsonl';
         reader =
           format === 'inspect-json'
             ? inspectJsonReader(path, options, { line, value })

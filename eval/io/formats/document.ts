@@ -17,7 +17,7 @@ import {
  * lies between them is checked here, so that a document that is not JSON is refused naming the line
  * and column.
  */
-export interface DocumentReading {
+interface DocumentReading {
   path: string;
   maxBytes: number;
   /** The root object's member whose array is read element by element (`element`), not whole. */
