@@ -43,17 +43,15 @@ export async function readResults(path: string, options: ReadOptions = {}): Prom
           ? detectingReader(path, options, gzip ? undefined : size)
           : READERS[choice === 'inspect' ? 'inspect-json' : choice](path, options);
       const lines = new LineSplitter(path, reader, { maxBytes });
-      let zipped = false;
-      let first = true;
+      // a gzipped file's first unpacked bytes tell whether it is an archive
+      let zipped: boolean | undefined;
       await streamBytes(path, gzip, (bytes) => {
-        if (first && gzip) {
+        if (zipped === undefined && gzip) {
           if (isLfsPointer(bytes)) throw lfsPointerError(path);
           zipped = archive && isZip(bytes);
         }
-        first = false;
-        if (zipped) return false;
-        lines.push(bytes);
-        return true;
+        if (!zipped) lines.push(bytes);
+        return !zipped;
       });
       if (zipped) {
         const unpacked = await unpackedArchive(path, maxBytes);

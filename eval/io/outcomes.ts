@@ -143,11 +143,8 @@ function unevenIssues(tasks: readonly TaskOutcomes[]): Issue[] {
 }
 
 /**
- * Groups rows into a per-task 0/1 matrix, tasks in order of first appearance and samples in index
- * order. Nothing is dropped silently: duplicated (task, sample[, turn]) rows keep their first
- * occurrence and are listed with their lines, gaps in sample indices and uneven sample counts are
- * listed too. With `run`, only that run's rows count. When rows carry `turn` (multiTurn), a sample's
- * outcome is its last turn's `passed` (the final answer); a row without `turn` counts as turn 0.
+ * Groups rows into a per-task 0/1 matrix (samplesOf, outcomesOf). Nothing is dropped silently:
+ * duplicated rows, gaps in sample indices and uneven sample counts are listed as issues.
  */
 export function groupOutcomes(rows: readonly ResultRow[], { run }: { run?: string } = {}) {
   const { runs, issues: runIssues } = runsOf(rows, run);

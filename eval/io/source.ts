@@ -51,8 +51,7 @@ const ROW_BYTES = 100;
 
 /**
  * The rows one reader holds, each counted at ROW_BYTES plus the characters it keeps: past `maxRows`
- * rows or `maxBytes` bytes the next is refused (naming the file, the line, 0 when the format has
- * none, and the flag) before the rows exhaust the heap.
+ * rows or `maxBytes` bytes the next is refused, before the rows exhaust the heap.
  */
 export class RowBudget {
   rows = 0;

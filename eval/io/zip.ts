@@ -132,8 +132,6 @@ const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 /**
  * The unpacked bytes of one entry: stored, deflated or zstd-compressed, checked against the
  * size and CRC-32 the central directory records.
- * @throws ResultFileError naming the entry when it cannot be read, is too large (over
- *   MAX_TEXT_BYTES or `maxBytes` unpacked), or is damaged.
  */
 function entryBytes(source: RandomAccess, entry: ZipEntry, path: string, maxBytes = MAX_TEXT_BYTES): Buffer {
   const fail = (detail: string) => fileError(path, `entry '${entry.name}': ${detail}`);

@@ -133,11 +133,10 @@ function wideCsv(header: string[] | undefined, path: string, line: number): CsvL
     const place = runsSoFar.get(algorithm) ?? 0;
     runsSoFar.set(algorithm, place + 1);
     const run = runColumn < 0 ? String(place) : values[runColumn]!;
-    const record = { algorithm, run, task: '' };
     return (taskColumns ?? values.map((_, j) => j)).map((j) => {
       const task = header === undefined ? String(j) : names[j]!;
       const score = decimalScore(values[j]!, path, at, header === undefined ? `column ${j + 1}` : task);
-      return checkedRow({ ...record, task }, score, path, at);
+      return checkedRow({ algorithm, run, task }, score, path, at);
     });
   };
 }
