@@ -163,42 +163,39 @@ export function detectingReader(
   size: number | undefined,
 ): LineReader<ResultFile> {
   const maxBytes = options.maxBytes ?? defaultMaxBytes();
+  /** The reader of a file whose first line that is not blank is `first` (`source` trimmed). */
+  const readerOf = (source: string, first: { text: string; line: number }): LineReader<ResultFile> => {
+    if (source.startsWith('[')) return documentReader(path, options, first);
+    if (!source.startsWith('{')) {
+      const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
+      if (!columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
+        throw unknownFormat(path, first.line, 'text without the columns task, sample, passed');
+      return rowsCsvReader(path, options);
+    }
+    let value: unknown;
+    checkShape(jsonShape(source), source.length, { path, line: first.line, maxBytes });
+    try {
+      value = parsePythonJson(source);
+    } catch {
+      // not one object on one line: a JSON document over several lines, or a broken line of rows
+      if (source === '{' && size !== undefined && size > MAX_TEXT_BYTES) throw tooLargeLog(path);
+      return (source === '{' || opensDocument(source)) && (size === undefined || size <= MAX_TEXT_BYTES)
+        ? documentReader(path, options, first)
+        : rowsJsonlReader(path, options);
+    }
+    if (isLmEvalResults(value)) throw resultsWithoutSamples(path, value);
+    const format = isObject(value) ? formatOfRecord(value, path, first.line) : 'jsonl';
+    return format === 'inspect-json'
+      ? inspectJsonReader(path, options, { line: first.line, value })
+      : READERS[format](path, options);
+  };
   let reader: LineReader<ResultFile> | undefined;
   return {
     line(text, line) {
       if (reader !== undefined) return reader.line(text, line);
       const source = text.trim();
       if (source === '') return;
-      if (source.startsWith('{')) {
-        let value: unknown;
-        checkShape(jsonShape(source), source.length, { path, line, maxBytes });
-        try {
-          value = parsePythonJson(source);
-        } catch {
-          // not one object on one line: a JSON document over several lines, or a broken line of rows
-          if (source === '{' && size !== undefined && size > MAX_TEXT_BYTES) throw tooLargeLog(path);
-          reader =
-            (source === '{' || opensDocument(source)) && (size === undefined || size <= MAX_TEXT_BYTES)
-              ? documentReader(path, options, { text, line })
-              : rowsJsonlReader(path, options);
-          return reader.line(text, line);
-        }
-        if (isLmEvalResults(value)) throw resultsWithoutSamples(path, value);
-        const format = isObject(value) ? formatOfRecord(value, path, line) : 'jsonl';
-        reader =
-          format === 'inspect-json'
-            ? inspectJsonReader(path, options, { line, value })
-            : READERS[format](path, options);
-        return reader.line(text, line);
-      }
-      if (source.startsWith('[')) {
-        reader = documentReader(path, options, { text, line });
-        return reader.line(text, line);
-      }
-      const columns = source.split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
-      if (!columns.some((name) => name === 'task' || name === 'sample' || name === 'passed'))
-        throw unknownFormat(path, line, 'text without the columns task, sample, passed');
-      reader = rowsCsvReader(path, options);
+      reader = readerOf(source, { text, line });
       reader.line(text, line);
     },
     // an empty file is refused as rows would be

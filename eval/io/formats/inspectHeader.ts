@@ -102,12 +102,10 @@ export function reportedValues(
       const statistic =
         name === 'stderr' ? 'stderr' : name === 'accuracy' || name === 'mean' ? 'mean' : undefined;
       const value = isObject(metric) ? metric.value : undefined;
-      if (statistic === undefined) {
-        // a metric of the task's own (or one of Inspect's this reader does not recompute)
-        const shown = typeof value === 'number' && Number.isFinite(value) ? ` ${value}` : '';
-        unchecked.push(`'${name}'${shown}`);
-      }
-      if (typeof value === 'number' && Number.isFinite(value) && statistic !== undefined)
+      const finite = typeof value === 'number' && Number.isFinite(value);
+      // a metric of the task's own (or one of Inspect's this reader does not recompute)
+      if (statistic === undefined) unchecked.push(`'${name}'${finite ? ` ${value}` : ''}`);
+      else if (finite)
         reported.push({
           name,
           value,
