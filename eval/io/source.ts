@@ -255,7 +255,7 @@ export class LineSplitter {
     }
   }
 
-  /** The last line (after the last newline), then the reader's end. */
+  /** The last line (after the last newline); the reader's `end` is the caller's to call. */
   end(): void {
     if (this.pendingBytes > 0) this.emit(this.joined(Buffer.alloc(0)));
   }

@@ -44,13 +44,9 @@ function directoryOf(source: RandomAccess, path: string): { offset: number; size
   // the record is 22 bytes and ends the file but for a comment of at most 65,535 bytes
   const tailLength = Math.min(source.size, 22 + 0xffff);
   const tail = source.read(source.size - tailLength, tailLength);
-  let at = -1;
-  for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === END && i + 22 + tail.readUInt16LE(i + 20) <= tail.length) {
-      at = i;
-      break;
-    }
-  }
+  let at = tail.length - 22;
+  while (at >= 0 && (tail.readUInt32LE(at) !== END || at + 22 + tail.readUInt16LE(at + 20) > tail.length))
+    at--;
   if (at < 0) throw broken(path, 'no end of central directory record: the file is cut or is not a zip');
   let entries = tail.readUInt16LE(at + 10);
   let size = tail.readUInt32LE(at + 12);
