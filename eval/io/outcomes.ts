@@ -37,13 +37,10 @@ const turnKey = (row: ResultRow): number | string =>
 function runsOf(rows: readonly ResultRow[], run: string | undefined): { runs: string[]; issues: Issue[] } {
   const runSet = new Set<string>();
   let withoutRunCount = 0;
-  let firstWithoutRun: number | undefined;
+  const withoutRunLines: number[] = []; // the first ten
   for (const row of rows) {
     if (row.run !== undefined) runSet.add(row.run);
-    else {
-      withoutRunCount++;
-      firstWithoutRun ??= row.line;
-    }
+    else if (withoutRunCount++ < 10) withoutRunLines.push(row.line);
   }
   const runs = [...runSet];
   if (run === undefined && runs.length > 1) {
@@ -51,12 +48,8 @@ function runsOf(rows: readonly ResultRow[], run: string | undefined): { runs: st
     return { runs, issues: [{ kind: 'multiple-runs', message, lines: [] }] };
   }
   if (run === undefined && runs.length === 1 && withoutRunCount > 0) {
-    const message = `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${firstWithoutRun}); give every row a run or none, or choose run '${runs[0]}'`;
-    const lines = rows
-      .filter((row) => row.run === undefined)
-      .slice(0, 10)
-      .map(({ line }) => line);
-    return { runs, issues: [{ kind: 'multiple-runs', message, lines }] };
+    const message = `${rows.length - withoutRunCount} row(s) carry run '${runs[0]}' and ${withoutRunCount} carry none (first on line ${withoutRunLines[0]}); give every row a run or none, or choose run '${runs[0]}'`;
+    return { runs, issues: [{ kind: 'multiple-runs', message, lines: withoutRunLines }] };
   }
   return { runs, issues: [] };
 }

@@ -221,12 +221,9 @@ export class JsonDocument implements LineReader<void> {
     const expected = this.level === 2 || this.rootKind === '[' ? 93 : 125;
     if (code !== expected) this.fail(line, at + 1, `unexpected '${String.fromCharCode(code)}'`);
     this.opened = false;
-    if (this.level === 2) {
-      this.level = 1;
-      this.state = 'next';
-      return;
-    }
-    this.state = 'done';
+    // `each`'s array closes within the root; the root closes the document
+    this.state = this.level === 2 ? 'next' : 'done';
+    this.level = 1;
   }
 
   end(): void {
