@@ -19,21 +19,6 @@ import { FEW_TASKS } from './metrics.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { getOrAdd } from '../../lib/collections.ts';
 
-/**
- * How the two results' episodes line up: 'common-random-numbers' when both record an env seed
- * for every shared (task, sample) and all agree, 'seeds-differ' when some recorded seeds differ,
- * 'index-only' otherwise (paired by task and sample index alone).
- */
-export interface Pairing {
-  kind: 'common-random-numbers' | 'seeds-differ' | 'index-only';
-  /** Of the shared (task, sample) episodes: those whose seeds agree, all, those with seeds on both sides. */
-  matched: number;
-  total: number;
-  withSeeds: number;
-  /** The first few that differ: task, sample and both seeds. */
-  differing: Array<{ task: string; sample: number; a: unknown; b: unknown }>;
-}
-
 /** The checkpoint a result file's provenance header records (`tinyagent eval --out` writes it), if any. */
 function recordedCheckpoint(header: Record<string, unknown> | undefined) {
   const provenance = header?.['provenance'] as { checkpoint?: unknown } | null | undefined;
@@ -105,19 +90,25 @@ function envSeeds(rows: readonly ResultRow[], run: string | undefined): Map<stri
   return seeds;
 }
 
-/** Lines up the episodes of the compared tasks by (task, sample) and checks their env seeds. */
+/**
+ * Lines up the episodes of the compared tasks by (task, sample) and checks their env seeds:
+ * 'common-random-numbers' when both record an env seed for every shared (task, sample) and all
+ * agree, 'seeds-differ' when some recorded seeds differ, 'index-only' otherwise (paired by task
+ * and sample index alone). Of the shared episodes: `matched` those whose seeds agree, `total`
+ * all, `withSeeds` those with seeds on both sides; `differing` the first few that differ.
+ */
 function pairingOf(
   rowsA: readonly ResultRow[],
   rowsB: readonly ResultRow[],
   tasks: ReadonlySet<string>,
   run?: string,
-): Pairing {
+) {
   const seedsA = envSeeds(rowsA, run);
   const seedsB = envSeeds(rowsB, run);
   let total = 0;
   let withSeeds = 0;
   let matched = 0;
-  const differing: Pairing['differing'] = [];
+  const differing: Array<{ task: string; sample: number; a: unknown; b: unknown }> = [];
   const recorded = (value: unknown) => typeof value === 'number' || typeof value === 'string';
   for (const [task, samplesA] of seedsA) {
     const samplesB = seedsB.get(task);
@@ -134,12 +125,13 @@ function pairingOf(
   }
   const kind =
     total > 0 && withSeeds === total && matched === total
-      ? 'common-random-numbers'
+      ? ('common-random-numbers' as const)
       : withSeeds > matched
-        ? 'seeds-differ'
-        : 'index-only';
+        ? ('seeds-differ' as const)
+        : ('index-only' as const);
   return { kind, matched, total, withSeeds, differing };
 }
+type Pairing = ReturnType<typeof pairingOf>;
 
 /** One side of a comparison: its tasks and, where known, its harness, rows and header. */
 interface Compared {
