@@ -85,10 +85,9 @@ function taskInterval(tasks: number, level: number): Interval {
 
 /** The ANOVA rho and Kish's design effect at the mean task size, or null where they do not exist. */
 function clustering(counts: { successes: number[]; trials: number[] }) {
-  const sizes = counts.trials;
   const rho = orNull(() => intraclassCorrelation(counts));
   if (rho === null) return { rho: null, effect: null };
-  const meanSize = sizes.reduce((a, b) => a + b, 0) / sizes.length;
+  const meanSize = counts.trials.reduce((a, b) => a + b, 0) / counts.trials.length;
   const inRange = meanSize <= 1 || rho >= -1 / (meanSize - 1);
   return { rho, effect: inRange ? designEffect(meanSize, rho) : null };
 }
@@ -168,11 +167,10 @@ function metricsWarnings(tasks: number, minSamples: number, maxSamples: number):
     warnings.push(
       `only ${tasks} tasks: task-level intervals from fewer than ${FEW_TASKS} tasks are unreliable (the bootstrap cannot see the spread of tasks it was not given)`,
     );
-  if (minSamples !== maxSamples) {
+  if (minSamples !== maxSamples)
     warnings.push(
       `tasks have ${minSamples} to ${maxSamples} samples: the task mean (each task weighs 1/N) and the pooled share (each sample weighs 1/M) are different numbers, each shown with its own intervals`,
     );
-  }
   return warnings;
 }
 
@@ -259,15 +257,14 @@ const TOLERANCE = 1e-12;
 function sampleChecks(tasks: readonly TaskOutcomes[], ks: readonly number[]) {
   return ks.map((k) => {
     const tooShort = tasks.filter(({ outcomes }) => outcomes.length < k);
-    const below = tooShort.length;
-    const short = tooShort.slice(0, 8);
     return {
       name: `k=${k} <= n`,
-      ok: below === 0,
+      ok: tooShort.length === 0,
       detail:
-        below === 0
+        tooShort.length === 0
           ? `every task has at least ${count(k, 'sample')}`
-          : `${count(below, 'task has', 'tasks have')} fewer than ${count(k, 'sample')}, so pass@${k} is not computed: ${short
+          : `${count(tooShort.length, 'task has', 'tasks have')} fewer than ${count(k, 'sample')}, so pass@${k} is not computed: ${tooShort
+              .slice(0, 8)
               .map(({ task, outcomes }) => `${task} (${outcomes.length})`)
               .join(', ')}`,
     };

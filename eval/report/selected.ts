@@ -3,6 +3,7 @@ import type { RandomSource } from '../random.ts';
 import { ResultFileError } from '../io/errors.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
+import { getOrAdd } from '../../lib/collections.ts';
 
 const MAX_LISTED = 10;
 /** How a `selected` field may say yes or no. */
@@ -44,11 +45,10 @@ export function selectedAccuracy(
         `expected true or false, got ${JSON.stringify(value)}`,
       );
     if (!selected) continue;
-    const list = picks.get(row.task) ?? [];
+    const list = getOrAdd(picks, row.task, () => []);
     // One sample's turns share its selection: a sample counts once (its last row's).
     const at = list.findIndex((pick) => pick.sample === row.sample);
     list[at < 0 ? list.length : at] = { sample: row.sample, passed: row.passed, line: row.line };
-    picks.set(row.task, list);
   }
   if (!any) return undefined;
   const outcomes: number[] = [];
