@@ -200,12 +200,7 @@ export function percentileCoverage(
   }
   const lowAtMost = sampleQuantileAtMost(cdf, survival, reps, alpha / 2, t);
   // P(high < t): just below t, where no attainable value a + w (b - a) lies unless it equals t
-  const highBelow = sampleQuantileAtMost(
-    cdf,
-    survival,
-    reps,
-    1 - alpha / 2,
-    t - 1e-9 * Math.max(1, Math.abs(t)),
-  );
+  const justBelow = t - 1e-9 * Math.max(1, Math.abs(t));
+  const highBelow = sampleQuantileAtMost(cdf, survival, reps, 1 - alpha / 2, justBelow);
   return Math.max(0, lowAtMost - highBelow);
 }

@@ -1,3 +1,4 @@
+import { mean } from './describe.ts';
 import { checkFinite, checkInteger } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
@@ -10,9 +11,7 @@ export function clusteredStandardError(counts: CountsInput): number {
   const rates = taskRates(counts);
   const count = rates.length;
   if (count < 2) throw new StatisticsError('counts has 1 task; a clustered standard error needs at least 2');
-  let sum = 0;
-  for (const rate of rates) sum += rate;
-  const center = sum / count;
+  const center = mean(rates);
   let squares = 0;
   for (const rate of rates) squares += (rate - center) ** 2;
   return Math.sqrt(squares / (count * (count - 1)));

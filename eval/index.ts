@@ -3,7 +3,6 @@
  * agent, train, experiments or cli (lib/ only), so that it loads without TensorFlow; random
  * functions take a `RandomSource` in their options. Reading result files is in eval/io/.
  */
-export type { RandomSource } from './random.ts';
 /** What every statistic below throws on input it cannot answer (a RangeError). */
 export { StatisticsError } from '../lib/errors.ts';
 

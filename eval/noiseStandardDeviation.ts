@@ -63,12 +63,10 @@ export function noiseStandardDeviations(
     );
   const alpha = 1 - level;
   const evaluation = evaluationNoise(
-    Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number)),
+    Array.from(a, (value, i) => value - b[i]!),
     alpha,
   );
-  const seedMeanVariance = sampleVariance(
-    Array.from({ length: n }, (_, i) => ((a[i] as number) + (b[i] as number)) / 2),
-  );
+  const seedMeanVariance = sampleVariance(Array.from(a, (value, i) => (value + b[i]!) / 2));
   const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluation.variance / 2));
   return {
     training: {
