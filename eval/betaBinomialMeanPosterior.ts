@@ -11,12 +11,7 @@ function logRising(x: number, m: number): number {
 }
 
 /** The log-likelihood of (a, b) = (mu kappa, (1 - mu) kappa): prod_j B(a + c_j, b + n_j - c_j) / B(a, b), in rising factorials. */
-function logLikelihood(
-  mu: number,
-  kappa: number,
-  successes: readonly number[],
-  trials: readonly number[],
-): number {
+function logLikelihood(mu: number, kappa: number, successes: readonly number[], trials: readonly number[]) {
   const [a, b] = [mu * kappa, (1 - mu) * kappa];
   if (!(a > 0 && b > 0 && Number.isFinite(kappa))) return -Infinity;
   let sum = 0;

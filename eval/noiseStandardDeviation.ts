@@ -62,10 +62,8 @@ export function noiseStandardDeviations(
       `noiseStandardDeviations: a and b need the same number (>= 2) of seeds, got ${n} and ${b.length}`,
     );
   const alpha = 1 - level;
-  const evaluation = evaluationNoise(
-    Array.from(a, (value, i) => value - b[i]!),
-    alpha,
-  );
+  const differences = Array.from(a, (value, i) => value - b[i]!);
+  const evaluation = evaluationNoise(differences, alpha);
   const seedMeanVariance = sampleVariance(Array.from(a, (value, i) => (value + b[i]!) / 2));
   const trainingSD = (seedMeans: number) => Math.sqrt(Math.max(0, seedMeans - evaluation.variance / 2));
   return {
@@ -123,10 +121,8 @@ export function nestedNoiseStandardDeviations(
   const msw = within / withinDf;
   const msb = (perGroup * groupMeans.reduce((s, m) => s + (m - grand) ** 2, 0)) / (groups - 1);
   const alpha = 1 - level;
-  const evaluation = evaluationNoise(
-    a.flatMap((row, g) => Array.from(row, (value, r) => value - (b[g]![r] as number))),
-    alpha,
-  );
+  const differences = a.flatMap((row, g) => Array.from(row, (value, r) => value - b[g]![r]!));
+  const evaluation = evaluationNoise(differences, alpha);
   const lessEvaluation = (variance: number) => Math.sqrt(Math.max(0, variance - evaluation.variance / 2));
   const baseVariance = (msb - msw) / perGroup;
   const satterthwaite =

@@ -46,11 +46,7 @@ export function checkProbability(p: number, name: string): void {
 }
 
 /** A finite number (optionally > 0 or >= 0). */
-export function checkFinite(
-  value: number,
-  name: string,
-  { positive = false, nonNegative = false } = {},
-): void {
+export function checkFinite(value: number, name: string, { positive = false, nonNegative = false } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value))
     throw new StatisticsError(`${name} must be a finite number, got ${show(value)}`);
   if (positive && !(value > 0)) throw new StatisticsError(`${name} must be > 0, got ${value}`);
@@ -86,12 +82,7 @@ export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): v
 }
 
 /** At least `min` finite values: a standard error or resampling interval from fewer than 2 units does not exist. */
-export function checkUnits(
-  values: ArrayLike<number>,
-  min: number,
-  name = 'values',
-  what = 'this statistic',
-): void {
+export function checkUnits(values: ArrayLike<number>, min: number, name = 'values', what = 'this statistic') {
   checkFiniteValues(values, name);
   if (values.length < min)
     throw new StatisticsError(`${name} has ${values.length} unit(s); ${what} needs at least ${min}`);

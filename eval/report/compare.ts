@@ -142,12 +142,10 @@ interface Compared {
 }
 
 /** Unbiased pass@k of one task from its 0/1 outcomes. */
-export const taskPassAtK = (outcomes: Uint8Array, k: number) =>
-  passAtK(
-    outcomes.length,
-    outcomes.reduce((sum, value) => sum + value, 0),
-    k,
-  );
+export function taskPassAtK(outcomes: Uint8Array, k: number): number {
+  const successes = outcomes.reduce((sum, value) => sum + value, 0);
+  return passAtK(outcomes.length, successes, k);
+}
 
 /** The tasks of `tasks` that `others` lacks, by id, in order. */
 export function tasksMissingFrom(tasks: readonly TaskOutcomes[], others: readonly TaskOutcomes[]): string[] {
@@ -221,11 +219,7 @@ function pairedStatistics(
 }
 
 /** A comparison's warnings: one checkpoint on both sides, too few common tasks, env seeds that differ. */
-function comparisonWarnings(
-  common: number,
-  pairing: Pairing,
-  checkpointWarning: string | undefined,
-): string[] {
+function comparisonWarnings(common: number, pairing: Pairing, checkpointWarning: string | undefined) {
   const warnings: string[] = checkpointWarning === undefined ? [] : [checkpointWarning];
   if (common < 2)
     warnings.push(

@@ -59,10 +59,7 @@ function sameBatchEvidence(
 }
 
 /** Rows of two batches that agree on every shared (task, sample) come from the same batch. */
-function sharedSamples(
-  a: readonly TaskOutcomes[],
-  b: readonly TaskOutcomes[],
-): { shared: number; agree: number } {
+function sharedSamples(a: readonly TaskOutcomes[], b: readonly TaskOutcomes[]) {
   const byTask = new Map(b.map((task) => [task.task, task.outcomes]));
   let shared = 0;
   let agree = 0;
@@ -144,11 +141,8 @@ function dataIssuesOf(batches: Batches, k: number): { issues: string[]; unpaired
   return { issues, unpaired: onlyA.length + onlyB.length };
 }
 
-export type Explanation =
-  'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
-
 export interface Finding {
-  explanation: Explanation;
+  explanation: 'same-batch' | 'different-runs' | 'different-harness' | 'multi-turn' | 'before-after';
   title: string;
   /** true: the data supports it; false: ruled out; null: cannot tell from the data. */
   supported: boolean | null;
