@@ -108,11 +108,10 @@ export function taskRates(counts: CountsInput): Float64Array {
   if (
     typeof trials !== 'number' &&
     (trials === null || typeof trials !== 'object' || trials.length !== successes.length)
-  ) {
+  )
     throw new StatisticsError(
       `trials must be a number or an array as long as successes (${successes.length} tasks)`,
     );
-  }
   const rates = new Float64Array(successes.length);
   for (let j = 0; j < successes.length; j++) {
     const n = trialsOf(trials, j);

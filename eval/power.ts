@@ -39,11 +39,10 @@ export function requiredUnits({
   checkFinite(delta, 'delta', { positive: true });
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha < 1))
     throw new StatisticsError(`alpha must be in (0, 1), got ${alpha}`);
-  if (typeof power !== 'number' || !(power >= 0.5 && power < 1)) {
+  if (typeof power !== 'number' || !(power >= 0.5 && power < 1))
     throw new StatisticsError(
       `power must be in [0.5, 1), got ${power} (below 0.5 the normal-approximation formula drops a tail that matters, and below alpha/2 it is not monotone)`,
     );
-  }
   if (design !== 'paired' && design !== 'unpaired' && design !== 'seeds')
     throw new StatisticsError(`unknown design '${String(design)}'`);
   const zAlpha = normalQuantile(1 - alpha / 2);
