@@ -16,7 +16,7 @@ function logLikelihood(mu: number, kappa: number, successes: readonly number[], 
   if (!(a > 0 && b > 0 && Number.isFinite(kappa))) return -Infinity;
   let sum = 0;
   for (let j = 0; j < successes.length; j++) {
-    const [c, n] = [successes[j] as number, trials[j] as number];
+    const [c, n] = [successes[j]!, trials[j]!];
     sum += logRising(a, c) + logRising(b, n - c) - logRising(kappa, n);
   }
   return sum;
@@ -53,7 +53,7 @@ export function betaBinomialMeanPosterior({
 }) {
   checkUnits(successes, 1, 'successes', 'a posterior');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, j) => checkInteger(c, `successes[${j}]`, 0, trials[j] as number));
+  successes.forEach((c, j) => checkInteger(c, `successes[${j}]`, 0, trials[j]!));
   checkInteger(draws, 'draws', 8);
   checkLevel(level);
   checkRandomSource(rng);
@@ -66,9 +66,7 @@ export function betaBinomialMeanPosterior({
   });
   const pilotWeights = normalised(pilot.map((draw) => draw.logWeight));
   const moments = (key: 'x' | 'y') => {
-    const usable = pilot
-      .map((draw, d) => [draw[key], pilotWeights[d] as number] as const)
-      .filter(([, w]) => w > 0);
+    const usable = pilot.map((draw, d) => [draw[key], pilotWeights[d]!] as const).filter(([, w]) => w > 0);
     const m = usable.reduce((sum, [v, w]) => sum + v * w, 0);
     const sd = Math.sqrt(usable.reduce((sum, [v, w]) => sum + w * (v - m) ** 2, 0));
     return { m, sd: 1.5 * Math.max(sd, 0.05) };
@@ -90,17 +88,15 @@ export function betaBinomialMeanPosterior({
       logPrior > -Infinity && proposal > 0 ? logLik(mu, u) + logPrior - Math.log(proposal) : -Infinity;
   }
   const weights = normalised(Array.from(logWeights));
-  const order = Array.from({ length: mus.length }, (_, d) => d).sort(
-    (i, j) => (mus[i] as number) - (mus[j] as number),
-  );
+  const order = Array.from({ length: mus.length }, (_, d) => d).sort((i, j) => mus[i]! - mus[j]!);
   const quantile = (q: number) => {
     let cumulative = 0;
-    for (const d of order) if ((cumulative += weights[d] as number) >= q) return mus[d] as number;
-    return mus[order[order.length - 1] as number] as number;
+    for (const d of order) if ((cumulative += weights[d]!) >= q) return mus[d]!;
+    return mus[order[order.length - 1]!]!;
   };
   const tail = (1 - level) / 2;
   return {
-    mean: weights.reduce((sum, w, d) => sum + w * (mus[d] as number), 0),
+    mean: weights.reduce((sum, w, d) => sum + w * mus[d]!, 0),
     low: quantile(tail),
     high: quantile(1 - tail),
     effectiveDraws: 1 / weights.reduce((sum, w) => sum + w * w, 0),

@@ -44,7 +44,7 @@ export function bootstrapMeans(
   const replicates = new Float64Array(reps);
   for (let r = 0; r < reps; r++) {
     let sum = 0;
-    for (let i = 0; i < count; i++) sum += units[randomIndex(rng, count)] as number;
+    for (let i = 0; i < count; i++) sum += units[randomIndex(rng, count)]!;
     replicates[r] = sum / count;
   }
   return replicates;
@@ -62,9 +62,7 @@ export function percentileOfSorted(sorted: ArrayLike<number>, q: number): number
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);
-  return (
-    (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below)
-  );
+  return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
 }
 
 /** The type-7 quantiles alpha/2 and 1 - alpha/2 of bootstrap replicates, sorted in place. */

@@ -20,9 +20,9 @@ export function changePoint(values: ArrayLike<number>): number {
       [t, m],
     ] as const) {
       let sum = 0;
-      for (let i = from; i < to; i++) sum += values[i] as number;
+      for (let i = from; i < to; i++) sum += values[i]!;
       const segmentMean = sum / (to - from);
-      for (let i = from; i < to; i++) cost += ((values[i] as number) - segmentMean) ** 2;
+      for (let i = from; i < to; i++) cost += (values[i]! - segmentMean) ** 2;
     }
     if (cost < bestCost - 1e-12) [best, bestCost] = [t, cost];
   }
@@ -38,7 +38,7 @@ export function changePoint(values: ArrayLike<number>): number {
 export function fallOnset(values: ArrayLike<number>): number | null {
   checkUnits(values, 1, 'values', 'a fall');
   let peak = 0;
-  for (let i = 1; i < values.length; i++) if ((values[i] as number) > (values[peak] as number)) peak = i;
+  for (let i = 1; i < values.length; i++) if (values[i]! > values[peak]!) peak = i;
   if (peak === values.length - 1) return null;
   return peak + changePoint(Array.prototype.slice.call(values, peak) as number[]);
 }
@@ -55,15 +55,15 @@ export function trajectoryFalls(values: ArrayLike<number>): Array<{ from: number
   const falls: Array<{ from: number; to: number }> = [];
   let i = 0;
   while (i < values.length - 1) {
-    if ((values[i + 1] as number) >= (values[i] as number)) {
+    if (values[i + 1]! >= values[i]!) {
       i += 1;
       continue;
     }
     let to = i + 1;
     let end = to;
-    while (end + 1 < values.length && (values[end + 1] as number) <= (values[end] as number)) {
+    while (end + 1 < values.length && values[end + 1]! <= values[end]!) {
       end += 1;
-      if ((values[end] as number) < (values[to] as number)) to = end;
+      if (values[end]! < values[to]!) to = end;
     }
     falls.push({ from: i, to });
     i = end;
@@ -96,15 +96,15 @@ export function changePointBootstrap({
 }): { index: number | null; low: number | null; high: number | null; share: number[]; noneShare: number } {
   checkUnits(successes, 2, 'successes', 'a change point');
   if (trials.length !== successes.length) throw new StatisticsError('successes and trials differ in length');
-  successes.forEach((c, t) => checkInteger(c, `successes[${t}]`, 0, trials[t] as number));
+  successes.forEach((c, t) => checkInteger(c, `successes[${t}]`, 0, trials[t]!));
   checkInteger(reps, 'reps', 1);
   checkLevel(level);
   checkRandomSource(rng);
-  const rates = successes.map((c, t) => c / (trials[t] as number));
+  const rates = successes.map((c, t) => c / trials[t]!);
   const counts = new Array<number>(successes.length).fill(0);
   let none = 0;
   for (let r = 0; r < reps; r++) {
-    const index = statistic(trials.map((n, t) => sampleBinomial(n, rates[t] as number, rng) / n));
+    const index = statistic(trials.map((n, t) => sampleBinomial(n, rates[t]!, rng) / n));
     if (index === null) none += 1;
     else counts[index]! += 1;
   }
@@ -113,7 +113,7 @@ export function changePointBootstrap({
   // Null replicates sort last (no change is "later" than any index).
   const indexAt = (q: number) => {
     let cumulative = 0;
-    for (let t = 0; t < share.length; t++) if ((cumulative += share[t] as number) >= q - 1e-12) return t;
+    for (let t = 0; t < share.length; t++) if ((cumulative += share[t]!) >= q - 1e-12) return t;
     return null;
   };
   return {

@@ -61,10 +61,10 @@ function binomialCdfTable(m: number, p: number): Float64Array {
   const cdf = binomialPmf(m, p);
   let total = 0;
   for (let x = 0; x <= m; x++) {
-    total += cdf[x] as number;
+    total += cdf[x]!;
     cdf[x] = total;
   }
-  for (let x = 0; x <= m; x++) cdf[x] = (cdf[x] as number) / total;
+  for (let x = 0; x <= m; x++) cdf[x] = cdf[x]! / total;
   return cdf;
 }
 
@@ -74,7 +74,7 @@ function searchCdf(cdf: Float64Array, u: number): number {
   let high = cdf.length - 1;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((cdf[middle] as number) > u) high = middle;
+    if (cdf[middle]! > u) high = middle;
     else low = middle + 1;
   }
   return low;
@@ -93,14 +93,12 @@ export function taskBootstrapDistribution(successes: ArrayLike<number>, trials: 
   if (tasks < 2)
     throw new StatisticsError(`successes has ${tasks} task; a bootstrap distribution needs at least 2`);
   const weights = new Map<number, number>();
-  for (let j = 0; j < tasks; j++)
-    weights.set(successes[j] as number, (weights.get(successes[j] as number) ?? 0) + 1 / tasks);
+  for (let j = 0; j < tasks; j++) weights.set(successes[j]!, (weights.get(successes[j]!) ?? 0) + 1 / tasks);
   let total = Float64Array.of(1);
   for (let draw = 0; draw < tasks; draw++) {
     const next = new Float64Array(total.length + trials);
     for (const [value, weight] of weights)
-      for (let x = 0; x < total.length; x++)
-        next[x + value] = (next[x + value] as number) + weight * (total[x] as number);
+      for (let x = 0; x < total.length; x++) next[x + value] = next[x + value]! + weight * total[x]!;
     total = next;
   }
   return total;
@@ -128,19 +126,17 @@ function sampleQuantileAtMost(
   const j = Math.floor(position);
   const w = position - j;
   // P(X_r <= x) = P(at least r + 1 draws <= x) = I_{F(x)}(r + 1, B - r)
-  const orderAtMost = (r: number, x: number) =>
-    (cdf[x] as number) >= 1 ? 1 : betaCdf(cdf[x] as number, r + 1, draws - r);
+  const orderAtMost = (r: number, x: number) => (cdf[x]! >= 1 ? 1 : betaCdf(cdf[x]!, r + 1, draws - r));
   if (w === 0 || j + 1 >= draws) return orderAtMost(j, floor);
   let probability = orderAtMost(j + 1, floor);
   const logChoose = logBinomialCoefficient(draws, j + 1);
   const rest = draws - j - 1;
-  let allAtLeast = Math.exp(rest * Math.log(survival[floor] as number)); // S(b - 1)^rest
+  let allAtLeast = Math.exp(rest * Math.log(survival[floor]!)); // S(b - 1)^rest
   for (let b = floor + 1; b <= m && t - w * b >= 0 && allAtLeast > 0; b++) {
-    const allAbove = Math.exp(rest * Math.log(survival[b] as number));
+    const allAbove = Math.exp(rest * Math.log(survival[b]!));
     const highest = Math.min(floor, Math.floor((t - w * b) / (1 - w)));
-    if (highest >= 0 && (cdf[highest] as number) > 0)
-      probability +=
-        Math.exp(logChoose + (j + 1) * Math.log(cdf[highest] as number)) * (allAtLeast - allAbove);
+    if (highest >= 0 && cdf[highest]! > 0)
+      probability += Math.exp(logChoose + (j + 1) * Math.log(cdf[highest]!)) * (allAtLeast - allAbove);
     allAtLeast = allAbove;
   }
   return Math.min(1, probability);
@@ -178,7 +174,7 @@ export function percentileCoverage(
   const survival = new Float64Array(m + 1);
   let below = 0;
   for (let x = 0; x <= m; x++) {
-    const mass = pmf[x] as number;
+    const mass = pmf[x]!;
     if (!(mass >= 0 && Number.isFinite(mass)))
       throw new StatisticsError(`pmf[${x}] must be a finite number >= 0, got ${mass}`);
     below += mass;
@@ -188,10 +184,10 @@ export function percentileCoverage(
   let above = 0;
   for (let x = m; x >= 0; x--) {
     survival[x] = above; // P(X > x), summed from the top so that small tails keep their digits
-    above += pmf[x] as number;
+    above += pmf[x]!;
   }
-  for (let x = 0; x <= m; x++) cdf[x] = Math.min(1, (cdf[x] as number) / below);
-  for (let x = 0; x <= m; x++) survival[x] = (survival[x] as number) / above;
+  for (let x = 0; x <= m; x++) cdf[x] = Math.min(1, cdf[x]! / below);
+  for (let x = 0; x <= m; x++) survival[x] = survival[x]! / above;
   const alpha = 1 - level;
   const t = target * scale;
   if (reps === Infinity) {

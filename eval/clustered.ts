@@ -57,7 +57,7 @@ export function intraclassCorrelation(counts: CountsInput): number {
   for (let j = 0; j < tasks; j++) {
     const n = trialsOf(counts.trials, j);
     squaredSizes += n ** 2;
-    const rate = rates[j] as number;
+    const rate = rates[j]!;
     between += n * (rate - pooled) ** 2;
     within += n * rate * (1 - rate);
   }
@@ -94,7 +94,7 @@ export interface CountsInput {
 
 /** n_j of task j. */
 function trialsOf(trials: ArrayLike<number> | number, j: number): number {
-  return typeof trials === 'number' ? trials : (trials[j] as number);
+  return typeof trials === 'number' ? trials : trials[j]!;
 }
 
 /** Validates counts and returns the per-task pass rates c_j / n_j. */
@@ -115,7 +115,7 @@ export function taskRates(counts: CountsInput): Float64Array {
   const rates = new Float64Array(successes.length);
   for (let j = 0; j < successes.length; j++) {
     const n = trialsOf(trials, j);
-    const c = successes[j] as number;
+    const c = successes[j]!;
     checkInteger(n, typeof trials === 'number' ? 'trials' : `trials[${j}]`, 1);
     checkInteger(c, `successes[${j}]`, 0, n);
     rates[j] = c / n;
@@ -129,7 +129,7 @@ export function pooledCounts(counts: CountsInput): { episodes: number; successes
   let successes = 0;
   for (let j = 0; j < counts.successes.length; j++) {
     episodes += trialsOf(counts.trials, j);
-    successes += counts.successes[j] as number;
+    successes += counts.successes[j]!;
   }
   if (!Number.isSafeInteger(episodes))
     throw new StatisticsError(`the total number of episodes (${episodes}) exceeds 2^53 - 1`);
@@ -161,7 +161,7 @@ export function taskVarianceIntraclassCorrelation(counts: CountsInput): number {
       throw new StatisticsError(
         `taskVarianceIntraclassCorrelation needs 2+ episodes per task; task ${j} has ${n}`,
       );
-    const rate = rates[j] as number;
+    const rate = rates[j]!;
     sum += rate;
     binomial += (rate * (1 - rate)) / (n - 1);
   }

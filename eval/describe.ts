@@ -4,7 +4,7 @@ import { checkFinite, checkFiniteValues, checkInteger, checkUnits } from './vali
 export function mean(values: ArrayLike<number>): number {
   checkFiniteValues(values);
   let sum = 0;
-  for (let i = 0; i < values.length; i++) sum += values[i] as number;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
   return sum / values.length;
 }
 
@@ -17,7 +17,7 @@ export function sampleVariance(values: ArrayLike<number>): number {
   checkUnits(values, 2, 'values', 'a sample variance');
   const center = mean(values);
   let sum = 0;
-  for (let i = 0; i < values.length; i++) sum += ((values[i] as number) - center) ** 2;
+  for (let i = 0; i < values.length; i++) sum += (values[i]! - center) ** 2;
   return sum / (values.length - 1);
 }
 

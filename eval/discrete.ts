@@ -46,17 +46,15 @@ export function betaBinomialPmf(n: number, a: number, b: number): Float64Array {
 export function convolvePmf(first: ArrayLike<number>, second: ArrayLike<number>): Float64Array {
   const checkPmf = (pmf: ArrayLike<number>, name: string) => {
     if (pmf.length === 0) throw new StatisticsError(`${name} is empty`);
-    for (let i = 0; i < pmf.length; i++)
-      checkFinite(pmf[i] as number, `${name}[${i}]`, { nonNegative: true });
+    for (let i = 0; i < pmf.length; i++) checkFinite(pmf[i]!, `${name}[${i}]`, { nonNegative: true });
   };
   checkPmf(first, 'first');
   checkPmf(second, 'second');
   const sum = new Float64Array(first.length + second.length - 1);
   for (let i = 0; i < first.length; i++) {
-    const weight = first[i] as number;
+    const weight = first[i]!;
     if (weight === 0) continue;
-    for (let j = 0; j < second.length; j++)
-      sum[i + j] = (sum[i + j] as number) + weight * (second[j] as number);
+    for (let j = 0; j < second.length; j++) sum[i + j] = sum[i + j]! + weight * second[j]!;
   }
   return sum;
 }
@@ -82,8 +80,8 @@ export function binomialEstimatorMoments({
   const pmf = binomialPmf(n, p);
   const values = Array.from({ length: n + 1 }, (_, c) => estimate(c));
   let mean = 0;
-  for (let c = 0; c <= n; c++) mean += (values[c] as number) * (pmf[c] as number);
+  for (let c = 0; c <= n; c++) mean += values[c]! * pmf[c]!;
   let variance = 0;
-  for (let c = 0; c <= n; c++) variance += ((values[c] as number) - mean) ** 2 * (pmf[c] as number);
+  for (let c = 0; c <= n; c++) variance += (values[c]! - mean) ** 2 * pmf[c]!;
   return { mean, variance, mse: truth === undefined ? null : variance + (mean - truth) ** 2 };
 }

@@ -45,7 +45,7 @@ export function binomialTestGreater(k: number, n: number, p: number): number {
   const pmf = binomialPmf(n, p);
   let tail = 0;
   // Summed from the far tail inwards, so that small terms are not lost against large ones.
-  for (let x = n; x >= k; x -= 1) tail += pmf[x] as number;
+  for (let x = n; x >= k; x -= 1) tail += pmf[x]!;
   return Math.min(1, tail);
 }
 
@@ -96,8 +96,8 @@ export function countDropDetection(effect: DropEffect): number {
   let below = 0; // P(c_late < x), built up as x grows
   let total = 0;
   for (let x = 0; x <= effect.n; x++) {
-    total += (early[x] as number) * below;
-    below += late[x] as number;
+    total += early[x]! * below;
+    below += late[x]!;
   }
   return total;
 }
@@ -126,8 +126,8 @@ export function pairedDropTestPower(effect: DropEffect, alpha: number): number {
     let x = d;
     while (x >= 0 && binomialTestGreater(x, d, 0.5) < alpha) x--;
     let rejected = 0;
-    for (let k = x + 1; k <= d; k++) rejected += split[k] as number;
-    power += (discordantPmf[d] as number) * rejected;
+    for (let k = x + 1; k <= d; k++) rejected += split[k]!;
+    power += discordantPmf[d]! * rejected;
   }
   return power;
 }

@@ -110,7 +110,7 @@ export function nestedNoiseStandardDeviations(
       `nestedNoiseStandardDeviations: needs a and b of the same B >= 2 groups of R >= 2 values each, got ${groups} and ${b.length} groups`,
     );
   [...a, ...b].forEach((row, i) => checkFiniteValues(row, i < groups ? 'a' : 'b'));
-  const means = a.map((row, g) => Array.from(row, (value, r) => (value + (b[g]![r] as number)) / 2));
+  const means = a.map((row, g) => Array.from(row, (value, r) => (value + b[g]![r]!) / 2));
   const groupMeans = means.map((row) => mean(row));
   const grand = mean(groupMeans);
   const within = means.reduce(

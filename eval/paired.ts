@@ -11,7 +11,7 @@ export function differences(a: ArrayLike<number>, b: ArrayLike<number>): Float64
   checkFiniteValues(b, 'b');
   checkSameLength(a, b);
   const d = new Float64Array(a.length);
-  for (let j = 0; j < a.length; j++) d[j] = (b[j] as number) - (a[j] as number);
+  for (let j = 0; j < a.length; j++) d[j] = b[j]! - a[j]!;
   return d;
 }
 
@@ -53,8 +53,8 @@ export function pearsonCorrelation(a: ArrayLike<number>, b: ArrayLike<number>): 
   let varianceA = 0;
   let varianceB = 0;
   for (let j = 0; j < a.length; j++) {
-    const da = (a[j] as number) - meanA;
-    const db = (b[j] as number) - meanB;
+    const da = a[j]! - meanA;
+    const db = b[j]! - meanB;
     covariance += da * db;
     varianceA += da * da;
     varianceB += db * db;
@@ -166,7 +166,7 @@ export function pitmanMorganTest(
 ): { ratio: number; correlation: number; t: number; df: number; p: number } {
   checkUnits(a, 3, 'a', 'a Pitman-Morgan test');
   checkSameLength(a, b);
-  const sums = Array.from(a, (value, j) => value + (b[j] as number));
-  const differences = Array.from(a, (value, j) => value - (b[j] as number));
+  const sums = Array.from(a, (value, j) => value + b[j]!);
+  const differences = Array.from(a, (value, j) => value - b[j]!);
   return { ratio: sampleVariance(a) / sampleVariance(b), ...correlationTest(sums, differences) };
 }

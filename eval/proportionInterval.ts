@@ -138,7 +138,7 @@ export function intervalCoverage(n: number, p: number, interval: (c: number, n: 
   let coverage = 0;
   for (let c = 0; c <= n; c++) {
     const { low, high } = interval(c, n);
-    if (low <= p && p <= high) coverage += pmf[c] as number;
+    if (low <= p && p <= high) coverage += pmf[c]!;
   }
   return coverage;
 }

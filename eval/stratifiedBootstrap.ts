@@ -244,8 +244,8 @@ export function probabilityOfImprovement(
     let wins = 0;
     for (const xRow of x)
       for (const yRow of y) {
-        const a = xRow[task] as number;
-        const b = yRow[task] as number;
+        const a = xRow[task]!;
+        const b = yRow[task]!;
         wins += a > b ? 1 : a === b ? 0.5 : 0;
       }
     total += wins / (x.length * y.length);

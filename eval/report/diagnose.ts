@@ -36,7 +36,7 @@ function sameBatchEvidence(
   const prefix = ks.map((k) => meanOf(tasks.map(({ outcomes }) => prefixPassAtK(outcomes, k))));
   const unbiased = ks.map((k) => meanOf([...perTask(tasks, k).values()]));
   const evidence = [
-    `${label}: recomputed from the raw rows over ${count(tasks.length, 'task')}: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i] as number)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i] as number)}`).join(', ')} (monotone by construction)`,
+    `${label}: recomputed from the raw rows over ${count(tasks.length, 'task')}: prefix pass@k ${ks.map((k, i) => `k=${k} ${percent(prefix[i]!)}`).join(', ')}; unbiased ${ks.map((k, i) => `k=${k} ${percent(unbiased[i]!)}`).join(', ')} (monotone by construction)`,
   ];
   let mismatch = false;
   for (const [key, value] of Object.entries(reported ?? {})) {
@@ -191,8 +191,8 @@ function differentRunsFinding({ groupA, groupB, labels }: Batches, k: number, in
   const rates1 = perTask(groupA.tasks, 1);
   const ratesK = perTask(groupB.tasks, k);
   const common = [...rates1.keys()].filter((name) => ratesK.has(name));
-  const a1 = common.map((name) => rates1.get(name) as number);
-  const bk = common.map((name) => ratesK.get(name) as number);
+  const a1 = common.map((name) => rates1.get(name)!);
+  const bk = common.map((name) => ratesK.get(name)!);
   const gap = common.length === 0 ? 0 : meanOf(bk) - meanOf(a1);
   const runToRun = common.length > 1 ? pairedStandardError(a1, bk) : null;
   const z = runToRun !== null && runToRun > 0 ? gap / runToRun : null;

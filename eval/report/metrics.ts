@@ -51,7 +51,7 @@ function taskMeans(profiles: readonly TaskProfile[]) {
     ofCounts(perTask: (trials: number, successes: number) => number): number {
       const values = Float64Array.from(classes, ({ trials, successes }) => perTask(trials, successes));
       let total = 0;
-      for (let j = 0; j < classOf.length; j++) total += values[classOf[j] as number] as number;
+      for (let j = 0; j < classOf.length; j++) total += values[classOf[j]!]!;
       return total / classOf.length;
     },
     share(test: (profile: TaskProfile) => boolean): number {
@@ -295,7 +295,7 @@ function familyChecks(
     });
     const computed = ks.filter((k) => passAt[k] != null);
     const steps = computed.slice(1).map((k, i) => [k, computed[i]!] as const);
-    const of = (values: AtK, k: number) => (values[k] as Estimate).estimate;
+    const of = (values: AtK, k: number) => values[k]!.estimate;
     const rising = steps.every(([k, before]) => of(passAt, k) + TOLERANCE >= of(passAt, before));
     const falling = steps.every(([k, before]) => of(allCorrect, k) <= of(allCorrect, before) + TOLERANCE);
     return [

@@ -89,7 +89,7 @@ function weightedSums(rows: readonly Float64Array[], times: Float64Array, sums: 
   for (let h = 0; h < rows.length; h++) {
     const weight = times[h]!;
     if (weight === 0) continue;
-    const row = rows[h] as Float64Array;
+    const row = rows[h]!;
     for (let i = 0; i < row.length; i++) sums[i]! += weight * row[i]!;
   }
 }
@@ -99,7 +99,7 @@ function countsBelow(counts: Float64Array, ks: readonly number[], below: Float64
   let total = 0;
   let position = 0;
   for (let i = 0; i < ks.length; i++) {
-    for (; position < (ks[i] as number); position++) total += counts[position]!;
+    for (; position < ks[i]!; position++) total += counts[position]!;
     below[i] = total;
   }
 }
@@ -127,12 +127,12 @@ function countDraws(
   for (let g = 0; g < joint.length; g++) {
     const times = drawn[g]!;
     if (times === 0) continue;
-    const { trials, successes, firstSuccess, firstFailure } = joint[g] as TaskProfile;
+    const { trials, successes, firstSuccess, firstFailure } = joint[g]!;
     rates += (times * successes) / trials;
     if (firstSuccess === 0) firstPassed += times;
     top += times * successes;
     bottom += times * trials;
-    into.counts[countsClassOf[g] as number]! += times;
+    into.counts[countsClassOf[g]!]! += times;
     into.firstSuccesses[firstSuccess]! += times;
     into.firstFailures[firstFailure]! += times;
   }
@@ -188,10 +188,10 @@ export function resampleMeans(
     countsBelow(tally.firstSuccesses, ks, successesBelow);
     countsBelow(tally.firstFailures, ks, failuresBelow);
     for (let i = 0; i < ks.length; i++) {
-      (means.prefixPassAtK[i] as Float64Array)[r] = successesBelow[i]! / units;
-      (means.prefixAllCorrectAtK[i] as Float64Array)[r] = (units - failuresBelow[i]!) / units;
-      (means.passAtK[i] as Float64Array)[r] = (units - noneSums[i]!) / units;
-      (means.allCorrectAtK[i] as Float64Array)[r] = allSums[i]! / units;
+      means.prefixPassAtK[i]![r] = successesBelow[i]! / units;
+      means.prefixAllCorrectAtK[i]![r] = (units - failuresBelow[i]!) / units;
+      means.passAtK[i]![r] = (units - noneSums[i]!) / units;
+      means.allCorrectAtK[i]![r] = allSums[i]! / units;
     }
   }
   return means;
