@@ -1,11 +1,6 @@
 import betaCdf from '@stdlib/stats-base-dists-beta-cdf';
-import {
-  bootstrapCI,
-  DEFAULT_REPLICATES,
-  percentileInterval,
-  type BootstrapInterval,
-  type BootstrapOptions,
-} from './bootstrap.ts';
+import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from './bootstrap.ts';
+import type { BootstrapInterval, BootstrapOptions } from './bootstrap.ts';
 import { binomialPmf } from './discrete.ts';
 import { withoutCollapse } from './proportionInterval.ts';
 import { pooledCounts, taskRates, type CountsInput } from './clustered.ts';

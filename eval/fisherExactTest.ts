@@ -73,11 +73,7 @@ export function holmAdjust(pValues: readonly number[]): number[] {
  * A drop of a task's success rate from `early` to `late` between two checkpoints that play the
  * same `n` episodes, independently: the effect whose detection rate a verdict has (docs/CLAIMS.md, 4).
  */
-export interface DropEffect {
-  n: number;
-  early: number;
-  late: number;
-}
+export type DropEffect = { n: number; early: number; late: number };
 
 function checkEffect({ n, early, late }: DropEffect): void {
   checkInteger(n, 'n', 1);

@@ -5,10 +5,7 @@ import { checkCounts, checkInteger, checkLevel, checkProbability } from './valid
 import { StatisticsError } from '../lib/errors.ts';
 
 /** A two-sided interval [low, high]. */
-export interface Interval {
-  low: number;
-  high: number;
-}
+export type Interval = { low: number; high: number };
 
 type Level = { level?: number };
 

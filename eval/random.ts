@@ -4,9 +4,7 @@ import { checkFinite, checkInteger, checkProbability, checkRandomSource } from '
  * Where the statistics get their randomness: anything with `next()` in [0, 1), such as lib/rng.ts's
  * `Rng`. Nothing in eval/ calls `Math.random`, so every result is reproducible from the seed.
  */
-export interface RandomSource {
-  next(): number;
-}
+export type RandomSource = { next(): number };
 
 /** A uniform integer in [0, n), from one draw. */
 export function randomIndex(rng: RandomSource, n: number): number {

@@ -7,11 +7,7 @@ import { StatisticsError } from '../lib/errors.ts';
 export const AGGREGATE_REPS = 50_000;
 
 /** A point estimate with its percentile interval. */
-export interface Estimate {
-  estimate: number;
-  low: number;
-  high: number;
-}
+export type Estimate = { estimate: number; low: number; high: number };
 
 export interface StratifiedBootstrapOptions {
   /** Defaults: AGGREGATE_REPS replicates (rliable's `reps`), level 0.95. */

@@ -1,9 +1,5 @@
 /** One harness field that differs between two results; `undefined` = absent on that side. */
-export interface HarnessDifference {
-  field: string;
-  a: unknown;
-  b: unknown;
-}
+export type HarnessDifference = { field: string; a: unknown; b: unknown };
 
 /** Nested objects flattened to dotted names, e.g. `generation.temperature`, in the order they appear. */
 function flatten(value: unknown, prefix = '', into = new Map<string, unknown>()): Map<string, unknown> {

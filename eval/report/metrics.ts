@@ -2,25 +2,14 @@ import { allCorrectAtK, passAtK, plugInPassAtK } from '../passAtK.ts';
 import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
 import { withoutCollapse } from '../proportionInterval.ts';
-import {
-  clusteredStandardError,
-  designEffect,
-  episodeStandardError,
-  intraclassCorrelation,
-  taskVarianceIntraclassCorrelation,
-} from '../clustered.ts';
+import { clusteredStandardError, designEffect, episodeStandardError } from '../clustered.ts';
+import { intraclassCorrelation, taskVarianceIntraclassCorrelation } from '../clustered.ts';
 import { mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
-import {
-  classesBy,
-  resampleMeans,
-  taskProfile,
-  type Estimate,
-  type ReplicateMeans,
-  type TaskProfile,
-} from './resample.ts';
+import { classesBy, resampleMeans, taskProfile } from './resample.ts';
+import type { Estimate, ReplicateMeans, TaskProfile } from './resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { count } from '../../lib/text.ts';
 
