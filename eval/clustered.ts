@@ -89,7 +89,6 @@ export function designEffect(episodesPerTask: number, rho: number): number {
 /** Per-task success counts c_j and trial counts n_j (a number when every task has the same n). */
 export type CountsInput = { successes: ArrayLike<number>; trials: ArrayLike<number> | number };
 
-/** n_j of task j. */
 function trialsOf(trials: ArrayLike<number> | number, j: number): number {
   return typeof trials === 'number' ? trials : trials[j]!;
 }

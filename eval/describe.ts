@@ -35,7 +35,6 @@ export function meanStandardError(values: ArrayLike<number>): number {
   return sampleStandardDeviation(values) / Math.sqrt(values.length);
 }
 
-/** One group's sample SD and size. */
 export type GroupSpread = { sd: number; n: number };
 
 /**

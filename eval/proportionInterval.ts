@@ -4,7 +4,6 @@ import { twoSidedZ } from './normal.ts';
 import { checkCounts, checkInteger, checkLevel, checkProbability } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 
-/** A two-sided interval [low, high]. */
 export type Interval = { low: number; high: number };
 
 type Level = { level?: number };

@@ -13,12 +13,7 @@ const show = (value: unknown) =>
 
 /** A safe integer in [min, max]. */
 export function checkInteger(value: number, name: string, min = 0, max?: number): void {
-  if (
-    typeof value !== 'number' ||
-    !Number.isSafeInteger(value) ||
-    value < min ||
-    (max !== undefined && value > max)
-  )
+  if (!Number.isSafeInteger(value) || value < min || (max !== undefined && value > max))
     throw new StatisticsError(
       `${name} must be an integer in [${min}, ${max ?? '2^53 - 1'}], got ${show(value)}`,
     );
@@ -47,7 +42,7 @@ export function checkProbability(p: number, name: string): void {
 
 /** A finite number (optionally > 0 or >= 0). */
 export function checkFinite(value: number, name: string, { positive = false, nonNegative = false } = {}) {
-  if (typeof value !== 'number' || !Number.isFinite(value))
+  if (!Number.isFinite(value))
     throw new StatisticsError(`${name} must be a finite number, got ${show(value)}`);
   if (positive && !(value > 0)) throw new StatisticsError(`${name} must be > 0, got ${value}`);
   if (nonNegative && !(value >= 0)) throw new StatisticsError(`${name} must be >= 0, got ${value}`);
@@ -72,13 +67,7 @@ function checkEntries<T>(
 export function checkFiniteValues(values: ArrayLike<number>, name = 'values'): void {
   if (values !== null && typeof values === 'object' && values.length === 0)
     throw new StatisticsError(`${name} is empty`);
-  checkEntries(
-    values,
-    name,
-    'numbers',
-    (value) => typeof value === 'number' && Number.isFinite(value),
-    'a finite number',
-  );
+  checkEntries(values, name, 'numbers', Number.isFinite, 'a finite number');
 }
 
 /** At least `min` finite values: a standard error or resampling interval from fewer than 2 units does not exist. */
@@ -93,7 +82,6 @@ export function checkSameLength(a: ArrayLike<number>, b: ArrayLike<number>): voi
     throw new StatisticsError(`paired samples differ in length: a has ${a.length}, b has ${b.length}`);
 }
 
-/** A random source: anything with next(). */
 export function checkRandomSource(rng: unknown): void {
   if (typeof rng !== 'object' || rng === null || typeof (rng as { next?: unknown }).next !== 'function')
     throw new StatisticsError('rng must be a random source with next() (e.g. new Rng(seed))');

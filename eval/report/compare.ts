@@ -135,7 +135,6 @@ interface Compared {
   header?: Record<string, unknown> | undefined;
 }
 
-/** Unbiased pass@k of one task from its 0/1 outcomes. */
 export function taskPassAtK(outcomes: Uint8Array, k: number): number {
   const successes = outcomes.reduce((sum, value) => sum + value, 0);
   return passAtK(outcomes.length, successes, k);
