@@ -1,5 +1,4 @@
-import type { RandomSource } from './random.ts';
-import { sampleStandardNormal } from './random.ts';
+import { sampleStandardNormal, type RandomSource } from './random.ts';
 import { checkInteger, checkLevel, checkRandomSource, checkUnits } from './validate.ts';
 import { StatisticsError } from '../lib/errors.ts';
 

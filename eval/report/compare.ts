@@ -254,6 +254,7 @@ export function compareResults(
   const [checkpointA, checkpointB] = [recordedCheckpoint(a.header), recordedCheckpoint(b.header)];
   const sameCheckpoint =
     checkpointA !== undefined && checkpointA.checksum === checkpointB?.checksum ? checkpointA : null;
+  const checkpointWarning = sameCheckpointWarning(sameCheckpoint, harnessChanges.length > 0);
   return {
     harnessDifferences: harnessChanges,
     onlyInA: tasksMissingFrom(a.tasks, b.tasks),
@@ -265,11 +266,7 @@ export function compareResults(
     pairing,
     sameCheckpoint,
     tasksNeeded: tasksNeeded(ratesA, ratesB),
-    warnings: comparisonWarnings(
-      ratesA.length,
-      pairing,
-      sameCheckpointWarning(sameCheckpoint, harnessChanges.length > 0),
-    ),
+    warnings: comparisonWarnings(ratesA.length, pairing, checkpointWarning),
   };
 }
 

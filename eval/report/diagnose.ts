@@ -163,11 +163,8 @@ function sameBatchFinding(
   const { issues: dataIssues, unpaired } = dataIssuesOf(batches, k);
   const { shared, agree } = oneBatch ? { shared: 0, agree: 0 } : sharedSamples(groupA.tasks, groupB.tasks);
   const sameBatch = oneBatch || (shared > 0 && agree === shared);
-  const batch = sameBatchEvidence(
-    oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`,
-    groupB.tasks,
-    reported,
-  );
+  const label = oneBatch ? labels[0] : `${labels[1]} (batch of the pass@k)`;
+  const batch = sameBatchEvidence(label, groupB.tasks, reported);
   const evidence = [
     oneBatch
       ? 'one batch: pass@1 and pass@k come from the same samples'
