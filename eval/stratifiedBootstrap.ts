@@ -240,8 +240,7 @@ export function probabilityOfImprovement(
     let wins = 0;
     for (const xRow of x)
       for (const yRow of y) {
-        const a = xRow[task]!;
-        const b = yRow[task]!;
+        const [a, b] = [xRow[task]!, yRow[task]!];
         wins += a > b ? 1 : a === b ? 0.5 : 0;
       }
     total += wins / (x.length * y.length);

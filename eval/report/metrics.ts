@@ -274,13 +274,9 @@ function familyChecks(
   ];
   return pairs.flatMap(([family, allCorrect, passAt1, passAt]) => {
     const bad = ks.filter((k) => {
-      const low = allCorrect[k];
-      const high = passAt[k];
-      return (
-        low != null &&
-        high != null &&
-        !(low.estimate <= passAt1 + TOLERANCE && passAt1 <= high.estimate + TOLERANCE)
-      );
+      const [low, high] = [allCorrect[k], passAt[k]];
+      if (low == null || high == null) return false;
+      return !(low.estimate <= passAt1 + TOLERANCE && passAt1 <= high.estimate + TOLERANCE);
     });
     const computed = ks.filter((k) => passAt[k] != null);
     const steps = computed.slice(1).map((k, i) => [k, computed[i]!] as const);
