@@ -84,12 +84,7 @@ export function percentileInterval(replicates: Float64Array, level: number): { l
  * jackknife of the mean. Ties with theta-hat are not counted as below (their eq. 14.14); scipy
  * counts them as half, which differs on 0/1 data (docs/METRICS.md).
  */
-function bcaLevels(
-  values: Float64Array,
-  estimate: number,
-  sorted: Float64Array,
-  alpha: number,
-): [number, number] {
+function bcaLevels(values: Float64Array, estimate: number, sorted: Float64Array, alpha: number) {
   let below = 0;
   for (const replicate of sorted) if (replicate < estimate) below++;
   const z0 = normalQuantile(Math.min(Math.max(below / sorted.length, 1e-12), 1 - 1e-12));
@@ -106,7 +101,7 @@ function bcaLevels(
   }
   const acceleration = squares > 0 ? cubes / (6 * squares ** 1.5) : 0;
   const adjust = (z: number) => normalCdfStandard(z0 + (z0 + z) / (1 - acceleration * (z0 + z)));
-  return [adjust(normalQuantile(alpha / 2)), adjust(normalQuantile(1 - alpha / 2))];
+  return [adjust(normalQuantile(alpha / 2)), adjust(normalQuantile(1 - alpha / 2))] as const;
 }
 
 /**

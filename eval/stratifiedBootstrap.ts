@@ -142,12 +142,7 @@ function redrawCells(
  * each drawn run of X its wins, sums of halves exact in any order (`probabilityOfImprovement`'s
  * number). `x`, `y` laid out task by task, the draws their cells.
  */
-function improvementCounter(
-  x: Float64Array,
-  y: Float64Array,
-  xRuns: number,
-  yRuns: number,
-): (xDrawn: Int32Array, yDrawn: Int32Array) => number {
+function improvementCounter(x: Float64Array, y: Float64Array, xRuns: number, yRuns: number) {
   const tasks = x.length / xRuns;
   const yRank = new Int32Array(y.length);
   const [below, atOrBelow] = [new Int32Array(x.length), new Int32Array(x.length)];
@@ -162,7 +157,7 @@ function improvementCounter(
       });
   }
   const drawnBelow = new Int32Array(yRuns + 1); // [rank]: drawn runs of Y ranked below `rank`
-  return (xDrawn, yDrawn) => {
+  return (xDrawn: Int32Array, yDrawn: Int32Array) => {
     let total = 0;
     for (let task = 0; task < tasks; task += 1) {
       drawnBelow.fill(0);
