@@ -120,12 +120,7 @@ function metricsAtK(
   replicates: ReplicateMeans | undefined,
 ) {
   const at = <T>(value: (k: number, index: number) => T): Record<string, T | null> =>
-    Object.fromEntries(
-      ks.map((k) => {
-        const index = scoredKs.indexOf(k);
-        return [k, index < 0 ? null : value(k, index)];
-      }),
-    );
+    Object.fromEntries(ks.map((k) => [k, scoredKs.includes(k) ? value(k, scoredKs.indexOf(k)) : null]));
   const estimated = (estimate: (k: number) => number, values: Float64Array[] | undefined) =>
     at((k, index) => interval(estimate(k), values?.[index]));
   return {
