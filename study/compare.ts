@@ -26,25 +26,7 @@ const sideOf = ({ dir, recipe }: Plan, values: number[]) => ({
   sd: sampleStandardDeviation(values),
 });
 
-/**
- * What comparing two recipes' step-80 seed scores gives: mean(B) - mean(A) with a Welch and a
- * bootstrap interval; B - A on the shared seeds (null with fewer than 2); and the new seeds per
- * recipe to detect it at two-sided 0.05 with power 0.8 (normal approximation, exact t at the pooled
- * SD, Welch with each recipe's own SD; null when there is no observed difference to power for).
- */
-export interface SeedComparison {
-  design: 'paired' | 'unpaired';
-  difference: number;
-  welch: { low: number; high: number; df: number | null };
-  bootstrap: { low: number; high: number; reps: number };
-  paired: { seeds: number[]; difference: number; low: number; high: number; df: number } | null;
-  seedsNeeded: {
-    normal: number | typeof BEYOND_SEEDS;
-    exactT: number | typeof BEYOND_SEEDS;
-    unequalVariances: number | typeof BEYOND_SEEDS | null;
-    varianceRatio: number;
-  } | null;
-}
+type SeedComparison = ReturnType<typeof compareSeedScores>;
 
 /** Two studies compared: their split, sides, shared seeds, and P(B > A) over seeds x tasks at step 80 with its interval. */
 export interface StudyComparison extends SeedComparison {
@@ -89,13 +71,18 @@ function seedsOrBeyond(required: () => number): number | typeof BEYOND_SEEDS {
   }
 }
 
-/** Compares two recipes' seed scores (17.4: each seed is one unit), paired on `shared` (`SeedComparison`). */
+/**
+ * Compares two recipes' step-80 seed scores (17.4: each seed is one unit): mean(B) - mean(A) with a
+ * Welch and a bootstrap interval; B - A on the `shared` seeds (null with fewer than 2); and the new
+ * seeds per recipe to detect it at two-sided 0.05 with power 0.8 (normal approximation, exact t at
+ * the pooled SD, Welch with each recipe's own SD; null when there is no observed difference).
+ */
 export function compareSeedScores(
   valuesA: number[],
   valuesB: number[],
   shared: Array<{ seed: number; a: number; b: number }>,
   { rng, reps = AGGREGATE_REPS }: { rng: Rng; reps?: number },
-): SeedComparison {
+) {
   const welch = welchInterval(valuesA, valuesB);
   const meansA = bootstrapMeans(valuesA, { reps, rng: rng.fork('a') });
   const meansB = bootstrapMeans(valuesB, { reps, rng: rng.fork('b') });
@@ -103,7 +90,7 @@ export function compareSeedScores(
   const [sdA, sdB] = [sampleStandardDeviation(valuesA), sampleStandardDeviation(valuesB)];
   const pooled = pooledStandardDeviation({ sd: sdA, n: valuesA.length }, { sd: sdB, n: valuesB.length });
   const delta = Math.abs(welch.difference);
-  const seedsNeeded: SeedComparison['seedsNeeded'] =
+  const seedsNeeded =
     delta === 0 || pooled === 0
       ? null
       : {
@@ -124,7 +111,7 @@ export function compareSeedScores(
       : null;
   const seeds = shared.map((pair) => pair.seed);
   return {
-    design: pairedInterval === null ? 'unpaired' : 'paired',
+    design: pairedInterval === null ? ('unpaired' as const) : ('paired' as const),
     difference: welch.difference,
     welch: { low: welch.low, high: welch.high, df: welch.df },
     bootstrap: { ...percentileInterval(differences, 0.95), reps },

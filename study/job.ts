@@ -9,9 +9,9 @@ import { writeFileAtomic, writeJsonAtomic } from '../lib/atomic.ts';
 import { InputError, RetryError } from '../lib/errors.ts';
 import { existsInside, fileSystemError } from '../lib/files.ts';
 import { openRunLog } from '../lib/log.ts';
-import { onStopSignal } from '../lib/processes.ts';
+import { holderAlive, onStopSignal } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
-import { claimJob, claimPath, leaseAtOnce, readLease, type Held, type Holder } from './leases.ts';
+import { claimJob, claimPath, readLease, type Held, type Holder } from './leases.ts';
 import { studyFolder } from './disk.ts';
 import {
   evalIds,
@@ -26,7 +26,7 @@ import {
 } from './output.ts';
 import { measuredSplit, type EvalJob, type Job, type Plan } from './plan.ts';
 
-/** `running`: claimed by a lease not known to be stale at one look (`leaseAtOnce`). */
+/** `running`: claimed by a lease not known to be stale at one look (its holder not a pid of this host that is gone). */
 export type JobState =
   | { state: 'done' }
   | { state: 'running'; holder: Holder; renewed: string }
@@ -40,7 +40,7 @@ export function jobState(plan: Plan, job: Job): JobState {
   const read = readLease(plan.dir, job.id);
   if (read !== undefined && 'lease' in read) {
     const { holder, renewed } = read.lease;
-    if (leaseAtOnce(read.lease) === 'watch') return { state: 'running', holder, renewed };
+    if (holderAlive(holder)) return { state: 'running', holder, renewed };
     return { state: 'failed', problem: `its process ${holder.pid} on ${holder.host} died` };
   }
   const note = failureNote(plan, job);

@@ -19,30 +19,25 @@ import { holderAlive } from '../lib/processes.ts';
 import { printable } from '../lib/text.ts';
 import { studyFolder } from './disk.ts';
 
-/** Who holds a job's claim, as its lock says (renewals change only the lock's mtime). */
+/** Who holds a job's claim, as its lock says (renewals change only the lock's mtime); `host` escaped for terminals, `renewEvery` only shown. */
 export interface Holder {
   pid: number;
-  /** Control characters escaped (`printable`): it is shown on terminals. */
   host: string;
   since: string;
-  /** Seconds between the holder's renewals: only shown, never trusted. */
   renewEvery?: number;
 }
 
-/** A claim as one look at its lock sees it. */
-export interface Lease {
+/** A claim as one look at its lock sees it: `renewed` is the lock's mtime by the holder's clock (only shown), `mark` what every renewal changes. */
+interface Lease {
   holder: Holder;
-  /** The lock's mtime, by the holder's clock (only shown). */
   renewed: string;
-  /** What changes with every renewal (`markOf`). */
   mark: string;
 }
 
 /** Seconds a lease may go unrenewed before it is stale (`--lease-timeout`). */
 export const DEFAULT_LEASE_TIMEOUT = 60;
-/** A holder renews its lease this many times per timeout. */
 const RENEWALS_PER_TIMEOUT = 10;
-/** The largest lock read: ours are about 100 bytes. */
+/** Ours are about 100 bytes. */
 const MAX_LOCK_BYTES = 4096;
 export const LEASE_TIMEOUT_ENV = 'TINYAGENT_LEASE_TIMEOUT';
 export const LEASE_TIMEOUT_RANGE = { min: 0.1, max: 86_400 };
@@ -105,14 +100,6 @@ function heldNow(studyDir: string, jobId: string, fallback: Held): Held {
 }
 
 /**
- * What one look can tell of a lease: stale when it names this host and its pid is gone; otherwise
- * only watching its renewals tells (after a reboot a live pid may be another process's).
- */
-export function leaseAtOnce(lease: Lease): 'stale' | 'watch' {
-  return holderAlive(lease.holder) ? 'watch' : 'stale';
-}
-
-/**
  * Watches leases for `timeout` seconds of this process's monotonic clock (no host's wall clock, so
  * skew does not matter): one whose mark changes was renewed, one unchanged for the timeout is
  * stale, one whose lock went away is gone. Returns a verdict per job once every lease has one.
@@ -140,10 +127,7 @@ async function watchLeases(
 }
 
 /** A claim this process holds: `held()` says whether it is still ours, `release()` gives it up. */
-export interface Claim {
-  held: () => boolean;
-  release: () => void;
-}
+export type Claim = ReturnType<typeof holdLease>;
 
 /** Why `claimJob` did not get a job: its live holder and the lease's last renewal. */
 export interface Held {
@@ -155,9 +139,10 @@ export interface Held {
  * Claims a job for this process: `claims/<id>.lock` is written whole under a temporary name and
  * hard-linked into place, which fails when the lock exists (atomic on local and NFS file systems).
  * The holder keeps the lock open and renews its mtime from a thread of its own (a busy job misses
- * no renewal) every timeout/10 s. A stale lock (`leaseAtOnce`, `watchLeases`) is taken over: renamed
- * aside, and put back if what was moved is not the lease judged stale, so of two takers only one
- * wins. Returns the claim, or the live holder.
+ * no renewal) every timeout/10 s. A stale lock is taken over: renamed aside, and put back if what was
+ * moved is not the lease judged stale, so of two takers only one wins. Returns the claim, or the live
+ * holder. A lease naming this host whose pid is gone is stale at once; any other only by watching its
+ * renewals (`watchLeases`: after a reboot a live pid may be another process's).
  */
 export async function claimJob(
   studyDir: string,
@@ -184,8 +169,8 @@ export async function claimJob(
       if (read === undefined) continue;
       if ('lease' in read) {
         const { lease } = read;
-        const now = leaseAtOnce(lease);
-        if (now === 'watch') {
+        const alive = holderAlive(lease.holder);
+        if (alive) {
           const verdict = (await watchLeases(studyDir, new Map([[jobId, lease]]), timeout)).get(jobId);
           if (verdict === 'renewed')
             return heldNow(studyDir, jobId, { heldBy: lease.holder, renewed: lease.renewed });
@@ -193,7 +178,7 @@ export async function claimJob(
         }
         if (takeAside(path, temporary, lease.mark))
           say(
-            `took over the claim ${path} of process ${lease.holder.pid} on ${lease.holder.host} (last renewed ${lease.renewed}): ${now === 'stale' ? 'that process is gone' : `not renewed for ${timeout} s`}`,
+            `took over the claim ${path} of process ${lease.holder.pid} on ${lease.holder.host} (last renewed ${lease.renewed}): ${alive ? `not renewed for ${timeout} s` : 'that process is gone'}`,
           );
       } else if (takeAside(path, temporary, read.mark)) say(`took over the claim ${path}: ${read.problem}`);
     }
@@ -268,7 +253,7 @@ while (Atomics.load(state, 0) === 0) {
 `;
 
 /** Holds the lease whose lock `fd` is open at `path`: renews it from a thread until released. */
-function holdLease(path: string, fd: number, renewEvery: number): Claim {
+function holdLease(path: string, fd: number, renewEvery: number) {
   const own = fstatSync(fd, { bigint: true });
   const flags = new SharedArrayBuffer(8);
   const state = new Int32Array(flags);
@@ -353,7 +338,7 @@ export async function unlockClaims(
       removed: false,
     });
     marks.set(jobId, lease?.mark ?? (read as { mark: string }).mark);
-    if (lease !== undefined && leaseAtOnce(lease) === 'watch') toWatch.set(jobId, lease);
+    if (lease !== undefined && holderAlive(lease.holder)) toWatch.set(jobId, lease);
   }
   if (toWatch.size > 0) {
     say(`watching ${toWatch.size} claims for up to ${timeout} s for a renewal`);

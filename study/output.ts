@@ -56,7 +56,7 @@ export const RESULT_FILE = 'result.json';
 const CHECKPOINT_FILES = ['manifest.json', 'weights.bin'];
 /** Files of a job folder that record when and how long, not what: left out of the checksums. */
 const LOG_FILES = new Set(['log.jsonl', 'summary.json', 'timing.json']);
-/** The largest record read (output.json, result.json, a manifest, a failure note): ours are a few KB. */
+/** output.json, result.json, a manifest, a failure note: ours are a few KB. */
 const MAX_RECORD_BYTES = 1024 * 1024;
 
 let weightsBytesOnce: number | undefined;
@@ -67,11 +67,9 @@ export const jobDir = (plan: Plan, job: Job) => join(plan.dir, 'jobs', job.id);
 /** A job's file by its path inside the study folder, the form `existsInside` and `readInside` check. */
 export const inJob = (job: Job, name = '') => `jobs/${job.id}${name === '' ? '' : `/${name}`}`;
 export const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-/** The text of a record of the study folder `root` (`readInside`, at most MAX_RECORD_BYTES). */
 export const readRecord = (root: string, name: string) =>
   readInside(root, name, { maxBytes: MAX_RECORD_BYTES }).toString('utf8');
 
-/** The value of the JSON `text`, or undefined when it is not JSON. */
 const jsonOf = (text: string): unknown => orUndefined(() => JSON.parse(text));
 
 /** The files a job wrote into `dir` that its output.json lists: all but its logs and output.json itself. */
@@ -92,7 +90,6 @@ export function expectedFiles(plan: Plan, job: Job): string[] {
   return ['config.json', ...checkpoints].sort();
 }
 
-/** The names of the tasks a plan's evaluations play, made once per plan. */
 const measuredByPlan = new WeakMap<Plan, string>();
 function measuredNames(plan: Plan): string {
   const names = measuredByPlan.get(plan) ?? Array.from(measuredTasks(plan), (task) => task.name).join();
@@ -100,7 +97,6 @@ function measuredNames(plan: Plan): string {
   return names;
 }
 
-/** The fields of an evaluation's result.json that name its job in the plan. */
 export function evalIds(job: EvalJob) {
   const { seed, step, chapterStep, label, harnessHash, evalSeed, episodes } = job;
   return { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
@@ -227,28 +223,22 @@ function snapshotProblem(manifestBytes: Buffer, weightsSha256: string): string |
   return undefined;
 }
 
-/** The field `key` of a job's JSON record `name`, or undefined when that cannot be read. */
 function recordField(plan: Plan, job: Job, name: string, key: string): unknown {
   const record = orUndefined(() => jsonOf(readRecord(plan.dir, inJob(job, name))));
   return (record as Record<string, unknown> | null | undefined)?.[key];
 }
 
-/** Seconds a finished job took, from its timing.json (null when it has none). */
 export function jobSeconds(plan: Plan, job: Job): number | null {
   const seconds = recordField(plan, job, 'timing.json', 'seconds');
   return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null;
 }
 
-/** The fingerprint a job's output.json records, or undefined when it has none (or not a whole one). */
 export function jobFingerprint(plan: Plan, job: Job): Fingerprint | undefined {
   const recorded = recordField(plan, job, OUTPUT_FILE, 'fingerprint');
   return isFingerprint(recorded) ? recorded : undefined;
 }
 
-/**
- * Of `jobs` (done ones), those whose outputs other code made, in order: the fingerprint each
- * records (null when none) and how it differs from `current`.
- */
+/** Of `jobs` (done ones), those whose outputs other code made than `current`. */
 export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint) {
   return jobs.flatMap((job) => {
     const recorded = jobFingerprint(plan, job);
@@ -261,13 +251,12 @@ export function staleJobs(plan: Plan, jobs: readonly Job[], current: Fingerprint
 
 export type StaleJob = ReturnType<typeof staleJobs>[number];
 
-/** The jobs of one fingerprint (undefined: none recorded), in index order. */
-export interface FingerprintGroup {
+interface FingerprintGroup {
   fingerprint: Fingerprint | undefined;
   jobs: Job[];
 }
 
-/** `jobs` grouped by the fingerprint their outputs record, the largest group first. */
+/** The largest group first. */
 export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): FingerprintGroup[] {
   const groups = new Map<string, FingerprintGroup>();
   for (const job of jobs) {
@@ -283,13 +272,12 @@ export function fingerprintGroups(plan: Plan, jobs: readonly Job[]): Fingerprint
   );
 }
 
-/** Job indices as ranges, `0-13, 15` (at most 6, then `...`). */
 function indexRanges(jobs: readonly Job[]): string {
   const ranges = indexRuns(jobs.map((job) => job.index));
   return ranges.length > 6 ? `${ranges.slice(0, 6).join(', ')}, ...` : ranges.join(', ');
 }
 
-/** Indices as runs of consecutive ones: `0-3`, `5`, `7-9`. */
+/** `0-3`, `5`, `7-9` */
 export function indexRuns(indices: readonly number[]): string[] {
   const sorted = [...new Set(indices)].sort((a, b) => a - b);
   const runs: string[] = [];
@@ -302,10 +290,7 @@ export function indexRuns(indices: readonly number[]): string[] {
   return runs;
 }
 
-/**
- * What differs between the groups of `fingerprintGroups`, in one line: each smaller group's jobs
- * against the largest's, in which parts; undefined when every job has one fingerprint (or none).
- */
+/** Each smaller group of `fingerprintGroups` against the largest, in one line; undefined for one group. */
 export function describeMixedFingerprints(groups: readonly FingerprintGroup[]): string | undefined {
   if (groups.length < 2) return undefined;
   const [largest, ...others] = groups as [FingerprintGroup, ...FingerprintGroup[]];

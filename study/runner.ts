@@ -20,14 +20,9 @@ export function jobCommand(studyDir: string, index: number | string): string[] {
   return [process.execPath, BIN, 'study', 'run', studyDir, '--index', String(index)];
 }
 
-/** The log of job `index`: its standard output and error. */
-export const jobLogPath = (plan: Plan, job: Job) => join(plan.dir, 'logs', `${job.index}-${job.id}.log`);
+const jobLogPath = (plan: Plan, job: Job) => join(plan.dir, 'logs', `${job.index}-${job.id}.log`);
 
-/**
- * What `runStudy` did: jobs `ran` to a verified output, `skipped` (found done), `failed`, and
- * `blocked` (held by other runs, their claim lost, or waiting on a failed job); the `--jobs` slots
- * and each worker's start-up seconds.
- */
+/** What `runStudy` did; `blocked`: held by other runs, their claim lost, or waiting on a failed job. */
 export interface StudyRunSummary {
   ran: number;
   skipped: number;
@@ -40,22 +35,19 @@ export interface StudyRunSummary {
 }
 
 /**
- * The CPU slots a job holds, and a training's threads: an evaluation 1; a training 1, its plan's
- * two shares on one thread (the same checkpoints as on two, `twoSharesOneThread`), so two
- * trainings run side by side; but a training that is the only job ready takes as many of the
- * `free` slots as its plan's threads.
+ * The CPU slots a job holds, and a training's threads: 1, so two trainings run side by side (its
+ * plan's two shares on one thread give the same checkpoints, `twoSharesOneThread`); but a training
+ * that is the only job ready takes as many of the `free` slots as its plan's threads.
  */
 export function slotsOf(job: Job, free: number, alone: boolean): number {
   return job.kind === 'train' && alone ? Math.max(1, Math.min(job.threads, free)) : 1;
 }
 
 /**
- * Runs every pending job of a study on `workers` CPU slots, in long-lived worker processes
- * (worker.ts), each job through `runJob` as `study run --index`. A job starts once its dependencies
- * are done and it fits in the free slots, lowest index first (a later one that fits goes first).
- * Jobs another process holds are taken over once their lease is stale; a failed job is not retried
- * in this run, nor one whose claim was taken while it ran. A worker that dies is replaced, its job
- * failed. SIGTERM or SIGINT is passed on to the workers, then ends this process.
+ * Runs every pending job of a study on `workers` CPU slots in long-lived worker processes, each job
+ * through `runJob` as `study run --index`, lowest ready index first (a later one that fits goes
+ * first). A failed job is not retried in this run, nor one whose claim was taken while it ran. A
+ * worker that dies is replaced, its job failed. SIGTERM or SIGINT is passed on to the workers.
  */
 export async function runStudy(
   plan: Plan,
@@ -64,7 +56,6 @@ export async function runStudy(
   return new StudyRun(plan, workers, timeout, say).run();
 }
 
-/** One `runStudy`: its jobs' states as it last saw them, its slots, its worker pool, its summary. */
 class StudyRun {
   private readonly started = performance.now();
   private readonly states = new Map<number, JobState['state']>();
@@ -74,11 +65,9 @@ class StudyRun {
   /** Jobs whose claim was removed or taken over while this run ran them: left to a later run. */
   private readonly lostHere = new Set<number>();
   private readonly running = new Map<number, Promise<void>>();
-  /** CPU slots the running jobs hold. */
   private used = 0;
   /** Why the run stops early: a log that cannot be written fails every job alike. */
   private stopped: InputError | undefined;
-  /** The claims of other runs already reported as waited on. */
   private readonly announced = new Set<string>();
   private readonly pool: WorkerPool;
   private interrupted = false;
@@ -100,7 +89,7 @@ class StudyRun {
     this.pool = new WorkerPool(plan, timeout, (seconds) => this.summary.workerStarts.push(seconds));
   }
 
-  /** Runs the jobs until none is left to start or wait for; never resolves once interrupted. */
+  /** Never resolves once interrupted. */
   async run(): Promise<StudyRunSummary> {
     const removeSignalHandlers = onStopSignal((signal) => this.interrupt(signal));
     try {
@@ -122,7 +111,6 @@ class StudyRun {
     return this.summary;
   }
 
-  /** The scheduling loop: starts what is ready, waits for a job to end, or for the jobs other runs hold. */
   private async schedule(): Promise<void> {
     for (;;) {
       const ready = this.plan.jobs.filter((job) => !this.running.has(job.index) && this.isReady(job));
@@ -139,7 +127,6 @@ class StudyRun {
     }
   }
 
-  /** Passes SIGTERM or SIGINT on to the workers; resolves once all have exited. */
   private async interrupt(signal: NodeJS.Signals): Promise<void> {
     this.interrupted = true;
     this.say(`study run: ${signal}: passed on to the workers, which release their jobs' claims`);
@@ -164,7 +151,6 @@ class StudyRun {
     );
   }
 
-  /** Hands `job` to a worker on `slots` of the free slots. */
   private start(job: Job, slots: number): void {
     this.used += slots;
     if (this.states.get(job.index) === 'running') {
@@ -177,7 +163,6 @@ class StudyRun {
     );
   }
 
-  /** Records how `job` ended, on the worker's `reply`, and frees its `slots`. */
   private settle(job: Job, slots: number, reply: Reply): void {
     this.running.delete(job.index);
     this.used -= slots;
@@ -240,14 +225,12 @@ class StudyRun {
   }
 }
 
-/**
- * The summary's line for a job this run ran: the CPU `slots` it held, how it ended (`JobEnd`), its
- * `wall` seconds from the hand-over to the reply, the `work` its timing.json records, and the worker's pid.
- */
+/** The summary's line for a job this run ran: `wall` seconds from the hand-over, `work` as its timing.json records. */
 function jobRunOf(plan: Plan, job: Job, slots: number, reply: Reply) {
   const { wall, inJob, cpuSeconds, code, worker, tensors, rssMb } = reply;
-  const head = { index: job.index, kind: job.kind, slots, wall, inJob, cpuSeconds };
-  return { ...head, work: jobSeconds(plan, job), code, worker, tensors, rssMb };
+  const { index, kind } = job;
+  const work = jobSeconds(plan, job);
+  return { index, kind, slots, wall, inJob, cpuSeconds, work, code, worker, tensors, rssMb };
 }
 
 /** The entry of a worker process (worker.ts behind its own TypeScript loader). */

@@ -13,10 +13,7 @@ import { jobCommand } from './runner.ts';
 export const SLURM_DEPENDENCIES = ['per-seed', 'array'] as const;
 export type SlurmDependency = (typeof SLURM_DEPENDENCIES)[number];
 
-/**
- * What every task of `study slurm` and `study k8s` asks for: the CPUs of a training (default its
- * threads) and of an evaluation (1), `mem` (2G), and the `leaseTimeout` exported to the jobs.
- */
+/** What every task of `study slurm` and `study k8s` asks for; `leaseTimeout` is exported to the jobs. */
 interface TaskOptions {
   trainCpus?: number;
   evalCpus?: number;
@@ -24,8 +21,8 @@ interface TaskOptions {
   leaseTimeout?: number;
 }
 
-/** The flags of `study slurm`: `time` per array task, `requeue` (default true), extra `sbatch` options, the `dependency` scheme (per-seed). */
-export interface SlurmOptions extends TaskOptions {
+/** The flags of `study slurm`: `time` per array task, extra `sbatch` options. */
+interface SlurmOptions extends TaskOptions {
   partition?: string;
   account?: string;
   time?: string;
@@ -37,10 +34,7 @@ export interface SlurmOptions extends TaskOptions {
 /** A task whose job another live lease holds sleeps this long before it runs `study run --index` again. */
 const RETRY_SLEEP_SECONDS = 5;
 
-/**
- * Tries of a task whose job is held: three lease timeouts, at least 3, room for a requeued task
- * whose old holder still runs (a node cut off but alive) to see it finish; then it exits 75.
- */
+/** Tries of a task whose job is held: three lease timeouts, room for a requeued task whose old holder still runs (a node cut off but alive) to see it finish. */
 export const retryTries = (timeout: number) => Math.max(3, Math.ceil((3 * timeout) / RETRY_SLEEP_SECONDS));
 
 /** A word for the shell: as it is when it is safe bare, else in single quotes. */
@@ -84,7 +78,7 @@ function checkMem(mem: string | undefined): void {
     );
 }
 
-/** The values of SlurmOptions, checked: each lands unquoted in a `#SBATCH` line. */
+/** Each value lands unquoted in a `#SBATCH` line. */
 function checkSlurmOptions(options: SlurmOptions): void {
   const { partition, account, time, mem, sbatch = [], dependency } = options;
   for (const [flag, name, what] of [
@@ -118,7 +112,7 @@ function checkSlurmOptions(options: SlurmOptions): void {
   }
 }
 
-/** The trainings and the evaluations, each with the CPUs of one task: a training's threads (or --train-cpus), an evaluation's 1 (or --eval-cpus). */
+/** The trainings and the evaluations, each with the CPUs of one task. */
 function jobsByKind(plan: Plan, { trainCpus, evalCpus = 1 }: TaskOptions) {
   const trains = plan.jobs.filter((job) => job.kind === 'train');
   const threads = Math.max(1, ...trains.map((job) => job.threads));
@@ -128,24 +122,18 @@ function jobsByKind(plan: Plan, { trainCpus, evalCpus = 1 }: TaskOptions) {
   ];
 }
 
-/** An array index list: runs of consecutive indices as ranges (`0-3,5,7-9`). */
+/** `0-3,5,7-9` */
 export const arrayList = (indices: readonly number[]) => indexRuns(indices).join(',');
 
-/**
- * One sbatch call of a submission: a script over the plan's `indices` (the `seed` of a per-seed
- * evaluation array), `after` the training array or its task `task` (absent: the trainings are done).
- */
-export interface SlurmArray {
+/** One sbatch call of a submission: `after` the training array or its task `task` (absent: the trainings are done). */
+interface SlurmArray {
   script: 'train' | 'eval';
   indices: number[];
   seed?: number;
   after?: { task?: number };
 }
 
-/**
- * The arrays that run the jobs of `todo` (not done): the trainings as one array, then the
- * evaluations per seed (after its training's task) or as one array after the whole training array.
- */
+/** The trainings as one array, then the evaluations per seed (after its training's task) or as one array after the whole training array. */
 function slurmArrays(
   plan: Plan,
   todo: ReadonlySet<number>,
@@ -284,7 +272,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}) {
   return { ...paths, arrays };
 }
 
-/** One submitted array: its job id, what it runs, and the dependency it was submitted with (`afterok:12_3`), or null. */
+/** `dependency`: what it was submitted with (`afterok:12_3`), or null. */
 export interface SubmittedArray extends SlurmArray {
   id: string;
   dependency: string | null;
@@ -292,7 +280,7 @@ export interface SubmittedArray extends SlurmArray {
 
 type SlurmScripts = ReturnType<typeof writeSlurmScripts>;
 
-/** Submits the arrays of `writeSlurmScripts` with sbatch, as submit.sh does; returns their job ids. sbatch missing is an InputError naming the packages. */
+/** Submits the arrays of `writeSlurmScripts` with sbatch, as submit.sh does. */
 export function submitSlurm(scripts: SlurmScripts): SubmittedArray[] {
   const sbatch = (args: string[]) => {
     try {
@@ -326,8 +314,7 @@ export const K8S_STUDY_PATH = '/study';
 /** Slurm's memory size as a Kubernetes quantity (Slurm's K, M, G, T are binary units; no unit is M). */
 const k8sMemory = (mem: string) => mem.replace(/[KMGT]?$/, (unit) => `${unit === '' ? 'M' : unit}i`);
 
-/** The flags of `study k8s`. */
-export interface K8sOptions extends TaskOptions {
+interface K8sOptions extends TaskOptions {
   image: string;
   claim: string;
   parallelism: number;
