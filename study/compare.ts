@@ -17,7 +17,6 @@ import { Rng } from '../lib/rng.ts';
 import { splitName, type Plan } from './plan.ts';
 import { evaluationOf, loadResults, taskRates, type StudyResults } from './results.ts';
 
-/** One recipe of a comparison: its study, and the mean and SD of its seeds' scores. */
 const sideOf = ({ dir, recipe }: Plan, values: number[]) => ({
   dir,
   recipe,
@@ -28,7 +27,7 @@ const sideOf = ({ dir, recipe }: Plan, values: number[]) => ({
 
 type SeedComparison = ReturnType<typeof compareSeedScores>;
 
-/** Two studies compared: their split, sides, shared seeds, and P(B > A) over seeds x tasks at step 80 with its interval. */
+/** P(B > A) over seeds x tasks at step 80. */
 export interface StudyComparison extends SeedComparison {
   split: string;
   a: ReturnType<typeof sideOf>;
@@ -60,7 +59,6 @@ export function sharedSeeds(a: StudyResults, b: StudyResults): number[] {
 /** What `seedsNeeded` says where a near-zero difference needs more seeds than the power functions count (10^7 per recipe for the t test, 2^53 - 1 for the normal approximation). */
 const BEYOND_SEEDS = 'more than 10^7';
 
-/** A power function's seeds per recipe, or BEYOND_SEEDS where it refuses to count that many. */
 function seedsOrBeyond(required: () => number): number | typeof BEYOND_SEEDS {
   try {
     const seeds = required();
@@ -123,11 +121,11 @@ export function compareSeedScores(
   };
 }
 
-/** A seed's step-80 pass@1 (evaluation 'a'): the unit of a seed design. */
+/** The unit of a seed design. */
 const step80 = (results: StudyResults, seed: number) => evaluationOf(results, seed, 80).passAt1;
 const seedScores = (results: StudyResults) => results.seeds.map((seed) => step80(results, seed));
 
-/** The SD of one seed's score a design of new seeds can take from data (`tinyagent power --from`), and what it is of. */
+/** What `tinyagent power --from` takes from data. */
 type SeedSpread = { sd: number; source: string };
 
 /** The SD of one seed's step-80 pass@1 in a finished study of 2 or more seeds (`name`: the folder as given). */
@@ -167,11 +165,7 @@ export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | 
   };
 }
 
-/**
- * Compares two studies' recipes by their step-80 pass@1 (`compareSeedScores`, on `sharedSeeds`),
- * with the probability of improvement over seeds x tasks. An InputError when a study has fewer
- * than 2 seeds, the two evaluate different tasks, or plan the same jobs.
- */
+/** Compares two studies' recipes by their step-80 pass@1 (`compareSeedScores`, on `sharedSeeds`). */
 export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
   if (planA.jobs.map((job) => job.id).join() === planB.jobs.map((job) => job.id).join())
     throw new InputError(

@@ -9,12 +9,10 @@ export function studyFolder(root: string, name: string): string {
   return path;
 }
 
-/** Opens a log of the study folder (`path`, inside `root`) for appending, creating it (`openAppendInside`). */
 export function openStudyLog(root: string, path: string): number {
   return explained(path, () => openAppendInside(root, relative(root, path)));
 }
 
-/** Appends `chunk` to the log `path` of the study in `root` (`openStudyLog`). */
 export function appendStudyLog(root: string, path: string, chunk: Uint8Array | string): void {
   const fd = openStudyLog(root, path);
   try {

@@ -33,7 +33,6 @@ export type JobState =
   | { state: 'failed'; problem: string }
   | { state: 'pending' };
 
-/** A job's state from the folder alone (what `study status` shows). */
 export function jobState(plan: Plan, job: Job): JobState {
   const problem = outputProblem(plan, job);
   if (problem === undefined) return { state: 'done' };
@@ -52,7 +51,7 @@ export function jobState(plan: Plan, job: Job): JobState {
 
 const failureNotePath = (job: Job) => `failed/${job.id}.txt`;
 
-/** The first line of a job's failure note (a link or a FIFO there reported, not followed), escaped. */
+/** The first line of a job's failure note, escaped (a link or a FIFO there reported, not followed). */
 function failureNote(plan: Plan, job: Job): string | undefined {
   const name = failureNotePath(job);
   try {
@@ -64,14 +63,13 @@ function failureNote(plan: Plan, job: Job): string | undefined {
   }
 }
 
-export type JobOutcome = 'ran' | 'skipped' | Held;
+type JobOutcome = 'ran' | 'skipped' | Held;
 
 /**
  * Runs job `index` of the plan, alone: the contract of `study run --index I` and of every array
- * scheduler. A job whose output verifies is skipped; one held by a live lease is left to it (exit
- * 75); otherwise it is claimed, what a dead attempt left is discarded, and the job writes into a
- * temporary folder renamed into place once output.json is in it. A holder whose lease was taken
- * over meanwhile removes its own temporary folder only and throws a RetryError (exit 75).
+ * scheduler. A claimed job writes into a temporary folder renamed into place once output.json is in
+ * it; a holder whose lease was taken over meanwhile removes its own temporary folder only and
+ * throws a RetryError (exit 75).
  */
 export async function runJob(
   plan: Plan,
@@ -86,7 +84,14 @@ export async function runJob(
   const job = plan.jobs[index];
   if (job === undefined) throw new RangeError(`no job ${index}`);
   if (outputProblem(plan, job) === undefined) return 'skipped';
-  checkDependencies(plan, job);
+  for (const dependency of job.dependsOn) {
+    const needed = plan.jobs[dependency]!;
+    const problem = outputProblem(plan, needed);
+    if (problem !== undefined)
+      throw new InputError(
+        `job ${job.index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
+      );
+  }
   const jobsDir = studyFolder(plan.dir, 'jobs');
   const claim = await claimJob(plan.dir, job.id, { timeout, say });
   if ('heldBy' in claim) return claim;
@@ -125,19 +130,6 @@ export async function runJob(
   }
 }
 
-/** Throws an InputError naming a job that `job` needs first (an evaluation's training) and that is not done or failed. */
-function checkDependencies(plan: Plan, job: Job): void {
-  for (const dependency of job.dependsOn) {
-    const needed = plan.jobs[dependency]!;
-    const problem = outputProblem(plan, needed);
-    if (problem !== undefined)
-      throw new InputError(
-        `job ${job.index} (${job.id}) needs the training of seed ${needed.seed}, job ${dependency} (${needed.id}), done first, and it is ${problem === 'missing' ? 'not done' : `failed (${problem})`}; run it, or study run without --index`,
-      );
-  }
-}
-
-/** The RetryError of a holder whose claim of `job` was taken over or removed while it ran. */
 function lostClaim(plan: Plan, job: Job): RetryError {
   const now = readLease(plan.dir, job.id);
   const how =
@@ -149,7 +141,7 @@ function lostClaim(plan: Plan, job: Job): RetryError {
   );
 }
 
-/** Writes timing.json and output.json (the checksums of the job's files, the code's fingerprint) into `temporary`. */
+/** Writes timing.json and output.json (the checksums of the job's files, the code's fingerprint). */
 function writeOutputRecord(
   plan: Plan,
   job: Job,
@@ -235,7 +227,7 @@ export function checkpointOf(plan: Plan, job: EvalJob): string {
   return snapshotDir(jobDir(plan, plan.jobs[job.dependsOn[0]!]!), job.step);
 }
 
-/** Evaluates `job`'s checkpoint into `dir`/result.json; returns the checkpoint's checksum. */
+/** Returns the checkpoint's checksum. */
 async function runEvaluation(plan: Plan, job: EvalJob, dir: string): Promise<string> {
   const checkpoint = checkpointOf(plan, job);
   const result = await evaluate({

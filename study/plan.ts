@@ -32,7 +32,6 @@ const STUDY_FORMAT = 1;
 /** The chapter's checkpoints (step 0 the base agent, then every 10 GRPO steps to 80). */
 export const CHAPTER_STEPS = [0, 10, 20, 30, 40, 50, 60, 70, 80] as const;
 
-/** What a study measures of every seed (`measureFor`). */
 export type Measure = ReturnType<typeof measureFor>;
 
 export interface TrainJob {
@@ -50,7 +49,7 @@ export interface EvalJob {
   id: string;
   kind: 'eval';
   seed: number;
-  /** The checkpoint's step in the recipe. */
+  /** The checkpoint's step in the recipe (chapterStep / stepScale). */
   step: number;
   chapterStep: number;
   /** 'a' (every step), 'b' (the repeat), 'temperature-T' (17.5). */
@@ -92,13 +91,12 @@ export function measuredSplit(plan: Pick<Plan, 'config'>): 'heldout' | 'dev' {
   return measuresDevSplit(plan.config) ? 'dev' : 'heldout';
 }
 
-/** The measured split's tasks, in evaluate's order. */
 export function measuredTasks(plan: Pick<Plan, 'config'>): Task[] {
   const options = splitOptions(plan.config);
   return measuredSplit(plan) === 'dev' ? devTasks(options) : makeTasks('heldout', options);
 }
 
-/** The measured split as reports name it: `held-out` or `development-split`. */
+/** The measured split as reports name it. */
 export function splitName(plan: Pick<Plan, 'config'>): string {
   return measuredSplit(plan) === 'dev' ? 'development-split' : 'held-out';
 }
@@ -155,10 +153,9 @@ export function snapshotSteps(config: RLConfig): number[] {
 }
 
 /**
- * What a study of `config` measures of every seed: the chapter `steps` (all nine by default, each a
- * snapshot: checkpoint step s / `stepScale`), `episodes` per task, `repeatSteps` evaluated again
- * with an independent eval seed (17.4) and `temperatures` at the last step besides the training
- * harness's (17.5).
+ * What a study of `config` measures of every seed: the chapter `steps` (each a snapshot, at step s /
+ * `stepScale`), `repeatSteps` evaluated again with an independent eval seed (17.4) and
+ * `temperatures` at the last step besides the training harness's (17.5).
  */
 function measureFor(
   config: RLConfig,
@@ -254,7 +251,7 @@ export function planJobs(header: StudyHeader): Job[] {
 const MAX_STUDY_SEED = 2_147_483_647;
 const MAX_STUDY_SEEDS = 10_000;
 
-/** Parses `--seeds 0-15` or `0,1,5`: distinct seeds in the config's range. */
+/** Parses `--seeds 0-15` or `0,1,5`. */
 export function parseSeeds(text: string): number[] {
   const seeds: number[] = [];
   for (const part of text.split(',')) {
@@ -274,10 +271,7 @@ export function parseSeeds(text: string): number[] {
   return seeds;
 }
 
-/**
- * Writes a study's plan: study.json (the recipe, seeds and measurements) and plan.jsonl (one line
- * per job). A folder holding another plan is refused; the same plan again is a no-op.
- */
+/** Writes study.json and plan.jsonl; a folder holding another plan is refused, the same plan again is a no-op. */
 export function writePlan(
   dir: string,
   options: {
@@ -340,7 +334,7 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 /**
  * Reads a study folder's plan, untrusted input (a shared folder many write to): study.json is
  * checked field by field against what `study plan` writes for its config, and plan.jsonl must be
- * the plan it gives. Another format or version, a damaged or hand-edited plan: an InputError.
+ * the plan it gives.
  */
 export function readPlan(dir: string): Plan {
   let header: StudyHeader;

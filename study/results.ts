@@ -23,16 +23,12 @@ export interface StudyResults {
 
 export const evalKey = (chapterStep: number, label: string) => `${chapterStep}/${label}`;
 
-/** A plan's evaluation jobs, and those of them whose output is valid (`outputProblem`). */
 function evaluationsDone(plan: Plan): { evalJobs: EvalJob[]; done: EvalJob[] } {
   const evalJobs = plan.jobs.filter((job): job is EvalJob => job.kind === 'eval');
   return { evalJobs, done: evalJobs.filter((job) => outputProblem(plan, job) === undefined) };
 }
 
-/**
- * Reads every evaluation of a study; jobs not done are an InputError saying what to run. A done
- * job's result.json is the plan's (`outputProblem` checked it), so it is read, not checked again.
- */
+/** Reads every evaluation of a study; a done job's result.json was checked by `outputProblem`, so it is read, not checked again. */
 export function loadResults(plan: Plan): StudyResults {
   const { evalJobs, done } = evaluationsDone(plan);
   if (done.length < evalJobs.length)
@@ -50,7 +46,6 @@ export function loadResults(plan: Plan): StudyResults {
   return { plan, seeds: plan.seeds, tasks, evaluations };
 }
 
-/** One evaluation of one seed. */
 export function evaluationOf(
   results: StudyResults,
   seed: number,
@@ -65,17 +60,14 @@ export function evaluationOf(
   return found;
 }
 
-/** Per-task pass rates of one evaluation of every seed: scores[seed][task]. */
+/** scores[seed][task] */
 export function taskRates(results: StudyResults, chapterStep: number, label = 'a'): number[][] {
   return results.seeds.map((seed) =>
     evaluationOf(results, seed, chapterStep, label).perTask.map((count) => count.successes / count.episodes),
   );
 }
 
-/**
- * A committed study as a report reads it: absent, unfinished, or finished with the line naming
- * the jobs made by different code, if any. Only the evaluations count: training weights are not committed.
- */
+/** A committed study as a report reads it; only the evaluations count: training weights are not committed. */
 export function finishedStudy(
   dir: string,
 ):

@@ -6,11 +6,7 @@ import { openStudyLog } from './disk.ts';
 import { outcomeLine, runJob } from './job.ts';
 import { readPlan, type Plan } from './plan.ts';
 
-/**
- * A long-lived job process of `study run --jobs N` (runner.ts): it starts once, then runs job after
- * job of one study as `study run DIR --index I` would, each job's output appended to its log. The
- * parent sends `{ index, log }` over the IPC channel and gets a `WorkerReply` when the job ends.
- */
+/** What the parent (runner.ts) sends a long-lived job process of `study run --jobs N` over IPC for each job. */
 export interface WorkerRequest {
   index: number;
   log: string;
@@ -18,11 +14,7 @@ export interface WorkerRequest {
   threads: 1 | 2;
 }
 
-/**
- * How a job ended in a worker: the exit code of `study run --index I`, what the job did, why its log
- * could not be written (or null), the seconds inside runJob (`inJob`), the CPU seconds, and the live
- * tensors and resident MB after it (null when the worker died during the job).
- */
+/** How a job ended in a worker: `inJob` the seconds inside runJob; the numbers null when the worker died during the job. */
 export interface JobEnd {
   code: number;
   outcome: 'ran' | 'skipped' | 'held' | 'failed';
@@ -60,7 +52,7 @@ function redirectOutput(fd: number, failed: (error: Error) => void): () => void 
   };
 }
 
-/** Runs job `index` as `study run DIR --index I` does, lines and all; returns its exit code and what the job did. */
+/** Runs job `index` as `study run DIR --index I` does, lines and all. */
 async function runIndexed(
   plan: Plan,
   { index, threads }: WorkerRequest,
@@ -86,7 +78,7 @@ async function runIndexed(
   }
 }
 
-/** Serves jobs of the study in `dir` until the parent disconnects (worker-entry.js calls this). */
+/** Serves jobs of the study in `dir` until the parent disconnects. */
 export async function serveJobs(dir: string, timeout: number): Promise<void> {
   const send = (reply: WorkerReply) => process.send?.(reply);
   const plan = readPlan(dir);
