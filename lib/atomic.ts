@@ -15,10 +15,9 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
 }
 
 /**
- * Writes several files that belong together (a result's JSON, its Markdown, its figures): every
- * temporary first, then the renames, in the order given. A failed write (a full disk) changes none
- * of the files; only a kill between two renames can leave some new beside some old. A failed
- * write is an InputError naming the file and the reason (exit 1).
+ * Writes several files that belong together: every temporary first, then the renames, in the order
+ * given. A failed write (a full disk) changes none of the files; only a kill between two renames
+ * can leave some new beside some old.
  */
 export function writeFilesAtomic(files: ReadonlyArray<{ path: string; content: string | Uint8Array }>): void {
   for (const { path } of files) refuseSpecialTarget(path);
@@ -38,10 +37,7 @@ export function writeFilesAtomic(files: ReadonlyArray<{ path: string; content: s
   }
 }
 
-/**
- * Removes the temporaries of `writeFileAtomic` in `dir` left by a process that is gone (a live
- * writer's are kept: it may be writing into the same folder). Returns the names removed.
- */
+/** Removes the temporaries of `writeFileAtomic` in `dir` left by a process that is gone (a live writer may be writing there). */
 export function removeDeadTemporaries(dir: string): string[] {
   const removed: string[] = [];
   for (const name of orUndefined(() => readdirSync(dir)) ?? []) {
@@ -53,7 +49,6 @@ export function removeDeadTemporaries(dir: string): string[] {
   return removed;
 }
 
-/** Writes `value` as pretty JSON with a trailing newline, atomically. */
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }

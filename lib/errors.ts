@@ -7,8 +7,7 @@ import { oneLine } from './text.ts';
  */
 export const EXIT = { ok: 0, input: 1, usage: 2, internal: 3, retry: 75 } as const;
 
-/** What an error that reached the top is: a key of `EXIT`. */
-export type ErrorKind = 'usage' | 'input' | 'internal' | 'retry';
+export type ErrorKind = Exclude<keyof typeof EXIT, 'ok'>;
 
 /** A mistake in how a command was called: reported in one line, exit code 2. */
 export class UsageError extends Error {
@@ -51,7 +50,6 @@ export function naming<T>(where: string, compute: () => T): T {
   }
 }
 
-/** Whether TINYAGENT_DEBUG=1 asks for the stack of an error. */
 export function debugging(): boolean {
   return process.env['TINYAGENT_DEBUG'] === '1';
 }

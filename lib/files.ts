@@ -48,9 +48,8 @@ export class FileRefusedError extends InputError {
 const OPEN_ONLY_ITSELF = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * A file system error (a failed system call: ENOENT, ENOSPC, EROFS, ...), which the user fixes, as
- * one InputError line after `where` (the path, or `cannot write PATH`): `runs/x: ENOSPC: no space
- * left on device, write`. Anything else (an InputError already, a bug) is returned as it is.
+ * A failed system call (ENOENT, ENOSPC, EROFS, ...), which the user fixes, as one InputError line
+ * after `where`: `runs/x: ENOSPC: no space left on device, write`. Anything else is returned as it is.
  */
 export function fileSystemError(error: unknown, where: string): unknown {
   const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
@@ -58,7 +57,7 @@ export function fileSystemError(error: unknown, where: string): unknown {
   return new InputError(`${where}: ${(error as Error).message}`);
 }
 
-/** Runs `action`, a file system error it throws made one line naming `where` (`fileSystemError`). */
+/** Runs `action`, a file system error it throws made one line (`fileSystemError`). */
 export function explained<T>(where: string, action: () => T): T {
   try {
     return action();
@@ -67,10 +66,7 @@ export function explained<T>(where: string, action: () => T): T {
   }
 }
 
-/**
- * The JSON value of the file at `path`, named `name` in the InputError of a file that cannot be
- * read (`name: cannot read it (ENOENT)`) or is not JSON (`name: not JSON (reason)`), `hint` after.
- */
+/** The JSON value of the file at `path`; unreadable or not JSON, an InputError naming `name`, `hint` after. */
 export function readJsonFile(path: string, name = path, hint = ''): unknown {
   let text: string;
   try {
@@ -87,11 +83,7 @@ export function readJsonFile(path: string, name = path, hint = ''): unknown {
   }
 }
 
-/**
- * What is wrong with a path that could not be looked at or opened, in words (`no such file`,
- * `cannot read: permission denied`, else `cannot read (EIO: i/o error)`): the one translation of
- * these codes for a message that names the path itself (FileRefusedError, eval/io's errors).
- */
+/** What is wrong with a path that could not be looked at or opened, in words, for a message that names the path itself. */
 export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
@@ -103,7 +95,7 @@ export function fileProblem(error: unknown, doing: 'read' | 'write' = 'read'): s
   return `cannot ${doing} (${what ?? code ?? (error as Error).message})`;
 }
 
-/** Opens `path` with `flags` as itself (OPEN_ONLY_ITSELF), refusing all but a regular file (fstat); the caller closes it. */
+/** Opens `path` as itself (OPEN_ONLY_ITSELF), refusing all but a regular file; the caller closes it. */
 function openItself(path: string, flags: number, label?: string): { fd: number; stats: Stats } {
   let fd: number;
   try {
@@ -124,11 +116,10 @@ function openItself(path: string, flags: number, label?: string): { fd: number; 
 }
 
 /**
- * Opens a file we did not write for reading, the one way every such file is opened: it must be a
- * regular file itself (lstat), of at most `maxBytes`, and the file opened (`openItself`) the one
- * looked at, so that a file swapped for a link or a FIFO in between is neither followed nor waited
- * on (a FIFO with no writer blocks forever, a device can be endless). The caller closes it.
- * @throws FileRefusedError naming the path in one line (`label: 'path' is a FIFO, not a regular file`).
+ * Opens a file we did not write for reading, the one way every such file is opened: a regular file
+ * itself (lstat), of at most `maxBytes`, and the file opened the one looked at, so that a file
+ * swapped for a link or a FIFO in between is neither followed nor waited on (a FIFO with no writer
+ * blocks forever, a device can be endless). The caller closes it.
  */
 export function openRegularFile(
   path: string,
@@ -184,15 +175,12 @@ export function readRegularBytes(
   }
 }
 
-/** A text file we did not write, as UTF-8 (`readRegularBytes`); refusals name the path after `label`. */
+/** A text file we did not write, as UTF-8 (`readRegularBytes`). */
 export function readRegularFile(path: string, label?: string, { maxBytes = MAX_READ_BYTES } = {}): string {
   return readRegularBytes(path, label === undefined ? { maxBytes } : { label, maxBytes }).toString('utf8');
 }
 
-/**
- * Hard-links `from` to `to` unless `to` exists (false then): atomic, so of two processes linking
- * to one name only one wins (the run lock and the study's job claims, from a file written whole).
- */
+/** Hard-links `from` to `to` unless `to` exists (false then): atomic, so of two processes linking to one name only one wins. */
 export function linkUnlessExists(from: string, to: string): boolean {
   try {
     linkSync(from, to);
@@ -205,9 +193,8 @@ export function linkUnlessExists(from: string, to: string): boolean {
 
 /**
  * Whether `name`, a path relative to `root` in a folder others write to (a study folder on shared
- * storage), is a `want` inside `root`; false when a part is missing. An InputError when it is
- * absolute, has a `.`, `..` or empty part, or any part is a link or not what it must be (a folder
- * before the last). lstat never follows a link, so nothing outside `root` is looked at.
+ * storage), is a `want` inside `root`; false when a part is missing. An InputError when it leaves
+ * `root` or any part is a link or not what it must be: nothing outside `root` is looked at.
  */
 export function existsInside(root: string, name: string, want: 'file' | 'folder'): boolean {
   const parts = name.split('/');
@@ -232,13 +219,13 @@ export function existsInside(root: string, name: string, want: 'file' | 'folder'
   return true;
 }
 
-/** The regular file `root/name` of a folder others write to (`existsInside`, `readRegularBytes`); missing: an InputError. */
+/** The regular file `root/name` of a folder others write to; missing: an InputError. */
 export function readInside(root: string, name: string, { maxBytes }: { maxBytes: number }): Buffer {
   if (!existsInside(root, name, 'file')) throw new InputError(`no such file '${join(root, name)}'`);
   return readRegularBytes(join(root, name), { maxBytes });
 }
 
-/** Opens `root/name` for appending, creating it (`existsInside`, `openItself`): never outside `root`, never a FIFO. */
+/** Opens `root/name` for appending, creating it: never outside `root`, never a FIFO. */
 export function openAppendInside(root: string, name: string): number {
   const folder = name.split('/').slice(0, -1).join('/');
   if (folder !== '') existsInside(root, folder, 'folder');

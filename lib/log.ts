@@ -17,7 +17,7 @@ export interface RunLog {
 
 export function openRunLog(runDir: string, { quiet }: { quiet: boolean }): RunLog {
   makeFolders(runDir);
-  const destination = new SyncFile(join(runDir, 'log.jsonl'));
+  const destination = syncFile(join(runDir, 'log.jsonl'));
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination);
   return {
     record(event, fields) {
@@ -40,25 +40,21 @@ export function openRunLog(runDir: string, { quiet }: { quiet: boolean }): RunLo
  * pino's destination for a run log: each line written at once with `writeSync`, so that a failed
  * write (ENOSPC) fails the run; pino's own sync destination retries it for ever on a full disk.
  */
-class SyncFile {
-  private fd: number | undefined;
-
-  constructor(private readonly path: string) {
-    this.fd = openSync(path, 'a');
-  }
-
-  write(line: string): void {
-    if (this.fd === undefined) throw new Error(`${this.path}: the run log is closed`);
-    const bytes = Buffer.from(line);
-    for (let offset = 0; offset < bytes.length;) {
-      const written = writeSync(this.fd, bytes, offset);
-      if (written === 0) throw new Error(`${this.path}: the file system took no bytes of a log line`);
-      offset += written;
-    }
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
+function syncFile(path: string) {
+  let fd: number | undefined = openSync(path, 'a');
+  return {
+    write(line: string): void {
+      if (fd === undefined) throw new Error(`${path}: the run log is closed`);
+      const bytes = Buffer.from(line);
+      for (let offset = 0; offset < bytes.length;) {
+        const written = writeSync(fd, bytes, offset);
+        if (written === 0) throw new Error(`${path}: the file system took no bytes of a log line`);
+        offset += written;
+      }
+    },
+    close(): void {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
