@@ -66,10 +66,9 @@ function failureNote(plan: Plan, job: Job): string | undefined {
 type JobOutcome = 'ran' | 'skipped' | Held;
 
 /**
- * Runs job `index` of the plan, alone: the contract of `study run --index I` and of every array
- * scheduler. A claimed job writes into a temporary folder renamed into place once output.json is in
- * it; a holder whose lease was taken over meanwhile removes its own temporary folder only and
- * throws a RetryError (exit 75).
+ * Runs job `index` alone: the contract of `study run --index I` and of every array scheduler. A
+ * holder whose lease was taken over meanwhile removes its own temporary folder only and throws a
+ * RetryError (exit 75).
  */
 export async function runJob(
   plan: Plan,

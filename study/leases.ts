@@ -46,11 +46,7 @@ let counter = 0;
 
 export const claimPath = (studyDir: string, jobId: string) => join(studyDir, 'claims', `${jobId}.lock`);
 
-/**
- * One look at a job's lock: its lease, or why it names no holder (a link, a FIFO, not a holder),
- * or undefined when there is none. The content is read through an open file (NFS revalidates it
- * on open), so the mark read after it is fresh.
- */
+/** One look at a job's lock, read through an open file (NFS revalidates it on open), so the mark read after it is fresh. */
 export function readLease(
   studyDir: string,
   jobId: string,
@@ -99,11 +95,7 @@ function heldNow(studyDir: string, jobId: string, fallback: Held): Held {
     : fallback;
 }
 
-/**
- * Watches leases for `timeout` seconds of this process's monotonic clock (no host's wall clock, so
- * skew does not matter): one whose mark changes was renewed, one unchanged for the timeout is
- * stale, one whose lock went away is gone. Returns a verdict per job once every lease has one.
- */
+/** Watches leases for `timeout` seconds of this process's monotonic clock: no host's wall clock, so skew does not matter. */
 async function watchLeases(
   studyDir: string,
   leases: ReadonlyMap<string, Lease>,
@@ -136,13 +128,11 @@ export interface Held {
 }
 
 /**
- * Claims a job for this process: `claims/<id>.lock` is written whole under a temporary name and
- * hard-linked into place, which fails when the lock exists (atomic on local and NFS file systems).
- * The holder keeps the lock open and renews its mtime from a thread of its own (a busy job misses
- * no renewal) every timeout/10 s. A stale lock is taken over: renamed aside, and put back if what was
- * moved is not the lease judged stale, so of two takers only one wins. Returns the claim, or the live
- * holder. A lease naming this host whose pid is gone is stale at once; any other only by watching its
- * renewals (`watchLeases`: after a reboot a live pid may be another process's).
+ * Claims a job: `claims/<id>.lock` is written whole under a temporary name and hard-linked into
+ * place, which fails when the lock exists (atomic on local and NFS file systems). The holder renews
+ * its mtime from a thread of its own, so a busy job misses no renewal. A stale lock is renamed aside
+ * and put back if what was moved is not the lease judged stale, so of two takers only one wins. A
+ * lease of another host is judged only by its renewals (after a reboot a live pid may be another's).
  */
 export async function claimJob(
   studyDir: string,
@@ -194,10 +184,7 @@ export async function claimJob(
 /** File systems without hard links (FAT, some FUSE and SMB mounts) fail a link with one of these. */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
-/**
- * `linkUnlessExists`, a file system without hard links refused in one line: claims are taken
- * only by a hard link (O_EXCL is not atomic on older NFS, and a lock is never seen half-written).
- */
+/** Claims are taken only by a hard link: O_EXCL is not atomic on older NFS, and a lock is never seen half-written. */
 function linkOrExplain(temporary: string, path: string): boolean {
   try {
     return linkUnlessExists(temporary, path);
@@ -210,10 +197,7 @@ function linkOrExplain(temporary: string, path: string): boolean {
   }
 }
 
-/**
- * Moves the lock at `path` aside and removes it if it is still the one judged stale (`mark`); one
- * that changed meanwhile (renewed, or another taker's) is linked back into place.
- */
+/** Removes the lock at `path` if it is still the one judged stale (`mark`); one that changed meanwhile is linked back. */
 function takeAside(path: string, temporary: string, mark: string): boolean {
   const aside = `${temporary}.stale`;
   try {
@@ -302,10 +286,7 @@ export interface UnlockRow {
   removed: boolean;
 }
 
-/**
- * Every claim of a study folder, judged as `claimJob` judges it, the stale ones removed (with
- * `force`, the live-looking ones too, each with a warning). `jobIds` are the plan's, in index order.
- */
+/** Every claim of a study folder, judged as `claimJob` judges it, the stale ones removed (with `force`, the live ones too). */
 export async function unlockClaims(
   studyDir: string,
   jobIds: readonly string[],

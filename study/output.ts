@@ -1,7 +1,4 @@
-/**
- * A job's output folder as the study reads it: what a job writes, whether it is complete and as
- * written (`outputProblem`), and what it records. Which process holds a job is leases.ts's.
- */
+/** A job's output folder as the study reads it; which process holds a job is leases.ts's. */
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -102,11 +99,7 @@ export function evalIds(job: EvalJob) {
   return { jobId: job.id, seed, step, chapterStep, label, harnessHash, evalSeed, episodes };
 }
 
-/**
- * What is wrong with an evaluation's result.json for `job`, or undefined: its fields, its ids
- * against the plan's, its tasks against the recipe's split, every task's outcomes against its
- * counts, and pass@1 against the counts (the mean of the tasks' rates).
- */
+/** What is wrong with an evaluation's result.json for `job`, down to its outcomes against its counts and pass@1. */
 function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | undefined {
   const parsed = evalOutputSchema.safeParse(value);
   if (!parsed.success) return `${RESULT_FILE}: ${formatZodIssues(parsed.error.issues)}`;
@@ -135,10 +128,9 @@ function evalOutputProblem(plan: Plan, job: EvalJob, value: unknown): string | u
 }
 
 /**
- * What is wrong with a job's output folder, or undefined: output.json must name the job and the
- * sha256 of exactly the files its kind writes, each file match, an evaluation's result.json be the
- * plan's job, made from its training's current checkpoint (when here). Only regular files inside
- * the study folder are opened (`readInside`).
+ * What is wrong with a job's output folder, or undefined: output.json must list the sha256 of
+ * exactly the files its kind writes, and an evaluation be made from its training's current
+ * checkpoint (when here). Only regular files inside the study folder are opened (`readInside`).
  */
 export function outputProblem(plan: Plan, job: Job): string | undefined {
   try {

@@ -44,10 +44,9 @@ export function slotsOf(job: Job, free: number, alone: boolean): number {
 }
 
 /**
- * Runs every pending job of a study on `workers` CPU slots in long-lived worker processes, each job
- * through `runJob` as `study run --index`, lowest ready index first (a later one that fits goes
- * first). A failed job is not retried in this run, nor one whose claim was taken while it ran. A
- * worker that dies is replaced, its job failed. SIGTERM or SIGINT is passed on to the workers.
+ * Runs every pending job of a study on `workers` CPU slots in long-lived worker processes, each
+ * through `runJob`. A failed job is not retried in this run, nor one whose claim was taken while it
+ * ran; a worker that dies is replaced, its job failed.
  */
 export async function runStudy(
   plan: Plan,
@@ -370,7 +369,6 @@ class WorkerPool {
     for (const worker of this.all) worker.close();
   }
 
-  /** Passes `signal` on to every worker process; resolves once all have exited. */
   async stop(signal: NodeJS.Signals): Promise<void> {
     await Promise.all([...this.all].map((worker) => worker.stop(signal)));
   }

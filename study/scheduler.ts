@@ -42,22 +42,20 @@ export const quote = (word: string) =>
   /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The study folder of a plan as a script or a manifest names it. A control character is refused: a
- * line break (also YAML 1.1's U+2028/U+2029) ends a script's comment or a manifest's scalar. For
- * Slurm so is a backslash: `#SBATCH` lines and the --output pattern (its `%` written `%%`) read it
- * as an escape.
+ * The study folder as a script or a manifest names it: a line break (also YAML 1.1's U+2028/U+2029)
+ * would end a script's comment or a manifest's scalar, and Slurm reads a backslash as an escape.
  */
 function studyDir(plan: Plan, { slurm = false } = {}): string {
-  const dir = plan.dir;
-  if (/[\p{Cc}\u2028\u2029]/u.test(dir))
+  const held = /[\p{Cc}\u2028\u2029]/u.test(plan.dir)
+    ? 'a control character (a newline?)'
+    : slurm && plan.dir.includes('\\')
+      ? 'a backslash, which Slurm reads in #SBATCH lines and --output patterns as an escape'
+      : undefined;
+  if (held !== undefined)
     throw new InputError(
-      `study folder ${JSON.stringify(dir)} holds a control character (a newline?); move it to a path without one`,
+      `study folder ${JSON.stringify(plan.dir)} holds ${held}; move it to a path without one`,
     );
-  if (slurm && dir.includes('\\'))
-    throw new InputError(
-      `study folder ${JSON.stringify(dir)} holds a backslash, which Slurm reads in #SBATCH lines and --output patterns as an escape; move it to a path without one`,
-    );
-  return dir;
+  return plan.dir;
 }
 
 /**
@@ -184,10 +182,9 @@ function sbatchArgs(array: SlurmArray, script: string, train: string): string[] 
 }
 
 function sbatchScript(
-  plan: Plan,
+  dir: string,
   { name, indices, cpus, options }: { name: string; indices: number[]; cpus: number; options: SlurmOptions },
 ): string {
-  const dir = studyDir(plan, { slurm: true });
   const command = jobCommand(dir, '$SLURM_ARRAY_TASK_ID').map((word, i, all) =>
     i === all.length - 1 ? '"$SLURM_ARRAY_TASK_ID"' : quote(word),
   );
@@ -225,14 +222,11 @@ function sbatchScript(
   ].join('\n');
 }
 
-/**
- * Writes `<study>/slurm/train.sbatch` (an array script over the trainings), `eval.sbatch` (over
- * the evaluations) and `submit.sh`, which submits the jobs not done now (`slurmArrays`); returns
- * the scripts' paths and those `arrays`.
- */
+/** Writes `<study>/slurm/train.sbatch`, `eval.sbatch` and `submit.sh`, which submits the jobs not done now. */
 export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}) {
   checkSlurmOptions(options);
-  const dir = join(studyDir(plan, { slurm: true }), 'slurm');
+  const study = studyDir(plan, { slurm: true });
+  const dir = join(study, 'slurm');
   const todo = new Set(
     plan.jobs.filter((job) => jobState(plan, job).state !== 'done').map((job) => job.index),
   );
@@ -246,7 +240,7 @@ export function writeSlurmScripts(plan: Plan, options: SlurmOptions = {}) {
   for (const folder of ['slurm', 'logs']) studyFolder(plan.dir, folder);
   for (const { name, jobs, cpus } of jobsByKind(plan, options)) {
     const indices = jobs.map((job) => job.index);
-    writeFileAtomic(paths[name], sbatchScript(plan, { name, indices, cpus, options }));
+    writeFileAtomic(paths[name], sbatchScript(study, { name, indices, cpus, options }));
   }
   const ids = arrays.map((array, i) => (array.script === 'train' ? 'train' : `eval${i}`));
   const lines = arrays.map((array, i) => {
@@ -321,9 +315,8 @@ interface K8sOptions extends TaskOptions {
 }
 
 /**
- * Writes `<study>/k8s/train.yaml` and `eval.yaml`: two Indexed Jobs whose pod i runs job K + i with
- * the image's CLI on the study folder mounted at /study from a PersistentVolumeClaim. Kubernetes
- * has no dependency between Jobs: eval.yaml is applied once train.yaml's Job is complete.
+ * Writes `<study>/k8s/train.yaml` and `eval.yaml`, two Indexed Jobs; Kubernetes has no dependency
+ * between Jobs, so eval.yaml is applied once train.yaml's Job is complete.
  */
 export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: string; eval: string } {
   const { image, claim, parallelism, mem = '2G' } = options;
