@@ -25,16 +25,8 @@ const sideOf = ({ dir, recipe }: Plan, values: number[]) => ({
   sd: sampleStandardDeviation(values),
 });
 
-type SeedComparison = ReturnType<typeof compareSeedScores>;
-
-/** P(B > A) over seeds x tasks at step 80. */
-export interface StudyComparison extends SeedComparison {
-  split: string;
-  a: ReturnType<typeof sideOf>;
-  b: ReturnType<typeof sideOf>;
-  sharedSeeds: number[];
-  probabilityOfImprovement: { estimate: number; low: number; high: number; reps: number };
-}
+/** Two studies compared, with P(B > A) over seeds x tasks at step 80. */
+export type StudyComparison = ReturnType<typeof compareStudies>;
 
 /**
  * The seeds two studies share: the same seed whose step-0 evaluation records the same checkpoint,
@@ -166,7 +158,7 @@ export function comparisonSeedSpread(file: unknown, path: string): SeedSpread | 
 }
 
 /** Compares two studies' recipes by their step-80 pass@1 (`compareSeedScores`, on `sharedSeeds`). */
-export function compareStudies(planA: Plan, planB: Plan): StudyComparison {
+export function compareStudies(planA: Plan, planB: Plan) {
   if (planA.jobs.map((job) => job.id).join() === planB.jobs.map((job) => job.id).join())
     throw new InputError(
       `${planA.dir} and ${planB.dir} plan the same jobs (same recipe, seeds and evaluations): a study against itself differs by 0 by construction; compare two recipes`,
