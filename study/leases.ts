@@ -87,7 +87,6 @@ function markOf(path: string, stats = lstatSync(path, { bigint: true })): string
   return `${stats.dev}:${stats.ino}:${stats.mtimeNs}`;
 }
 
-/** The holder of a lease now, as `claimJob` reports it, else `fallback`'s. */
 function heldNow(studyDir: string, jobId: string, fallback: Held): Held {
   const read = readLease(studyDir, jobId);
   return read !== undefined && 'lease' in read
@@ -236,7 +235,7 @@ while (Atomics.load(state, 0) === 0) {
 }
 `;
 
-/** Holds the lease whose lock `fd` is open at `path`: renews it from a thread until released. */
+/** Renews the lease whose lock `fd` is open at `path` from a thread until released. */
 function holdLease(path: string, fd: number, renewEvery: number) {
   const own = fstatSync(fd, { bigint: true });
   const flags = new SharedArrayBuffer(8);

@@ -196,7 +196,7 @@ class StudyRun {
     }
   }
 
-  /** Says once per holder which claim of another run this run waits on. */
+  /** Once per holder. */
   private announce(job: Job): void {
     const state = jobState(this.plan, job);
     if (state.state !== 'running') return;
@@ -293,7 +293,6 @@ class WorkerProcess {
     }
   }
 
-  /** Settles the job it runs, if any, once: with what `replyOf` gives, the worker's pid and the wall time. */
   private settle(replyOf: (current: CurrentJob) => JobEnd): void {
     const current = this.current;
     if (current === undefined) return;
@@ -352,7 +351,6 @@ class WorkerPool {
     private readonly onStart: (seconds: number) => void,
   ) {}
 
-  /** Runs `job`; a training on `threads`, the CPU slots it holds (`slotsOf`). */
   async run(job: Job, threads: 1 | 2): Promise<Reply> {
     const log = jobLogPath(this.plan, job);
     let worker = this.idle.pop();

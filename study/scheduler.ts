@@ -388,7 +388,7 @@ export function writeK8sManifests(plan: Plan, options: K8sOptions): { train: str
   return paths;
 }
 
-/** The container args of a manifest (what the contract test runs here, through the image's ENTRYPOINT). */
+/** What the contract test runs here, through the image's ENTRYPOINT. */
 export function k8sContainerArgs(manifest: string): string[] {
   const line = manifest.split('\n').find((text) => text.trim().startsWith('args:'));
   if (line === undefined) throw new InputError('the manifest has no container args');
