@@ -18,17 +18,15 @@ import {
 } from '../agent/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { writeJsonAtomic } from '../lib/atomic.ts';
-import { InputError } from '../lib/errors.ts';
-import { readRegularFile } from '../lib/files.ts';
 import type { RunLog } from '../lib/log.ts';
-import { configDifferences, splitTasks, type RLConfig } from './config.ts';
+import { splitTasks, type RLConfig } from './config.ts';
 import { demoTranscripts } from './bc.ts';
 import { padBatch } from './batch.ts';
 import { grpoStep, stepTasks } from './grpo.ts';
 import { oneThread, optimizerStep, twoSharesOneThread, twoThreads, type Compute } from './compute.ts';
 import { adam } from './optimizer.ts';
-import { acquireRunLock, removeStaleTemporaries, RunFolderError } from './runLock.ts';
-import { checkRunFolder, foreignSnapshotError, snapshotMismatch } from './runFolder.ts';
+import { acquireRunLock, removeStaleTemporaries } from './runLock.ts';
+import { checkRunFolder, foreignSnapshotError, refuseOtherRecipe, snapshotMismatch } from './runFolder.ts';
 
 export interface TrainSummary {
   runDir: string;
@@ -83,9 +81,7 @@ export async function trainSnapshots(
   config: RLConfig,
   { runDir, log, threads = 2 }: { runDir: string; log: RunLog; threads?: 1 | 2 },
 ): Promise<TrainSummary> {
-  // A checkpoint folder, a FIFO or a folder of other files is refused before anything is written there.
   checkRunFolder(runDir);
-  // One training per run folder: a second one is refused (RunFolderError), a dead one's lock taken over.
   const release = acquireRunLock(runDir);
   try {
     const removed = removeStaleTemporaries(runDir);
@@ -135,7 +131,6 @@ async function trainLocked(
   writeJsonAtomic(join(runDir, 'config.json'), { config, harnessHash: hash, fingerprint: fingerprint() });
   log.record('run/start', { runDir, backend: recorded, harnessHash: hash, config });
 
-  // One or two threads for the whole run; every rollout and gradient goes through it.
   const compute = !config.parallel
     ? oneThread()
     : threads === 1
@@ -332,36 +327,4 @@ async function grpoSegment(
     `step ${endStep}: reward ${last.meanReward.toFixed(3)}, zero-advantage groups ${last.zeroAdvantageGroups.toFixed(2)}, ` +
       `first-edit entropy ${last.firstEditEntropy.toFixed(2)}, held-out evalPass ${pass === null ? 'n/a' : pass.toFixed(3)}`,
   );
-}
-
-/**
- * Refuses (RunFolderError) a run folder whose config.json holds another recipe, naming the
- * differing fields (`configDifferences`: only `steps` may change, to extend a run).
- */
-function refuseOtherRecipe(runDir: string, config: RLConfig): void {
-  const configPath = join(runDir, 'config.json');
-  if (!existsSync(configPath)) return;
-  let before: Record<string, unknown> | undefined;
-  try {
-    before = (
-      JSON.parse(readRegularFile(configPath, configPath)) as { config?: Record<string, unknown> } | null
-    )?.config;
-  } catch (error) {
-    if (error instanceof InputError) throw error; // a FIFO or an unreadable file
-    // not JSON: reported below
-  }
-  if (before === null || typeof before !== 'object')
-    throw new RunFolderError(
-      `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
-    );
-  const now = config as Record<string, unknown>;
-  const differing = configDifferences(before, now);
-  if (differing.length > 0) {
-    const shown = differing
-      .slice(0, 4)
-      .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} here`);
-    throw new RunFolderError(
-      `${runDir} holds a run with another config (${shown.join('; ')}${differing.length > 4 ? '; ...' : ''}); choose another folder (train's --name, an experiment's --run) or delete the folder`,
-    );
-  }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { CHECKPOINT_FORMAT } from '../agent/index.ts';
+import { InputError } from '../lib/errors.ts';
 import { fileKind, readRegularFile } from '../lib/files.ts';
 import { configDifferences, type RLConfig } from './config.ts';
 import { RunFolderError } from './runLock.ts';
@@ -46,11 +47,53 @@ interface SnapshotFields {
   config?: unknown;
 }
 
+/** The first `shown` fields in which a recorded config differs from the run's (`configDifferences`), or undefined. */
+function differences(
+  before: Record<string, unknown>,
+  config: RLConfig,
+  { shown, nowLabel }: { shown: number; nowLabel: string },
+): string | undefined {
+  const now = config as unknown as Record<string, unknown>;
+  const differing = configDifferences(before, now);
+  if (differing.length === 0) return undefined;
+  const listed = differing
+    .slice(0, shown)
+    .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} ${nowLabel}`);
+  return `${listed.join('; ')}${differing.length > shown ? '; ...' : ''}`;
+}
+
+/** The config recorded in a run's config.json (parsed as `value`); a RunFolderError when it holds none. */
+function recordedConfig(value: unknown, configPath: string): Record<string, unknown> {
+  const config = (value as { config?: unknown } | null)?.config;
+  if (config === null || typeof config !== 'object')
+    throw new RunFolderError(
+      `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
+    );
+  return config as Record<string, unknown>;
+}
+
+/** Refuses (RunFolderError) a run folder whose config.json holds another recipe, naming the differing fields. */
+export function refuseOtherRecipe(runDir: string, config: RLConfig): void {
+  const configPath = join(runDir, 'config.json');
+  if (!existsSync(configPath)) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readRegularFile(configPath, configPath));
+  } catch (error) {
+    if (error instanceof InputError) throw error; // a FIFO or an unreadable file
+    // not JSON: reported by recordedConfig
+  }
+  const differing = differences(recordedConfig(parsed, configPath), config, { shown: 4, nowLabel: 'here' });
+  if (differing !== undefined)
+    throw new RunFolderError(
+      `${runDir} holds a run with another config (${differing}); choose another folder (train's --name, an experiment's --run) or delete the folder`,
+    );
+}
+
 /**
  * Why the snapshot `step-N` of a run of `config` is not that run's, or undefined when it is: its
- * manifest must give that step, the run's seed and the run's config (but for `steps`, which a
- * resumed run may extend). A snapshot copied in from another run would otherwise be resumed
- * from or measured as this run's.
+ * manifest must give that step, the run's seed and the run's config (but for `steps`). A snapshot
+ * copied in from another run would otherwise be resumed from or measured as this run's.
  */
 export function snapshotMismatch(
   manifest: SnapshotFields,
@@ -62,14 +105,11 @@ export function snapshotMismatch(
     return `its seed is ${JSON.stringify(manifest.seed)}, the run's is ${config.seed}`;
   if (manifest.config === null || typeof manifest.config !== 'object')
     return 'its manifest records no config';
-  const before = manifest.config as Record<string, unknown>;
-  const now = config as unknown as Record<string, unknown>;
-  const differing = configDifferences(before, now);
-  if (differing.length === 0) return undefined;
-  const shown = differing
-    .slice(0, 3)
-    .map((key) => `${key} ${JSON.stringify(before[key])} there, ${JSON.stringify(now[key])} in the run`);
-  return `it was trained with another config (${shown.join('; ')}${differing.length > 3 ? '; ...' : ''})`;
+  const differing = differences(manifest.config as Record<string, unknown>, config, {
+    shown: 3,
+    nowLabel: 'in the run',
+  });
+  return differing === undefined ? undefined : `it was trained with another config (${differing})`;
 }
 
 /** The refusal of a snapshot that is not its run's, naming it and what to do. */
@@ -90,20 +130,14 @@ export function checkRunSnapshots(runDir: string, steps: readonly number[]): voi
     throw new RunFolderError(
       `${runDir} holds snapshots but no config.json: not a training run's folder (train one with npm run train, or give its folder)`,
     );
-  const config = parseJson(readRegularFile(configPath, configPath), configPath) as {
-    config?: RLConfig;
-  } | null;
-  if (config?.config === null || typeof config?.config !== 'object')
-    throw new RunFolderError(
-      `${configPath} is not a run's config; delete the folder or choose another (train's --name, an experiment's --run)`,
-    );
+  const config = recordedConfig(parseJson(readRegularFile(configPath, configPath), configPath), configPath);
   for (const step of steps) {
     const dir = join(runDir, `step-${step}`);
     const manifestPath = join(dir, 'manifest.json');
     const manifest = parseJson(readRegularFile(manifestPath, manifestPath), manifestPath) as SnapshotFields;
     // A manifest that is no checkpoint's at all is the loader's to report (as corrupt), not a foreign snapshot.
     if (manifest?.format !== CHECKPOINT_FORMAT) continue;
-    const reason = snapshotMismatch(manifest ?? {}, config.config, step);
+    const reason = snapshotMismatch(manifest ?? {}, config as RLConfig, step);
     if (reason !== undefined) throw foreignSnapshotError(dir, reason);
   }
 }
