@@ -339,17 +339,9 @@ function projectionGrads(
     }),
   );
   const grads = dRoles.map((d, role) => weightAndBiasGrad(inputOf(role), d));
-  return [
-    dH,
-    tf.concat(
-      grads.map((g) => g[0]),
-      1,
-    ),
-    tf.concat(
-      grads.map((g) => g[1]),
-      0,
-    ),
-  ];
+  const dWeights = grads.map((g) => g[0]);
+  const dBiases = grads.map((g) => g[1]);
+  return [dH, tf.concat(dWeights, 1), tf.concat(dBiases, 0)];
 }
 
 /** q, k or v [rows, d] of h [rows, d]: one fused product with the role's bias, as in training and sampling alike. */
