@@ -1,14 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  type Stats,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../lib/json.ts';
@@ -17,7 +8,7 @@ import { countParameters, PolicyModel, sizeOf, variableSpecs } from './model.ts'
 import { oneLine } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { InputError } from '../lib/errors.ts';
-import { makeFolders } from '../lib/files.ts';
+import { isFolder, makeFolders, orUndefined } from '../lib/files.ts';
 
 /**
  * Checkpoints: a folder with `weights.bin` (float32 little-endian, the model's variables
@@ -176,8 +167,7 @@ export async function loadCheckpoint(
   const fail: Fail = (problem) => {
     throw new CheckpointError(`checkpoint ${dir}: ${problem}`);
   };
-  if (!statIfExists(dir)?.isDirectory())
-    fail('no such folder (train one first with `npm run train`, or check the path)');
+  if (!isFolder(dir)) fail('no such folder (train one first with `npm run train`, or check the path)');
   const manifest = verifiedManifest(readManifest(join(dir, 'manifest.json'), fail), fail);
   const count = checkLayout(manifest, fail);
   const weights = readWeights(join(dir, 'weights.bin'), manifest, count, fail);
@@ -191,7 +181,7 @@ type Fail = (problem: string) => never;
 
 /** manifest.json read as an object with the checkpoint format: present, not too large, valid JSON. */
 function readManifest(manifestPath: string, fail: Fail): Record<string, unknown> {
-  const manifestStats = statIfExists(manifestPath);
+  const manifestStats = orUndefined(() => statSync(manifestPath));
   if (manifestStats === undefined || !manifestStats.isFile())
     fail('manifest.json is missing: not a TinyAgent checkpoint');
   if (manifestStats!.size > MAX_MANIFEST_BYTES)
@@ -265,7 +255,7 @@ function checkLayout(m: CheckpointManifest, fail: Fail): number {
 
 /** weights.bin's `count` float32 values, once its size, its checksum and every value's finiteness are checked. */
 function readWeights(weightsPath: string, m: CheckpointManifest, count: number, fail: Fail): Float32Array {
-  const weightsStats = statIfExists(weightsPath);
+  const weightsStats = orUndefined(() => statSync(weightsPath));
   if (weightsStats === undefined || !weightsStats.isFile()) fail('weights.bin is missing');
   const size = weightsStats!.size;
   if (size !== count * 4)
@@ -316,15 +306,6 @@ function nonFiniteWeight(
     return `weight ${variable.name} holds ${value} at index ${i - variable.offset}`;
   }
   return undefined;
-}
-
-/** The stats of `path`, or undefined where `existsSync` would say false. */
-function statIfExists(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function sha256(bytes: Uint8Array): string {

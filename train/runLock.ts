@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
-import { linkUnlessExists, makeFolders } from '../lib/files.ts';
+import { linkUnlessExists, makeFolders, orUndefined } from '../lib/files.ts';
 import { holderAlive } from '../lib/processes.ts';
 
 /**
@@ -69,13 +69,8 @@ export function acquireRunLock(runDir: string): () => void {
       current.pid === holder.pid &&
       current.host === holder.host &&
       current.since === holder.since
-    ) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // already gone
-      }
-    }
+    )
+      orUndefined(() => unlinkSync(path)); // fails only when already gone
   };
 }
 
@@ -94,13 +89,7 @@ export function assertRunFolderFree(runDir: string): void {
  * `.<file>.<pid>[.<n>].tmp` files of `writeFileAtomic`. Call it holding the lock. Returns the names.
  */
 export function removeStaleTemporaries(runDir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(runDir);
-  } catch {
-    return [];
-  }
-  const stale = names.filter(
+  const stale = (orUndefined(() => readdirSync(runDir)) ?? []).filter(
     (name) =>
       /^\.step-\d+\.\d+\.\d+\.tmp(\.old)?$/.test(name) ||
       (/^\.[^/]+\.\d+(\.\d+)?\.tmp$/.test(name) && !name.startsWith(`${LOCK_FILE}.`)),
@@ -109,14 +98,11 @@ export function removeStaleTemporaries(runDir: string): string[] {
   return stale;
 }
 
+/** The lock's holder; undefined when there is no lock or it is unreadable (treated as stale). */
 function readHolder(path: string): LockHolder | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder>;
-    if (Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.since === 'string')
-      return value as LockHolder;
-  } catch {
-    // missing (no lock), or unreadable (treated as stale)
-  }
+  const value = orUndefined(() => JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder> | null);
+  if (Number.isSafeInteger(value?.pid) && typeof value?.host === 'string' && typeof value.since === 'string')
+    return value as LockHolder;
   return undefined;
 }
 
