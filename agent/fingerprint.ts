@@ -9,27 +9,8 @@ import { productsInstalled } from './kernels/index.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-/**
- * What made a number's bits: the one definition that results files, run manifests and study job
- * outputs record, and that `test:repro` and `study report` compare. Each part is described in
- * docs/CONTRACT.md, "The fingerprint"; experiments' own choices (sizes, seeds) are in each results
- * file's config, not here.
- */
-export interface Fingerprint {
-  version: string;
-  sources: string;
-  tfjs: string;
-  backend: string;
-  backendVersion: string;
-  kernel: string;
-  threads: string;
-}
-
-/** The folders whose files decide the numbers (`Fingerprint.sources`). */
-export const SOURCE_FOLDERS = ['gym', 'agent', 'train', 'eval', 'lib'] as const;
-
 /** The fingerprint's parts, in the order `fingerprintDifferences` names them. */
-export const FINGERPRINT_PARTS: readonly (keyof Fingerprint)[] = [
+export const FINGERPRINT_PARTS = [
   'version',
   'sources',
   'tfjs',
@@ -37,7 +18,18 @@ export const FINGERPRINT_PARTS: readonly (keyof Fingerprint)[] = [
   'backendVersion',
   'kernel',
   'threads',
-];
+] as const;
+
+/**
+ * What made a number's bits: the one definition that results files, run manifests and study job
+ * outputs record, and that `test:repro` and `study report` compare. Each part is described in
+ * docs/CONTRACT.md, "The fingerprint"; experiments' own choices (sizes, seeds) are in each results
+ * file's config, not here.
+ */
+export type Fingerprint = Record<(typeof FINGERPRINT_PARTS)[number], string>;
+
+/** The folders whose files decide the numbers (`Fingerprint.sources`). */
+export const SOURCE_FOLDERS = ['gym', 'agent', 'train', 'eval', 'lib'] as const;
 
 let sourcesHash: string | undefined;
 
@@ -71,23 +63,10 @@ export function sourcesSha256(root: string = ROOT): string {
   return digest;
 }
 
-// Words after which a `/` begins a regular expression, not a division.
-const BEFORE_REGEX = new Set([
-  'return',
-  'typeof',
-  'case',
-  'in',
-  'of',
-  'new',
-  'delete',
-  'void',
-  'throw',
-  'instanceof',
-  'yield',
-  'await',
-  'else',
-  'do',
-]);
+/** Words after which a `/` begins a regular expression, not a division. */
+const BEFORE_REGEX = new Set(
+  'return typeof case in of new delete void throw instanceof yield await else do'.split(' '),
+);
 
 /**
  * A TypeScript or JavaScript text without its comments, each run of white space (a comment
