@@ -7,22 +7,11 @@ import { BUG_TYPES } from './types.ts';
 /**
  * The harness: everything except the weights that changes a pass rate, as one validated object.
  *
- * `harnessShape` is the zod shape of the harness fields. The training code's RLConfig is the flat
- * union of these fields and its own (`z.object({ ...harnessShape, ...trainShape })`), so
- * training and evaluation read the same fields and none can silently differ. The harness holds
- * only what changes an evaluation's number: tasks, budgets, renaming, context, reward source and
- * temperature. Training-only settings (group size, learning rates) live in the training config
- * and do not change the harness hash. Every field has a default and a description; unknown
- * fields are errors (`.strict()`), because a misspelt field that is silently ignored is exactly
- * the harness drift chapter 17.9 warns about.
- *
- * What counts as success is not a field: it is one rule for every evaluation
- * (`episodeSuccess` in `gym/episodes.ts`: the episode submitted and its final source passes the
- * hidden tests), whatever the reward source is.
- *
- * The defaults are the training harness (chapter 9 onward): one edit, renaming on over all 30
- * names, hidden-test reward. `plainEnv()` is the plain `BugFixEnv` of chapter 15 (unlimited
- * edits, no renaming).
+ * RLConfig is the flat union of these fields and training's own (`z.object({ ...harnessShape,
+ * ...trainShape })`), so training and evaluation read the same fields and none can silently
+ * differ; training-only settings do not change the harness hash. Unknown fields are errors
+ * (`.strict()`): a misspelt field silently ignored is the harness drift chapter 17.9 warns about.
+ * Success is not a field: one rule for every evaluation (`episodeSuccess`), whatever the reward.
  */
 /** A config field's schema: an integer, or a number, in [min, max]. */
 export const integer = (min: number, max: number) => z.number().int().min(min).max(max);

@@ -3,25 +3,18 @@ import { paramNames } from './ops.ts';
 import { renderWords, splitWords } from './words.ts';
 
 /**
- * The 30 tasks: five bug types, six variants each.
- *
- * Design rules (docs/GYM.md explains each):
- * - Site isolation: a task's source holds exactly one site of its own type's repair op and none
- *   of the other four (no `/` by an identifier outside `zero`, no `<` or `>` outside `compare`,
- *   no `- 1` outside `off_by_one`, no `!` outside `negation`, no `Math.min` outside `min_max`).
- *   A wrong repair op therefore finds no site, which makes a uniform guess among the five repair
- *   ops pass with probability exactly 0.2 and makes stacking wrong ops harmless.
- * - Variety: two of the four training `compare` variants multiply (`*`), no training `zero`
- *   variant does, and the held-out `zero` task `speed` both multiplies and floor-divides. A
- *   policy that leans on "`*` goes with fix_comparison" is right on half the compare tasks and
- *   wrong on `speed`: the narrowing chapter 17.7 measures. Surface features (`+`, `.length`,
- *   `Math.` calls) are spread across types, so that only the bug's own site is a reliable cue
- *   (docs/GYM.md tells what happened to the trained policy when they were not).
- * - Tests: public tests (2-3) include at least one the buggy source fails; hidden tests are the
- *   public ones plus inputs that are not public and on which the buggy source is wrong, so a
- *   patch that only special-cases the public inputs fails them. Public arguments and results are
- *   non-negative numbers, quote-free strings or booleans, so that the gaming op's inserted
- *   literals are single words and never create a site (`-1` would be the words `-` `1`).
+ * The 30 tasks: five bug types, six variants each. Design rules (docs/GYM.md explains each):
+ * - Site isolation: a source holds exactly one site of its own type's repair op and none of the
+ *   other four's, so a wrong op finds no site: a uniform guess among the five repair ops passes
+ *   with probability exactly 0.2, and stacking wrong ops is harmless.
+ * - Variety: surface features (`*`, `+`, `.length`, `Math.` calls) are spread across types, so
+ *   that only the bug's own site is a reliable cue. Two of the four training `compare` variants
+ *   multiply, no training `zero` variant does, and the held-out `zero` task `speed` does: a policy
+ *   leaning on "`*` goes with fix_comparison" fails it (the narrowing chapter 17.7 measures).
+ * - Tests: 2-3 public tests, at least one failing on the buggy source; the hidden tests add inputs
+ *   on which the buggy source is wrong, so special-casing the public inputs fails them. Public
+ *   arguments and results are non-negative numbers, quote-free strings or booleans, so the gaming
+ *   op's inserted literals are single words and never create a site (`-1` would be `-` `1`).
  */
 
 interface TaskDefinition {
