@@ -81,12 +81,9 @@ export interface Evaluation {
 
 /**
  * The one way to evaluate an agent (chapter 17.1): play `episodes` episodes of each task under
- * one harness and count successes per task. The `eval` command, training's held-out `evalPass`,
- * the experiments and the scripted canaries all play through the same episode loop
- * (`playEpisodes`) and the same seeding scheme (`episodeSpecs`): episode i of task j draws from
- * `new Rng(seed).fork(name/i)` whichever agent plays it, so two checkpoints evaluated with one
- * seed see the same renamed tasks and are paired episode by episode (common random numbers).
- * Success is `episodeSuccess` (submitted, hidden tests pass) whatever the reward source.
+ * one harness and count successes (`episodeSuccess`) per task. Every evaluation plays through
+ * `playEpisodes` with `episodeSpecs`' seeding (gym/episodes.ts), so two checkpoints evaluated with
+ * one seed are paired episode by episode (common random numbers).
  *
  * @example
  *   const base = await evaluate({ checkpoint: 'runs/default/step-0', episodes: 32, seed: 1 });
