@@ -11,15 +11,11 @@ import { addShares, nonEmpty, partsGradients, type JobPart, type PartsGradients 
 import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
 /**
- * The two-core data-parallel worker, both ends: `DataParallelWorker` on the training thread, and
- * `serveRequests` (./dataParallelThread.ts) in the worker thread (started by data-parallel-entry.js), which holds its own copy of
- * the policy and its own tfjs backend, since wasm runs single-threaded under Node. The episodes
- * of each rollout and the rows of each gradient are split in two shares, one per thread.
- * Rollouts equal one thread's by design: `rollout` on one thread plays the same two shares in
- * the same batches. Only the gradient plans differ (`planJob(job, 2)` against `planJob(job, 1)`:
- * other length buckets, and the two shares' gradients summed), so a run on two threads differs
- * from one on one thread by float rounding in the gradients. Every split is a fixed function of
- * the batch, so a run stays deterministic either way.
+ * The two-core data-parallel worker, training thread's end: `serveRequests`
+ * (./dataParallelThread.ts, started by data-parallel-entry.js) holds its own copy of the policy
+ * and its own tfjs backend, since wasm runs single-threaded under Node. Each rollout's episodes
+ * and each gradient's rows are split in two shares, one per thread, by a fixed function of the
+ * batch (./compute.ts says what that changes: float rounding in the gradients alone).
  */
 export class DataParallelWorker {
   private readonly worker = new Worker(new URL('./data-parallel-entry.js', import.meta.url));
@@ -93,7 +89,6 @@ export class DataParallelWorker {
    */
   sendWeights(agent: Agent): void {
     const sent = this.request({ type: 'weights', weights: getWeights(agent.model) });
-    // Reported through the next request's reply.
     sent.catch(() => {
       if (this.holds === agent) this.holds = undefined;
     });

@@ -7,11 +7,10 @@ import { Clamp, Init } from './text.ts';
  * Float32 products on the wasm backend by our own SIMD kernel.
  *
  * Why: tfjs-backend-wasm's products (XNNPack's GEMM; a batched matMul falls to a scalar loop)
- * are slower than a plain register-tiled kernel (4 rows x 8
- * columns of accumulators, one A value splatted per row and k) on one core (docs/MODEL.md,
- * "Performance (wasm)"). It also reads its operands through strides, so a transposed operand,
- * or one head's rows inside a [B*T, C] activation, is read in place: the gradients and attention
- * need almost no transposes.
+ * are slower than a plain register-tiled kernel (4 rows x 8 columns of accumulators, one A value
+ * splatted per row and k) on one core (docs/MODEL.md, "Performance (wasm)"). It also reads its
+ * operands through strides, so a transposed operand, or one head's rows inside a [B*T, C]
+ * activation, is read in place: the gradients and attention need almost no transposes.
  *
  * Its bits: one accumulator per output, started at the bias (0 without one), the products added
  * in order of k with a separate multiply and add, and a clamp at the end for ReLU: exactly its
