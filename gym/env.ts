@@ -50,12 +50,10 @@ export interface ResetResult {
   info: EpisodeInfo;
 }
 
-export interface StepResult {
-  observation: string[];
+export interface StepResult extends ResetResult {
   reward: number;
   terminated: boolean;
   truncated: boolean;
-  info: EpisodeInfo;
 }
 
 export interface ResetOptions {
