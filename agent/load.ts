@@ -4,7 +4,7 @@ import { clip } from '../lib/text.ts';
 import { formatZodIssues } from '../lib/zodIssues.ts';
 import { CheckpointError, loadCheckpoint, type CheckpointManifest } from './checkpoint.ts';
 import { defaultModelConfig, type ModelConfig } from './model.ts';
-import type { Agent } from './rollout.ts';
+import { contextMisfit, type Agent } from './rollout.ts';
 import { buildTokenizer, PAD, tokenizerFromWords, UNK, type Tokenizer } from './tokenizer.ts';
 
 export interface LoadedAgent {
@@ -56,14 +56,11 @@ function agentTokenizer(dir: string, manifest: CheckpointManifest): Tokenizer {
   if (!checked.success) fail(formatZodIssues(checked.error.issues));
   const fields = checked.data as z.infer<typeof AgentFieldsSchema>;
   const { modelConfig } = manifest;
-  const problem = tokenizerProblem(fields.tokenizer, modelConfig.vocabSize) ?? configProblem(modelConfig);
+  const problem =
+    tokenizerProblem(fields.tokenizer, modelConfig.vocabSize) ??
+    configProblem(modelConfig) ??
+    (fields.harness && contextMisfit(fields.harness, modelConfig.contextLength));
   if (problem !== undefined) fail(problem);
-  const harness = fields.harness;
-  if (harness !== undefined && harness.contextTokens + harness.maxActionTokens > modelConfig.contextLength) {
-    fail(
-      `harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${modelConfig.contextLength}`,
-    );
-  }
   return tokenizerFromWords(fields.tokenizer);
 }
 

@@ -197,22 +197,22 @@ function freeze(transcript: Recording): void {
   transcript.tokens = transcript.context.slice(0, transcript.actionMask.length);
 }
 
+/** Why a harness's words and action do not fit a model's context, or undefined when they do. */
+export function contextMisfit(
+  { contextTokens, maxActionTokens }: Pick<Harness, 'contextTokens' | 'maxActionTokens'>,
+  contextLength: number,
+): string | undefined {
+  if (contextTokens + maxActionTokens <= contextLength) return undefined;
+  return `harness contextTokens ${contextTokens} plus maxActionTokens ${maxActionTokens} exceeds the model's context length ${contextLength}`;
+}
+
 /**
  * Plays `specs` in lockstep through the one episode loop (`playEpisodes`), at the harness's
  * temperature. Records come back in spec order.
  */
-function rolloutBatch(
-  agent: Agent,
-  harness: Harness,
-  tasks: readonly Task[],
-  specs: readonly EpisodeSpec[],
-): EpisodeRecord[] {
-  const { model } = agent;
-  if (harness.contextTokens + harness.maxActionTokens > model.config.contextLength) {
-    throw new Error(
-      `harness contextTokens ${harness.contextTokens} plus maxActionTokens ${harness.maxActionTokens} exceeds the model's context length ${model.config.contextLength}`,
-    );
-  }
+function rolloutBatch(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
+  const misfit = contextMisfit(harness, agent.model.config.contextLength);
+  if (misfit !== undefined) throw new Error(misfit);
   if (specs.length === 0) return [];
   const policy = new ModelPolicy(agent, harness, specs.length);
   try {
@@ -234,12 +234,7 @@ export function shareCut(count: number): number {
 }
 
 /** Plays one core's share of the specs, `ROLLOUT_BATCH` episodes in lockstep at a time. Records in spec order. */
-export function rolloutShare(
-  agent: Agent,
-  harness: Harness,
-  tasks: readonly Task[],
-  specs: readonly EpisodeSpec[],
-): EpisodeRecord[] {
+export function rolloutShare(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
   return inChunks(specs, ROLLOUT_BATCH, (chunk) => rolloutBatch(agent, harness, tasks, chunk));
 }
 
@@ -256,12 +251,7 @@ export type Play = (
  * of `shareCut`, each by `rolloutShare`): a batch's float rounding depends on which episodes
  * share it, so this keeps an episode's outcome the same on one core or two. Records in spec order.
  */
-export function rollout(
-  agent: Agent,
-  harness: Harness,
-  tasks: readonly Task[],
-  specs: readonly EpisodeSpec[],
-): EpisodeRecord[] {
+export function rollout(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
   const cut = shareCut(specs.length);
   return [
     ...rolloutShare(agent, harness, tasks, specs.slice(0, cut)),
