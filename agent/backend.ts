@@ -15,7 +15,6 @@ import { installKernels } from './kernels/index.ts';
  */
 export type BackendPreference = 'auto' | 'tensorflow' | 'wasm' | 'cpu';
 
-/** The accepted backend names, 'auto' first. */
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
 /** A backend that could not start (exit 1); the message says which and what to do. */

@@ -36,7 +36,6 @@ export type EvaluateOptions = Player & {
   tasks?: readonly Task[] | undefined;
   /** 'dev': the development split, variant 3 of every training type (`devTasks`). */
   split?: 'heldout' | 'train' | 'all' | 'dev' | undefined;
-  /** Episodes per task. */
   episodes: number;
   seed: number | string;
   /**

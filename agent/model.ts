@@ -224,7 +224,6 @@ export class PolicyModel {
     return { logits, targets, shape: [batch, steps], place: (x) => placeRows(x, rows, positions) };
   }
 
-  /** A key/value-cached sampling session over `batchSize` rows. */
   startSession(batchSize: number): Session {
     return new Session(this, batchSize);
   }

@@ -273,7 +273,6 @@ export class Session {
     this.cache = [];
   }
 
-  /** Releases every tensor the session holds. */
   dispose(): void {
     this.disposeCache();
     this.disposed = true;

@@ -28,7 +28,6 @@ export interface Compute {
   gradients(agent: Agent, job: LossJob): Promise<PartsGradients>;
   /** Tells the other thread, if any, that the agent's weights changed (after an optimizer step); its next job sees them. */
   weightsChanged(agent: Agent): Promise<void>;
-  /** Ends the worker thread, if any. */
   close(): Promise<void>;
 }
 
