@@ -22,25 +22,20 @@ export function adamUpdateKernel({
   attrs: AdamScalars;
 }): tf.TensorInfo {
   const { internals, adam } = kernels();
-  const [w, g, m, v] = (['w', 'g', 'm', 'v'] as const).map((name) =>
-    internals.place(inputs[name], `${ADAM_KERNEL} ${name}`),
-  );
+  const place = (name: keyof typeof inputs) => internals.place(inputs[name], `${ADAM_KERNEL} ${name}`);
+  const [w, g, m, v] = [place('w'), place('g'), place('m'), place('v')];
   if (boundsChecked())
-    for (const [name, place] of [
-      ['g', g],
-      ['m', m],
-      ['v', v],
-    ] as const)
-      if (place!.size !== w!.size)
-        throw new Error(`${ADAM_KERNEL}: ${name} holds ${place!.size} elements, the weights ${w!.size}`);
+    for (const [name, operand] of Object.entries({ g, m, v }))
+      if (operand.size !== w.size)
+        throw new Error(`${ADAM_KERNEL}: ${name} holds ${operand.size} elements, the weights ${w.size}`);
   const out = internals.makeOutput(inputs.w.shape);
   adam(
-    w!.offset,
-    g!.offset,
-    m!.offset,
-    v!.offset,
+    w.offset,
+    g.offset,
+    m.offset,
+    v.offset,
     internals.place(out, `${ADAM_KERNEL} out`).offset,
-    w!.size,
+    w.size,
     ...ADAM_SCALARS.map((name) => attrs[name]),
   );
   return out;
@@ -59,11 +54,7 @@ export function adamUpdate(
   v: tf.Tensor,
   scalars: AdamScalars,
 ): tf.Tensor {
-  for (const [name, t] of [
-    ['g', g],
-    ['m', m],
-    ['v', v],
-  ] as const)
+  for (const [name, t] of Object.entries({ g, m, v }))
     if (t.size !== w.size || t.dtype !== 'float32' || w.dtype !== 'float32')
       throw new Error(`adamUpdate: ${name} is ${t.dtype} [${t.shape}], the weights ${w.dtype} [${w.shape}]`);
   return tf
