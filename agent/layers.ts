@@ -424,18 +424,14 @@ function referenceAttention(
   const headSize = width / heads;
   const qkv = dense(h, wqkv, bqkv);
   const split = tf.transpose(reshape(qkv, [batch * length, 3, heads, headSize]), [1, 0, 2, 3]); // [3, B*T, H, dh]
-  const perHead = (x: tf.Tensor) =>
-    reshape(tf.transpose(reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]), [
-      batch * heads,
-      length,
-      headSize,
-    ]);
+  const perHead = (x: tf.Tensor) => {
+    const byHead = tf.transpose(reshape(x, [batch, length, heads, headSize]), [0, 2, 1, 3]);
+    return reshape(byHead, [batch * heads, length, headSize]);
+  };
   const [q, k, v] = tf.unstack(split).map(perHead) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
   const out = matMulAttention(mul(q, 1 / Math.sqrt(headSize)), k, v, causalMask(length)); // [n, t, dh]
-  return reshape(tf.transpose(reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]), [
-    batch * length,
-    width,
-  ]);
+  const byRow = tf.transpose(reshape(out, [batch, heads, length, headSize]), [0, 2, 1, 3]);
+  return reshape(byRow, [batch * length, width]);
 }
 
 /**

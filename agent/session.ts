@@ -94,12 +94,8 @@ export class Session {
       const keep = (cached: tf.Tensor4D): tf.Tensor4D =>
         tf.tidy(() => {
           const [rows, heads, slots, size] = cached.shape;
-          return reshape(gatherRows(reshape(cached, [rows, heads * slots * size]), index), [
-            index.length,
-            heads,
-            slots,
-            size,
-          ]);
+          const flat = reshape(cached, [rows, heads * slots * size]);
+          return reshape(gatherRows(flat, index), [index.length, heads, slots, size]);
         });
       const cache = this.cache.map(({ keys, values }) => ({ keys: keep(keys), values: keep(values) }));
       this.disposeCache();
