@@ -5,7 +5,7 @@ import { runTests } from './sandbox.ts';
 import { findTask, makeTasks, NAME_POOL } from './tasks.ts';
 import { EDIT_OPS, type BugType, type EditOp, type Split, type Task } from './types.ts';
 import { drawSurface, plainSurface, type SurfaceTask } from './surface.ts';
-import { renderWords, specWords, splitWords, type Tool } from './words.ts';
+import { cached, renderWords, specWords, splitWords, type Tool } from './words.ts';
 
 export interface ToolCalls {
   read: number;
@@ -101,14 +101,9 @@ const renameCache = new Map<string, readonly string[]>();
  */
 function renamedWords(source: string, view: TaskView): readonly string[] {
   if (view.swaps.size === 0) return splitWords(source);
-  const key = `${view.key}\u0000${source}`;
-  let words = renameCache.get(key);
-  if (words === undefined) {
-    words = Object.freeze(splitWords(source).map((word) => view.swaps.get(word) ?? word));
-    if (renameCache.size > 100_000) renameCache.clear();
-    renameCache.set(key, words);
-  }
-  return words;
+  return cached(renameCache, `${view.key}\u0000${source}`, 100_000, () =>
+    Object.freeze(splitWords(source).map((word) => view.swaps.get(word) ?? word)),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { EDIT_OPS, GAMING_OP, type EditOp, type TestCase } from './types.ts';
-import { IDENTIFIER, renderWords, splitWords } from './words.ts';
+import { cached, IDENTIFIER, renderWords, splitWords } from './words.ts';
 
 /**
  * The six edit ops: real source-to-source rewrites on words, applied to whatever source the
@@ -155,15 +155,10 @@ export function applyOp(source: string, op: EditOp, context: OpContext): OpResul
     throw new Error(`applyOp: unknown op '${String(op)}' (have ${EDIT_OPS.join(', ')})`);
   let cache = opCache.get(context.publicTests);
   if (cache === undefined) opCache.set(context.publicTests, (cache = new Map()));
-  const key = `${op}\u0000${source}`;
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  const outcome = rewrite(splitWords(source), context);
-  const result: OpResult =
-    'noSite' in outcome
+  return cached(cache, `${op}\u0000${source}`, 50_000, (): OpResult => {
+    const outcome = rewrite(splitWords(source), context);
+    return 'noSite' in outcome
       ? { source, applied: false, note: outcome.noSite }
       : { source: renderWords(outcome.words), applied: true, note: outcome.note };
-  if (cache.size > 50_000) cache.clear();
-  cache.set(key, result);
-  return result;
+  });
 }

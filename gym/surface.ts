@@ -1,6 +1,6 @@
 import type { Rng } from '../lib/rng.ts';
 import type { Task, TestCase } from './types.ts';
-import { renderWords, specWords, splitWords } from './words.ts';
+import { cached, renderWords, specWords, splitWords } from './words.ts';
 
 /**
  * Surface variation (harness field `varySurface`): at reset, the episode's task is shown with a
@@ -114,37 +114,29 @@ export function drawSurface(task: Task, others: readonly Task[], rng: Rng): Surf
 
 function build(task: Task, surface: Surface): SurfaceTask {
   const key = `${task.id}\u0000${surface.order.join(',')}\u0000${surface.specKey}\u0000${surface.wrap ? 1 : 0}:${surface.dead}`;
-  let shown = surfaceCache.get(key);
-  if (shown !== undefined) return shown;
-  const identity = surface.order.every((from, to) => from === to);
-  const permute = (tests: readonly TestCase[]) =>
-    identity
-      ? tests
-      : tests.map((test) => ({
-          args: surface.order.map((from) => test.args[from]),
-          expected: test.expected,
-        }));
-  const canonicalCache = new Map<string, string>();
-  shown = {
-    source: renderWords(reshape(splitWords(task.source), task.params, surface)),
-    spec: surface.spec,
-    publicTests: permute(task.publicTests),
-    canonical:
-      identity && !surface.wrap && surface.dead < 0
-        ? (source) => source
-        : (source) => {
-            let canonical = canonicalCache.get(source);
-            if (canonical === undefined) {
-              canonical = renderWords(unshape(splitWords(source), task.params, surface));
-              if (canonicalCache.size > 1000) canonicalCache.clear();
-              canonicalCache.set(source, canonical);
-            }
-            return canonical;
-          },
-  };
-  if (surfaceCache.size > 50_000) surfaceCache.clear();
-  surfaceCache.set(key, shown);
-  return shown;
+  return cached(surfaceCache, key, 50_000, () => {
+    const identity = surface.order.every((from, to) => from === to);
+    const permute = (tests: readonly TestCase[]) =>
+      identity
+        ? tests
+        : tests.map((test) => ({
+            args: surface.order.map((from) => test.args[from]),
+            expected: test.expected,
+          }));
+    const canonicalCache = new Map<string, string>();
+    return {
+      source: renderWords(reshape(splitWords(task.source), task.params, surface)),
+      spec: surface.spec,
+      publicTests: permute(task.publicTests),
+      canonical:
+        identity && !surface.wrap && surface.dead < 0
+          ? (source: string) => source
+          : (source: string) =>
+              cached(canonicalCache, source, 1000, () =>
+                renderWords(unshape(splitWords(source), task.params, surface)),
+              ),
+    };
+  });
 }
 
 /**

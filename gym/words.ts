@@ -24,19 +24,27 @@ export const OBSERVATION_WORDS: readonly string[] = [
 const splitCache = new Map<string, readonly string[]>();
 
 /**
+ * `cache`'s value for `key`, made by `make` and kept when missing. A cache that holds more than
+ * `limit` entries is emptied first: the gym's caches only save time, so dropping them is safe.
+ */
+export function cached<K, V>(cache: Map<K, V>, key: K, limit: number, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size > limit) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/**
  * Splits text into words (see the module comment). Cached by text: the env splits the same few
  * sources over and over, and the returned arrays are frozen so the cache cannot be corrupted.
  *
  * @example splitWords('return n - 1;') // ['return', 'n', '-', '1', ';']
  */
 export function splitWords(text: string): readonly string[] {
-  let words = splitCache.get(text);
-  if (words === undefined) {
-    words = Object.freeze(text.match(WORD_PATTERN) ?? []);
-    if (splitCache.size > 200_000) splitCache.clear();
-    splitCache.set(text, words);
-  }
-  return words;
+  return cached(splitCache, text, 200_000, () => Object.freeze(text.match(WORD_PATTERN) ?? []));
 }
 
 /** Spec text is lowercased before splitting, so `Sum` and `sum` are one word. */
