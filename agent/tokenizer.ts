@@ -1,14 +1,9 @@
 import { vocabularyWords, type Task } from '../gym/index.ts';
 
 /**
- * Word-level tokenizer.
- *
- * The vocabulary is every word that can appear in a transcript of the given tasks (the gym's
- * `vocabularyWords`: source, spec and test-result words under every name of the rename pool,
- * plus the fixed tool, op and marker words), preceded by two specials: `<pad>` (id 0) and
- * `<unk>` (id 1). Building it from all 30 tasks gives the held-out tasks' words embeddings of
- * their own: that is the chapter's "vocabulary leak", kept on purpose so that section 17.6 can
- * measure it.
+ * Word-level tokenizer: every word that can appear in a transcript of the given tasks (the gym's
+ * `vocabularyWords`, which explains the "vocabulary leak" of building it from all 30), preceded
+ * by two specials, `<pad>` (id 0) and `<unk>` (id 1).
  */
 export const PAD = '<pad>';
 export const UNK = '<unk>';
