@@ -147,11 +147,7 @@ const K_BLOCK_TRANSPOSED = 64;
 export function product(
   a: tf.Tensor2D,
   b: tf.Tensor2D,
-  {
-    bias,
-    relu = false,
-    transposeA = false,
-  }: { bias?: tf.Tensor1D; relu?: boolean; transposeA?: boolean } = {},
+  { bias, relu = false, transposeA = false }: Partial<ProductOptions> = {},
 ): tf.Tensor2D {
   const K = transposeA ? a.shape[0] : a.shape[1];
   if (b.shape[0] !== K)
