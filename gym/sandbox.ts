@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import vm from 'node:vm';
 import type { TestCase } from './types.ts';
+import { cached } from './words.ts';
 
 /**
  * Runs a task's source against tests, for real, in a `node:vm` context of the JavaScript
@@ -69,7 +70,8 @@ const CALL = new vm.Script('globalThis.__result = __fn(...__args);', { filename:
 /** Content digests of test sets, memoised per array (the digest depends only on the values). */
 const testSetDigests = new WeakMap<readonly TestCase[], string>();
 const outcomeCache = new Map<string, TestOutcome>();
-const CACHE_LIMIT = 100_000;
+/** Emptied once it holds more: 100,000 outcomes at most. */
+const CACHE_LIMIT = 99_999;
 
 function testSetDigest(tests: readonly TestCase[]): string {
   let digest = testSetDigests.get(tests);
@@ -200,16 +202,12 @@ export function runTests(
   limits: SandboxLimits = SANDBOX_LIMITS,
 ): TestOutcome {
   const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
-  let outcome = outcomeCache.get(key);
-  if (outcome === undefined) {
-    outcome = Object.freeze(
+  return cached(outcomeCache, key, CACHE_LIMIT, () =>
+    Object.freeze(
       evaluateAtOnce(source, functionName, tests, limits) ??
         evaluateEach(source, functionName, tests, limits),
-    );
-    if (outcomeCache.size >= CACHE_LIMIT) outcomeCache.clear();
-    outcomeCache.set(key, outcome);
-  }
-  return outcome;
+    ),
+  );
 }
 
 /** Empties the outcome cache (benchmarks measure cold and warm runs). */
