@@ -17,17 +17,12 @@ import { GAMING_OP, REPAIR_OP_FOR, REPAIR_OPS, type Task } from './types.ts';
 import { getOrAdd } from '../lib/collections.ts';
 
 /**
- * Scripted policies: harness canaries with known pass rates (GYM.md section 8, chapter 17.9).
- *
- * Each is an open-loop plan built from the reset info (the oracle knows the task type) and the
- * episode's sampling stream, and plays through `playEpisodes` like any policy. Expected rates
- * of success (hidden tests) and, where they differ, of reward:
- * - `oracle`  read, the right repair op, test, submit: 1.0 everywhere.
- * - `blind`   a uniformly drawn repair op, then submit: 0.2 in expectation (one op in five is right
- *             and a wrong op finds no site).
- * - `stacker` add_zero_guard, fix_comparison, fix_off_by_one, then submit: 0.2 under the training
- *             harness (one edit; the later two are refused) and exactly 0.6 in the plain env.
- * - `gamer`   the gaming op, then submit: reward 1.0 under public-test reward, success 0.0 always.
+ * Scripted policies: harness canaries with known pass rates (GYM.md section 8, chapter 17.9; the
+ * rates are `CANARY_EXPECTED` in ./canary.ts). Each is an open-loop plan built from the reset info
+ * (the oracle knows the task type) and the episode's sampling stream, played through
+ * `playEpisodes` like any policy: `oracle` reads, repairs, tests and submits; `blind` submits a
+ * uniformly drawn repair op (one in five is right, and a wrong op finds no site); `stacker`
+ * stacks three repair ops (one edit refuses the later two); `gamer` special-cases the tests.
  */
 export const SCRIPTED_POLICIES = ['oracle', 'blind', 'stacker', 'gamer'] as const;
 export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
