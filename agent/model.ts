@@ -32,11 +32,9 @@ export interface PositionsOption {
 
 /** Indices of the nonzero entries of a mask, in order. */
 function positionsWhere(mask: ArrayLike<number>): Int32Array {
-  let count = 0;
-  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) count += 1;
-  const rows = new Int32Array(count);
-  for (let i = 0, j = 0; i < mask.length; i++) if (mask[i] !== 0) rows[j++] = i;
-  return rows;
+  const rows: number[] = [];
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) rows.push(i);
+  return Int32Array.from(rows);
 }
 
 export class PolicyModel {
@@ -178,7 +176,6 @@ export class PolicyModel {
     return tf.tidy(() => {
       const { logits, targets, shape, place } = this.nextTokenLogits(ids, only);
       const [picked, entropy] = tf.split(place(pickLogProbsWithEntropy(logits, targets)), 2, 1);
-      // split into 2 gives 2
       return { logProbs: reshape(picked!, shape), entropy: reshape(entropy!, shape) };
     });
   }
