@@ -154,23 +154,8 @@ export function normalisedNumbers(path: string, runsDir?: string): unknown {
   ).numbers;
 }
 
-/** The experiments on trained checkpoints, in the order the smoke expectations are made (and the test suite runs them). */
-export const SMOKE_ORDER = [
-  '17.1',
-  '17.4',
-  '17.5',
-  '17.6',
-  '17.7',
-  '17.8',
-  '17.9',
-  'ex-1',
-  'ex-2',
-  'ex-3',
-  'ex-4',
-  'ex-5',
-  'ex-6',
-  'ex-7',
-];
+/** The sections results/smoke/ holds (17.1, 17.4 to 17.9, the exercises), in the order its expectations are made (and the test suite runs them). */
+const SMOKE_ORDER = Object.keys(EXPERIMENTS).filter((section) => /^(17\.[14-9]|ex-\d)$/.test(section));
 export const SMOKE_SEED = 1;
 
 /** Rewrites results/smoke/: every smoke experiment on a fresh smoke run in a temporary folder, paths written as `<runs>`. */
@@ -273,7 +258,7 @@ export function fileDifferences(
   section: string,
   { expectedDir, outDir }: { expectedDir: string; outDir: string },
 ): string[] {
-  const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as { figures?: string[] };
+  const fresh = readRecord(join(outDir, `${section}.json`));
   const files = [
     `${section}.json`,
     `${section}.md`,
@@ -294,6 +279,10 @@ export function fileDifferences(
 export interface ResultsRecord {
   numbers: unknown;
   fingerprint?: unknown;
+}
+
+function readRecord(path: string): ResultsRecord & { seed?: number; figures?: string[] } {
+  return JSON.parse(readFileSync(path, 'utf8')) as ResultsRecord;
 }
 
 /**
@@ -336,10 +325,9 @@ export function compareWithCommitted(
 
 /** What a smoke rerun of `section` (written to `outDir`, its runs under `runsDir`) differs in from results/smoke/, fingerprint notes first when a number moved. */
 export function smokeProblems(section: string, outDir: string, runsDir: string): string[] {
-  const committedPath = join(ROOT, 'results', 'smoke', `${section}.json`);
-  const committed = JSON.parse(readFileSync(committedPath, 'utf8')) as ResultsRecord;
+  const committed = readRecord(join(ROOT, 'results', 'smoke', `${section}.json`));
   const freshPath = join(outDir, `${section}.json`);
-  const fresh = JSON.parse(readFileSync(freshPath, 'utf8')) as ResultsRecord;
+  const fresh = readRecord(freshPath);
   const problems = differences(committed.numbers, normalisedNumbers(freshPath, runsDir));
   if (problems.length === 0) return [];
   const differs = fingerprintDifferences(fingerprintOf(committed), fingerprintOf(fresh));
@@ -385,12 +373,10 @@ export async function reproduce({
         report.push({ section, notes: [], problems: [`${expectedPath} is missing`] });
         continue;
       }
-      const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ResultsRecord & { seed: number };
+      const expected = readRecord(expectedPath);
       // As its script runs it (no --seed): a committed file must be what the script writes.
       await runSection(section, { run, smoke: false });
-      const fresh = JSON.parse(readFileSync(join(outDir, `${section}.json`), 'utf8')) as ResultsRecord & {
-        seed: number;
-      };
+      const fresh = readRecord(join(outDir, `${section}.json`));
       // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const { notes, exact, problems } = compareWithCommitted(section, expected, fresh);
       if (fresh.seed !== expected.seed)
