@@ -56,5 +56,4 @@ export async function main({ seed = 0, smoke = false, outDir = `${ROOT}results` 
   return numbers;
 }
 
-if (isMain(import.meta.url))
-  await runScript('exp:17.2', () => main(parseStatisticsOptions(process.argv.slice(2))));
+if (isMain(import.meta.url)) await runScript('exp:17.2', () => main(parseStatisticsOptions()));

@@ -8,7 +8,7 @@ import { parseScriptFlags } from '../lib/script.ts';
  * run. A smoke run from the command line writes `results/default-smoke/`, as the other
  * experiments' smoke runs do, never the committed results.
  */
-export function parseStatisticsOptions(argv: string[]): { seed?: number; smoke: boolean; outDir: string } {
+export function parseStatisticsOptions(argv = process.argv.slice(2)) {
   const values = parseExperimentFlags(argv, { run: false });
   const smoke = values.smoke === true;
   const outDir =

@@ -70,5 +70,4 @@ export async function main({
   return numbers;
 }
 
-if (isMain(import.meta.url))
-  await runScript('exp:coverage', () => main(parseStatisticsOptions(process.argv.slice(2))));
+if (isMain(import.meta.url)) await runScript('exp:coverage', () => main(parseStatisticsOptions()));

@@ -82,7 +82,7 @@ export async function main({
 
 if (isMain(import.meta.url)) {
   await runScript('exp:design', async () => {
-    const { smoke, ...options } = parseStatisticsOptions(process.argv.slice(2));
+    const { smoke, ...options } = parseStatisticsOptions();
     if (smoke) throw new UsageError('exp:design has no smoke run: it reads the committed design studies');
     await main(options);
   });

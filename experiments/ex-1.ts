@@ -39,5 +39,4 @@ export async function main({ seed = 0, smoke = false, outDir = `${ROOT}/results`
   return numbers;
 }
 
-if (isMain(import.meta.url))
-  await runScript('ex:1', () => main(parseStatisticsOptions(process.argv.slice(2))));
+if (isMain(import.meta.url)) await runScript('ex:1', () => main(parseStatisticsOptions()));

@@ -53,5 +53,4 @@ export async function main({
   return numbers;
 }
 
-if (isMain(import.meta.url))
-  await runScript('ex:7', () => main(parseStatisticsOptions(process.argv.slice(2))));
+if (isMain(import.meta.url)) await runScript('ex:7', () => main(parseStatisticsOptions()));

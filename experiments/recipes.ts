@@ -107,7 +107,7 @@ export async function main({
 
 if (isMain(import.meta.url)) {
   await runScript('exp:recipes', async () => {
-    const { smoke, ...options } = parseStatisticsOptions(process.argv.slice(2));
+    const { smoke, ...options } = parseStatisticsOptions();
     if (smoke) throw new UsageError('exp:recipes has no smoke run: it reads the committed candidate studies');
     await main(options);
   });
