@@ -14,7 +14,7 @@
  *   (`resultsToQuote`).
  * Output: results/17.1.json, results/17.1.md.
  */
-import { passRateNumbers } from '../analysis/index.ts';
+import { EPISODE_BOOTSTRAP_METHOD, passRateNumbers, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
 import { writeResults } from '../publish/results.ts';
@@ -22,7 +22,6 @@ import { report } from '../publish/sections/17.1.ts';
 import { resultsToQuote } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 import { coverageNote } from '../publish/coverageNotes.ts';
-import { EPISODE_BOOTSTRAP_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
 const STEPS = [0, 80] as const;
 

@@ -29,9 +29,8 @@ import {
   withRedrawnEmbeddings,
   type Agent,
 } from '../agent/index.ts';
-import type { HarnessInput } from '../gym/index.ts';
+import { wordsOnlyIn, type HarnessInput } from '../gym/index.ts';
 import { mean } from '../eval/index.ts';
-import { wordsOnlyIn } from '../gym/index.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import { InputError } from '../lib/errors.ts';
 import { ROOT } from '../lib/paths.ts';

@@ -15,7 +15,7 @@
  *   wrote (`resultsToQuote`).
  * Output: results/ex-3.json, results/ex-3.md, results/figures/ex-3-intervals.svg.
  */
-import { bayesianNumbers } from '../analysis/index.ts';
+import { bayesianNumbers, CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 import { DEFAULT_REPLICATES } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { isMain, runScript } from '../lib/script.ts';
@@ -24,7 +24,6 @@ import { report } from '../publish/sections/ex-3.ts';
 import { resultsToQuote } from './common.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 import { coverageNote } from '../publish/coverageNotes.ts';
-import { CREDIBLE_INTERVAL_METHOD, TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
 const STEPS = [0, 80];
 const BETA = [0.4, 0.3] as const;

@@ -36,14 +36,7 @@ export const CANDIDATES = ['default', 'entropy-0', 'lr-0.0005', 'epochs-2', 'kl-
 export const RULE_LEVEL = 1 - 0.05 / 5;
 const STEPS = [0, 30, 80] as const;
 /** The training design's candidates, in the pre-registered order (docs/TRAINING-DESIGN.md, section 2): studies/design-dev/NAME. */
-export const DESIGN_CANDIDATES = [
-  'design-1',
-  'design-2',
-  'design-3',
-  'design-4',
-  'design-5',
-  'design-6',
-] as const;
+const DESIGN_CANDIDATES = ['design-1', 'design-2', 'design-3', 'design-4', 'design-5', 'design-6'] as const;
 
 /** The candidates among `names` whose study in `dir` has finished, with their results and whether mixed code made them. */
 function finishedCandidates(dir: string, names: readonly string[]) {
