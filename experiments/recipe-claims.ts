@@ -67,20 +67,12 @@ export const MIN_SEEDS = 8;
 /** Each recipe's study state: the recipes whose study is absent or unfinished, and why; the finished ones with their plans. */
 function recipeStates(root: string) {
   const states = RECIPE_STUDIES.map((entry) => ({ ...entry, state: finishedStudy(join(root, entry.study)) }));
-  const notRun = states.flatMap((entry) =>
-    entry.state.state === 'finished'
-      ? []
-      : [
-          {
-            name: entry.name,
-            study: entry.study,
-            why:
-              entry.state.state === 'absent'
-                ? 'no study'
-                : `${entry.state.done} of ${entry.state.evaluations} evaluations done`,
-          },
-        ],
-  );
+  const notRun = states.flatMap(({ name, study, state }) => {
+    if (state.state === 'finished') return [];
+    const why =
+      state.state === 'absent' ? 'no study' : `${state.done} of ${state.evaluations} evaluations done`;
+    return [{ name, study, why }];
+  });
   const ready = states.flatMap((entry) =>
     entry.state.state === 'finished' ? [{ ...entry, ...entry.state }] : [],
   );
