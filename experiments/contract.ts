@@ -15,7 +15,7 @@ import { fingerprint, fingerprintDifferences, isFingerprint, type Fingerprint } 
  *   arithmetic by other code; the numbers must still match bit for bit (a change that moves them
  *   needs `--rebaseline`).
  */
-export const ARITHMETIC_PARTS: readonly (keyof Fingerprint)[] = ['tfjs', 'backend', 'backendVersion'];
+const ARITHMETIC_PARTS: readonly (keyof Fingerprint)[] = ['tfjs', 'backend', 'backendVersion'];
 
 /** The fingerprint a parsed record (a results file, a manifest) holds, or undefined when it holds none or a partial one. */
 export function fingerprintOf(record: unknown): Fingerprint | undefined {

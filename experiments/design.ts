@@ -29,7 +29,7 @@ import { InputError, UsageError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
 
 /** RL seeds per base agent in the nested study (docs/TRAINING-DESIGN.md, section 3). */
-export const PER_BASE = 4;
+const PER_BASE = 4;
 const STUDIES = 'studies/design-held-out';
 
 /** exp:design-words' record at `path`, checked; a file that is not one is a one-line InputError naming it. */

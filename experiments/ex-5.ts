@@ -22,7 +22,7 @@ import { report } from '../publish/sections/ex-5.ts';
 import { ensureRun, evaluateOnCores, parseRunOptions, runOptions, type RunOptions } from './runs.ts';
 
 /** One change per harness field, each away from the training harness; null where the field has no other value. */
-export const CHANGES: Array<{ field: string; change: HarnessInput | null; note?: string }> = [
+const CHANGES: Array<{ field: string; change: HarnessInput | null; note?: string }> = [
   { field: 'split', change: { split: 'type' } },
   { field: 'heldOutType', change: { heldOutType: 'compare' } },
   { field: 'promptVersion', change: null, note: "only 'v1' exists" },

@@ -14,7 +14,7 @@ import { ROOT } from '../lib/paths.ts';
  */
 
 /** A number of a committed results file: its file (relative to the checkout), its path inside, its value. */
-export interface NumberAt {
+interface NumberAt {
   file: string;
   path: string;
   value: number | string | boolean | null;

@@ -62,7 +62,7 @@ export const RECIPE_STUDIES = [
   },
 ] as const;
 /** A recipe needs at least this many seeds to be compared (the recipe issue's floor). */
-export const MIN_SEEDS = 8;
+const MIN_SEEDS = 8;
 
 /** Each recipe's study state: the recipes whose study is absent or unfinished, and why; the finished ones with their plans. */
 function recipeStates(root: string) {

@@ -33,7 +33,7 @@ import { UsageError } from '../lib/errors.ts';
 /** The pre-registered candidates (docs/RECIPES.md, section 1), in its table's order: a tie goes to the earlier. */
 export const CANDIDATES = ['default', 'entropy-0', 'lr-0.0005', 'epochs-2', 'kl-0.1', 'bc-160'] as const;
 /** Bonferroni over the five comparisons with the default (docs/RECIPES.md, section 3). */
-export const RULE_LEVEL = 1 - 0.05 / 5;
+const RULE_LEVEL = 1 - 0.05 / 5;
 const STEPS = [0, 30, 80] as const;
 /** The training design's candidates, in the pre-registered order (docs/TRAINING-DESIGN.md, section 2): studies/design-dev/NAME. */
 const DESIGN_CANDIDATES = ['design-1', 'design-2', 'design-3', 'design-4', 'design-5', 'design-6'] as const;

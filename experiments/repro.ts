@@ -147,7 +147,7 @@ export function differences(expected: unknown, actual: unknown, path = ''): stri
 }
 
 /** A results file's numbers, with a temporary runs folder written as `<runs>` so that smoke runs in different folders compare. */
-export function normalisedNumbers(path: string, runsDir?: string): unknown {
+function normalisedNumbers(path: string, runsDir?: string): unknown {
   const text = readFileSync(path, 'utf8');
   return (
     JSON.parse(runsDir === undefined ? text : text.split(runsDir).join('<runs>')) as { numbers: unknown }
@@ -159,7 +159,7 @@ const SMOKE_ORDER = Object.keys(EXPERIMENTS).filter((section) => /^(17\.[14-9]|e
 export const SMOKE_SEED = 1;
 
 /** Rewrites results/smoke/: every smoke experiment on a fresh smoke run in a temporary folder, paths written as `<runs>`. */
-export async function updateSmoke(): Promise<void> {
+async function updateSmoke(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'tinyagent-smoke-'));
   const runsDir = join(root, 'runs');
   const outDir = join(root, 'results');
