@@ -19,6 +19,9 @@ export function parseStatisticsOptions(argv = process.argv.slice(2)) {
   return { ...(values.seed !== undefined ? { seed: values.seed } : {}), smoke, outDir };
 }
 
+/** What `parseStatisticsOptions` gives: the options of a pure-statistics experiment's `main`. */
+export type StatisticsOptions = ReturnType<typeof parseStatisticsOptions>;
+
 /** The experiment scripts' flags, checked: unknown ones, a malformed seed and an empty --out are UsageErrors. */
 export function parseExperimentFlags(
   argv: string[],

@@ -30,7 +30,7 @@ import {
 import { Rng } from '../lib/rng.ts';
 import { DEFAULT_STUDY, ROOT } from '../lib/paths.ts';
 import { isMain, runScript } from '../lib/script.ts';
-import { parseStatisticsOptions } from './common.ts';
+import { parseStatisticsOptions, type StatisticsOptions } from './common.ts';
 import { writeResults } from '../publish/results.ts';
 import { report } from '../publish/sections/coverage.ts';
 
@@ -38,15 +38,7 @@ const SECOND_STUDY = 'studies/entropy-0-8';
 /** Below this a method is flagged: more than about 4 MC SEs under 0.95 at 2,000 simulations. */
 export const FLAG_BELOW = 0.93;
 
-export async function main({
-  seed = 1,
-  smoke = false,
-  outDir,
-}: {
-  seed?: number;
-  smoke?: boolean;
-  outDir: string;
-}) {
+export async function main({ seed = 1, smoke, outDir }: StatisticsOptions) {
   const simulations = smoke ? 20 : 2_000;
   const sizes: Sizes = smoke ? { reps: 100, draws: 200 } : { reps: 1_000, draws: 2_000 };
   const worlds = loadWorlds(join(ROOT, DEFAULT_STUDY), join(ROOT, SECOND_STUDY), seed);

@@ -40,13 +40,9 @@ const TRAJECTORY = [0, 10, 20, 30, 40, 50, 60, 70, 80];
 async function evaluateRun(
   dir: string,
   trainingSeed: number,
-  {
-    seed,
-    smoke,
-    curveEpisodes,
-    otherEpisodes,
-  }: { seed: number; smoke: boolean; curveEpisodes: number; otherEpisodes: number },
+  options: { seed: number; smoke: boolean; curveEpisodes: number; otherEpisodes: number },
 ) {
+  const { seed, smoke, curveEpisodes, otherEpisodes } = options;
   const at = await ensureRun(dir, { seed: trainingSeed, smoke, steps: TRAJECTORY });
   const evaluations: Array<{ step: number; episodes: number; evaluation: Evaluation }> = [];
   for (const step of TRAJECTORY) {

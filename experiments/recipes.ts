@@ -52,13 +52,7 @@ export async function main({
   studiesDir = join(ROOT, 'studies', 'recipes-dev'),
   designsDir = join(ROOT, 'studies', 'design-dev'),
   batch,
-}: {
-  seed?: number;
-  outDir?: string;
-  studiesDir?: string;
-  designsDir?: string;
-  batch?: BatchResults | undefined;
-} = {}) {
+}: { seed?: number; outDir?: string; studiesDir?: string; designsDir?: string; batch?: BatchResults } = {}) {
   // A candidate counts once every evaluation of its study is done; one still running is not run yet.
   const finished = finishedCandidates(studiesDir, CANDIDATES);
   const designs = finishedCandidates(designsDir, DESIGN_CANDIDATES);
