@@ -21,12 +21,7 @@ interface NumberAt {
 }
 
 /** One number that moved at a rebaseline (`old` undefined: new; `new` undefined: gone). */
-export interface Moved {
-  file: string;
-  path: string;
-  old: NumberAt['value'] | undefined;
-  new: NumberAt['value'] | undefined;
-}
+export type Moved = Omit<NumberAt, 'value'> & Record<'old' | 'new', NumberAt['value'] | undefined>;
 
 /** The committed files whose numbers a rebaseline regenerates: results/*.json, results/smoke/*.json and every study's results/study.json (studies/NAME and studies/GROUP/NAME). */
 export function contractFiles(root: string = ROOT): string[] {

@@ -57,13 +57,9 @@ export type ExperimentOptions = Omit<RunOptions, 'seed'> & { seed?: number };
 export function parseRunOptions(argv: string[]): ExperimentOptions {
   const values = parseExperimentFlags(argv, { run: true });
   const smoke = values.smoke === true;
-  const run = smoke ? `${values.run ?? DEFAULT_RUN}-smoke` : values.run;
-  const { seed: _default, ...filled } = runOptions({
-    ...(run !== undefined ? { run } : {}),
-    smoke,
-    ...(values.out !== undefined ? { outDir: resolve(values.out) } : {}),
-  });
-  return { ...filled, ...(values.seed !== undefined ? { seed: values.seed } : {}) };
+  const run = `${values.run ?? DEFAULT_RUN}${smoke ? '-smoke' : ''}`;
+  const outDir = values.out !== undefined ? resolve(values.out) : resultsDir(run);
+  return { run, smoke, outDir, ...(values.seed !== undefined ? { seed: values.seed } : {}) };
 }
 
 /**
