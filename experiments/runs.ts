@@ -19,7 +19,6 @@ import {
   SMOKE_CONFIG,
   snapshotDir,
   trainSnapshots,
-  type RLConfig,
 } from '../train/index.ts';
 import { InputError } from '../lib/errors.ts';
 import { readRegularFile } from '../lib/files.ts';
@@ -98,15 +97,12 @@ export function stepOf(step: number, smoke: boolean): number {
 }
 
 /** The recipe of a run: the default training run's, or the smoke one. */
-function runConfig({
-  seed,
-  smoke,
-  overrides = {},
-}: {
+function runConfig(options: {
   seed: number;
   smoke: boolean;
   overrides?: Record<string, unknown> | undefined;
-}): RLConfig {
+}) {
+  const { seed, smoke, overrides = {} } = options;
   return defaultRLConfig({ seed, ...overrides, ...(smoke ? SMOKE_CONFIG : {}) });
 }
 
