@@ -83,7 +83,6 @@ import {
  * record.
  */
 export const EXPERIMENTS: Record<string, (options: ExperimentOptions) => Promise<unknown>> = {
-  // The coverage of every reported interval, simulated in a world made of the committed studies.
   coverage: mainCoverage,
   '17.1': main171,
   '17.2': main172,
@@ -101,13 +100,9 @@ export const EXPERIMENTS: Record<string, (options: ExperimentOptions) => Promise
   'ex-5': mainEx5,
   'ex-6': mainEx6,
   'ex-7': mainEx7,
-  // The claims across seeds, read from the committed study (studies/default-16) whatever the run.
   seeds: mainSeeds,
-  // The recipes compared on the development split, read from the committed candidate studies.
   recipes: mainRecipes,
-  // The chapter's claims across recipes, read from the committed held-out recipe studies.
   'recipe-claims': mainRecipeClaims,
-  // The training design on the held-out tasks (not adopted), read from its committed studies.
   design: mainDesign,
 };
 
