@@ -105,14 +105,9 @@ export async function startSlurm({
   );
   const env = { ...process.env, SLURM_CONF: conf };
   const pids: number[] = [];
+  // A daemon already gone is no error.
   const stop = () => {
-    for (const pid of pids.reverse()) {
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
+    for (const pid of pids.reverse()) orUndefined(() => process.kill(pid, 'SIGTERM'));
   };
   try {
     pids.push(startMunged(dir, key, socket));
