@@ -83,10 +83,7 @@ export async function main({
       ruleLevel: RULE_LEVEL,
     },
     numbers,
-    ...report(numbers, {
-      steps: STEPS,
-      coverageFile: resultsToQuote('coverage', batch),
-    }),
+    ...report(numbers, { steps: STEPS, coverageFile: resultsToQuote('coverage', batch) }),
     echo: true,
   });
   return numbers;
