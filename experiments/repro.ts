@@ -372,7 +372,6 @@ export async function reproduce({
       // As its script runs it (no --seed): a committed file must be what the script writes.
       await runSection(section, { run, smoke: false });
       const fresh = readRecord(join(outDir, `${section}.json`));
-      // Both files are read once: their numbers as they are (normalisedNumbers without a runs folder).
       const { notes, exact, problems } = compareWithCommitted(section, expected, fresh);
       if (fresh.seed !== expected.seed)
         problems.unshift(
