@@ -190,7 +190,10 @@ function unitNumbers(config: CoverageConfig, rng: Rng) {
 function figurePoints({ unit: benchmark, figure: config }: CoverageConfig, rng: Rng) {
   const bar = progressBar('17.3 figure', config.episodesPerTask.length);
   const figure = config.episodesPerTask.map((n, i) => {
-    const point = unitCoverage({ ...benchmark, ...config, episodesPerTask: n }, rng.fork(`figure/${n}`));
+    const point = unitCoverage(
+      { ...benchmark, episodesPerTask: n, evals: config.evals, reps: config.reps },
+      rng.fork(`figure/${n}`),
+    );
     bar.tick(i + 1, `n=${n}`);
     return {
       episodesPerTask: n,

@@ -228,7 +228,7 @@ export function fileView(file: ResultFile) {
     /** Graded: the mean over tasks of each task's mean score, with its task-level interval. */
     meanScore: scored === null ? null : { estimate: scored.estimate, low: scored.low, high: scored.high },
     /** The mean over tasks of each task's pass@k, as `tinyagent metrics FILE` prints it. */
-    passAtK: ks.map((k) => report!.passAtK[k]!),
+    passAtK: report === null ? [] : ks.map((k) => report.passAtK[k]!),
     level: LEVEL,
     /** How many rows carry a transcript. */
     transcripts: episodes.filter((episode) => episode.transcript !== null).length,

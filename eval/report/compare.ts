@@ -1,8 +1,14 @@
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { ResultRow } from '../io/resultFile.ts';
 import { DEFAULT_REPLICATES } from '../bootstrap.ts';
-import { differences, pairedBootstrapDiff, meanDifference, pairedStandardError } from '../paired.ts';
-import { pearsonCorrelation, unpairedStandardError } from '../paired.ts';
+import {
+  differences,
+  meanDifference,
+  pairedBootstrapDiff,
+  pairedStandardError,
+  pearsonCorrelation,
+  unpairedStandardError,
+} from '../paired.ts';
 import { passAtK } from '../passAtK.ts';
 import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';

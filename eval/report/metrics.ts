@@ -2,8 +2,13 @@ import { allCorrectAtK, passAtK, plugInPassAtK } from '../passAtK.ts';
 import { bootstrapCI, DEFAULT_REPLICATES, percentileInterval } from '../bootstrap.ts';
 import { episodeBootstrapCI } from '../clusterBootstrap.ts';
 import { withoutCollapse } from '../proportionInterval.ts';
-import { clusteredStandardError, designEffect, episodeStandardError } from '../clustered.ts';
-import { intraclassCorrelation, taskVarianceIntraclassCorrelation } from '../clustered.ts';
+import {
+  clusteredStandardError,
+  designEffect,
+  episodeStandardError,
+  intraclassCorrelation,
+  taskVarianceIntraclassCorrelation,
+} from '../clustered.ts';
 import { mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { RandomSource } from '../random.ts';

@@ -61,6 +61,39 @@ interface SampleSummary {
   where: number | string;
 }
 
+/** The samples of one log as they are read, each summarised and counted in the budget (a row of its id's and values' characters). */
+class Summaries {
+  readonly list: SampleSummary[] = [];
+  private readonly scorerLists = new Map<string, readonly string[]>();
+
+  constructor(readonly budget: RowBudget) {}
+
+  add(record: Record<string, unknown>, where: number | string): void {
+    const { id, epoch } = record;
+    const scores = isObject(record.scores)
+      ? record.scores
+      : isObject(record.score)
+        ? { [SCORER_PLACEHOLDER]: record.score }
+        : {};
+    const names = Object.keys(scores);
+    const scorers = getOrAdd(this.scorerLists, names.join('\u0000'), () => names);
+    const values = names.map((name) => keptScore(scores[name]));
+    const summary: SampleSummary = {
+      id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },
+      epoch: typeof epoch === 'number' ? epoch : { shown: shownJson(epoch) },
+      scorers,
+      values,
+      errored: record.error != null,
+      where,
+    };
+    let chars = (typeof summary.id === 'string' ? summary.id.length : 0) + 8 * values.length;
+    for (const value of values)
+      chars += typeof value === 'string' ? value.length : isObject(value) ? value.unreadable.length : 0;
+    this.budget.row(0, chars);
+    this.list.push(summary);
+  }
+}
+
 type Reading = { value: number; partial?: true } | { missing: true } | { refused: string };
 
 /** A string of a decimal number (Inspect's `is_finite_number`, `inspect_ai/_util/text.py`, tries `float`). */
@@ -161,14 +194,14 @@ function chosenScorer(
         : `no sample carries a score (scores are empty or absent on all ${samples.length}); score the log with \`inspect score\` first`,
     );
   }
-  const scorer = requested ?? (names.length === 1 ? names[0] : undefined);
-  if (scorer !== undefined && names.includes(scorer)) return { scorer, names };
-  throw fileError(
-    path,
-    requested === undefined
-      ? `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`
-      : `--scorer '${requested}': no sample has this scorer (the log's: ${list(names)})`,
-  );
+  if (requested === undefined) {
+    if (names.length > 1)
+      throw fileError(path, `the samples carry ${names.length} scorers (${list(names)}); pass --scorer NAME`);
+    return { scorer: names[0]!, names };
+  }
+  if (!names.includes(requested))
+    throw fileError(path, `--scorer '${requested}': no sample has this scorer (the log's: ${list(names)})`);
+  return { scorer: requested, names };
 }
 
 /**
@@ -287,22 +320,19 @@ function inspectRows(
 /** The members of an `EvalLog` the rows and the file's origin use: the rest (reductions, ...) is let go. */
 const LOG_MEMBERS = new Set(['version', 'status', 'eval', 'plan', 'results', 'stats']);
 
-/**
- * An Inspect log read one member and one sample at a time: each sample summarised, counted in the
- * budget (a row of its id's and values' characters) and let go.
- */
+/** An Inspect `.json` log read one member and one sample at a time: each sample summarised and let go. */
 export class InspectLog {
   readonly log: Record<string, unknown> = {};
-  readonly samples: SampleSummary[] = [];
-  readonly budget: RowBudget;
-  private readonly scorerLists = new Map<string, readonly string[]>();
+  private readonly summaries: Summaries;
   private notObject: number | undefined;
+  readonly budget: RowBudget;
 
   constructor(
     private readonly path: string,
     private readonly options: InspectOptions = {},
   ) {
     this.budget = new RowBudget(path, options);
+    this.summaries = new Summaries(this.budget);
   }
 
   member(key: string, value: unknown): void {
@@ -310,42 +340,20 @@ export class InspectLog {
   }
 
   sample(value: unknown, index: number): void {
-    if (!isObject(value)) this.notObject ??= index;
-    else this.add(value, index);
+    if (!isObject(value)) {
+      this.notObject ??= index;
+      return;
+    }
+    this.summaries.add(value, index);
   }
 
-  add(record: Record<string, unknown>, where: number | string): void {
-    const { id, epoch } = record;
-    const scores = isObject(record.scores)
-      ? record.scores
-      : isObject(record.score)
-        ? { [SCORER_PLACEHOLDER]: record.score }
-        : {};
-    const names = Object.keys(scores);
-    const scorers = getOrAdd(this.scorerLists, names.join('\u0000'), () => names);
-    const values = names.map((name) => keptScore(scores[name]));
-    const summary: SampleSummary = {
-      id: typeof id === 'number' || typeof id === 'string' ? id : { shown: shownJson(id) },
-      epoch: typeof epoch === 'number' ? epoch : { shown: shownJson(epoch) },
-      scorers,
-      values,
-      errored: record.error != null,
-      where,
-    };
-    let chars = (typeof summary.id === 'string' ? summary.id.length : 0) + 8 * values.length;
-    for (const value of values)
-      chars += typeof value === 'string' ? value.length : isObject(value) ? value.unreadable.length : 0;
-    this.budget.row(0, chars);
-    this.samples.push(summary);
-  }
-
-  /** The rows of a `.json` log, once the whole log is read. */
+  /** The rows, once the whole log is read. */
   rows(): ResultFile {
     if (!isObject(this.log.eval))
       throw fileError(this.path, 'not an Inspect log (expected a JSON object with eval and samples)');
     if (this.notObject !== undefined)
       throw fileError(this.path, `samples[${this.notObject}]: expected an object`);
-    return inspectRows(this.log, this.samples, this.path, 'inspect-json', this.options);
+    return inspectRows(this.log, this.summaries.list, this.path, 'inspect-json', this.options);
   }
 }
 
@@ -406,8 +414,8 @@ export function readInspectArchive(
   path: string,
   options: InspectOptions = {},
 ): ResultFile {
-  const summaries = new InspectLog(path, options);
-  const { byName, read } = archiveJson(source, path, summaries.budget.maxBytes);
+  const budget = new RowBudget(path, options);
+  const { byName, read } = archiveJson(source, path, budget.maxBytes);
   const headerName = ['header.json', '_journal/start.json'].find((name) => byName.has(name));
   if (headerName === undefined)
     throw fileError(
@@ -416,13 +424,14 @@ export function readInspectArchive(
     );
   const log = read(headerName);
   if (!isObject(log)) throw fileError(path, `entry '${headerName}': expected a JSON object`);
+  const samples = new Summaries(budget);
   for (const name of byName.keys()) {
     if (!SAMPLE_ENTRY.test(name)) continue;
     const record = read(name);
     if (!isObject(record)) throw fileError(path, `entry '${name}': expected a JSON object`);
-    summaries.add(record, name);
+    samples.add(record, name);
   }
-  const file = inspectRows(log, summaries.samples, path, 'inspect-eval', options);
+  const file = inspectRows(log, samples.list, path, 'inspect-eval', options);
   if (headerName !== 'header.json')
     (file.notes as string[]).push(
       'no header.json: the evaluation had not finished when the archive was last written; read the samples flushed so far',

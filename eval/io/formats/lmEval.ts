@@ -91,31 +91,44 @@ const POOLED_LIST = /^inst_level_/;
 /** The lines of the chosen filter: every line when the file has one filter (or records none). */
 function linesOfFilter(records: SampleLine[], path: string, filter: string | undefined) {
   const filters = [...new Set(records.flatMap((record) => record.filter ?? []))];
-  const lines = filter === undefined ? records : records.filter((record) => record.filter === filter);
-  if (filter === undefined ? filters.length <= 1 : lines.length > 0)
-    return { lines, filter: filter ?? filters[0] };
-  throw fileError(
-    path,
-    filter === undefined
-      ? `each document is scored under ${filters.length} filters (${list(filters)}); pass --filter NAME`
-      : filters.length === 0
-        ? `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`
-        : `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`,
-  );
+  if (filter === undefined) {
+    if (filters.length > 1)
+      throw fileError(
+        path,
+        `each document is scored under ${filters.length} filters (${list(filters)}); pass --filter NAME`,
+      );
+    return { lines: records, filter: filters[0] };
+  }
+  if (filters.length === 0)
+    throw fileError(
+      path,
+      `--filter '${filter}': the lines record no filter (lm-evaluation-harness before 0.4.7); leave --filter out`,
+    );
+  const lines = records.filter((record) => record.filter === filter);
+  if (lines.length === 0)
+    throw fileError(path, `--filter '${filter}': no line has this filter (the file's: ${list(filters)})`);
+  return { lines, filter };
 }
 
 /** The metric of the outcomes: `--metric`, else the only one the lines have. */
 function chosenMetric(names: string[], path: string, metric: string | undefined): string {
-  const chosen = metric ?? (names.length === 1 ? names[0] : undefined);
-  if (chosen !== undefined && names.includes(chosen)) return chosen;
-  throw fileError(
-    path,
-    metric !== undefined
-      ? `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`
-      : names.length === 0
-        ? 'no metric values: the file holds predictions only (--predict_only); score them first'
-        : `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
-  );
+  if (metric !== undefined && !names.includes(metric))
+    throw fileError(
+      path,
+      `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
+    );
+  if (metric !== undefined) return metric;
+  if (names.length === 0)
+    throw fileError(
+      path,
+      'no metric values: the file holds predictions only (--predict_only); score them first',
+    );
+  if (names.length > 1)
+    throw fileError(
+      path,
+      `several metrics (${list(names)}); pass --metric NAME, one whose values are 0 or 1`,
+    );
+  return names[0]!;
 }
 
 /** The rows of lm-evaluation-harness sample lines (see lmEvalReader) with the metric and filter chosen. */
