@@ -210,7 +210,12 @@ export function contextMisfit(
  * Plays `specs` in lockstep through the one episode loop (`playEpisodes`), at the harness's
  * temperature. Records come back in spec order.
  */
-function rolloutBatch(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
+function rolloutBatch(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   const misfit = contextMisfit(harness, agent.model.config.contextLength);
   if (misfit !== undefined) throw new Error(misfit);
   if (specs.length === 0) return [];
@@ -234,7 +239,12 @@ export function shareCut(count: number): number {
 }
 
 /** Plays one core's share of the specs, `ROLLOUT_BATCH` episodes in lockstep at a time. Records in spec order. */
-export function rolloutShare(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
+export function rolloutShare(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   return inChunks(specs, ROLLOUT_BATCH, (chunk) => rolloutBatch(agent, harness, tasks, chunk));
 }
 
@@ -251,7 +261,12 @@ export type Play = (
  * of `shareCut`, each by `rolloutShare`): a batch's float rounding depends on which episodes
  * share it, so this keeps an episode's outcome the same on one core or two. Records in spec order.
  */
-export function rollout(...[agent, harness, tasks, specs]: Parameters<Play>): EpisodeRecord[] {
+export function rollout(
+  agent: Agent,
+  harness: Harness,
+  tasks: readonly Task[],
+  specs: readonly EpisodeSpec[],
+): EpisodeRecord[] {
   const cut = shareCut(specs.length);
   return [
     ...rolloutShare(agent, harness, tasks, specs.slice(0, cut)),
