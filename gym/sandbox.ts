@@ -70,8 +70,6 @@ const CALL = new vm.Script('globalThis.__result = __fn(...__args);', { filename:
 /** Content digests of test sets, memoised per array (the digest depends only on the values). */
 const testSetDigests = new WeakMap<readonly TestCase[], string>();
 const outcomeCache = new Map<string, TestOutcome>();
-/** Emptied once it holds more: 100,000 outcomes at most. */
-const CACHE_LIMIT = 99_999;
 
 function testSetDigest(tests: readonly TestCase[]): string {
   let digest = testSetDigests.get(tests);
@@ -202,7 +200,7 @@ export function runTests(
   limits: SandboxLimits = SANDBOX_LIMITS,
 ): TestOutcome {
   const key = `${testSetDigest(tests)}\u0000${limits.firstLimitMs}/${limits.confirmLimitMs}\u0000${functionName}\u0000${source}`;
-  return cached(outcomeCache, key, CACHE_LIMIT, () =>
+  return cached(outcomeCache, key, 100_000, () =>
     Object.freeze(
       evaluateAtOnce(source, functionName, tests, limits) ??
         evaluateEach(source, functionName, tests, limits),

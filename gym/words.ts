@@ -24,14 +24,15 @@ export const OBSERVATION_WORDS: readonly string[] = [
 const splitCache = new Map<string, readonly string[]>();
 
 /**
- * `cache`'s value for `key`, made by `make` and kept when missing. A cache that holds more than
- * `limit` entries is emptied first: the gym's caches only save time, so dropping them is safe.
+ * `cache`'s value for `key`, made by `make` and kept when missing. A cache that already holds
+ * `limit` entries is emptied first, so it never holds more; the gym's caches only save time, so
+ * dropping them is safe.
  */
 export function cached<K, V>(cache: Map<K, V>, key: K, limit: number, make: () => V): V {
   let value = cache.get(key);
   if (value === undefined) {
     value = make();
-    if (cache.size > limit) cache.clear();
+    if (cache.size >= limit) cache.clear();
     cache.set(key, value);
   }
   return value;

@@ -13,7 +13,7 @@ import {
 import { applyOp } from '../gym/ops.ts';
 import { GAMING_OP, REPAIR_OPS } from '../gym/types.ts';
 import { NAME_POOL } from '../gym/tasks.ts';
-import { renderWords, specWords, splitWords } from '../gym/words.ts';
+import { cached, renderWords, specWords, splitWords } from '../gym/words.ts';
 
 const all = makeTasks('all');
 const pass = (task: Task, source: string, which: 'public' | 'hidden') =>
@@ -242,5 +242,19 @@ describe('renaming commutes with ops and tests', () => {
         );
       }
     }
+  });
+});
+
+describe('the gym caches', () => {
+  it('hold at most their limit, emptied before the entry that would pass it', () => {
+    const cache = new Map<number, number>();
+    const made: number[] = [];
+    const square = (n: number) => cached(cache, n, 3, () => (made.push(n), n * n));
+    expect([1, 2, 3, 2].map(square)).toEqual([1, 4, 9, 4]);
+    expect([...cache.keys()]).toEqual([1, 2, 3]);
+    expect(square(4)).toBe(16);
+    expect([...cache.keys()]).toEqual([4]);
+    expect(square(1)).toBe(1);
+    expect(made).toEqual([1, 2, 3, 4, 1]);
   });
 });
