@@ -1,5 +1,6 @@
 import { EDIT_OPS, GAMING_OP, type EditOp, type TestCase } from './types.ts';
 import { cached, IDENTIFIER, renderWords, splitWords } from './words.ts';
+import { getOrAdd } from '../lib/collections.ts';
 
 /**
  * The six edit ops: real source-to-source rewrites on words, applied to whatever source the
@@ -153,8 +154,7 @@ export function applyOp(source: string, op: EditOp, context: OpContext): OpResul
   const rewrite = REWRITES[op];
   if (rewrite === undefined || !(EDIT_OPS as readonly string[]).includes(op))
     throw new Error(`applyOp: unknown op '${String(op)}' (have ${EDIT_OPS.join(', ')})`);
-  let cache = opCache.get(context.publicTests);
-  if (cache === undefined) opCache.set(context.publicTests, (cache = new Map()));
+  const cache = getOrAdd(opCache, context.publicTests, () => new Map<string, OpResult>());
   return cached(cache, `${op}\u0000${source}`, 50_000, (): OpResult => {
     const outcome = rewrite(splitWords(source), context);
     return 'noSite' in outcome

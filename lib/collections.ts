@@ -6,8 +6,12 @@ export function recordOf<Key extends PropertyKey, Value>(
   return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<Key, Value>;
 }
 
-/** `map`'s value at `key`, made and added by `make` when absent. */
-export function getOrAdd<Key, Value>(map: Map<Key, Value>, key: Key, make: () => Value): Value {
+/** `map`'s value at `key` (a Map or a WeakMap), made and added by `make` when absent. */
+export function getOrAdd<Key, Value>(
+  map: { get(key: Key): Value | undefined; set(key: Key, value: Value): unknown },
+  key: Key,
+  make: () => Value,
+): Value {
   let value = map.get(key);
   if (value === undefined) map.set(key, (value = make()));
   return value;
