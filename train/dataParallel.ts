@@ -1,12 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import {
-  getWeights,
-  rolloutShare,
-  shareCut,
-  type Agent,
-  type EpisodeRecord,
-  type Play,
-} from '../agent/index.ts';
+import { getWeights, rolloutShare, shareCut, type Agent, type EpisodeRecord } from '../agent/index.ts';
+import type { EpisodeSpec, Harness, Task } from '../gym/index.ts';
 import { addShares, nonEmpty, partsGradients, type JobPart, type PartsGradients } from './gradients.ts';
 import type { ParallelReply, ParallelRequest } from './dataParallelThread.ts';
 
@@ -107,7 +101,12 @@ export class DataParallelWorker {
    * Plays the specs in the same batches as `rollout` on one thread: the first share (`shareCut`)
    * in the worker, the rest here, concurrently. Records in spec order, equal to one thread's.
    */
-  async rollout(...[agent, harness, tasks, specs]: Parameters<Play>): Promise<EpisodeRecord[]> {
+  async rollout(
+    agent: Agent,
+    harness: Harness,
+    tasks: readonly Task[],
+    specs: readonly EpisodeSpec[],
+  ): Promise<EpisodeRecord[]> {
     const cut = shareCut(specs.length);
     const remote =
       cut > 0
