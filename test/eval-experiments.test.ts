@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mean, sampleStandardDeviation } from '../eval/index.ts';
+import { exactOverUnits, mean, sampleStandardDeviation } from '../eval/index.ts';
+import { Rng } from '../lib/rng.ts';
+import { passAtKCurve } from '../analysis/counts.ts';
 import { ROOT } from '../lib/paths.ts';
 import { main as main172 } from '../experiments/17.2.ts';
 import { main as main173 } from '../experiments/17.3.ts';
@@ -170,5 +172,29 @@ describe('experiments (smoke)', () => {
     // One task, step 0 always 2 of 2, step 80 Binomial(2, 1/2): it falls unless both pass.
     expect(narrowingRate([[0.5]], [[1]], 2)).toBeCloseTo(0.75, 14);
     expect(narrowingRate([[0.5, 1]], [[1, 0.5]], 1)).toBeCloseTo(0.5, 14);
+  });
+});
+
+describe('the pass@k curve of 17.7 and exercise 2', () => {
+  it('never gives a band of no width: where every task is solved, the exact interval over the tasks stands in', () => {
+    const counts = [256, 256, 250, 256, 200];
+    const curve = passAtKCurve(counts, 256, { maxK: 128, rng: new Rng('curve') });
+    // Every task's pass@k is exactly 1 once k exceeds its failures (at most 56).
+    const atOne = curve.filter((point) => point.k > 56);
+    expect(atOne.map((point) => point.mean)).toEqual(atOne.map(() => 1));
+    const exact = exactOverUnits(1, counts.length);
+    for (const point of atOne) expect([point.low, point.high]).toEqual([exact.low, exact.high]);
+    for (const point of curve) expect(point.low!).toBeLessThan(point.high!);
+  });
+
+  it('bands only the k it is asked to, each from its own stream', () => {
+    const counts = [3, 10, 0, 64];
+    const all = passAtKCurve(counts, 64, { rng: new Rng(7) });
+    const some = passAtKCurve(counts, 64, { banded: (k) => k % 8 === 0, rng: new Rng(7) });
+    expect(some.map((point) => point.mean)).toEqual(all.map((point) => point.mean));
+    expect(some.filter((point) => point.low !== null).map((point) => point.k)).toEqual([
+      8, 16, 24, 32, 40, 48, 56, 64,
+    ]);
+    for (const point of some) if (point.low !== null) expect(point).toEqual(all[point.k - 1]);
   });
 });

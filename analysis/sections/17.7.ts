@@ -4,30 +4,9 @@
  * they began, and where the curves cross.
  */
 import type { Evaluation } from '../../agent/index.ts';
-import { bootstrapCI, passAtK, withoutCollapse } from '../../eval/index.ts';
 import { firstEditCounts } from '../../gym/index.ts';
+import { passAtKCurve } from '../counts.ts';
 import type { Rng } from '../../lib/rng.ts';
-
-/**
- * Mean unbiased pass@k over tasks for k = 1..n, with a task-level bootstrap band at each k; where
- * every task's pass@k is alike (all 1 at large k) the exact band over the tasks stands in.
- */
-function passAtKCurve(counts: readonly number[], n: number, rng: Rng) {
-  return Array.from({ length: n }, (_, i) => {
-    const k = i + 1;
-    const perTask = counts.map((c) => passAtK(n, c, k));
-    const mean = perTask.reduce((a, b) => a + b, 0) / perTask.length;
-    const band =
-      perTask.length > 1
-        ? withoutCollapse(bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }), mean, {
-            units: perTask.length,
-            unit: 'tasks',
-            level: 0.95,
-          })
-        : { low: NaN, high: NaN };
-    return { k, mean, low: band.low, high: band.high };
-  });
-}
 
 /**
  * The held-out tasks of a run (`runDir`, evaluated at every checkpoint of its trajectory, the same
@@ -75,7 +54,7 @@ export function narrowingNumbers<Step extends number>({
 }) {
   const agents = evaluated.map(({ step, evaluation: { perTask } }) => {
     const counts = perTask.map((count) => count.successes);
-    return { step, perTask, curve: passAtKCurve(counts, episodes, rng.fork(`17.7/${step}`)) };
+    return { step, perTask, curve: passAtKCurve(counts, episodes, { rng: rng.fork(`17.7/${step}`) }) };
   });
   const [base, early, late] = agents as [(typeof agents)[0], (typeof agents)[0], (typeof agents)[0]];
   const step20AtOrAbove = early.curve.every(
@@ -102,7 +81,8 @@ export function narrowingNumbers<Step extends number>({
           low: point.low,
           high: point.high,
           base: baseMean,
-          covers: point.low <= baseMean && baseMean <= point.high,
+          covers:
+            point.low !== null && point.high !== null && point.low <= baseMean && baseMean <= point.high,
         };
       }),
   };

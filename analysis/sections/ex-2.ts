@@ -8,7 +8,6 @@ import { basename } from 'node:path';
 import type { Evaluation } from '../../agent/index.ts';
 import {
   DEFAULT_REPLICATES,
-  bootstrapCI,
   changePointBootstrap,
   fallOnset,
   fisherExactGreater,
@@ -18,26 +17,12 @@ import {
 } from '../../eval/index.ts';
 import type { TaskCount } from '../../gym/index.ts';
 import type { Rng } from '../../lib/rng.ts';
+import { passAtKCurve } from '../counts.ts';
 
 const BAND_KS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** A run's checkpoints in trajectory order, each with its counts. */
 type Trajectory = ReadonlyArray<{ step: number; perTask: readonly TaskCount[] }>;
-
-/** Mean unbiased pass@k over tasks at every k up to `maxK`, with a task-level bootstrap band at the powers of two. */
-function curve(counts: readonly number[], n: number, maxK: number, rng: Rng) {
-  return Array.from({ length: maxK }, (_, i) => {
-    const k = i + 1;
-    const perTask = counts.map((c) => passAtK(n, c, k));
-    const band = BAND_KS.includes(k) ? bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }) : null;
-    return {
-      k,
-      mean: perTask.reduce((a, b) => a + b, 0) / perTask.length,
-      low: band?.low ?? null,
-      high: band?.high ?? null,
-    };
-  });
-}
 
 /**
  * Every fall of every task between checkpoints (a local peak to the next trough,
@@ -110,7 +95,14 @@ function runNumbers(
   const curves = curveSteps.map((step) => {
     const { perTask, episodes } = checkpoints.find((checkpoint) => checkpoint.step === step)!;
     const counts = perTask.map((count) => count.successes);
-    return { step, curve: curve(counts, episodes, maxK, rng.fork(`curve/${step}`)) };
+    return {
+      step,
+      curve: passAtKCurve(counts, episodes, {
+        maxK,
+        banded: (k) => BAND_KS.includes(k),
+        rng: rng.fork(`curve/${step}`),
+      }),
+    };
   });
   const meanAt = (step: number, k: number) => curves.find((c) => c.step === step)!.curve[k - 1]!.mean;
   const crossing = (step: number) =>

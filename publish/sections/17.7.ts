@@ -82,7 +82,12 @@ function passAtKFigure({ agents, reference, narrowing }: Numbers, { episodes, ag
       xScale: 'log',
       series: agents.map((agent) => ({
         name: `step ${agent.step}`,
-        points: agent.curve.map((point) => ({ x: point.k, y: point.mean, low: point.low, high: point.high })),
+        points: agent.curve.map((point) => ({
+          x: point.k,
+          y: point.mean,
+          low: point.low ?? NaN,
+          high: point.high ?? NaN,
+        })),
       })),
       dashed: [blindGuess],
     },
