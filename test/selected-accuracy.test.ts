@@ -40,6 +40,26 @@ describe('selected accuracy', () => {
     );
   });
 
+  it('where every pick is right, its interval is the exact one over the tasks, marked, never of no width', async () => {
+    const allRight = edited('all-right.jsonl', (rows) => {
+      for (const row of rows) if (row.selected === true) row.passed = true;
+    });
+    const { code, stdout } = await cli(['metrics', allRight, '--json']);
+    expect(code).toBe(0);
+    // Clopper-Pearson over 4 tasks all right: the lower end is 0.025^(1/4).
+    expect(JSON.parse(stdout).selectedAccuracy).toMatchObject({
+      estimate: 1,
+      high: 1,
+      method: 'exact over tasks',
+    });
+    expect(JSON.parse(stdout).selectedAccuracy.low).toBeCloseTo(0.025 ** (1 / 4), 12);
+    const text = await cli(['metrics', allRight]);
+    expect(text.stdout).toMatch(
+      /selected accuracy \(the picked answer\) 100\.0% {2}task-level \[39\.8%, 100\.0%\]\*;/,
+    );
+    expect(text.stdout).toMatch(/^\* exact \(Clopper-Pearson\) over the 4 tasks/m);
+  });
+
   it('is absent for a file without a selected field', async () => {
     const { code, stdout } = await cli(['metrics', 'samples/blog-example.jsonl', '--json']);
     expect(code).toBe(0);

@@ -54,7 +54,7 @@ function printReport(
       (family) => Object.values(family),
     ),
   ];
-  const anyExact = estimates.some((value) => value != null && value.method !== undefined);
+  const anyExact = [...estimates, selected].some((value) => value != null && value.method !== undefined);
   const episodeExact = report.pooledShare.episodeLevel.method !== undefined;
   const rhoText = (value: number | null) => value?.toFixed(3) ?? 'n/a';
   const { meanAccuracy, pooledShare } = report;
@@ -73,7 +73,7 @@ function printReport(
     `pooled share (${pooledShare.successes}/${count(pooledShare.episodes, 'sample')})`.padEnd(37) +
       `${pct(pooledShare.estimate)}  task-level ${range(pooledShare.taskLevel.low, pooledShare.taskLevel.high, missing)}${exact(pooledShare.taskLevel)}, episode-level ${range(pooledShare.episodeLevel.low, pooledShare.episodeLevel.high, '1 sample')}${episodeExact ? '**' : ''}${pooledShare.equalsMeanAccuracy ? '  (= task mean: every task has the same n)' : ''}`,
     `first-sample accuracy                ${cell(report.firstSampleAccuracy)}`,
-    ...(selected === undefined ? [] : [selectedLine(selected, report.tasks)]),
+    ...(selected === undefined ? [] : [selectedLine(selected, report.tasks, exact(selected))]),
     `clustered SE of the task mean ${se(meanAccuracy.clusteredSE)} vs episode SE of the pooled share ${pooledShare.episodeSE === null ? 'n/a: 1 sample' : pooledShare.episodeSE.toFixed(4)}`,
     `intraclass correlation: the chapter's rho (sigma_task^2 / (mu (1 - mu))) ${rhoText(report.chapterIntraclassCorrelation)}, one-way ANOVA rho ${rhoText(report.intraclassCorrelation)} (design effect from it ${report.designEffect?.toFixed(2) ?? 'n/a'})`,
     ...(anyExact
@@ -103,13 +103,13 @@ function printReport(
 }
 
 /** Selected accuracy beside pass@n on the same candidates, and how far apart they are. */
-function selectedLine(selected: SelectedAccuracy, tasks: number): string {
+function selectedLine(selected: SelectedAccuracy, tasks: number, mark: string): string {
   const lost =
     selected.lostCount === 0
       ? 'the selector found a correct candidate wherever one exists'
       : `the selector missed a correct candidate in ${selected.lostCount} of ${tasks} tasks (${selected.lost.join(', ')}${selected.lostCount > selected.lost.length ? ', ...' : ''})`;
   return (
-    `selected accuracy (the picked answer) ${pct(selected.estimate)}  task-level ${range(selected.low, selected.high, `${tasks} task`)}; ` +
+    `selected accuracy (the picked answer) ${pct(selected.estimate)}  task-level ${range(selected.low, selected.high, `${tasks} task`)}${mark}; ` +
     `${pct(selected.coverage)} of tasks have a correct candidate (pass@n), ${(100 * selected.gap).toFixed(1)} points apart: ${lost}`
   );
 }
