@@ -112,12 +112,14 @@ function linesOfFilter(records: SampleLine[], path: string, filter: string | und
 
 /** The metric of the outcomes: `--metric`, else the only one the lines have. */
 function chosenMetric(names: string[], path: string, metric: string | undefined): string {
-  if (metric !== undefined && !names.includes(metric))
-    throw fileError(
-      path,
-      `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
-    );
-  if (metric !== undefined) return metric;
+  if (metric !== undefined) {
+    if (!names.includes(metric))
+      throw fileError(
+        path,
+        `--metric '${metric}': no line has this metric (the file's: ${list(names) || 'none'})`,
+      );
+    return metric;
+  }
   if (names.length === 0)
     throw fileError(
       path,
