@@ -1,5 +1,5 @@
 import type { TaskCount } from '../gym/index.ts';
-import { bootstrapCI, passAtK, withoutCollapse } from '../eval/index.ts';
+import { passAtK, perTaskBootstrapCI } from '../eval/index.ts';
 import type { Rng } from '../lib/rng.ts';
 
 /** The counts of an evaluation as the statistics take them. */
@@ -13,8 +13,8 @@ export function countsOf(perTask: readonly TaskCount[]): { successes: number[]; 
 /**
  * Mean unbiased pass@k over tasks for k = 1..maxK, with a task-level bootstrap band (1,000
  * replicates, the stream `k<k>` of `rng`) at each k that `banded` keeps, null elsewhere and over
- * one task. Where every task's pass@k is alike (all 1 at large k) the bootstrap has no spread, and
- * the exact band over the tasks stands in (`withoutCollapse`): never a zero-width band.
+ * one task. Where every task's pass@k is alike (all 1 at large k) the exact band over the tasks
+ * stands in (`perTaskBootstrapCI`): never a zero-width band.
  */
 export function passAtKCurve(
   counts: readonly number[],
@@ -27,11 +27,7 @@ export function passAtKCurve(
     const mean = perTask.reduce((a, b) => a + b, 0) / perTask.length;
     const band =
       perTask.length > 1 && banded(k)
-        ? withoutCollapse(bootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) }), mean, {
-            units: perTask.length,
-            unit: 'tasks',
-            level: 0.95,
-          })
+        ? perTaskBootstrapCI(perTask, { reps: 1000, rng: rng.fork(`k${k}`) })
         : null;
     return { k, mean, low: band?.low ?? null, high: band?.high ?? null };
   });

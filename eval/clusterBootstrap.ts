@@ -9,14 +9,21 @@ import { StatisticsError } from '../lib/errors.ts';
 
 /**
  * Task-level (cluster) bootstrap interval of the mean pass rate, `bootstrapCI` of the per-task
- * rates c_j / n_j (chapter 17.3; Field & Welsh 2007): "how would it do on similar tasks?". Where
- * every task has the same rate the exact interval over the tasks stands in (`withoutCollapse`).
+ * rates c_j / n_j (chapter 17.3; Field & Welsh 2007): "how would it do on similar tasks?".
  */
 export function taskBootstrapCI(counts: CountsInput, options: BootstrapOptions): BootstrapInterval {
-  const rates = taskRates(counts);
-  const interval = bootstrapCI(rates, options);
+  return perTaskBootstrapCI(taskRates(counts), options);
+}
+
+/**
+ * `bootstrapCI` of one value in [0, 1] per task (a rate, a pass@k, a 0/1 outcome). Where every
+ * task has the same value the exact interval over the tasks stands in (`withoutCollapse`), so
+ * the interval never has zero width.
+ */
+export function perTaskBootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): BootstrapInterval {
+  const interval = bootstrapCI(values, options);
   const { low, high, method } = withoutCollapse(interval, interval.estimate, {
-    units: rates.length,
+    units: values.length,
     unit: 'tasks',
     level: interval.level,
   });

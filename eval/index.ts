@@ -20,7 +20,7 @@ export { intervalCoverage, exactOverUnits, withoutCollapse, type Interval } from
 // bootstrap (chapter 17.3, 17.4)
 export { bootstrapCI, bootstrapMeans, DEFAULT_REPLICATES, expandedPercentileLevel } from './bootstrap.ts';
 export { percentileInterval, percentileOfSorted } from './bootstrap.ts';
-export { taskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
+export { taskBootstrapCI, perTaskBootstrapCI, episodeBootstrapCI } from './clusterBootstrap.ts';
 export { percentileCoverage, taskBootstrapDistribution } from './clusterBootstrap.ts';
 
 // clustering, comparison, power, selection (chapter 17.3, 17.4, 17.8)

@@ -119,6 +119,7 @@ const CASES: Case[] = [
     () => stats.taskBootstrapCI({ successes: [3, 11], trials: 10 }, { rng }),
     /successes\[1\]/,
   ],
+  ['perTaskBootstrapCI one task', () => stats.perTaskBootstrapCI([0.5], { rng }), /values.*at least 2/],
   [
     'episodeBootstrapCI trials 0',
     () => stats.episodeBootstrapCI({ successes: [0], trials: 0 }, { rng }),

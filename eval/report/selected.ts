@@ -1,5 +1,5 @@
-import { bootstrapCI, DEFAULT_REPLICATES } from '../bootstrap.ts';
-import { withoutCollapse } from '../proportionInterval.ts';
+import { DEFAULT_REPLICATES } from '../bootstrap.ts';
+import { perTaskBootstrapCI } from '../clusterBootstrap.ts';
 import type { RandomSource } from '../random.ts';
 import { ResultFileError } from '../io/errors.ts';
 import type { ResultRow } from '../io/resultFile.ts';
@@ -15,7 +15,7 @@ const NO: unknown[] = [false, 'false', 0, '0'];
  * Selected accuracy: when a selector picks one final answer per task among its candidates, the
  * share of tasks whose picked answer is correct, with its task-level bootstrap interval (null
  * below 2 tasks; where every pick scored alike, the exact interval over the tasks, `method`
- * 'exact over tasks', as `withoutCollapse` gives it). It is not pass@k: pass@n asks whether a
+ * 'exact over tasks', as `perTaskBootstrapCI` gives it). It is not pass@k: pass@n asks whether a
  * correct candidate exists, selected accuracy whether the selector found it (the pass@k note,
  * "若系统还要用一个排序器挑出最终答案，需要另外评测'被选中的答案是否正确'"). `coverage` is pass@n on
  * the same candidates, `gap` = coverage - selected accuracy, `lost` the tasks the selector lost.
@@ -72,20 +72,13 @@ export function selectedAccuracy(
     if (hasCorrect && !passed) lost.push(task);
   }
   const estimate = outcomes.reduce((sum, value) => sum + value, 0) / outcomes.length;
-  const interval =
-    outcomes.length >= 2
-      ? withoutCollapse(bootstrapCI(outcomes, { reps, level, rng }), estimate, {
-          units: outcomes.length,
-          unit: 'tasks',
-          level,
-        })
-      : undefined;
+  const interval = outcomes.length >= 2 ? perTaskBootstrapCI(outcomes, { reps, level, rng }) : undefined;
   const coverage = covered / tasks.length;
   return {
     estimate,
     low: interval?.low ?? null,
     high: interval?.high ?? null,
-    ...(interval === undefined || interval.method === 'percentile' ? {} : { method: interval.method }),
+    ...(interval?.method === 'exact over tasks' ? { method: interval.method } : {}),
     coverage,
     gap: coverage - estimate,
     lost: lost.slice(0, MAX_LISTED),
