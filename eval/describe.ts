@@ -21,6 +21,15 @@ export function sampleVariance(values: ArrayLike<number>): number {
   return sum / (values.length - 1);
 }
 
+/**
+ * Whether every value is the same. The bootstrap of their mean then has no spread (every resampled
+ * mean is that one value), and its interval would have zero width, which would claim certainty.
+ */
+export function allAlike(values: ArrayLike<number>): boolean {
+  for (let i = 1; i < values.length; i++) if (values[i] !== values[0]) return false;
+  return true;
+}
+
 /** Sample standard deviation (n - 1 denominator). */
 export function sampleStandardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sampleVariance(values));

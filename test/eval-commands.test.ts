@@ -110,6 +110,38 @@ describe('numbers that do not exist are n/a, not 0', () => {
     });
   });
 
+  it('compare where every task has the same difference: the interval is n/a (no spread), not zero-width', async () => {
+    // A against itself (every difference 0), and B one sample better on each task (every difference +0.25)
+    const better = write('better.jsonl', rows({ a: '1110', b: '1100', c: '1111', d: '1000', e: '1110' }));
+    const aFile = write('a-file.jsonl', rows({ a: '1100', b: '1000', c: '1110', d: '0000', e: '0110' }));
+    for (const [x, y, difference] of [
+      [good, good, '+0.000'],
+      [aFile, better, '+0.250'],
+    ] as const) {
+      const text = await cli(['compare', x, y, '--reps', '200']);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(
+        new RegExp(`B - A = \\${difference}, paired bootstrap 95% interval n/a: no spread\n`),
+      );
+      expect(text.stdout).toMatch(
+        new RegExp(
+          `warning: every common task has the same difference, B - A = \\${difference}: resampled tasks have no spread`,
+        ),
+      );
+      const report = JSON.parse((await cli(['compare', x, y, '--json', '--reps', '200'])).stdout);
+      expect(report.difference).toMatchObject({ estimate: Number(difference), low: null, high: null });
+      expect(report.pairedSE).toBe(0);
+    }
+    // one task's difference apart from the rest: the bootstrap has spread, and the interval is there
+    const oneApart = write(
+      'one-apart.jsonl',
+      rows({ a: '1110', b: '1100', c: '1111', d: '1000', e: '0110' }),
+    );
+    const spread = JSON.parse((await cli(['compare', aFile, oneApart, '--json', '--reps', '200'])).stdout);
+    expect(spread.difference.low).toBeLessThan(spread.difference.high);
+    expect(spread.warnings.join('\n')).not.toMatch(/same difference/);
+  });
+
   it('fewer than 5 tasks: intervals are shown with a warning that they are unreliable', async () => {
     const three = write('three.jsonl', rows({ a: '1100', b: '1000', c: '1111' }));
     const report = JSON.parse((await cli(['metrics', three, '--json', '--reps', '200'])).stdout);

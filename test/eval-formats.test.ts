@@ -465,6 +465,25 @@ describe('graded scores: Inspect partial credit and numeric scores, lm-evaluatio
     ]);
     // the task means 0.75, 0.5, 0.5, 0.5; their mean 0.5625
     expect((await metricsJson([path])).meanScore.estimate).toBeCloseTo(0.5625, 12);
+    // every task's mean the same (0.5): no spread to resample, so the interval is n/a, not [0.5, 0.5]
+    const alike = join(folder, 'graded-alike.json');
+    writeFileSync(
+      alike,
+      JSON.stringify({
+        version: 2,
+        eval: { task: 'g' },
+        samples: ['a', 'b', 'c'].map((id) => ({ id, epoch: 1, scores: { s: { value: 'P' } } })),
+      }),
+    );
+    expect((await metricsJson([alike])).meanScore).toMatchObject({
+      estimate: 0.5,
+      low: null,
+      high: null,
+      standardError: 0,
+    });
+    expect((await cli(['metrics', alike, '--reps', '200'])).stdout).toMatch(
+      /\nmean score \(task mean\) +0\.5000 {2}task-level n\/a: no spread, every task's mean score is 0\.5000, SE 0\.0000\n/,
+    );
     // all 0/1 after conversion: pass/fail rows as before, no score
     const binary = join(folder, 'binary.json');
     writeFileSync(

@@ -102,9 +102,11 @@ async function run(args: CommandArgs): Promise<void> {
   const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
   const missing = `n/a: ${report.commonTasks} task`;
   const { difference } = report;
+  // Two or more tasks without an interval: every task has the same difference (a warning says so).
+  const noInterval = report.commonTasks < 2 ? missing : 'n/a: no spread';
   lines.push(
     `${count(report.commonTasks, 'common task')}, paired by id: ${metric} A ${report.a.toFixed(3)}, B ${report.b.toFixed(3)}`,
-    `B - A = ${signed(difference.estimate)}, paired bootstrap ${Math.round(level * 100)}% interval ${difference.low === null || difference.high === null ? missing : `[${signed(difference.low)}, ${signed(difference.high)}]`}`,
+    `B - A = ${signed(difference.estimate)}, paired bootstrap ${Math.round(level * 100)}% interval ${difference.low === null || difference.high === null ? noInterval : `[${signed(difference.low)}, ${signed(difference.high)}]`}`,
     `paired SE ${report.pairedSE === null ? missing : report.pairedSE.toFixed(3)}, unpaired SE ${report.unpairedSE === null ? missing : report.unpairedSE.toFixed(3)}, per-task correlation ${report.correlation === null ? 'n/a' : report.correlation.toFixed(2)}`,
     tasksNeededLine(report),
   );

@@ -41,7 +41,7 @@ export interface ViewerData {
 export interface PairedDifference {
   /** Per task of A: B's pass@1 minus A's, or null when B does not have the task. */
   perTask: Array<number | null>;
-  /** The mean difference over the common tasks and its interval (low and high null below 2 tasks); null when compare refuses the pair. */
+  /** The mean difference over the common tasks and its interval (low and high null below 2 tasks, or where every task has the same difference); null when compare refuses the pair. */
   mean: (Estimate & { level: number; commonTasks: number }) | null;
   /** Why there is no difference (graded scores, no common task), one line; null otherwise. */
   problem: string | null;

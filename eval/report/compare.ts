@@ -12,7 +12,7 @@ import {
 import { passAtK } from '../passAtK.ts';
 import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
-import { mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
+import { allAlike, mean, sampleStandardDeviation, sampleVariance } from '../describe.ts';
 import { requiredUnits } from '../power.ts';
 import { harnessDifferences } from './harness.ts';
 import { FEW_TASKS } from './metrics.ts';
@@ -189,7 +189,8 @@ function scoreCommonTasks(tasksA: readonly TaskOutcomes[], tasksB: readonly Task
 /**
  * Each side's mean of the paired per-task rates, B - A with its paired-bootstrap interval, the
  * paired and unpaired SEs and the per-task correlation; all but the means null below 2 tasks, the
- * correlation also when either side has the same rate on every task.
+ * correlation also when either side has the same rate on every task, the interval also when every
+ * task has the same difference (`allAlike`: resampled tasks have no spread).
  */
 function pairedStatistics(
   ratesA: number[],
@@ -197,9 +198,10 @@ function pairedStatistics(
   { level, reps, rng }: { level: number; reps: number; rng: RandomSource },
 ) {
   const spread = ratesA.length >= 2;
-  const interval = spread
-    ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
-    : { low: null, high: null };
+  const interval =
+    spread && !allAlike(differences(ratesA, ratesB))
+      ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
+      : { low: null, high: null };
   const varies = (values: number[]) => spread && sampleVariance(values) > 0;
   return {
     a: mean(ratesA),
@@ -217,14 +219,26 @@ function pairedStatistics(
   };
 }
 
-/** A comparison's warnings: one checkpoint on both sides, too few common tasks, env seeds that differ. */
-function comparisonWarnings(common: number, pairing: Pairing, checkpointWarning: string | undefined) {
+/**
+ * A comparison's warnings: one checkpoint on both sides, too few common tasks, the same difference
+ * on every task, env seeds that differ.
+ */
+function comparisonWarnings(
+  statistics: ReturnType<typeof pairedStatistics>,
+  common: number,
+  pairing: Pairing,
+  checkpointWarning: string | undefined,
+) {
   const warnings: string[] = checkpointWarning === undefined ? [] : [checkpointWarning];
   if (common < 2)
     warnings.push(
       '1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks',
     );
-  else if (common < FEW_TASKS)
+  else if (statistics.difference.low === null)
+    warnings.push(
+      `every common task has the same difference, B - A = ${statistics.difference.estimate >= 0 ? '+' : ''}${statistics.difference.estimate.toFixed(3)}: resampled tasks have no spread, so the paired interval does not exist (shown as n/a), where a zero-width interval would claim certainty`,
+    );
+  if (common >= 2 && common < FEW_TASKS)
     warnings.push(
       `only ${common} common tasks: intervals and standard errors from fewer than ${FEW_TASKS} tasks are unreliable`,
     );
@@ -272,7 +286,7 @@ export function compareResults(
     pairing,
     sameCheckpoint,
     tasksNeeded: tasksNeeded(ratesA, ratesB),
-    warnings: comparisonWarnings(ratesA.length, pairing, checkpointWarning),
+    warnings: comparisonWarnings(statistics, ratesA.length, pairing, checkpointWarning),
   };
 }
 

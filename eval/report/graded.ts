@@ -27,7 +27,8 @@ export function gradedMetrics(
     samplesPerTask: { min: Math.min(...sizes), max: Math.max(...sizes) },
     level,
     reps,
-    // the mean over tasks of each task's mean score, with its task-level interval and SE (null below 2 tasks)
+    // the mean over tasks of each task's mean score, with its task-level interval and SE (null below
+    // 2 tasks; the interval null too where every task has the same mean)
     meanScore: { estimate, low, high, interval: 'task-level' as const, standardError },
     passAtK: null,
     passAtKNote: PASS_AT_K_NOTE,
@@ -48,12 +49,15 @@ export function gradedLines(
   const { min: fewest, max: most } = report.samplesPerTask;
   const { estimate, low, high, standardError } = report.meanScore;
   const missing = `${report.tasks} task`;
+  // Two or more tasks without an interval: every task has the same mean score (`meanScoreEstimate`).
+  const noInterval =
+    report.tasks < 2 ? missing : `no spread, every task's mean score is ${estimate.toFixed(4)}`;
   return [
     `${path}: ${count(report.tasks, 'task')}, ${fewest === most ? fewest : `${fewest}-${most}`} ${most === 1 ? 'sample' : 'samples'} per task; graded scores; ${Math.round(report.level * 100)}% percentile bootstrap interval (${report.reps} reps), task-level`,
     ...notes.map((note) => `note: ${note}`),
     ...reported.map((value) => `check: ${reportedLine(value)}`),
     '',
-    `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${low === null || high === null ? `n/a: ${missing}` : `[${low.toFixed(4)}, ${high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
+    `mean score (task mean)               ${estimate.toFixed(4)}  task-level ${low === null || high === null ? `n/a: ${noInterval}` : `[${low.toFixed(4)}, ${high.toFixed(4)}]`}, SE ${standardError === null ? `n/a: ${missing}` : standardError.toFixed(4)}`,
     `pass@k                               ${report.passAtKNote}`,
   ];
 }

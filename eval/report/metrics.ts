@@ -9,7 +9,7 @@ import {
   intraclassCorrelation,
   taskVarianceIntraclassCorrelation,
 } from '../clustered.ts';
-import { mean, meanStandardError } from '../describe.ts';
+import { allAlike, mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { RandomSource } from '../random.ts';
 import { orNull } from '../validate.ts';
@@ -228,6 +228,8 @@ export type MetricsReport = ReturnType<typeof computeMetrics>;
 /**
  * The mean of graded scores' task means (as Inspect's and lm-evaluation-harness's mean), with its
  * task-level percentile bootstrap interval and standard error s / sqrt(N), both null below 2 tasks.
+ * The interval is null too where every task has the same mean (`allAlike`): graded scores need not
+ * lie in [0, 1], so no exact interval over the tasks stands in, as it does for pass rates.
  * @example meanScoreEstimate([0.5, 1, 0.25], { level: 0.95, reps: 2000, rng: new Rng(0) })
  */
 export function meanScoreEstimate(
@@ -236,8 +238,10 @@ export function meanScoreEstimate(
 ): Estimate & { standardError: number | null } {
   if (taskMeans.length === 0) throw new StatisticsError('no tasks');
   if (taskMeans.length < 2) return { estimate: mean(taskMeans), low: null, high: null, standardError: null };
+  const standardError = meanStandardError(taskMeans);
+  if (allAlike(taskMeans)) return { estimate: mean(taskMeans), low: null, high: null, standardError };
   const { low, high } = bootstrapCI(taskMeans, { reps, level, rng });
-  return { estimate: mean(taskMeans), low, high, standardError: meanStandardError(taskMeans) };
+  return { estimate: mean(taskMeans), low, high, standardError };
 }
 
 const TOLERANCE = 1e-12;
