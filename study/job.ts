@@ -109,7 +109,7 @@ export async function runJob(
         rmSync(join(jobsDir, name), { recursive: true, force: true });
     const started = performance.now();
     let checkpointChecksum: string | undefined;
-    if (job.kind === 'train') await runTraining(plan, job.seed, temporary, { quiet, threads });
+    if (job.kind === 'train') await runTraining(plan, job, temporary, { quiet, threads });
     else checkpointChecksum = await runEvaluation(plan, job, temporary);
     // A turn of the event loop: a signal that came during the job is handled here, before its output is made final.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -206,19 +206,36 @@ export function outcomeLine(plan: Plan, index: number, outcome: JobOutcome): str
 
 async function runTraining(
   plan: Plan,
-  seed: number,
+  job: Job,
   dir: string,
   { quiet, threads }: { quiet: boolean; threads: 1 | 2 },
 ): Promise<void> {
   await initBackend();
   const log = openRunLog(dir, { quiet });
   try {
-    await trainSnapshots({ ...plan.config, seed }, { runDir: dir, log, threads });
+    await trainSnapshots(
+      { ...plan.config, seed: job.seed },
+      { runDir: dir, log, threads, baseAgent: sharedBaseAgent(plan, job) },
+    );
   } finally {
     log.close();
   }
   // The run's lock and config are the training's bookkeeping; the checkpoints are the output.
   rmSync(join(dir, '.lock'), { force: true });
+}
+
+/**
+ * Where the plan's trainings share one RL base agent (its recipe gives a `baseSeed`), the step-0
+ * snapshot of a training of another seed that is done: the training takes it as its step 0
+ * instead of behaviour cloning (`trainSnapshots`' `baseAgent`), the same bytes. Undefined
+ * otherwise, and while none is done.
+ */
+function sharedBaseAgent(plan: Plan, job: Job): string | undefined {
+  if (plan.config.baseSeed === undefined) return undefined;
+  const done = plan.jobs.find(
+    (other) => other.kind === 'train' && other.seed !== job.seed && outputProblem(plan, other) === undefined,
+  );
+  return done === undefined ? undefined : snapshotDir(jobDir(plan, done), 0);
 }
 
 /** The checkpoint an evaluation job evaluates: its training's snapshot at the job's step. */

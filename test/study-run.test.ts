@@ -9,6 +9,7 @@ import { main as seedsMain } from '../experiments/seeds.ts';
 import { loadResults, sharedSeeds, jobState, readPlan, type Plan } from '../study/index.ts';
 import { compareStudies } from '../study/compare.ts';
 import { writePlan, type Job } from '../study/plan.ts';
+import { SMOKE_CONFIG } from '../train/config.ts';
 import { evalKey } from '../study/results.ts';
 import type { StudyRunSummary } from '../study/runner.ts';
 import { writeK8sManifests } from '../study/scheduler.ts';
@@ -121,6 +122,44 @@ describe('study run on a smoke study', () => {
     const rerun = await run(['study', 'run', other, '--jobs', '1']);
     expect(rerun.stdout).toMatch(/1 job ran, \d+ were done, 0 failed/);
     expect(files(jobDir(small, first))).toEqual(files(jobDir(plan, first)));
+  }, 300_000);
+
+  it("trainings of one baseSeed: each takes a done training's step 0 instead of behaviour cloning, to the bytes it would clone", async () => {
+    // The same plan twice, its two trainings run in opposite orders: the first to run clones, the
+    // second takes the first's step 0. Each training's files are the same bytes either way.
+    const recipe = join(root, 'smoke-base-0.json');
+    writeFileSync(recipe, JSON.stringify({ ...SMOKE_CONFIG, baseSeed: 0 }));
+    const folders = [join(root, 'base-0-first'), join(root, 'base-1-first')];
+    const plans = folders.map((folder) =>
+      writePlan(folder, { recipe, seeds: [0, 1], evalSeed: 1, steps: [0] }),
+    );
+    const training = (plan: Plan, seed: number) =>
+      plan.jobs.find((job) => job.kind === 'train' && job.seed === seed)!;
+    const firstRuns: string[] = [];
+    for (const [i, first] of [0, 1].entries()) {
+      const index = training(plans[i]!, first).index;
+      const alone = await run(['study', 'run', folders[i]!, '--index', String(index)]);
+      expect(alone.status).toBe(0);
+      firstRuns.push(alone.stdout + alone.stderr);
+      expect((await run(['study', 'run', folders[i]!, '--jobs', '1'])).status).toBe(0);
+    }
+    const output = (plan: Plan, job: Job) =>
+      (JSON.parse(readFileSync(join(jobDir(plan, job), 'output.json'), 'utf8')) as { files: unknown }).files;
+    const logOf = (folder: string, job: Job) =>
+      readdirSync(join(folder, 'logs'))
+        .filter((name) => name.startsWith(`${job.index}-`))
+        .map((name) => readFileSync(join(folder, 'logs', name), 'utf8'))
+        .join('');
+    for (const seed of [0, 1]) {
+      const [a, b] = plans.map((plan) => training(plan, seed));
+      expect(output(plans[1]!, b!)).toEqual(output(plans[0]!, a!));
+    }
+    // Seed 1 took seed 0's base agent in the first plan, seed 0 took seed 1's in the second.
+    expect(logOf(folders[0]!, training(plans[0]!, 1))).toMatch(/step 0: the base agent of \S+ \(baseSeed 0/);
+    for (const output of firstRuns) expect(output).toMatch(/step 0 \(behaviour cloning, 30 steps/);
+    expect(logOf(folders[1]!, training(plans[1]!, 0))).toMatch(/step 0: the base agent of \S+ \(baseSeed 0/);
+    // Without a baseSeed (the smoke recipe), every training clones its own base agent.
+    expect(logOf(dir, training(plan, 1))).toMatch(/step 0 \(behaviour cloning, 30 steps/);
   }, 300_000);
 
   it('reruns a job whose output fails its checksum, to the same bytes', async () => {

@@ -42,12 +42,18 @@ afterAll(() => {
 });
 
 describe('trainSnapshots', () => {
-  async function run(name: string, overrides: Record<string, unknown>, threads: 1 | 2 = 2) {
+  async function run(
+    name: string,
+    overrides: Record<string, unknown>,
+    threads: 1 | 2 = 2,
+    baseAgent?: string,
+  ) {
     const runDir = join(workDir, name);
     const summary = await trainSnapshots(defaultRLConfig({ ...tiny, ...overrides }), {
       runDir,
       log: openRunLog(runDir, { quiet: true }),
       threads,
+      baseAgent,
     });
     return { runDir, summary, checksums: summary.snapshots.map((dir) => checkpointChecksum(dir)) };
   }
@@ -76,6 +82,41 @@ describe('trainSnapshots', () => {
     // Without baseSeed the seed draws the base agent too (the 'c' run above: seed 1, another step 0).
     const other = await run('c', { parallel: false, seed: 1 });
     expect(other.checksums[0]).not.toBe(one.checksums[0]);
+  });
+
+  it("takes another RL seed's base agent as its step 0 where it can stand in: the files behaviour cloning gives, byte for byte", async () => {
+    const base = { parallel: false, baseSeed: 0, klCoef: 0.05 };
+    const one = await run('shared-rl1', { ...base, seed: 1 });
+    const cloned = await run('shared-rl2-cloned', { ...base, seed: 2 });
+    const shared = await run('shared-rl2', { ...base, seed: 2 }, 2, join(one.runDir, 'step-0'));
+    expect(shared.summary.seconds.bc).toBe(0);
+    expect(cloned.summary.seconds.bc).toBeGreaterThan(0);
+    const log = readFileSync(join(shared.runDir, 'log.jsonl'), 'utf8');
+    expect(log).toContain(`step 0: the base agent of ${join(one.runDir, 'step-0')} (baseSeed 0`);
+    expect(log).not.toContain('"event":"bc/done"');
+    expect(readFileSync(join(cloned.runDir, 'log.jsonl'), 'utf8')).toContain('"event":"bc/done"');
+    for (const step of ['step-0', 'step-1', 'step-2'])
+      for (const file of ['manifest.json', 'weights.bin'])
+        expect(readFileSync(join(shared.runDir, step, file))).toEqual(
+          readFileSync(join(cloned.runDir, step, file)),
+        );
+    // Another base agent (no baseSeed: its seed drew it), or a run without a baseSeed: the run clones its own.
+    const unshared = await run('shared-c', { parallel: false, seed: 1, klCoef: 0.05 });
+    const foreign = await run('shared-foreign', { ...base, seed: 2 }, 2, join(unshared.runDir, 'step-0'));
+    expect(foreign.checksums).toEqual(cloned.checksums);
+    expect(readFileSync(join(foreign.runDir, 'log.jsonl'), 'utf8')).toMatch(
+      /base agent: \S+ not used \(it was trained with another config \(baseSeed undefined there, 0 in the run\)\)/,
+    );
+    const own = await run(
+      'shared-none',
+      { parallel: false, seed: 1, klCoef: 0.05 },
+      2,
+      join(one.runDir, 'step-0'),
+    );
+    expect(own.checksums).toEqual(unshared.checksums);
+    expect(readFileSync(join(own.runDir, 'log.jsonl'), 'utf8')).toContain(
+      'not used (the run has no baseSeed: its seed draws its base agent)',
+    );
   });
 
   it('a task order and minibatches: the same seed gives the same checkpoints, another update than the full batch on every task', async () => {

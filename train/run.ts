@@ -79,14 +79,25 @@ async function tryLoad(dir: string, { log, config }: RunContext, step: number): 
  */
 export async function trainSnapshots(
   config: RLConfig,
-  { runDir, log, threads = 2 }: { runDir: string; log: RunLog; threads?: 1 | 2 },
+  {
+    runDir,
+    log,
+    threads = 2,
+    baseAgent,
+  }: {
+    runDir: string;
+    log: RunLog;
+    threads?: 1 | 2;
+    /** Another run's step-0 snapshot to take as this run's step 0 where it can stand in (`sharedBaseAgent`). */
+    baseAgent?: string | undefined;
+  },
 ): Promise<TrainSummary> {
   checkRunFolder(runDir);
   const release = acquireRunLock(runDir);
   try {
     const removed = removeStaleTemporaries(runDir);
     if (removed.length > 0) log.record('run/removedTemporaries', { names: removed });
-    return await trainLocked(config, { runDir, log, threads });
+    return await trainLocked(config, { runDir, log, threads, baseAgent });
   } finally {
     release();
   }
@@ -116,7 +127,12 @@ interface RunContext {
 
 async function trainLocked(
   config: RLConfig,
-  { runDir, log, threads }: { runDir: string; log: RunLog; threads: 1 | 2 },
+  {
+    runDir,
+    log,
+    threads,
+    baseAgent,
+  }: { runDir: string; log: RunLog; threads: 1 | 2; baseAgent: string | undefined },
 ): Promise<TrainSummary> {
   const started = performance.now();
   const harness = pickHarness(config);
@@ -175,13 +191,16 @@ async function trainLocked(
     evalHistory: [],
   };
 
-  // Step 0: behaviour cloning, or the saved base agent.
+  // Step 0: the saved base agent, another run's that stands in for it, or behaviour cloning.
   let resumedFrom: number | null = null;
   const snapshots = [snapshotDir(runDir, 0)];
   let agent = await tryLoad(snapshotDir(runDir, 0), run, 0);
   try {
     if (agent !== undefined) resumedFrom = 0;
-    else agent = await behaviourCloning(run);
+    else
+      agent =
+        (baseAgent === undefined ? undefined : await sharedBaseAgent(run, baseAgent)) ??
+        (await behaviourCloning(run));
 
     // GRPO, segment by segment: a fresh Adam and a checkpoint for each.
     const reference = config.klCoef > 0 ? await tryLoad(snapshotDir(runDir, 0), run, 0) : undefined;
@@ -265,6 +284,49 @@ async function behaviourCloning(run: RunContext): Promise<Agent> {
   log.record('bc/done', { 'losses/bc': loss, 'charts/evalPass': pass, seconds: seconds.bc });
   log.say(
     `step 0 (behaviour cloning, ${config.bcSteps} steps, ${seconds.bc.toFixed(0)}s): loss ${loss.toFixed(3)}, held-out evalPass ${pass.toFixed(3)}`,
+  );
+  return agent;
+}
+
+/**
+ * Step 0 taken from another run's step-0 snapshot `from` instead of behaviour cloning. Where this
+ * run has a `baseSeed`, and that snapshot was made with the same config but for `seed` by the same
+ * code (fingerprint), it is the base agent this run's behaviour cloning would make, byte for byte,
+ * and so is its step-0 evaluation (both draw from `baseSeed`'s stream). It is saved as this run's
+ * step 0, with this run's seed and config. Where it cannot stand in, a line says why and the run
+ * clones its own (undefined).
+ */
+async function sharedBaseAgent(run: RunContext, from: string): Promise<Agent | undefined> {
+  const { config, log } = run;
+  const notUsed = (reason: string) => {
+    log.say(`base agent: ${from} not used (${reason}); behaviour cloning instead`);
+    return undefined;
+  };
+  if (config.baseSeed === undefined) return notUsed('the run has no baseSeed: its seed draws its base agent');
+  let loaded;
+  try {
+    loaded = await loadAgent(from);
+  } catch (error) {
+    if (!(error instanceof CheckpointError)) throw error;
+    return notUsed(error.message);
+  }
+  const { agent, manifest } = loaded;
+  const reason =
+    snapshotMismatch(manifest, { ...config, seed: manifest['seed'] as number }, 0) ??
+    (JSON.stringify(manifest['fingerprint']) !== JSON.stringify(fingerprint())
+      ? "it was made by other code (its fingerprint is not this process's)"
+      : typeof manifest['evalPass'] !== 'number'
+        ? 'it records no step-0 evaluation'
+        : undefined);
+  if (reason !== undefined) {
+    agent.model.dispose();
+    return notUsed(reason);
+  }
+  const evalPass = manifest['evalPass'] as number;
+  run.save(snapshotDir(run.runDir, 0), 0, agent, evalPass);
+  log.record('bc/shared', { from, 'charts/evalPass': evalPass });
+  log.say(
+    `step 0: the base agent of ${from} (baseSeed ${config.baseSeed}, the bytes behaviour cloning would give), held-out evalPass ${evalPass.toFixed(3)}`,
   );
   return agent;
 }
