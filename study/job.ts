@@ -215,7 +215,7 @@ async function runTraining(
   try {
     await trainSnapshots(
       { ...plan.config, seed: job.seed },
-      { runDir: dir, log, threads, baseAgent: sharedBaseAgent(plan, job) },
+      { runDir: dir, log, threads, baseAgent: doneTrainingsBaseAgent(plan, job) },
     );
   } finally {
     log.close();
@@ -230,7 +230,7 @@ async function runTraining(
  * instead of behaviour cloning (`trainSnapshots`' `baseAgent`), the same bytes. Undefined
  * otherwise, and while none is done.
  */
-function sharedBaseAgent(plan: Plan, job: Job): string | undefined {
+function doneTrainingsBaseAgent(plan: Plan, job: Job): string | undefined {
   if (plan.config.baseSeed === undefined) return undefined;
   const done = plan.jobs.find(
     (other) => other.kind === 'train' && other.seed !== job.seed && outputProblem(plan, other) === undefined,
