@@ -13,7 +13,14 @@ import {
   rollout,
   type Agent,
 } from '../agent/index.ts';
-import { adam, defaultRLConfig, oneThread, optimizerStep, trainSnapshots } from '../train/index.ts';
+import {
+  adam,
+  defaultRLConfig,
+  oneThread,
+  optimizerStep,
+  trainSeeds,
+  trainSnapshots,
+} from '../train/index.ts';
 import { demoTranscripts } from '../train/bc.ts';
 import { batchTensors, padBatch } from '../train/batch.ts';
 import { partsGradients } from '../train/gradients.ts';
@@ -116,6 +123,24 @@ describe('trainSnapshots', () => {
     expect(own.checksums).toEqual(unshared.checksums);
     expect(readFileSync(join(own.runDir, 'log.jsonl'), 'utf8')).toContain(
       'not used (the run has no baseSeed: its seed draws its base agent)',
+    );
+  });
+
+  it('train --seeds with a baseSeed: every seed after the first takes its base agent', async () => {
+    const results = await trainSeeds(
+      defaultRLConfig({ ...tiny, parallel: false, baseSeed: 0, klCoef: 0.05 }),
+      [1, 2],
+      {
+        runsDir: join(workDir, 'seeds'),
+        openLog: (dir) => openRunLog(dir, { quiet: true }),
+        episodes: 1,
+        evalSeed: 1,
+      },
+    );
+    expect(results.map((result) => result.summary.seconds.bc > 0)).toEqual([true, false]);
+    expect(results[1]!.base.checksum).toBe(results[0]!.base.checksum);
+    expect(readFileSync(join(results[1]!.runDir, 'log.jsonl'), 'utf8')).toContain(
+      `step 0: the base agent of ${join(results[0]!.runDir, 'step-0')} (baseSeed 0`,
     );
   });
 

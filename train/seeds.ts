@@ -39,7 +39,8 @@ export function seedRunDir(runsDir: string, seed: number): string {
 
 /**
  * Trains the recipe once per seed, one after another, each into `runs/seed-N` (each resumes
- * like a single run), then measures every final checkpoint and its base agent (step 0) through
+ * like a single run; with a `baseSeed`, each after the first takes the first's step 0 instead of
+ * behaviour cloning, the same bytes), then measures every final checkpoint and its base agent (step 0) through
  * `evaluate` on the tasks a run's `evalPass` measures (`splitTasks`: the held-out tasks, or the
  * development split under `devSplit`) with one evaluation seed, so the seeds are compared on the
  * same episodes.
@@ -57,7 +58,12 @@ export async function trainSeeds(
     let summary: TrainSummary;
     try {
       log.say(`seed ${seed} of ${seeds.join(', ')}: training ${runDir}`);
-      summary = await trainSnapshots({ ...config, seed }, { runDir, log });
+      // Seeds of one baseSeed share the first seed's base agent instead of each cloning its own.
+      const shared = config.baseSeed === undefined ? undefined : results[0]?.runDir;
+      summary = await trainSnapshots(
+        { ...config, seed },
+        { runDir, log, baseAgent: shared === undefined ? undefined : snapshotDir(shared, 0) },
+      );
     } finally {
       log.close();
     }
