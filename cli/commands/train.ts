@@ -159,7 +159,7 @@ export const command: Command = {
   flags: {
     [CONFIG_FLAGS.seed.flag]: CONFIG_FLAGS.seed.spec,
     seeds: valueFlag(
-      `several seeds, one after another, each into runs/seed-N (each resumes like a single run); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
+      `several seeds, one after another, each into runs/seed-N (each resumes like a single run; with a baseSeed, the seeds after the first take its base agent instead of cloning); then every final checkpoint and its base agent (step 0) on the held-out tasks (${SEEDS_EVAL.episodes} episodes per task, eval seed ${SEEDS_EVAL.seed}) as a per-seed table`,
     ),
     name: valueFlag('run name: checkpoints go to runs/<name>', {
       default: 'default, or seed-S with --seed S',
