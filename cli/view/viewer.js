@@ -95,7 +95,7 @@
   const percent = (value) => `${(100 * value).toFixed(1)}%`;
   /** A difference of two shares, in percentage points with its sign. @param {number} value */
   const points = (value) => `${value >= 0 ? '+' : '-'}${Math.abs(100 * value).toFixed(1)}`;
-  /** An interval's ends written by `format`, or n/a when it does not exist (below 2 units). */
+  /** An interval's ends written by `format`, or n/a when it does not exist (below 2 units, or units all alike). */
   const range = (
     /** @type {{low: number | null, high: number | null}} */ { low, high },
     /** @type {(value: number) => string} */ format,
