@@ -40,10 +40,10 @@ export function seedRunDir(runsDir: string, seed: number): string {
 /**
  * Trains the recipe once per seed, one after another, each into `runs/seed-N` (each resumes
  * like a single run; with a `baseSeed`, each after the first takes the first's step 0 instead of
- * behaviour cloning, the same bytes), then measures every final checkpoint and its base agent (step 0) through
- * `evaluate` on the tasks a run's `evalPass` measures (`splitTasks`: the held-out tasks, or the
- * development split under `devSplit`) with one evaluation seed, so the seeds are compared on the
- * same episodes.
+ * behaviour cloning, the same bytes), then measures every final checkpoint and its base agent
+ * (step 0) through `evaluate` on the tasks a run's `evalPass` measures (`splitTasks`: the
+ * held-out tasks, or the development split under `devSplit`) with one evaluation seed, so the
+ * seeds are compared on the same episodes.
  */
 export async function trainSeeds(
   config: RLConfig,
