@@ -69,6 +69,17 @@ async function tryLoad(dir: string, { log, config }: RunContext, step: number): 
 }
 
 /**
+ * Where a run trains and logs, on how many threads (default 2), and another run's step-0 snapshot
+ * to take as its own where it can stand in (`sharedBaseAgent`).
+ */
+export interface TrainOptions {
+  runDir: string;
+  log: RunLog;
+  threads?: 1 | 2;
+  baseAgent?: string | undefined;
+}
+
+/**
  * The default training run: behaviour cloning (step 0, the RL base agent), then GRPO in
  * segments of `segmentSteps` steps to `steps`, each segment with a fresh Adam and its own seed
  * (`seed/segment-k`), a frozen checkpoint after each: runDir/step-0, step-10, ..., step-80.
@@ -77,27 +88,14 @@ async function tryLoad(dir: string, { log, config }: RunContext, step: number): 
  * `threads: 1` runs a `parallel` config's two shares on this thread alone (`twoSharesOneThread`),
  * with the same checkpoints as on two.
  */
-export async function trainSnapshots(
-  config: RLConfig,
-  {
-    runDir,
-    log,
-    threads = 2,
-    baseAgent,
-  }: {
-    runDir: string;
-    log: RunLog;
-    threads?: 1 | 2;
-    /** Another run's step-0 snapshot to take as this run's step 0 where it can stand in (`sharedBaseAgent`). */
-    baseAgent?: string | undefined;
-  },
-): Promise<TrainSummary> {
+export async function trainSnapshots(config: RLConfig, options: TrainOptions): Promise<TrainSummary> {
+  const { runDir, log } = options;
   checkRunFolder(runDir);
   const release = acquireRunLock(runDir);
   try {
     const removed = removeStaleTemporaries(runDir);
     if (removed.length > 0) log.record('run/removedTemporaries', { names: removed });
-    return await trainLocked(config, { runDir, log, threads, baseAgent });
+    return await trainLocked(config, options);
   } finally {
     release();
   }
@@ -127,12 +125,7 @@ interface RunContext {
 
 async function trainLocked(
   config: RLConfig,
-  {
-    runDir,
-    log,
-    threads,
-    baseAgent,
-  }: { runDir: string; log: RunLog; threads: 1 | 2; baseAgent: string | undefined },
+  { runDir, log, threads = 2, baseAgent }: TrainOptions,
 ): Promise<TrainSummary> {
   const started = performance.now();
   const harness = pickHarness(config);
