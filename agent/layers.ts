@@ -178,9 +178,10 @@ function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number
 }
 
 /**
- * Embedding lookup `table[ids]` [N, C]: a gather forward, and as gradient the plain 2-D product
- * oneHot(ids)^T · dy (the gradient of `tf.gather` needs a kernel wasm lacks). Only the table
- * gets a gradient.
+ * Embedding lookup `table[ids]` [N, C]: a gather forward, and as gradient oneHot(ids)^T · dy (the
+ * gradient of `tf.gather` needs a kernel wasm lacks): the plain 2-D product in tfjs, or with our
+ * kernels each of dy's rows added to its id's row (`addRowsAt`), which gives the product's bits
+ * without its multiplications by zero. Only the table gets a gradient.
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const vocab = table.shape[0];
@@ -189,13 +190,33 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
     return {
       value: gatherRows(tableIn, ids.dataSync()),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        if (productsInstalled()) return addRowsAt(dy, saved[0]!.dataSync(), vocab);
         const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32'); // [N, V]
-        if (productsInstalled()) return product(oneHot as tf.Tensor2D, dy, { transposeA: true });
         return tf.matMul(tf.transpose(oneHot), dy);
       },
     };
   });
   return op(table);
+}
+
+/**
+ * oneHot(rows, count)^T · x for x [N, C]: row i of x added to row rows[i] of a [count, C] of
+ * zeros, in order of i, each sum rounded to float32. Our product kernel adds the same terms in
+ * the same order from +0, and its other terms are 0 · x, which leave a sum as it is (a sum from
+ * +0 is never -0); so the bits are the product's for finite x.
+ */
+export function addRowsAt(x: tf.Tensor2D, rows: ArrayLike<number>, count: number): tf.Tensor2D {
+  const [n, width] = x.shape;
+  if (rows.length !== n) throw new RangeError(`addRowsAt: ${rows.length} rows for ${n} rows of x`);
+  const from = valuesInPlace(x);
+  const out = new Float32Array(count * width);
+  for (let i = 0; i < n; i++) {
+    const row = rows[i] as number;
+    if (!Number.isInteger(row) || row < 0 || row >= count)
+      throw new RangeError(`addRowsAt: row ${row} outside [0, ${count})`);
+    for (let j = 0, to = row * width, at = i * width; j < width; j++) out[to + j]! += from[at + j]!;
+  }
+  return tf.tensor2d(out, [count, width]);
 }
 
 /** The pieces of a stable softmax over the last axis of logits [N, V]: z - max z, its exp, and the exps' row sums [N, 1]. */

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, productKernelProblem } from '../agent/backend.ts';
-import { causalSelfAttention, dense } from '../agent/layers.ts';
+import { addRowsAt, causalSelfAttention, dense } from '../agent/layers.ts';
 import { createModel, type ModelConfig } from '../agent/model.ts';
 import {
   columnSums,
@@ -114,6 +114,37 @@ describe("product: our kernel against tfjs's products", () => {
     expect(() => product(tf.ones([3, 4]) as tf.Tensor2D, tf.ones([5, 2]) as tf.Tensor2D)).toThrow(
       /inner sizes differ/,
     );
+  });
+});
+
+describe("the embedding's gradient as row sums (addRowsAt)", () => {
+  it("gives our kernel's product oneHot(rows)ᵀ · x bit for bit: repeated rows, rows never used, zeros of both signs", () => {
+    const rng = new Rng('products/rows');
+    const [n, width, count] = [300, 24, 40];
+    const values = Float32Array.from({ length: n * width }, (_, i) =>
+      i % 11 === 0 ? -0 : i % 13 === 0 ? 0 : rng.normal() * 10 ** rng.int(5),
+    );
+    const x = tf.tensor2d(values, [n, width]);
+    // Rows 30-39 are never used; row 0 takes about a third of x's rows, so its sums are long.
+    const rows = Int32Array.from({ length: n }, () => (rng.next() < 0.3 ? 0 : rng.int(30)));
+    const viaProduct = product(
+      tf.cast(tf.oneHot(tf.tensor1d(rows, 'int32'), count), 'float32') as tf.Tensor2D,
+      x,
+      {
+        transposeA: true,
+      },
+    );
+    const want = viaProduct.dataSync() as Float32Array;
+    const got = addRowsAt(x, rows, count).dataSync() as Float32Array;
+    expect(got.length).toBe(want.length);
+    const differing = Array.from(got).filter((value, i) => !Object.is(value, want[i])).length;
+    expect(differing).toBe(0);
+  });
+
+  it('refuses a row outside the table and a count of rows unlike x', () => {
+    const x = tf.ones([3, 2]) as tf.Tensor2D;
+    expect(() => addRowsAt(x, [0, 5, 1], 4)).toThrow(/row 5 outside \[0, 4\)/);
+    expect(() => addRowsAt(x, [0, 1], 4)).toThrow(/2 rows for 3 rows of x/);
   });
 });
 
