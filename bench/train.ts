@@ -53,6 +53,7 @@ export async function run(
   const worker = twoThreads({ backend });
   try {
     say(`backend ${backend}; each figure the best of ${REPEATS} runs, one- and two-thread runs alternating`);
+    await worker.started(agent); // timed runs use both threads from the first
     const step = await trainStepBench(agent, { one, worker, say, torchPython });
     // Every run below starts from these weights on both threads, so each run does the same work.
     const start = getWeights(agent.model);

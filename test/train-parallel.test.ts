@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeSpecs, makeTasks, trainingHarness, type EpisodeSpec, type Task } from '../gym/index.ts';
@@ -5,12 +6,14 @@ import {
   buildTokenizer,
   createModel,
   defaultModelConfig,
+  getWeights,
   initBackend,
   rollout,
+  setWeights,
   type Agent,
 } from '../agent/index.ts';
 import { padBatch } from '../train/batch.ts';
-import { playOnTwoCores } from '../train/compute.ts';
+import { playOnTwoCores, twoSharesOneThread, twoThreads } from '../train/compute.ts';
 import { DataParallelWorker } from '../train/dataParallel.ts';
 import { partsGradients, planJob, type LossJob } from '../train/gradients.ts';
 import { Rng } from '../lib/rng.ts';
@@ -164,6 +167,45 @@ describe('the data-parallel worker', () => {
       }
     } finally {
       other.model.dispose();
+    }
+  });
+
+  it('twoThreads computes both shares on this thread until its thread has started, with the same bits before and after, and the thread takes weights changed meanwhile', async () => {
+    const tasks = makeTasks('train').slice(0, 6);
+    const player = otherAgent('parallel/early');
+    const specs = episodeSpecs(tasks, 4, new Rng('parallel/early/rollout'));
+    const records = rollout(player, trainingHarness(), tasks, specs);
+    const batch = padBatch(records, player.tokenizer.padId);
+    batch.advantages = Float32Array.from(records, (_, i) => (i % 4) - 1.5);
+    const job: LossJob = { kind: 'grpo', batch, options: { clipEpsilon: 0.2, klCoef: 0, entropyCoef: 0.01 } };
+    const alone = twoSharesOneThread();
+    const compute = twoThreads({ backend: 'wasm' });
+    // The loss and a sha256 of every gradient's bytes: equal digests are equal bits.
+    const bits = async (via: typeof compute) => {
+      const { loss, grads } = await via.gradients(player, job);
+      const hash = createHash('sha256');
+      for (const v of player.model.variables()) hash.update(grads[v.name]!.dataSync() as Float32Array);
+      tf.dispose(Object.values(grads));
+      return { loss, gradients: hash.digest('hex') };
+    };
+    try {
+      // The thread loads for seconds: these calls are served here meanwhile.
+      const early = await bits(compute);
+      expect(early).toEqual(await bits(alone));
+      expect(tokensOf(await compute.rollout(player, trainingHarness(), tasks, specs))).toEqual(
+        tokensOf(records),
+      );
+      // Weights changed before the thread is in use: it must compute with these, not the ones it started with.
+      const changed = getWeights(player.model).map((w) => w.map((x, i) => (i % 7 === 0 ? x * 0.9 : x)));
+      setWeights(player.model, changed);
+      await compute.weightsChanged(player);
+      await compute.started(player);
+      const late = await bits(compute);
+      expect(late).toEqual(await bits(alone));
+      expect(late.loss).not.toBe(early.loss);
+    } finally {
+      await compute.close();
+      player.model.dispose();
     }
   });
 });

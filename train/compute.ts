@@ -28,6 +28,8 @@ export interface Compute {
   gradients(agent: Agent, job: LossJob): Promise<PartsGradients>;
   /** Tells the other thread, if any, that the agent's weights changed (after an optimizer step); its next job sees them. */
   weightsChanged(agent: Agent): Promise<void>;
+  /** Resolves once every thread works on jobs for `agent` (a benchmark's timing starts then). */
+  started(agent: Agent): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export function oneThread(): Compute {
     rollout: (agent, harness, tasks, specs) => Promise.resolve(rollout(agent, harness, tasks, specs)),
     gradients: async (agent, job) => partsGradients(agent.model, planJob(job, 1)[0]!),
     weightsChanged: () => Promise.resolve(),
+    started: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 }
@@ -65,28 +68,51 @@ export function twoSharesOneThread(): Compute {
 /**
  * Training on both cores: a `DataParallelWorker` started on first use with the agent at hand
  * (so a run whose snapshots all exist starts no thread), given every new agent and every weight
- * update. Each rollout and gradient is split in two shares, one per thread.
+ * update. Each rollout and gradient is split in two shares, one per thread. Until the thread
+ * has started (it loads its own copy of the code and tfjs, seconds), this thread plays and
+ * computes both shares alone as `twoSharesOneThread` does, with the same bits, instead of
+ * waiting; the thread then takes the weights of the moment and its share of the next job.
  */
 export function twoThreads({ backend }: { backend: string }): Compute {
-  let started: Promise<DataParallelWorker> | undefined;
-  const holding = async (agent: Agent) => {
-    started ??= DataParallelWorker.start(agent, backend);
-    const worker = await started;
-    await worker.holdAgent(agent);
-    return worker;
+  const alone = twoSharesOneThread();
+  let started: Promise<DataParallelWorker | undefined> | undefined;
+  let ready: DataParallelWorker | undefined;
+  let failure: { error: unknown } | undefined;
+  // The weights changed while the thread was starting: it holds the ones it was started with.
+  let stale = false;
+  const worker = async (agent: Agent): Promise<DataParallelWorker | undefined> => {
+    started ??= DataParallelWorker.start(agent, backend).then(
+      (thread) => (ready = thread),
+      (error: unknown) => void (failure = { error }),
+    );
+    if (failure !== undefined) throw failure.error;
+    if (ready === undefined) return undefined;
+    if (stale) ready.sendWeights(agent);
+    stale = false;
+    await ready.holdAgent(agent);
+    return ready;
   };
   return {
     name: 'two threads',
     rollout: async (agent, harness, tasks, specs) =>
-      (await holding(agent)).rollout(agent, harness, tasks, specs),
-    gradients: async (agent, job) => (await holding(agent)).gradients(agent, planJob(job, 2)),
+      (await worker(agent))?.rollout(agent, harness, tasks, specs) ??
+      alone.rollout(agent, harness, tasks, specs),
+    gradients: async (agent, job) =>
+      (await worker(agent))?.gradients(agent, planJob(job, 2)) ?? alone.gradients(agent, job),
     weightsChanged: async (agent) => {
-      if (started !== undefined) (await started).sendWeights(agent);
+      if (ready !== undefined) ready.sendWeights(agent);
+      else stale = started !== undefined;
+    },
+    started: async (agent) => {
+      await worker(agent);
+      await started;
+      await worker(agent);
     },
     close: async () => {
-      const worker = started;
+      const thread = started;
       started = undefined;
-      await (await worker?.catch(() => undefined))?.close();
+      ready = undefined;
+      await (await thread)?.close();
     },
   };
 }
