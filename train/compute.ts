@@ -75,20 +75,20 @@ export function twoSharesOneThread(): Compute {
  */
 export function twoThreads({ backend }: { backend: string }): Compute {
   const alone = twoSharesOneThread();
-  let started: Promise<DataParallelWorker | undefined> | undefined;
+  let starting: Promise<DataParallelWorker | undefined> | undefined;
   let ready: DataParallelWorker | undefined;
   let failure: { error: unknown } | undefined;
-  // The weights changed while the thread was starting: it holds the ones it was started with.
-  let stale = false;
+  // Agents whose weights changed while the thread was starting: it may hold them as they were.
+  const changed = new Set<Agent>();
   const worker = async (agent: Agent): Promise<DataParallelWorker | undefined> => {
-    started ??= DataParallelWorker.start(agent, backend).then(
+    starting ??= DataParallelWorker.start(agent, backend).then(
       (thread) => (ready = thread),
       (error: unknown) => void (failure = { error }),
     );
     if (failure !== undefined) throw failure.error;
     if (ready === undefined) return undefined;
-    if (stale) ready.sendWeights(agent);
-    stale = false;
+    for (const stale of changed) ready.forget(stale);
+    changed.clear();
     await ready.holdAgent(agent);
     return ready;
   };
@@ -101,16 +101,16 @@ export function twoThreads({ backend }: { backend: string }): Compute {
       (await worker(agent))?.gradients(agent, planJob(job, 2)) ?? alone.gradients(agent, job),
     weightsChanged: async (agent) => {
       if (ready !== undefined) ready.sendWeights(agent);
-      else stale = started !== undefined;
+      else if (starting !== undefined) changed.add(agent);
     },
     started: async (agent) => {
       await worker(agent);
-      await started;
+      await starting;
       await worker(agent);
     },
     close: async () => {
-      const thread = started;
-      started = undefined;
+      const thread = starting;
+      starting = undefined;
       ready = undefined;
       await (await thread)?.close();
     },

@@ -90,6 +90,11 @@ export class DataParallelWorker {
     this.holds = agent;
   }
 
+  /** `agent`'s weights changed and were not sent: the worker no longer counts as holding it (`holdAgent` sends them). */
+  forget(agent: Agent): void {
+    if (this.holds === agent) this.holds = undefined;
+  }
+
   /** Makes the worker hold `agent` (its weights, or the whole model when the shape differs) unless it already does. */
   async holdAgent(agent: Agent): Promise<void> {
     if (this.holds === agent) return;
