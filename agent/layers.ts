@@ -126,9 +126,7 @@ export function gatherRows(table: tf.Tensor2D, rows: ArrayLike<number>): tf.Tens
   const from = valuesInPlace(table);
   const out = new Float32Array(rows.length * width);
   for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as number;
-    if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`gatherRows: row ${row} outside [0, ${count})`);
+    const row = rowAt(rows, i, count, 'gatherRows');
     out.set(from.subarray(row * width, (row + 1) * width), i * width);
   }
   return tf.tensor2d(out, [rows.length, width]);
@@ -169,12 +167,18 @@ function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number
   const from = valuesInPlace(values);
   const out = new Float32Array(count * width);
   for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as number;
-    if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`placeRows: row ${row} outside [0, ${count})`);
+    const row = rowAt(rows, i, count, 'placeRows');
     out.set(from.subarray(i * width, (i + 1) * width), row * width);
   }
   return tf.tensor2d(out, [count, width]);
+}
+
+/** rows[i], a row of a table of `count` rows; else a RangeError naming `op`. */
+function rowAt(rows: ArrayLike<number>, i: number, count: number, op: string): number {
+  const row = rows[i] as number;
+  if (!Number.isInteger(row) || row < 0 || row >= count)
+    throw new RangeError(`${op}: row ${row} outside [0, ${count})`);
+  return row;
 }
 
 /**
@@ -185,12 +189,13 @@ function scatterRows(values: tf.Tensor2D, rows: ArrayLike<number>, count: number
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const vocab = table.shape[0];
+  const rows = ids.dataSync();
   const op = customOp((tableIn: tf.Tensor2D, save: Saver) => {
     save([ids]); // tensors not saved are gone by the time the gradient runs
     return {
-      value: gatherRows(tableIn, ids.dataSync()),
+      value: gatherRows(tableIn, rows),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        if (productsInstalled()) return addRowsAt(dy, saved[0]!.dataSync(), vocab);
+        if (productsInstalled()) return addRowsAt(dy, rows, vocab);
         const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32'); // [N, V]
         return tf.matMul(tf.transpose(oneHot), dy);
       },
@@ -211,9 +216,7 @@ export function addRowsAt(x: tf.Tensor2D, rows: ArrayLike<number>, count: number
   const from = valuesInPlace(x);
   const out = new Float32Array(count * width);
   for (let i = 0; i < n; i++) {
-    const row = rows[i] as number;
-    if (!Number.isInteger(row) || row < 0 || row >= count)
-      throw new RangeError(`addRowsAt: row ${row} outside [0, ${count})`);
+    const row = rowAt(rows, i, count, 'addRowsAt');
     for (let j = 0, to = row * width, at = i * width; j < width; j++) out[to + j]! += from[at + j]!;
   }
   return tf.tensor2d(out, [count, width]);

@@ -112,6 +112,8 @@ export function twoThreads({ backend }: { backend: string }): Compute {
       const thread = starting;
       starting = undefined;
       ready = undefined;
+      failure = undefined;
+      changed.clear();
       await (await thread)?.close();
     },
   };
