@@ -190,7 +190,7 @@ function scoreCommonTasks(tasksA: readonly TaskOutcomes[], tasksB: readonly Task
  * Each side's mean of the paired per-task rates, B - A with its paired-bootstrap interval, the
  * paired and unpaired SEs and the per-task correlation; all but the means null below 2 tasks, the
  * correlation also when either side has the same rate on every task, the interval also when every
- * task has the same difference (`allAlike`: resampled tasks have no spread).
+ * task has the same difference (`alike`: resampled tasks have no spread).
  */
 function pairedStatistics(
   ratesA: number[],
@@ -198,12 +198,12 @@ function pairedStatistics(
   { level, reps, rng }: { level: number; reps: number; rng: RandomSource },
 ) {
   const spread = ratesA.length >= 2;
+  const alike = spread && allAlike(differences(ratesA, ratesB));
   const interval =
-    spread && !allAlike(differences(ratesA, ratesB))
-      ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng })
-      : { low: null, high: null };
+    spread && !alike ? pairedBootstrapDiff(ratesA, ratesB, { reps, level, rng }) : { low: null, high: null };
   const varies = (values: number[]) => spread && sampleVariance(values) > 0;
   return {
+    alike,
     a: mean(ratesA),
     b: mean(ratesB),
     difference: {
@@ -224,7 +224,7 @@ function pairedStatistics(
  * on every task, env seeds that differ.
  */
 function comparisonWarnings(
-  statistics: ReturnType<typeof pairedStatistics>,
+  { alike, estimate }: { alike: boolean; estimate: number },
   common: number,
   pairing: Pairing,
   checkpointWarning: string | undefined,
@@ -234,9 +234,9 @@ function comparisonWarnings(
     warnings.push(
       '1 common task: a standard error and an interval do not exist (shown as n/a); compare on more tasks',
     );
-  else if (statistics.difference.low === null)
+  else if (alike)
     warnings.push(
-      `every common task has the same difference, B - A = ${statistics.difference.estimate >= 0 ? '+' : ''}${statistics.difference.estimate.toFixed(3)}: resampled tasks have no spread, so the paired interval does not exist (shown as n/a), where a zero-width interval would claim certainty`,
+      `every common task has the same difference, B - A = ${estimate >= 0 ? '+' : ''}${estimate.toFixed(3)}: resampled tasks have no spread, so the paired interval does not exist (shown as n/a), where a zero-width interval would claim certainty`,
     );
   if (common >= 2 && common < FEW_TASKS)
     warnings.push(
@@ -267,7 +267,7 @@ export function compareResults(
   }: { k?: number; level?: number; reps?: number; rng: RandomSource; run?: string },
 ) {
   const { ratesA, ratesB, scored, tooFewSamples } = scoreCommonTasks(a.tasks, b.tasks, k);
-  const statistics = pairedStatistics(ratesA, ratesB, { level, reps, rng });
+  const { alike, ...statistics } = pairedStatistics(ratesA, ratesB, { level, reps, rng });
   // without the rows of both, nothing is shared: index-only
   const pairing = pairingOf(a.rows ?? [], b.rows ?? [], scored, run);
   const harnessChanges = harnessDifferences(a.harness, b.harness);
@@ -286,7 +286,12 @@ export function compareResults(
     pairing,
     sameCheckpoint,
     tasksNeeded: tasksNeeded(ratesA, ratesB),
-    warnings: comparisonWarnings(statistics, ratesA.length, pairing, checkpointWarning),
+    warnings: comparisonWarnings(
+      { alike, estimate: statistics.difference.estimate },
+      ratesA.length,
+      pairing,
+      checkpointWarning,
+    ),
   };
 }
 
