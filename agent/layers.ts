@@ -190,17 +190,14 @@ function rowAt(rows: ArrayLike<number>, i: number, count: number, op: string): n
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const vocab = table.shape[0];
   const rows = ids.dataSync();
-  const op = customOp((tableIn: tf.Tensor2D, save: Saver) => {
-    save([ids]); // tensors not saved are gone by the time the gradient runs
-    return {
-      value: gatherRows(tableIn, rows),
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        if (productsInstalled()) return addRowsAt(dy, rows, vocab);
-        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32'); // [N, V]
-        return tf.matMul(tf.transpose(oneHot), dy);
-      },
-    };
-  });
+  const op = customOp((tableIn: tf.Tensor2D, _save: Saver) => ({
+    value: gatherRows(tableIn, rows),
+    gradFunc: (dy: tf.Tensor2D) => {
+      if (productsInstalled()) return addRowsAt(dy, rows, vocab);
+      const oneHot = tf.cast(tf.oneHot(tf.tensor1d(rows, 'int32'), vocab), 'float32'); // [N, V]
+      return tf.matMul(tf.transpose(oneHot), dy);
+    },
+  }));
   return op(table);
 }
 
