@@ -80,11 +80,13 @@ export function twoThreads({ backend }: { backend: string }): Compute {
   let failure: { error: unknown } | undefined;
   // Agents whose weights changed while the thread was starting: it may hold them as they were.
   const changed = new Set<Agent>();
-  const worker = async (agent: Agent): Promise<DataParallelWorker | undefined> => {
-    starting ??= DataParallelWorker.start(agent, backend).then(
+  const start = (agent: Agent) =>
+    (starting ??= DataParallelWorker.start(agent, backend).then(
       (thread) => (ready = thread),
       (error: unknown) => void (failure = { error }),
-    );
+    ));
+  const worker = async (agent: Agent): Promise<DataParallelWorker | undefined> => {
+    void start(agent);
     if (failure !== undefined) throw failure.error;
     if (ready === undefined) return undefined;
     for (const stale of changed) ready.forget(stale);
@@ -104,8 +106,7 @@ export function twoThreads({ backend }: { backend: string }): Compute {
       else if (starting !== undefined) changed.add(agent);
     },
     started: async (agent) => {
-      await worker(agent);
-      await starting;
+      await start(agent);
       await worker(agent);
     },
     close: async () => {
