@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import {
   columnSums,
+  rowKernel,
   product,
   productsInstalled,
   stridedProduct,
@@ -225,7 +226,9 @@ function stableSoftmaxParts(logits: tf.Tensor2D): {
   exps: tf.Tensor2D;
   sums: tf.Tensor2D;
 } {
-  const shifted = sub(logits, tf.max(logits, -1, true));
+  const shifted = productsInstalled()
+    ? (rowKernel('TinyAgentRowShift', { x: logits })[0] as tf.Tensor2D)
+    : sub(logits, tf.max(logits, -1, true));
   const exps = tf.exp(shifted);
   const sums = tf.sum(exps, -1, true) as tf.Tensor2D;
   return { shifted, exps, sums };
@@ -241,11 +244,20 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
-    save([tf.div(exps, sums), oneHot]);
+    let probs: tf.Tensor, value: tf.Tensor1D;
+    if (productsInstalled()) {
+      const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
+      [probs, value] = rowKernel('TinyAgentPick', inputs) as [tf.Tensor2D, tf.Tensor1D];
+    } else {
+      probs = tf.div(exps, sums);
+      value = tf.sub(tf.sum(tf.mul(shifted, oneHot), -1), tf.log(tf.reshape(sums, [-1])));
+    }
+    save([probs, oneHot]);
     return {
-      value: tf.sub(tf.sum(tf.mul(shifted, oneHot), -1), tf.log(tf.reshape(sums, [-1]))) as tf.Tensor1D,
+      value,
       gradFunc: (dy: tf.Tensor1D, saved: tf.Tensor[]) => {
         const [probs, hot] = saved as [tf.Tensor2D, tf.Tensor2D];
+        if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, hot, dy })[0]!;
         return tf.mul(tf.sub(hot, probs), tf.reshape(dy, [-1, 1]));
       },
     };
@@ -264,15 +276,29 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
   const vocab = logits.shape[1];
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
-    const logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
-    const probs = tf.div(exps, sums);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
-    const entropy = tf.neg(tf.sum(tf.mul(probs, logProbs), -1, true)); // [N, 1]
+    let probs: tf.Tensor, logProbs: tf.Tensor, entropy: tf.Tensor, value: tf.Tensor2D;
+    if (productsInstalled()) {
+      const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
+      [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs) as tf.Tensor2D[] as [
+        tf.Tensor2D,
+        tf.Tensor2D,
+        tf.Tensor2D,
+        tf.Tensor2D,
+      ];
+    } else {
+      logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
+      probs = tf.div(exps, sums);
+      entropy = tf.neg(tf.sum(tf.mul(probs, logProbs), -1, true)); // [N, 1]
+      value = tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1) as tf.Tensor2D;
+    }
     save([probs, logProbs, oneHot, entropy]);
     return {
-      value: tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1) as tf.Tensor2D,
+      value,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [p, logP, hot, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+        if (productsInstalled())
+          return rowKernel('TinyAgentPickEntropyGrad', { p, hot, dy, logProbs: logP, entropy: h })[0]!;
         const [dPicked, dEntropy] = tf.split(dy, 2, 1) as [tf.Tensor2D, tf.Tensor2D];
         return tf.sub(tf.mul(tf.sub(hot, p), dPicked), tf.mul(tf.mul(p, tf.add(logP, h)), dEntropy));
       },
@@ -286,6 +312,24 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
  * gradient: dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain.
  */
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
+  if (productsInstalled() && x.size > 0) {
+    const fused = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
+      const [y, xhat, rstd] = rowKernel(
+        'TinyAgentLayerNorm',
+        { x: xIn, gain: gIn, bias: bIn },
+        { eps: 1e-5 },
+      );
+      save([xhat!, rstd!, gIn]);
+      return {
+        value: y as tf.Tensor2D,
+        gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+          const [xhatSaved, rstdSaved, gain] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
+          return rowKernel('TinyAgentLayerNormGrad', { dy, xhat: xhatSaved, rstd: rstdSaved, gain });
+        },
+      };
+    });
+    return fused(x, gain, bias);
+  }
   const op = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
     const mean = tf.mean(xIn, -1, true);
     const centred = sub(xIn, mean);
@@ -543,7 +587,7 @@ function inPlaceAttention(
         const dyRows = pad(dy);
         const dProbs = toMatrices(dyRows, transposeHeads(vs)); // [B, H, M, T]
         const dV = toActivation(p, dyRows); // p^T · dy
-        const dScores = mul(p, tf.sub(dProbs, tf.sum(tf.mul(dProbs, p), -1, true)));
+        const dScores = rowKernel('TinyAgentSoftmaxGrad', { p, dy: dProbs })[0]!; // p · (dProbs - sum(dProbs · p))
         const dQ = unpad(toQueryRows(dScores, ks)); // times scale below
         const dK = toActivation(dScores, qsSaved); // dScores^T · qs
         const dRoles = [mul(dQ, scale), dK, dV]; // [R or B*T, C], [B*T, C], [B*T, C]

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend, productKernelProblem } from '../agent/backend.ts';
+import { layerNorm, pickLogProbs, pickLogProbsWithEntropy } from '../agent/layers.ts';
 import {
   ADAM_KERNEL,
   ADAM_SCALARS,
@@ -17,6 +18,7 @@ import {
   PRODUCT_KERNEL,
   product,
   productsInstalled,
+  rowKernel,
   selfTest,
   stridedProduct,
   stridedSpan,
@@ -238,6 +240,17 @@ describe('bounds: every call checks its operands before it writes', () => {
     const ok = stridedProduct(a, b, geometry);
     expect(ok.shape).toEqual([2, 3, 5]);
     tf.dispose([a, b, neighbour, ok]);
+  });
+
+  it('a row-wise kernel refuses an operand of another size than its rows, before any write', () => {
+    const [dy, xhat] = [tf.ones([3, 4]), tf.ones([3, 4])];
+    const [rstd, gain] = [tf.ones([2, 1]), tf.ones([4])];
+    const before = tf.memory().numTensors;
+    expect(() => rowKernel('TinyAgentLayerNormGrad', { dy, xhat, rstd, gain })).toThrow(
+      'TinyAgentLayerNormGrad: rstd holds 2 values, not 3',
+    );
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([dy, xhat, rstd, gain]);
   });
 
   it("Adam's kernel refuses moments of another size than the weights", () => {
@@ -487,5 +500,152 @@ describe("elementwise Add, Sub and Multiply: each output is tfjs's own kernel's,
     expect(Array.from(tf.add(tf.scalar(0.5), a).dataSync())).toEqual([
       1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5,
     ]);
+  });
+});
+
+describe("row-wise kernels (LayerNorm, the head's log-probabilities, softmax gradients): tfjs's ops' bits", () => {
+  /** layerNorm's output and its gradients for x, gain and bias under the upstream gradient dy, and the kernels it ran. */
+  async function layerNormCase(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D, dy: tf.Tensor2D) {
+    const compute = () =>
+      tf.tidy(() => {
+        const loss = (a: tf.Tensor, g: tf.Tensor, b: tf.Tensor) =>
+          tf.sum(tf.mul(layerNorm(a as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D), dy));
+        return [layerNorm(x, gain, bias), ...tf.grads(loss)([x, gain, bias])].map((t) => t.dataSync());
+      });
+    const names = (await tf.profile(compute)).kernelNames;
+    return { outputs: compute(), names };
+  }
+
+  it("random rows and widths (the model's 64 among them), with NaN, ±Infinity, ±0 and subnormals", async () => {
+    const cases = fc.sample(
+      fc.record({
+        rows: fc.integer({ min: 1, max: 40 }),
+        width: fc.oneof(fc.constant(64), fc.integer({ min: 1, max: 70 })),
+        specials: fc.boolean(),
+        scale: fc.constantFrom(1, 1e-3, 1e4),
+        seed: fc.integer(),
+      }),
+      { seed: 31, numRuns: 120 },
+    );
+    const inputs = cases.map(({ rows, width, specials, scale, seed }) => {
+      const rng = new Rng(`kernels/layer-norm/${seed}`);
+      const of = (n: number, s: number) => Float32Array.from(values(rng, n, specials), (v) => v * s);
+      return [
+        tf.tensor2d(of(rows * width, scale), [rows, width]),
+        tf.tensor1d(of(width, 1)),
+        tf.tensor1d(of(width, 0.1)),
+        tf.tensor2d(of(rows * width, 1), [rows, width]),
+      ] as const;
+    });
+    const ours: Awaited<ReturnType<typeof layerNormCase>>[] = [];
+    for (const input of inputs) ours.push(await layerNormCase(...input));
+    uninstallKernels();
+    const tfjs: Awaited<ReturnType<typeof layerNormCase>>[] = [];
+    for (const input of inputs) tfjs.push(await layerNormCase(...input));
+    await installKernels();
+    ours.forEach(({ outputs, names }, i) => {
+      expect(names).toEqual(expect.arrayContaining(['TinyAgentLayerNorm', 'TinyAgentLayerNormGrad']));
+      expect(names).not.toContain('Rsqrt');
+      expect(tfjs[i]!.names).toContain('Rsqrt');
+      expect(tfjs[i]!.names).not.toContain('TinyAgentLayerNorm');
+      outputs.forEach((got, k) => {
+        const places = Array.from(got, (_, p) => p);
+        expect(bits(got, places), `${JSON.stringify(cases[i])} output ${k}`).toEqual(
+          bits(tfjs[i]!.outputs[k]!, places),
+        );
+      });
+    });
+    tf.dispose(inputs.flat());
+  });
+
+  it("softmax's gradient p · (dy - sum(dy · p)) over random rows, with NaN, ±Infinity, ±0 and subnormals", async () => {
+    const cases = fc.sample(
+      fc.record({
+        shape: fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 4 }),
+        seed: fc.integer(),
+      }),
+      { seed: 37, numRuns: 100 },
+    );
+    const inputs = cases.map(({ shape, seed }) => {
+      const rng = new Rng(`kernels/softmax-grad/${seed}`);
+      const size = shape.reduce((a, b) => a * b, 1);
+      return [tf.tensor(values(rng, size, true), shape), tf.tensor(values(rng, size, true), shape)] as const;
+    });
+    const ours = inputs.map(([p, dy]) =>
+      tf.tidy(() => rowKernel('TinyAgentSoftmaxGrad', { p, dy })[0]!.dataSync()),
+    );
+    uninstallKernels();
+    const tfjs = inputs.map(([p, dy]) =>
+      tf.tidy(() => tf.mul(p, tf.sub(dy, tf.sum(tf.mul(dy, p), -1, true))).dataSync()),
+    );
+    await installKernels();
+    ours.forEach((got, i) => {
+      const places = Array.from(got, (_, k) => k);
+      expect(bits(got, places), JSON.stringify(cases[i])).toEqual(bits(tfjs[i]!, places));
+    });
+    tf.dispose(inputs.flat());
+  });
+
+  it("the head's log-probability of the target alone and with the entropy, and their gradients, over random logits and targets", async () => {
+    const cases = fc.sample(
+      fc.record({
+        rows: fc.integer({ min: 1, max: 40 }),
+        vocab: fc.oneof(fc.constant(221), fc.integer({ min: 2, max: 70 })),
+        scale: fc.constantFrom(1, 30),
+        specials: fc.boolean(),
+        seed: fc.integer(),
+      }),
+      { seed: 41, numRuns: 80 },
+    );
+    const inputs = cases.map(({ rows, vocab, scale, specials, seed }) => {
+      const rng = new Rng(`kernels/pick-grad/${seed}`);
+      return {
+        logits: tf.tensor2d(
+          Float32Array.from(values(rng, rows * vocab, specials), (v) => v * scale),
+          [rows, vocab],
+        ),
+        targets: tf.tensor1d(
+          Int32Array.from({ length: rows }, () => rng.int(vocab)),
+          'int32',
+        ),
+        dPicked: tf.tensor1d(values(rng, rows, true)),
+        dBoth: tf.tensor2d(values(rng, 2 * rows, true), [rows, 2]),
+      };
+    });
+    const run = ({ logits, targets, dPicked, dBoth }: (typeof inputs)[number]) =>
+      tf.tidy(() => {
+        const picked = (z: tf.Tensor) => tf.sum(tf.mul(pickLogProbs(z as tf.Tensor2D, targets), dPicked));
+        const both = (z: tf.Tensor) =>
+          tf.sum(tf.mul(pickLogProbsWithEntropy(z as tf.Tensor2D, targets), dBoth));
+        return [
+          pickLogProbs(logits, targets).dataSync(),
+          pickLogProbsWithEntropy(logits, targets).dataSync(),
+          tf.grad(picked)(logits).dataSync(),
+          tf.grad(both)(logits).dataSync(),
+        ];
+      });
+    const kernelNames = (await tf.profile(() => run(inputs[0]!))).kernelNames;
+    expect(kernelNames).toEqual(
+      expect.arrayContaining([
+        'TinyAgentRowShift',
+        'TinyAgentPick',
+        'TinyAgentPickEntropy',
+        'TinyAgentPickGrad',
+        'TinyAgentPickEntropyGrad',
+      ]),
+    );
+    const ours = inputs.map(run);
+    uninstallKernels();
+    const tfjs = inputs.map(run);
+    await installKernels();
+    ours.forEach((grads, i) =>
+      grads.forEach((got, k) => {
+        const places = Array.from(got, (_, p) => p);
+        expect(bits(got, places), `${JSON.stringify(cases[i])} output ${k}`).toEqual(
+          bits(tfjs[i]![k]!, places),
+        );
+      }),
+    );
+    tf.dispose(inputs.flatMap(Object.values));
   });
 });

@@ -6,6 +6,7 @@
  */
 export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
 export { checkProductBounds, stridedSpan, type ProductGeometry } from './bounds.ts';
+export { rowKernel } from './rowwise.ts';
 export { installKernels, selfTest, tilesOf, uninstallKernels, withTiles } from './install.ts';
 export { productsInstalled, useBoundsChecks, useOwnProducts, valuesInPlace } from './instance.ts';
 export { columnSums, matrixProductGeometry, PRODUCT_KERNEL, product, stridedProduct } from './products.ts';

@@ -3,6 +3,7 @@ import wabtInit from 'wabt';
 import { Rng } from '../../lib/rng.ts';
 import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
 import { kernels, setKernels, type Exported } from './instance.ts';
+import { ROW_KERNELS, rowKernelFunc, type RowKernelName } from './rowwise.ts';
 import { kernelProduct, matrixProductGeometry, PRODUCT_KERNEL, productKernel } from './products.ts';
 import { scalarProduct } from './reference.ts';
 import { BINARY_OPS, kernelsModuleText, ROWS, WIDTHS } from './text.ts';
@@ -32,6 +33,12 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
       Object.entries(BINARY_OPS).map(([op, name]) => [op, exports[`binary_${name}`] as Exported]),
     ),
     copyRows: exports['copyRows'] as Exported,
+    layerNorm: exports['layerNorm'] as Exported,
+    layerNormGrad: exports['layerNormGrad'] as Exported,
+    softmaxGrad: exports['softmaxGrad'] as Exported,
+    pickGrad: exports['pickGrad'] as Exported,
+    rowShift: exports['rowShift'] as Exported,
+    pick: exports['pick'] as Exported,
   });
   tf.registerKernel({
     kernelName: PRODUCT_KERNEL,
@@ -43,6 +50,8 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     backendName: 'wasm',
     kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
   });
+  for (const kernelName of Object.keys(ROW_KERNELS) as RowKernelName[])
+    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: rowKernelFunc(kernelName) });
   replaceTfjsKernels();
   installed = true;
   let problem: string | undefined;
@@ -105,7 +114,7 @@ export async function withTiles<T>(tiles: Map<string, Exported>, f: () => Promis
 export function uninstallKernels(): void {
   if (!installed) return;
   tf.unregisterKernel(PRODUCT_KERNEL, 'wasm');
-  tf.unregisterKernel(ADAM_KERNEL, 'wasm');
+  for (const name of [ADAM_KERNEL, ...Object.keys(ROW_KERNELS)]) tf.unregisterKernel(name, 'wasm');
   restoreTfjsKernels();
   setKernels(undefined);
   installed = false;

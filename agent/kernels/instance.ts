@@ -15,6 +15,13 @@ export interface Kernels {
   /** By the tfjs op each serves: Add, Sub, Multiply (`binary_add`, ... in ./text.ts). */
   binary: Map<string, Exported>;
   copyRows: Exported;
+  /** The row-wise kernels (./rowwise.ts). */
+  layerNorm: Exported;
+  layerNormGrad: Exported;
+  softmaxGrad: Exported;
+  pickGrad: Exported;
+  rowShift: Exported;
+  pick: Exported;
 }
 
 let installed: Kernels | undefined;

@@ -237,6 +237,225 @@ const COPY_ROWS = `(func (export "copyRows") (param $src i32) (param $srcStride 
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))`;
 
+/**
+ * LayerNorm over rows of C values (agent/layers.ts `layerNorm`), forward: for each row of x,
+ *   mean = (sum of x, in order from 0) / C, centred = x - mean,
+ *   rstd = 1 / sqrt((sum of centred², in order from 0) / C + eps),
+ *   xhat = centred · rstd, y = xhat · gain + bias,
+ * writing y and xhat (rows of C) and rstd (one per row). Each operation rounded to float32 in
+ * that order: tfjs's ops on wasm (Mean and Sum add in order from 0 and divide by the count,
+ * Square multiplies, Rsqrt is 1 / sqrt), so the same bits.
+ */
+const LAYER_NORM = `(func (export "layerNorm") (param $x i32) (param $gain i32) (param $bias i32) (param $y i32) (param $xhat i32) (param $rstd i32) (param $rows i32) (param $C i32) (param $eps f32)
+(local $j i32) (local $end i32) (local $sum f32) (local $mean f32) (local $r f32) (local $c f32) (local $n f32)
+(local.set $n (f32.convert_i32_u (local.get $C)))
+(local.set $end (i32.shl (local.get $C) (i32.const 2)))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $sum (f32.const 0))
+(local.set $j (i32.const 0))
+(loop $s (local.set $sum (f32.add (local.get $sum) (f32.load (i32.add (local.get $x) (local.get $j)))))
+(br_if $s (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $mean (f32.div (local.get $sum) (local.get $n)))
+(local.set $sum (f32.const 0))
+(local.set $j (i32.const 0))
+(loop $v
+(local.set $c (f32.sub (f32.load (i32.add (local.get $x) (local.get $j))) (local.get $mean)))
+(f32.store (i32.add (local.get $xhat) (local.get $j)) (local.get $c))
+(local.set $sum (f32.add (local.get $sum) (f32.mul (local.get $c) (local.get $c))))
+(br_if $v (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $r (f32.div (f32.const 1) (f32.sqrt (f32.add (f32.div (local.get $sum) (local.get $n)) (local.get $eps)))))
+(f32.store (local.get $rstd) (local.get $r))
+(local.set $j (i32.const 0))
+(loop $out
+(local.set $c (f32.mul (f32.load (i32.add (local.get $xhat) (local.get $j))) (local.get $r)))
+(f32.store (i32.add (local.get $xhat) (local.get $j)) (local.get $c))
+(f32.store (i32.add (local.get $y) (local.get $j)) (f32.add (f32.mul (local.get $c) (f32.load (i32.add (local.get $gain) (local.get $j)))) (f32.load (i32.add (local.get $bias) (local.get $j)))))
+(br_if $out (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $x (i32.add (local.get $x) (local.get $end)))
+(local.set $y (i32.add (local.get $y) (local.get $end)))
+(local.set $xhat (i32.add (local.get $xhat) (local.get $end)))
+(local.set $rstd (i32.add (local.get $rstd) (i32.const 4)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/**
+ * LayerNorm's gradient (agent/layers.ts `layerNorm`) from dy, the saved xhat (rows of C) and
+ * rstd (one per row) and the gain: for each row, with dxhat = dy · gain,
+ *   dx = rstd · ((dxhat - mean(dxhat)) - xhat · mean(dxhat · xhat)),
+ * and over the rows, in order from 0, dgain = sum of dy · xhat and dbias = sum of dy. Each
+ * operation rounded to float32 in that order, the means as tfjs's Mean and the column sums as
+ * tfjs's Sum over axis 0 (a sum in order of the row from 0): the same bits as tfjs's ops.
+ */
+const LAYER_NORM_GRAD = `(func (export "layerNormGrad") (param $dy i32) (param $xhat i32) (param $rstd i32) (param $gain i32) (param $dx i32) (param $dgain i32) (param $dbias i32) (param $rows i32) (param $C i32)
+(local $j i32) (local $end i32) (local $s1 f32) (local $s2 f32) (local $m1 f32) (local $m2 f32) (local $d f32) (local $g f32) (local $h f32) (local $n f32)
+(local.set $n (f32.convert_i32_u (local.get $C)))
+(local.set $end (i32.shl (local.get $C) (i32.const 2)))
+(memory.fill (local.get $dgain) (i32.const 0) (local.get $end))
+(memory.fill (local.get $dbias) (i32.const 0) (local.get $end))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $s1 (f32.const 0))
+(local.set $s2 (f32.const 0))
+(local.set $j (i32.const 0))
+(loop $s
+(local.set $g (f32.load (i32.add (local.get $dy) (local.get $j))))
+(local.set $h (f32.load (i32.add (local.get $xhat) (local.get $j))))
+(local.set $d (f32.mul (local.get $g) (f32.load (i32.add (local.get $gain) (local.get $j)))))
+(local.set $s1 (f32.add (local.get $s1) (local.get $d)))
+(local.set $s2 (f32.add (local.get $s2) (f32.mul (local.get $d) (local.get $h))))
+(f32.store (i32.add (local.get $dgain) (local.get $j)) (f32.add (f32.load (i32.add (local.get $dgain) (local.get $j))) (f32.mul (local.get $g) (local.get $h))))
+(f32.store (i32.add (local.get $dbias) (local.get $j)) (f32.add (f32.load (i32.add (local.get $dbias) (local.get $j))) (local.get $g)))
+(br_if $s (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $m1 (f32.div (local.get $s1) (local.get $n)))
+(local.set $m2 (f32.div (local.get $s2) (local.get $n)))
+(local.set $j (i32.const 0))
+(loop $out
+(local.set $d (f32.mul (f32.load (i32.add (local.get $dy) (local.get $j))) (f32.load (i32.add (local.get $gain) (local.get $j)))))
+(f32.store (i32.add (local.get $dx) (local.get $j)) (f32.mul (f32.load (local.get $rstd)) (f32.sub (f32.sub (local.get $d) (local.get $m1)) (f32.mul (f32.load (i32.add (local.get $xhat) (local.get $j))) (local.get $m2)))))
+(br_if $out (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $dy (i32.add (local.get $dy) (local.get $end)))
+(local.set $xhat (i32.add (local.get $xhat) (local.get $end)))
+(local.set $dx (i32.add (local.get $dx) (local.get $end)))
+(local.set $rstd (i32.add (local.get $rstd) (i32.const 4)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/**
+ * Each row of x less its maximum (agent/layers.ts, the head's stable softmax): m starts at the
+ * row's first value and takes each later value greater than it (so a NaN is skipped unless it
+ * comes first), out = x - m: tfjs's Max on wasm, then Sub, so the same bits.
+ */
+const ROW_SHIFT = `(func (export "rowShift") (param $x i32) (param $out i32) (param $rows i32) (param $V i32)
+(local $j i32) (local $end i32) (local $m f32) (local $v f32)
+(local.set $end (i32.shl (local.get $V) (i32.const 2)))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $m (f32.load (local.get $x)))
+(local.set $j (i32.const 0))
+(loop $max
+(local.set $v (f32.load (i32.add (local.get $x) (local.get $j))))
+(local.set $m (select (local.get $v) (local.get $m) (f32.gt (local.get $v) (local.get $m))))
+(br_if $max (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $j (i32.const 0))
+(loop $each
+(f32.store (i32.add (local.get $out) (local.get $j)) (f32.sub (f32.load (i32.add (local.get $x) (local.get $j))) (local.get $m)))
+(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $x (i32.add (local.get $x) (local.get $end)))
+(local.set $out (i32.add (local.get $out) (local.get $end)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/**
+ * The head's log-probability of the target, and with `entropy` the entropy, per row of V
+ * (agent/layers.ts `pickLogProbs`, `pickLogProbsWithEntropy`), from the shifted logits z, their
+ * exps, the exps' sum S and log S, and the one-hot target: probs = exps / S, and
+ *   without entropy: value = (sum of z · hot, in order from 0) - log S;
+ *   with it: logProbs = z - log S, H = -(sum of probs · logProbs), value = (sum of logProbs ·
+ *   hot, H), writing logProbs and H too.
+ * Each operation rounded to float32 in that order, as tfjs's ops give it.
+ */
+const PICK = `(func (export "pick") (param $z i32) (param $exps i32) (param $sums i32) (param $logSums i32) (param $hot i32) (param $probs i32) (param $value i32) (param $logp i32) (param $h i32) (param $rows i32) (param $V i32) (param $entropy i32)
+(local $j i32) (local $end i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $t f32) (local $u f32)
+(local.set $end (i32.shl (local.get $V) (i32.const 2)))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $S (f32.load (local.get $sums)))
+(local.set $L (f32.load (local.get $logSums)))
+(local.set $t (f32.const 0))
+(local.set $u (f32.const 0))
+(local.set $j (i32.const 0))
+(loop $each
+(local.set $q (f32.div (f32.load (i32.add (local.get $exps) (local.get $j))) (local.get $S)))
+(f32.store (i32.add (local.get $probs) (local.get $j)) (local.get $q))
+(if (local.get $entropy) (then
+(local.set $lp (f32.sub (f32.load (i32.add (local.get $z) (local.get $j))) (local.get $L)))
+(f32.store (i32.add (local.get $logp) (local.get $j)) (local.get $lp))
+(local.set $t (f32.add (local.get $t) (f32.mul (local.get $q) (local.get $lp)))))
+(else (local.set $lp (f32.load (i32.add (local.get $z) (local.get $j))))))
+(local.set $u (f32.add (local.get $u) (f32.mul (local.get $lp) (f32.load (i32.add (local.get $hot) (local.get $j))))))
+(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(if (local.get $entropy) (then
+(local.set $t (f32.neg (local.get $t)))
+(f32.store (local.get $h) (local.get $t))
+(f32.store (local.get $value) (local.get $u))
+(f32.store offset=4 (local.get $value) (local.get $t))
+(local.set $value (i32.add (local.get $value) (i32.const 8)))
+(local.set $logp (i32.add (local.get $logp) (local.get $end)))
+(local.set $h (i32.add (local.get $h) (i32.const 4))))
+(else
+(f32.store (local.get $value) (f32.sub (local.get $u) (local.get $L)))
+(local.set $value (i32.add (local.get $value) (i32.const 4)))))
+(local.set $z (i32.add (local.get $z) (local.get $end)))
+(local.set $exps (i32.add (local.get $exps) (local.get $end)))
+(local.set $hot (i32.add (local.get $hot) (local.get $end)))
+(local.set $probs (i32.add (local.get $probs) (local.get $end)))
+(local.set $sums (i32.add (local.get $sums) (i32.const 4)))
+(local.set $logSums (i32.add (local.get $logSums) (i32.const 4)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/**
+ * Softmax's gradient along rows of T (agent/layers.ts attention): for each row of probabilities
+ * p and upstream gradient d, s = (sum of d · p, in order from 0), out = p · (d - s), each
+ * operation rounded to float32 in that order, as tfjs's Multiply, Sum and Sub give it.
+ */
+const SOFTMAX_GRAD = `(func (export "softmaxGrad") (param $p i32) (param $d i32) (param $out i32) (param $rows i32) (param $T i32)
+(local $j i32) (local $end i32) (local $s f32)
+(local.set $end (i32.shl (local.get $T) (i32.const 2)))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $s (f32.const 0))
+(local.set $j (i32.const 0))
+(loop $sum
+(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $d) (local.get $j))) (f32.load (i32.add (local.get $p) (local.get $j))))))
+(br_if $sum (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $j (i32.const 0))
+(loop $each
+(f32.store (i32.add (local.get $out) (local.get $j)) (f32.mul (f32.load (i32.add (local.get $p) (local.get $j))) (f32.sub (f32.load (i32.add (local.get $d) (local.get $j))) (local.get $s))))
+(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $p (i32.add (local.get $p) (local.get $end)))
+(local.set $d (i32.add (local.get $d) (local.get $end)))
+(local.set $out (i32.add (local.get $out) (local.get $end)))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
+/**
+ * The gradient of log softmax(z)[target] and, with `entropy`, of the entropy H, with respect
+ * to logits rows of V (agent/layers.ts `pickLogProbs`, `pickLogProbsWithEntropy`): for each
+ * row, out = (hot - p) · dPicked, minus (p · (log p + H)) · dH with entropy, from the row's
+ * probabilities p, log-probabilities, one-hot target and entropy H, and its upstream gradients
+ * dy (dPicked, or dPicked and dH side by side). Each operation rounded to float32 in that order,
+ * as tfjs's ops give it.
+ */
+const PICK_GRAD = `(func (export "pickGrad") (param $p i32) (param $hot i32) (param $dy i32) (param $logp i32) (param $h i32) (param $out i32) (param $rows i32) (param $V i32) (param $entropy i32)
+(local $j i32) (local $end i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)
+(local.set $end (i32.shl (local.get $V) (i32.const 2)))
+(block $done (loop $row
+(br_if $done (i32.eqz (local.get $rows)))
+(local.set $dPicked (f32.load (local.get $dy)))
+(if (local.get $entropy) (then
+(local.set $dH (f32.load offset=4 (local.get $dy)))
+(local.set $H (f32.load (local.get $h)))))
+(local.set $j (i32.const 0))
+(loop $each
+(local.set $q (f32.load (i32.add (local.get $p) (local.get $j))))
+(local.set $g (f32.mul (f32.sub (f32.load (i32.add (local.get $hot) (local.get $j))) (local.get $q)) (local.get $dPicked)))
+(if (local.get $entropy) (then
+(local.set $g (f32.sub (local.get $g) (f32.mul (f32.mul (local.get $q) (f32.add (f32.load (i32.add (local.get $logp) (local.get $j))) (local.get $H))) (local.get $dH))))))
+(f32.store (i32.add (local.get $out) (local.get $j)) (local.get $g))
+(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(local.set $p (i32.add (local.get $p) (local.get $end)))
+(local.set $hot (i32.add (local.get $hot) (local.get $end)))
+(local.set $out (i32.add (local.get $out) (local.get $end)))
+(if (local.get $entropy) (then
+(local.set $logp (i32.add (local.get $logp) (local.get $end)))
+(local.set $h (i32.add (local.get $h) (i32.const 4)))
+(local.set $dy (i32.add (local.get $dy) (i32.const 8))))
+(else (local.set $dy (i32.add (local.get $dy) (i32.const 4)))))
+(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+(br $row))))`;
+
 /** tfjs's binary kernels our elementwise kernels take over (./tfjsKernels.ts), each one IEEE operation. */
 export const BINARY_OPS = { Add: 'add', Sub: 'sub', Multiply: 'mul' } as const;
 
@@ -301,6 +520,12 @@ export function kernelsModuleText({ fused = false }: { fused?: boolean } = {}): 
     adamKernel(),
     ...Object.values(BINARY_OPS).map(binaryKernel),
     COPY_ROWS,
+    LAYER_NORM,
+    LAYER_NORM_GRAD,
+    SOFTMAX_GRAD,
+    PICK_GRAD,
+    ROW_SHIFT,
+    PICK,
     ')',
   ].join('\n');
 }

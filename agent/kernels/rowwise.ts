@@ -1,0 +1,155 @@
+import * as tf from '@tensorflow/tfjs';
+import { boundsChecked, kernels, type Kernels } from './instance.ts';
+
+/**
+ * Row-wise kernels of LayerNorm and of the layers' softmaxes (agent/layers.ts), each one call
+ * where tfjs's ops take several: LayerNorm's forward (nine) and gradient (eleven), softmax's
+ * gradient (four), the head's logits less their row maximum (two), its log-probability of the
+ * target with or without the entropy once the exps and their log-sum are known (five or nine),
+ * and that one's gradient (two or seven). Each is the same bits as the ops it replaces (./text.ts
+ * gives the arithmetic, in tfjs's order). An operand is read as rows of its first input's last
+ * dimension.
+ */
+
+/** How many values an operand holds, of rows of `width`: all of them, one per row, two per row, or one row. */
+type Extent = 'all' | 'perRow' | 'pairPerRow' | 'width';
+
+interface RowKernel {
+  exported: keyof Pick<
+    Kernels,
+    'layerNorm' | 'layerNormGrad' | 'softmaxGrad' | 'pickGrad' | 'rowShift' | 'pick'
+  >;
+  inputs: Array<[name: string, extent: Extent]>;
+  /** Inputs, then outputs, the export takes after this kernel's own that it leaves out: passed as address 0, never read or written. */
+  unread?: { inputs?: number; outputs?: number };
+  /** Each output's shape: the first input's, [rows, 1], [width], [rows] or [rows, 2]. */
+  outputs: Array<'input' | 'column' | 'width' | 'rows' | 'pair'>;
+  /** Attributes passed after rows and width, in order; `constants` after them. */
+  scalars?: string[];
+  constants?: number[];
+}
+
+/** The head's pick (`pick`), with or without the entropy: shifted logits, their exps, the exps' sums and log-sums, the one-hot targets. */
+const PICK_INPUTS: RowKernel['inputs'] = [
+  ['shifted', 'all'],
+  ['exps', 'all'],
+  ['sums', 'perRow'],
+  ['logSums', 'perRow'],
+  ['hot', 'all'],
+];
+
+export const ROW_KERNELS = {
+  TinyAgentLayerNorm: {
+    exported: 'layerNorm',
+    inputs: [
+      ['x', 'all'],
+      ['gain', 'width'],
+      ['bias', 'width'],
+    ],
+    outputs: ['input', 'input', 'column'],
+    scalars: ['eps'],
+  },
+  TinyAgentLayerNormGrad: {
+    exported: 'layerNormGrad',
+    inputs: [
+      ['dy', 'all'],
+      ['xhat', 'all'],
+      ['rstd', 'perRow'],
+      ['gain', 'width'],
+    ],
+    outputs: ['input', 'width', 'width'],
+  },
+  TinyAgentSoftmaxGrad: {
+    exported: 'softmaxGrad',
+    inputs: [
+      ['p', 'all'],
+      ['dy', 'all'],
+    ],
+    outputs: ['input'],
+  },
+  TinyAgentPickGrad: {
+    exported: 'pickGrad',
+    inputs: [
+      ['p', 'all'],
+      ['hot', 'all'],
+      ['dy', 'perRow'],
+    ],
+    unread: { inputs: 2 },
+    outputs: ['input'],
+    constants: [0],
+  },
+  TinyAgentPickEntropyGrad: {
+    exported: 'pickGrad',
+    inputs: [
+      ['p', 'all'],
+      ['hot', 'all'],
+      ['dy', 'pairPerRow'],
+      ['logProbs', 'all'],
+      ['entropy', 'perRow'],
+    ],
+    outputs: ['input'],
+    constants: [1],
+  },
+  TinyAgentRowShift: {
+    exported: 'rowShift',
+    inputs: [['x', 'all']],
+    outputs: ['input'],
+  },
+  TinyAgentPick: {
+    exported: 'pick',
+    inputs: PICK_INPUTS,
+    outputs: ['input', 'rows'],
+    unread: { outputs: 2 },
+    constants: [0],
+  },
+  TinyAgentPickEntropy: {
+    exported: 'pick',
+    inputs: PICK_INPUTS,
+    outputs: ['input', 'pair', 'input', 'column'],
+    constants: [1],
+  },
+} as const satisfies Record<string, RowKernel>;
+
+export type RowKernelName = keyof typeof ROW_KERNELS;
+
+/** The registered kernel function of `name`: inputs checked, outputs made, one call of the export. */
+export function rowKernelFunc(name: RowKernelName): tf.KernelFunc {
+  const spec: RowKernel = ROW_KERNELS[name];
+  return (({ inputs, attrs }: { inputs: Record<string, tf.TensorInfo>; attrs?: Record<string, number> }) => {
+    const installed = kernels();
+    const { internals } = installed;
+    const shape = inputs[spec.inputs[0]![0]]!.shape;
+    const width = shape[shape.length - 1] ?? 1;
+    const rows = width === 0 ? 0 : shape.reduce((a, b) => a * b, 1) / width;
+    const wanted: Record<Extent, number> = { all: rows * width, perRow: rows, pairPerRow: 2 * rows, width };
+    const places = spec.inputs.map(([input, extent]) => {
+      const place = internals.place(inputs[input]!, `${name} ${input}`);
+      if (boundsChecked() && place.size !== wanted[extent])
+        throw new Error(`${name}: ${input} holds ${place.size} values, not ${wanted[extent]}`);
+      return place.offset;
+    });
+    const shapes = { input: [...shape], column: [rows, 1], width: [width], rows: [rows], pair: [rows, 2] };
+    const outputs = spec.outputs.map((kind) => internals.makeOutput(shapes[kind]));
+    if (width > 0)
+      installed[spec.exported](
+        ...places,
+        ...new Array<number>(spec.unread?.inputs ?? 0).fill(0),
+        ...outputs.map((out) => internals.place(out, `${name} out`).offset),
+        ...new Array<number>(spec.unread?.outputs ?? 0).fill(0),
+        rows,
+        width,
+        ...(spec.scalars ?? []).map((scalar) => attrs![scalar]!),
+        ...(spec.constants ?? []),
+      );
+    return outputs;
+  }) as unknown as tf.KernelFunc;
+}
+
+/** Runs the row kernel `name` on our kernels (`productsInstalled()` must hold): its outputs, in order. */
+export function rowKernel(
+  name: RowKernelName,
+  inputs: Record<string, tf.Tensor>,
+  attrs: Record<string, number> = {},
+): tf.Tensor[] {
+  return tf.engine().runKernel(name, inputs, attrs) as unknown as tf.Tensor[];
+}
