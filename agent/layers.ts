@@ -244,17 +244,17 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
-    let probs: tf.Tensor, value: tf.Tensor1D;
+    let probs: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
       const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
-      [probs, value] = rowKernel('TinyAgentPick', inputs) as [tf.Tensor2D, tf.Tensor1D];
+      [probs, value] = rowKernel('TinyAgentPick', inputs) as [tf.Tensor, tf.Tensor];
     } else {
       probs = tf.div(exps, sums);
       value = tf.sub(tf.sum(tf.mul(shifted, oneHot), -1), tf.log(tf.reshape(sums, [-1])));
     }
     save([probs, oneHot]);
     return {
-      value,
+      value: value as tf.Tensor1D,
       gradFunc: (dy: tf.Tensor1D, saved: tf.Tensor[]) => {
         const [probs, hot] = saved as [tf.Tensor2D, tf.Tensor2D];
         if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, hot, dy })[0]!;
@@ -277,24 +277,24 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
     const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
-    let probs: tf.Tensor, logProbs: tf.Tensor, entropy: tf.Tensor, value: tf.Tensor2D;
+    let probs: tf.Tensor, logProbs: tf.Tensor, entropy: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
       const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
-      [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs) as tf.Tensor2D[] as [
-        tf.Tensor2D,
-        tf.Tensor2D,
-        tf.Tensor2D,
-        tf.Tensor2D,
+      [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs) as [
+        tf.Tensor,
+        tf.Tensor,
+        tf.Tensor,
+        tf.Tensor,
       ];
     } else {
       logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
       probs = tf.div(exps, sums);
       entropy = tf.neg(tf.sum(tf.mul(probs, logProbs), -1, true)); // [N, 1]
-      value = tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1) as tf.Tensor2D;
+      value = tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1);
     }
     save([probs, logProbs, oneHot, entropy]);
     return {
-      value,
+      value: value as tf.Tensor2D,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [p, logP, hot, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
         if (productsInstalled())
@@ -310,36 +310,30 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
 /**
  * LayerNorm over the last axis of `x [N, C]` (Ba et al. 2016), eps 1e-5, with the closed-form
  * gradient: dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain.
+ * On our kernels the forward and the gradient are one call each, with the ops' bits.
  */
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D): tf.Tensor2D {
-  if (productsInstalled() && x.size > 0) {
-    const fused = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
-      const [y, xhat, rstd] = rowKernel(
-        'TinyAgentLayerNorm',
-        { x: xIn, gain: gIn, bias: bIn },
-        { eps: 1e-5 },
-      );
-      save([xhat!, rstd!, gIn]);
-      return {
-        value: y as tf.Tensor2D,
-        gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-          const [xhatSaved, rstdSaved, gain] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
-          return rowKernel('TinyAgentLayerNormGrad', { dy, xhat: xhatSaved, rstd: rstdSaved, gain });
-        },
-      };
-    });
-    return fused(x, gain, bias);
-  }
   const op = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
-    const mean = tf.mean(xIn, -1, true);
-    const centred = sub(xIn, mean);
-    const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centred), -1, true), 1e-5));
-    const xhat = mul(centred, rstd);
+    let y: tf.Tensor, xhat: tf.Tensor, rstd: tf.Tensor;
+    if (productsInstalled()) {
+      [y, xhat, rstd] = rowKernel('TinyAgentLayerNorm', { x: xIn, gain: gIn, bias: bIn }, { eps: 1e-5 }) as [
+        tf.Tensor,
+        tf.Tensor,
+        tf.Tensor,
+      ];
+    } else {
+      const centred = sub(xIn, tf.mean(xIn, -1, true));
+      rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centred), -1, true), 1e-5));
+      xhat = mul(centred, rstd);
+      y = add(mul(xhat, gIn), bIn);
+    }
     save([xhat, rstd, gIn]);
     return {
-      value: add(mul(xhat, gIn), bIn),
+      value: y as tf.Tensor2D,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [xh, rs, g] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
+        if (productsInstalled())
+          return rowKernel('TinyAgentLayerNormGrad', { dy, xhat: xh, rstd: rs, gain: g });
         const dxhat = tf.mul(dy, g);
         const dx = tf.mul(
           rs,
