@@ -1,7 +1,8 @@
 /**
  * Our WebAssembly kernels on the wasm backend: strided float32 products (./products.ts), Adam's
- * update and the clip's sum of squares (./adam.ts), each the same bits as the tfjs ops they
- * replace, and five of tfjs's own kernels in place of tfjs-backend-wasm's (./tfjsKernels.ts).
+ * update and the clip's sum of squares (./adam.ts) and the row-wise kernels of LayerNorm and the
+ * softmaxes (./rowwise.ts), these last two the same bits as the tfjs ops they replace, and five
+ * of tfjs's own kernels in place of tfjs-backend-wasm's (./tfjsKernels.ts).
  * How to change one: docs/MODEL.md, "How to change a kernel".
  */
 export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';

@@ -1,7 +1,7 @@
 /**
  * The WebAssembly text of our kernels, generated: register-tiled float32 products, a packer for
- * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, and a row
- * copy. `kernels.wat` beside this file is its output (`KERNELS_WAT`), committed so that a change
+ * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, a row
+ * copy, and the row-wise kernels of LayerNorm and the softmaxes (./rowwise.ts). `kernels.wat` beside this file is its output (`KERNELS_WAT`), committed so that a change
  * to a kernel shows as a diff one can read
  * (`test/agent-kernels.test.ts` checks that this generator still writes it byte for byte;
  * `npm run kernels:wat` rewrites it). The module imports the tfjs wasm module's memory and runs
