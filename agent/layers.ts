@@ -234,6 +234,11 @@ function stableSoftmaxParts(logits: tf.Tensor2D): {
   return { shifted, exps, sums };
 }
 
+/** The float32 one-hot rows of int32 targets [N] over `vocab` columns [N, V] (tfjs's path; our kernels build them as they read). */
+function oneHotOf(targets: tf.Tensor1D, vocab: number): tf.Tensor2D {
+  return tf.cast(tf.oneHot(targets, vocab), 'float32') as tf.Tensor2D;
+}
+
 /**
  * log softmax(logits)[target] per row: logits [N, V], int32 targets [N] -> [N]. One exp forward
  * and none backward (d/dlogits = oneHot(target) - softmax), where tfjs's logSoftmax plus a
@@ -243,22 +248,21 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
   const vocab = logits.shape[1];
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
-    const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
     let probs: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
-      const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
+      const inputs = { shifted, exps, sums, logSums: tf.log(sums), targets };
       [probs, value] = rowKernel('TinyAgentPick', inputs) as [tf.Tensor, tf.Tensor];
     } else {
       probs = tf.div(exps, sums);
-      value = tf.sub(tf.sum(tf.mul(shifted, oneHot), -1), tf.log(tf.reshape(sums, [-1])));
+      value = tf.sub(tf.sum(tf.mul(shifted, oneHotOf(targets, vocab)), -1), tf.log(tf.reshape(sums, [-1])));
     }
-    save([probs, oneHot]);
+    save([probs, targets]);
     return {
       value: value as tf.Tensor1D,
       gradFunc: (dy: tf.Tensor1D, saved: tf.Tensor[]) => {
-        const [probs, hot] = saved as [tf.Tensor2D, tf.Tensor2D];
-        if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, hot, dy })[0]!;
-        return tf.mul(tf.sub(hot, probs), tf.reshape(dy, [-1, 1]));
+        const [probs, targets] = saved as [tf.Tensor2D, tf.Tensor1D];
+        if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, targets, dy })[0]!;
+        return tf.mul(tf.sub(oneHotOf(targets, vocab), probs), tf.reshape(dy, [-1, 1]));
       },
     };
   });
@@ -276,10 +280,9 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
   const vocab = logits.shape[1];
   const op = customOp((logitsIn: tf.Tensor2D, save: Saver) => {
     const { shifted, exps, sums } = stableSoftmaxParts(logitsIn);
-    const oneHot = tf.cast(tf.oneHot(targets, vocab), 'float32');
     let probs: tf.Tensor, logProbs: tf.Tensor, entropy: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
-      const inputs = { shifted, exps, sums, logSums: tf.log(sums), hot: oneHot };
+      const inputs = { shifted, exps, sums, logSums: tf.log(sums), targets };
       [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs) as [
         tf.Tensor,
         tf.Tensor,
@@ -290,16 +293,17 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
       logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
       probs = tf.div(exps, sums);
       entropy = tf.neg(tf.sum(tf.mul(probs, logProbs), -1, true)); // [N, 1]
-      value = tf.concat([tf.sum(tf.mul(logProbs, oneHot), -1, true), entropy], 1);
+      value = tf.concat([tf.sum(tf.mul(logProbs, oneHotOf(targets, vocab)), -1, true), entropy], 1);
     }
-    save([probs, logProbs, oneHot, entropy]);
+    save([probs, logProbs, targets, entropy]);
     return {
       value: value as tf.Tensor2D,
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [p, logP, hot, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+        const [p, logP, targets, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
         if (productsInstalled())
-          return rowKernel('TinyAgentPickEntropyGrad', { p, hot, dy, logProbs: logP, entropy: h })[0]!;
+          return rowKernel('TinyAgentPickEntropyGrad', { p, targets, dy, logProbs: logP, entropy: h })[0]!;
         const [dPicked, dEntropy] = tf.split(dy, 2, 1) as [tf.Tensor2D, tf.Tensor2D];
+        const hot = oneHotOf(targets, vocab);
         return tf.sub(tf.mul(tf.sub(hot, p), dPicked), tf.mul(tf.mul(p, tf.add(logP, h)), dEntropy));
       },
     };

@@ -5,7 +5,7 @@
  * of tfjs's own kernels in place of tfjs-backend-wasm's (./tfjsKernels.ts).
  * How to change one: docs/MODEL.md, "How to change a kernel".
  */
-export { adamUpdate, ADAM_KERNEL, sumOfSquares, type AdamScalars } from './adam.ts';
+export { adamUpdate, sumOfSquares, type AdamScalars } from './adam.ts';
 export { checkProductBounds, stridedSpan, type ProductGeometry } from './bounds.ts';
 export { rowKernel } from './rowwise.ts';
 export { installKernels, selfTest, tilesOf, uninstallKernels, withTiles } from './install.ts';

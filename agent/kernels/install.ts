@@ -1,7 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import wabtInit from 'wabt';
 import { Rng } from '../../lib/rng.ts';
-import { ADAM_KERNEL, adamUpdateKernel } from './adam.ts';
 import { kernels, setKernels, type Exported } from './instance.ts';
 import { ROW_KERNELS, rowKernelFunc, type RowKernelName } from './rowwise.ts';
 import { kernelProduct, matrixProductGeometry, PRODUCT_KERNEL, productKernel } from './products.ts';
@@ -28,27 +27,18 @@ export async function installKernels({ text = kernelsModuleText() }: { text?: st
     tiles: tileKernels(exports),
     pack8: exports['pack8'] as Exported,
     sumSquares: exports['sumSquares'] as (pointer: number, count: number) => number,
-    adam: exports['adam'] as Exported,
     binary: new Map(
       Object.entries(BINARY_OPS).map(([op, name]) => [op, exports[`binary_${name}`] as Exported]),
     ),
     copyRows: exports['copyRows'] as Exported,
-    layerNorm: exports['layerNorm'] as Exported,
-    layerNormGrad: exports['layerNormGrad'] as Exported,
-    softmaxGrad: exports['softmaxGrad'] as Exported,
-    pickGrad: exports['pickGrad'] as Exported,
-    rowShift: exports['rowShift'] as Exported,
-    pick: exports['pick'] as Exported,
+    rowwise: new Map(
+      Object.values(ROW_KERNELS).map(({ exported }) => [exported, exports[exported] as Exported]),
+    ),
   });
   tf.registerKernel({
     kernelName: PRODUCT_KERNEL,
     backendName: 'wasm',
     kernelFunc: productKernel as unknown as tf.KernelFunc,
-  });
-  tf.registerKernel({
-    kernelName: ADAM_KERNEL,
-    backendName: 'wasm',
-    kernelFunc: adamUpdateKernel as unknown as tf.KernelFunc,
   });
   for (const kernelName of Object.keys(ROW_KERNELS) as RowKernelName[])
     tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: rowKernelFunc(kernelName) });
@@ -114,7 +104,7 @@ export async function withTiles<T>(tiles: Map<string, Exported>, f: () => Promis
 export function uninstallKernels(): void {
   if (!installed) return;
   tf.unregisterKernel(PRODUCT_KERNEL, 'wasm');
-  for (const name of [ADAM_KERNEL, ...Object.keys(ROW_KERNELS)]) tf.unregisterKernel(name, 'wasm');
+  for (const name of Object.keys(ROW_KERNELS)) tf.unregisterKernel(name, 'wasm');
   restoreTfjsKernels();
   setKernels(undefined);
   installed = false;

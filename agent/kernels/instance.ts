@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { WasmInternals } from './tfjsWasm.ts';
 
-/** An exported tile kernel, packer or Adam loop: i32 addresses and counts, f32 scalars. */
+/** An exported kernel: i32 addresses and counts, f32 scalars. */
 export type Exported = (...args: number[]) => void;
 
 /** The assembled kernels over the running wasm backend (./install.ts). */
@@ -11,17 +11,11 @@ export interface Kernels {
   tiles: Map<string, Exported>;
   pack8: Exported;
   sumSquares: (pointer: number, count: number) => number;
-  adam: Exported;
   /** By the tfjs op each serves: Add, Sub, Multiply (`binary_add`, ... in ./text.ts). */
   binary: Map<string, Exported>;
   copyRows: Exported;
-  /** The row-wise kernels (./rowwise.ts). */
-  layerNorm: Exported;
-  layerNormGrad: Exported;
-  softmaxGrad: Exported;
-  pickGrad: Exported;
-  rowShift: Exported;
-  pick: Exported;
+  /** The row-wise kernels and Adam's (./rowwise.ts), by their export's name. */
+  rowwise: Map<string, Exported>;
 }
 
 let installed: Kernels | undefined;

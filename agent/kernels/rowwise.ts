@@ -1,42 +1,41 @@
 import * as tf from '@tensorflow/tfjs';
-import { boundsChecked, kernels, type Kernels } from './instance.ts';
+import { boundsChecked, kernels } from './instance.ts';
+import { ADAM_SCALARS } from './text.ts';
 
 /**
  * Row-wise kernels of LayerNorm and of the layers' softmaxes (agent/layers.ts), each one call
  * where tfjs's ops take several: LayerNorm's forward (nine) and gradient (eleven), softmax's
  * gradient (four), the head's logits less their row maximum (two), its log-probability of the
- * target with or without the entropy once the exps and their log-sum are known (five or nine),
- * and that one's gradient (two or seven). Each is the same bits as the ops it replaces (./text.ts
- * gives the arithmetic, in tfjs's order). An operand is read as rows of its first input's last
- * dimension.
+ * target with or without the entropy once the exps and their log-sum are known (five or nine,
+ * and the one-hot targets' two), and that one's gradient (two or seven); and Adam's update of a
+ * variable (./adam.ts). Each is the same bits as the ops it replaces (./text.ts gives the
+ * arithmetic, in tfjs's order). An operand is read as rows of its first input's last dimension.
  */
 
-/** How many values an operand holds, of rows of `width`: all of them, one per row, two per row, or one row. */
-type Extent = 'all' | 'perRow' | 'pairPerRow' | 'width';
+/**
+ * How many values an operand holds, of rows of `width`: all of them, one per row, two per row, one
+ * row, or one int32 per row (`targets`: a column index, the kernel's one-hot row).
+ */
+type Extent = 'all' | 'perRow' | 'pairPerRow' | 'width' | 'targets';
 
 interface RowKernel {
-  exported: keyof Pick<
-    Kernels,
-    'layerNorm' | 'layerNormGrad' | 'softmaxGrad' | 'pickGrad' | 'rowShift' | 'pick'
-  >;
-  inputs: Array<[name: string, extent: Extent]>;
-  /** Inputs, then outputs, the export takes after this kernel's own that it leaves out: passed as address 0, never read or written. */
-  unread?: { inputs?: number; outputs?: number };
+  /** The WAT function's export (./text.ts): its inputs' addresses, its outputs', rows, width, then `scalars`. */
+  exported: string;
+  inputs: ReadonlyArray<readonly [name: string, extent: Extent]>;
   /** Each output's shape: the first input's, [rows, 1], [width], [rows] or [rows, 2]. */
-  outputs: Array<'input' | 'column' | 'width' | 'rows' | 'pair'>;
-  /** Attributes passed after rows and width, in order; `constants` after them. */
-  scalars?: string[];
-  constants?: number[];
+  outputs: ReadonlyArray<'input' | 'column' | 'width' | 'rows' | 'pair'>;
+  /** Attributes passed after rows and width, in order. */
+  scalars?: readonly string[];
 }
 
-/** The head's pick (`pick`), with or without the entropy: shifted logits, their exps, the exps' sums and log-sums, the one-hot targets. */
-const PICK_INPUTS: RowKernel['inputs'] = [
+/** The head's pick, with or without the entropy: shifted logits, their exps, the exps' sums and log-sums, the int32 targets. */
+const PICK_INPUTS = [
   ['shifted', 'all'],
   ['exps', 'all'],
   ['sums', 'perRow'],
   ['logSums', 'perRow'],
-  ['hot', 'all'],
-];
+  ['targets', 'targets'],
+] as const;
 
 export const ROW_KERNELS = {
   TinyAgentLayerNorm: {
@@ -67,46 +66,44 @@ export const ROW_KERNELS = {
     ],
     outputs: ['input'],
   },
+  TinyAgentRowShift: { exported: 'rowShift', inputs: [['x', 'all']], outputs: ['input'] },
+  TinyAgentPick: { exported: 'pick', inputs: PICK_INPUTS, outputs: ['input', 'rows'] },
+  TinyAgentPickEntropy: {
+    exported: 'pickEntropy',
+    inputs: PICK_INPUTS,
+    outputs: ['input', 'pair', 'input', 'column'],
+  },
   TinyAgentPickGrad: {
     exported: 'pickGrad',
     inputs: [
       ['p', 'all'],
-      ['hot', 'all'],
+      ['targets', 'targets'],
       ['dy', 'perRow'],
     ],
-    unread: { inputs: 2 },
     outputs: ['input'],
-    constants: [0],
   },
   TinyAgentPickEntropyGrad: {
-    exported: 'pickGrad',
+    exported: 'pickEntropyGrad',
     inputs: [
       ['p', 'all'],
-      ['hot', 'all'],
+      ['targets', 'targets'],
       ['dy', 'pairPerRow'],
       ['logProbs', 'all'],
       ['entropy', 'perRow'],
     ],
     outputs: ['input'],
-    constants: [1],
   },
-  TinyAgentRowShift: {
-    exported: 'rowShift',
-    inputs: [['x', 'all']],
+  /** Adam's update of one variable (./adam.ts): w, g and the moments m and v, overwritten in place. */
+  TinyAgentAdam: {
+    exported: 'adam',
+    inputs: [
+      ['w', 'all'],
+      ['g', 'all'],
+      ['m', 'all'],
+      ['v', 'all'],
+    ],
     outputs: ['input'],
-  },
-  TinyAgentPick: {
-    exported: 'pick',
-    inputs: PICK_INPUTS,
-    outputs: ['input', 'rows'],
-    unread: { outputs: 2 },
-    constants: [0],
-  },
-  TinyAgentPickEntropy: {
-    exported: 'pick',
-    inputs: PICK_INPUTS,
-    outputs: ['input', 'pair', 'input', 'column'],
-    constants: [1],
+    scalars: ADAM_SCALARS,
   },
 } as const satisfies Record<string, RowKernel>;
 
@@ -121,9 +118,19 @@ export function rowKernelFunc(name: RowKernelName): tf.KernelFunc {
     const shape = inputs[spec.inputs[0]![0]]!.shape;
     const width = shape[shape.length - 1] ?? 1;
     const rows = width === 0 ? 0 : shape.reduce((a, b) => a * b, 1) / width;
-    const wanted: Record<Extent, number> = { all: rows * width, perRow: rows, pairPerRow: 2 * rows, width };
+    const wanted: Record<Extent, number> = {
+      all: rows * width,
+      perRow: rows,
+      pairPerRow: 2 * rows,
+      width,
+      targets: rows,
+    };
     const places = spec.inputs.map(([input, extent]) => {
-      const place = internals.place(inputs[input]!, `${name} ${input}`);
+      const place = internals.place(
+        inputs[input]!,
+        `${name} ${input}`,
+        extent === 'targets' ? 'int32' : 'float32',
+      );
       if (boundsChecked() && place.size !== wanted[extent])
         throw new Error(`${name}: ${input} holds ${place.size} values, not ${wanted[extent]}`);
       return place.offset;
@@ -131,15 +138,12 @@ export function rowKernelFunc(name: RowKernelName): tf.KernelFunc {
     const shapes = { input: [...shape], column: [rows, 1], width: [width], rows: [rows], pair: [rows, 2] };
     const outputs = spec.outputs.map((kind) => internals.makeOutput(shapes[kind]));
     if (width > 0)
-      installed[spec.exported](
+      installed.rowwise.get(spec.exported)!(
         ...places,
-        ...new Array<number>(spec.unread?.inputs ?? 0).fill(0),
         ...outputs.map((out) => internals.place(out, `${name} out`).offset),
-        ...new Array<number>(spec.unread?.outputs ?? 0).fill(0),
         rows,
         width,
         ...(spec.scalars ?? []).map((scalar) => attrs![scalar]!),
-        ...(spec.constants ?? []),
       );
     return outputs;
   }) as unknown as tf.KernelFunc;

@@ -1,11 +1,11 @@
 /**
  * The WebAssembly text of our kernels, generated: register-tiled float32 products, a packer for
  * B's columns, the clip's sum of squares, Adam's update, elementwise add, sub and mul, a row
- * copy, and the row-wise kernels of LayerNorm and the softmaxes (./rowwise.ts). `kernels.wat` beside this file is its output (`KERNELS_WAT`), committed so that a change
- * to a kernel shows as a diff one can read
- * (`test/agent-kernels.test.ts` checks that this generator still writes it byte for byte;
- * `npm run kernels:wat` rewrites it). The module imports the tfjs wasm module's memory and runs
- * on its tensors' buffers in place (./install.ts).
+ * copy, and the row-wise kernels of LayerNorm and the softmaxes (./rowwise.ts). `kernels.wat`
+ * beside this file is its output (`KERNELS_WAT`), committed so that a change to a kernel shows
+ * as a diff one can read (`test/agent-kernels.test.ts` checks that this generator still writes
+ * it byte for byte; `npm run kernels:wat` rewrites it). The module imports the tfjs wasm
+ * module's memory and runs on its tensors' buffers in place (./install.ts).
  */
 import { fileURLToPath } from 'node:url';
 
@@ -169,7 +169,7 @@ const SUM_SQUARES = `(func (export "sumSquares") (param $p i32) (param $n i32) (
 (br_if $each (i32.lt_u (local.tee $p (i32.add (local.get $p) (i32.const 4))) (local.get $end))))
 (local.get $s))`;
 
-/** The scalar operands of one Adam update (`adamUpdate`), in the kernel's parameter order after the five addresses and the count. */
+/** The scalar operands of one Adam update (`adamUpdate`), in the kernel's parameter order after the five addresses and the weights' rows and width. */
 export const ADAM_SCALARS = [
   'scale',
   'beta1',
@@ -183,7 +183,7 @@ export const ADAM_SCALARS = [
 ] as const;
 
 /**
- * One Adam update of n values, four at a time and then one at a time (each lane rounds as the
+ * One Adam update of n = rows · C values (a row-wise kernel of ./rowwise.ts over the whole of w), four at a time and then one at a time (each lane rounds as the
  * scalar would), writing the new weights at out and the moments over m and v:
  *   g' = g·scale, m' = m·β1 + g'·(1-β1), v' = v·β2 + (g'·g')·(1-β2),
  *   out = ((m'/debias1) / (sqrt(v'/debias2) + ε))·step + w,
@@ -214,8 +214,9 @@ function adamKernel(): string {
 (local.set $out (i32.add (local.get $out) (i32.const ${size})))
 (local.set $n (i32.sub (local.get $n) (i32.const ${lanes === '4' ? 4 : 1})))`;
   };
-  return `(func (export "adam") (param $w i32) (param $g i32) (param $m i32) (param $v i32) (param $out i32) (param $n i32) ${params}
-${splats} (local $gv4 v128) (local $mv4 v128) (local $vv4 v128) (local $gv f32) (local $mv f32) (local $vv f32)
+  return `(func (export "adam") (param $w i32) (param $g i32) (param $m i32) (param $v i32) (param $out i32) (param $rows i32) (param $C i32) ${params}
+${splats} (local $n i32) (local $gv4 v128) (local $mv4 v128) (local $vv4 v128) (local $gv f32) (local $mv f32) (local $vv f32)
+(local.set $n (i32.mul (local.get $rows) (local.get $C)))
 ${setSplats}
 (block $vectors (loop $four
 (br_if $vectors (i32.lt_u (local.get $n) (i32.const 4)))
@@ -237,6 +238,50 @@ const COPY_ROWS = `(func (export "copyRows") (param $src i32) (param $srcStride 
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))`;
 
+/** The address of the current value (byte $j of the row) of the operand at $`p`. */
+const at = (p: string) => `(i32.add (local.get $${p}) (local.get $j))`;
+/** The current value of the operand at $`p`. */
+const get = (p: string) => `(f32.load ${at(p)})`;
+
+/** A loop `label` over a row's values: `body` with $j from 0 by 4 bytes to $end, a row's bytes. */
+const overRow = (label: string, body: string) => `(local.set $j (i32.const 0))
+(loop ${label}
+${body}
+(br_if ${label} (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))`;
+
+/**
+ * A row-wise kernel's function `name` (./rowwise.ts): the i32 operands `pointers`, then $rows and
+ * the row's width `width`, then the f32 `floats`; `setup` once; per row, `body`, then each pointer
+ * of `advance` steps on by its bytes ('row': a row of values, $end bytes).
+ */
+function rowwise(kernel: {
+  name: string;
+  pointers: string;
+  width: string;
+  floats?: string;
+  locals: string;
+  setup?: string;
+  advance: Record<string, number | 'row'>;
+  body: string;
+}): string {
+  const params = (names: string, type: string) => names.split(' ').map((name) => `(param ${name} ${type})`);
+  return [
+    `(func (export "${kernel.name}") ${[...params(`${kernel.pointers} $rows ${kernel.width}`, 'i32'), ...(kernel.floats ? params(kernel.floats, 'f32') : [])].join(' ')}`,
+    `(local $j i32) (local $end i32) ${kernel.locals}`,
+    `(local.set $end (i32.shl (local.get ${kernel.width}) (i32.const 2)))`,
+    ...(kernel.setup ? [kernel.setup] : []),
+    '(block $done (loop $row',
+    '(br_if $done (i32.eqz (local.get $rows)))',
+    kernel.body,
+    ...Object.entries(kernel.advance).map(
+      ([p, by]) =>
+        `(local.set $${p} (i32.add (local.get $${p}) ${by === 'row' ? '(local.get $end)' : `(i32.const ${by})`}))`,
+    ),
+    '(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))',
+    '(br $row))))',
+  ].join('\n');
+}
+
 /**
  * LayerNorm over rows of C values (agent/layers.ts `layerNorm`), forward: for each row of x,
  *   mean = (sum of x, in order from 0) / C, centred = x - mean,
@@ -246,38 +291,33 @@ const COPY_ROWS = `(func (export "copyRows") (param $src i32) (param $srcStride 
  * that order: tfjs's ops on wasm (Mean and Sum add in order from 0 and divide by the count,
  * Square multiplies, Rsqrt is 1 / sqrt), so the same bits.
  */
-const LAYER_NORM = `(func (export "layerNorm") (param $x i32) (param $gain i32) (param $bias i32) (param $y i32) (param $xhat i32) (param $rstd i32) (param $rows i32) (param $C i32) (param $eps f32)
-(local $j i32) (local $end i32) (local $sum f32) (local $mean f32) (local $r f32) (local $c f32) (local $n f32)
-(local.set $n (f32.convert_i32_u (local.get $C)))
-(local.set $end (i32.shl (local.get $C) (i32.const 2)))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $sum (f32.const 0))
-(local.set $j (i32.const 0))
-(loop $s (local.set $sum (f32.add (local.get $sum) (f32.load (i32.add (local.get $x) (local.get $j)))))
-(br_if $s (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+const LAYER_NORM = rowwise({
+  name: 'layerNorm',
+  pointers: '$x $gain $bias $y $xhat $rstd',
+  width: '$C',
+  floats: '$eps',
+  locals: '(local $sum f32) (local $mean f32) (local $r f32) (local $c f32) (local $n f32)',
+  setup: '(local.set $n (f32.convert_i32_u (local.get $C)))',
+  advance: { x: 'row', y: 'row', xhat: 'row', rstd: 4 },
+  body: `(local.set $sum (f32.const 0))
+${overRow('$s', `(local.set $sum (f32.add (local.get $sum) ${get('x')}))`)}
 (local.set $mean (f32.div (local.get $sum) (local.get $n)))
 (local.set $sum (f32.const 0))
-(local.set $j (i32.const 0))
-(loop $v
-(local.set $c (f32.sub (f32.load (i32.add (local.get $x) (local.get $j))) (local.get $mean)))
-(f32.store (i32.add (local.get $xhat) (local.get $j)) (local.get $c))
-(local.set $sum (f32.add (local.get $sum) (f32.mul (local.get $c) (local.get $c))))
-(br_if $v (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+${overRow(
+  '$v',
+  `(local.set $c (f32.sub ${get('x')} (local.get $mean)))
+(f32.store ${at('xhat')} (local.get $c))
+(local.set $sum (f32.add (local.get $sum) (f32.mul (local.get $c) (local.get $c))))`,
+)}
 (local.set $r (f32.div (f32.const 1) (f32.sqrt (f32.add (f32.div (local.get $sum) (local.get $n)) (local.get $eps)))))
 (f32.store (local.get $rstd) (local.get $r))
-(local.set $j (i32.const 0))
-(loop $out
-(local.set $c (f32.mul (f32.load (i32.add (local.get $xhat) (local.get $j))) (local.get $r)))
-(f32.store (i32.add (local.get $xhat) (local.get $j)) (local.get $c))
-(f32.store (i32.add (local.get $y) (local.get $j)) (f32.add (f32.mul (local.get $c) (f32.load (i32.add (local.get $gain) (local.get $j)))) (f32.load (i32.add (local.get $bias) (local.get $j)))))
-(br_if $out (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $x (i32.add (local.get $x) (local.get $end)))
-(local.set $y (i32.add (local.get $y) (local.get $end)))
-(local.set $xhat (i32.add (local.get $xhat) (local.get $end)))
-(local.set $rstd (i32.add (local.get $rstd) (i32.const 4)))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
+${overRow(
+  '$out',
+  `(local.set $c (f32.mul ${get('xhat')} (local.get $r)))
+(f32.store ${at('xhat')} (local.get $c))
+(f32.store ${at('y')} (f32.add (f32.mul (local.get $c) ${get('gain')}) ${get('bias')}))`,
+)}`,
+});
 
 /**
  * LayerNorm's gradient (agent/layers.ts `layerNorm`) from dy, the saved xhat (rows of C) and
@@ -287,174 +327,174 @@ const LAYER_NORM = `(func (export "layerNorm") (param $x i32) (param $gain i32) 
  * operation rounded to float32 in that order, the means as tfjs's Mean and the column sums as
  * tfjs's Sum over axis 0 (a sum in order of the row from 0): the same bits as tfjs's ops.
  */
-const LAYER_NORM_GRAD = `(func (export "layerNormGrad") (param $dy i32) (param $xhat i32) (param $rstd i32) (param $gain i32) (param $dx i32) (param $dgain i32) (param $dbias i32) (param $rows i32) (param $C i32)
-(local $j i32) (local $end i32) (local $s1 f32) (local $s2 f32) (local $m1 f32) (local $m2 f32) (local $d f32) (local $g f32) (local $h f32) (local $n f32)
-(local.set $n (f32.convert_i32_u (local.get $C)))
-(local.set $end (i32.shl (local.get $C) (i32.const 2)))
+const LAYER_NORM_GRAD = rowwise({
+  name: 'layerNormGrad',
+  pointers: '$dy $xhat $rstd $gain $dx $dgain $dbias',
+  width: '$C',
+  locals:
+    '(local $s1 f32) (local $s2 f32) (local $m1 f32) (local $m2 f32) (local $d f32) (local $g f32) (local $h f32) (local $n f32)',
+  setup: `(local.set $n (f32.convert_i32_u (local.get $C)))
 (memory.fill (local.get $dgain) (i32.const 0) (local.get $end))
-(memory.fill (local.get $dbias) (i32.const 0) (local.get $end))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $s1 (f32.const 0))
+(memory.fill (local.get $dbias) (i32.const 0) (local.get $end))`,
+  advance: { dy: 'row', xhat: 'row', dx: 'row', rstd: 4 },
+  body: `(local.set $s1 (f32.const 0))
 (local.set $s2 (f32.const 0))
-(local.set $j (i32.const 0))
-(loop $s
-(local.set $g (f32.load (i32.add (local.get $dy) (local.get $j))))
-(local.set $h (f32.load (i32.add (local.get $xhat) (local.get $j))))
-(local.set $d (f32.mul (local.get $g) (f32.load (i32.add (local.get $gain) (local.get $j)))))
+${overRow(
+  '$s',
+  `(local.set $g ${get('dy')})
+(local.set $h ${get('xhat')})
+(local.set $d (f32.mul (local.get $g) ${get('gain')}))
 (local.set $s1 (f32.add (local.get $s1) (local.get $d)))
 (local.set $s2 (f32.add (local.get $s2) (f32.mul (local.get $d) (local.get $h))))
-(f32.store (i32.add (local.get $dgain) (local.get $j)) (f32.add (f32.load (i32.add (local.get $dgain) (local.get $j))) (f32.mul (local.get $g) (local.get $h))))
-(f32.store (i32.add (local.get $dbias) (local.get $j)) (f32.add (f32.load (i32.add (local.get $dbias) (local.get $j))) (local.get $g)))
-(br_if $s (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
+(f32.store ${at('dgain')} (f32.add ${get('dgain')} (f32.mul (local.get $g) (local.get $h))))
+(f32.store ${at('dbias')} (f32.add ${get('dbias')} (local.get $g)))`,
+)}
 (local.set $m1 (f32.div (local.get $s1) (local.get $n)))
 (local.set $m2 (f32.div (local.get $s2) (local.get $n)))
-(local.set $j (i32.const 0))
-(loop $out
-(local.set $d (f32.mul (f32.load (i32.add (local.get $dy) (local.get $j))) (f32.load (i32.add (local.get $gain) (local.get $j)))))
-(f32.store (i32.add (local.get $dx) (local.get $j)) (f32.mul (f32.load (local.get $rstd)) (f32.sub (f32.sub (local.get $d) (local.get $m1)) (f32.mul (f32.load (i32.add (local.get $xhat) (local.get $j))) (local.get $m2)))))
-(br_if $out (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $dy (i32.add (local.get $dy) (local.get $end)))
-(local.set $xhat (i32.add (local.get $xhat) (local.get $end)))
-(local.set $dx (i32.add (local.get $dx) (local.get $end)))
-(local.set $rstd (i32.add (local.get $rstd) (i32.const 4)))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
+${overRow(
+  '$out',
+  `(local.set $d (f32.mul ${get('dy')} ${get('gain')}))
+(f32.store ${at('dx')} (f32.mul (f32.load (local.get $rstd)) (f32.sub (f32.sub (local.get $d) (local.get $m1)) (f32.mul ${get('xhat')} (local.get $m2)))))`,
+)}`,
+});
 
 /**
  * Each row of x less its maximum (agent/layers.ts, the head's stable softmax): m starts at the
  * row's first value and takes each later value greater than it (so a NaN is skipped unless it
  * comes first), out = x - m: tfjs's Max on wasm, then Sub, so the same bits.
  */
-const ROW_SHIFT = `(func (export "rowShift") (param $x i32) (param $out i32) (param $rows i32) (param $V i32)
-(local $j i32) (local $end i32) (local $m f32) (local $v f32)
-(local.set $end (i32.shl (local.get $V) (i32.const 2)))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $m (f32.load (local.get $x)))
-(local.set $j (i32.const 0))
-(loop $max
-(local.set $v (f32.load (i32.add (local.get $x) (local.get $j))))
-(local.set $m (select (local.get $v) (local.get $m) (f32.gt (local.get $v) (local.get $m))))
-(br_if $max (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $j (i32.const 0))
-(loop $each
-(f32.store (i32.add (local.get $out) (local.get $j)) (f32.sub (f32.load (i32.add (local.get $x) (local.get $j))) (local.get $m)))
-(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $x (i32.add (local.get $x) (local.get $end)))
-(local.set $out (i32.add (local.get $out) (local.get $end)))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
-
-/**
- * The head's log-probability of the target, and with `entropy` the entropy, per row of V
- * (agent/layers.ts `pickLogProbs`, `pickLogProbsWithEntropy`), from the shifted logits z, their
- * exps, the exps' sum S and log S, and the one-hot target: probs = exps / S, and
- *   without entropy: value = (sum of z · hot, in order from 0) - log S;
- *   with it: logProbs = z - log S, H = -(sum of probs · logProbs), value = (sum of logProbs ·
- *   hot, H), writing logProbs and H too.
- * Each operation rounded to float32 in that order, as tfjs's ops give it.
- */
-const PICK = `(func (export "pick") (param $z i32) (param $exps i32) (param $sums i32) (param $logSums i32) (param $hot i32) (param $probs i32) (param $value i32) (param $logp i32) (param $h i32) (param $rows i32) (param $V i32) (param $entropy i32)
-(local $j i32) (local $end i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $t f32) (local $u f32)
-(local.set $end (i32.shl (local.get $V) (i32.const 2)))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $S (f32.load (local.get $sums)))
-(local.set $L (f32.load (local.get $logSums)))
-(local.set $t (f32.const 0))
-(local.set $u (f32.const 0))
-(local.set $j (i32.const 0))
-(loop $each
-(local.set $q (f32.div (f32.load (i32.add (local.get $exps) (local.get $j))) (local.get $S)))
-(f32.store (i32.add (local.get $probs) (local.get $j)) (local.get $q))
-(if (local.get $entropy) (then
-(local.set $lp (f32.sub (f32.load (i32.add (local.get $z) (local.get $j))) (local.get $L)))
-(f32.store (i32.add (local.get $logp) (local.get $j)) (local.get $lp))
-(local.set $t (f32.add (local.get $t) (f32.mul (local.get $q) (local.get $lp)))))
-(else (local.set $lp (f32.load (i32.add (local.get $z) (local.get $j))))))
-(local.set $u (f32.add (local.get $u) (f32.mul (local.get $lp) (f32.load (i32.add (local.get $hot) (local.get $j))))))
-(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(if (local.get $entropy) (then
-(local.set $t (f32.neg (local.get $t)))
-(f32.store (local.get $h) (local.get $t))
-(f32.store (local.get $value) (local.get $u))
-(f32.store offset=4 (local.get $value) (local.get $t))
-(local.set $value (i32.add (local.get $value) (i32.const 8)))
-(local.set $logp (i32.add (local.get $logp) (local.get $end)))
-(local.set $h (i32.add (local.get $h) (i32.const 4))))
-(else
-(f32.store (local.get $value) (f32.sub (local.get $u) (local.get $L)))
-(local.set $value (i32.add (local.get $value) (i32.const 4)))))
-(local.set $z (i32.add (local.get $z) (local.get $end)))
-(local.set $exps (i32.add (local.get $exps) (local.get $end)))
-(local.set $hot (i32.add (local.get $hot) (local.get $end)))
-(local.set $probs (i32.add (local.get $probs) (local.get $end)))
-(local.set $sums (i32.add (local.get $sums) (i32.const 4)))
-(local.set $logSums (i32.add (local.get $logSums) (i32.const 4)))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
+const ROW_SHIFT = rowwise({
+  name: 'rowShift',
+  pointers: '$x $out',
+  width: '$V',
+  locals: '(local $m f32) (local $v f32)',
+  advance: { x: 'row', out: 'row' },
+  body: `(local.set $m (f32.load (local.get $x)))
+${overRow(
+  '$max',
+  `(local.set $v ${get('x')})
+(local.set $m (select (local.get $v) (local.get $m) (f32.gt (local.get $v) (local.get $m))))`,
+)}
+${overRow('$each', `(f32.store ${at('out')} (f32.sub ${get('x')} (local.get $m)))`)}`,
+});
 
 /**
  * Softmax's gradient along rows of T (agent/layers.ts attention): for each row of probabilities
  * p and upstream gradient d, s = (sum of d · p, in order from 0), out = p · (d - s), each
  * operation rounded to float32 in that order, as tfjs's Multiply, Sum and Sub give it.
  */
-const SOFTMAX_GRAD = `(func (export "softmaxGrad") (param $p i32) (param $d i32) (param $out i32) (param $rows i32) (param $T i32)
-(local $j i32) (local $end i32) (local $s f32)
-(local.set $end (i32.shl (local.get $T) (i32.const 2)))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $s (f32.const 0))
-(local.set $j (i32.const 0))
-(loop $sum
-(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $d) (local.get $j))) (f32.load (i32.add (local.get $p) (local.get $j))))))
-(br_if $sum (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $j (i32.const 0))
-(loop $each
-(f32.store (i32.add (local.get $out) (local.get $j)) (f32.mul (f32.load (i32.add (local.get $p) (local.get $j))) (f32.sub (f32.load (i32.add (local.get $d) (local.get $j))) (local.get $s))))
-(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $p (i32.add (local.get $p) (local.get $end)))
-(local.set $d (i32.add (local.get $d) (local.get $end)))
-(local.set $out (i32.add (local.get $out) (local.get $end)))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
+const SOFTMAX_GRAD = rowwise({
+  name: 'softmaxGrad',
+  pointers: '$p $d $out',
+  width: '$T',
+  locals: '(local $s f32)',
+  advance: { p: 'row', d: 'row', out: 'row' },
+  body: `(local.set $s (f32.const 0))
+${overRow('$sum', `(local.set $s (f32.add (local.get $s) (f32.mul ${get('d')} ${get('p')})))`)}
+${overRow('$each', `(f32.store ${at('out')} (f32.mul ${get('p')} (f32.sub ${get('d')} (local.get $s))))`)}`,
+});
+
+/**
+ * The row's target column as a byte offset ($t, against $j), from its int32 target: -1 (no
+ * column) outside [0, V), where tfjs's oneHot row is all zeros.
+ */
+const TARGET_COLUMN = `(local.set $t (i32.load (local.get $target)))
+(local.set $t (select (i32.shl (local.get $t) (i32.const 2)) (i32.const -1) (i32.lt_u (local.get $t) (local.get $V))))`;
+/** The current value of the row's one-hot target: 1 in the target's column, else 0, as tfjs's oneHot cast to float32. */
+const HOT = '(select (f32.const 1) (f32.const 0) (i32.eq (local.get $j) (local.get $t)))';
+
+/**
+ * The head's log-probability of the target, and with `entropy` the entropy, per row of V
+ * (agent/layers.ts `pickLogProbs`, `pickLogProbsWithEntropy`), from the shifted logits z, their
+ * exps, the exps' sum S and log S, and the int32 target (its one-hot row `HOT`): probs = exps / S,
+ *   without entropy: value = (sum of z · hot, in order from 0) - log S;
+ *   with it: logProbs = z - log S, H = -(sum of probs · logProbs), value = (sum of logProbs ·
+ *   hot, H), writing logProbs and H too.
+ * Each operation rounded to float32 in that order, as tfjs's ops give it.
+ */
+function pickKernel(entropy: boolean): string {
+  return rowwise({
+    name: entropy ? 'pickEntropy' : 'pick',
+    pointers: `$z $exps $sums $logSums $target $probs $value${entropy ? ' $logp $h' : ''}`,
+    width: '$V',
+    locals:
+      '(local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $e f32) (local $u f32)',
+    advance: {
+      ...{ z: 'row', exps: 'row', probs: 'row', sums: 4, logSums: 4, target: 4, value: entropy ? 8 : 4 },
+      ...(entropy ? { logp: 'row', h: 4 } : {}),
+    },
+    body: `${TARGET_COLUMN}
+(local.set $S (f32.load (local.get $sums)))
+(local.set $L (f32.load (local.get $logSums)))
+(local.set $e (f32.const 0))
+(local.set $u (f32.const 0))
+${overRow(
+  '$each',
+  `(local.set $q (f32.div ${get('exps')} (local.get $S)))
+(f32.store ${at('probs')} (local.get $q))
+${
+  entropy
+    ? `(local.set $lp (f32.sub ${get('z')} (local.get $L)))
+(f32.store ${at('logp')} (local.get $lp))
+(local.set $e (f32.add (local.get $e) (f32.mul (local.get $q) (local.get $lp))))`
+    : `(local.set $lp ${get('z')})`
+}
+(local.set $u (f32.add (local.get $u) (f32.mul (local.get $lp) ${HOT})))`,
+)}
+${
+  entropy
+    ? `(local.set $e (f32.neg (local.get $e)))
+(f32.store (local.get $h) (local.get $e))
+(f32.store (local.get $value) (local.get $u))
+(f32.store offset=4 (local.get $value) (local.get $e))`
+    : '(f32.store (local.get $value) (f32.sub (local.get $u) (local.get $L)))'
+}`,
+  });
+}
 
 /**
  * The gradient of log softmax(z)[target] and, with `entropy`, of the entropy H, with respect
  * to logits rows of V (agent/layers.ts `pickLogProbs`, `pickLogProbsWithEntropy`): for each
  * row, out = (hot - p) · dPicked, minus (p · (log p + H)) · dH with entropy, from the row's
- * probabilities p, log-probabilities, one-hot target and entropy H, and its upstream gradients
- * dy (dPicked, or dPicked and dH side by side). Each operation rounded to float32 in that order,
- * as tfjs's ops give it.
+ * probabilities p, int32 target (its one-hot row `HOT`), upstream gradients dy (dPicked, or
+ * dPicked and dH side by side), and with entropy its log-probabilities and H. Each operation
+ * rounded to float32 in that order, as tfjs's ops give it.
  */
-const PICK_GRAD = `(func (export "pickGrad") (param $p i32) (param $hot i32) (param $dy i32) (param $logp i32) (param $h i32) (param $out i32) (param $rows i32) (param $V i32) (param $entropy i32)
-(local $j i32) (local $end i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)
-(local.set $end (i32.shl (local.get $V) (i32.const 2)))
-(block $done (loop $row
-(br_if $done (i32.eqz (local.get $rows)))
-(local.set $dPicked (f32.load (local.get $dy)))
-(if (local.get $entropy) (then
+function pickGradKernel(entropy: boolean): string {
+  return rowwise({
+    name: entropy ? 'pickEntropyGrad' : 'pickGrad',
+    pointers: `$p $target $dy${entropy ? ' $logp $h' : ''} $out`,
+    width: '$V',
+    locals:
+      '(local $t i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)',
+    advance: {
+      p: 'row',
+      out: 'row',
+      target: 4,
+      dy: entropy ? 8 : 4,
+      ...(entropy ? { logp: 'row', h: 4 } : {}),
+    },
+    body: `${TARGET_COLUMN}
+(local.set $dPicked (f32.load (local.get $dy)))${
+      entropy
+        ? `
 (local.set $dH (f32.load offset=4 (local.get $dy)))
-(local.set $H (f32.load (local.get $h)))))
-(local.set $j (i32.const 0))
-(loop $each
-(local.set $q (f32.load (i32.add (local.get $p) (local.get $j))))
-(local.set $g (f32.mul (f32.sub (f32.load (i32.add (local.get $hot) (local.get $j))) (local.get $q)) (local.get $dPicked)))
-(if (local.get $entropy) (then
-(local.set $g (f32.sub (local.get $g) (f32.mul (f32.mul (local.get $q) (f32.add (f32.load (i32.add (local.get $logp) (local.get $j))) (local.get $H))) (local.get $dH))))))
-(f32.store (i32.add (local.get $out) (local.get $j)) (local.get $g))
-(br_if $each (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 4))) (local.get $end))))
-(local.set $p (i32.add (local.get $p) (local.get $end)))
-(local.set $hot (i32.add (local.get $hot) (local.get $end)))
-(local.set $out (i32.add (local.get $out) (local.get $end)))
-(if (local.get $entropy) (then
-(local.set $logp (i32.add (local.get $logp) (local.get $end)))
-(local.set $h (i32.add (local.get $h) (i32.const 4)))
-(local.set $dy (i32.add (local.get $dy) (i32.const 8))))
-(else (local.set $dy (i32.add (local.get $dy) (i32.const 4)))))
-(local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
-(br $row))))`;
+(local.set $H (f32.load (local.get $h)))`
+        : ''
+    }
+${overRow(
+  '$each',
+  `(local.set $q ${get('p')})
+(local.set $g (f32.mul (f32.sub ${HOT} (local.get $q)) (local.get $dPicked)))${
+    entropy
+      ? `
+(local.set $g (f32.sub (local.get $g) (f32.mul (f32.mul (local.get $q) (f32.add ${get('logp')} (local.get $H))) (local.get $dH))))`
+      : ''
+  }
+(f32.store ${at('out')} (local.get $g))`,
+)}`,
+  });
+}
 
 /** tfjs's binary kernels our elementwise kernels take over (./tfjsKernels.ts), each one IEEE operation. */
 export const BINARY_OPS = { Add: 'add', Sub: 'sub', Multiply: 'mul' } as const;
@@ -503,9 +543,10 @@ ${step('b', 1)}
 
 /**
  * The whole module's WAT text: the tfjs module's memory, imported, one kernel per tile shape and
- * order, the packer, Adam's two loops, the elementwise kernels and the row copy. `fused` writes the tiles' vector multiply-adds as
- * relaxed SIMD's `f32x4.relaxed_madd` (one rounding where the CPU has FMA): other bits, so only
- * `npm run bench` runs it (`tilesOf`, `withTiles`), to measure what it would gain.
+ * order, the packer, Adam's two loops, the elementwise kernels, the row copy and the row-wise
+ * kernels. `fused` writes the tiles' vector multiply-adds as relaxed SIMD's `f32x4.relaxed_madd`
+ * (one rounding where the CPU has FMA): other bits, so only `npm run bench` runs it (`tilesOf`,
+ * `withTiles`), to measure what it would gain.
  */
 export function kernelsModuleText({ fused = false }: { fused?: boolean } = {}): string {
   const kernels = [false, true].flatMap((columnsOuter) =>
@@ -523,9 +564,8 @@ export function kernelsModuleText({ fused = false }: { fused?: boolean } = {}): 
     LAYER_NORM,
     LAYER_NORM_GRAD,
     SOFTMAX_GRAD,
-    PICK_GRAD,
     ROW_SHIFT,
-    PICK,
+    ...[false, true].flatMap((entropy) => [pickKernel(entropy), pickGradKernel(entropy)]),
     ')',
   ].join('\n');
 }

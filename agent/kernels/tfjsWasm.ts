@@ -24,8 +24,8 @@ type TensorData = { memoryOffset: number; shape: number[]; dtype: string };
 /** The running wasm backend as our kernels see it. */
 export interface WasmInternals {
   memory: WebAssembly.Memory;
-  /** A float32 tensor's first byte in `memory` and its element count; throws for another dtype. */
-  place(tensor: tf.TensorInfo, name: string): { offset: number; size: number };
+  /** A tensor's first byte in `memory` and its element count; throws unless it is of `dtype` (float32 by default). */
+  place(tensor: tf.TensorInfo, name: string, dtype?: 'float32' | 'int32'): { offset: number; size: number };
   makeOutput(shape: number[]): tf.TensorInfo;
   /** Another tensor on `tensor`'s data, no copy: the data is freed when both are disposed. */
   share(tensor: tf.TensorInfo): tf.TensorInfo;
@@ -69,10 +69,10 @@ export function wasmInternals(wasmVersion: string): WasmInternals {
   const incRef = backend.incRef as (dataId: object) => void;
   return {
     memory,
-    place(tensor, name) {
+    place(tensor, name, dtype = 'float32') {
       const data = dataIdMap.get(tensor.dataId);
       if (data === undefined) throw new Error(`${name}: a tensor the wasm backend does not hold (disposed?)`);
-      if (data.dtype !== 'float32') throw new Error(`${name}: a ${data.dtype} tensor, not float32`);
+      if (data.dtype !== dtype) throw new Error(`${name}: a ${data.dtype} tensor, not ${dtype}`);
       return { offset: data.memoryOffset, size: data.shape.reduce((a, b) => a * b, 1) };
     },
     makeOutput: (shape) => makeOutput.call(backend, shape, 'float32'),
