@@ -5,8 +5,8 @@ import type { ADAM_SCALARS } from './text.ts';
 
 /**
  * The training step's optimizer arithmetic on our kernels (train/optimizer.ts): Adam's update of
- * a variable in one pass (`adamUpdate`, the row kernel `TinyAgentAdam` of ./rowwise.ts) and the clip's sum of
- * squares (`sumOfSquares`), each the same bits as the tfjs ops they replace.
+ * a variable in one pass (`adamUpdate`, the row kernel `TinyAgentAdam` of ./rowwise.ts) and the
+ * clip's sum of squares (`sumOfSquares`), each the same bits as the tfjs ops they replace.
  */
 
 /** The operands of `adamUpdate`, each rounded to float32 by the kernel. */
