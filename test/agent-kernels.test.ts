@@ -252,6 +252,16 @@ describe('bounds: every call checks its operands before it writes', () => {
     tf.dispose([dy, xhat, rstd, gain]);
   });
 
+  it("the head's kernels take int32 targets, one per row, and refuse others before any write", () => {
+    const logits = tf.ones([3, 5]) as tf.Tensor2D;
+    const [floats, short] = [tf.tensor1d([0, 1, 2]), tf.tensor1d([0, 1], 'int32')];
+    const before = tf.memory().numTensors;
+    expect(() => pickLogProbs(logits, floats)).toThrow('TinyAgentPick targets: a float32 tensor, not int32');
+    expect(() => pickLogProbs(logits, short)).toThrow('TinyAgentPick: targets holds 2 values, not 3');
+    expect(tf.memory().numTensors).toBe(before);
+    tf.dispose([logits, floats, short]);
+  });
+
   it("Adam's kernel refuses moments of another size than the weights", () => {
     const w = tf.zeros([10]);
     const short = tf.zeros([9]);
