@@ -251,7 +251,7 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
     let probs: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
       const inputs = { shifted, exps, sums, logSums: tf.log(sums), targets };
-      [probs, value] = rowKernel('TinyAgentPick', inputs) as [tf.Tensor, tf.Tensor];
+      [probs, value] = rowKernel('TinyAgentPick', inputs);
     } else {
       probs = tf.div(exps, sums);
       value = tf.sub(tf.sum(tf.mul(shifted, oneHotOf(targets, vocab)), -1), tf.log(tf.reshape(sums, [-1])));
@@ -261,7 +261,7 @@ export function pickLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Tens
       value: value as tf.Tensor1D,
       gradFunc: (dy: tf.Tensor1D, saved: tf.Tensor[]) => {
         const [probs, targets] = saved as [tf.Tensor2D, tf.Tensor1D];
-        if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, targets, dy })[0]!;
+        if (productsInstalled()) return rowKernel('TinyAgentPickGrad', { p: probs, targets, dy })[0];
         return tf.mul(tf.sub(oneHotOf(targets, vocab), probs), tf.reshape(dy, [-1, 1]));
       },
     };
@@ -283,12 +283,7 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
     let probs: tf.Tensor, logProbs: tf.Tensor, entropy: tf.Tensor, value: tf.Tensor;
     if (productsInstalled()) {
       const inputs = { shifted, exps, sums, logSums: tf.log(sums), targets };
-      [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs) as [
-        tf.Tensor,
-        tf.Tensor,
-        tf.Tensor,
-        tf.Tensor,
-      ];
+      [probs, value, logProbs, entropy] = rowKernel('TinyAgentPickEntropy', inputs);
     } else {
       logProbs = tf.sub(shifted, tf.log(sums)); // [N, V]
       probs = tf.div(exps, sums);
@@ -301,7 +296,7 @@ export function pickLogProbsWithEntropy(logits: tf.Tensor2D, targets: tf.Tensor1
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
         const [p, logP, targets, h] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
         if (productsInstalled())
-          return rowKernel('TinyAgentPickEntropyGrad', { p, targets, dy, logProbs: logP, entropy: h })[0]!;
+          return rowKernel('TinyAgentPickEntropyGrad', { p, targets, dy, logProbs: logP, entropy: h })[0];
         const [dPicked, dEntropy] = tf.split(dy, 2, 1) as [tf.Tensor2D, tf.Tensor2D];
         const hot = oneHotOf(targets, vocab);
         return tf.sub(tf.mul(tf.sub(hot, p), dPicked), tf.mul(tf.mul(p, tf.add(logP, h)), dEntropy));
@@ -320,11 +315,7 @@ export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor1D, bias: tf.Tensor1D):
   const op = customOp((xIn: tf.Tensor2D, gIn: tf.Tensor1D, bIn: tf.Tensor1D, save: Saver) => {
     let y: tf.Tensor, xhat: tf.Tensor, rstd: tf.Tensor;
     if (productsInstalled()) {
-      [y, xhat, rstd] = rowKernel('TinyAgentLayerNorm', { x: xIn, gain: gIn, bias: bIn }, { eps: 1e-5 }) as [
-        tf.Tensor,
-        tf.Tensor,
-        tf.Tensor,
-      ];
+      [y, xhat, rstd] = rowKernel('TinyAgentLayerNorm', { x: xIn, gain: gIn, bias: bIn }, { eps: 1e-5 });
     } else {
       const centred = sub(xIn, tf.mean(xIn, -1, true));
       rstd = tf.rsqrt(tf.add(tf.mean(tf.square(centred), -1, true), 1e-5));
@@ -585,7 +576,7 @@ function inPlaceAttention(
         const dyRows = pad(dy);
         const dProbs = toMatrices(dyRows, transposeHeads(vs)); // [B, H, M, T]
         const dV = toActivation(p, dyRows); // p^T · dy
-        const dScores = rowKernel('TinyAgentSoftmaxGrad', { p, dy: dProbs })[0]!; // p · (dProbs - sum(dProbs · p))
+        const dScores = rowKernel('TinyAgentSoftmaxGrad', { p, dy: dProbs })[0]; // p · (dProbs - sum(dProbs · p))
         const dQ = unpad(toQueryRows(dScores, ks)); // times scale below
         const dK = toActivation(dScores, qsSaved); // dScores^T · qs
         const dRoles = [mul(dQ, scale), dK, dV]; // [R or B*T, C], [B*T, C], [B*T, C]

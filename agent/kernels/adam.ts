@@ -28,7 +28,7 @@ export function adamUpdate(
   for (const [name, t] of Object.entries({ g, m, v }))
     if (t.size !== w.size || t.dtype !== 'float32' || w.dtype !== 'float32')
       throw new Error(`adamUpdate: ${name} is ${t.dtype} [${t.shape}], the weights ${w.dtype} [${w.shape}]`);
-  return rowKernel('TinyAgentAdam', { w, g, m, v }, scalars)[0]!;
+  return rowKernel('TinyAgentAdam', { w, g, m, v }, scalars)[0];
 }
 
 /** sum(x²) over a float32 tensor on our kernel (`productsInstalled()` must hold), added in order: tfjs's `sum(square(x))` on wasm, bit for bit. It reads exactly x's buffer. */

@@ -1010,7 +1010,7 @@
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))
 (func (export "pick") (param $z i32) (param $exps i32) (param $sums i32) (param $logSums i32) (param $target i32) (param $probs i32) (param $value i32) (param $rows i32) (param $V i32)
-(local $j i32) (local $end i32) (local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $e f32) (local $u f32)
+(local $j i32) (local $end i32) (local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $u f32)
 (local.set $end (i32.shl (local.get $V) (i32.const 2)))
 (block $done (loop $row
 (br_if $done (i32.eqz (local.get $rows)))
@@ -1018,7 +1018,6 @@
 (local.set $t (select (i32.shl (local.get $t) (i32.const 2)) (i32.const -1) (i32.lt_u (local.get $t) (local.get $V))))
 (local.set $S (f32.load (local.get $sums)))
 (local.set $L (f32.load (local.get $logSums)))
-(local.set $e (f32.const 0))
 (local.set $u (f32.const 0))
 (local.set $j (i32.const 0))
 (loop $each
@@ -1038,7 +1037,7 @@
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))
 (func (export "pickGrad") (param $p i32) (param $target i32) (param $dy i32) (param $out i32) (param $rows i32) (param $V i32)
-(local $j i32) (local $end i32) (local $t i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)
+(local $j i32) (local $end i32) (local $t i32) (local $dPicked f32) (local $q f32) (local $g f32)
 (local.set $end (i32.shl (local.get $V) (i32.const 2)))
 (block $done (loop $row
 (br_if $done (i32.eqz (local.get $rows)))
@@ -1058,7 +1057,7 @@
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))
 (func (export "pickEntropy") (param $z i32) (param $exps i32) (param $sums i32) (param $logSums i32) (param $target i32) (param $probs i32) (param $value i32) (param $logp i32) (param $h i32) (param $rows i32) (param $V i32)
-(local $j i32) (local $end i32) (local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $e f32) (local $u f32)
+(local $j i32) (local $end i32) (local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $u f32) (local $e f32)
 (local.set $end (i32.shl (local.get $V) (i32.const 2)))
 (block $done (loop $row
 (br_if $done (i32.eqz (local.get $rows)))
@@ -1093,7 +1092,7 @@
 (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
 (br $row))))
 (func (export "pickEntropyGrad") (param $p i32) (param $target i32) (param $dy i32) (param $logp i32) (param $h i32) (param $out i32) (param $rows i32) (param $V i32)
-(local $j i32) (local $end i32) (local $t i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)
+(local $j i32) (local $end i32) (local $t i32) (local $dPicked f32) (local $q f32) (local $g f32) (local $dH f32) (local $H f32)
 (local.set $end (i32.shl (local.get $V) (i32.const 2)))
 (block $done (loop $row
 (br_if $done (i32.eqz (local.get $rows)))

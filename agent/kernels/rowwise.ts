@@ -149,11 +149,16 @@ export function rowKernelFunc(name: RowKernelName): tf.KernelFunc {
   }) as unknown as tf.KernelFunc;
 }
 
+/** One tensor per entry of `T`. */
+type TensorPer<T extends readonly unknown[]> = { -readonly [I in keyof T]: tf.Tensor };
+/** One tensor per output of the row kernel `K`, in order. */
+type Outputs<K extends RowKernelName> = TensorPer<(typeof ROW_KERNELS)[K]['outputs']>;
+
 /** Runs the row kernel `name` on our kernels (`productsInstalled()` must hold): its outputs, in order. */
-export function rowKernel(
-  name: RowKernelName,
+export function rowKernel<K extends RowKernelName>(
+  name: K,
   inputs: Record<string, tf.Tensor>,
   attrs: Record<string, number> = {},
-): tf.Tensor[] {
-  return tf.engine().runKernel(name, inputs, attrs) as unknown as tf.Tensor[];
+): Outputs<K> {
+  return tf.engine().runKernel(name, inputs, attrs) as unknown as Outputs<K>;
 }

@@ -417,16 +417,20 @@ function pickKernel(entropy: boolean): string {
     name: entropy ? 'pickEntropy' : 'pick',
     pointers: `$z $exps $sums $logSums $target $probs $value${entropy ? ' $logp $h' : ''}`,
     width: '$V',
-    locals:
-      '(local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $e f32) (local $u f32)',
+    locals: `(local $t i32) (local $S f32) (local $L f32) (local $q f32) (local $lp f32) (local $u f32)${entropy ? ' (local $e f32)' : ''}`,
     advance: {
-      ...{ z: 'row', exps: 'row', probs: 'row', sums: 4, logSums: 4, target: 4, value: entropy ? 8 : 4 },
+      z: 'row',
+      exps: 'row',
+      probs: 'row',
+      sums: 4,
+      logSums: 4,
+      target: 4,
+      value: entropy ? 8 : 4,
       ...(entropy ? { logp: 'row', h: 4 } : {}),
     },
     body: `${TARGET_COLUMN}
 (local.set $S (f32.load (local.get $sums)))
-(local.set $L (f32.load (local.get $logSums)))
-(local.set $e (f32.const 0))
+(local.set $L (f32.load (local.get $logSums)))${entropy ? '\n(local.set $e (f32.const 0))' : ''}
 (local.set $u (f32.const 0))
 ${overRow(
   '$each',
@@ -465,8 +469,7 @@ function pickGradKernel(entropy: boolean): string {
     name: entropy ? 'pickEntropyGrad' : 'pickGrad',
     pointers: `$p $target $dy${entropy ? ' $logp $h' : ''} $out`,
     width: '$V',
-    locals:
-      '(local $t i32) (local $dPicked f32) (local $dH f32) (local $H f32) (local $q f32) (local $g f32)',
+    locals: `(local $t i32) (local $dPicked f32) (local $q f32) (local $g f32)${entropy ? ' (local $dH f32) (local $H f32)' : ''}`,
     advance: {
       p: 'row',
       out: 'row',
