@@ -14,9 +14,9 @@ import {
 } from '../agent/index.ts';
 import { evaluate } from '../agent/index.ts';
 import { writeEvaluation } from '../eval/io/index.ts';
-import { taskBootstrapCI } from '../eval/index.ts';
 import { Rng } from '../lib/rng.ts';
 import { cli } from './support/cli.ts';
+import { evaluationInterval } from '../cli/commands/eval.ts';
 import { coverageClause } from '../publish/coverageNotes.ts';
 import { TASK_BOOTSTRAP_METHOD } from '../analysis/index.ts';
 
@@ -129,29 +129,30 @@ describe('evaluate', () => {
       '--json',
     ]);
     expect(cliA.code).toBe(0);
-    // pass@1 with the chapter's task-level interval: tasks resampled with their episodes, seeded by --seed.
+    // pass@1 with the chapter's task-level interval: the one `metrics` prints for the file written,
+    // number for number. An untrained policy fails every task: the bootstrap has no spread, and the
+    // exact interval over the tasks stands in, named as such.
     const printed = JSON.parse(cliA.stdout) as {
       passAt1: number;
       perTask: Array<{ successes: number; episodes: number }>;
       passAt1Interval: { low: number; high: number; estimate: number; method: string; coverage: unknown };
     };
+    const fromMetrics = JSON.parse((await cli(['metrics', fileA, '--json'])).stdout) as {
+      meanAccuracy: { estimate: number; low: number; high: number; method?: string };
+    };
+    expect(printed.passAt1).toBe(0);
+    expect(fromMetrics.meanAccuracy.method).toBe('exact over tasks');
     expect(printed.passAt1Interval).toEqual({
-      ...taskBootstrapCI(
-        {
-          successes: printed.perTask.map((count) => count.successes),
-          trials: printed.perTask.map((count) => count.episodes),
-        },
-        { reps: 2000, level: 0.95, rng: new Rng(5).fork('eval/task-bootstrap') },
-      ),
-      method: 'task bootstrap, 2000 replicates, 95%',
+      estimate: fromMetrics.meanAccuracy.estimate,
+      low: fromMetrics.meanAccuracy.low,
+      high: fromMetrics.meanAccuracy.high,
+      method: expect.stringMatching(/^exact over tasks, 95%/),
       coverage: coverageClause(TASK_BOOTSTRAP_METHOD, `${printed.perTask.length} tasks x 4 episodes`),
     });
-    expect(printed.passAt1Interval.estimate).toBe(printed.passAt1);
-    expect(printed.passAt1Interval.low).toBeLessThanOrEqual(printed.passAt1);
-    expect(printed.passAt1Interval.high).toBeGreaterThanOrEqual(printed.passAt1);
+    expect(printed.passAt1Interval.high).toBeGreaterThan(0);
     const text = await cli(['eval', '--checkpoint', dirA, '--episodes', '4', '--seed', '5']);
     expect(text.stdout).toContain(
-      `pass@1 ${printed.passAt1.toFixed(3)} (task bootstrap 95% [${printed.passAt1Interval.low.toFixed(3)}, ${printed.passAt1Interval.high.toFixed(3)}] over ${printed.perTask.length} tasks; simulated coverage `,
+      `pass@1 0.000 (exact over tasks 95% [0.000, ${printed.passAt1Interval.high.toFixed(3)}] over ${printed.perTask.length} tasks; simulated coverage `,
     );
     // The simulated design is 10 tasks x 32 episodes, so 4 episodes per task is said to be another.
     expect(text.stdout).toContain('10 tasks x 4 episodes is not simulated (results/coverage.md))');
@@ -204,6 +205,26 @@ describe('evaluate', () => {
       pairing: { kind: string };
     };
     expect(unpaired.pairing.kind).toBe('seeds-differ');
+  });
+
+  it("eval's interval, where the tasks differ, is the task bootstrap metrics prints for its file", async () => {
+    // 30 tasks of 5 episodes, 0 to 5 successes: fine enough that another stream moves the interval.
+    const records = Array.from({ length: 30 }, (_, t) => (t * 7) % 6).flatMap((successes, t) =>
+      [0, 1, 2, 3, 4].map((sample) => ({ task: `t${t}`, sample, success: sample < successes })),
+    );
+    const file = join(root, 'mixed.jsonl');
+    writeEvaluation(file, { records: records as never, provenance: { harness: trainingHarness() } });
+    const fromMetrics = JSON.parse((await cli(['metrics', file, '--json'])).stdout) as {
+      meanAccuracy: { estimate: number; low: number; high: number; method?: string };
+    };
+    expect(fromMetrics.meanAccuracy.method).toBeUndefined();
+    expect(evaluationInterval(records, 5)).toMatchObject({
+      estimate: fromMetrics.meanAccuracy.estimate,
+      low: fromMetrics.meanAccuracy.low,
+      high: fromMetrics.meanAccuracy.high,
+      method: 'task bootstrap, 2000 replicates, 95%',
+    });
+    expect(evaluationInterval(records.slice(0, 5), 5)).toBeNull();
   });
 
   it("--transcripts adds each episode's turns to its row; the readers give the same numbers with and without them", async () => {

@@ -23,12 +23,45 @@ import {
 } from '../args.ts';
 import { BACKEND_PREFERENCES, evaluate } from '../../agent/index.ts';
 import { firstEditCounts, type HarnessInput } from '../../gym/index.ts';
-import { writeEvaluation } from '../../eval/io/index.ts';
-import { DEFAULT_REPLICATES, taskBootstrapCI } from '../../eval/index.ts';
+import { groupOutcomes, writeEvaluation } from '../../eval/io/index.ts';
+import { DEFAULT_REPLICATES } from '../../eval/index.ts';
+import { computeMetrics, metricsStream } from '../../eval/report/metrics.ts';
 import { coverageClause } from '../../publish/coverageNotes.ts';
 import { TASK_BOOTSTRAP_METHOD } from '../../analysis/index.ts';
-import { Rng } from '../../lib/rng.ts';
 import { count } from '../../lib/text.ts';
+
+/**
+ * pass@1's interval as the chapter gives it (17.3), the one `metrics` prints for the file an
+ * evaluation writes, number for number: tasks resampled with their episodes, from metrics' stream;
+ * the exact interval over the tasks where every task has the same rate; null from one task.
+ */
+export function evaluationInterval(
+  records: ReadonlyArray<{ task: string; sample: number; success: boolean }>,
+  episodes: number,
+) {
+  const rows = records.map(({ task, sample, success }, i) => ({
+    task,
+    sample,
+    passed: success,
+    line: i + 2,
+  }));
+  const { tasks } = groupOutcomes(rows);
+  const { estimate, low, high, method } = computeMetrics(tasks, {
+    ks: [1],
+    rng: metricsStream(),
+  }).meanAccuracy;
+  if (low === null || high === null) return null;
+  return {
+    estimate,
+    low,
+    high,
+    method:
+      method === undefined
+        ? `task bootstrap, ${DEFAULT_REPLICATES} replicates, 95%`
+        : 'exact over tasks, 95% (every task the same rate: the task bootstrap has no spread)',
+    coverage: coverageClause(TASK_BOOTSTRAP_METHOD, `${tasks.length} tasks x ${episodes} episodes`) ?? null,
+  };
+}
 
 /**
  * The flags of every command that plays a checkpoint (eval, probe); each says in its own words
@@ -141,19 +174,7 @@ export const command: Command = {
     );
     const meanReadCalls =
       result.records.reduce((sum, record) => sum + record.readCalls, 0) / result.records.length;
-    // The chapter's interval (17.3): tasks resampled, each with its episodes; null from one task.
-    const passAt1Interval =
-      tasks.length < 2
-        ? null
-        : {
-            ...taskBootstrapCI(
-              { successes: tasks.map((task) => task.successes), trials: tasks.map((task) => task.episodes) },
-              { reps: DEFAULT_REPLICATES, level: 0.95, rng: new Rng(seed).fork('eval/task-bootstrap') },
-            ),
-            method: `task bootstrap, ${DEFAULT_REPLICATES} replicates, 95%`,
-            coverage:
-              coverageClause(TASK_BOOTSTRAP_METHOD, `${tasks.length} tasks x ${episodes} episodes`) ?? null,
-          };
+    const passAt1Interval = evaluationInterval(result.records, episodes);
     const report = {
       passAt1: result.passAt1,
       passAt1Interval,
@@ -176,7 +197,7 @@ export const command: Command = {
     const interval =
       passAt1Interval === null
         ? 'interval n/a: one task (a task-level interval needs at least 2)'
-        : `task bootstrap 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${tasks.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
+        : `${passAt1Interval.method.startsWith('exact') ? 'exact over tasks' : 'task bootstrap'} 95% [${passAt1Interval.low.toFixed(3)}, ${passAt1Interval.high.toFixed(3)}] over ${tasks.length} tasks${passAt1Interval.coverage === null ? '' : `; ${passAt1Interval.coverage.text}`}`;
     const lines = [
       `checkpoint ${dir} (step ${String(provenance.checkpoint?.step ?? null)}), backend ${String(provenance.backend)}, harness ${provenance.harnessHash}, ${count(episodes, 'episode')} per task, ${seconds.toFixed(1)}s`,
       ...tasks.map(

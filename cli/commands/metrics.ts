@@ -3,7 +3,7 @@ import { count } from '../../lib/text.ts';
 import { mean } from '../../eval/index.ts';
 import { groupBatch, isGraded, type ResultFile } from '../../eval/io/index.ts';
 import { gradedLines, gradedMetrics, recomputedReported, reportedLine } from '../../eval/report/graded.ts';
-import { computeMetrics, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
+import { computeMetrics, metricsStream, mostReps, type MetricsReport } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { selectedAccuracy, type SelectedAccuracy } from '../../eval/report/selected.ts';
 import {
@@ -147,7 +147,7 @@ async function run(args: CommandArgs): Promise<number> {
       ...(run === undefined ? {} : { run }),
       level,
       reps,
-      rng: new Rng(seed).fork('metrics/bootstrap'),
+      rng: metricsStream(seed),
     });
     if (boolFlag(args, 'json')) printJson({ ...jsonHead(path, file, seed, notes, reported), ...report });
     else process.stdout.write(`${gradedLines(path, report, notes, reported).join('\n')}\n`);
@@ -163,7 +163,7 @@ async function run(args: CommandArgs): Promise<number> {
         ? `--reps ${reps} with ${tasks.length} tasks and ${ks.length} values of k is more bootstrap work than metrics does; use --reps ${most} or fewer`
         : `${tasks.length} tasks with ${ks.length} values of k are more bootstrap work than metrics does even at --reps ${MIN_REPS}, the least; ask for fewer values of k`,
     );
-  const report = computeMetrics(tasks, { ks, level, reps, rng: new Rng(seed).fork('metrics/bootstrap') });
+  const report = computeMetrics(tasks, { ks, level, reps, rng: metricsStream(seed) });
   const selected = selectedAccuracy(
     { path: file.path, rows: run === undefined ? file.rows : file.rows.filter((row) => row.run === run) },
     tasks,

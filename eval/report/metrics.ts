@@ -12,11 +12,20 @@ import {
 import { allAlike, mean, meanStandardError } from '../describe.ts';
 import type { TaskOutcomes } from '../io/outcomes.ts';
 import type { RandomSource } from '../random.ts';
+import { Rng } from '../../lib/rng.ts';
 import { orNull } from '../validate.ts';
 import { classesBy, resampleMeans, taskProfile } from './resample.ts';
 import type { Estimate, ReplicateMeans, TaskProfile } from './resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { count } from '../../lib/text.ts';
+
+/**
+ * The stream `tinyagent metrics` draws its bootstrap from at `--seed` (0 unless given). `view` and
+ * `eval` draw theirs from it at seed 0, so their intervals are those `metrics` prints, number for number.
+ */
+export function metricsStream(seed = 0): RandomSource {
+  return new Rng(seed).fork('metrics/bootstrap');
+}
 
 /** Below this many tasks a task-level interval is shown but flagged as unreliable. */
 export const FEW_TASKS = 5;
