@@ -148,7 +148,9 @@ describe('command-line habits', () => {
     await expectCliError(['metrics', '/nonexistent.jsonl', '--reps', '5'], 2, /--reps must be in \[/);
     // An open range reads as words: no 5e-324, Infinity or 9007199254740991.
     await expectCliError(['power', '--sd', '0.1', '--delta', '0'], 2, /--delta must be above 0, got 0/);
-    await expectCliError(['power', '--sd', '-1', '--delta', '0.1'], 2, /--sd must be at least 0, got -1/);
+    await expectCliError(['power', '--sd', '-1', '--delta', '0.1'], 2, /--sd must be above 0, got -1/);
+    // An SD of 0 is no design, as --from says of data whose SD is 0.
+    await expectCliError(['power', '--sd', '0', '--delta', '0.1'], 2, /--sd must be above 0, got 0/);
     await expectCliError(
       ['metrics', 'x.jsonl', '--k', '0'],
       2,

@@ -60,12 +60,12 @@ export const command: Command = {
   usage:
     'tinyagent power (--sd SIGMA | --from STUDY|FILE) --delta D [--alpha 0.05] [--power 0.8] [--design paired|unpaired|seeds] [--json]',
   flags: {
-    sd: valueFlag('per-unit SD (of paired differences for paired; of one group otherwise)'),
+    sd: valueFlag('per-unit SD (of paired differences for paired; of one group otherwise), above 0'),
     from: valueFlag(
       "take the SD from data instead of --sd: a study folder (one seed's step-80 pass@1; design seeds), a `tinyagent study compare --out` file (the two recipes' pooled seed SD; design seeds) or a `tinyagent compare --json` output (the SD of the per-task differences; design paired)",
     ),
-    delta: valueFlag('difference to detect, e.g. 0.05'),
-    alpha: valueFlag('two-sided significance level', { default: '0.05' }),
+    delta: valueFlag('difference to detect, above 0, e.g. 0.05'),
+    alpha: valueFlag('two-sided significance level, in (0, 1)', { default: '0.05' }),
     power: valueFlag(
       'power 1 - beta, in [0.5, 1) (below 0.5 the normal approximation drops a tail that matters)',
       { default: '0.8' },
@@ -85,7 +85,8 @@ export const command: Command = {
     const alpha = numberFlag(args, 'alpha', 0.05, { min: 1e-9, max: 1 - 1e-9 });
     // Below 0.5 the formula drops a tail that matters (eval/power.ts): refused as a flag out of its range.
     const power = numberFlag(args, 'power', 0.8, { min: 0.5, max: 1 - 1e-9 });
-    const sd = from === undefined ? numberFlag(args, 'sd', 0, { min: 0 }) : 0;
+    // An SD of 0 is no design: `--from` refuses data whose SD is 0 too.
+    const sd = from === undefined ? numberFlag(args, 'sd', 0, { min: Number.MIN_VALUE }) : 0;
     const given = choiceFlag(args, 'design', ['paired', 'unpaired', 'seeds'] as const, undefined);
     const measured = from === undefined ? undefined : await spreadFrom(from);
     if (measured !== undefined && given !== undefined && given !== measured.design)
