@@ -36,6 +36,24 @@ describe('result files', () => {
     },
   );
 
+  it("checks pass@k's order only where it is computed: a k some task cannot reach is the k <= n check's", () => {
+    const tasks = [
+      { task: 'a', outcomes: Uint8Array.from([1, 0, 1, 1, 0]) },
+      { task: 'b', outcomes: Uint8Array.from([0]) },
+    ];
+    const names = (ks: number[]) =>
+      computeMetrics(tasks, { ks, rng: new Rng(0), reps: 200 }).checks.map(({ name, ok, detail }) => [
+        name,
+        ok,
+        detail,
+      ]);
+    expect(names([5])).toEqual([
+      ['k=5 <= n', false, expect.stringMatching(/pass@5 is not computed: b \(1\)/)],
+    ]);
+    expect(names([1, 5])).toContainEqual(['prefix: pass^k <= pass@1 <= pass@k', true, 'holds at k = 1']);
+    expect(names([1, 5])).toContainEqual(['unbiased: pass^k <= pass@1 <= pass@k', true, 'holds at k = 1']);
+  });
+
   it('names the line and the field of a malformed row', async () => {
     const text = '{"task":"a","sample":0,"passed":true}\n{"task":"a","sample":1,"passed":"yes"}\n';
     await expect(readText(text, 'x.jsonl')).rejects.toThrow(/x\.jsonl:2: field 'passed'/);
