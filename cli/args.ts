@@ -341,6 +341,8 @@ export function intListFlag<F extends number[] | undefined>(
   const outside = values.find((value) => value < min || value > max);
   if (outside !== undefined)
     throw new UsageError(`--${name} values must be ${rangeText({ min, max })}, got ${outside}`);
+  const twice = values.find((value, i) => values.indexOf(value) !== i);
+  if (twice !== undefined) throw new UsageError(`--${name} lists ${twice} twice; give each value once`);
   return values;
 }
 

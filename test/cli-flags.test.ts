@@ -149,6 +149,24 @@ describe('command-line habits', () => {
     // An open range reads as words: no 5e-324, Infinity or 9007199254740991.
     await expectCliError(['power', '--sd', '0.1', '--delta', '0'], 2, /--delta must be above 0, got 0/);
     await expectCliError(['power', '--sd', '-1', '--delta', '0.1'], 2, /--sd must be above 0, got -1/);
+    // A list flag names each value once.
+    await expectCliError(
+      ['passk', '--samples', '10', '--successes', '3', '--k', '1,1'],
+      2,
+      /--k lists 1 twice/,
+    );
+    await expectCliError(['metrics', 'samples/blog-example.jsonl', '--k', '5,1,5'], 2, /--k lists 5 twice/);
+    await expectCliError(['train', '--seeds', '3,0,3'], 2, /--seeds lists 3 twice/);
+    await expectCliError(
+      ['study', 'plan', '--recipe', 'smoke', '--seeds', '0', '--steps', '10,10', '--out', '/tmp/never'],
+      2,
+      /--steps lists 10 twice/,
+    );
+    await expectCliError(
+      ['diagnose', 'samples/blog-example.jsonl', '--reported', '1:0.5,01:0.6'],
+      2,
+      /--reported gives k = 1 twice/,
+    );
     // An SD of 0 is no design, as --from says of data whose SD is 0.
     await expectCliError(['power', '--sd', '0', '--delta', '0.1'], 2, /--sd must be above 0, got 0/);
     await expectCliError(

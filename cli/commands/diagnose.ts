@@ -34,6 +34,8 @@ function parseReported(raw: string | undefined): Record<string, number> | undefi
       throw new UsageError(
         `--reported must look like 1:0.62,10:0.55 (k:value with value in [0, 1]), got '${raw}'`,
       );
+    if (Number(k) in result)
+      throw new UsageError(`--reported gives k = ${Number(k)} twice; give each k once`);
     result[Number(k)] = Number(value);
   }
   return result;

@@ -183,8 +183,6 @@ export const command: Command = {
     const seeds = intListFlag(args, 'seeds', undefined, CONFIG_FLAGS.seed.spec.range);
     if (seeds !== undefined && (args.flags.seed !== undefined || args.flags.name !== undefined))
       throw new UsageError('--seeds trains into runs/seed-N: it takes neither --seed nor --name');
-    if (seeds !== undefined && new Set(seeds).size !== seeds.length)
-      throw new UsageError(`--seeds lists a seed twice: ${seeds.join(',')}`);
     const name =
       stringFlag(args, 'name') ?? (overrides.seed !== undefined ? `seed-${overrides.seed}` : 'default');
     if (!/^[\w.-]{1,100}$/.test(name) || /^\.+$/.test(name))
