@@ -317,6 +317,26 @@ export function outFileFlag(
   return out;
 }
 
+/**
+ * A count flag: an integer in [min, 2^53 - 1]. Above 2^53 - 1 neighbouring integers share one
+ * float, so n = 1e21 and n = 1e21 + 1 would be the same number: such counts are refused.
+ */
+export function countFlag(
+  args: CommandArgs,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = args.flags[name];
+  const value = Number(raw);
+  if (typeof raw === 'string' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new UsageError(
+      `--${name} ${raw} is above 2^53 - 1 = ${Number.MAX_SAFE_INTEGER}, where integers are no longer exact`,
+    );
+  }
+  return intFlag(args, name, 0, { min, max });
+}
+
 /** A comma-separated list of positive integers, e.g. `--k 1,5,10`. */
 export function intListFlag<F extends number[] | undefined>(
   args: CommandArgs,
@@ -493,7 +513,7 @@ export const MIN_REPS = 100;
 /** --level, --seed and --reps of the bootstrap of `metrics` and `compare`; `what` is what the seed seeds. */
 export const bootstrapFlagSpecs = (what: string): Record<string, FlagSpec> => ({
   level: valueFlag('confidence level', { default: '0.95', range: decimals(0.5, 0.9999) }),
-  seed: valueFlag(`seed of the ${what}`, { default: '0' }),
+  seed: valueFlag(`seed of the ${what}`, { default: '0', range: SEED_RANGE }),
   reps: valueFlag('bootstrap replicates', {
     default: String(DEFAULT_REPLICATES),
     range: integers(MIN_REPS, 1_000_000),

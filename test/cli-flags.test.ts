@@ -149,6 +149,17 @@ describe('command-line habits', () => {
     // An open range reads as words: no 5e-324, Infinity or 9007199254740991.
     await expectCliError(['power', '--sd', '0.1', '--delta', '0'], 2, /--delta must be above 0, got 0/);
     await expectCliError(['power', '--sd', '-1', '--delta', '0.1'], 2, /--sd must be above 0, got -1/);
+    // Ranges a --help shows are the ones checked.
+    await expectCliError(
+      ['interval', '--successes', '1', '--samples', '10', '--level', '1'],
+      2,
+      /--level must be in \[0\.000001, 0\.999999999\]/,
+    );
+    await expectCliError(
+      ['metrics', 'samples/blog-example.jsonl', '--seed', '-1'],
+      2,
+      /--seed must be in \[0, 2147483647\]/,
+    );
     // A list flag names each value once.
     await expectCliError(
       ['passk', '--samples', '10', '--successes', '3', '--k', '1,1'],

@@ -246,10 +246,13 @@ describe('large and edge counts', () => {
     expect(values['1000000']).toBe(1);
   });
 
-  it('passk --samples 1e21 is refused at once with a message naming the limit', async () => {
+  it('passk and interval refuse --samples above 2^53 - 1 at once with a message naming the limit', async () => {
     const { stderr, code } = await cli(['passk', '--samples', '1e21', '--successes', '3', '--k', '2']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/--samples 1e21 is above 2\^53 - 1/);
+    const interval = await cli(['interval', '--successes', '3', '--samples', '9007199254740992']);
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toMatch(/--samples 9007199254740992 is above 2\^53 - 1/);
   });
 
   it('power: the required N rises with the power over [0.5, 1); lower powers are refused', async () => {

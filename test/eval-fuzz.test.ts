@@ -209,7 +209,8 @@ const validCounts = fc
     fc.tuple(
       fc.constant(n),
       fc.oneof(fc.integer({ min: 0, max: Math.min(n, 5) }), fc.integer({ min: 0, max: n }), fc.constant(n)),
-      fc.array(fc.oneof(fc.integer({ min: 1, max: Math.min(n, 5) }), fc.integer({ min: 1, max: n })), {
+      // distinct: a list that names a value twice is refused
+      fc.uniqueArray(fc.oneof(fc.integer({ min: 1, max: Math.min(n, 5) }), fc.integer({ min: 1, max: n })), {
         minLength: 1,
         maxLength: 3,
       }),

@@ -1,5 +1,15 @@
 import { PROPORTION_METHODS, proportionInterval } from '../../eval/index.ts';
-import { boolFlag, choiceFlag, intFlag, numberFlag, printJson, UsageError, type Command } from '../args.ts';
+import {
+  boolFlag,
+  choiceFlag,
+  countFlag,
+  decimals,
+  numberFlag,
+  printJson,
+  UsageError,
+  valueFlag,
+  type Command,
+} from '../args.ts';
 
 export const command: Command = {
   name: 'interval',
@@ -9,15 +19,15 @@ export const command: Command = {
     successes: { type: 'string', description: 'number of successes C' },
     samples: { type: 'string', description: 'number of samples (trials) N (an integer up to 2^53 - 1)' },
     method: { type: 'string', description: PROPORTION_METHODS.join(' | '), default: 'wilson' },
-    level: { type: 'string', description: 'confidence level', default: '0.95' },
+    level: valueFlag('confidence level', { default: '0.95', range: decimals(1e-6, 1 - 1e-9) }),
     json: { type: 'boolean', description: 'print JSON' },
     trials: { type: 'string', description: 'deprecated name of --samples', aliasOf: 'samples' },
   },
   async run(args) {
     if (args.flags.successes === undefined || args.flags.samples === undefined)
       throw new UsageError('--successes and --samples are required');
-    const trials = intFlag(args, 'samples', 0, { min: 1 });
-    const successes = intFlag(args, 'successes', 0, { min: 0, max: trials });
+    const trials = countFlag(args, 'samples', 1);
+    const successes = countFlag(args, 'successes', 0, trials);
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
     const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });
     const result = proportionInterval(successes, trials, { method, level });

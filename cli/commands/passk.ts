@@ -1,29 +1,6 @@
 import { allCorrectAtK, passAtK, plugInPassAtK } from '../../eval/index.ts';
 import { count } from '../../lib/text.ts';
-import {
-  boolFlag,
-  intFlag,
-  intListFlag,
-  printJson,
-  UsageError,
-  type Command,
-  type CommandArgs,
-} from '../args.ts';
-
-/**
- * A count flag: an integer in [min, 2^53 - 1]. Above 2^53 - 1 neighbouring integers share one
- * float, so n = 1e21 and n = 1e21 + 1 would be the same number: such counts are refused.
- */
-function countFlag(args: CommandArgs, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = args.flags[name];
-  const value = Number(raw);
-  if (typeof raw === 'string' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new UsageError(
-      `--${name} ${raw} is above 2^53 - 1 = ${Number.MAX_SAFE_INTEGER}, where integers are no longer exact`,
-    );
-  }
-  return intFlag(args, name, 0, { min, max });
-}
+import { boolFlag, countFlag, intListFlag, printJson, UsageError, type Command } from '../args.ts';
 
 export const command: Command = {
   name: 'passk',
