@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hostAllowed, servePage, type ViewerServer } from '../cli/view/page.ts';
-import { fileSite, folderLogs, folderSite } from '../cli/view/site.ts';
+import { fileSite, folderLogs, folderSite, readServed } from '../cli/view/site.ts';
 import { readResults } from '../eval/io/index.ts';
 import { readRegularFile } from '../lib/files.ts';
 
@@ -308,9 +308,9 @@ describe('tinyagent view opens only regular files', () => {
     const dir = join(work, 'folder');
     rowsFile(join(dir, 'a.jsonl'), 'add');
     rowsFile(join(work, 'elsewhere', 'secret.jsonl'), SECRET);
-    const { folder, paths } = await folderLogs(dir, {});
-    expect(paths).toEqual([join(dir, 'a.jsonl')]);
-    const site = folderSite(folder, paths, {});
+    const listed = await folderLogs(dir, {});
+    expect(listed.paths).toEqual([join(dir, 'a.jsonl')]);
+    const site = folderSite(listed, {});
     const server = await servePage(site.files, 0, site.dynamic);
     servers.push(server);
     rmSync(join(dir, 'a.jsonl'));
@@ -334,7 +334,7 @@ describe('tinyagent view answers a browser on port 80 and refuses other methods 
     expect(hostAllowed(undefined, 80)).toBe(false);
     const path = join(work, 'host', 'a.jsonl');
     rowsFile(path, 'add');
-    const site = fileSite([await readResults(path)]);
+    const site = fileSite(await readServed([path], async () => [await readResults(path)]));
     const server = await servePage(site.files, 0, site.dynamic);
     servers.push(server);
     const { port } = new URL(server.url);
@@ -345,7 +345,7 @@ describe('tinyagent view answers a browser on port 80 and refuses other methods 
   it('answers 405 with Allow: GET, HEAD to a POST, PUT or DELETE on any path', async () => {
     const path = join(work, 'methods', 'a.jsonl');
     rowsFile(path, 'add');
-    const site = fileSite([await readResults(path)]);
+    const site = fileSite(await readServed([path], async () => [await readResults(path)]));
     const server = await servePage(site.files, 0, site.dynamic);
     servers.push(server);
     for (const method of ['POST', 'PUT', 'DELETE'])

@@ -12,7 +12,7 @@ import { groupOutcomes, readResults, type ReadOptions } from '../eval/io/index.t
 import { viewerData, type FileView } from '../cli/view/data.ts';
 import { Rng } from '../lib/rng.ts';
 import { servePage, type ViewerServer } from '../cli/view/page.ts';
-import { fileSite, folderLogs, folderSite } from '../cli/view/site.ts';
+import { fileSite, folderLogs, folderSite, readServed } from '../cli/view/site.ts';
 import { startBrowser, watchPage, type PageProblems } from '../lib/browser.ts';
 import { saveUntrainedCheckpoint } from './support/checkpoint.ts';
 import { cli, expectCliError } from './support/cli.ts';
@@ -49,9 +49,9 @@ const rowsOf = (path: string): Row[] =>
     .map((line) => JSON.parse(line) as Row);
 
 async function serve(paths: string[], options: ReadOptions = {}): Promise<ViewerServer> {
-  const files = [];
-  for (const path of paths) files.push(await readResults(path, options));
-  const site = fileSite(files);
+  const site = fileSite(
+    await readServed(paths, () => Promise.all(paths.map((path) => readResults(path, options)))),
+  );
   const server = await servePage(site.files, 0, site.dynamic);
   servers.push(server);
   return server;
@@ -618,8 +618,9 @@ describe('tinyagent view in a browser', () => {
   });
 
   it('opens a folder of logs as a list of the result files it can read, each opening on a click', async () => {
-    const { folder, paths } = await folderLogs('samples', {});
-    const site = folderSite(folder, paths, {});
+    const logs = await folderLogs('samples', {});
+    const { paths } = logs;
+    const site = folderSite(logs, {});
     const server = await servePage(site.files, 0, site.dynamic);
     servers.push(server);
     const { page, problems } = await open(server.url);
@@ -799,6 +800,82 @@ describe('tinyagent view serves its page and nothing else, on 127.0.0.1 only', (
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('tinyagent view answers one line (422) for a file changed since it was read', () => {
+  const LOG = 'samples/inspect/arith-model-b.json';
+  const INPUT = '"input": "What is 17 + 25? Answer with the number only."';
+  /** Sample "1", epoch 1 (the file's first): its score C made I (the same size), or its input made CHANGED. */
+  const EDITS: Record<string, (text: string) => string> = {
+    'the same size': (text) => text.replace('"value": "C"', '"value": "I"'),
+    'another size': (text) => text.replace(INPUT, '"input": "CHANGED"'),
+  };
+  const DETAIL = 'sample?file=0&task=1&sample=0';
+
+  /** Copies LOG to each path; returns how to edit one of them. */
+  function copies(...paths: string[]) {
+    const text = readFileSync(LOG, 'utf8');
+    for (const path of paths) {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, text);
+    }
+    return (path: string, edit: string) => {
+      const edited = EDITS[edit]!(text);
+      const first = (JSON.parse(edited) as { samples: Array<Record<string, any>> }).samples[0]!;
+      expect([first.id, first.epoch]).toEqual(['1', 1]);
+      expect(first.scores.match.value === 'I' || first.input === 'CHANGED').toBe(true);
+      expect(edited.length === text.length).toBe(edit === 'the same size');
+      writeFileSync(path, edited);
+    };
+  }
+
+  async function get(url: string, path: string): Promise<{ status: number; body: string }> {
+    const response = await fetch(new URL(path, url));
+    return { status: response.status, body: await response.text() };
+  }
+
+  /** The 422 a changed file answers: its path in one line, and nothing of what it holds now. */
+  function expectChanged(answer: { status: number; body: string }, path: string) {
+    expect(answer.status).toBe(422);
+    expect(answer.body).toContain(`${path}: the file changed since it was read`);
+    expect(answer.body).not.toContain('CHANGED');
+    expect(answer.body.trim().split('\n')).toHaveLength(1);
+  }
+
+  for (const edit of Object.keys(EDITS))
+    it(`one file and two side by side, edited to ${edit}`, async () => {
+      const [a, b] = [join(work, 'changed', edit, 'a.json'), join(work, 'changed', edit, 'b.json')];
+      const change = copies(a, b);
+      const one = await serve([a]);
+      const pair = await serve([a, b]);
+      expect((await get(one.url, DETAIL)).status).toBe(200);
+      expect((await get(pair.url, DETAIL.replace('file=0', 'file=1'))).status).toBe(200);
+      change(b, edit);
+      expectChanged(await get(pair.url, DETAIL.replace('file=0', 'file=1')), b);
+      // another sample of the changed file too; the other file still answers
+      expectChanged(await get(pair.url, 'sample?file=1&task=3&sample=1'), b);
+      expect((await get(pair.url, DETAIL)).status).toBe(200);
+      change(a, edit);
+      expectChanged(await get(one.url, DETAIL), a);
+      expectChanged(await get(pair.url, DETAIL), a);
+    });
+
+  it("a folder's file, whether its page is open or opened again", async () => {
+    const dir = join(work, 'changed-folder');
+    const [a, b] = [join(dir, 'a.json'), join(dir, 'b.json')];
+    const change = copies(a, b);
+    const site = folderSite(await folderLogs(dir, {}), {});
+    const server = await servePage(site.files, 0, site.dynamic);
+    servers.push(server);
+    expect((await get(server.url, `log/0/${DETAIL}`)).status).toBe(200);
+    change(a, 'the same size');
+    expectChanged(await get(server.url, `log/0/${DETAIL}`), a);
+    expect((await get(server.url, `log/1/${DETAIL}`)).status).toBe(200);
+    expectChanged(await get(server.url, 'log/0/data.js'), a);
+    expectChanged(await get(server.url, `log/0/${DETAIL}`), a);
+    change(b, 'another size');
+    expectChanged(await get(server.url, `log/1/${DETAIL}`), b);
   });
 });
 

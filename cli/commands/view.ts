@@ -19,7 +19,7 @@ import {
 } from '../args.ts';
 import { viewerData } from '../view/data.ts';
 import { pageFiles, servePage, writePage, type DynamicAnswer, type PageFile } from '../view/page.ts';
-import { fileSite, folderLogs, folderPages, folderSite } from '../view/site.ts';
+import { fileSite, folderLogs, folderPages, folderSite, readServed } from '../view/site.ts';
 
 const DEFAULT_PORT = 7474;
 
@@ -54,12 +54,14 @@ async function filesPage(
   other: string | undefined,
   writing: boolean,
 ): Promise<Page> {
-  const files = await readResultFiles(args, other === undefined ? [path] : [path, other]);
+  const paths = other === undefined ? [path] : [path, other];
+  const served = await readServed(paths, () => readResultFiles(args, paths));
+  const files = served.map(({ file }) => file);
   if (files.length === 2)
     checkSameBenchmark(files[0]!, files[1]!, { allow: boolFlag(args, 'allow-different-tasks') });
   const tasks = new Set(files[0]!.rows.map((row) => row.task)).size;
   return {
-    site: writing ? { files: pageFiles(viewerData(files)) } : fileSite(files),
+    site: writing ? { files: pageFiles(viewerData(files)) } : fileSite(served),
     what: `${tasks} tasks, ${files.reduce((sum, file) => sum + file.rows.length, 0)} rows`,
     title: `episode viewer of ${files.map((file) => file.path).join(' vs ')}`,
   };
@@ -70,14 +72,15 @@ async function folderPage(args: CommandArgs, dir: string, writing: boolean): Pro
   if (boolFlag(args, 'allow-different-tasks'))
     throw new UsageError('--allow-different-tasks pairs two files; a folder is viewed one file at a time');
   const options = resultFileOptions(args);
-  const { folder, paths, files } = await folderLogs(dir, options);
+  const listed = await folderLogs(dir, options);
+  const { folder, paths, files } = listed;
   if (paths.length === 0)
     throw new InputError(
       `${dir}: no result file the readers detect in this folder (${folder.logs.length} files looked at); name a file to see why it is not read`,
     );
   checkResultFileOptions(options, files);
   return {
-    site: writing ? { files: await folderPages(folder, paths, options) } : folderSite(folder, paths, options),
+    site: writing ? { files: await folderPages(folder, paths, options) } : folderSite(listed, options),
     what: `${paths.length} result files of ${folder.logs.length}`,
     title: `log list of ${dir}`,
   };

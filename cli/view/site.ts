@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
@@ -7,6 +8,8 @@ import {
   type ReadOptions,
   type ResultFile,
 } from '../../eval/io/index.ts';
+import { fileError } from '../../eval/io/errors.ts';
+import { streamBytes } from '../../eval/io/source.ts';
 import { headlineScore, viewerData, VOCABULARY, type FolderView, type LogView } from './data.ts';
 import { dataFile, pageFiles, staticFiles, type DynamicAnswer, type PageFile } from './page.ts';
 
@@ -22,23 +25,65 @@ const json = (name: string, value: unknown, status?: number): PageFile => ({
   ...(status === undefined ? {} : { status }),
 });
 
+/** A file as the viewer read it, and the sha256 of its bytes taken before they were read. */
+export interface ServedFile {
+  file: ResultFile;
+  sha256: string;
+}
+
+/** The sha256 of a file's bytes as they are now, streamed 1 MiB at a time (a link is not followed). */
+async function contentHash(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await streamBytes(path, false, (bytes) => void hash.update(bytes));
+  return hash.digest('hex');
+}
+
+/**
+ * Reads files to serve with `read`, hashing each first: a change from then on, during the read
+ * too, gives another hash. The reader's errors come first, since they say what is wrong with a file.
+ */
+export async function readServed(
+  paths: readonly string[],
+  read: () => Promise<readonly ResultFile[]>,
+): Promise<ServedFile[]> {
+  const hashes = await Promise.allSettled(paths.map(contentHash));
+  const files = await read();
+  return files.map((file, index) => {
+    const hash = hashes[index]!;
+    if (hash.status === 'rejected') throw hash.reason;
+    return { file, sha256: hash.value };
+  });
+}
+
+/** Throws the one-line error of a file whose bytes are no longer those hashed when it was read. */
+async function checkUnchanged(path: string, sha256: string): Promise<void> {
+  if ((await contentHash(path)) !== sha256)
+    throw fileError(
+      path,
+      'the file changed since it was read; run tinyagent view again to see what it holds now',
+    );
+}
+
 /**
  * `sample?file=I&task=T&sample=S`: the detail of file I's row (T, S) as its tool records it,
  * re-read from the file (eval/io/formats/detail.ts); undefined (404) for a row the files do not
- * hold. A file that can no longer be read answers its one-line error (422).
+ * hold. A file that can no longer be read, or whose bytes changed since it was read (checked after
+ * the detail's read, so a change during it counts), answers its one-line error (422).
  */
 async function sampleAnswer(
-  files: readonly ResultFile[],
+  files: readonly ServedFile[],
   query: URLSearchParams,
 ): Promise<PageFile | undefined> {
-  const file = files[Number(query.get('file') ?? '')];
+  const served = files[Number(query.get('file') ?? '')];
   const task = query.get('task');
   const sample = Number(query.get('sample') ?? '');
-  const row = file?.rows.find((one) => one.task === task && one.sample === sample);
-  if (file === undefined || row === undefined) return undefined;
+  const row = served?.file.rows.find((one) => one.task === task && one.sample === sample);
+  if (served === undefined || row === undefined) return undefined;
   try {
-    const detail = await readSampleDetail(file, row);
-    return detail === null ? undefined : json('sample', detail);
+    const detail = await readSampleDetail(served.file, row);
+    if (detail === null) return undefined;
+    await checkUnchanged(served.file.path, served.sha256);
+    return json('sample', detail);
   } catch (error) {
     if (error instanceof ResultFileError) return json('sample', { error: error.message }, 422);
     throw error;
@@ -46,10 +91,15 @@ async function sampleAnswer(
 }
 
 /** The page of one or two files as served: their data, and each sample's detail on request. */
-export function fileSite(files: readonly ResultFile[]): { files: PageFile[]; dynamic: DynamicAnswer } {
+export function fileSite(served: readonly ServedFile[]): { files: PageFile[]; dynamic: DynamicAnswer } {
   return {
-    files: pageFiles(viewerData(files, { details: true })),
-    dynamic: (path, query) => (path === '/sample' ? sampleAnswer(files, query) : Promise.resolve(undefined)),
+    files: pageFiles(
+      viewerData(
+        served.map(({ file }) => file),
+        { details: true },
+      ),
+    ),
+    dynamic: (path, query) => (path === '/sample' ? sampleAnswer(served, query) : Promise.resolve(undefined)),
   };
 }
 
@@ -95,6 +145,13 @@ const UNREAD = {
 const listFiles = (folder: FolderView): PageFile[] =>
   pageFiles({ files: [], pairing: null, difference: null, details: false, folder });
 
+/** A folder's list, the paths of the result files in it, and the sha256 of each as read for the list. */
+export interface FolderLogs {
+  folder: FolderView;
+  paths: string[];
+  hashes: string[];
+}
+
 /**
  * The result files of a folder: each file below it read by the readers' detection (as `metrics`
  * reads it, with the same options); those that are not result files are listed with the reason.
@@ -102,14 +159,17 @@ const listFiles = (folder: FolderView): PageFile[] =>
 export async function folderLogs(
   dir: string,
   options: ReadOptions,
-): Promise<{ folder: FolderView; paths: string[]; files: ResultFile[] }> {
+): Promise<FolderLogs & { files: ResultFile[] }> {
   const notes: string[] = [];
   const logs: LogView[] = [];
   const paths: string[] = [];
+  const hashes: string[] = [];
   const files: ResultFile[] = [];
   for (const path of filesBelow(dir, notes)) {
     const name = relative(dir, path);
     try {
+      // hashed before it is read, as readServed does
+      const sha256 = await contentHash(path);
       const file = await readResults(path, options);
       logs.push({
         name,
@@ -124,6 +184,7 @@ export async function folderLogs(
         problem: null,
       });
       paths.push(path);
+      hashes.push(sha256);
       files.push({ ...file, rows: [] }); // the format is kept, for the options' check; the rows are let go
     } catch (error) {
       if (!(error instanceof ResultFileError)) throw error;
@@ -136,24 +197,26 @@ export async function folderLogs(
       logs.push({ name, ...UNREAD, problem });
     }
   }
-  return { folder: { path: dir, logs, notes }, paths, files };
+  return { folder: { path: dir, logs, notes }, paths, hashes, files };
 }
 
 /**
  * A folder served: its list at `/`, and each result file's page at `/log/N/` (read again when
- * opened, the last one opened kept), with its samples' details at `/log/N/sample`.
+ * opened, the last one opened kept), with its samples' details at `/log/N/sample`. A file whose
+ * bytes changed since they were read for the list answers its one-line error (422) instead.
  */
 export function folderSite(
-  folder: FolderView,
-  paths: readonly string[],
+  { folder, paths, hashes }: FolderLogs,
   options: ReadOptions,
 ): { files: PageFile[]; dynamic: DynamicAnswer } {
   const statics = new Map(staticFiles().map((file) => [file.name, file]));
-  let open: { index: number; files: ResultFile[]; data: PageFile } | undefined;
+  let open: { index: number; files: ServedFile[]; data: PageFile } | undefined;
   const opened = async (index: number) => {
     if (open?.index !== index) {
-      const files = [await readResults(paths[index]!, options)];
-      open = { index, files, data: dataFile(viewerData(files, { details: true })) };
+      const [path, sha256] = [paths[index]!, hashes[index]!];
+      await checkUnchanged(path, sha256);
+      const file = await readResults(path, options);
+      open = { index, files: [{ file, sha256 }], data: dataFile(viewerData([file], { details: true })) };
     }
     return open;
   };
