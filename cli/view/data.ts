@@ -13,7 +13,7 @@ import {
   type ResultFormat,
 } from '../../eval/io/index.ts';
 import { compareResults } from '../../eval/report/compare.ts';
-import { computeMetrics, meanScoreEstimate } from '../../eval/report/metrics.ts';
+import { computeMetrics, meanScoreEstimate, metricsStream } from '../../eval/report/metrics.ts';
 import type { Estimate } from '../../eval/report/resample.ts';
 import { StatisticsError } from '../../lib/errors.ts';
 import { Rng } from '../../lib/rng.ts';
@@ -202,7 +202,7 @@ export function fileView(file: ResultFile) {
       episodes: rowsByTask.get(task) ?? [],
     };
   });
-  const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: new Rng(0).fork('metrics/bootstrap') };
+  const bootstrap = { level: LEVEL, reps: DEFAULT_REPLICATES, rng: metricsStream() };
   const scored = graded
     ? meanScoreEstimate(
         tasks.map(({ meanScore }) => meanScore!),
