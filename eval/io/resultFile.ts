@@ -13,6 +13,7 @@ import {
   RowBudget,
   type LineReader,
   type RowLimit,
+  utf8Text,
 } from './source.ts';
 
 /**
@@ -312,7 +313,7 @@ export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimi
   const maxBytes = limit.maxBytes ?? defaultMaxBytes();
   const sidecarBytes = readBytes(sidecarPath, { optional: true, maxBytes });
   if (sidecarBytes === undefined) return file;
-  const sidecarText = sidecarBytes.toString('utf8').replace(/^\uFEFF/, '');
+  const sidecarText = utf8Text(sidecarBytes, sidecarPath).replace(/^\uFEFF/, '');
   const shape = jsonShape(sidecarText);
   checkShape(shape, sidecarText.length, { path: sidecarPath, line: 0, maxBytes });
   let sidecar: unknown;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, lstatSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { createGunzip } from 'node:zlib';
@@ -135,6 +136,36 @@ function openedFile(path: string): number {
   }
 }
 
+/** WHATWG's UTF-8 decoder, refusing what is not UTF-8; a byte-order mark is kept, to be dropped where one may stand. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * `bytes` decoded as UTF-8, or the ResultFileError naming the first line (from `line`, where the
+ * bytes begin) that is not UTF-8: a lossy decoding turns each bad byte into U+FFFD, so that ids
+ * which differ (`A\xff`, `A\xfe`) would become one. `what` names an archive's entry, whose lines
+ * are its own.
+ */
+export function utf8Text(bytes: Uint8Array, path: string, { line = 1, what = '' } = {}): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_ENCODING_INVALID_ENCODED_DATA') throw error;
+  }
+  // a newline byte is in no multi-byte sequence, so the first bad byte is on the first line that is not UTF-8
+  let bad = line;
+  let start = 0;
+  for (
+    let end = bytes.indexOf(10);
+    end >= 0 && isUtf8(bytes.subarray(start, end));
+    end = bytes.indexOf(10, start)
+  ) {
+    start = end + 1;
+    bad++;
+  }
+  if (what !== '') throw fileError(path, `${what}line ${bad} is not valid UTF-8`);
+  throw fileError(path, 'not valid UTF-8; convert the file to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)', bad);
+}
+
 /** Bytes read by position: an open file or a buffer (a gzipped archive unpacked in memory). */
 export interface RandomAccess {
   readonly size: number;
@@ -213,7 +244,7 @@ export async function streamBytes(
 }
 
 /**
- * Splits bytes into lines for a LineReader, decoding one line at a time, so that memory is bounded
+ * Splits bytes into lines for a LineReader, decoding one line at a time (utf8Text), so that memory is bounded
  * by the longest line: a line over MAX_TEXT_BYTES (no string holds it) or `maxBytes` is refused.
  */
 export class LineSplitter {
@@ -273,7 +304,7 @@ export class LineSplitter {
     let end = bytes.length;
     if (this.number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
     if (end > start && bytes[end - 1] === 13) end--;
-    this.reader.line(bytes.toString('utf8', start, end), this.number);
+    this.reader.line(utf8Text(bytes.subarray(start, end), this.path, { line: this.number }), this.number);
   }
 }
 

@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import * as zlib from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { fileError, ResultFileError } from './errors.ts';
 import { parseJsonText } from './formats/json.ts';
-import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess } from './source.ts';
+import { formatBytes, MAX_TEXT_BYTES, MAX_TEXT_LABEL, type RandomAccess, utf8Text } from './source.ts';
 
 /**
  * A zip archive read by position (PKWARE APPNOTE 6.3: the end of central directory record, its
@@ -92,8 +93,12 @@ export function zipEntries(source: RandomAccess, path: string, maxBytes = MAX_TE
     const nameLength = directory.readUInt16LE(at + 28);
     const extraLength = directory.readUInt16LE(at + 30);
     const commentLength = directory.readUInt16LE(at + 32);
+    const name = directory.subarray(at + 46, at + 46 + nameLength);
+    // names are compared whole: two that decode alike would read as one entry
+    if (!isUtf8(name))
+      throw broken(path, `central directory entry ${i + 1} of ${count} has a name that is not UTF-8`);
     const entry: ZipEntry = {
-      name: directory.toString('utf8', at + 46, at + 46 + nameLength),
+      name: name.toString('utf8'),
       method: directory.readUInt16LE(at + 10),
       crc: directory.readUInt32LE(at + 16),
       compressedSize: directory.readUInt32LE(at + 20),
@@ -166,7 +171,9 @@ function entryBytes(source: RandomAccess, entry: ZipEntry, path: string, maxByte
 export function archiveJson(source: RandomAccess, path: string, maxBytes: number) {
   const byName = new Map(zipEntries(source, path, maxBytes).map((entry) => [entry.name, entry]));
   const read = (name: string) => {
-    const text = entryBytes(source, byName.get(name)!, path, maxBytes).toString('utf8');
+    const text = utf8Text(entryBytes(source, byName.get(name)!, path, maxBytes), path, {
+      what: `entry '${name}': `,
+    });
     return parseJsonText(text, { path, maxBytes, what: `entry '${name}': ` });
   };
   return { byName, read };

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileError, ResultFileError } from '../errors.ts';
 import { readBytes, type ReportedValue, type ResultFile, type ResultRow } from '../resultFile.ts';
 import { gradedCount } from '../scores.ts';
-import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
+import { RowBudget, type LineReader, type RowLimit, utf8Text } from '../source.ts';
 import { JsonDocument } from './document.ts';
 import {
   idOf,
@@ -322,7 +322,7 @@ function siblingsOf(path: string): string[] {
 
 function readResultsFile(path: string, maxBytes: number): unknown {
   const bytes = readBytes(path, { maxBytes }) as Buffer;
-  return parseJsonText(bytes.toString('utf8'), { path, maxBytes });
+  return parseJsonText(utf8Text(bytes, path), { path, maxBytes });
 }
 
 /**

@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import { fileError, ResultFileError } from '../errors.ts';
 import { isObject, parsePythonJson, recordKind, type RecordKind } from './json.ts';
 import { readBytes, splitCsvLine } from '../resultFile.ts';
-import { bufferAccess, isGzip } from '../source.ts';
+import { bufferAccess, isGzip, utf8Text } from '../source.ts';
 import { isZip, zipEntries } from '../zip.ts';
 import { clip, DECIMAL_NUMBER } from '../../../lib/text.ts';
 import { getOrAdd } from '../../../lib/collections.ts';
@@ -326,7 +326,7 @@ export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
   for (const path of paths) {
     const bytes = readBytes(path)!;
     refuseBinary(bytes, path);
-    const rows = parseScoreRows(bytes.toString('utf8'), path);
+    const rows = parseScoreRows(utf8Text(bytes, path), path);
     const groups = new Map<string, ScoreRow[]>();
     const fileName = basename(path, extname(path));
     for (const row of rows) getOrAdd(groups, row.algorithm ?? fileName, () => []).push(row);
