@@ -60,6 +60,21 @@ describe('result-file readers refuse rows that would silently change a number', 
     );
   });
 
+  it('a refused number is shown as the file holds it: 1e400 as Infinity, an integer past 2^53 - 1 as such', async () => {
+    const refused = (row: string, name = 'n.jsonl') => expect(readText(`${row}\n`, name)).rejects;
+    await refused('{"task":"a","sample":1e400,"passed":true}').toThrow(/field 'sample': .*got Infinity$/);
+    await refused('{"task":"a","sample":0,"passed":-1e400}').toThrow(/field 'passed': .*got -Infinity$/);
+    await refused('{"task":"a","sample":9007199254740993,"passed":true}').toThrow(
+      /field 'sample': .*got a number beyond 2\^53 - 1$/,
+    );
+    await refused('{"task":-9007199254740993,"sample":0,"passed":true}').toThrow(
+      /field 'task': .*got a number below -\(2\^53 - 1\)$/,
+    );
+    await refused('{"task_id":1e999,"completion":"x","result":"passed","passed":true}', 'h.jsonl').toThrow(
+      /field 'task_id': .*got Infinity$/,
+    );
+  });
+
   it('task ids are strings: JSON 7 and "7" and CSV 7 are one task; other JSON values are refused', async () => {
     const json = await readText(
       jsonl([

@@ -1,6 +1,6 @@
 import { readRegularBytes } from '../../lib/files.ts';
 import { fileError, ResultFileError } from './errors.ts';
-import { idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat } from './formats/json.ts';
+import { idOf, isObject, jsonLine, jsonShape, checkShape, mixedFormat, shownJson } from './formats/json.ts';
 import {
   fileSize,
   isLfsPointer,
@@ -99,7 +99,7 @@ function parsePassed(value: unknown, fail: RowsRead): boolean {
   const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
   if (text === true || text === 1 || text === 'true' || text === '1') return true;
   if (text === false || text === 0 || text === 'false' || text === '0') return false;
-  return fail.at('passed', `expected true/false or 1/0, got ${JSON.stringify(value)}`);
+  return fail.at('passed', `expected true/false or 1/0, got ${shownJson(value)}`);
 }
 
 /**
@@ -111,7 +111,7 @@ function parseIndex(field: string, value: unknown, fail: RowsRead): number {
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0)
     return fail.at(
       field,
-      `expected a non-negative decimal integer (at most 2^53 - 1), got ${JSON.stringify(value)}`,
+      `expected a non-negative decimal integer (at most 2^53 - 1), got ${shownJson(value)}`,
     );
   return number;
 }
@@ -122,9 +122,7 @@ function parseId(field: string, value: unknown, fail: RowsRead): string {
     idOf(value) ??
     fail.at(
       field,
-      typeof value === 'string'
-        ? 'missing'
-        : `expected a string (or an integer), got ${JSON.stringify(value)}`,
+      typeof value === 'string' ? 'missing' : `expected a string (or an integer), got ${shownJson(value)}`,
     )
   );
 }

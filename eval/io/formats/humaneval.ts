@@ -1,7 +1,7 @@
 import { fileError, ResultFileError } from '../errors.ts';
 import type { ResultFile, ResultRow } from '../resultFile.ts';
 import { RowBudget, type LineReader, type RowLimit } from '../source.ts';
-import { idOf, jsonLine, mixedFormat, prefixOf } from './json.ts';
+import { idOf, jsonLine, mixedFormat, prefixOf, shownJson } from './json.ts';
 
 /** The most characters of a line's `result` a row keeps ("passed", "timed out", "failed: " and the exception). */
 const RESULT_CHARS = 1000;
@@ -35,10 +35,10 @@ export function humanEvalReader(path: string, limit: RowLimit = {}): LineReader<
           'missing: this is a samples line; run evaluate_functional_correctness on the file and read its *_results.jsonl',
         );
       const task =
-        idOf(record.task_id) ?? fail('task_id', `expected a string, got ${JSON.stringify(record.task_id)}`);
+        idOf(record.task_id) ?? fail('task_id', `expected a string, got ${shownJson(record.task_id)}`);
       const { passed } = record;
       if (passed !== true && passed !== false && passed !== 1 && passed !== 0)
-        fail('passed', `expected true or false, got ${JSON.stringify(passed)}`);
+        fail('passed', `expected true or false, got ${shownJson(passed)}`);
       const sample = samplesOf.get(task) ?? 0;
       samplesOf.set(task, sample + 1);
       const row: ResultRow = { task, sample, passed: passed === true || passed === 1, line };

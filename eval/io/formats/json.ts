@@ -158,8 +158,14 @@ export function prefixOf(text: string, chars: number): string {
   return `${JSON.parse(JSON.stringify(text.slice(0, chars))) as string}...`;
 }
 
-/** A value as a message shows it, at most `chars` characters: JSON, and Infinity by its name (JSON has none). */
+/**
+ * A value as a message shows it, at most `chars` characters: JSON, Infinity by its name (JSON has
+ * none; `1e309` reads as Infinity), and an integer past 2^53 - 1 as such, since the double read
+ * from `9007199254740993` is 9007199254740992, not the number written.
+ */
 export function shownJson(value: unknown, chars = 200): string {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))
+    return value > 0 ? 'a number beyond 2^53 - 1' : 'a number below -(2^53 - 1)';
   const text =
     typeof value === 'number' && !Number.isFinite(value)
       ? String(value)
