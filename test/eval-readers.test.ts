@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readScoreFiles } from '../eval/io/formats/scores.ts';
 import { batchOf, groupOutcomes, readResults, ResultFileError } from '../eval/io/index.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'eval-readers-'));
@@ -185,7 +186,7 @@ describe('file errors are one ResultFileError naming the path', () => {
     const withSidecar = join(folder, 'sidecar.jsonl');
     writeFileSync(withSidecar, jsonl([{ task: 'a', sample: 0, passed: 1 }]));
     mkdirSync(`${withSidecar}.harness.json`);
-    cases.push([withSidecar, /sidecar\.jsonl\.harness\.json: is a folder/]);
+    cases.push([withSidecar, /sidecar\.jsonl\.harness\.json: is a folder, not a sidecar harness/]);
     const twiceSidecar = join(folder, 'twice.jsonl');
     writeFileSync(twiceSidecar, jsonl([{ task: 'a', sample: 0, passed: 1 }]));
     writeFileSync(`${twiceSidecar}.harness.json`, '{\n  "temperature": 0,\n  "temperature": 1\n}\n');
@@ -202,5 +203,12 @@ describe('file errors are one ResultFileError naming the path', () => {
       expect((thrown as Error).message.split('\n')).toHaveLength(1);
     }
     expect((await readResults(file)).rows).toHaveLength(1);
+  });
+
+  it('a folder is named as what each reader reads: aggregate reads no .eval log', () => {
+    expect(() => readScoreFiles([folder])).toThrow(
+      /is a folder, not a score file \(give the path of a \.csv, /,
+    );
+    expect(() => readScoreFiles([folder])).not.toThrow(/\.eval/);
   });
 });

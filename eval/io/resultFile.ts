@@ -10,6 +10,7 @@ import {
   defaultMaxBytes,
   formatBytes,
   readError,
+  RESULT_FILE,
   RowBudget,
   type LineReader,
   type RowLimit,
@@ -284,9 +285,13 @@ export function rowsCsvReader(path: string, limit: RowLimit = {}): LineReader<Re
  */
 export function readBytes(
   path: string,
-  { optional = false, maxBytes = defaultMaxBytes() }: { optional?: boolean; maxBytes?: number } = {},
+  {
+    optional = false,
+    maxBytes = defaultMaxBytes(),
+    expected = RESULT_FILE,
+  }: { optional?: boolean; maxBytes?: number; expected?: string } = {},
 ): Buffer | undefined {
-  const size = fileSize(path, { optional });
+  const size = fileSize(path, { optional, expected });
   if (size === undefined) return undefined;
   if (size > MAX_TEXT_BYTES)
     throw fileError(path, `over ${MAX_TEXT_LABEL}, more than this reader reads whole`);
@@ -309,7 +314,11 @@ export function readBytes(
 export function addSidecarHarness(file: ResultFile, path: string, limit: RowLimit = {}): ResultFile {
   const sidecarPath = `${path}.harness.json`;
   const maxBytes = limit.maxBytes ?? defaultMaxBytes();
-  const sidecarBytes = readBytes(sidecarPath, { optional: true, maxBytes });
+  const sidecarBytes = readBytes(sidecarPath, {
+    optional: true,
+    maxBytes,
+    expected: 'a sidecar harness (a JSON object)',
+  });
   if (sidecarBytes === undefined) return file;
   const sidecarText = utf8Text(sidecarBytes, sidecarPath).replace(/^\uFEFF/, '');
   const shape = jsonShape(sidecarText);

@@ -99,11 +99,18 @@ export const lfsPointerError = (path: string) =>
 /** RFC 1952: 1f 8b. */
 export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
 
+/** What a path that is a folder should have been, for `readResults`: the formats it reads. */
+export const RESULT_FILE = 'a result file (give the path of a .jsonl, .csv, .json or .eval file)';
+
 /**
  * The size of a regular file at `path` (a symbolic link is never followed, as in lib/files.ts), or
- * the ResultFileError naming the path in one line; undefined for a missing file when `optional`.
+ * the ResultFileError naming the path in one line (a folder: `is a folder, not ${expected}`);
+ * undefined for a missing file when `optional`.
  */
-export function fileSize(path: string, { optional = false } = {}): number | undefined {
+export function fileSize(
+  path: string,
+  { optional = false, expected = RESULT_FILE } = {},
+): number | undefined {
   let stats;
   try {
     stats = lstatSync(path);
@@ -112,11 +119,7 @@ export function fileSize(path: string, { optional = false } = {}): number | unde
     if (optional && problem === 'no such file') return undefined;
     throw fileError(path, problem);
   }
-  if (stats.isDirectory())
-    throw fileError(
-      path,
-      'is a folder, not a result file (give the path of a .jsonl, .csv, .json or .eval file)',
-    );
+  if (stats.isDirectory()) throw fileError(path, `is a folder, not ${expected}`);
   if (!stats.isFile()) throw fileError(path, `is ${fileKind(stats)}, not a regular file`);
   return stats.size;
 }

@@ -324,7 +324,9 @@ function toMatrix(algorithm: string, path: string, rows: readonly ScoreRow[]): A
 export function readScoreFiles(paths: readonly string[]): AlgorithmScores[] {
   const algorithms: AlgorithmScores[] = [];
   for (const path of paths) {
-    const bytes = readBytes(path)!;
+    const bytes = readBytes(path, {
+      expected: 'a score file (give the path of a .csv, .json or .jsonl file of scores)',
+    })!;
     refuseBinary(bytes, path);
     const rows = parseScoreRows(utf8Text(bytes, path), path);
     const groups = new Map<string, ScoreRow[]>();
