@@ -247,8 +247,9 @@ export async function streamBytes(
 }
 
 /**
- * Splits bytes into lines for a LineReader, decoding one line at a time (utf8Text), so that memory is bounded
- * by the longest line: a line over MAX_TEXT_BYTES (no string holds it) or `maxBytes` is refused.
+ * Splits bytes into lines for a LineReader, decoding one line at a time (utf8Text), so that memory
+ * is bounded by the longest line: a line over MAX_TEXT_BYTES (no string holds it) or `maxBytes` is
+ * refused.
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
