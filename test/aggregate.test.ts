@@ -119,13 +119,13 @@ interface AggregateJson {
     path: string;
     runs: number;
     tasks: number;
-    iqm: { estimate: number; low: number; high: number };
-    mean: { estimate: number };
-    median: { estimate: number };
-    optimalityGap: { estimate: number };
-    profile: Array<{ tau: number; estimate: number }>;
+    iqm: { estimate: number; low: number | null; high: number | null };
+    mean: { estimate: number; low: number | null; high: number | null };
+    median: { estimate: number; low: number | null; high: number | null };
+    optimalityGap: { estimate: number; low: number | null; high: number | null };
+    profile: Array<{ tau: number; estimate: number; low: number | null; high: number | null }>;
   }>;
-  improvements: Array<{ x: string; y: string; estimate: number; low: number; high: number }>;
+  improvements: Array<{ x: string; y: string; estimate: number; low: number | null; high: number | null }>;
   coverage: string;
 }
 
@@ -597,5 +597,90 @@ describe("rliable's layouts beside the long one", () => {
       1,
       /--out: '.*scores\.csv' is a regular file; give a folder/,
     );
+  });
+});
+
+describe('no Infinity, NaN or zero-width interval', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aggregate-finite-'));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const none = { low: null, high: null };
+
+  it('scores too large to sum are refused naming the file, with or without --tau, and --out writes nothing', async () => {
+    const huge = file('huge.json', '{"x": [[1e308, 1e308], [1e308, 1e308], [1e308, 1e308]]}');
+    const tooLarge = new RegExp(
+      `${huge}: algorithm 'x': run '0' scores 1e\\+308 on task '0', too large to sum`,
+    );
+    await expectCliError(['aggregate', huge, '--tau', '0,1', '--reps', '200'], 1, tooLarge);
+    await expectCliError(['aggregate', huge, '--reps', '200'], 1, tooLarge);
+    const out = join(dir, 'out');
+    await expectCliError(['aggregate', huge, '--reps', '200', '--out', out], 1, tooLarge);
+    expect(existsSync(out)).toBe(false);
+    const opposite = file('opposite.csv', 'run,task,score\n0,a,1e308\n0,b,-1e308\n');
+    await expectCliError(['aggregate', opposite], 1, new RegExp(`${opposite}: .*task 'a', too large to sum`));
+    // the largest score an algorithm of 4 scores takes (largestScore(4)) gives finite numbers
+    const largest = String(Number.MAX_VALUE / 160);
+    const argv = [
+      file(
+        'largest.csv',
+        `run,task,score\n0,a,${largest}\n0,b,-${largest}\n1,a,${largest}\n1,b,${largest}\n`,
+      ),
+      '--gamma',
+      '1e100',
+      '--reps',
+      '200',
+    ];
+    const text = await cli(['aggregate', ...argv]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toMatch(/Infinity|NaN/);
+    const [row] = (await aggregateJson(argv)).algorithms;
+    for (const { estimate, low, high } of [row!.mean, row!.iqm, row!.median, row!.optimalityGap])
+      expect([estimate, low, high].every(Number.isFinite), JSON.stringify(row)).toBe(true);
+  });
+
+  it('--gamma has a range in --help and beyond it is a usage error', async () => {
+    const help = await cli(['aggregate', '--help']);
+    expect(help.stdout).toMatch(/--gamma VALUE .*\[-1e\+100\.\.1e\+100\]/);
+    await expectCliError(['aggregate', `${SAMPLES}/scores.csv`, '--gamma', '1e308'], 2, /--gamma must be in/);
+  });
+
+  it('one run: the estimate with no interval (null in JSON, n/a in the table), for P(X > Y) too', async () => {
+    const oneRun = file('onerun.csv', 'run,task,score\n0,a,0.3\n0,b,0.7\n');
+    const [alone] = (await aggregateJson([oneRun, '--reps', '200'])).algorithms;
+    expect(alone!.mean).toEqual({ estimate: 0.5, ...none });
+    expect(alone!.iqm).toEqual({ estimate: 0.5, ...none });
+    expect(alone!.profile.every(({ low, high }) => low === null && high === null)).toBe(true);
+    const text = await cli(['aggregate', oneRun, '--reps', '200']);
+    expect(text.stdout).toMatch(/\| onerun \| 1 \| 0\.500 \(n\/a: 1 run\) \|/);
+    const pair = file('pair.csv', 'algorithm,run,task,score\nA,0,a,0.3\nA,0,b,0.7\nB,0,a,0.5\nB,0,b,0.9\n');
+    const paired = await aggregateJson([pair, '--resample', 'whole-runs', '--reps', '200']);
+    expect(paired.improvements[0]).toEqual({ x: 'B', y: 'A', estimate: 1, ...none });
+    // one run on one side only: the other side's spread alone is not the pair's
+    const uneven = file(
+      'uneven.csv',
+      'algorithm,run,task,score\nA,0,a,0.3\nA,0,b,0.7\nB,0,a,0.5\nB,0,b,0.2\nB,1,a,0.1\nB,1,b,0.9\n',
+    );
+    expect((await aggregateJson([uneven, '--reps', '200'])).improvements[0]).toMatchObject(none);
+  });
+
+  it('no spread: every score equal, and a profile share of 0 or 1 in every replicate', async () => {
+    const equal = file('equal.csv', 'run,task,score\n0,a,0.5\n0,b,0.5\n1,a,0.5\n1,b,0.5\n');
+    const [alike] = (await aggregateJson([equal, '--reps', '200'])).algorithms;
+    expect(alike!.mean).toEqual({ estimate: 0.5, ...none });
+    expect(alike!.iqm).toEqual({ estimate: 0.5, ...none });
+    expect(alike!.profile.every(({ low }) => low === null)).toBe(true);
+    const text = await cli(['aggregate', equal, '--reps', '200']);
+    expect(text.stdout).toMatch(/0\.500 \(n\/a: no spread\)/);
+    expect(text.stdout).toMatch(/^n\/a: no interval where one would have zero width/m);
+    // above the highest score (the last default tau) no replicate has a score; below the lowest, all do
+    const { algorithms } = await aggregateJson([`${SAMPLES}/scores.csv`, '--reps', '500']);
+    const [baseline, tuned] = algorithms;
+    expect(baseline!.profile.at(-1)).toEqual({ tau: 1, estimate: 0, ...none });
+    expect(tuned!.profile[0]).toEqual({ tau: 0, estimate: 1, ...none });
+    expect(baseline!.profile[0]!.low).toBeLessThan(baseline!.profile[0]!.high!);
+    expect(baseline!.iqm.low).toBeLessThan(baseline!.iqm.high!);
   });
 });

@@ -1,11 +1,12 @@
 import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AGGREGATE_REPS, type AggregateMetric, type Estimate } from '../../eval/index.ts';
+import { AGGREGATE_REPS, type AggregateMetric } from '../../eval/index.ts';
+import type { Estimate } from '../../eval/report/resample.ts';
 import { markdownTable } from '../../publish/markdown.ts';
 import { writeResults } from '../../publish/results.ts';
 import { coverageClause } from '../../publish/coverageNotes.ts';
 import { IMPROVEMENT_METHOD, IQM_METHOD } from '../../analysis/index.ts';
-import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg } from '../../publish/figures.ts';
+import { bandPanelsSvg, intervalChartSvg, intervalPanelsSvg, intervalPoint } from '../../publish/figures.ts';
 import { InputError } from '../../lib/errors.ts';
 import { fileKind, orUndefined } from '../../lib/files.ts';
 import { clip } from '../../lib/text.ts';
@@ -14,6 +15,7 @@ import {
   choiceFlag,
   type Command,
   type CommandArgs,
+  decimals,
   definedFields,
   integers,
   intFlag,
@@ -28,6 +30,7 @@ import {
 import { readScoreFiles } from '../../eval/io/formats/scores.ts';
 import {
   aggregateNumbers,
+  GAMMA_LIMIT,
   linspace,
   MIN_REPS,
   RESAMPLINGS,
@@ -93,8 +96,14 @@ function coverageNote(resample: Resampling): string {
   return `Coverage of these nominal intervals was simulated only for the IQM and P(X > Y) at the seed study's design, ${which} (${simulated}); no other design, and not the mean, median, optimality gap or profile bands, is simulated (docs/METRICS.md).`;
 }
 
-const interval = ({ estimate, low, high }: Estimate) =>
-  `${estimate.toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]`;
+/** An estimate with its interval, or why it has none: `runs` (the fewer of a pair's) below 2, or no spread. */
+const interval = ({ estimate, low, high }: Estimate, runs: number) =>
+  low === null || high === null
+    ? `${estimate.toFixed(3)} (n/a: ${runs < 2 ? `${runs} run` : 'no spread'})`
+    : `${estimate.toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]`;
+
+const NO_INTERVAL =
+  'n/a: no interval where one would have zero width and claim certainty: from 1 run there is nothing to redraw (for P(X > Y), 1 run on either side), and with no spread the replicates are alike (every score equal, or a share of 0 or 1 in nearly every replicate).';
 
 type Numbers = ReturnType<typeof aggregateNumbers>;
 
@@ -118,15 +127,20 @@ function table(numbers: Numbers): string {
   const rows = numbers.algorithms.map((row) => [
     row.algorithm,
     String(row.runs),
-    ...PRINTED.map((m) => interval(row[m]!)),
+    ...PRINTED.map((m) => interval(row[m], row.runs)),
   ]);
   const shown = shownTaus(numbers.taus.length);
   const profileHeader = ['algorithm', ...shown.map((i) => `tau ${Number(numbers.taus[i]!.toFixed(3))}`)];
   const profileRows = numbers.algorithms.map((row) => [
     row.algorithm,
-    ...shown.map((i) => interval(row.profile[i]!)),
+    ...shown.map((i) => interval(row.profile[i]!, row.runs)),
   ]);
   const tasks = numbers.algorithms[0]!.tasks;
+  const runs = (name: string) => numbers.algorithms.find(({ algorithm }) => algorithm === name)!.runs;
+  const estimates = [
+    ...numbers.algorithms.flatMap((row) => [...PRINTED.map((m) => row[m]), ...row.profile]),
+    ...numbers.improvements,
+  ];
   return [
     `${numbers.algorithms.length} algorithm(s) x ${tasks} tasks; ${notes(numbers).join('\n')}`,
     '',
@@ -143,10 +157,14 @@ function table(numbers: Numbers): string {
           '',
           markdownTable(
             ['pair', 'P(X > Y)'],
-            numbers.improvements.map((pair) => [`P(${pair.x} > ${pair.y})`, interval(pair)]),
+            numbers.improvements.map((pair) => [
+              `P(${pair.x} > ${pair.y})`,
+              interval(pair, Math.min(runs(pair.x), runs(pair.y))),
+            ]),
           ),
         ].join('\n'),
     '',
+    ...(estimates.some(({ low }) => low === null) ? [NO_INTERVAL, ''] : []),
     coverageNote(numbers.resample),
   ].join('\n');
 }
@@ -154,11 +172,9 @@ function table(numbers: Numbers): string {
 async function figures(numbers: Numbers) {
   const aggregates = await intervalPanelsSvg(
     PRINTED.map((m) => {
-      const points = numbers.algorithms.map((row) => ({
-        group: row.algorithm,
-        series: row.algorithm,
-        ...row[m]!,
-      }));
+      const points = numbers.algorithms.map((row) =>
+        intervalPoint(row.algorithm, row.algorithm, row[m].estimate, row[m]),
+      );
       const values = points.flatMap(({ low, high }) => [low, high]);
       return {
         title: title(m, numbers.gamma),
@@ -179,7 +195,11 @@ async function figures(numbers: Numbers) {
       xScale: numbers.tauScale === 'log' ? 'symlog' : 'linear',
       series: numbers.algorithms.map((row) => ({
         name: row.algorithm,
-        points: row.profile.map(({ tau, estimate, low, high }) => ({ x: tau, y: estimate, low, high })),
+        points: row.profile.map(({ tau, estimate, low, high }) => ({
+          x: tau,
+          y: estimate,
+          ...(low === null || high === null ? {} : { low, high }),
+        })),
       })),
     },
   ]);
@@ -189,11 +209,9 @@ async function figures(numbers: Numbers) {
     title: 'Probability of improvement with 95% intervals',
     xTitle: '',
     yTitle: 'P(X > Y)',
-    points: numbers.improvements.map((pair) => ({
-      group: `P(${pair.x} > ${pair.y})`,
-      series: 'P(X > Y)',
-      ...pair,
-    })),
+    points: numbers.improvements.map((pair) =>
+      intervalPoint(`P(${pair.x} > ${pair.y})`, 'P(X > Y)', pair.estimate, pair),
+    ),
     rules: [{ y: 0.5, label: 'no improvement' }],
   });
   return { ...result, 'aggregate-improvement.svg': improvement };
@@ -221,7 +239,10 @@ export const command: Command = {
       { range: integers(100, 1_000_000) },
     ),
     seed: valueFlag('seed of the bootstrap', { default: '0', range: SEED_RANGE }),
-    gamma: valueFlag("the optimality gap's threshold (rliable's default)", { default: '1' }),
+    gamma: valueFlag("the optimality gap's threshold (rliable's default)", {
+      default: '1',
+      range: decimals(-GAMMA_LIMIT, GAMMA_LIMIT),
+    }),
     tau: valueFlag(
       "the profile's thresholds: a list (0,0.5,1,2,4,8) or START:STOP:COUNT as np.linspace (0:8:81); default 21 from min(0, lowest score) to max(1, highest)",
     ),

@@ -1,6 +1,9 @@
-import { AGGREGATE_METRICS, rliableAggregates } from '../stratifiedBootstrap.ts';
+import { AGGREGATE_METRICS, rliableAggregates, type AggregateMetric } from '../stratifiedBootstrap.ts';
 import { AGGREGATE_REPS, probabilityOfImprovementInterval } from '../stratifiedBootstrap.ts';
+import type { Estimate as Replicated } from '../stratifiedBootstrap.ts';
 import type { AlgorithmScores } from '../io/formats/scores.ts';
+import { fileError } from '../io/errors.ts';
+import type { Estimate } from './resample.ts';
 import { progressBar, type Progress } from '../../lib/progress.ts';
 import { Rng } from '../../lib/rng.ts';
 
@@ -67,6 +70,43 @@ export function defaultReps(algorithms: readonly AlgorithmScores[]): number {
   return Math.min(AGGREGATE_REPS, Math.max(MIN_REPS, fit));
 }
 
+/** `--gamma`'s bound: far beyond any score scale, and with scores within `largestScore` every gap's sum stays finite. */
+export const GAMMA_LIMIT = 1e100;
+
+/**
+ * The largest |score| of an algorithm of `cells` scores whose every sum stays finite: a mean's
+ * or a median's (up to `cells` terms), an optimality gap's (`cells` terms of gamma - x, each at
+ * most GAMMA_LIMIT + |x|, for any count of scores below 10^200), the default taus' (20 times
+ * the scores' span) and a percentile interval's (the difference of two replicates), with room
+ * to spare for rounding.
+ */
+export const largestScore = (cells: number) => Number.MAX_VALUE / (8 * Math.max(cells, 20));
+
+/** Refuses, naming the file, an algorithm with a score too large for its sums (`largestScore`). */
+function checkSummable(algorithms: readonly AlgorithmScores[]): void {
+  for (const { algorithm, path, runs, tasks, scores } of algorithms) {
+    const limit = largestScore(runs.length * tasks.length);
+    scores.forEach((row, run) =>
+      row.forEach((score, task) => {
+        if (Math.abs(score) > limit)
+          throw fileError(
+            path,
+            `algorithm '${algorithm}': run '${runs[run]}' scores ${score} on task '${tasks[task]}', too large to sum: the aggregates of ${runs.length * tasks.length} scores need every |score| at most ${limit.toPrecision(3)} to keep their sums finite (rescale the scores)`,
+          );
+      }),
+    );
+  }
+}
+
+/**
+ * An estimate as the report shows it: its interval null where it would claim certainty, from
+ * fewer than 2 runs (nothing to redraw) or replicates with no spread (a zero-width interval).
+ */
+const withoutCertainty =
+  (runs: number) =>
+  ({ estimate, low, high }: Replicated): Estimate =>
+    runs < 2 || !(low < high) ? { estimate, low: null, high: null } : { estimate, low, high };
+
 export interface AggregateSettings {
   /** Replicates; default `defaultReps`. */
   reps?: number;
@@ -80,19 +120,22 @@ export interface AggregateSettings {
   progress?: (total: number) => Progress;
 }
 
-/** `tinyagent aggregate`'s numbers: every algorithm's aggregates and every pair's probability of improvement. */
-export function aggregateNumbers(
-  algorithms: readonly AlgorithmScores[],
-  {
+/**
+ * `tinyagent aggregate`'s numbers: every algorithm's aggregates and every pair's probability of
+ * improvement, each interval null where it would claim certainty (`withoutCertainty`). Refuses scores too
+ * large to sum (`largestScore`) before any work.
+ */
+export function aggregateNumbers(algorithms: readonly AlgorithmScores[], settings: AggregateSettings) {
+  checkSummable(algorithms);
+  const {
     reps = defaultReps(algorithms),
     seed,
     gamma,
     tauScale = 'linear',
     taus = profileTaus(algorithms, tauScale),
     resample = 'within-tasks',
-    progress = (total) => progressBar('aggregate', total),
-  }: AggregateSettings,
-) {
+    progress = (total: number) => progressBar('aggregate', total),
+  } = settings;
   const rng = new Rng(seed);
   const wholeRuns = resample === 'whole-runs';
   const pairs = (algorithms.length * (algorithms.length - 1)) / 2;
@@ -113,18 +156,32 @@ export function aggregateNumbers(
       progress: ticking(),
       rng: rng.fork(`aggregate/${algorithm}`),
     });
-    return { algorithm, path, runs: runs.length, tasks: tasks.length, ...metrics, profile };
+    const shown = withoutCertainty(runs.length);
+    const aggregates = Object.fromEntries(
+      AGGREGATE_METRICS.map((metric) => [metric, shown(metrics[metric]!)]),
+    ) as Record<AggregateMetric, Estimate>;
+    return {
+      algorithm,
+      path,
+      runs: runs.length,
+      tasks: tasks.length,
+      ...aggregates,
+      profile: profile.map(({ tau, ...estimate }) => ({ tau, ...shown(estimate) })),
+    };
   });
   const improvements = algorithms.flatMap((earlier, i) =>
     algorithms.slice(i + 1).map((later) => ({
       x: later.algorithm,
       y: earlier.algorithm,
-      ...probabilityOfImprovementInterval(later.scores, earlier.scores, {
-        reps,
-        wholeRuns,
-        progress: ticking(),
-        rng: rng.fork(`improvement/${later.algorithm}>${earlier.algorithm}`),
-      }),
+      // Fewer than 2 runs on either side: that side's runs are not redrawn, its spread not counted.
+      ...withoutCertainty(Math.min(later.runs.length, earlier.runs.length))(
+        probabilityOfImprovementInterval(later.scores, earlier.scores, {
+          reps,
+          wholeRuns,
+          progress: ticking(),
+          rng: rng.fork(`improvement/${later.algorithm}>${earlier.algorithm}`),
+        }),
+      ),
     })),
   );
   bar.done();
