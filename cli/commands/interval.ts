@@ -29,7 +29,7 @@ export const command: Command = {
     const trials = countFlag(args, 'samples', 1);
     const successes = countFlag(args, 'successes', 0, trials);
     const method = choiceFlag(args, 'method', PROPORTION_METHODS, 'wilson');
-    const level = numberFlag(args, 'level', 0.95, { min: 1e-6, max: 1 - 1e-9 });
+    const level = numberFlag(args, 'level', 0.95);
     const result = proportionInterval(successes, trials, { method, level });
     if (boolFlag(args, 'json')) printJson(result);
     else
